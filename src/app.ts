@@ -1,0 +1,29 @@
+// Builds the Elysia app from the domain modules. Tests import this; main.ts listens.
+import { Elysia } from 'elysia'
+import { config } from './config'
+import { setTokenResolvers } from './core/caller'
+import { resolveUserToken } from './auth/sessions'
+import { httpBasics } from './http/basics'
+import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
+import { usersRoutes } from './users/routes'
+
+/** Every REST route of the service, without prefix. */
+function api() {
+  return new Elysia().use(usersRoutes)
+}
+
+export function buildApp() {
+  setTokenResolvers({ user: resolveUserToken, bot: resolveBotToken, bearer: resolveBearerToken })
+  return (
+    // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
+    new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 } })
+      .use(httpBasics)
+      .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
+      // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
+      .group('/api/v9', (app) => app.use(api()))
+      .group('/api/v10', (app) => app.use(api()))
+      .group('/api', (app) => app.use(api()))
+  )
+}
+
+export type App = ReturnType<typeof buildApp>

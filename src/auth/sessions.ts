@@ -1,0 +1,79 @@
+// User sessions: one per token. The token is returned once; only its hash is kept.
+import { and, eq, lt, sql } from 'drizzle-orm'
+import { config } from '../config'
+import type { UserCaller } from '../core/caller'
+import { clock } from '../core/clock'
+import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto'
+import { db, prepared } from '../db/client'
+import { authSessions, type AuthSessionRow } from './tables'
+
+export type ClientInfo = { ip?: string; os?: string | null; platform?: string | null; location?: string | null }
+
+const TOUCH_EVERY_MS = 60_000
+
+export async function createSession(userId: string, client: ClientInfo = {}): Promise<{ token: string; session: AuthSessionRow }> {
+  const token = ownedToken(userId)
+  const id = randomToken(16)
+  const now = clock.now()
+  const session = db()
+    .insert(authSessions)
+    .values({
+      id,
+      userId,
+      tokenHash: sha256Hex(token),
+      idHash: sha256Base64(id),
+      createdAt: now,
+      lastUsedAt: now,
+      ip: client.ip ?? null,
+      clientOs: client.os ?? null,
+      clientPlatform: client.platform ?? null,
+      clientLocation: client.location ?? null,
+    })
+    .returning()
+    .get()
+  return { token, session }
+}
+
+const byTokenHash = prepared((d) => d.select().from(authSessions).where(eq(authSessions.tokenHash, sql.placeholder('hash'))).prepare())
+const touch = prepared((d) =>
+  d.update(authSessions).set({ lastUsedAt: sql`${sql.placeholder('now')}` }).where(eq(authSessions.id, sql.placeholder('id'))).prepare(),
+)
+
+function idleLimitMs(): number {
+  return config().sessionIdleDays * 24 * 3600 * 1000
+}
+
+/** The session a user token belongs to, if it exists and has not idled out. */
+export async function resolveUserToken(token: string): Promise<UserCaller | undefined> {
+  const session = byTokenHash().get({ hash: sha256Hex(token) })
+  if (!session) return undefined
+  const now = clock.now()
+  if (now - session.lastUsedAt > idleLimitMs()) {
+    await deleteSession(session.id)
+    return undefined
+  }
+  // approx_last_used_time is approximate on purpose: at most one write a minute per session.
+  if (now - session.lastUsedAt > TOUCH_EVERY_MS) touch().run({ now, id: session.id })
+  return { kind: 'user', userId: session.userId, sessionId: session.id, sessionIdHash: session.idHash }
+}
+
+export async function deleteSession(id: string): Promise<void> {
+  db().delete(authSessions).where(eq(authSessions.id, id)).run()
+}
+
+export async function listSessions(userId: string): Promise<AuthSessionRow[]> {
+  return db().select().from(authSessions).where(eq(authSessions.userId, userId)).all()
+}
+
+/** Remove sessions idle past the limit (run now and then by the server). */
+export async function sweepIdleSessions(): Promise<number> {
+  const removed = db().delete(authSessions).where(lt(authSessions.lastUsedAt, clock.now() - idleLimitMs())).returning({ id: authSessions.id }).all()
+  return removed.length
+}
+
+export async function deleteUserSessions(userId: string, exceptId?: string): Promise<string[]> {
+  const rows = db().select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
+  const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
+  for (const id of ids) db().delete(authSessions).where(and(eq(authSessions.id, id), eq(authSessions.userId, userId))).run()
+  return ids
+}

@@ -1,0 +1,66 @@
+// Operator commands: `server app create --name N`, `server app list`, `server user create --email E --password P`.
+// Each prints JSON on stdout so scripts can read it.
+import { parseArgs } from 'node:util'
+import { config } from './config'
+import { closeDatabase, openDatabase } from './db/client'
+import { createApplication, listApplications } from './oauth2/applications'
+import { createVerifiedUser } from './users/service'
+import { createSession } from './auth/sessions'
+
+type Command = { usage: string; run: (argv: string[]) => Promise<unknown> }
+
+const commands: Record<string, Command> = {
+  'app create': {
+    usage: 'app create --name NAME [--redirect-uri URI ...]',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } } })
+      if (!values.name) throw new UsageError('--name is required')
+      for (const uri of values['redirect-uri'] ?? []) if (!URL.canParse(uri)) throw new UsageError(`--redirect-uri is not a URL: ${uri}`)
+      return createApplication(values.name, values['redirect-uri'] ?? [])
+    },
+  },
+  'app list': {
+    usage: 'app list',
+    async run() {
+      const apps = await listApplications()
+      return apps.map((a) => ({ id: a.id, name: a.name, bot_user_id: a.botUserId, redirect_uris: a.redirectUris }))
+    },
+  },
+  'user create': {
+    usage: 'user create --email EMAIL --password PASSWORD [--username NAME]',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, password: { type: 'string' }, username: { type: 'string' } } })
+      if (!values.email || !values.password) throw new UsageError('--email and --password are required')
+      const user = await createVerifiedUser({ email: values.email, password: values.password, username: values.username })
+      const { token } = await createSession(user.id, { platform: 'cli' })
+      return { id: user.id, token }
+    },
+  },
+}
+
+export class UsageError extends Error {}
+
+/** Commands contributed by other domains (e.g. `server outbox`). */
+export function addCommand(name: string, command: Command): void {
+  commands[name] = command
+}
+
+export async function runCli(args: string[]): Promise<number> {
+  const entry = Object.entries(commands).find(([name]) => name.split(' ').every((word, i) => args[i] === word))
+  if (!entry) {
+    console.error(`usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`)
+    return 2
+  }
+  const [name, command] = entry
+  try {
+    openDatabase(config().databasePath, { syncFull: config().databaseSyncFull })
+    const result = await command.run(args.slice(name.split(' ').length))
+    console.log(JSON.stringify(result))
+    return 0
+  } catch (error) {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`)
+    return error instanceof UsageError ? 2 : 1
+  } finally {
+    closeDatabase()
+  }
+}

@@ -1,0 +1,107 @@
+// Configuration from the environment, typed and checked once at start.
+// A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase()
+  if (raw === undefined || raw === '') return fallback
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`)
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
+  }
+  return raw.replace(/\/+$/, '')
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`)
+  }
+  return raw as T
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name]
+  if (raw === undefined) return fallback
+  return raw.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export function loadConfig(env: Env = process.env) {
+  const port = int(env, 'PORT', 8080, 0, 65535)
+  const host = env.HOST || '0.0.0.0'
+  const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host
+  const baseUrl = url(env, 'BASE_URL', `http://${publicHost}:${port}`, ['http:', 'https:'])!
+  return {
+    port,
+    host,
+    databasePath: env.DATABASE_PATH || './data/app.sqlite',
+    /** synchronous=FULL survives power loss; NORMAL (default) survives process crashes. */
+    databaseSyncFull: bool(env, 'DATABASE_SYNC_FULL', false),
+    baseUrl,
+    webUrl: url(env, 'WEB_URL', baseUrl, ['http:', 'https:'])!,
+    smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'no-reply@localhost',
+    smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', undefined, ['http:', 'https:']),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    /** Largest request body accepted, in bytes. */
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),
+    /** How long a disconnected gateway session stays resumable. */
+    gatewayResumeWindowMs: int(env, 'GATEWAY_RESUME_WINDOW_MS', 120000, 1000, 3600000),
+    /** Idle time after which a user session expires. */
+    sessionIdleDays: int(env, 'SESSION_IDLE_DAYS', 90, 1, 3650),
+    /** Refuse logins from new IPs until confirmed by e-mail. */
+    newLoginLocationCheck: bool(env, 'NEW_LOGIN_LOCATION_CHECK', true),
+    /** ISO country codes whose users must give explicit consent at registration. */
+    consentCountries: list(env, 'CONSENT_REQUIRED_COUNTRIES', [
+      'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT',
+      'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'GB', 'IS', 'LI', 'NO', 'CH', 'KR',
+    ]),
+  }
+}
+
+export type Config = ReturnType<typeof loadConfig>
+
+let current: Config | undefined
+
+/** The configuration in force; loaded from the environment on first use. */
+export function config(): Config {
+  current ??= loadConfig()
+  return current
+}
+
+/** Replace the configuration (start-up and tests). */
+export function setConfig(next: Config): Config {
+  current = next
+  return next
+}

@@ -1,0 +1,39 @@
+// Who is calling: a user session, an application's bot, or an OAuth2 grant. IDs only; domains load what they need.
+// The domains that own the tokens register how a token resolves (app.ts wires them), so http/ and gateway/
+// resolve tokens without importing any domain.
+
+export type UserCaller = { kind: 'user'; userId: string; sessionId: string; sessionIdHash: string }
+export type BotCaller = { kind: 'bot'; userId: string; applicationId: string }
+export type BearerCaller = { kind: 'bearer'; userId: string; applicationId: string; scopes: string[]; grantId: string }
+export type Caller = UserCaller | BotCaller | BearerCaller
+export type CallerKind = Caller['kind']
+
+type Resolver<C extends Caller> = (token: string) => C | undefined | Promise<C | undefined>
+
+const resolvers: { user?: Resolver<UserCaller>; bot?: Resolver<BotCaller>; bearer?: Resolver<BearerCaller> } = {}
+
+export function setTokenResolvers(next: typeof resolvers): void {
+  Object.assign(resolvers, next)
+}
+
+/**
+ * Resolve an Authorization value: `Bot <token>`, `Bearer <token>`, or a raw user token.
+ * `bareMayBeBot` lets the Gateway accept a bot token without prefix, as Discord's libraries send it.
+ */
+export async function resolveAuthorization(value: string | null | undefined, { bareMayBeBot = false } = {}): Promise<Caller | undefined> {
+  if (!value) return undefined
+  const trimmed = value.trim()
+  if (trimmed.length === 0 || trimmed.length > 512) return undefined
+  const [scheme, rest] = splitScheme(trimmed)
+  if (scheme === 'bot') return rest ? resolvers.bot?.(rest) : undefined
+  if (scheme === 'bearer') return rest ? resolvers.bearer?.(rest) : undefined
+  const user = await resolvers.user?.(trimmed)
+  if (user || !bareMayBeBot) return user
+  return resolvers.bot?.(trimmed)
+}
+
+function splitScheme(value: string): ['bot' | 'bearer' | 'raw', string] {
+  const match = /^(bot|bearer)\s+(.+)$/i.exec(value)
+  if (!match) return ['raw', value]
+  return [match[1].toLowerCase() as 'bot' | 'bearer', match[2].trim()]
+}

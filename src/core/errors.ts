@@ -1,0 +1,76 @@
+// Discord's error bodies: {code, message, errors?}. Form errors nest by field: errors.<a>.<0>.<b>._errors[].
+
+export type FieldError = { code: string; message: string }
+export type ErrorTree = { _errors?: FieldError[]; [key: string]: ErrorTree | FieldError[] | undefined }
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly errors?: ErrorTree,
+    readonly headers?: Record<string, string>,
+    /** Extra top-level body fields (e.g. `mfa` on 60003, `retry_after` on 429). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+
+  body(): Record<string, unknown> {
+    return { ...this.extra, message: this.message, code: this.code, ...(this.errors ? { errors: this.errors } : {}) }
+  }
+}
+
+/** Put one field error into a tree at a dotted path ("members.0.id"; "" = the request itself). */
+export function addFieldError(tree: ErrorTree, path: string, error: FieldError): ErrorTree {
+  let node = tree
+  for (const key of path.split('.').filter(Boolean)) {
+    node[key] ??= {}
+    node = node[key] as ErrorTree
+  }
+  ;(node._errors ??= []).push(error)
+  return tree
+}
+
+/** 400 50035 with the given field errors: formError({ login: ['INVALID_LOGIN', 'Login or password is invalid.'] }). */
+export function formError(fields: Record<string, [code: string, message: string]>): ApiError {
+  const tree: ErrorTree = {}
+  for (const [path, [code, message]] of Object.entries(fields)) addFieldError(tree, path, { code, message })
+  return new ApiError(400, 50035, 'Invalid Form Body', tree)
+}
+
+/** The errors every domain raises, with Discord's statuses, codes and messages. */
+export const Errors = {
+  unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
+  notFound: () => new ApiError(404, 0, '404: Not Found'),
+  unknownApplication: () => new ApiError(404, 10002, 'Unknown Application'),
+  unknownChannel: () => new ApiError(404, 10003, 'Unknown Channel'),
+  unknownGuild: () => new ApiError(404, 10004, 'Unknown Guild'),
+  unknownInvite: () => new ApiError(404, 10006, 'Unknown Invite'),
+  unknownMember: () => new ApiError(404, 10007, 'Unknown Member'),
+  unknownMessage: () => new ApiError(404, 10008, 'Unknown Message'),
+  unknownRole: () => new ApiError(404, 10011, 'Unknown Role'),
+  unknownUser: () => new ApiError(404, 10013, 'Unknown User'),
+  unknownSession: () => new ApiError(404, 10020, 'Unknown Session'),
+  unknownLobby: () => new ApiError(404, 10031, 'Unknown Lobby'),
+  botsForbidden: () => new ApiError(403, 20001, 'Bots cannot use this endpoint'),
+  botsOnly: () => new ApiError(403, 20002, 'Only bots can use this endpoint'),
+  entityTooLarge: () => new ApiError(413, 40005, 'Request entity too large'),
+  missingAccess: () => new ApiError(403, 50001, 'Missing Access'),
+  invalidAccountType: () => new ApiError(403, 50002, 'Invalid account type'),
+  missingPermissions: () => new ApiError(403, 50013, 'Missing Permissions'),
+  invalidToken: () => new ApiError(401, 50014, 'Invalid authentication token provided'),
+  missingScope: () => new ApiError(403, 50001, 'Missing Access'),
+  invalidJson: () => new ApiError(400, 50109, 'The request body contains invalid JSON.'),
+  invalidFormBody: (errors?: ErrorTree) => new ApiError(400, 50035, 'Invalid Form Body', errors),
+  internal: () => new ApiError(500, 0, '500: Internal Server Error'),
+  rateLimited: (retryAfterSeconds: number, global = false) =>
+    new ApiError(
+      429,
+      0,
+      'You are being rate limited.',
+      undefined,
+      { 'Retry-After': String(Math.ceil(retryAfterSeconds)), ...(global ? { 'X-RateLimit-Global': 'true' } : {}) },
+      { retry_after: Math.round(retryAfterSeconds * 1000) / 1000, global },
+    ),
+}

@@ -1,0 +1,19 @@
+// One-line logs on stdout/stderr, filtered by LOG_LEVEL.
+import { config, type LogLevel } from '../config'
+
+const ORDER: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 }
+
+function write(level: Exclude<LogLevel, 'silent'>, message: string, fields?: Record<string, unknown>) {
+  if (ORDER[config().logLevel] < ORDER[level]) return
+  const extra = fields ? ' ' + Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ') : ''
+  const line = `${new Date().toISOString()} ${level.toUpperCase()} ${message}${extra}`
+  if (level === 'error' || level === 'warn') console.error(line)
+  else console.log(line)
+}
+
+export const log = {
+  error: (m: string, f?: Record<string, unknown>) => write('error', m, f),
+  warn: (m: string, f?: Record<string, unknown>) => write('warn', m, f),
+  info: (m: string, f?: Record<string, unknown>) => write('info', m, f),
+  debug: (m: string, f?: Record<string, unknown>) => write('debug', m, f),
+}

@@ -1,0 +1,69 @@
+// One SQLite file through bun:sqlite, wrapped by Drizzle. Opened once by main.ts (or the test harness).
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { applyMigrations } from './migrate'
+
+export type DB = BunSQLiteDatabase
+
+let sqlite: Database | undefined
+let current: DB | undefined
+
+export function openDatabase(path: string, { syncFull = false } = {}): DB {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const handle = new Database(path, { create: true, strict: true })
+  // busy_timeout first: it must apply before switching to WAL (PocketBase's order).
+  handle.exec('PRAGMA busy_timeout = 10000')
+  handle.exec('PRAGMA journal_mode = WAL')
+  handle.exec(`PRAGMA synchronous = ${syncFull ? 'FULL' : 'NORMAL'}`)
+  handle.exec('PRAGMA foreign_keys = ON')
+  handle.exec('PRAGMA temp_store = MEMORY')
+  const db = drizzle({ client: handle, casing: 'snake_case' })
+  applyMigrations(db)
+  sqlite = handle
+  current = db
+  return db
+}
+
+/** The open database; throws if main.ts or the test harness did not open one. */
+export function db(): DB {
+  if (!current) throw new Error('database is not open')
+  return current
+}
+
+export function rawDatabase(): Database {
+  if (!sqlite) throw new Error('database is not open')
+  return sqlite
+}
+
+export function closeDatabase(): void {
+  try {
+    sqlite?.exec('PRAGMA optimize')
+  } catch {}
+  sqlite?.close()
+  sqlite = undefined
+  current = undefined
+}
+
+/**
+ * A prepared statement built on first use for the open database, rebuilt if the database is reopened.
+ * Hot paths use it: prepared statements roughly double throughput on bun:sqlite.
+ */
+export function prepared<T>(build: (db: DB) => T): () => T {
+  let forDb: DB | undefined
+  let statement: T
+  return () => {
+    const d = db()
+    if (forDb !== d) {
+      statement = build(d)
+      forDb = d
+    }
+    return statement
+  }
+}
+
+/** Run fn in one IMMEDIATE transaction (synchronous: bun:sqlite transactions cannot span an await). */
+export function transaction<T>(fn: (tx: DB) => T): T {
+  return db().transaction((tx) => fn(tx as unknown as DB), { behavior: 'immediate' })
+}

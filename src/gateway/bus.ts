@@ -1,0 +1,83 @@
+// The contract between the domains and the Gateway. Domains publish events and change subscriptions here;
+// the Gateway server (gateway/server.ts) installs the implementation at start. Nothing here imports a domain.
+import type { Caller } from '../core/caller'
+
+/** What a live gateway connection looks like to a domain (op handlers, identify hooks). */
+export type GatewayConnection = {
+  caller: Caller
+  sessionId: string
+  send(type: string, data: unknown): void
+}
+
+export type IdentifyContribution = {
+  /** Topics the connection joins (e.g. guild:<id>, lobby:<id>). user:<id>, app:<id>, session:<authSessionId> are automatic. */
+  topics?: string[]
+  /** Fields merged into READY's d (e.g. guilds). */
+  ready?: Record<string, unknown>
+}
+
+export interface EventBus {
+  /** Dispatch `type` with `data` to every connection subscribed to any of `topics`. Call after the transaction commits. */
+  publish(topics: string | string[], type: string, data: unknown): void
+  /** Subscribe every connection (live or resumable) of a user to a topic, e.g. on joining a guild or lobby. */
+  subscribeUser(userId: string, topic: string): void
+  unsubscribeUser(userId: string, topic: string): void
+  /** Close every connection identified with this auth session (logout, session revoked). */
+  closeAuthSession(authSessionId: string, code: number, reason?: string): void
+  /** Close every connection of a user (account revert, lock). */
+  closeUser(userId: string, code: number, reason?: string): void
+}
+
+const noop: EventBus = {
+  publish() {},
+  subscribeUser() {},
+  unsubscribeUser() {},
+  closeAuthSession() {},
+  closeUser() {},
+}
+
+let bus: EventBus = noop
+
+export function installBus(next: EventBus): void {
+  bus = next
+}
+
+export const events: EventBus = {
+  publish: (topics, type, data) => bus.publish(topics, type, data),
+  subscribeUser: (userId, topic) => bus.subscribeUser(userId, topic),
+  unsubscribeUser: (userId, topic) => bus.unsubscribeUser(userId, topic),
+  closeAuthSession: (id, code, reason) => bus.closeAuthSession(id, code, reason),
+  closeUser: (id, code, reason) => bus.closeUser(id, code, reason),
+}
+
+export const topics = {
+  user: (id: string) => `user:${id}`,
+  app: (id: string) => `app:${id}`,
+  session: (authSessionId: string) => `session:${authSessionId}`,
+  guild: (id: string) => `guild:${id}`,
+  channel: (id: string) => `channel:${id}`,
+  lobby: (id: string) => `lobby:${id}`,
+}
+
+type IdentifyHook = (caller: Caller) => IdentifyContribution | Promise<IdentifyContribution>
+type OpHandler = (connection: GatewayConnection, data: unknown) => void | Promise<void>
+type CloseHook = (connection: GatewayConnection) => void | Promise<void>
+
+export const identifyHooks: IdentifyHook[] = []
+export const opHandlers = new Map<number, OpHandler>()
+export const sessionEndHooks: CloseHook[] = []
+
+/** A domain adds topics and READY fields for each new gateway session. */
+export function onIdentify(hook: IdentifyHook): void {
+  identifyHooks.push(hook)
+}
+
+/** A domain handles a client opcode (e.g. 17 lobby voice states). */
+export function onOpcode(op: number, handler: OpHandler): void {
+  opHandlers.set(op, handler)
+}
+
+/** A domain reacts when a gateway session ends for good (not on a resumable disconnect). */
+export function onSessionEnd(hook: CloseHook): void {
+  sessionEndHooks.push(hook)
+}

@@ -1,0 +1,43 @@
+// Caller identity for routes: `{ auth: 'user' }`, `{ auth: ['bot', 'bearer'] }`, `{ auth: { kinds, scope } }`.
+// Resolves `caller` into the handler's context or answers Discord's 401/403.
+import { Elysia } from 'elysia'
+import { resolveAuthorization, type Caller, type CallerKind } from '../core/caller'
+import { ApiError, Errors } from '../core/errors'
+
+export type AuthRule = true | CallerKind | CallerKind[] | { kinds: CallerKind[]; scope?: string }
+
+function normalize(rule: AuthRule): { kinds: CallerKind[]; scope?: string } {
+  if (rule === true) return { kinds: ['user', 'bot', 'bearer'] }
+  if (typeof rule === 'string') return { kinds: [rule] }
+  if (Array.isArray(rule)) return { kinds: rule }
+  return rule
+}
+
+/** Check a resolved caller against a rule; throws the Discord error a client would get. */
+export function authorize(caller: Caller | undefined, rule: AuthRule): Caller {
+  const { kinds, scope } = normalize(rule)
+  if (!caller) throw Errors.unauthorized()
+  if (!kinds.includes(caller.kind)) {
+    if (caller.kind === 'user' && kinds.includes('bot')) throw Errors.botsOnly()
+    if (caller.kind === 'bot' && kinds.includes('user')) throw Errors.botsForbidden()
+    throw Errors.unauthorized()
+  }
+  if (scope && caller.kind === 'bearer' && !caller.scopes.includes(scope)) throw Errors.missingScope()
+  return caller
+}
+
+/** The caller of a request, if its Authorization resolves (for routes where a token is optional). */
+export function optionalCaller(request: Request): Promise<Caller | undefined> {
+  return resolveAuthorization(request.headers.get('authorization'))
+}
+
+export const identity = new Elysia({ name: 'identity' }).macro({
+  auth: (rule: AuthRule) => ({
+    async resolve({ request }) {
+      const caller = await resolveAuthorization(request.headers.get('authorization'))
+      return { caller: authorize(caller, rule) }
+    },
+  }),
+})
+
+export { ApiError }

@@ -1,0 +1,35 @@
+// Start and stop the whole service: configuration, database, HTTP + Gateway listener.
+import { buildApp, type App } from './app'
+import { config, loadConfig, setConfig, type Config } from './config'
+import { log } from './core/log'
+import { closeDatabase, openDatabase } from './db/client'
+
+export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
+
+export async function startServer(overrides: Partial<Config> = {}): Promise<Running> {
+  const cfg = setConfig({ ...config(), ...overrides })
+  openDatabase(cfg.databasePath, { syncFull: cfg.databaseSyncFull })
+  const app = buildApp()
+  app.listen({ port: cfg.port, hostname: cfg.host })
+  const port = app.server!.port!
+  // BASE_URL derived from the real port when it was not given (port 0 in tests).
+  if (!process.env.BASE_URL && !overrides.baseUrl) {
+    const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
+    setConfig({ ...cfg, baseUrl: `http://${host}:${port}`, webUrl: overrides.webUrl ?? process.env.WEB_URL ?? `http://${host}:${port}` })
+  }
+  log.info('listening', { url: config().baseUrl, database: cfg.databasePath })
+  let stopped = false
+  return {
+    app,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (stopped) return
+      stopped = true
+      await app.stop(true)
+      closeDatabase()
+    },
+  }
+}
+
+export { loadConfig }

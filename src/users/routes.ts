@@ -1,0 +1,15 @@
+import { Elysia } from 'elysia'
+import { Errors } from '../core/errors'
+import { identity } from '../http/identity'
+import { privateUser } from './serialize'
+import { findUser } from './store'
+
+export const usersRoutes = new Elysia().use(identity).get(
+  '/users/@me',
+  async ({ caller }) => {
+    const user = await findUser(caller.userId)
+    if (!user) throw Errors.unauthorized()
+    return privateUser(user)
+  },
+  { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, detail: { tags: ['users'], summary: 'The calling user' } },
+)

@@ -1,0 +1,78 @@
+// One in-process server per test process, on a free port with a temporary database.
+// Tests create their own users and applications, so files never depend on each other's data.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSession } from '../src/auth/sessions'
+import { clock } from '../src/core/clock'
+import { resetRateLimits } from '../src/core/ratelimit'
+import { createApplication } from '../src/oauth2/applications'
+import { startServer, type Running } from '../src/server'
+import { createVerifiedUser } from '../src/users/service'
+
+const key = Symbol.for('lobby-server.test-server')
+type Holder = { [key]?: Promise<Running> }
+
+export function testDir(): string {
+  return mkdtempSync(join(tmpdir(), 'lobby-test-'))
+}
+
+/** The shared test server (started on first call). */
+export function server(): Promise<Running> {
+  const holder = globalThis as Holder
+  holder[key] ??= startServer({ port: 0, host: '127.0.0.1', databasePath: join(testDir(), 'test.sqlite') })
+  return holder[key]!
+}
+
+export type Reply<T = any> = { status: number; body: T; headers: Headers }
+
+/** Call the REST API. `token` is sent as-is in Authorization (prefix Bot/Bearer yourself). */
+export async function api<T = any>(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
+  const { url } = await server()
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.token) headers.authorization = options.token
+  let body: string | undefined
+  if (options.raw !== undefined) body = options.raw
+  else if (options.body !== undefined) body = JSON.stringify(options.body)
+  if (body !== undefined) headers['content-type'] ??= 'application/json'
+  const response = await fetch(`${url}${path.startsWith('/api') || path.startsWith('/healthz') ? '' : '/api/v9'}${path}`, { method, headers, body })
+  const text = await response.text()
+  let parsed: unknown = text
+  try {
+    parsed = text ? JSON.parse(text) : null
+  } catch {}
+  return { status: response.status, body: parsed as T, headers: response.headers }
+}
+
+let counter = 0
+function unique(prefix: string): string {
+  counter += 1
+  return `${prefix}${Date.now().toString(36)}${counter}${Math.random().toString(36).slice(2, 6)}`
+}
+
+/** A verified user with a session token. */
+export async function makeUser(options: { password?: string } = {}): Promise<{ id: string; token: string; email: string; password: string; username: string }> {
+  await server()
+  const name = unique('u')
+  const password = options.password ?? 'correct horse battery staple'
+  const email = `${name}@example.test`
+  const user = await createVerifiedUser({ email, password, username: name })
+  const { token } = await createSession(user.id, { platform: 'test' })
+  return { id: user.id, token, email, password, username: user.username }
+}
+
+/** An application with its bot token and client secret. */
+export async function makeApp(redirectUris: string[] = ['http://localhost/callback']) {
+  await server()
+  return createApplication(unique('app'), redirectUris)
+}
+
+/** Undo clock moves and rate-limit counts between tests. */
+export function resetWorld(): void {
+  clock.reset()
+  resetRateLimits()
+}
