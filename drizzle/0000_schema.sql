@@ -15,6 +15,17 @@ CREATE TABLE `auth_sessions` (
 CREATE UNIQUE INDEX `auth_sessions_tokenHash_unique` ON `auth_sessions` (`token_hash`);--> statement-breakpoint
 CREATE UNIQUE INDEX `auth_sessions_idHash_unique` ON `auth_sessions` (`id_hash`);--> statement-breakpoint
 CREATE INDEX `auth_sessions_user_idx` ON `auth_sessions` (`user_id`);--> statement-breakpoint
+CREATE TABLE `outbox` (
+	`id` text PRIMARY KEY NOT NULL,
+	`channel` text NOT NULL,
+	`to` text NOT NULL,
+	`subject` text,
+	`body` text NOT NULL,
+	`status` text NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `outbox_to_idx` ON `outbox` (`to`);--> statement-breakpoint
 CREATE TABLE `applications` (
 	`id` text PRIMARY KEY NOT NULL,
 	`name` text NOT NULL,

@@ -1,0 +1,46 @@
+// Sends e-mail and SMS. Without SMTP_URL / SMS_WEBHOOK_URL, messages land in the outbox table and a log line.
+// The accounts domain adds the SMTP and webhook transports; callers only use sendEmail/sendSms.
+import { desc, eq } from 'drizzle-orm'
+import { clock } from '../core/clock'
+import { log } from '../core/log'
+import { snowflake } from '../core/snowflake'
+import { db } from '../db/client'
+import { outbox, type OutboxRow } from './tables'
+
+export type Email = { to: string; subject: string; text: string }
+export type Sms = { to: string; body: string }
+
+type Transport<M> = (message: M) => Promise<void>
+const transports: { email?: Transport<Email>; sms?: Transport<Sms> } = {}
+
+export function setTransports(next: typeof transports): void {
+  Object.assign(transports, next)
+}
+
+async function deliver<M>(channel: 'email' | 'sms', to: string, subject: string | null, body: string, transport: Transport<M> | undefined, message: M) {
+  let status = 'stored'
+  if (transport) {
+    try {
+      await transport(message)
+      status = 'sent'
+    } catch (error) {
+      status = 'failed'
+      log.error(`${channel} delivery failed`, { to, error: String(error) })
+    }
+  }
+  db().insert(outbox).values({ id: snowflake(), channel, to, subject, body, status, createdAt: clock.now() }).run()
+  log.info(`${channel} ${status}`, { to, subject: subject ?? '' })
+}
+
+export function sendEmail(email: Email): Promise<void> {
+  return deliver('email', email.to, email.subject, email.text, transports.email, email)
+}
+
+export function sendSms(sms: Sms): Promise<void> {
+  return deliver('sms', sms.to, null, sms.body, transports.sms, sms)
+}
+
+export async function readOutbox(to?: string): Promise<OutboxRow[]> {
+  const query = db().select().from(outbox)
+  return (to ? query.where(eq(outbox.to, to)) : query).orderBy(desc(outbox.createdAt), desc(outbox.id)).all()
+}

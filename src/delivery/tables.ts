@@ -1,0 +1,19 @@
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
+
+/** Every e-mail and SMS the server sent (or would have sent, when no transport is configured). */
+export const outbox = sqliteTable(
+  'outbox',
+  {
+    id: text().primaryKey(),
+    channel: text({ enum: ['email', 'sms'] }).notNull(),
+    to: text().notNull(),
+    subject: text(),
+    body: text().notNull(),
+    /** 'stored' (no transport configured), 'sent', or 'failed' */
+    status: text().notNull(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('outbox_to_idx').on(t.to)],
+)
+
+export type OutboxRow = typeof outbox.$inferSelect
