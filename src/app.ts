@@ -4,6 +4,7 @@ import { config } from './config'
 import { setTokenResolvers } from './core/caller'
 import { resolveUserToken } from './auth/sessions'
 import { httpBasics } from './http/basics'
+import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
 import { usersRoutes } from './users/routes'
 
@@ -18,6 +19,7 @@ export function buildApp() {
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
     new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 } })
       .use(httpBasics)
+      .use(docs)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))

@@ -6,3 +6,11 @@ declare module '*.html' {
   const path: string
   export default path
 }
+declare module '*.css' {
+  const path: string
+  export default path
+}
+declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
+  const path: string
+  export default path
+}
