@@ -8,7 +8,7 @@ const T = {
   ArrayMaxItems: 2, ArrayMinItems: 4, Array: 6, Boolean: 14, IntegerMaximum: 24, IntegerMinimum: 25, Integer: 27,
   Literal: 32, Null: 35, NumberMaximum: 38, NumberMinimum: 39, Number: 41, ObjectAdditionalProperties: 42,
   ObjectMaxProperties: 43, ObjectMinProperties: 44, ObjectRequiredProperty: 45, Object: 46, StringFormat: 50,
-  StringMaxLength: 51, StringMinLength: 52, StringPattern: 53, String: 54,
+  StringMaxLength: 51, StringMinLength: 52, StringPattern: 53, String: 54, Union: 62,
 }
 
 function lengthMessage(min?: number, max?: number): FieldError {
@@ -21,6 +21,8 @@ export function describe(error: ValueError): FieldError {
   const s = error.schema ?? {}
   // A schema may carry its own Discord code: t.String({ error: 'CODE|message' }) is not used; `discord` is.
   if (s.discord && typeof s.discord === 'object') return s.discord as FieldError
+  if (error.value === undefined) return { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }
+  if (error.type === T.Union) return describeUnion(error)
   switch (error.type) {
     case T.ObjectRequiredProperty:
       return { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }
@@ -61,6 +63,26 @@ export function describe(error: ValueError): FieldError {
     default:
       return { code: 'BASE_TYPE_INVALID', message: 'Invalid value.' }
   }
+}
+
+// Elysia's t.Integer/t.Numeric are unions (number, or a numeric string); judge the value against the bounds ourselves.
+function describeUnion(error: ValueError): FieldError {
+  const s = error.schema ?? {}
+  const members: Record<string, any>[] = s.anyOf ?? []
+  const numeric = members.some((m) => m.type === 'integer' || m.type === 'number')
+  const value = typeof error.value === 'string' && error.value.trim() !== '' ? Number(error.value) : error.value
+  if (numeric && typeof value === 'number' && Number.isFinite(value)) {
+    const bound = { ...members.find((m) => m.type === 'integer' || m.type === 'number'), ...s }
+    if (bound.maximum !== undefined && value > bound.maximum) return describe({ ...error, type: T.NumberMaximum, schema: bound })
+    if (bound.minimum !== undefined && value < bound.minimum) return describe({ ...error, type: T.NumberMinimum, schema: bound })
+  }
+  if (numeric) return describe({ ...error, type: T.Integer })
+  const str = members.find((m) => m.type === 'string')
+  if (str && typeof error.value === 'string') {
+    if (str.maxLength !== undefined && error.value.length > str.maxLength) return describe({ ...error, type: T.StringMaxLength, schema: str })
+    if (str.minLength !== undefined && error.value.length < str.minLength) return describe({ ...error, type: T.StringMinLength, schema: str })
+  }
+  return { code: 'BASE_TYPE_INVALID', message: 'Invalid value.' }
 }
 
 /** Build the nested error tree; one error per field (the first TypeBox reports), paths /a/0/b -> a.0.b. */

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { Elysia, t } from 'elysia'
+import { httpBasics } from '../../src/http/basics'
+
+// A tiny app with the production error handling and a few schemas, over real HTTP.
+let server: { stop: () => void; url: string }
+
+beforeAll(() => {
+  const app = new Elysia()
+    .use(httpBasics)
+    .post('/thing', ({ body }) => body, {
+      body: t.Object({
+        name: t.String({ minLength: 2, maxLength: 5 }),
+        count: t.Optional(t.Integer({ minimum: 1, maximum: 10 })),
+        members: t.Optional(t.Array(t.Object({ id: t.String() }), { maxItems: 2 })),
+        flag: t.Optional(t.Boolean()),
+      }),
+    })
+    .get('/boom', () => {
+      throw new Error('secret internal detail')
+    })
+    .listen({ port: 0, hostname: '127.0.0.1' })
+  server = { stop: () => app.stop(), url: `http://127.0.0.1:${app.server!.port}` }
+})
+afterAll(() => server.stop())
+
+async function post(body: string) {
+  const r = await fetch(`${server.url}/thing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  return { status: r.status, body: (await r.json()) as any, type: r.headers.get('content-type') }
+}
+
+test('a missing field gives 400 50035 BASE_TYPE_REQUIRED under errors.<field>._errors', async () => {
+  const r = await post('{}')
+  expect(r.status).toBe(400)
+  expect(r.type).toContain('application/json')
+  expect(r.body).toEqual({ code: 50035, message: 'Invalid Form Body', errors: { name: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }] } } })
+})
+
+test('length and range limits name the bounds', async () => {
+  const long = await post(JSON.stringify({ name: 'abcdef' }))
+  expect(long.body.errors.name._errors[0]).toEqual({ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 2 and 5 in length.' })
+  const edge = await post(JSON.stringify({ name: 'abcde', count: 10 }))
+  expect(edge.status).toBe(200)
+  const over = await post(JSON.stringify({ name: 'ab', count: 11 }))
+  expect(over.body.errors.count._errors[0].code).toBe('NUMBER_TYPE_MAX')
+})
+
+test('nested array errors use string indices as keys', async () => {
+  const r = await post(JSON.stringify({ name: 'ab', members: [{ id: 'x' }, { id: 5 }] }))
+  expect(r.status).toBe(400)
+  expect(r.body.errors.members['1'].id._errors[0].code).toBe('BASE_TYPE_STRING')
+  const tooMany = await post(JSON.stringify({ name: 'ab', members: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }))
+  expect(tooMany.body.errors.members._errors[0]).toEqual({ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2 or fewer in length.' })
+})
+
+test('invalid JSON gives 400 50109', async () => {
+  const r = await post('{"name": "ab",')
+  expect(r.status).toBe(400)
+  expect(r.body).toEqual({ code: 50109, message: 'The request body contains invalid JSON.' })
+})
+
+test('an unexpected exception gives 500 without internals', async () => {
+  const r = await fetch(`${server.url}/boom`)
+  expect(r.status).toBe(500)
+  const text = await r.text()
+  expect(text).not.toContain('secret internal detail')
+  expect(JSON.parse(text)).toEqual({ message: '500: Internal Server Error', code: 0 })
+})
