@@ -7,19 +7,25 @@ import { httpBasics } from './http/basics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
 import { usersRoutes } from './users/routes'
+import { userReady } from './users/ready'
+import { onIdentify } from './gateway/bus'
+import { gatewayRoutes } from './gateway/routes'
+import { gatewaySocket } from './gateway/server'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes)
+  return new Elysia().use(usersRoutes).use(gatewayRoutes)
 }
 
 export function buildApp() {
   setTokenResolvers({ user: resolveUserToken, bot: resolveBotToken, bearer: resolveBearerToken })
+  onIdentify(userReady)
   return (
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
     new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 } })
       .use(httpBasics)
       .use(docs)
+      .use(gatewaySocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))

@@ -69,7 +69,7 @@ export const sessionEndHooks: CloseHook[] = []
 
 /** A domain adds topics and READY fields for each new gateway session. */
 export function onIdentify(hook: IdentifyHook): void {
-  identifyHooks.push(hook)
+  if (!identifyHooks.includes(hook)) identifyHooks.push(hook)
 }
 
 /** A domain handles a client opcode (e.g. 17 lobby voice states). */
@@ -79,5 +79,5 @@ export function onOpcode(op: number, handler: OpHandler): void {
 
 /** A domain reacts when a gateway session ends for good (not on a resumable disconnect). */
 export function onSessionEnd(hook: CloseHook): void {
-  sessionEndHooks.push(hook)
+  if (!sessionEndHooks.includes(hook)) sessionEndHooks.push(hook)
 }

@@ -66,3 +66,13 @@ test('rows survive a restart; SIGTERM stops the server cleanly', async () => {
   proc.kill('SIGTERM')
   expect(await proc.exited).toBe(0)
 })
+
+test('SIGTERM closes gateway sockets with 1001 and exits 0', async () => {
+  const { proc, url } = await startProcess()
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/gateway?v=10&encoding=json`)
+  await new Promise((resolve) => (ws.onmessage = resolve)) // Hello
+  const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
+  proc.kill('SIGTERM')
+  expect(await closed).toBe(1001)
+  expect(await proc.exited).toBe(0)
+})

@@ -1,0 +1,39 @@
+// Discord Gateway opcodes, close codes and frames (WIRE.md §2).
+
+export const Op = {
+  Dispatch: 0,
+  Heartbeat: 1,
+  Identify: 2,
+  PresenceUpdate: 3,
+  VoiceStateUpdate: 4,
+  Resume: 6,
+  Reconnect: 7,
+  RequestGuildMembers: 8,
+  InvalidSession: 9,
+  Hello: 10,
+  HeartbeatAck: 11,
+} as const
+
+/** Client opcodes Discord defines that we accept without acting on them (closing would break real clients). */
+export const ACCEPTED_NOOP_OPS = new Set([3, 4, 5, 8, 13, 14, 18, 19, 20, 29, 36, 37, 41, 42, 43])
+/** QoS heartbeat (op 40) counts as a heartbeat. */
+export const QOS_HEARTBEAT = 40
+
+export const Close = {
+  UnknownError: 4000,
+  UnknownOpcode: 4001,
+  DecodeError: 4002,
+  NotAuthenticated: 4003,
+  AuthenticationFailed: 4004,
+  AlreadyAuthenticated: 4005,
+  InvalidSeq: 4007,
+  RateLimited: 4008,
+  SessionTimedOut: 4009,
+  InvalidApiVersion: 4012,
+} as const
+
+export const MAX_INBOUND_BYTES = 15 * 1024
+
+export function frame(op: number, d: unknown, s: number | null = null, t: string | null = null): string {
+  return JSON.stringify({ op, d, s, t })
+}
