@@ -6,11 +6,12 @@ import { resolveUserToken } from './auth/sessions'
 import { httpBasics } from './http/basics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
+import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes)
+  return new Elysia().use(usersRoutes).use(oauth2Routes)
 }
 
 export function buildApp() {
