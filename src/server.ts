@@ -3,6 +3,7 @@ import { buildApp, type App } from './app'
 import { config, loadConfig, setConfig, type Config } from './config'
 import { log } from './core/log'
 import { closeDatabase, openDatabase } from './db/client'
+import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -12,6 +13,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const app = buildApp()
   app.listen({ port: cfg.port, hostname: cfg.host })
   const port = app.server!.port!
+  startLobbySweeper()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
@@ -26,6 +28,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     async stop() {
       if (stopped) return
       stopped = true
+      stopLobbySweeper()
       await app.stop(true)
       closeDatabase()
     },
