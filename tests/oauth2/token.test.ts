@@ -258,3 +258,15 @@ describe('client_credentials, revoke, @me', () => {
     expect(dump).not.toContain(t.refresh_token)
   })
 })
+
+describe('scopes', () => {
+  test('sdk.social_layer carries lobbies.write; identify alone does not', async () => {
+    const user = await makeUser()
+    const app = await makeApp()
+    const social = await grantTokens(user, app, 'sdk.social_layer')
+    const put = await api('PUT', '/lobbies', { token: `Bearer ${social.access_token}`, body: { secret: 'social' } })
+    expect(put.status).toBe(200)
+    const identify = await grantTokens(user, app, 'identify')
+    expect((await api('PUT', '/lobbies', { token: `Bearer ${identify.access_token}`, body: { secret: 'social' } })).status).toBe(403)
+  })
+})
