@@ -1,7 +1,6 @@
 // Start and stop the whole service: configuration, database, HTTP + Gateway listener.
 import { buildApp, type App } from './app'
 import { config, loadConfig, setConfig, type Config } from './config'
-import { log } from './core/log'
 import { closeDatabase, openDatabase } from './db/client'
 import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
 
@@ -19,7 +18,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
     setConfig({ ...cfg, baseUrl: `http://${host}:${port}`, webUrl: overrides.webUrl ?? process.env.WEB_URL ?? `http://${host}:${port}` })
   }
-  log.info('listening', { url: config().baseUrl, database: cfg.databasePath })
+  // Printed at every level but silent: operators and scripts wait for this line.
+  if (cfg.logLevel !== 'silent') console.log(`${new Date().toISOString()} INFO listening url=${config().baseUrl} database=${cfg.databasePath}`)
   let stopped = false
   return {
     app,
