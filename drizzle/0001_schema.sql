@@ -7,6 +7,8 @@ CREATE TABLE `lobbies` (
 	`secret_hash` text,
 	`secret_expires_at` integer,
 	`linked_channel_id` text,
+	`linked_by` text,
+	`linked_at` integer,
 	`idle_deadline` integer,
 	`created_at` integer NOT NULL,
 	FOREIGN KEY (`application_id`) REFERENCES `applications`(`id`) ON UPDATE no action ON DELETE cascade

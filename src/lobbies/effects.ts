@@ -2,6 +2,13 @@
 import { events, topics } from '../gateway/bus'
 import type { LobbyRow } from './tables'
 
+/** A payload computed after the commit (lobby snapshots read the linked channel, which is async). */
+export class Lazy {
+  constructor(readonly compute: () => unknown | Promise<unknown>) {}
+}
+
+export const lazy = (compute: () => unknown | Promise<unknown>) => new Lazy(compute)
+
 type Effect =
   | { kind: 'publish'; topics: string[]; type: string; data: unknown }
   | { kind: 'subscribe' | 'unsubscribe'; userId: string; topic: string }
@@ -30,11 +37,12 @@ export class Effects {
     this.list.push({ kind: 'unsubscribe', userId, topic: topics.lobby(lobbyId) })
   }
 
-  flush(): void {
+  /** Deliver in order; lazy payloads are computed once each, just before their publish. */
+  async flush(): Promise<void> {
     const list = this.list
     this.list = []
     for (const e of list) {
-      if (e.kind === 'publish') events.publish(e.topics, e.type, e.data)
+      if (e.kind === 'publish') events.publish(e.topics, e.type, e.data instanceof Lazy ? await e.data.compute() : e.data)
       else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic)
       else events.unsubscribeUser(e.userId, e.topic)
     }

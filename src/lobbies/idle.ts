@@ -11,11 +11,11 @@ const BATCH = 500
 let timer: ReturnType<typeof setInterval> | undefined
 
 /** Close every lobby idle past its deadline; returns how many closed. */
-export function sweepIdleLobbies(now = clock.now()): number {
+export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
   let closed = 0
   for (;;) {
     const due = dueIdleLobbies(now, BATCH)
-    for (const id of due) if (deleteLobby(id, (tx) => deleteIfIdle(tx, id, now))) closed += 1
+    for (const id of due) if (await deleteLobby(id, (tx) => deleteIfIdle(tx, id, now))) closed += 1
     if (due.length < BATCH) return closed
   }
 }
@@ -24,11 +24,17 @@ export function startLobbySweeper(): void {
   stopLobbySweeper()
   // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again.
   resetVoiceAtStart(clock.now())
-  timer = setInterval(() => {
+  let running = false
+  timer = setInterval(async () => {
+    // One sweep at a time, even if one outlasts the interval.
+    if (running) return
+    running = true
     try {
-      sweepIdleLobbies()
+      await sweepIdleLobbies()
     } catch (error) {
       log.error('lobby idle sweep failed', { error: String(error) })
+    } finally {
+      running = false
     }
   }, SWEEP_EVERY_MS)
   timer.unref?.()

@@ -5,16 +5,13 @@ import { snowflake } from '../core/snowflake'
 import { transaction, type DB } from '../db/client'
 import type { AppCaller } from './access'
 import { Effects } from './effects'
-import { userLobbyLimit, lobbyFull } from './errors'
-import { linkedChannelObject } from './linked'
+import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
 import { changeMembers, memberEffects, type MemberInput } from './membership'
-import { gatewayLobby, restLobby } from './serialize'
 import {
   countMembers,
   countUserLobbies,
   deleteLobbyRow,
-  getLobby,
   getLobbyBySecret,
   getMember,
   insertLobby,
@@ -24,14 +21,9 @@ import {
   updateMember,
 } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
+import { lobbySnapshot, lobbyView } from './views'
 
-export function lobbyView(lobby: LobbyRow, tx?: DB) {
-  return restLobby(lobby, listMembers(lobby.id, tx), linkedChannelObject(lobby))
-}
-
-function gatewayView(lobby: LobbyRow, tx: DB) {
-  return gatewayLobby(lobby, listMembers(lobby.id, tx), linkedChannelObject(lobby))
-}
+export { lobbyView }
 
 export type CreateInput = { metadata?: Metadata | null; members?: MemberInput[]; idleTimeoutSeconds?: number | null; flags?: number | null }
 
@@ -54,22 +46,21 @@ function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | 
 
 /** Subscribe the first members and announce the lobby to them and to the application's bots. */
 function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
-  const members = listMembers(lobby.id, tx)
-  for (const m of members) effects.subscribe(m.userId, lobby.id)
-  effects.toLobby(lobby, 'LOBBY_CREATE', gatewayLobby(lobby, members, linkedChannelObject(lobby)))
+  for (const m of listMembers(lobby.id, tx)) effects.subscribe(m.userId, lobby.id)
+  effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
 }
 
 /** POST /lobbies (application): the lobby with its first members. */
-export function createLobby(caller: AppCaller, input: CreateInput) {
+export async function createLobby(caller: AppCaller, input: CreateInput) {
   const effects = new Effects()
-  const view = transaction((tx) => {
-    const lobby = newLobby(tx, caller.applicationId, input)
-    changeMembers(tx, lobby, input.members ?? [], [])
-    announceCreate(tx, lobby, effects)
-    return lobbyView(lobby, tx)
+  const lobby = transaction((tx) => {
+    const created = newLobby(tx, caller.applicationId, input)
+    changeMembers(tx, created, input.members ?? [], [])
+    announceCreate(tx, created, effects)
+    return created
   })
-  effects.flush()
-  return view
+  await effects.flush()
+  return lobbyView(lobby)
 }
 
 export type PutInput = {
@@ -83,49 +74,49 @@ export type PutInput = {
 /**
  * PUT /lobbies: join the lobby holding this secret, or create it. An OAuth2 caller joins as its user; a Bot
  * caller only creates or fetches. After the secret's 30 days nobody new joins with it: the secret moves to a
- * new lobby and the old one lives on without it.
+ * new lobby and the old one lives on without it (its members asking again still get it back until then).
  */
-export function createOrJoinLobby(caller: AppCaller, input: PutInput) {
+export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
   const effects = new Effects()
   const userId = caller.kind === 'bearer' ? caller.userId : undefined
   const secretHash = sha256Hex(input.secret)
-  const view = transaction((tx) => {
+  const lobby = transaction((tx) => {
     const now = clock.now()
-    let lobby = getLobbyBySecret(tx, caller.applicationId, secretHash)
-    const member = lobby && userId ? getMember(lobby.id, userId, tx) : undefined
-    if (lobby && !member && (lobby.secretExpiresAt ?? 0) <= now) {
-      updateLobby(tx, lobby.id, { secretHash: null, secretExpiresAt: null })
-      lobby = undefined
+    let found = getLobbyBySecret(tx, caller.applicationId, secretHash)
+    const member = found && userId ? getMember(found.id, userId, tx) : undefined
+    if (found && !member && (found.secretExpiresAt ?? 0) <= now) {
+      updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
+      found = undefined
     }
-    if (!lobby) {
+    if (!found) {
       if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
       const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash })
       if (userId) insertMember(tx, { lobbyId: created.id, userId, applicationId: created.applicationId, metadata: input.memberMetadata ?? null, joinedAt: now })
       announceCreate(tx, created, effects)
-      return lobbyView(created, tx)
+      return created
     }
+    if (userId) joinBySecret(tx, found, userId, member, input.memberMetadata, effects)
     if (input.lobbyMetadata !== undefined) {
-      lobby = updateLobby(tx, lobby.id, { metadata: input.lobbyMetadata })
-      effects.toLobby(lobby, 'LOBBY_UPDATE', gatewayView(lobby, tx))
+      found = updateLobby(tx, found.id, { metadata: input.lobbyMetadata })
+      effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
     }
-    if (userId) joinBySecret(tx, lobby, userId, member, input.memberMetadata, effects)
-    return lobbyView(lobby, tx)
+    return found
   })
-  effects.flush()
-  return view
+  await effects.flush()
+  return lobbyView(lobby)
 }
 
 function joinBySecret(tx: DB, lobby: LobbyRow, userId: string, member: LobbyMemberRow | undefined, metadata: Metadata | null | undefined, effects: Effects): void {
   if (member) {
     if (metadata === undefined) return
     const updated = updateMember(tx, lobby.id, userId, { metadata })
-    memberEffects(tx, lobby, { added: [], updated: [updated], removed: [] }, effects)
+    memberEffects(lobby, { added: [], updated: [updated], removed: [] }, effects)
     return
   }
   if (countMembers(tx, lobby.id) >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
   if (countUserLobbies(tx, userId, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
   const added = insertMember(tx, { lobbyId: lobby.id, userId, applicationId: lobby.applicationId, metadata: metadata ?? null, joinedAt: clock.now() })
-  memberEffects(tx, lobby, { added: [added], updated: [], removed: [] }, effects)
+  memberEffects(lobby, { added: [added], updated: [], removed: [] }, effects)
 }
 
 export type PatchInput = {
@@ -136,9 +127,9 @@ export type PatchInput = {
 }
 
 /** PATCH /lobbies/{id}: `members`, when given, replaces the member list (members not listed are removed). */
-export function patchLobby(lobby: LobbyRow, input: PatchInput) {
+export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
   const effects = new Effects()
-  const view = transaction((tx) => {
+  const updated = transaction((tx) => {
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
@@ -148,23 +139,21 @@ export function patchLobby(lobby: LobbyRow, input: PatchInput) {
       // A running countdown restarts with the new timeout.
       if (lobby.idleDeadline !== null) patch.idleDeadline = clock.now() + seconds * 1000
     }
-    let current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
+    const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
       const removes = listMembers(lobby.id, tx).map((m) => m.userId).filter((id) => !listed.has(id))
-      const changes = changeMembers(tx, current, input.members, removes)
-      current = getLobby(lobby.id, tx) ?? current
-      memberEffects(tx, current, changes, effects)
+      memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
     }
-    effects.toLobby(current, 'LOBBY_UPDATE', gatewayView(current, tx))
-    return lobbyView(current, tx)
+    effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
+    return current
   })
-  effects.flush()
-  return view
+  await effects.flush()
+  return lobbyView(updated)
 }
 
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
-export function deleteLobby(lobbyId: string, remove: (tx: DB) => LobbyRow | undefined = (tx) => deleteLobbyRow(tx, lobbyId)): boolean {
+export async function deleteLobby(lobbyId: string, remove: (tx: DB) => LobbyRow | undefined = (tx) => deleteLobbyRow(tx, lobbyId)): Promise<boolean> {
   const effects = new Effects()
   const gone = transaction((tx) => {
     const members = listMembers(lobbyId, tx)
@@ -174,6 +163,6 @@ export function deleteLobby(lobbyId: string, remove: (tx: DB) => LobbyRow | unde
     for (const m of members) effects.unsubscribe(m.userId, row.id)
     return row
   })
-  effects.flush()
+  await effects.flush()
   return gone !== undefined
 }

@@ -5,9 +5,9 @@ import { Errors } from '../core/errors'
 import type { DB } from '../db/client'
 import type { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
-import { linkedChannelObject } from './linked'
 import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
-import { gatewayLobby, eventMember } from './serialize'
+import { eventMember } from './serialize'
+import { lobbySnapshot } from './views'
 import {
   anyoneConnected,
   countMembers,
@@ -84,7 +84,7 @@ export function armIdleDeadline(tx: DB, lobbyId: string): void {
 }
 
 /** The gateway side of member changes: events to the lobby, subscriptions, and the lobby itself to joiners/leavers. */
-export function memberEffects(tx: DB, lobby: LobbyRow, changes: MemberChanges, effects: Effects): void {
+export function memberEffects(lobby: LobbyRow, changes: MemberChanges, effects: Effects): void {
   const base = { lobby_id: lobby.id, application_id: lobby.applicationId }
   for (const m of changes.removed) {
     effects.toLobby(lobby, 'LOBBY_MEMBER_REMOVE', { member: eventMember(m), ...base })
@@ -93,8 +93,7 @@ export function memberEffects(tx: DB, lobby: LobbyRow, changes: MemberChanges, e
   }
   for (const m of changes.updated) effects.toLobby(lobby, 'LOBBY_MEMBER_UPDATE', { member: eventMember(m), ...base })
   if (changes.added.length === 0) return
-  const fresh = getLobby(lobby.id, tx) ?? lobby
-  const snapshot = gatewayLobby(fresh, listMembers(lobby.id, tx), linkedChannelObject(fresh))
+  const snapshot = lobbySnapshot(lobby.id)
   for (const m of changes.added) {
     effects.subscribe(m.userId, lobby.id)
     effects.toLobby(lobby, 'LOBBY_MEMBER_ADD', { member: eventMember(m), ...base })

@@ -32,7 +32,7 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
   )
   const message = lobbyMessage(row, author, { nonce: input.nonce })
   effects.toLobby(lobby, 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
-  effects.flush()
+  await effects.flush()
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
   await mirrorToLinkedChannel(lobby, author.id, input.content).catch(() => undefined)
   return message

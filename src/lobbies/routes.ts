@@ -1,7 +1,7 @@
 // Lobby endpoints (spec §4.1, WIRE.md §1). Application-only rows take a Bot token; OAuth2 rows take a Bearer token
 // with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
 import { Elysia } from 'elysia'
-import { Errors } from '../core/errors'
+import { Errors, formError } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { identity } from '../http/identity'
 import { json, noContent } from '../http/respond'
@@ -9,8 +9,9 @@ import { appCaller, lobbyOf } from './access'
 import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lobbies'
 import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
+import { inviteToLinkedChannel, setLinkedChannel } from './linking'
 import { postMessage, readMessages } from './messages'
-import { BulkSchema, CreateLobbySchema, MessageSchema, MessagesQuery, PatchLobbySchema, PutLobbySchema } from './schemas'
+import { BulkSchema, CreateLobbySchema, LinkSchema, MessageSchema, MessagesQuery, PatchLobbySchema, PutLobbySchema } from './schemas'
 import { getLobby } from './store'
 import { FormCheck } from './validate'
 
@@ -50,7 +51,7 @@ export const lobbiesRoutes = new Elysia()
   .use(identity)
   .post(
     '/lobbies',
-    ({ caller, body }) => {
+    async ({ caller, body }) => {
       const check = new FormCheck()
       const input = {
         metadata: check.metadata('metadata', body.metadata),
@@ -59,7 +60,7 @@ export const lobbiesRoutes = new Elysia()
         flags: lobbyFlags(check, body.flags),
       }
       check.done()
-      return json(createLobby(appCaller(caller), input), 201)
+      return json(await createLobby(appCaller(caller), input), 201)
     },
     { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby') },
   )
@@ -101,21 +102,21 @@ export const lobbiesRoutes = new Elysia()
   )
   .delete(
     '/lobbies/:lobbyId',
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       const app = appCaller(caller)
       const lobby = isSnowflake(params.lobbyId) ? getLobby(params.lobbyId) : undefined
       // Idempotent: an already deleted lobby is fine; another application's lobby is not found.
       if (lobby && lobby.applicationId !== app.applicationId) throw Errors.unknownLobby()
-      if (lobby) deleteLobby(lobby.id)
+      if (lobby) await deleteLobby(lobby.id)
       return noContent()
     },
     { auth: APP, detail: detail('Delete a lobby') },
   )
   .delete(
     '/lobbies/:lobbyId/members/@me',
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
-      removeMember(lobby, caller.userId)
+      await removeMember(lobby, caller.userId)
       return noContent()
     },
     { auth: OAUTH2, detail: detail('Leave a lobby') },
@@ -134,9 +135,9 @@ export const lobbiesRoutes = new Elysia()
   )
   .delete(
     '/lobbies/:lobbyId/members/:userId',
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
-      if (isSnowflake(params.userId)) removeMember(lobby, params.userId)
+      if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
       return noContent()
     },
     { auth: APP, detail: detail('Remove a member') },
@@ -176,4 +177,30 @@ export const lobbiesRoutes = new Elysia()
       return json(message, 201)
     },
     { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message') },
+  )
+  .post(
+    '/lobbies/:lobbyId/members/@me/invites',
+    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
+    { auth: OAUTH2, detail: detail('An invite to the linked channel only the current user can accept') },
+  )
+  .post(
+    '/lobbies/:lobbyId/members/:userId/invites',
+    ({ caller, params }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      if (!isSnowflake(params.userId)) throw Errors.unknownUser()
+      return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
+    },
+    { auth: OAUTH2, detail: detail('An invite to the linked channel only this member can accept') },
+  )
+  .patch(
+    '/lobbies/:lobbyId/channel-linking',
+    ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      const channelId = body?.channel_id
+      if (channelId !== undefined && channelId !== null && !isSnowflake(channelId)) {
+        throw formError({ channel_id: ['NUMBER_TYPE_COERCE', `Value "${String(channelId)}" is not snowflake.`] })
+      }
+      return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
+    },
+    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)') },
   )

@@ -62,4 +62,4 @@ export const MessagesQuery = t.Object({
   limit: t.Optional(t.String({ description: `integer 1-${MESSAGES_MAX_LIMIT}, default 50` })),
 })
 
-export const LinkSchema = t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) })
+export const LinkSchema = t.Optional(t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }))

@@ -17,6 +17,8 @@ export const lobbies = sqliteTable(
     secretExpiresAt: integer(),
     /** Guild text channel linked to the lobby (one lobby per channel). */
     linkedChannelId: text().unique(),
+    linkedBy: text(),
+    linkedAt: integer(),
     /** When the lobby closes for idleness; null while a member is connected. The sweeper reads it. */
     idleDeadline: integer(),
     createdAt: integer().notNull(),

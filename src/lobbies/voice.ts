@@ -29,7 +29,7 @@ function connectEvent(effects: Effects, tx: DB, m: LobbyMemberRow, type: 'LOBBY_
   if (lobby) effects.toLobby(lobby, type, { member: eventMember(m), lobby_id: lobby.id, application_id: lobby.applicationId })
 }
 
-export function handleLobbyVoiceStates(connection: GatewayConnection, data: unknown): void {
+export async function handleLobbyVoiceStates(connection: GatewayConnection, data: unknown): Promise<void> {
   const caller = connection.caller
   if (caller.kind === 'bot') return
   const states = parseStates(data)
@@ -51,7 +51,7 @@ export function handleLobbyVoiceStates(connection: GatewayConnection, data: unkn
       if (!wanted.has(m.lobbyId)) disconnect(tx, m, effects)
     }
   })
-  effects.flush()
+  await effects.flush()
 }
 
 function disconnect(tx: DB, m: LobbyMemberRow, effects: Effects): void {
@@ -61,10 +61,10 @@ function disconnect(tx: DB, m: LobbyMemberRow, effects: Effects): void {
 }
 
 /** A gateway session ended for good: its lobby voice connections end with it. */
-export function endVoiceSession(connection: GatewayConnection): void {
+export async function endVoiceSession(connection: GatewayConnection): Promise<void> {
   const effects = new Effects()
   transaction((tx) => {
     for (const m of membersConnectedBy(tx, connection.sessionId)) disconnect(tx, m, effects)
   })
-  effects.flush()
+  await effects.flush()
 }

@@ -128,13 +128,13 @@ describe('lobby events reach the members and the application bots, nobody else',
     expect(sockets.a.events('LOBBY_UPDATE')[0].members.map((m: any) => m.connected).sort()).toEqual([false, true])
 
     clock.advance(60_000)
-    sweepIdleLobbies()
+    await sweepIdleLobbies()
     expect(sockets.a.events('LOBBY_DELETE')).toEqual([])
 
     await sockets.b.close()
     expect(sockets.a.events('LOBBY_MEMBER_DISCONNECT').map((e: any) => e.member.id)).toEqual([b.id])
     clock.advance(30_000)
-    sweepIdleLobbies()
+    await sweepIdleLobbies()
     expect(sockets.a.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'deleted' }])
     expect(sockets.bot.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'deleted' }])
     nobodyElse()

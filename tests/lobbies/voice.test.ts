@@ -27,18 +27,18 @@ describe('op 17 lobby voice states', () => {
     const p = players[0]
     const lobby = await createLobby(bot, { idle_timeout_seconds: 10, members: [{ id: p.id }] })
     const conn = connection({ kind: 'user', userId: p.id, sessionId: 's', sessionIdHash: 'h' })
-    handleLobbyVoiceStates(conn, [{ lobby_id: lobby.id, self_mute: true, self_deaf: false }])
+    await handleLobbyVoiceStates(conn, [{ lobby_id: lobby.id, self_mute: true, self_deaf: false }])
     expect(connected(lobby.id, p.id)).toBe(true)
     expect(deadline(lobby.id)).toBeNull()
     clock.advance(60_000)
-    sweepIdleLobbies()
+    await sweepIdleLobbies()
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(200)
 
-    handleLobbyVoiceStates(conn, [])
+    await handleLobbyVoiceStates(conn, [])
     expect(connected(lobby.id, p.id)).toBe(false)
     expect(deadline(lobby.id)).toBeWithin(clock.now() + 9_000, clock.now() + 10_001)
     clock.advance(10_000)
-    sweepIdleLobbies()
+    await sweepIdleLobbies()
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(404)
   })
 
@@ -47,16 +47,16 @@ describe('op 17 lobby voice states', () => {
     const [member, outsider] = players
     const lobby = await createLobby(bot, { idle_timeout_seconds: 10, members: [{ id: member.id }] })
     const bearerConn = connection({ kind: 'bearer', userId: member.id, applicationId: app.id, scopes: ['lobbies.write'], grantId: 'g' })
-    handleLobbyVoiceStates(bearerConn, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }, { lobby_id: 'junk' }, 'junk'])
+    await handleLobbyVoiceStates(bearerConn, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }, { lobby_id: 'junk' }, 'junk'])
     expect(connected(lobby.id, member.id)).toBe(true)
-    endVoiceSession(bearerConn)
+    await endVoiceSession(bearerConn)
     expect(connected(lobby.id, member.id)).toBe(false)
     expect(deadline(lobby.id)).not.toBeNull()
 
-    handleLobbyVoiceStates(connection({ kind: 'user', userId: outsider.id, sessionId: 's', sessionIdHash: 'h' }), [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
+    await handleLobbyVoiceStates(connection({ kind: 'user', userId: outsider.id, sessionId: 's', sessionIdHash: 'h' }), [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
     expect(deadline(lobby.id)).not.toBeNull()
     const otherApp = connection({ kind: 'bearer', userId: member.id, applicationId: '1', scopes: [], grantId: 'g' })
-    handleLobbyVoiceStates(otherApp, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
+    await handleLobbyVoiceStates(otherApp, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
     expect(connected(lobby.id, member.id)).toBe(false)
   })
 
@@ -64,7 +64,7 @@ describe('op 17 lobby voice states', () => {
     const { bot, players } = await setup(1)
     const p = players[0]
     const lobby = await createLobby(bot, { idle_timeout_seconds: 30, members: [{ id: p.id }] })
-    handleLobbyVoiceStates(connection({ kind: 'user', userId: p.id, sessionId: 's', sessionIdHash: 'h' }), [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
+    await handleLobbyVoiceStates(connection({ kind: 'user', userId: p.id, sessionId: 's', sessionIdHash: 'h' }), [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
     expect(deadline(lobby.id)).toBeNull()
     await api('DELETE', `/lobbies/${lobby.id}/members/${p.id}`, { token: bot })
     expect(deadline(lobby.id)).toBeWithin(clock.now() + 29_000, clock.now() + 30_001)
