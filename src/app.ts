@@ -6,6 +6,9 @@ import { resolveUserToken } from './auth/sessions'
 import { httpBasics } from './http/basics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
+import { registerLobbyGateway } from './lobbies/gateway'
+import { lobbiesRoutes } from './lobbies/routes'
+import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
 import { userReady } from './users/ready'
 import { onIdentify } from './gateway/bus'
@@ -14,12 +17,13 @@ import { gatewaySocket } from './gateway/server'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(gatewayRoutes)
+  return new Elysia().use(usersRoutes).use(gatewayRoutes).use(oauth2Routes).use(lobbiesRoutes)
 }
 
 export function buildApp() {
   setTokenResolvers({ user: resolveUserToken, bot: resolveBotToken, bearer: resolveBearerToken })
   onIdentify(userReady)
+  registerLobbyGateway()
   return (
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
     new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 } })

@@ -3,6 +3,7 @@ import { buildApp, type App } from './app'
 import { config, loadConfig, setConfig, type Config } from './config'
 import { closeDatabase, openDatabase } from './db/client'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
+import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -13,6 +14,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   app.listen({ port: cfg.port, hostname: cfg.host })
   const port = app.server!.port!
   attachGateway(app.server!)
+  startLobbySweeper()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
@@ -29,6 +31,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       if (stopped) return
       stopped = true
       closeAllGatewaySockets()
+      stopLobbySweeper()
       await app.stop(true)
       closeDatabase()
     },

@@ -31,11 +31,18 @@ export function optionalCaller(request: Request): Promise<Caller | undefined> {
   return resolveAuthorization(request.headers.get('authorization'))
 }
 
+// Checked in `transform`, which runs before body validation, so a wrong caller gets 401/403 as Discord answers,
+// not a form error about a body it may not send at all.
+const checked = new WeakMap<Request, Caller>()
+
 export const identity = new Elysia({ name: 'identity' }).macro({
   auth: (rule: AuthRule) => ({
+    async transform({ request }: { request: Request }) {
+      checked.set(request, authorize(await resolveAuthorization(request.headers.get('authorization')), rule))
+    },
     async resolve({ request }) {
-      const caller = await resolveAuthorization(request.headers.get('authorization'))
-      return { caller: authorize(caller, rule) }
+      const caller = checked.get(request) ?? authorize(await resolveAuthorization(request.headers.get('authorization')), rule)
+      return { caller }
     },
   }),
 })

@@ -6,6 +6,7 @@ import { ownedToken, randomToken, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { db, prepared, transaction } from '../db/client'
 import { users } from '../users/tables'
+import { grantedScopes } from './scopes'
 import { applications, oauth2Tokens, type ApplicationRow } from './tables'
 
 export type CreatedApplication = { id: string; name: string; bot_token: string; client_secret: string }
@@ -71,7 +72,7 @@ export async function resolveBearerToken(token: string): Promise<BearerCaller | 
     kind: 'bearer',
     userId: grant.userId,
     applicationId: grant.applicationId,
-    scopes: grant.scopes.split(' ').filter(Boolean),
+    scopes: grantedScopes(grant.scopes),
     grantId: grant.id,
   }
 }

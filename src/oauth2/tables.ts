@@ -15,7 +15,10 @@ export const applications = sqliteTable('applications', {
   createdAt: integer().notNull(),
 })
 
-/** OAuth2 access grants: one row per issued access token (refresh tokens rotate within a family). */
+/**
+ * OAuth2 access grants: one row per issued access token. A refresh rotates within a family: the old row's
+ * refresh token is marked used (kept to detect reuse), a new row is inserted.
+ */
 export const oauth2Tokens = sqliteTable(
   'oauth2_tokens',
   {
@@ -26,11 +29,39 @@ export const oauth2Tokens = sqliteTable(
     accessTokenHash: text().notNull().unique(),
     refreshTokenHash: text().unique(),
     familyId: text().notNull(),
+    /** Access token expiry (ms). Set to the rotation time when the row's refresh token is used. */
+    expiresAt: integer().notNull(),
+    refreshExpiresAt: integer(),
+    /** When this row's refresh token was exchanged; a second use revokes the family. */
+    refreshUsedAt: integer(),
+    /** Issued to a public client (PKCE, no secret): its refresh needs only client_id. */
+    publicClient: integer({ mode: 'boolean' }).notNull().default(false),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('oauth2_tokens_family_idx').on(t.familyId), index('oauth2_tokens_user_app_idx').on(t.userId, t.applicationId)],
+)
+
+/** Authorization codes: 10 minutes, single use. Only the hash of the code is kept. */
+export const oauth2Codes = sqliteTable(
+  'oauth2_codes',
+  {
+    codeHash: text().primaryKey(),
+    applicationId: text().notNull().references(() => applications.id, { onDelete: 'cascade' }),
+    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    scopes: text().notNull(),
+    redirectUri: text().notNull(),
+    /** The authorize request named redirect_uri, so the token request must repeat it (RFC 6749 4.1.3). */
+    redirectUriGiven: integer({ mode: 'boolean' }).notNull(),
+    codeChallenge: text(),
+    /** The token family the code's exchange creates; a replayed code revokes it. */
+    familyId: text().notNull(),
+    usedAt: integer(),
     expiresAt: integer().notNull(),
     createdAt: integer().notNull(),
   },
-  (t) => [index('oauth2_tokens_family_idx').on(t.familyId)],
+  (t) => [index('oauth2_codes_expires_idx').on(t.expiresAt)],
 )
 
 export type ApplicationRow = typeof applications.$inferSelect
 export type OAuth2TokenRow = typeof oauth2Tokens.$inferSelect
+export type OAuth2CodeRow = typeof oauth2Codes.$inferSelect

@@ -1,0 +1,22 @@
+// Who may act on a lobby: its own application (Bot or OAuth2 token of that application); OAuth2 callers
+// additionally as members where they act through their membership. Anything else sees 404 Unknown Lobby.
+import type { BearerCaller, BotCaller, Caller } from '../core/caller'
+import { Errors } from '../core/errors'
+import { isSnowflake } from '../core/snowflake'
+import { getLobby, getMember } from './store'
+import type { LobbyRow } from './tables'
+
+export type AppCaller = BotCaller | BearerCaller
+
+export function appCaller(caller: Caller): AppCaller {
+  if (caller.kind === 'user') throw Errors.botsOnly()
+  return caller
+}
+
+export function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = true } = {}): LobbyRow {
+  const c = appCaller(caller)
+  const lobby = isSnowflake(lobbyId) ? getLobby(lobbyId) : undefined
+  if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
+  if (c.kind === 'bearer' && bearerMustBeMember && !getMember(lobby.id, c.userId)) throw Errors.unknownLobby()
+  return lobby
+}

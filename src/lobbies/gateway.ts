@@ -1,0 +1,19 @@
+// What lobbies tell the Gateway: the lobby topics a new session joins, op 17 (lobby voice states) and session end.
+import { onIdentify, onOpcode, onSessionEnd, topics } from '../gateway/bus'
+import { lobbyIdsOfUser } from './store'
+import { endVoiceSession, handleLobbyVoiceStates } from './voice'
+
+let registered = false
+
+export function registerLobbyGateway(): void {
+  if (registered) return
+  registered = true
+  onIdentify((caller) => {
+    if (caller.kind === 'bot') return {}
+    // An OAuth2 session hears about its own application's lobbies; a user session about all of the user's.
+    const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
+    return { topics: ids.map(topics.lobby) }
+  })
+  onOpcode(17, handleLobbyVoiceStates)
+  onSessionEnd(endVoiceSession)
+}

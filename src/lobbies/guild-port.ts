@@ -1,0 +1,33 @@
+// What lobbies need from the guilds domain (channel linking, invites, mirrored messages). Kept to one small seam
+// so guilds never imports lobbies and lobbies touch no guild table.
+export type LinkableChannel = { id: string; type: number; guildId: string | null; nsfw?: boolean }
+
+export type GuildPort = {
+  getChannel(id: string): Promise<LinkableChannel | undefined>
+  /** The Discord channel object of a channel. */
+  serializeChannel(id: string): unknown
+  /** The user's effective permission bits on the channel (0n when not in its guild). */
+  channelPermissions(userId: string, channelId: string): Promise<bigint>
+  /** A single-use invite to the channel that only `targetUserId` can accept, expiring after `maxAgeSeconds`. */
+  createTargetedInvite(input: { channelId: string; inviterId: string; targetUserId: string; maxAgeSeconds: number }): Promise<{ code: string; invite: unknown }>
+  /** Post a message in the channel as the author (emits MESSAGE_CREATE to the channel's audience). */
+  createChannelMessage(input: { channelId: string; authorId: string; content: string }): Promise<unknown>
+}
+
+let port: GuildPort | undefined
+
+export function setGuildPort(next: GuildPort | undefined): void {
+  port = next
+}
+
+export function guildPort(): GuildPort | undefined {
+  return port
+}
+
+export const Permission = {
+  MANAGE_CHANNELS: 1n << 4n,
+  VIEW_CHANNEL: 1n << 10n,
+  SEND_MESSAGES: 1n << 11n,
+} as const
+
+export const GUILD_TEXT = 0

@@ -1,0 +1,46 @@
+// Idle close: a lobby whose idle deadline (a column, so it survives restarts) has passed is deleted with
+// LOBBY_DELETE. One periodic sweeper for all lobbies, reading clock.now(), so tests move time and call sweep.
+import { clock } from '../core/clock'
+import { log } from '../core/log'
+import { deleteLobby } from './lobbies'
+import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
+
+const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000
+const BATCH = 500
+
+let timer: ReturnType<typeof setInterval> | undefined
+
+/** Close every lobby idle past its deadline; returns how many closed. */
+export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
+  let closed = 0
+  for (;;) {
+    const due = dueIdleLobbies(now, BATCH)
+    for (const id of due) if (await deleteLobby(id, (tx) => deleteIfIdle(tx, id, now))) closed += 1
+    if (due.length < BATCH) return closed
+  }
+}
+
+export function startLobbySweeper(): void {
+  stopLobbySweeper()
+  // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again.
+  resetVoiceAtStart(clock.now())
+  let running = false
+  timer = setInterval(async () => {
+    // One sweep at a time, even if one outlasts the interval.
+    if (running) return
+    running = true
+    try {
+      await sweepIdleLobbies()
+    } catch (error) {
+      log.error('lobby idle sweep failed', { error: String(error) })
+    } finally {
+      running = false
+    }
+  }, SWEEP_EVERY_MS)
+  timer.unref?.()
+}
+
+export function stopLobbySweeper(): void {
+  if (timer) clearInterval(timer)
+  timer = undefined
+}

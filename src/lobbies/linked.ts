@@ -1,0 +1,23 @@
+// The linked guild channel as lobby objects show it, and the copy of lobby messages in it.
+import { hasGrant } from '../oauth2/store'
+import { findUser } from '../users/store'
+import { guildPort } from './guild-port'
+import { LobbyFlags } from './limits'
+import type { LobbyRow } from './tables'
+
+export async function linkedChannelObject(lobby: LobbyRow): Promise<unknown> {
+  const port = guildPort()
+  if (!lobby.linkedChannelId || !port) return undefined
+  return (await port.serializeChannel(lobby.linkedChannelId)) ?? undefined
+}
+
+export async function mirrorToLinkedChannel(lobby: LobbyRow, authorId: string, content: string): Promise<void> {
+  const port = guildPort()
+  if (!lobby.linkedChannelId || !port) return
+  // REQUIRE_APPLICATION_AUTHORIZATION: users must have authorized the application to speak in the channel.
+  if (lobby.flags & LobbyFlags.REQUIRE_APPLICATION_AUTHORIZATION) {
+    const author = await findUser(authorId)
+    if (!author?.bot && !(await hasGrant(authorId, lobby.applicationId))) return
+  }
+  await port.createChannelMessage({ channelId: lobby.linkedChannelId, authorId, content })
+}

@@ -1,0 +1,168 @@
+// Creating, joining (by secret), changing and deleting lobbies.
+import { clock } from '../core/clock'
+import { sha256Hex } from '../core/crypto'
+import { snowflake } from '../core/snowflake'
+import { transaction, type DB } from '../db/client'
+import type { AppCaller } from './access'
+import { Effects } from './effects'
+import { lobbyFull, userLobbyLimit } from './errors'
+import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
+import { changeMembers, memberEffects, type MemberInput } from './membership'
+import {
+  countMembers,
+  countUserLobbies,
+  deleteLobbyRow,
+  getLobbyBySecret,
+  getMember,
+  insertLobby,
+  insertMember,
+  listMembers,
+  updateLobby,
+  updateMember,
+} from './store'
+import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
+import { lobbySnapshot, lobbyView } from './views'
+
+export { lobbyView }
+
+export type CreateInput = { metadata?: Metadata | null; members?: MemberInput[]; idleTimeoutSeconds?: number | null; flags?: number | null }
+
+function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | null; idleTimeoutSeconds?: number | null; flags?: number | null; secretHash?: string }): LobbyRow {
+  const now = clock.now()
+  const idle = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
+  return insertLobby(tx, {
+    id: snowflake(),
+    applicationId,
+    metadata: input.metadata ?? null,
+    flags: input.flags ?? 0,
+    idleTimeoutSeconds: idle,
+    secretHash: input.secretHash ?? null,
+    secretExpiresAt: input.secretHash ? now + SECRET_LIFETIME_MS : null,
+    // Nobody is connected yet: the idle countdown starts at creation.
+    idleDeadline: now + idle * 1000,
+    createdAt: now,
+  })
+}
+
+/** Subscribe the first members and announce the lobby to them and to the application's bots. */
+function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
+  for (const m of listMembers(lobby.id, tx)) effects.subscribe(m.userId, lobby.id)
+  effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
+}
+
+/** POST /lobbies (application): the lobby with its first members. */
+export async function createLobby(caller: AppCaller, input: CreateInput) {
+  const effects = new Effects()
+  const lobby = transaction((tx) => {
+    const created = newLobby(tx, caller.applicationId, input)
+    changeMembers(tx, created, input.members ?? [], [])
+    announceCreate(tx, created, effects)
+    return created
+  })
+  await effects.flush()
+  return lobbyView(lobby)
+}
+
+export type PutInput = {
+  secret: string
+  lobbyMetadata?: Metadata | null
+  memberMetadata?: Metadata | null
+  idleTimeoutSeconds?: number | null
+  flags?: number | null
+}
+
+/**
+ * PUT /lobbies: join the lobby holding this secret, or create it. An OAuth2 caller joins as its user; a Bot
+ * caller only creates or fetches. After the secret's 30 days nobody new joins with it: the secret moves to a
+ * new lobby and the old one lives on without it (its members asking again still get it back until then).
+ */
+export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
+  const effects = new Effects()
+  const userId = caller.kind === 'bearer' ? caller.userId : undefined
+  const secretHash = sha256Hex(input.secret)
+  const lobby = transaction((tx) => {
+    const now = clock.now()
+    let found = getLobbyBySecret(tx, caller.applicationId, secretHash)
+    const member = found && userId ? getMember(found.id, userId, tx) : undefined
+    if (found && !member && (found.secretExpiresAt ?? 0) <= now) {
+      updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
+      found = undefined
+    }
+    if (!found) {
+      if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
+      const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash })
+      if (userId) insertMember(tx, { lobbyId: created.id, userId, applicationId: created.applicationId, metadata: input.memberMetadata ?? null, joinedAt: now })
+      announceCreate(tx, created, effects)
+      return created
+    }
+    if (userId) joinBySecret(tx, found, userId, member, input.memberMetadata, effects)
+    if (input.lobbyMetadata !== undefined) {
+      found = updateLobby(tx, found.id, { metadata: input.lobbyMetadata })
+      effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
+    }
+    return found
+  })
+  await effects.flush()
+  return lobbyView(lobby)
+}
+
+function joinBySecret(tx: DB, lobby: LobbyRow, userId: string, member: LobbyMemberRow | undefined, metadata: Metadata | null | undefined, effects: Effects): void {
+  if (member) {
+    if (metadata === undefined) return
+    const updated = updateMember(tx, lobby.id, userId, { metadata })
+    memberEffects(lobby, { added: [], updated: [updated], removed: [] }, effects)
+    return
+  }
+  if (countMembers(tx, lobby.id) >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
+  if (countUserLobbies(tx, userId, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
+  const added = insertMember(tx, { lobbyId: lobby.id, userId, applicationId: lobby.applicationId, metadata: metadata ?? null, joinedAt: clock.now() })
+  memberEffects(lobby, { added: [added], updated: [], removed: [] }, effects)
+}
+
+export type PatchInput = {
+  metadata?: Metadata | null
+  members?: MemberInput[]
+  idleTimeoutSeconds?: number | null
+  flags?: number | null
+}
+
+/** PATCH /lobbies/{id}: `members`, when given, replaces the member list (members not listed are removed). */
+export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
+  const effects = new Effects()
+  const updated = transaction((tx) => {
+    const patch: Partial<LobbyRow> = {}
+    if (input.metadata !== undefined) patch.metadata = input.metadata
+    if (input.flags !== undefined) patch.flags = input.flags ?? 0
+    if (input.idleTimeoutSeconds !== undefined) {
+      const seconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
+      patch.idleTimeoutSeconds = seconds
+      // A running countdown restarts with the new timeout.
+      if (lobby.idleDeadline !== null) patch.idleDeadline = clock.now() + seconds * 1000
+    }
+    const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
+    if (input.members) {
+      const listed = new Set(input.members.map((m) => m.id))
+      const removes = listMembers(lobby.id, tx).map((m) => m.userId).filter((id) => !listed.has(id))
+      memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
+    }
+    effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
+    return current
+  })
+  await effects.flush()
+  return lobbyView(updated)
+}
+
+/** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
+export async function deleteLobby(lobbyId: string, remove: (tx: DB) => LobbyRow | undefined = (tx) => deleteLobbyRow(tx, lobbyId)): Promise<boolean> {
+  const effects = new Effects()
+  const gone = transaction((tx) => {
+    const members = listMembers(lobbyId, tx)
+    const row = remove(tx)
+    if (!row) return undefined
+    effects.toLobby(row, 'LOBBY_DELETE', { id: row.id, reason: 'deleted' })
+    for (const m of members) effects.unsubscribe(m.userId, row.id)
+    return row
+  })
+  await effects.flush()
+  return gone !== undefined
+}

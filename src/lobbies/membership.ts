@@ -1,0 +1,102 @@
+// Adding, updating and removing lobby members inside a transaction, with the limits and the gateway effects
+// (members follow their lobbies' topics live).
+import { clock } from '../core/clock'
+import { Errors } from '../core/errors'
+import type { DB } from '../db/client'
+import type { Effects } from './effects'
+import { lobbyFull, userLobbyLimit } from './errors'
+import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
+import { eventMember } from './serialize'
+import { lobbySnapshot } from './views'
+import {
+  anyoneConnected,
+  countMembers,
+  countUserLobbies,
+  deleteMember,
+  existingUsers,
+  getLobby,
+  insertMember,
+  listMembers,
+  updateLobby,
+  updateMember,
+} from './store'
+import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
+
+export type MemberInput = { id: string; metadata?: Metadata | null; flags?: number | null }
+
+export type MemberChanges = { added: LobbyMemberRow[]; updated: LobbyMemberRow[]; removed: LobbyMemberRow[] }
+
+type Options = {
+  /** Field named by limit errors. */
+  field?: string
+  /** Bulk: users already at their lobby limit are left out instead of failing the request (Discord's bulk rule). */
+  dropOverUserLimit?: boolean
+  /** Report listed existing members as updated even when nothing changed (PUT member, bulk). */
+  reportUnchanged?: boolean
+}
+
+const sameMetadata = (a: Metadata | null, b: Metadata | null) => JSON.stringify(a) === JSON.stringify(b)
+
+/** Upsert `upserts` and remove `removes`. Omitted or null fields mean the defaults (no metadata, no flags). */
+export function changeMembers(tx: DB, lobby: LobbyRow, upserts: MemberInput[], removes: string[], options: Options = {}): MemberChanges {
+  const field = options.field ?? 'members'
+  const wanted = new Map<string, MemberInput>()
+  for (const m of upserts) wanted.set(m.id, m)
+  const known = existingUsers(tx, [...wanted.keys()])
+  for (const id of wanted.keys()) if (!known.has(id)) throw Errors.unknownUser()
+
+  const current = new Map(listMembers(lobby.id, tx).map((m) => [m.userId, m]))
+  const changes: MemberChanges = { added: [], updated: [], removed: [] }
+
+  for (const id of new Set(removes)) {
+    if (wanted.has(id)) continue
+    const gone = current.has(id) ? deleteMember(tx, lobby.id, id) : undefined
+    if (gone) changes.removed.push(gone)
+  }
+
+  const now = clock.now()
+  for (const input of wanted.values()) {
+    const metadata = input.metadata ?? null
+    const flags = input.flags ?? 0
+    const existing = current.get(input.id)
+    if (existing) {
+      if (!options.reportUnchanged && sameMetadata(existing.metadata, metadata) && existing.flags === flags) continue
+      changes.updated.push(updateMember(tx, lobby.id, input.id, { metadata, flags }))
+      continue
+    }
+    if (countUserLobbies(tx, input.id, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) {
+      if (options.dropOverUserLimit) continue
+      throw userLobbyLimit(field)
+    }
+    changes.added.push(insertMember(tx, { lobbyId: lobby.id, userId: input.id, applicationId: lobby.applicationId, metadata, flags, joinedAt: now }))
+  }
+
+  if (changes.added.length > 0 && countMembers(tx, lobby.id) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
+  if (changes.removed.length > 0) armIdleDeadline(tx, lobby.id)
+  return changes
+}
+
+/** With nobody connected the idle countdown runs; start it now unless it already runs. */
+export function armIdleDeadline(tx: DB, lobbyId: string): void {
+  const lobby = getLobby(lobbyId, tx)
+  if (!lobby || lobby.idleDeadline !== null || anyoneConnected(tx, lobbyId)) return
+  updateLobby(tx, lobbyId, { idleDeadline: clock.now() + lobby.idleTimeoutSeconds * 1000 })
+}
+
+/** The gateway side of member changes: events to the lobby, subscriptions, and the lobby itself to joiners/leavers. */
+export function memberEffects(lobby: LobbyRow, changes: MemberChanges, effects: Effects): void {
+  const base = { lobby_id: lobby.id, application_id: lobby.applicationId }
+  for (const m of changes.removed) {
+    effects.toLobby(lobby, 'LOBBY_MEMBER_REMOVE', { member: eventMember(m), ...base })
+    effects.unsubscribe(m.userId, lobby.id)
+    effects.toUser(m.userId, 'LOBBY_DELETE', { id: lobby.id, reason: 'removed' })
+  }
+  for (const m of changes.updated) effects.toLobby(lobby, 'LOBBY_MEMBER_UPDATE', { member: eventMember(m), ...base })
+  if (changes.added.length === 0) return
+  const snapshot = lobbySnapshot(lobby.id)
+  for (const m of changes.added) {
+    effects.subscribe(m.userId, lobby.id)
+    effects.toLobby(lobby, 'LOBBY_MEMBER_ADD', { member: eventMember(m), ...base })
+    effects.toUser(m.userId, 'LOBBY_CREATE', snapshot)
+  }
+}

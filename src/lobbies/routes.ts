@@ -1,0 +1,206 @@
+// Lobby endpoints (spec §4.1, WIRE.md §1). Application-only rows take a Bot token; OAuth2 rows take a Bearer token
+// with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
+import { Elysia } from 'elysia'
+import { Errors, formError } from '../core/errors'
+import { isSnowflake } from '../core/snowflake'
+import { identity } from '../http/identity'
+import { json, noContent } from '../http/respond'
+import { appCaller, lobbyOf } from './access'
+import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lobbies'
+import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
+import { bulkMembers, putMember, removeMember } from './members'
+import { inviteToLinkedChannel, setLinkedChannel } from './linking'
+import { postMessage, readMessages } from './messages'
+import { BulkSchema, CreateLobbySchema, LinkSchema, MessageSchema, MessagesQuery, PatchLobbySchema, PutLobbySchema } from './schemas'
+import { getLobby } from './store'
+import { FormCheck } from './validate'
+
+const APP = 'bot' as const
+const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
+const detail = (summary: string) => ({ tags: ['lobbies'], summary })
+
+type MemberBody = { id: string; metadata?: unknown; flags?: unknown }
+
+function checkMember(check: FormCheck, path: string, m: MemberBody) {
+  return { id: m.id, metadata: check.metadata(`${path}metadata`, m.metadata), flags: check.int(`${path}flags`, m.flags, 0, MEMBER_FLAGS_ALL) }
+}
+
+function checkMembers(check: FormCheck, field: string, members: MemberBody[] | undefined) {
+  return members?.map((m, i) => checkMember(check, `${field}.${i}.`, m))
+}
+
+const idle = (check: FormCheck, value: unknown) => check.int('idle_timeout_seconds', value, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX)
+const lobbyFlags = (check: FormCheck, value: unknown) => check.int('flags', value, 0, LOBBY_FLAGS_ALL)
+
+function messagesLimit(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return MESSAGES_DEFAULT_LIMIT
+  const check = new FormCheck()
+  const limit = check.int('limit', /^-?\d+$/.test(raw) ? Number(raw) : raw, 1, MESSAGES_MAX_LIMIT)
+  check.done()
+  return limit ?? MESSAGES_DEFAULT_LIMIT
+}
+
+/** PUT member bodies may be absent, empty or null: every field is optional and nullable. */
+function memberBody(body: unknown): { metadata?: unknown; flags?: unknown } {
+  if (body === undefined || body === null || body === '') return {}
+  if (typeof body !== 'object' || Array.isArray(body)) throw Errors.invalidFormBody({ _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }] })
+  return body as { metadata?: unknown; flags?: unknown }
+}
+
+export const lobbiesRoutes = new Elysia()
+  .use(identity)
+  .post(
+    '/lobbies',
+    async ({ caller, body }) => {
+      const check = new FormCheck()
+      const input = {
+        metadata: check.metadata('metadata', body.metadata),
+        members: checkMembers(check, 'members', body.members),
+        idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
+        flags: lobbyFlags(check, body.flags),
+      }
+      check.done()
+      return json(await createLobby(appCaller(caller), input), 201)
+    },
+    { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby') },
+  )
+  .put(
+    '/lobbies',
+    ({ caller, body }) => {
+      const check = new FormCheck()
+      const input = {
+        secret: body.secret,
+        lobbyMetadata: check.metadata('lobby_metadata', body.lobby_metadata),
+        memberMetadata: check.metadata('member_metadata', body.member_metadata),
+        idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
+        flags: lobbyFlags(check, body.flags),
+      }
+      check.done()
+      return createOrJoinLobby(appCaller(caller), input)
+    },
+    { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it') },
+  )
+  .get('/lobbies/:lobbyId', ({ caller, params }) => lobbyView(lobbyOf(caller, params.lobbyId)), {
+    auth: OAUTH2,
+    detail: detail('A lobby'),
+  })
+  .patch(
+    '/lobbies/:lobbyId',
+    ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      const check = new FormCheck()
+      const input = {
+        metadata: check.metadata('metadata', body.metadata),
+        members: checkMembers(check, 'members', body.members),
+        idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
+        flags: lobbyFlags(check, body.flags),
+      }
+      check.done()
+      return patchLobby(lobby, input)
+    },
+    { auth: APP, body: PatchLobbySchema, detail: detail('Change a lobby; members replaces the member list') },
+  )
+  .delete(
+    '/lobbies/:lobbyId',
+    async ({ caller, params }) => {
+      const app = appCaller(caller)
+      const lobby = isSnowflake(params.lobbyId) ? getLobby(params.lobbyId) : undefined
+      // Idempotent: an already deleted lobby is fine; another application's lobby is not found.
+      if (lobby && lobby.applicationId !== app.applicationId) throw Errors.unknownLobby()
+      if (lobby) await deleteLobby(lobby.id)
+      return noContent()
+    },
+    { auth: APP, detail: detail('Delete a lobby') },
+  )
+  .delete(
+    '/lobbies/:lobbyId/members/@me',
+    async ({ caller, params }) => {
+      const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      await removeMember(lobby, caller.userId)
+      return noContent()
+    },
+    { auth: OAUTH2, detail: detail('Leave a lobby') },
+  )
+  .put(
+    '/lobbies/:lobbyId/members/:userId',
+    ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      if (!isSnowflake(params.userId)) throw Errors.unknownUser()
+      const check = new FormCheck()
+      const input = checkMember(check, '', { ...memberBody(body), id: params.userId })
+      check.done()
+      return putMember(lobby, input)
+    },
+    { auth: APP, detail: detail('Add or update a member') },
+  )
+  .delete(
+    '/lobbies/:lobbyId/members/:userId',
+    async ({ caller, params }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
+      return noContent()
+    },
+    { auth: APP, detail: detail('Remove a member') },
+  )
+  .post(
+    '/lobbies/:lobbyId/members/bulk',
+    ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      const check = new FormCheck()
+      const items = body.map((item, i) => {
+        const removal = item.remove_member
+        if (removal !== undefined && removal !== null && typeof removal !== 'boolean') check.add(`${i}.remove_member`, 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
+        return { ...checkMember(check, `${i}.`, item), remove_member: removal === true }
+      })
+      check.done()
+      return bulkMembers(lobby, items)
+    },
+    { auth: APP, body: BulkSchema, detail: detail('Add, update and remove up to 25 members') },
+  )
+  .get(
+    '/lobbies/:lobbyId/messages',
+    ({ caller, params, query }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      return readMessages(lobby, messagesLimit(query.limit))
+    },
+    { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first') },
+  )
+  .post(
+    '/lobbies/:lobbyId/messages',
+    async ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      const check = new FormCheck()
+      const metadata = check.metadata('metadata', body.metadata)
+      const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
+      check.done()
+      const message = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce })
+      return json(message, 201)
+    },
+    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message') },
+  )
+  .post(
+    '/lobbies/:lobbyId/members/@me/invites',
+    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
+    { auth: OAUTH2, detail: detail('An invite to the linked channel only the current user can accept') },
+  )
+  .post(
+    '/lobbies/:lobbyId/members/:userId/invites',
+    ({ caller, params }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      if (!isSnowflake(params.userId)) throw Errors.unknownUser()
+      return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
+    },
+    { auth: OAUTH2, detail: detail('An invite to the linked channel only this member can accept') },
+  )
+  .patch(
+    '/lobbies/:lobbyId/channel-linking',
+    ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
+      const channelId = body?.channel_id
+      if (channelId !== undefined && channelId !== null && !isSnowflake(channelId)) {
+        throw formError({ channel_id: ['NUMBER_TYPE_COERCE', `Value "${String(channelId)}" is not snowflake.`] })
+      }
+      return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
+    },
+    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)') },
+  )

@@ -1,0 +1,65 @@
+// TypeBox schemas of the lobby endpoints. Metadata maps are t.Unknown here and checked by FormCheck (validate.ts),
+// which reports key count and key/value length the way Discord's form errors do.
+import { t } from 'elysia'
+import {
+  IDLE_TIMEOUT_MAX,
+  IDLE_TIMEOUT_MIN,
+  LOBBY_FLAGS_ALL,
+  MAX_CONTENT_CHARS,
+  MAX_MEMBERS_PER_REQUEST,
+  MAX_SECRET_CHARS,
+  MEMBER_FLAGS_ALL,
+  MESSAGES_MAX_LIMIT,
+} from './limits'
+
+const Snowflake = t.String({ pattern: '^[0-9]{1,20}$' })
+const Metadata = t.Optional(t.Unknown())
+// Nullable integers are checked by FormCheck.int (bounds below) so the error names the bound.
+const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null` }))
+const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null` }))
+const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null` }))
+
+export const MemberSchema = t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags })
+
+export const CreateLobbySchema = t.Object({
+  metadata: Metadata,
+  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
+  idle_timeout_seconds: IdleTimeout,
+  flags: LobbyFlags,
+})
+
+export const PutLobbySchema = t.Object({
+  secret: t.String({ minLength: 1, maxLength: MAX_SECRET_CHARS }),
+  lobby_metadata: Metadata,
+  member_metadata: Metadata,
+  idle_timeout_seconds: IdleTimeout,
+  flags: LobbyFlags,
+})
+
+export const PatchLobbySchema = t.Object({
+  metadata: Metadata,
+  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
+  idle_timeout_seconds: IdleTimeout,
+  flags: LobbyFlags,
+})
+
+export const BulkSchema = t.Array(
+  t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags, remove_member: t.Optional(t.Unknown({ description: 'boolean or null' })) }),
+  { minItems: 1, maxItems: MAX_MEMBERS_PER_REQUEST },
+)
+
+export const MessageSchema = t.Object({
+  content: t.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
+  metadata: Metadata,
+  flags: t.Optional(t.Unknown({ description: 'integer bit field or null' })),
+  nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
+  // Accepted and ignored: parts of Discord's create-message body that lobby messages do not carry.
+  tts: t.Optional(t.Boolean()),
+  enforce_nonce: t.Optional(t.Boolean()),
+})
+
+export const MessagesQuery = t.Object({
+  limit: t.Optional(t.String({ description: `integer 1-${MESSAGES_MAX_LIMIT}, default 50` })),
+})
+
+export const LinkSchema = t.Optional(t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }))

@@ -1,0 +1,51 @@
+// Lobby, member and message objects: the REST shapes (WIRE.md §1) and the Gateway shapes (members carry
+// `connected` and, inside lobby objects, no `id`, as spec §2.2 says).
+import type { UserRow } from '../users/tables'
+import { publicUser } from '../users/serialize'
+import type { LobbyMemberRow, LobbyMessageRow, LobbyRow } from './tables'
+
+export function restMember(m: LobbyMemberRow) {
+  return { id: m.userId, metadata: m.metadata ?? null, flags: m.flags }
+}
+
+/** A member in member events (LOBBY_MEMBER_*): with id, so clients know who. */
+export function eventMember(m: LobbyMemberRow) {
+  return { id: m.userId, metadata: m.metadata ?? null, flags: m.flags, connected: m.voiceSessionId !== null }
+}
+
+/** A member inside a Gateway lobby object: no id, with connected. */
+function gatewayMember(m: LobbyMemberRow) {
+  return { metadata: m.metadata ?? null, flags: m.flags, connected: m.voiceSessionId !== null }
+}
+
+export function restLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown) {
+  return {
+    id: l.id,
+    application_id: l.applicationId,
+    metadata: l.metadata ?? null,
+    members: members.map(restMember),
+    flags: l.flags,
+    ...(linkedChannel ? { linked_channel: linkedChannel } : {}),
+  }
+}
+
+export function gatewayLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown) {
+  return { ...restLobby(l, members, linkedChannel), members: members.map(gatewayMember) }
+}
+
+export function lobbyMessage(m: LobbyMessageRow, author: UserRow, extra: { nonce?: string | number } = {}) {
+  return {
+    id: m.id,
+    type: 0,
+    content: m.content,
+    lobby_id: m.lobbyId,
+    // Discord sets channel_id to the lobby id for lobby messages.
+    channel_id: m.lobbyId,
+    author: publicUser(author),
+    ...(m.metadata ? { metadata: m.metadata } : {}),
+    flags: m.flags,
+    application_id: m.applicationId,
+    timestamp: new Date(m.createdAt).toISOString(),
+    ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),
+  }
+}

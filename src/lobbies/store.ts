@@ -1,0 +1,137 @@
+// Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
+import { and, count, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
+import { db, type DB } from '../db/client'
+import { users } from '../users/tables'
+import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
+
+export function getLobby(id: string, tx: DB = db()): LobbyRow | undefined {
+  return tx.select().from(lobbies).where(eq(lobbies.id, id)).get()
+}
+
+export function getLobbyBySecret(tx: DB, applicationId: string, secretHash: string): LobbyRow | undefined {
+  return tx.select().from(lobbies).where(and(eq(lobbies.applicationId, applicationId), eq(lobbies.secretHash, secretHash))).get()
+}
+
+export function getLobbyByChannel(channelId: string, tx: DB = db()): LobbyRow | undefined {
+  return tx.select().from(lobbies).where(eq(lobbies.linkedChannelId, channelId)).get()
+}
+
+export function insertLobby(tx: DB, row: typeof lobbies.$inferInsert): LobbyRow {
+  return tx.insert(lobbies).values(row).returning().get()
+}
+
+export function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): LobbyRow {
+  return tx.update(lobbies).set(patch).where(eq(lobbies.id, id)).returning().get()
+}
+
+export function deleteLobbyRow(tx: DB, id: string): LobbyRow | undefined {
+  return tx.delete(lobbies).where(eq(lobbies.id, id)).returning().get()
+}
+
+/** Delete a lobby only if its idle deadline has passed (the sweeper's compare-and-delete). */
+export function deleteIfIdle(tx: DB, id: string, now: number): LobbyRow | undefined {
+  return tx.delete(lobbies).where(and(eq(lobbies.id, id), isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, now))).returning().get()
+}
+
+export function dueIdleLobbies(now: number, limit: number): string[] {
+  return db()
+    .select({ id: lobbies.id })
+    .from(lobbies)
+    .where(and(isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, now)))
+    .limit(limit)
+    .all()
+    .map((r) => r.id)
+}
+
+export function listMembers(lobbyId: string, tx: DB = db()): LobbyMemberRow[] {
+  return tx.select().from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).orderBy(lobbyMembers.joinedAt, lobbyMembers.userId).all()
+}
+
+export function getMember(lobbyId: string, userId: string, tx: DB = db()): LobbyMemberRow | undefined {
+  return tx.select().from(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId))).get()
+}
+
+export function insertMember(tx: DB, row: typeof lobbyMembers.$inferInsert): LobbyMemberRow {
+  return tx.insert(lobbyMembers).values(row).returning().get()
+}
+
+export function updateMember(tx: DB, lobbyId: string, userId: string, patch: { metadata?: Metadata | null; flags?: number }): LobbyMemberRow {
+  return tx
+    .update(lobbyMembers)
+    .set(patch)
+    .where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId)))
+    .returning()
+    .get()
+}
+
+export function deleteMember(tx: DB, lobbyId: string, userId: string): LobbyMemberRow | undefined {
+  return tx.delete(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId))).returning().get()
+}
+
+export function countMembers(tx: DB, lobbyId: string): number {
+  return tx.select({ n: count() }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).get()?.n ?? 0
+}
+
+export function countUserLobbies(tx: DB, userId: string, applicationId: string): number {
+  return tx.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))).get()?.n ?? 0
+}
+
+/** The ids among `ids` that are users. */
+export function existingUsers(tx: DB, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set()
+  return new Set(tx.select({ id: users.id }).from(users).where(inArray(users.id, ids)).all().map((r) => r.id))
+}
+
+/** Lobby ids a user belongs to (for gateway subscriptions), optionally of one application. */
+export function lobbyIdsOfUser(userId: string, applicationId?: string): string[] {
+  const where = applicationId
+    ? and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))
+    : eq(lobbyMembers.userId, userId)
+  return db().select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where).all().map((r) => r.id)
+}
+
+export function anyoneConnected(tx: DB, lobbyId: string): boolean {
+  return (
+    tx
+      .select({ one: sql`1` })
+      .from(lobbyMembers)
+      .where(and(eq(lobbyMembers.lobbyId, lobbyId), isNotNull(lobbyMembers.voiceSessionId)))
+      .limit(1)
+      .get() !== undefined
+  )
+}
+
+export function setVoice(tx: DB, lobbyId: string, userId: string, voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean }): LobbyMemberRow | undefined {
+  return tx
+    .update(lobbyMembers)
+    .set(voice)
+    .where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId)))
+    .returning()
+    .get()
+}
+
+export function membersConnectedBy(tx: DB, sessionId: string): LobbyMemberRow[] {
+  return tx.select().from(lobbyMembers).where(eq(lobbyMembers.voiceSessionId, sessionId)).all()
+}
+
+/** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
+export function resetVoiceAtStart(now: number): void {
+  db().transaction(
+    (tx) => {
+      tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
+      tx.update(lobbies)
+        .set({ idleDeadline: sql`${now} + ${lobbies.idleTimeoutSeconds} * 1000` })
+        .where(sql`${lobbies.idleDeadline} IS NULL`)
+        .run()
+    },
+    { behavior: 'immediate' },
+  )
+}
+
+export function insertMessage(tx: DB, row: typeof lobbyMessages.$inferInsert): LobbyMessageRow {
+  return tx.insert(lobbyMessages).values(row).returning().get()
+}
+
+export function listMessages(lobbyId: string, limit: number): LobbyMessageRow[] {
+  return db().select().from(lobbyMessages).where(eq(lobbyMessages.lobbyId, lobbyId)).orderBy(desc(lobbyMessages.id)).limit(limit).all()
+}

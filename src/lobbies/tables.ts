@@ -1,0 +1,71 @@
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { applications } from '../oauth2/tables'
+import { users } from '../users/tables'
+
+export type Metadata = Record<string, string>
+
+export const lobbies = sqliteTable(
+  'lobbies',
+  {
+    id: text().primaryKey(),
+    applicationId: text().notNull().references(() => applications.id, { onDelete: 'cascade' }),
+    metadata: text({ mode: 'json' }).$type<Metadata>(),
+    flags: integer().notNull().default(0),
+    idleTimeoutSeconds: integer().notNull(),
+    /** sha256 hex of the join secret (PUT /lobbies); unique per application while set. */
+    secretHash: text(),
+    secretExpiresAt: integer(),
+    /** Guild text channel linked to the lobby (one lobby per channel). */
+    linkedChannelId: text().unique(),
+    linkedBy: text(),
+    linkedAt: integer(),
+    /** When the lobby closes for idleness; null while a member is connected. The sweeper reads it. */
+    idleDeadline: integer(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [
+    uniqueIndex('lobbies_app_secret_unique').on(t.applicationId, t.secretHash),
+    index('lobbies_idle_deadline_idx').on(t.idleDeadline),
+  ],
+)
+
+export const lobbyMembers = sqliteTable(
+  'lobby_members',
+  {
+    lobbyId: text().notNull().references(() => lobbies.id, { onDelete: 'cascade' }),
+    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** Copy of the lobby's application, for the per-user-per-application lobby count. */
+    applicationId: text().notNull(),
+    metadata: text({ mode: 'json' }).$type<Metadata>(),
+    flags: integer().notNull().default(0),
+    /** Gateway session whose lobby voice state (op 17) has the member connected; null when not connected. */
+    voiceSessionId: text(),
+    selfMute: integer({ mode: 'boolean' }).notNull().default(false),
+    selfDeaf: integer({ mode: 'boolean' }).notNull().default(false),
+    joinedAt: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.lobbyId, t.userId] }),
+    index('lobby_members_user_app_idx').on(t.userId, t.applicationId),
+    index('lobby_members_voice_session_idx').on(t.voiceSessionId),
+  ],
+)
+
+export const lobbyMessages = sqliteTable(
+  'lobby_messages',
+  {
+    id: text().primaryKey(),
+    lobbyId: text().notNull().references(() => lobbies.id, { onDelete: 'cascade' }),
+    applicationId: text().notNull(),
+    authorId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    content: text().notNull(),
+    metadata: text({ mode: 'json' }).$type<Metadata>(),
+    flags: integer().notNull().default(0),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('lobby_messages_lobby_idx').on(t.lobbyId, t.id)],
+)
+
+export type LobbyRow = typeof lobbies.$inferSelect
+export type LobbyMemberRow = typeof lobbyMembers.$inferSelect
+export type LobbyMessageRow = typeof lobbyMessages.$inferSelect

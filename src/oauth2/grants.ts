@@ -1,0 +1,153 @@
+// The token endpoint's grants: authorization_code (PKCE S256), refresh_token (rotation, reuse revokes the
+// family) and client_credentials. Tokens are 256-bit random strings; only their SHA-256 is stored.
+import { createHash } from 'node:crypto'
+import { clock } from '../core/clock'
+import { randomToken, safeEqual, sha256Hex } from '../core/crypto'
+import { snowflake } from '../core/snowflake'
+import { transaction } from '../db/client'
+import type { AuthenticatedClient, FormBody } from './client-auth'
+import { OAuthError } from './errors'
+import { parseScopes } from './scopes'
+import { findCode, findTokenByRefreshHash, insertToken, revokeFamily, spendRefreshToken, useCode } from './store'
+
+export const ACCESS_TOKEN_SECONDS = 7 * 24 * 3600
+export const REFRESH_TOKEN_SECONDS = 90 * 24 * 3600
+
+export type TokenResponse = {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  refresh_token?: string
+  scope: string
+}
+
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
+
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url')
+}
+
+function issue(input: {
+  applicationId: string
+  userId: string
+  scopes: string
+  familyId: string
+  refresh: boolean
+  publicClient: boolean
+  /** The spent row of a refresh, so spending and issuing commit together. */
+  spend?: string
+}): TokenResponse {
+  const accessToken = randomToken(32)
+  const refreshToken = input.refresh ? randomToken(32) : undefined
+  const now = clock.now()
+  transaction((tx) => {
+    if (input.spend && !spendRefreshToken(tx, input.spend)) throw new RefreshRace()
+    insertToken(tx, {
+      id: snowflake(),
+      applicationId: input.applicationId,
+      userId: input.userId,
+      scopes: input.scopes,
+      accessTokenHash: sha256Hex(accessToken),
+      refreshTokenHash: refreshToken ? sha256Hex(refreshToken) : null,
+      familyId: input.familyId,
+      expiresAt: now + ACCESS_TOKEN_SECONDS * 1000,
+      refreshExpiresAt: refreshToken ? now + REFRESH_TOKEN_SECONDS * 1000 : null,
+      publicClient: input.publicClient,
+      createdAt: now,
+    })
+  })
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    scope: input.scopes,
+  }
+}
+
+class RefreshRace extends Error {}
+
+const invalidGrant = (what: string) => new OAuthError('invalid_grant', `Invalid "${what}" in request.`)
+
+export async function exchangeCode(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
+  if (!form.code) throw new OAuthError('invalid_request', 'Missing "code" in request.')
+  const hash = sha256Hex(form.code)
+  const code = await useCode(hash)
+  if (!code) {
+    // A replayed code: whatever it bought is revoked (RFC 6749 4.1.2).
+    const spent = await findCode(hash)
+    if (spent) await revokeFamily(spent.familyId)
+    throw invalidGrant('code')
+  }
+  if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) throw invalidGrant('code')
+  const redirect = form.redirect_uri
+  if ((code.redirectUriGiven || redirect !== undefined) && redirect !== code.redirectUri) throw invalidGrant('redirect_uri')
+  if (code.codeChallenge) {
+    const verifier = form.code_verifier
+    if (!verifier || !VERIFIER.test(verifier) || !safeEqual(s256(verifier), code.codeChallenge)) throw invalidGrant('code_verifier')
+  } else if (form.code_verifier !== undefined) {
+    // No challenge was made: a verifier now means someone downgraded the request.
+    throw invalidGrant('code_verifier')
+  }
+  // Without a secret only PKCE ties the code to the client that asked for it.
+  if (!client.confidential && !code.codeChallenge) throw new OAuthError('invalid_client', 'Invalid client_secret')
+  return issue({
+    applicationId: code.applicationId,
+    userId: code.userId,
+    scopes: code.scopes,
+    familyId: code.familyId,
+    refresh: true,
+    publicClient: !client.confidential,
+  })
+}
+
+export async function refresh(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
+  if (!form.refresh_token) throw new OAuthError('invalid_request', 'Missing "refresh_token" in request.')
+  const row = await findTokenByRefreshHash(sha256Hex(form.refresh_token))
+  if (!row || row.applicationId !== client.app.id) throw invalidGrant('refresh_token')
+  if (!client.confidential && !row.publicClient) throw new OAuthError('invalid_client', 'Invalid client_secret')
+  if (row.refreshUsedAt !== null) {
+    // Reuse of a rotated refresh token: someone else holds a copy. End the whole grant.
+    await revokeFamily(row.familyId)
+    throw invalidGrant('refresh_token')
+  }
+  if (row.refreshExpiresAt === null || row.refreshExpiresAt <= clock.now()) throw invalidGrant('refresh_token')
+  let scopes = row.scopes
+  if (form.scope !== undefined) {
+    const asked = parseScopes(form.scope)
+    const had = row.scopes.split(' ')
+    if (!asked || !asked.every((s) => had.includes(s))) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+    scopes = asked.join(' ')
+  }
+  try {
+    return issue({
+      applicationId: row.applicationId,
+      userId: row.userId,
+      scopes,
+      familyId: row.familyId,
+      refresh: true,
+      publicClient: row.publicClient,
+      spend: row.id,
+    })
+  } catch (error) {
+    if (!(error instanceof RefreshRace)) throw error
+    // Two requests raced with one refresh token: the loser is a reuse.
+    await revokeFamily(row.familyId)
+    throw invalidGrant('refresh_token')
+  }
+}
+
+export async function clientCredentials(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
+  if (!client.confidential) throw new OAuthError('invalid_client', 'Invalid client_secret')
+  const scopes = form.scope === undefined ? ['identify'] : parseScopes(form.scope)
+  if (!scopes) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+  // Discord issues client-credential tokens for the application's owner; an unowned application acts as its bot.
+  return issue({
+    applicationId: client.app.id,
+    userId: client.app.ownerId ?? client.app.botUserId,
+    scopes: scopes.join(' '),
+    familyId: snowflake(),
+    refresh: false,
+    publicClient: false,
+  })
+}

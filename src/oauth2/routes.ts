@@ -1,0 +1,107 @@
+// OAuth2: the consent screen (GET/POST /oauth2/authorize, user token), the token endpoints (client authentication,
+// RFC 6749 error bodies) and /oauth2/@me (bearer).
+import { Elysia, t } from 'elysia'
+import { Errors } from '../core/errors'
+import { identity } from '../http/identity'
+import { json } from '../http/respond'
+import { findUser } from '../users/store'
+import { publicUser } from '../users/serialize'
+import { findApplication } from './applications'
+import { checkAuthorizeRequest, denied, grantCode, type AuthorizeQuery } from './authorize'
+import { authenticateClient, formFields } from './client-auth'
+import { OAuthError } from './errors'
+import { clientCredentials, exchangeCode, refresh } from './grants'
+import { publicApplication } from './serialize'
+import { findTokenByAnyHash, findTokenById, hasGrant, revokeFamily } from './store'
+import { sha256Hex } from '../core/crypto'
+
+// RFC 6749 5.1: token responses must not be cached.
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
+
+function query(q: Record<string, unknown>): AuthorizeQuery {
+  const out: AuthorizeQuery = {}
+  for (const [key, value] of Object.entries(q)) if (typeof value === 'string') out[key] = value
+  return out
+}
+
+export const oauth2Routes = new Elysia()
+  .use(identity)
+  .get(
+    '/oauth2/authorize',
+    async ({ caller, query: q }) => {
+      const request = await checkAuthorizeRequest(query(q))
+      const user = await findUser(caller.userId)
+      if (!user) throw Errors.unauthorized()
+      return {
+        application: publicApplication(request.app),
+        user: publicUser(user),
+        authorized: await hasGrant(user.id, request.app.id),
+        scopes: request.scopes,
+        redirect_uri: request.redirectUri,
+      }
+    },
+    { auth: 'user', detail: { tags: ['oauth2'], summary: 'What an authorization request asks for' } },
+  )
+  .post(
+    '/oauth2/authorize',
+    async ({ caller, query: q, body }) => {
+      const request = await checkAuthorizeRequest(query(q))
+      if (!body.authorize) return { location: denied(request) }
+      return { location: await grantCode(request, caller.userId) }
+    },
+    {
+      auth: 'user',
+      body: t.Object({ authorize: t.Boolean(), permissions: t.Optional(t.Any()), guild_id: t.Optional(t.Any()) }),
+      detail: { tags: ['oauth2'], summary: 'Approve or deny an authorization request' },
+    },
+  )
+  .post(
+    '/oauth2/token',
+    async ({ request, body }) => {
+      const form = formFields(body)
+      const grant = form.grant_type
+      if (!grant) throw new OAuthError('invalid_request', 'Missing "grant_type" in request.')
+      if (!['authorization_code', 'refresh_token', 'client_credentials'].includes(grant)) {
+        throw new OAuthError('unsupported_grant_type', `Unsupported grant type "${grant}".`)
+      }
+      const client = await authenticateClient(request, form)
+      const issued =
+        grant === 'authorization_code'
+          ? await exchangeCode(client, form)
+          : grant === 'refresh_token'
+            ? await refresh(client, form)
+            : await clientCredentials(client, form)
+      return json(issued, 200, NO_STORE)
+    },
+    { detail: { tags: ['oauth2'], summary: 'Exchange a code, a refresh token or client credentials for tokens' } },
+  )
+  .post(
+    '/oauth2/token/revoke',
+    async ({ request, body }) => {
+      const form = formFields(body)
+      const client = await authenticateClient(request, form)
+      if (!form.token) throw new OAuthError('invalid_request', 'Missing "token" in request.')
+      // RFC 7009: unknown or foreign tokens are not an error; revoking either token ends the whole grant.
+      const row = await findTokenByAnyHash(sha256Hex(form.token))
+      if (row && row.applicationId === client.app.id) await revokeFamily(row.familyId)
+      return json({}, 200, NO_STORE)
+    },
+    { detail: { tags: ['oauth2'], summary: 'Revoke an access or refresh token' } },
+  )
+  .get(
+    '/oauth2/@me',
+    async ({ caller }) => {
+      if (caller.kind !== 'bearer') throw Errors.unauthorized()
+      const app = await findApplication(caller.applicationId)
+      const grant = await findTokenById(caller.grantId)
+      if (!app || !grant) throw Errors.unauthorized()
+      const user = caller.scopes.includes('identify') ? await findUser(caller.userId) : undefined
+      return {
+        application: publicApplication(app),
+        scopes: grant.scopes.split(' '),
+        expires: new Date(grant.expiresAt).toISOString(),
+        ...(user ? { user: publicUser(user) } : {}),
+      }
+    },
+    { auth: 'bearer', detail: { tags: ['oauth2'], summary: 'The current OAuth2 authorization' } },
+  )

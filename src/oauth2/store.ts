@@ -1,0 +1,79 @@
+// Queries of authorization codes and OAuth2 tokens. Single-use steps are one UPDATE ... RETURNING each.
+import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { clock } from '../core/clock'
+import { db, type DB } from '../db/client'
+import { oauth2Codes, oauth2Tokens, type OAuth2CodeRow, type OAuth2TokenRow } from './tables'
+
+export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<void> {
+  const now = clock.now()
+  // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
+  db().delete(oauth2Codes).where(lt(oauth2Codes.expiresAt, now - 3600_000)).run()
+  db().insert(oauth2Codes).values(row).run()
+}
+
+/** Mark a code used; undefined when it does not exist or was already used (atomic: one statement). */
+export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
+  return db()
+    .update(oauth2Codes)
+    .set({ usedAt: clock.now() })
+    .where(and(eq(oauth2Codes.codeHash, codeHash), isNull(oauth2Codes.usedAt)))
+    .returning()
+    .get()
+}
+
+export async function findCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
+  return db().select().from(oauth2Codes).where(eq(oauth2Codes.codeHash, codeHash)).get()
+}
+
+export function insertToken(tx: DB, row: typeof oauth2Tokens.$inferInsert): void {
+  tx.insert(oauth2Tokens).values(row).run()
+}
+
+export async function findTokenByRefreshHash(hash: string): Promise<OAuth2TokenRow | undefined> {
+  return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.refreshTokenHash, hash)).get()
+}
+
+export async function findTokenById(id: string): Promise<OAuth2TokenRow | undefined> {
+  return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.id, id)).get()
+}
+
+export async function findTokenByAnyHash(hash: string): Promise<OAuth2TokenRow | undefined> {
+  return db()
+    .select()
+    .from(oauth2Tokens)
+    .where(or(eq(oauth2Tokens.accessTokenHash, hash), eq(oauth2Tokens.refreshTokenHash, hash)))
+    .get()
+}
+
+/** Spend a refresh token and end its access token, in one statement; undefined if someone spent it first. */
+export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefined {
+  const now = clock.now()
+  return tx
+    .update(oauth2Tokens)
+    .set({ refreshUsedAt: now, expiresAt: sql`min(${oauth2Tokens.expiresAt}, ${now})` })
+    .where(and(eq(oauth2Tokens.id, id), isNull(oauth2Tokens.refreshUsedAt)))
+    .returning()
+    .get()
+}
+
+/** Revoke every token of a grant family (reuse of a spent refresh token or code, or explicit revocation). */
+export async function revokeFamily(familyId: string): Promise<number> {
+  return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all().length
+}
+
+/** Whether the user has a live grant for the application (it "authorized" the application). */
+export async function hasGrant(userId: string, applicationId: string): Promise<boolean> {
+  const now = clock.now()
+  const row = db()
+    .select({ id: oauth2Tokens.id })
+    .from(oauth2Tokens)
+    .where(
+      and(
+        eq(oauth2Tokens.userId, userId),
+        eq(oauth2Tokens.applicationId, applicationId),
+        or(gt(oauth2Tokens.expiresAt, now), and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now))),
+      ),
+    )
+    .get()
+  return row !== undefined
+}

@@ -1,0 +1,44 @@
+// A stand-in Gateway for event tests until the real server lands: connections identify through the domains'
+// identify hooks, join user:/app: topics like the real one, and record what is published to them.
+import type { Caller } from '../../src/core/caller'
+import { identifyHooks, installBus, sessionEndHooks, opHandlers, type GatewayConnection } from '../../src/gateway/bus'
+
+type Conn = GatewayConnection & { topics: Set<string>; received: { t: string; d: any }[] }
+
+const conns = new Set<Conn>()
+let n = 0
+
+installBus({
+  publish(to, type, data) {
+    const list = Array.isArray(to) ? to : [to]
+    for (const c of conns) if (list.some((t) => c.topics.has(t))) c.received.push({ t: type, d: structuredClone(data) })
+  },
+  subscribeUser(userId, topic) {
+    for (const c of conns) if (c.caller.userId === userId) c.topics.add(topic)
+  },
+  unsubscribeUser(userId, topic) {
+    for (const c of conns) if (c.caller.userId === userId) c.topics.delete(topic)
+  },
+  closeAuthSession() {},
+  closeUser() {},
+})
+
+export async function connect(caller: Caller) {
+  n += 1
+  const topics = new Set<string>([`user:${caller.userId}`])
+  if (caller.kind === 'bot') topics.add(`app:${caller.applicationId}`)
+  for (const hook of identifyHooks) for (const t of (await hook(caller)).topics ?? []) topics.add(t)
+  const conn: Conn = { caller, sessionId: `fake-${n}`, topics, received: [], send() {} }
+  conns.add(conn)
+  return {
+    conn,
+    types: () => conn.received.map((e) => e.t),
+    events: (type: string) => conn.received.filter((e) => e.t === type).map((e) => e.d),
+    clear: () => (conn.received.length = 0),
+    op: (op: number, d: unknown) => opHandlers.get(op)?.(conn, d),
+    async close() {
+      conns.delete(conn)
+      for (const hook of sessionEndHooks) await hook(conn)
+    },
+  }
+}
