@@ -26,6 +26,96 @@ CREATE TABLE `outbox` (
 );
 --> statement-breakpoint
 CREATE INDEX `outbox_to_idx` ON `outbox` (`to`);--> statement-breakpoint
+CREATE TABLE `channels` (
+	`id` text PRIMARY KEY NOT NULL,
+	`guild_id` text NOT NULL,
+	`type` integer NOT NULL,
+	`name` text NOT NULL,
+	`topic` text,
+	`position` integer DEFAULT 0 NOT NULL,
+	`nsfw` integer DEFAULT false NOT NULL,
+	`last_message_id` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`guild_id`) REFERENCES `guilds`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `channels_guild_idx` ON `channels` (`guild_id`);--> statement-breakpoint
+CREATE TABLE `guilds` (
+	`id` text PRIMARY KEY NOT NULL,
+	`name` text NOT NULL,
+	`owner_id` text NOT NULL,
+	`features` text DEFAULT '[]' NOT NULL,
+	`vanity_url_code` text,
+	`hub_type` integer,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`owner_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `guilds_vanityUrlCode_unique` ON `guilds` (`vanity_url_code`);--> statement-breakpoint
+CREATE TABLE `invites` (
+	`code` text PRIMARY KEY NOT NULL,
+	`guild_id` text NOT NULL,
+	`channel_id` text NOT NULL,
+	`inviter_id` text,
+	`target_user_id` text,
+	`max_age` integer NOT NULL,
+	`max_uses` integer NOT NULL,
+	`uses` integer DEFAULT 0 NOT NULL,
+	`temporary` integer DEFAULT false NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer,
+	FOREIGN KEY (`guild_id`) REFERENCES `guilds`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`channel_id`) REFERENCES `channels`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`inviter_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE INDEX `invites_channel_idx` ON `invites` (`channel_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `invites_code_idx` ON `invites` (`code`);--> statement-breakpoint
+CREATE TABLE `guild_member_roles` (
+	`guild_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`role_id` text NOT NULL,
+	PRIMARY KEY(`guild_id`, `user_id`, `role_id`),
+	FOREIGN KEY (`role_id`) REFERENCES `guild_roles`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `guild_member_roles_role_idx` ON `guild_member_roles` (`role_id`);--> statement-breakpoint
+CREATE TABLE `guild_members` (
+	`guild_id` text NOT NULL,
+	`user_id` text NOT NULL,
+	`nick` text,
+	`joined_at` integer NOT NULL,
+	PRIMARY KEY(`guild_id`, `user_id`),
+	FOREIGN KEY (`guild_id`) REFERENCES `guilds`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `guild_members_user_idx` ON `guild_members` (`user_id`);--> statement-breakpoint
+CREATE TABLE `channel_messages` (
+	`id` text PRIMARY KEY NOT NULL,
+	`channel_id` text NOT NULL,
+	`author_id` text NOT NULL,
+	`content` text NOT NULL,
+	`nonce` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`channel_id`) REFERENCES `channels`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`author_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+CREATE INDEX `channel_messages_channel_idx` ON `channel_messages` (`channel_id`,`id`);--> statement-breakpoint
+CREATE TABLE `guild_roles` (
+	`id` text PRIMARY KEY NOT NULL,
+	`guild_id` text NOT NULL,
+	`name` text NOT NULL,
+	`permissions` text NOT NULL,
+	`position` integer NOT NULL,
+	`color` integer DEFAULT 0 NOT NULL,
+	`hoist` integer DEFAULT false NOT NULL,
+	`mentionable` integer DEFAULT false NOT NULL,
+	FOREIGN KEY (`guild_id`) REFERENCES `guilds`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `guild_roles_guild_idx` ON `guild_roles` (`guild_id`);--> statement-breakpoint
 CREATE TABLE `lobbies` (
 	`id` text PRIMARY KEY NOT NULL,
 	`application_id` text NOT NULL,

@@ -10,6 +10,10 @@ import { registerLobbyGateway } from './lobbies/gateway'
 import { lobbiesRoutes } from './lobbies/routes'
 import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
+import { channelRoutes, guildRoutes, inviteRoutes } from './guilds/routes'
+import { guildIdentify } from './guilds/gateway'
+import { guildsForLobbies } from './guilds/public'
+import { setGuildPort } from './lobbies/guild-port'
 import { userReady } from './users/ready'
 import { onIdentify } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
@@ -17,12 +21,14 @@ import { gatewaySocket } from './gateway/server'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(gatewayRoutes).use(oauth2Routes).use(lobbiesRoutes)
+  return new Elysia().use(usersRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
 }
 
 export function buildApp() {
   setTokenResolvers({ user: resolveUserToken, bot: resolveBotToken, bearer: resolveBearerToken })
   onIdentify(userReady)
+  onIdentify(guildIdentify)
+  setGuildPort(guildsForLobbies)
   registerLobbyGateway()
   return (
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.

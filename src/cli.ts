@@ -6,6 +6,7 @@ import { closeDatabase, openDatabase } from './db/client'
 import { createApplication, listApplications } from './oauth2/applications'
 import { createVerifiedUser } from './users/service'
 import { createSession } from './auth/sessions'
+import { setGuildAttributes } from './guilds/public'
 
 type Command = { usage: string; run: (argv: string[]) => Promise<unknown> }
 
@@ -34,6 +35,23 @@ const commands: Record<string, Command> = {
       const user = await createVerifiedUser({ email: values.email, password: values.password, username: values.username })
       const { token } = await createSession(user.id, { platform: 'cli' })
       return { id: user.id, token }
+    },
+  },
+  'guild set': {
+    usage: 'guild set --id ID [--feature F ...] [--hub-type N] [--vanity CODE]',
+    async run(argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { id: { type: 'string' }, feature: { type: 'string', multiple: true }, 'hub-type': { type: 'string' }, vanity: { type: 'string' } },
+      })
+      if (!values.id) throw new UsageError('--id is required')
+      const hubType = values['hub-type']
+      if (hubType !== undefined && !/^\d+$/.test(hubType)) throw new UsageError('--hub-type must be a number')
+      return setGuildAttributes(values.id, {
+        features: values.feature,
+        hubType: hubType === undefined ? undefined : Number(hubType),
+        vanity: values.vanity,
+      })
     },
   },
 }

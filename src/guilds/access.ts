@@ -1,0 +1,49 @@
+// Who may see and do what in a guild. Non-members get 404 (never a hint that a guild or channel exists);
+// members without a permission get 403 50013.
+import { Errors } from '../core/errors'
+import { computePermissions, has, P } from './permissions'
+import { getChannelRow, getGuild, getMember, guildRoles, memberRoleIds } from './store'
+import type { ChannelRow, GuildRow, MemberRow } from './tables'
+
+export function permissionsOf(guild: GuildRow, userId: string): bigint {
+  const all = guildRoles(guild.id)
+  const everyone = all.find((r) => r.id === guild.id)
+  const mine = new Set(memberRoleIds(guild.id, userId))
+  return computePermissions({
+    isOwner: guild.ownerId === userId,
+    everyone: BigInt(everyone?.permissions ?? '0'),
+    roles: all.filter((r) => mine.has(r.id)).map((r) => BigInt(r.permissions)),
+  })
+}
+
+/** The highest role position a member holds (owner: above every role). */
+export function topPosition(guild: GuildRow, userId: string): number {
+  if (guild.ownerId === userId) return Number.MAX_SAFE_INTEGER
+  const mine = new Set(memberRoleIds(guild.id, userId))
+  return guildRoles(guild.id).reduce((top, r) => (mine.has(r.id) && r.position > top ? r.position : top), 0)
+}
+
+export type GuildAccess = { guild: GuildRow; member: MemberRow; permissions: bigint }
+
+export function guildAccess(guildId: string, userId: string, needed: bigint = 0n): GuildAccess {
+  const guild = getGuild(guildId)
+  const member = guild && getMember(guild.id, userId)
+  if (!guild || !member) throw Errors.unknownGuild()
+  const permissions = permissionsOf(guild, userId)
+  if (!has(permissions, needed)) throw Errors.missingPermissions()
+  return { guild, member, permissions }
+}
+
+export type ChannelAccess = GuildAccess & { channel: ChannelRow }
+
+/** A channel the user can see (VIEW_CHANNEL), plus any further permission needed. */
+export function channelAccess(channelId: string, userId: string, needed: bigint = 0n): ChannelAccess {
+  const channel = getChannelRow(channelId)
+  const guild = channel && getGuild(channel.guildId)
+  const member = guild && getMember(guild.id, userId)
+  if (!channel || !guild || !member) throw Errors.unknownChannel()
+  const permissions = permissionsOf(guild, userId)
+  if (!has(permissions, P.VIEW_CHANNEL)) throw Errors.missingPermissions()
+  if (!has(permissions, needed)) throw Errors.missingPermissions()
+  return { guild, member, channel, permissions }
+}

@@ -1,0 +1,86 @@
+// Guild channels: text (0) and voice (2).
+import { eq } from 'drizzle-orm'
+import { clock } from '../core/clock'
+import { snowflake } from '../core/snowflake'
+import { transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { channelAccess, guildAccess, permissionsOf } from './access'
+import { syncAllMembers } from './gateway'
+import { has, P } from './permissions'
+import { getChannelRow, getGuild, getMember, guildChannels, memberUserIds } from './store'
+import { serializeChannelRow } from './serialize'
+import { channels, type ChannelRow } from './tables'
+
+export type ChannelInput = { name?: string; type?: number; topic?: string | null; position?: number; nsfw?: boolean }
+
+export function createChannel(userId: string, guildId: string, input: ChannelInput & { name: string }) {
+  guildAccess(guildId, userId, P.MANAGE_CHANNELS)
+  const row = transaction((tx) =>
+    tx
+      .insert(channels)
+      .values({
+        id: snowflake(),
+        guildId,
+        type: input.type ?? 0,
+        name: input.name,
+        topic: input.topic ?? null,
+        position: input.position ?? guildChannels(guildId, tx).length,
+        nsfw: input.nsfw ?? false,
+        createdAt: clock.now(),
+      })
+      .returning()
+      .get(),
+  )
+  // Members who can view it follow the channel before its creation is announced there.
+  syncAllMembers(guildId)
+  const body = serializeChannelRow(row)
+  events.publish(topics.channel(row.id), 'CHANNEL_CREATE', body)
+  return body
+}
+
+export function listChannels(userId: string, guildId: string) {
+  const { permissions } = guildAccess(guildId, userId)
+  return has(permissions, P.VIEW_CHANNEL) ? guildChannels(guildId).map(serializeChannelRow) : []
+}
+
+export function getChannel(userId: string, channelId: string) {
+  return serializeChannelRow(channelAccess(channelId, userId).channel)
+}
+
+export function updateChannel(userId: string, channelId: string, input: ChannelInput) {
+  channelAccess(channelId, userId, P.MANAGE_CHANNELS)
+  const row = transaction((tx) =>
+    tx
+      .update(channels)
+      .set({
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.topic !== undefined ? { topic: input.topic } : {}),
+        ...(input.position !== undefined ? { position: input.position } : {}),
+        ...(input.nsfw !== undefined ? { nsfw: input.nsfw } : {}),
+      })
+      .where(eq(channels.id, channelId))
+      .returning()
+      .get(),
+  )
+  const body = serializeChannelRow(row)
+  events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
+  return body
+}
+
+export function deleteChannel(userId: string, channelId: string) {
+  const { channel } = channelAccess(channelId, userId, P.MANAGE_CHANNELS)
+  transaction((tx) => tx.delete(channels).where(eq(channels.id, channelId)).run())
+  const body = serializeChannelRow(channel)
+  events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)
+  for (const memberId of memberUserIds(channel.guildId)) events.unsubscribeUser(memberId, topics.channel(channelId))
+  return body
+}
+
+/** Effective permissions of a user on a channel; 0 when the user is not in its guild. */
+export function channelPermissionsOf(userId: string, channel: ChannelRow): bigint {
+  const guild = getGuild(channel.guildId)
+  if (!guild || !getMember(guild.id, userId)) return 0n
+  return permissionsOf(guild, userId)
+}
+
+export { getChannelRow }

@@ -1,0 +1,46 @@
+// Gateway wiring for guilds: which topics a member follows (the guild, and each channel it can view),
+// READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
+import type { Caller } from '../core/caller'
+import { events, topics } from '../gateway/bus'
+import { permissionsOf } from './access'
+import { has, P } from './permissions'
+import { getGuild, getMember, guildChannels, guildsOfUser, memberUserIds } from './store'
+import { serializeGuildForGateway } from './serialize'
+import type { GuildRow } from './tables'
+
+function viewableChannelIds(guild: GuildRow, userId: string): string[] {
+  const perms = permissionsOf(guild, userId)
+  return has(perms, P.VIEW_CHANNEL) ? guildChannels(guild.id).map((c) => c.id) : []
+}
+
+export function guildIdentify(caller: Caller) {
+  const joined = guildsOfUser(caller.userId)
+  const topicList: string[] = []
+  const ready = joined.map((g) => {
+    topicList.push(topics.guild(g.id), ...viewableChannelIds(g, caller.userId).map(topics.channel))
+    return serializeGuildForGateway(g, getMember(g.id, caller.userId))
+  })
+  return { topics: topicList, ready: { guilds: ready } }
+}
+
+/** Make a member's live sessions follow exactly the guild's channels it can view. */
+export function syncMemberTopics(guildId: string, userId: string): void {
+  const guild = getGuild(guildId)
+  if (!guild || !getMember(guildId, userId)) return
+  events.subscribeUser(userId, topics.guild(guildId))
+  const visible = new Set(viewableChannelIds(guild, userId))
+  for (const channel of guildChannels(guildId)) {
+    if (visible.has(channel.id)) events.subscribeUser(userId, topics.channel(channel.id))
+    else events.unsubscribeUser(userId, topics.channel(channel.id))
+  }
+}
+
+export function syncAllMembers(guildId: string): void {
+  for (const userId of memberUserIds(guildId)) syncMemberTopics(guildId, userId)
+}
+
+/** After leaving, being kicked, or the guild's deletion: drop the guild's topics from the user's sessions. */
+export function dropGuildTopics(userId: string, guildId: string, channelIds: string[]): void {
+  events.unsubscribeUser(userId, topics.guild(guildId))
+  for (const id of channelIds) events.unsubscribeUser(userId, topics.channel(id))
+}

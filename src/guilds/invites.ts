@@ -1,0 +1,120 @@
+// Invites: created on a channel (CREATE_INSTANT_INVITE), looked up, accepted (atomic use count, expiry,
+// target user), deleted.
+import { eq } from 'drizzle-orm'
+import { randomBytes } from 'node:crypto'
+import { clock } from '../core/clock'
+import { Errors } from '../core/errors'
+import { transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { findUser } from '../users/store'
+import { channelAccess, permissionsOf } from './access'
+import { addMember } from './guilds'
+import { has, P } from './permissions'
+import { claimInviteUse, getChannelRow, getGuild, getInvite, getMember, reusableInvite } from './store'
+import { serializeInvite } from './serialize'
+import { invites, type InviteRow } from './tables'
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** 10 characters from 62: ~59 bits, unguessable by brute force against rate-limited lookups. */
+function inviteCode(): string {
+  let code = ''
+  while (code.length < 10) {
+    const byte = randomBytes(1)[0]
+    if (byte < 248) code += ALPHABET[byte % 62]
+  }
+  return code
+}
+
+export type InviteInput = { maxAge?: number; maxUses?: number; unique?: boolean; temporary?: boolean; targetUserId?: string | null }
+
+/** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
+export async function createInvite(userId: string, channelId: string, input: InviteInput) {
+  const { channel, guild } = channelAccess(channelId, userId, P.CREATE_INSTANT_INVITE)
+  if (input.targetUserId && !(await findUser(input.targetUserId))) throw Errors.unknownUser()
+  const maxAge = input.maxAge ?? 86400
+  const maxUses = input.maxUses ?? 0
+  const temporary = input.temporary ?? false
+  const now = clock.now()
+  if (!input.unique && !input.targetUserId) {
+    const existing = reusableInvite(channel.id, userId, maxAge, maxUses, temporary, now)
+    if (existing) return serializeInvite(existing, guild, channel)
+  }
+  const row = transaction((tx) =>
+    tx
+      .insert(invites)
+      .values({
+        code: inviteCode(),
+        guildId: guild.id,
+        channelId: channel.id,
+        inviterId: userId,
+        targetUserId: input.targetUserId ?? null,
+        maxAge,
+        maxUses,
+        temporary,
+        createdAt: now,
+        expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
+      })
+      .returning()
+      .get(),
+  )
+  const body = await serializeInvite(row, guild, channel)
+  events.publish(topics.channel(channel.id), 'INVITE_CREATE', {
+    channel_id: channel.id,
+    guild_id: guild.id,
+    code: row.code,
+    created_at: body.created_at,
+    inviter: body.inviter,
+    max_age: maxAge,
+    max_uses: maxUses,
+    temporary,
+    uses: 0,
+    ...(body.target_user ? { target_type: 1, target_user: body.target_user } : {}),
+  })
+  return body
+}
+
+function live(invite: InviteRow | undefined, now: number): invite is InviteRow {
+  return !!invite && (invite.expiresAt === null || invite.expiresAt > now) && (invite.maxUses === 0 || invite.uses < invite.maxUses)
+}
+
+export async function lookupInvite(code: string) {
+  const invite = getInvite(code)
+  if (!live(invite, clock.now())) throw Errors.unknownInvite()
+  const guild = getGuild(invite.guildId)!
+  const channel = getChannelRow(invite.channelId)!
+  return serializeInvite(invite, guild, channel)
+}
+
+/**
+ * Join the invite's guild. A targeted invite works only for its target; uses and expiry are claimed atomically.
+ * A member who is already in the guild gets the invite back without using it.
+ */
+export async function joinGuildByInvite(userId: string, code: string) {
+  const existing = getInvite(code)
+  if (!existing || (existing.targetUserId && existing.targetUserId !== userId)) throw Errors.unknownInvite()
+  const guild = getGuild(existing.guildId)
+  const channel = getChannelRow(existing.channelId)
+  if (!guild || !channel) throw Errors.unknownInvite()
+  if (getMember(guild.id, userId)) {
+    if (!live(existing, clock.now())) throw Errors.unknownInvite()
+    return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
+  }
+  const claimed = claimInviteUse(code, clock.now(), userId)
+  if (!claimed) throw Errors.unknownInvite()
+  addMember(guild, userId)
+  return { ...(await serializeInvite(claimed, guild, channel)), new_member: true }
+}
+
+export async function deleteInvite(userId: string, code: string) {
+  const invite = getInvite(code)
+  if (!invite) throw Errors.unknownInvite()
+  const guild = getGuild(invite.guildId)
+  const channel = getChannelRow(invite.channelId)
+  if (!guild || !channel || !getMember(guild.id, userId)) throw Errors.unknownInvite()
+  const perms = permissionsOf(guild, userId)
+  if (invite.inviterId !== userId && !has(perms, P.MANAGE_CHANNELS) && !has(perms, P.MANAGE_GUILD)) throw Errors.missingPermissions()
+  transaction((tx) => tx.delete(invites).where(eq(invites.code, code)).run())
+  events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
+  return serializeInvite(invite, guild, channel)
+}

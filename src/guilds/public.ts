@@ -1,0 +1,67 @@
+// What other domains use from guilds. Lobbies reach channels through this object (wired in app.ts), so guilds
+// never imports lobbies; registration joins by invite; experiments read a guild's filterable attributes.
+import { clock } from '../core/clock'
+import { transaction } from '../db/client'
+import { channelPermissionsOf } from './channels'
+import { createInvite } from './invites'
+import { writeMessage } from './messages'
+import { serializeChannelRow, serializeInvite } from './serialize'
+import { getChannelRow, getGuild, memberCount } from './store'
+import { invites } from './tables'
+import { randomBytes } from 'node:crypto'
+
+export { joinGuildByInvite } from './invites'
+export { createGuild, setGuildAttributes } from './guilds'
+export { P as Permissions } from './permissions'
+
+export const guildsForLobbies = {
+  async getChannel(id: string) {
+    const c = getChannelRow(id)
+    return c ? { id: c.id, type: c.type, guildId: c.guildId, nsfw: c.nsfw } : undefined
+  },
+  serializeChannel(id: string) {
+    const c = getChannelRow(id)
+    return c ? serializeChannelRow(c) : undefined
+  },
+  async channelPermissions(userId: string, channelId: string) {
+    const c = getChannelRow(channelId)
+    return c ? channelPermissionsOf(userId, c) : 0n
+  },
+  /** Single-use invite only `targetUserId` can accept; the lobby domain checked the inviter's right to link. */
+  async createTargetedInvite(input: { channelId: string; inviterId: string; targetUserId: string; maxAgeSeconds: number }) {
+    const channel = getChannelRow(input.channelId)!
+    const guild = getGuild(channel.guildId)!
+    const now = clock.now()
+    const row = transaction((tx) =>
+      tx
+        .insert(invites)
+        .values({
+          code: randomBytes(8).toString('base64url'),
+          guildId: guild.id,
+          channelId: channel.id,
+          inviterId: input.inviterId,
+          targetUserId: input.targetUserId,
+          maxAge: input.maxAgeSeconds,
+          maxUses: 1,
+          createdAt: now,
+          expiresAt: now + input.maxAgeSeconds * 1000,
+        })
+        .returning()
+        .get(),
+    )
+    return { code: row.code, invite: await serializeInvite(row, guild, channel) }
+  },
+  async createChannelMessage(input: { channelId: string; authorId: string; content: string }) {
+    const channel = getChannelRow(input.channelId)
+    return channel ? writeMessage(channel, input.authorId, input.content) : undefined
+  },
+}
+
+/** The attributes server experiments filter on. */
+export function guildForExperiments(guildId: string) {
+  const g = getGuild(guildId)
+  if (!g) return undefined
+  return { id: g.id, features: g.features, member_count: memberCount(g.id), vanity_url_code: g.vanityUrlCode, hub_type: g.hubType, created_at: g.createdAt }
+}
+
+export { createInvite }

@@ -1,0 +1,104 @@
+// Roles: create, edit, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only act on roles
+// below its own highest role and cannot grant permissions it does not have.
+import { and, eq } from 'drizzle-orm'
+import { Errors, formError } from '../core/errors'
+import { snowflake } from '../core/snowflake'
+import { transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { findUser } from '../users/store'
+import { guildAccess, topPosition, type GuildAccess } from './access'
+import { syncAllMembers, syncMemberTopics } from './gateway'
+import { P, parsePermissions, ALL_PERMISSIONS } from './permissions'
+import { getMember, getRole, guildRoles } from './store'
+import { serializeMember, serializeRole } from './serialize'
+import { memberRoles, roles, type RoleRow } from './tables'
+
+export type RoleInput = { name?: string; permissions?: string; color?: number; hoist?: boolean; mentionable?: boolean }
+
+function grantable(access: GuildAccess, permissions: string | undefined): string | undefined {
+  if (permissions === undefined) return undefined
+  const bits = parsePermissions(permissions)
+  if (bits === null) throw formError({ permissions: ['BASE_TYPE_INVALID', 'Invalid permissions value.'] })
+  const isOwner = access.guild.ownerId === access.member.userId
+  if (!isOwner && access.permissions !== ALL_PERMISSIONS && (bits & ~access.permissions) !== 0n) throw Errors.missingPermissions()
+  return bits.toString()
+}
+
+function manageable(access: GuildAccess, role: RoleRow): void {
+  if (access.guild.ownerId !== access.member.userId && role.position >= topPosition(access.guild, access.member.userId)) {
+    throw Errors.missingPermissions()
+  }
+}
+
+export function createRole(userId: string, guildId: string, input: RoleInput) {
+  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const permissions = grantable(access, input.permissions) ?? '0'
+  const position = guildRoles(guildId).length
+  const row = transaction((tx) =>
+    tx
+      .insert(roles)
+      .values({ id: snowflake(), guildId, name: input.name ?? 'new role', permissions, position, color: input.color ?? 0, hoist: input.hoist ?? false, mentionable: input.mentionable ?? false })
+      .returning()
+      .get(),
+  )
+  const body = serializeRole(row)
+  events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: body })
+  return body
+}
+
+export function updateRole(userId: string, guildId: string, roleId: string, input: RoleInput) {
+  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const role = getRole(guildId, roleId)
+  if (!role) throw Errors.unknownRole()
+  if (role.id !== guildId) manageable(access, role)
+  const permissions = grantable(access, input.permissions)
+  const row = transaction((tx) =>
+    tx
+      .update(roles)
+      .set({
+        ...(input.name !== undefined && role.id !== guildId ? { name: input.name } : {}),
+        ...(permissions !== undefined ? { permissions } : {}),
+        ...(input.color !== undefined ? { color: input.color } : {}),
+        ...(input.hoist !== undefined ? { hoist: input.hoist } : {}),
+        ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
+      })
+      .where(eq(roles.id, roleId))
+      .returning()
+      .get(),
+  )
+  const body = serializeRole(row)
+  events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
+  if (permissions !== undefined) syncAllMembers(guildId)
+  return body
+}
+
+export function deleteRole(userId: string, guildId: string, roleId: string): void {
+  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const role = getRole(guildId, roleId)
+  if (!role) throw Errors.unknownRole()
+  if (role.id === guildId) throw formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })
+  manageable(access, role)
+  transaction((tx) => tx.delete(roles).where(eq(roles.id, roleId)).run())
+  events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })
+  syncAllMembers(guildId)
+}
+
+export async function setMemberRole(userId: string, guildId: string, targetId: string, roleId: string, give: boolean): Promise<void> {
+  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const member = getMember(guildId, targetId)
+  if (!member) throw Errors.unknownMember()
+  const role = getRole(guildId, roleId)
+  if (!role || role.id === guildId) throw Errors.unknownRole()
+  manageable(access, role)
+  transaction((tx) => {
+    if (give) tx.insert(memberRoles).values({ guildId, userId: targetId, roleId }).onConflictDoNothing().run()
+    else tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, targetId), eq(memberRoles.roleId, roleId))).run()
+  })
+  syncMemberTopics(guildId, targetId)
+  events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member, await findUser(targetId)) })
+}
+
+export function listRoles(userId: string, guildId: string) {
+  guildAccess(guildId, userId)
+  return guildRoles(guildId).map(serializeRole)
+}

@@ -1,0 +1,130 @@
+// Discord-shaped guild, role, channel, member, message and invite objects.
+import { publicUser } from '../users/serialize'
+import type { UserRow } from '../users/tables'
+import { findUser } from '../users/store'
+import { guildChannels, guildRoles, memberCount, memberRoleIds } from './store'
+import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
+
+export function serializeRole(r: RoleRow) {
+  return {
+    id: r.id,
+    name: r.name,
+    color: r.color,
+    hoist: r.hoist,
+    icon: null,
+    unicode_emoji: null,
+    position: r.position,
+    permissions: r.permissions,
+    managed: false,
+    mentionable: r.mentionable,
+    flags: 0,
+  }
+}
+
+export function serializeChannelRow(c: ChannelRow) {
+  return {
+    id: c.id,
+    type: c.type,
+    guild_id: c.guildId,
+    name: c.name,
+    position: c.position,
+    permission_overwrites: [],
+    parent_id: null,
+    nsfw: c.nsfw,
+    ...(c.type === 0 ? { topic: c.topic, last_message_id: c.lastMessageId, rate_limit_per_user: 0 } : { bitrate: 64000, user_limit: 0, rtc_region: null }),
+    flags: 0,
+  }
+}
+
+export function serializeGuild(g: GuildRow) {
+  return {
+    id: g.id,
+    name: g.name,
+    icon: null,
+    description: null,
+    owner_id: g.ownerId,
+    features: g.features,
+    vanity_url_code: g.vanityUrlCode,
+    hub_type: g.hubType,
+    member_count: memberCount(g.id),
+    roles: guildRoles(g.id).map(serializeRole),
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    mfa_level: 0,
+    premium_tier: 0,
+    nsfw_level: 0,
+    preferred_locale: 'en-US',
+  }
+}
+
+/** GUILD_CREATE and READY carry the channels and the joined_at of the receiving member. */
+export function serializeGuildForGateway(g: GuildRow, member?: MemberRow) {
+  return {
+    ...serializeGuild(g),
+    channels: guildChannels(g.id).map(serializeChannelRow),
+    joined_at: member ? new Date(member.joinedAt).toISOString() : null,
+    large: false,
+    unavailable: false,
+  }
+}
+
+export function serializeMember(m: MemberRow, user: UserRow | undefined) {
+  return {
+    user: user ? publicUser(user) : null,
+    nick: m.nick,
+    avatar: null,
+    roles: memberRoleIds(m.guildId, m.userId),
+    joined_at: new Date(m.joinedAt).toISOString(),
+    premium_since: null,
+    deaf: false,
+    mute: false,
+    flags: 0,
+    pending: false,
+  }
+}
+
+export async function serializeMessage(m: MessageRow, guildId: string) {
+  const author = await findUser(m.authorId)
+  return {
+    id: m.id,
+    type: 0,
+    content: m.content,
+    channel_id: m.channelId,
+    guild_id: guildId,
+    author: author ? publicUser(author) : null,
+    attachments: [],
+    embeds: [],
+    mentions: [],
+    mention_roles: [],
+    mention_everyone: false,
+    pinned: false,
+    tts: false,
+    timestamp: new Date(m.createdAt).toISOString(),
+    edited_timestamp: null,
+    flags: 0,
+    components: [],
+    ...(m.nonce !== null ? { nonce: m.nonce } : {}),
+  }
+}
+
+export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: ChannelRow) {
+  const inviter = i.inviterId ? await findUser(i.inviterId) : undefined
+  const target = i.targetUserId ? await findUser(i.targetUserId) : undefined
+  return {
+    code: i.code,
+    type: 0,
+    guild: { id: guild.id, name: guild.name, icon: null, features: guild.features, vanity_url_code: guild.vanityUrlCode },
+    guild_id: guild.id,
+    channel: { id: channel.id, name: channel.name, type: channel.type },
+    inviter: inviter ? publicUser(inviter) : undefined,
+    ...(target ? { target_type: 1, target_user: publicUser(target) } : {}),
+    uses: i.uses,
+    max_uses: i.maxUses,
+    max_age: i.maxAge,
+    temporary: i.temporary,
+    created_at: new Date(i.createdAt).toISOString(),
+    expires_at: i.expiresAt === null ? null : new Date(i.expiresAt).toISOString(),
+    approximate_member_count: memberCount(guild.id),
+  }
+}

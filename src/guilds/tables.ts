@@ -1,0 +1,108 @@
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { users } from '../users/tables'
+
+export const guilds = sqliteTable('guilds', {
+  id: text().primaryKey(),
+  name: text().notNull(),
+  ownerId: text().notNull().references(() => users.id),
+  /** Operator-set (server guild set): Discord feature strings. */
+  features: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
+  vanityUrlCode: text().unique(),
+  hubType: integer(),
+  createdAt: integer().notNull(),
+})
+
+export const roles = sqliteTable(
+  'guild_roles',
+  {
+    id: text().primaryKey(),
+    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    /** Permission bits as a decimal string (64-bit). */
+    permissions: text().notNull(),
+    position: integer().notNull(),
+    color: integer().notNull().default(0),
+    hoist: integer({ mode: 'boolean' }).notNull().default(false),
+    mentionable: integer({ mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [index('guild_roles_guild_idx').on(t.guildId)],
+)
+
+export const members = sqliteTable(
+  'guild_members',
+  {
+    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    nick: text(),
+    joinedAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] }), index('guild_members_user_idx').on(t.userId)],
+)
+
+export const memberRoles = sqliteTable(
+  'guild_member_roles',
+  {
+    guildId: text().notNull(),
+    userId: text().notNull(),
+    roleId: text().notNull().references(() => roles.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId, t.roleId] }), index('guild_member_roles_role_idx').on(t.roleId)],
+)
+
+export const channels = sqliteTable(
+  'channels',
+  {
+    id: text().primaryKey(),
+    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
+    /** 0 text, 2 voice */
+    type: integer().notNull(),
+    name: text().notNull(),
+    topic: text(),
+    position: integer().notNull().default(0),
+    nsfw: integer({ mode: 'boolean' }).notNull().default(false),
+    lastMessageId: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('channels_guild_idx').on(t.guildId)],
+)
+
+export const messages = sqliteTable(
+  'channel_messages',
+  {
+    id: text().primaryKey(),
+    channelId: text().notNull().references(() => channels.id, { onDelete: 'cascade' }),
+    authorId: text().notNull().references(() => users.id),
+    content: text().notNull(),
+    nonce: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('channel_messages_channel_idx').on(t.channelId, t.id)],
+)
+
+export const invites = sqliteTable(
+  'invites',
+  {
+    code: text().primaryKey(),
+    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
+    channelId: text().notNull().references(() => channels.id, { onDelete: 'cascade' }),
+    inviterId: text().references(() => users.id, { onDelete: 'set null' }),
+    targetUserId: text(),
+    /** seconds; 0 = never expires */
+    maxAge: integer().notNull(),
+    /** 0 = unlimited */
+    maxUses: integer().notNull(),
+    uses: integer().notNull().default(0),
+    temporary: integer({ mode: 'boolean' }).notNull().default(false),
+    createdAt: integer().notNull(),
+    /** ms; null = never */
+    expiresAt: integer(),
+  },
+  (t) => [index('invites_channel_idx').on(t.channelId), uniqueIndex('invites_code_idx').on(t.code)],
+)
+
+export type GuildRow = typeof guilds.$inferSelect
+export type RoleRow = typeof roles.$inferSelect
+export type MemberRow = typeof members.$inferSelect
+export type ChannelRow = typeof channels.$inferSelect
+export type MessageRow = typeof messages.$inferSelect
+export type InviteRow = typeof invites.$inferSelect
