@@ -1,7 +1,9 @@
-// A stand-in Gateway for event tests until the real server lands: connections identify through the domains'
-// identify hooks, join user:/app: topics like the real one, and record what is published to them.
+// In-process recording connections for event tests: they identify through the domains' identify hooks, join
+// user:/app: topics like the real Gateway, and record what is published to them. Every call is also passed on
+// to the real Gateway's bus, so sockets of other test files in the same process keep working.
 import type { Caller } from '../../src/core/caller'
 import { identifyHooks, installBus, sessionEndHooks, opHandlers, type GatewayConnection } from '../../src/gateway/bus'
+import { bus as realBus } from '../../src/gateway/server'
 
 type Conn = GatewayConnection & { topics: Set<string>; received: { t: string; d: any }[] }
 
@@ -10,17 +12,20 @@ let n = 0
 
 installBus({
   publish(to, type, data) {
+    realBus.publish(to, type, data)
     const list = Array.isArray(to) ? to : [to]
     for (const c of conns) if (list.some((t) => c.topics.has(t))) c.received.push({ t: type, d: structuredClone(data) })
   },
   subscribeUser(userId, topic) {
+    realBus.subscribeUser(userId, topic)
     for (const c of conns) if (c.caller.userId === userId) c.topics.add(topic)
   },
   unsubscribeUser(userId, topic) {
+    realBus.unsubscribeUser(userId, topic)
     for (const c of conns) if (c.caller.userId === userId) c.topics.delete(topic)
   },
-  closeAuthSession() {},
-  closeUser() {},
+  closeAuthSession: (id, code, reason) => realBus.closeAuthSession(id, code, reason),
+  closeUser: (id, code, reason) => realBus.closeUser(id, code, reason),
 })
 
 export async function connect(caller: Caller) {
