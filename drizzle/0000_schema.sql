@@ -9,12 +9,71 @@ CREATE TABLE `auth_sessions` (
 	`client_os` text,
 	`client_platform` text,
 	`client_location` text,
+	`login_source` text,
+	`gift_code_sku_id` text,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `auth_sessions_tokenHash_unique` ON `auth_sessions` (`token_hash`);--> statement-breakpoint
 CREATE UNIQUE INDEX `auth_sessions_idHash_unique` ON `auth_sessions` (`id_hash`);--> statement-breakpoint
 CREATE INDEX `auth_sessions_user_idx` ON `auth_sessions` (`user_id`);--> statement-breakpoint
+CREATE TABLE `blocked_phones` (
+	`phone` text PRIMARY KEY NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `fingerprints` (
+	`id` text PRIMARY KEY NOT NULL,
+	`valid` integer NOT NULL,
+	`ip` text NOT NULL,
+	`created_at` integer NOT NULL,
+	`used_by` text
+);
+--> statement-breakpoint
+CREATE TABLE `known_ips` (
+	`user_id` text NOT NULL,
+	`ip` text NOT NULL,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`user_id`, `ip`),
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `one_time_tokens` (
+	`token_hash` text PRIMARY KEY NOT NULL,
+	`purpose` text NOT NULL,
+	`user_id` text,
+	`data` text DEFAULT '{}' NOT NULL,
+	`created_at` integer NOT NULL,
+	`expires_at` integer NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `one_time_tokens_user_idx` ON `one_time_tokens` (`user_id`,`purpose`);--> statement-breakpoint
+CREATE TABLE `phone_codes` (
+	`phone` text NOT NULL,
+	`purpose` text NOT NULL,
+	`code_hash` text NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`expires_at` integer NOT NULL,
+	PRIMARY KEY(`phone`, `purpose`)
+);
+--> statement-breakpoint
+CREATE TABLE `push_devices` (
+	`session_id` text NOT NULL,
+	`provider` text NOT NULL,
+	`token` text NOT NULL,
+	`voip_provider` text,
+	`voip_token` text,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`session_id`, `provider`, `token`),
+	FOREIGN KEY (`session_id`) REFERENCES `auth_sessions`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `server_secrets` (
+	`name` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `outbox` (
 	`id` text PRIMARY KEY NOT NULL,
 	`channel` text NOT NULL,
@@ -233,6 +292,10 @@ CREATE TABLE `users` (
 	`flags` integer DEFAULT 0 NOT NULL,
 	`locale` text DEFAULT 'en-US' NOT NULL,
 	`theme` text DEFAULT 'dark' NOT NULL,
+	`date_of_birth` text,
+	`state` text DEFAULT 'active' NOT NULL,
+	`compromised` integer DEFAULT false NOT NULL,
+	`promotional_email_opt_in` integer DEFAULT false NOT NULL,
 	`created_at` integer NOT NULL
 );
 --> statement-breakpoint

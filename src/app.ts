@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import { config } from './config'
 import { setTokenResolvers } from './core/caller'
-import { resolveUserToken } from './auth/sessions'
+import { liveSessionIds, resolveUserToken } from './auth/sessions'
 import { httpBasics } from './http/basics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
@@ -10,23 +10,26 @@ import { registerLobbyGateway } from './lobbies/gateway'
 import { lobbiesRoutes } from './lobbies/routes'
 import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
+import { authPublicRoutes, authSessionRoutes } from './auth/routes'
+import { usernameRoutes } from './usernames/routes'
 import { channelRoutes, guildRoutes, inviteRoutes } from './guilds/routes'
 import { guildIdentify } from './guilds/gateway'
 import { guildsForLobbies } from './guilds/public'
 import { setGuildPort } from './lobbies/guild-port'
 import { userReady } from './users/ready'
-import { onIdentify } from './gateway/bus'
+import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
+  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
 }
 
 export function buildApp() {
   setTokenResolvers({ user: resolveUserToken, bot: resolveBotToken, bearer: resolveBearerToken })
   onIdentify(userReady)
+  setAuthSessionCheck(liveSessionIds)
   onIdentify(guildIdentify)
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()

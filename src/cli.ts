@@ -7,6 +7,8 @@ import { createApplication, listApplications } from './oauth2/applications'
 import { createVerifiedUser } from './users/service'
 import { createSession } from './auth/sessions'
 import { setGuildAttributes } from './guilds/public'
+import { readOutbox } from './delivery'
+import { lockUser } from './auth/lock'
 
 type Command = { usage: string; run: (argv: string[]) => Promise<unknown> }
 
@@ -35,6 +37,23 @@ const commands: Record<string, Command> = {
       const user = await createVerifiedUser({ email: values.email, password: values.password, username: values.username })
       const { token } = await createSession(user.id, { platform: 'cli' })
       return { id: user.id, token }
+    },
+  },
+  outbox: {
+    usage: 'outbox [--to ADDRESS] [--json]',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { to: { type: 'string' }, json: { type: 'boolean' } } })
+      const rows = await readOutbox(values.to)
+      if (values.json) return rows.map((r) => ({ id: r.id, channel: r.channel, to: r.to, subject: r.subject, body: r.body, status: r.status, created_at: new Date(r.createdAt).toISOString() }))
+      return rows.map((r) => `${new Date(r.createdAt).toISOString()} ${r.channel} to ${r.to} [${r.status}]${r.subject ? ` ${r.subject}` : ''}\n${r.body}\n`).join('\n')
+    },
+  },
+  'user lock': {
+    usage: 'user lock --id ID',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      return lockUser(values.id)
     },
   },
   'guild set': {
@@ -73,7 +92,7 @@ export async function runCli(args: string[]): Promise<number> {
   try {
     openDatabase(config().databasePath, { syncFull: config().databaseSyncFull })
     const result = await command.run(args.slice(name.split(' ').length))
-    console.log(JSON.stringify(result))
+    console.log(typeof result === 'string' ? result : JSON.stringify(result))
     return 0
   } catch (error) {
     console.error(`error: ${error instanceof Error ? error.message : String(error)}`)

@@ -2,6 +2,7 @@
 import { buildApp, type App } from './app'
 import { config, loadConfig, setConfig, type Config } from './config'
 import { closeDatabase, openDatabase } from './db/client'
+import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
 
@@ -10,6 +11,7 @@ export type Running = { app: App; port: number; url: string; stop: () => Promise
 export async function startServer(overrides: Partial<Config> = {}): Promise<Running> {
   const cfg = setConfig({ ...config(), ...overrides })
   openDatabase(cfg.databasePath, { syncFull: cfg.databaseSyncFull })
+  installTransports(cfg)
   const app = buildApp()
   app.listen({ port: cfg.port, hostname: cfg.host })
   const port = app.server!.port!

@@ -14,3 +14,7 @@ declare module 'swagger-ui-dist/swagger-ui-bundle.js' {
   const path: string
   export default path
 }
+declare module '*.csv' {
+  const text: string
+  export default text
+}

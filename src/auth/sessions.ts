@@ -1,5 +1,5 @@
 // User sessions: one per token. The token is returned once; only its hash is kept.
-import { and, eq, lt, sql } from 'drizzle-orm'
+import { and, eq, inArray, lt, sql } from 'drizzle-orm'
 import { config } from '../config'
 import type { UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
@@ -7,11 +7,18 @@ import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto
 import { db, prepared } from '../db/client'
 import { authSessions, type AuthSessionRow } from './tables'
 
-export type ClientInfo = { ip?: string; os?: string | null; platform?: string | null; location?: string | null }
+export type SessionClient = {
+  ip?: string
+  os?: string | null
+  platform?: string | null
+  location?: string | null
+  loginSource?: string | null
+  giftCodeSkuId?: string | null
+}
 
 const TOUCH_EVERY_MS = 60_000
 
-export async function createSession(userId: string, client: ClientInfo = {}): Promise<{ token: string; session: AuthSessionRow }> {
+export async function createSession(userId: string, client: SessionClient = {}): Promise<{ token: string; session: AuthSessionRow }> {
   const token = ownedToken(userId)
   const id = randomToken(16)
   const now = clock.now()
@@ -28,6 +35,8 @@ export async function createSession(userId: string, client: ClientInfo = {}): Pr
       clientOs: client.os ?? null,
       clientPlatform: client.platform ?? null,
       clientLocation: client.location ?? null,
+      loginSource: client.loginSource ?? null,
+      giftCodeSkuId: client.giftCodeSkuId ?? null,
     })
     .returning()
     .get()
@@ -76,4 +85,15 @@ export async function deleteUserSessions(userId: string, exceptId?: string): Pro
   const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
   for (const id of ids) db().delete(authSessions).where(and(eq(authSessions.id, id), eq(authSessions.userId, userId))).run()
   return ids
+}
+
+/** Which of these sessions still exist and have not idled out. */
+export function liveSessionIds(ids: string[]): Set<string> {
+  const cutoff = clock.now() - idleLimitMs()
+  const alive = new Set<string>()
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = db().select({ id: authSessions.id, lastUsedAt: authSessions.lastUsedAt }).from(authSessions).where(inArray(authSessions.id, ids.slice(i, i + 500))).all()
+    for (const r of rows) if (r.lastUsedAt >= cutoff) alive.add(r.id)
+  }
+  return alive
 }

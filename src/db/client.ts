@@ -7,6 +7,12 @@ import { applyMigrations } from './migrate'
 
 export type DB = BunSQLiteDatabase
 
+const onOpen: (() => void)[] = []
+/** Run when a database is opened (caches that belong to one database clear themselves). */
+export function whenOpened(fn: () => void): void {
+  onOpen.push(fn)
+}
+
 let sqlite: Database | undefined
 let current: DB | undefined
 
@@ -21,6 +27,7 @@ export function openDatabase(path: string, { syncFull = false } = {}): DB {
   handle.exec('PRAGMA temp_store = MEMORY')
   const db = drizzle({ client: handle, casing: 'snake_case' })
   applyMigrations(db)
+  onOpen.forEach((fn) => fn())
   sqlite = handle
   current = db
   return db

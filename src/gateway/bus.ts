@@ -81,3 +81,18 @@ export function onOpcode(op: number, handler: OpHandler): void {
 export function onSessionEnd(hook: CloseHook): void {
   if (!sessionEndHooks.includes(hook)) sessionEndHooks.push(hook)
 }
+
+type AuthSessionCheck = (authSessionIds: string[]) => Set<string> | Promise<Set<string>>
+let authSessionCheck: AuthSessionCheck | undefined
+
+/**
+ * The accounts domain says which auth sessions still exist; the Gateway closes (4004) connections whose session
+ * ended elsewhere (an operator's CLI in another process, idle expiry).
+ */
+export function setAuthSessionCheck(check: AuthSessionCheck): void {
+  authSessionCheck = check
+}
+
+export function getAuthSessionCheck(): AuthSessionCheck | undefined {
+  return authSessionCheck
+}

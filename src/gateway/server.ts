@@ -7,7 +7,7 @@ import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { randomBytes } from 'node:crypto'
-import { identifyHooks, installBus, opHandlers, sessionEndHooks, topics, type EventBus, type GatewayConnection } from './bus'
+import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, topics, type EventBus, type GatewayConnection } from './bus'
 import { ACCEPTED_NOOP_OPS, Close, MAX_INBOUND_BYTES, Op, QOS_HEARTBEAT, frame } from './protocol'
 import { currentSeq, nextSeq, remember, replaySince } from './replay'
 import {
@@ -77,9 +77,29 @@ function endSession(session: GatewaySession, code?: number, reason?: string): vo
   for (const hook of sessionEndHooks) Promise.resolve(hook(view)).catch((e) => log.error('session end hook failed', { error: String(e) }))
 }
 
+let sweeps = 0
+const AUTH_CHECK_EVERY = 5 // sweeps (seconds)
+
 function sweepExpired(): void {
   const now = clock.now()
   for (const s of sessions.values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
+  sweeps += 1
+  if (sweeps % AUTH_CHECK_EVERY === 0) void closeEndedAuthSessions()
+}
+
+/** Close user connections whose auth session no longer exists (ended by another process or expired). */
+export async function closeEndedAuthSessions(): Promise<void> {
+  const check = getAuthSessionCheck()
+  if (!check) return
+  const userSessions = [...sessions.values()].filter((s) => s.caller.kind === 'user')
+  if (!userSessions.length) return
+  const ids = [...new Set(userSessions.map((s) => (s.caller as { sessionId: string }).sessionId))]
+  try {
+    const alive = await check(ids)
+    for (const s of userSessions) if (!alive.has((s.caller as { sessionId: string }).sessionId)) endSession(s, 4004, 'Authentication failed')
+  } catch (error) {
+    log.error('auth session check failed', { error: String(error) })
+  }
 }
 
 function connectionView(session: GatewaySession): GatewayConnection {

@@ -17,6 +17,13 @@ export const users = sqliteTable('users', {
   flags: integer().notNull().default(0),
   locale: text().notNull().default('en-US'),
   theme: text().notNull().default('dark'),
+  /** ISO date (YYYY-MM-DD) */
+  dateOfBirth: text(),
+  /** active | disabled (by the user) | deletion_scheduled */
+  state: text().notNull().default('active'),
+  /** Flagged by an operator: every login must go through a password reset first. */
+  compromised: integer({ mode: 'boolean' }).notNull().default(false),
+  promotionalEmailOptIn: integer({ mode: 'boolean' }).notNull().default(false),
   createdAt: integer().notNull(),
 })
 

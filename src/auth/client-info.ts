@@ -1,0 +1,30 @@
+// What a session shows about its client: OS and platform from X-Super-Properties (base64 JSON, as Discord's clients
+// send it) or the User-Agent, and an approximate location from the IP.
+import { UAParser } from 'ua-parser-js'
+import { locationOf } from '../geo/country'
+
+export type ClientInfo = { ip: string; os: string | null; platform: string | null; location: string }
+
+function superProperties(header: string | null): { os?: string; browser?: string } | null {
+  if (!header || header.length > 4096) return null
+  try {
+    const parsed = JSON.parse(Buffer.from(header, 'base64').toString('utf8'))
+    return parsed && typeof parsed === 'object' ? parsed : null
+  } catch {
+    return null
+  }
+}
+
+const clip = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim().slice(0, 64) : null)
+
+export function clientInfo(request: Request, ip: string): ClientInfo {
+  const props = superProperties(request.headers.get('x-super-properties'))
+  let os = clip(props?.os)
+  let platform = clip(props?.browser)
+  if (!os || !platform) {
+    const ua = new UAParser(request.headers.get('user-agent') ?? '').getResult()
+    os ??= clip(ua.os.name)
+    platform ??= clip(ua.browser.name)
+  }
+  return { ip, os, platform, location: locationOf(ip) }
+}

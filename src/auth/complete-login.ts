@@ -1,0 +1,33 @@
+// What every successful authentication ends with (password login, MFA, passwordless, handoff, registration):
+// a new session for the client, the IP remembered as known, and the login success body.
+import { clock } from '../core/clock'
+import { db } from '../db/client'
+import type { UserRow } from '../users/tables'
+import type { ClientInfo } from './client-info'
+import { createSession } from './sessions'
+import { loginSettings } from './settings'
+import { knownIps } from './tables'
+
+export type LoginContext = { client: ClientInfo; loginSource?: string | null; giftCodeSkuId?: string | null }
+
+export function rememberIp(userId: string, ip: string): void {
+  db().insert(knownIps).values({ userId, ip, createdAt: clock.now() }).onConflictDoNothing().run()
+}
+
+export async function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
+  const { token } = await createSession(user.id, {
+    ip: context.client.ip,
+    os: context.client.os,
+    platform: context.client.platform,
+    location: context.client.location,
+    loginSource: context.loginSource ?? null,
+    giftCodeSkuId: context.giftCodeSkuId ?? null,
+  })
+  rememberIp(user.id, context.client.ip)
+  return {
+    user_id: user.id,
+    token,
+    user_settings: loginSettings(user),
+    ...(requiredActions.length ? { required_actions: requiredActions } : {}),
+  }
+}

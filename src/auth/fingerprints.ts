@@ -1,0 +1,46 @@
+// Fingerprints: anonymous identifiers for clients before login, "<snowflake>.<MAC>". At most 3 valid per 2 minutes
+// per IP; extras are returned but not valid (unusable for registration or experiments).
+import { and, eq, isNull } from 'drizzle-orm'
+import { createHmac } from 'node:crypto'
+import { clock } from '../core/clock'
+import { safeEqual } from '../core/crypto'
+import { tryConsume } from '../core/ratelimit'
+import { snowflake } from '../core/snowflake'
+import { db } from '../db/client'
+import { getSecret } from '../db/secrets'
+import { fingerprints } from './tables'
+
+export const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
+
+function mac(id: string): string {
+  return createHmac('sha256', getSecret('fingerprint')).update(id).digest('base64url').slice(0, 27)
+}
+
+export function createFingerprint(ip: string): string {
+  const id = snowflake()
+  const valid = tryConsume('fingerprint', ip, FINGERPRINT_LIMIT)
+  db().insert(fingerprints).values({ id, valid, ip, createdAt: clock.now() }).run()
+  return `${id}.${mac(id)}`
+}
+
+/** The snowflake of a fingerprint that is authentic and valid; undefined otherwise. */
+export function validFingerprint(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 64) return undefined
+  const [id, given] = value.split('.')
+  if (!id || !given || !/^\d{1,20}$/.test(id) || !safeEqual(given, mac(id))) return undefined
+  const row = db().select().from(fingerprints).where(eq(fingerprints.id, id)).get()
+  return row?.valid ? id : undefined
+}
+
+/** Claim a valid, unused fingerprint for a new account (atomic: one account per fingerprint). */
+export function claimFingerprint(value: unknown, userId: string): string | undefined {
+  const id = validFingerprint(value)
+  if (!id) return undefined
+  const claimed = db()
+    .update(fingerprints)
+    .set({ usedBy: userId })
+    .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
+    .returning()
+    .get()
+  return claimed ? id : undefined
+}

@@ -1,0 +1,30 @@
+// Handoff: an authenticated client mints a single-use token bound to a key and its IP; another client on the same
+// IP exchanges key + token for a new session. Wrong key, wrong IP, reuse and expiry all fail the same way.
+import { eq } from 'drizzle-orm'
+import { ApiError, addFieldError } from '../core/errors'
+import { safeEqual, sha256Hex } from '../core/crypto'
+import { db } from '../db/client'
+import { publicUser } from '../users/serialize'
+import { users } from '../users/tables'
+import type { ClientInfo } from './client-info'
+import { completeLogin } from './complete-login'
+import { issueOneTime, redeemOneTime } from './one-time'
+
+export const HANDOFF_TTL_MS = 5 * 60_000
+
+export function createHandoff(userId: string, key: string, ip: string): string {
+  return issueOneTime('handoff', userId, HANDOFF_TTL_MS, { key: sha256Hex(key), ip })
+}
+
+const invalid = () =>
+  new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'handoff_token', { code: 'HANDOFF_TOKEN_INVALID', message: 'Invalid handoff token.' }))
+
+export async function exchangeHandoff(key: string, handoffToken: string, client: ClientInfo) {
+  // Redeemed first (atomic), checked after: a token presented with the wrong key or from the wrong IP is burnt.
+  const row = redeemOneTime('handoff', handoffToken)
+  if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) throw invalid()
+  const user = db().select().from(users).where(eq(users.id, row.userId)).get()
+  if (!user || user.state !== 'active') throw invalid()
+  const { token } = await completeLogin(user, { client })
+  return { token, user: publicUser(user) }
+}

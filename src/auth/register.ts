@@ -1,0 +1,157 @@
+// POST /auth/register: every field of spec §4.5. Returns {token} (and show_verification_form when an invite joined
+// the user to a server). Sends the e-mail verification link.
+import { eq } from 'drizzle-orm'
+import { config } from '../config'
+import { clock } from '../core/clock'
+import { ApiError, addFieldError, type ErrorTree } from '../core/errors'
+import { consume } from '../core/ratelimit'
+import { snowflake } from '../core/snowflake'
+import { db } from '../db/client'
+import { countryOf } from '../geo/country'
+import { joinGuildByInvite } from '../guilds/public'
+import { suggestUsername, usernameProblem, isUsernameTaken } from '../usernames/rules'
+import { users } from '../users/tables'
+import type { ClientInfo } from './client-info'
+import { completeLogin, rememberIp } from './complete-login'
+import { claimFingerprint } from './fingerprints'
+import { mailEmailVerification } from './mail'
+import { issueOneTime, redeemOneTime } from './one-time'
+import { hashPassword } from './passwords'
+import { passwordProblem } from './password-policy'
+import { isPhoneBlocked } from './phone'
+
+export const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
+export const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
+const MIN_AGE_YEARS = 13
+
+export type RegisterInput = {
+  username?: string
+  global_name?: string | null
+  email?: string
+  phone_token?: string
+  password?: string
+  date_of_birth?: string
+  fingerprint?: string
+  invite?: string | null
+  guild_template_code?: string | null
+  gift_code_sku_id?: string | null
+  consent?: boolean
+  promotional_email_opt_in?: boolean
+}
+
+export function consentRequired(ip: string): boolean {
+  const country = countryOf(ip)
+  return !!country && config().consentCountries.includes(country)
+}
+
+function age(dateOfBirth: string, now: Date): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(dateOfBirth)
+  if (!m) return null
+  const [y, mo, d] = m.slice(1).map(Number)
+  const birth = new Date(Date.UTC(y, mo - 1, d))
+  if (birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d || birth > now) return null
+  let years = now.getUTCFullYear() - y
+  if (now.getUTCMonth() < mo - 1 || (now.getUTCMonth() === mo - 1 && now.getUTCDate() < d)) years -= 1
+  return years
+}
+
+export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
+  consume('register-ip', client.ip, REGISTRATIONS_PER_IP)
+  const errors: ErrorTree = {}
+  const fail = (field: string, code: string, message: string) => addFieldError(errors, field, { code, message })
+
+  const username = input.username?.toLowerCase()
+  if (!username && !input.global_name) fail('username', 'BASE_TYPE_REQUIRED', 'This field is required')
+  if (username) {
+    const problem = usernameProblem(username)
+    if (problem) fail('username', ...problem)
+    else if (await isUsernameTaken(username)) fail('username', 'USERNAME_ALREADY_TAKEN', 'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.')
+  }
+  const email = input.email?.trim().toLowerCase()
+  if (email !== undefined) {
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) fail('email', 'EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.')
+    else if (db().select({ id: users.id }).from(users).where(eq(users.email, email)).get()) fail('email', 'EMAIL_ALREADY_REGISTERED', 'Email is already registered.')
+  }
+  if (input.password !== undefined) {
+    const problem = passwordProblem(input.password)
+    if (problem) fail('password', ...problem)
+  } else if (email !== undefined) {
+    fail('password', 'BASE_TYPE_REQUIRED', 'This field is required')
+  }
+  if (input.date_of_birth !== undefined) {
+    const years = age(input.date_of_birth, clock.date())
+    if (years === null) fail('date_of_birth', 'DATE_OF_BIRTH_INVALID', 'Not a valid date of birth.')
+    else if (years < MIN_AGE_YEARS) fail('date_of_birth', 'DATE_OF_BIRTH_IS_UNDERAGE', `You need to be ${MIN_AGE_YEARS} or older to use this service.`)
+  }
+  if (consentRequired(client.ip) && input.consent !== true) fail('consent', 'CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.')
+  if (Object.keys(errors).length) throw new ApiError(400, 50035, 'Invalid Form Body', errors)
+
+  // Single-use inputs are consumed only once every check passed.
+  let phone: string | null = null
+  if (input.phone_token !== undefined) {
+    const row = redeemOneTime('phone', input.phone_token)
+    phone = row?.data.phone ?? null
+    if (!phone || isPhoneBlocked(phone) || db().select({ id: users.id }).from(users).where(eq(users.phone, phone)).get()) {
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
+    }
+  }
+  const provisionalId = snowflake()
+  const id = claimFingerprint(input.fingerprint ?? headerFingerprint, provisionalId) ?? provisionalId
+  const values = {
+    id,
+    username: username ?? (await suggestUsername(input.global_name)),
+    globalName: input.global_name ?? null,
+    email: email ?? null,
+    phone,
+    passwordHash: input.password !== undefined ? await hashPassword(input.password) : null,
+    dateOfBirth: input.date_of_birth ?? null,
+    promotionalEmailOptIn: input.promotional_email_opt_in ?? false,
+    createdAt: clock.now(),
+  }
+  const user = insertOrExplain(values)
+  rememberIp(user.id, client.ip)
+  if (email) await mailEmailVerification(email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email }))
+
+  let joined = false
+  if (input.invite) {
+    // A valid invite is accepted automatically; an invalid one does not stop the registration.
+    joined = await joinGuildByInvite(user.id, input.invite).then(() => true, () => false)
+  }
+  const { token } = await completeLogin(user, { client, giftCodeSkuId: input.gift_code_sku_id })
+  return { token, ...(joined ? { show_verification_form: false } : {}) }
+}
+
+/** Two registrations racing for one username or e-mail: the loser gets the form error, not a 500. */
+function insertOrExplain(values: typeof users.$inferInsert) {
+  try {
+    return db().insert(users).values(values).returning().get()
+  } catch (error) {
+    const message = String((error as Error).message)
+    if (message.includes('users.username')) {
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'username', { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable.' }))
+    }
+    if (message.includes('users.email')) {
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'email', { code: 'EMAIL_ALREADY_REGISTERED', message: 'Email is already registered.' }))
+    }
+    throw error
+  }
+}
+
+/** POST /auth/verify: the link's token marks the address verified (once) and logs the user in. */
+export async function verifyEmail(token: string, client: ClientInfo) {
+  const row = redeemOneTime('verify_email', token)
+  const user = row?.userId ? db().select().from(users).where(eq(users.id, row.userId)).get() : undefined
+  if (!row || !user || user.email !== row.data.email) {
+    throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'token', { code: 'TOKEN_INVALID', message: 'Invalid or expired token.' }))
+  }
+  db().update(users).set({ emailVerified: true }).where(eq(users.id, user.id)).run()
+  const { token: session, user_id } = await completeLogin(user, { client })
+  return { token: session, user_id }
+}
+
+export async function resendVerification(userId: string): Promise<void> {
+  consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
+  const user = db().select().from(users).where(eq(users.id, userId)).get()
+  if (!user?.email || user.emailVerified) return
+  await mailEmailVerification(user.email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }))
+}
