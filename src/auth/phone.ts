@@ -4,7 +4,7 @@ import { and, eq, gt, sql } from 'drizzle-orm'
 import { createHmac } from 'node:crypto'
 import { clock } from '../core/clock'
 import { randomDigits } from '../core/crypto'
-import { consume } from '../core/ratelimit'
+import { check, record } from '../core/ratelimit'
 import { db } from '../db/client'
 import { getSecret } from '../db/secrets'
 import { sendSms } from '../delivery'
@@ -12,6 +12,8 @@ import { blockedPhones, phoneCodes } from './tables'
 
 export const PHONE_CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
+export const SMS_PER_IP = { limit: 10, windowMs: 3600_000 }
+export const SMS_PER_PHONE = { limit: 5, windowMs: 3600_000 }
 
 export type PhonePurpose = 'register' | 'verify' | 'reset' | 'mfa_login'
 
@@ -33,8 +35,11 @@ function codeHash(phone: string, purpose: string, code: string): string {
 
 /** Text a new code (replacing any earlier one for this phone and purpose). */
 export async function issuePhoneCode(phone: string, purpose: PhonePurpose, ip: string, message = 'Your verification code is'): Promise<void> {
-  consume('sms-ip', ip, { limit: 10, windowMs: 3600_000 })
-  consume('sms-phone', phone, { limit: 5, windowMs: 3600_000 })
+  // Check both before counting either: a refused text does not use up the other allowance.
+  check('sms-ip', ip, SMS_PER_IP)
+  check('sms-phone', phone, SMS_PER_PHONE)
+  record('sms-ip', ip)
+  record('sms-phone', phone)
   const code = randomDigits(6)
   db()
     .insert(phoneCodes)

@@ -28,7 +28,9 @@ async function deliver<M>(channel: 'email' | 'sms', to: string, subject: string 
       log.error(`${channel} delivery failed`, { to, error: String(error) })
     }
   }
-  db().insert(outbox).values({ id: snowflake(), channel, to, subject, body, status, createdAt: clock.now() }).run()
+  // A delivered message's links are live credentials: keep them only while the outbox is the delivery.
+  const kept = status === 'sent' ? '(delivered; body not kept)' : body
+  db().insert(outbox).values({ id: snowflake(), channel, to, subject, body: kept, status, createdAt: clock.now() }).run()
   log.info(`${channel} ${status}`, { to, subject: subject ?? '' })
 }
 

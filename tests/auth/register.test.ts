@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
+import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { users } from '../../src/users/tables'
 import { api, makeUser, resetWorld } from '../helpers'
@@ -102,6 +103,27 @@ describe('registration', () => {
     expect((await registerUser({ phone_token: verified.body.token })).r.status).toBe(400)
   })
 
+  test('phone codes: 5 texts per phone and 10 per IP an hour, 10-minute life, dead after 5 wrong tries', async () => {
+    const phone = `+1556${String(Date.now()).slice(-7)}`
+    for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
+    const limited = await api('POST', '/auth/register/phone', { body: { phone } })
+    expect(limited.status).toBe(429)
+    expect(limited.body.retry_after).toBeGreaterThan(0)
+    for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/register/phone', { body: { phone: `+1557000000${i}` } })).status).toBe(204)
+    expect((await api('POST', '/auth/register/phone', { body: { phone: '+15570000009' } })).status).toBe(429) // 11th from this IP
+    resetWorld()
+
+    const code = await lastSmsCode(phone)
+    const wrong = code === '123456' ? '654321' : '123456'
+    for (let i = 0; i < 5; i++) expect((await api('POST', '/phone-verifications/verify', { body: { phone, code: wrong } })).status).toBe(400)
+    expect((await api('POST', '/phone-verifications/verify', { body: { phone, code } })).status).toBe(400) // killed
+
+    await api('POST', '/auth/register/phone', { body: { phone } })
+    const fresh = await lastSmsCode(phone)
+    clock.advance(10 * 60_000 + 1)
+    expect((await api('POST', '/phone-verifications/verify', { body: { phone, code: fresh } })).status).toBe(400) // expired
+  })
+
   test('an invite joins the new user to the server', async () => {
     const { owner, guild, channelId } = await makeGuild()
     const invite = await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { unique: true } })
@@ -113,7 +135,8 @@ describe('registration', () => {
 
   test('registrations per IP are rate-limited with retry_after', async () => {
     let last
-    for (let i = 0; i < 31; i++) last = await api('POST', '/auth/register', { body: { global_name: 'x' } })
+    for (let i = 0; i < 30; i++) expect((await api('POST', '/auth/register', { body: { global_name: 'x' } })).status).not.toBe(429)
+    last = await api('POST', '/auth/register', { body: { global_name: 'x' } })
     expect(last!.status).toBe(429)
     expect(last!.body.retry_after).toBeGreaterThan(0)
     expect(last!.headers.get('retry-after')).toBeTruthy()

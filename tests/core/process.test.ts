@@ -76,3 +76,37 @@ test('SIGTERM closes gateway sockets with 1001 and exits 0', async () => {
   expect(await closed).toBe(1001)
   expect(await proc.exited).toBe(0)
 })
+
+test('server outbox prints what was sent; user lock ends the sessions of a running server', async () => {
+  const { proc, url } = await startProcess()
+  const email = `outbox${Date.now()}@example.test`
+  const reg = await fetch(`${url}/api/v9/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: `ob${Date.now()}`, email, password: 'a long enough password', date_of_birth: '1990-01-01', consent: true }),
+  })
+  const { token } = (await reg.json()) as { token: string }
+  const rows = JSON.parse(cli('outbox', '--to', email, '--json').stdout)
+  expect(rows).toHaveLength(1)
+  expect(rows[0].body).toContain('/verify#token=')
+  expect(cli('outbox', '--to', email).stdout).toContain('/verify#token=')
+
+  const ws = new WebSocket(`${url.replace('http', 'ws')}/gateway?v=10&encoding=json`)
+  const frames: any[] = []
+  ws.onmessage = (e) => frames.push(JSON.parse(String(e.data)))
+  await new Promise((resolve) => (ws.onopen = resolve))
+  ws.send(JSON.stringify({ op: 2, d: { token, properties: {} } }))
+  while (!frames.some((f) => f.t === 'READY')) await Bun.sleep(20)
+  const beat = setInterval(() => ws.send(JSON.stringify({ op: 1, d: null })), Math.min(frames[0].d.heartbeat_interval / 3, 1000))
+  const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
+  const me = (await (await fetch(`${url}/api/v9/users/@me`, { headers: { authorization: token } })).json()) as { id: string }
+
+  const locked = cli('user', 'lock', '--id', me.id)
+  expect(locked.code).toBe(0)
+  expect(JSON.parse(locked.stdout)).toMatchObject({ id: me.id, locked: true, sessions_ended: 1 })
+  expect((await fetch(`${url}/api/v9/users/@me`, { headers: { authorization: token } })).status).toBe(401)
+  expect(await closed).toBe(4004) // the server notices within its auth-session sweep (5 s)
+  clearInterval(beat)
+  proc.kill('SIGTERM')
+  await proc.exited
+}, 15_000)

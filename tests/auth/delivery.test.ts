@@ -1,0 +1,113 @@
+// Real delivery: an SMTP server on loopback receives the mails, an HTTP sink receives the texts.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { SMTPServer } from 'smtp-server'
+import { config } from '../../src/config'
+import { readOutbox } from '../../src/delivery'
+import { installTransports } from '../../src/delivery/transports'
+import { api, resetWorld } from '../helpers'
+import { registerUser, withConfig } from './helpers'
+
+type Mail = { to: string[]; raw: string }
+const mails: Mail[] = []
+const texts: { to: string; body: string }[] = []
+let smtp: SMTPServer
+let smtpPort = 0
+let sink: ReturnType<typeof Bun.serve>
+let sinkStatus = 200
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, callback) {
+      let raw = ''
+      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw })
+        callback()
+      })
+    },
+  })
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()))
+  smtpPort = (smtp.server.address() as { port: number }).port
+  sink = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(request) {
+      texts.push((await request.json()) as { to: string; body: string })
+      return new Response(null, { status: sinkStatus })
+    },
+  })
+})
+
+afterAll(async () => {
+  installTransports(config())
+  sink.stop(true)
+  await new Promise<void>((resolve) => smtp.close(() => resolve()))
+})
+afterEach(resetWorld)
+
+const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)))
+
+async function withTransports<T>(fn: () => Promise<T>): Promise<T> {
+  return withConfig({ smtpUrl: `smtp://127.0.0.1:${smtpPort}`, smsWebhookUrl: `http://127.0.0.1:${sink.port}/sms` }, async () => {
+    installTransports(config())
+    try {
+      return await fn()
+    } finally {
+      installTransports({ ...config(), smtpUrl: undefined, smsWebhookUrl: undefined })
+    }
+  })
+}
+
+describe('delivery', () => {
+  test('the verification mail arrives over SMTP and its link verifies the address', async () => {
+    await withTransports(async () => {
+      const { r, email } = await registerUser()
+      expect(r.status).toBe(200)
+      const mail = mails.find((m) => m.to.includes(email))
+      expect(mail).toBeDefined()
+      const text = decoded(mail!.raw)
+      expect(text).toContain(`${config().webUrl}/verify#token=`)
+      const token = decodeURIComponent(/\/verify#token=([^\s]+)/.exec(text)![1])
+      expect((await api('POST', '/auth/verify', { body: { token } })).status).toBe(200)
+      expect((await api('GET', '/users/@me', { token: r.body.token })).body.verified).toBe(true)
+      const [row] = await readOutbox(email)
+      expect(row.status).toBe('sent')
+      expect(row.body).not.toContain(token) // a delivered link is not kept in the database
+    })
+  })
+
+  test('a phone code arrives at the SMS webhook as {to, body} and verifies', async () => {
+    await withTransports(async () => {
+      const phone = `+1555${Math.floor(1e6 + Math.random() * 8e6)}`
+      expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
+      const text = texts.find((t) => t.to === phone)
+      expect(text).toBeDefined()
+      const code = /(\d{6})/.exec(text!.body)![1]
+      const r = await api('POST', '/phone-verifications/verify', { body: { phone, code } })
+      expect(r.status).toBe(200)
+      expect(typeof r.body.token).toBe('string')
+    })
+  })
+
+  test('a failing webhook is recorded as failed, not a 500', async () => {
+    await withTransports(async () => {
+      sinkStatus = 500
+      try {
+        const phone = `+1555${Math.floor(1e6 + Math.random() * 8e6)}`
+        expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
+        expect((await readOutbox(phone))[0].status).toBe('failed')
+      } finally {
+        sinkStatus = 200
+      }
+    })
+  })
+
+  test('without transports, messages are stored in the outbox', async () => {
+    const { email } = await registerUser()
+    const [row] = await readOutbox(email)
+    expect(row).toMatchObject({ channel: 'email', status: 'stored' })
+    expect(row.body).toContain('/verify#token=')
+  })
+})
