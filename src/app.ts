@@ -12,6 +12,8 @@ import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
 import { authPublicRoutes, authSessionRoutes } from './auth/routes'
 import { usernameRoutes } from './usernames/routes'
+import { accountRoutes, recoveryPublicRoutes } from './auth/recovery-routes'
+import { mfaPublicRoutes, mfaSessionRoutes } from './mfa/routes'
 import { channelRoutes, guildRoutes, inviteRoutes } from './guilds/routes'
 import { guildIdentify } from './guilds/gateway'
 import { guildsForLobbies } from './guilds/public'
@@ -23,7 +25,7 @@ import { gatewaySocket } from './gateway/server'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
+  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
 }
 
 export function buildApp() {

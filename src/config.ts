@@ -60,6 +60,7 @@ export function loadConfig(env: Env = process.env) {
   const host = env.HOST || '0.0.0.0'
   const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host
   const baseUrl = url(env, 'BASE_URL', `http://${publicHost}:${port}`, ['http:', 'https:'])!
+  const webUrl = url(env, 'WEB_URL', baseUrl, ['http:', 'https:'])!
   return {
     port,
     host,
@@ -67,7 +68,10 @@ export function loadConfig(env: Env = process.env) {
     /** synchronous=FULL survives power loss; NORMAL (default) survives process crashes. */
     databaseSyncFull: bool(env, 'DATABASE_SYNC_FULL', false),
     baseUrl,
-    webUrl: url(env, 'WEB_URL', baseUrl, ['http:', 'https:'])!,
+    webUrl,
+    /** WebAuthn relying party; unset: the host name and origin of WEB_URL. */
+    webauthnRpId: env.WEBAUTHN_RP_ID || undefined,
+    webauthnOrigins: env.WEBAUTHN_ORIGINS ? list(env, 'WEBAUTHN_ORIGINS', []) : undefined,
     smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'no-reply@localhost',
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', undefined, ['http:', 'https:']),

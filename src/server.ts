@@ -4,6 +4,7 @@ import { config, loadConfig, setConfig, type Config } from './config'
 import { closeDatabase, openDatabase } from './db/client'
 import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
+import { startHousekeeping, stopHousekeeping } from './housekeeping'
 import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
@@ -17,6 +18,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const port = app.server!.port!
   attachGateway(app.server!)
   startLobbySweeper()
+  startHousekeeping()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
@@ -34,6 +36,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       stopped = true
       closeAllGatewaySockets()
       stopLobbySweeper()
+      stopHousekeeping()
       await app.stop(true)
       closeDatabase()
     },

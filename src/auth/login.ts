@@ -5,7 +5,7 @@ import { config } from '../config'
 import { ApiError, formError } from '../core/errors'
 import { check, clear, record } from '../core/ratelimit'
 import { db } from '../db/client'
-import { mfaChallengeFor } from '../mfa/login'
+import { mfaChallengeFor, mfaLoginBody } from '../mfa/login'
 import { findUserByEmail } from '../users/store'
 import { users, type UserRow } from '../users/tables'
 import { completeLogin, type LoginContext } from './complete-login'
@@ -70,7 +70,7 @@ export async function login(input: LoginInput, context: LoginContext) {
     db().update(users).set({ passwordHash: await hashPassword(input.password) }).where(eq(users.id, user.id)).run()
   }
   const mfa = await mfaChallengeFor(user.id)
-  if (mfa) return { user_id: user.id, mfa: true, ticket: mfa.ticket, totp: mfa.totp, sms: mfa.sms, backup: mfa.backup, webauthn: mfa.webauthn }
+  if (mfa) return mfaLoginBody(user.id, mfa)
   const requiredActions = passwordProblem(input.password) ? ['update_password'] : []
   return completeLogin(db().select().from(users).where(eq(users.id, user.id)).get()!, context, requiredActions)
 }

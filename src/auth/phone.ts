@@ -8,14 +8,15 @@ import { check, record } from '../core/ratelimit'
 import { db } from '../db/client'
 import { getSecret } from '../db/secrets'
 import { sendSms } from '../delivery'
-import { blockedPhones, phoneCodes } from './tables'
+import { blockedPhones, phoneCodes, userPhones } from './tables'
 
 export const PHONE_CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
 export const SMS_PER_IP = { limit: 10, windowMs: 3600_000 }
 export const SMS_PER_PHONE = { limit: 5, windowMs: 3600_000 }
 
-export type PhonePurpose = 'register' | 'verify' | 'reset' | 'mfa_login'
+/** What a texted code is for; an MFA login code is bound to its ticket (`mfa:<ticket hash>`). */
+export type PhonePurpose = 'register' | 'verify' | 'reset' | `mfa:${string}`
 
 export function isE164(phone: unknown): phone is string {
   return typeof phone === 'string' && /^\+[1-9]\d{6,14}$/.test(phone)
@@ -88,4 +89,15 @@ export function pendingPurposes(phone: string): string[] {
     .where(and(eq(phoneCodes.phone, phone), gt(phoneCodes.expiresAt, clock.now())))
     .all()
     .map((r) => r.purpose)
+}
+
+/** Keep a number an account has had (an account revert blocks them all). */
+export function rememberPhone(userId: string, phone: string): void {
+  db().insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+}
+
+/** Remove a user's phone and block every number the account ever had. */
+export function blockPhonesOf(userId: string): void {
+  const phones = db().select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
+  for (const { phone } of phones) db().insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
 }

@@ -18,7 +18,7 @@ import { mailEmailVerification } from './mail'
 import { issueOneTime, redeemOneTime } from './one-time'
 import { hashPassword } from './passwords'
 import { passwordProblem } from './password-policy'
-import { isPhoneBlocked } from './phone'
+import { isPhoneBlocked, rememberPhone } from './phone'
 
 export const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
 export const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
@@ -110,6 +110,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   }
   const user = insertOrExplain(values)
   rememberIp(user.id, client.ip)
+  if (phone) rememberPhone(user.id, phone)
   if (email) await mailEmailVerification(email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email }))
 
   let joined = false
@@ -132,6 +133,9 @@ function insertOrExplain(values: typeof users.$inferInsert) {
     }
     if (message.includes('users.email')) {
       throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'email', { code: 'EMAIL_ALREADY_REGISTERED', message: 'Email is already registered.' }))
+    }
+    if (message.includes('users.phone')) {
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
     }
     throw error
   }

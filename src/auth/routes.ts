@@ -101,7 +101,7 @@ export const authPublicRoutes = new Elysia()
       const { phone, code } = ctx.body
       consume('phone-verify-ip', clientIp(ctx.request, ctx.server), { limit: 30, windowMs: 3600_000 })
       // The code answers for whichever flow texted it (registration, phone change, password reset).
-      const purpose = (pendingPurposes(phone).find((p) => p !== 'mfa_login') ?? 'register') as PhonePurpose
+      const purpose = (pendingPurposes(phone).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
       if (!isE164(phone) || !verifyPhoneCode(phone, code, purpose)) throw new ApiError(400, 50037, 'Invalid verification code')
       return { token: issueOneTime('phone', null, PHONE_TOKEN_TTL_MS, { phone, purpose }) }
     },

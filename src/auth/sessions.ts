@@ -5,6 +5,7 @@ import type { UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
 import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto'
 import { db, prepared } from '../db/client'
+import { events, topics } from '../gateway/bus'
 import { authSessions, type AuthSessionRow } from './tables'
 
 export type SessionClient = {
@@ -96,4 +97,45 @@ export function liveSessionIds(ids: string[]): Set<string> {
     for (const r of rows) if (r.lastUsedAt >= cutoff) alive.add(r.id)
   }
   return alive
+}
+
+/** A new token for the caller in place of the current one (after an MFA change); its gateway connections follow. */
+export async function replaceSession(caller: UserCaller): Promise<string> {
+  const old = db().select().from(authSessions).where(eq(authSessions.id, caller.sessionId)).get()
+  const { token, session } = await createSession(caller.userId, {
+    ip: old?.ip ?? undefined,
+    os: old?.clientOs,
+    platform: old?.clientPlatform,
+    location: old?.clientLocation,
+  })
+  await deleteSession(caller.sessionId)
+  events.changeAuthSession(caller.sessionId, { kind: 'user', userId: caller.userId, sessionId: session.id, sessionIdHash: session.idHash })
+  return token
+}
+
+/**
+ * End sessions of a user (all, or all but one) and close their gateway connections. With `changedTo` (the hash of
+ * the session that replaces them, after a password reset) each connection first hears AUTH_SESSION_CHANGE.
+ */
+export async function endSessions(userId: string, exceptId?: string, changedTo?: string): Promise<number> {
+  const ended = await deleteUserSessions(userId, exceptId)
+  for (const id of ended) {
+    if (changedTo) events.publish(topics.session(id), 'AUTH_SESSION_CHANGE', { auth_session_id_hash: changedTo })
+    events.closeAuthSession(id, 4004, 'Authentication failed')
+  }
+  return ended.length
+}
+
+/** End the sessions with these id hashes (of this user only); returns how many ended. */
+export async function endSessionsByHash(userId: string, idHashes: string[]): Promise<number> {
+  const rows = db().select({ id: authSessions.id }).from(authSessions).where(and(eq(authSessions.userId, userId), inArray(authSessions.idHash, idHashes))).all()
+  for (const { id } of rows) {
+    await deleteSession(id)
+    events.closeAuthSession(id, 4004, 'Authentication failed')
+  }
+  return rows.length
+}
+
+export function findSessionByToken(token: string): AuthSessionRow | undefined {
+  return byTokenHash().get({ hash: sha256Hex(token) })
 }

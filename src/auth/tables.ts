@@ -95,3 +95,14 @@ export const blockedPhones = sqliteTable('blocked_phones', {
 })
 
 export type AuthSessionRow = typeof authSessions.$inferSelect
+
+/** Every phone number an account has had, so an account revert can block them all. */
+export const userPhones = sqliteTable(
+  'user_phones',
+  {
+    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    phone: text().notNull(),
+    addedAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.phone] })],
+)

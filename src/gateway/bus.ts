@@ -1,6 +1,6 @@
 // The contract between the domains and the Gateway. Domains publish events and change subscriptions here;
 // the Gateway server (gateway/server.ts) installs the implementation at start. Nothing here imports a domain.
-import type { Caller } from '../core/caller'
+import type { Caller, UserCaller } from '../core/caller'
 
 /** What a live gateway connection looks like to a domain (op handlers, identify hooks). */
 export type GatewayConnection = {
@@ -26,6 +26,8 @@ export interface EventBus {
   closeAuthSession(authSessionId: string, code: number, reason?: string): void
   /** Close every connection of a user (account revert, lock). */
   closeUser(userId: string, code: number, reason?: string): void
+  /** Move the connections of an auth session to its replacement (new token) and tell them: AUTH_SESSION_CHANGE. */
+  changeAuthSession(oldAuthSessionId: string, next: UserCaller): void
 }
 
 const noop: EventBus = {
@@ -34,6 +36,7 @@ const noop: EventBus = {
   unsubscribeUser() {},
   closeAuthSession() {},
   closeUser() {},
+  changeAuthSession() {},
 }
 
 let bus: EventBus = noop
@@ -48,6 +51,7 @@ export const events: EventBus = {
   unsubscribeUser: (userId, topic) => bus.unsubscribeUser(userId, topic),
   closeAuthSession: (id, code, reason) => bus.closeAuthSession(id, code, reason),
   closeUser: (id, code, reason) => bus.closeUser(id, code, reason),
+  changeAuthSession: (oldId, next) => bus.changeAuthSession(oldId, next),
 }
 
 export const topics = {

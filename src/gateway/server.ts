@@ -60,6 +60,14 @@ export const bus: EventBus = {
   closeUser(userId, code, reason = 'Authentication failed') {
     for (const s of [...sessionsOfUser(userId)]) endSession(s, code, reason)
   },
+  changeAuthSession(oldAuthSessionId, next) {
+    for (const s of sessionsOfAuthSession(oldAuthSessionId)) {
+      unfollow(s, topics.session(oldAuthSessionId))
+      s.caller = next
+      follow(s, topics.session(next.sessionId))
+      sendDirect(s, 'AUTH_SESSION_CHANGE', { auth_session_id_hash: next.sessionIdHash })
+    }
+  },
 }
 installBus(bus)
 

@@ -1,9 +1,41 @@
-// What login needs from MFA: whether the user must pass a second factor, and the ticket/methods to offer.
-// The MFA domain (src/mfa/) owns tickets and factors; login only calls this.
+// MFA at login: the ticket and methods POST /auth/login answers for users with MFA, and finishing with a code.
+import { eq } from 'drizzle-orm'
+import { completeLogin, type LoginContext } from '../auth/complete-login'
+import { db } from '../db/client'
+import { users } from '../users/tables'
+import { factorsOf, mfaEnabled, verifyFactor } from './factors'
+import { invalidTicket, issueTicket, loadTicket, redeemTicket, type TicketPurpose } from './tickets'
+import { authenticationOptions } from './webauthn'
 
 export type MfaLoginChallenge = { ticket: string; totp: boolean; sms: boolean; backup: boolean; webauthn: string | null }
 
-/** null when the user has no MFA factor enrolled. MFA enrolment does not exist yet, so no user has one. */
-export async function mfaChallengeFor(_userId: string): Promise<MfaLoginChallenge | null> {
-  return null
+/** null when the user has no MFA; otherwise a new ticket (of `purpose`) and the factors the user can answer with. */
+export async function mfaChallengeFor(userId: string, purpose: TicketPurpose = 'login', data: Record<string, string> = {}): Promise<MfaLoginChallenge | null> {
+  if (!mfaEnabled(userId)) return null
+  const f = factorsOf(userId)
+  const webauthn = f.webauthn ? await authenticationOptions(userId) : null
+  const ticket = issueTicket(purpose, userId, { challenge: webauthn?.challenge, data })
+  return { ticket, totp: f.totp, sms: f.sms, backup: f.backup, webauthn: webauthn?.json ?? null }
+}
+
+/** The MFA-required login body (also answered by a password reset for users with MFA). */
+export const mfaLoginBody = (userId: string, c: MfaLoginChallenge) => ({
+  user_id: userId,
+  mfa: true,
+  ticket: c.ticket,
+  totp: c.totp,
+  sms: c.sms,
+  backup: c.backup,
+  webauthn: c.webauthn,
+})
+
+/** POST /auth/mfa/{type}: a right code for a live login ticket → a session, once. */
+export async function finishMfaLogin(type: string, ticket: unknown, code: unknown, context: LoginContext) {
+  const row = loadTicket('login', ticket)
+  await verifyFactor(row, type, code)
+  if (!redeemTicket(row)) throw invalidTicket()
+  const user = db().select().from(users).where(eq(users.id, row.userId!)).get()
+  if (!user || user.state !== 'active') throw invalidTicket()
+  const { token, user_settings } = await completeLogin(user, context)
+  return { token, user_settings, user_id: user.id }
 }

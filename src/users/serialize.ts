@@ -13,7 +13,7 @@ export function publicUser(u: UserRow) {
   }
 }
 
-export function privateUser(u: UserRow) {
+export function privateUser(u: UserRow, mfaEnabled = false) {
   return {
     ...publicUser(u),
     email: u.email,
@@ -21,6 +21,6 @@ export function privateUser(u: UserRow) {
     phone: u.phone,
     flags: u.flags,
     locale: u.locale,
-    mfa_enabled: false,
+    mfa_enabled: mfaEnabled,
   }
 }

@@ -26,6 +26,7 @@ installBus({
   },
   closeAuthSession: (id, code, reason) => realBus.closeAuthSession(id, code, reason),
   closeUser: (id, code, reason) => realBus.closeUser(id, code, reason),
+  changeAuthSession: (id, next) => realBus.changeAuthSession(id, next),
 })
 
 export async function connect(caller: Caller) {

@@ -1,0 +1,113 @@
+// REST for recovery and account changes: forgot/reset/revert (unauthenticated), PATCH /users/@me and
+// POST /auth/sessions/logout (elevated).
+import { Elysia, t } from 'elysia'
+import { eq } from 'drizzle-orm'
+import type { UserCaller } from '../core/caller'
+import { Errors, formError } from '../core/errors'
+import { db } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { clientIp } from '../http/client-ip'
+import { identity, optionalCaller } from '../http/identity'
+import { noContent } from '../http/respond'
+import { mfaEnabled } from '../mfa/factors'
+import { requireElevation } from '../mfa/elevation'
+import { privateUser } from '../users/serialize'
+import { users } from '../users/tables'
+import { clientInfo } from './client-info'
+import { confirmPassword, hashPassword } from './passwords'
+import { passwordProblem } from './password-policy'
+import { changeEmail, forgotPassword, resetPassword, revertAccount } from './recovery'
+import { endSessions, endSessionsByHash, replaceSession } from './sessions'
+
+type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
+const ipOf = (ctx: Ctx) => clientIp(ctx.request, ctx.server)
+const tags = (summary: string) => ({ detail: { tags: ['auth'], summary } })
+const PASSWORD = t.String({ maxLength: 256 })
+
+export const recoveryPublicRoutes = new Elysia()
+  .post('/auth/forgot', async (ctx) => (await forgotPassword(ctx.body.login, ipOf(ctx)), noContent()), {
+    body: t.Object({ login: t.String({ minLength: 1, maxLength: 320 }) }),
+    ...tags('Send a password reset link (e-mail) or code (phone)'),
+  })
+  .post(
+    '/auth/reset',
+    async (ctx) => {
+      const caller = await optionalCaller(ctx.request)
+      return resetPassword(ctx.body, clientInfo(ctx.request, ipOf(ctx)), caller?.kind === 'user' ? caller : undefined)
+    },
+    {
+      body: t.Object({
+        token: t.String({ maxLength: 256 }),
+        password: PASSWORD,
+        source: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
+        method: t.Optional(t.String({ maxLength: 16 })),
+        ticket: t.Optional(t.String({ maxLength: 256 })),
+        code: t.Optional(t.String({ maxLength: 64 * 1024 })),
+      }),
+      ...tags('Set a new password with a reset token'),
+    },
+  )
+  .post('/auth/revert', async ({ body }) => revertAccount(body.token, body.password), {
+    body: t.Object({ token: t.String({ maxLength: 256 }), password: PASSWORD }),
+    ...tags('Undo an e-mail change and secure the account'),
+  })
+
+const asUser = (caller: { kind: string }) => {
+  if (caller.kind !== 'user') throw Errors.unauthorized()
+  return caller as UserCaller
+}
+
+export const accountRoutes = new Elysia()
+  .use(identity)
+  .post(
+    '/auth/sessions/logout',
+    async ({ caller, body, request }) => {
+      const me = asUser(caller)
+      await requireElevation(me, request)
+      await endSessionsByHash(me.userId, body.session_id_hashes)
+      return noContent()
+    },
+    {
+      auth: 'user',
+      body: t.Object({ session_id_hashes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 64 }) }),
+      ...tags('End sessions by their id hashes (elevated)'),
+    },
+  )
+  .patch(
+    '/users/@me',
+    async ({ caller, body, request }) => {
+      const me = asUser(caller)
+      const user = db().select().from(users).where(eq(users.id, me.userId)).get()
+      if (!user) throw Errors.unauthorized()
+      let token: string | undefined
+      if (body.email !== undefined || body.new_password !== undefined) {
+        await confirmPassword(user, body.password)
+        if (body.email !== undefined) {
+          await requireElevation(me, request)
+          await changeEmail(user, body.email)
+        }
+        if (body.new_password !== undefined) {
+          const problem = passwordProblem(body.new_password)
+          if (problem) throw formError({ new_password: problem })
+          db().update(users).set({ passwordHash: await hashPassword(body.new_password) }).where(eq(users.id, me.userId)).run()
+          // A new password ends every other session; this one continues under a new token.
+          await endSessions(me.userId, me.sessionId)
+          token = await replaceSession(me)
+        }
+      }
+      if (body.global_name !== undefined) db().update(users).set({ globalName: body.global_name?.trim() || null }).where(eq(users.id, me.userId)).run()
+      const view = privateUser(db().select().from(users).where(eq(users.id, me.userId)).get()!, mfaEnabled(me.userId))
+      events.publish(topics.user(me.userId), 'USER_UPDATE', view)
+      return { ...view, ...(token ? { token } : {}) }
+    },
+    {
+      auth: 'user',
+      body: t.Object({
+        email: t.Optional(t.String({ maxLength: 254 })),
+        password: t.Optional(PASSWORD),
+        new_password: t.Optional(PASSWORD),
+        global_name: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
+      }),
+      ...tags('Change the e-mail (elevated), password or display name'),
+    },
+  )

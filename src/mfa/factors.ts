@@ -1,0 +1,97 @@
+// A user's second factors: which are enrolled, the methods to offer, and checking one code against a ticket.
+import { eq } from 'drizzle-orm'
+import { isE164, issuePhoneCode, maskPhone, verifyPhoneCode } from '../auth/phone'
+import { verifyPassword } from '../auth/passwords'
+import { ApiError } from '../core/errors'
+import { check, record } from '../core/ratelimit'
+import { db } from '../db/client'
+import { users } from '../users/tables'
+import { consumeBackupCode, hasBackupCodes, removeBackupCodes } from './backup-codes'
+import { smsFactors } from './tables'
+import { wrongCode, type TicketRow } from './tickets'
+import { hasTotp, removeTotp, verifyTotp } from './totp'
+import { hasWebauthn, removeAllCredentials, verifyAssertion } from './webauthn'
+
+export const MFA_TYPES = ['totp', 'sms', 'backup', 'webauthn', 'password'] as const
+export type MfaType = (typeof MFA_TYPES)[number]
+export type Factors = { totp: boolean; sms: boolean; backup: boolean; webauthn: boolean }
+
+/** Wrong codes per user across tickets, so fresh tickets do not buy more guesses. */
+export const MFA_FAILURES_PER_USER = { limit: 20, windowMs: 15 * 60_000 }
+
+export function hasSms(userId: string): boolean {
+  return !!db().select({ u: smsFactors.userId }).from(smsFactors).where(eq(smsFactors.userId, userId)).get()
+}
+
+export function factorsOf(userId: string): Factors {
+  return { totp: hasTotp(userId), sms: hasSms(userId), backup: hasBackupCodes(userId), webauthn: hasWebauthn(userId) }
+}
+
+/** MFA is on with an authenticator app or a security key; SMS and backup codes only ever come on top of those. */
+export function mfaEnabled(userId: string): boolean {
+  return hasTotp(userId) || hasWebauthn(userId)
+}
+
+/** The methods of Discord's "MFA required" object, strongest first; password only for users without MFA. */
+export function methodsFor(userId: string, webauthnChallenge: string | null) {
+  const f = factorsOf(userId)
+  const methods: Record<string, unknown>[] = []
+  if (f.webauthn && webauthnChallenge) methods.push({ type: 'webauthn', challenge: webauthnChallenge })
+  if (f.totp) methods.push({ type: 'totp', backup_codes_allowed: f.backup })
+  if (f.sms) methods.push({ type: 'sms' })
+  if (f.backup) methods.push({ type: 'backup' })
+  if (!f.totp && !f.webauthn) methods.push({ type: 'password' })
+  return methods
+}
+
+const smsPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 32)}` as const
+
+/** Text a code for this ticket to the user's phone; returns the masked number. */
+export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
+  const user = db().select().from(users).where(eq(users.id, row.userId!)).get()
+  if (!user?.phone || !isE164(user.phone) || !hasSms(user.id)) throw new ApiError(400, 60010, 'SMS authentication is not enabled')
+  await issuePhoneCode(user.phone, smsPurpose(row), ip, 'Your login code is')
+  return maskPhone(user.phone)
+}
+
+async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise<boolean> {
+  const userId = row.userId!
+  switch (type) {
+    case 'totp':
+      // Discord's totp method also takes a backup code when backup_codes_allowed.
+      return verifyTotp(userId, code) || (hasTotp(userId) && (await consumeBackupCode(userId, code)))
+    case 'backup':
+      return consumeBackupCode(userId, code)
+    case 'sms': {
+      const phone = db().select({ phone: users.phone }).from(users).where(eq(users.id, userId)).get()?.phone
+      return !!phone && hasSms(userId) && verifyPhoneCode(phone, code, smsPurpose(row))
+    }
+    case 'webauthn':
+      return !!row.challenge && !!(await verifyAssertion(code, row.challenge, userId))
+    case 'password': {
+      if (mfaEnabled(userId)) return false
+      const hash = db().select({ h: users.passwordHash }).from(users).where(eq(users.id, userId)).get()?.h
+      return !!hash && verifyPassword(code, hash)
+    }
+  }
+}
+
+/** Check a code for a ticket's user; a wrong one counts against the ticket and the user (60008, then 429). */
+export async function verifyFactor(row: TicketRow, type: string, code: unknown): Promise<void> {
+  if (!MFA_TYPES.includes(type as MfaType)) throw wrongCode(row)
+  const userId = row.userId!
+  check('mfa-user', userId, MFA_FAILURES_PER_USER)
+  const ok = typeof code === 'string' && code.length > 0 && code.length <= 64 * 1024 && (await codeMatches(row, type as MfaType, code))
+  if (!ok) {
+    record('mfa-user', userId)
+    throw wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
+  }
+}
+
+/** Remove every second factor (account revert). */
+export function removeAllFactors(userId: string): void {
+  removeTotp(userId)
+  removeBackupCodes(userId)
+  removeAllCredentials(userId)
+  db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+}

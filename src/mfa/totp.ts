@@ -1,0 +1,57 @@
+// TOTP (RFC 6238: SHA-1, 6 digits, 30 s) with ±1 step of skew and no step ever accepted twice for a user:
+// the step is claimed with one guarded UPDATE, so two parallel requests with the same code cannot both pass.
+import { and, eq, lt } from 'drizzle-orm'
+import { Secret, TOTP } from 'otpauth'
+import { clock } from '../core/clock'
+import { db } from '../db/client'
+import { totpSecrets } from './tables'
+
+const PERIOD_S = 30
+export const SECRET_BYTES = 20 // 160 bits
+
+/** The secret's bytes if it is base32 of exactly 160 bits (spaces ignored, any case); otherwise undefined. */
+export function parseSecret(secret: string): string | undefined {
+  const clean = secret.replace(/\s+/g, '').toUpperCase().replace(/=+$/, '')
+  if (!/^[A-Z2-7]+$/.test(clean)) return undefined
+  try {
+    return Secret.fromBase32(clean).bytes.length === SECRET_BYTES ? clean : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The time step a code matches within ±1 step of now, or undefined. */
+export function matchingStep(secret: string, code: string): number | undefined {
+  if (!/^\d{6}$/.test(code)) return undefined
+  const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: PERIOD_S })
+  const now = clock.now()
+  const delta = totp.validate({ token: code, timestamp: now, window: 1 })
+  return delta === null ? undefined : Math.floor(now / 1000 / PERIOD_S) + delta
+}
+
+export function hasTotp(userId: string): boolean {
+  return !!db().select({ u: totpSecrets.userId }).from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+}
+
+/** Check a code against the user's secret and claim its step; true once per step. */
+export function verifyTotp(userId: string, code: string): boolean {
+  const row = db().select().from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+  if (!row) return false
+  const step = matchingStep(row.secret, code.replace(/\s+/g, ''))
+  if (step === undefined) return false
+  return !!db()
+    .update(totpSecrets)
+    .set({ lastStep: step })
+    .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
+    .returning({ u: totpSecrets.userId })
+    .get()
+}
+
+/** Enrol a secret; false when the user already has one (two parallel enables: one wins). */
+export function saveTotp(userId: string, secret: string, step: number): boolean {
+  return !!db().insert(totpSecrets).values({ userId, secret, lastStep: step, createdAt: clock.now() }).onConflictDoNothing().returning().get()
+}
+
+export function removeTotp(userId: string): void {
+  db().delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+}

@@ -1,0 +1,153 @@
+// WebAuthn through @simplewebauthn/server: registration and assertions always against the challenge this server issued
+// with a ticket (never one the client names), the configured origins and RP ID, and the stored signature counter.
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server'
+import { and, eq, lt, or } from 'drizzle-orm'
+import { config } from '../config'
+import { clock } from '../core/clock'
+import { snowflake } from '../core/snowflake'
+import { db } from '../db/client'
+import type { UserRow } from '../users/tables'
+import { webauthnCredentials } from './tables'
+
+const rpId = () => config().webauthnRpId ?? new URL(config().webUrl).hostname
+const origins = () => config().webauthnOrigins ?? [new URL(config().webUrl).origin]
+
+export type CredentialRow = typeof webauthnCredentials.$inferSelect
+export const WEBAUTHN_TIMEOUT_MS = 120_000
+
+/** Discord's authenticator object (type 1 = WebAuthn). */
+export const authenticatorView = (c: CredentialRow) => ({ id: c.id, name: c.name, type: 1 })
+
+export function credentialsOf(userId: string): CredentialRow[] {
+  return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).all()
+}
+
+export function hasWebauthn(userId: string): boolean {
+  return !!db().select({ id: webauthnCredentials.id }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).get()
+}
+
+/** Registration options for a user (its existing credentials excluded); the challenge goes on the ticket. */
+export async function registrationOptions(user: UserRow) {
+  const options = await generateRegistrationOptions({
+    rpName: 'Lobby Server',
+    rpID: rpId(),
+    userName: user.username,
+    userDisplayName: user.globalName ?? user.username,
+    userID: new TextEncoder().encode(user.id),
+    attestationType: 'none',
+    timeout: WEBAUTHN_TIMEOUT_MS,
+    excludeCredentials: credentialsOf(user.id).map((c) => ({ id: c.credentialId, transports: c.transports })),
+    authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
+  })
+  return { challenge: options.challenge, json: JSON.stringify({ publicKey: options }) }
+}
+
+/** Assertion options: for a user's credentials, or (passwordless) for any discoverable credential. */
+export async function authenticationOptions(userId: string | null, userVerification: 'preferred' | 'required' = 'preferred') {
+  const options = await generateAuthenticationOptions({
+    rpID: rpId(),
+    timeout: WEBAUTHN_TIMEOUT_MS,
+    userVerification,
+    allowCredentials: userId ? credentialsOf(userId).map((c) => ({ id: c.credentialId, transports: c.transports as never })) : [],
+  })
+  return { challenge: options.challenge, json: JSON.stringify({ publicKey: options }) }
+}
+
+function parseJson<T>(value: unknown): T | undefined {
+  if (typeof value !== 'string' || value.length > 64 * 1024) return typeof value === 'object' && value ? (value as T) : undefined
+  try {
+    const parsed = JSON.parse(value)
+    return parsed && typeof parsed === 'object' ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Verify a registration response against the issued challenge; stores and returns the new credential. */
+export async function registerCredential(userId: string, challenge: string, name: string, credential: unknown): Promise<CredentialRow | undefined> {
+  const response = parseJson<RegistrationResponseJSON>(credential)
+  if (!response) return undefined
+  try {
+    const result = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origins(),
+      expectedRPID: rpId(),
+      requireUserVerification: false,
+    })
+    if (!result.verified) return undefined
+    const { credential: c } = result.registrationInfo
+    return db()
+      .insert(webauthnCredentials)
+      .values({
+        id: snowflake(),
+        userId,
+        credentialId: c.id,
+        publicKey: Buffer.from(c.publicKey).toString('base64url'),
+        counter: c.counter,
+        transports: (c.transports ?? []) as string[],
+        name,
+        createdAt: clock.now(),
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Verify an assertion against the issued challenge. `userId` restricts it to that user's credentials (second factor);
+ * null lets any registered credential answer (passwordless), then user verification is required.
+ * Returns the credential used, with its counter advanced atomically, or undefined.
+ */
+export async function verifyAssertion(credential: unknown, challenge: string, userId: string | null): Promise<CredentialRow | undefined> {
+  const response = parseJson<AuthenticationResponseJSON>(credential)
+  if (!response || typeof response.id !== 'string') return undefined
+  const row = db().select().from(webauthnCredentials).where(eq(webauthnCredentials.credentialId, response.id)).get()
+  if (!row || (userId !== null && row.userId !== userId)) return undefined
+  // Passwordless: the authenticator must name the same user it was registered for.
+  if (userId === null && response.response?.userHandle && Buffer.from(response.response.userHandle, 'base64url').toString() !== row.userId) return undefined
+  try {
+    const result = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: origins(),
+      expectedRPID: rpId(),
+      credential: { id: row.credentialId, publicKey: Buffer.from(row.publicKey, 'base64url'), counter: row.counter, transports: row.transports as never },
+      requireUserVerification: userId === null,
+    })
+    if (!result.verified) return undefined
+    const next = result.authenticationInfo.newCounter
+    // A counter that did not move past the stored one is a cloned authenticator or a replay (0/0 means no counter).
+    const advanced = db()
+      .update(webauthnCredentials)
+      .set({ counter: next })
+      .where(and(eq(webauthnCredentials.id, row.id), or(lt(webauthnCredentials.counter, next), and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)))))
+      .returning()
+      .get()
+    return advanced
+  } catch {
+    return undefined
+  }
+}
+
+export function renameCredential(userId: string, id: string, name: string): CredentialRow | undefined {
+  return db().update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+}
+
+export function removeCredential(userId: string, id: string): boolean {
+  return !!db().delete(webauthnCredentials).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+}
+
+export function removeAllCredentials(userId: string): void {
+  db().delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+}
