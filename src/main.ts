@@ -1,3 +1,6 @@
+// @simplewebauthn/server loads @peculiar/x509, whose tsyringe needs Reflect metadata before it loads; in the compiled
+// binary the bundle order can put it first, so the polyfill is the first thing the entry point loads.
+import 'reflect-metadata'
 // Entry point of `bun run start`, `bun run cli ...` and the compiled binary.
 // No arguments (or `serve`): run the server. Anything else: a CLI command.
 import { ConfigError, loadConfig, setConfig } from './config'

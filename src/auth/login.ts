@@ -69,9 +69,10 @@ export async function login(input: LoginInput, context: LoginContext) {
   if (needsRehash(user.passwordHash!)) {
     db().update(users).set({ passwordHash: await hashPassword(input.password) }).where(eq(users.id, user.id)).run()
   }
-  const mfa = await mfaChallengeFor(user.id)
-  if (mfa) return mfaLoginBody(user.id, mfa)
   const requiredActions = passwordProblem(input.password) ? ['update_password'] : []
+  // The ticket remembers the required actions for when the second factor finishes the login.
+  const mfa = await mfaChallengeFor(user.id, 'login', requiredActions.length ? { required_actions: requiredActions.join(',') } : {})
+  if (mfa) return mfaLoginBody(user.id, mfa)
   return completeLogin(db().select().from(users).where(eq(users.id, user.id)).get()!, context, requiredActions)
 }
 

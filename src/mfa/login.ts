@@ -36,6 +36,6 @@ export async function finishMfaLogin(type: string, ticket: unknown, code: unknow
   if (!redeemTicket(row)) throw invalidTicket()
   const user = db().select().from(users).where(eq(users.id, row.userId!)).get()
   if (!user || user.state !== 'active') throw invalidTicket()
-  const { token, user_settings } = await completeLogin(user, context)
-  return { token, user_settings, user_id: user.id }
+  const requiredActions = row.data.required_actions ? row.data.required_actions.split(',') : []
+  return completeLogin(user, context, requiredActions)
 }

@@ -71,8 +71,12 @@ export const mfaPublicRoutes = new Elysia()
       if (!['totp', 'sms', 'backup', 'webauthn'].includes(ctx.params.type)) throw Errors.notFound()
       consume('mfa-ip', ipOf(ctx), MFA_PER_IP)
       const { ticket, code, login_source, gift_code_sku_id } = ctx.body
-      const { token, user_settings } = await finishMfaLogin(ctx.params.type, ticket, code, { client: clientOf(ctx), loginSource: login_source, giftCodeSkuId: gift_code_sku_id })
-      return { token, user_settings }
+      const { token, user_settings, required_actions } = await finishMfaLogin(ctx.params.type, ticket, code, {
+        client: clientOf(ctx),
+        loginSource: login_source,
+        giftCodeSkuId: gift_code_sku_id,
+      })
+      return { token, user_settings, ...(required_actions ? { required_actions } : {}) }
     },
     {
       body: t.Object({

@@ -78,6 +78,22 @@ describe('delivery', () => {
     })
   })
 
+  test('the password reset mail arrives over SMTP and its link resets the password', async () => {
+    await withTransports(async () => {
+      const { email } = await registerUser()
+      expect((await api('POST', '/auth/forgot', { body: { login: email } })).status).toBe(204)
+      let mail: Mail | undefined
+      for (let i = 0; i < 100 && !mail; i++) {
+        mail = mails.find((m) => m.to.includes(email) && decoded(m.raw).includes('/reset#token='))
+        if (!mail) await Bun.sleep(20) // the reset mail is sent without holding up the answer
+      }
+      const token = decodeURIComponent(/\/reset#token=([^\s]+)/.exec(decoded(mail!.raw))![1])
+      const r = await api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } })
+      expect(r.status).toBe(200)
+      expect((await api('POST', '/auth/login', { body: { login: email, password: 'a brand new passphrase' } })).status).toBe(200)
+    })
+  })
+
   test('a phone code arrives at the SMS webhook as {to, body} and verifies', async () => {
     await withTransports(async () => {
       const phone = `+1555${Math.floor(1e6 + Math.random() * 8e6)}`

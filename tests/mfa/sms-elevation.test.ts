@@ -132,6 +132,21 @@ describe('elevation', () => {
     expect((await api('GET', '/users/@me', { token: jwt! })).status).toBe(401)
   })
 
+  test('without MFA the password elevates; 20 parallel finishes of one ticket → one JWT', async () => {
+    const user = await makeUser()
+    const first = await api('POST', '/auth/sessions/logout', { token: user.token, body: { session_id_hashes: ['x'] } })
+    expect(first.body.mfa.methods).toEqual([{ type: 'password' }])
+    const wrong = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: 'not the password' } })
+    expect(wrong.body).toEqual({ message: 'Password does not match', code: 60008 })
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: user.password } })),
+    )
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1)
+    const expired = await api('POST', '/auth/sessions/logout', { token: user.token, body: { session_id_hashes: ['x'] } })
+    clock.advance(5 * 60_000 + 1000)
+    expect((await api('POST', '/mfa/finish', { token: user.token, body: { ticket: expired.body.mfa.ticket, mfa_type: 'password', data: user.password } })).body.code).toBe(60006)
+  })
+
   test('an elevation ticket belongs to its session', async () => {
     const user = await userWithTotp()
     const r = await api('POST', '/users/@me/mfa/codes-verification', { token: user.token, body: {} })

@@ -128,6 +128,15 @@ describe('TOTP at login', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
   })
 
+  test('required_actions survive the second factor', async () => {
+    const user = await makeUser({ password: 'password123' })
+    const secret = newSecret()
+    await api('POST', '/users/@me/mfa/totp/enable', { token: user.token, body: { secret, code: totpCode(secret), password: user.password } })
+    clock.advance(30_000)
+    const r = await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(secret) } })
+    expect(r.body.required_actions).toEqual(['update_password'])
+  })
+
   test('unknown method → 404; validation → 50035', async () => {
     const user = await userWithTotp()
     const { ticket } = await mfaTicket(user)

@@ -40,6 +40,8 @@ describe('security key enrolment', () => {
     expect(wrongOrigin.body.code).toBe(60008)
     const foreignTicket = await api('POST', '/users/@me/mfa/webauthn/credentials', { token: user.token, body: { ticket: otherStart.body.ticket, name: 'k', credential: key.register(otherStart.body.challenge) } })
     expect(foreignTicket.body.code).toBe(60006)
+    const wrongRp = await api('POST', '/users/@me/mfa/webauthn/credentials', { token: user.token, body: { ticket: start.body.ticket, name: 'k', credential: new SoftAuthenticator(undefined, 'evil.example').register(start.body.challenge) } })
+    expect(wrongRp.body.code).toBe(60008)
     const badName = await api('POST', '/users/@me/mfa/webauthn/credentials', { token: user.token, body: { ticket: start.body.ticket, name: 'x'.repeat(33), credential: key.register(start.body.challenge) } })
     expect(badName.body.code).toBe(50035)
     expect(db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, user.id)).all()).toHaveLength(0)
@@ -85,6 +87,10 @@ describe('security key at login', () => {
     expect((await api('POST', '/auth/mfa/webauthn', { body: { ticket: second.ticket, code: user.key.assert(second.webauthn, { up: false }) } })).body.code).toBe(60008)
     expect((await api('POST', '/auth/mfa/webauthn', { body: { ticket: second.ticket, code: user.key.assert(second.webauthn, { origin: 'https://evil.example' }) } })).body.code).toBe(60008)
     expect((await api('POST', '/auth/mfa/webauthn', { body: { ticket: second.ticket, code: 'not json' } })).body.code).toBe(60008)
+    // Signed for another relying party.
+    const third = await mfaTicket(user)
+    ;(user.key as unknown as { rpId: string }).rpId = 'evil.example'
+    expect((await api('POST', '/auth/mfa/webauthn', { body: { ticket: third.ticket, code: user.key.assert(third.webauthn) } })).body.code).toBe(60008)
     expect((await api('POST', '/auth/mfa/webauthn', { body: { ticket: second.ticket, code: user.key.assert(second.webauthn) } })).body.code).toBe(60006) // 5 wrong: dead
   })
 
@@ -109,6 +115,14 @@ describe('passwordless (conditional UI)', () => {
     expect(r.body).toMatchObject({ user_id: user.id, token: expect.any(String), user_settings: { locale: 'en-US', theme: 'dark' } })
     // Single use.
     expect((await api('POST', '/auth/conditional/finish', { body: { ticket: start.body.ticket, credential: user.key.assert(start.body.challenge) } })).body.code).toBe(60006)
+  })
+
+  test('20 parallel finishes of one ticket: one session', async () => {
+    const user = await userWithKey()
+    const start = await api('POST', '/auth/conditional/start')
+    const assertion = user.key.assert(start.body.challenge)
+    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/auth/conditional/finish', { body: { ticket: start.body.ticket, credential: assertion } })))
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1)
   })
 
   test('without user verification, or an unknown key, it fails', async () => {
