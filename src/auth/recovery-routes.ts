@@ -2,12 +2,11 @@
 // POST /auth/sessions/logout (elevated).
 import { Elysia, t } from 'elysia'
 import { eq } from 'drizzle-orm'
-import type { UserCaller } from '../core/caller'
 import { Errors, formError } from '../core/errors'
 import { db } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
-import { identity, optionalCaller } from '../http/identity'
+import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { mfaEnabled } from '../mfa/factors'
 import { requireElevation } from '../mfa/elevation'
@@ -52,17 +51,12 @@ export const recoveryPublicRoutes = new Elysia()
     ...tags('Undo an e-mail change and secure the account'),
   })
 
-const asUser = (caller: { kind: string }) => {
-  if (caller.kind !== 'user') throw Errors.unauthorized()
-  return caller as UserCaller
-}
-
 export const accountRoutes = new Elysia()
   .use(identity)
   .post(
     '/auth/sessions/logout',
     async ({ caller, body, request }) => {
-      const me = asUser(caller)
+      const me = userCaller(caller)
       await requireElevation(me, request)
       await endSessionsByHash(me.userId, body.session_id_hashes)
       return noContent()
@@ -76,7 +70,7 @@ export const accountRoutes = new Elysia()
   .patch(
     '/users/@me',
     async ({ caller, body, request }) => {
-      const me = asUser(caller)
+      const me = userCaller(caller)
       const user = db().select().from(users).where(eq(users.id, me.userId)).get()
       if (!user) throw Errors.unauthorized()
       let token: string | undefined

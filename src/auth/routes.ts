@@ -3,12 +3,13 @@
 import { Elysia, t } from 'elysia'
 import { and, eq } from 'drizzle-orm'
 import { ApiError, addFieldError, Errors, formError } from '../core/errors'
+import { clock } from '../core/clock'
 import { consume } from '../core/ratelimit'
 import { db } from '../db/client'
 import { countryOf } from '../geo/country'
 import { events } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
-import { identity, optionalCaller } from '../http/identity'
+import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { findUser } from '../users/store'
 import { users } from '../users/tables'
@@ -160,11 +161,11 @@ export const authSessionRoutes = new Elysia()
   .post(
     '/auth/logout',
     async ({ caller, body }) => {
-      if (caller.kind !== 'user') throw Errors.unauthorized()
-      if (body?.token) db().delete(pushDevices).where(and(eq(pushDevices.token, body.token), eq(pushDevices.sessionId, caller.sessionId))).run()
-      if (body?.voip_token) db().delete(pushDevices).where(and(eq(pushDevices.voipToken, body.voip_token), eq(pushDevices.sessionId, caller.sessionId))).run()
-      await deleteSession(caller.sessionId)
-      events.closeAuthSession(caller.sessionId, 4004, 'Authentication failed')
+      const me = userCaller(caller)
+      if (body?.token) db().delete(pushDevices).where(and(eq(pushDevices.token, body.token), eq(pushDevices.sessionId, me.sessionId))).run()
+      if (body?.voip_token) db().delete(pushDevices).where(and(eq(pushDevices.voipToken, body.voip_token), eq(pushDevices.sessionId, me.sessionId))).run()
+      await deleteSession(me.sessionId)
+      events.closeAuthSession(me.sessionId, 4004, 'Authentication failed')
       return noContent()
     },
     {
@@ -185,10 +186,10 @@ export const authSessionRoutes = new Elysia()
   .post(
     '/users/@me/devices',
     ({ caller, body }) => {
-      if (caller.kind !== 'user') throw Errors.unauthorized()
+      const me = userCaller(caller)
       db()
         .insert(pushDevices)
-        .values({ sessionId: caller.sessionId, provider: body.provider, token: body.token, voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null, createdAt: Date.now() })
+        .values({ sessionId: me.sessionId, provider: body.provider, token: body.token, voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null, createdAt: clock.now() })
         .onConflictDoUpdate({ target: [pushDevices.sessionId, pushDevices.provider, pushDevices.token], set: { voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null } })
         .run()
       return noContent()

@@ -1,7 +1,7 @@
 // Caller identity for routes: `{ auth: 'user' }`, `{ auth: ['bot', 'bearer'] }`, `{ auth: { kinds, scope } }`.
 // Resolves `caller` into the handler's context or answers Discord's 401/403.
 import { Elysia } from 'elysia'
-import { resolveAuthorization, type Caller, type CallerKind } from '../core/caller'
+import { resolveAuthorization, type Caller, type CallerKind, type UserCaller } from '../core/caller'
 import { ApiError, Errors } from '../core/errors'
 
 export type AuthRule = true | CallerKind | CallerKind[] | { kinds: CallerKind[]; scope?: string }
@@ -48,3 +48,9 @@ export const identity = new Elysia({ name: 'identity' }).macro({
 })
 
 export { ApiError }
+
+/** The caller of an `auth: 'user'` route, narrowed to its type (a user session). */
+export function userCaller(caller: Caller): UserCaller {
+  if (caller.kind !== 'user') throw Errors.unauthorized()
+  return caller
+}

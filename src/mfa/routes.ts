@@ -8,14 +8,13 @@ import { confirmPassword } from '../auth/passwords'
 import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../auth/phone'
 import { redeemOneTime } from '../auth/one-time'
 import { endSessions, replaceSession } from '../auth/sessions'
-import type { UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
 import { ApiError, Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { db } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
-import { identity, optionalCaller } from '../http/identity'
+import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { privateUser } from '../users/serialize'
 import { users, type UserRow } from '../users/tables'
@@ -129,17 +128,12 @@ function anyTicket(ticket: string, purposes: TicketPurpose[]): TicketRow {
   throw invalidTicket()
 }
 
-const user = (caller: { kind: string }) => {
-  if (caller.kind !== 'user') throw Errors.unauthorized()
-  return caller as UserCaller
-}
-
 export const mfaSessionRoutes = new Elysia()
   .use(identity)
   .post(
     '/mfa/finish',
     async ({ caller, body, cookie }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       const row = loadTicket('elevate', body.ticket)
       if (row.userId !== me.userId || row.sessionId !== me.sessionId) throw invalidTicket()
       await verifyFactor(row, body.mfa_type, body.data)
@@ -157,7 +151,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/totp/enable',
     async ({ caller, body }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       const account = userOf(me.userId)
       await confirmPassword(account, body.password)
       if (hasTotp(me.userId)) throw new ApiError(400, 60001, 'Already enrolled in two factor')
@@ -182,7 +176,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/totp/disable',
     async ({ caller, request }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       if (!hasTotp(me.userId)) throw notEnrolled()
       await requireElevation(me, request)
       removeTotp(me.userId)
@@ -196,7 +190,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/codes-verification',
     async ({ caller, request, body }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       if (!mfaEnabled(me.userId)) throw notEnrolled()
       await requireElevation(me, request)
       return { backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : listBackupCodes(me.userId) }
@@ -210,7 +204,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/sms/enable',
     async ({ caller, body }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       const account = userOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
@@ -223,7 +217,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/sms/disable',
     async ({ caller, request, body }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       await confirmPassword(userOf(me.userId), body.password)
       if (!hasSms(me.userId)) throw new ApiError(400, 60010, 'SMS authentication is not enabled')
       await requireElevation(me, request)
@@ -235,7 +229,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/phone',
     async (ctx) => {
-      const me = user(ctx.caller)
+      const me = userCaller(ctx.caller)
       const body = ctx.body
       if (body.phone_token === undefined) {
         // Step one: text a code to the new number; /phone-verifications/verify turns it into a phone_token.
@@ -273,7 +267,7 @@ export const mfaSessionRoutes = new Elysia()
   .delete(
     '/users/@me/phone',
     async ({ caller, request, body }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       await confirmPassword(userOf(me.userId), body.password)
       if (hasSms(me.userId)) {
         await requireElevation(me, request)
@@ -288,7 +282,7 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/webauthn/credentials',
     async ({ caller, body }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       const input = (body ?? {}) as { ticket?: unknown; name?: unknown; credential?: unknown }
       if (input.ticket === undefined && input.credential === undefined) {
         const options = await registrationOptions(userOf(me.userId))
@@ -308,14 +302,14 @@ export const mfaSessionRoutes = new Elysia()
     },
     { auth: 'user', ...tags('Start (no body) or finish registering a security key') },
   )
-  .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(user(caller).userId).map(authenticatorView), {
+  .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(userCaller(caller).userId).map(authenticatorView), {
     auth: 'user',
     ...tags('Security keys'),
   })
   .patch(
     '/users/@me/mfa/webauthn/credentials/:id',
     ({ caller, params, body }) => {
-      const renamed = renameCredential(user(caller).userId, params.id, body.name.trim())
+      const renamed = renameCredential(userCaller(caller).userId, params.id, body.name.trim())
       if (!renamed) throw Errors.notFound()
       return authenticatorView(renamed)
     },
@@ -324,7 +318,7 @@ export const mfaSessionRoutes = new Elysia()
   .delete(
     '/users/@me/mfa/webauthn/credentials/:id',
     async ({ caller, params, request }) => {
-      const me = user(caller)
+      const me = userCaller(caller)
       if (!credentialsOf(me.userId).some((c) => c.id === params.id)) throw Errors.notFound()
       await requireElevation(me, request)
       if (!removeCredential(me.userId, params.id)) throw Errors.notFound()

@@ -68,11 +68,6 @@ export function redeemTicket(row: TicketRow): boolean {
     .get()
 }
 
-/** Store data on a live ticket (the SMS code's purpose key). */
-export function updateTicketData(row: TicketRow, data: Record<string, string>): void {
-  db().update(mfaTickets).set({ data: { ...row.data, ...data } }).where(eq(mfaTickets.ticketHash, row.ticketHash)).run()
-}
-
 export function purgeExpiredTickets(): void {
   db().delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${clock.now()}`).run()
 }
