@@ -24,7 +24,7 @@ export async function exchangeHandoff(key: string, handoffToken: string, client:
   const row = redeemOneTime('handoff', handoffToken)
   if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) throw invalid()
   const user = db().select().from(users).where(eq(users.id, row.userId)).get()
-  if (!user || user.state !== 'active') throw invalid()
+  if (!user || user.state !== 'active' || user.compromised) throw invalid() // a lock also stops tokens minted before it
   const { token } = await completeLogin(user, { client })
   return { token, user: publicUser(user) }
 }

@@ -46,6 +46,14 @@ describe('handoff', () => {
     })
   })
 
+  test('a token minted before an operator lock cannot be exchanged after it', async () => {
+    const user = await makeUser()
+    const token = (await create(user.token)).body.handoff_token
+    const { lockUser } = await import('../../src/auth/lock')
+    await lockUser(user.id)
+    expect((await exchange('client-key-1', token)).status).toBe(400)
+  })
+
   test('20 parallel exchanges: exactly one session', async () => {
     const user = await makeUser()
     const token = (await create(user.token)).body.handoff_token
