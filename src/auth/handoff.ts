@@ -1,7 +1,7 @@
 // Handoff: an authenticated client mints a single-use token bound to a key and its IP; another client on the same
 // IP exchanges key + token for a new session. Wrong key, wrong IP, reuse and expiry all fail the same way.
 import { eq } from 'drizzle-orm'
-import { ApiError, addFieldError } from '../core/errors'
+import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { safeEqual, sha256Hex } from '../core/crypto'
 import { db } from '../db/client'
 import { publicUser } from '../users/serialize'
@@ -17,7 +17,7 @@ export function createHandoff(userId: string, key: string, ip: string): string {
 }
 
 const invalid = () =>
-  new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'handoff_token', { code: 'HANDOFF_TOKEN_INVALID', message: 'Invalid handoff token.' }))
+  new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'handoff_token', { code: 'HANDOFF_TOKEN_INVALID', message: 'Invalid handoff token.' }))
 
 export async function exchangeHandoff(key: string, handoffToken: string, client: ClientInfo) {
   // Redeemed first (atomic), checked after: a token presented with the wrong key or from the wrong IP is burnt.

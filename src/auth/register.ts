@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm'
 import { config } from '../config'
 import { clock } from '../core/clock'
-import { ApiError, addFieldError, type ErrorTree } from '../core/errors'
+import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { db } from '../db/client'
@@ -57,7 +57,7 @@ function age(dateOfBirth: string, now: Date): number | null {
 
 export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
   consume('register-ip', client.ip, REGISTRATIONS_PER_IP)
-  const errors: ErrorTree = {}
+  const errors = errorTree()
   const fail = (field: string, code: string, message: string) => addFieldError(errors, field, { code, message })
 
   const username = input.username?.toLowerCase()
@@ -92,7 +92,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
     const row = redeemOneTime('phone', input.phone_token)
     phone = row?.data.phone ?? null
     if (!phone || isPhoneBlocked(phone) || db().select({ id: users.id }).from(users).where(eq(users.phone, phone)).get()) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
     }
   }
   const provisionalId = snowflake()
@@ -129,13 +129,13 @@ function insertOrExplain(values: typeof users.$inferInsert) {
   } catch (error) {
     const message = String((error as Error).message)
     if (message.includes('users.username')) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'username', { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable.' }))
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'username', { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable.' }))
     }
     if (message.includes('users.email')) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'email', { code: 'EMAIL_ALREADY_REGISTERED', message: 'Email is already registered.' }))
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'email', { code: 'EMAIL_ALREADY_REGISTERED', message: 'Email is already registered.' }))
     }
     if (message.includes('users.phone')) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
+      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
     }
     throw error
   }
@@ -146,7 +146,7 @@ export async function verifyEmail(token: string, client: ClientInfo) {
   const row = redeemOneTime('verify_email', token)
   const user = row?.userId ? db().select().from(users).where(eq(users.id, row.userId)).get() : undefined
   if (!row || !user || user.email !== row.data.email) {
-    throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError({}, 'token', { code: 'TOKEN_INVALID', message: 'Invalid or expired token.' }))
+    throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'token', { code: 'TOKEN_INVALID', message: 'Invalid or expired token.' }))
   }
   db().update(users).set({ emailVerified: true }).where(eq(users.id, user.id)).run()
   const { token: session, user_id } = await completeLogin(user, { client })

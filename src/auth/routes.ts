@@ -2,7 +2,7 @@
 // strength (unauthenticated) and sessions, logout, devices, settings, handoff (authenticated).
 import { Elysia, t } from 'elysia'
 import { and, eq } from 'drizzle-orm'
-import { ApiError, addFieldError, Errors, formError } from '../core/errors'
+import { ApiError, addFieldError, Errors, errorTree, formError } from '../core/errors'
 import { clock } from '../core/clock'
 import { consume } from '../core/ratelimit'
 import { db } from '../db/client'
@@ -130,7 +130,7 @@ export const authPublicRoutes = new Elysia()
   )
 
 function validateLoginBody(body: Record<string, unknown>) {
-  const errors = {}
+  const errors = errorTree()
   const fail = (field: string, code: string, message: string) => addFieldError(errors, field, { code, message })
   if (typeof body.login !== 'string' || !body.login.trim()) fail('login', 'BASE_TYPE_REQUIRED', 'This field is required')
   else if (body.login.length > 320) fail('login', 'BASE_TYPE_MAX_LENGTH', 'Must be 320 or fewer in length.')

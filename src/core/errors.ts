@@ -21,20 +21,38 @@ export class ApiError extends Error {
   }
 }
 
-/** Put one field error into a tree at a dotted path ("members.0.id"; "" = the request itself). */
-export function addFieldError(tree: ErrorTree, path: string, error: FieldError): ErrorTree {
+/** An empty error tree. Keys come from clients (metadata keys), so the tree has no prototype to walk into. */
+export function errorTree(): ErrorTree {
+  return Object.create(null) as ErrorTree
+}
+
+/**
+ * Put one field error into a tree. `path` is a list of keys (client-supplied keys stay whole, dots included) or, for
+ * fixed field names, a dotted string ("members.0.id"; "" = the request itself). Nodes are created as own properties
+ * of prototype-less objects, so no key ("__proto__", "constructor", "_errors") can reach a shared object.
+ */
+export function addFieldError(tree: ErrorTree, path: string | readonly (string | number)[], error: FieldError): ErrorTree {
+  const keys = typeof path === 'string' ? path.split('.').filter(Boolean) : path.map(String)
   let node = tree
-  for (const key of path.split('.').filter(Boolean)) {
-    node[key] ??= {}
-    node = node[key] as ErrorTree
+  for (const key of keys) {
+    const existing = Object.hasOwn(node, key) ? node[key] : undefined
+    if (existing && typeof existing === 'object' && !Array.isArray(existing)) {
+      node = existing
+      continue
+    }
+    const child = errorTree()
+    Object.defineProperty(node, key, { value: child, enumerable: true, writable: true, configurable: true })
+    node = child
   }
-  ;(node._errors ??= []).push(error)
+  const list = Object.hasOwn(node, '_errors') && Array.isArray(node._errors) ? node._errors : undefined
+  if (list) list.push(error)
+  else Object.defineProperty(node, '_errors', { value: [error], enumerable: true, writable: true, configurable: true })
   return tree
 }
 
 /** 400 50035 with the given field errors: formError({ login: ['INVALID_LOGIN', 'Login or password is invalid.'] }). */
 export function formError(fields: Record<string, [code: string, message: string]>): ApiError {
-  const tree: ErrorTree = {}
+  const tree = errorTree()
   for (const [path, [code, message]] of Object.entries(fields)) addFieldError(tree, path, { code, message })
   return new ApiError(400, 50035, 'Invalid Form Body', tree)
 }

@@ -1,5 +1,5 @@
 // TypeBox validation failures -> Discord's nested form errors (errors.<field>._errors[{code, message}]).
-import { addFieldError, type ErrorTree, type FieldError } from '../core/errors'
+import { addFieldError, errorTree, type ErrorTree, type FieldError } from '../core/errors'
 
 type ValueError = { type: number; path: string; message: string; value?: unknown; schema: Record<string, any> }
 
@@ -87,15 +87,15 @@ function describeUnion(error: ValueError): FieldError {
 
 /** Build the nested error tree; one error per field (the first TypeBox reports), paths /a/0/b -> a.0.b. */
 export function validationTree(errors: ValueError[]): ErrorTree {
-  const tree: ErrorTree = {}
+  const tree = errorTree()
   const seen = new Set<string>()
   for (const error of errors) {
-    const path = (error.path ?? '').split('/').filter(Boolean).map(unescapePointer).join('.')
     // A required field also fails its own type check; report it once.
-    const key = path
-    if (seen.has(key)) continue
-    seen.add(key)
-    addFieldError(tree, path, describe(error))
+    const pointer = error.path ?? ''
+    if (seen.has(pointer)) continue
+    seen.add(pointer)
+    // Segments stay whole: a client's key "a.b" is one field, not two.
+    addFieldError(tree, pointer.split('/').filter(Boolean).map(unescapePointer), describe(error))
   }
   return tree
 }

@@ -1,13 +1,13 @@
 // Checks TypeBox cannot express well (metadata maps: key count, key and value length; nullable) as Discord form errors.
-import { ApiError, addFieldError, type ErrorTree } from '../core/errors'
+import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { MAX_METADATA_CHARS, MAX_METADATA_KEYS } from './limits'
 import type { Metadata } from './tables'
 
 export class FormCheck {
-  private tree: ErrorTree = {}
+  private tree = errorTree()
   private failed = false
 
-  add(path: string, code: string, message: string): void {
+  add(path: string | readonly string[], code: string, message: string): void {
     addFieldError(this.tree, path, { code, message })
     this.failed = true
   }
@@ -31,11 +31,11 @@ export class FormCheck {
         continue
       }
       if (typeof v !== 'string') {
-        this.add(`${path}.${key}`, 'BASE_TYPE_STRING', 'Could not interpret value as string.')
+        this.add([...path.split('.'), key], 'BASE_TYPE_STRING', 'Could not interpret value as string.')
         continue
       }
       if (v.length > MAX_METADATA_CHARS) {
-        this.add(`${path}.${key}`, 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_METADATA_CHARS} or fewer in length.`)
+        this.add([...path.split('.'), key], 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_METADATA_CHARS} or fewer in length.`)
         continue
       }
       kept.push([key, v])

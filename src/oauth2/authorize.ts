@@ -1,6 +1,6 @@
 // The consent step: check an authorize request (client, response_type, redirect_uri, scopes, PKCE) and issue a code.
 import { clock } from '../core/clock'
-import { ApiError, Errors, addFieldError, type ErrorTree } from '../core/errors'
+import { ApiError, Errors, addFieldError, errorTree } from '../core/errors'
 import { randomToken, sha256Hex } from '../core/crypto'
 import { isSnowflake, snowflake } from '../core/snowflake'
 import { findApplication } from './applications'
@@ -25,7 +25,7 @@ const CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/
 
 /** 400 50035 naming the field, with the RFC 6749 error name alongside for OAuth2 clients. */
 function invalid(field: string, code: string, message: string, oauthError: string): ApiError {
-  const tree: ErrorTree = {}
+  const tree = errorTree()
   addFieldError(tree, field, { code, message })
   return new ApiError(400, 50035, 'Invalid Form Body', tree, undefined, { error: oauthError, error_description: message })
 }

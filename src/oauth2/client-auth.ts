@@ -15,7 +15,8 @@ export type FormBody = Record<string, string | undefined>
 
 /** Form fields as strings; repeated or non-string fields count as absent (RFC 6749 3.2: no repeats). */
 export function formFields(body: unknown): FormBody {
-  const out: FormBody = {}
+  // Keys come from the client: no prototype to write through.
+  const out: FormBody = Object.create(null)
   if (!body || typeof body !== 'object') return out
   for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
     if (typeof value === 'string') out[key] = value
