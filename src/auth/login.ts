@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm'
 import { config } from '../config'
 import { ApiError, formError } from '../core/errors'
-import { check, clear, record } from '../core/ratelimit'
+import { clear, reserve, type Slot } from '../core/ratelimit'
 import { db } from '../db/client'
 import { mfaChallengeFor, mfaLoginBody } from '../mfa/login'
 import { findUserByEmail } from '../users/store'
@@ -16,8 +16,15 @@ import { passwordProblem } from './password-policy'
 import { knownIps } from './tables'
 import { and } from 'drizzle-orm'
 
+// Failed logins are limited three ways (a success takes its attempt back):
+// - per source IP, whatever the account (one machine trying many accounts);
+// - per account and source IP (one machine guessing one password) — this is the tight limit;
+// - per account from every IP it never logged in from (a botnet guessing one password). The owner on a known IP is
+//   not held by it, so strangers failing against an account cannot lock its owner out; from a new IP the owner waits
+//   like anybody else, and a new location needs its e-mail confirmation anyway.
 export const LOGIN_FAILURES_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
-export const LOGIN_FAILURES_PER_ACCOUNT = { limit: 10, windowMs: 15 * 60_000 }
+export const LOGIN_FAILURES_PER_ACCOUNT_AND_IP = { limit: 10, windowMs: 15 * 60_000 }
+export const LOGIN_FAILURES_PER_ACCOUNT = { limit: 100, windowMs: 60 * 60_000 }
 export const AUTHORIZE_IP_TTL_MS = 24 * 3600_000
 
 const invalidLogin = () =>
@@ -38,17 +45,20 @@ export type LoginInput = { login: string; password: string; undelete?: boolean; 
 export async function login(input: LoginInput, context: LoginContext) {
   const ip = context.client.ip
   const accountKey = input.login.trim().toLowerCase()
-  check('login-ip', ip, LOGIN_FAILURES_PER_IP)
-  check('login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT)
-
   const user = findUserByLogin(input.login)
-  const ok = user?.passwordHash && !user.bot ? await verifyPassword(input.password, user.passwordHash) : (await verifyPassword(input.password, await dummy()), false)
-  if (!user || !ok) {
-    record('login-ip', ip)
-    record('login-account', accountKey)
-    throw invalidLogin()
-  }
-  clear('login-account', accountKey)
+  const pair = `${accountKey}|${ip}`
+  const slots: Slot[] = [
+    ['login-ip', ip, LOGIN_FAILURES_PER_IP],
+    ['login-account-ip', pair, LOGIN_FAILURES_PER_ACCOUNT_AND_IP],
+  ]
+  if (!user || !isKnownIp(user.id, ip)) slots.push(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
+  // Counted now, before the password hash is checked: parallel guesses cannot all pass the limit.
+  const attempt = reserve(...slots)
+  const hash = user?.passwordHash && !user.bot ? user.passwordHash : undefined
+  const ok = hash ? await verifyPassword(input.password, hash) : (await verifyPassword(input.password, await dummy()), false)
+  if (!user || !ok) throw invalidLogin()
+  attempt.release()
+  clear('login-account-ip', pair) // the owner got in from here: earlier typos from this source are forgiven
 
   if (user.compromised) {
     throw formError({ login: ['ACCOUNT_COMPROMISED_RESET_PASSWORD', 'Your account has been flagged as compromised. Reset your password to continue.'] })
@@ -76,11 +86,15 @@ export async function login(input: LoginInput, context: LoginContext) {
   return completeLogin(db().select().from(users).where(eq(users.id, user.id)).get()!, context, requiredActions)
 }
 
+function isKnownIp(userId: string, ip: string): boolean {
+  return !!db().select().from(knownIps).where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip))).get()
+}
+
 /** An IP the account never logged in from. An account with no known IP yet (created by an operator) is not asked. */
 function isNewLocation(userId: string, ip: string): boolean {
   const any = db().select().from(knownIps).where(eq(knownIps.userId, userId)).limit(1).get()
   if (!any) return false
-  return !db().select().from(knownIps).where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip))).get()
+  return !isKnownIp(userId, ip)
 }
 
 export { findUserByEmail }

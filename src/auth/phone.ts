@@ -4,7 +4,7 @@ import { and, eq, gt, sql } from 'drizzle-orm'
 import { createHmac } from 'node:crypto'
 import { clock } from '../core/clock'
 import { randomDigits } from '../core/crypto'
-import { check, record } from '../core/ratelimit'
+import { reserve } from '../core/ratelimit'
 import { db } from '../db/client'
 import { getSecret } from '../db/secrets'
 import { sendSms } from '../delivery'
@@ -36,11 +36,8 @@ function codeHash(phone: string, purpose: string, code: string): string {
 
 /** Text a new code (replacing any earlier one for this phone and purpose). */
 export async function issuePhoneCode(phone: string, purpose: PhonePurpose, ip: string, message = 'Your verification code is'): Promise<void> {
-  // Check both before counting either: a refused text does not use up the other allowance.
-  check('sms-ip', ip, SMS_PER_IP)
-  check('sms-phone', phone, SMS_PER_PHONE)
-  record('sms-ip', ip)
-  record('sms-phone', phone)
+  // Both or neither: a refused text does not use up the other allowance.
+  reserve(['sms-ip', ip, SMS_PER_IP], ['sms-phone', phone, SMS_PER_PHONE])
   const code = randomDigits(6)
   db()
     .insert(phoneCodes)

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import type { UserCaller } from '../core/caller'
 import { ApiError, formError } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
-import { consume } from '../core/ratelimit'
+import { reserve } from '../core/ratelimit'
 import { db } from '../db/client'
 import { events } from '../gateway/bus'
 import { mfaEnabled, hasSms, removeAllFactors, verifyFactor } from '../mfa/factors'
@@ -40,8 +40,7 @@ function mailResetLink(user: UserRow) {
 
 /** POST /auth/forgot: e-mail → always 204; phone → 70007 with a code texted, or 70009 with the e-mail link. */
 export async function forgotPassword(login: string, ip: string): Promise<void> {
-  consume('forgot-ip', ip, FORGOT_PER_IP)
-  consume('forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN)
+  reserve(['forgot-ip', ip, FORGOT_PER_IP], ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])
   const user = findUserByLogin(login)
   const usable = user && !user.bot && user.state !== 'disabled'
   if (!login.trim().startsWith('+')) {

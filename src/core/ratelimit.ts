@@ -1,9 +1,14 @@
 // In-memory sliding-window limits keyed by bucket and subject (IP, account, phone...).
 // Read clock.now() so tests can move time instead of sleeping.
+// An attempt is counted in the same synchronous step as its check (reserve), before any await: parallel requests
+// cannot all pass a check that is counted only after the expensive work. Where only failures should count, the
+// caller releases its reservation on success.
 import { clock } from './clock'
 import { Errors } from './errors'
 
 export type Limit = { limit: number; windowMs: number }
+export type Slot = readonly [bucket: string, subject: string, limit: Limit]
+export type Reservation = { release(): void }
 
 const hits = new Map<string, number[]>()
 
@@ -15,36 +20,46 @@ function recent(key: string, windowMs: number): number[] {
   return list
 }
 
-/** Throws 429 (with retry_after) when `subject` already used its allowance in `bucket`; otherwise counts one hit. */
-export function consume(bucket: string, subject: string, { limit, windowMs }: Limit): void {
-  const key = `${bucket}:${subject}`
-  const list = recent(key, windowMs)
-  if (list.length >= limit) {
-    const retryMs = list[0] + windowMs - clock.now()
-    throw Errors.rateLimited(Math.max(retryMs, 1) / 1000)
+/**
+ * Count one attempt against every slot, or against none: throws 429 (retry_after = the longest wait) when any slot
+ * is used up. `release()` takes the attempt back (e.g. a correct password where only failures count).
+ */
+export function reserve(...slots: Slot[]): Reservation {
+  const now = clock.now()
+  let retryMs = 0
+  const lists = slots.map(([bucket, subject, { limit, windowMs }]) => {
+    const list = recent(`${bucket}:${subject}`, windowMs)
+    if (list.length >= limit) retryMs = Math.max(retryMs, list[0] + windowMs - now, 1)
+    return list
+  })
+  if (retryMs > 0) throw Errors.rateLimited(retryMs / 1000)
+  slots.forEach(([bucket, subject], i) => {
+    lists[i].push(now)
+    hits.set(`${bucket}:${subject}`, lists[i])
+  })
+  let released = false
+  return {
+    release() {
+      if (released) return
+      released = true
+      for (const [bucket, subject] of slots) {
+        const list = hits.get(`${bucket}:${subject}`)
+        const at = list?.lastIndexOf(now) ?? -1
+        if (list && at >= 0) list.splice(at, 1)
+      }
+    },
   }
-  list.push(clock.now())
-  hits.set(key, list)
 }
 
-/** Throws 429 without counting (check before expensive work, count only failures with `record`). */
-export function check(bucket: string, subject: string, { limit, windowMs }: Limit): void {
-  const list = recent(`${bucket}:${subject}`, windowMs)
-  if (list.length >= limit) throw Errors.rateLimited(Math.max(list[0] + windowMs - clock.now(), 1) / 1000)
-}
-
-/** Count one hit without checking. */
-export function record(bucket: string, subject: string): void {
-  const key = `${bucket}:${subject}`
-  const list = hits.get(key) ?? []
-  list.push(clock.now())
-  hits.set(key, list)
+/** Throws 429 (with retry_after) when `subject` already used its allowance in `bucket`; otherwise counts one hit. */
+export function consume(bucket: string, subject: string, limit: Limit): void {
+  reserve([bucket, subject, limit])
 }
 
 /** Whether `subject` still has room (counts the hit when it does). */
 export function tryConsume(bucket: string, subject: string, limit: Limit): boolean {
   try {
-    consume(bucket, subject, limit)
+    reserve([bucket, subject, limit])
     return true
   } catch {
     return false
@@ -58,7 +73,7 @@ export function clear(bucket: string, subject: string): void {
 /** Drop expired entries now and then so the map does not grow without bound. */
 export function sweep(maxWindowMs = 24 * 3600 * 1000): void {
   const cutoff = clock.now() - maxWindowMs
-  for (const [key, list] of hits) if (list[list.length - 1] <= cutoff) hits.delete(key)
+  for (const [key, list] of hits) if (list.length === 0 || list[list.length - 1] <= cutoff) hits.delete(key)
 }
 
 /** Tests: forget every hit. */

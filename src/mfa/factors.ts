@@ -3,12 +3,12 @@ import { eq } from 'drizzle-orm'
 import { isE164, issuePhoneCode, maskPhone, verifyPhoneCode } from '../auth/phone'
 import { verifyPassword } from '../auth/passwords'
 import { ApiError } from '../core/errors'
-import { check, record } from '../core/ratelimit'
+import { reserve } from '../core/ratelimit'
 import { db } from '../db/client'
 import { users } from '../users/tables'
 import { consumeBackupCode, hasBackupCodes, removeBackupCodes } from './backup-codes'
 import { smsFactors } from './tables'
-import { wrongCode, type TicketRow } from './tickets'
+import { MAX_WRONG_CODES, TICKET_TTL_MS, wrongCode, type TicketRow } from './tickets'
 import { hasTotp, removeTotp, verifyTotp } from './totp'
 import { hasWebauthn, removeAllCredentials, verifyAssertion } from './webauthn'
 
@@ -80,12 +80,11 @@ async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise
 export async function verifyFactor(row: TicketRow, type: string, code: unknown): Promise<void> {
   if (!MFA_TYPES.includes(type as MfaType)) throw wrongCode(row)
   const userId = row.userId!
-  check('mfa-user', userId, MFA_FAILURES_PER_USER)
+  // Counted before the (async) check, so parallel guesses cannot outrun the ticket's or the user's allowance.
+  const attempt = reserve(['mfa-user', userId, MFA_FAILURES_PER_USER], ['mfa-ticket', row.ticketHash, { limit: MAX_WRONG_CODES, windowMs: TICKET_TTL_MS }])
   const ok = typeof code === 'string' && code.length > 0 && code.length <= 64 * 1024 && (await codeMatches(row, type as MfaType, code))
-  if (!ok) {
-    record('mfa-user', userId)
-    throw wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
-  }
+  if (!ok) throw wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
+  attempt.release()
 }
 
 /** Remove every second factor (account revert). */
