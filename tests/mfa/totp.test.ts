@@ -82,7 +82,7 @@ describe('TOTP at login', () => {
 
   test('20 parallel requests with one code: exactly one token', async () => {
     const user = await userWithTotp()
-    const tickets = await Promise.all(Array.from({ length: 20 }, () => mfaTicket(user)))
+    const tickets = await ticketsFor(user, 20)
     const code = totpCode(user.secret)
     const results = await Promise.all(tickets.map((t) => api('POST', '/auth/mfa/totp', { body: { ticket: t.ticket, code } })))
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
@@ -123,7 +123,7 @@ describe('TOTP at login', () => {
     expect((await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: a } })).status).toBe(200)
     expect((await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: a } })).body.code).toBe(60008)
     expect((await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: `${b.slice(0, 4)}-${b.slice(4)}` } })).status).toBe(200)
-    const tickets = await Promise.all(Array.from({ length: 20 }, () => mfaTicket(user)))
+    const tickets = await ticketsFor(user, 20)
     const results = await Promise.all(tickets.map((t) => api('POST', '/auth/mfa/backup', { body: { ticket: t.ticket, code: c } })))
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
   })
@@ -144,3 +144,10 @@ describe('TOTP at login', () => {
     expect((await api('POST', '/auth/mfa/totp', { body: { code: '123456' } })).body.code).toBe(50035)
   })
 })
+
+/** Logins one after another: parallel logins of one account are limited while in flight (tests/security). */
+async function ticketsFor(user: { email: string; password: string }, n: number) {
+  const out = []
+  for (let i = 0; i < n; i++) out.push(await mfaTicket(user))
+  return out
+}
