@@ -15,7 +15,7 @@ import { users } from '../users/tables'
 import { clientInfo } from './client-info'
 import { confirmPassword, hashPassword } from './passwords'
 import { passwordProblem } from './password-policy'
-import { changeEmail, forgotPassword, resetPassword, revertAccount } from './recovery'
+import { changeEmail, deactivateAccount, forgotPassword, resetPassword, revertAccount } from './recovery'
 import { endSessions, endSessionsByHash, replaceSession } from './sessions'
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
@@ -51,8 +51,31 @@ export const recoveryPublicRoutes = new Elysia()
     ...tags('Undo an e-mail change and secure the account'),
   })
 
+/** POST /users/@me/disable and /users/@me/delete: the password, and elevation when MFA is on. */
+function deactivation(state: 'disabled' | 'deleted') {
+  return async ({ caller, body, request }: { caller: Parameters<typeof userCaller>[0]; body: { password?: string }; request: Request }) => {
+    const me = userCaller(caller)
+    const user = db().select().from(users).where(eq(users.id, me.userId)).get()
+    if (!user) throw Errors.unauthorized()
+    await confirmPassword(user, body.password)
+    if (mfaEnabled(me.userId)) await requireElevation(me, request)
+    await deactivateAccount(me.userId, state)
+    return noContent()
+  }
+}
+
 export const accountRoutes = new Elysia()
   .use(identity)
+  .post('/users/@me/disable', deactivation('disabled'), {
+    auth: 'user',
+    body: t.Object({ password: PASSWORD }),
+    ...tags('Disable the account (password; elevated with MFA); log in with undelete to restore'),
+  })
+  .post('/users/@me/delete', deactivation('deleted'), {
+    auth: 'user',
+    body: t.Object({ password: PASSWORD }),
+    ...tags('Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore'),
+  })
   .post(
     '/auth/sessions/logout',
     async ({ caller, body, request }) => {
@@ -91,7 +114,7 @@ export const accountRoutes = new Elysia()
       }
       if (body.global_name !== undefined) db().update(users).set({ globalName: body.global_name?.trim() || null }).where(eq(users.id, me.userId)).run()
       const view = privateUser(db().select().from(users).where(eq(users.id, me.userId)).get()!, mfaEnabled(me.userId))
-      events.publish(topics.user(me.userId), 'USER_UPDATE', view)
+      events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },
     {

@@ -149,3 +149,12 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   events.closeUser(userId, 4004, 'Authentication failed')
   return { email: row.data.email }
 }
+
+/**
+ * The owner disables the account or schedules its deletion: every session ends at once (REST 401, Gateway 4004);
+ * logging in again with `undelete: true` brings it back (20013 / 20011 otherwise).
+ */
+export async function deactivateAccount(userId: string, state: 'disabled' | 'deleted'): Promise<void> {
+  db().update(users).set({ state }).where(eq(users.id, userId)).run()
+  await endSessions(userId)
+}

@@ -6,6 +6,7 @@ import { clock } from '../core/clock'
 import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto'
 import { db, prepared } from '../db/client'
 import { events, topics } from '../gateway/bus'
+import { users } from '../users/tables'
 import { authSessions, type AuthSessionRow } from './tables'
 
 export type SessionClient = {
@@ -45,6 +46,15 @@ export async function createSession(userId: string, client: SessionClient = {}):
 }
 
 const byTokenHash = prepared((d) => d.select().from(authSessions).where(eq(authSessions.tokenHash, sql.placeholder('hash'))).prepare())
+// A token works only while its user is active: a disabled or deleted account stops at once, whoever changed it.
+const activeByTokenHash = prepared((d) =>
+  d
+    .select({ id: authSessions.id, userId: authSessions.userId, idHash: authSessions.idHash, lastUsedAt: authSessions.lastUsedAt })
+    .from(authSessions)
+    .innerJoin(users, eq(users.id, authSessions.userId))
+    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), eq(users.state, 'active')))
+    .prepare(),
+)
 const touch = prepared((d) =>
   d.update(authSessions).set({ lastUsedAt: sql`${sql.placeholder('now')}` }).where(eq(authSessions.id, sql.placeholder('id'))).prepare(),
 )
@@ -55,7 +65,7 @@ function idleLimitMs(): number {
 
 /** The session a user token belongs to, if it exists and has not idled out. */
 export async function resolveUserToken(token: string): Promise<UserCaller | undefined> {
-  const session = byTokenHash().get({ hash: sha256Hex(token) })
+  const session = activeByTokenHash().get({ hash: sha256Hex(token) })
   if (!session) return undefined
   const now = clock.now()
   if (now - session.lastUsedAt > idleLimitMs()) {
@@ -88,12 +98,17 @@ export async function deleteUserSessions(userId: string, exceptId?: string): Pro
   return ids
 }
 
-/** Which of these sessions still exist and have not idled out. */
+/** Which of these sessions still exist, have not idled out, and belong to an active account. */
 export function liveSessionIds(ids: string[]): Set<string> {
   const cutoff = clock.now() - idleLimitMs()
   const alive = new Set<string>()
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = db().select({ id: authSessions.id, lastUsedAt: authSessions.lastUsedAt }).from(authSessions).where(inArray(authSessions.id, ids.slice(i, i + 500))).all()
+    const rows = db()
+      .select({ id: authSessions.id, lastUsedAt: authSessions.lastUsedAt })
+      .from(authSessions)
+      .innerJoin(users, eq(users.id, authSessions.userId))
+      .where(and(inArray(authSessions.id, ids.slice(i, i + 500)), eq(users.state, 'active')))
+      .all()
     for (const r of rows) if (r.lastUsedAt >= cutoff) alive.add(r.id)
   }
   return alive

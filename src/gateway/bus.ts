@@ -56,6 +56,8 @@ export const events: EventBus = {
 
 export const topics = {
   user: (id: string) => `user:${id}`,
+  /** Followed by the user's own sessions only (not OAuth2 ones): private account events such as USER_UPDATE. */
+  account: (id: string) => `account:${id}`,
   app: (id: string) => `app:${id}`,
   session: (authSessionId: string) => `session:${authSessionId}`,
   guild: (id: string) => `guild:${id}`,

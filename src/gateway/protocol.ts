@@ -34,6 +34,20 @@ export const Close = {
 
 export const MAX_INBOUND_BYTES = 15 * 1024
 
+/** A socket must Identify or Resume this soon after Hello, or it is closed with 4003. */
+export const IDENTIFY_TIMEOUT_MS = 20_000
+/** Unidentified sockets one IP may hold at once; more are closed with 4008. */
+export const MAX_PENDING_PER_IP = 32
+export const FRAME_WINDOW_MS = 60_000
+
+/**
+ * Frames a socket may send per minute before it is closed with 4008: Discord's 120, plus the heartbeats the announced
+ * interval asks for (two per interval, for jitter), which matters only when the interval is short (tests).
+ */
+export function framesPerWindow(heartbeatMs: number): number {
+  return 120 + Math.ceil((2 * FRAME_WINDOW_MS) / heartbeatMs)
+}
+
 export function frame(op: number, d: unknown, s: number | null = null, t: string | null = null): string {
   return JSON.stringify({ op, d, s, t })
 }

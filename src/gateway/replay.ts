@@ -35,3 +35,14 @@ export function replaySince(afterSeq: number, topics: ReadonlySet<string>): Buff
   if (full && afterSeq < ordered[0].seq - 1) return null
   return ordered.filter((e) => e.seq > afterSeq && e.topics.some((t) => topics.has(t)))
 }
+
+/** The last dispatch sequence any of `topics` received, or `floor` when none after it is buffered. */
+export function lastSeqFor(topics: ReadonlySet<string>, floor: number): number {
+  const full = ring.length === CAPACITY
+  for (let i = ring.length - 1; i >= 0; i--) {
+    const entry = ring[full ? (head + i) % CAPACITY : i]
+    if (entry.seq <= floor) break
+    if (entry.topics.some((t) => topics.has(t))) return entry.seq
+  }
+  return floor
+}

@@ -6,16 +6,41 @@ import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
+import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, topics, type EventBus, type GatewayConnection } from './bus'
-import { ACCEPTED_NOOP_OPS, Close, MAX_INBOUND_BYTES, Op, QOS_HEARTBEAT, frame } from './protocol'
-import { currentSeq, nextSeq, remember, replaySince } from './replay'
+import { ACCEPTED_NOOP_OPS, Close, IDENTIFY_TIMEOUT_MS, MAX_INBOUND_BYTES, MAX_PENDING_PER_IP, Op, QOS_HEARTBEAT, frame, framesPerWindow, FRAME_WINDOW_MS } from './protocol'
+import { currentSeq, lastSeqFor, nextSeq, remember, replaySince } from './replay'
 import {
   addSession, follow, ownTopic, removeSession, sessions, sessionsOfAuthSession, sessionsOfUser, unfollow,
   type GatewaySession, type Socket,
 } from './sessions'
 
-type Connection = { session?: GatewaySession; heartbeatTimer?: Timer; closing?: boolean; identifying?: boolean }
+type Connection = {
+  session?: GatewaySession
+  heartbeatTimer?: Timer
+  closing?: boolean
+  identifying?: boolean
+  /** clock.now() at Hello: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
+  openedAt: number
+  /** Set while the socket is not yet identified: it counts against its IP's pending sockets. */
+  pendingIp?: string
+  /** Frames received in the current window (FRAME_WINDOW_MS from windowStart). */
+  frames: number
+  windowStart: number
+}
+
+// Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
+const pendingByIp = new Map<string, number>()
+
+function settlePending(conn: Connection): void {
+  const ip = conn.pendingIp
+  if (ip === undefined) return
+  conn.pendingIp = undefined
+  const left = (pendingByIp.get(ip) ?? 1) - 1
+  if (left > 0) pendingByIp.set(ip, left)
+  else pendingByIp.delete(ip)
+}
 
 const connections = new Map<Socket, Connection>()
 let server: Server<unknown> | null = null
@@ -91,6 +116,9 @@ const AUTH_CHECK_EVERY = 5 // sweeps (seconds)
 function sweepExpired(): void {
   const now = clock.now()
   for (const s of sessions.values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
+  for (const [ws, conn] of connections) {
+    if (!conn.session && !conn.closing && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS) close(ws, Close.NotAuthenticated, 'Not authenticated')
+  }
   sweeps += 1
   if (sweeps % AUTH_CHECK_EVERY === 0) void closeEndedAuthSessions()
 }
@@ -132,16 +160,21 @@ function baseTopics(caller: Caller, sessionId: string): string[] {
   const list = [ownTopic(sessionId)]
   if (caller.kind === 'bot') list.push(topics.app(caller.applicationId))
   else list.push(topics.user(caller.userId))
-  if (caller.kind === 'user') list.push(topics.session(caller.sessionId))
+  if (caller.kind === 'user') list.push(topics.session(caller.sessionId), topics.account(caller.userId))
   return list
+}
+
+/** OAuth2 tokens reach the Gateway only with identify and gateway.connect (WIRE §2). */
+function mayConnect(caller: Caller): boolean {
+  return caller.kind !== 'bearer' || (caller.scopes.includes('identify') && caller.scopes.includes('gateway.connect'))
 }
 
 async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   if (typeof d?.token !== 'string') return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   const caller = await resolveAuthorization(d.token, { bareMayBeBot: true })
-  if (!caller) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
+  if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   if (conn.session || conn.closing) return
-  const session: GatewaySession = { id: randomBytes(16).toString('hex'), caller, topics: new Set(), ws: null, resumableUntil: 0 }
+  const session: GatewaySession = { id: randomBytes(16).toString('hex'), caller, topics: new Set(), ws: null, resumableUntil: 0, readySeq: 0 }
   const ready: Record<string, unknown> = {
     v: 9,
     user: null,
@@ -160,8 +193,10 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
     if (contribution.topics) extraTopics.push(...contribution.topics)
   }
   if (ws.readyState !== 1) return // closed while we were loading
+  settlePending(conn)
   session.ws = ws
   conn.session = session
+  session.readySeq = currentSeq() + 1
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
   ready.v = (ws.data as { version?: number })?.version ?? 9
@@ -171,9 +206,12 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
   const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bareMayBeBot: true }) : undefined
-  const sameCaller = caller && session && caller.kind === session.caller.kind && caller.userId === session.caller.userId
-  const seq = Number.isInteger(d?.seq) ? (d.seq as number) : 0
-  const replay = session && sameCaller ? replaySince(seq, session.topics) : null
+  const sameCaller = caller && mayConnect(caller) && session && caller.kind === session.caller.kind && caller.userId === session.caller.userId
+  // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
+  // Replay starts after it, and never before the session's own READY.
+  const seq = d?.seq === null ? 0 : d?.seq
+  const validSeq = Number.isSafeInteger(seq) && seq >= 0 && session !== undefined && seq <= lastSeqFor(session.topics, session.readySeq)
+  const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), session.topics) : null
   if (!session || !sameCaller || !replay || (!session.ws && session.resumableUntil <= clock.now())) {
     ws.send(frame(Op.InvalidSession, false))
     return
@@ -185,6 +223,7 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
     if (oldConn) oldConn.session = undefined
     close(old, Close.SessionTimedOut, 'Session resumed elsewhere')
   }
+  settlePending(conn)
   session.ws = ws
   conn.session = session
   for (const topic of session.topics) ws.subscribe(topic)
@@ -195,6 +234,13 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
 async function onMessage(ws: Socket, message: unknown): Promise<void> {
   const conn = connections.get(ws)
   if (!conn || conn.closing) return
+  const now = clock.now()
+  if (now - conn.windowStart >= FRAME_WINDOW_MS) {
+    conn.windowStart = now
+    conn.frames = 0
+  }
+  conn.frames += 1
+  if (conn.frames > framesPerWindow(config().gatewayHeartbeatMs)) return close(ws, Close.RateLimited, 'You are being rate limited.')
   if (typeof message !== 'object' || message === null || Array.isArray(message) || Buffer.isBuffer(message) || message instanceof Uint8Array) {
     return close(ws, Close.DecodeError, 'Decode error')
   }
@@ -225,6 +271,7 @@ function onClose(ws: Socket, code: number): void {
   const conn = connections.get(ws)
   connections.delete(ws)
   if (!conn) return
+  settlePending(conn)
   clearTimeout(conn.heartbeatTimer)
   const session = conn.session
   if (!session || session.ws !== ws) return
@@ -248,19 +295,27 @@ export function closeAllGatewaySockets(): void {
 
 export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway', {
   detail: { hide: true },
-  // Bun refuses frames over this outright; between 15 KiB and this we answer Discord's 4002.
-  maxPayloadLength: 64 * 1024,
+  // Bun refuses frames over this before they are parsed; between 15 KiB and this we answer Discord's 4002.
+  maxPayloadLength: 20 * 1024,
   idleTimeout: 0,
   open(ws) {
     const raw = ws.raw as Socket
     const query = (ws.data as { query?: Record<string, string | undefined> }).query ?? {}
     const version = Number(query.v ?? 9)
-    connections.set(raw, {})
+    const now = clock.now()
+    const conn: Connection = { openedAt: now, frames: 0, windowStart: now }
+    connections.set(raw, conn)
     ;(raw.data as { version?: number }).version = version
+    const request = (ws.data as { request?: Request }).request
+    const ip = request ? clientIp(request, { requestIP: () => ({ address: raw.remoteAddress }) }) : raw.remoteAddress
+    const pending = pendingByIp.get(ip) ?? 0
+    if (pending >= MAX_PENDING_PER_IP) return close(raw, Close.RateLimited, 'Too many unidentified connections')
+    pendingByIp.set(ip, pending + 1)
+    conn.pendingIp = ip
     if (version !== 9 && version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
     if (query.encoding && query.encoding !== 'json') return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
     raw.send(frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
-    armHeartbeat(raw, connections.get(raw)!)
+    armHeartbeat(raw, conn)
   },
   async message(ws, message) {
     const raw = ws.raw as Socket

@@ -12,6 +12,8 @@ export type GatewaySession = {
   ws: Socket | null
   /** clock.now() after which a disconnected session can no longer resume */
   resumableUntil: number
+  /** The sequence of the session's READY: a resume never replays what came before it. */
+  readySeq: number
 }
 
 export const sessions = new Map<string, GatewaySession>()

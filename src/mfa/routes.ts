@@ -45,7 +45,7 @@ const userOf = (id: string): UserRow => {
   if (!user) throw Errors.unauthorized()
   return user
 }
-const userChanged = (userId: string) => events.publish(topics.user(userId), 'USER_UPDATE', privateUser(userOf(userId), mfaEnabled(userId)))
+const userChanged = (userId: string) => events.publish(topics.account(userId), 'USER_UPDATE', privateUser(userOf(userId), mfaEnabled(userId)))
 
 /** With no TOTP and no security key left, MFA is off: SMS and backup codes go with it. */
 function dropDependentFactors(userId: string) {

@@ -7,7 +7,7 @@ export const KNOWN_SCOPES = [
   'connections',
   'gateway.connect',
   'lobbies.write',
-  // Discord's Social SDK scope; it carries lobbies.write (see grantedScopes).
+  // Discord's Social SDK scope; it carries identify, lobbies.write and gateway.connect (see grantedScopes).
   'sdk.social_layer',
 ] as const
 
@@ -26,7 +26,7 @@ export function parseScopes(value: string | undefined | null): string[] | undefi
 export function grantedScopes(stored: string): string[] {
   const scopes = stored.split(' ').filter(Boolean)
   if (scopes.includes('sdk.social_layer')) {
-    for (const implied of ['identify', 'lobbies.write']) if (!scopes.includes(implied)) scopes.push(implied)
+    for (const implied of ['identify', 'lobbies.write', 'gateway.connect']) if (!scopes.includes(implied)) scopes.push(implied)
   }
   return scopes
 }

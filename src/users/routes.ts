@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
 import { identity } from '../http/identity'
-import { privateUser } from './serialize'
+import { userForCaller } from './serialize'
 import { findUser } from './store'
 import { mfaEnabled } from '../mfa/factors'
 
@@ -10,7 +10,7 @@ export const usersRoutes = new Elysia().use(identity).get(
   async ({ caller }) => {
     const user = await findUser(caller.userId)
     if (!user) throw Errors.unauthorized()
-    return privateUser(user, mfaEnabled(user.id))
+    return userForCaller(user, caller, mfaEnabled(user.id))
   },
   { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, detail: { tags: ['users'], summary: 'The calling user' } },
 )

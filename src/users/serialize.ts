@@ -1,4 +1,5 @@
 // Discord's user objects: the public one and the private one (@me).
+import type { Caller } from '../core/caller'
 import type { UserRow } from './tables'
 
 export function publicUser(u: UserRow) {
@@ -23,4 +24,15 @@ export function privateUser(u: UserRow, mfaEnabled = false) {
     locale: u.locale,
     mfa_enabled: mfaEnabled,
   }
+}
+
+/**
+ * The calling user as its credential may see it: OAuth2 tokens get `email` and `verified` only with the `email`
+ * scope and never the phone (as Discord); user sessions and bots see everything.
+ */
+export function userForCaller(u: UserRow, caller: Caller, mfaEnabled = false) {
+  const full = privateUser(u, mfaEnabled)
+  if (caller.kind !== 'bearer') return full
+  const { phone: _phone, email, verified, ...rest } = full
+  return caller.scopes.includes('email') ? { ...rest, email, verified } : rest
 }

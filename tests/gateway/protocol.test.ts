@@ -91,12 +91,22 @@ describe('handshake', () => {
   test('READY for an OAuth2 bearer token', async () => {
     const app = await makeApp()
     const user = await makeUser()
-    const token = await bearerToken(app.id, user.id, 'identify lobbies.write')
+    const token = await bearerToken(app.id, user.id, 'identify lobbies.write gateway.connect')
     const { ready } = await identified(`Bearer ${token}`)
     expect(ready.session_type).toBe('oauth')
     expect(ready.user.id).toBe(user.id)
     expect(ready.application.id).toBe(app.id)
-    expect(ready.scopes).toEqual(['identify', 'lobbies.write'])
+    expect(ready.scopes).toEqual(['identify', 'lobbies.write', 'gateway.connect'])
+  })
+
+  test('a bearer token without gateway.connect (or identify) is refused with 4004', async () => {
+    const app = await makeApp()
+    const user = await makeUser()
+    for (const scope of ['identify lobbies.write', 'gateway.connect']) {
+      const c = await connect()
+      c.send(2, { token: `Bearer ${await bearerToken(app.id, user.id, scope)}`, properties: {}, intents: 0 })
+      expect((await c.waitForClose()).code).toBe(4004)
+    }
   })
 
   test('Identify accepts properties, intents, shard, compress false and capabilities', async () => {

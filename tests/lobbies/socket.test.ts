@@ -17,7 +17,7 @@ async function socket(token: string) {
 }
 
 test('lobby lifecycle events reach exactly the members and the owning bot', async () => {
-  const { app, bot, players } = await setup(2)
+  const { app, bot, players } = await setup(2, 'identify lobbies.write gateway.connect')
   const [a, b] = players
   const other = await makeApp()
   const outsider = await makeUser()

@@ -19,7 +19,7 @@ describe('login', () => {
     expect(statuses.filter((s) => s === 400)).toHaveLength(10)
     expect(statuses.filter((s) => s === 429)).toHaveLength(190)
     for (const r of replies.filter((r) => r.status === 429)) expect(r.body.retry_after).toBeGreaterThan(0)
-  })
+  }, 30_000)
 
   test('10 failures from one source limit that source; the 10th still gets checked, the 11th is refused', async () => {
     const user = await makeUser()
@@ -28,7 +28,7 @@ describe('login', () => {
       expect((await login(user.email, 'wrong-password', '198.51.100.7')).status).toBe(400)
       expect((await login(user.email, user.password, '198.51.100.7')).status).toBe(429)
     })
-  })
+  }, 30_000)
 
   test('strangers failing against an account do not lock its owner out (new IP, and known IP)', async () => {
     const user = await makeUser()
@@ -38,7 +38,7 @@ describe('login', () => {
       expect(owner.status).toBe(200)
       expect(owner.body.token).toBeString()
     })
-  })
+  }, 30_000)
 
   test('a distributed guess (100 failures from new IPs) holds every new IP, but not the owner on a known IP', async () => {
     const user = await makeUser()
@@ -50,7 +50,7 @@ describe('login', () => {
       expect((await login(user.email, user.password, '10.10.0.1')).status).toBe(429)
       expect((await login(user.email, user.password, '192.0.2.99')).status).toBe(200)
     })
-  })
+  }, 30_000)
 })
 
 describe('MFA codes', () => {
@@ -64,7 +64,7 @@ describe('MFA codes', () => {
     // A right code on the dead ticket no longer logs in.
     const after = await api('POST', '/auth/mfa/backup', { body: { ticket, code: user.backupCodes[0] } })
     expect(after.status).not.toBe(200)
-  })
+  }, 30_000)
 
   test('wrong codes across fresh tickets: the user allowance (20) holds under parallel requests', async () => {
     const user = await userWithTotp()
@@ -83,5 +83,5 @@ describe('password confirmation', () => {
     )
     expect(replies.filter((r) => r.status === 400)).toHaveLength(10)
     expect(replies.filter((r) => r.status === 429)).toHaveLength(30)
-  })
+  }, 30_000)
 })
