@@ -22,6 +22,7 @@ import { userReady } from './users/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
+import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 
 /** Every REST route of the service, without prefix. */
 function api() {
@@ -37,7 +38,9 @@ export function buildApp() {
   registerLobbyGateway()
   return (
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
-    new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 } })
+    // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
+    // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
+    new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
       .use(httpBasics)
       .use(docs)
       .use(gatewaySocket)

@@ -33,6 +33,8 @@ export const Close = {
 } as const
 
 export const MAX_INBOUND_BYTES = 15 * 1024
+/** The largest WebSocket frame Bun accepts on any socket of the server (set app-wide in app.ts). */
+export const WS_MAX_FRAME_BYTES = 20 * 1024
 
 /** A socket must Identify or Resume this soon after Hello, or it is closed with 4003. */
 export const IDENTIFY_TIMEOUT_MS = 20_000

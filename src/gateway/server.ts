@@ -295,9 +295,6 @@ export function closeAllGatewaySockets(): void {
 
 export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway', {
   detail: { hide: true },
-  // Bun refuses frames over this before they are parsed; between 15 KiB and this we answer Discord's 4002.
-  maxPayloadLength: 20 * 1024,
-  idleTimeout: 0,
   open(ws) {
     const raw = ws.raw as Socket
     const query = (ws.data as { query?: Record<string, string | undefined> }).query ?? {}

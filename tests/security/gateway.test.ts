@@ -179,3 +179,11 @@ describe('account states', () => {
     }
   })
 })
+
+describe('frame size', () => {
+  test('a 100 KB frame is refused by the socket layer before it is parsed (1009)', async () => {
+    const c = await connect({ heartbeat: false })
+    c.sendRaw(JSON.stringify({ op: 1, d: 'x'.repeat(100 * 1024) }))
+    expect((await c.waitForClose()).code).toBe(1009)
+  })
+})
