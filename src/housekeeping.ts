@@ -1,4 +1,5 @@
 // Periodic clean-up of rows that only expire: one-time tokens, MFA tickets, idle sessions, rate-limit counters.
+import { purgeExpiredFingerprints } from './auth/fingerprints'
 import { purgeExpiredOneTime } from './auth/one-time'
 import { sweepIdleSessions } from './auth/sessions'
 import { log } from './core/log'
@@ -12,6 +13,7 @@ export async function runHousekeeping(): Promise<void> {
   try {
     purgeExpiredOneTime()
     purgeExpiredTickets()
+    purgeExpiredFingerprints()
     await sweepIdleSessions()
     sweep()
   } catch (error) {

@@ -1,6 +1,7 @@
 // Fingerprints: anonymous identifiers for clients before login, "<snowflake>.<MAC>". At most 3 valid per 2 minutes
-// per IP; extras are returned but not valid (unusable for registration or experiments).
-import { and, eq, isNull } from 'drizzle-orm'
+// per IP (an IPv6 client counts by its /64); extras are returned but not valid (unusable for registration or
+// experiments) and leave no row, so requests past the limit cost no disk. A valid one lives 30 days.
+import { and, eq, gt, isNull, lte } from 'drizzle-orm'
 import { createHmac } from 'node:crypto'
 import { clock } from '../core/clock'
 import { safeEqual } from '../core/crypto'
@@ -8,9 +9,11 @@ import { tryConsume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { db } from '../db/client'
 import { getSecret } from '../db/secrets'
+import { rateSubject } from '../http/client-ip'
 import { fingerprints } from './tables'
 
 export const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
+export const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000
 
 function mac(id: string): string {
   return createHmac('sha256', getSecret('fingerprint')).update(id).digest('base64url').slice(0, 27)
@@ -18,8 +21,7 @@ function mac(id: string): string {
 
 export function createFingerprint(ip: string): string {
   const id = snowflake()
-  const valid = tryConsume('fingerprint', ip, FINGERPRINT_LIMIT)
-  db().insert(fingerprints).values({ id, valid, ip, createdAt: clock.now() }).run()
+  if (tryConsume('fingerprint', rateSubject(ip), FINGERPRINT_LIMIT)) db().insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
   return `${id}.${mac(id)}`
 }
 
@@ -28,7 +30,7 @@ export function validFingerprint(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 64) return undefined
   const [id, given] = value.split('.')
   if (!id || !given || !/^\d{1,20}$/.test(id) || !safeEqual(given, mac(id))) return undefined
-  const row = db().select().from(fingerprints).where(eq(fingerprints.id, id)).get()
+  const row = db().select().from(fingerprints).where(and(eq(fingerprints.id, id), gt(fingerprints.createdAt, clock.now() - FINGERPRINT_TTL_MS))).get()
   return row?.valid ? id : undefined
 }
 
@@ -43,4 +45,9 @@ export function claimFingerprint(value: unknown, userId: string): string | undef
     .returning()
     .get()
   return claimed ? id : undefined
+}
+
+/** Forget fingerprints past their life (housekeeping). */
+export function purgeExpiredFingerprints(): void {
+  db().delete(fingerprints).where(lte(fingerprints.createdAt, clock.now() - FINGERPRINT_TTL_MS)).run()
 }
