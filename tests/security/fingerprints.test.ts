@@ -6,7 +6,7 @@ import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { rateSubject } from '../../src/http/client-ip'
 import { runHousekeeping } from '../../src/housekeeping'
-import { api, resetWorld } from '../helpers'
+import { api, resetWorld, server } from '../helpers'
 import { registerUser, withConfig } from '../auth/helpers'
 
 afterEach(resetWorld)
@@ -15,6 +15,7 @@ const rows = () => db().select({ n: count() }).from(fingerprints).get()!.n
 const fingerprint = (ip: string) => api('POST', '/auth/fingerprint', { headers: { 'x-forwarded-for': ip } })
 
 test('a flood of fingerprint requests writes 3 rows per IP per 2 minutes, however many are answered', async () => {
+  await server()
   await withConfig({ trustProxy: true }, async () => {
     const before = rows()
     const replies = await Promise.all(Array.from({ length: 200 }, () => fingerprint('198.51.100.77')))
