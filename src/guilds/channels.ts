@@ -48,20 +48,16 @@ export function getChannel(userId: string, channelId: string) {
 }
 
 export function updateChannel(userId: string, channelId: string, input: ChannelInput) {
-  channelAccess(channelId, userId, P.MANAGE_CHANNELS)
-  const row = transaction((tx) =>
-    tx
-      .update(channels)
-      .set({
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.topic !== undefined ? { topic: input.topic } : {}),
-        ...(input.position !== undefined ? { position: input.position } : {}),
-        ...(input.nsfw !== undefined ? { nsfw: input.nsfw } : {}),
-      })
-      .where(eq(channels.id, channelId))
-      .returning()
-      .get(),
-  )
+  const { channel } = channelAccess(channelId, userId, P.MANAGE_CHANNELS)
+  const changes = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.topic !== undefined ? { topic: input.topic } : {}),
+    ...(input.position !== undefined ? { position: input.position } : {}),
+    ...(input.nsfw !== undefined ? { nsfw: input.nsfw } : {}),
+  }
+  // An empty edit changes nothing and announces nothing (Discord answers the channel as it is).
+  if (Object.keys(changes).length === 0) return serializeChannelRow(channel)
+  const row = transaction((tx) => tx.update(channels).set(changes).where(eq(channels.id, channelId)).returning().get())
   const body = serializeChannelRow(row)
   events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
   return body

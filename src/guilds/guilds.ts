@@ -117,16 +117,11 @@ export function canManageChannels(guild: GuildRow, userId: string): boolean {
 export function setGuildAttributes(guildId: string, input: { features?: string[]; hubType?: number | null; vanity?: string | null }) {
   const guild = getGuild(guildId)
   if (!guild) throw Errors.unknownGuild()
-  transaction((tx) =>
-    tx
-      .update(guilds)
-      .set({
-        ...(input.features !== undefined ? { features: input.features } : {}),
-        ...(input.hubType !== undefined ? { hubType: input.hubType } : {}),
-        ...(input.vanity !== undefined ? { vanityUrlCode: input.vanity } : {}),
-      })
-      .where(eq(guilds.id, guildId))
-      .run(),
-  )
+  const changes = {
+    ...(input.features !== undefined ? { features: input.features } : {}),
+    ...(input.hubType !== undefined ? { hubType: input.hubType } : {}),
+    ...(input.vanity !== undefined ? { vanityUrlCode: input.vanity } : {}),
+  }
+  if (Object.keys(changes).length > 0) transaction((tx) => tx.update(guilds).set(changes).where(eq(guilds.id, guildId)).run())
   return serializeGuild(getGuild(guildId)!)
 }

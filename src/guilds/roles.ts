@@ -52,20 +52,15 @@ export function updateRole(userId: string, guildId: string, roleId: string, inpu
   if (!role) throw Errors.unknownRole()
   if (role.id !== guildId) manageable(access, role)
   const permissions = grantable(access, input.permissions)
-  const row = transaction((tx) =>
-    tx
-      .update(roles)
-      .set({
-        ...(input.name !== undefined && role.id !== guildId ? { name: input.name } : {}),
-        ...(permissions !== undefined ? { permissions } : {}),
-        ...(input.color !== undefined ? { color: input.color } : {}),
-        ...(input.hoist !== undefined ? { hoist: input.hoist } : {}),
-        ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
-      })
-      .where(eq(roles.id, roleId))
-      .returning()
-      .get(),
-  )
+  const changes = {
+    ...(input.name !== undefined && role.id !== guildId ? { name: input.name } : {}),
+    ...(permissions !== undefined ? { permissions } : {}),
+    ...(input.color !== undefined ? { color: input.color } : {}),
+    ...(input.hoist !== undefined ? { hoist: input.hoist } : {}),
+    ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
+  }
+  if (Object.keys(changes).length === 0) return serializeRole(role)
+  const row = transaction((tx) => tx.update(roles).set(changes).where(eq(roles.id, roleId)).returning().get())
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
   if (permissions !== undefined) syncAllMembers(guildId)

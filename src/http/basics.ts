@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
 import { log } from '../core/log'
+import { parseBody } from './body'
 import { validationTree } from './validation'
 
 const started = new WeakMap<Request, number>()
@@ -20,13 +21,17 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     const length = Number(request.headers.get('content-length') ?? 0)
     if (length > config().maxBodyBytes) return errorResponse(Errors.entityTooLarge())
   })
+  .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
   .onError({ as: 'global' }, ({ code, error, request }) => {
     if (error instanceof ApiError) return errorResponse(error)
     switch (code) {
       case 'VALIDATION':
         return errorResponse(Errors.invalidFormBody(validationTree(error.all as never)))
-      case 'PARSE':
-        return errorResponse(Errors.invalidJson())
+      case 'PARSE': {
+        // Our parser's own refusals (413, 415, 408, 50109) arrive wrapped in Elysia's ParseError.
+        const cause = (error as { cause?: unknown }).cause
+        return errorResponse(cause instanceof ApiError ? cause : Errors.invalidJson())
+      }
       case 'NOT_FOUND':
         return errorResponse(Errors.notFound())
     }

@@ -1,0 +1,97 @@
+// Request bodies, read once for every route: JSON everywhere; form bodies only where the protocol says so (the
+// OAuth2 token endpoints); multipart with `payload_json` on message routes, as Discord's. Anything else is 415.
+// The body is read against MAX_BODY_BYTES as it streams (chunked bodies included) and within a deadline, so a slow
+// or endless body cannot hold a connection. Client keys land in prototype-less objects.
+import { config } from '../config'
+import { ApiError, Errors } from '../core/errors'
+
+const FORM_ROUTES = [/\/oauth2\/token(\/revoke)?$/]
+// Every JSON body is an object, but for these lists (as Discord's bulk endpoints).
+const ARRAY_ROUTES = [/\/lobbies\/:lobbyId\/members\/bulk$/]
+const MULTIPART_ROUTES = [/\/channels\/:channelId\/messages$/, /\/lobbies\/:lobbyId\/messages$/]
+
+export const unsupportedMediaType = (type: string) => new ApiError(415, 0, `Unsupported content type: ${type || 'none'}`)
+const requestTimeout = () => new ApiError(408, 0, 'Request body not received in time')
+
+/** The body as bytes, refused with 413 past the limit and 408 past the deadline. */
+async function readLimited(request: Request): Promise<Uint8Array> {
+  const max = config().maxBodyBytes
+  const reader = request.body!.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let timer: Timer | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(requestTimeout()), config().bodyTimeoutMs)
+  })
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), deadline])
+      if (done) break
+      size += value.byteLength
+      if (size > max) throw Errors.entityTooLarge()
+      chunks.push(value)
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {})
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+  return Buffer.concat(chunks)
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  if (bytes.byteLength === 0) return null
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch {
+    throw Errors.invalidJson()
+  }
+}
+
+/** Form fields; a repeated key becomes a list (the OAuth2 endpoints treat repeats as invalid). */
+function parseForm(bytes: Uint8Array): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null)
+  for (const [key, value] of new URLSearchParams(new TextDecoder().decode(bytes))) {
+    const seen = out[key]
+    out[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value]
+  }
+  return out
+}
+
+/** Discord's multipart message form: the JSON is in `payload_json` (files are not stored by this server). */
+async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<unknown> {
+  let form: Awaited<ReturnType<Response['formData']>>
+  try {
+    form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData()
+  } catch {
+    throw Errors.invalidFormBody({ _errors: [{ code: 'BASE_TYPE_INVALID', message: 'Invalid multipart body.' }] })
+  }
+  const payload = form.get('payload_json')
+  if (typeof payload !== 'string') return null
+  return parseJson(new TextEncoder().encode(payload))
+}
+
+/** A scalar (or a list where a dictionary is expected) is a form error; JSON null counts as an empty body. */
+function shaped(value: unknown, route: string): unknown {
+  if (value === null || (typeof value === 'object' && (!Array.isArray(value) || ARRAY_ROUTES.some((r) => r.test(route))))) return value
+  throw Errors.invalidFormBody({ _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }] })
+}
+
+/**
+ * Elysia's parse hook for every route that reads a body. Returns the parsed body, `null` for an empty one (each
+ * route's schema decides whether that is acceptable; a consumed body cannot be handed back as `undefined`, which would
+ * make Elysia parse it again), or throws a Discord error.
+ */
+export async function parseBody(request: Request, route: string, contentType: string): Promise<unknown> {
+  if (!request.body) return undefined // no body at all: Elysia leaves `body` undefined
+  const type = contentType.trim().toLowerCase()
+  const bytes = await readLimited(request)
+  if (bytes.byteLength === 0 && type === '') return null
+  if (type === 'application/json') return shaped(parseJson(bytes), route)
+  if (type === 'application/x-www-form-urlencoded' && FORM_ROUTES.some((r) => r.test(route))) return parseForm(bytes)
+  if (type === 'multipart/form-data' && MULTIPART_ROUTES.some((r) => r.test(route))) {
+    return shaped(await parseMultipart(bytes, request.headers.get('content-type') ?? type), route)
+  }
+  throw unsupportedMediaType(type)
+}
