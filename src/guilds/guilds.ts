@@ -97,8 +97,16 @@ export async function kickMember(actorId: string, guildId: string, targetId: str
   await removeMember(guild, targetId)
 }
 
-export function myGuilds(userId: string) {
-  return guildsOfUser(userId).map((g) => ({
+/** The caller's guilds in id order, paged by `before`/`after` and `limit` as Discord's. */
+export function myGuilds(userId: string, page: { limit: number; before?: string; after?: string }) {
+  const id = (g: { id: string }) => BigInt(g.id)
+  let list = guildsOfUser(userId).sort((a, b) => (id(a) < id(b) ? -1 : 1))
+  if (page.after !== undefined) list = list.filter((g) => id(g) > BigInt(page.after!))
+  if (page.before !== undefined) {
+    list = list.filter((g) => id(g) < BigInt(page.before!))
+    if (page.after === undefined) list = list.slice(-page.limit)
+  }
+  return list.slice(0, page.limit).map((g) => ({
     id: g.id,
     name: g.name,
     icon: null,

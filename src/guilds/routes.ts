@@ -1,6 +1,7 @@
 // REST for the guild model: guilds, roles, members, channels, messages, invites.
 import { Elysia, t } from 'elysia'
 import { identity } from '../http/identity'
+import { paging, queryString } from '../http/query'
 import { noContent, json } from '../http/respond'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './guilds'
@@ -46,8 +47,9 @@ export const guildRoutes = new Elysia()
     ...tags('guilds', 'Rename a guild (owner)'),
   })
   .delete('/guilds/:guildId', ({ caller, params }) => (deleteGuild(caller.userId, params.guildId), noContent()), { ...auth, ...tags('guilds', 'Delete a guild (owner)') })
-  .get('/users/@me/guilds', ({ caller }) => myGuilds(caller.userId), {
+  .get('/users/@me/guilds', ({ caller, query }) => myGuilds(caller.userId, paging(query, 200, 200)), {
     auth: { kinds: ['user', 'bot', 'bearer'], scope: 'guilds' },
+    query: t.Object({ limit: queryString('integer 1-200, default 200'), before: queryString('snowflake'), after: queryString('snowflake') }),
     ...tags('guilds', 'Guilds of the caller'),
   })
   .delete('/users/@me/guilds/:guildId', async ({ caller, params }) => (await leaveGuild(caller.userId, params.guildId), noContent()), {
@@ -58,10 +60,11 @@ export const guildRoutes = new Elysia()
     '/guilds/:guildId/members',
     async ({ caller, params, query }) => {
       guildAccess(params.guildId, caller.userId)
-      const rows = guildMembers(params.guildId, query.limit ?? 1, query.after ?? '0')
+      const page = paging(query, 1000, 1)
+      const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
       return Promise.all(rows.map(async (m) => serializeMember(m, await findUser(m.userId))))
     },
-    { ...auth, query: t.Object({ limit: t.Optional(t.Integer({ minimum: 1, maximum: 1000 })), after: t.Optional(snowflakeQuery) }), ...tags('guilds', 'List members') },
+    { ...auth, query: t.Object({ limit: queryString('integer 1-1000, default 1'), after: queryString('snowflake') }), ...tags('guilds', 'List members') },
   )
   .delete('/guilds/:guildId/members/:userId', async ({ caller, params }) => (await kickMember(caller.userId, params.guildId, params.userId), noContent()), {
     ...auth,
@@ -111,13 +114,13 @@ export const channelRoutes = new Elysia()
     body: t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])) }),
     ...tags('messages', 'Send a message (SEND_MESSAGES)'),
   })
-  .get('/channels/:channelId/messages', ({ caller, params, query }) => readMessages(caller.userId, params.channelId, query), {
+  .get('/channels/:channelId/messages', ({ caller, params, query }) => readMessages(caller.userId, params.channelId, paging(query, 100, 50)), {
     ...auth,
     query: t.Object({
-      limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
-      before: t.Optional(snowflakeQuery),
-      after: t.Optional(snowflakeQuery),
-      around: t.Optional(snowflakeQuery),
+      limit: queryString('integer 1-100, default 50'),
+      before: queryString('snowflake'),
+      after: queryString('snowflake'),
+      around: queryString('snowflake'),
     }),
     ...tags('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)'),
   })

@@ -38,8 +38,9 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
   return message
 }
 
-export async function readMessages(lobby: LobbyRow, limit: number) {
-  const rows = listMessages(lobby.id, limit)
+/** Newest first; `before`/`after` page through the whole history. */
+export async function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }) {
+  const rows = listMessages(lobby.id, page)
   const authors = new Map<string, Awaited<ReturnType<typeof findUser>>>()
   for (const r of rows) if (!authors.has(r.authorId)) authors.set(r.authorId, await findUser(r.authorId))
   return rows.flatMap((r) => {

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { Errors, formError } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { identity } from '../http/identity'
+import { paging } from '../http/query'
 import { json, noContent } from '../http/respond'
 import { appCaller, lobbyOf } from './access'
 import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lobbies'
@@ -31,14 +32,6 @@ function checkMembers(check: FormCheck, field: string, members: MemberBody[] | u
 
 const idle = (check: FormCheck, value: unknown) => check.int('idle_timeout_seconds', value, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX)
 const lobbyFlags = (check: FormCheck, value: unknown) => check.int('flags', value, 0, LOBBY_FLAGS_ALL)
-
-function messagesLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return MESSAGES_DEFAULT_LIMIT
-  const check = new FormCheck()
-  const limit = check.int('limit', /^-?\d+$/.test(raw) ? Number(raw) : raw, 1, MESSAGES_MAX_LIMIT)
-  check.done()
-  return limit ?? MESSAGES_DEFAULT_LIMIT
-}
 
 /** PUT member bodies may be absent, empty or null: every field is optional and nullable. */
 function memberBody(body: unknown): { metadata?: unknown; flags?: unknown } {
@@ -161,7 +154,7 @@ export const lobbiesRoutes = new Elysia()
     '/lobbies/:lobbyId/messages',
     ({ caller, params, query }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
-      return readMessages(lobby, messagesLimit(query.limit))
+      return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
     },
     { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first') },
   )

@@ -1,6 +1,7 @@
 // TypeBox schemas of the lobby endpoints. Metadata maps are t.Unknown here and checked by FormCheck (validate.ts),
 // which reports key count and key/value length the way Discord's form errors do.
 import { t } from 'elysia'
+import { queryString } from '../http/query'
 import {
   IDLE_TIMEOUT_MAX,
   IDLE_TIMEOUT_MIN,
@@ -59,7 +60,9 @@ export const MessageSchema = t.Object({
 })
 
 export const MessagesQuery = t.Object({
-  limit: t.Optional(t.String({ description: `integer 1-${MESSAGES_MAX_LIMIT}, default 50` })),
+  limit: queryString(`integer 1-${MESSAGES_MAX_LIMIT}, default 50`),
+  before: queryString('snowflake: messages older than this one'),
+  after: queryString('snowflake: messages newer than this one'),
 })
 
 export const LinkSchema = t.Optional(t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }))

@@ -1,5 +1,5 @@
 // Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
-import { and, count, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
 import { db, type DB } from '../db/client'
 import { users } from '../users/tables'
 import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
@@ -132,6 +132,16 @@ export function insertMessage(tx: DB, row: typeof lobbyMessages.$inferInsert): L
   return tx.insert(lobbyMessages).values(row).returning().get()
 }
 
-export function listMessages(lobbyId: string, limit: number): LobbyMessageRow[] {
-  return db().select().from(lobbyMessages).where(eq(lobbyMessages.lobbyId, lobbyId)).orderBy(desc(lobbyMessages.id)).limit(limit).all()
+export function listMessages(lobbyId: string, page: { limit: number; before?: string; after?: string }): LobbyMessageRow[] {
+  const byId = sql`CAST(${lobbyMessages.id} AS INTEGER)`
+  const where = and(
+    eq(lobbyMessages.lobbyId, lobbyId),
+    page.before !== undefined ? sql`${byId} < CAST(${page.before} AS INTEGER)` : undefined,
+    page.after !== undefined ? sql`${byId} > CAST(${page.after} AS INTEGER)` : undefined,
+  )
+  // After a cursor: the oldest `limit` newer ones, still answered newest first.
+  if (page.after !== undefined && page.before === undefined) {
+    return db().select().from(lobbyMessages).where(where).orderBy(asc(byId)).limit(page.limit).all().reverse()
+  }
+  return db().select().from(lobbyMessages).where(where).orderBy(desc(byId)).limit(page.limit).all()
 }

@@ -1,0 +1,40 @@
+// Paging parameters of the query string (limit, before, after, around), checked in one place. Elysia checks numeric
+// query values one by one and loses the field name, so these are declared as strings and judged here: the error
+// lands on the parameter (errors.limit._errors) as Discord's does.
+import { t } from 'elysia'
+import { addFieldError, errorTree, Errors, type ErrorTree } from '../core/errors'
+
+/** A query parameter as declared in a route's schema (documented, checked by `paging`). */
+export const queryString = (description: string) => t.Optional(t.String({ description }))
+
+export type Paging = { limit: number; before?: string; after?: string; around?: string }
+type Raw = { limit?: string; before?: string; after?: string; around?: string }
+
+const SNOWFLAKE = /^\d{1,20}$/
+
+/** limit within [1, max] (default `fallback`), and snowflake cursors; 400 50035 naming each bad parameter. */
+export function paging(query: Raw, max: number, fallback: number): Paging {
+  const tree: ErrorTree = errorTree()
+  let failed = false
+  const fail = (field: string, code: string, message: string) => {
+    addFieldError(tree, [field], { code, message })
+    failed = true
+  }
+  let limit = fallback
+  if (query.limit !== undefined && query.limit !== '') {
+    const n = /^-?\d+$/.test(query.limit.trim()) ? Number(query.limit) : Number.NaN
+    if (!Number.isSafeInteger(n)) fail('limit', 'NUMBER_TYPE_COERCE', `Value "${query.limit.slice(0, 64)}" is not int.`)
+    else if (n < 1) fail('limit', 'NUMBER_TYPE_MIN', 'int value should be greater than or equal to 1.')
+    else if (n > max) fail('limit', 'NUMBER_TYPE_MAX', `int value should be less than or equal to ${max}.`)
+    else limit = n
+  }
+  const out: Paging = { limit }
+  for (const field of ['before', 'after', 'around'] as const) {
+    const value = query[field]
+    if (value === undefined || value === '') continue
+    if (SNOWFLAKE.test(value) && BigInt(value) < 2n ** 64n) out[field] = value
+    else fail(field, 'NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`)
+  }
+  if (failed) throw Errors.invalidFormBody(tree)
+  return out
+}
