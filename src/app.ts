@@ -22,10 +22,12 @@ import { userReady } from './users/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
+import { remoteAuthRoutes } from './remote-auth/routes'
+import { remoteAuthSocket } from './remote-auth/socket'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
+  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes)
 }
 
 export function buildApp() {
@@ -41,6 +43,7 @@ export function buildApp() {
       .use(httpBasics)
       .use(docs)
       .use(gatewaySocket)
+      .use(remoteAuthSocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))
