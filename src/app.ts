@@ -23,10 +23,12 @@ import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
+import { remoteAuthRoutes } from './remote-auth/routes'
+import { remoteAuthSocket } from './remote-auth/socket'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
+  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes)
 }
 
 export function buildApp() {
@@ -44,6 +46,7 @@ export function buildApp() {
       .use(httpBasics)
       .use(docs)
       .use(gatewaySocket)
+      .use(remoteAuthSocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))

@@ -84,6 +84,12 @@ export function loadConfig(env: Env = process.env) {
     gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),
     /** How long a disconnected gateway session stays resumable. */
     gatewayResumeWindowMs: int(env, 'GATEWAY_RESUME_WINDOW_MS', 120000, 1000, 3600000),
+    /** Remote-auth gateway (/remote-auth): heartbeat interval and socket lifetime announced in hello, init deadline. */
+    remoteAuthHeartbeatMs: int(env, 'REMOTE_AUTH_HEARTBEAT_MS', 41250, 100, 600000),
+    remoteAuthTimeoutMs: int(env, 'REMOTE_AUTH_TIMEOUT_MS', 150000, 1000, 3600000),
+    remoteAuthInitMs: int(env, 'REMOTE_AUTH_INIT_MS', 30000, 100, 600000),
+    /** Remote-auth sockets open at once from one IP. */
+    remoteAuthSocketsPerIp: int(env, 'REMOTE_AUTH_SOCKETS_PER_IP', 10, 1, 10000),
     /** Idle time after which a user session expires. */
     sessionIdleDays: int(env, 'SESSION_IDLE_DAYS', 90, 1, 3650),
     /** Refuse logins from new IPs until confirmed by e-mail. */

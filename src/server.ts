@@ -6,6 +6,7 @@ import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startHousekeeping, stopHousekeeping } from './housekeeping'
 import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
+import { startRemoteAuthGateway, stopRemoteAuthGateway } from './remote-auth/desktop'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -18,6 +19,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const port = app.server!.port!
   attachGateway(app.server!)
   startLobbySweeper()
+  startRemoteAuthGateway()
   startHousekeeping()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
@@ -35,6 +37,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       if (stopped) return
       stopped = true
       closeAllGatewaySockets()
+      stopRemoteAuthGateway()
       stopLobbySweeper()
       stopHousekeeping()
       await app.stop(true)

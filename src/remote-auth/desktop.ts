@@ -1,0 +1,232 @@
+// The desktop side of remote (QR) login, Discord's remote-auth gateway v2 (WIRE.md §3): flat {op, ...} JSON frames.
+//   server hello {heartbeat_interval, timeout_ms} → client init {encoded_public_key} → server nonce_proof
+//   {encrypted_nonce} → client nonce_proof {nonce} | {proof} → server pending_remote_init {fingerprint}; later the
+//   mobile endpoints push pending_ticket, then pending_login or cancel (and close 1000).
+// Socket state lives here, in memory, bounded (per IP, in total) and swept by deadlines that read clock.now(); what a
+// mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on.
+import { randomBytes } from 'node:crypto'
+import type { ServerWebSocket } from 'bun'
+import type { ClientInfo } from '../auth/client-info'
+import { config } from '../config'
+import { clock } from '../core/clock'
+import { log } from '../core/log'
+import { encryptTo, fingerprintOf, parsePublicKey, proves, type DesktopKey } from './crypto'
+import { HEARTBEAT_GRACE, MAX_FRAME_BYTES, MAX_SOCKETS, SWEEP_EVERY_MS, frameBudget } from './limits'
+import { deleteAllDesktops, deleteDesktop, fingerprintInUse, insertDesktop, purgeExpired } from './store'
+
+export type Socket = ServerWebSocket<unknown>
+
+/** Close codes of the remote-auth gateway (README lists them). */
+export const Close = {
+  Normal: 1000,
+  GoingAway: 1001,
+  PolicyViolation: 1008,
+  TryAgainLater: 1013,
+  InvalidVersion: 4000,
+  DecodeError: 4001,
+  HandshakeFailure: 4002,
+  Timeout: 4003,
+} as const
+
+export const VERSION = '2'
+
+type Desktop = {
+  ws: Socket
+  ip: string
+  client: ClientInfo
+  /** hello + timeout_ms: the socket's end whatever happens */
+  expiresAt: number
+  /** init must arrive before this */
+  initBy: number
+  /** the next heartbeat must arrive before this */
+  heartbeatBy: number
+  /** frames the client may still send */
+  framesLeft: number
+  key?: DesktopKey
+  nonce?: Buffer
+  /** set once the proof passed and the row exists */
+  fingerprint?: string
+  closed: boolean
+}
+
+const desktops = new Map<Socket, Desktop>()
+const byFingerprint = new Map<string, Desktop>()
+const perIp = new Map<string, number>()
+
+function send(d: Desktop, frame: Record<string, unknown>): void {
+  d.ws.send(JSON.stringify(frame))
+}
+
+/** Forget a desktop: maps, IP count and its row (so its handshake token dies). Idempotent. */
+function forget(d: Desktop): void {
+  if (!desktops.delete(d.ws)) return
+  const left = (perIp.get(d.ip) ?? 1) - 1
+  if (left > 0) perIp.set(d.ip, left)
+  else perIp.delete(d.ip)
+  if (d.fingerprint && byFingerprint.get(d.fingerprint) === d) {
+    byFingerprint.delete(d.fingerprint)
+    try {
+      deleteDesktop(d.fingerprint)
+    } catch (error) {
+      log.error('remote-auth desktop row delete failed', { error: String(error) })
+    }
+  }
+}
+
+function close(d: Desktop, code: number, reason: string): void {
+  if (d.closed) return
+  d.closed = true
+  forget(d)
+  d.ws.close(code, reason)
+}
+
+/** A new socket: check the version and the limits, then hello. */
+export function openDesktop(ws: Socket, version: string | undefined, client: ClientInfo, origin: string | null): void {
+  if (version !== VERSION) {
+    ws.close(Close.InvalidVersion, 'Invalid version')
+    return
+  }
+  const cfg = config()
+  const fromIp = perIp.get(client.ip) ?? 0
+  if (fromIp >= cfg.remoteAuthSocketsPerIp || desktops.size >= MAX_SOCKETS) {
+    log.warn('remote-auth socket refused', { ip: client.ip, reason: fromIp >= cfg.remoteAuthSocketsPerIp ? 'per-ip' : 'total' })
+    ws.close(Close.TryAgainLater, 'Too many connections')
+    return
+  }
+  const now = clock.now()
+  const d: Desktop = {
+    ws,
+    ip: client.ip,
+    client,
+    expiresAt: now + cfg.remoteAuthTimeoutMs,
+    initBy: now + cfg.remoteAuthInitMs,
+    heartbeatBy: now + cfg.remoteAuthHeartbeatMs * HEARTBEAT_GRACE,
+    framesLeft: frameBudget(cfg.remoteAuthTimeoutMs, cfg.remoteAuthHeartbeatMs),
+    closed: false,
+  }
+  desktops.set(ws, d)
+  perIp.set(client.ip, fromIp + 1)
+  // Origin is not required (desktop and test clients send none); it is logged.
+  log.info('remote-auth socket opened', { ip: client.ip, origin: origin ?? '-' })
+  send(d, { op: 'hello', heartbeat_interval: cfg.remoteAuthHeartbeatMs, timeout_ms: cfg.remoteAuthTimeoutMs })
+}
+
+function frameSize(message: unknown): number {
+  if (typeof message === 'string') return Buffer.byteLength(message)
+  try {
+    return Buffer.byteLength(JSON.stringify(message) ?? '')
+  } catch {
+    return Infinity
+  }
+}
+
+/** One client frame (already JSON-parsed by Elysia when it was JSON). */
+export function onFrame(ws: Socket, message: unknown): void {
+  const d = desktops.get(ws)
+  if (!d || d.closed) return
+  if (--d.framesLeft < 0) return close(d, Close.PolicyViolation, 'Too many frames')
+  if (frameSize(message) > MAX_FRAME_BYTES) return close(d, Close.DecodeError, 'Frame too large')
+  if (typeof message !== 'object' || message === null || Array.isArray(message) || message instanceof Uint8Array) {
+    return close(d, Close.DecodeError, 'Decode error')
+  }
+  const frame = message as Record<string, unknown>
+  switch (frame.op) {
+    case 'heartbeat':
+      d.heartbeatBy = clock.now() + config().remoteAuthHeartbeatMs * HEARTBEAT_GRACE
+      return send(d, { op: 'heartbeat_ack' })
+    case 'init':
+      return init(d, frame)
+    case 'nonce_proof':
+      return proof(d, frame)
+    default:
+      return close(d, Close.DecodeError, typeof frame.op === 'string' ? 'Unknown op' : 'Decode error')
+  }
+}
+
+function init(d: Desktop, frame: Record<string, unknown>): void {
+  if (d.key) return close(d, Close.HandshakeFailure, 'Already initialized')
+  const key = parsePublicKey(frame.encoded_public_key)
+  if (!key) return close(d, Close.HandshakeFailure, 'Invalid public key')
+  d.key = key
+  d.nonce = randomBytes(32)
+  send(d, { op: 'nonce_proof', encrypted_nonce: encryptTo(key.key, d.nonce) })
+}
+
+function proof(d: Desktop, frame: Record<string, unknown>): void {
+  if (!d.key || !d.nonce || d.fingerprint) return close(d, Close.HandshakeFailure, 'Unexpected nonce proof')
+  if (!proves(frame, d.nonce)) return close(d, Close.HandshakeFailure, 'Invalid nonce proof')
+  d.nonce = undefined
+  const fingerprint = fingerprintOf(d.key.spki)
+  const now = clock.now()
+  // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket.
+  if (byFingerprint.has(fingerprint) || fingerprintInUse(fingerprint, now)) return close(d, Close.HandshakeFailure, 'Fingerprint in use')
+  insertDesktop({
+    fingerprint,
+    publicKey: d.key.encoded,
+    ip: d.ip,
+    clientOs: d.client.os,
+    clientPlatform: d.client.platform,
+    clientLocation: d.client.location,
+    createdAt: now,
+    expiresAt: d.expiresAt,
+  })
+  d.fingerprint = fingerprint
+  byFingerprint.set(fingerprint, d)
+  send(d, { op: 'pending_remote_init', fingerprint })
+}
+
+/** Bun's close event (the client left, or we closed it). */
+export function onSocketClosed(ws: Socket): void {
+  const d = desktops.get(ws)
+  if (d) {
+    d.closed = true
+    forget(d)
+  }
+}
+
+/** The desktop a fingerprint names, if its socket is here, proven and open. */
+export function liveDesktop(fingerprint: string): { send(frame: Record<string, unknown>): void; close(): void } | undefined {
+  const d = byFingerprint.get(fingerprint)
+  if (!d || d.closed || d.ws.readyState !== 1 || d.expiresAt <= clock.now()) return undefined
+  return {
+    send: (frame) => send(d, frame),
+    close: () => close(d, Close.Normal, 'Normal closure'),
+  }
+}
+
+/** Close sockets past a deadline (lifetime, init, heartbeat) and delete expired rows. Tests call it after moving the clock. */
+export function sweepRemoteAuth(now = clock.now()): void {
+  for (const d of [...desktops.values()]) {
+    if (now >= d.expiresAt) close(d, Close.Timeout, 'Timed out')
+    else if (!d.key && now >= d.initBy) close(d, Close.Timeout, 'Init timed out')
+    else if (now >= d.heartbeatBy) close(d, Close.Timeout, 'Heartbeat timed out')
+  }
+  purgeExpired(now)
+}
+
+let sweeper: Timer | undefined
+
+/** At start: rows of sockets from before a restart are zombies; then sweep every second. */
+export function startRemoteAuthGateway(): void {
+  const stale = deleteAllDesktops()
+  if (stale) log.info('remote-auth stale desktops removed', { count: stale })
+  sweeper ??= setInterval(() => {
+    try {
+      sweepRemoteAuth()
+    } catch (error) {
+      log.error('remote-auth sweep failed', { error: String(error) })
+    }
+  }, SWEEP_EVERY_MS)
+  sweeper.unref?.()
+}
+
+/** On shutdown: close every socket with 1001 and stop sweeping. */
+export function stopRemoteAuthGateway(): void {
+  for (const d of [...desktops.values()]) close(d, Close.GoingAway, 'Server shutting down')
+  clearInterval(sweeper)
+  sweeper = undefined
+}
+
+export function remoteAuthStats() {
+  return { sockets: desktops.size, proven: byFingerprint.size, ips: perIp.size }
+}

@@ -1,0 +1,50 @@
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
+import { users } from '../users/tables'
+
+/**
+ * A desktop waiting on /remote-auth after its nonce proof: its key, where it connects from, and until when its socket
+ * lives. A mobile user claims it (user id + sha256 of the handshake token); the row goes when the socket closes, so
+ * the handshake token dies with it. Sockets do not outlive the process: rows left at start are deleted.
+ */
+export const remoteAuthDesktops = sqliteTable(
+  'remote_auth_desktops',
+  {
+    /** unpadded base64url SHA-256 of the SPKI */
+    fingerprint: text().primaryKey(),
+    /** standard base64 of the SPKI DER (RSA-2048), to encrypt the user payload and the token */
+    publicKey: text().notNull(),
+    ip: text().notNull(),
+    clientOs: text(),
+    clientPlatform: text(),
+    clientLocation: text(),
+    createdAt: integer().notNull(),
+    /** the socket's deadline (hello + timeout_ms) */
+    expiresAt: integer().notNull(),
+    userId: text().references(() => users.id, { onDelete: 'cascade' }),
+    /** sha256 hex of the handshake token */
+    handshakeHash: text().unique(),
+    claimedAt: integer(),
+  },
+  (t) => [index('remote_auth_desktops_expires_idx').on(t.expiresAt)],
+)
+
+/** A finished remote login waiting for the desktop's POST /users/@me/remote-auth/login; single use, 2 minutes. */
+export const remoteAuthTickets = sqliteTable(
+  'remote_auth_tickets',
+  {
+    /** sha256 hex of the ticket */
+    ticketHash: text().primaryKey(),
+    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    publicKey: text().notNull(),
+    ip: text().notNull(),
+    clientOs: text(),
+    clientPlatform: text(),
+    clientLocation: text(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
+  },
+  (t) => [index('remote_auth_tickets_expires_idx').on(t.expiresAt)],
+)
+
+export type RemoteAuthDesktopRow = typeof remoteAuthDesktops.$inferSelect
+export type RemoteAuthTicketRow = typeof remoteAuthTickets.$inferSelect
