@@ -22,10 +22,12 @@ import { userReady } from './users/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
+import { experimentsRoutes } from './experiments/routes'
+import { experimentsIdentify } from './experiments/service'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes)
+  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(experimentsRoutes)
 }
 
 export function buildApp() {
@@ -33,6 +35,7 @@ export function buildApp() {
   onIdentify(userReady)
   setAuthSessionCheck(liveSessionIds)
   onIdentify(guildIdentify)
+  onIdentify(experimentsIdentify)
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()
   return (
