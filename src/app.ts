@@ -25,10 +25,12 @@ import { gatewaySocket } from './gateway/server'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { remoteAuthRoutes } from './remote-auth/routes'
 import { remoteAuthSocket } from './remote-auth/socket'
+import { experimentsRoutes } from './experiments/routes'
+import { experimentsIdentify } from './experiments/service'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes)
+  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes).use(experimentsRoutes)
 }
 
 export function buildApp() {
@@ -36,6 +38,7 @@ export function buildApp() {
   onIdentify(userReady)
   setAuthSessionCheck(liveSessionIds)
   onIdentify(guildIdentify)
+  onIdentify(experimentsIdentify)
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()
   return (

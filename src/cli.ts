@@ -1,4 +1,5 @@
-// Operator commands: `server app create --name N`, `server app list`, `server user create --email E --password P`.
+// Operator commands: `server app create --name N`, `server app list`, `server user create --email E --password P`,
+// `server experiments load FILE.json` ...
 // Each prints JSON on stdout so scripts can read it.
 import { parseArgs } from 'node:util'
 import { config } from './config'
@@ -9,6 +10,8 @@ import { createSession } from './auth/sessions'
 import { setGuildAttributes } from './guilds/public'
 import { readOutbox } from './delivery'
 import { lockUser } from './auth/lock'
+import { DefinitionError } from './experiments/definitions'
+import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
 
 type Command = { usage: string; run: (argv: string[]) => Promise<unknown> }
 
@@ -71,6 +74,57 @@ const commands: Record<string, Command> = {
         hubType: hubType === undefined ? undefined : Number(hubType),
         vanity: values.vanity,
       })
+    },
+  },
+  'experiments load': {
+    usage: 'experiments load FILE.json',
+    async run(argv) {
+      const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
+      if (positionals.length !== 1) throw new UsageError('give one definitions file')
+      const file = Bun.file(positionals[0])
+      if (!(await file.exists())) throw new Error(`${positionals[0]}: no such file`)
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(await file.text())
+      } catch (error) {
+        throw new Error(`${positionals[0]}: not valid JSON (${(error as Error).message})`)
+      }
+      try {
+        return loadDefinitions(parsed)
+      } catch (error) {
+        if (error instanceof DefinitionError) throw new Error(`${positionals[0]} refused, the loaded definitions stay:\n${error.message}`)
+        throw error
+      }
+    },
+  },
+  'experiments list': {
+    usage: 'experiments list',
+    async run() {
+      return listDefinitions()
+    },
+  },
+  'experiments show': {
+    usage: 'experiments show NAME',
+    async run(argv) {
+      const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
+      if (positionals.length !== 1) throw new UsageError('give one experiment name')
+      const definition = showDefinition(positionals[0])
+      if (!definition) throw new Error(`no experiment named "${positionals[0]}"`)
+      return JSON.stringify(definition, null, 2)
+    },
+  },
+  'experiments eval': {
+    usage: 'experiments eval NAME (--guild ID | --user ID)',
+    async run(argv) {
+      const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { guild: { type: 'string' }, user: { type: 'string' } } })
+      if (positionals.length !== 1) throw new UsageError('give one experiment name')
+      for (const id of [values.guild, values.user]) if (id !== undefined && !/^\d{1,20}$/.test(id)) throw new UsageError(`not an ID: ${id}`)
+      try {
+        return evaluateOne(positionals[0], { guild: values.guild, user: values.user })
+      } catch (error) {
+        if (error instanceof UnknownResource) throw new Error(error.message)
+        throw error
+      }
     },
   },
 }

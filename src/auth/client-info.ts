@@ -1,9 +1,16 @@
 // What a session shows about its client: OS and platform from X-Super-Properties (base64 JSON, as Discord's clients
-// send it) or the User-Agent, and an approximate location from the IP.
+// send it) or the User-Agent, an approximate location from the IP, and the fingerprint the client still sends.
 import { UAParser } from 'ua-parser-js'
 import { locationOf } from '../geo/country'
 
-export type ClientInfo = { ip: string; os: string | null; platform: string | null; location: string }
+export type ClientInfo = {
+  ip: string
+  os: string | null
+  platform: string | null
+  location: string
+  /** X-Fingerprint, sent by clients until they are logged in (a successful login ends it). */
+  fingerprint?: string | null
+}
 
 function superProperties(header: string | null): { os?: string; browser?: string } | null {
   if (!header || header.length > 4096) return null
@@ -26,5 +33,5 @@ export function clientInfo(request: Request, ip: string): ClientInfo {
     os ??= clip(ua.os.name)
     platform ??= clip(ua.browser.name)
   }
-  return { ip, os, platform, location: locationOf(ip) }
+  return { ip, os, platform, location: locationOf(ip), fingerprint: request.headers.get('x-fingerprint') }
 }

@@ -1,9 +1,10 @@
 // What every successful authentication ends with (password login, MFA, passwordless, handoff, registration):
-// a new session for the client, the IP remembered as known, and the login success body.
+// a new session for the client, the IP remembered as known, the client's fingerprint ended, and the login success body.
 import { clock } from '../core/clock'
 import { db } from '../db/client'
 import type { UserRow } from '../users/tables'
 import type { ClientInfo } from './client-info'
+import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
 import { loginSettings } from './settings'
 import { knownIps } from './tables'
@@ -24,6 +25,7 @@ export async function completeLogin(user: UserRow, context: LoginContext, requir
     giftCodeSkuId: context.giftCodeSkuId ?? null,
   })
   rememberIp(user.id, context.client.ip)
+  if (context.client.fingerprint) retireFingerprint(context.client.fingerprint, user.id)
   return {
     user_id: user.id,
     token,

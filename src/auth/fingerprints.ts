@@ -51,3 +51,21 @@ export function claimFingerprint(value: unknown, userId: string): string | undef
 export function purgeExpiredFingerprints(): void {
   db().delete(fingerprints).where(lte(fingerprints.createdAt, clock.now() - FINGERPRINT_TTL_MS)).run()
 }
+
+/**
+ * The snowflake of a fingerprint still honoured (GET /experiments): authentic and valid, and not yet ended by the
+ * login or registration that took it. Undefined otherwise.
+ */
+export function honouredFingerprint(value: unknown): string | undefined {
+  const id = validFingerprint(value)
+  if (!id) return undefined
+  const row = db().select({ usedBy: fingerprints.usedBy }).from(fingerprints).where(eq(fingerprints.id, id)).get()
+  return row && row.usedBy === null ? id : undefined
+}
+
+/** Fingerprints are honoured until login: a login that carries one ends it (the account's ID takes over). */
+export function retireFingerprint(value: unknown, userId: string): void {
+  const id = validFingerprint(value)
+  if (!id) return
+  db().update(fingerprints).set({ usedBy: userId }).where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy))).run()
+}

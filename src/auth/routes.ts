@@ -50,8 +50,11 @@ export const authPublicRoutes = new Elysia()
       const body = ctx.body as { login?: unknown; password?: unknown }
       if (!body || typeof body !== 'object') throw formError({ login: ['BASE_TYPE_REQUIRED', 'This field is required'], password: ['BASE_TYPE_REQUIRED', 'This field is required'] })
       validateLoginBody(body)
-      const input = body as { login: string; password: string; undelete?: boolean; login_source?: string | null; gift_code_sku_id?: string | null }
-      return login(input, { client: clientOf(ctx), loginSource: input.login_source, giftCodeSkuId: input.gift_code_sku_id })
+      const input = body as { login: string; password: string; undelete?: boolean; login_source?: string | null; gift_code_sku_id?: string | null; fingerprint?: unknown }
+      const client = clientOf(ctx)
+      // The body's fingerprint (as registration takes one) counts like the header.
+      if (typeof input.fingerprint === 'string') client.fingerprint = input.fingerprint
+      return login(input, { client, loginSource: input.login_source, giftCodeSkuId: input.gift_code_sku_id })
     },
     { ...tags('Log in with e-mail or phone and password') },
   )

@@ -1,0 +1,56 @@
+// The compiled definitions, cached in memory: assignments never touch the database per experiment. A load in this
+// process replaces the cache at once; a load by another process (the CLI against a running server's database) is
+// noticed by reading the version row at most once a second.
+import { whenOpened } from '../db/client'
+import { compileAll, guildArray, type Compiled, type GuildExperimentArray } from './bucketing'
+import type { Platform } from './definitions'
+import { readDefinitions, readVersion } from './store'
+
+export const VERSION_CHECK_MS = 1000
+
+export type ExperimentSet = {
+  version: number
+  all: Compiled[]
+  byName: Map<string, Compiled>
+  user: Compiled[]
+  guild: { experiment: Compiled; array: GuildExperimentArray }[]
+}
+
+let cached: ExperimentSet | undefined
+let checkedAt = 0
+
+export function buildSet(version: number, all: Compiled[]): ExperimentSet {
+  return {
+    version,
+    all,
+    byName: new Map(all.map((c) => [c.name, c])),
+    user: all.filter((c) => c.kind === 'user'),
+    guild: all.filter((c) => c.kind === 'guild').map((experiment) => ({ experiment, array: guildArray(experiment) })),
+  }
+}
+
+/** The current definitions (rebuilt when the version row moved). */
+export function experimentSet(): ExperimentSet {
+  const now = performance.now()
+  if (cached && now - checkedAt < VERSION_CHECK_MS) return cached
+  checkedAt = now
+  if (cached && readVersion() === cached.version) return cached
+  const { version, definitions } = readDefinitions()
+  cached = buildSet(version, compileAll(definitions))
+  return cached
+}
+
+/** After a load in this process: use the new set at once. */
+export function useSet(set: ExperimentSet): void {
+  cached = set
+  checkedAt = performance.now()
+}
+
+/** An experiment tagged for a platform is only for requests that ask for that platform. */
+export function visible(experiment: Compiled, platform: Platform | undefined): boolean {
+  return !experiment.platform || experiment.platform === platform
+}
+
+whenOpened(() => {
+  cached = undefined
+})

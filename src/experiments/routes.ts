@@ -1,0 +1,44 @@
+// GET /experiments (spec §4.11, WIRE.md §4). Unauthenticated calls are allowed: they are answered for the
+// fingerprint in X-Fingerprint, or for a new fingerprint when the request carries neither a token nor one.
+import { Elysia } from 'elysia'
+import { optionalCaller } from '../http/identity'
+import { clientIp } from '../http/client-ip'
+import { PLATFORMS, type Platform } from './definitions'
+import { authenticationRequired, badBoolean, badPlatform } from './errors'
+import { experimentsFor } from './service'
+
+const TRUE = new Set(['true', 'True', '1'])
+const FALSE = new Set(['false', 'False', '0'])
+
+function booleanQuery(field: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '') return false
+  if (TRUE.has(raw)) return true
+  if (FALSE.has(raw)) return false
+  throw badBoolean(field)
+}
+
+function platformQuery(raw: string | undefined): Platform | undefined {
+  if (raw === undefined || raw === '') return undefined
+  if (!PLATFORMS.includes(raw as Platform)) throw badPlatform()
+  return raw as Platform
+}
+
+export const experimentsRoutes = new Elysia().get(
+  '/experiments',
+  async (ctx) => {
+    const query = ctx.query as Record<string, string | undefined>
+    const withGuildExperiments = booleanQuery('with_guild_experiments', query.with_guild_experiments)
+    const platform = platformQuery(query.platform)
+    const authorization = ctx.request.headers.get('authorization')
+    const caller = authorization ? await optionalCaller(ctx.request) : undefined
+    if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
+    return experimentsFor({
+      caller,
+      fingerprint: ctx.request.headers.get('x-fingerprint')?.trim() || null,
+      ip: clientIp(ctx.request, ctx.server),
+      withGuildExperiments,
+      platform,
+    })
+  },
+  { detail: { tags: ['experiments'], summary: 'Experiment assignments for the user or fingerprint, and optionally the server experiments' } },
+)
