@@ -22,6 +22,7 @@ import { userReady } from './users/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
+import { webRoutes } from './web/routes'
 
 /** Every REST route of the service, without prefix. */
 function api() {
@@ -46,6 +47,8 @@ export function buildApp() {
       .group('/api/v9', (app) => app.use(api()))
       .group('/api/v10', (app) => app.use(api()))
       .group('/api', (app) => app.use(api()))
+      // The web client's pages at the root (/login, /reset, /oauth2/authorize, ...); unknown paths keep the JSON 404.
+      .use(webRoutes)
   )
 }
 

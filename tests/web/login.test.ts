@@ -1,0 +1,107 @@
+// In a real browser: register, verify from the mailed link, log in (and the field error of a wrong password);
+// TOTP enabled from the settings page and used at the next login.
+import { describe, expect } from 'bun:test'
+import { Secret, TOTP } from 'otpauth'
+import { clock } from '../../src/core/clock'
+import { api, makeUser } from '../helpers'
+import { PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
+import { browserTest, expectText, mailedLink, signIn, storedToken, useBrowser } from './browser'
+
+const web = useBrowser()
+
+describe('register, verify, log in', () => {
+  browserTest(web, 'a new user registers, verifies from the e-mail and logs in; a wrong password is named beside the field', async (page, context) => {
+    const email = uniqueEmail('web')
+    const name = uniqueName('web')
+    await page.goto('/register')
+    await page.getByLabel('E-mail', { exact: true }).fill(email)
+    await page.getByLabel('Display name').fill('Web Person')
+    await page.getByLabel('Username', { exact: true }).fill(name)
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByLabel('Date of birth').fill('1990-04-01')
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.getByRole('heading', { name: /Welcome, Web Person/ }).waitFor()
+    const registeredToken = await storedToken(page)
+    expect((await api('GET', '/users/@me', { token: registeredToken! })).body.verified).toBe(false)
+
+    // The link as mailed, opened in another browser window (a mail client's), with no session there.
+    const link = await mailedLink(email, 'verify')
+    const mail = await context.browser()!.newContext()
+    try {
+      const tab = await mail.newPage()
+      await tab.goto(link)
+      await tab.getByRole('heading', { name: 'E-mail verified' }).waitFor()
+      expect(new URL(tab.url()).hash).toBe('') // the token left the address bar
+      expect((await api('GET', '/users/@me', { token: registeredToken! })).body.verified).toBe(true)
+    } finally {
+      await mail.close()
+    }
+
+    await page.evaluate(() => localStorage.clear())
+    await page.goto('/login')
+    await page.getByLabel('E-mail or phone number').fill(email)
+    await page.getByLabel('Password', { exact: true }).fill('not the password at all')
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+    await expectText(page.locator('#password-error'), 'Login or password is invalid.')
+    expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+    await page.waitForURL('**/settings/security')
+    await expectText(page.locator('#me-name'), `Web Person (${name})`)
+    const token = await storedToken(page)
+    expect(token).not.toBe(registeredToken)
+    expect((await api('GET', '/users/@me', { token: token! })).body.email).toBe(email)
+  })
+})
+
+/** The code an authenticator app shows now (by the server's clock, which the test can move). */
+function codeFor(secret: string): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: clock.now() })
+}
+
+describe('authenticator app', () => {
+  browserTest(web, 'TOTP is enabled from the QR page, then a login asks for the code and elevation accepts it', async (page) => {
+    const user = await makeUser()
+    await signIn(page, user.token)
+    await page.goto('/settings/security')
+    await page.getByRole('button', { name: 'Enable authenticator app' }).click()
+    await page.locator('#totp-qr svg').waitFor()
+    const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
+    await page.locator('#totp-code').fill('000000')
+    await page.locator('#totp-password').fill(user.password)
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    await expectText(page.locator('#totp-code-error'), 'Invalid two-factor code')
+
+    await page.locator('#totp-code').fill(codeFor(secret))
+    await page.getByRole('button', { name: 'Turn on' }).click()
+    await expectText(page.locator('#totp-state'), 'On: logins ask for a code from your app.')
+    expect(await page.locator('#backup-list li').count()).toBe(10)
+    const token = await storedToken(page)
+    expect(token).not.toBe(user.token) // enabling MFA rotates the session
+    expect((await api('GET', '/users/@me', { token: token! })).body.mfa_enabled).toBe(true)
+
+    await page.getByRole('button', { name: 'Log out' }).first().click()
+    await page.waitForURL('**/login')
+    clock.advance(30_000) // the enrolment code's step is spent
+    await page.getByLabel('E-mail or phone number').fill(user.email)
+    await page.getByLabel('Password', { exact: true }).fill(user.password)
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+    await page.getByLabel('Six-digit code from your authenticator app').fill('123456')
+    await page.getByRole('button', { name: 'Verify' }).click()
+    await expectText(page.locator('#mfa-code-error'), 'Invalid two-factor code')
+    await page.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))
+    await page.getByRole('button', { name: 'Verify' }).click()
+    await page.waitForURL('**/settings/security')
+    await expectText(page.locator('#me-name'), user.username)
+
+    // A sensitive action asks for the factor in a dialog, then goes through.
+    clock.advance(30_000)
+    await page.getByRole('button', { name: 'View backup codes' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+    await dialog.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))
+    await dialog.getByRole('button', { name: 'Verify' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    expect(await page.locator('#backup-list li').count()).toBe(10)
+  })
+})
