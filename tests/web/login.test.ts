@@ -105,3 +105,35 @@ describe('authenticator app', () => {
     expect(await page.locator('#backup-list li').count()).toBe(10)
   })
 })
+
+describe('sessions', () => {
+  browserTest(web, 'settings list the sessions with this device marked; another one and then all others log out (password elevation)', async (page) => {
+    const user = await makeUser()
+    const second = await api('POST', '/auth/login', { body: { login: user.email, password: user.password }, headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Firefox/120.0' } })
+    const third = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
+    await signIn(page, user.token)
+    await page.goto('/settings/security')
+    await expectText(page.locator('#sessions .badge'), 'this device')
+    expect(await page.locator('#sessions li').count()).toBe(3)
+
+    // Log out one other session: the first row without the badge.
+    const other = page.locator('#sessions li', { hasNot: page.locator('.badge') }).first()
+    const otherHash = await other.getAttribute('data-session')
+    await other.getByRole('button', { name: 'Log out' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+    await dialog.getByLabel('Your password').fill(user.password)
+    await dialog.getByRole('button', { name: 'Verify' }).click()
+    await expectText(page.locator('#notice'), 'Session logged out.')
+    expect(await page.locator(`#sessions li[data-session="${otherHash}"]`).count()).toBe(0)
+    const alive = [second.body.token, third.body.token].filter(Boolean)
+    const statuses = await Promise.all(alive.map(async (t: string) => (await api('GET', '/users/@me', { token: t })).status))
+    expect(statuses.sort()).toEqual([200, 401])
+
+    // Within the 5 minutes of elevation (the cookie), "all others" needs no second prompt.
+    await page.getByRole('button', { name: 'Log out all other sessions' }).click()
+    await expectText(page.locator('#notice'), 'Session logged out.')
+    for (const t of alive) expect((await api('GET', '/users/@me', { token: t })).status).toBe(401)
+    expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200)
+    expect(await page.locator('#sessions li').count()).toBe(1)
+  })
+})
