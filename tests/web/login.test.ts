@@ -102,7 +102,8 @@ describe('authenticator app', () => {
     await dialog.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))
     await dialog.getByRole('button', { name: 'Verify' }).click()
     await dialog.waitFor({ state: 'detached' })
-    expect(await page.locator('#backup-list li').count()).toBe(10)
+    await page.waitForFunction(() => document.querySelectorAll('#backup-list li').length === 10)
+    expect(await page.locator('#backup-list li').allTextContents()).toEqual(Array(10).fill('********')) // shown masked after creation
   })
 })
 
@@ -124,6 +125,7 @@ describe('sessions', () => {
     await dialog.getByLabel('Your password').fill(user.password)
     await dialog.getByRole('button', { name: 'Verify' }).click()
     await expectText(page.locator('#notice'), 'Session logged out.')
+    await page.waitForFunction(() => document.querySelectorAll('#sessions li').length === 2)
     expect(await page.locator(`#sessions li[data-session="${otherHash}"]`).count()).toBe(0)
     const alive = [second.body.token, third.body.token].filter(Boolean)
     const statuses = await Promise.all(alive.map(async (t: string) => (await api('GET', '/users/@me', { token: t })).status))
@@ -131,9 +133,8 @@ describe('sessions', () => {
 
     // Within the 5 minutes of elevation (the cookie), "all others" needs no second prompt.
     await page.getByRole('button', { name: 'Log out all other sessions' }).click()
-    await expectText(page.locator('#notice'), 'Session logged out.')
+    await page.waitForFunction(() => document.querySelectorAll('#sessions li').length === 1)
     for (const t of alive) expect((await api('GET', '/users/@me', { token: t })).status).toBe(401)
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200)
-    expect(await page.locator('#sessions li').count()).toBe(1)
   })
 })
