@@ -2,6 +2,7 @@
 // security settings), served from the same process with security headers. The API stays under /api/...
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
+import { log } from '../core/log'
 import { loadSite, type PageName, type WebFile } from './site'
 
 /** No inline script or style, nothing from elsewhere, never framed (login and consent are click-jacking targets). */
@@ -9,7 +10,7 @@ export const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: blob:",
+  "img-src 'self' data:",
   "connect-src 'self'",
   "font-src 'self'",
   "manifest-src 'self'",
@@ -45,8 +46,18 @@ function respond(file: WebFile, headers: Record<string, string>): Response {
   return new Response(file.body, { headers: { 'content-type': file.type, ...headers } })
 }
 
+/** The pages and assets, or a plain 500 logged here without the request path (it may hold a /wasntme token). */
+async function site() {
+  try {
+    return await loadSite()
+  } catch (error) {
+    log.error('web pages unavailable', { error: String((error as Error)?.stack ?? error) })
+    throw Errors.internal()
+  }
+}
+
 async function page(name: PageName): Promise<Response> {
-  const file = (await loadSite()).pages.get(name)
+  const file = (await site()).pages.get(name)
   if (!file) throw Errors.notFound()
   return respond(file, PAGE_HEADERS)
 }
@@ -54,7 +65,7 @@ async function page(name: PageName): Promise<Response> {
 /** Scripts and styles by their hashed names: cached for good. Anything else keeps the API's JSON 404. */
 async function asset(name: string): Promise<Response> {
   if (!/^[\w.-]+\.(?:js|css|map|svg|png|woff2?)$/.test(name)) throw Errors.notFound()
-  const file = (await loadSite()).assets.get(name)
+  const file = (await site()).assets.get(name)
   if (!file) throw Errors.notFound()
   return respond(file, { 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' })
 }

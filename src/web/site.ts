@@ -30,9 +30,11 @@ let site: Promise<Site> | undefined
 
 /** The pages and their assets (built on first call from source; read from the binary when compiled). */
 export function loadSite(): Promise<Site> {
-  site ??= Object.values(bundles).every((b) => Array.isArray(b.files)) ? embedded() : buildFromSource()
-  // A failed build is not cached: the next request tries again and the error reaches the log each time.
-  site.catch(() => (site = undefined))
+  if (!site) {
+    site = Object.values(bundles).every((b) => Array.isArray(b.files)) ? embedded() : buildFromSource()
+    // A failed build is not kept: the next request tries again.
+    site.catch(() => (site = undefined))
+  }
   return site
 }
 

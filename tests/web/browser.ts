@@ -108,3 +108,14 @@ export async function expectText(locator: Locator, expected: string | RegExp, ti
     await Bun.sleep(50)
   }
 }
+
+/** Wait until `locator` matches exactly `count` elements. */
+export async function expectCount(locator: Locator, count: number, timeout = 5_000): Promise<void> {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const actual = await locator.count()
+    if (actual === count) return
+    if (Date.now() > deadline) throw new Error(`expected ${locator} to match ${count} elements, matched ${actual}`)
+    await Bun.sleep(50)
+  }
+}

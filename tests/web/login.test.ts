@@ -5,7 +5,7 @@ import { Secret, TOTP } from 'otpauth'
 import { clock } from '../../src/core/clock'
 import { api, makeUser } from '../helpers'
 import { PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
-import { browserTest, expectText, mailedLink, signIn, storedToken, useBrowser } from './browser'
+import { browserTest, expectCount, expectText, mailedLink, signIn, storedToken, useBrowser } from './browser'
 
 const web = useBrowser()
 
@@ -102,7 +102,7 @@ describe('authenticator app', () => {
     await dialog.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))
     await dialog.getByRole('button', { name: 'Verify' }).click()
     await dialog.waitFor({ state: 'detached' })
-    await page.waitForFunction(() => document.querySelectorAll('#backup-list li').length === 10)
+    await expectCount(page.locator('#backup-list li'), 10)
     expect(await page.locator('#backup-list li').allTextContents()).toEqual(Array(10).fill('********')) // shown masked after creation
   })
 })
@@ -125,7 +125,7 @@ describe('sessions', () => {
     await dialog.getByLabel('Your password').fill(user.password)
     await dialog.getByRole('button', { name: 'Verify' }).click()
     await expectText(page.locator('#notice'), 'Session logged out.')
-    await page.waitForFunction(() => document.querySelectorAll('#sessions li').length === 2)
+    await expectCount(page.locator('#sessions li'), 2)
     expect(await page.locator(`#sessions li[data-session="${otherHash}"]`).count()).toBe(0)
     const alive = [second.body.token, third.body.token].filter(Boolean)
     const statuses = await Promise.all(alive.map(async (t: string) => (await api('GET', '/users/@me', { token: t })).status))
@@ -133,7 +133,7 @@ describe('sessions', () => {
 
     // Within the 5 minutes of elevation (the cookie), "all others" needs no second prompt.
     await page.getByRole('button', { name: 'Log out all other sessions' }).click()
-    await page.waitForFunction(() => document.querySelectorAll('#sessions li').length === 1)
+    await expectCount(page.locator('#sessions li'), 1)
     for (const t of alive) expect((await api('GET', '/users/@me', { token: t })).status).toBe(401)
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200)
   })

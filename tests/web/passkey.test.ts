@@ -35,8 +35,10 @@ async function withPasskey(page: Page) {
 describe('passkeys', () => {
   browserTest(web, 'autofill: /login signs in with the passkey through conditional mediation, no password typed', async (page) => {
     const user = await withPasskey(page)
+    const finished = page.waitForResponse('**/api/v9/auth/conditional/finish')
     await page.getByRole('button', { name: 'Log out' }).first().click()
     // The virtual authenticator answers the conditional request at once, as a person picking the passkey would.
+    expect((await finished).status()).toBe(200)
     await page.waitForURL('**/settings/security')
     await expectText(page.locator('#me-name'), user.username)
     const token = await storedToken(page)
