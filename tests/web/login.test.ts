@@ -4,7 +4,8 @@ import { describe, expect } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
 import { clock } from '../../src/core/clock'
 import { api, makeUser } from '../helpers'
-import { PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
+import { lastSmsCode, PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
+import { totpCode, userWithTotp } from '../mfa/helpers'
 import { browserTest, expectCount, expectText, mailedLink, signIn, storedToken, useBrowser } from './browser'
 
 const web = useBrowser()
@@ -18,6 +19,10 @@ describe('register, verify, log in', () => {
     await page.getByLabel('Display name').fill('Web Person')
     await page.getByLabel('Username', { exact: true }).fill(name)
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+    await expectText(page.locator('#password ~ p.hint'), /^(Good|Strong)$/) // the server's strength meter
+    await page.getByLabel('Date of birth').fill('2020-04-01')
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await expectText(page.locator('#date_of_birth-error'), 'You need to be 13 or older to use this service.')
     await page.getByLabel('Date of birth').fill('1990-04-01')
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.getByRole('heading', { name: /Welcome, Web Person/ }).waitFor()
@@ -136,5 +141,37 @@ describe('sessions', () => {
     await expectCount(page.locator('#sessions li'), 1)
     for (const t of alive) expect((await api('GET', '/users/@me', { token: t })).status).toBe(401)
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200)
+  })
+})
+
+describe('phone and SMS', () => {
+  browserTest(web, 'a phone is added with a texted code, then SMS is turned on and off (elevated) from settings', async (page) => {
+    const user = await userWithTotp()
+    const phone = `+1555${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`
+    await signIn(page, user.token)
+    await page.goto('/settings/security')
+    await page.getByLabel(/^Phone number/).fill(phone)
+    await page.getByRole('button', { name: 'Send a code' }).click()
+    await page.getByLabel('Code from the text message').fill((await lastSmsCode(phone))!)
+    await page.getByRole('button', { name: 'Verify the code' }).click()
+    await page.locator('#phone-password').fill(user.password)
+    await page.getByRole('button', { name: 'Add phone number' }).click()
+    await expectText(page.locator('#notice'), 'Phone number added.')
+    expect((await api('GET', '/users/@me', { token: user.token })).body.phone).toBe(phone)
+
+    const smsFlag = async () => (await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })).body.sms === true
+    await page.locator('#sms-password').fill(user.password)
+    await page.getByRole('button', { name: 'Turn on SMS' }).click()
+    await expectText(page.locator('#notice'), 'Text-message codes turned on.')
+    expect(await smsFlag()).toBe(true)
+
+    clock.advance(30_000)
+    await page.locator('#sms-password').fill(user.password)
+    await page.getByRole('button', { name: 'Turn off SMS' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+    await dialog.getByLabel('Six-digit code from your authenticator app').fill(totpCode(user.secret))
+    await dialog.getByRole('button', { name: 'Verify' }).click()
+    await expectText(page.locator('#notice'), 'Text-message codes turned off.')
+    expect(await smsFlag()).toBe(false)
   })
 })
