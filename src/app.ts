@@ -27,6 +27,7 @@ import { remoteAuthRoutes } from './remote-auth/routes'
 import { remoteAuthSocket } from './remote-auth/socket'
 import { experimentsRoutes } from './experiments/routes'
 import { experimentsIdentify } from './experiments/service'
+import { webRoutes } from './web/routes'
 
 /** Every REST route of the service, without prefix. */
 function api() {
@@ -55,6 +56,8 @@ export function buildApp() {
       .group('/api/v9', (app) => app.use(api()))
       .group('/api/v10', (app) => app.use(api()))
       .group('/api', (app) => app.use(api()))
+      // The web client's pages at the root (/login, /reset, /oauth2/authorize, ...); unknown paths keep the JSON 404.
+      .use(webRoutes)
   )
 }
 

@@ -1,0 +1,53 @@
+// /reset#token=…: a new password, then the second factor when the account has one (the same request repeated with
+// the ticket and the code).
+import { api, ApiFailure, session } from './lib/api'
+import { factorForm, methodsOfLogin } from './lib/mfa'
+import { strengthMeter } from './lib/password'
+import { $, forgetLinkToken, show, submitting, takeLinkToken, value } from './lib/ui'
+
+type ResetReply = { token?: string; ticket?: string; mfa?: boolean; totp?: boolean; sms?: boolean; backup?: boolean; webauthn?: string | null }
+
+const form = $<HTMLFormElement>('#reset-form')
+const mfaStep = $('#mfa-step')
+const token = takeLinkToken('reset')
+strengthMeter($<HTMLInputElement>('#password'))
+
+function done(reply: ResetReply) {
+  if (!reply.token) throw new Error('The server did not return a session.')
+  forgetLinkToken('reset')
+  session.set(reply.token)
+  show(form, false)
+  show(mfaStep, false)
+  show($('#done'))
+}
+
+if (!token) {
+  show(form, false)
+  show($('#no-token'))
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault()
+  void submitting(form, async () => {
+    const password = value(form, 'password', false)
+    if (password !== value(form, 'confirm', false)) {
+      throw new ApiFailure(400, 50035, 'Invalid Form Body', { errors: { confirm: { _errors: [{ code: 'PASSWORD_MISMATCH', message: 'The passwords do not match.' }] } } })
+    }
+    const body = { token: token!, password, source: '/reset' }
+    const reply = await api<ResetReply>('POST', '/auth/reset', body)
+    if (!reply.mfa || !reply.ticket) return done(reply)
+    const ticket = reply.ticket
+    mfaStep.replaceChildren(
+      factorForm({
+        methods: methodsOfLogin(reply),
+        title: 'Two-factor authentication',
+        submit: async (method, code) => done(await api<ResetReply>('POST', '/auth/reset', { ...body, ticket, method, code })),
+        sendSms: async () => (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
+        onCancel: () => (show(mfaStep, false), show(form)),
+      }),
+    )
+    show(form, false)
+    show(mfaStep)
+    mfaStep.querySelector<HTMLInputElement>('input:not([type=radio])')?.focus()
+  })
+})

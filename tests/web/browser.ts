@@ -1,0 +1,121 @@
+// Browser tests: playwright-core driving Debian's Chromium (CHROMIUM_PATH or /usr/bin/chromium), headless, one
+// browser per test file, a fresh context (profile) per test. The shared test server is reached as
+// http://localhost:<port> and WEB_URL is pointed there: WebAuthn refuses an IP address as relying party.
+// A failing test leaves a screenshot of each of its pages in the file's temp folder (the path is printed).
+import { afterAll, beforeAll, beforeEach, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
+import { config, setConfig } from '../../src/config'
+import { readOutbox } from '../../src/delivery'
+import { resetWorld, server } from '../helpers'
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+// Without these a headless Chromium on a closed network stalls on its background services.
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+export type Web = { browser: Browser; base: string; shots: string }
+
+/** Launch the file's browser before its tests and point WEB_URL at localhost; undo both after. */
+export function useBrowser(): Web {
+  const web = {} as Web
+  let previousWebUrl = ''
+  beforeAll(async () => {
+    const { port } = await server()
+    previousWebUrl = config().webUrl
+    web.base = `http://localhost:${port}`
+    setConfig({ ...config(), webUrl: web.base })
+    web.shots = mkdtempSync(join(tmpdir(), 'lobby-web-'))
+    // Playwright gives every launch a fresh temporary user-data-dir.
+    web.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+  })
+  afterAll(async () => {
+    await web.browser?.close()
+    setConfig({ ...config(), webUrl: previousWebUrl })
+  })
+  beforeEach(() => resetWorld())
+  return web
+}
+
+type Body = (page: Page, context: BrowserContext) => Promise<void>
+
+/** A test with its own browser context; on failure every page it opened is photographed. No CSP violation may occur. */
+export function browserTest(web: Web, name: string, body: Body, timeout = 30_000): void {
+  test(
+    name,
+    async () => {
+      const context = await web.browser.newContext({ baseURL: web.base })
+      const page = await context.newPage()
+      const problems: string[] = []
+      const watch = (p: Page) => {
+        p.on('console', (m) => {
+          if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text())
+        })
+        p.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+      }
+      watch(page)
+      context.on('page', watch)
+      try {
+        await body(page, context)
+        if (problems.length) throw new Error(`browser reported:\n${problems.join('\n')}`)
+      } catch (error) {
+        const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)
+        let n = 0
+        for (const p of context.pages()) {
+          const file = join(web.shots, `${slug}-${++n}.png`)
+          if (await p.screenshot({ path: file, fullPage: true }).then(() => true, () => false)) console.error(`screenshot: ${file} (${p.url()})`)
+        }
+        if (problems.length) console.error(problems.join('\n'))
+        throw error
+      } finally {
+        await context.close()
+      }
+    },
+    timeout,
+  )
+}
+
+/** Put a session token where the pages look for it (localStorage "token", JSON-encoded as Discord does). */
+export async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto('/login')
+  await page.evaluate((t) => localStorage.setItem('token', JSON.stringify(t)), token)
+}
+
+export async function storedToken(page: Page): Promise<string | null> {
+  return page.evaluate(() => {
+    const raw = localStorage.getItem('token')
+    return raw ? (JSON.parse(raw) as string) : null
+  })
+}
+
+/** The newest link to `path` mailed to an address, as the full URL the e-mail carries. */
+export async function mailedLink(to: string, path: string): Promise<string> {
+  const [message] = await readOutbox(to)
+  const match = new RegExp(`https?://\\S+/${path}[#/]\\S+`).exec(message?.body ?? '')
+  if (!match) throw new Error(`no ${path} link mailed to ${to}: ${message?.body}`)
+  return match[0]
+}
+
+/** Wait until the element's text is `expected` (or matches it); fails with the text it had. */
+export async function expectText(locator: Locator, expected: string | RegExp, timeout = 5_000): Promise<void> {
+  const deadline = Date.now() + timeout
+  let actual: string | null = null
+  for (;;) {
+    actual = (await locator.textContent({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.trim() ?? null
+    if (actual !== null && (typeof expected === 'string' ? actual === expected : expected.test(actual))) return
+    if (Date.now() > deadline) throw new Error(`expected ${locator} to have text ${expected}, had ${JSON.stringify(actual)}`)
+    await Bun.sleep(50)
+  }
+}
+
+/** Wait until `locator` matches exactly `count` elements. */
+export async function expectCount(locator: Locator, count: number, timeout = 5_000): Promise<void> {
+  const deadline = Date.now() + timeout
+  for (;;) {
+    const actual = await locator.count()
+    if (actual === count) return
+    if (Date.now() > deadline) throw new Error(`expected ${locator} to match ${count} elements, matched ${actual}`)
+    await Bun.sleep(50)
+  }
+}
