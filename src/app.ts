@@ -7,6 +7,7 @@ import { httpBasics } from './http/basics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
 import { registerLobbyGateway } from './lobbies/gateway'
+import { registerVoiceGateway } from './voice/gateway'
 import { lobbiesRoutes } from './lobbies/routes'
 import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
@@ -35,6 +36,7 @@ export function buildApp() {
   onIdentify(guildIdentify)
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()
+  registerVoiceGateway()
   return (
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
     new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 } })

@@ -6,6 +6,7 @@ import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startHousekeeping, stopHousekeeping } from './housekeeping'
 import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
+import { stopAllCalls } from './voice/calls'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -35,6 +36,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       if (stopped) return
       stopped = true
       closeAllGatewaySockets()
+      await stopAllCalls()
       stopLobbySweeper()
       stopHousekeeping()
       await app.stop(true)
