@@ -24,6 +24,14 @@ export type ParticipantEvents = {
 
 export type Send = (type: string, data: unknown) => void
 
+let gathering: Promise<unknown> = Promise.resolve()
+
+function oneAtATime(work: () => Promise<void>): Promise<void> {
+  const run = gathering.then(work, work)
+  gathering = run.catch(() => {})
+  return run
+}
+
 export class Participant {
   readonly pc: RTCPeerConnection
   private readonly mic: RTCRtpTransceiver
@@ -155,11 +163,18 @@ export class Participant {
     this.offering = true
     try {
       this.dirty = false
-      const offer = await this.pc.createOffer()
-      await this.pc.setLocalDescription(offer)
+      const describe = async () => {
+        await this.pc.setLocalDescription(await this.pc.createOffer())
+      }
+      // The first offer gathers, binding the sockets. werift probes a port of VOICE_PORT_MIN..MAX free, closes the
+      // probe, then binds it: two peer connections gathering at once could pick the same port. One at a time.
+      if (this.revision === 0 && config().voicePortRange) await oneAtATime(describe)
+      else await describe()
       if (this.closed) return
-      // Gathering happened in setLocalDescription: the sockets exist now.
+      // Gathering happened in setLocalDescription: the sockets exist now. werift does not fail when it could bind
+      // none (no free port in VOICE_PORT_MIN..MAX): an offer without a candidate reaches nobody.
       guardPeer(this.pc, this.cap, this.stats)
+      if (!/^a=candidate:/m.test(this.pc.localDescription!.sdp)) throw new Error('no ICE candidate gathered')
       this.revision += 1
       this.awaitingAnswer = true
       this.offerSentAt = clock.now()

@@ -310,3 +310,56 @@ describe('lobby calls', () => {
     expect(ids(b.gateway, 'LOBBY_MEMBER_CONNECT')).toEqual([])
   }, 20_000)
 })
+
+describe('limits and network settings', () => {
+  test('a session is in at most 5 calls: the sixth lobby of one op 17 is refused', async () => {
+    const app = await makeApp()
+    const bot = `Bot ${app.bot_token}`
+    const u = await makeUser()
+    const lobbies = []
+    for (let i = 0; i < 6; i++) lobbies.push(await createLobby(bot, { members: [{ id: u.id }] }))
+    const p = await peer(u, { answer: false })
+    p.gateway.send(17, lobbies.map((l) => ({ lobby_id: l.id, self_mute: false, self_deaf: false })))
+    const refused = await close(p, 'too_many_calls')
+    expect(refused.d.lobby_id).toBe(lobbies[5]!.id)
+    await until('five offers', () => p.offers.length === 5)
+    expect(p.offers.map((o) => o.lobby_id)).toEqual(lobbies.slice(0, 5).map((l) => l.id))
+  }, 20_000)
+
+  test('peer connections bind ports in VOICE_PORT_MIN..MAX; with none left the join is refused', async () => {
+    const min = 41000 + Math.floor(Math.random() * 18000)
+    setConfig({ ...config(), voicePortRange: [min, min + 1] })
+    try {
+      const { users, lobby } = await world(3)
+      let refusedAt = -1
+      for (let i = 0; i < 3 && refusedAt < 0; i++) {
+        const p = await peer(users[i]!, { answer: false })
+        p.voiceStates(lobby.id)
+        const f = await p.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_SERVER_OFFER' || f.t === 'LOBBY_VOICE_SERVER_CLOSE')
+        if (f.t === 'LOBBY_VOICE_SERVER_CLOSE') {
+          expect(f.d.reason).toBe('unavailable')
+          refusedAt = i
+          continue
+        }
+        const ports = (f.d.sdp.match(/a=candidate:\S+ \d+ udp \d+ \S+ (\d+)/g) as string[]).map((l) => Number(l.split(' ').at(-1)))
+        for (const port of ports) expect(port === min || port === min + 1).toBe(true)
+      }
+      expect(refusedAt).toBeGreaterThan(0)
+    } finally {
+      setConfig({ ...config(), voicePortRange: savedConfig.voicePortRange })
+    }
+  }, 20_000)
+
+  test('VOICE_PUBLIC_IP: the offer announces only that address, and the call works through it', async () => {
+    setConfig({ ...config(), voicePublicIp: '127.0.0.1' })
+    try {
+      const { users, lobby } = await world(2)
+      const [a, b] = [await peer(users[0]!), await peer(users[1]!)]
+      await inCall(lobby.id, [a, b])
+      const hosts = new Set<string>(a.offers[0].sdp.match(/a=candidate:\S+ \d+ udp \d+ (\S+)/g).map((l: string) => l.split(' ').at(-1)))
+      expect([...hosts]).toEqual(['127.0.0.1'])
+    } finally {
+      setConfig({ ...config(), voicePublicIp: savedConfig.voicePublicIp })
+    }
+  }, 20_000)
+})
