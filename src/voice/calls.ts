@@ -9,7 +9,7 @@ import { clock } from '../core/clock'
 import { log } from '../core/log'
 import type { GatewayConnection } from '../gateway/bus'
 import { callAccess, callIdleTimeoutMs, markConnected, markDisconnected, markVoiceFlags, memberIds, type LeaveReason } from '../lobbies/voice'
-import { CONNECT_TIMEOUT_MS, DISCONNECTED_GRACE_MS, MAX_CALLS_PER_SESSION, SWEEP_EVERY_MS } from './limits'
+import { CONNECT_TIMEOUT_MS, DISCONNECTED_GRACE_MS, MAX_CALLS_PER_USER, SWEEP_EVERY_MS } from './limits'
 import { cleanPacket, Participant, type ParticipantEvents, type Send } from './participant'
 import { closeReasons, VoiceDispatch, type Answer, type Candidate, type CloseReason, type VoiceState } from './protocol'
 
@@ -23,6 +23,14 @@ class Room {
 const rooms = new Map<string, Room>()
 /** sessionId → lobbyId → participant. */
 const bySession = new Map<string, Map<string, Participant>>()
+/** userId → calls the user is in (over all sessions). */
+const callsOfUser = new Map<string, number>()
+
+function countCall(userId: string, by: 1 | -1): void {
+  const n = (callsOfUser.get(userId) ?? 0) + by
+  if (n > 0) callsOfUser.set(userId, n)
+  else callsOfUser.delete(userId)
+}
 
 function refuse(send: Send, lobbyId: string, reason: CloseReason): void {
   send(VoiceDispatch.Close, { lobby_id: lobbyId, reason, message: closeReasons[reason] })
@@ -47,7 +55,10 @@ function forward(from: Participant, packet: RtpPacket): void {
 async function onConnected(p: Participant): Promise<void> {
   if (p.closed || p.connected) return
   p.connected = true
-  if (!(await markConnected(p.lobbyId, p.userId, p.sessionId, { selfMute: p.selfMute, selfDeaf: p.selfDeaf }))) return leave(p, 'removed')
+  if (!(await markConnected(p.lobbyId, p.userId, p.sessionId, { selfMute: p.selfMute, selfDeaf: p.selfDeaf }))) {
+    p.connected = false // never announced: nothing to take back
+    return leave(p, 'removed')
+  }
   if (p.closed) return
   // Everyone else in the call now receives this member (a new or reused slot each; one renegotiation each).
   for (const other of rooms.get(p.lobbyId)?.members.values() ?? []) if (other !== p) other.attach(p.userId)
@@ -62,6 +73,7 @@ export async function leave(p: Participant, reason: CloseReason, notify = true):
   const mine = bySession.get(p.sessionId)
   if (mine?.get(p.lobbyId) === p) mine.delete(p.lobbyId)
   if (mine?.size === 0) bySession.delete(p.sessionId)
+  countCall(p.userId, -1)
   if (room) {
     for (const other of room.members.values()) other.detach(p.userId)
     if (room.members.size === 0) rooms.delete(p.lobbyId)
@@ -82,7 +94,7 @@ async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller,
     await leave(existing, 'replaced')
   }
   // From here to the insertion nothing awaits: the size checks and the new member are one step.
-  if ((bySession.get(connection.sessionId)?.size ?? 0) >= MAX_CALLS_PER_SESSION) return refuse(connection.send, lobbyId, 'too_many_calls')
+  if ((callsOfUser.get(caller.userId) ?? 0) >= MAX_CALLS_PER_USER) return refuse(connection.send, lobbyId, 'too_many_calls')
   const room = rooms.get(lobbyId) ?? new Room(lobbyId)
   if (room.members.size >= config().voiceMaxCallSize) return refuse(connection.send, lobbyId, 'call_full')
   let p: Participant
@@ -98,6 +110,7 @@ async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller,
   let mine = bySession.get(connection.sessionId)
   if (!mine) bySession.set(connection.sessionId, (mine = new Map()))
   mine.set(lobbyId, p)
+  countCall(caller.userId, 1)
   startSweeper()
   const others = [...room.members.values()].filter((o) => o !== p && o.connected).map((o) => o.userId)
   await p.start(others)

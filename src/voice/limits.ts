@@ -2,8 +2,8 @@
 
 /** Lobbies one op 17 may name; more is not a client, it is abuse. */
 export const MAX_STATES = 25
-/** Calls one Gateway session may be in at once (each holds a peer connection and its UDP sockets). */
-export const MAX_CALLS_PER_SESSION = 5
+/** Calls one user may be in at once, over all their sessions (each holds a peer connection and its UDP sockets). */
+export const MAX_CALLS_PER_USER = 5
 /** The Gateway takes 15 KiB frames: an answer cannot be longer. */
 export const MAX_SDP_CHARS = 15 * 1024
 export const MAX_CANDIDATE_CHARS = 512

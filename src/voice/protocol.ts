@@ -24,7 +24,7 @@ export const closeReasons = {
   left: 'You left the call.',
   not_member: 'Only members of the lobby can join its call.',
   call_full: 'The call is full.',
-  too_many_calls: 'This session is in too many calls.',
+  too_many_calls: 'You are in too many calls.',
   replaced: 'You joined this call from another session.',
   removed: 'You are no longer a member of the lobby.',
   lobby_deleted: 'The lobby was deleted.',

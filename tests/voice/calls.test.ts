@@ -312,7 +312,7 @@ describe('lobby calls', () => {
 })
 
 describe('limits and network settings', () => {
-  test('a session is in at most 5 calls: the sixth lobby of one op 17 is refused', async () => {
+  test('a user is in at most 5 calls: the sixth lobby of one op 17 is refused, also from another session', async () => {
     const app = await makeApp()
     const bot = `Bot ${app.bot_token}`
     const u = await makeUser()
@@ -324,6 +324,14 @@ describe('limits and network settings', () => {
     expect(refused.d.lobby_id).toBe(lobbies[5]!.id)
     await until('five offers', () => p.offers.length === 5)
     expect(p.offers.map((o) => o.lobby_id)).toEqual(lobbies.slice(0, 5).map((l) => l.id))
+    const other = await peer(u, { answer: false })
+    other.voiceStates(lobbies[5]!.id)
+    expect((await close(other, 'too_many_calls')).d.lobby_id).toBe(lobbies[5]!.id)
+    // Leaving one makes room.
+    p.gateway.send(17, lobbies.slice(1, 5).map((l) => ({ lobby_id: l.id, self_mute: false, self_deaf: false })))
+    await close(p, 'left')
+    other.voiceStates(lobbies[5]!.id)
+    await until('an offer to the other session', () => other.offers.length === 1)
   }, 20_000)
 
   test('peer connections bind ports in VOICE_PORT_MIN..MAX; with none left the join is refused', async () => {
