@@ -1,7 +1,8 @@
 // Lobby call bench: the server's CPU for calls of 2, 5 and 10 fake-microphone peers (werift peers in this process,
 // each sending synthetic Opus-sized RTP at 50 packets a second), and from those, the cost per member and per
 // forwarded stream (a call of n members forwards n(n-1) streams). The server runs in its own process; its CPU is
-// read from /proc (Linux). Run: bun run bench/voice.ts  (BENCH_VOICE_SIZES=2,5,10 BENCH_VOICE_SECONDS=10)
+// read from /proc (Linux). Run: bun run bench/voice.ts  (BENCH_VOICE_SIZES=2,5,10 BENCH_VOICE_SECONDS=10; with
+// BENCH_VOICE_BINARY=dist/server the compiled binary is measured instead of the sources)
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,8 +15,10 @@ const TICKS = 100 // USER_HZ on Linux
 const dir = mkdtempSync(join(tmpdir(), 'bench-voice-'))
 const env = { ...process.env, DATABASE_PATH: join(dir, 'bench.sqlite'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_HEARTBEAT_MS: '5000', NEW_LOGIN_LOCATION_CHECK: 'false', VOICE_MAX_PACKETS_PER_SECOND: '200' }
 
+const serverCommand = process.env.BENCH_VOICE_BINARY ? [process.env.BENCH_VOICE_BINARY] : [process.execPath, 'run', 'src/main.ts']
+
 function cli(...args: string[]) {
-  const r = Bun.spawnSync([process.execPath, 'run', 'src/main.ts', ...args], { env })
+  const r = Bun.spawnSync([...serverCommand, ...args], { env })
   if (r.exitCode !== 0) throw new Error(`cli ${args.join(' ')}: ${r.stderr}`)
   return JSON.parse(r.stdout.toString())
 }
@@ -25,7 +28,7 @@ const maxSize = Math.max(...SIZES)
 const users: { id: string; token: string }[] = []
 for (let i = 0; i < maxSize; i++) users.push(cli('user', 'create', '--email', `v${i}@bench.test`, '--password', 'bench password 123'))
 
-const server = Bun.spawn([process.execPath, 'run', 'src/main.ts'], { env, stdout: 'pipe', stderr: 'inherit' })
+const server = Bun.spawn(serverCommand, { env, stdout: 'pipe', stderr: 'inherit' })
 let url = ''
 {
   const reader = server.stdout.getReader()
