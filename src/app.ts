@@ -7,6 +7,7 @@ import { httpBasics } from './http/basics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
 import { registerLobbyGateway } from './lobbies/gateway'
+import { registerVoiceGateway } from './voice/gateway'
 import { lobbiesRoutes } from './lobbies/routes'
 import { oauth2Routes } from './oauth2/routes'
 import { usersRoutes } from './users/routes'
@@ -42,6 +43,7 @@ export function buildApp() {
   onIdentify(experimentsIdentify)
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()
+  registerVoiceGateway()
   return (
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
     // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is

@@ -1,5 +1,6 @@
 // Configuration from the environment, typed and checked once at start.
 // A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
+import { isIP } from 'node:net'
 
 export class ConfigError extends Error {}
 
@@ -52,6 +53,29 @@ function list(env: Env, name: string, fallback: string[]): string[] {
   return raw.split(',').map((s) => s.trim()).filter(Boolean)
 }
 
+function ipAddress(env: Env, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  if (isIP(raw) === 0) throw new ConfigError(`${name} must be an IP address, got "${raw}"`)
+  return raw
+}
+
+/** VOICE_PORT_MIN and VOICE_PORT_MAX: both or neither, min below max. */
+function portRange(env: Env, minName: string, maxName: string): [number, number] | undefined {
+  const min = int(env, minName, 0, 1024, 65535)
+  const max = int(env, maxName, 0, 1024, 65535)
+  if (min === 0 && max === 0) return undefined
+  if (min === 0 || max === 0) throw new ConfigError(`${min === 0 ? minName : maxName} must be set with ${min === 0 ? maxName : minName}`)
+  if (min >= max) throw new ConfigError(`${maxName} must be above ${minName}, got ${min}-${max}`)
+  return [min, max]
+}
+
+function iceUrls(env: Env, name: string): string[] {
+  const urls = list(env, name, [])
+  for (const u of urls) if (!/^(turns?|stun):[^\s]+$/.test(u)) throw new ConfigError(`${name} must list turn:, turns: or stun: URLs, got "${u}"`)
+  return urls
+}
+
 const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
@@ -99,6 +123,19 @@ export function loadConfig(env: Env = process.env) {
       'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT',
       'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'GB', 'IS', 'LI', 'NO', 'CH', 'KR',
     ]),
+    /** Lobby voice (src/voice/): the address announced in the server's ICE host candidates (unset: the interfaces' own). */
+    voicePublicIp: ipAddress(env, 'VOICE_PUBLIC_IP'),
+    /** UDP ports the call peers bind (unset: any free port). */
+    voicePortRange: portRange(env, 'VOICE_PORT_MIN', 'VOICE_PORT_MAX'),
+    /** TURN (or STUN) servers handed to call clients, e.g. a coturn; credentials static or from a coturn auth secret. */
+    voiceTurnUrls: iceUrls(env, 'VOICE_TURN_URLS'),
+    voiceTurnUsername: env.VOICE_TURN_USERNAME || undefined,
+    voiceTurnCredential: env.VOICE_TURN_CREDENTIAL || undefined,
+    voiceTurnSecret: env.VOICE_TURN_SECRET || undefined,
+    /** Members in one lobby call. The answer SDP grows with it and must fit the Gateway's 15 KiB frame: 30 at most. */
+    voiceMaxCallSize: int(env, 'VOICE_MAX_CALL_SIZE', 25, 2, 30),
+    /** Datagrams per second one member may send before the excess is dropped (Opus at 20 ms is 50 a second). */
+    voiceMaxPacketsPerSecond: int(env, 'VOICE_MAX_PACKETS_PER_SECOND', 120, 20, 10000),
   }
 }
 

@@ -7,6 +7,7 @@ import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startHousekeeping, stopHousekeeping } from './housekeeping'
 import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
 import { startRemoteAuthGateway, stopRemoteAuthGateway } from './remote-auth/desktop'
+import { stopAllCalls } from './voice/calls'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -38,6 +39,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       stopped = true
       closeAllGatewaySockets()
       stopRemoteAuthGateway()
+      await stopAllCalls()
       stopLobbySweeper()
       stopHousekeeping()
       await app.stop(true)

@@ -1,5 +1,6 @@
 // Gateway effects gathered inside a transaction and delivered after it commits (never for a rolled-back change).
 import { events, topics } from '../gateway/bus'
+import { notifyMemberLeave, type LeaveReason } from './leave-hooks'
 import type { LobbyRow } from './tables'
 
 /** A payload computed after the commit (lobby snapshots read the linked channel, which is async). */
@@ -12,6 +13,7 @@ export const lazy = (compute: () => unknown | Promise<unknown>) => new Lazy(comp
 type Effect =
   | { kind: 'publish'; topics: string[]; type: string; data: unknown }
   | { kind: 'subscribe' | 'unsubscribe'; userId: string; topic: string }
+  | { kind: 'left'; lobbyId: string; userId: string; reason: LeaveReason }
 
 export class Effects {
   private list: Effect[] = []
@@ -37,6 +39,11 @@ export class Effects {
     this.list.push({ kind: 'unsubscribe', userId, topic: topics.lobby(lobbyId) })
   }
 
+  /** A member is gone from the lobby (leave hooks: the voice domain drops them from the call). */
+  left(lobbyId: string, userId: string, reason: LeaveReason): void {
+    this.list.push({ kind: 'left', lobbyId, userId, reason })
+  }
+
   /** Deliver in order; lazy payloads are computed once each, just before their publish. */
   async flush(): Promise<void> {
     const list = this.list
@@ -44,6 +51,7 @@ export class Effects {
     for (const e of list) {
       if (e.kind === 'publish') events.publish(e.topics, e.type, e.data instanceof Lazy ? await e.data.compute() : e.data)
       else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic)
+      else if (e.kind === 'left') await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
       else events.unsubscribeUser(e.userId, e.topic)
     }
   }

@@ -1,7 +1,7 @@
-// What lobbies tell the Gateway: the lobby topics a new session joins, op 17 (lobby voice states) and session end.
-import { onIdentify, onOpcode, onSessionEnd, topics } from '../gateway/bus'
+// What lobbies tell the Gateway: the lobby topics a new session joins. (Op 17, the lobby call, is the voice domain's:
+// src/voice/gateway.ts.)
+import { onIdentify, topics } from '../gateway/bus'
 import { lobbyIdsOfUser } from './store'
-import { endVoiceSession, handleLobbyVoiceStates } from './voice'
 
 let registered = false
 
@@ -14,6 +14,4 @@ export function registerLobbyGateway(): void {
     const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
     return { topics: ids.map(topics.lobby) }
   })
-  onOpcode(17, handleLobbyVoiceStates)
-  onSessionEnd(endVoiceSession)
 }

@@ -160,7 +160,10 @@ export async function deleteLobby(lobbyId: string, remove: (tx: DB) => LobbyRow 
     const row = remove(tx)
     if (!row) return undefined
     effects.toLobby(row, 'LOBBY_DELETE', { id: row.id, reason: 'deleted' })
-    for (const m of members) effects.unsubscribe(m.userId, row.id)
+    for (const m of members) {
+      effects.unsubscribe(m.userId, row.id)
+      effects.left(row.id, m.userId, 'deleted')
+    }
     return row
   })
   await effects.flush()

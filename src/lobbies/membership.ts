@@ -90,6 +90,7 @@ export function memberEffects(lobby: LobbyRow, changes: MemberChanges, effects: 
     effects.toLobby(lobby, 'LOBBY_MEMBER_REMOVE', { member: eventMember(m), ...base })
     effects.unsubscribe(m.userId, lobby.id)
     effects.toUser(m.userId, 'LOBBY_DELETE', { id: lobby.id, reason: 'removed' })
+    effects.left(lobby.id, m.userId, 'removed')
   }
   for (const m of changes.updated) effects.toLobby(lobby, 'LOBBY_MEMBER_UPDATE', { member: eventMember(m), ...base })
   if (changes.added.length === 0) return

@@ -1,5 +1,5 @@
 // Lobby, member and message objects: the REST shapes (WIRE.md §1) and the Gateway shapes (members carry
-// `connected` and, inside lobby objects, no `id`, as spec §2.2 says).
+// `connected` and, inside lobby objects, no `id`, as spec §2.2 says; Gateway lobby objects carry `voice_states`).
 import type { UserRow } from '../users/tables'
 import { publicUser } from '../users/serialize'
 import type { LobbyMemberRow, LobbyMessageRow, LobbyRow } from './tables'
@@ -18,6 +18,27 @@ function gatewayMember(m: LobbyMemberRow) {
   return { metadata: m.metadata ?? null, flags: m.flags, connected: m.voiceSessionId !== null }
 }
 
+/**
+ * A lobby voice state (Discord's voice state object with lobby_id; channel_id null), plus `connected`: false when
+ * the member has just left the call (session_id then names the session that was in it).
+ */
+export function lobbyVoiceState(m: Pick<LobbyMemberRow, 'lobbyId' | 'userId' | 'voiceSessionId' | 'selfMute' | 'selfDeaf'>, leftSessionId?: string) {
+  return {
+    lobby_id: m.lobbyId,
+    channel_id: null,
+    user_id: m.userId,
+    session_id: m.voiceSessionId ?? leftSessionId ?? null,
+    deaf: false,
+    mute: false,
+    self_deaf: m.selfDeaf,
+    self_mute: m.selfMute,
+    self_video: false,
+    suppress: false,
+    request_to_speak_timestamp: null,
+    connected: m.voiceSessionId !== null,
+  }
+}
+
 export function restLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown) {
   return {
     id: l.id,
@@ -30,7 +51,11 @@ export function restLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?
 }
 
 export function gatewayLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown) {
-  return { ...restLobby(l, members, linkedChannel), members: members.map(gatewayMember) }
+  return {
+    ...restLobby(l, members, linkedChannel),
+    members: members.map(gatewayMember),
+    voice_states: members.filter((m) => m.voiceSessionId !== null).map((m) => lobbyVoiceState(m)),
+  }
 }
 
 export function lobbyMessage(m: LobbyMessageRow, author: UserRow, extra: { nonce?: string | number } = {}) {

@@ -110,10 +110,6 @@ export function setVoice(tx: DB, lobbyId: string, userId: string, voice: { voice
     .get()
 }
 
-export function membersConnectedBy(tx: DB, sessionId: string): LobbyMemberRow[] {
-  return tx.select().from(lobbyMembers).where(eq(lobbyMembers.voiceSessionId, sessionId)).all()
-}
-
 /** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
 export function resetVoiceAtStart(now: number): void {
   db().transaction(

@@ -1,70 +1,88 @@
-// Lobby voice presence from the Gateway: op 17 (lobby voice states) connects a member to the listed lobbies and
-// disconnects it from the others; a session's end disconnects it. Connected members hold off the idle close.
-import type { GatewayConnection } from '../gateway/bus'
-import { isSnowflake } from '../core/snowflake'
-import { transaction, type DB } from '../db/client'
+// Lobby voice presence, as the voice domain (src/voice/) reports it: who is in a lobby's call (`connected`, set once
+// the member's peer connection is up), their self_mute/self_deaf, and the events that say so
+// (LOBBY_MEMBER_CONNECT/DISCONNECT, LOBBY_VOICE_STATE_UPDATE). Connected members hold off the idle close.
+import type { Caller } from '../core/caller'
+import { transaction } from '../db/client'
 import { Effects } from './effects'
 import { armIdleDeadline } from './membership'
-import { eventMember } from './serialize'
-import { getLobby, getMember, membersConnectedBy, setVoice, updateLobby } from './store'
-import type { LobbyMemberRow } from './tables'
+import { eventMember, lobbyVoiceState } from './serialize'
+import { getLobby, getMember, listMembers, setVoice, updateLobby } from './store'
 
-type VoiceState = { lobby_id: string; self_mute: boolean; self_deaf: boolean }
+export { onMemberLeave, type LeaveReason } from './leave-hooks'
 
-/** Lobbies one op 17 may name; more is not a client, it is abuse. */
-const MAX_STATES = 25
+export type VoiceFlags = { selfMute: boolean; selfDeaf: boolean }
 
-function parseStates(data: unknown): VoiceState[] {
-  if (!Array.isArray(data)) return []
-  const out: VoiceState[] = []
-  for (const s of data.slice(0, MAX_STATES)) {
-    if (!s || typeof s !== 'object' || !isSnowflake((s as any).lobby_id)) continue
-    out.push({ lobby_id: (s as any).lobby_id, self_mute: (s as any).self_mute === true, self_deaf: (s as any).self_deaf === true })
-  }
-  return out
+/**
+ * May this caller join the lobby's call? A user or OAuth2 session of a member (an OAuth2 session only in its own
+ * application's lobbies); bots never. Unknown lobby and not a member look the same.
+ */
+export function callAccess(caller: Caller, lobbyId: string): { lobbyId: string; idleTimeoutMs: number } | undefined {
+  if (caller.kind === 'bot') return undefined
+  const lobby = getLobby(lobbyId)
+  if (!lobby || (caller.kind === 'bearer' && lobby.applicationId !== caller.applicationId)) return undefined
+  if (!getMember(lobby.id, caller.userId)) return undefined
+  return { lobbyId: lobby.id, idleTimeoutMs: lobby.idleTimeoutSeconds * 1000 }
 }
 
-function connectEvent(effects: Effects, tx: DB, m: LobbyMemberRow, type: 'LOBBY_MEMBER_CONNECT' | 'LOBBY_MEMBER_DISCONNECT') {
-  const lobby = getLobby(m.lobbyId, tx)
-  if (lobby) effects.toLobby(lobby, type, { member: eventMember(m), lobby_id: lobby.id, application_id: lobby.applicationId })
+/** The lobby's idle timeout (a call with no media this long ends); undefined once the lobby is gone. */
+export function callIdleTimeoutMs(lobbyId: string): number | undefined {
+  const lobby = getLobby(lobbyId)
+  return lobby ? lobby.idleTimeoutSeconds * 1000 : undefined
 }
 
-export async function handleLobbyVoiceStates(connection: GatewayConnection, data: unknown): Promise<void> {
-  const caller = connection.caller
-  if (caller.kind === 'bot') return
-  const states = parseStates(data)
+/** The user ids that are (still) members of the lobby. */
+export function memberIds(lobbyId: string): Set<string> {
+  return new Set(listMembers(lobbyId).map((m) => m.userId))
+}
+
+/** The member's peer connection is up: connected, the idle countdown stops. False when not (or no longer) a member. */
+export async function markConnected(lobbyId: string, userId: string, sessionId: string, flags: VoiceFlags): Promise<boolean> {
+  const effects = new Effects()
+  const ok = transaction((tx) => {
+    const lobby = getLobby(lobbyId, tx)
+    const before = lobby && getMember(lobbyId, userId, tx)
+    if (!lobby || !before) return false
+    const after = setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags })!
+    if (lobby.idleDeadline !== null) updateLobby(tx, lobbyId, { idleDeadline: null })
+    const base = { member: eventMember(after), lobby_id: lobby.id, application_id: lobby.applicationId }
+    if (before.voiceSessionId === null) effects.toLobby(lobby, 'LOBBY_MEMBER_CONNECT', base)
+    effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState(after))
+    return true
+  })
+  await effects.flush()
+  return ok
+}
+
+/** self_mute / self_deaf changed for a connected member of this session. */
+export async function markVoiceFlags(lobbyId: string, userId: string, sessionId: string, flags: VoiceFlags): Promise<void> {
   const effects = new Effects()
   transaction((tx) => {
-    const wanted = new Set<string>()
-    for (const state of states) {
-      const lobby = getLobby(state.lobby_id, tx)
-      // An OAuth2 session speaks for its own application's lobbies only.
-      if (!lobby || (caller.kind === 'bearer' && lobby.applicationId !== caller.applicationId)) continue
-      const before = getMember(lobby.id, caller.userId, tx)
-      if (!before) continue
-      wanted.add(lobby.id)
-      const after = setVoice(tx, lobby.id, caller.userId, { voiceSessionId: connection.sessionId, selfMute: state.self_mute, selfDeaf: state.self_deaf })
-      if (lobby.idleDeadline !== null) updateLobby(tx, lobby.id, { idleDeadline: null })
-      if (after && before.voiceSessionId === null) connectEvent(effects, tx, after, 'LOBBY_MEMBER_CONNECT')
-    }
-    for (const m of membersConnectedBy(tx, connection.sessionId)) {
-      if (!wanted.has(m.lobbyId)) disconnect(tx, m, effects)
-    }
+    const lobby = getLobby(lobbyId, tx)
+    const before = lobby && getMember(lobbyId, userId, tx)
+    if (!lobby || !before || before.voiceSessionId !== sessionId) return
+    if (before.selfMute === flags.selfMute && before.selfDeaf === flags.selfDeaf) return
+    effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState(setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags })!))
   })
   await effects.flush()
 }
 
-function disconnect(tx: DB, m: LobbyMemberRow, effects: Effects): void {
-  const after = setVoice(tx, m.lobbyId, m.userId, { voiceSessionId: null, selfMute: false, selfDeaf: false })
-  if (after) connectEvent(effects, tx, after, 'LOBBY_MEMBER_DISCONNECT')
-  armIdleDeadline(tx, m.lobbyId)
-}
-
-/** A gateway session ended for good: its lobby voice connections end with it. */
-export async function endVoiceSession(connection: GatewayConnection): Promise<void> {
+/**
+ * The member's call from this session ended: disconnected (if still a member), the idle countdown may start, and the
+ * lobby hears a voice state with `connected: false` (also when the member was just removed).
+ */
+export async function markDisconnected(lobbyId: string, userId: string, sessionId: string): Promise<void> {
   const effects = new Effects()
   transaction((tx) => {
-    for (const m of membersConnectedBy(tx, connection.sessionId)) disconnect(tx, m, effects)
+    const lobby = getLobby(lobbyId, tx)
+    if (!lobby) return
+    const before = getMember(lobbyId, userId, tx)
+    if (before && before.voiceSessionId !== sessionId) return
+    if (before) {
+      const after = setVoice(tx, lobbyId, userId, { voiceSessionId: null, selfMute: false, selfDeaf: false })!
+      effects.toLobby(lobby, 'LOBBY_MEMBER_DISCONNECT', { member: eventMember(after), lobby_id: lobby.id, application_id: lobby.applicationId })
+      armIdleDeadline(tx, lobbyId)
+    }
+    effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState({ lobbyId, userId, voiceSessionId: null, selfMute: false, selfDeaf: false }, sessionId))
   })
   await effects.flush()
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import type { Caller } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
 import { sweepIdleLobbies } from '../../src/lobbies/idle'
+import { markConnected, markDisconnected } from '../../src/lobbies/voice'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { connect } from './fake-gateway'
 import { createLobby, setup } from './helpers'
@@ -35,7 +36,7 @@ describe('lobby events reach the members and the application bots, nobody else',
     const lobby = await createLobby(bot, { metadata: { m: '1' }, members: [{ id: a.id }] })
     const created = sockets.a.events('LOBBY_CREATE')
     expect(created).toHaveLength(1)
-    expect(created[0]).toEqual({ id: lobby.id, application_id: app.id, metadata: { m: '1' }, members: [{ metadata: null, flags: 0, connected: false }], flags: 0 })
+    expect(created[0]).toEqual({ id: lobby.id, application_id: app.id, metadata: { m: '1' }, members: [{ metadata: null, flags: 0, connected: false }], flags: 0, voice_states: [] })
     expect(sockets.bot.events('LOBBY_CREATE')).toHaveLength(1)
     expect(sockets.b.types()).toEqual([])
 
@@ -110,7 +111,7 @@ describe('lobby events reach the members and the application bots, nobody else',
     nobodyElse()
   })
 
-  test('a session identifying later joins its lobbies; op 17 connects and disconnects; idle close deletes', async () => {
+  test('a session identifying later joins its lobbies; call connect and disconnect; idle close deletes', async () => {
     const { app, bot, a, b, sockets, nobodyElse } = await world()
     const lobby = await createLobby(bot, { idle_timeout_seconds: 30, members: [{ id: a.id }, { id: b.id }] })
     const late = await connect(userCaller(a.id))
@@ -120,10 +121,14 @@ describe('lobby events reach the members and the application bots, nobody else',
     expect(late.events('LOBBY_MESSAGE_CREATE')).toHaveLength(1)
     expect(elsewhere.types()).toEqual([])
 
-    await sockets.b.op(17, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
+    // The voice domain reports b's peer connection up (tests/voice/ drive this with real WebRTC peers).
+    await markConnected(lobby.id, b.id, sockets.b.conn.sessionId, { selfMute: false, selfDeaf: false })
     const connectEvent = { member: { id: b.id, metadata: null, flags: 0, connected: true }, lobby_id: lobby.id, application_id: app.id }
     expect(sockets.a.events('LOBBY_MEMBER_CONNECT')).toEqual([connectEvent])
     expect(sockets.bot.events('LOBBY_MEMBER_CONNECT')).toEqual([connectEvent])
+    const state = { lobby_id: lobby.id, channel_id: null, user_id: b.id, session_id: sockets.b.conn.sessionId, deaf: false, mute: false, self_deaf: false, self_mute: false, self_video: false, suppress: false, request_to_speak_timestamp: null, connected: true }
+    expect(sockets.a.events('LOBBY_VOICE_STATE_UPDATE')).toEqual([state])
+    expect(sockets.bot.events('LOBBY_VOICE_STATE_UPDATE')).toEqual([state])
     await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: {} })
     expect(sockets.a.events('LOBBY_UPDATE')[0].members.map((m: any) => m.connected).sort()).toEqual([false, true])
 
@@ -131,7 +136,7 @@ describe('lobby events reach the members and the application bots, nobody else',
     await sweepIdleLobbies()
     expect(sockets.a.events('LOBBY_DELETE')).toEqual([])
 
-    await sockets.b.close()
+    await markDisconnected(lobby.id, b.id, sockets.b.conn.sessionId)
     expect(sockets.a.events('LOBBY_MEMBER_DISCONNECT').map((e: any) => e.member.id)).toEqual([b.id])
     clock.advance(30_000)
     await sweepIdleLobbies()

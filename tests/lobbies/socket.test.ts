@@ -1,5 +1,6 @@
 // Lobby events on real Gateway sockets: members (user and OAuth2 sessions) and the application's bot receive them;
-// another application's bot and outsiders do not. Op 17 voice states over the socket connect a member.
+// another application's bot and outsiders do not. Op 17 over the socket starts a member's call (tests/voice/ has the
+// rest of the call).
 import { afterEach, expect, test } from 'bun:test'
 import { GatewayClient } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
@@ -42,16 +43,18 @@ test('lobby lifecycle events reach exactly the members and the owning bot', asyn
   expect(sent.status).toBe(201)
   for (const s of [aUser, bOauth, botSocket]) expect((await s.waitFor('LOBBY_MESSAGE_CREATE')).d).toMatchObject({ content: 'gg', lobby_id: lobby.id })
 
-  // Voice presence through op 17 on the OAuth2 session.
+  // Op 17 on the OAuth2 session starts its call: the server's offer comes to that session only.
   bOauth.send(17, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
-  expect((await aUser.waitFor('LOBBY_MEMBER_CONNECT')).d).toMatchObject({ lobby_id: lobby.id })
+  expect((await bOauth.waitFor('LOBBY_VOICE_SERVER_OFFER')).d).toMatchObject({ lobby_id: lobby.id, revision: 1 })
 
   await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })
   expect((await aUser.waitFor('LOBBY_DELETE')).d).toMatchObject({ id: lobby.id })
   await botSocket.waitFor('LOBBY_DELETE')
+  expect((await bOauth.waitFor('LOBBY_VOICE_SERVER_CLOSE')).d).toMatchObject({ lobby_id: lobby.id, reason: 'lobby_deleted' })
 
-  for (const t of ['LOBBY_CREATE', 'LOBBY_MEMBER_ADD', 'LOBBY_MESSAGE_CREATE', 'LOBBY_MEMBER_CONNECT', 'LOBBY_DELETE']) {
+  for (const t of ['LOBBY_CREATE', 'LOBBY_MEMBER_ADD', 'LOBBY_MESSAGE_CREATE', 'LOBBY_VOICE_SERVER_OFFER', 'LOBBY_DELETE']) {
     await out.expectNo(t, 20)
     await otherBot.expectNo(t, 20)
+    if (t === 'LOBBY_VOICE_SERVER_OFFER') for (const s of [aUser, botSocket]) await s.expectNo(t, 20)
   }
 })

@@ -1,0 +1,221 @@
+// Lobby calls: one room per lobby with a call, one participant per member in it. Joining, leaving, self_mute and
+// self_deaf come from op 17; the SDP answer and ICE candidates from our ops 100 and 101. Packets of a member's
+// microphone are forwarded, unchanged but for the header, to every other connected member's slot for them.
+// Nothing is decoded, mixed or stored.
+import type { RtpPacket } from 'werift'
+import { config } from '../config'
+import type { Caller } from '../core/caller'
+import { clock } from '../core/clock'
+import { log } from '../core/log'
+import type { GatewayConnection } from '../gateway/bus'
+import { callAccess, callIdleTimeoutMs, markConnected, markDisconnected, markVoiceFlags, memberIds, type LeaveReason } from '../lobbies/voice'
+import { CONNECT_TIMEOUT_MS, DISCONNECTED_GRACE_MS, MAX_CALLS_PER_USER, SWEEP_EVERY_MS } from './limits'
+import { cleanPacket, Participant, type ParticipantEvents, type Send } from './participant'
+import { closeReasons, VoiceDispatch, type Answer, type Candidate, type CloseReason, type VoiceState } from './protocol'
+
+class Room {
+  readonly members = new Map<string, Participant>()
+  /** Last RTP from anyone (clock.now()); a call quiet for the lobby's idle timeout ends. */
+  lastMediaAt = clock.now()
+  constructor(readonly lobbyId: string) {}
+}
+
+const rooms = new Map<string, Room>()
+/** sessionId → lobbyId → participant. */
+const bySession = new Map<string, Map<string, Participant>>()
+/** userId → calls the user is in (over all sessions). */
+const callsOfUser = new Map<string, number>()
+
+function countCall(userId: string, by: 1 | -1): void {
+  const n = (callsOfUser.get(userId) ?? 0) + by
+  if (n > 0) callsOfUser.set(userId, n)
+  else callsOfUser.delete(userId)
+}
+
+function refuse(send: Send, lobbyId: string, reason: CloseReason): void {
+  send(VoiceDispatch.Close, { lobby_id: lobbyId, reason, message: closeReasons[reason] })
+}
+
+const events: ParticipantEvents = {
+  connected: (p) => void onConnected(p).catch((e) => log.error('voice connect failed', { error: String(e) })),
+  failed: (p, reason) => void leave(p, reason),
+  rtp: forward,
+}
+
+function forward(from: Participant, packet: RtpPacket): void {
+  const room = rooms.get(from.lobbyId)
+  if (!room || room.members.get(from.userId) !== from) return
+  room.lastMediaAt = clock.now()
+  from.stats.packetsIn += 1
+  if (from.selfMute || !from.connected) return
+  const clean = cleanPacket(packet)
+  for (const to of room.members.values()) if (to !== from && to.connected) to.forward(from.userId, clean)
+}
+
+async function onConnected(p: Participant): Promise<void> {
+  if (p.closed || p.connected) return
+  p.connected = true
+  if (!(await markConnected(p.lobbyId, p.userId, p.sessionId, { selfMute: p.selfMute, selfDeaf: p.selfDeaf }))) {
+    p.connected = false // never announced: nothing to take back
+    return leave(p, 'removed')
+  }
+  if (p.closed) return
+  // Everyone else in the call now receives this member (a new or reused slot each; one renegotiation each).
+  for (const other of rooms.get(p.lobbyId)?.members.values() ?? []) if (other !== p) other.attach(p.userId)
+}
+
+/** End one member's call. The session hears why unless it is gone; the lobby hears the disconnect. */
+export async function leave(p: Participant, reason: CloseReason, notify = true): Promise<void> {
+  if (p.closed) return
+  p.close()
+  const room = rooms.get(p.lobbyId)
+  if (room?.members.get(p.userId) === p) room.members.delete(p.userId)
+  const mine = bySession.get(p.sessionId)
+  if (mine?.get(p.lobbyId) === p) mine.delete(p.lobbyId)
+  if (mine?.size === 0) bySession.delete(p.sessionId)
+  countCall(p.userId, -1)
+  if (room) {
+    for (const other of room.members.values()) other.detach(p.userId)
+    if (room.members.size === 0) rooms.delete(p.lobbyId)
+  }
+  if (rooms.size === 0) stopSweeper()
+  if (notify) refuse(p.send, p.lobbyId, reason)
+  if (p.connected) await markDisconnected(p.lobbyId, p.userId, p.sessionId)
+}
+
+type MemberCaller = Exclude<Caller, { kind: 'bot' }>
+
+async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller, state: VoiceState): Promise<void> {
+  const { lobbyId } = state
+  if (!callAccess(caller, lobbyId)) return refuse(connection.send, lobbyId, 'not_member')
+  // One call per member: joining from another session ends the one there.
+  for (let existing = rooms.get(lobbyId)?.members.get(caller.userId); existing; existing = rooms.get(lobbyId)?.members.get(caller.userId)) {
+    if (existing.sessionId === connection.sessionId) return setFlags(existing, state)
+    await leave(existing, 'replaced')
+  }
+  // From here to the insertion nothing awaits: the size checks and the new member are one step.
+  if ((callsOfUser.get(caller.userId) ?? 0) >= MAX_CALLS_PER_USER) return refuse(connection.send, lobbyId, 'too_many_calls')
+  const room = rooms.get(lobbyId) ?? new Room(lobbyId)
+  if (room.members.size >= config().voiceMaxCallSize) return refuse(connection.send, lobbyId, 'call_full')
+  let p: Participant
+  try {
+    p = new Participant(lobbyId, caller.userId, connection.sessionId, connection.send, state.selfMute, state.selfDeaf, events)
+  } catch (error) {
+    log.error('voice peer connection failed', { error: String(error) })
+    return refuse(connection.send, lobbyId, 'unavailable')
+  }
+  if (room.members.size === 0) room.lastMediaAt = clock.now()
+  room.members.set(caller.userId, p)
+  rooms.set(lobbyId, room)
+  let mine = bySession.get(connection.sessionId)
+  if (!mine) bySession.set(connection.sessionId, (mine = new Map()))
+  mine.set(lobbyId, p)
+  countCall(caller.userId, 1)
+  startSweeper()
+  const others = [...room.members.values()].filter((o) => o !== p && o.connected).map((o) => o.userId)
+  await p.start(others)
+}
+
+async function setFlags(p: Participant, state: VoiceState): Promise<void> {
+  const unmuted = p.selfMute && !state.selfMute
+  const undeafened = p.selfDeaf && !state.selfDeaf
+  p.selfMute = state.selfMute
+  p.selfDeaf = state.selfDeaf
+  if (unmuted) for (const other of rooms.get(p.lobbyId)?.members.values() ?? []) other.resync(p.userId)
+  if (undeafened) p.resync()
+  if (p.connected) await markVoiceFlags(p.lobbyId, p.userId, p.sessionId, state)
+}
+
+/** Op 17: the session's calls are exactly the lobbies listed (joined, kept with new flags, or left). */
+export async function setVoiceStates(connection: GatewayConnection, states: VoiceState[]): Promise<void> {
+  const caller = connection.caller
+  if (caller.kind === 'bot') return
+  const wanted = new Map(states.map((s) => [s.lobbyId, s]))
+  for (const p of [...(bySession.get(connection.sessionId)?.values() ?? [])]) if (!wanted.has(p.lobbyId)) await leave(p, 'left')
+  for (const state of wanted.values()) await joinOrUpdate(connection, caller, state)
+}
+
+export async function applyAnswer(connection: GatewayConnection, answer: Answer): Promise<void> {
+  const p = bySession.get(connection.sessionId)?.get(answer.lobbyId)
+  if (!p) return
+  if (!(await p.answer(answer.sdp, answer.revision))) await leave(p, 'negotiation_failed')
+}
+
+export async function addCandidate(connection: GatewayConnection, c: Candidate): Promise<void> {
+  const p = bySession.get(connection.sessionId)?.get(c.lobbyId)
+  if (p && c.candidate) await p.addCandidate(c.candidate)
+}
+
+/** The Gateway session ended for good: its calls end (nobody left to tell). */
+export async function endSessionCalls(sessionId: string): Promise<void> {
+  for (const p of [...(bySession.get(sessionId)?.values() ?? [])]) await leave(p, 'left', false)
+}
+
+/** A member left the lobby (removed, or the lobby deleted): out of the call at once. */
+export async function memberLeft(lobbyId: string, userId: string, reason: LeaveReason): Promise<void> {
+  const p = rooms.get(lobbyId)?.members.get(userId)
+  if (p) await leave(p, reason === 'deleted' ? 'lobby_deleted' : 'removed')
+}
+
+/** Idle calls, peers that never connected or lost consent, members who left by a path without a hook. */
+export async function sweepCalls(now = clock.now()): Promise<void> {
+  for (const room of [...rooms.values()]) {
+    const idleMs = callIdleTimeoutMs(room.lobbyId)
+    if (idleMs === undefined || now - room.lastMediaAt >= idleMs) {
+      for (const p of [...room.members.values()]) await leave(p, idleMs === undefined ? 'lobby_deleted' : 'idle')
+      continue
+    }
+    const members = memberIds(room.lobbyId)
+    for (const p of [...room.members.values()]) {
+      if (!members.has(p.userId)) await leave(p, 'removed')
+      else if ((!p.connected && now - p.createdAt >= CONNECT_TIMEOUT_MS) || (p.awaitingAnswer && now - p.offerSentAt >= CONNECT_TIMEOUT_MS)) await leave(p, 'timeout')
+      else if (p.disconnectedAt !== null && now - p.disconnectedAt >= DISCONNECTED_GRACE_MS) await leave(p, 'failed')
+    }
+  }
+}
+
+let sweeper: Timer | undefined
+let sweeping = false
+
+function startSweeper(): void {
+  if (sweeper) return
+  sweeper = setInterval(async () => {
+    if (sweeping) return
+    sweeping = true
+    try {
+      await sweepCalls()
+    } catch (error) {
+      log.error('voice sweep failed', { error: String(error) })
+    } finally {
+      sweeping = false
+    }
+  }, SWEEP_EVERY_MS)
+  sweeper.unref?.()
+}
+
+function stopSweeper(): void {
+  clearInterval(sweeper)
+  sweeper = undefined
+}
+
+/** Shutdown: every call ends (peer connections closed, members disconnected). */
+export async function stopAllCalls(): Promise<void> {
+  for (const room of [...rooms.values()]) for (const p of [...room.members.values()]) await leave(p, 'left', false)
+  stopSweeper()
+}
+
+/** Counters for tests and the bench: per call member, packets in, forwarded out, dropped. */
+export function voiceStats() {
+  return [...rooms.values()].flatMap((room) =>
+    [...room.members.values()].map((p) => ({
+      lobby_id: room.lobbyId,
+      user_id: p.userId,
+      session_id: p.sessionId,
+      connected: p.connected,
+      packets_in: p.stats.packetsIn,
+      forwarded: p.stats.forwarded,
+      dropped_unverified: p.stats.droppedUnverified,
+      dropped_rate: p.stats.droppedRate,
+    })),
+  )
+}

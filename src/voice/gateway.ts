@@ -1,0 +1,44 @@
+// What the voice domain tells the Gateway: op 17 (lobby voice states), our ops 100 (SDP answer) and 101 (ICE
+// candidate), the end of a session; and, to the lobbies domain, that a member who leaves a lobby leaves its call.
+import { log } from '../core/log'
+import { onOpcode, onSessionEnd, type GatewayConnection } from '../gateway/bus'
+import { onMemberLeave } from '../lobbies/voice'
+import { addCandidate, applyAnswer, endSessionCalls, memberLeft, setVoiceStates } from './calls'
+import { parseAnswer, parseCandidate, parseStates, VoiceOp } from './protocol'
+
+/**
+ * The Gateway runs each frame's handler as it arrives, concurrently; a session's voice frames run one after the
+ * other here, so an answer is applied before the candidates sent after it and op 17s do not interleave.
+ */
+const queues = new Map<string, Promise<void>>()
+
+function inOrder(sessionId: string, work: () => Promise<void>): Promise<void> {
+  // A failure here is the server's, not the client's: logged, and the Gateway connection stays up.
+  const next = (queues.get(sessionId) ?? Promise.resolve()).then(work).catch((error) => log.error('voice op failed', { error: String(error) }))
+  queues.set(sessionId, next)
+  void next.then(() => {
+    if (queues.get(sessionId) === next) queues.delete(sessionId)
+  })
+  return next
+}
+
+let registered = false
+
+export function registerVoiceGateway(): void {
+  if (registered) return
+  registered = true
+  onOpcode(VoiceOp.LobbyVoiceStates, (connection: GatewayConnection, data: unknown) => {
+    const states = parseStates(data)
+    if (states) return inOrder(connection.sessionId, () => setVoiceStates(connection, states))
+  })
+  onOpcode(VoiceOp.LobbyVoiceAnswer, (connection: GatewayConnection, data: unknown) => {
+    const answer = parseAnswer(data)
+    if (answer) return inOrder(connection.sessionId, () => applyAnswer(connection, answer))
+  })
+  onOpcode(VoiceOp.LobbyVoiceCandidate, (connection: GatewayConnection, data: unknown) => {
+    const candidate = parseCandidate(data)
+    if (candidate) return inOrder(connection.sessionId, () => addCandidate(connection, candidate))
+  })
+  onSessionEnd((connection) => inOrder(connection.sessionId, () => endSessionCalls(connection.sessionId)))
+  onMemberLeave(memberLeft)
+}
