@@ -1,6 +1,7 @@
 // Configuration from the environment, typed and checked once at start.
 // A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
 import { isIP } from 'node:net'
+import { LOG_LEVELS, setLogLevel } from './core/log'
 
 export class ConfigError extends Error {}
 
@@ -76,9 +77,6 @@ function iceUrls(env: Env, name: string): string[] {
   return urls
 }
 
-const LOG_LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
-
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 8080, 0, 65535)
   const host = env.HOST || '0.0.0.0'
@@ -145,12 +143,12 @@ let current: Config | undefined
 
 /** The configuration in force; loaded from the environment on first use. */
 export function config(): Config {
-  current ??= loadConfig()
-  return current
+  return current ?? setConfig(loadConfig())
 }
 
-/** Replace the configuration (start-up and tests). */
+/** Replace the configuration (start-up and tests); the log level follows it. */
 export function setConfig(next: Config): Config {
   current = next
+  setLogLevel(next.logLevel)
   return next
 }

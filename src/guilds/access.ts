@@ -1,7 +1,8 @@
 // Who may see and do what in a guild. Non-members get 404 (never a hint that a guild or channel exists);
 // members without a permission get 403 50013.
+import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
-import { computePermissions, has, P } from './permissions'
+import { computePermissions, has } from './permissions'
 import { getChannelRow, getGuild, getMember, guildRoles, memberRoleIds } from './store'
 import type { ChannelRow, GuildRow, MemberRow } from './tables'
 
@@ -43,7 +44,7 @@ export function channelAccess(channelId: string, userId: string, needed: bigint 
   const member = guild && getMember(guild.id, userId)
   if (!channel || !guild || !member) throw Errors.unknownChannel()
   const permissions = permissionsOf(guild, userId)
-  if (!has(permissions, P.VIEW_CHANNEL)) throw Errors.missingPermissions()
+  if (!has(permissions, Permission.VIEW_CHANNEL)) throw Errors.missingPermissions()
   if (!has(permissions, needed)) throw Errors.missingPermissions()
   return { guild, member, channel, permissions }
 }

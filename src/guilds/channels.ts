@@ -1,12 +1,13 @@
 // Guild channels: text (0) and voice (2).
 import { eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
+import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess, guildAccess, permissionsOf } from './access'
 import { syncAllMembers } from './gateway'
-import { has, P } from './permissions'
+import { has } from './permissions'
 import { getChannelRow, getGuild, getMember, guildChannels, memberUserIds } from './store'
 import { serializeChannelRow } from './serialize'
 import { channels, type ChannelRow } from './tables'
@@ -14,14 +15,14 @@ import { channels, type ChannelRow } from './tables'
 export type ChannelInput = { name?: string; type?: number; topic?: string | null; position?: number; nsfw?: boolean }
 
 export function createChannel(userId: string, guildId: string, input: ChannelInput & { name: string }) {
-  guildAccess(guildId, userId, P.MANAGE_CHANNELS)
+  guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
   const row = transaction((tx) =>
     tx
       .insert(channels)
       .values({
         id: snowflake(),
         guildId,
-        type: input.type ?? 0,
+        type: input.type ?? ChannelType.GUILD_TEXT,
         name: input.name,
         topic: input.topic ?? null,
         position: input.position ?? guildChannels(guildId, tx).length,
@@ -40,7 +41,7 @@ export function createChannel(userId: string, guildId: string, input: ChannelInp
 
 export function listChannels(userId: string, guildId: string) {
   const { permissions } = guildAccess(guildId, userId)
-  return has(permissions, P.VIEW_CHANNEL) ? guildChannels(guildId).map(serializeChannelRow) : []
+  return has(permissions, Permission.VIEW_CHANNEL) ? guildChannels(guildId).map(serializeChannelRow) : []
 }
 
 export function getChannel(userId: string, channelId: string) {
@@ -48,7 +49,7 @@ export function getChannel(userId: string, channelId: string) {
 }
 
 export function updateChannel(userId: string, channelId: string, input: ChannelInput) {
-  const { channel } = channelAccess(channelId, userId, P.MANAGE_CHANNELS)
+  const { channel } = channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.topic !== undefined ? { topic: input.topic } : {}),
@@ -64,7 +65,7 @@ export function updateChannel(userId: string, channelId: string, input: ChannelI
 }
 
 export function deleteChannel(userId: string, channelId: string) {
-  const { channel } = channelAccess(channelId, userId, P.MANAGE_CHANNELS)
+  const { channel } = channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
   transaction((tx) => tx.delete(channels).where(eq(channels.id, channelId)).run())
   const body = serializeChannelRow(channel)
   events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)

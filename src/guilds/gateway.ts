@@ -1,16 +1,17 @@
 // Gateway wiring for guilds: which topics a member follows (the guild, and each channel it can view),
 // READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
 import type { Caller } from '../core/caller'
+import { Permission } from '../core/discord'
 import { events, topics } from '../gateway/bus'
 import { permissionsOf } from './access'
-import { has, P } from './permissions'
+import { has } from './permissions'
 import { getGuild, getMember, guildChannels, guildsOfUser, memberUserIds } from './store'
 import { serializeGuildForGateway } from './serialize'
 import type { GuildRow } from './tables'
 
 function viewableChannelIds(guild: GuildRow, userId: string): string[] {
   const perms = permissionsOf(guild, userId)
-  return has(perms, P.VIEW_CHANNEL) ? guildChannels(guild.id).map((c) => c.id) : []
+  return has(perms, Permission.VIEW_CHANNEL) ? guildChannels(guild.id).map((c) => c.id) : []
 }
 
 export function guildIdentify(caller: Caller) {

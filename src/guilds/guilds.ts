@@ -1,6 +1,7 @@
 // Guild lifecycle and membership: create, rename, delete, join, leave, kick.
 import { and, eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
+import { ChannelType, Permission } from '../core/discord'
 import { ApiError, Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
@@ -8,7 +9,7 @@ import { events, topics } from '../gateway/bus'
 import { findUser } from '../users/store'
 import { guildAccess, permissionsOf, topPosition } from './access'
 import { dropGuildTopics, syncMemberTopics } from './gateway'
-import { DEFAULT_EVERYONE, has, P } from './permissions'
+import { DEFAULT_EVERYONE, has } from './permissions'
 import { getGuild, getMember, guildChannels, guildsOfUser } from './store'
 import { serializeGuild, serializeGuildForGateway, serializeMember } from './serialize'
 import { channels, guilds, memberRoles, members, roles, type GuildRow } from './tables'
@@ -20,8 +21,8 @@ export function createGuild(ownerId: string, name: string) {
     tx.insert(guilds).values({ id, name, ownerId, createdAt: now }).run()
     tx.insert(roles).values({ id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 }).run()
     tx.insert(members).values({ guildId: id, userId: ownerId, joinedAt: now }).run()
-    tx.insert(channels).values({ id: snowflake(), guildId: id, type: 0, name: 'general', position: 0, createdAt: now }).run()
-    tx.insert(channels).values({ id: snowflake(), guildId: id, type: 2, name: 'General', position: 1, createdAt: now }).run()
+    tx.insert(channels).values({ id: snowflake(), guildId: id, type: ChannelType.GUILD_TEXT, name: 'general', position: 0, createdAt: now }).run()
+    tx.insert(channels).values({ id: snowflake(), guildId: id, type: ChannelType.GUILD_VOICE, name: 'General', position: 1, createdAt: now }).run()
   })
   const guild = getGuild(id)!
   syncMemberTopics(id, ownerId)
@@ -89,7 +90,7 @@ export async function leaveGuild(userId: string, guildId: string): Promise<void>
 }
 
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
-  const { guild } = guildAccess(guildId, actorId, P.KICK_MEMBERS)
+  const { guild } = guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
   if (!getMember(guildId, targetId)) throw Errors.unknownMember()
   if (targetId === guild.ownerId || (actorId !== guild.ownerId && topPosition(guild, targetId) >= topPosition(guild, actorId))) {
     throw Errors.missingPermissions()
@@ -118,7 +119,7 @@ export function myGuilds(userId: string, page: { limit: number; before?: string;
 }
 
 export function canManageChannels(guild: GuildRow, userId: string): boolean {
-  return has(permissionsOf(guild, userId), P.MANAGE_CHANNELS)
+  return has(permissionsOf(guild, userId), Permission.MANAGE_CHANNELS)
 }
 
 /** Operator settings (CLI): features, hub type, vanity code. */

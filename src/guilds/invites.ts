@@ -3,13 +3,14 @@
 import { eq } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
 import { clock } from '../core/clock'
+import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { findUser } from '../users/store'
 import { channelAccess, permissionsOf } from './access'
 import { addMember } from './guilds'
-import { has, P } from './permissions'
+import { has } from './permissions'
 import { claimInviteUse, getChannelRow, getGuild, getInvite, getMember, reusableInvite } from './store'
 import { serializeInvite } from './serialize'
 import { invites, type InviteRow } from './tables'
@@ -30,7 +31,7 @@ export type InviteInput = { maxAge?: number; maxUses?: number; unique?: boolean;
 
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {
-  const { channel, guild } = channelAccess(channelId, userId, P.CREATE_INSTANT_INVITE)
+  const { channel, guild } = channelAccess(channelId, userId, Permission.CREATE_INSTANT_INVITE)
   if (input.targetUserId && !(await findUser(input.targetUserId))) throw Errors.unknownUser()
   const maxAge = input.maxAge ?? 86400
   const maxUses = input.maxUses ?? 0
@@ -113,7 +114,7 @@ export async function deleteInvite(userId: string, code: string) {
   const channel = getChannelRow(invite.channelId)
   if (!guild || !channel || !getMember(guild.id, userId)) throw Errors.unknownInvite()
   const perms = permissionsOf(guild, userId)
-  if (invite.inviterId !== userId && !has(perms, P.MANAGE_CHANNELS) && !has(perms, P.MANAGE_GUILD)) throw Errors.missingPermissions()
+  if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD)) throw Errors.missingPermissions()
   transaction((tx) => tx.delete(invites).where(eq(invites.code, code)).run())
   events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
   return serializeInvite(invite, guild, channel)

@@ -1,24 +1,24 @@
 // Channel messages: create (SEND_MESSAGES) and read (READ_MESSAGE_HISTORY), newest first.
 import { eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
+import { ChannelType, Permission } from '../core/discord'
 import { ApiError } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
-import { P } from './permissions'
 import { serializeMessage } from './serialize'
 import { channelMessages, getChannelRow } from './store'
 import { channels, messages, type ChannelRow } from './tables'
 
 export async function postMessage(userId: string, channelId: string, input: { content: string; nonce?: string | number }) {
-  const { channel } = channelAccess(channelId, userId, P.SEND_MESSAGES)
+  const { channel } = channelAccess(channelId, userId, Permission.SEND_MESSAGES)
   return writeMessage(channel, userId, input.content, input.nonce)
 }
 
 /** Store a message and announce MESSAGE_CREATE to everyone who can view the channel. */
 export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number) {
-  if (channel.type !== 0) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel')
+  if (channel.type !== ChannelType.GUILD_TEXT) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel')
   const id = snowflake()
   const row = transaction((tx) => {
     const inserted = tx
@@ -35,7 +35,7 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
 }
 
 export async function readMessages(userId: string, channelId: string, query: { limit?: number; before?: string; after?: string; around?: string }) {
-  const { channel } = channelAccess(channelId, userId, P.READ_MESSAGE_HISTORY)
+  const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
   const rows = channelMessages(channel.id, { limit: query.limit ?? 50, before: query.before, after: query.after, around: query.around })
   return Promise.all(rows.map((m) => serializeMessage(m, channel.guildId)))
 }

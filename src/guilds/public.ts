@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto'
 
 export { joinGuildByInvite } from './invites'
 export { createGuild, setGuildAttributes } from './guilds'
-export { P as Permissions } from './permissions'
 
 export const guildsForLobbies = {
   async getChannel(id: string) {

@@ -1,6 +1,7 @@
 // Roles: create, edit, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only act on roles
 // below its own highest role and cannot grant permissions it does not have.
 import { and, eq } from 'drizzle-orm'
+import { ALL_PERMISSIONS, Permission } from '../core/discord'
 import { Errors, formError } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
@@ -8,7 +9,7 @@ import { events, topics } from '../gateway/bus'
 import { findUser } from '../users/store'
 import { guildAccess, topPosition, type GuildAccess } from './access'
 import { syncAllMembers, syncMemberTopics } from './gateway'
-import { P, parsePermissions, ALL_PERMISSIONS } from './permissions'
+import { parsePermissions } from './permissions'
 import { getMember, getRole, guildRoles } from './store'
 import { serializeMember, serializeRole } from './serialize'
 import { memberRoles, roles, type RoleRow } from './tables'
@@ -31,7 +32,7 @@ function manageable(access: GuildAccess, role: RoleRow): void {
 }
 
 export function createRole(userId: string, guildId: string, input: RoleInput) {
-  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const permissions = grantable(access, input.permissions) ?? '0'
   const position = guildRoles(guildId).length
   const row = transaction((tx) =>
@@ -47,7 +48,7 @@ export function createRole(userId: string, guildId: string, input: RoleInput) {
 }
 
 export function updateRole(userId: string, guildId: string, roleId: string, input: RoleInput) {
-  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const role = getRole(guildId, roleId)
   if (!role) throw Errors.unknownRole()
   if (role.id !== guildId) manageable(access, role)
@@ -68,7 +69,7 @@ export function updateRole(userId: string, guildId: string, roleId: string, inpu
 }
 
 export function deleteRole(userId: string, guildId: string, roleId: string): void {
-  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const role = getRole(guildId, roleId)
   if (!role) throw Errors.unknownRole()
   if (role.id === guildId) throw formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })
@@ -79,7 +80,7 @@ export function deleteRole(userId: string, guildId: string, roleId: string): voi
 }
 
 export async function setMemberRole(userId: string, guildId: string, targetId: string, roleId: string, give: boolean): Promise<void> {
-  const access = guildAccess(guildId, userId, P.MANAGE_ROLES)
+  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const member = getMember(guildId, targetId)
   if (!member) throw Errors.unknownMember()
   const role = getRole(guildId, roleId)

@@ -1,5 +1,6 @@
 // REST for the guild model: guilds, roles, members, channels, messages, invites.
 import { Elysia, t } from 'elysia'
+import { ChannelType } from '../core/discord'
 import { identity } from '../http/identity'
 import { paging, queryString } from '../http/query'
 import { noContent, json } from '../http/respond'
@@ -20,7 +21,7 @@ const snowflakeQuery = t.String({ pattern: '^\\d{1,20}$' })
 
 const channelBody = {
   name: t.String({ minLength: 1, maxLength: 100 }),
-  type: t.Optional(t.Union([t.Literal(0), t.Literal(2)])),
+  type: t.Optional(t.Union([t.Literal(ChannelType.GUILD_TEXT), t.Literal(ChannelType.GUILD_VOICE)])),
   topic: t.Optional(t.Nullable(t.String({ maxLength: 1024 }))),
   position: t.Optional(t.Integer({ minimum: 0, maximum: 10000 })),
   nsfw: t.Optional(t.Boolean()),

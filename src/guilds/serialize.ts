@@ -1,4 +1,5 @@
 // Discord-shaped guild, role, channel, member, message and invite objects.
+import { ChannelType } from '../core/discord'
 import { publicUser } from '../users/serialize'
 import type { UserRow } from '../users/tables'
 import { findUser } from '../users/store'
@@ -31,7 +32,7 @@ export function serializeChannelRow(c: ChannelRow) {
     permission_overwrites: [],
     parent_id: null,
     nsfw: c.nsfw,
-    ...(c.type === 0 ? { topic: c.topic, last_message_id: c.lastMessageId, rate_limit_per_user: 0 } : { bitrate: 64000, user_limit: 0, rtc_region: null }),
+    ...(c.type === ChannelType.GUILD_TEXT ? { topic: c.topic, last_message_id: c.lastMessageId, rate_limit_per_user: 0 } : { bitrate: 64000, user_limit: 0, rtc_region: null }),
     flags: 0,
   }
 }

@@ -23,11 +23,3 @@ export function setGuildPort(next: GuildPort | undefined): void {
 export function guildPort(): GuildPort | undefined {
   return port
 }
-
-export const Permission = {
-  MANAGE_CHANNELS: 1n << 4n,
-  VIEW_CHANNEL: 1n << 10n,
-  SEND_MESSAGES: 1n << 11n,
-} as const
-
-export const GUILD_TEXT = 0

@@ -1,10 +1,11 @@
 // Linking a guild text channel to a lobby (PATCH .../channel-linking) and targeted invites to it.
 import { clock } from '../core/clock'
+import { ChannelType, Permission } from '../core/discord'
 import { ApiError, Errors, formError } from '../core/errors'
 import { transaction } from '../db/client'
 import type { AppCaller } from './access'
 import { Effects, lazy } from './effects'
-import { GUILD_TEXT, Permission, guildPort } from './guild-port'
+import { guildPort } from './guild-port'
 import { LobbyMemberFlags } from './limits'
 import { getLobbyByChannel, getMember, updateLobby } from './store'
 import type { LobbyRow } from './tables'
@@ -44,7 +45,7 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
   const port = guildPort()
   const channel = port ? await port.getChannel(channelId) : undefined
   if (!port || !channel) throw Errors.unknownChannel()
-  if (channel.type !== GUILD_TEXT || !channel.guildId) throw formError({ channel_id: ['CHANNEL_TYPE_INVALID', 'Only guild text channels can be linked.'] })
+  if (channel.type !== ChannelType.GUILD_TEXT || !channel.guildId) throw formError({ channel_id: ['CHANNEL_TYPE_INVALID', 'Only guild text channels can be linked.'] })
   if (channel.nsfw) throw formError({ channel_id: ['CHANNEL_AGE_RESTRICTED', 'Age-restricted channels cannot be linked.'] })
   const permissions = await port.channelPermissions(caller.userId, channel.id)
   if ((permissions & Permission.VIEW_CHANNEL) === 0n) throw Errors.missingAccess()

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test'
-import { ALL_PERMISSIONS, computePermissions, DEFAULT_EVERYONE, P, parsePermissions } from '../../src/guilds/permissions'
+import { ALL_PERMISSIONS, Permission as P } from '../../src/core/discord'
+import { computePermissions, DEFAULT_EVERYONE, parsePermissions } from '../../src/guilds/permissions'
 
 test.each([
   ['owner has everything whatever the roles', { isOwner: true, everyone: 0n, roles: [] }, ALL_PERMISSIONS],
