@@ -1,7 +1,7 @@
 // Periodic clean-up of rows that only expire: one-time tokens, MFA tickets, idle sessions, rate-limit counters.
-import { purgeExpiredFingerprints } from './auth/fingerprints'
-import { purgeExpiredOneTime } from './auth/one-time'
-import { sweepIdleSessions } from './auth/sessions'
+import { purgeExpiredFingerprints } from './accounts/fingerprints'
+import { purgeExpiredOneTime } from './accounts/one-time'
+import { sweepIdleSessions } from './accounts/sessions'
 import { log } from './core/log'
 import { sweep } from './core/ratelimit'
 import { purgeExpiredTickets } from './mfa/tickets'

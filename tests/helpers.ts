@@ -3,12 +3,12 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createSession } from '../src/auth/sessions'
+import { createSession } from '../src/accounts/sessions'
 import { clock } from '../src/core/clock'
 import { resetRateLimits } from '../src/core/ratelimit'
 import { createApplication } from '../src/oauth2/applications'
 import { startServer, type Running } from '../src/server'
-import { createVerifiedUser } from '../src/users/service'
+import { createVerifiedUser } from '../src/accounts/users'
 
 const key = Symbol.for('lobby-server.test-server')
 type Holder = { [key]?: Promise<Running> }

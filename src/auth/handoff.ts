@@ -4,11 +4,11 @@ import { eq } from 'drizzle-orm'
 import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { safeEqual, sha256Hex } from '../core/crypto'
 import { db } from '../db/client'
-import { publicUser } from '../users/serialize'
-import { users } from '../users/tables'
-import type { ClientInfo } from './client-info'
-import { completeLogin } from './complete-login'
-import { issueOneTime, redeemOneTime } from './one-time'
+import { publicUser } from '../accounts/serialize'
+import { users } from '../accounts/tables'
+import type { ClientInfo } from '../accounts/client-info'
+import { completeLogin } from '../accounts/complete-login'
+import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 
 export const HANDOFF_TTL_MS = 5 * 60_000
 

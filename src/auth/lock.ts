@@ -3,8 +3,8 @@
 import { eq } from 'drizzle-orm'
 import { db } from '../db/client'
 import { events } from '../gateway/bus'
-import { users } from '../users/tables'
-import { deleteUserSessions } from './sessions'
+import { users } from '../accounts/tables'
+import { deleteUserSessions } from '../accounts/sessions'
 
 export async function lockUser(userId: string) {
   const updated = db().update(users).set({ compromised: true }).where(eq(users.id, userId)).returning({ id: users.id }).get()

@@ -1,6 +1,6 @@
 // What GET /experiments, READY and the CLI ask of experiments: assignments for a user or fingerprint, the guild
 // experiment arrays, loading and showing definitions, and evaluating one experiment for one server or user.
-import { createFingerprint, honouredFingerprint } from '../auth/fingerprints'
+import { createFingerprint, honouredFingerprint } from '../accounts/fingerprints'
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import type { IdentifyContribution } from '../gateway/bus'

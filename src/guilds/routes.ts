@@ -12,7 +12,7 @@ import { guildAccess } from './access'
 import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
 import { serializeGuild, serializeMember } from './serialize'
 import { guildMembers } from './store'
-import { findUser } from '../users/store'
+import { findUser } from '../accounts/store'
 
 const members = ['user', 'bot'] as const
 const auth = { auth: [...members] }

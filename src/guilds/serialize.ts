@@ -1,8 +1,8 @@
 // Discord-shaped guild, role, channel, member, message and invite objects.
 import { ChannelType } from '../core/discord'
-import { publicUser } from '../users/serialize'
-import type { UserRow } from '../users/tables'
-import { findUser } from '../users/store'
+import { publicUser } from '../accounts/serialize'
+import type { UserRow } from '../accounts/tables'
+import { findUser } from '../accounts/store'
 import { guildChannels, guildRoles, memberCount, memberRoleIds } from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
 

@@ -1,5 +1,5 @@
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 
 export const guilds = sqliteTable('guilds', {
   id: text().primaryKey(),

@@ -1,6 +1,6 @@
 // The linked guild channel as lobby objects show it, and the copy of lobby messages in it.
 import { hasGrant } from '../oauth2/store'
-import { findUser } from '../users/store'
+import { findUser } from '../accounts/store'
 import { guildPort } from './guild-port'
 import { LobbyFlags } from './limits'
 import type { LobbyRow } from './tables'

@@ -1,7 +1,7 @@
 // Lobby, member and message objects: the REST shapes (WIRE.md §1) and the Gateway shapes (members carry
 // `connected` and, inside lobby objects, no `id`, as spec §2.2 says; Gateway lobby objects carry `voice_states`).
-import type { UserRow } from '../users/tables'
-import { publicUser } from '../users/serialize'
+import type { UserRow } from '../accounts/tables'
+import { publicUser } from '../accounts/serialize'
 import type { LobbyMemberRow, LobbyMessageRow, LobbyRow } from './tables'
 
 export function restMember(m: LobbyMemberRow) {

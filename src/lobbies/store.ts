@@ -1,7 +1,7 @@
 // Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
 import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
 import { db, type DB } from '../db/client'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
 
 export function getLobby(id: string, tx: DB = db()): LobbyRow | undefined {

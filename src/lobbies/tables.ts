@@ -1,6 +1,6 @@
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { applications } from '../oauth2/tables'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 
 export type Metadata = Record<string, string>
 

@@ -2,7 +2,7 @@
 // password hash). Shown in clear only when generated.
 import { and, eq } from 'drizzle-orm'
 import { randomInt } from 'node:crypto'
-import { hashPassword, verifyPassword } from '../auth/passwords'
+import { hashPassword, verifyPassword } from '../accounts/passwords'
 import { db } from '../db/client'
 import { backupCodes } from './tables'
 

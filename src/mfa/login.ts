@@ -1,8 +1,8 @@
 // MFA at login: the ticket and methods POST /auth/login answers for users with MFA, and finishing with a code.
 import { eq } from 'drizzle-orm'
-import { completeLogin, type LoginContext } from '../auth/complete-login'
+import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import { db } from '../db/client'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 import { factorsOf, mfaEnabled, verifyFactor } from './factors'
 import { invalidTicket, issueTicket, loadTicket, redeemTicket, type TicketPurpose } from './tickets'
 import { authenticationOptions } from './webauthn'

@@ -2,12 +2,12 @@
 // backup codes, SMS and security keys.
 import { Elysia, t } from 'elysia'
 import { eq } from 'drizzle-orm'
-import { clientInfo } from '../auth/client-info'
-import { completeLogin } from '../auth/complete-login'
-import { confirmPassword } from '../auth/passwords'
-import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../auth/phone'
-import { redeemOneTime } from '../auth/one-time'
-import { endSessions, replaceSession } from '../auth/sessions'
+import { clientInfo } from '../accounts/client-info'
+import { completeLogin } from '../accounts/complete-login'
+import { confirmPassword } from '../accounts/passwords'
+import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../accounts/phone'
+import { redeemOneTime } from '../accounts/one-time'
+import { endSessions, replaceSession } from '../accounts/sessions'
 import { clock } from '../core/clock'
 import { ApiError, Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
@@ -16,8 +16,8 @@ import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
-import { privateUser } from '../users/serialize'
-import { users, type UserRow } from '../users/tables'
+import { privateUser } from '../accounts/serialize'
+import { users, type UserRow } from '../accounts/tables'
 import { listBackupCodes, regenerateBackupCodes, removeBackupCodes } from './backup-codes'
 import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } from './elevation'
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
@@ -29,7 +29,7 @@ import {
   authenticationOptions, authenticatorView, credentialsOf, hasWebauthn, registerCredential, registrationOptions,
   removeCredential, renameCredential, verifyAssertion,
 } from './webauthn'
-import { loginSettings } from '../auth/settings'
+import { loginSettings } from '../accounts/settings'
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
 const ipOf = (ctx: Ctx) => clientIp(ctx.request, ctx.server)

@@ -1,5 +1,5 @@
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 
 /** A user's TOTP secret (base32) and the last time step accepted, so no step is ever accepted twice. */
 export const totpSecrets = sqliteTable('totp_secrets', {

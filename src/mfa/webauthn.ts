@@ -13,7 +13,7 @@ import { config } from '../config'
 import { clock } from '../core/clock'
 import { snowflake } from '../core/snowflake'
 import { db } from '../db/client'
-import type { UserRow } from '../users/tables'
+import type { UserRow } from '../accounts/tables'
 import { webauthnCredentials } from './tables'
 
 const rpId = () => config().webauthnRpId ?? new URL(config().webUrl).hostname

@@ -5,7 +5,7 @@ import { clock } from '../core/clock'
 import { ownedToken, randomToken, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { db, prepared, transaction } from '../db/client'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 import { grantedScopes } from './scopes'
 import { applications, oauth2Tokens, type ApplicationRow } from './tables'
 

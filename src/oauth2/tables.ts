@@ -1,5 +1,5 @@
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 
 export const applications = sqliteTable('applications', {
   id: text().primaryKey(),

@@ -6,7 +6,7 @@
 // mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on.
 import { randomBytes } from 'node:crypto'
 import type { ServerWebSocket } from 'bun'
-import type { ClientInfo } from '../auth/client-info'
+import type { ClientInfo } from '../accounts/client-info'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'

@@ -2,15 +2,15 @@
 // bound to its user and the desktop's fingerprint and lives in the desktop's row, so it dies with the socket;
 // finish swaps it for a ticket (256 bits, sha256, 2 minutes) in one transaction; the exchange deletes the ticket
 // with DELETE ... RETURNING before issuing anything, so parallel redemptions yield one session.
-import type { ClientInfo } from '../auth/client-info'
-import { completeLogin } from '../auth/complete-login'
+import type { ClientInfo } from '../accounts/client-info'
+import { completeLogin } from '../accounts/complete-login'
 import type { UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
 import { randomToken, sha256Hex } from '../core/crypto'
 import { requireElevation } from '../mfa/elevation'
 import { mfaEnabled } from '../mfa/factors'
-import { findUser } from '../users/store'
-import type { UserRow } from '../users/tables'
+import { findUser } from '../accounts/store'
+import type { UserRow } from '../accounts/tables'
 import { FINGERPRINT_PATTERN, encryptTo, keyFrom } from './crypto'
 import { liveDesktop } from './desktop'
 import { invalidFingerprint, invalidHandshakeToken, invalidTicket, temporaryTokenUnsupported } from './errors'

@@ -1,6 +1,6 @@
 // /remote-auth?v=2: the remote-auth gateway's WebSocket on the same server as the API and /gateway.
 import { Elysia } from 'elysia'
-import { clientInfo } from '../auth/client-info'
+import { clientInfo } from '../accounts/client-info'
 import { log } from '../core/log'
 import { clientIp } from '../http/client-ip'
 import { Close, onFrame, onSocketClosed, openDesktop, type Socket } from './desktop'

@@ -1,5 +1,5 @@
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
-import { users } from '../users/tables'
+import { users } from '../accounts/tables'
 
 /**
  * A desktop waiting on /remote-auth after its nonce proof: its key, where it connects from, and until when its socket

@@ -1,7 +1,7 @@
 // Discord's username rules (since the 2023 unique-username change): 2-32 characters, lower-case a-z, 0-9, _ and .,
 // no two periods in a row, and no reserved words.
 import { randomBytes } from 'node:crypto'
-import { findUserByUsername } from '../users/store'
+import { findUserByUsername } from '../accounts/store'
 
 const RESERVED = ['discord', 'everyone', 'here', 'clyde', 'system']
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { authSessions, knownIps } from '../../src/auth/tables'
+import { authSessions, knownIps } from '../../src/accounts/tables'
 import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
-import { users } from '../../src/users/tables'
+import { users } from '../../src/accounts/tables'
 import { api, makeUser, resetWorld } from '../helpers'
 import { lastLinkToken, withConfig } from './helpers'
 

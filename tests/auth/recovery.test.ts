@@ -5,7 +5,7 @@ import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { readOutbox } from '../../src/delivery'
 import { smsFactors } from '../../src/mfa/tables'
-import { users } from '../../src/users/tables'
+import { users } from '../../src/accounts/tables'
 import { GatewayClient } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
 import { elevated, totpCode, userWithTotp } from '../mfa/helpers'
@@ -131,7 +131,7 @@ describe('e-mail change and revert', () => {
     const user = await makeUser()
     const phone = uniquePhone()
     db().update(users).set({ phone }).where(eq(users.id, user.id)).run()
-    const { rememberPhone } = await import('../../src/auth/phone')
+    const { rememberPhone } = await import('../../src/accounts/phone')
     rememberPhone(user.id, phone)
     const next = uniqueEmail('new')
     const { first, retry } = await elevated('PATCH', '/users/@me', user.token, { email: next, password: user.password }, 'password', () => user.password)

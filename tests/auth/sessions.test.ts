@@ -44,7 +44,7 @@ describe('GET /auth/sessions', () => {
 
   test('at most 50 are listed', async () => {
     const user = await makeUser()
-    const { createSession } = await import('../../src/auth/sessions')
+    const { createSession } = await import('../../src/accounts/sessions')
     for (let i = 0; i < 55; i++) await createSession(user.id)
     expect((await api('GET', '/auth/sessions', { token: user.token })).body.user_sessions).toHaveLength(50)
   })

@@ -1,8 +1,8 @@
 // Helpers for the experiments tests, including a reference evaluation written here from the spec (spec §2.5,
 // the rules) with Bun's own Murmur3 (Bun.hash.murmur32v3), independent of src/experiments.
-import { createSession } from '../../src/auth/sessions'
+import { createSession } from '../../src/accounts/sessions'
 import { loadDefinitions } from '../../src/experiments/service'
-import { insertUser } from '../../src/users/store'
+import { insertUser } from '../../src/accounts/store'
 import { server } from '../helpers'
 
 export type Def = {

@@ -72,7 +72,7 @@ describe('handshake', () => {
     expect(ready.resume_gateway_url).not.toContain('?')
     expect(ready.guilds).toEqual([])
     expect(ready.application).toBeUndefined()
-    const sessions = (await import('../../src/auth/sessions')).listSessions
+    const sessions = (await import('../../src/accounts/sessions')).listSessions
     const rows = await sessions(user.id)
     expect(ready.auth_session_id_hash).toBe(rows[0].idHash)
     expect(c.dispatches('READY')[0].s).toBeGreaterThan(0)
@@ -215,7 +215,7 @@ describe('dispatch and subscriptions', () => {
     const user = await makeUser()
     const { c, ready } = await identified(user.token)
     const other = (await identified(user.token)).c // same token: same auth session
-    const [row] = await (await import('../../src/auth/sessions')).listSessions(user.id)
+    const [row] = await (await import('../../src/accounts/sessions')).listSessions(user.id)
     events.closeAuthSession(row.id, 4004)
     expect((await c.waitForClose()).code).toBe(4004)
     expect((await other.waitForClose()).code).toBe(4004)

@@ -1,7 +1,7 @@
 // Fingerprints past the per-IP limit are returned but leave no row; expired ones are purged.
 import { afterEach, expect, test } from 'bun:test'
 import { count, eq } from 'drizzle-orm'
-import { fingerprints } from '../../src/auth/tables'
+import { fingerprints } from '../../src/accounts/tables'
 import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { rateSubject } from '../../src/http/client-ip'

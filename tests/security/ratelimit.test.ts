@@ -4,7 +4,7 @@ import { api, makeUser, resetWorld } from '../helpers'
 import { withConfig } from '../auth/helpers'
 import { userWithTotp, mfaTicket } from '../mfa/helpers'
 import { db } from '../../src/db/client'
-import { knownIps } from '../../src/auth/tables'
+import { knownIps } from '../../src/accounts/tables'
 
 afterEach(resetWorld)
 

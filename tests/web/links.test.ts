@@ -2,7 +2,7 @@
 // URL the e-mail carries; consent redirects with `code` and `state`, and the code exchanges for tokens.
 import { describe, expect } from 'bun:test'
 import { api, makeApp, makeUser } from '../helpers'
-import { rememberIp } from '../../src/auth/complete-login'
+import { rememberIp } from '../../src/accounts/complete-login'
 import { uniqueEmail, withConfig } from '../auth/helpers'
 import { totpCode, userWithTotp } from '../mfa/helpers'
 import { REDIRECT, tokenRequest } from '../oauth2/helpers'

@@ -1,5 +1,5 @@
 // Creating users. Registration over HTTP (auth/) builds on createUser.
-import { hashPassword } from '../auth/passwords'
+import { hashPassword } from './passwords'
 import { clock } from '../core/clock'
 import { snowflake } from '../core/snowflake'
 import { findUserByEmail, findUserByUsername, insertUser } from './store'

@@ -6,7 +6,7 @@ import { clock } from '../core/clock'
 import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto'
 import { db, prepared } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { users } from '../users/tables'
+import { users } from './tables'
 import { authSessions, type AuthSessionRow } from './tables'
 
 export type SessionClient = {

@@ -1,5 +1,5 @@
 // The login settings object (partial user preferences) that login and registration return.
-import type { UserRow } from '../users/tables'
+import type { UserRow } from './tables'
 
 export const THEMES = ['dark', 'light'] as const
 export const LOCALES = [

@@ -2,7 +2,7 @@
 // a new session for the client, the IP remembered as known, the client's fingerprint ended, and the login success body.
 import { clock } from '../core/clock'
 import { db } from '../db/client'
-import type { UserRow } from '../users/tables'
+import type { UserRow } from './tables'
 import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
