@@ -19,6 +19,8 @@ import { channelRoutes, guildRoutes, inviteRoutes } from './guilds/routes'
 import { guildIdentify } from './guilds/gateway'
 import { guildsForLobbies } from './guilds/public'
 import { setGuildPort } from './lobbies/guild-port'
+import { installSecondFactor } from './accounts/second-factor'
+import { secondFactorForAccounts } from './mfa/second-factor'
 import { userReady } from './accounts/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
 import { gatewayRoutes } from './gateway/routes'
@@ -42,6 +44,7 @@ export function buildApp() {
   onIdentify(guildIdentify)
   onIdentify(experimentsIdentify)
   setGuildPort(guildsForLobbies)
+  installSecondFactor(secondFactorForAccounts)
   registerLobbyGateway()
   registerVoiceGateway()
   return (

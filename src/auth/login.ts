@@ -5,10 +5,10 @@ import { config } from '../config'
 import { ApiError, formError } from '../core/errors'
 import { clear, reserve, type Slot } from '../core/ratelimit'
 import { db } from '../db/client'
-import { mfaChallengeFor, mfaLoginBody } from '../mfa/login'
 import { findUserByEmail } from '../accounts/store'
 import { users, type UserRow } from '../accounts/tables'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
+import { secondFactor } from '../accounts/second-factor'
 import { mailLoginLocation } from './mail'
 import { issueOneTime } from '../accounts/one-time'
 import { hashPassword, needsRehash, verifyPassword } from '../accounts/passwords'
@@ -81,8 +81,8 @@ export async function login(input: LoginInput, context: LoginContext) {
   }
   const requiredActions = passwordProblem(input.password) ? ['update_password'] : []
   // The ticket remembers the required actions for when the second factor finishes the login.
-  const mfa = await mfaChallengeFor(user.id, 'login', requiredActions.length ? { required_actions: requiredActions.join(',') } : {})
-  if (mfa) return mfaLoginBody(user.id, mfa)
+  const mfa = await secondFactor().challenge(user.id, 'login', requiredActions.length ? { required_actions: requiredActions.join(',') } : {})
+  if (mfa) return mfa
   return completeLogin(db().select().from(users).where(eq(users.id, user.id)).get()!, context, requiredActions)
 }
 

@@ -8,8 +8,7 @@ import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
-import { mfaEnabled } from '../mfa/factors'
-import { requireElevation } from '../mfa/elevation'
+import { secondFactor } from '../accounts/second-factor'
 import { privateUser } from '../accounts/serialize'
 import { users } from '../accounts/tables'
 import { clientInfo } from '../accounts/client-info'
@@ -58,7 +57,7 @@ function deactivation(state: 'disabled' | 'deleted') {
     const user = db().select().from(users).where(eq(users.id, me.userId)).get()
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
-    if (mfaEnabled(me.userId)) await requireElevation(me, request)
+    if (secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
     await deactivateAccount(me.userId, state)
     return noContent()
   }
@@ -80,7 +79,7 @@ export const accountRoutes = new Elysia()
     '/auth/sessions/logout',
     async ({ caller, body, request }) => {
       const me = userCaller(caller)
-      await requireElevation(me, request)
+      await secondFactor().requireElevation(me, request)
       await endSessionsByHash(me.userId, body.session_id_hashes)
       return noContent()
     },
@@ -100,7 +99,7 @@ export const accountRoutes = new Elysia()
       if (body.email !== undefined || body.new_password !== undefined) {
         await confirmPassword(user, body.password)
         if (body.email !== undefined) {
-          await requireElevation(me, request)
+          await secondFactor().requireElevation(me, request)
           await changeEmail(user, body.email)
         }
         if (body.new_password !== undefined) {
@@ -113,7 +112,7 @@ export const accountRoutes = new Elysia()
         }
       }
       if (body.global_name !== undefined) db().update(users).set({ globalName: body.global_name?.trim() || null }).where(eq(users.id, me.userId)).run()
-      const view = privateUser(db().select().from(users).where(eq(users.id, me.userId)).get()!, mfaEnabled(me.userId))
+      const view = privateUser(db().select().from(users).where(eq(users.id, me.userId)).get()!, secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },

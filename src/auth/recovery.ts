@@ -6,12 +6,10 @@ import { sha256Hex } from '../core/crypto'
 import { reserve } from '../core/ratelimit'
 import { db } from '../db/client'
 import { events } from '../gateway/bus'
-import { mfaEnabled, hasSms, removeAllFactors, verifyFactor } from '../mfa/factors'
-import { mfaChallengeFor, mfaLoginBody } from '../mfa/login'
-import { invalidTicket, loadTicket, redeemTicket } from '../mfa/tickets'
 import { users, type UserRow } from '../accounts/tables'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
+import { secondFactor } from '../accounts/second-factor'
 import { findUserByLogin } from './login'
 import { mailEmailChanged, mailPasswordReset } from './mail'
 import { issueOneTime, peekOneTime, redeemOneTime, revokeOneTime, type OneTimeRow } from '../accounts/one-time'
@@ -49,7 +47,7 @@ export async function forgotPassword(login: string, ip: string): Promise<void> {
   }
   if (!isE164(login.trim())) throw formError({ login: ['PHONE_NUMBER_INVALID', 'Invalid phone number.'] })
   // A phone that is also the second factor cannot reset on its own: the reset goes by e-mail.
-  if (usable && hasSms(user.id) && user.email) {
+  if (usable && secondFactor().hasSms(user.id) && user.email) {
     mailResetLink(user)
     throw new ApiError(400, 70009, 'This phone number cannot be used to reset your password; a reset link was sent by e-mail')
   }
@@ -82,12 +80,10 @@ export type ResetInput = { token: string; password: string; source?: string | nu
 export async function resetPassword(input: ResetInput, client: ClientInfo, current?: UserCaller) {
   checkNewPassword(input.password)
   const { user, purpose } = resetTarget(input.token)
-  if (mfaEnabled(user.id)) {
-    if (!input.ticket) return mfaLoginBody(user.id, (await mfaChallengeFor(user.id, 'reset', { token: sha256Hex(input.token) }))!)
-    const ticket = loadTicket('reset', input.ticket)
-    if (ticket.userId !== user.id || ticket.data.token !== sha256Hex(input.token)) throw invalidTicket()
-    await verifyFactor(ticket, input.method ?? 'totp', input.code)
-    if (!redeemTicket(ticket)) throw invalidTicket()
+  const mfa = secondFactor()
+  if (mfa.enabled(user.id)) {
+    if (!input.ticket) return (await mfa.challenge(user.id, 'reset', { token: sha256Hex(input.token) }))!
+    await mfa.redeem('reset', input.ticket, { userId: user.id, data: { token: sha256Hex(input.token) } }, input.method ?? 'totp', input.code)
   }
   if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
   const passwordHash = await hashPassword(input.password)
@@ -142,7 +138,7 @@ export async function revertAccount(token: string, password: string): Promise<{ 
     .set({ email: row.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
     .where(eq(users.id, userId))
     .run()
-  removeAllFactors(userId)
+  secondFactor().removeAll(userId)
   revokeOneTime(userId, 'revert_email')
   revokeOneTime(userId, 'reset_password')
   await endSessions(userId)

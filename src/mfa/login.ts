@@ -1,6 +1,7 @@
 // MFA at login: the ticket and methods POST /auth/login answers for users with MFA, and finishing with a code.
 import { eq } from 'drizzle-orm'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
+import type { MfaRequired } from '../accounts/second-factor'
 import { db } from '../db/client'
 import { users } from '../accounts/tables'
 import { factorsOf, mfaEnabled, verifyFactor } from './factors'
@@ -19,7 +20,7 @@ export async function mfaChallengeFor(userId: string, purpose: TicketPurpose = '
 }
 
 /** The MFA-required login body (also answered by a password reset for users with MFA). */
-export const mfaLoginBody = (userId: string, c: MfaLoginChallenge) => ({
+export const mfaLoginBody = (userId: string, c: MfaLoginChallenge): MfaRequired => ({
   user_id: userId,
   mfa: true,
   ticket: c.ticket,

@@ -1,0 +1,38 @@
+// What the account flows need from second factors (login, password reset, account changes): whether a user has MFA,
+// the "MFA required" body, finishing a reset with a code, elevation, removing every factor. mfa/ installs the
+// implementation when it is mounted (as lobbies reach guilds through their port), so auth/ and mfa/ never import
+// each other and both stand on accounts/.
+import type { UserCaller } from '../core/caller'
+
+/** POST /auth/login's answer for a user with MFA (a password reset answers it too). */
+export type MfaRequired = { user_id: string; mfa: true; ticket: string; totp: boolean; sms: boolean; backup: boolean; webauthn: string | null }
+
+export type SecondFactor = {
+  /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
+  enabled(userId: string): boolean
+  /** SMS is one of the user's second factors. */
+  hasSms(userId: string): boolean
+  /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */
+  challenge(userId: string, purpose: 'login' | 'reset', data?: Record<string, string>): Promise<MfaRequired | null>
+  /**
+   * Check a code against a live ticket of `purpose` issued for `expected.userId` with `expected.data`, and use the
+   * ticket up. Throws 60006 (ticket), 60008 (code) or 429 (too many wrong codes).
+   */
+  redeem(purpose: 'reset', ticket: unknown, expected: { userId: string; data: Record<string, string> }, method: string, code: unknown): Promise<void>
+  /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
+  requireElevation(caller: UserCaller, request: Request): Promise<void>
+  /** Remove every second factor (account revert). */
+  removeAll(userId: string): void
+}
+
+let installed: SecondFactor | undefined
+
+export function installSecondFactor(next: SecondFactor): void {
+  installed = next
+}
+
+/** The implementation mfa/ installed; fails closed (throws) when none is. */
+export function secondFactor(): SecondFactor {
+  if (!installed) throw new Error('no second factor is installed: mount mfa/')
+  return installed
+}
