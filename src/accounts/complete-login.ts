@@ -1,18 +1,16 @@
 // What every successful authentication ends with (password login, MFA, passwordless, handoff, registration):
 // a new session for the client, the IP remembered as known, the client's fingerprint ended, and the login success body.
-import { clock } from '../core/clock'
-import { db } from '../db/client'
-import type { UserRow } from './tables'
 import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
 import { loginSettings } from './settings'
-import { knownIps } from './tables'
+import { insertKnownIp } from './store'
+import type { UserRow } from './tables'
 
 export type LoginContext = { client: ClientInfo; loginSource?: string | null; giftCodeSkuId?: string | null }
 
 export function rememberIp(userId: string, ip: string): void {
-  db().insert(knownIps).values({ userId, ip, createdAt: clock.now() }).onConflictDoNothing().run()
+  insertKnownIp(userId, ip)
 }
 
 export async function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {

@@ -1,16 +1,14 @@
 // Fingerprints: anonymous identifiers for clients before login, "<snowflake>.<MAC>". At most 3 valid per 2 minutes
 // per IP (an IPv6 client counts by its /64); extras are returned but not valid (unusable for registration or
 // experiments) and leave no row, so requests past the limit cost no disk. A valid one lives 30 days.
-import { and, eq, gt, isNull, lte } from 'drizzle-orm'
 import { createHmac } from 'node:crypto'
 import { clock } from '../core/clock'
 import { safeEqual } from '../core/crypto'
 import { tryConsume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
-import { db } from '../db/client'
 import { getSecret } from '../db/secrets'
 import { rateSubject } from '../http/client-ip'
-import { fingerprints } from './tables'
+import { claimFingerprintRow, deleteFingerprintsCreatedBy, findFingerprint, fingerprintUser, insertFingerprint, retireFingerprintRow } from './store'
 
 export const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
 export const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000
@@ -21,7 +19,7 @@ function mac(id: string): string {
 
 export function createFingerprint(ip: string): string {
   const id = snowflake()
-  if (tryConsume('fingerprint', rateSubject(ip), FINGERPRINT_LIMIT)) db().insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+  if (tryConsume('fingerprint', rateSubject(ip), FINGERPRINT_LIMIT)) insertFingerprint(id, ip)
   return `${id}.${mac(id)}`
 }
 
@@ -30,7 +28,7 @@ export function validFingerprint(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 64) return undefined
   const [id, given] = value.split('.')
   if (!id || !given || !/^\d{1,20}$/.test(id) || !safeEqual(given, mac(id))) return undefined
-  const row = db().select().from(fingerprints).where(and(eq(fingerprints.id, id), gt(fingerprints.createdAt, clock.now() - FINGERPRINT_TTL_MS))).get()
+  const row = findFingerprint(id, clock.now() - FINGERPRINT_TTL_MS)
   return row?.valid ? id : undefined
 }
 
@@ -38,18 +36,12 @@ export function validFingerprint(value: unknown): string | undefined {
 export function claimFingerprint(value: unknown, userId: string): string | undefined {
   const id = validFingerprint(value)
   if (!id) return undefined
-  const claimed = db()
-    .update(fingerprints)
-    .set({ usedBy: userId })
-    .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
-    .returning()
-    .get()
-  return claimed ? id : undefined
+  return claimFingerprintRow(id, userId) ? id : undefined
 }
 
 /** Forget fingerprints past their life (housekeeping). */
 export function purgeExpiredFingerprints(): void {
-  db().delete(fingerprints).where(lte(fingerprints.createdAt, clock.now() - FINGERPRINT_TTL_MS)).run()
+  deleteFingerprintsCreatedBy(clock.now() - FINGERPRINT_TTL_MS)
 }
 
 /**
@@ -59,7 +51,7 @@ export function purgeExpiredFingerprints(): void {
 export function honouredFingerprint(value: unknown): string | undefined {
   const id = validFingerprint(value)
   if (!id) return undefined
-  const row = db().select({ usedBy: fingerprints.usedBy }).from(fingerprints).where(eq(fingerprints.id, id)).get()
+  const row = fingerprintUser(id)
   return row && row.usedBy === null ? id : undefined
 }
 
@@ -67,5 +59,5 @@ export function honouredFingerprint(value: unknown): string | undefined {
 export function retireFingerprint(value: unknown, userId: string): void {
   const id = validFingerprint(value)
   if (!id) return
-  db().update(fingerprints).set({ usedBy: userId }).where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy))).run()
+  retireFingerprintRow(id, userId)
 }

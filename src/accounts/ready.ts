@@ -4,6 +4,6 @@ import { userForCaller } from './serialize'
 import { findUser } from './store'
 
 export async function userReady(caller: Caller) {
-  const user = await findUser(caller.userId)
+  const user = findUser(caller.userId)
   return { ready: { user: user ? userForCaller(user, caller) : null } }
 }

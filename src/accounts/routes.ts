@@ -8,7 +8,7 @@ import { secondFactor } from './second-factor'
 export const usersRoutes = new Elysia().use(identity).get(
   '/users/@me',
   async ({ caller }) => {
-    const user = await findUser(caller.userId)
+    const user = findUser(caller.userId)
     if (!user) throw Errors.unauthorized()
     return userForCaller(user, caller, secondFactor().enabled(user.id))
   },

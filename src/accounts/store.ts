@@ -1,21 +1,281 @@
-import { eq, sql } from 'drizzle-orm'
-import { db, prepared } from '../db/client'
-import { users, type UserRow } from './tables'
+// Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
+// fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
+// another domain's rows take it as `tx`.
+import { and, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+import { clock } from '../core/clock'
+import { db, prepared, type DB } from '../db/client'
+import {
+  authSessions,
+  blockedPhones,
+  fingerprints,
+  knownIps,
+  oneTimeTokens,
+  phoneCodes,
+  userPhones,
+  users,
+  type AuthSessionRow,
+  type UserRow,
+} from './tables'
 
-const byId = prepared((d) => d.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
+export type UserInsert = typeof users.$inferInsert
+export type OneTimeRow = typeof oneTimeTokens.$inferSelect
 
-export async function findUser(id: string): Promise<UserRow | undefined> {
-  return byId().get({ id })
+// ---- users
+
+const userById = prepared((d) => d.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
+
+export function findUser(id: string): UserRow | undefined {
+  return userById().get({ id })
 }
 
-export async function findUserByEmail(email: string): Promise<UserRow | undefined> {
+export function findUserByEmail(email: string): UserRow | undefined {
   return db().select().from(users).where(eq(users.email, email.toLowerCase())).get()
 }
 
-export async function findUserByUsername(username: string): Promise<UserRow | undefined> {
+export function findUserByUsername(username: string): UserRow | undefined {
   return db().select().from(users).where(eq(users.username, username.toLowerCase())).get()
 }
 
-export async function insertUser(row: typeof users.$inferInsert): Promise<UserRow> {
-  return db().insert(users).values(row).returning().get()
+/** The user holding this E.164 number. */
+export function findUserByPhone(phone: string): UserRow | undefined {
+  return db().select().from(users).where(eq(users.phone, phone)).get()
+}
+
+/** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
+export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
+  return tx.insert(users).values(row).returning().get()
+}
+
+/** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
+export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
+  return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
+}
+
+/** The ids among `ids` that are users. */
+export function existingUserIds(tx: DB, ids: string[]): Set<string> {
+  if (ids.length === 0) return new Set()
+  return new Set(tx.select({ id: users.id }).from(users).where(inArray(users.id, ids)).all().map((r) => r.id))
+}
+
+// ---- sessions
+
+export type SessionInsert = typeof authSessions.$inferInsert
+
+export function insertSession(row: SessionInsert): AuthSessionRow {
+  return db().insert(authSessions).values(row).returning().get()
+}
+
+const sessionByTokenHash = prepared((d) => d.select().from(authSessions).where(eq(authSessions.tokenHash, sql.placeholder('hash'))).prepare())
+// A token works only while its user is active: a disabled or deleted account stops at once, whoever changed it.
+const activeSessionByTokenHash = prepared((d) =>
+  d
+    .select({ id: authSessions.id, userId: authSessions.userId, idHash: authSessions.idHash, lastUsedAt: authSessions.lastUsedAt })
+    .from(authSessions)
+    .innerJoin(users, eq(users.id, authSessions.userId))
+    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), eq(users.state, 'active')))
+    .prepare(),
+)
+const touchSession = prepared((d) =>
+  d.update(authSessions).set({ lastUsedAt: sql`${sql.placeholder('now')}` }).where(eq(authSessions.id, sql.placeholder('id'))).prepare(),
+)
+
+export function findSessionByTokenHash(hash: string): AuthSessionRow | undefined {
+  return sessionByTokenHash().get({ hash })
+}
+
+/** The session of a token hash, only while its user is active (every authenticated request asks). */
+export function findActiveSessionByTokenHash(hash: string): Pick<AuthSessionRow, 'id' | 'userId' | 'idHash' | 'lastUsedAt'> | undefined {
+  return activeSessionByTokenHash().get({ hash })
+}
+
+export function touchSessionAt(id: string, now: number): void {
+  touchSession().run({ now, id })
+}
+
+export function findSession(id: string): AuthSessionRow | undefined {
+  return db().select().from(authSessions).where(eq(authSessions.id, id)).get()
+}
+
+export function deleteSessionRow(id: string): void {
+  db().delete(authSessions).where(eq(authSessions.id, id)).run()
+}
+
+export function sessionsOfUser(userId: string): AuthSessionRow[] {
+  return db().select().from(authSessions).where(eq(authSessions.userId, userId)).all()
+}
+
+/** Delete sessions last used before `cutoff`; returns how many. */
+export function deleteSessionsIdleSince(cutoff: number): number {
+  return db().delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all().length
+}
+
+/** Delete a user's sessions but `exceptId`; returns the ids deleted. */
+export function deleteSessionsOfUser(userId: string, exceptId?: string): string[] {
+  const rows = db().select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
+  const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
+  for (const id of ids) db().delete(authSessions).where(and(eq(authSessions.id, id), eq(authSessions.userId, userId))).run()
+  return ids
+}
+
+/** The ids of a user's sessions with these id hashes. */
+export function sessionIdsByHash(userId: string, idHashes: string[]): string[] {
+  return db()
+    .select({ id: authSessions.id })
+    .from(authSessions)
+    .where(and(eq(authSessions.userId, userId), inArray(authSessions.idHash, idHashes)))
+    .all()
+    .map((r) => r.id)
+}
+
+/** Which of these sessions exist, were used at or after `cutoff`, and belong to an active account. */
+export function liveSessionIdsSince(ids: string[], cutoff: number): Set<string> {
+  const alive = new Set<string>()
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = db()
+      .select({ id: authSessions.id, lastUsedAt: authSessions.lastUsedAt })
+      .from(authSessions)
+      .innerJoin(users, eq(users.id, authSessions.userId))
+      .where(and(inArray(authSessions.id, ids.slice(i, i + 500)), eq(users.state, 'active')))
+      .all()
+    for (const r of rows) if (r.lastUsedAt >= cutoff) alive.add(r.id)
+  }
+  return alive
+}
+
+// ---- one-time tokens
+
+export function insertOneTime(row: typeof oneTimeTokens.$inferInsert): void {
+  db().insert(oneTimeTokens).values(row).run()
+}
+
+/** Delete and return a live token row: exactly one caller gets it. */
+export function takeOneTime(tokenHash: string, purpose: string, now: number): OneTimeRow | undefined {
+  return db()
+    .delete(oneTimeTokens)
+    .where(and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)))
+    .returning()
+    .get()
+}
+
+export function findOneTime(tokenHash: string, purpose: string, now: number): OneTimeRow | undefined {
+  return db()
+    .select()
+    .from(oneTimeTokens)
+    .where(and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)))
+    .get()
+}
+
+export function deleteOneTimeOf(userId: string, purpose: string): void {
+  db().delete(oneTimeTokens).where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose))).run()
+}
+
+export function deleteExpiredOneTime(now: number): void {
+  db().delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
+}
+
+// ---- known IPs
+
+export function insertKnownIp(userId: string, ip: string): void {
+  db().insert(knownIps).values({ userId, ip, createdAt: clock.now() }).onConflictDoNothing().run()
+}
+
+export function isKnownIp(userId: string, ip: string): boolean {
+  return !!db().select().from(knownIps).where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip))).get()
+}
+
+export function hasKnownIps(userId: string): boolean {
+  return !!db().select().from(knownIps).where(eq(knownIps.userId, userId)).limit(1).get()
+}
+
+// ---- phone codes and numbers
+
+export function isPhoneBlocked(phone: string): boolean {
+  return !!db().select().from(blockedPhones).where(eq(blockedPhones.phone, phone)).get()
+}
+
+/** The live code of a phone and purpose, replacing any earlier one. */
+export function upsertPhoneCode(phone: string, purpose: string, codeHash: string, expiresAt: number): void {
+  db()
+    .insert(phoneCodes)
+    .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
+    .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
+    .run()
+}
+
+/** Delete the code if it matches, is live and has tries left: true for exactly one caller. */
+export function takePhoneCode(phone: string, purpose: string, codeHash: string, now: number, maxAttempts: number): boolean {
+  return !!db()
+    .delete(phoneCodes)
+    .where(
+      and(
+        eq(phoneCodes.phone, phone),
+        eq(phoneCodes.purpose, purpose),
+        eq(phoneCodes.codeHash, codeHash),
+        gt(phoneCodes.expiresAt, now),
+        sql`${phoneCodes.attempts} < ${maxAttempts}`,
+      ),
+    )
+    .returning()
+    .get()
+}
+
+export function countPhoneCodeAttempt(phone: string, purpose: string): void {
+  db()
+    .update(phoneCodes)
+    .set({ attempts: sql`${phoneCodes.attempts} + 1` })
+    .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
+    .run()
+}
+
+export function livePhoneCodePurposes(phone: string, now: number): string[] {
+  return db()
+    .select({ purpose: phoneCodes.purpose })
+    .from(phoneCodes)
+    .where(and(eq(phoneCodes.phone, phone), gt(phoneCodes.expiresAt, now)))
+    .all()
+    .map((r) => r.purpose)
+}
+
+export function insertUserPhone(userId: string, phone: string): void {
+  db().insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+}
+
+/** Block every number the user ever had. */
+export function blockPhonesOfUser(userId: string): void {
+  const phones = db().select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
+  for (const { phone } of phones) db().insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+}
+
+// ---- fingerprints
+
+export function insertFingerprint(id: string, ip: string): void {
+  db().insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+}
+
+/** A fingerprint row created after `since`. */
+export function findFingerprint(id: string, since: number): typeof fingerprints.$inferSelect | undefined {
+  return db().select().from(fingerprints).where(and(eq(fingerprints.id, id), gt(fingerprints.createdAt, since))).get()
+}
+
+/** Who used a fingerprint (null: nobody yet); undefined when there is no such row. */
+export function fingerprintUser(id: string): { usedBy: string | null } | undefined {
+  return db().select({ usedBy: fingerprints.usedBy }).from(fingerprints).where(eq(fingerprints.id, id)).get()
+}
+
+/** Mark a valid, unused fingerprint used by `userId`: true for exactly one caller. */
+export function claimFingerprintRow(id: string, userId: string): boolean {
+  return !!db()
+    .update(fingerprints)
+    .set({ usedBy: userId })
+    .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
+    .returning()
+    .get()
+}
+
+export function retireFingerprintRow(id: string, userId: string): void {
+  db().update(fingerprints).set({ usedBy: userId }).where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy))).run()
+}
+
+export function deleteFingerprintsCreatedBy(cutoff: number): void {
+  db().delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
 }

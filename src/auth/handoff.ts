@@ -1,11 +1,9 @@
 // Handoff: an authenticated client mints a single-use token bound to a key and its IP; another client on the same
 // IP exchanges key + token for a new session. Wrong key, wrong IP, reuse and expiry all fail the same way.
-import { eq } from 'drizzle-orm'
 import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { safeEqual, sha256Hex } from '../core/crypto'
-import { db } from '../db/client'
 import { publicUser } from '../accounts/serialize'
-import { users } from '../accounts/tables'
+import { findUser } from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
@@ -23,7 +21,7 @@ export async function exchangeHandoff(key: string, handoffToken: string, client:
   // Redeemed first (atomic), checked after: a token presented with the wrong key or from the wrong IP is burnt.
   const row = redeemOneTime('handoff', handoffToken)
   if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) throw invalid()
-  const user = db().select().from(users).where(eq(users.id, row.userId)).get()
+  const user = findUser(row.userId)
   if (!user || user.state !== 'active' || user.compromised) throw invalid() // a lock also stops tokens minted before it
   const { token } = await completeLogin(user, { client })
   return { token, user: publicUser(user) }

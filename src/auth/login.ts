@@ -1,20 +1,16 @@
 // POST /auth/login: e-mail or E.164 phone + password, enumeration-safe, rate-limited, with MFA, account state,
 // new-location confirmation and required actions.
-import { eq } from 'drizzle-orm'
 import { config } from '../config'
 import { ApiError, formError } from '../core/errors'
 import { clear, reserve, type Slot } from '../core/ratelimit'
-import { db } from '../db/client'
-import { findUserByEmail } from '../accounts/store'
-import { users, type UserRow } from '../accounts/tables'
+import { findUser, findUserByEmail, findUserByPhone, hasKnownIps, isKnownIp, updateUser } from '../accounts/store'
+import type { UserRow } from '../accounts/tables'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
 import { mailLoginLocation } from './mail'
 import { issueOneTime } from '../accounts/one-time'
 import { hashPassword, needsRehash, verifyPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
-import { knownIps } from '../accounts/tables'
-import { and } from 'drizzle-orm'
 
 // Failed logins are limited three ways (a success takes its attempt back):
 // - per source IP, whatever the account (one machine trying many accounts);
@@ -36,8 +32,7 @@ const dummy = () => (dummyHash ??= hashPassword('not-a-real-password-just-for-ti
 
 export function findUserByLogin(login: string): UserRow | undefined {
   const value = login.trim()
-  if (value.startsWith('+')) return db().select().from(users).where(eq(users.phone, value)).get()
-  return db().select().from(users).where(eq(users.email, value.toLowerCase())).get()
+  return value.startsWith('+') ? findUserByPhone(value) : findUserByEmail(value)
 }
 
 export type LoginInput = { login: string; password: string; undelete?: boolean; login_source?: string | null; gift_code_sku_id?: string | null }
@@ -69,7 +64,7 @@ export async function login(input: LoginInput, context: LoginContext) {
         ? new ApiError(400, 20013, 'This account is disabled')
         : new ApiError(400, 20011, 'This account is scheduled for deletion')
     }
-    db().update(users).set({ state: 'active' }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { state: 'active' })
   }
   if (config().newLoginLocationCheck && user.email && user.emailVerified && isNewLocation(user.id, ip)) {
     const token = issueOneTime('authorize_ip', user.id, AUTHORIZE_IP_TTL_MS, { ip })
@@ -77,24 +72,16 @@ export async function login(input: LoginInput, context: LoginContext) {
     throw formError({ login: ['ACCOUNT_LOGIN_VERIFICATION_EMAIL', 'New login location detected, please check your e-mail.'] })
   }
   if (needsRehash(user.passwordHash!)) {
-    db().update(users).set({ passwordHash: await hashPassword(input.password) }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { passwordHash: await hashPassword(input.password) })
   }
   const requiredActions = passwordProblem(input.password) ? ['update_password'] : []
   // The ticket remembers the required actions for when the second factor finishes the login.
   const mfa = await secondFactor().challenge(user.id, 'login', requiredActions.length ? { required_actions: requiredActions.join(',') } : {})
   if (mfa) return mfa
-  return completeLogin(db().select().from(users).where(eq(users.id, user.id)).get()!, context, requiredActions)
-}
-
-function isKnownIp(userId: string, ip: string): boolean {
-  return !!db().select().from(knownIps).where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip))).get()
+  return completeLogin(findUser(user.id)!, context, requiredActions)
 }
 
 /** An IP the account never logged in from. An account with no known IP yet (created by an operator) is not asked. */
 function isNewLocation(userId: string, ip: string): boolean {
-  const any = db().select().from(knownIps).where(eq(knownIps.userId, userId)).limit(1).get()
-  if (!any) return false
-  return !isKnownIp(userId, ip)
+  return hasKnownIps(userId) && !isKnownIp(userId, ip)
 }
-
-export { findUserByEmail }

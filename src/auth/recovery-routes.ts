@@ -1,16 +1,14 @@
 // REST for recovery and account changes: forgot/reset/revert (unauthenticated), PATCH /users/@me and
 // POST /auth/sessions/logout (elevated).
 import { Elysia, t } from 'elysia'
-import { eq } from 'drizzle-orm'
 import { Errors, formError } from '../core/errors'
-import { db } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { secondFactor } from '../accounts/second-factor'
 import { privateUser } from '../accounts/serialize'
-import { users } from '../accounts/tables'
+import { findUser, updateUser } from '../accounts/store'
 import { clientInfo } from '../accounts/client-info'
 import { confirmPassword, hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
@@ -54,7 +52,7 @@ export const recoveryPublicRoutes = new Elysia()
 function deactivation(state: 'disabled' | 'deleted') {
   return async ({ caller, body, request }: { caller: Parameters<typeof userCaller>[0]; body: { password?: string }; request: Request }) => {
     const me = userCaller(caller)
-    const user = db().select().from(users).where(eq(users.id, me.userId)).get()
+    const user = findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
     if (secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
@@ -93,7 +91,7 @@ export const accountRoutes = new Elysia()
     '/users/@me',
     async ({ caller, body, request }) => {
       const me = userCaller(caller)
-      const user = db().select().from(users).where(eq(users.id, me.userId)).get()
+      const user = findUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined
       if (body.email !== undefined || body.new_password !== undefined) {
@@ -105,14 +103,14 @@ export const accountRoutes = new Elysia()
         if (body.new_password !== undefined) {
           const problem = passwordProblem(body.new_password)
           if (problem) throw formError({ new_password: problem })
-          db().update(users).set({ passwordHash: await hashPassword(body.new_password) }).where(eq(users.id, me.userId)).run()
+          updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
           // A new password ends every other session; this one continues under a new token.
           await endSessions(me.userId, me.sessionId)
           token = await replaceSession(me)
         }
       }
-      if (body.global_name !== undefined) db().update(users).set({ globalName: body.global_name?.trim() || null }).where(eq(users.id, me.userId)).run()
-      const view = privateUser(db().select().from(users).where(eq(users.id, me.userId)).get()!, secondFactor().enabled(me.userId))
+      if (body.global_name !== undefined) updateUser(me.userId, { globalName: body.global_name?.trim() || null })
+      const view = privateUser(findUser(me.userId)!, secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },

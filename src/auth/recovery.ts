@@ -1,12 +1,11 @@
 // Password recovery (forgot/reset) and account recovery (e-mail change with a revert link; revert).
-import { eq } from 'drizzle-orm'
 import type { UserCaller } from '../core/caller'
 import { ApiError, formError } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
 import { reserve } from '../core/ratelimit'
-import { db } from '../db/client'
 import { events } from '../gateway/bus'
-import { users, type UserRow } from '../accounts/tables'
+import { findUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
+import type { UserRow } from '../accounts/tables'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
@@ -59,12 +58,12 @@ export async function forgotPassword(login: string, ip: string): Promise<void> {
 function resetTarget(token: string): { row: OneTimeRow; user: UserRow; purpose: 'reset_password' | 'phone' } {
   const mailed = peekOneTime('reset_password', token)
   if (mailed?.userId) {
-    const user = db().select().from(users).where(eq(users.id, mailed.userId)).get()
+    const user = findUser(mailed.userId)
     if (user) return { row: mailed, user, purpose: 'reset_password' }
   }
   const phone = peekOneTime('phone', token)
   if (phone?.data.purpose === 'reset' && phone.data.phone) {
-    const user = db().select().from(users).where(eq(users.phone, phone.data.phone)).get()
+    const user = findUserByPhone(phone.data.phone)
     if (user) return { row: phone, user, purpose: 'phone' }
   }
   throw tokenInvalid()
@@ -87,12 +86,8 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   }
   if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
   const passwordHash = await hashPassword(input.password)
-  db()
-    .update(users)
-    .set({ passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
-    .where(eq(users.id, user.id))
-    .run()
-  const fresh = db().select().from(users).where(eq(users.id, user.id)).get()!
+  updateUser(user.id, { passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
+  const fresh = findUser(user.id)!
   const login = await completeLogin(fresh, { client })
   const newSession = findSessionByToken(login.token)!
   if (current?.userId === user.id) {
@@ -109,9 +104,9 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw formError({ email: ['EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.'] })
   if (next === user.email) return
   const taken = () => formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
-  if (db().select({ id: users.id }).from(users).where(eq(users.email, next)).get()) throw taken()
+  if (findUserByEmail(next)) throw taken()
   try {
-    db().update(users).set({ email: next, emailVerified: false }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { email: next, emailVerified: false })
   } catch {
     throw taken() // taken at the same moment by another account
   }
@@ -126,18 +121,14 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   checkNewPassword(password)
   const peeked = peekOneTime('revert_email', token)
   if (!peeked?.userId || !peeked.data.email) throw tokenInvalid()
-  const holder = db().select({ id: users.id }).from(users).where(eq(users.email, peeked.data.email)).get()
+  const holder = findUserByEmail(peeked.data.email)
   if (holder && holder.id !== peeked.userId) throw formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
   const row = redeemOneTime('revert_email', token)
   if (!row?.userId) throw tokenInvalid()
   const userId = row.userId
   const passwordHash = await hashPassword(password)
   blockPhonesOf(userId)
-  db()
-    .update(users)
-    .set({ email: row.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
-    .where(eq(users.id, userId))
-    .run()
+  updateUser(userId, { email: row.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
   secondFactor().removeAll(userId)
   revokeOneTime(userId, 'revert_email')
   revokeOneTime(userId, 'reset_password')
@@ -151,6 +142,6 @@ export async function revertAccount(token: string, password: string): Promise<{ 
  * logging in again with `undelete: true` brings it back (20013 / 20011 otherwise).
  */
 export async function deactivateAccount(userId: string, state: 'disabled' | 'deleted'): Promise<void> {
-  db().update(users).set({ state }).where(eq(users.id, userId)).run()
+  updateUser(userId, { state })
   await endSessions(userId)
 }

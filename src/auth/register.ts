@@ -1,16 +1,14 @@
 // POST /auth/register: every field of spec §4.5. Returns {token} (and show_verification_form when an invite joined
 // the user to a server). Sends the e-mail verification link.
-import { eq } from 'drizzle-orm'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
-import { db } from '../db/client'
 import { countryOf } from '../geo/country'
 import { joinGuildByInvite } from '../guilds/public'
 import { suggestUsername, usernameProblem, isUsernameTaken } from '../usernames/rules'
-import { users } from '../accounts/tables'
+import { findUser, findUserByEmail, findUserByPhone, insertUser, updateUser, type UserInsert } from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin, rememberIp } from '../accounts/complete-login'
 import { claimFingerprint } from '../accounts/fingerprints'
@@ -70,7 +68,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   const email = input.email?.trim().toLowerCase()
   if (email !== undefined) {
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) fail('email', 'EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.')
-    else if (db().select({ id: users.id }).from(users).where(eq(users.email, email)).get()) fail('email', 'EMAIL_ALREADY_REGISTERED', 'Email is already registered.')
+    else if (findUserByEmail(email)) fail('email', 'EMAIL_ALREADY_REGISTERED', 'Email is already registered.')
   }
   if (input.password !== undefined) {
     const problem = passwordProblem(input.password)
@@ -91,7 +89,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   if (input.phone_token !== undefined) {
     const row = redeemOneTime('phone', input.phone_token)
     phone = row?.data.phone ?? null
-    if (!phone || isPhoneBlocked(phone) || db().select({ id: users.id }).from(users).where(eq(users.phone, phone)).get()) {
+    if (!phone || isPhoneBlocked(phone) || findUserByPhone(phone)) {
       throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
     }
   }
@@ -123,9 +121,9 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
 }
 
 /** Two registrations racing for one username or e-mail: the loser gets the form error, not a 500. */
-function insertOrExplain(values: typeof users.$inferInsert) {
+function insertOrExplain(values: UserInsert) {
   try {
-    return db().insert(users).values(values).returning().get()
+    return insertUser(values)
   } catch (error) {
     const message = String((error as Error).message)
     if (message.includes('users.username')) {
@@ -144,18 +142,18 @@ function insertOrExplain(values: typeof users.$inferInsert) {
 /** POST /auth/verify: the link's token marks the address verified (once) and logs the user in. */
 export async function verifyEmail(token: string, client: ClientInfo) {
   const row = redeemOneTime('verify_email', token)
-  const user = row?.userId ? db().select().from(users).where(eq(users.id, row.userId)).get() : undefined
+  const user = row?.userId ? findUser(row.userId) : undefined
   if (!row || !user || user.email !== row.data.email) {
     throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'token', { code: 'TOKEN_INVALID', message: 'Invalid or expired token.' }))
   }
-  db().update(users).set({ emailVerified: true }).where(eq(users.id, user.id)).run()
+  updateUser(user.id, { emailVerified: true })
   const { token: session, user_id } = await completeLogin(user, { client })
   return { token: session, user_id }
 }
 
 export async function resendVerification(userId: string): Promise<void> {
   consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
-  const user = db().select().from(users).where(eq(users.id, userId)).get()
+  const user = findUser(userId)
   if (!user?.email || user.emailVerified) return
   await mailEmailVerification(user.email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }))
 }

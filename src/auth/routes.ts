@@ -1,18 +1,14 @@
 // REST for accounts: registration, login, verification, phone codes, fingerprints, location metadata, password
 // strength (unauthenticated) and sessions, logout, devices, settings, handoff (authenticated).
 import { Elysia, t } from 'elysia'
-import { and, eq } from 'drizzle-orm'
 import { ApiError, addFieldError, Errors, errorTree, formError } from '../core/errors'
-import { clock } from '../core/clock'
 import { consume } from '../core/ratelimit'
-import { db } from '../db/client'
 import { countryOf } from '../geo/country'
 import { events } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
-import { findUser } from '../accounts/store'
-import { users } from '../accounts/tables'
+import { findUser, updateUser } from '../accounts/store'
 import { clientInfo } from '../accounts/client-info'
 import { rememberIp } from '../accounts/complete-login'
 import { createFingerprint } from '../accounts/fingerprints'
@@ -24,7 +20,7 @@ import { isE164, issuePhoneCode, isPhoneBlocked, pendingPurposes, verifyPhoneCod
 import { consentRequired, register, resendVerification, verifyEmail } from './register'
 import { deleteSession, listSessions } from '../accounts/sessions'
 import { LOCALES, loginSettings, THEMES } from '../accounts/settings'
-import { pushDevices } from './tables'
+import { deletePushDeviceByToken, deletePushDeviceByVoipToken, upsertPushDevice } from './store'
 import { config } from '../config'
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
@@ -44,7 +40,7 @@ export const authPublicRoutes = new Elysia()
       // A client that is already logged in gets its session back, whatever the body.
       const caller = await optionalCaller(ctx.request)
       if (caller?.kind === 'user') {
-        const user = await findUser(caller.userId)
+        const user = findUser(caller.userId)
         if (user) return { user_id: user.id, token: ctx.request.headers.get('authorization')!.trim(), user_settings: loginSettings(user) }
       }
       const body = ctx.body as { login?: unknown; password?: unknown }
@@ -165,8 +161,8 @@ export const authSessionRoutes = new Elysia()
     '/auth/logout',
     async ({ caller, body }) => {
       const me = userCaller(caller)
-      if (body?.token) db().delete(pushDevices).where(and(eq(pushDevices.token, body.token), eq(pushDevices.sessionId, me.sessionId))).run()
-      if (body?.voip_token) db().delete(pushDevices).where(and(eq(pushDevices.voipToken, body.voip_token), eq(pushDevices.sessionId, me.sessionId))).run()
+      if (body?.token) deletePushDeviceByToken(me.sessionId, body.token)
+      if (body?.voip_token) deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
       await deleteSession(me.sessionId)
       events.closeAuthSession(me.sessionId, 4004, 'Authentication failed')
       return noContent()
@@ -190,11 +186,7 @@ export const authSessionRoutes = new Elysia()
     '/users/@me/devices',
     ({ caller, body }) => {
       const me = userCaller(caller)
-      db()
-        .insert(pushDevices)
-        .values({ sessionId: me.sessionId, provider: body.provider, token: body.token, voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null, createdAt: clock.now() })
-        .onConflictDoUpdate({ target: [pushDevices.sessionId, pushDevices.provider, pushDevices.token], set: { voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null } })
-        .run()
+      upsertPushDevice(me.sessionId, { provider: body.provider, token: body.token, voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null })
       return noContent()
     },
     {
@@ -210,15 +202,15 @@ export const authSessionRoutes = new Elysia()
   )
   .get(
     '/users/@me/settings',
-    async ({ caller }) => loginSettings((await findUser(caller.userId))!),
+    ({ caller }) => loginSettings(findUser(caller.userId)!),
     { auth: 'user', ...tags('Login settings (locale, theme)') },
   )
   .patch(
     '/users/@me/settings',
     async ({ caller, body }) => {
       const patch = { ...(body.locale !== undefined ? { locale: body.locale } : {}), ...(body.theme !== undefined ? { theme: body.theme } : {}) }
-      if (Object.keys(patch).length) db().update(users).set(patch).where(eq(users.id, caller.userId)).run()
-      const settings = loginSettings((await findUser(caller.userId))!)
+      if (Object.keys(patch).length) updateUser(caller.userId, patch)
+      const settings = loginSettings(findUser(caller.userId)!)
       events.publish(`user:${caller.userId}`, 'USER_SETTINGS_UPDATE', settings)
       return settings
     },

@@ -1,5 +1,4 @@
 // Guild channels: text (0) and voice (2).
-import { eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
@@ -8,29 +7,25 @@ import { events, topics } from '../gateway/bus'
 import { channelAccess, guildAccess, permissionsOf } from './access'
 import { syncAllMembers } from './gateway'
 import { has } from './permissions'
-import { getChannelRow, getGuild, getMember, guildChannels, memberUserIds } from './store'
+import { deleteChannelRow, getChannelRow, getGuild, getMember, guildChannels, insertChannel, memberUserIds, updateChannelRow } from './store'
 import { serializeChannelRow } from './serialize'
-import { channels, type ChannelRow } from './tables'
+import type { ChannelRow } from './tables'
 
 export type ChannelInput = { name?: string; type?: number; topic?: string | null; position?: number; nsfw?: boolean }
 
 export function createChannel(userId: string, guildId: string, input: ChannelInput & { name: string }) {
   guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
   const row = transaction((tx) =>
-    tx
-      .insert(channels)
-      .values({
-        id: snowflake(),
-        guildId,
-        type: input.type ?? ChannelType.GUILD_TEXT,
-        name: input.name,
-        topic: input.topic ?? null,
-        position: input.position ?? guildChannels(guildId, tx).length,
-        nsfw: input.nsfw ?? false,
-        createdAt: clock.now(),
-      })
-      .returning()
-      .get(),
+    insertChannel(tx, {
+      id: snowflake(),
+      guildId,
+      type: input.type ?? ChannelType.GUILD_TEXT,
+      name: input.name,
+      topic: input.topic ?? null,
+      position: input.position ?? guildChannels(guildId, tx).length,
+      nsfw: input.nsfw ?? false,
+      createdAt: clock.now(),
+    }),
   )
   // Members who can view it follow the channel before its creation is announced there.
   syncAllMembers(guildId)
@@ -58,7 +53,7 @@ export function updateChannel(userId: string, channelId: string, input: ChannelI
   }
   // An empty edit changes nothing and announces nothing (Discord answers the channel as it is).
   if (Object.keys(changes).length === 0) return serializeChannelRow(channel)
-  const row = transaction((tx) => tx.update(channels).set(changes).where(eq(channels.id, channelId)).returning().get())
+  const row = transaction((tx) => updateChannelRow(tx, channelId, changes))
   const body = serializeChannelRow(row)
   events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
   return body
@@ -66,7 +61,7 @@ export function updateChannel(userId: string, channelId: string, input: ChannelI
 
 export function deleteChannel(userId: string, channelId: string) {
   const { channel } = channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
-  transaction((tx) => tx.delete(channels).where(eq(channels.id, channelId)).run())
+  transaction((tx) => deleteChannelRow(tx, channelId))
   const body = serializeChannelRow(channel)
   events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)
   for (const memberId of memberUserIds(channel.guildId)) events.unsubscribeUser(memberId, topics.channel(channelId))

@@ -1,5 +1,4 @@
 // Guild lifecycle and membership: create, rename, delete, join, leave, kick.
-import { and, eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { ApiError, Errors } from '../core/errors'
@@ -10,19 +9,32 @@ import { findUser } from '../accounts/store'
 import { guildAccess, permissionsOf, topPosition } from './access'
 import { dropGuildTopics, syncMemberTopics } from './gateway'
 import { DEFAULT_EVERYONE, has } from './permissions'
-import { getGuild, getMember, guildChannels, guildsOfUser } from './store'
+import {
+  deleteGuildRow,
+  deleteMember,
+  getGuild,
+  getMember,
+  guildChannels,
+  guildsOfUser,
+  insertChannel,
+  insertGuild,
+  insertMember,
+  insertRole,
+  memberUserIds,
+  updateGuild,
+} from './store'
 import { serializeGuild, serializeGuildForGateway, serializeMember } from './serialize'
-import { channels, guilds, memberRoles, members, roles, type GuildRow } from './tables'
+import type { GuildRow } from './tables'
 
 export function createGuild(ownerId: string, name: string) {
   const id = snowflake()
   const now = clock.now()
   transaction((tx) => {
-    tx.insert(guilds).values({ id, name, ownerId, createdAt: now }).run()
-    tx.insert(roles).values({ id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 }).run()
-    tx.insert(members).values({ guildId: id, userId: ownerId, joinedAt: now }).run()
-    tx.insert(channels).values({ id: snowflake(), guildId: id, type: ChannelType.GUILD_TEXT, name: 'general', position: 0, createdAt: now }).run()
-    tx.insert(channels).values({ id: snowflake(), guildId: id, type: ChannelType.GUILD_VOICE, name: 'General', position: 1, createdAt: now }).run()
+    insertGuild(tx, { id, name, ownerId, createdAt: now })
+    insertRole(tx, { id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 })
+    insertMember(tx, { guildId: id, userId: ownerId, joinedAt: now })
+    insertChannel(tx, { id: snowflake(), guildId: id, type: ChannelType.GUILD_TEXT, name: 'general', position: 0, createdAt: now })
+    insertChannel(tx, { id: snowflake(), guildId: id, type: ChannelType.GUILD_VOICE, name: 'General', position: 1, createdAt: now })
   })
   const guild = getGuild(id)!
   syncMemberTopics(id, ownerId)
@@ -33,7 +45,7 @@ export function createGuild(ownerId: string, name: string) {
 export function renameGuild(userId: string, guildId: string, name: string | undefined) {
   const { guild } = guildAccess(guildId, userId)
   if (guild.ownerId !== userId) throw Errors.missingPermissions()
-  if (name !== undefined) transaction((tx) => tx.update(guilds).set({ name }).where(eq(guilds.id, guildId)).run())
+  if (name !== undefined) transaction((tx) => updateGuild(tx, guildId, { name }))
   const body = serializeGuild(getGuild(guildId)!)
   events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)
   return body
@@ -44,8 +56,8 @@ export function deleteGuild(userId: string, guildId: string): void {
   if (guild.ownerId !== userId) throw Errors.missingPermissions()
   const channelIds = guildChannels(guildId).map((c) => c.id)
   const memberIds = transaction((tx) => {
-    const ids = tx.select({ id: members.userId }).from(members).where(eq(members.guildId, guildId)).all().map((r) => r.id)
-    tx.delete(guilds).where(eq(guilds.id, guildId)).run()
+    const ids = memberUserIds(guildId, tx)
+    deleteGuildRow(tx, guildId)
     return ids
   })
   events.publish(topics.guild(guildId), 'GUILD_DELETE', { id: guildId })
@@ -54,9 +66,7 @@ export function deleteGuild(userId: string, guildId: string): void {
 
 /** Add a user to a guild (invite acceptance). Returns false when already a member. */
 export function addMember(guild: GuildRow, userId: string): boolean {
-  const inserted = transaction((tx) =>
-    tx.insert(members).values({ guildId: guild.id, userId, joinedAt: clock.now() }).onConflictDoNothing().returning().get(),
-  )
+  const inserted = transaction((tx) => insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() }))
   if (!inserted) return false
   announceJoin(guild, userId)
   return true
@@ -64,29 +74,25 @@ export function addMember(guild: GuildRow, userId: string): boolean {
 
 async function announceJoin(guild: GuildRow, userId: string) {
   const member = getMember(guild.id, userId)!
-  const user = await findUser(userId)
+  const user = findUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', { guild_id: guild.id, ...serializeMember(member, user) })
   syncMemberTopics(guild.id, userId)
   events.publish(topics.user(userId), 'GUILD_CREATE', serializeGuildForGateway(guild, member))
 }
 
-function removeMember(guild: GuildRow, userId: string): Promise<void> {
+function removeMember(guild: GuildRow, userId: string): void {
   const channelIds = guildChannels(guild.id).map((c) => c.id)
-  transaction((tx) => {
-    tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guild.id), eq(memberRoles.userId, userId))).run()
-    tx.delete(members).where(and(eq(members.guildId, guild.id), eq(members.userId, userId))).run()
-  })
+  transaction((tx) => deleteMember(tx, guild.id, userId))
   dropGuildTopics(userId, guild.id, channelIds)
   events.publish(topics.user(userId), 'GUILD_DELETE', { id: guild.id })
-  return findUser(userId).then((user) => {
-    events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', { guild_id: guild.id, user: user ? { id: user.id, username: user.username, global_name: user.globalName, discriminator: user.discriminator, avatar: user.avatar } : { id: userId } })
-  })
+  const user = findUser(userId)
+  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', { guild_id: guild.id, user: user ? { id: user.id, username: user.username, global_name: user.globalName, discriminator: user.discriminator, avatar: user.avatar } : { id: userId } })
 }
 
 export async function leaveGuild(userId: string, guildId: string): Promise<void> {
   const { guild } = guildAccess(guildId, userId)
   if (guild.ownerId === userId) throw new ApiError(400, 50055, 'Invalid Guild')
-  await removeMember(guild, userId)
+  removeMember(guild, userId)
 }
 
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
@@ -95,7 +101,7 @@ export async function kickMember(actorId: string, guildId: string, targetId: str
   if (targetId === guild.ownerId || (actorId !== guild.ownerId && topPosition(guild, targetId) >= topPosition(guild, actorId))) {
     throw Errors.missingPermissions()
   }
-  await removeMember(guild, targetId)
+  removeMember(guild, targetId)
 }
 
 /** The caller's guilds in id order, paged by `before`/`after` and `limit` as Discord's. */
@@ -131,6 +137,6 @@ export function setGuildAttributes(guildId: string, input: { features?: string[]
     ...(input.hubType !== undefined ? { hubType: input.hubType } : {}),
     ...(input.vanity !== undefined ? { vanityUrlCode: input.vanity } : {}),
   }
-  if (Object.keys(changes).length > 0) transaction((tx) => tx.update(guilds).set(changes).where(eq(guilds.id, guildId)).run())
+  if (Object.keys(changes).length > 0) transaction((tx) => updateGuild(tx, guildId, changes))
   return serializeGuild(getGuild(guildId)!)
 }

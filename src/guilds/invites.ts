@@ -1,6 +1,5 @@
 // Invites: created on a channel (CREATE_INSTANT_INVITE), looked up, accepted (atomic use count, expiry,
 // target user), deleted.
-import { eq } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
 import { clock } from '../core/clock'
 import { Permission } from '../core/discord'
@@ -11,9 +10,9 @@ import { findUser } from '../accounts/store'
 import { channelAccess, permissionsOf } from './access'
 import { addMember } from './guilds'
 import { has } from './permissions'
-import { claimInviteUse, getChannelRow, getGuild, getInvite, getMember, reusableInvite } from './store'
+import { claimInviteUse, deleteInviteRow, getChannelRow, getGuild, getInvite, getMember, insertInvite, reusableInvite } from './store'
 import { serializeInvite } from './serialize'
-import { invites, type InviteRow } from './tables'
+import type { InviteRow } from './tables'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -32,7 +31,7 @@ export type InviteInput = { maxAge?: number; maxUses?: number; unique?: boolean;
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {
   const { channel, guild } = channelAccess(channelId, userId, Permission.CREATE_INSTANT_INVITE)
-  if (input.targetUserId && !(await findUser(input.targetUserId))) throw Errors.unknownUser()
+  if (input.targetUserId && !findUser(input.targetUserId)) throw Errors.unknownUser()
   const maxAge = input.maxAge ?? 86400
   const maxUses = input.maxUses ?? 0
   const temporary = input.temporary ?? false
@@ -42,22 +41,18 @@ export async function createInvite(userId: string, channelId: string, input: Inv
     if (existing) return serializeInvite(existing, guild, channel)
   }
   const row = transaction((tx) =>
-    tx
-      .insert(invites)
-      .values({
-        code: inviteCode(),
-        guildId: guild.id,
-        channelId: channel.id,
-        inviterId: userId,
-        targetUserId: input.targetUserId ?? null,
-        maxAge,
-        maxUses,
-        temporary,
-        createdAt: now,
-        expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
-      })
-      .returning()
-      .get(),
+    insertInvite(tx, {
+      code: inviteCode(),
+      guildId: guild.id,
+      channelId: channel.id,
+      inviterId: userId,
+      targetUserId: input.targetUserId ?? null,
+      maxAge,
+      maxUses,
+      temporary,
+      createdAt: now,
+      expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
+    }),
   )
   const body = await serializeInvite(row, guild, channel)
   events.publish(topics.channel(channel.id), 'INVITE_CREATE', {
@@ -115,7 +110,7 @@ export async function deleteInvite(userId: string, code: string) {
   if (!guild || !channel || !getMember(guild.id, userId)) throw Errors.unknownInvite()
   const perms = permissionsOf(guild, userId)
   if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD)) throw Errors.missingPermissions()
-  transaction((tx) => tx.delete(invites).where(eq(invites.code, code)).run())
+  transaction((tx) => deleteInviteRow(tx, code))
   events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
   return serializeInvite(invite, guild, channel)
 }

@@ -1,5 +1,4 @@
 // Channel messages: create (SEND_MESSAGES) and read (READ_MESSAGE_HISTORY), newest first.
-import { eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { ApiError } from '../core/errors'
@@ -8,8 +7,8 @@ import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
 import { serializeMessage } from './serialize'
-import { channelMessages, getChannelRow } from './store'
-import { channels, messages, type ChannelRow } from './tables'
+import { channelMessages, getChannelRow, insertMessage, updateChannelRow } from './store'
+import type { ChannelRow } from './tables'
 
 export async function postMessage(userId: string, channelId: string, input: { content: string; nonce?: string | number }) {
   const { channel } = channelAccess(channelId, userId, Permission.SEND_MESSAGES)
@@ -21,12 +20,8 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
   if (channel.type !== ChannelType.GUILD_TEXT) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel')
   const id = snowflake()
   const row = transaction((tx) => {
-    const inserted = tx
-      .insert(messages)
-      .values({ id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })
-      .returning()
-      .get()
-    tx.update(channels).set({ lastMessageId: id }).where(eq(channels.id, channel.id)).run()
+    const inserted = insertMessage(tx, { id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })
+    updateChannelRow(tx, channel.id, { lastMessageId: id })
     return inserted
   })
   const body = await serializeMessage(row, channel.guildId)

@@ -6,8 +6,7 @@ import { channelPermissionsOf } from './channels'
 import { createInvite } from './invites'
 import { writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
-import { getChannelRow, getGuild, memberCount } from './store'
-import { invites } from './tables'
+import { getChannelRow, getGuild, insertInvite, memberCount } from './store'
 import { randomBytes } from 'node:crypto'
 
 export { joinGuildByInvite } from './invites'
@@ -32,21 +31,17 @@ export const guildsForLobbies = {
     const guild = getGuild(channel.guildId)!
     const now = clock.now()
     const row = transaction((tx) =>
-      tx
-        .insert(invites)
-        .values({
-          code: randomBytes(8).toString('base64url'),
-          guildId: guild.id,
-          channelId: channel.id,
-          inviterId: input.inviterId,
-          targetUserId: input.targetUserId,
-          maxAge: input.maxAgeSeconds,
-          maxUses: 1,
-          createdAt: now,
-          expiresAt: now + input.maxAgeSeconds * 1000,
-        })
-        .returning()
-        .get(),
+      insertInvite(tx, {
+        code: randomBytes(8).toString('base64url'),
+        guildId: guild.id,
+        channelId: channel.id,
+        inviterId: input.inviterId,
+        targetUserId: input.targetUserId,
+        maxAge: input.maxAgeSeconds,
+        maxUses: 1,
+        createdAt: now,
+        expiresAt: now + input.maxAgeSeconds * 1000,
+      }),
     )
     return { code: row.code, invite: await serializeInvite(row, guild, channel) }
   },

@@ -1,6 +1,5 @@
 // Roles: create, edit, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only act on roles
 // below its own highest role and cannot grant permissions it does not have.
-import { and, eq } from 'drizzle-orm'
 import { ALL_PERMISSIONS, Permission } from '../core/discord'
 import { Errors, formError } from '../core/errors'
 import { snowflake } from '../core/snowflake'
@@ -10,9 +9,9 @@ import { findUser } from '../accounts/store'
 import { guildAccess, topPosition, type GuildAccess } from './access'
 import { syncAllMembers, syncMemberTopics } from './gateway'
 import { parsePermissions } from './permissions'
-import { getMember, getRole, guildRoles } from './store'
+import { addMemberRole, deleteRoleRow, getMember, getRole, guildRoles, insertRole, removeMemberRole, updateRoleRow } from './store'
 import { serializeMember, serializeRole } from './serialize'
-import { memberRoles, roles, type RoleRow } from './tables'
+import type { RoleRow } from './tables'
 
 export type RoleInput = { name?: string; permissions?: string; color?: number; hoist?: boolean; mentionable?: boolean }
 
@@ -36,11 +35,7 @@ export function createRole(userId: string, guildId: string, input: RoleInput) {
   const permissions = grantable(access, input.permissions) ?? '0'
   const position = guildRoles(guildId).length
   const row = transaction((tx) =>
-    tx
-      .insert(roles)
-      .values({ id: snowflake(), guildId, name: input.name ?? 'new role', permissions, position, color: input.color ?? 0, hoist: input.hoist ?? false, mentionable: input.mentionable ?? false })
-      .returning()
-      .get(),
+    insertRole(tx, { id: snowflake(), guildId, name: input.name ?? 'new role', permissions, position, color: input.color ?? 0, hoist: input.hoist ?? false, mentionable: input.mentionable ?? false }),
   )
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: body })
@@ -61,7 +56,7 @@ export function updateRole(userId: string, guildId: string, roleId: string, inpu
     ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
   }
   if (Object.keys(changes).length === 0) return serializeRole(role)
-  const row = transaction((tx) => tx.update(roles).set(changes).where(eq(roles.id, roleId)).returning().get())
+  const row = transaction((tx) => updateRoleRow(tx, roleId, changes))
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
   if (permissions !== undefined) syncAllMembers(guildId)
@@ -74,7 +69,7 @@ export function deleteRole(userId: string, guildId: string, roleId: string): voi
   if (!role) throw Errors.unknownRole()
   if (role.id === guildId) throw formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })
   manageable(access, role)
-  transaction((tx) => tx.delete(roles).where(eq(roles.id, roleId)).run())
+  transaction((tx) => deleteRoleRow(tx, roleId))
   events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })
   syncAllMembers(guildId)
 }
@@ -87,11 +82,11 @@ export async function setMemberRole(userId: string, guildId: string, targetId: s
   if (!role || role.id === guildId) throw Errors.unknownRole()
   manageable(access, role)
   transaction((tx) => {
-    if (give) tx.insert(memberRoles).values({ guildId, userId: targetId, roleId }).onConflictDoNothing().run()
-    else tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, targetId), eq(memberRoles.roleId, roleId))).run()
+    if (give) addMemberRole(tx, guildId, targetId, roleId)
+    else removeMemberRole(tx, guildId, targetId, roleId)
   })
   syncMemberTopics(guildId, targetId)
-  events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member, await findUser(targetId)) })
+  events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member, findUser(targetId)) })
 }
 
 export function listRoles(userId: string, guildId: string) {

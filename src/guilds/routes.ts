@@ -63,7 +63,7 @@ export const guildRoutes = new Elysia()
       guildAccess(params.guildId, caller.userId)
       const page = paging(query, 1000, 1)
       const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
-      return Promise.all(rows.map(async (m) => serializeMember(m, await findUser(m.userId))))
+      return rows.map((m) => serializeMember(m, findUser(m.userId)))
     },
     { ...auth, query: t.Object({ limit: queryString('integer 1-1000, default 1'), after: queryString('snowflake') }), ...tags('guilds', 'List members') },
   )

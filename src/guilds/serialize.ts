@@ -86,7 +86,7 @@ export function serializeMember(m: MemberRow, user: UserRow | undefined) {
 }
 
 export async function serializeMessage(m: MessageRow, guildId: string) {
-  const author = await findUser(m.authorId)
+  const author = findUser(m.authorId)
   return {
     id: m.id,
     type: 0,
@@ -110,8 +110,8 @@ export async function serializeMessage(m: MessageRow, guildId: string) {
 }
 
 export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: ChannelRow) {
-  const inviter = i.inviterId ? await findUser(i.inviterId) : undefined
-  const target = i.targetUserId ? await findUser(i.targetUserId) : undefined
+  const inviter = i.inviterId ? findUser(i.inviterId) : undefined
+  const target = i.targetUserId ? findUser(i.targetUserId) : undefined
   return {
     code: i.code,
     type: 0,

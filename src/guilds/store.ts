@@ -1,5 +1,5 @@
-// Every query of the guilds domain. Synchronous (bun:sqlite) so they compose inside transactions; `d` is the
-// database or the open transaction.
+// Every query of the guilds domain. Synchronous, as every store (docs/DESIGN.md, "Stores"): readers take the open
+// transaction as an optional last `tx`, writers take it first.
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import { db, prepared, type DB } from '../db/client'
 import { channels, guilds, invites, memberRoles, members, messages, roles, type ChannelRow, type GuildRow, type InviteRow, type MemberRow, type MessageRow, type RoleRow } from './tables'
@@ -22,16 +22,16 @@ export function getChannelRow(id: string): ChannelRow | undefined {
   return channelStmt().get({ id })
 }
 
-export function guildRoles(guildId: string, d: DB = db()): RoleRow[] {
-  return d.select().from(roles).where(eq(roles.guildId, guildId)).orderBy(asc(roles.position), asc(roles.id)).all()
+export function guildRoles(guildId: string, tx: DB = db()): RoleRow[] {
+  return tx.select().from(roles).where(eq(roles.guildId, guildId)).orderBy(asc(roles.position), asc(roles.id)).all()
 }
 
 export function getRole(guildId: string, roleId: string): RoleRow | undefined {
   return db().select().from(roles).where(and(eq(roles.guildId, guildId), eq(roles.id, roleId))).get()
 }
 
-export function memberRoleIds(guildId: string, userId: string, d: DB = db()): string[] {
-  return d
+export function memberRoleIds(guildId: string, userId: string, tx: DB = db()): string[] {
+  return tx
     .select({ roleId: memberRoles.roleId })
     .from(memberRoles)
     .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId)))
@@ -49,12 +49,12 @@ export function guildMembers(guildId: string, limit = 1000, after = '0'): Member
     .all()
 }
 
-export function memberUserIds(guildId: string): string[] {
-  return db().select({ id: members.userId }).from(members).where(eq(members.guildId, guildId)).all().map((r) => r.id)
+export function memberUserIds(guildId: string, tx: DB = db()): string[] {
+  return tx.select({ id: members.userId }).from(members).where(eq(members.guildId, guildId)).all().map((r) => r.id)
 }
 
-export function memberCount(guildId: string, d: DB = db()): number {
-  return d.select({ n: sql<number>`count(*)` }).from(members).where(eq(members.guildId, guildId)).get()!.n
+export function memberCount(guildId: string, tx: DB = db()): number {
+  return tx.select({ n: sql<number>`count(*)` }).from(members).where(eq(members.guildId, guildId)).get()!.n
 }
 
 export function guildsOfUser(userId: string): GuildRow[] {
@@ -68,8 +68,8 @@ export function guildsOfUser(userId: string): GuildRow[] {
     .map((r) => r.g)
 }
 
-export function guildChannels(guildId: string, d: DB = db()): ChannelRow[] {
-  return d.select().from(channels).where(eq(channels.guildId, guildId)).orderBy(asc(channels.position), asc(channels.id)).all()
+export function guildChannels(guildId: string, tx: DB = db()): ChannelRow[] {
+  return tx.select().from(channels).where(eq(channels.guildId, guildId)).orderBy(asc(channels.position), asc(channels.id)).all()
 }
 
 export function getMessage(channelId: string, id: string): MessageRow | undefined {
@@ -139,4 +139,73 @@ export function deleteExpiredInvites(now: number): void {
 
 export function rolesByIds(ids: string[]): RoleRow[] {
   return ids.length ? db().select().from(roles).where(inArray(roles.id, ids)).all() : []
+}
+
+// ---- writers
+
+export function insertGuild(tx: DB, row: typeof guilds.$inferInsert): void {
+  tx.insert(guilds).values(row).run()
+}
+
+export function updateGuild(tx: DB, id: string, patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>): void {
+  tx.update(guilds).set(patch).where(eq(guilds.id, id)).run()
+}
+
+export function deleteGuildRow(tx: DB, id: string): void {
+  tx.delete(guilds).where(eq(guilds.id, id)).run()
+}
+
+export function insertRole(tx: DB, row: typeof roles.$inferInsert): RoleRow {
+  return tx.insert(roles).values(row).returning().get()
+}
+
+export function updateRoleRow(tx: DB, id: string, patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>): RoleRow {
+  return tx.update(roles).set(patch).where(eq(roles.id, id)).returning().get()
+}
+
+export function deleteRoleRow(tx: DB, id: string): void {
+  tx.delete(roles).where(eq(roles.id, id)).run()
+}
+
+export function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+  tx.insert(memberRoles).values({ guildId, userId, roleId }).onConflictDoNothing().run()
+}
+
+export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+  tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId))).run()
+}
+
+/** Add a member; undefined when the user already is one. */
+export function insertMember(tx: DB, row: typeof members.$inferInsert): MemberRow | undefined {
+  return tx.insert(members).values(row).onConflictDoNothing().returning().get()
+}
+
+/** Remove a member and the member's roles. */
+export function deleteMember(tx: DB, guildId: string, userId: string): void {
+  tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId))).run()
+  tx.delete(members).where(and(eq(members.guildId, guildId), eq(members.userId, userId))).run()
+}
+
+export function insertChannel(tx: DB, row: typeof channels.$inferInsert): ChannelRow {
+  return tx.insert(channels).values(row).returning().get()
+}
+
+export function updateChannelRow(tx: DB, id: string, patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>): ChannelRow {
+  return tx.update(channels).set(patch).where(eq(channels.id, id)).returning().get()
+}
+
+export function deleteChannelRow(tx: DB, id: string): void {
+  tx.delete(channels).where(eq(channels.id, id)).run()
+}
+
+export function insertMessage(tx: DB, row: typeof messages.$inferInsert): MessageRow {
+  return tx.insert(messages).values(row).returning().get()
+}
+
+export function insertInvite(tx: DB, row: typeof invites.$inferInsert): InviteRow {
+  return tx.insert(invites).values(row).returning().get()
+}
+
+export function deleteInviteRow(tx: DB, code: string): void {
+  tx.delete(invites).where(eq(invites.code, code)).run()
 }

@@ -1,0 +1,25 @@
+// Every query of the auth domain: the push tokens a session registers. (Users, sessions and the other account rows
+// are queried through accounts/store.ts.)
+import { and, eq } from 'drizzle-orm'
+import { clock } from '../core/clock'
+import { db } from '../db/client'
+import { pushDevices } from './tables'
+
+export type PushDevice = { provider: string; token: string; voipProvider: string | null; voipToken: string | null }
+
+/** Register a push token for a session; registering it again updates its VoIP fields. */
+export function upsertPushDevice(sessionId: string, device: PushDevice): void {
+  db()
+    .insert(pushDevices)
+    .values({ sessionId, ...device, createdAt: clock.now() })
+    .onConflictDoUpdate({ target: [pushDevices.sessionId, pushDevices.provider, pushDevices.token], set: { voipProvider: device.voipProvider, voipToken: device.voipToken } })
+    .run()
+}
+
+export function deletePushDeviceByToken(sessionId: string, token: string): void {
+  db().delete(pushDevices).where(and(eq(pushDevices.token, token), eq(pushDevices.sessionId, sessionId))).run()
+}
+
+export function deletePushDeviceByVoipToken(sessionId: string, voipToken: string): void {
+  db().delete(pushDevices).where(and(eq(pushDevices.voipToken, voipToken), eq(pushDevices.sessionId, sessionId))).run()
+}
