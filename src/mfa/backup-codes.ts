@@ -1,10 +1,8 @@
 // Backup codes: ten 8-character codes, single use, argon2id-hashed (ASVS 6.5.2: under 112 bits of entropy needs a
 // password hash). Shown in clear only when generated.
-import { and, eq } from 'drizzle-orm'
 import { randomInt } from 'node:crypto'
 import { hashPassword, verifyPassword } from '../accounts/passwords'
-import { db } from '../db/client'
-import { backupCodes } from './tables'
+import { backupCodesOf, consumeBackupCodeRow, deleteBackupCodes, hasUnusedBackupCode, replaceBackupCodes, unusedBackupCodes } from './store'
 
 export const BACKUP_CODE_COUNT = 10
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
@@ -19,44 +17,30 @@ function newCode(): string {
 export async function regenerateBackupCodes(userId: string): Promise<BackupCodeView[]> {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, newCode)
   const hashes = await Promise.all(codes.map((c) => hashPassword(c)))
-  db().transaction((tx) => {
-    tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
-    tx.insert(backupCodes).values(hashes.map((codeHash) => ({ userId, codeHash }))).run()
-  })
+  replaceBackupCodes(userId, hashes)
   return codes.map((code) => ({ user_id: userId, code, consumed: false }))
 }
 
 /** The user's codes as stored: which are used; the codes themselves are masked (only their hashes are kept). */
 export function listBackupCodes(userId: string): BackupCodeView[] {
-  return db()
-    .select()
-    .from(backupCodes)
-    .where(eq(backupCodes.userId, userId))
-    .all()
-    .map((r) => ({ user_id: userId, code: '********', consumed: r.consumed }))
+  return backupCodesOf(userId).map((r) => ({ user_id: userId, code: '********', consumed: r.consumed }))
 }
 
 export function hasBackupCodes(userId: string): boolean {
-  return !!db().select({ id: backupCodes.id }).from(backupCodes).where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false))).get()
+  return hasUnusedBackupCode(userId)
 }
 
 /** Use a code: true once, even when the same code is sent in parallel. */
 export async function consumeBackupCode(userId: string, input: string): Promise<boolean> {
   const code = input.toLowerCase().replace(/[\s-]/g, '')
   if (!/^[a-z0-9]{8}$/.test(code)) return false
-  const rows = db().select().from(backupCodes).where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false))).all()
-  for (const row of rows) {
+  for (const row of unusedBackupCodes(userId)) {
     if (!(await verifyPassword(code, row.codeHash))) continue
-    return !!db()
-      .update(backupCodes)
-      .set({ consumed: true })
-      .where(and(eq(backupCodes.id, row.id), eq(backupCodes.consumed, false)))
-      .returning({ id: backupCodes.id })
-      .get()
+    return consumeBackupCodeRow(row.id)
   }
   return false
 }
 
 export function removeBackupCodes(userId: string): void {
-  db().delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+  deleteBackupCodes(userId)
 }

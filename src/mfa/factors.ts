@@ -1,13 +1,11 @@
 // A user's second factors: which are enrolled, the methods to offer, and checking one code against a ticket.
-import { eq } from 'drizzle-orm'
 import { isE164, issuePhoneCode, maskPhone, verifyPhoneCode } from '../accounts/phone'
 import { verifyPassword } from '../accounts/passwords'
 import { ApiError } from '../core/errors'
 import { reserve } from '../core/ratelimit'
-import { db } from '../db/client'
-import { users } from '../accounts/tables'
+import { findUser } from '../accounts/store'
 import { consumeBackupCode, hasBackupCodes, removeBackupCodes } from './backup-codes'
-import { smsFactors } from './tables'
+import { deleteSmsFactor, hasSmsFactor } from './store'
 import { MAX_WRONG_CODES, TICKET_TTL_MS, wrongCode, type TicketRow } from './tickets'
 import { hasTotp, removeTotp, verifyTotp } from './totp'
 import { hasWebauthn, removeAllCredentials, verifyAssertion } from './webauthn'
@@ -20,7 +18,7 @@ export type Factors = { totp: boolean; sms: boolean; backup: boolean; webauthn: 
 export const MFA_FAILURES_PER_USER = { limit: 20, windowMs: 15 * 60_000 }
 
 export function hasSms(userId: string): boolean {
-  return !!db().select({ u: smsFactors.userId }).from(smsFactors).where(eq(smsFactors.userId, userId)).get()
+  return hasSmsFactor(userId)
 }
 
 export function factorsOf(userId: string): Factors {
@@ -48,7 +46,7 @@ const smsPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 32)}` as c
 
 /** Text a code for this ticket to the user's phone; returns the masked number. */
 export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
-  const user = db().select().from(users).where(eq(users.id, row.userId!)).get()
+  const user = findUser(row.userId!)
   if (!user?.phone || !isE164(user.phone) || !hasSms(user.id)) throw new ApiError(400, 60010, 'SMS authentication is not enabled')
   await issuePhoneCode(user.phone, smsPurpose(row), ip, 'Your login code is')
   return maskPhone(user.phone)
@@ -63,14 +61,14 @@ async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise
     case 'backup':
       return consumeBackupCode(userId, code)
     case 'sms': {
-      const phone = db().select({ phone: users.phone }).from(users).where(eq(users.id, userId)).get()?.phone
+      const phone = findUser(userId)?.phone
       return !!phone && hasSms(userId) && verifyPhoneCode(phone, code, smsPurpose(row))
     }
     case 'webauthn':
       return !!row.challenge && !!(await verifyAssertion(code, row.challenge, userId))
     case 'password': {
       if (mfaEnabled(userId)) return false
-      const hash = db().select({ h: users.passwordHash }).from(users).where(eq(users.id, userId)).get()?.h
+      const hash = findUser(userId)?.passwordHash
       return !!hash && verifyPassword(code, hash)
     }
   }
@@ -92,5 +90,5 @@ export function removeAllFactors(userId: string): void {
   removeTotp(userId)
   removeBackupCodes(userId)
   removeAllCredentials(userId)
-  db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+  deleteSmsFactor(userId)
 }

@@ -1,9 +1,7 @@
 // MFA at login: the ticket and methods POST /auth/login answers for users with MFA, and finishing with a code.
-import { eq } from 'drizzle-orm'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import type { MfaRequired } from '../accounts/second-factor'
-import { db } from '../db/client'
-import { users } from '../accounts/tables'
+import { findUser } from '../accounts/store'
 import { factorsOf, mfaEnabled, verifyFactor } from './factors'
 import { invalidTicket, issueTicket, loadTicket, redeemTicket, type TicketPurpose } from './tickets'
 import { authenticationOptions } from './webauthn'
@@ -35,7 +33,7 @@ export async function finishMfaLogin(type: string, ticket: unknown, code: unknow
   const row = loadTicket('login', ticket)
   await verifyFactor(row, type, code)
   if (!redeemTicket(row)) throw invalidTicket()
-  const user = db().select().from(users).where(eq(users.id, row.userId!)).get()
+  const user = findUser(row.userId!)
   if (!user || user.state !== 'active') throw invalidTicket()
   const requiredActions = row.data.required_actions ? row.data.required_actions.split(',') : []
   return completeLogin(user, context, requiredActions)

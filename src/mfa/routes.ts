@@ -1,28 +1,26 @@
 // REST for MFA: login with a second factor, passwordless WebAuthn, elevation (/mfa/finish) and enrolment of TOTP,
 // backup codes, SMS and security keys.
 import { Elysia, t } from 'elysia'
-import { eq } from 'drizzle-orm'
 import { clientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { confirmPassword } from '../accounts/passwords'
 import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../accounts/phone'
 import { redeemOneTime } from '../accounts/one-time'
 import { endSessions, replaceSession } from '../accounts/sessions'
-import { clock } from '../core/clock'
 import { ApiError, Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
-import { db } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { privateUser } from '../accounts/serialize'
-import { users, type UserRow } from '../accounts/tables'
+import { findUser, findUserByPhone, updateUser } from '../accounts/store'
+import type { UserRow } from '../accounts/tables'
 import { listBackupCodes, regenerateBackupCodes, removeBackupCodes } from './backup-codes'
 import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } from './elevation'
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
 import { finishMfaLogin } from './login'
-import { smsFactors } from './tables'
+import { deleteSmsFactor, insertSmsFactor } from './store'
 import { invalidTicket, issueTicket, loadTicket, redeemTicket, wrongCode, type TicketPurpose, type TicketRow } from './tickets'
 import { matchingStep, parseSecret, removeTotp, saveTotp, hasTotp } from './totp'
 import {
@@ -41,7 +39,7 @@ const MFA_PER_IP = { limit: 60, windowMs: 10 * 60_000 }
 
 const notEnrolled = () => new ApiError(400, 60002, 'Two factor is not enabled for this account')
 const userOf = (id: string): UserRow => {
-  const user = db().select().from(users).where(eq(users.id, id)).get()
+  const user = findUser(id)
   if (!user) throw Errors.unauthorized()
   return user
 }
@@ -51,7 +49,7 @@ const userChanged = (userId: string) => events.publish(topics.account(userId), '
 function dropDependentFactors(userId: string) {
   if (mfaEnabled(userId)) return
   removeBackupCodes(userId)
-  db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+  deleteSmsFactor(userId)
 }
 
 export const mfaPublicRoutes = new Elysia()
@@ -209,7 +207,7 @@ export const mfaSessionRoutes = new Elysia()
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
       if (!mfaEnabled(me.userId) || !account.phone) throw new ApiError(400, 60012, 'SMS authentication cannot be enabled')
-      db().insert(smsFactors).values({ userId: me.userId, createdAt: clock.now() }).onConflictDoNothing().run()
+      insertSmsFactor(me.userId)
       return noContent()
     },
     { auth: 'user', body: t.Object({ password: t.String({ maxLength: 256 }) }), ...tags('Enable SMS as a second factor') },
@@ -221,7 +219,7 @@ export const mfaSessionRoutes = new Elysia()
       await confirmPassword(userOf(me.userId), body.password)
       if (!hasSms(me.userId)) throw new ApiError(400, 60010, 'SMS authentication is not enabled')
       await requireElevation(me, request)
-      db().delete(smsFactors).where(eq(smsFactors.userId, me.userId)).run()
+      deleteSmsFactor(me.userId)
       return noContent()
     },
     { auth: 'user', body: t.Object({ password: t.String({ maxLength: 256 }) }), ...tags('Disable SMS as a second factor (elevated)') },
@@ -242,10 +240,10 @@ export const mfaSessionRoutes = new Elysia()
       const phone = row?.data.phone
       const invalid = () => formError({ phone_token: ['PHONE_VERIFICATION_INVALID', 'Invalid phone verification.'] })
       if (!phone || row.data.purpose === 'reset' || isPhoneBlocked(phone)) throw invalid()
-      const owner = db().select({ id: users.id }).from(users).where(eq(users.phone, phone)).get()
+      const owner = findUserByPhone(phone)
       if (owner && owner.id !== me.userId) throw formError({ phone_token: ['PHONE_NUMBER_ALREADY_TAKEN', 'This phone number is already used by another account.'] })
       try {
-        db().update(users).set({ phone }).where(eq(users.id, me.userId)).run()
+        updateUser(me.userId, { phone })
       } catch {
         throw invalid() // another account took it at the same moment
       }
@@ -271,9 +269,9 @@ export const mfaSessionRoutes = new Elysia()
       await confirmPassword(userOf(me.userId), body.password)
       if (hasSms(me.userId)) {
         await requireElevation(me, request)
-        db().delete(smsFactors).where(eq(smsFactors.userId, me.userId)).run()
+        deleteSmsFactor(me.userId)
       }
-      db().update(users).set({ phone: null }).where(eq(users.id, me.userId)).run()
+      updateUser(me.userId, { phone: null })
       userChanged(me.userId)
       return noContent()
     },

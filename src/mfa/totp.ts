@@ -1,10 +1,8 @@
 // TOTP (RFC 6238: SHA-1, 6 digits, 30 s) with ±1 step of skew and no step ever accepted twice for a user:
 // the step is claimed with one guarded UPDATE, so two parallel requests with the same code cannot both pass.
-import { and, eq, lt } from 'drizzle-orm'
 import { Secret, TOTP } from 'otpauth'
 import { clock } from '../core/clock'
-import { db } from '../db/client'
-import { totpSecrets } from './tables'
+import { claimTotpStep, deleteTotpSecret, findTotpSecret, hasTotpSecret, insertTotpSecret } from './store'
 
 const PERIOD_S = 30
 export const SECRET_BYTES = 20 // 160 bits
@@ -30,28 +28,23 @@ export function matchingStep(secret: string, code: string): number | undefined {
 }
 
 export function hasTotp(userId: string): boolean {
-  return !!db().select({ u: totpSecrets.userId }).from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+  return hasTotpSecret(userId)
 }
 
 /** Check a code against the user's secret and claim its step; true once per step. */
 export function verifyTotp(userId: string, code: string): boolean {
-  const row = db().select().from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+  const row = findTotpSecret(userId)
   if (!row) return false
   const step = matchingStep(row.secret, code.replace(/\s+/g, ''))
   if (step === undefined) return false
-  return !!db()
-    .update(totpSecrets)
-    .set({ lastStep: step })
-    .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
-    .returning({ u: totpSecrets.userId })
-    .get()
+  return claimTotpStep(userId, step)
 }
 
 /** Enrol a secret; false when the user already has one (two parallel enables: one wins). */
 export function saveTotp(userId: string, secret: string, step: number): boolean {
-  return !!db().insert(totpSecrets).values({ userId, secret, lastStep: step, createdAt: clock.now() }).onConflictDoNothing().returning().get()
+  return insertTotpSecret(userId, secret, step)
 }
 
 export function removeTotp(userId: string): void {
-  db().delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+  deleteTotpSecret(userId)
 }

@@ -8,29 +8,37 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server'
-import { and, eq, lt, or } from 'drizzle-orm'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { snowflake } from '../core/snowflake'
-import { db } from '../db/client'
 import type { UserRow } from '../accounts/tables'
-import { webauthnCredentials } from './tables'
+import {
+  advanceCounter,
+  credentialsOfUser,
+  deleteCredential,
+  deleteCredentialsOf,
+  findCredentialByCredentialId,
+  hasCredential,
+  insertCredential,
+  renameCredentialRow,
+  type CredentialRow,
+} from './store'
 
 const rpId = () => config().webauthnRpId ?? new URL(config().webUrl).hostname
 const origins = () => config().webauthnOrigins ?? [new URL(config().webUrl).origin]
 
-export type CredentialRow = typeof webauthnCredentials.$inferSelect
+export type { CredentialRow }
 export const WEBAUTHN_TIMEOUT_MS = 120_000
 
 /** Discord's authenticator object (type 1 = WebAuthn). */
 export const authenticatorView = (c: CredentialRow) => ({ id: c.id, name: c.name, type: 1 })
 
 export function credentialsOf(userId: string): CredentialRow[] {
-  return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).all()
+  return credentialsOfUser(userId)
 }
 
 export function hasWebauthn(userId: string): boolean {
-  return !!db().select({ id: webauthnCredentials.id }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).get()
+  return hasCredential(userId)
 }
 
 /** Registration options for a user (its existing credentials excluded); the challenge goes on the ticket. */
@@ -84,21 +92,16 @@ export async function registerCredential(userId: string, challenge: string, name
     })
     if (!result.verified) return undefined
     const { credential: c } = result.registrationInfo
-    return db()
-      .insert(webauthnCredentials)
-      .values({
-        id: snowflake(),
-        userId,
-        credentialId: c.id,
-        publicKey: Buffer.from(c.publicKey).toString('base64url'),
-        counter: c.counter,
-        transports: (c.transports ?? []) as string[],
-        name,
-        createdAt: clock.now(),
-      })
-      .onConflictDoNothing()
-      .returning()
-      .get()
+    return insertCredential({
+      id: snowflake(),
+      userId,
+      credentialId: c.id,
+      publicKey: Buffer.from(c.publicKey).toString('base64url'),
+      counter: c.counter,
+      transports: (c.transports ?? []) as string[],
+      name,
+      createdAt: clock.now(),
+    })
   } catch {
     return undefined
   }
@@ -112,7 +115,7 @@ export async function registerCredential(userId: string, challenge: string, name
 export async function verifyAssertion(credential: unknown, challenge: string, userId: string | null): Promise<CredentialRow | undefined> {
   const response = parseJson<AuthenticationResponseJSON>(credential)
   if (!response || typeof response.id !== 'string') return undefined
-  const row = db().select().from(webauthnCredentials).where(eq(webauthnCredentials.credentialId, response.id)).get()
+  const row = findCredentialByCredentialId(response.id)
   if (!row || (userId !== null && row.userId !== userId)) return undefined
   // Passwordless: the authenticator must name the same user it was registered for.
   if (userId === null && response.response?.userHandle && Buffer.from(response.response.userHandle, 'base64url').toString() !== row.userId) return undefined
@@ -126,28 +129,21 @@ export async function verifyAssertion(credential: unknown, challenge: string, us
       requireUserVerification: userId === null,
     })
     if (!result.verified) return undefined
-    const next = result.authenticationInfo.newCounter
     // A counter that did not move past the stored one is a cloned authenticator or a replay (0/0 means no counter).
-    const advanced = db()
-      .update(webauthnCredentials)
-      .set({ counter: next })
-      .where(and(eq(webauthnCredentials.id, row.id), or(lt(webauthnCredentials.counter, next), and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)))))
-      .returning()
-      .get()
-    return advanced
+    return advanceCounter(row.id, result.authenticationInfo.newCounter)
   } catch {
     return undefined
   }
 }
 
 export function renameCredential(userId: string, id: string, name: string): CredentialRow | undefined {
-  return db().update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+  return renameCredentialRow(userId, id, name)
 }
 
 export function removeCredential(userId: string, id: string): boolean {
-  return !!db().delete(webauthnCredentials).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+  return deleteCredential(userId, id)
 }
 
 export function removeAllCredentials(userId: string): void {
-  db().delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+  deleteCredentialsOf(userId)
 }

@@ -1,0 +1,168 @@
+// Every query of the mfa domain: TOTP secrets, backup codes, SMS factors, security keys and MFA tickets. Synchronous,
+// as every store (docs/DESIGN.md, "Stores"). Single-use steps are one guarded UPDATE or DELETE ... RETURNING each.
+import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
+import { clock } from '../core/clock'
+import { db } from '../db/client'
+import { backupCodes, mfaTickets, smsFactors, totpSecrets, webauthnCredentials } from './tables'
+
+export type TicketRow = typeof mfaTickets.$inferSelect
+export type CredentialRow = typeof webauthnCredentials.$inferSelect
+export type BackupCodeRow = typeof backupCodes.$inferSelect
+
+// ---- TOTP
+
+export function hasTotpSecret(userId: string): boolean {
+  return !!db().select({ u: totpSecrets.userId }).from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+}
+
+export function findTotpSecret(userId: string): typeof totpSecrets.$inferSelect | undefined {
+  return db().select().from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+}
+
+/** Move the last accepted step forward to `step`: true once per step, even in parallel. */
+export function claimTotpStep(userId: string, step: number): boolean {
+  return !!db()
+    .update(totpSecrets)
+    .set({ lastStep: step })
+    .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
+    .returning({ u: totpSecrets.userId })
+    .get()
+}
+
+/** false when the user already has a secret. */
+export function insertTotpSecret(userId: string, secret: string, step: number): boolean {
+  return !!db().insert(totpSecrets).values({ userId, secret, lastStep: step, createdAt: clock.now() }).onConflictDoNothing().returning().get()
+}
+
+export function deleteTotpSecret(userId: string): void {
+  db().delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+}
+
+// ---- backup codes
+
+/** Replace a user's codes with these hashes, in one transaction. */
+export function replaceBackupCodes(userId: string, hashes: string[]): void {
+  db().transaction((tx) => {
+    tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+    tx.insert(backupCodes).values(hashes.map((codeHash) => ({ userId, codeHash }))).run()
+  })
+}
+
+export function backupCodesOf(userId: string): BackupCodeRow[] {
+  return db().select().from(backupCodes).where(eq(backupCodes.userId, userId)).all()
+}
+
+export function unusedBackupCodes(userId: string): BackupCodeRow[] {
+  return db().select().from(backupCodes).where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false))).all()
+}
+
+export function hasUnusedBackupCode(userId: string): boolean {
+  return !!db().select({ id: backupCodes.id }).from(backupCodes).where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false))).get()
+}
+
+/** Mark a code used: true for exactly one caller. */
+export function consumeBackupCodeRow(id: number): boolean {
+  return !!db()
+    .update(backupCodes)
+    .set({ consumed: true })
+    .where(and(eq(backupCodes.id, id), eq(backupCodes.consumed, false)))
+    .returning({ id: backupCodes.id })
+    .get()
+}
+
+export function deleteBackupCodes(userId: string): void {
+  db().delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+}
+
+// ---- SMS
+
+export function hasSmsFactor(userId: string): boolean {
+  return !!db().select({ u: smsFactors.userId }).from(smsFactors).where(eq(smsFactors.userId, userId)).get()
+}
+
+export function insertSmsFactor(userId: string): void {
+  db().insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
+}
+
+export function deleteSmsFactor(userId: string): void {
+  db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+}
+
+// ---- security keys
+
+export function credentialsOfUser(userId: string): CredentialRow[] {
+  return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).all()
+}
+
+export function hasCredential(userId: string): boolean {
+  return !!db().select({ id: webauthnCredentials.id }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).get()
+}
+
+export function findCredentialByCredentialId(credentialId: string): CredentialRow | undefined {
+  return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.credentialId, credentialId)).get()
+}
+
+/** undefined when the credential id is already registered. */
+export function insertCredential(row: typeof webauthnCredentials.$inferInsert): CredentialRow | undefined {
+  return db().insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
+}
+
+/**
+ * Store the counter of an assertion if it moved past the stored one (0/0: the authenticator keeps no counter);
+ * undefined otherwise, which is a cloned authenticator or a replay.
+ */
+export function advanceCounter(id: string, next: number): CredentialRow | undefined {
+  return db()
+    .update(webauthnCredentials)
+    .set({ counter: next })
+    .where(and(eq(webauthnCredentials.id, id), or(lt(webauthnCredentials.counter, next), and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)))))
+    .returning()
+    .get()
+}
+
+export function renameCredentialRow(userId: string, id: string, name: string): CredentialRow | undefined {
+  return db().update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+}
+
+export function deleteCredential(userId: string, id: string): boolean {
+  return !!db().delete(webauthnCredentials).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+}
+
+export function deleteCredentialsOf(userId: string): void {
+  db().delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+}
+
+// ---- tickets
+
+export function insertTicket(row: typeof mfaTickets.$inferInsert): void {
+  db().insert(mfaTickets).values(row).run()
+}
+
+export function findLiveTicket(ticketHash: string, purpose: string, now: number): TicketRow | undefined {
+  return db()
+    .select()
+    .from(mfaTickets)
+    .where(and(eq(mfaTickets.ticketHash, ticketHash), eq(mfaTickets.purpose, purpose), gt(mfaTickets.expiresAt, now)))
+    .get()
+}
+
+export function countWrongCode(ticketHash: string): void {
+  db()
+    .update(mfaTickets)
+    .set({ attempts: sql`${mfaTickets.attempts} + 1` })
+    .where(eq(mfaTickets.ticketHash, ticketHash))
+    .run()
+}
+
+/** Delete a ticket that has tries left: true for exactly one caller. */
+export function takeTicket(ticketHash: string, maxWrongCodes: number): boolean {
+  return !!db()
+    .delete(mfaTickets)
+    .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
+    .returning({ h: mfaTickets.ticketHash })
+    .get()
+}
+
+export function deleteExpiredTickets(now: number): void {
+  db().delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
+}
