@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util'
 import { config } from './config'
 import { closeDatabase, openDatabase } from './db/client'
-import { createApplication, listApplications } from './oauth2/applications'
+import { createApplication } from './oauth2/applications'
+import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
 import { createSession } from './accounts/sessions'
 import { setGuildAttributes } from './guilds/public'
@@ -28,7 +29,7 @@ const commands: Record<string, Command> = {
   'app list': {
     usage: 'app list',
     async run() {
-      const apps = await listApplications()
+      const apps = listApplications()
       return apps.map((a) => ({ id: a.id, name: a.name, bot_user_id: a.botUserId, redirect_uris: a.redirectUris }))
     },
   },

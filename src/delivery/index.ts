@@ -1,11 +1,10 @@
 // Sends e-mail and SMS. Without SMTP_URL / SMS_WEBHOOK_URL, messages land in the outbox table and a log line.
 // The accounts domain adds the SMTP and webhook transports; callers only use sendEmail/sendSms.
-import { desc, eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { snowflake } from '../core/snowflake'
-import { db } from '../db/client'
-import { outbox, type OutboxRow } from './tables'
+import { insertOutbox, outboxRows } from './store'
+import type { OutboxRow } from './tables'
 
 export type Email = { to: string; subject: string; text: string }
 export type Sms = { to: string; body: string }
@@ -30,7 +29,7 @@ async function deliver<M>(channel: 'email' | 'sms', to: string, subject: string 
   }
   // A delivered message's links are live credentials: keep them only while the outbox is the delivery.
   const kept = status === 'sent' ? '(delivered; body not kept)' : body
-  db().insert(outbox).values({ id: snowflake(), channel, to, subject, body: kept, status, createdAt: clock.now() }).run()
+  insertOutbox({ id: snowflake(), channel, to, subject, body: kept, status, createdAt: clock.now() })
   log.info(`${channel} ${status}`, { to, subject: subject ?? '' })
 }
 
@@ -43,6 +42,5 @@ export function sendSms(sms: Sms): Promise<void> {
 }
 
 export async function readOutbox(to?: string): Promise<OutboxRow[]> {
-  const query = db().select().from(outbox)
-  return (to ? query.where(eq(outbox.to, to)) : query).orderBy(desc(outbox.createdAt), desc(outbox.id)).all()
+  return outboxRows(to)
 }

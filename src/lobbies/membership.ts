@@ -1,5 +1,6 @@
 // Adding, updating and removing lobby members inside a transaction, with the limits and the gateway effects
 // (members follow their lobbies' topics live).
+import { existingUserIds } from '../accounts/store'
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import type { DB } from '../db/client'
@@ -13,7 +14,6 @@ import {
   countMembers,
   countUserLobbies,
   deleteMember,
-  existingUsers,
   getLobby,
   insertMember,
   listMembers,
@@ -42,7 +42,7 @@ export function changeMembers(tx: DB, lobby: LobbyRow, upserts: MemberInput[], r
   const field = options.field ?? 'members'
   const wanted = new Map<string, MemberInput>()
   for (const m of upserts) wanted.set(m.id, m)
-  const known = existingUsers(tx, [...wanted.keys()])
+  const known = existingUserIds(tx, [...wanted.keys()])
   for (const id of wanted.keys()) if (!known.has(id)) throw Errors.unknownUser()
 
   const current = new Map(listMembers(lobby.id, tx).map((m) => [m.userId, m]))

@@ -1,7 +1,6 @@
 // Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
-import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, isNotNull, lte, sql } from 'drizzle-orm'
 import { db, type DB } from '../db/client'
-import { users } from '../accounts/tables'
 import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
 
 export function getLobby(id: string, tx: DB = db()): LobbyRow | undefined {
@@ -74,12 +73,6 @@ export function countMembers(tx: DB, lobbyId: string): number {
 
 export function countUserLobbies(tx: DB, userId: string, applicationId: string): number {
   return tx.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))).get()?.n ?? 0
-}
-
-/** The ids among `ids` that are users. */
-export function existingUsers(tx: DB, ids: string[]): Set<string> {
-  if (ids.length === 0) return new Set()
-  return new Set(tx.select({ id: users.id }).from(users).where(inArray(users.id, ids)).all().map((r) => r.id))
 }
 
 /** Lobby ids a user belongs to (for gateway subscriptions), optionally of one application. */

@@ -3,9 +3,8 @@ import { clock } from '../core/clock'
 import { ApiError, Errors, addFieldError, errorTree } from '../core/errors'
 import { randomToken, sha256Hex } from '../core/crypto'
 import { isSnowflake, snowflake } from '../core/snowflake'
-import { findApplication } from './applications'
 import { parseScopes } from './scopes'
-import { insertCode } from './store'
+import { findApplication, insertCode } from './store'
 import type { ApplicationRow } from './tables'
 
 export const CODE_TTL_MS = 10 * 60 * 1000
@@ -33,7 +32,7 @@ function invalid(field: string, code: string, message: string, oauthError: strin
 export async function checkAuthorizeRequest(q: AuthorizeQuery): Promise<AuthorizeRequest> {
   if (!q.client_id) throw invalid('client_id', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
   if (!isSnowflake(q.client_id)) throw invalid('client_id', 'NUMBER_TYPE_COERCE', `Value "${q.client_id}" is not snowflake.`, 'invalid_request')
-  const app = await findApplication(q.client_id)
+  const app = findApplication(q.client_id)
   if (!app) throw Errors.unknownApplication()
 
   // redirect_uri first: until it is known to be registered, nothing may be sent to it.
@@ -75,7 +74,7 @@ function redirectTo(uri: string, params: Record<string, string | undefined>): st
 export async function grantCode(request: AuthorizeRequest, userId: string): Promise<string> {
   const code = randomToken(32)
   const now = clock.now()
-  await insertCode({
+  insertCode({
     codeHash: sha256Hex(code),
     applicationId: request.app.id,
     userId,

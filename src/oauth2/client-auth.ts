@@ -1,8 +1,8 @@
 // Client authentication at the token endpoints: HTTP Basic (RFC 6749 2.3.1) or client_id/client_secret in the body.
 import { safeEqual, sha256Hex } from '../core/crypto'
 import { isSnowflake } from '../core/snowflake'
-import { findApplication } from './applications'
 import { OAuthError } from './errors'
+import { findApplication } from './store'
 import type { ApplicationRow } from './tables'
 
 export type AuthenticatedClient = {
@@ -49,7 +49,7 @@ export async function authenticateClient(request: Request, form: FormBody): Prom
   const secret = basic?.secret ?? form.client_secret
   if (basic && form.client_id !== undefined && form.client_id !== basic.id) throw fail('client_id does not match')
   if (!clientId || !isSnowflake(clientId)) throw fail('Invalid client_id')
-  const app = await findApplication(clientId)
+  const app = findApplication(clientId)
   // Compare against a dummy when the application is unknown so timing says nothing either way.
   const expected = app?.clientSecretHash ?? sha256Hex('no-such-client')
   if (secret === undefined || secret === '') {

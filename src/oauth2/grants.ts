@@ -72,11 +72,11 @@ const invalidGrant = (what: string) => new OAuthError('invalid_grant', `Invalid 
 export async function exchangeCode(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!form.code) throw new OAuthError('invalid_request', 'Missing "code" in request.')
   const hash = sha256Hex(form.code)
-  const code = await useCode(hash)
+  const code = useCode(hash)
   if (!code) {
     // A replayed code: whatever it bought is revoked (RFC 6749 4.1.2).
-    const spent = await findCode(hash)
-    if (spent) await revokeFamily(spent.familyId)
+    const spent = findCode(hash)
+    if (spent) revokeFamily(spent.familyId)
     throw invalidGrant('code')
   }
   if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) throw invalidGrant('code')
@@ -103,12 +103,12 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
 
 export async function refresh(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'Missing "refresh_token" in request.')
-  const row = await findTokenByRefreshHash(sha256Hex(form.refresh_token))
+  const row = findTokenByRefreshHash(sha256Hex(form.refresh_token))
   if (!row || row.applicationId !== client.app.id) throw invalidGrant('refresh_token')
   if (!client.confidential && !row.publicClient) throw new OAuthError('invalid_client', 'Invalid client_secret')
   if (row.refreshUsedAt !== null) {
     // Reuse of a rotated refresh token: someone else holds a copy. End the whole grant.
-    await revokeFamily(row.familyId)
+    revokeFamily(row.familyId)
     throw invalidGrant('refresh_token')
   }
   if (row.refreshExpiresAt === null || row.refreshExpiresAt <= clock.now()) throw invalidGrant('refresh_token')
@@ -132,7 +132,7 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
   } catch (error) {
     if (!(error instanceof RefreshRace)) throw error
     // Two requests raced with one refresh token: the loser is a reuse.
-    await revokeFamily(row.familyId)
+    revokeFamily(row.familyId)
     throw invalidGrant('refresh_token')
   }
 }

@@ -6,13 +6,12 @@ import { identity } from '../http/identity'
 import { json } from '../http/respond'
 import { findUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
-import { findApplication } from './applications'
 import { checkAuthorizeRequest, denied, grantCode, type AuthorizeQuery } from './authorize'
 import { authenticateClient, formFields } from './client-auth'
 import { OAuthError } from './errors'
 import { clientCredentials, exchangeCode, refresh } from './grants'
 import { publicApplication } from './serialize'
-import { findTokenByAnyHash, findTokenById, hasGrant, revokeFamily } from './store'
+import { findApplication, findTokenByAnyHash, findTokenById, hasGrant, revokeFamily } from './store'
 import { sha256Hex } from '../core/crypto'
 
 // RFC 6749 5.1: token responses must not be cached.
@@ -30,12 +29,12 @@ export const oauth2Routes = new Elysia()
     '/oauth2/authorize',
     async ({ caller, query: q }) => {
       const request = await checkAuthorizeRequest(query(q))
-      const user = await findUser(caller.userId)
+      const user = findUser(caller.userId)
       if (!user) throw Errors.unauthorized()
       return {
         application: publicApplication(request.app),
         user: publicUser(user),
-        authorized: await hasGrant(user.id, request.app.id),
+        authorized: hasGrant(user.id, request.app.id),
         scopes: request.scopes,
         redirect_uri: request.redirectUri,
       }
@@ -82,8 +81,8 @@ export const oauth2Routes = new Elysia()
       const client = await authenticateClient(request, form)
       if (!form.token) throw new OAuthError('invalid_request', 'Missing "token" in request.')
       // RFC 7009: unknown or foreign tokens are not an error; revoking either token ends the whole grant.
-      const row = await findTokenByAnyHash(sha256Hex(form.token))
-      if (row && row.applicationId === client.app.id) await revokeFamily(row.familyId)
+      const row = findTokenByAnyHash(sha256Hex(form.token))
+      if (row && row.applicationId === client.app.id) revokeFamily(row.familyId)
       return json({}, 200, NO_STORE)
     },
     { detail: { tags: ['oauth2'], summary: 'Revoke an access or refresh token' } },
@@ -92,10 +91,10 @@ export const oauth2Routes = new Elysia()
     '/oauth2/@me',
     async ({ caller }) => {
       if (caller.kind !== 'bearer') throw Errors.unauthorized()
-      const app = await findApplication(caller.applicationId)
-      const grant = await findTokenById(caller.grantId)
+      const app = findApplication(caller.applicationId)
+      const grant = findTokenById(caller.grantId)
       if (!app || !grant) throw Errors.unauthorized()
-      const user = caller.scopes.includes('identify') ? await findUser(caller.userId) : undefined
+      const user = caller.scopes.includes('identify') ? findUser(caller.userId) : undefined
       return {
         application: publicApplication(app),
         scopes: grant.scopes.split(' '),

@@ -1,10 +1,43 @@
-// Queries of authorization codes and OAuth2 tokens. Single-use steps are one UPDATE ... RETURNING each.
+// Every query of the oauth2 domain: applications, authorization codes and tokens. Synchronous, as every store
+// (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
-import { db, type DB } from '../db/client'
-import { oauth2Codes, oauth2Tokens, type OAuth2CodeRow, type OAuth2TokenRow } from './tables'
+import { db, prepared, type DB } from '../db/client'
+import { applications, oauth2Codes, oauth2Tokens, type ApplicationRow, type OAuth2CodeRow, type OAuth2TokenRow } from './tables'
 
-export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<void> {
+// ---- applications
+
+export function insertApplication(tx: DB, row: typeof applications.$inferInsert): void {
+  tx.insert(applications).values(row).run()
+}
+
+export function listApplications(): ApplicationRow[] {
+  return db().select().from(applications).all()
+}
+
+export function findApplication(id: string): ApplicationRow | undefined {
+  return db().select().from(applications).where(eq(applications.id, id)).get()
+}
+
+const applicationByBotTokenHash = prepared((d) =>
+  d.select().from(applications).where(eq(applications.botTokenHash, sql.placeholder('hash'))).prepare(),
+)
+
+export function findApplicationByBotTokenHash(hash: string): ApplicationRow | undefined {
+  return applicationByBotTokenHash().get({ hash })
+}
+
+// ---- codes and tokens
+
+const tokenByAccessTokenHash = prepared((d) =>
+  d.select().from(oauth2Tokens).where(eq(oauth2Tokens.accessTokenHash, sql.placeholder('hash'))).prepare(),
+)
+
+export function findTokenByAccessHash(hash: string): OAuth2TokenRow | undefined {
+  return tokenByAccessTokenHash().get({ hash })
+}
+
+export function insertCode(row: typeof oauth2Codes.$inferInsert): void {
   const now = clock.now()
   // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
   db().delete(oauth2Codes).where(lt(oauth2Codes.expiresAt, now - 3600_000)).run()
@@ -12,7 +45,7 @@ export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<
 }
 
 /** Mark a code used; undefined when it does not exist or was already used (atomic: one statement). */
-export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
+export function useCode(codeHash: string): OAuth2CodeRow | undefined {
   return db()
     .update(oauth2Codes)
     .set({ usedAt: clock.now() })
@@ -21,7 +54,7 @@ export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefin
     .get()
 }
 
-export async function findCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
+export function findCode(codeHash: string): OAuth2CodeRow | undefined {
   return db().select().from(oauth2Codes).where(eq(oauth2Codes.codeHash, codeHash)).get()
 }
 
@@ -29,15 +62,15 @@ export function insertToken(tx: DB, row: typeof oauth2Tokens.$inferInsert): void
   tx.insert(oauth2Tokens).values(row).run()
 }
 
-export async function findTokenByRefreshHash(hash: string): Promise<OAuth2TokenRow | undefined> {
+export function findTokenByRefreshHash(hash: string): OAuth2TokenRow | undefined {
   return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.refreshTokenHash, hash)).get()
 }
 
-export async function findTokenById(id: string): Promise<OAuth2TokenRow | undefined> {
+export function findTokenById(id: string): OAuth2TokenRow | undefined {
   return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.id, id)).get()
 }
 
-export async function findTokenByAnyHash(hash: string): Promise<OAuth2TokenRow | undefined> {
+export function findTokenByAnyHash(hash: string): OAuth2TokenRow | undefined {
   return db()
     .select()
     .from(oauth2Tokens)
@@ -57,12 +90,12 @@ export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefine
 }
 
 /** Revoke every token of a grant family (reuse of a spent refresh token or code, or explicit revocation). */
-export async function revokeFamily(familyId: string): Promise<number> {
+export function revokeFamily(familyId: string): number {
   return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all().length
 }
 
 /** Whether the user has a live grant for the application (it "authorized" the application). */
-export async function hasGrant(userId: string, applicationId: string): Promise<boolean> {
+export function hasGrant(userId: string, applicationId: string): boolean {
   const now = clock.now()
   const row = db()
     .select({ id: oauth2Tokens.id })

@@ -1,0 +1,14 @@
+// Every query of the delivery domain: the outbox. Synchronous, as every store (docs/DESIGN.md, "Stores").
+import { desc, eq } from 'drizzle-orm'
+import { db } from '../db/client'
+import { outbox, type OutboxRow } from './tables'
+
+export function insertOutbox(row: typeof outbox.$inferInsert): void {
+  db().insert(outbox).values(row).run()
+}
+
+/** Newest first; only those sent to `to` when given. */
+export function outboxRows(to?: string): OutboxRow[] {
+  const query = db().select().from(outbox)
+  return (to ? query.where(eq(outbox.to, to)) : query).orderBy(desc(outbox.createdAt), desc(outbox.id)).all()
+}
