@@ -1,6 +1,6 @@
 // Password hashing with argon2id at OWASP's minimum (m=19 MiB, t=2, p=1); rehash when parameters change.
-import { formError } from '../core/errors'
 import { reserve } from '../core/ratelimit'
+import { passwordMismatch } from './errors'
 export const PASSWORD_PARAMS = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const
 
 export function hashPassword(password: string): Promise<string> {
@@ -26,5 +26,5 @@ export const WRONG_PASSWORDS_PER_USER = { limit: 10, windowMs: 15 * 60_000 }
 export async function confirmPassword(user: { id: string; passwordHash: string | null }, password: unknown): Promise<void> {
   const attempt = reserve(['password-user', user.id, WRONG_PASSWORDS_PER_USER])
   if (typeof password === 'string' && user.passwordHash && (await verifyPassword(password, user.passwordHash))) return attempt.release()
-  throw formError({ password: ['PASSWORD_DOES_NOT_MATCH', 'Password does not match.'] })
+  throw passwordMismatch()
 }

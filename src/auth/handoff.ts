@@ -1,11 +1,11 @@
 // Handoff: an authenticated client mints a single-use token bound to a key and its IP; another client on the same
 // IP exchanges key + token for a new session. Wrong key, wrong IP, reuse and expiry all fail the same way.
-import { ApiError, addFieldError, errorTree } from '../core/errors'
 import { safeEqual, sha256Hex } from '../core/crypto'
 import { publicUser } from '../accounts/serialize'
 import { findUser } from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
+import { handoffTokenInvalid } from './errors'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 
 export const HANDOFF_TTL_MS = 5 * 60_000
@@ -14,15 +14,12 @@ export function createHandoff(userId: string, key: string, ip: string): string {
   return issueOneTime('handoff', userId, HANDOFF_TTL_MS, { key: sha256Hex(key), ip })
 }
 
-const invalid = () =>
-  new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'handoff_token', { code: 'HANDOFF_TOKEN_INVALID', message: 'Invalid handoff token.' }))
-
 export async function exchangeHandoff(key: string, handoffToken: string, client: ClientInfo) {
   // Redeemed first (atomic), checked after: a token presented with the wrong key or from the wrong IP is burnt.
   const row = redeemOneTime('handoff', handoffToken)
-  if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) throw invalid()
+  if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) throw handoffTokenInvalid()
   const user = findUser(row.userId)
-  if (!user || user.state !== 'active' || user.compromised) throw invalid() // a lock also stops tokens minted before it
+  if (!user || user.state !== 'active' || user.compromised) throw handoffTokenInvalid() // a lock also stops tokens minted before it
   const { token } = await completeLogin(user, { client })
   return { token, user: publicUser(user) }
 }

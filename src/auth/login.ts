@@ -1,12 +1,12 @@
 // POST /auth/login: e-mail or E.164 phone + password, enumeration-safe, rate-limited, with MFA, account state,
 // new-location confirmation and required actions.
 import { config } from '../config'
-import { ApiError, formError } from '../core/errors'
 import { clear, reserve, type Slot } from '../core/ratelimit'
 import { findUser, findUserByEmail, findUserByPhone, hasKnownIps, isKnownIp, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
+import { accountCompromised, accountDisabled, accountScheduledForDeletion, invalidLogin, newLoginLocation } from './errors'
 import { mailLoginLocation } from './mail'
 import { issueOneTime } from '../accounts/one-time'
 import { hashPassword, needsRehash, verifyPassword } from '../accounts/passwords'
@@ -22,9 +22,6 @@ export const LOGIN_FAILURES_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
 export const LOGIN_FAILURES_PER_ACCOUNT_AND_IP = { limit: 10, windowMs: 15 * 60_000 }
 export const LOGIN_FAILURES_PER_ACCOUNT = { limit: 100, windowMs: 60 * 60_000 }
 export const AUTHORIZE_IP_TTL_MS = 24 * 3600_000
-
-const invalidLogin = () =>
-  formError({ login: ['INVALID_LOGIN', 'Login or password is invalid.'], password: ['INVALID_LOGIN', 'Login or password is invalid.'] })
 
 // Verified against when the account does not exist, so both answers take the same time.
 let dummyHash: Promise<string> | undefined
@@ -56,20 +53,18 @@ export async function login(input: LoginInput, context: LoginContext) {
   clear('login-account-ip', pair) // the owner got in from here: earlier typos from this source are forgiven
 
   if (user.compromised) {
-    throw formError({ login: ['ACCOUNT_COMPROMISED_RESET_PASSWORD', 'Your account has been flagged as compromised. Reset your password to continue.'] })
+    throw accountCompromised()
   }
   if (user.state !== 'active') {
     if (!input.undelete) {
-      throw user.state === 'disabled'
-        ? new ApiError(400, 20013, 'This account is disabled')
-        : new ApiError(400, 20011, 'This account is scheduled for deletion')
+      throw user.state === 'disabled' ? accountDisabled() : accountScheduledForDeletion()
     }
     updateUser(user.id, { state: 'active' })
   }
   if (config().newLoginLocationCheck && user.email && user.emailVerified && isNewLocation(user.id, ip)) {
     const token = issueOneTime('authorize_ip', user.id, AUTHORIZE_IP_TTL_MS, { ip })
     await mailLoginLocation(user.email, token, ip, context.client.location)
-    throw formError({ login: ['ACCOUNT_LOGIN_VERIFICATION_EMAIL', 'New login location detected, please check your e-mail.'] })
+    throw newLoginLocation()
   }
   if (needsRehash(user.passwordHash!)) {
     updateUser(user.id, { passwordHash: await hashPassword(input.password) })

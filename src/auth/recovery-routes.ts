@@ -1,11 +1,12 @@
 // REST for recovery and account changes: forgot/reset/revert (unauthenticated), PATCH /users/@me and
 // POST /auth/sessions/logout (elevated).
 import { Elysia, t } from 'elysia'
-import { Errors, formError } from '../core/errors'
+import { Errors } from '../core/errors'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
+import { passwordRefused } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
 import { privateUser } from '../accounts/serialize'
 import { findUser, updateUser } from '../accounts/store'
@@ -102,7 +103,7 @@ export const accountRoutes = new Elysia()
         }
         if (body.new_password !== undefined) {
           const problem = passwordProblem(body.new_password)
-          if (problem) throw formError({ new_password: problem })
+          if (problem) throw passwordRefused('new_password', problem)
           updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
           // A new password ends every other session; this one continues under a new token.
           await endSessions(me.userId, me.sessionId)

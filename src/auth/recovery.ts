@@ -1,6 +1,5 @@
 // Password recovery (forgot/reset) and account recovery (e-mail change with a revert link; revert).
 import type { UserCaller } from '../core/caller'
-import { ApiError, formError } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
 import { reserve } from '../core/ratelimit'
 import { events } from '../gateway/bus'
@@ -8,8 +7,10 @@ import { findUser, findUserByEmail, findUserByPhone, updateUser } from '../accou
 import type { UserRow } from '../accounts/tables'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
+import { passwordRefused, phoneNumberInvalid } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
 import { findUserByLogin } from './login'
+import { emailInvalid, emailTaken, phoneResetByEmail, phoneVerificationRequired, tokenInvalid } from './errors'
 import { mailEmailChanged, mailPasswordReset } from './mail'
 import { issueOneTime, peekOneTime, redeemOneTime, revokeOneTime, type OneTimeRow } from '../accounts/one-time'
 import { hashPassword } from '../accounts/passwords'
@@ -22,11 +23,9 @@ export const REVERT_TTL_MS = 2 * 24 * 3600_000
 export const FORGOT_PER_IP = { limit: 10, windowMs: 3600_000 }
 export const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 
-const tokenInvalid = () => formError({ token: ['TOKEN_INVALID', 'Invalid or expired token.'] })
-
 function checkNewPassword(password: string) {
   const problem = passwordProblem(password)
-  if (problem) throw formError({ password: problem })
+  if (problem) throw passwordRefused('password', problem)
 }
 
 function mailResetLink(user: UserRow) {
@@ -44,14 +43,14 @@ export async function forgotPassword(login: string, ip: string): Promise<void> {
     if (usable && user.email) mailResetLink(user)
     return
   }
-  if (!isE164(login.trim())) throw formError({ login: ['PHONE_NUMBER_INVALID', 'Invalid phone number.'] })
+  if (!isE164(login.trim())) throw phoneNumberInvalid('login')
   // A phone that is also the second factor cannot reset on its own: the reset goes by e-mail.
   if (usable && secondFactor().hasSms(user.id) && user.email) {
     mailResetLink(user)
-    throw new ApiError(400, 70009, 'This phone number cannot be used to reset your password; a reset link was sent by e-mail')
+    throw phoneResetByEmail()
   }
   if (usable) await issuePhoneCode(user.phone!, 'reset', ip, 'Your password reset code is')
-  throw new ApiError(400, 70007, 'Phone verification is required')
+  throw phoneVerificationRequired()
 }
 
 /** The user a reset token (mailed link or verified reset phone) belongs to; peeked, not yet consumed. */
@@ -101,14 +100,13 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
 /** PATCH /users/@me {email}: change the address; the old one gets a two-day revert link. Caller is elevated. */
 export async function changeEmail(user: UserRow, email: string): Promise<void> {
   const next = email.trim().toLowerCase()
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw formError({ email: ['EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.'] })
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw emailInvalid()
   if (next === user.email) return
-  const taken = () => formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
-  if (findUserByEmail(next)) throw taken()
+  if (findUserByEmail(next)) throw emailTaken()
   try {
     updateUser(user.id, { email: next, emailVerified: false })
   } catch {
-    throw taken() // taken at the same moment by another account
+    throw emailTaken() // taken at the same moment by another account
   }
   if (user.email) await mailEmailChanged(user.email, next, issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email }))
 }
@@ -122,7 +120,7 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   const peeked = peekOneTime('revert_email', token)
   if (!peeked?.userId || !peeked.data.email) throw tokenInvalid()
   const holder = findUserByEmail(peeked.data.email)
-  if (holder && holder.id !== peeked.userId) throw formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
+  if (holder && holder.id !== peeked.userId) throw emailTaken()
   const row = redeemOneTime('revert_email', token)
   if (!row?.userId) throw tokenInvalid()
   const userId = row.userId

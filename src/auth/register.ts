@@ -2,7 +2,7 @@
 // the user to a server). Sends the e-mail verification link.
 import { config } from '../config'
 import { clock } from '../core/clock'
-import { ApiError, addFieldError, errorTree } from '../core/errors'
+import { addFieldError, errorTree, Errors } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { countryOf } from '../geo/country'
@@ -11,7 +11,9 @@ import { suggestUsername, usernameProblem, isUsernameTaken } from '../usernames/
 import { findUser, findUserByEmail, findUserByPhone, insertUser, updateUser, type UserInsert } from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin, rememberIp } from '../accounts/complete-login'
+import { phoneVerificationInvalid } from '../accounts/errors'
 import { claimFingerprint } from '../accounts/fingerprints'
+import { emailTaken, tokenInvalid, usernameTaken } from './errors'
 import { mailEmailVerification } from './mail'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 import { hashPassword } from '../accounts/passwords'
@@ -82,7 +84,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
     else if (years < MIN_AGE_YEARS) fail('date_of_birth', 'DATE_OF_BIRTH_IS_UNDERAGE', `You need to be ${MIN_AGE_YEARS} or older to use this service.`)
   }
   if (consentRequired(client.ip) && input.consent !== true) fail('consent', 'CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.')
-  if (Object.keys(errors).length) throw new ApiError(400, 50035, 'Invalid Form Body', errors)
+  if (Object.keys(errors).length) throw Errors.invalidFormBody(errors)
 
   // Single-use inputs are consumed only once every check passed.
   let phone: string | null = null
@@ -90,7 +92,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
     const row = redeemOneTime('phone', input.phone_token)
     phone = row?.data.phone ?? null
     if (!phone || isPhoneBlocked(phone) || findUserByPhone(phone)) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
+      throw phoneVerificationInvalid()
     }
   }
   const provisionalId = snowflake()
@@ -127,13 +129,13 @@ function insertOrExplain(values: UserInsert) {
   } catch (error) {
     const message = String((error as Error).message)
     if (message.includes('users.username')) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'username', { code: 'USERNAME_ALREADY_TAKEN', message: 'Username is unavailable.' }))
+      throw usernameTaken()
     }
     if (message.includes('users.email')) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'email', { code: 'EMAIL_ALREADY_REGISTERED', message: 'Email is already registered.' }))
+      throw emailTaken()
     }
     if (message.includes('users.phone')) {
-      throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'phone_token', { code: 'PHONE_VERIFICATION_INVALID', message: 'Invalid phone verification.' }))
+      throw phoneVerificationInvalid()
     }
     throw error
   }
@@ -144,7 +146,7 @@ export async function verifyEmail(token: string, client: ClientInfo) {
   const row = redeemOneTime('verify_email', token)
   const user = row?.userId ? findUser(row.userId) : undefined
   if (!row || !user || user.email !== row.data.email) {
-    throw new ApiError(400, 50035, 'Invalid Form Body', addFieldError(errorTree(), 'token', { code: 'TOKEN_INVALID', message: 'Invalid or expired token.' }))
+    throw tokenInvalid()
   }
   updateUser(user.id, { emailVerified: true })
   const { token: session, user_id } = await completeLogin(user, { client })

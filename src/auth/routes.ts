@@ -1,7 +1,7 @@
 // REST for accounts: registration, login, verification, phone codes, fingerprints, location metadata, password
 // strength (unauthenticated) and sessions, logout, devices, settings, handoff (authenticated).
 import { Elysia, t } from 'elysia'
-import { ApiError, addFieldError, Errors, errorTree, formError } from '../core/errors'
+import { addFieldError, Errors, errorTree, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { countryOf } from '../geo/country'
 import { events } from '../gateway/bus'
@@ -10,8 +10,10 @@ import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { findUser, updateUser } from '../accounts/store'
 import { clientInfo } from '../accounts/client-info'
+import { phoneNumberInvalid } from '../accounts/errors'
 import { rememberIp } from '../accounts/complete-login'
 import { createFingerprint } from '../accounts/fingerprints'
+import { tokenInvalid, verificationCodeInvalid } from './errors'
 import { createHandoff, exchangeHandoff } from './handoff'
 import { login } from './login'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
@@ -79,7 +81,7 @@ export const authPublicRoutes = new Elysia()
     '/auth/authorize-ip',
     ({ body }) => {
       const row = redeemOneTime('authorize_ip', body.token)
-      if (!row?.userId || !row.data.ip) throw formError({ token: ['TOKEN_INVALID', 'Invalid or expired token.'] })
+      if (!row?.userId || !row.data.ip) throw tokenInvalid()
       rememberIp(row.userId, row.data.ip)
       return noContent()
     },
@@ -89,7 +91,7 @@ export const authPublicRoutes = new Elysia()
     '/auth/register/phone',
     async (ctx) => {
       const phone = ctx.body.phone
-      if (!isE164(phone) || isPhoneBlocked(phone)) throw formError({ phone: ['PHONE_NUMBER_INVALID', 'Invalid phone number.'] })
+      if (!isE164(phone) || isPhoneBlocked(phone)) throw phoneNumberInvalid()
       await issuePhoneCode(phone, 'register', clientIp(ctx.request, ctx.server))
       return noContent()
     },
@@ -102,7 +104,7 @@ export const authPublicRoutes = new Elysia()
       consume('phone-verify-ip', clientIp(ctx.request, ctx.server), { limit: 30, windowMs: 3600_000 })
       // The code answers for whichever flow texted it (registration, phone change, password reset).
       const purpose = (pendingPurposes(phone).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
-      if (!isE164(phone) || !verifyPhoneCode(phone, code, purpose)) throw new ApiError(400, 50037, 'Invalid verification code')
+      if (!isE164(phone) || !verifyPhoneCode(phone, code, purpose)) throw verificationCodeInvalid()
       return { token: issueOneTime('phone', null, PHONE_TOKEN_TTL_MS, { phone, purpose }) }
     },
     { body: t.Object({ phone: t.String({ maxLength: 20 }), code: t.String({ maxLength: 16 }) }), ...tags('Verify a texted code; returns a phone token') },

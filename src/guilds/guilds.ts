@@ -1,12 +1,13 @@
 // Guild lifecycle and membership: create, rename, delete, join, leave, kick.
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
-import { ApiError, Errors } from '../core/errors'
+import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { findUser } from '../accounts/store'
 import { guildAccess, permissionsOf, topPosition } from './access'
+import { invalidGuild } from './errors'
 import { dropGuildTopics, syncMemberTopics } from './gateway'
 import { DEFAULT_EVERYONE, has } from './permissions'
 import {
@@ -91,7 +92,7 @@ function removeMember(guild: GuildRow, userId: string): void {
 
 export async function leaveGuild(userId: string, guildId: string): Promise<void> {
   const { guild } = guildAccess(guildId, userId)
-  if (guild.ownerId === userId) throw new ApiError(400, 50055, 'Invalid Guild')
+  if (guild.ownerId === userId) throw invalidGuild()
   removeMember(guild, userId)
 }
 

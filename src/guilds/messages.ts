@@ -1,11 +1,11 @@
 // Channel messages: create (SEND_MESSAGES) and read (READ_MESSAGE_HISTORY), newest first.
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
-import { ApiError } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
+import { notTextChannel } from './errors'
 import { serializeMessage } from './serialize'
 import { channelMessages, getChannelRow, insertMessage, updateChannelRow } from './store'
 import type { ChannelRow } from './tables'
@@ -17,7 +17,7 @@ export async function postMessage(userId: string, channelId: string, input: { co
 
 /** Store a message and announce MESSAGE_CREATE to everyone who can view the channel. */
 export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number) {
-  if (channel.type !== ChannelType.GUILD_TEXT) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel')
+  if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
   const row = transaction((tx) => {
     const inserted = insertMessage(tx, { id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })

@@ -1,12 +1,13 @@
 // Roles: create, edit, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only act on roles
 // below its own highest role and cannot grant permissions it does not have.
 import { ALL_PERMISSIONS, Permission } from '../core/discord'
-import { Errors, formError } from '../core/errors'
+import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { findUser } from '../accounts/store'
 import { guildAccess, topPosition, type GuildAccess } from './access'
+import { everyoneUndeletable, invalidPermissions } from './errors'
 import { syncAllMembers, syncMemberTopics } from './gateway'
 import { parsePermissions } from './permissions'
 import { addMemberRole, deleteRoleRow, getMember, getRole, guildRoles, insertRole, removeMemberRole, updateRoleRow } from './store'
@@ -18,7 +19,7 @@ export type RoleInput = { name?: string; permissions?: string; color?: number; h
 function grantable(access: GuildAccess, permissions: string | undefined): string | undefined {
   if (permissions === undefined) return undefined
   const bits = parsePermissions(permissions)
-  if (bits === null) throw formError({ permissions: ['BASE_TYPE_INVALID', 'Invalid permissions value.'] })
+  if (bits === null) throw invalidPermissions()
   const isOwner = access.guild.ownerId === access.member.userId
   if (!isOwner && access.permissions !== ALL_PERMISSIONS && (bits & ~access.permissions) !== 0n) throw Errors.missingPermissions()
   return bits.toString()
@@ -67,7 +68,7 @@ export function deleteRole(userId: string, guildId: string, roleId: string): voi
   const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const role = getRole(guildId, roleId)
   if (!role) throw Errors.unknownRole()
-  if (role.id === guildId) throw formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })
+  if (role.id === guildId) throw everyoneUndeletable()
   manageable(access, role)
   transaction((tx) => deleteRoleRow(tx, roleId))
   events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })

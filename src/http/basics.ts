@@ -4,6 +4,7 @@ import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
 import { log } from '../core/log'
 import { parseBody } from './body'
+import { statusError } from './errors'
 import { validationTree } from './validation'
 
 const started = new WeakMap<Request, number>()
@@ -39,7 +40,7 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     const status = (error as { status?: number })?.status
     if (status === 413) return errorResponse(Errors.entityTooLarge())
     if (typeof status === 'number' && status >= 400 && status < 500 && code !== 'UNKNOWN') {
-      return errorResponse(new ApiError(status, 0, `${status}: ${statusText(status)}`))
+      return errorResponse(statusError(status))
     }
     log.error('unhandled error', { method: request.method, url: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) })
     return errorResponse(Errors.internal())
@@ -50,7 +51,3 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     log.info('request', { method: request.method, route: route || new URL(request.url).pathname, status: set.status ?? 200, ms: ms.toFixed(1) })
   })
   .as('global')
-
-function statusText(status: number): string {
-  return { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 415: 'Unsupported Media Type' }[status] ?? 'Error'
-}

@@ -3,15 +3,13 @@
 // The body is read against MAX_BODY_BYTES as it streams (chunked bodies included) and within a deadline, so a slow
 // or endless body cannot hold a connection. Client keys land in prototype-less objects.
 import { config } from '../config'
-import { ApiError, Errors } from '../core/errors'
+import { Errors } from '../core/errors'
+import { requestTimeout, unsupportedMediaType } from './errors'
 
 const FORM_ROUTES = [/\/oauth2\/token(\/revoke)?$/]
 // Every JSON body is an object, but for these lists (as Discord's bulk endpoints).
 const ARRAY_ROUTES = [/\/lobbies\/:lobbyId\/members\/bulk$/]
 const MULTIPART_ROUTES = [/\/channels\/:channelId\/messages$/, /\/lobbies\/:lobbyId\/messages$/]
-
-export const unsupportedMediaType = (type: string) => new ApiError(415, 0, `Unsupported content type: ${type || 'none'}`)
-const requestTimeout = () => new ApiError(408, 0, 'Request body not received in time')
 
 /** The body as bytes, refused with 413 past the limit and 408 past the deadline. */
 async function readLimited(request: Request): Promise<Uint8Array> {

@@ -1,5 +1,6 @@
-// Lobby limit errors. Discord documents no JSON code for these; they are form errors naming the field at fault.
-import { formError } from '../core/errors'
+// The errors of lobbies. Limits have no JSON code in Discord's documentation: they are form errors naming the
+// field at fault.
+import { ApiError, formError } from '../core/errors'
 import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
 
 export const lobbyFull = (field = 'members') =>
@@ -7,3 +8,5 @@ export const lobbyFull = (field = 'members') =>
 
 export const userLobbyLimit = (field = 'members') =>
   formError({ [field]: ['USER_LOBBY_LIMIT', `A user can be in at most ${MAX_LOBBIES_PER_USER_PER_APP} lobbies of an application.`] })
+
+export const emptyMessage = () => new ApiError(400, 50006, 'Cannot send an empty message')

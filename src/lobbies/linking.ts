@@ -1,7 +1,7 @@
 // Linking a guild text channel to a lobby (PATCH .../channel-linking) and targeted invites to it.
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
-import { ApiError, Errors, formError } from '../core/errors'
+import { Errors, formError } from '../core/errors'
 import { transaction } from '../db/client'
 import type { AppCaller } from './access'
 import { Effects, lazy } from './effects'
@@ -87,7 +87,7 @@ async function unlink(lobby: LobbyRow) {
 export async function inviteToLinkedChannel(caller: AppCaller, lobby: LobbyRow, targetId: string): Promise<{ code: string }> {
   if (!getMember(lobby.id, targetId)) throw Errors.unknownUser()
   const port = guildPort()
-  if (!lobby.linkedChannelId || !port) throw new ApiError(404, 10003, 'Unknown Channel')
+  if (!lobby.linkedChannelId || !port) throw Errors.unknownChannel()
   const { code, invite } = await port.createTargetedInvite({
     channelId: lobby.linkedChannelId,
     inviterId: caller.userId,

@@ -1,10 +1,11 @@
 // Lobby chat: messages to every member (LOBBY_MESSAGE_CREATE), newest first on read, mirrored to a linked channel.
 import { clock } from '../core/clock'
-import { ApiError, Errors } from '../core/errors'
+import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { findUser } from '../accounts/store'
 import { Effects } from './effects'
+import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
 import { mirrorToLinkedChannel } from './linked'
 import { lobbyMessage } from './serialize'
@@ -14,7 +15,7 @@ import type { LobbyRow, Metadata } from './tables'
 export type MessageInput = { content: string; metadata?: Metadata | null; flags?: number | null; nonce?: string | number }
 
 export async function postMessage(lobby: LobbyRow, authorId: string, input: MessageInput) {
-  if (input.content.trim() === '') throw new ApiError(400, 50006, 'Cannot send an empty message')
+  if (input.content.trim() === '') throw emptyMessage()
   const author = await findUser(authorId)
   if (!author) throw Errors.unauthorized()
   const effects = new Effects()

@@ -1,5 +1,5 @@
 // Checks TypeBox cannot express well (metadata maps: key count, key and value length; nullable) as Discord form errors.
-import { ApiError, addFieldError, errorTree } from '../core/errors'
+import { addFieldError, errorTree, Errors } from '../core/errors'
 import { MAX_METADATA_CHARS, MAX_METADATA_KEYS } from './limits'
 import type { Metadata } from './tables'
 
@@ -59,7 +59,7 @@ export class FormCheck {
 
   /** Throw 400 50035 with every collected error. */
   done(): void {
-    if (this.failed) throw new ApiError(400, 50035, 'Invalid Form Body', this.tree)
+    if (this.failed) throw Errors.invalidFormBody(this.tree)
   }
 }
 

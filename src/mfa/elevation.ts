@@ -4,9 +4,9 @@
 import { jwtVerify, SignJWT } from 'jose'
 import type { UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
-import { ApiError } from '../core/errors'
 import { getSecret } from '../db/secrets'
 import { hasWebauthn, authenticationOptions } from './webauthn'
+import { elevationRequired } from './errors'
 import { methodsFor } from './factors'
 import { issueTicket } from './tickets'
 
@@ -50,12 +50,10 @@ function cookieValue(request: Request, name: string): string | undefined {
 }
 
 /** The 60003 answer: a new elevation ticket and the methods this user can use. */
-export async function mfaRequired(caller: UserCaller): Promise<ApiError> {
+export async function mfaRequired(caller: UserCaller) {
   const webauthn = hasWebauthn(caller.userId) ? await authenticationOptions(caller.userId) : null
   const ticket = issueTicket('elevate', caller.userId, { sessionId: caller.sessionId, challenge: webauthn?.challenge, ttlMs: ELEVATION_TTL_S * 1000 })
-  return new ApiError(401, 60003, 'Two factor is required for this operation', undefined, undefined, {
-    mfa: { ticket, methods: methodsFor(caller.userId, webauthn?.json ?? null) },
-  })
+  return elevationRequired({ ticket, methods: methodsFor(caller.userId, webauthn?.json ?? null) })
 }
 
 /** Throws 60003 unless the request carries a valid elevation JWT for this caller. */

@@ -1,9 +1,9 @@
 // A user's second factors: which are enrolled, the methods to offer, and checking one code against a ticket.
 import { isE164, issuePhoneCode, maskPhone, verifyPhoneCode } from '../accounts/phone'
 import { verifyPassword } from '../accounts/passwords'
-import { ApiError } from '../core/errors'
 import { reserve } from '../core/ratelimit'
 import { findUser } from '../accounts/store'
+import { smsNotEnabled } from './errors'
 import { consumeBackupCode, hasBackupCodes, removeBackupCodes } from './backup-codes'
 import { deleteSmsFactor, hasSmsFactor } from './store'
 import { MAX_WRONG_CODES, TICKET_TTL_MS, wrongCode, type TicketRow } from './tickets'
@@ -47,7 +47,7 @@ const smsPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 32)}` as c
 /** Text a code for this ticket to the user's phone; returns the masked number. */
 export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
   const user = findUser(row.userId!)
-  if (!user?.phone || !isE164(user.phone) || !hasSms(user.id)) throw new ApiError(400, 60010, 'SMS authentication is not enabled')
+  if (!user?.phone || !isE164(user.phone) || !hasSms(user.id)) throw smsNotEnabled()
   await issuePhoneCode(user.phone, smsPurpose(row), ip, 'Your login code is')
   return maskPhone(user.phone)
 }

@@ -3,7 +3,8 @@ import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import type { MfaRequired } from '../accounts/second-factor'
 import { findUser } from '../accounts/store'
 import { factorsOf, mfaEnabled, verifyFactor } from './factors'
-import { invalidTicket, issueTicket, loadTicket, redeemTicket, type TicketPurpose } from './tickets'
+import { invalidTicket } from './errors'
+import { issueTicket, loadTicket, redeemTicket, type TicketPurpose } from './tickets'
 import { authenticationOptions } from './webauthn'
 
 export type MfaLoginChallenge = { ticket: string; totp: boolean; sms: boolean; backup: boolean; webauthn: string | null }

@@ -2,12 +2,13 @@
 // backup codes, SMS and security keys.
 import { Elysia, t } from 'elysia'
 import { clientInfo } from '../accounts/client-info'
+import { phoneNumberInvalid, phoneVerificationInvalid } from '../accounts/errors'
 import { completeLogin } from '../accounts/complete-login'
 import { confirmPassword } from '../accounts/passwords'
 import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../accounts/phone'
 import { redeemOneTime } from '../accounts/one-time'
 import { endSessions, replaceSession } from '../accounts/sessions'
-import { ApiError, Errors, formError } from '../core/errors'
+import { Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
@@ -21,7 +22,8 @@ import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } fr
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
 import { finishMfaLogin } from './login'
 import { deleteSmsFactor, insertSmsFactor } from './store'
-import { invalidTicket, issueTicket, loadTicket, redeemTicket, wrongCode, type TicketPurpose, type TicketRow } from './tickets'
+import { alreadyEnrolled, invalidCode, invalidSecret, invalidTicket, notEnrolled, phoneTaken, smsCannotBeEnabled, smsNotEnabled } from './errors'
+import { issueTicket, loadTicket, redeemTicket, wrongCode, type TicketPurpose, type TicketRow } from './tickets'
 import { matchingStep, parseSecret, removeTotp, saveTotp, hasTotp } from './totp'
 import {
   authenticationOptions, authenticatorView, credentialsOf, hasWebauthn, registerCredential, registrationOptions,
@@ -37,7 +39,6 @@ const LOGIN_SOURCE = t.Optional(t.Nullable(t.String({ maxLength: 64 })))
 const SKU = t.Optional(t.Nullable(t.String({ pattern: '^\\d{1,20}$' })))
 const MFA_PER_IP = { limit: 60, windowMs: 10 * 60_000 }
 
-const notEnrolled = () => new ApiError(400, 60002, 'Two factor is not enabled for this account')
 const userOf = (id: string): UserRow => {
   const user = findUser(id)
   if (!user) throw Errors.unauthorized()
@@ -106,9 +107,9 @@ export const mfaPublicRoutes = new Elysia()
       const row = loadTicket('conditional', ctx.body.ticket)
       if (!redeemTicket(row)) throw invalidTicket() // one assertion per challenge
       const credential = await verifyAssertion(ctx.body.credential, row.challenge!, null)
-      if (!credential) throw new ApiError(400, 60008, 'Invalid two-factor code')
+      if (!credential) throw invalidCode()
       const user = userOf(credential.userId)
-      if (user.state !== 'active' || user.compromised) throw new ApiError(400, 60008, 'Invalid two-factor code')
+      if (user.state !== 'active' || user.compromised) throw invalidCode()
       return completeLogin(user, { client: clientOf(ctx), loginSource: ctx.body.login_source, giftCodeSkuId: ctx.body.gift_code_sku_id })
     },
     {
@@ -152,12 +153,12 @@ export const mfaSessionRoutes = new Elysia()
       const me = userCaller(caller)
       const account = userOf(me.userId)
       await confirmPassword(account, body.password)
-      if (hasTotp(me.userId)) throw new ApiError(400, 60001, 'Already enrolled in two factor')
+      if (hasTotp(me.userId)) throw alreadyEnrolled()
       const secret = parseSecret(body.secret)
-      if (!secret) throw new ApiError(400, 60005, 'Invalid two-factor secret')
+      if (!secret) throw invalidSecret()
       const step = matchingStep(secret, body.code.replace(/\s+/g, ''))
-      if (step === undefined) throw new ApiError(400, 60008, 'Invalid two-factor code')
-      if (!saveTotp(me.userId, secret, step)) throw new ApiError(400, 60001, 'Already enrolled in two factor')
+      if (step === undefined) throw invalidCode()
+      if (!saveTotp(me.userId, secret, step)) throw alreadyEnrolled()
       const backup_codes = await regenerateBackupCodes(me.userId)
       // New credentials, new token: every other session ends, this one continues under a new token.
       await endSessions(me.userId, me.sessionId)
@@ -206,7 +207,7 @@ export const mfaSessionRoutes = new Elysia()
       const account = userOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
-      if (!mfaEnabled(me.userId) || !account.phone) throw new ApiError(400, 60012, 'SMS authentication cannot be enabled')
+      if (!mfaEnabled(me.userId) || !account.phone) throw smsCannotBeEnabled()
       insertSmsFactor(me.userId)
       return noContent()
     },
@@ -217,7 +218,7 @@ export const mfaSessionRoutes = new Elysia()
     async ({ caller, request, body }) => {
       const me = userCaller(caller)
       await confirmPassword(userOf(me.userId), body.password)
-      if (!hasSms(me.userId)) throw new ApiError(400, 60010, 'SMS authentication is not enabled')
+      if (!hasSms(me.userId)) throw smsNotEnabled()
       await requireElevation(me, request)
       deleteSmsFactor(me.userId)
       return noContent()
@@ -231,21 +232,20 @@ export const mfaSessionRoutes = new Elysia()
       const body = ctx.body
       if (body.phone_token === undefined) {
         // Step one: text a code to the new number; /phone-verifications/verify turns it into a phone_token.
-        if (!isE164(body.phone) || isPhoneBlocked(body.phone)) throw formError({ phone: ['PHONE_NUMBER_INVALID', 'Invalid phone number.'] })
+        if (!isE164(body.phone) || isPhoneBlocked(body.phone)) throw phoneNumberInvalid()
         await issuePhoneCode(body.phone, 'verify', ipOf(ctx))
         return noContent()
       }
       await confirmPassword(userOf(me.userId), body.password)
       const row = redeemOneTime('phone', body.phone_token)
       const phone = row?.data.phone
-      const invalid = () => formError({ phone_token: ['PHONE_VERIFICATION_INVALID', 'Invalid phone verification.'] })
-      if (!phone || row.data.purpose === 'reset' || isPhoneBlocked(phone)) throw invalid()
+      if (!phone || row.data.purpose === 'reset' || isPhoneBlocked(phone)) throw phoneVerificationInvalid()
       const owner = findUserByPhone(phone)
-      if (owner && owner.id !== me.userId) throw formError({ phone_token: ['PHONE_NUMBER_ALREADY_TAKEN', 'This phone number is already used by another account.'] })
+      if (owner && owner.id !== me.userId) throw phoneTaken()
       try {
         updateUser(me.userId, { phone })
       } catch {
-        throw invalid() // another account took it at the same moment
+        throw phoneVerificationInvalid() // another account took it at the same moment
       }
       rememberPhone(me.userId, phone)
       userChanged(me.userId)

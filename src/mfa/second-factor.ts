@@ -3,7 +3,8 @@ import type { SecondFactor } from '../accounts/second-factor'
 import { requireElevation } from './elevation'
 import { hasSms, mfaEnabled, removeAllFactors, verifyFactor } from './factors'
 import { mfaChallengeFor, mfaLoginBody } from './login'
-import { invalidTicket, loadTicket, redeemTicket } from './tickets'
+import { invalidTicket } from './errors'
+import { loadTicket, redeemTicket } from './tickets'
 
 export const secondFactorForAccounts: SecondFactor = {
   enabled: mfaEnabled,

@@ -2,7 +2,8 @@
 // kill the ticket. Only the hash is stored.
 import { clock } from '../core/clock'
 import { randomToken, sha256Hex } from '../core/crypto'
-import { ApiError } from '../core/errors'
+import type { ApiError } from '../core/errors'
+import { invalidCode, invalidTicket } from './errors'
 import { countWrongCode, deleteExpiredTickets, findLiveTicket, insertTicket, takeTicket, type TicketRow } from './store'
 
 export type TicketPurpose = 'login' | 'elevate' | 'reset' | 'webauthn_register' | 'conditional'
@@ -11,8 +12,6 @@ export type { TicketRow }
 export const TICKET_TTL_MS = 10 * 60_000
 export const MAX_WRONG_CODES = 5
 
-export const invalidTicket = () => new ApiError(400, 60006, 'Invalid two-factor auth ticket')
-export const invalidCode = (message = 'Invalid two-factor code') => new ApiError(400, 60008, message)
 
 export function issueTicket(
   purpose: TicketPurpose,

@@ -1,8 +1,9 @@
 // The consent step: check an authorize request (client, response_type, redirect_uri, scopes, PKCE) and issue a code.
 import { clock } from '../core/clock'
-import { ApiError, Errors, addFieldError, errorTree } from '../core/errors'
+import { Errors } from '../core/errors'
 import { randomToken, sha256Hex } from '../core/crypto'
 import { isSnowflake, snowflake } from '../core/snowflake'
+import { invalidAuthorizeRequest as invalid } from './errors'
 import { parseScopes } from './scopes'
 import { findApplication, insertCode } from './store'
 import type { ApplicationRow } from './tables'
@@ -21,13 +22,6 @@ export type AuthorizeRequest = {
 }
 
 const CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/
-
-/** 400 50035 naming the field, with the RFC 6749 error name alongside for OAuth2 clients. */
-function invalid(field: string, code: string, message: string, oauthError: string): ApiError {
-  const tree = errorTree()
-  addFieldError(tree, field, { code, message })
-  return new ApiError(400, 50035, 'Invalid Form Body', tree, undefined, { error: oauthError, error_description: message })
-}
 
 export async function checkAuthorizeRequest(q: AuthorizeQuery): Promise<AuthorizeRequest> {
   if (!q.client_id) throw invalid('client_id', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')

@@ -1,5 +1,6 @@
-// RFC 6749 error bodies ({error, error_description}) for the token endpoints, rendered by http/basics like any ApiError.
-import { ApiError } from '../core/errors'
+// The errors of OAuth2: RFC 6749 bodies ({error, error_description}) for the token endpoints, rendered by http/basics
+// like any ApiError, and the authorize request's form errors, which carry the RFC 6749 name beside Discord's.
+import { ApiError, addFieldError, errorTree } from '../core/errors'
 
 export type OAuthErrorCode =
   | 'invalid_request'
@@ -23,4 +24,11 @@ export class OAuthError extends ApiError {
   override body(): Record<string, unknown> {
     return { error: this.error, error_description: this.description }
   }
+}
+
+/** 400 50035 naming the field, with the RFC 6749 error name alongside for OAuth2 clients. */
+export function invalidAuthorizeRequest(field: string, code: string, message: string, oauthError: string): ApiError {
+  const tree = errorTree()
+  addFieldError(tree, field, { code, message })
+  return new ApiError(400, 50035, 'Invalid Form Body', tree, undefined, { error: oauthError, error_description: message })
 }
