@@ -10,7 +10,7 @@ import { registerLobbyGateway } from './lobbies/gateway'
 import { registerVoiceGateway } from './voice/gateway'
 import { lobbiesRoutes } from './lobbies/routes'
 import { oauth2Routes } from './oauth2/routes'
-import { usersRoutes } from './accounts/routes'
+import { accountsRoutes } from './accounts/routes'
 import { authPublicRoutes, authSessionRoutes } from './auth/routes'
 import { usernameRoutes } from './usernames/routes'
 import { accountRoutes, recoveryPublicRoutes } from './auth/recovery-routes'
@@ -34,7 +34,7 @@ import { webRoutes } from './web/routes'
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(usersRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes).use(experimentsRoutes)
+  return new Elysia().use(accountsRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes).use(experimentsRoutes)
 }
 
 export function buildApp() {

@@ -1,16 +1,38 @@
+// REST of the accounts domain: the calling user and its login settings.
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
+import { events, topics } from '../gateway/bus'
+import { doc } from '../http/docs'
 import { identity } from '../http/identity'
-import { userForCaller } from './serialize'
-import { findUser } from './store'
+import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
+import { userForCaller } from './serialize'
+import { loginSettings } from './settings'
+import { findUser, updateUser } from './store'
 
-export const usersRoutes = new Elysia().use(identity).get(
-  '/users/@me',
-  async ({ caller }) => {
-    const user = findUser(caller.userId)
-    if (!user) throw Errors.unauthorized()
-    return userForCaller(user, caller, secondFactor().enabled(user.id))
-  },
-  { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, detail: { tags: ['users'], summary: 'The calling user' } },
-)
+export const accountsRoutes = new Elysia()
+  .use(identity)
+  .get(
+    '/users/@me',
+    ({ caller }) => {
+      const user = findUser(caller.userId)
+      if (!user) throw Errors.unauthorized()
+      return userForCaller(user, caller, secondFactor().enabled(user.id))
+    },
+    { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ...doc('users', 'The calling user', { 200: PrivateUser }) },
+  )
+  .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
+    auth: 'user',
+    ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),
+  })
+  .patch(
+    '/users/@me/settings',
+    ({ caller, body }) => {
+      const patch = { ...(body.locale !== undefined ? { locale: body.locale } : {}), ...(body.theme !== undefined ? { theme: body.theme } : {}) }
+      if (Object.keys(patch).length) updateUser(caller.userId, patch)
+      const settings = loginSettings(findUser(caller.userId)!)
+      events.publish(topics.user(caller.userId), 'USER_SETTINGS_UPDATE', settings)
+      return settings
+    },
+    { auth: 'user', body: SettingsPatchSchema, ...doc('auth', 'Change locale or theme', { 200: LoginSettings }) },
+  )

@@ -8,6 +8,7 @@ import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
 import { accountCompromised, accountDisabled, accountScheduledForDeletion, invalidLogin, newLoginLocation } from './errors'
 import { mailLoginLocation } from './mail'
+import type { LoginInput } from './schemas'
 import { issueOneTime } from '../accounts/one-time'
 import { hashPassword, needsRehash, verifyPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
@@ -31,8 +32,6 @@ export function findUserByLogin(login: string): UserRow | undefined {
   const value = login.trim()
   return value.startsWith('+') ? findUserByPhone(value) : findUserByEmail(value)
 }
-
-export type LoginInput = { login: string; password: string; undelete?: boolean; login_source?: string | null; gift_code_sku_id?: string | null }
 
 export async function login(input: LoginInput, context: LoginContext) {
   const ip = context.client.ip

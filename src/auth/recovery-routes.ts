@@ -1,10 +1,11 @@
 // REST for recovery and account changes: forgot/reset/revert (unauthenticated), PATCH /users/@me and
 // POST /auth/sessions/logout (elevated).
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
+import { doc, NO_CONTENT } from '../http/docs'
 import { noContent } from '../http/respond'
 import { passwordRefused } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
@@ -14,17 +15,16 @@ import { clientInfo } from '../accounts/client-info'
 import { confirmPassword, hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
 import { changeEmail, deactivateAccount, forgotPassword, resetPassword, revertAccount } from './recovery'
+import { ForgotSchema, PasswordSchema, PatchMeAnswer, PatchMeSchema, ResetAnswer, ResetSchema, RevertAnswer, RevertSchema, SessionsLogoutSchema } from './schemas'
 import { endSessions, endSessionsByHash, replaceSession } from '../accounts/sessions'
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
 const ipOf = (ctx: Ctx) => clientIp(ctx.request, ctx.server)
-const tags = (summary: string) => ({ detail: { tags: ['auth'], summary } })
-const PASSWORD = t.String({ maxLength: 256 })
 
 export const recoveryPublicRoutes = new Elysia()
   .post('/auth/forgot', async (ctx) => (await forgotPassword(ctx.body.login, ipOf(ctx)), noContent()), {
-    body: t.Object({ login: t.String({ minLength: 1, maxLength: 320 }) }),
-    ...tags('Send a password reset link (e-mail) or code (phone)'),
+    body: ForgotSchema,
+    ...doc('auth', 'Send a password reset link (e-mail) or code (phone)', { 204: NO_CONTENT }),
   })
   .post(
     '/auth/reset',
@@ -33,20 +33,13 @@ export const recoveryPublicRoutes = new Elysia()
       return resetPassword(ctx.body, clientInfo(ctx.request, ipOf(ctx)), caller?.kind === 'user' ? caller : undefined)
     },
     {
-      body: t.Object({
-        token: t.String({ maxLength: 256 }),
-        password: PASSWORD,
-        source: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
-        method: t.Optional(t.String({ maxLength: 16 })),
-        ticket: t.Optional(t.String({ maxLength: 256 })),
-        code: t.Optional(t.String({ maxLength: 64 * 1024 })),
-      }),
-      ...tags('Set a new password with a reset token'),
+      body: ResetSchema,
+      ...doc('auth', 'Set a new password with a reset token', { 200: ResetAnswer }),
     },
   )
   .post('/auth/revert', async ({ body }) => revertAccount(body.token, body.password), {
-    body: t.Object({ token: t.String({ maxLength: 256 }), password: PASSWORD }),
-    ...tags('Undo an e-mail change and secure the account'),
+    body: RevertSchema,
+    ...doc('auth', 'Undo an e-mail change and secure the account', { 200: RevertAnswer }),
   })
 
 /** POST /users/@me/disable and /users/@me/delete: the password, and elevation when MFA is on. */
@@ -66,13 +59,13 @@ export const accountRoutes = new Elysia()
   .use(identity)
   .post('/users/@me/disable', deactivation('disabled'), {
     auth: 'user',
-    body: t.Object({ password: PASSWORD }),
-    ...tags('Disable the account (password; elevated with MFA); log in with undelete to restore'),
+    body: PasswordSchema,
+    ...doc('auth', 'Disable the account (password; elevated with MFA); log in with undelete to restore', { 204: NO_CONTENT }),
   })
   .post('/users/@me/delete', deactivation('deleted'), {
     auth: 'user',
-    body: t.Object({ password: PASSWORD }),
-    ...tags('Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore'),
+    body: PasswordSchema,
+    ...doc('auth', 'Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore', { 204: NO_CONTENT }),
   })
   .post(
     '/auth/sessions/logout',
@@ -84,8 +77,8 @@ export const accountRoutes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Object({ session_id_hashes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 64 }) }),
-      ...tags('End sessions by their id hashes (elevated)'),
+      body: SessionsLogoutSchema,
+      ...doc('auth', 'End sessions by their id hashes (elevated)', { 204: NO_CONTENT }),
     },
   )
   .patch(
@@ -117,12 +110,7 @@ export const accountRoutes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Object({
-        email: t.Optional(t.String({ maxLength: 254 })),
-        password: t.Optional(PASSWORD),
-        new_password: t.Optional(PASSWORD),
-        global_name: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
-      }),
-      ...tags('Change the e-mail (elevated), password or display name'),
+      body: PatchMeSchema,
+      ...doc('users', 'Change the e-mail (elevated), password or display name', { 200: PatchMeAnswer }),
     },
   )

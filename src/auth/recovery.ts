@@ -12,6 +12,7 @@ import { secondFactor } from '../accounts/second-factor'
 import { findUserByLogin } from './login'
 import { emailInvalid, emailTaken, phoneResetByEmail, phoneVerificationRequired, tokenInvalid } from './errors'
 import { mailEmailChanged, mailPasswordReset } from './mail'
+import type { ResetInput } from './schemas'
 import { issueOneTime, peekOneTime, redeemOneTime, revokeOneTime, type OneTimeRow } from '../accounts/one-time'
 import { hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
@@ -67,8 +68,6 @@ function resetTarget(token: string): { row: OneTimeRow; user: UserRow; purpose: 
   }
   throw tokenInvalid()
 }
-
-export type ResetInput = { token: string; password: string; source?: string | null; method?: string; ticket?: string; code?: string }
 
 /**
  * POST /auth/reset. Users with MFA first get the MFA-required body and repeat with ticket, method and code. On

@@ -2,10 +2,10 @@
 // the user to a server). Sends the e-mail verification link.
 import { config } from '../config'
 import { clock } from '../core/clock'
-import { addFieldError, errorTree, Errors } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { countryOf } from '../geo/country'
+import { FormCheck } from '../http/form'
 import { joinGuildByInvite } from '../guilds/public'
 import { suggestUsername, usernameProblem, isUsernameTaken } from '../usernames/rules'
 import { findUser, findUserByEmail, findUserByPhone, insertUser, updateUser, type UserInsert } from '../accounts/store'
@@ -15,6 +15,7 @@ import { phoneVerificationInvalid } from '../accounts/errors'
 import { claimFingerprint } from '../accounts/fingerprints'
 import { emailTaken, tokenInvalid, usernameTaken } from './errors'
 import { mailEmailVerification } from './mail'
+import type { RegisterInput } from './schemas'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 import { hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
@@ -23,21 +24,6 @@ import { isPhoneBlocked, rememberPhone } from '../accounts/phone'
 export const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
 export const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
 const MIN_AGE_YEARS = 13
-
-export type RegisterInput = {
-  username?: string
-  global_name?: string | null
-  email?: string
-  phone_token?: string
-  password?: string
-  date_of_birth?: string
-  fingerprint?: string
-  invite?: string | null
-  guild_template_code?: string | null
-  gift_code_sku_id?: string | null
-  consent?: boolean
-  promotional_email_opt_in?: boolean
-}
 
 export function consentRequired(ip: string): boolean {
   const country = countryOf(ip)
@@ -57,8 +43,8 @@ function age(dateOfBirth: string, now: Date): number | null {
 
 export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
   consume('register-ip', client.ip, REGISTRATIONS_PER_IP)
-  const errors = errorTree()
-  const fail = (field: string, code: string, message: string) => addFieldError(errors, field, { code, message })
+  const check = new FormCheck()
+  const fail = (field: string, code: string, message: string) => check.add(field, code, message)
 
   const username = input.username?.toLowerCase()
   if (!username && !input.global_name) fail('username', 'BASE_TYPE_REQUIRED', 'This field is required')
@@ -84,7 +70,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
     else if (years < MIN_AGE_YEARS) fail('date_of_birth', 'DATE_OF_BIRTH_IS_UNDERAGE', `You need to be ${MIN_AGE_YEARS} or older to use this service.`)
   }
   if (consentRequired(client.ip) && input.consent !== true) fail('consent', 'CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.')
-  if (Object.keys(errors).length) throw Errors.invalidFormBody(errors)
+  check.done()
 
   // Single-use inputs are consumed only once every check passed.
   let phone: string | null = null

@@ -1,10 +1,12 @@
 // GET /experiments (spec §4.11, WIRE.md §4). Unauthenticated calls are allowed: they are answered for the
 // fingerprint in X-Fingerprint, or for a new fingerprint when the request carries neither a token nor one.
 import { Elysia } from 'elysia'
-import { optionalCaller } from '../http/identity'
 import { clientIp } from '../http/client-ip'
+import { doc } from '../http/docs'
+import { optionalCaller } from '../http/identity'
 import { PLATFORMS, type Platform } from './definitions'
 import { authenticationRequired, badBoolean, badPlatform } from './errors'
+import { ExperimentsAnswer, ExperimentsQuery } from './schemas'
 import { experimentsFor } from './service'
 
 const TRUE = new Set(['true', 'True', '1'])
@@ -40,5 +42,5 @@ export const experimentsRoutes = new Elysia().get(
       platform,
     })
   },
-  { detail: { tags: ['experiments'], summary: 'Experiment assignments for the user or fingerprint, and optionally the server experiments' } },
+  doc('experiments', 'Experiment assignments for the user or fingerprint, and optionally the server experiments', { 200: ExperimentsAnswer }, { query: ExperimentsQuery }),
 )

@@ -1,11 +1,22 @@
 // REST: where the Gateway is. Clients append their own query (?v=10&encoding=json).
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
+import { doc } from '../http/docs'
 import { identity } from '../http/identity'
 import { gatewayUrl } from './server'
 
+const GatewayAnswer = t.Object({ url: t.String() }, { description: 'The Gateway URL' })
+const GatewayBotAnswer = t.Object(
+  {
+    url: t.String(),
+    shards: t.Integer(),
+    session_start_limit: t.Object({ total: t.Integer(), remaining: t.Integer(), reset_after: t.Integer(), max_concurrency: t.Integer() }),
+  },
+  { description: 'The Gateway URL and sharding' },
+)
+
 export const gatewayRoutes = new Elysia()
   .use(identity)
-  .get('/gateway', () => ({ url: gatewayUrl() }), { detail: { tags: ['gateway'], summary: 'Gateway URL' } })
+  .get('/gateway', () => ({ url: gatewayUrl() }), doc('gateway', 'Gateway URL', { 200: GatewayAnswer }))
   .get(
     '/gateway/bot',
     () => ({
@@ -13,5 +24,5 @@ export const gatewayRoutes = new Elysia()
       shards: 1,
       session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 },
     }),
-    { auth: 'bot', detail: { tags: ['gateway'], summary: 'Gateway URL and sharding for bots' } },
+    { auth: 'bot', ...doc('gateway', 'Gateway URL and sharding for bots', { 200: GatewayBotAnswer }) },
   )

@@ -8,12 +8,11 @@ import { channelAccess, guildAccess, permissionsOf } from './access'
 import { syncAllMembers } from './gateway'
 import { has } from './permissions'
 import { deleteChannelRow, getChannelRow, getGuild, getMember, guildChannels, insertChannel, memberUserIds, updateChannelRow } from './store'
+import type { CreateChannelInput, PatchChannelInput } from './schemas'
 import { serializeChannelRow } from './serialize'
 import type { ChannelRow } from './tables'
 
-export type ChannelInput = { name?: string; type?: number; topic?: string | null; position?: number; nsfw?: boolean }
-
-export function createChannel(userId: string, guildId: string, input: ChannelInput & { name: string }) {
+export function createChannel(userId: string, guildId: string, input: CreateChannelInput) {
   guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
   const row = transaction((tx) =>
     insertChannel(tx, {
@@ -43,7 +42,7 @@ export function getChannel(userId: string, channelId: string) {
   return serializeChannelRow(channelAccess(channelId, userId).channel)
 }
 
-export function updateChannel(userId: string, channelId: string, input: ChannelInput) {
+export function updateChannel(userId: string, channelId: string, input: PatchChannelInput) {
   const { channel } = channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),

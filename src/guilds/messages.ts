@@ -6,11 +6,12 @@ import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
 import { notTextChannel } from './errors'
+import type { MessageInput } from './schemas'
 import { serializeMessage } from './serialize'
 import { channelMessages, getChannelRow, insertMessage, updateChannelRow } from './store'
 import type { ChannelRow } from './tables'
 
-export async function postMessage(userId: string, channelId: string, input: { content: string; nonce?: string | number }) {
+export async function postMessage(userId: string, channelId: string, input: MessageInput) {
   const { channel } = channelAccess(channelId, userId, Permission.SEND_MESSAGES)
   return writeMessage(channel, userId, input.content, input.nonce)
 }

@@ -11,10 +11,9 @@ import { everyoneUndeletable, invalidPermissions } from './errors'
 import { syncAllMembers, syncMemberTopics } from './gateway'
 import { parsePermissions } from './permissions'
 import { addMemberRole, deleteRoleRow, getMember, getRole, guildRoles, insertRole, removeMemberRole, updateRoleRow } from './store'
+import type { RoleInput } from './schemas'
 import { serializeMember, serializeRole } from './serialize'
 import type { RoleRow } from './tables'
-
-export type RoleInput = { name?: string; permissions?: string; color?: number; hoist?: boolean; mentionable?: boolean }
 
 function grantable(access: GuildAccess, permissions: string | undefined): string | undefined {
   if (permissions === undefined) return undefined

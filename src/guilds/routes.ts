@@ -1,129 +1,146 @@
 // REST for the guild model: guilds, roles, members, channels, messages, invites.
-import { Elysia, t } from 'elysia'
-import { ChannelType } from '../core/discord'
+import { Elysia, t, type TSchema } from 'elysia'
+import { findUser } from '../accounts/store'
+import { doc, NO_CONTENT } from '../http/docs'
+import { paging } from '../http/form'
 import { identity } from '../http/identity'
-import { paging, queryString } from '../http/query'
-import { noContent, json } from '../http/respond'
+import { json, noContent } from '../http/respond'
+import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './guilds'
 import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
 import { postMessage, readMessages } from './messages'
-import { guildAccess } from './access'
 import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
+import {
+  Channel,
+  CreateChannelSchema,
+  CreateGuildSchema,
+  Guild,
+  Invite,
+  InviteSchema,
+  Member,
+  MembersQuery,
+  Message,
+  MessageSchema,
+  MessagesQuery,
+  MyGuildsQuery,
+  PartialGuilds,
+  PatchChannelSchema,
+  PatchGuildSchema,
+  Role,
+  RoleSchema,
+} from './schemas'
 import { serializeGuild, serializeMember } from './serialize'
 import { guildMembers } from './store'
-import { findUser } from '../accounts/store'
 
-const members = ['user', 'bot'] as const
-const auth = { auth: [...members] }
-const tags = (tag: string, summary: string) => ({ detail: { tags: [tag], summary } })
-const snowflakeQuery = t.String({ pattern: '^\\d{1,20}$' })
-
-const channelBody = {
-  name: t.String({ minLength: 1, maxLength: 100 }),
-  type: t.Optional(t.Union([t.Literal(ChannelType.GUILD_TEXT), t.Literal(ChannelType.GUILD_VOICE)])),
-  topic: t.Optional(t.Nullable(t.String({ maxLength: 1024 }))),
-  position: t.Optional(t.Integer({ minimum: 0, maximum: 10000 })),
-  nsfw: t.Optional(t.Boolean()),
-}
-const roleBody = t.Object({
-  name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-  permissions: t.Optional(t.String({ maxLength: 20 })),
-  color: t.Optional(t.Integer({ minimum: 0, maximum: 0xffffff })),
-  hoist: t.Optional(t.Boolean()),
-  mentionable: t.Optional(t.Boolean()),
-})
+const auth = { auth: ['user', 'bot'] as ('user' | 'bot')[] }
+const list = (item: TSchema, description: string) => t.Array(item, { description })
 
 export const guildRoutes = new Elysia()
   .use(identity)
   .post('/guilds', ({ caller, body }) => json(createGuild(caller.userId, body.name), 201), {
     ...auth,
-    body: t.Object({ name: t.String({ minLength: 2, maxLength: 100 }) }),
-    ...tags('guilds', 'Create a guild; the caller owns it'),
+    body: CreateGuildSchema,
+    ...doc('guilds', 'Create a guild; the caller owns it', { 201: Guild }),
   })
-  .get('/guilds/:guildId', ({ caller, params }) => serializeGuild(guildAccess(params.guildId, caller.userId).guild), { ...auth, ...tags('guilds', 'Get a guild') })
+  .get('/guilds/:guildId', ({ caller, params }) => serializeGuild(guildAccess(params.guildId, caller.userId).guild), {
+    ...auth,
+    ...doc('guilds', 'Get a guild', { 200: Guild }),
+  })
   .patch('/guilds/:guildId', ({ caller, params, body }) => renameGuild(caller.userId, params.guildId, body.name), {
     ...auth,
-    body: t.Object({ name: t.Optional(t.String({ minLength: 2, maxLength: 100 })) }),
-    ...tags('guilds', 'Rename a guild (owner)'),
+    body: PatchGuildSchema,
+    ...doc('guilds', 'Rename a guild (owner)', { 200: Guild }),
   })
-  .delete('/guilds/:guildId', ({ caller, params }) => (deleteGuild(caller.userId, params.guildId), noContent()), { ...auth, ...tags('guilds', 'Delete a guild (owner)') })
+  .delete('/guilds/:guildId', ({ caller, params }) => (deleteGuild(caller.userId, params.guildId), noContent()), {
+    ...auth,
+    ...doc('guilds', 'Delete a guild (owner)', { 204: NO_CONTENT }),
+  })
   .get('/users/@me/guilds', ({ caller, query }) => myGuilds(caller.userId, paging(query, 200, 200)), {
     auth: { kinds: ['user', 'bot', 'bearer'], scope: 'guilds' },
-    query: t.Object({ limit: queryString('integer 1-200, default 200'), before: queryString('snowflake'), after: queryString('snowflake') }),
-    ...tags('guilds', 'Guilds of the caller'),
+    query: MyGuildsQuery,
+    ...doc('guilds', 'Guilds of the caller', { 200: PartialGuilds }),
   })
   .delete('/users/@me/guilds/:guildId', async ({ caller, params }) => (await leaveGuild(caller.userId, params.guildId), noContent()), {
     ...auth,
-    ...tags('guilds', 'Leave a guild (not the owner)'),
+    ...doc('guilds', 'Leave a guild (not the owner)', { 204: NO_CONTENT }),
   })
   .get(
     '/guilds/:guildId/members',
-    async ({ caller, params, query }) => {
+    ({ caller, params, query }) => {
       guildAccess(params.guildId, caller.userId)
       const page = paging(query, 1000, 1)
       const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
       return rows.map((m) => serializeMember(m, findUser(m.userId)))
     },
-    { ...auth, query: t.Object({ limit: queryString('integer 1-1000, default 1'), after: queryString('snowflake') }), ...tags('guilds', 'List members') },
+    { ...auth, query: MembersQuery, ...doc('guilds', 'List members', { 200: list(Member, 'Members in user id order') }) },
   )
   .delete('/guilds/:guildId/members/:userId', async ({ caller, params }) => (await kickMember(caller.userId, params.guildId, params.userId), noContent()), {
     ...auth,
-    ...tags('guilds', 'Kick a member (KICK_MEMBERS)'),
+    ...doc('guilds', 'Kick a member (KICK_MEMBERS)', { 204: NO_CONTENT }),
   })
-  .get('/guilds/:guildId/roles', ({ caller, params }) => listRoles(caller.userId, params.guildId), { ...auth, ...tags('roles', 'List roles') })
+  .get('/guilds/:guildId/roles', ({ caller, params }) => listRoles(caller.userId, params.guildId), {
+    ...auth,
+    ...doc('roles', 'List roles', { 200: list(Role, 'Roles by position') }),
+  })
   .post('/guilds/:guildId/roles', ({ caller, params, body }) => createRole(caller.userId, params.guildId, body ?? {}), {
     ...auth,
-    body: t.Optional(roleBody),
-    ...tags('roles', 'Create a role (MANAGE_ROLES)'),
+    body: t.Optional(RoleSchema),
+    ...doc('roles', 'Create a role (MANAGE_ROLES)', { 200: Role }),
   })
   .patch('/guilds/:guildId/roles/:roleId', ({ caller, params, body }) => updateRole(caller.userId, params.guildId, params.roleId, body), {
     ...auth,
-    body: roleBody,
-    ...tags('roles', 'Edit a role (MANAGE_ROLES)'),
+    body: RoleSchema,
+    ...doc('roles', 'Edit a role (MANAGE_ROLES)', { 200: Role }),
   })
   .delete('/guilds/:guildId/roles/:roleId', ({ caller, params }) => (deleteRole(caller.userId, params.guildId, params.roleId), noContent()), {
     ...auth,
-    ...tags('roles', 'Delete a role (MANAGE_ROLES)'),
+    ...doc('roles', 'Delete a role (MANAGE_ROLES)', { 204: NO_CONTENT }),
   })
-  .put('/guilds/:guildId/members/:userId/roles/:roleId', async ({ caller, params }) => (await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, true), noContent()), {
-    ...auth,
-    ...tags('roles', 'Give a member a role'),
-  })
-  .delete('/guilds/:guildId/members/:userId/roles/:roleId', async ({ caller, params }) => (await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, false), noContent()), {
-    ...auth,
-    ...tags('roles', 'Take a role from a member'),
-  })
+  .put(
+    '/guilds/:guildId/members/:userId/roles/:roleId',
+    async ({ caller, params }) => (await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, true), noContent()),
+    { ...auth, ...doc('roles', 'Give a member a role', { 204: NO_CONTENT }) },
+  )
+  .delete(
+    '/guilds/:guildId/members/:userId/roles/:roleId',
+    async ({ caller, params }) => (await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, false), noContent()),
+    { ...auth, ...doc('roles', 'Take a role from a member', { 204: NO_CONTENT }) },
+  )
 
 export const channelRoutes = new Elysia()
   .use(identity)
-  .get('/guilds/:guildId/channels', ({ caller, params }) => listChannels(caller.userId, params.guildId), { ...auth, ...tags('channels', 'List channels') })
+  .get('/guilds/:guildId/channels', ({ caller, params }) => listChannels(caller.userId, params.guildId), {
+    ...auth,
+    ...doc('channels', 'List channels', { 200: list(Channel, 'Channels by position') }),
+  })
   .post('/guilds/:guildId/channels', ({ caller, params, body }) => json(createChannel(caller.userId, params.guildId, body), 201), {
     ...auth,
-    body: t.Object(channelBody),
-    ...tags('channels', 'Create a channel (MANAGE_CHANNELS)'),
+    body: CreateChannelSchema,
+    ...doc('channels', 'Create a channel (MANAGE_CHANNELS)', { 201: Channel }),
   })
-  .get('/channels/:channelId', ({ caller, params }) => getChannel(caller.userId, params.channelId), { ...auth, ...tags('channels', 'Get a channel') })
+  .get('/channels/:channelId', ({ caller, params }) => getChannel(caller.userId, params.channelId), {
+    ...auth,
+    ...doc('channels', 'Get a channel', { 200: Channel }),
+  })
   .patch('/channels/:channelId', ({ caller, params, body }) => updateChannel(caller.userId, params.channelId, body), {
     ...auth,
-    body: t.Object({ ...channelBody, name: t.Optional(channelBody.name), type: t.Optional(t.Never()) }),
-    ...tags('channels', 'Edit a channel (MANAGE_CHANNELS)'),
+    body: PatchChannelSchema,
+    ...doc('channels', 'Edit a channel (MANAGE_CHANNELS)', { 200: Channel }),
   })
-  .delete('/channels/:channelId', ({ caller, params }) => deleteChannel(caller.userId, params.channelId), { ...auth, ...tags('channels', 'Delete a channel (MANAGE_CHANNELS)') })
+  .delete('/channels/:channelId', ({ caller, params }) => deleteChannel(caller.userId, params.channelId), {
+    ...auth,
+    ...doc('channels', 'Delete a channel (MANAGE_CHANNELS)', { 200: Channel }),
+  })
   .post('/channels/:channelId/messages', ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body), {
     ...auth,
-    body: t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])) }),
-    ...tags('messages', 'Send a message (SEND_MESSAGES)'),
+    body: MessageSchema,
+    ...doc('messages', 'Send a message (SEND_MESSAGES)', { 200: Message }),
   })
   .get('/channels/:channelId/messages', ({ caller, params, query }) => readMessages(caller.userId, params.channelId, paging(query, 100, 50)), {
     ...auth,
-    query: t.Object({
-      limit: queryString('integer 1-100, default 50'),
-      before: queryString('snowflake'),
-      after: queryString('snowflake'),
-      around: queryString('snowflake'),
-    }),
-    ...tags('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)'),
+    query: MessagesQuery,
+    ...doc('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)', { 200: list(Message, 'Messages, newest first') }),
   })
   .post(
     '/channels/:channelId/invites',
@@ -135,24 +152,17 @@ export const channelRoutes = new Elysia()
         temporary: body?.temporary,
         targetUserId: body?.target_user_id,
       }),
-    {
-      ...auth,
-      body: t.Optional(
-        t.Object({
-          max_age: t.Optional(t.Integer({ minimum: 0, maximum: 604800 })),
-          max_uses: t.Optional(t.Integer({ minimum: 0, maximum: 100 })),
-          unique: t.Optional(t.Boolean()),
-          temporary: t.Optional(t.Boolean()),
-          target_type: t.Optional(t.Integer({ minimum: 1, maximum: 2 })),
-          target_user_id: t.Optional(t.Nullable(snowflakeQuery)),
-        }),
-      ),
-      ...tags('invites', 'Create an invite (CREATE_INSTANT_INVITE)'),
-    },
+    { ...auth, body: InviteSchema, ...doc('invites', 'Create an invite (CREATE_INSTANT_INVITE)', { 200: Invite }) },
   )
 
 export const inviteRoutes = new Elysia()
   .use(identity)
-  .get('/invites/:code', ({ params }) => lookupInvite(params.code), tags('invites', 'Look up an invite'))
-  .post('/invites/:code', ({ caller, params }) => joinGuildByInvite(caller.userId, params.code), { auth: 'user', ...tags('invites', 'Accept an invite') })
-  .delete('/invites/:code', ({ caller, params }) => deleteInvite(caller.userId, params.code), { ...auth, ...tags('invites', 'Delete an invite') })
+  .get('/invites/:code', ({ params }) => lookupInvite(params.code), doc('invites', 'Look up an invite', { 200: Invite }))
+  .post('/invites/:code', ({ caller, params }) => joinGuildByInvite(caller.userId, params.code), {
+    auth: 'user',
+    ...doc('invites', 'Accept an invite', { 200: Invite }),
+  })
+  .delete('/invites/:code', ({ caller, params }) => deleteInvite(caller.userId, params.code), {
+    ...auth,
+    ...doc('invites', 'Delete an invite', { 200: Invite }),
+  })

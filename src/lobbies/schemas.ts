@@ -1,7 +1,7 @@
 // TypeBox schemas of the lobby endpoints. Metadata maps are t.Unknown here and checked by FormCheck (validate.ts),
 // which reports key count and key/value length the way Discord's form errors do.
 import { t } from 'elysia'
-import { queryString } from '../http/query'
+import { queryString } from '../http/form'
 import {
   IDLE_TIMEOUT_MAX,
   IDLE_TIMEOUT_MIN,

@@ -1,6 +1,6 @@
 // REST for MFA: login with a second factor, passwordless WebAuthn, elevation (/mfa/finish) and enrolment of TOTP,
 // backup codes, SMS and security keys.
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { clientInfo } from '../accounts/client-info'
 import { phoneNumberInvalid, phoneVerificationInvalid } from '../accounts/errors'
 import { completeLogin } from '../accounts/complete-login'
@@ -13,6 +13,7 @@ import { consume } from '../core/ratelimit'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
+import { doc, NO_CONTENT } from '../http/docs'
 import { noContent } from '../http/respond'
 import { privateUser } from '../accounts/serialize'
 import { findUser, findUserByPhone, updateUser } from '../accounts/store'
@@ -21,6 +22,28 @@ import { listBackupCodes, regenerateBackupCodes, removeBackupCodes } from './bac
 import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } from './elevation'
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
 import { finishMfaLogin } from './login'
+import {
+  AuthenticatorAnswer,
+  AuthenticatorsAnswer,
+  BackupCodesAnswer,
+  CodesSchema,
+  ConditionalFinishSchema,
+  ConditionalStartAnswer,
+  CredentialAnswer,
+  CredentialSchema,
+  ElevationSchema,
+  LoggedIn,
+  MaskedPhoneAnswer,
+  MfaCodeSchema,
+  MfaLoginAnswer,
+  PasswordSchema,
+  PhoneSchema,
+  RenameSchema,
+  TicketSchema,
+  TokenAnswer,
+  TotpEnableAnswer,
+  TotpEnableSchema,
+} from './schemas'
 import { deleteSmsFactor, insertSmsFactor } from './store'
 import { alreadyEnrolled, invalidCode, invalidSecret, invalidTicket, notEnrolled, phoneTaken, smsCannotBeEnabled, smsNotEnabled } from './errors'
 import { issueTicket, loadTicket, redeemTicket, wrongCode, type TicketPurpose, type TicketRow } from './tickets'
@@ -34,9 +57,6 @@ import { loginSettings } from '../accounts/settings'
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
 const ipOf = (ctx: Ctx) => clientIp(ctx.request, ctx.server)
 const clientOf = (ctx: Ctx) => clientInfo(ctx.request, ipOf(ctx))
-const tags = (summary: string) => ({ detail: { tags: ['mfa'], summary } })
-const LOGIN_SOURCE = t.Optional(t.Nullable(t.String({ maxLength: 64 })))
-const SKU = t.Optional(t.Nullable(t.String({ pattern: '^\\d{1,20}$' })))
 const MFA_PER_IP = { limit: 60, windowMs: 10 * 60_000 }
 
 const userOf = (id: string): UserRow => {
@@ -61,7 +81,7 @@ export const mfaPublicRoutes = new Elysia()
       const row = anyTicket(ctx.body.ticket, ['login', 'reset', 'elevate'])
       return { phone: await sendTicketSms(row, ipOf(ctx)) }
     },
-    { body: t.Object({ ticket: t.String({ maxLength: 256 }) }), ...tags('Text a login code for an MFA ticket') },
+    { body: TicketSchema, ...doc('mfa', 'Text a login code for an MFA ticket', { 200: MaskedPhoneAnswer }) },
   )
   .post(
     '/auth/mfa/:type',
@@ -77,14 +97,8 @@ export const mfaPublicRoutes = new Elysia()
       return { token, user_settings, ...(required_actions ? { required_actions } : {}) }
     },
     {
-      body: t.Object({
-        ticket: t.String({ maxLength: 256 }),
-        code: t.String({ maxLength: 64 * 1024 }),
-        login_instance_id: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
-        login_source: LOGIN_SOURCE,
-        gift_code_sku_id: SKU,
-      }),
-      ...tags('Finish a login with a second factor'),
+      body: MfaCodeSchema,
+      ...doc('mfa', 'Finish a login with a second factor', { 200: MfaLoginAnswer }),
     },
   )
   .post(
@@ -99,7 +113,7 @@ export const mfaPublicRoutes = new Elysia()
       const options = await authenticationOptions(null, 'required')
       return { ticket: issueTicket('conditional', null, { challenge: options.challenge }), challenge: options.json }
     },
-    tags('Start a passwordless WebAuthn login'),
+    doc('mfa', 'Start a passwordless WebAuthn login', { 200: ConditionalStartAnswer }),
   )
   .post(
     '/auth/conditional/finish',
@@ -113,8 +127,8 @@ export const mfaPublicRoutes = new Elysia()
       return completeLogin(user, { client: clientOf(ctx), loginSource: ctx.body.login_source, giftCodeSkuId: ctx.body.gift_code_sku_id })
     },
     {
-      body: t.Object({ ticket: t.String({ maxLength: 256 }), credential: t.String({ maxLength: 64 * 1024 }), login_source: LOGIN_SOURCE, gift_code_sku_id: SKU }),
-      ...tags('Finish a passwordless WebAuthn login'),
+      body: ConditionalFinishSchema,
+      ...doc('mfa', 'Finish a passwordless WebAuthn login', { 200: LoggedIn }),
     },
   )
 
@@ -143,8 +157,8 @@ export const mfaSessionRoutes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Object({ ticket: t.String({ maxLength: 256 }), mfa_type: t.String({ maxLength: 16 }), data: t.String({ maxLength: 64 * 1024 }) }),
-      ...tags('Prove a factor; returns a 5-minute elevation token'),
+      body: ElevationSchema,
+      ...doc('mfa', 'Prove a factor; returns a 5-minute elevation token', { 200: TokenAnswer }),
     },
   )
   .post(
@@ -168,8 +182,8 @@ export const mfaSessionRoutes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Object({ secret: t.String({ maxLength: 128 }), code: t.String({ maxLength: 16 }), password: t.String({ maxLength: 256 }) }),
-      ...tags('Enable TOTP'),
+      body: TotpEnableSchema,
+      ...doc('mfa', 'Enable TOTP', { 200: TotpEnableAnswer }),
     },
   )
   .post(
@@ -184,7 +198,7 @@ export const mfaSessionRoutes = new Elysia()
       userChanged(me.userId)
       return { token }
     },
-    { auth: 'user', ...tags('Disable TOTP (elevated)') },
+    { auth: 'user', ...doc('mfa', 'Disable TOTP (elevated)', { 200: TokenAnswer }) },
   )
   .post(
     '/users/@me/mfa/codes-verification',
@@ -196,8 +210,8 @@ export const mfaSessionRoutes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Optional(t.Object({ regenerate: t.Optional(t.Boolean()), key: t.Optional(t.String({ maxLength: 256 })), nonce: t.Optional(t.String({ maxLength: 256 })) })),
-      ...tags('View or regenerate backup codes (elevated)'),
+      body: CodesSchema,
+      ...doc('mfa', 'View or regenerate backup codes (elevated)', { 200: BackupCodesAnswer }),
     },
   )
   .post(
@@ -211,7 +225,7 @@ export const mfaSessionRoutes = new Elysia()
       insertSmsFactor(me.userId)
       return noContent()
     },
-    { auth: 'user', body: t.Object({ password: t.String({ maxLength: 256 }) }), ...tags('Enable SMS as a second factor') },
+    { auth: 'user', body: PasswordSchema, ...doc('mfa', 'Enable SMS as a second factor', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/mfa/sms/disable',
@@ -223,7 +237,7 @@ export const mfaSessionRoutes = new Elysia()
       deleteSmsFactor(me.userId)
       return noContent()
     },
-    { auth: 'user', body: t.Object({ password: t.String({ maxLength: 256 }) }), ...tags('Disable SMS as a second factor (elevated)') },
+    { auth: 'user', body: PasswordSchema, ...doc('mfa', 'Disable SMS as a second factor (elevated)', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/phone',
@@ -253,13 +267,8 @@ export const mfaSessionRoutes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Object({
-        phone: t.Optional(t.String({ maxLength: 20 })),
-        phone_token: t.Optional(t.String({ maxLength: 256 })),
-        password: t.Optional(t.String({ maxLength: 256 })),
-        change_phone_reason: t.Optional(t.String({ maxLength: 64 })),
-      }),
-      ...tags('Text a code to a new phone, or set the verified phone'),
+      body: PhoneSchema,
+      ...doc('mfa', 'Text a code to a new phone, or set the verified phone', { 204: NO_CONTENT }),
     },
   )
   .delete(
@@ -275,7 +284,7 @@ export const mfaSessionRoutes = new Elysia()
       userChanged(me.userId)
       return noContent()
     },
-    { auth: 'user', body: t.Object({ password: t.String({ maxLength: 256 }) }), ...tags('Remove the phone (elevated when it is a second factor)') },
+    { auth: 'user', body: PasswordSchema, ...doc('mfa', 'Remove the phone (elevated when it is a second factor)', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/mfa/webauthn/credentials',
@@ -298,11 +307,12 @@ export const mfaSessionRoutes = new Elysia()
       if (firstFactor) userChanged(me.userId)
       return { ...authenticatorView(created), ...(backup_codes ? { backup_codes } : {}) }
     },
-    { auth: 'user', ...tags('Start (no body) or finish registering a security key') },
+    // The body is checked in the handler (a start has none): the schema documents it.
+    { auth: 'user', ...doc('mfa', 'Start (no body) or finish registering a security key', { 200: CredentialAnswer }, { body: CredentialSchema }) },
   )
   .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(userCaller(caller).userId).map(authenticatorView), {
     auth: 'user',
-    ...tags('Security keys'),
+    ...doc('mfa', 'Security keys', { 200: AuthenticatorsAnswer }),
   })
   .patch(
     '/users/@me/mfa/webauthn/credentials/:id',
@@ -311,7 +321,7 @@ export const mfaSessionRoutes = new Elysia()
       if (!renamed) throw Errors.notFound()
       return authenticatorView(renamed)
     },
-    { auth: 'user', body: t.Object({ name: t.String({ minLength: 1, maxLength: 32 }) }), ...tags('Rename a security key') },
+    { auth: 'user', body: RenameSchema, ...doc('mfa', 'Rename a security key', { 200: AuthenticatorAnswer }) },
   )
   .delete(
     '/users/@me/mfa/webauthn/credentials/:id',
@@ -324,5 +334,5 @@ export const mfaSessionRoutes = new Elysia()
       if (!hasWebauthn(me.userId)) userChanged(me.userId)
       return noContent()
     },
-    { auth: 'user', ...tags('Remove a security key (elevated)') },
+    { auth: 'user', ...doc('mfa', 'Remove a security key (elevated)', { 204: NO_CONTENT }) },
   )

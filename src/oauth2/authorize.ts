@@ -10,7 +10,7 @@ import type { ApplicationRow } from './tables'
 
 export const CODE_TTL_MS = 10 * 60 * 1000
 
-export type AuthorizeQuery = Record<string, string | undefined>
+export type AuthorizeParams = Record<string, string | undefined>
 
 export type AuthorizeRequest = {
   app: ApplicationRow
@@ -23,7 +23,7 @@ export type AuthorizeRequest = {
 
 const CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/
 
-export async function checkAuthorizeRequest(q: AuthorizeQuery): Promise<AuthorizeRequest> {
+export async function checkAuthorizeRequest(q: AuthorizeParams): Promise<AuthorizeRequest> {
   if (!q.client_id) throw invalid('client_id', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
   if (!isSnowflake(q.client_id)) throw invalid('client_id', 'NUMBER_TYPE_COERCE', `Value "${q.client_id}" is not snowflake.`, 'invalid_request')
   const app = findApplication(q.client_id)

@@ -1,24 +1,39 @@
 // OAuth2: the consent screen (GET/POST /oauth2/authorize, user token), the token endpoints (client authentication,
 // RFC 6749 error bodies) and /oauth2/@me (bearer).
-import { Elysia, t } from 'elysia'
+import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
+import { doc } from '../http/docs'
 import { identity } from '../http/identity'
 import { json } from '../http/respond'
 import { findUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
-import { checkAuthorizeRequest, denied, grantCode, type AuthorizeQuery } from './authorize'
+import { checkAuthorizeRequest, denied, grantCode, type AuthorizeParams } from './authorize'
 import { authenticateClient, formFields } from './client-auth'
 import { OAuthError } from './errors'
 import { clientCredentials, exchangeCode, refresh } from './grants'
+import {
+  AuthorizeInfoAnswer,
+  AuthorizeQuery,
+  ConsentSchema,
+  LocationAnswer,
+  MeAnswer,
+  OAuthErrorBody,
+  RevokeForm,
+  TokenAnswer,
+  TokenForm,
+} from './schemas'
 import { publicApplication } from './serialize'
 import { findApplication, findTokenByAnyHash, findTokenById, hasGrant, revokeFamily } from './store'
 import { sha256Hex } from '../core/crypto'
 
+/** The token endpoints take form bodies and answer RFC 6749's errors. */
+const FORM = { body: TokenForm, bodyType: 'application/x-www-form-urlencoded', error: OAuthErrorBody }
+
 // RFC 6749 5.1: token responses must not be cached.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 
-function query(q: Record<string, unknown>): AuthorizeQuery {
-  const out: AuthorizeQuery = {}
+function query(q: Record<string, unknown>): AuthorizeParams {
+  const out: AuthorizeParams = {}
   for (const [key, value] of Object.entries(q)) if (typeof value === 'string') out[key] = value
   return out
 }
@@ -39,7 +54,7 @@ export const oauth2Routes = new Elysia()
         redirect_uri: request.redirectUri,
       }
     },
-    { auth: 'user', detail: { tags: ['oauth2'], summary: 'What an authorization request asks for' } },
+    { auth: 'user', ...doc('oauth2', 'What an authorization request asks for', { 200: AuthorizeInfoAnswer }, { query: AuthorizeQuery }) },
   )
   .post(
     '/oauth2/authorize',
@@ -50,8 +65,8 @@ export const oauth2Routes = new Elysia()
     },
     {
       auth: 'user',
-      body: t.Object({ authorize: t.Boolean(), permissions: t.Optional(t.Any()), guild_id: t.Optional(t.Any()) }),
-      detail: { tags: ['oauth2'], summary: 'Approve or deny an authorization request' },
+      body: ConsentSchema,
+      ...doc('oauth2', 'Approve or deny an authorization request', { 200: LocationAnswer }, { query: AuthorizeQuery }),
     },
   )
   .post(
@@ -72,7 +87,7 @@ export const oauth2Routes = new Elysia()
             : await clientCredentials(client, form)
       return json(issued, 200, NO_STORE)
     },
-    { detail: { tags: ['oauth2'], summary: 'Exchange a code, a refresh token or client credentials for tokens' } },
+    doc('oauth2', 'Exchange a code, a refresh token or client credentials for tokens', { 200: TokenAnswer }, FORM),
   )
   .post(
     '/oauth2/token/revoke',
@@ -85,7 +100,7 @@ export const oauth2Routes = new Elysia()
       if (row && row.applicationId === client.app.id) revokeFamily(row.familyId)
       return json({}, 200, NO_STORE)
     },
-    { detail: { tags: ['oauth2'], summary: 'Revoke an access or refresh token' } },
+    doc('oauth2', 'Revoke an access or refresh token', { 200: 'Revoked (also for unknown tokens)' }, { ...FORM, body: RevokeForm }),
   )
   .get(
     '/oauth2/@me',
@@ -102,5 +117,5 @@ export const oauth2Routes = new Elysia()
         ...(user ? { user: publicUser(user) } : {}),
       }
     },
-    { auth: 'bearer', detail: { tags: ['oauth2'], summary: 'The current OAuth2 authorization' } },
+    { auth: 'bearer', ...doc('oauth2', 'The current OAuth2 authorization', { 200: MeAnswer }) },
   )

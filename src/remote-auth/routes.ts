@@ -4,12 +4,12 @@ import { Elysia } from 'elysia'
 import { consume } from '../core/ratelimit'
 import { clientIp } from '../http/client-ip'
 import { identity, userCaller } from '../http/identity'
+import { doc, NO_CONTENT } from '../http/docs'
 import { noContent } from '../http/respond'
 import { LOGIN_REQUESTS, MOBILE_REQUESTS } from './limits'
 import { cancelRemoteAuth, claimRemoteAuth, exchangeTicket, finishRemoteAuth } from './mobile'
-import { CancelSchema, FinishSchema, LoginSchema, StartSchema } from './schemas'
+import { CancelSchema, EncryptedTokenAnswer, FinishSchema, HandshakeAnswer, LoginSchema, StartSchema } from './schemas'
 
-const tags = (summary: string) => ({ detail: { tags: ['remote-auth'], summary } })
 const BUCKET = 'remote-auth-user'
 
 export const remoteAuthRoutes = new Elysia()
@@ -21,7 +21,7 @@ export const remoteAuthRoutes = new Elysia()
       consume(BUCKET, me.userId, MOBILE_REQUESTS)
       return claimRemoteAuth(me, body.fingerprint)
     },
-    { auth: 'user', body: StartSchema, ...tags('Claim a desktop remote-auth session by its fingerprint') },
+    { auth: 'user', body: StartSchema, ...doc('remote-auth', 'Claim a desktop remote-auth session by its fingerprint', { 200: HandshakeAnswer }) },
   )
   .post(
     '/users/@me/remote-auth/finish',
@@ -31,7 +31,7 @@ export const remoteAuthRoutes = new Elysia()
       await finishRemoteAuth(me, body.handshake_token, body.temporary_token, request)
       return noContent()
     },
-    { auth: 'user', body: FinishSchema, ...tags('Accept: the desktop receives a login ticket (MFA users: elevated)') },
+    { auth: 'user', body: FinishSchema, ...doc('remote-auth', 'Accept: the desktop receives a login ticket (MFA users: elevated)', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/remote-auth/cancel',
@@ -41,7 +41,7 @@ export const remoteAuthRoutes = new Elysia()
       cancelRemoteAuth(me, body.handshake_token)
       return noContent()
     },
-    { auth: 'user', body: CancelSchema, ...tags('Deny: the desktop receives cancel') },
+    { auth: 'user', body: CancelSchema, ...doc('remote-auth', 'Deny: the desktop receives cancel', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/remote-auth/login',
@@ -49,5 +49,5 @@ export const remoteAuthRoutes = new Elysia()
       consume('remote-auth-login-ip', clientIp(ctx.request, ctx.server), LOGIN_REQUESTS)
       return exchangeTicket(ctx.body.ticket)
     },
-    { body: LoginSchema, ...tags('Desktop: exchange the ticket for a token encrypted to its key') },
+    { body: LoginSchema, ...doc('remote-auth', 'Desktop: exchange the ticket for a token encrypted to its key', { 200: EncryptedTokenAnswer }) },
   )

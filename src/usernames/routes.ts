@@ -1,13 +1,16 @@
-import { Elysia, t } from 'elysia'
+// REST of Discord's username rules: a suggestion from a display name, and whether a username is taken.
+import { Elysia } from 'elysia'
+import { doc } from '../http/docs'
 import { isUsernameTaken, suggestUsername, usernameProblem } from './rules'
+import { AttemptAnswer, AttemptSchema, SuggestionAnswer, SuggestionQuery } from './schemas'
 
 export const usernameRoutes = new Elysia()
   .get('/unique-username/username-suggestions-unauthed', async ({ query }) => ({ username: await suggestUsername(query.global_name) }), {
-    query: t.Object({ global_name: t.Optional(t.String({ maxLength: 32 })) }),
-    detail: { tags: ['usernames'], summary: 'Suggest a free username' },
+    query: SuggestionQuery,
+    ...doc('usernames', 'Suggest a free username', { 200: SuggestionAnswer }),
   })
   .post(
     '/unique-username/username-attempt-unauthed',
     async ({ body }) => ({ taken: usernameProblem(body.username) ? null : await isUsernameTaken(body.username) }),
-    { body: t.Object({ username: t.String({ maxLength: 64 }) }), detail: { tags: ['usernames'], summary: 'Is a username taken? null when it is invalid' } },
+    { body: AttemptSchema, ...doc('usernames', 'Is a username taken? null when it is invalid', { 200: AttemptAnswer }) },
   )

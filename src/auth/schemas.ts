@@ -1,0 +1,175 @@
+// TypeBox schemas of login, registration, recovery, sessions and handoff: request bodies (input types derived from
+// them) and the answers documented in /api/docs.
+import { t } from 'elysia'
+import { PASSWORD_MAX, PASSWORD_MIN } from '../accounts/password-policy'
+import { LoginSettings, PrivateUser, PublicUser } from '../accounts/schemas'
+import { FormCheck } from '../http/form'
+
+const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
+const Token = t.String({ maxLength: 256 })
+const Password = t.String({ maxLength: 256 })
+
+export const LOGIN_SOURCES = ['gift', 'guild_template', 'guild_invite', 'dm_invite', 'friend_invite', 'role_subscription', 'role_subscription_setting'] as const
+
+/**
+ * POST /auth/login. Documented here but checked by `checkLogin` inside the handler: a client that is already logged
+ * in gets its session back whatever the body, so the body cannot be refused before the handler runs.
+ */
+export const LoginSchema = t.Object({
+  login: t.String({ maxLength: 320, description: 'e-mail or E.164 phone' }),
+  password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+  undelete: t.Optional(t.Boolean()),
+  login_source: t.Optional(t.Nullable(t.Union(LOGIN_SOURCES.map((s) => t.Literal(s))))),
+  gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
+  fingerprint: t.Optional(t.String()),
+})
+export type LoginInput = typeof LoginSchema.static
+
+/** The login body as Discord judges it (a blank login is missing; every bad field named at once). */
+export function checkLogin(body: unknown): LoginInput {
+  const check = new FormCheck()
+  const required = (field: string) => check.add(field, 'BASE_TYPE_REQUIRED', 'This field is required')
+  if (!body || typeof body !== 'object') {
+    required('login')
+    required('password')
+    check.done()
+  }
+  const b = body as Record<string, unknown>
+  if (typeof b.login !== 'string' || !b.login.trim()) required('login')
+  else if (b.login.length > 320) check.add('login', 'BASE_TYPE_MAX_LENGTH', 'Must be 320 or fewer in length.')
+  if (typeof b.password !== 'string') required('password')
+  else if (b.password.length < PASSWORD_MIN || b.password.length > PASSWORD_MAX) {
+    check.add('password', 'BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN} and ${PASSWORD_MAX} in length.`)
+  }
+  if (b.undelete !== undefined && typeof b.undelete !== 'boolean') check.add('undelete', 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
+  if (b.login_source != null && !LOGIN_SOURCES.includes(b.login_source as never)) {
+    check.add('login_source', 'BASE_TYPE_CHOICES', `Value must be one of ${JSON.stringify(LOGIN_SOURCES)}.`)
+  }
+  if (b.gift_code_sku_id != null && (typeof b.gift_code_sku_id !== 'string' || !/^\d{1,20}$/.test(b.gift_code_sku_id))) {
+    check.add('gift_code_sku_id', 'BASE_TYPE_INVALID', 'Invalid value.')
+  }
+  check.done()
+  return b as LoginInput
+}
+
+export const RegisterSchema = t.Object({
+  username: t.Optional(t.String({ maxLength: 64 })),
+  global_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 32 }))),
+  email: t.Optional(t.String({ maxLength: 254 })),
+  phone_token: t.Optional(t.String({ maxLength: 256 })),
+  password: t.Optional(t.String({ maxLength: 256 })),
+  date_of_birth: t.Optional(t.String({ maxLength: 10 })),
+  fingerprint: t.Optional(t.String({ maxLength: 64 })),
+  invite: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+  guild_template_code: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+  gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
+  consent: t.Optional(t.Boolean()),
+  promotional_email_opt_in: t.Optional(t.Boolean()),
+})
+export type RegisterInput = typeof RegisterSchema.static
+
+export const VerifySchema = t.Object({ token: Token, captcha_key: t.Optional(t.Nullable(t.String())) })
+export const TokenSchema = t.Object({ token: Token })
+export const PhoneSchema = t.Object({ phone: t.String({ maxLength: 20 }) })
+export const PhoneCodeSchema = t.Object({ phone: t.String({ maxLength: 20 }), code: t.String({ maxLength: 16 }) })
+export const PasswordCheckSchema = t.Object({ password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }) })
+export const HandoffSchema = t.Object({ key: t.String({ minLength: 1, maxLength: 256 }) })
+export const HandoffExchangeSchema = t.Object({ key: t.String({ minLength: 1, maxLength: 256 }), handoff_token: Token })
+
+export const LogoutSchema = t.Optional(
+  t.Nullable(
+    t.Object({
+      provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+      token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
+      voip_provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+      voip_token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
+    }),
+  ),
+)
+
+export const DeviceSchema = t.Object({
+  provider: t.String({ minLength: 1, maxLength: 64 }),
+  token: t.String({ minLength: 1, maxLength: 4096 }),
+  voip_provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+  voip_token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
+})
+
+export const ForgotSchema = t.Object({ login: t.String({ minLength: 1, maxLength: 320 }) })
+
+export const ResetSchema = t.Object({
+  token: Token,
+  password: Password,
+  source: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
+  method: t.Optional(t.String({ maxLength: 16 })),
+  ticket: t.Optional(t.String({ maxLength: 256 })),
+  code: t.Optional(t.String({ maxLength: 64 * 1024 })),
+})
+export type ResetInput = typeof ResetSchema.static
+
+export const RevertSchema = t.Object({ token: Token, password: Password })
+export const PasswordSchema = t.Object({ password: Password })
+export const SessionsLogoutSchema = t.Object({ session_id_hashes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 64 }) })
+
+export const PatchMeSchema = t.Object({
+  email: t.Optional(t.String({ maxLength: 254 })),
+  password: t.Optional(Password),
+  new_password: t.Optional(Password),
+  global_name: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
+})
+
+// ---- answers (documentation)
+
+export const LoginSuccess = t.Object(
+  { user_id: Snowflake, token: t.String(), user_settings: LoginSettings, required_actions: t.Optional(t.Array(t.String())) },
+  { description: 'Logged in' },
+)
+
+export const MfaRequired = t.Object(
+  {
+    user_id: Snowflake,
+    mfa: t.Literal(true),
+    ticket: t.String(),
+    totp: t.Boolean(),
+    sms: t.Boolean(),
+    backup: t.Boolean(),
+    webauthn: t.Nullable(t.String({ description: 'WebAuthn assertion options (JSON)' })),
+  },
+  { description: 'A second factor is required: answer with POST /auth/mfa/{type}' },
+)
+
+export const LoginAnswer = t.Union([LoginSuccess, MfaRequired], { description: 'Logged in, or a second factor is required' })
+export const RegisterAnswer = t.Object({ token: t.String(), show_verification_form: t.Optional(t.Boolean()) }, { description: 'Registered and logged in' })
+export const VerifyAnswer = t.Object({ token: t.String(), user_id: Snowflake }, { description: 'Verified and logged in' })
+export const PhoneTokenAnswer = t.Object({ token: t.String({ description: 'phone_token for registration, phone change or reset' }) }, { description: 'Verified' })
+export const FingerprintAnswer = t.Object({ fingerprint: t.String() }, { description: 'A fingerprint' })
+export const LocationAnswer = t.Object(
+  {
+    country_code: t.String(),
+    consent_required: t.Boolean(),
+    promotional_email_opt_in: t.Object({ required: t.Boolean(), pre_checked: t.Boolean() }),
+  },
+  { description: 'Country and consent rules' },
+)
+export const PasswordCheckAnswer = t.Object({ valid: t.Boolean(), password_strength: t.Integer({ minimum: 0, maximum: 4 }) }, { description: 'Verdict' })
+export const HandoffAnswer = t.Object({ handoff_token: t.String() }, { description: 'A handoff token' })
+export const HandoffExchangeAnswer = t.Object({ token: t.String(), user: PublicUser }, { description: 'Logged in' })
+export const SessionsAnswer = t.Object(
+  {
+    user_sessions: t.Array(
+      t.Object({
+        id_hash: t.String(),
+        approx_last_used_time: t.String({ format: 'date-time' }),
+        client_info: t.Object({ os: t.Nullable(t.String()), platform: t.Nullable(t.String()), location: t.Nullable(t.String()) }),
+      }),
+    ),
+  },
+  { description: 'Sessions, most recently used first' },
+)
+export const ResetAnswer = t.Union(
+  [t.Object({ token: t.String(), user_id: Snowflake, user_settings: LoginSettings }), MfaRequired],
+  { description: 'New password set and logged in, or a second factor is required' },
+)
+export const RevertAnswer = t.Object({ email: t.String() }, { description: 'The account is back on this address' })
+export const PatchMeAnswer = t.Composite([PrivateUser, t.Object({ token: t.Optional(t.String({ description: 'after a password change' })) })], {
+  description: 'The changed user',
+})

@@ -1,0 +1,56 @@
+// TypeBox schemas of OAuth2: the consent body, the authorize query and token form (documented; checked by hand in
+// authorize.ts and grants.ts, which answer RFC 6749's errors), and the answers documented in /api/docs.
+import { t } from 'elysia'
+import { PublicUser } from '../accounts/schemas'
+
+export const ConsentSchema = t.Object({ authorize: t.Boolean(), permissions: t.Optional(t.Any()), guild_id: t.Optional(t.Any()) })
+
+export const AuthorizeQuery = t.Object({
+  client_id: t.String(),
+  response_type: t.Literal('code'),
+  scope: t.String({ description: 'space-separated scopes' }),
+  redirect_uri: t.Optional(t.String({ description: 'required when the application registered more than one' })),
+  state: t.Optional(t.String()),
+  code_challenge: t.Optional(t.String({ description: 'PKCE, S256 only' })),
+  code_challenge_method: t.Optional(t.Literal('S256')),
+})
+
+export const TokenForm = t.Object({
+  grant_type: t.Union([t.Literal('authorization_code'), t.Literal('refresh_token'), t.Literal('client_credentials')]),
+  code: t.Optional(t.String()),
+  redirect_uri: t.Optional(t.String()),
+  code_verifier: t.Optional(t.String()),
+  refresh_token: t.Optional(t.String()),
+  scope: t.Optional(t.String()),
+  client_id: t.Optional(t.String({ description: 'or HTTP Basic' })),
+  client_secret: t.Optional(t.String({ description: 'or HTTP Basic' })),
+})
+
+export const RevokeForm = t.Object({ token: t.String(), client_id: t.Optional(t.String()), client_secret: t.Optional(t.String()) })
+
+/** RFC 6749's error body, as the token endpoints answer it. */
+export const OAuthErrorBody = t.Object({ error: t.String(), error_description: t.String() }, { description: 'RFC 6749 error' })
+
+// ---- answers (documentation)
+
+export const PublicApplication = t.Object(
+  { id: t.String(), name: t.String(), icon: t.Null(), description: t.String(), bot_public: t.Boolean(), flags: t.Integer() },
+  { description: 'Application' },
+)
+
+export const AuthorizeInfoAnswer = t.Object(
+  { application: PublicApplication, user: PublicUser, authorized: t.Boolean(), scopes: t.Array(t.String()), redirect_uri: t.String() },
+  { description: 'What the request asks for' },
+)
+
+export const LocationAnswer = t.Object({ location: t.String({ description: 'the redirect with code (or error) and state' }) }, { description: 'Where to go' })
+
+export const TokenAnswer = t.Object(
+  { access_token: t.String(), token_type: t.Literal('Bearer'), expires_in: t.Integer(), refresh_token: t.Optional(t.String()), scope: t.String() },
+  { description: 'Tokens' },
+)
+
+export const MeAnswer = t.Object(
+  { application: PublicApplication, scopes: t.Array(t.String()), expires: t.String({ format: 'date-time' }), user: t.Optional(PublicUser) },
+  { description: 'The current authorization' },
+)
