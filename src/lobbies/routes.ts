@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import { Errors, formError } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
+import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
 import { paging } from '../http/form'
 import { json, noContent } from '../http/respond'
@@ -12,13 +13,27 @@ import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, 
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './linking'
 import { postMessage, readMessages } from './messages'
-import { BulkSchema, CreateLobbySchema, LinkSchema, MessageSchema, MessagesQuery, PatchLobbySchema, PutLobbySchema } from './schemas'
+import {
+  BulkSchema,
+  CreateLobbySchema,
+  LinkSchema,
+  LobbyAnswer,
+  LobbyInviteAnswer,
+  LobbyMemberAnswer,
+  LobbyMembersAnswer,
+  LobbyMessageAnswer,
+  LobbyMessagesAnswer,
+  MessageSchema,
+  MessagesQuery,
+  PatchLobbySchema,
+  PutLobbySchema,
+} from './schemas'
 import { getLobby } from './store'
 import { FormCheck } from './validate'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
-const detail = (summary: string) => ({ tags: ['lobbies'], summary })
+const detail = (summary: string, answers: Record<number, Answer>) => doc('lobbies', summary, answers).detail
 
 type MemberBody = { id: string; metadata?: unknown; flags?: unknown }
 
@@ -55,7 +70,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return json(await createLobby(appCaller(caller), input), 201)
     },
-    { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby') },
+    { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby', { 201: LobbyAnswer }) },
   )
   .put(
     '/lobbies',
@@ -71,11 +86,11 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return createOrJoinLobby(appCaller(caller), input)
     },
-    { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it') },
+    { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }) },
   )
   .get('/lobbies/:lobbyId', ({ caller, params }) => lobbyView(lobbyOf(caller, params.lobbyId)), {
     auth: OAUTH2,
-    detail: detail('A lobby'),
+    detail: detail('A lobby', { 200: LobbyAnswer }),
   })
   .patch(
     '/lobbies/:lobbyId',
@@ -91,7 +106,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return patchLobby(lobby, input)
     },
-    { auth: APP, body: PatchLobbySchema, detail: detail('Change a lobby; members replaces the member list') },
+    { auth: APP, body: PatchLobbySchema, detail: detail('Change a lobby; members replaces the member list', { 200: LobbyAnswer }) },
   )
   .delete(
     '/lobbies/:lobbyId',
@@ -103,7 +118,7 @@ export const lobbiesRoutes = new Elysia()
       if (lobby) await deleteLobby(lobby.id)
       return noContent()
     },
-    { auth: APP, detail: detail('Delete a lobby') },
+    { auth: APP, detail: detail('Delete a lobby', { 204: NO_CONTENT }) },
   )
   .delete(
     '/lobbies/:lobbyId/members/@me',
@@ -112,7 +127,7 @@ export const lobbiesRoutes = new Elysia()
       await removeMember(lobby, caller.userId)
       return noContent()
     },
-    { auth: OAUTH2, detail: detail('Leave a lobby') },
+    { auth: OAUTH2, detail: detail('Leave a lobby', { 204: NO_CONTENT }) },
   )
   .put(
     '/lobbies/:lobbyId/members/:userId',
@@ -124,7 +139,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return putMember(lobby, input)
     },
-    { auth: APP, detail: detail('Add or update a member') },
+    { auth: APP, detail: detail('Add or update a member', { 200: LobbyMemberAnswer }) },
   )
   .delete(
     '/lobbies/:lobbyId/members/:userId',
@@ -133,7 +148,7 @@ export const lobbiesRoutes = new Elysia()
       if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
       return noContent()
     },
-    { auth: APP, detail: detail('Remove a member') },
+    { auth: APP, detail: detail('Remove a member', { 204: NO_CONTENT }) },
   )
   .post(
     '/lobbies/:lobbyId/members/bulk',
@@ -148,7 +163,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return bulkMembers(lobby, items)
     },
-    { auth: APP, body: BulkSchema, detail: detail('Add, update and remove up to 25 members') },
+    { auth: APP, body: BulkSchema, detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }) },
   )
   .get(
     '/lobbies/:lobbyId/messages',
@@ -156,7 +171,7 @@ export const lobbiesRoutes = new Elysia()
       const lobby = lobbyOf(caller, params.lobbyId)
       return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
     },
-    { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first') },
+    { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }) },
   )
   .post(
     '/lobbies/:lobbyId/messages',
@@ -169,12 +184,12 @@ export const lobbiesRoutes = new Elysia()
       const message = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce })
       return json(message, 201)
     },
-    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message') },
+    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message', { 201: LobbyMessageAnswer }) },
   )
   .post(
     '/lobbies/:lobbyId/members/@me/invites',
     ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
-    { auth: OAUTH2, detail: detail('An invite to the linked channel only the current user can accept') },
+    { auth: OAUTH2, detail: detail('An invite to the linked channel only the current user can accept', { 200: LobbyInviteAnswer }) },
   )
   .post(
     '/lobbies/:lobbyId/members/:userId/invites',
@@ -183,7 +198,7 @@ export const lobbiesRoutes = new Elysia()
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
     },
-    { auth: OAUTH2, detail: detail('An invite to the linked channel only this member can accept') },
+    { auth: OAUTH2, detail: detail('An invite to the linked channel only this member can accept', { 200: LobbyInviteAnswer }) },
   )
   .patch(
     '/lobbies/:lobbyId/channel-linking',
@@ -195,5 +210,5 @@ export const lobbiesRoutes = new Elysia()
       }
       return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
     },
-    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)') },
+    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)', { 200: LobbyAnswer }) },
   )

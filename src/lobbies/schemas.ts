@@ -66,3 +66,39 @@ export const MessagesQuery = t.Object({
 })
 
 export const LinkSchema = t.Optional(t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }))
+
+// ---- answers (documentation)
+
+const LobbyMember = t.Object({ id: Snowflake, metadata: t.Nullable(t.Record(t.String(), t.String())), flags: t.Integer() }, { description: 'Lobby member' })
+
+export const LobbyAnswer = t.Object(
+  {
+    id: Snowflake,
+    application_id: Snowflake,
+    metadata: t.Nullable(t.Record(t.String(), t.String())),
+    members: t.Array(LobbyMember),
+    flags: t.Integer(),
+    linked_channel: t.Optional(t.Unknown({ description: 'the linked guild channel' })),
+  },
+  { description: 'Lobby' },
+)
+export const LobbyMemberAnswer = LobbyMember
+export const LobbyMembersAnswer = t.Array(LobbyMember, { description: 'The upserted members' })
+export const LobbyMessageAnswer = t.Object(
+  {
+    id: Snowflake,
+    type: t.Integer(),
+    content: t.String(),
+    lobby_id: Snowflake,
+    channel_id: Snowflake,
+    author: t.Unknown({ description: 'user' }),
+    metadata: t.Optional(t.Record(t.String(), t.String())),
+    flags: t.Integer(),
+    application_id: Snowflake,
+    timestamp: t.String({ format: 'date-time' }),
+    nonce: t.Optional(t.Union([t.String(), t.Integer()])),
+  },
+  { description: 'Lobby message' },
+)
+export const LobbyMessagesAnswer = t.Array(LobbyMessageAnswer, { description: 'Messages, newest first' })
+export const LobbyInviteAnswer = t.Object({ code: t.String() }, { description: 'The invite code' })
