@@ -22,7 +22,7 @@ export const accountsRoutes = new Elysia()
     { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ...doc('users', 'The calling user', { 200: PrivateUser }) },
   )
   .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
-    auth: 'user',
+    user: true,
     ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),
   })
   .patch(
@@ -34,5 +34,5 @@ export const accountsRoutes = new Elysia()
       events.publish(topics.user(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },
-    { auth: 'user', body: SettingsPatchSchema, ...doc('auth', 'Change locale or theme', { 200: LoginSettings }) },
+    { user: true, body: SettingsPatchSchema, ...doc('auth', 'Change locale or theme', { 200: LoginSettings }) },
   )

@@ -1,10 +1,11 @@
 // REST for recovery and account changes: forgot/reset/revert (unauthenticated), PATCH /users/@me and
 // POST /auth/sessions/logout (elevated).
 import { Elysia } from 'elysia'
+import type { UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
-import { identity, optionalCaller, userCaller } from '../http/identity'
+import { identity, optionalCaller } from '../http/identity'
 import { doc, NO_CONTENT } from '../http/docs'
 import { noContent } from '../http/respond'
 import { passwordRefused } from '../accounts/errors'
@@ -44,8 +45,7 @@ export const recoveryPublicRoutes = new Elysia()
 
 /** POST /users/@me/disable and /users/@me/delete: the password, and elevation when MFA is on. */
 function deactivation(state: 'disabled' | 'deleted') {
-  return async ({ caller, body, request }: { caller: Parameters<typeof userCaller>[0]; body: { password?: string }; request: Request }) => {
-    const me = userCaller(caller)
+  return async ({ caller: me, body, request }: { caller: UserCaller; body: { password?: string }; request: Request }) => {
     const user = findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
@@ -58,33 +58,31 @@ function deactivation(state: 'disabled' | 'deleted') {
 export const accountRoutes = new Elysia()
   .use(identity)
   .post('/users/@me/disable', deactivation('disabled'), {
-    auth: 'user',
+    user: true,
     body: PasswordSchema,
     ...doc('auth', 'Disable the account (password; elevated with MFA); log in with undelete to restore', { 204: NO_CONTENT }),
   })
   .post('/users/@me/delete', deactivation('deleted'), {
-    auth: 'user',
+    user: true,
     body: PasswordSchema,
     ...doc('auth', 'Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore', { 204: NO_CONTENT }),
   })
   .post(
     '/auth/sessions/logout',
-    async ({ caller, body, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body, request }) => {
       await secondFactor().requireElevation(me, request)
       await endSessionsByHash(me.userId, body.session_id_hashes)
       return noContent()
     },
     {
-      auth: 'user',
+      user: true,
       body: SessionsLogoutSchema,
       ...doc('auth', 'End sessions by their id hashes (elevated)', { 204: NO_CONTENT }),
     },
   )
   .patch(
     '/users/@me',
-    async ({ caller, body, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body, request }) => {
       const user = findUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined
@@ -109,7 +107,7 @@ export const accountRoutes = new Elysia()
       return { ...view, ...(token ? { token } : {}) }
     },
     {
-      auth: 'user',
+      user: true,
       body: PatchMeSchema,
       ...doc('users', 'Change the e-mail (elevated), password or display name', { 200: PatchMeAnswer }),
     },

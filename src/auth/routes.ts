@@ -16,7 +16,7 @@ import { events } from '../gateway/bus'
 import { countryOf } from '../geo/country'
 import { clientIp } from '../http/client-ip'
 import { doc, NO_CONTENT } from '../http/docs'
-import { identity, optionalCaller, userCaller } from '../http/identity'
+import { identity, optionalCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { tokenInvalid, verificationCodeInvalid } from './errors'
 import { createHandoff, exchangeHandoff } from './handoff'
@@ -146,12 +146,11 @@ export const authSessionRoutes = new Elysia()
         })),
       }
     },
-    { auth: 'user', ...doc('auth', 'Active sessions of the account (up to 50)', { 200: SessionsAnswer }) },
+    { user: true, ...doc('auth', 'Active sessions of the account (up to 50)', { 200: SessionsAnswer }) },
   )
   .post(
     '/auth/logout',
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       if (body?.token) deletePushDeviceByToken(me.sessionId, body.token)
       if (body?.voip_token) deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
       await deleteSession(me.sessionId)
@@ -159,30 +158,29 @@ export const authSessionRoutes = new Elysia()
       return noContent()
     },
     {
-      auth: 'user',
+      user: true,
       body: LogoutSchema,
       ...doc('auth', 'End the current session', { 204: NO_CONTENT }),
     },
   )
   .post(
     '/users/@me/devices',
-    ({ caller, body }) => {
-      const me = userCaller(caller)
+    ({ caller: me, body }) => {
       upsertPushDevice(me.sessionId, { provider: body.provider, token: body.token, voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null })
       return noContent()
     },
     {
-      auth: 'user',
+      user: true,
       body: DeviceSchema,
       ...doc('auth', 'Register a push token for this session', { 204: NO_CONTENT }),
     },
   )
   .post('/auth/verify/resend', async ({ caller }) => (await resendVerification(caller.userId), noContent()), {
-    auth: 'user',
+    user: true,
     ...doc('auth', 'Send a new verification e-mail', { 204: NO_CONTENT }),
   })
   .post('/auth/handoff', (ctx) => ({ handoff_token: createHandoff(ctx.caller.userId, ctx.body.key, clientIp(ctx.request, ctx.server)) }), {
-    auth: 'user',
+    user: true,
     body: HandoffSchema,
     ...doc('auth', 'Create a handoff token for another client on this IP', { 200: HandoffAnswer }),
   })

@@ -159,7 +159,7 @@ export const inviteRoutes = new Elysia()
   .use(identity)
   .get('/invites/:code', ({ params }) => lookupInvite(params.code), doc('invites', 'Look up an invite', { 200: Invite }))
   .post('/invites/:code', ({ caller, params }) => joinGuildByInvite(caller.userId, params.code), {
-    auth: 'user',
+    user: true,
     ...doc('invites', 'Accept an invite', { 200: Invite }),
   })
   .delete('/invites/:code', ({ caller, params }) => deleteInvite(caller.userId, params.code), {

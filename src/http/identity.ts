@@ -2,7 +2,7 @@
 // Resolves `caller` into the handler's context or answers Discord's 401/403.
 import { Elysia } from 'elysia'
 import { resolveAuthorization, type Caller, type CallerKind, type UserCaller } from '../core/caller'
-import { ApiError, Errors } from '../core/errors'
+import { Errors } from '../core/errors'
 
 export type AuthRule = true | CallerKind | CallerKind[] | { kinds: CallerKind[]; scope?: string }
 
@@ -35,22 +35,35 @@ export function optionalCaller(request: Request): Promise<Caller | undefined> {
 // not a form error about a body it may not send at all.
 const checked = new WeakMap<Request, Caller>()
 
-export const identity = new Elysia({ name: 'identity' }).macro({
-  auth: (rule: AuthRule) => ({
+function guard(rule: AuthRule) {
+  return {
     async transform({ request }: { request: Request }) {
       checked.set(request, authorize(await resolveAuthorization(request.headers.get('authorization')), rule))
     },
-    async resolve({ request }) {
-      const caller = checked.get(request) ?? authorize(await resolveAuthorization(request.headers.get('authorization')), rule)
+    async resolve({ request }: { request: Request }) {
+      return checked.get(request) ?? authorize(await resolveAuthorization(request.headers.get('authorization')), rule)
+    },
+  }
+}
+
+const userOnly = guard('user')
+
+/**
+ * `{ auth: rule }`: the callers a route accepts, resolved into `caller` (a Caller). `{ user: true }`: a user session
+ * only, and `caller` is typed UserCaller. (Elysia types a macro's context by the macro, not by the value given to it,
+ * so the narrowing for user routes is a macro of its own.)
+ */
+export const identity = new Elysia({ name: 'identity' }).macro({
+  auth: (rule: AuthRule) => {
+    const { transform, resolve } = guard(rule)
+    return { transform, resolve: async ({ request }: { request: Request }) => ({ caller: await resolve({ request }) }) }
+  },
+  user: {
+    transform: userOnly.transform,
+    async resolve({ request }: { request: Request }): Promise<{ caller: UserCaller }> {
+      const caller = await userOnly.resolve({ request })
+      if (caller.kind !== 'user') throw Errors.unauthorized()
       return { caller }
     },
-  }),
+  },
 })
-
-export { ApiError }
-
-/** The caller of an `auth: 'user'` route, narrowed to its type (a user session). */
-export function userCaller(caller: Caller): UserCaller {
-  if (caller.kind !== 'user') throw Errors.unauthorized()
-  return caller
-}

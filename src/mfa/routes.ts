@@ -12,7 +12,7 @@ import { Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
-import { identity, optionalCaller, userCaller } from '../http/identity'
+import { identity, optionalCaller } from '../http/identity'
 import { doc, NO_CONTENT } from '../http/docs'
 import { noContent } from '../http/respond'
 import { privateUser } from '../accounts/serialize'
@@ -145,8 +145,7 @@ export const mfaSessionRoutes = new Elysia()
   .use(identity)
   .post(
     '/mfa/finish',
-    async ({ caller, body, cookie }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body, cookie }) => {
       const row = loadTicket('elevate', body.ticket)
       if (row.userId !== me.userId || row.sessionId !== me.sessionId) throw invalidTicket()
       await verifyFactor(row, body.mfa_type, body.data)
@@ -156,15 +155,14 @@ export const mfaSessionRoutes = new Elysia()
       return { token }
     },
     {
-      auth: 'user',
+      user: true,
       body: ElevationSchema,
       ...doc('mfa', 'Prove a factor; returns a 5-minute elevation token', { 200: TokenAnswer }),
     },
   )
   .post(
     '/users/@me/mfa/totp/enable',
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       const account = userOf(me.userId)
       await confirmPassword(account, body.password)
       if (hasTotp(me.userId)) throw alreadyEnrolled()
@@ -181,15 +179,14 @@ export const mfaSessionRoutes = new Elysia()
       return { token, backup_codes }
     },
     {
-      auth: 'user',
+      user: true,
       body: TotpEnableSchema,
       ...doc('mfa', 'Enable TOTP', { 200: TotpEnableAnswer }),
     },
   )
   .post(
     '/users/@me/mfa/totp/disable',
-    async ({ caller, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request }) => {
       if (!hasTotp(me.userId)) throw notEnrolled()
       await requireElevation(me, request)
       removeTotp(me.userId)
@@ -198,26 +195,24 @@ export const mfaSessionRoutes = new Elysia()
       userChanged(me.userId)
       return { token }
     },
-    { auth: 'user', ...doc('mfa', 'Disable TOTP (elevated)', { 200: TokenAnswer }) },
+    { user: true, ...doc('mfa', 'Disable TOTP (elevated)', { 200: TokenAnswer }) },
   )
   .post(
     '/users/@me/mfa/codes-verification',
-    async ({ caller, request, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request, body }) => {
       if (!mfaEnabled(me.userId)) throw notEnrolled()
       await requireElevation(me, request)
       return { backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : listBackupCodes(me.userId) }
     },
     {
-      auth: 'user',
+      user: true,
       body: CodesSchema,
       ...doc('mfa', 'View or regenerate backup codes (elevated)', { 200: BackupCodesAnswer }),
     },
   )
   .post(
     '/users/@me/mfa/sms/enable',
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       const account = userOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
@@ -225,24 +220,23 @@ export const mfaSessionRoutes = new Elysia()
       insertSmsFactor(me.userId)
       return noContent()
     },
-    { auth: 'user', body: PasswordSchema, ...doc('mfa', 'Enable SMS as a second factor', { 204: NO_CONTENT }) },
+    { user: true, body: PasswordSchema, ...doc('mfa', 'Enable SMS as a second factor', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/mfa/sms/disable',
-    async ({ caller, request, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request, body }) => {
       await confirmPassword(userOf(me.userId), body.password)
       if (!hasSms(me.userId)) throw smsNotEnabled()
       await requireElevation(me, request)
       deleteSmsFactor(me.userId)
       return noContent()
     },
-    { auth: 'user', body: PasswordSchema, ...doc('mfa', 'Disable SMS as a second factor (elevated)', { 204: NO_CONTENT }) },
+    { user: true, body: PasswordSchema, ...doc('mfa', 'Disable SMS as a second factor (elevated)', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/phone',
     async (ctx) => {
-      const me = userCaller(ctx.caller)
+      const me = ctx.caller
       const body = ctx.body
       if (body.phone_token === undefined) {
         // Step one: text a code to the new number; /phone-verifications/verify turns it into a phone_token.
@@ -266,15 +260,14 @@ export const mfaSessionRoutes = new Elysia()
       return noContent()
     },
     {
-      auth: 'user',
+      user: true,
       body: PhoneSchema,
       ...doc('mfa', 'Text a code to a new phone, or set the verified phone', { 204: NO_CONTENT }),
     },
   )
   .delete(
     '/users/@me/phone',
-    async ({ caller, request, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request, body }) => {
       await confirmPassword(userOf(me.userId), body.password)
       if (hasSms(me.userId)) {
         await requireElevation(me, request)
@@ -284,12 +277,11 @@ export const mfaSessionRoutes = new Elysia()
       userChanged(me.userId)
       return noContent()
     },
-    { auth: 'user', body: PasswordSchema, ...doc('mfa', 'Remove the phone (elevated when it is a second factor)', { 204: NO_CONTENT }) },
+    { user: true, body: PasswordSchema, ...doc('mfa', 'Remove the phone (elevated when it is a second factor)', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/mfa/webauthn/credentials',
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       const input = (body ?? {}) as { ticket?: unknown; name?: unknown; credential?: unknown }
       if (input.ticket === undefined && input.credential === undefined) {
         const options = await registrationOptions(userOf(me.userId))
@@ -308,25 +300,24 @@ export const mfaSessionRoutes = new Elysia()
       return { ...authenticatorView(created), ...(backup_codes ? { backup_codes } : {}) }
     },
     // The body is checked in the handler (a start has none): the schema documents it.
-    { auth: 'user', ...doc('mfa', 'Start (no body) or finish registering a security key', { 200: CredentialAnswer }, { body: CredentialSchema }) },
+    { user: true, ...doc('mfa', 'Start (no body) or finish registering a security key', { 200: CredentialAnswer }, { body: CredentialSchema }) },
   )
-  .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(userCaller(caller).userId).map(authenticatorView), {
-    auth: 'user',
+  .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(caller.userId).map(authenticatorView), {
+    user: true,
     ...doc('mfa', 'Security keys', { 200: AuthenticatorsAnswer }),
   })
   .patch(
     '/users/@me/mfa/webauthn/credentials/:id',
     ({ caller, params, body }) => {
-      const renamed = renameCredential(userCaller(caller).userId, params.id, body.name.trim())
+      const renamed = renameCredential(caller.userId, params.id, body.name.trim())
       if (!renamed) throw Errors.notFound()
       return authenticatorView(renamed)
     },
-    { auth: 'user', body: RenameSchema, ...doc('mfa', 'Rename a security key', { 200: AuthenticatorAnswer }) },
+    { user: true, body: RenameSchema, ...doc('mfa', 'Rename a security key', { 200: AuthenticatorAnswer }) },
   )
   .delete(
     '/users/@me/mfa/webauthn/credentials/:id',
-    async ({ caller, params, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, params, request }) => {
       if (!credentialsOf(me.userId).some((c) => c.id === params.id)) throw Errors.notFound()
       await requireElevation(me, request)
       if (!removeCredential(me.userId, params.id)) throw Errors.notFound()
@@ -334,5 +325,5 @@ export const mfaSessionRoutes = new Elysia()
       if (!hasWebauthn(me.userId)) userChanged(me.userId)
       return noContent()
     },
-    { auth: 'user', ...doc('mfa', 'Remove a security key (elevated)', { 204: NO_CONTENT }) },
+    { user: true, ...doc('mfa', 'Remove a security key (elevated)', { 204: NO_CONTENT }) },
   )

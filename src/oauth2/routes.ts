@@ -54,7 +54,7 @@ export const oauth2Routes = new Elysia()
         redirect_uri: request.redirectUri,
       }
     },
-    { auth: 'user', ...doc('oauth2', 'What an authorization request asks for', { 200: AuthorizeInfoAnswer }, { query: AuthorizeQuery }) },
+    { user: true, ...doc('oauth2', 'What an authorization request asks for', { 200: AuthorizeInfoAnswer }, { query: AuthorizeQuery }) },
   )
   .post(
     '/oauth2/authorize',
@@ -64,7 +64,7 @@ export const oauth2Routes = new Elysia()
       return { location: await grantCode(request, caller.userId) }
     },
     {
-      auth: 'user',
+      user: true,
       body: ConsentSchema,
       ...doc('oauth2', 'Approve or deny an authorization request', { 200: LocationAnswer }, { query: AuthorizeQuery }),
     },

@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import { consume } from '../core/ratelimit'
 import { clientIp } from '../http/client-ip'
-import { identity, userCaller } from '../http/identity'
+import { identity } from '../http/identity'
 import { doc, NO_CONTENT } from '../http/docs'
 import { noContent } from '../http/respond'
 import { LOGIN_REQUESTS, MOBILE_REQUESTS } from './limits'
@@ -16,32 +16,29 @@ export const remoteAuthRoutes = new Elysia()
   .use(identity)
   .post(
     '/users/@me/remote-auth',
-    ({ caller, body }) => {
-      const me = userCaller(caller)
+    ({ caller: me, body }) => {
       consume(BUCKET, me.userId, MOBILE_REQUESTS)
       return claimRemoteAuth(me, body.fingerprint)
     },
-    { auth: 'user', body: StartSchema, ...doc('remote-auth', 'Claim a desktop remote-auth session by its fingerprint', { 200: HandshakeAnswer }) },
+    { user: true, body: StartSchema, ...doc('remote-auth', 'Claim a desktop remote-auth session by its fingerprint', { 200: HandshakeAnswer }) },
   )
   .post(
     '/users/@me/remote-auth/finish',
-    async ({ caller, body, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body, request }) => {
       consume(BUCKET, me.userId, MOBILE_REQUESTS)
       await finishRemoteAuth(me, body.handshake_token, body.temporary_token, request)
       return noContent()
     },
-    { auth: 'user', body: FinishSchema, ...doc('remote-auth', 'Accept: the desktop receives a login ticket (MFA users: elevated)', { 204: NO_CONTENT }) },
+    { user: true, body: FinishSchema, ...doc('remote-auth', 'Accept: the desktop receives a login ticket (MFA users: elevated)', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/remote-auth/cancel',
-    ({ caller, body }) => {
-      const me = userCaller(caller)
+    ({ caller: me, body }) => {
       consume(BUCKET, me.userId, MOBILE_REQUESTS)
       cancelRemoteAuth(me, body.handshake_token)
       return noContent()
     },
-    { auth: 'user', body: CancelSchema, ...doc('remote-auth', 'Deny: the desktop receives cancel', { 204: NO_CONTENT }) },
+    { user: true, body: CancelSchema, ...doc('remote-auth', 'Deny: the desktop receives cancel', { 204: NO_CONTENT }) },
   )
   .post(
     '/users/@me/remote-auth/login',
