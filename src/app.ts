@@ -1,53 +1,37 @@
-// Builds the Elysia app from the domain modules. Tests import this; main.ts listens.
+// Builds the Elysia app from the domain modules (modules.ts). Tests import this; main.ts listens.
 import { Elysia } from 'elysia'
 import { config } from './config'
 import { setTokenResolvers } from './core/caller'
-import { liveSessionIds, resolveUserToken } from './accounts/sessions'
-import { httpBasics } from './http/basics'
-import { docs } from './http/docs'
-import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
-import { registerLobbyGateway } from './lobbies/gateway'
-import { registerVoiceGateway } from './voice/gateway'
-import { lobbiesRoutes } from './lobbies/routes'
-import { oauth2Routes } from './oauth2/routes'
-import { accountsRoutes } from './accounts/routes'
-import { authPublicRoutes, authSessionRoutes } from './auth/routes'
-import { usernameRoutes } from './usernames/routes'
-import { accountRoutes, recoveryPublicRoutes } from './auth/recovery-routes'
-import { mfaPublicRoutes, mfaSessionRoutes } from './mfa/routes'
-import { channelRoutes, guildRoutes, inviteRoutes } from './guilds/routes'
-import { guildIdentify } from './guilds/gateway'
-import { guildsForLobbies } from './guilds/public'
-import { setGuildPort } from './lobbies/guild-port'
-import { installSecondFactor } from './accounts/second-factor'
-import { secondFactorForAccounts } from './mfa/second-factor'
-import { userReady } from './accounts/ready'
-import { onIdentify, setAuthSessionCheck } from './gateway/bus'
+import { onIdentify, onOpcode, onSessionEnd, setAuthSessionCheck } from './gateway/bus'
+import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
-import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
-import { remoteAuthRoutes } from './remote-auth/routes'
-import { remoteAuthSocket } from './remote-auth/socket'
-import { experimentsRoutes } from './experiments/routes'
-import { experimentsIdentify } from './experiments/service'
-import { webRoutes } from './web/routes'
+import { httpBasics } from './http/basics'
+import { docs } from './http/docs'
+import { modules } from './modules'
+
+/** Hand each domain's tokens and Gateway hooks to the layers below, and let it plug into the domains below it. */
+function mount(): void {
+  for (const m of modules) {
+    if (m.tokens) setTokenResolvers(m.tokens)
+    if (m.liveSessions) setAuthSessionCheck(m.liveSessions)
+    if (m.identify) onIdentify(m.identify)
+    for (const [op, handler] of Object.entries(m.opcodes ?? {})) onOpcode(Number(op), handler)
+    if (m.sessionEnd) onSessionEnd(m.sessionEnd)
+    m.install?.()
+  }
+}
 
 /** Every REST route of the service, without prefix. */
 function api() {
-  return new Elysia().use(accountsRoutes).use(authPublicRoutes).use(authSessionRoutes).use(recoveryPublicRoutes).use(accountRoutes).use(mfaPublicRoutes).use(mfaSessionRoutes).use(usernameRoutes).use(gatewayRoutes).use(guildRoutes).use(channelRoutes).use(inviteRoutes).use(oauth2Routes).use(lobbiesRoutes).use(remoteAuthRoutes).use(experimentsRoutes)
+  const app = new Elysia().use(gatewayRoutes)
+  for (const m of modules) for (const routes of m.api ?? []) app.use(routes)
+  return app
 }
 
 export function buildApp() {
-  setTokenResolvers({ user: resolveUserToken, bot: resolveBotToken, bearer: resolveBearerToken })
-  onIdentify(userReady)
-  setAuthSessionCheck(liveSessionIds)
-  onIdentify(guildIdentify)
-  onIdentify(experimentsIdentify)
-  setGuildPort(guildsForLobbies)
-  installSecondFactor(secondFactorForAccounts)
-  registerLobbyGateway()
-  registerVoiceGateway()
-  return (
+  mount()
+  const app =
     // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
     // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
     // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
@@ -55,15 +39,14 @@ export function buildApp() {
       .use(httpBasics)
       .use(docs)
       .use(gatewaySocket)
-      .use(remoteAuthSocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))
       .group('/api/v10', (app) => app.use(api()))
       .group('/api', (app) => app.use(api()))
-      // The web client's pages at the root (/login, /reset, /oauth2/authorize, ...); unknown paths keep the JSON 404.
-      .use(webRoutes)
-  )
+  // Sockets and the web client's pages at the root (/remote-auth, /login, /reset, ...); unknown paths keep the JSON 404.
+  for (const m of modules) for (const routes of m.root ?? []) app.use(routes)
+  return app
 }
 
 export type App = ReturnType<typeof buildApp>

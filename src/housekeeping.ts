@@ -1,24 +1,21 @@
-// Periodic clean-up of rows that only expire: one-time tokens, MFA tickets, idle sessions, rate-limit counters.
-import { purgeExpiredFingerprints } from './accounts/fingerprints'
-import { purgeExpiredOneTime } from './accounts/one-time'
-import { sweepIdleSessions } from './accounts/sessions'
+// Periodic clean-up: every domain's sweep (rows that only expire: one-time tokens, MFA tickets, idle sessions,
+// fingerprints) and the rate-limit counters, every 10 minutes.
 import { log } from './core/log'
-import { sweep } from './core/ratelimit'
-import { purgeExpiredTickets } from './mfa/tickets'
+import { sweep as sweepRateLimits } from './core/ratelimit'
+import { modules } from './modules'
 
 const EVERY_MS = 10 * 60_000
 let timer: Timer | undefined
 
 export async function runHousekeeping(): Promise<void> {
-  try {
-    purgeExpiredOneTime()
-    purgeExpiredTickets()
-    purgeExpiredFingerprints()
-    await sweepIdleSessions()
-    sweep()
-  } catch (error) {
-    log.error('housekeeping failed', { error: String(error) })
+  for (const m of modules) {
+    try {
+      await m.sweep?.()
+    } catch (error) {
+      log.error('housekeeping failed', { domain: m.name, error: String(error) })
+    }
   }
+  sweepRateLimits()
 }
 
 export function startHousekeeping(): void {

@@ -5,9 +5,7 @@ import { closeDatabase, openDatabase } from './db/client'
 import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startHousekeeping, stopHousekeeping } from './housekeeping'
-import { startLobbySweeper, stopLobbySweeper } from './lobbies/idle'
-import { startRemoteAuthGateway, stopRemoteAuthGateway } from './remote-auth/desktop'
-import { stopAllCalls } from './voice/calls'
+import { modules } from './modules'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -19,8 +17,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   app.listen({ port: cfg.port, hostname: cfg.host })
   const port = app.server!.port!
   attachGateway(app.server!)
-  startLobbySweeper()
-  startRemoteAuthGateway()
+  for (const m of modules) m.start?.()
   startHousekeeping()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
@@ -38,9 +35,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       if (stopped) return
       stopped = true
       closeAllGatewaySockets()
-      stopRemoteAuthGateway()
-      await stopAllCalls()
-      stopLobbySweeper()
+      for (const m of [...modules].reverse()) await m.stop?.()
       stopHousekeeping()
       await app.stop(true)
       closeDatabase()

@@ -55,7 +55,7 @@ function deactivation(state: 'disabled' | 'deleted') {
   }
 }
 
-export const accountRoutes = new Elysia()
+export const accountChangeRoutes = new Elysia()
   .use(identity)
   .post('/users/@me/disable', deactivation('disabled'), {
     user: true,

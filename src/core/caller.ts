@@ -8,9 +8,9 @@ export type BearerCaller = { kind: 'bearer'; userId: string; applicationId: stri
 export type Caller = UserCaller | BotCaller | BearerCaller
 export type CallerKind = Caller['kind']
 
-type Resolver<C extends Caller> = (token: string) => C | undefined | Promise<C | undefined>
+export type TokenResolver<C extends Caller> = (token: string) => C | undefined | Promise<C | undefined>
 
-const resolvers: { user?: Resolver<UserCaller>; bot?: Resolver<BotCaller>; bearer?: Resolver<BearerCaller> } = {}
+const resolvers: { user?: TokenResolver<UserCaller>; bot?: TokenResolver<BotCaller>; bearer?: TokenResolver<BearerCaller> } = {}
 
 export function setTokenResolvers(next: typeof resolvers): void {
   Object.assign(resolvers, next)

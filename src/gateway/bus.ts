@@ -65,9 +65,9 @@ export const topics = {
   lobby: (id: string) => `lobby:${id}`,
 }
 
-type IdentifyHook = (caller: Caller) => IdentifyContribution | Promise<IdentifyContribution>
-type OpHandler = (connection: GatewayConnection, data: unknown) => void | Promise<void>
-type CloseHook = (connection: GatewayConnection) => void | Promise<void>
+export type IdentifyHook = (caller: Caller) => IdentifyContribution | Promise<IdentifyContribution>
+export type OpHandler = (connection: GatewayConnection, data: unknown) => void | Promise<void>
+export type CloseHook = (connection: GatewayConnection) => void | Promise<void>
 
 export const identifyHooks: IdentifyHook[] = []
 export const opHandlers = new Map<number, OpHandler>()
@@ -88,7 +88,7 @@ export function onSessionEnd(hook: CloseHook): void {
   if (!sessionEndHooks.includes(hook)) sessionEndHooks.push(hook)
 }
 
-type AuthSessionCheck = (authSessionIds: string[]) => Set<string> | Promise<Set<string>>
+export type AuthSessionCheck = (authSessionIds: string[]) => Set<string> | Promise<Set<string>>
 let authSessionCheck: AuthSessionCheck | undefined
 
 /**

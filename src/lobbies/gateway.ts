@@ -1,17 +1,12 @@
 // What lobbies tell the Gateway: the lobby topics a new session joins. (Op 17, the lobby call, is the voice domain's:
 // src/voice/gateway.ts.)
-import { onIdentify, topics } from '../gateway/bus'
+import type { Caller } from '../core/caller'
+import { topics } from '../gateway/bus'
 import { lobbyIdsOfUser } from './store'
 
-let registered = false
-
-export function registerLobbyGateway(): void {
-  if (registered) return
-  registered = true
-  onIdentify((caller) => {
-    if (caller.kind === 'bot') return {}
-    // An OAuth2 session hears about its own application's lobbies; a user session about all of the user's.
-    const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
-    return { topics: ids.map(topics.lobby) }
-  })
+export function lobbyIdentify(caller: Caller) {
+  if (caller.kind === 'bot') return {}
+  // An OAuth2 session hears about its own application's lobbies; a user session about all of the user's.
+  const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
+  return { topics: ids.map(topics.lobby) }
 }

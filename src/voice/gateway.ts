@@ -1,9 +1,8 @@
 // What the voice domain tells the Gateway: op 17 (lobby voice states), our ops 100 (SDP answer) and 101 (ICE
-// candidate), the end of a session; and, to the lobbies domain, that a member who leaves a lobby leaves its call.
+// candidate), and the end of a session (voice/module.ts hands them over).
 import { log } from '../core/log'
-import { onOpcode, onSessionEnd, type GatewayConnection } from '../gateway/bus'
-import { onMemberLeave } from '../lobbies/voice'
-import { addCandidate, applyAnswer, endSessionCalls, memberLeft, setVoiceStates } from './calls'
+import type { CloseHook, GatewayConnection, OpHandler } from '../gateway/bus'
+import { addCandidate, applyAnswer, endSessionCalls, setVoiceStates } from './calls'
 import { parseAnswer, parseCandidate, parseStates, VoiceOp } from './protocol'
 
 /**
@@ -22,23 +21,19 @@ function inOrder(sessionId: string, work: () => Promise<void>): Promise<void> {
   return next
 }
 
-let registered = false
-
-export function registerVoiceGateway(): void {
-  if (registered) return
-  registered = true
-  onOpcode(VoiceOp.LobbyVoiceStates, (connection: GatewayConnection, data: unknown) => {
+export const voiceOpcodes: Record<number, OpHandler> = {
+  [VoiceOp.LobbyVoiceStates]: (connection: GatewayConnection, data: unknown) => {
     const states = parseStates(data)
     if (states) return inOrder(connection.sessionId, () => setVoiceStates(connection, states))
-  })
-  onOpcode(VoiceOp.LobbyVoiceAnswer, (connection: GatewayConnection, data: unknown) => {
+  },
+  [VoiceOp.LobbyVoiceAnswer]: (connection: GatewayConnection, data: unknown) => {
     const answer = parseAnswer(data)
     if (answer) return inOrder(connection.sessionId, () => applyAnswer(connection, answer))
-  })
-  onOpcode(VoiceOp.LobbyVoiceCandidate, (connection: GatewayConnection, data: unknown) => {
+  },
+  [VoiceOp.LobbyVoiceCandidate]: (connection: GatewayConnection, data: unknown) => {
     const candidate = parseCandidate(data)
     if (candidate) return inOrder(connection.sessionId, () => addCandidate(connection, candidate))
-  })
-  onSessionEnd((connection) => inOrder(connection.sessionId, () => endSessionCalls(connection.sessionId)))
-  onMemberLeave(memberLeft)
+  },
 }
+
+export const voiceSessionEnd: CloseHook = (connection) => inOrder(connection.sessionId, () => endSessionCalls(connection.sessionId))

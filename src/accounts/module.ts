@@ -1,0 +1,29 @@
+// The accounts domain as the app mounts it (domain.ts): the calling user's routes, user tokens, which sessions
+// still live, READY's user, and the sweep of expired tokens, fingerprints and idle sessions.
+import type { Caller } from '../core/caller'
+import type { DomainModule } from '../domain'
+import { purgeExpiredFingerprints } from './fingerprints'
+import { purgeExpiredOneTime } from './one-time'
+import { accountsRoutes } from './routes'
+import { userForCaller } from './serialize'
+import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
+import { findUser } from './store'
+
+/** READY's `user`: the private user for user sessions, the bot user (bot: true) for applications. */
+function userReady(caller: Caller) {
+  const user = findUser(caller.userId)
+  return { ready: { user: user ? userForCaller(user, caller) : null } }
+}
+
+export const accountsModule = {
+  name: 'accounts',
+  api: [accountsRoutes],
+  tokens: { user: resolveUserToken },
+  liveSessions: liveSessionIds,
+  identify: userReady,
+  async sweep() {
+    purgeExpiredOneTime()
+    purgeExpiredFingerprints()
+    await sweepIdleSessions()
+  },
+} satisfies DomainModule

@@ -1,0 +1,32 @@
+// The module contract: what a domain hands the app. Each domain folder exports one object `satisfies DomainModule`
+// (its module.ts); modules.ts lists them, app.ts mounts the list (routes, token resolvers, Gateway hooks, ports) and
+// server.ts starts and stops it (timers, sockets) and runs its sweepers. A domain never registers itself.
+import type { AnyElysia } from 'elysia'
+import type { BearerCaller, BotCaller, TokenResolver, UserCaller } from './core/caller'
+import type { AuthSessionCheck, CloseHook, IdentifyHook, OpHandler } from './gateway/bus'
+
+export type DomainModule = {
+  /** The domain's folder. */
+  name: string
+  /** REST routes, mounted under /api/v9, /api/v10 and /api. */
+  api?: AnyElysia[]
+  /** Routes outside the API prefixes (sockets, pages), mounted once at the root after the API. */
+  root?: AnyElysia[]
+  /** How the tokens this domain issues resolve to callers. */
+  tokens?: { user?: TokenResolver<UserCaller>; bot?: TokenResolver<BotCaller>; bearer?: TokenResolver<BearerCaller> }
+  /** Which of these auth sessions still exist: the Gateway closes connections whose session ended elsewhere. */
+  liveSessions?: AuthSessionCheck
+  /** What a new Gateway session gets from this domain: READY fields and the topics it follows. */
+  identify?: IdentifyHook
+  /** The client opcodes this domain handles. */
+  opcodes?: Record<number, OpHandler>
+  /** A Gateway session ended for good (not a resumable disconnect). */
+  sessionEnd?: CloseHook
+  /** Plug into the domains below (their ports and hooks); run when the app is built. */
+  install?(): void
+  /** Delete what only expires (tokens, tickets, idle sessions); run every 10 minutes. */
+  sweep?(): void | Promise<void>
+  /** Timers and sockets: started once the server listens, stopped (in reverse order) before it closes. */
+  start?(): void
+  stop?(): void | Promise<void>
+}

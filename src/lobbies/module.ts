@@ -1,0 +1,17 @@
+// The lobbies domain as the app mounts it (domain.ts): its routes, the lobby topics of a new Gateway session, the
+// guild port (guilds' channels, invites and messages, reached without guilds importing lobbies) and the idle sweeper.
+import type { DomainModule } from '../domain'
+import { guildsForLobbies } from '../guilds/public'
+import { lobbyIdentify } from './gateway'
+import { setGuildPort } from './guild-port'
+import { startLobbySweeper, stopLobbySweeper } from './idle'
+import { lobbiesRoutes } from './routes'
+
+export const lobbiesModule = {
+  name: 'lobbies',
+  api: [lobbiesRoutes],
+  identify: lobbyIdentify,
+  install: () => setGuildPort(guildsForLobbies),
+  start: startLobbySweeper,
+  stop: stopLobbySweeper,
+} satisfies DomainModule
