@@ -1,6 +1,6 @@
 // Start and stop the whole service: configuration, database, HTTP + Gateway listener.
 import { buildApp, type App } from './app'
-import { config, loadConfig, setConfig, type Config } from './config'
+import { config, setConfig, type Config } from './config'
 import { closeDatabase, openDatabase } from './db/client'
 import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
@@ -43,4 +43,3 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   }
 }
 
-export { loadConfig }

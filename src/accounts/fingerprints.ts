@@ -10,8 +10,8 @@ import { getSecret } from '../db/secrets'
 import { rateSubject } from '../http/client-ip'
 import { claimFingerprintRow, deleteFingerprintsCreatedBy, findFingerprint, fingerprintUser, insertFingerprint, retireFingerprintRow } from './store'
 
-export const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
-export const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000
+const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
+const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000
 
 function mac(id: string): string {
   return createHmac('sha256', getSecret('fingerprint')).update(id).digest('base64url').slice(0, 27)
@@ -24,7 +24,7 @@ export function createFingerprint(ip: string): string {
 }
 
 /** The snowflake of a fingerprint that is authentic and valid; undefined otherwise. */
-export function validFingerprint(value: unknown): string | undefined {
+function validFingerprint(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > 64) return undefined
   const [id, given] = value.split('.')
   if (!id || !given || !/^\d{1,20}$/.test(id) || !safeEqual(given, mac(id))) return undefined

@@ -1,7 +1,7 @@
 // Password hashing with argon2id at OWASP's minimum (m=19 MiB, t=2, p=1); rehash when parameters change.
 import { reserve } from '../core/ratelimit'
 import { passwordMismatch } from './errors'
-export const PASSWORD_PARAMS = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const
+const PASSWORD_PARAMS = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const
 
 export function hashPassword(password: string): Promise<string> {
   return Bun.password.hash(password, PASSWORD_PARAMS)
@@ -20,7 +20,7 @@ export function needsRehash(hash: string): boolean {
   return !hash.startsWith(`$argon2id$v=19$m=${PASSWORD_PARAMS.memoryCost},t=${PASSWORD_PARAMS.timeCost},p=1$`)
 }
 
-export const WRONG_PASSWORDS_PER_USER = { limit: 10, windowMs: 15 * 60_000 }
+const WRONG_PASSWORDS_PER_USER = { limit: 10, windowMs: 15 * 60_000 }
 
 /** Re-authentication for account changes: 400 PASSWORD_DOES_NOT_MATCH on a wrong password, 429 after too many. */
 export async function confirmPassword(user: { id: string; passwordHash: string | null }, password: unknown): Promise<void> {

@@ -18,10 +18,10 @@ import {
 
 export { isPhoneBlocked }
 
-export const PHONE_CODE_TTL_MS = 10 * 60_000
+const PHONE_CODE_TTL_MS = 10 * 60_000
 const MAX_ATTEMPTS = 5
-export const SMS_PER_IP = { limit: 10, windowMs: 3600_000 }
-export const SMS_PER_PHONE = { limit: 5, windowMs: 3600_000 }
+const SMS_PER_IP = { limit: 10, windowMs: 3600_000 }
+const SMS_PER_PHONE = { limit: 5, windowMs: 3600_000 }
 
 /** What a texted code is for; an MFA login code is bound to its ticket (`mfa:<ticket hash>`). */
 export type PhonePurpose = 'register' | 'verify' | 'reset' | `mfa:${string}`

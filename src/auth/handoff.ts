@@ -8,7 +8,7 @@ import { completeLogin } from '../accounts/complete-login'
 import { handoffTokenInvalid } from './errors'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 
-export const HANDOFF_TTL_MS = 5 * 60_000
+const HANDOFF_TTL_MS = 5 * 60_000
 
 export function createHandoff(userId: string, key: string, ip: string): string {
   return issueOneTime('handoff', userId, HANDOFF_TTL_MS, { key: sha256Hex(key), ip })

@@ -19,10 +19,10 @@ import { passwordProblem } from '../accounts/password-policy'
 // - per account from every IP it never logged in from (a botnet guessing one password). The owner on a known IP is
 //   not held by it, so strangers failing against an account cannot lock its owner out; from a new IP the owner waits
 //   like anybody else, and a new location needs its e-mail confirmation anyway.
-export const LOGIN_FAILURES_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
-export const LOGIN_FAILURES_PER_ACCOUNT_AND_IP = { limit: 10, windowMs: 15 * 60_000 }
-export const LOGIN_FAILURES_PER_ACCOUNT = { limit: 100, windowMs: 60 * 60_000 }
-export const AUTHORIZE_IP_TTL_MS = 24 * 3600_000
+const LOGIN_FAILURES_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
+const LOGIN_FAILURES_PER_ACCOUNT_AND_IP = { limit: 10, windowMs: 15 * 60_000 }
+const LOGIN_FAILURES_PER_ACCOUNT = { limit: 100, windowMs: 60 * 60_000 }
+const AUTHORIZE_IP_TTL_MS = 24 * 3600_000
 
 // Verified against when the account does not exist, so both answers take the same time.
 let dummyHash: Promise<string> | undefined

@@ -19,10 +19,10 @@ import { passwordProblem } from '../accounts/password-policy'
 import { blockPhonesOf, isE164, issuePhoneCode } from '../accounts/phone'
 import { deleteSession, endSessions, findSessionByToken } from '../accounts/sessions'
 
-export const RESET_TTL_MS = 3600_000
-export const REVERT_TTL_MS = 2 * 24 * 3600_000
-export const FORGOT_PER_IP = { limit: 10, windowMs: 3600_000 }
-export const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
+const RESET_TTL_MS = 3600_000
+const REVERT_TTL_MS = 2 * 24 * 3600_000
+const FORGOT_PER_IP = { limit: 10, windowMs: 3600_000 }
+const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 
 function checkNewPassword(password: string) {
   const problem = passwordProblem(password)

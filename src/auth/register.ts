@@ -21,8 +21,8 @@ import { hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
 import { isPhoneBlocked, rememberPhone } from '../accounts/phone'
 
-export const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
-export const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
+const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
+const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
 const MIN_AGE_YEARS = 13
 
 export function consentRequired(ip: string): boolean {

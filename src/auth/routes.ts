@@ -50,7 +50,7 @@ import { deletePushDeviceByToken, deletePushDeviceByVoipToken, upsertPushDevice 
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
 const clientOf = ({ request, server }: Ctx) => clientInfo(request, clientIp(request, server))
-export const PHONE_TOKEN_TTL_MS = 10 * 60_000
+const PHONE_TOKEN_TTL_MS = 10 * 60_000
 
 export const authPublicRoutes = new Elysia()
   .post(

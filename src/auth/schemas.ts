@@ -9,7 +9,7 @@ const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Token = t.String({ maxLength: 256 })
 const Password = t.String({ maxLength: 256 })
 
-export const LOGIN_SOURCES = ['gift', 'guild_template', 'guild_invite', 'dm_invite', 'friend_invite', 'role_subscription', 'role_subscription_setting'] as const
+const LOGIN_SOURCES = ['gift', 'guild_template', 'guild_invite', 'dm_invite', 'friend_invite', 'role_subscription', 'role_subscription_setting'] as const
 
 /**
  * POST /auth/login. Documented here but checked by `checkLogin` inside the handler: a client that is already logged
@@ -119,7 +119,7 @@ export const PatchMeSchema = t.Object({
 
 // ---- answers (documentation)
 
-export const LoginSuccess = t.Object(
+const LoginSuccess = t.Object(
   { user_id: Snowflake, token: t.String(), user_settings: LoginSettings, required_actions: t.Optional(t.Array(t.String())) },
   { description: 'Logged in' },
 )

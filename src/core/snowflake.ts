@@ -1,7 +1,7 @@
 // Discord snowflakes: 42 bits of ms since 2015-01-01, 5 worker bits, 5 process bits, 12-bit increment.
 import { clock } from './clock'
 
-export const DISCORD_EPOCH = 1420070400000n
+const DISCORD_EPOCH = 1420070400000n
 
 const WORKER_ID = 0n
 const PROCESS_ID = BigInt(process.pid & 0x1f)

@@ -1,6 +1,6 @@
 // The definitions file (`server experiments load FILE.json`): its types and its validation. A bad file is refused
 // whole; each problem names the element and the field, e.g. `[3].populations[0].ranges[1].rollout[0].e: must be ≤ 9999`.
-import { at, Checker, isObject, NAME_MAX } from './check'
+import { at, Checker, isObject } from './check'
 import { checkFilters, type Filters } from './filters'
 import { murmur3, POSITIONS } from './murmur'
 
@@ -25,10 +25,9 @@ export type Definition = {
   overrides?: Override[]
 }
 
-export { NAME_MAX }
-export const POSITION_MAX = POSITIONS - 1
-export const REVISION_MAX = 2 ** 31 - 1
-export const BUCKET_MAX = 2 ** 31 - 1
+const POSITION_MAX = POSITIONS - 1
+const REVISION_MAX = 2 ** 31 - 1
+const BUCKET_MAX = 2 ** 31 - 1
 
 export class DefinitionError extends Error {
   constructor(readonly problems: string[]) {

@@ -6,7 +6,7 @@ import { at, type Checker } from './check'
 import { murmur3, POSITIONS } from './murmur'
 
 /** The filters in the order they are encoded. */
-export const FILTER_NAMES = [
+const FILTER_NAMES = [
   'guild_has_feature',
   'guild_id_range',
   'guild_age_range_days',
@@ -98,7 +98,7 @@ const inRange = <T extends bigint | number>(value: T, min: T | undefined, max: T
   !(min !== undefined && value < min) && !(max !== undefined && value > max)
 
 /** Age in whole days from the ID's timestamp (spec §2.5), as Discord's client counts it. */
-export function guildAgeDays(id: string, now: number): number {
+function guildAgeDays(id: string, now: number): number {
   return Math.floor((now - snowflakeTime(id)) / DAY_MS)
 }
 

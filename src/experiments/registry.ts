@@ -6,7 +6,7 @@ import { compileAll, guildArray, type Compiled, type GuildExperimentArray } from
 import type { Platform } from './definitions'
 import { readDefinitions, readVersion } from './store'
 
-export const VERSION_CHECK_MS = 1000
+const VERSION_CHECK_MS = 1000
 
 export type ExperimentSet = {
   version: number

@@ -327,7 +327,3 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
     onClose(ws.raw as Socket, code)
   },
 })
-
-export function gatewayStats() {
-  return { connections: connections.size, sessions: sessions.size, seq: currentSeq() }
-}

@@ -7,7 +7,7 @@ import { events, topics } from '../gateway/bus'
 import { channelAccess, guildAccess, permissionsOf } from './access'
 import { syncAllMembers } from './gateway'
 import { has } from './permissions'
-import { deleteChannelRow, getChannelRow, getGuild, getMember, guildChannels, insertChannel, memberUserIds, updateChannelRow } from './store'
+import { deleteChannelRow, getGuild, getMember, guildChannels, insertChannel, memberUserIds, updateChannelRow } from './store'
 import type { CreateChannelInput, PatchChannelInput } from './schemas'
 import { serializeChannelRow } from './serialize'
 import type { ChannelRow } from './tables'
@@ -74,4 +74,3 @@ export function channelPermissionsOf(userId: string, channel: ChannelRow): bigin
   return permissionsOf(guild, userId)
 }
 
-export { getChannelRow }

@@ -8,7 +8,7 @@ import { channelAccess } from './access'
 import { notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
 import { serializeMessage } from './serialize'
-import { channelMessages, getChannelRow, insertMessage, updateChannelRow } from './store'
+import { channelMessages, insertMessage, updateChannelRow } from './store'
 import type { ChannelRow } from './tables'
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
@@ -36,4 +36,3 @@ export async function readMessages(userId: string, channelId: string, query: { l
   return Promise.all(rows.map((m) => serializeMessage(m, channel.guildId)))
 }
 
-export { getChannelRow }

@@ -3,14 +3,13 @@
 import { clock } from '../core/clock'
 import { transaction } from '../db/client'
 import { channelPermissionsOf } from './channels'
-import { createInvite } from './invites'
 import { writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
 import { getChannelRow, getGuild, insertInvite, memberCount } from './store'
 import { randomBytes } from 'node:crypto'
 
 export { joinGuildByInvite } from './invites'
-export { createGuild, setGuildAttributes } from './guilds'
+export { setGuildAttributes } from './lifecycle'
 
 export const guildsForLobbies = {
   async getChannel(id: string) {
@@ -58,4 +57,3 @@ export function guildForExperiments(guildId: string) {
   return { id: g.id, features: g.features, member_count: memberCount(g.id), vanity_url_code: g.vanityUrlCode, hub_type: g.hubType, created_at: g.createdAt }
 }
 
-export { createInvite }

@@ -1,6 +1,6 @@
 // Every query of the guilds domain. Synchronous, as every store (docs/DESIGN.md, "Stores"): readers take the open
 // transaction as an optional last `tx`, writers take it first.
-import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, gt, sql } from 'drizzle-orm'
 import { db, prepared, type DB } from '../db/client'
 import { channels, guilds, invites, memberRoles, members, messages, roles, type ChannelRow, type GuildRow, type InviteRow, type MemberRow, type MessageRow, type RoleRow } from './tables'
 
@@ -72,10 +72,6 @@ export function guildChannels(guildId: string, tx: DB = db()): ChannelRow[] {
   return tx.select().from(channels).where(eq(channels.guildId, guildId)).orderBy(asc(channels.position), asc(channels.id)).all()
 }
 
-export function getMessage(channelId: string, id: string): MessageRow | undefined {
-  return db().select().from(messages).where(and(eq(messages.channelId, channelId), eq(messages.id, id))).get()
-}
-
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
 export function channelMessages(channelId: string, q: { limit: number; before?: string; after?: string; around?: string }): MessageRow[] {
   const byId = sql`CAST(${messages.id} AS INTEGER)`
@@ -131,14 +127,6 @@ export function reusableInvite(channelId: string, inviterId: string, maxAge: num
       ),
     )
     .get()
-}
-
-export function deleteExpiredInvites(now: number): void {
-  db().delete(invites).where(lt(invites.expiresAt, now)).run()
-}
-
-export function rolesByIds(ids: string[]): RoleRow[] {
-  return ids.length ? db().select().from(roles).where(inArray(roles.id, ids)).all() : []
 }
 
 // ---- writers

@@ -30,7 +30,7 @@ export const docs = new Elysia({ name: 'docs' })
   .get('/api/docs/swagger-ui-bundle.js', () => new Response(Bun.file(swaggerJs), { headers: { 'content-type': 'text/javascript' } }), { detail: { hide: true } })
 
 /** Discord's error body, as every 4xx of this API answers it. */
-export const ErrorBody = t.Object(
+const ErrorBody = t.Object(
   {
     code: t.Integer({ description: 'Discord JSON error code (0 for plain HTTP errors)' }),
     message: t.String(),

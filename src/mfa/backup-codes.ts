@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto'
 import { hashPassword, verifyPassword } from '../accounts/passwords'
 import { backupCodesOf, consumeBackupCodeRow, deleteBackupCodes, hasUnusedBackupCode, replaceBackupCodes, unusedBackupCodes } from './store'
 
-export const BACKUP_CODE_COUNT = 10
+const BACKUP_CODE_COUNT = 10
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
 export type BackupCodeView = { user_id: string; code: string; consumed: boolean }

@@ -31,7 +31,7 @@ export function signElevation(caller: UserCaller): Promise<string> {
 }
 
 /** Whether the JWT is ours (HS512 only), unexpired, and for this user and this session. */
-export async function isElevated(caller: UserCaller, jwt: string | undefined | null): Promise<boolean> {
+async function isElevated(caller: UserCaller, jwt: string | undefined | null): Promise<boolean> {
   if (!jwt || jwt.length > 2048) return false
   try {
     const { payload } = await jwtVerify(jwt, key(), { algorithms: ['HS512'], issuer: ISSUER, audience: AUDIENCE, currentDate: clock.date() })
@@ -50,7 +50,7 @@ function cookieValue(request: Request, name: string): string | undefined {
 }
 
 /** The 60003 answer: a new elevation ticket and the methods this user can use. */
-export async function mfaRequired(caller: UserCaller) {
+async function mfaRequired(caller: UserCaller) {
   const webauthn = hasWebauthn(caller.userId) ? await authenticationOptions(caller.userId) : null
   const ticket = issueTicket('elevate', caller.userId, { sessionId: caller.sessionId, challenge: webauthn?.challenge, ttlMs: ELEVATION_TTL_S * 1000 })
   return elevationRequired({ ticket, methods: methodsFor(caller.userId, webauthn?.json ?? null) })

@@ -10,12 +10,12 @@ import { MAX_WRONG_CODES, TICKET_TTL_MS, wrongCode, type TicketRow } from './tic
 import { hasTotp, removeTotp, verifyTotp } from './totp'
 import { hasWebauthn, removeAllCredentials, verifyAssertion } from './webauthn'
 
-export const MFA_TYPES = ['totp', 'sms', 'backup', 'webauthn', 'password'] as const
+const MFA_TYPES = ['totp', 'sms', 'backup', 'webauthn', 'password'] as const
 export type MfaType = (typeof MFA_TYPES)[number]
 export type Factors = { totp: boolean; sms: boolean; backup: boolean; webauthn: boolean }
 
 /** Wrong codes per user across tickets, so fresh tickets do not buy more guesses. */
-export const MFA_FAILURES_PER_USER = { limit: 20, windowMs: 15 * 60_000 }
+const MFA_FAILURES_PER_USER = { limit: 20, windowMs: 15 * 60_000 }
 
 export function hasSms(userId: string): boolean {
   return hasSmsFactor(userId)

@@ -58,7 +58,7 @@ export const LoggedIn = t.Object(
   { description: 'Logged in' },
 )
 export const MaskedPhoneAnswer = t.Object({ phone: t.String({ description: 'the masked number' }) }, { description: 'Code sent' })
-export const ChallengeAnswer = t.Object(
+const ChallengeAnswer = t.Object(
   { ticket: t.String(), challenge: t.String({ description: 'WebAuthn options (JSON)' }) },
   { description: 'A ticket and its WebAuthn challenge' },
 )

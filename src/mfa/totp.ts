@@ -5,7 +5,7 @@ import { clock } from '../core/clock'
 import { claimTotpStep, deleteTotpSecret, findTotpSecret, hasTotpSecret, insertTotpSecret } from './store'
 
 const PERIOD_S = 30
-export const SECRET_BYTES = 20 // 160 bits
+const SECRET_BYTES = 20 // 160 bits
 
 /** The secret's bytes if it is base32 of exactly 160 bits (spaces ignored, any case); otherwise undefined. */
 export function parseSecret(secret: string): string | undefined {

@@ -28,7 +28,7 @@ const rpId = () => config().webauthnRpId ?? new URL(config().webUrl).hostname
 const origins = () => config().webauthnOrigins ?? [new URL(config().webUrl).origin]
 
 export type { CredentialRow }
-export const WEBAUTHN_TIMEOUT_MS = 120_000
+const WEBAUTHN_TIMEOUT_MS = 120_000
 
 /** Discord's authenticator object (type 1 = WebAuthn). */
 export const authenticatorView = (c: CredentialRow) => ({ id: c.id, name: c.name, type: 1 })

@@ -8,7 +8,7 @@ import { parseScopes } from './scopes'
 import { findApplication, insertCode } from './store'
 import type { ApplicationRow } from './tables'
 
-export const CODE_TTL_MS = 10 * 60 * 1000
+const CODE_TTL_MS = 10 * 60 * 1000
 
 export type AuthorizeParams = Record<string, string | undefined>
 

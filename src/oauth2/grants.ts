@@ -10,8 +10,8 @@ import { OAuthError } from './errors'
 import { parseScopes } from './scopes'
 import { findCode, findTokenByRefreshHash, insertToken, revokeFamily, spendRefreshToken, useCode } from './store'
 
-export const ACCESS_TOKEN_SECONDS = 7 * 24 * 3600
-export const REFRESH_TOKEN_SECONDS = 90 * 24 * 3600
+const ACCESS_TOKEN_SECONDS = 7 * 24 * 3600
+const REFRESH_TOKEN_SECONDS = 90 * 24 * 3600
 
 export type TokenResponse = {
   access_token: string
@@ -23,7 +23,7 @@ export type TokenResponse = {
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
 
-export function s256(verifier: string): string {
+function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url')
 }
 

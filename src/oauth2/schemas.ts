@@ -33,7 +33,7 @@ export const OAuthErrorBody = t.Object({ error: t.String(), error_description: t
 
 // ---- answers (documentation)
 
-export const PublicApplication = t.Object(
+const PublicApplication = t.Object(
   { id: t.String(), name: t.String(), icon: t.Null(), description: t.String(), bot_public: t.Boolean(), flags: t.Integer() },
   { description: 'Application' },
 )

@@ -1,6 +1,6 @@
 // The OAuth2 scopes this server knows. An unknown scope is refused (invalid_scope), never silently dropped.
 
-export const KNOWN_SCOPES = [
+const KNOWN_SCOPES = [
   'identify',
   'email',
   'guilds',
@@ -11,7 +11,6 @@ export const KNOWN_SCOPES = [
   'sdk.social_layer',
 ] as const
 
-export type Scope = (typeof KNOWN_SCOPES)[number]
 
 /** Split a space-separated scope string; undefined when any scope is unknown or none is given. */
 export function parseScopes(value: string | undefined | null): string[] | undefined {

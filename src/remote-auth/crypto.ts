@@ -3,7 +3,7 @@
 import { constants, createHash, createPublicKey, publicEncrypt, type KeyObject } from 'node:crypto'
 import { safeEqual } from '../core/crypto'
 
-export const KEY_BITS = 2048
+const KEY_BITS = 2048
 const PUBLIC_EXPONENT = 65537n
 const STANDARD_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
 

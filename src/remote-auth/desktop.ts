@@ -28,7 +28,7 @@ export const Close = {
   Timeout: 4003,
 } as const
 
-export const VERSION = '2'
+const VERSION = '2'
 
 type Desktop = {
   ws: Socket

@@ -20,7 +20,7 @@ import { claimDesktop, deleteDesktop, exchangeHandshakeForTicket, findHandshake,
 const usable = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.compromised
 
 /** What the desktop shows before the user accepts: id:discriminator:avatar:username (avatar "0" when none). */
-export function userPayload(user: UserRow): string {
+function userPayload(user: UserRow): string {
   return `${user.id}:${user.discriminator}:${user.avatar ?? '0'}:${user.username}`
 }
 

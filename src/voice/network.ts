@@ -6,7 +6,7 @@ import { config } from '../config'
 import { clock } from '../core/clock'
 
 /** Opus as browsers offer it; the only codec of a call, forwarded as is. */
-export const OPUS_PAYLOAD_TYPE = 111
+const OPUS_PAYLOAD_TYPE = 111
 
 export function opus(): RTCRtpCodecParameters {
   return new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: OPUS_PAYLOAD_TYPE, parameters: 'minptime=10;useinbandfec=1' })

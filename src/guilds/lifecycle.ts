@@ -9,7 +9,7 @@ import { findUser } from '../accounts/store'
 import { guildAccess, permissionsOf, topPosition } from './access'
 import { invalidGuild } from './errors'
 import { dropGuildTopics, syncMemberTopics } from './gateway'
-import { DEFAULT_EVERYONE, has } from './permissions'
+import { DEFAULT_EVERYONE } from './permissions'
 import {
   deleteGuildRow,
   deleteMember,
@@ -123,10 +123,6 @@ export function myGuilds(userId: string, page: { limit: number; before?: string;
     permissions: permissionsOf(g, userId).toString(),
     features: g.features,
   }))
-}
-
-export function canManageChannels(guild: GuildRow, userId: string): boolean {
-  return has(permissionsOf(guild, userId), Permission.MANAGE_CHANNELS)
 }
 
 /** Operator settings (CLI): features, hub type, vanity code. */
