@@ -2,7 +2,7 @@
 // LOBBY_DELETE. One periodic sweeper for all lobbies, reading clock.now(), so tests move time and call sweep.
 import { clock } from '../core/clock'
 import { log } from '../core/log'
-import { deleteLobby } from './lobbies'
+import { deleteLobby } from './lifecycle'
 import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 
 const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000

@@ -1,7 +1,7 @@
 // Member endpoints: upsert one, remove one, leave, bulk.
 import { transaction } from '../db/client'
 import { Effects } from './effects'
-import { changeMembers, memberEffects, type MemberInput } from './membership'
+import { changeMembers, memberEffects, type MemberInput } from './member-changes'
 import { restMember } from './serialize'
 import type { LobbyRow } from './tables'
 

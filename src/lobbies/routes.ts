@@ -8,10 +8,10 @@ import { identity } from '../http/identity'
 import { paging } from '../http/form'
 import { json, noContent } from '../http/respond'
 import { appCaller, lobbyOf } from './access'
-import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lobbies'
+import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lifecycle'
 import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
-import { inviteToLinkedChannel, setLinkedChannel } from './linking'
+import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
 import { postMessage, readMessages } from './messages'
 import {
   BulkSchema,

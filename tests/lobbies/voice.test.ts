@@ -5,7 +5,7 @@ import type { Caller } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
 import { rawDatabase } from '../../src/db/client'
 import { sweepIdleLobbies } from '../../src/lobbies/idle'
-import { callAccess, markConnected, markDisconnected, markVoiceFlags } from '../../src/lobbies/voice'
+import { callAccess, markConnected, markDisconnected, markVoiceFlags } from '../../src/lobbies/voice-presence'
 import { api, resetWorld } from '../helpers'
 import { createLobby, setup } from './helpers'
 

@@ -1,6 +1,6 @@
 // Lobby objects read fresh after a change commits: the REST one and the Gateway snapshot.
 import { lazy } from './effects'
-import { linkedChannelObject } from './linked'
+import { linkedChannelObject } from './linked-channel'
 import { gatewayLobby, restLobby } from './serialize'
 import { getLobby, listMembers } from './store'
 import type { LobbyRow } from './tables'

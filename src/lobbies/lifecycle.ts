@@ -7,7 +7,7 @@ import type { AppCaller } from './access'
 import { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
-import { changeMembers, memberEffects, type MemberInput } from './membership'
+import { changeMembers, memberEffects, type MemberInput } from './member-changes'
 import {
   countMembers,
   countUserLobbies,
@@ -21,7 +21,7 @@ import {
   updateMember,
 } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
-import { lobbySnapshot, lobbyView } from './views'
+import { lobbySnapshot, lobbyView } from './snapshots'
 
 export { lobbyView }
 

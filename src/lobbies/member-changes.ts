@@ -8,7 +8,7 @@ import type { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
 import { eventMember } from './serialize'
-import { lobbySnapshot } from './views'
+import { lobbySnapshot } from './snapshots'
 import {
   anyoneConnected,
   countMembers,

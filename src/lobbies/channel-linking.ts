@@ -9,7 +9,7 @@ import { guildPort } from './guild-port'
 import { LobbyMemberFlags } from './limits'
 import { getLobbyByChannel, getMember, updateLobby } from './store'
 import type { LobbyRow } from './tables'
-import { lobbySnapshot, lobbyView } from './views'
+import { lobbySnapshot, lobbyView } from './snapshots'
 
 export const INVITE_MAX_AGE_SECONDS = 3600
 
