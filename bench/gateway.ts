@@ -67,7 +67,17 @@ async function startClients(ctx: RunContext, wsUrl: string, count: number, concu
   return new Clients(proc)
 }
 
-type Side = { ready: ReadyEvent; rssPerSocketKb: number; rssBeforeKb: number; rssAfterKb: number; fanout?: FanoutEvent }
+type Side = {
+  ready: ReadyEvent
+  /** (RSS with the sockets − RSS after the warm-up) / sockets */
+  rssPerSocketKb: number
+  /** the same from the fresh process's RSS, before the warm-up: includes first-use costs (compiled code, caches) */
+  rssPerSocketColdKb: number
+  rssFreshKb: number
+  rssBeforeKb: number
+  rssAfterKb: number
+  fanout?: FanoutEvent
+}
 
 /** Open `count` identified sockets against `server`, read its RSS before and after, optionally time a fan-out. */
 async function holdSockets(
@@ -79,6 +89,8 @@ async function holdSockets(
 ): Promise<Side> {
   // Warm-up: 100 sockets identify and leave (close 1000 ends their sessions), so code paths are compiled and
   // first-use caches filled before the baseline RSS is read; the delta is then the sockets' own.
+  await sleep(1500)
+  const fresh = server.rssKb()
   const warm = await startClients(ctx, wsUrl, 100, 16)
   await warm.next<ReadyEvent>('ready')
   await warm.exit()
@@ -94,7 +106,7 @@ async function holdSockets(
       clients.send({ cmd: 'fanout', url: fanout.url, authorization: fanout.authorization, rounds: 40, warm: 5 })
       fan = await clients.next<FanoutEvent>('fanout')
     }
-    return { ready, rssPerSocketKb: (after - before) / count, rssBeforeKb: before, rssAfterKb: after, fanout: fan }
+    return { ready, rssPerSocketKb: (after - before) / count, rssPerSocketColdKb: (after - fresh) / count, rssFreshKb: fresh, rssBeforeKb: before, rssAfterKb: after, fanout: fan }
   } finally {
     await clients.exit()
   }
@@ -161,7 +173,10 @@ export async function runGateway(ctx: RunContext, count: number): Promise<Row[]>
       bare: b.rssPerSocketKb,
       format: kb,
       target: { max: 20, label: '≤ 20 KB' },
-      note: `server RSS delta / sockets after a 100-socket warm-up, read ${SETTLE_MS / 1000} s after the last READY; RSS ours ${mb(o.rssBeforeKb)} → ${mb(o.rssAfterKb)}, bare ${mb(b.rssBeforeKb)} → ${mb(b.rssAfterKb)}`,
+      note:
+        `server RSS delta / sockets after a 100-socket warm-up, read ${SETTLE_MS / 1000} s after the last READY; ` +
+        `RSS ours ${mb(o.rssFreshKb)} fresh, ${mb(o.rssBeforeKb)} warm → ${mb(o.rssAfterKb)}, bare ${mb(b.rssFreshKb)}, ${mb(b.rssBeforeKb)} → ${mb(b.rssAfterKb)}; ` +
+        `from the fresh process (first-use costs included): ours ${kb(o.rssPerSocketColdKb)}, bare ${kb(b.rssPerSocketColdKb)}`,
     }),
   )
   if (withFanout && o.fanout && b.fanout) {

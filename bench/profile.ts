@@ -87,7 +87,7 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
   for (const [key, { us, group }] of [...frames].sort((a, b) => b[1].us - a[1].us).slice(0, 15)) lines.push(`| ${key} | ${group} | ${pct(us)} |`)
   lines.push('', '| innermost function of ours on the stack (time under it) | share |', '|---|---:|')
   for (const [key, us] of [...ours].sort((a, b) => b[1] - a[1]).slice(0, 12)) lines.push(`| ${key} | ${pct(us)} |`)
-  lines.push('', `${(total / 1e6).toFixed(1)} s of samples (idle excluded)`)
+  lines.push('', `${(total / 1e6).toFixed(1)} s of load profiled (samples before and after the wrk run excluded). The sampler records JavaScript stacks only: time in Bun's native HTTP server outside any JS call is not in these shares.`)
   return lines.join('\n')
 }
 
