@@ -16,7 +16,7 @@ const sockets: WebSocket[] = []
 let hello = ''
 let ready = ''
 let closedEarly = 0
-let closeCodes: Record<string, number> = {}
+const closeCodes: Record<string, number> = {}
 // Fan-out bookkeeping: every LOBBY_MESSAGE_CREATE a socket receives bumps `received`.
 let received = 0
 let lastFrame = ''
