@@ -171,7 +171,7 @@ function mayConnect(caller: Caller): boolean {
 
 async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   if (typeof d?.token !== 'string') return close(ws, Close.AuthenticationFailed, 'Authentication failed')
-  const caller = await resolveAuthorization(d.token, { bareMayBeBot: true })
+  const caller = await resolveAuthorization(d.token, { bare: true })
   if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   if (conn.session || conn.closing) return
   const session: GatewaySession = { id: randomBytes(16).toString('hex'), caller, topics: new Set(), ws: null, resumableUntil: 0, readySeq: 0 }
@@ -205,7 +205,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
 
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
-  const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bareMayBeBot: true }) : undefined
+  const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
   const sameCaller = caller && mayConnect(caller) && session && caller.kind === session.caller.kind && caller.userId === session.caller.userId
   // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
   // Replay starts after it, and never before the session's own READY.
