@@ -27,7 +27,9 @@ export { lobbyView }
 
 export type CreateInput = { metadata?: Metadata | null; members?: MemberInput[]; idleTimeoutSeconds?: number | null; flags?: number | null }
 
-function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | null; idleTimeoutSeconds?: number | null; flags?: number | null; secretHash?: string }): LobbyRow {
+type NewLobby = { metadata?: Metadata | null; idleTimeoutSeconds?: number | null; flags?: number | null; secretHash?: string; createdVia: 'post' | 'put' }
+
+function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
   const now = clock.now()
   const idle = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
   return insertLobby(tx, {
@@ -38,6 +40,7 @@ function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | 
     idleTimeoutSeconds: idle,
     secretHash: input.secretHash ?? null,
     secretExpiresAt: input.secretHash ? now + SECRET_LIFETIME_MS : null,
+    createdVia: input.createdVia,
     // Nobody is connected yet: the idle countdown starts at creation.
     idleDeadline: now + idle * 1000,
     createdAt: now,
@@ -54,7 +57,7 @@ function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
 export async function createLobby(caller: AppCaller, input: CreateInput) {
   const effects = new Effects()
   const lobby = transaction((tx) => {
-    const created = newLobby(tx, caller.applicationId, input)
+    const created = newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
     changeMembers(tx, created, input.members ?? [], [])
     announceCreate(tx, created, effects)
     return created
@@ -90,7 +93,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     }
     if (!found) {
       if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
-      const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash })
+      const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash, createdVia: 'put' })
       if (userId) insertMember(tx, { lobbyId: created.id, userId, applicationId: created.applicationId, metadata: input.memberMetadata ?? null, joinedAt: now })
       announceCreate(tx, created, effects)
       return created

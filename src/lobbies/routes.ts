@@ -109,10 +109,12 @@ export const lobbiesRoutes = new Elysia()
     '/lobbies/:lobbyId/members/@me',
     async ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
+      if (caller.kind === 'bearer' && lobby.createdVia === 'post') throw Errors.missingAccess()
       await removeMember(lobby, caller.userId)
       return noContent()
     },
-    { auth: OAUTH2, detail: detail('Leave a lobby') },
+    { auth: OAUTH2, detail: detail('Leave a lobby (not one created with POST /lobbies: 403 50001)') },
   )
   .put(
     '/lobbies/:lobbyId/members/:userId',
