@@ -8,7 +8,7 @@ import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
-import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, topics, type EventBus, type GatewayConnection } from './bus'
+import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, sessionStartHooks, topics, type EventBus, type GatewayConnection } from './bus'
 import { ACCEPTED_NOOP_OPS, Close, IDENTIFY_TIMEOUT_MS, MAX_INBOUND_BYTES, MAX_PENDING_PER_IP, Op, QOS_HEARTBEAT, frame, framesPerWindow, FRAME_WINDOW_MS } from './protocol'
 import { currentSeq, lastSeqFor, nextSeq, remember, replaySince } from './replay'
 import {
@@ -201,6 +201,8 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
   ready.v = (ws.data as { version?: number })?.version ?? 9
   sendDirect(session, 'READY', ready)
+  const view = connectionView(session)
+  for (const hook of sessionStartHooks) Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
 }
 
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {

@@ -4,6 +4,7 @@ import { sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { transaction, type DB } from '../db/client'
 import type { AppCaller } from './access'
+import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
@@ -41,7 +42,7 @@ function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
     secretHash: input.secretHash ?? null,
     secretExpiresAt: input.secretHash ? now + SECRET_LIFETIME_MS : null,
     createdVia: input.createdVia,
-    // Nobody is connected yet: the idle countdown starts at creation.
+    // The countdown starts at creation; announceCreate stops it if a first member is online.
     idleDeadline: now + idle * 1000,
     createdAt: now,
   })
@@ -49,6 +50,7 @@ function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
 
 /** Subscribe the first members and announce the lobby to them and to the application's bots. */
 function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
+  touchLobby(tx, lobby.id)
   for (const m of listMembers(lobby.id, tx)) effects.subscribe(m.userId, lobby.id)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
 }
@@ -103,6 +105,8 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
       found = updateLobby(tx, found.id, { metadata: input.lobbyMetadata })
       effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
     }
+    // A member joining or asking again, or new lobby metadata, is activity.
+    if (userId || input.lobbyMetadata !== undefined) touchLobby(tx, found.id)
     return found
   })
   await effects.flush()
@@ -136,18 +140,15 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
-    if (input.idleTimeoutSeconds !== undefined) {
-      const seconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
-      patch.idleTimeoutSeconds = seconds
-      // A running countdown restarts with the new timeout.
-      if (lobby.idleDeadline !== null) patch.idleDeadline = clock.now() + seconds * 1000
-    }
+    if (input.idleTimeoutSeconds !== undefined) patch.idleTimeoutSeconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
     const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
       const removes = listMembers(lobby.id, tx).map((m) => m.userId).filter((id) => !listed.has(id))
       memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
     }
+    // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
+    touchLobby(tx, lobby.id)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
     return current
   })

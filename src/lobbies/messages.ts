@@ -4,6 +4,7 @@ import { ApiError, Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { findUser } from '../users/store'
+import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
 import { mirrorToLinkedChannel } from './linked'
@@ -18,8 +19,8 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
   const author = await findUser(authorId)
   if (!author) throw Errors.unauthorized()
   const effects = new Effects()
-  const row = transaction((tx) =>
-    insertMessage(tx, {
+  const row = transaction((tx) => {
+    const inserted = insertMessage(tx, {
       id: snowflake(),
       lobbyId: lobby.id,
       applicationId: lobby.applicationId,
@@ -28,8 +29,11 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
       metadata: input.metadata && Object.keys(input.metadata).length ? input.metadata : null,
       flags: (input.flags ?? 0) & MESSAGE_FLAGS_ALLOWED,
       createdAt: clock.now(),
-    }),
-  )
+    })
+    // A message is activity: the lobby's idle countdown starts over.
+    touchLobby(tx, lobby.id)
+    return inserted
+  })
   const message = lobbyMessage(row, author, { nonce: input.nonce })
   effects.toLobby(lobby, 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   await effects.flush()

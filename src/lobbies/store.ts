@@ -90,6 +90,20 @@ export function lobbyIdsOfUser(userId: string, applicationId?: string): string[]
   return db().select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where).all().map((r) => r.id)
 }
 
+/** The user ids of a lobby's members. */
+export function memberUserIds(tx: DB, lobbyId: string): string[] {
+  return tx.select({ id: lobbyMembers.userId }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).all().map((r) => r.id)
+}
+
+/** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
+export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
+  const mine = db()
+    .select({ id: lobbyMembers.lobbyId })
+    .from(lobbyMembers)
+    .where(applicationId ? and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId)) : eq(lobbyMembers.userId, userId))
+  db().update(lobbies).set({ idleDeadline: null }).where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, mine))).run()
+}
+
 export function anyoneConnected(tx: DB, lobbyId: string): boolean {
   return (
     tx

@@ -138,9 +138,14 @@ describe('lobby events reach the members and the application bots, nobody else',
 
     await markDisconnected(lobby.id, b.id, sockets.b.conn.sessionId)
     expect(sockets.a.events('LOBBY_MEMBER_DISCONNECT').map((e: any) => e.member.id)).toEqual([b.id])
+    // Out of the call, but a and b are still on the Gateway: the lobby stays active.
     clock.advance(30_000)
     await sweepIdleLobbies()
-    expect(sockets.a.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'deleted' }])
+    expect(sockets.bot.events('LOBBY_DELETE')).toEqual([])
+    // Once their sessions end, the countdown runs and the idle close deletes the lobby.
+    for (const s of [late, elsewhere, sockets.a, sockets.b]) await s.close()
+    clock.advance(30_000)
+    await sweepIdleLobbies()
     expect(sockets.bot.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'deleted' }])
     nobodyElse()
   })
