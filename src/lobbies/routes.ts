@@ -168,10 +168,11 @@ export const lobbiesRoutes = new Elysia()
       const metadata = check.metadata('metadata', body.metadata)
       const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
       check.done()
-      const message = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce })
-      return json(message, 201)
+      const { message, created } = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce, enforceNonce: body.enforce_nonce, tts: body.tts })
+      // A retry answered by enforce_nonce is the original message, 200.
+      return json(message, created ? 201 : 200)
     },
-    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message') },
+    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)') },
   )
   .post(
     '/lobbies/:lobbyId/members/@me/invites',

@@ -68,6 +68,7 @@ export function lobbyMessage(m: LobbyMessageRow, author: UserRow, extra: { nonce
     author: publicUser(author),
     ...(m.metadata ? { metadata: m.metadata } : {}),
     flags: m.flags,
+    tts: m.tts,
     application_id: m.applicationId,
     timestamp: new Date(m.createdAt).toISOString(),
     ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),

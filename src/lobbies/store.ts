@@ -142,6 +142,19 @@ export function insertMessage(tx: DB, row: typeof lobbyMessages.$inferInsert): L
   return tx.insert(lobbyMessages).values(row).returning().get()
 }
 
+/** The author's message in the lobby that holds this enforced nonce, if any. */
+export function findEnforcedNonce(tx: DB, lobbyId: string, authorId: string, nonce: string | number): LobbyMessageRow | undefined {
+  return tx
+    .select()
+    .from(lobbyMessages)
+    .where(and(eq(lobbyMessages.lobbyId, lobbyId), eq(lobbyMessages.authorId, authorId), eq(lobbyMessages.nonce, nonce), eq(lobbyMessages.enforceNonce, true)))
+    .get()
+}
+
+export function releaseEnforcedNonce(tx: DB, messageId: string): void {
+  tx.update(lobbyMessages).set({ enforceNonce: false }).where(eq(lobbyMessages.id, messageId)).run()
+}
+
 export function listMessages(lobbyId: string, page: { limit: number; before?: string; after?: string }): LobbyMessageRow[] {
   const byId = sql`CAST(${lobbyMessages.id} AS INTEGER)`
   const where = and(
