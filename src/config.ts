@@ -103,6 +103,8 @@ export function loadConfig(env: Env = process.env) {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     /** Largest request body accepted, in bytes. */
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    /** Per-route rate limits (http/rate-limits.ts) answer 429 past their limit; off: headers only (benchmarks). */
+    routeRateLimits: bool(env, 'ROUTE_RATE_LIMITS', true),
     /** How long a client may take to send a request body before it is answered 408. */
     bodyTimeoutMs: int(env, 'BODY_TIMEOUT_MS', 30_000, 100, 600_000),
     gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),

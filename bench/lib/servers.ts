@@ -21,7 +21,7 @@ export function ourEnv(dir: string, port: number): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v
   for (const k of ['BASE_URL', 'WEB_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL', 'TRUST_PROXY', 'NODE_ENV']) delete env[k]
-  return { ...env, DATABASE_PATH: join(dir, 'bench.sqlite'), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }
+  return { ...env, DATABASE_PATH: join(dir, 'bench.sqlite'), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ROUTE_RATE_LIMITS: 'false' }
 }
 
 /**

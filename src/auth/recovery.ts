@@ -13,10 +13,11 @@ import { users, type UserRow } from '../users/tables'
 import type { ClientInfo } from './client-info'
 import { completeLogin } from './complete-login'
 import { findUserByLogin } from './login'
-import { mailEmailChanged, mailPasswordReset } from './mail'
+import { mailEmailChanged, mailNewEmailVerification, mailPasswordReset } from './mail'
 import { issueOneTime, peekOneTime, redeemOneTime, revokeOneTime, type OneTimeRow } from './one-time'
 import { hashPassword } from './passwords'
 import { passwordProblem } from './password-policy'
+import { VERIFY_EMAIL_TTL_MS } from './register'
 import { blockPhonesOf, isE164, issuePhoneCode } from './phone'
 import { deleteSession, endSessions, findSessionByToken } from './sessions'
 
@@ -107,7 +108,10 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   return { token: login.token, user_id: user.id, user_settings: login.user_settings }
 }
 
-/** PATCH /users/@me {email}: change the address; the old one gets a two-day revert link. Caller is elevated. */
+/**
+ * PATCH /users/@me {email}: change the address (unverified until its link is followed: the new address gets a
+ * verification e-mail); the old one gets a two-day revert link. Caller is elevated.
+ */
 export async function changeEmail(user: UserRow, email: string): Promise<void> {
   const next = email.trim().toLowerCase()
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw formError({ email: ['EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.'] })
@@ -119,6 +123,8 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   } catch {
     throw taken() // taken at the same moment by another account
   }
+  revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
+  await mailNewEmailVerification(next, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next }))
   if (user.email) await mailEmailChanged(user.email, next, issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email }))
 }
 
@@ -145,6 +151,7 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   removeAllFactors(userId)
   revokeOneTime(userId, 'revert_email')
   revokeOneTime(userId, 'reset_password')
+  revokeOneTime(userId, 'verify_email')
   await endSessions(userId)
   events.closeUser(userId, 4004, 'Authentication failed')
   return { email: row.data.email }

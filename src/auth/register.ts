@@ -39,9 +39,10 @@ export type RegisterInput = {
   promotional_email_opt_in?: boolean
 }
 
+/** Explicit consent where the rules ask for it, and wherever the country is unknown (private or unlisted address). */
 export function consentRequired(ip: string): boolean {
   const country = countryOf(ip)
-  return !!country && config().consentCountries.includes(country)
+  return country === null || config().consentCountries.includes(country)
 }
 
 function age(dateOfBirth: string, now: Date): number | null {

@@ -4,6 +4,7 @@ import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
 import { log } from '../core/log'
 import { parseBody } from './body'
+import { rateLimits } from './rate-limits'
 import { validationTree } from './validation'
 
 const started = new WeakMap<Request, number>()
@@ -16,6 +17,7 @@ function errorResponse(error: ApiError): Response {
 }
 
 export const httpBasics = new Elysia({ name: 'http-basics' })
+  .use(rateLimits)
   .onRequest(({ request }) => {
     started.set(request, performance.now())
     const length = Number(request.headers.get('content-length') ?? 0)

@@ -1,6 +1,7 @@
-// What lobbies tell the Gateway: the lobby topics a new session joins. (Op 17, the lobby call, is the voice domain's:
-// src/voice/gateway.ts.)
-import { onIdentify, topics } from '../gateway/bus'
+// What lobbies tell the Gateway: the lobby topics a new session joins, and which sessions keep lobbies active (the
+// idle rule, activity.ts). (Op 17, the lobby call, is the voice domain's: src/voice/gateway.ts.)
+import { onIdentify, onSessionEnd, onSessionStart, topics } from '../gateway/bus'
+import { sessionEnded, sessionStarted } from './activity'
 import { lobbyIdsOfUser } from './store'
 
 let registered = false
@@ -14,4 +15,6 @@ export function registerLobbyGateway(): void {
     const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
     return { topics: ids.map(topics.lobby) }
   })
+  onSessionStart((connection) => sessionStarted(connection.caller))
+  onSessionEnd((connection) => sessionEnded(connection.caller))
 }

@@ -54,7 +54,6 @@ export const MessageSchema = t.Object({
   metadata: Metadata,
   flags: t.Optional(t.Unknown({ description: 'integer bit field or null' })),
   nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
-  // Accepted and ignored: parts of Discord's create-message body that lobby messages do not carry.
   tts: t.Optional(t.Boolean()),
   enforce_nonce: t.Optional(t.Boolean()),
 })

@@ -24,6 +24,8 @@ describe('register, verify, log in', () => {
     await page.getByRole('button', { name: 'Create account' }).click()
     await expectText(page.locator('#date_of_birth-error'), 'You need to be 13 or older to use this service.')
     await page.getByLabel('Date of birth').fill('1990-04-01')
+    // From a loopback address the country is unknown, so explicit consent is asked for.
+    await page.getByLabel('I have read and agree to the Terms of Service and the Privacy Policy.').check()
     await page.getByRole('button', { name: 'Create account' }).click()
     await page.getByRole('heading', { name: /Welcome, Web Person/ }).waitFor()
     const registeredToken = await storedToken(page)
