@@ -4,6 +4,8 @@ import { config } from './config'
 import { setTokenResolvers } from './core/caller'
 import { liveSessionIds, resolveUserToken } from './auth/sessions'
 import { httpBasics } from './http/basics'
+import { cors } from './http/cors'
+import { metricsRoute } from './metrics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
 import { registerLobbyGateway } from './lobbies/gateway'
@@ -50,10 +52,13 @@ export function buildApp() {
     // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
     new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
       .use(httpBasics)
+      .use(cors)
       .use(docs)
       .use(gatewaySocket)
       .use(remoteAuthSocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
+      // Prometheus text when METRICS=true (src/metrics.ts); a 404 otherwise.
+      .get('/metrics', metricsRoute, { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))
       .group('/api/v10', (app) => app.use(api()))
