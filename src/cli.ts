@@ -9,7 +9,7 @@ import { Database } from 'bun:sqlite'
 import { config } from './config'
 import { logToStderr } from './core/log'
 import { closeDatabase, openDatabase, openSqlite } from './db/client'
-import { DatabaseLockedError, lockDatabase, unlockDatabase } from './db/lock'
+import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from './db/lock'
 import { embeddedMigrations } from './db/migrate'
 import { createApplication, listApplications } from './oauth2/applications'
 import { createVerifiedUser } from './users/service'
@@ -467,10 +467,11 @@ async function restore(databasePath: string, file: string) {
     for (const sidecar of ['-wal', '-shm', '-journal']) rmSync(`${databasePath}${sidecar}`, { force: true })
     const incoming = `${databasePath}.restoring`
     copyFileSync(file, incoming)
-    // Run as root for a service with a user of its own (systemd's DynamicUser): the copy gets the folder's owner.
+    // Run as root for a service with a user of its own (systemd's DynamicUser): the copy (and the lock file, which
+    // this command may have created) get the folder's owner, or the service could not open them.
     if (process.getuid?.() === 0) {
       const { uid, gid } = statSync(dirname(databasePath))
-      chownSync(incoming, uid, gid)
+      for (const path of [incoming, lockPathOf(databasePath)]) chownSync(path, uid, gid)
     }
     renameSync(incoming, databasePath)
     return { restored: databasePath, from: file, previous, schema: schemaTag(migrations) }
