@@ -23,6 +23,7 @@ import { guildsForLobbies } from './guilds/public'
 import { setGuildPort } from './lobbies/guild-port'
 import { userReady } from './users/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
+import { gatewayDocsPage } from './gateway/docs'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
@@ -46,14 +47,17 @@ export function buildApp() {
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()
   registerVoiceGateway()
+  // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
+  // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
+  // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
+  const root = new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
   return (
-    // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
-    // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
-    // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
-    new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
+    // The API docs read the finished app's routes when first asked for.
+    root
       .use(httpBasics)
       .use(cors)
-      .use(docs)
+      .use(docs(() => root))
+      .get('/api/docs/gateway', gatewayDocsPage, { detail: { hide: true } })
       .use(gatewaySocket)
       .use(remoteAuthSocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
