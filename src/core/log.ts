@@ -31,6 +31,13 @@ let toStderr = false
 let pending = ''
 let scheduled = false
 let sink: FileSink | undefined
+/** A flush the pipe has not taken yet: nothing more is handed to the writer until it has. */
+let inFlight: Promise<unknown> | undefined
+let dropped = 0
+/** stdout is gone (its reader closed it): info lines are dropped from then on; the server carries on. */
+let broken = false
+/** What waits while stdout does not keep up; past it, lines are counted and dropped rather than held. */
+const MAX_PENDING_CHARS = 4 * 1024 * 1024
 
 function flushSoon(): void {
   if (scheduled) return
@@ -38,17 +45,47 @@ function flushSoon(): void {
   setImmediate(flushPending)
 }
 
-function flushPending(): void | Promise<unknown> {
-  scheduled = false
-  if (!pending) return
-  const chunk = pending
+function stdoutFailed(error: unknown): void {
+  if (broken) return
+  broken = true
   pending = ''
-  if (!sink) {
-    sink = Bun.stdout.writer()
-    sink.unref?.()
+  inFlight = undefined
+  try {
+    writeSync(2, `${timestamp()} ERROR stdout failed (${(error as { code?: string })?.code ?? String(error)}): info and debug lines are no longer written\n`)
+  } catch {}
+}
+
+function flushPending(): Promise<unknown> | undefined {
+  scheduled = false
+  if (inFlight) return inFlight
+  if (!pending || broken) return undefined
+  let chunk = pending
+  pending = ''
+  if (dropped) {
+    chunk = `${timestamp()} WARN log lines dropped count=${dropped} reason=stdout-too-slow\n${chunk}`
+    dropped = 0
   }
-  sink.write(chunk)
-  return sink.flush() as void | Promise<number>
+  try {
+    if (!sink) {
+      sink = Bun.stdout.writer()
+      sink.unref?.()
+    }
+    sink.write(chunk)
+    const flushed = sink.flush()
+    if (flushed instanceof Promise) {
+      inFlight = flushed.then(
+        () => {
+          inFlight = undefined
+          if (pending) flushSoon()
+        },
+        stdoutFailed,
+      )
+      return inFlight
+    }
+  } catch (error) {
+    stdoutFailed(error)
+  }
+  return undefined
 }
 
 function emit(level: Level, line: string): void {
@@ -59,6 +96,11 @@ function emit(level: Level, line: string): void {
     } catch {}
     return
   }
+  if (broken) return
+  if (pending.length > MAX_PENDING_CHARS) {
+    dropped++
+    return
+  }
   pending += line
   flushSoon()
 }
@@ -66,11 +108,12 @@ function emit(level: Level, line: string): void {
 /** Write what is buffered now (shutdown, tests). */
 export async function flushLogs(): Promise<void> {
   await flushPending()
+  if (pending) await flushPending()
 }
 
 /** Anything still buffered at exit is written synchronously. */
 process.on('exit', () => {
-  if (!pending || capture) return
+  if (!pending || capture || broken) return
   try {
     writeSync(1, pending)
   } catch {}

@@ -22,17 +22,16 @@ function originOf(url: string): string {
   return new URL(url).origin
 }
 
-let cachedFor = ''
+let cachedFor: object | undefined
 let cached: string | null = null
 
 /** WEB_URL's origin when it differs from BASE_URL's, else null (no CORS). Parsed once per configuration. */
 export function corsOrigin(): string | null {
-  const { webUrl, baseUrl } = config()
-  const key = `${webUrl} ${baseUrl}`
-  if (key !== cachedFor) {
-    cachedFor = key
-    const web = originOf(webUrl)
-    cached = web === originOf(baseUrl) ? null : web
+  const cfg = config()
+  if (cfg !== cachedFor) {
+    cachedFor = cfg
+    const web = originOf(cfg.webUrl)
+    cached = web === originOf(cfg.baseUrl) ? null : web
   }
   return cached
 }

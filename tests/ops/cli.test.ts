@@ -186,6 +186,26 @@ describe('serve', () => {
     expect(entries.find((e) => e.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', level: 'info' })
   })
 
+  test('a closed stdout does not stop the server: one line on stderr, requests still answered', async () => {
+    const { env } = freshEnv()
+    const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts'], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    try {
+      const reader = proc.stdout.getReader()
+      let seen = ''
+      while (!/listening url=(\S+)/.test(seen)) seen += new TextDecoder().decode((await reader.read()).value)
+      const url = /listening url=(\S+)/.exec(seen)![1]
+      await reader.cancel() // the log reader goes away
+      for (let i = 0; i < 100; i++) expect((await fetch(`${url}/healthz`)).status).toBe(200)
+      await Bun.sleep(100)
+      expect((await fetch(`${url}/healthz`)).status).toBe(200)
+      proc.kill('SIGTERM')
+      expect(await proc.exited).toBe(0)
+      expect(await new Response(proc.stderr).text()).toMatch(/^\S+Z ERROR stdout failed \(EPIPE\): info and debug lines are no longer written\n$/)
+    } finally {
+      proc.kill('SIGKILL')
+    }
+  })
+
   test('METRICS_PORT: /metrics on its own listener only; the main port keeps answering 404', async () => {
     const metricsPort = freePort()
     const server = await serve(freshEnv({ METRICS_PORT: String(metricsPort) }).env)
