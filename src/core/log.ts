@@ -130,10 +130,6 @@ export function captureLog(fn: ((line: string) => void) | undefined): void {
   capture = fn
 }
 
-export function enabled(level: Level): boolean {
-  return ORDER[config().logLevel] >= ORDER[level]
-}
-
 const BARE = /^[^\s"=\\\x00-\x1f\x7f]+$/
 
 function textValue(value: unknown): string {
