@@ -4,6 +4,8 @@ import { config } from './config'
 import { setTokenResolvers } from './core/caller'
 import { liveSessionIds, resolveUserToken } from './auth/sessions'
 import { httpBasics } from './http/basics'
+import { cors } from './http/cors'
+import { metricsRoute } from './metrics'
 import { docs } from './http/docs'
 import { resolveBearerToken, resolveBotToken } from './oauth2/applications'
 import { registerLobbyGateway } from './lobbies/gateway'
@@ -21,6 +23,7 @@ import { guildsForLobbies } from './guilds/public'
 import { setGuildPort } from './lobbies/guild-port'
 import { userReady } from './users/ready'
 import { onIdentify, setAuthSessionCheck } from './gateway/bus'
+import { gatewayDocsPage } from './gateway/docs'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
@@ -44,16 +47,22 @@ export function buildApp() {
   setGuildPort(guildsForLobbies)
   registerLobbyGateway()
   registerVoiceGateway()
+  // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
+  // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
+  // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
+  const root = new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
   return (
-    // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
-    // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
-    // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
-    new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
+    // The API docs read the finished app's routes when first asked for.
+    root
       .use(httpBasics)
-      .use(docs)
+      .use(cors)
+      .use(docs(() => root))
+      .get('/api/docs/gateway', gatewayDocsPage, { detail: { hide: true } })
       .use(gatewaySocket)
       .use(remoteAuthSocket)
       .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
+      // Prometheus text when METRICS=true (src/metrics.ts); a 404 otherwise.
+      .get('/metrics', metricsRoute, { detail: { hide: true } })
       // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
       .group('/api/v9', (app) => app.use(api()))
       .group('/api/v10', (app) => app.use(api()))

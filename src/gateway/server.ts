@@ -8,6 +8,7 @@ import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
+import { countEventPublished } from '../core/metrics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, sessionStartHooks, topics, type EventBus, type GatewayConnection } from './bus'
@@ -73,6 +74,7 @@ function dispatch(topicList: string[], type: string, data: unknown): void {
   const seq = nextSeq()
   const payload = frame(Op.Dispatch, data, seq, type)
   remember({ seq, topics: topicList, payload })
+  countEventPublished()
   if (!server) return
   for (const topic of topicList) server.publish(topic, payload)
   if (compressedByTopic.size > 0) dispatchCompressed(topicList, payload)

@@ -35,8 +35,16 @@ export function optionalCaller(request: Request): Promise<Caller | undefined> {
 // not a form error about a body it may not send at all.
 const checked = new WeakMap<Request, Caller>()
 
+/** The API document's security requirement for a rule (scheme names of http/docs.ts; a bearer lists its scope). */
+function security(rule: AuthRule) {
+  const { kinds, scope } = normalize(rule)
+  const names = { user: 'UserToken', bot: 'BotToken', bearer: 'OAuth2Bearer' } as const
+  return kinds.map((kind) => ({ [names[kind]]: kind === 'bearer' && scope ? [scope] : [] }))
+}
+
 export const identity = new Elysia({ name: 'identity' }).macro({
   auth: (rule: AuthRule) => ({
+    detail: { security: security(rule) },
     async transform({ request }: { request: Request }) {
       checked.set(request, authorize(await resolveAuthorization(request.headers.get('authorization')), rule))
     },

@@ -72,6 +72,11 @@ export function countMembers(tx: DB, lobbyId: string): number {
   return tx.select({ n: count() }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).get()?.n ?? 0
 }
 
+/** Every lobby (the /metrics gauge). */
+export function countLobbies(): number {
+  return db().select({ n: count() }).from(lobbies).get()?.n ?? 0
+}
+
 export function countUserLobbies(tx: DB, userId: string, applicationId: string): number {
   return tx.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))).get()?.n ?? 0
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { and, asc, count, eq, sql } from 'drizzle-orm'
 import { db, prepared } from '../db/client'
 import { users, type UserRow } from './tables'
 
@@ -18,4 +18,16 @@ export async function findUserByUsername(username: string): Promise<UserRow | un
 
 export async function insertUser(row: typeof users.$inferInsert): Promise<UserRow> {
   return db().insert(users).values(row).returning().get()
+}
+
+/** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
+export async function listUsers(page: { limit: number; after?: string }): Promise<UserRow[]> {
+  const people = eq(users.bot, false)
+  const after = page.after ? sql`(length(${users.id}), ${users.id}) > (${page.after.length}, ${page.after})` : undefined
+  return db().select().from(users).where(after ? and(people, after) : people).orderBy(sql`length(${users.id})`, asc(users.id)).limit(page.limit).all()
+}
+
+/** People (not bots) (the /metrics gauge). */
+export function countUsers(): number {
+  return db().select({ n: count() }).from(users).where(eq(users.bot, false)).get()?.n ?? 0
 }

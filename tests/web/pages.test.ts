@@ -3,6 +3,7 @@
 // the access log.
 import { describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
+import { captureLog } from '../../src/core/log'
 import { PAGE_ROUTES } from '../../src/web/routes'
 import { api, makeApp, makeUser, server } from '../helpers'
 
@@ -94,8 +95,7 @@ describe('pages', () => {
   test('the access log names the /wasntme route, never the token in its path', async () => {
     const before = config()
     const lines: string[] = []
-    const original = console.log
-    console.log = (...args: unknown[]) => void lines.push(args.join(' '))
+    captureLog((line) => void lines.push(line))
     setConfig({ ...before, logLevel: 'info' })
     try {
       const token = 'S3cr3tRevertTokenValue_abcdefghijklmnop'
@@ -106,7 +106,7 @@ describe('pages', () => {
       expect(requests.some((l) => l.includes('route=/wasntme/*'))).toBe(true)
       expect(lines.join('\n')).not.toContain(token)
     } finally {
-      console.log = original
+      captureLog(undefined)
       setConfig({ ...config(), logLevel: before.logLevel })
     }
   })
