@@ -13,7 +13,8 @@ afterAll(() => {
 export function freshEnv(extra: Env = {}): { dir: string; db: string; env: Env } {
   const dir = testDir()
   const db = join(dir, 'data', 'app.sqlite')
-  return { dir, db, env: { ...process.env, DATABASE_PATH: db, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ...extra } }
+  // Operations tests write in bursts from one token; the per-route limits are tested elsewhere (tests/core/rate-limits).
+  return { dir, db, env: { ...process.env, DATABASE_PATH: db, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ROUTE_RATE_LIMITS: 'false', ...extra } }
 }
 
 export type Result = { code: number; stdout: string; stderr: string }
