@@ -4,7 +4,7 @@ import type { UserCaller } from '../core/caller'
 import { ApiError, formError } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
 import { reserve } from '../core/ratelimit'
-import { db } from '../db/client'
+import { db, transaction } from '../db/client'
 import { events } from '../gateway/bus'
 import { mfaEnabled, hasSms, removeAllFactors, verifyFactor } from '../mfa/factors'
 import { mfaChallengeFor, mfaLoginBody } from '../mfa/login'
@@ -82,20 +82,25 @@ export type ResetInput = { token: string; password: string; source?: string | nu
 export async function resetPassword(input: ResetInput, client: ClientInfo, current?: UserCaller) {
   checkNewPassword(input.password)
   const { user, purpose } = resetTarget(input.token)
+  let ticket: ReturnType<typeof loadTicket> | undefined
   if (mfaEnabled(user.id)) {
     if (!input.ticket) return mfaLoginBody(user.id, (await mfaChallengeFor(user.id, 'reset', { token: sha256Hex(input.token) }))!)
-    const ticket = loadTicket('reset', input.ticket)
+    ticket = loadTicket('reset', input.ticket)
     if (ticket.userId !== user.id || ticket.data.token !== sha256Hex(input.token)) throw invalidTicket()
     await verifyFactor(ticket, input.method ?? 'totp', input.code)
-    if (!redeemTicket(ticket)) throw invalidTicket()
   }
-  if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
+  // Hashed first, then the ticket and the token are spent in the transaction that sets the password: a crash
+  // leaves either a usable token or the new password, never a spent token and the old password.
   const passwordHash = await hashPassword(input.password)
-  db()
-    .update(users)
-    .set({ passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
-    .where(eq(users.id, user.id))
-    .run()
+  transaction(() => {
+    if (ticket && !redeemTicket(ticket)) throw invalidTicket()
+    if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
+    db()
+      .update(users)
+      .set({ passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
+      .where(eq(users.id, user.id))
+      .run()
+  })
   const fresh = db().select().from(users).where(eq(users.id, user.id)).get()!
   const login = await completeLogin(fresh, { client })
   const newSession = findSessionByToken(login.token)!

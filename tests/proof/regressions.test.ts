@@ -1,7 +1,10 @@
 // The smallest reproductions of what the fuzzing, crash and concurrency proofs of issue 19 found, one per fix.
 import { afterEach, expect, test } from 'bun:test'
+import { rawDatabase } from '../../src/db/client'
+import { lastLinkToken } from '../auth/helpers'
 import { api, makeUser, resetWorld } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
+import { elevated, newSecret, totpCode } from '../mfa/helpers'
 
 afterEach(resetWorld)
 
@@ -26,3 +29,31 @@ test('an object with its own "toString" key where a string or integer is expecte
   const read = await api('GET', `/lobbies/${created.id}`, { token: bot })
   expect(read.body.metadata).toEqual({ toString: 'a', valueOf: 'b' })
 })
+
+// Interrupted operations (found by crash.test.ts, SIGKILL at random moments): an operation that writes more than
+// once must commit all of it or none of it. To reproduce one deterministically, a trigger makes the write after the
+// first one fail, as a kill between the two would: the request answers 500, and the first write must not stay.
+async function withFailing<T>(table: string, event: 'INSERT' | 'UPDATE', when: string, fn: () => Promise<T>): Promise<T> {
+  const sqlite = rawDatabase()
+  const name = `proof_fail_${table}_${event.toLowerCase()}`
+  sqlite.exec(`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`)
+  try {
+    return await fn()
+  } finally {
+    sqlite.exec(`DROP TRIGGER ${name}`)
+  }
+}
+
+test('a reset that fails after the token was checked leaves the token redeemable', async () => {
+  const user = await makeUser()
+  expect((await api('POST', '/auth/forgot', { body: { login: user.email } })).status).toBe(204)
+  const token = (await lastLinkToken(user.email, 'reset'))!
+  const failed = await withFailing('users', 'UPDATE', `OLD.id = '${user.id}' AND NEW.password_hash IS NOT OLD.password_hash`, () =>
+    api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } }),
+  )
+  expect(failed.status).toBe(500)
+  const retried = await api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } })
+  expect(retried.status).toBe(200)
+  expect((await api('POST', '/auth/login', { body: { login: user.email, password: 'a brand new passphrase' } })).status).toBe(200)
+})
+
