@@ -137,19 +137,24 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   if (!peeked?.userId || !peeked.data.email) throw tokenInvalid()
   const holder = db().select({ id: users.id }).from(users).where(eq(users.email, peeked.data.email)).get()
   if (holder && holder.id !== peeked.userId) throw formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
-  const row = redeemOneTime('revert_email', token)
-  if (!row?.userId) throw tokenInvalid()
-  const userId = row.userId
+  // Hashed first, then the token is spent in the transaction that gives the account back: a crash leaves either a
+  // usable token or the account restored, never a spent token and the account still in other hands.
   const passwordHash = await hashPassword(password)
-  blockPhonesOf(userId)
-  db()
-    .update(users)
-    .set({ email: row.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
-    .where(eq(users.id, userId))
-    .run()
-  removeAllFactors(userId)
-  revokeOneTime(userId, 'revert_email')
-  revokeOneTime(userId, 'reset_password')
+  const row = transaction(() => {
+    const spent = redeemOneTime('revert_email', token)
+    if (!spent?.userId) throw tokenInvalid()
+    blockPhonesOf(spent.userId)
+    db()
+      .update(users)
+      .set({ email: spent.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
+      .where(eq(users.id, spent.userId))
+      .run()
+    removeAllFactors(spent.userId)
+    revokeOneTime(spent.userId, 'revert_email')
+    revokeOneTime(spent.userId, 'reset_password')
+    return spent as OneTimeRow & { userId: string }
+  })
+  const userId = row.userId
   await endSessions(userId)
   events.closeUser(userId, 4004, 'Authentication failed')
   return { email: row.data.email }

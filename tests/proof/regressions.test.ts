@@ -57,3 +57,18 @@ test('a reset that fails after the token was checked leaves the token redeemable
   expect((await api('POST', '/auth/login', { body: { login: user.email, password: 'a brand new passphrase' } })).status).toBe(200)
 })
 
+test('a revert that fails after the token was checked leaves the token redeemable, and the account can still be taken back', async () => {
+  const user = await makeUser()
+  const moved = `moved${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`
+  const change = await elevated('PATCH', '/users/@me', user.token, { email: moved, password: user.password }, 'password', () => user.password)
+  expect(change.retry.status).toBe(200)
+  const token = (await lastLinkToken(user.email, 'wasntme'))!
+  const failed = await withFailing('users', 'UPDATE', `OLD.id = '${user.id}' AND NEW.email IS NOT OLD.email`, () =>
+    api('POST', '/auth/revert', { body: { token, password: 'taking it back now' } }),
+  )
+  expect(failed.status).toBe(500)
+  const retried = await api('POST', '/auth/revert', { body: { token, password: 'taking it back now' } })
+  expect(retried.status).toBe(200)
+  expect((await api('POST', '/auth/login', { body: { login: user.email, password: 'taking it back now' } })).status).toBe(200)
+})
+
