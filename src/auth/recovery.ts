@@ -119,12 +119,17 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   if (next === user.email) return
   const taken = () => formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
   if (db().select({ id: users.id }).from(users).where(eq(users.email, next)).get()) throw taken()
-  try {
-    db().update(users).set({ email: next, emailVerified: false }).where(eq(users.id, user.id)).run()
-  } catch {
-    throw taken() // taken at the same moment by another account
-  }
-  if (user.email) await mailEmailChanged(user.email, next, issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email }))
+  // The new address and the old one's revert token commit together: no change without its way back.
+  let revert: string | undefined
+  transaction(() => {
+    try {
+      db().update(users).set({ email: next, emailVerified: false }).where(eq(users.id, user.id)).run()
+    } catch {
+      throw taken() // taken at the same moment by another account
+    }
+    if (user.email) revert = issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
+  })
+  if (user.email && revert) await mailEmailChanged(user.email, next, revert)
 }
 
 /**

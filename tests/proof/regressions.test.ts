@@ -72,3 +72,13 @@ test('a revert that fails after the token was checked leaves the token redeemabl
   expect((await api('POST', '/auth/login', { body: { login: user.email, password: 'taking it back now' } })).status).toBe(200)
 })
 
+test('an e-mail change that cannot issue its revert token does not change the address', async () => {
+  const user = await makeUser()
+  const moved = `moved${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`
+  const failed = await withFailing('one_time_tokens', 'INSERT', `NEW.purpose = 'revert_email' AND NEW.user_id = '${user.id}'`, () =>
+    elevated('PATCH', '/users/@me', user.token, { email: moved, password: user.password }, 'password', () => user.password),
+  )
+  expect(failed.retry.status).toBe(500)
+  expect((await api('GET', '/users/@me', { token: user.token })).body.email).toBe(user.email)
+})
+
