@@ -82,3 +82,15 @@ test('an e-mail change that cannot issue its revert token does not change the ad
   expect((await api('GET', '/users/@me', { token: user.token })).body.email).toBe(user.email)
 })
 
+test('a TOTP enrolment that cannot store its backup codes does not enable TOTP', async () => {
+  const user = await makeUser()
+  const secret = newSecret()
+  const failed = await withFailing('backup_codes', 'INSERT', `NEW.user_id = '${user.id}'`, () =>
+    api('POST', '/users/@me/mfa/totp/enable', { token: user.token, body: { secret, code: totpCode(secret), password: user.password } }),
+  )
+  expect(failed.status).toBe(500)
+  const login = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
+  expect(login.body.mfa).toBeFalsy()
+  expect(typeof login.body.token).toBe('string')
+})
+
