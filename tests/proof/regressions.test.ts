@@ -94,3 +94,14 @@ test('a TOTP enrolment that cannot store its backup codes does not enable TOTP',
   expect(typeof login.body.token).toBe('string')
 })
 
+test('an invite accepted by a join that fails is not used up', async () => {
+  const [owner, joiner, later] = [await makeUser(), await makeUser(), await makeUser()]
+  const guild = (await api('POST', '/guilds', { token: owner.token, body: { name: 'invite guild' } })).body
+  const channel = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body[0]
+  const invite = (await api('POST', `/channels/${channel.id}/invites`, { token: owner.token, body: { max_uses: 1 } })).body
+  const failed = await withFailing('guild_members', 'INSERT', `NEW.user_id = '${joiner.id}'`, () => api('POST', `/invites/${invite.code}`, { token: joiner.token }))
+  expect(failed.status).toBe(500)
+  const joined = await api('POST', `/invites/${invite.code}`, { token: later.token })
+  expect(joined.status).toBe(200)
+  expect(joined.body.uses).toBe(1)
+})
