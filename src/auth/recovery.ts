@@ -27,6 +27,20 @@ export const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 
 const tokenInvalid = () => formError({ token: ['TOKEN_INVALID', 'Invalid or expired token.'] })
 
+// Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
+// and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
+const hashing = new Set<string>()
+async function oneAtATime<T>(token: string, fn: () => Promise<T>): Promise<T> {
+  const key = sha256Hex(token)
+  if (hashing.has(key)) throw tokenInvalid()
+  hashing.add(key)
+  try {
+    return await fn()
+  } finally {
+    hashing.delete(key)
+  }
+}
+
 function checkNewPassword(password: string) {
   const problem = passwordProblem(password)
   if (problem) throw formError({ password: problem })
@@ -91,7 +105,7 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   }
   // Hashed first, then the ticket and the token are spent in the transaction that sets the password: a crash
   // leaves either a usable token or the new password, never a spent token and the old password.
-  const passwordHash = await hashPassword(input.password)
+  const passwordHash = await oneAtATime(input.token, () => hashPassword(input.password))
   transaction(() => {
     if (ticket && !redeemTicket(ticket)) throw invalidTicket()
     if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
@@ -144,7 +158,7 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   if (holder && holder.id !== peeked.userId) throw formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
   // Hashed first, then the token is spent in the transaction that gives the account back: a crash leaves either a
   // usable token or the account restored, never a spent token and the account still in other hands.
-  const passwordHash = await hashPassword(password)
+  const passwordHash = await oneAtATime(token, () => hashPassword(password))
   const row = transaction(() => {
     const spent = redeemOneTime('revert_email', token)
     if (!spent?.userId) throw tokenInvalid()
