@@ -92,8 +92,21 @@ process.on('message', async (message: { id: number; cmd: string }) => {
           maxBodyBytes: config().maxBodyBytes,
         }
         break
-      default:
-        reply = { error: `unknown command ${message.cmd}` }
+      default: {
+        const soak = /^soakUsers:(\d+)$/.exec(message.cmd)
+        if (!soak) {
+          reply = { error: `unknown command ${message.cmd}` }
+          break
+        }
+        // Users with a session token and a lobbies.write bearer of the game (for the soak test).
+        const appLike = { id: ctx.game.id, client_secret: ctx.game.secret, bot_token: ctx.game.bot.slice(4) }
+        reply = await Promise.all(
+          Array.from({ length: Number(soak[1]) }, async () => {
+            const user = await makeUser()
+            return { id: user.id, token: user.token, bearer: await bearerFor(user, appLike) }
+          }),
+        )
+      }
     }
   } catch (error) {
     reply = { error: String((error as Error)?.stack ?? error) }
