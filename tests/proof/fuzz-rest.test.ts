@@ -247,6 +247,8 @@ test(
     expect((await fetch(`${target.url}/api/v9/users/@me`, { headers: { authorization: world.token } })).status).toBe(200)
     expect(target.errors.filter((line) => / ERROR /.test(line))).toEqual([])
     expect(requests).toBeGreaterThanOrEqual(routes.length * runs)
+    const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`
+    console.log(`fuzz-rest: ${routes.length} routes, ${requests} requests (seed ${SEED}); server RSS ${mib(before.rss)} before, ${mib(peakRss)} at most, ${mib(after.rss)} after`)
   },
   TOTAL_RUNS > 0 ? Math.max(300_000, TOTAL_RUNS * 50) : 120_000,
 )
