@@ -4,7 +4,7 @@ import type { UserCaller } from '../core/caller'
 import { ApiError, formError } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
 import { reserve } from '../core/ratelimit'
-import { db } from '../db/client'
+import { db, transaction } from '../db/client'
 import { events } from '../gateway/bus'
 import { mfaEnabled, hasSms, removeAllFactors, verifyFactor } from '../mfa/factors'
 import { mfaChallengeFor, mfaLoginBody } from '../mfa/login'
@@ -27,6 +27,20 @@ export const FORGOT_PER_IP = { limit: 10, windowMs: 3600_000 }
 export const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 
 const tokenInvalid = () => formError({ token: ['TOKEN_INVALID', 'Invalid or expired token.'] })
+
+// Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
+// and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
+const hashing = new Set<string>()
+async function oneAtATime<T>(token: string, fn: () => Promise<T>): Promise<T> {
+  const key = sha256Hex(token)
+  if (hashing.has(key)) throw tokenInvalid()
+  hashing.add(key)
+  try {
+    return await fn()
+  } finally {
+    hashing.delete(key)
+  }
+}
 
 function checkNewPassword(password: string) {
   const problem = passwordProblem(password)
@@ -83,20 +97,25 @@ export type ResetInput = { token: string; password: string; source?: string | nu
 export async function resetPassword(input: ResetInput, client: ClientInfo, current?: UserCaller) {
   checkNewPassword(input.password)
   const { user, purpose } = resetTarget(input.token)
+  let ticket: ReturnType<typeof loadTicket> | undefined
   if (mfaEnabled(user.id)) {
     if (!input.ticket) return mfaLoginBody(user.id, (await mfaChallengeFor(user.id, 'reset', { token: sha256Hex(input.token) }))!)
-    const ticket = loadTicket('reset', input.ticket)
+    ticket = loadTicket('reset', input.ticket)
     if (ticket.userId !== user.id || ticket.data.token !== sha256Hex(input.token)) throw invalidTicket()
     await verifyFactor(ticket, input.method ?? 'totp', input.code)
-    if (!redeemTicket(ticket)) throw invalidTicket()
   }
-  if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
-  const passwordHash = await hashPassword(input.password)
-  db()
-    .update(users)
-    .set({ passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
-    .where(eq(users.id, user.id))
-    .run()
+  // Hashed first, then the ticket and the token are spent in the transaction that sets the password: a crash
+  // leaves either a usable token or the new password, never a spent token and the old password.
+  const passwordHash = await oneAtATime(input.token, () => hashPassword(input.password))
+  transaction(() => {
+    if (ticket && !redeemTicket(ticket)) throw invalidTicket()
+    if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
+    db()
+      .update(users)
+      .set({ passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
+      .where(eq(users.id, user.id))
+      .run()
+  })
   const fresh = db().select().from(users).where(eq(users.id, user.id)).get()!
   const login = await completeLogin(fresh, { client })
   const newSession = findSessionByToken(login.token)!
@@ -118,14 +137,21 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   if (next === user.email) return
   const taken = () => formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
   if (db().select({ id: users.id }).from(users).where(eq(users.email, next)).get()) throw taken()
-  try {
-    db().update(users).set({ email: next, emailVerified: false }).where(eq(users.id, user.id)).run()
-  } catch {
-    throw taken() // taken at the same moment by another account
-  }
-  revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
-  await mailNewEmailVerification(next, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next }))
-  if (user.email) await mailEmailChanged(user.email, next, issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email }))
+  // The new address and the old one's revert token commit together: no change without its way back.
+  let revert: string | undefined
+  let verify: string | undefined
+  transaction(() => {
+    try {
+      db().update(users).set({ email: next, emailVerified: false }).where(eq(users.id, user.id)).run()
+    } catch {
+      throw taken() // taken at the same moment by another account
+    }
+    revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
+    verify = issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })
+    if (user.email) revert = issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
+  })
+  if (verify) await mailNewEmailVerification(next, verify)
+  if (user.email && revert) await mailEmailChanged(user.email, next, revert)
 }
 
 /**
@@ -138,20 +164,25 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   if (!peeked?.userId || !peeked.data.email) throw tokenInvalid()
   const holder = db().select({ id: users.id }).from(users).where(eq(users.email, peeked.data.email)).get()
   if (holder && holder.id !== peeked.userId) throw formError({ email: ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.'] })
-  const row = redeemOneTime('revert_email', token)
-  if (!row?.userId) throw tokenInvalid()
+  // Hashed first, then the token is spent in the transaction that gives the account back: a crash leaves either a
+  // usable token or the account restored, never a spent token and the account still in other hands.
+  const passwordHash = await oneAtATime(token, () => hashPassword(password))
+  const row = transaction(() => {
+    const spent = redeemOneTime('revert_email', token)
+    if (!spent?.userId) throw tokenInvalid()
+    blockPhonesOf(spent.userId)
+    db()
+      .update(users)
+      .set({ email: spent.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
+      .where(eq(users.id, spent.userId))
+      .run()
+    removeAllFactors(spent.userId)
+    revokeOneTime(spent.userId, 'revert_email')
+    revokeOneTime(spent.userId, 'reset_password')
+    revokeOneTime(spent.userId, 'verify_email')
+    return spent as OneTimeRow & { userId: string }
+  })
   const userId = row.userId
-  const passwordHash = await hashPassword(password)
-  blockPhonesOf(userId)
-  db()
-    .update(users)
-    .set({ email: row.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
-    .where(eq(users.id, userId))
-    .run()
-  removeAllFactors(userId)
-  revokeOneTime(userId, 'revert_email')
-  revokeOneTime(userId, 'reset_password')
-  revokeOneTime(userId, 'verify_email')
   await endSessions(userId)
   events.closeUser(userId, 4004, 'Authentication failed')
   return { email: row.data.email }

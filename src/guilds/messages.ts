@@ -1,5 +1,5 @@
 // Channel messages: create (SEND_MESSAGES) and read (READ_MESSAGE_HISTORY), newest first.
-import { eq } from 'drizzle-orm'
+import { and, eq, gt } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { ApiError } from '../core/errors'
 import { snowflake } from '../core/snowflake'
@@ -11,16 +11,35 @@ import { serializeMessage } from './serialize'
 import { channelMessages, getChannelRow } from './store'
 import { channels, messages, type ChannelRow } from './tables'
 
-export async function postMessage(userId: string, channelId: string, input: { content: string; nonce?: string | number }) {
+/** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
+export const NONCE_WINDOW_MS = 5 * 60_000
+
+export async function postMessage(userId: string, channelId: string, input: { content: string; nonce?: string | number; enforce_nonce?: boolean }) {
   const { channel } = channelAccess(channelId, userId, P.SEND_MESSAGES)
-  return writeMessage(channel, userId, input.content, input.nonce)
+  return writeMessage(channel, userId, input.content, input.nonce, input.enforce_nonce === true)
 }
 
-/** Store a message and announce MESSAGE_CREATE to everyone who can view the channel. */
-export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number) {
+/**
+ * Store a message and announce MESSAGE_CREATE to everyone who can view the channel. With `enforceNonce` and a nonce,
+ * a message the same author sent with that nonce in the last few minutes is returned instead (in the transaction
+ * that would insert, so parallel sends make one message).
+ */
+export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number, enforceNonce = false) {
   if (channel.type !== 0) throw new ApiError(400, 50008, 'Cannot send messages in a non-text channel')
   const id = snowflake()
+  let fresh = true
   const row = transaction((tx) => {
+    if (enforceNonce && nonce !== undefined) {
+      const earlier = tx
+        .select()
+        .from(messages)
+        .where(and(eq(messages.channelId, channel.id), eq(messages.authorId, authorId), eq(messages.nonce, String(nonce)), gt(messages.createdAt, clock.now() - NONCE_WINDOW_MS)))
+        .get()
+      if (earlier) {
+        fresh = false
+        return earlier
+      }
+    }
     const inserted = tx
       .insert(messages)
       .values({ id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })
@@ -30,7 +49,7 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
     return inserted
   })
   const body = await serializeMessage(row, channel.guildId)
-  events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', body)
+  if (fresh) events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', body)
   return body
 }
 

@@ -111,7 +111,7 @@ export const channelRoutes = new Elysia()
   .delete('/channels/:channelId', ({ caller, params }) => deleteChannel(caller.userId, params.channelId), { ...auth, ...tags('channels', 'Delete a channel (MANAGE_CHANNELS)') })
   .post('/channels/:channelId/messages', ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body), {
     ...auth,
-    body: t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])) }),
+    body: t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])), enforce_nonce: t.Optional(t.Boolean()) }),
     ...tags('messages', 'Send a message (SEND_MESSAGES)'),
   })
   .get('/channels/:channelId/messages', ({ caller, params, query }) => readMessages(caller.userId, params.channelId, paging(query, 100, 50)), {

@@ -15,15 +15,26 @@ function newCode(): string {
   return Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('')
 }
 
-/** Replace the user's codes with ten new ones; returns them in clear (the only time they are). */
-export async function regenerateBackupCodes(userId: string): Promise<BackupCodeView[]> {
+export type NewBackupCodes = { codes: string[]; hashes: string[] }
+
+/** Ten new codes and their hashes (slow: argon2id each), to store with storeBackupCodes. */
+export async function newBackupCodes(): Promise<NewBackupCodes> {
   const codes = Array.from({ length: BACKUP_CODE_COUNT }, newCode)
-  const hashes = await Promise.all(codes.map((c) => hashPassword(c)))
+  return { codes, hashes: await Promise.all(codes.map((c) => hashPassword(c))) }
+}
+
+/** Replace the user's codes (synchronous: may run inside a caller's transaction); returns them in clear. */
+export function storeBackupCodes(userId: string, fresh: NewBackupCodes): BackupCodeView[] {
   db().transaction((tx) => {
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
-    tx.insert(backupCodes).values(hashes.map((codeHash) => ({ userId, codeHash }))).run()
+    tx.insert(backupCodes).values(fresh.hashes.map((codeHash) => ({ userId, codeHash }))).run()
   })
-  return codes.map((code) => ({ user_id: userId, code, consumed: false }))
+  return fresh.codes.map((code) => ({ user_id: userId, code, consumed: false }))
+}
+
+/** Replace the user's codes with ten new ones; returns them in clear (the only time they are). */
+export async function regenerateBackupCodes(userId: string): Promise<BackupCodeView[]> {
+  return storeBackupCodes(userId, await newBackupCodes())
 }
 
 /** The user's codes as stored: which are used; the codes themselves are masked (only their hashes are kept). */

@@ -11,14 +11,14 @@ import { endSessions, replaceSession } from '../auth/sessions'
 import { clock } from '../core/clock'
 import { ApiError, Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
-import { db } from '../db/client'
+import { db, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller, userCaller } from '../http/identity'
 import { noContent } from '../http/respond'
 import { privateUser } from '../users/serialize'
 import { users, type UserRow } from '../users/tables'
-import { listBackupCodes, regenerateBackupCodes, removeBackupCodes } from './backup-codes'
+import { listBackupCodes, newBackupCodes, regenerateBackupCodes, removeBackupCodes, storeBackupCodes } from './backup-codes'
 import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } from './elevation'
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
 import { finishMfaLogin } from './login'
@@ -159,8 +159,13 @@ export const mfaSessionRoutes = new Elysia()
       if (!secret) throw new ApiError(400, 60005, 'Invalid two-factor secret')
       const step = matchingStep(secret, body.code.replace(/\s+/g, ''))
       if (step === undefined) throw new ApiError(400, 60008, 'Invalid two-factor code')
-      if (!saveTotp(me.userId, secret, step)) throw new ApiError(400, 60001, 'Already enrolled in two factor')
-      const backup_codes = await regenerateBackupCodes(me.userId)
+      // The secret and its backup codes commit together (codes hashed first): a crash never leaves TOTP on
+      // without backup codes.
+      const fresh = await newBackupCodes()
+      const backup_codes = transaction(() => {
+        if (!saveTotp(me.userId, secret, step)) throw new ApiError(400, 60001, 'Already enrolled in two factor')
+        return storeBackupCodes(me.userId, fresh)
+      })
       // New credentials, new token: every other session ends, this one continues under a new token.
       await endSessions(me.userId, me.sessionId)
       const token = await replaceSession(me)
