@@ -1,6 +1,7 @@
 // Per-route rate limits with Discord's headers on every response, and a real Discord library pacing itself by them.
-import { afterEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { REST, RESTEvents } from '@discordjs/rest'
+import { config, setConfig } from '../../src/config'
 import { clock } from '../../src/core/clock'
 import { DEFAULT_ROUTE_LIMIT, ROUTE_LIMITS } from '../../src/http/rate-limits'
 import { withConfig } from '../auth/helpers'
@@ -8,6 +9,12 @@ import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 
 afterEach(resetWorld)
+// The suite's shared server runs without per-route refusals (tests/preload.ts); this file is where they are tested.
+beforeAll(async () => {
+  await server()
+  setConfig({ ...config(), routeRateLimits: true })
+})
+afterAll(() => setConfig({ ...config(), routeRateLimits: false }))
 
 const MESSAGES = ROUTE_LIMITS.find((r) => r.path === '/lobbies/:lobbyId/messages')!
 const HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket']

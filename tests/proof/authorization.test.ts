@@ -122,7 +122,8 @@ const ROUTES: Record<string, Row> = {
   'GET /lobbies/{lobbyId}': ['oauth', LOBBY],
   'PATCH /lobbies/{lobbyId}': ['bot', LOBBY, { metadata: { a: 'c' } }],
   'DELETE /lobbies/{lobbyId}': ['bot', LOBBY],
-  'DELETE /lobbies/{lobbyId}/members/@me': ['oauth', LOBBY],
+  // The fixture lobby is made with POST /lobbies: its members cannot leave it themselves (spec §4.1).
+  'DELETE /lobbies/{lobbyId}/members/@me': ['oauth', { ...LOBBY, bearer: '403/50001' }],
   'PUT /lobbies/{lobbyId}/members/{userId}': ['bot', LOBBY, {}],
   'DELETE /lobbies/{lobbyId}/members/{userId}': ['bot', LOBBY],
   'POST /lobbies/{lobbyId}/members/bulk': ['bot', LOBBY, 'members'],

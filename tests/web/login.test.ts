@@ -154,7 +154,10 @@ describe('phone and SMS', () => {
     await page.goto('/settings/security')
     await page.getByLabel(/^Phone number/).fill(phone)
     await page.getByRole('button', { name: 'Send a code' }).click()
-    await page.getByLabel('Code from the text message').fill((await lastSmsCode(phone))!)
+    // The text is sent after the click's request returns to the page: wait for it to reach the outbox.
+    let code: string | undefined
+    for (let i = 0; i < 50 && !code; i++) code = (await lastSmsCode(phone)) ?? (await Bun.sleep(100), undefined)
+    await page.getByLabel('Code from the text message').fill(code!)
     await page.getByRole('button', { name: 'Verify the code' }).click()
     await page.locator('#phone-password').fill(user.password)
     await page.getByRole('button', { name: 'Add phone number' }).click()
