@@ -229,7 +229,11 @@ test(
           `${method} ${path} (seed ${result.seed}, path "${result.counterexamplePath}"): ${String((result.errorInstance as Error)?.message ?? result.errorInstance).slice(0, 600)}\n    request: ${g ? describeRequest(method, path, g) : describeRequest(method, path, last!.g)}`,
         )
       }
-      if (index % 10 === 9) peakRss = Math.max(peakRss, (await target.call<any>('health')).rss)
+      if (index % 10 === 9) {
+        const rss = (await target.call<any>('health')).rss
+        peakRss = Math.max(peakRss, rss)
+        if (STATS) console.log(`after ${index + 1} routes, ${requests} requests: RSS ${(rss / 2 ** 20).toFixed(0)} MiB`)
+      }
     }
     const after = await target.call<any>('health')
     if (STATS) for (const [route, counts] of Object.entries(stats)) console.log(route.padEnd(70), JSON.stringify(counts))
