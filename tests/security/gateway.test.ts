@@ -8,20 +8,16 @@ import { framesPerWindow, IDENTIFY_TIMEOUT_MS, MAX_PENDING_PER_IP } from '../../
 import { closeEndedAuthSessions } from '../../src/gateway/server'
 import { config } from '../../src/config'
 import { users } from '../../src/users/tables'
-import { GatewayClient } from '../gateway-client'
+import { tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { bearerFor } from '../oauth2/helpers'
 
-const open: GatewayClient[] = []
+const sockets = tracked()
 afterEach(() => {
-  open.splice(0).forEach((c) => c.close())
+  sockets.closeAll()
   resetWorld()
 })
-async function connect(options?: Parameters<typeof GatewayClient.connect>[0]) {
-  const c = await GatewayClient.connect(options)
-  open.push(c)
-  return c
-}
+const connect = sockets.connect
 
 describe('floods', () => {
   test('frames per minute: the limit passes, one more closes 4008', async () => {
