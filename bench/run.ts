@@ -1,69 +1,111 @@
-// Benchmarks: each target is measured against a bare Bun.serve baseline in the same run, and printed as a ratio.
-// Servers run in their own processes; this process is the load generator (keep-alive fetch, fixed concurrency).
-import { mkdtempSync } from 'node:fs'
+// `bun run bench [SCENARIO ...]`: our server (src/main.ts, its own process, CPU 0) against bare Bun baselines
+// answering the same bytes (CPU 0), loaded by wrk or a socket-client process (CPU 1), all in one run.
+// `bun run bench --list` names the scenarios; `bun run bench --profile [SCENARIO ...]` writes CPU profiles of HTTP
+// scenarios (default lobby-get users-me) and summarizes where the time goes.
+// Settings (environment): BENCH_SECONDS (8), BENCH_WARM_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_SERVER_CPU (0),
+// BENCH_LOAD_CPU (1), BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles).
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { runGateway } from './gateway'
+import { httpScenarios, runHttpScenario } from './http'
+import { BUN, LOAD_CPU, SERVER_CPU, loadAverage, machine, pinned, requireTools } from './lib/machine'
+import { render, renderLine, type Row, type RunContext } from './lib/report'
+import { startOurs } from './lib/servers'
+import { seedOffline, seedOnline } from './lib/world'
+import { runLogin } from './login'
+import { runProfile } from './profile'
+import { runStartup } from './startup'
 
-const DURATION_MS = Number(process.env.BENCH_MS ?? 3000)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
+const OTHER = ['login', 'gateway', 'gateway-5000', 'startup'] as const
+const ALIASES: Record<string, string> = { identify: 'gateway', fanout: 'gateway', 'gateway-1000': 'gateway' }
+const ALL = [...httpScenarios.map((s) => s.name), ...OTHER]
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<{ rps: number; p99: number }> {
-  const latencies: number[] = []
-  const end = performance.now() + DURATION_MS
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now()
-        const r = await fetch(url, { headers })
-        await r.arrayBuffer()
-        if (r.status >= 500) throw new Error(`${url} answered ${r.status}`)
-        latencies.push(performance.now() - t)
-      }
-    }),
-  )
-  latencies.sort((a, b) => a - b)
-  return { rps: latencies.length / (DURATION_MS / 1000), p99: latencies[Math.floor(latencies.length * 0.99)] }
+const args = process.argv.slice(2)
+if (args.includes('--list')) {
+  for (const s of httpScenarios) console.log(`${s.name.padEnd(22)} ${s.title}`)
+  console.log(`${'login'.padEnd(22)} POST /auth/login at concurrency 8 vs raw argon2id verify`)
+  console.log(`${'gateway'.padEnd(22)} Identify → READY, RSS per socket and lobby fan-out, 1000 sockets (aliases: identify, fanout)`)
+  console.log(`${'gateway-5000'.padEnd(22)} RSS per socket at 5000 identified sockets`)
+  console.log(`${'startup'.padEnd(22)} exec → first /healthz, compiled binary and bun src/main.ts`)
+  process.exit(0)
 }
 
-async function spawn(cmd: string[], env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
-  const proc = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'inherit' })
-  const reader = proc.stdout.getReader()
-  let seen = ''
-  while (!/(listening url=|baseline )(\S+)/.test(seen)) {
-    const { value, done } = await reader.read()
-    if (done) throw new Error(`exited: ${seen}`)
-    seen += new TextDecoder().decode(value)
+// Everything this process starts runs on the load CPU unless pinned elsewhere (servers: SERVER_CPU).
+if (!process.env.BENCH_PINNED) {
+  requireTools()
+  const proc = Bun.spawn(pinned(LOAD_CPU, [BUN, import.meta.path, ...args]), { env: { ...process.env, BENCH_PINNED: '1' }, stdio: ['inherit', 'inherit', 'inherit'] })
+  process.exit(await proc.exited)
+}
+
+const profileMode = args.includes('--profile')
+const names = args.filter((a) => !a.startsWith('--')).map((a) => ALIASES[a] ?? a)
+for (const n of names) {
+  if (!ALL.includes(n)) {
+    console.error(`unknown scenario "${n}"; try --list`)
+    process.exit(2)
   }
-  reader.releaseLock()
-  return { url: /(?:listening url=|baseline )(\S+)/.exec(seen)![1], stop: () => proc.kill() }
+}
+const selected = new Set(profileMode ? [] : names.length ? names : ALL)
+const profiled = profileMode ? (names.length ? names : ['lobby-get', 'users-me']) : []
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 8)
+const warmSeconds = Number(process.env.BENCH_WARM_SECONDS ?? 2)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const dir = mkdtempSync(join(tmpdir(), 'lobby-bench-'))
+const userCount = selected.has('gateway-5000') ? 5000 : selected.has('gateway') ? 1000 : 8
+const m = machine()
+const started = performance.now()
+
+console.log(`bench: ${m.nproc} CPUs (${m.cpu}), Bun ${m.bun}; server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`)
+console.log(`wrk -t1 -c${connections} -d${seconds}s after a ${warmSeconds} s warm-up (login: -c8); temp dir ${dir}`)
+console.log(`seeding ${userCount} users…`)
+
+const rows: Row[] = []
+const loads: string[] = [loadAverage()]
+const add = (...more: Row[]) => {
+  for (const r of more) {
+    rows.push(r)
+    console.log(renderLine(r))
+  }
+  loads.push(loadAverage())
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-'))
-const dbPath = join(dir, 'bench.sqlite')
-const env = { DATABASE_PATH: dbPath, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' }
-
-const user = JSON.parse(
-  Bun.spawnSync([process.execPath, 'run', 'src/main.ts', 'user', 'create', '--email', 'bench@example.test', '--password', 'bench password 123'], {
-    env: { ...process.env, ...env },
-  }).stdout.toString(),
-)
-
-const baseline = await spawn([process.execPath, 'run', 'bench/baseline.ts'], {})
-const ours = await spawn([process.execPath, 'run', 'src/main.ts'], env)
-
-const rows: [string, string, Record<string, string>][] = [
-  ['GET /healthz', `${ours.url}/healthz`, {}],
-  ['GET /api/v9/users/@me (token lookup + JSON)', `${ours.url}/api/v9/users/@me`, { authorization: user.token }],
-  ['GET unknown route (404 body)', `${ours.url}/api/v9/nope`, {}],
-]
-
-await load(`${baseline.url}/`) // warm-up
-const base = await load(`${baseline.url}/`)
-console.log(`baseline bare Bun.serve JSON: ${base.rps.toFixed(0)} req/s, p99 ${base.p99.toFixed(2)} ms (concurrency ${CONCURRENCY}, ${DURATION_MS} ms)`)
-for (const [name, url, headers] of rows) {
-  await load(url, headers)
-  const r = await load(url, headers)
-  console.log(`${name}: ${r.rps.toFixed(0)} req/s = ${(r.rps / base.rps).toFixed(2)}x baseline, p99 ${r.p99.toFixed(2)} ms`)
+/** A scenario that fails becomes a row saying why; the others still run. */
+async function attempt(name: string, title: string, fn: () => Promise<Row | Row[]>): Promise<void> {
+  try {
+    const result = await fn()
+    add(...(Array.isArray(result) ? result : [result]))
+  } catch (error) {
+    add({ scenario: title, name, skipped: `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) })
+  }
 }
-baseline.stop()
-ours.stop()
+
+try {
+  const offline = await seedOffline(dir, userCount)
+  const ours = await startOurs(dir, { tag: 'http' })
+  let ctx!: RunContext
+  try {
+    const world = await seedOnline(ours, dir, offline)
+    ctx = { dir, world, seconds, warmSeconds, connections }
+    for (const scenario of httpScenarios) {
+      if (selected.has(scenario.name)) await attempt(scenario.name, scenario.title, () => runHttpScenario(ctx, ours, scenario))
+    }
+    if (selected.has('login')) await attempt('login', 'POST /auth/login', () => runLogin(ctx, ours))
+  } finally {
+    await ours.stop()
+  }
+  if (selected.has('gateway')) await attempt('gateway', 'Gateway, 1000 sockets', () => runGateway(ctx, 1000))
+  if (selected.has('gateway-5000')) await attempt('gateway-5000', 'Gateway, 5000 sockets', () => runGateway(ctx, 5000))
+  if (selected.has('startup')) await attempt('startup', 'Start-up', () => runStartup(ctx))
+  const profiles: string[] = []
+  for (const name of profiled) profiles.push(await runProfile(ctx, name))
+
+  console.log('')
+  console.log(`Machine: ${m.nproc} CPUs, ${m.cpu}, Linux ${m.kernel}, Bun ${m.bun}, ${m.date}; took ${((performance.now() - started) / 1000).toFixed(0)} s; 1-min load average during the run: ${loads.join(', ')}`)
+  if (rows.length) console.log(`\n${render(rows)}`)
+  for (const p of profiles) console.log(`\n${p}`)
+} finally {
+  if (process.env.BENCH_KEEP || profileMode) console.log(`\nkept ${dir}`)
+  else rmSync(dir, { recursive: true, force: true })
+}

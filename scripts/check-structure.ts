@@ -10,7 +10,7 @@ import { dirname, join, normalize, relative } from 'node:path'
 
 /** Bottom up. Keep in step with the drawing in docs/DESIGN.md. */
 export const FLOORS: string[][] = [
-  ['core', 'geo', 'types.d.ts'],
+  ['core', 'geo', 'types.d.ts', 'version.ts'],
   ['config.ts', 'db'],
   ['delivery', 'http'],
   ['gateway'],
@@ -20,7 +20,7 @@ export const FLOORS: string[][] = [
   ['auth', 'mfa', 'lobbies', 'experiments'],
   ['voice', 'remote-auth', 'web'],
   ['modules.ts', 'cli.ts'],
-  ['housekeeping.ts', 'app.ts'],
+  ['housekeeping.ts', 'metrics.ts', 'app.ts'],
   ['server.ts'],
   ['main.ts'],
 ]

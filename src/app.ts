@@ -2,12 +2,15 @@
 import { Elysia } from 'elysia'
 import { config } from './config'
 import { setTokenResolvers } from './core/caller'
-import { onIdentify, onOpcode, onSessionEnd, setAuthSessionCheck } from './gateway/bus'
+import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setAuthSessionCheck } from './gateway/bus'
+import { gatewayDocsPage } from './gateway/docs'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { gatewayRoutes } from './gateway/routes'
 import { gatewaySocket } from './gateway/server'
 import { httpBasics } from './http/basics'
+import { cors } from './http/cors'
 import { docs } from './http/docs'
+import { metricsRoute } from './metrics'
 import { modules } from './modules'
 
 /** Hand each domain's tokens and Gateway hooks to the layers below, and let it plug into the domains below it. */
@@ -17,6 +20,7 @@ function mount(): void {
     if (m.liveSessions) setAuthSessionCheck(m.liveSessions)
     if (m.identify) onIdentify(m.identify)
     for (const [op, handler] of Object.entries(m.opcodes ?? {})) onOpcode(Number(op), handler)
+    if (m.sessionStart) onSessionStart(m.sessionStart)
     if (m.sessionEnd) onSessionEnd(m.sessionEnd)
     m.install?.()
   }
@@ -31,19 +35,24 @@ function api() {
 
 export function buildApp() {
   mount()
-  const app =
-    // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
-    // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
-    // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
-    new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
-      .use(httpBasics)
-      .use(docs)
-      .use(gatewaySocket)
-      .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
-      // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
-      .group('/api/v9', (app) => app.use(api()))
-      .group('/api/v10', (app) => app.use(api()))
-      .group('/api', (app) => app.use(api()))
+  // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
+  // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
+  // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
+  const root = new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
+  const app = root
+    .use(httpBasics)
+    .use(cors)
+    // The API docs read the finished app's routes when first asked for.
+    .use(docs(() => root))
+    .get('/api/docs/gateway', gatewayDocsPage, { detail: { hide: true } })
+    .use(gatewaySocket)
+    .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
+    // Prometheus text when METRICS=true (src/metrics.ts); a 404 otherwise.
+    .get('/metrics', metricsRoute, { detail: { hide: true } })
+    // Discord serves the same API under /api/v9, /api/v10 and unversioned /api.
+    .group('/api/v9', (app) => app.use(api()))
+    .group('/api/v10', (app) => app.use(api()))
+    .group('/api', (app) => app.use(api()))
   // Sockets and the web client's pages at the root (/remote-auth, /login, /reset, ...); unknown paths keep the JSON 404.
   for (const m of modules) for (const routes of m.root ?? []) app.use(routes)
   return app

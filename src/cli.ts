@@ -1,24 +1,42 @@
-// Operator commands: `server app create --name N`, `server app list`, `server user create --email E --password P`,
-// `server experiments load FILE.json` ...
-// Each prints JSON on stdout so scripts can read it.
+// The binary's command line: `server` (or `server serve [--port N] [--host H]`) serves; `server --help` lists the
+// operator commands (`server app create --name N`, `server user create --email E`, `server backup FILE`, ...).
+// Commands print JSON (or text) on stdout so scripts can read it; log lines and errors go to stderr.
+// Exit codes: 0 done, 1 refused or failed (one line on stderr), 2 bad usage (unknown command or option).
+import { chownSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { Database } from 'bun:sqlite'
 import { config } from './config'
-import { closeDatabase, openDatabase } from './db/client'
+import { logToStderr } from './core/log'
+import { closeDatabase, openDatabase, openSqlite } from './db/client'
+import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from './db/lock'
+import { embeddedMigrations } from './db/migrate'
 import { createApplication } from './oauth2/applications'
 import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
+import { findUserByEmail, listUsers } from './accounts/store'
 import { createSession } from './accounts/sessions'
+import { passwordProblem } from './accounts/password-policy'
+import { isUsernameTaken, suggestUsername, usernameProblem } from './usernames/rules'
 import { setGuildAttributes } from './guilds/public'
 import { readOutbox } from './delivery'
 import { lockUser } from './auth/lock'
 import { DefinitionError } from './experiments/definitions'
 import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
+import { VERSION } from './version'
 
-type Command = { usage: string; run: (argv: string[]) => Promise<unknown> }
+type Command = {
+  usage: string
+  summary: string
+  /** 'none': the command opens (or avoids) the database itself, e.g. a backup must not migrate what it copies. */
+  database?: 'none'
+  run: (argv: string[]) => Promise<unknown>
+}
 
 const commands: Record<string, Command> = {
   'app create': {
     usage: 'app create --name NAME [--redirect-uri URI ...]',
+    summary: 'an application and its bot user; prints {id, name, bot_token, client_secret} once',
     async run(argv) {
       const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } } })
       if (!values.name) throw new UsageError('--name is required')
@@ -28,23 +46,75 @@ const commands: Record<string, Command> = {
   },
   'app list': {
     usage: 'app list',
+    summary: 'the applications, as JSON',
     async run() {
       const apps = listApplications()
       return apps.map((a) => ({ id: a.id, name: a.name, bot_user_id: a.botUserId, redirect_uris: a.redirectUris }))
     },
   },
   'user create': {
-    usage: 'user create --email EMAIL --password PASSWORD [--username NAME]',
+    usage: 'user create --email EMAIL [--username NAME] [--password-stdin | --password PASSWORD]',
+    summary: 'a verified user, checked as registration checks it; asks for the password when neither option is given; prints {id, username, token}',
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, password: { type: 'string' }, username: { type: 'string' } } })
-      if (!values.email || !values.password) throw new UsageError('--email and --password are required')
-      const user = await createVerifiedUser({ email: values.email, password: values.password, username: values.username })
+      const { values } = parseArgs({
+        args: argv,
+        options: { email: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' }, username: { type: 'string' } },
+      })
+      if (!values.email) throw new UsageError('--email is required')
+      if (values.password !== undefined && values['password-stdin']) throw new UsageError('give --password or --password-stdin, not both')
+      // The same rules as POST /auth/register (auth/register.ts).
+      const email = values.email.trim().toLowerCase()
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw new Error(`--email: not a well formed e-mail address: ${values.email}`)
+      if (findUserByEmail(email)) throw new Error(`--email: ${email} is already registered`)
+      let username: string
+      if (values.username !== undefined) {
+        username = values.username.toLowerCase()
+        const problem = usernameProblem(username)
+        if (problem) throw new Error(`--username: ${problem[1]}`)
+        if (await isUsernameTaken(username)) throw new Error(`--username: ${username} is taken`)
+      } else {
+        username = await suggestUsername(email.split('@')[0])
+      }
+      const password = values.password ?? (values['password-stdin'] ? await passwordFromStdin() : await passwordFromPrompt())
+      const problem = passwordProblem(password)
+      if (problem) throw new Error(`password: ${problem[1]}`)
+      const user = await createVerifiedUser({ email, password, username })
       const { token } = await createSession(user.id, { platform: 'cli' })
-      return { id: user.id, token }
+      return { id: user.id, username: user.username, token }
+    },
+  },
+  'user list': {
+    usage: 'user list [--limit N] [--after ID]',
+    summary: 'people (not bots) in ID order, as JSON: id, username, email, verified, state, locked, created_at',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { limit: { type: 'string' }, after: { type: 'string' } } })
+      const limit = values.limit === undefined ? 1000 : Number(values.limit)
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be an integer from 1 to 100000')
+      if (values.after !== undefined && !/^\d{1,20}$/.test(values.after)) throw new UsageError(`--after: not an ID: ${values.after}`)
+      const rows = listUsers({ limit, after: values.after })
+      return rows.map((u) => ({
+        id: u.id,
+        username: u.username,
+        email: u.email,
+        verified: u.emailVerified,
+        state: u.state,
+        locked: u.compromised,
+        created_at: new Date(u.createdAt).toISOString(),
+      }))
+    },
+  },
+  'user lock': {
+    usage: 'user lock --id ID',
+    summary: 'flag an account as compromised: its sessions end, its next login needs a password reset',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      return lockUser(values.id)
     },
   },
   outbox: {
     usage: 'outbox [--to ADDRESS] [--json]',
+    summary: 'e-mails and texts kept while no SMTP server or SMS webhook is set',
     async run(argv) {
       const { values } = parseArgs({ args: argv, options: { to: { type: 'string' }, json: { type: 'boolean' } } })
       const rows = await readOutbox(values.to)
@@ -52,16 +122,9 @@ const commands: Record<string, Command> = {
       return rows.map((r) => `${new Date(r.createdAt).toISOString()} ${r.channel} to ${r.to} [${r.status}]${r.subject ? ` ${r.subject}` : ''}\n${r.body}\n`).join('\n')
     },
   },
-  'user lock': {
-    usage: 'user lock --id ID',
-    async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
-      if (!values.id) throw new UsageError('--id is required')
-      return lockUser(values.id)
-    },
-  },
   'guild set': {
     usage: 'guild set --id ID [--feature F ...] [--hub-type N] [--vanity CODE]',
+    summary: 'operator-set server features, hub type and vanity code',
     async run(argv) {
       const { values } = parseArgs({
         args: argv,
@@ -79,6 +142,7 @@ const commands: Record<string, Command> = {
   },
   'experiments load': {
     usage: 'experiments load FILE.json',
+    summary: 'replace every experiment definition with the file\'s (checked whole; a bad file changes nothing)',
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
       if (positionals.length !== 1) throw new UsageError('give one definitions file')
@@ -100,12 +164,14 @@ const commands: Record<string, Command> = {
   },
   'experiments list': {
     usage: 'experiments list',
+    summary: 'the loaded experiments, as JSON',
     async run() {
       return listDefinitions()
     },
   },
   'experiments show': {
     usage: 'experiments show NAME',
+    summary: 'one definition as loaded',
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
       if (positionals.length !== 1) throw new UsageError('give one experiment name')
@@ -116,6 +182,7 @@ const commands: Record<string, Command> = {
   },
   'experiments eval': {
     usage: 'experiments eval NAME (--guild ID | --user ID)',
+    summary: 'bucket, population and rollout position of a server or user',
     async run(argv) {
       const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { guild: { type: 'string' }, user: { type: 'string' } } })
       if (positionals.length !== 1) throw new UsageError('give one experiment name')
@@ -128,6 +195,31 @@ const commands: Record<string, Command> = {
       }
     },
   },
+  backup: {
+    usage: 'backup FILE',
+    summary: 'a consistent copy of the database while the server runs (VACUUM INTO), integrity-checked; FILE must not exist',
+    database: 'none',
+    async run(argv) {
+      const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
+      if (positionals.length !== 1) throw new UsageError('give one backup file')
+      return backup(config().databasePath, positionals[0])
+    },
+  },
+  restore: {
+    usage: 'restore FILE',
+    summary: 'replace the database with a backup (the server must be stopped; the current file is kept aside)',
+    database: 'none',
+    async run(argv) {
+      const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
+      if (positionals.length !== 1) throw new UsageError('give one backup file')
+      return restore(config().databasePath, positionals[0])
+    },
+  },
+}
+
+const SERVE = {
+  usage: 'serve [--port N] [--host ADDRESS]',
+  summary: 'run the server (the default with no command); the options override PORT and HOST',
 }
 
 export class UsageError extends Error {}
@@ -137,22 +229,254 @@ export function addCommand(name: string, command: Command): void {
   commands[name] = command
 }
 
+function helpText(): string {
+  const rows = [
+    SERVE,
+    ...Object.values(commands),
+    { usage: 'help, --help', summary: "this list (COMMAND --help: one command's usage)" },
+    { usage: '--version', summary: 'the version' },
+  ]
+  return [
+    `lobby-server ${VERSION}`,
+    '',
+    'usage: server [COMMAND] [OPTIONS]',
+    '',
+    'commands:',
+    ...rows.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]),
+    '',
+    'Settings come from the environment (DATABASE_PATH, PORT, HOST, ...): see the README.',
+    'Exit status: 0 done, 1 refused or failed, 2 bad usage.',
+  ].join('\n')
+}
+
+function findCommand(args: string[]): [name: string, command: Command] | undefined {
+  return Object.entries(commands).find(([name]) => name.split(' ').every((word, i) => args[i] === word))
+}
+
+export type Invocation =
+  | { kind: 'serve'; port?: number; host?: string }
+  | { kind: 'exit'; code: number }
+  | { kind: 'command'; args: string[] }
+
+/** What the command line asks for; help, version and usage errors are printed here. */
+export function parseInvocation(args: string[]): Invocation {
+  if (args[0] === 'help' || args[0] === '--help' || args[0] === '-h') {
+    console.log(helpText())
+    return { kind: 'exit', code: 0 }
+  }
+  if (args[0] === '--version' || args[0] === 'version' || args[0] === '-v') {
+    console.log(`lobby-server ${VERSION}`)
+    return { kind: 'exit', code: 0 }
+  }
+  if (args.length === 0 || args[0] === 'serve') {
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(`usage: server ${SERVE.usage}\n${SERVE.summary}`)
+      return { kind: 'exit', code: 0 }
+    }
+    try {
+      const { values } = parseArgs({ args: args.slice(1), options: { port: { type: 'string' }, host: { type: 'string' } } })
+      let port: number | undefined
+      if (values.port !== undefined) {
+        if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`)
+        port = Number(values.port)
+      }
+      if (values.host !== undefined && !values.host) throw new UsageError('--host must not be empty')
+      return { kind: 'serve', port, host: values.host }
+    } catch (error) {
+      console.error(`error: ${(error as Error).message}\nusage: server ${SERVE.usage}`)
+      return { kind: 'exit', code: 2 }
+    }
+  }
+  const found = findCommand(args)
+  if (!found) {
+    const words = args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')
+    console.error(`error: unknown command "${words || args[0]}"; "server --help" lists the commands`)
+    return { kind: 'exit', code: 2 }
+  }
+  const command = found[1]
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(`usage: server ${command.usage}\n${command.summary}`)
+    return { kind: 'exit', code: 0 }
+  }
+  return { kind: 'command', args }
+}
+
+/** Run one operator command (`args` as parseInvocation returned them); returns the exit code. */
 export async function runCli(args: string[]): Promise<number> {
-  const entry = Object.entries(commands).find(([name]) => name.split(' ').every((word, i) => args[i] === word))
-  if (!entry) {
-    console.error(`usage:\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}`)
+  logToStderr()
+  const found = findCommand(args)
+  if (!found) {
+    console.error(`error: unknown command "${args.slice(0, 2).join(' ')}"; "server --help" lists the commands`)
     return 2
   }
-  const [name, command] = entry
+  const [name, command] = found
   try {
-    openDatabase(config().databasePath, { syncFull: config().databaseSyncFull })
+    if (command.database !== 'none') openDatabase(config().databasePath, { syncFull: config().databaseSyncFull })
     const result = await command.run(args.slice(name.split(' ').length))
     console.log(typeof result === 'string' ? result : JSON.stringify(result))
     return 0
   } catch (error) {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`)
-    return error instanceof UsageError ? 2 : 1
+    const usage = error instanceof UsageError || String((error as { code?: string })?.code).startsWith('ERR_PARSE_ARGS')
+    console.error(`error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}${usage ? `\nusage: server ${command.usage}` : ''}`)
+    if (!usage && error instanceof Error && error.message.includes('\n')) console.error(error.message.split('\n').slice(1).join('\n'))
+    return usage ? 2 : 1
   } finally {
     closeDatabase()
+  }
+}
+
+class Interrupted extends Error {}
+
+async function passwordFromStdin(): Promise<string> {
+  const text = (await Bun.stdin.text()).replace(/\r?\n$/, '')
+  if (!text) throw new Error('--password-stdin: nothing on standard input')
+  if (text.includes('\n')) throw new Error('--password-stdin: give the password on one line')
+  return text
+}
+
+/** Read a line from the terminal without echoing it. */
+function readHidden(question: string): Promise<string> {
+  const stdin = process.stdin
+  process.stderr.write(question)
+  stdin.setRawMode(true)
+  stdin.setEncoding('utf8')
+  stdin.resume()
+  return new Promise((resolve, reject) => {
+    let value: string[] = []
+    const done = () => {
+      stdin.off('data', onData)
+      stdin.setRawMode(false)
+      stdin.pause()
+      process.stderr.write('\n')
+    }
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+          done()
+          return resolve(value.join(''))
+        }
+        if (ch === '\u0003') {
+          done()
+          return reject(new Interrupted('interrupted'))
+        }
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1)
+        else if (ch >= ' ') value.push(ch)
+      }
+    }
+    stdin.on('data', onData)
+  })
+}
+
+async function passwordFromPrompt(): Promise<string> {
+  if (!process.stdin.isTTY) throw new UsageError('no password: give --password-stdin (or --password), or run in a terminal to be asked')
+  const first = await readHidden('Password: ')
+  const problem = passwordProblem(first)
+  if (problem) throw new Error(`password: ${problem[1]}`)
+  if ((await readHidden('Repeat password: ')) !== first) throw new Error('the passwords differ')
+  return first
+}
+
+/** PRAGMA integrity_check of a database file, opened read-only: 'ok' or the first problems. */
+function integrityOf(path: string): string {
+  const handle = new Database(path, { readonly: true })
+  try {
+    const rows = handle.query('PRAGMA integrity_check').values() as [string][]
+    return rows.map((r) => r[0]).slice(0, 5).join('; ')
+  } finally {
+    handle.close()
+  }
+}
+
+/** The migrations a database file records (newest last); [] when it has none. */
+function migrationsOf(path: string): number[] {
+  const handle = new Database(path, { readonly: true })
+  try {
+    const table = handle.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()
+    if (!table) return []
+    return (handle.query('SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at').values() as [number][]).map((r) => Number(r[0]))
+  } finally {
+    handle.close()
+  }
+}
+
+function schemaTag(migrations: number[]): string | null {
+  const last = migrations.at(-1)
+  if (last === undefined) return null
+  return embeddedMigrations().find((m) => m.folderMillis === last)?.tag ?? `newer than this binary (${new Date(last).toISOString()})`
+}
+
+/**
+ * VACUUM INTO a temporary name beside FILE (a consistent snapshot: one read transaction, writers carry on in WAL
+ * mode), integrity-checked, then renamed to FILE: FILE exists only when the backup is whole and sound.
+ */
+async function backup(databasePath: string, file: string) {
+  if (databasePath === ':memory:') throw new Error('DATABASE_PATH is :memory:, there is nothing to back up')
+  if (!existsSync(databasePath)) throw new Error(`no database at ${databasePath}`)
+  if (existsSync(file)) throw new Error(`${file} exists; give a new file name`)
+  mkdirSync(dirname(file), { recursive: true })
+  const partial = `${file}.partial`
+  rmSync(partial, { force: true })
+  const source = openSqlite(databasePath, { create: false })
+  const started = Date.now()
+  try {
+    source.query('VACUUM INTO ?').run(partial)
+  } catch (error) {
+    rmSync(partial, { force: true })
+    throw new Error(`backup failed: ${(error as Error).message}`)
+  } finally {
+    source.close()
+  }
+  const integrity = integrityOf(partial)
+  if (integrity !== 'ok') {
+    rmSync(partial, { force: true })
+    throw new Error(`backup failed its integrity check (${integrity}); nothing was written`)
+  }
+  renameSync(partial, file)
+  return { file, bytes: statSync(file).size, integrity, schema: schemaTag(migrationsOf(file)), ms: Date.now() - started }
+}
+
+/**
+ * Replace the database with a backup, under the server lock (a running server refuses it; no server starts
+ * meanwhile). The current database is checkpointed (its write-ahead log folded in) and kept aside as
+ * `<path>.before-restore-<time>`; the stale -wal/-shm files are removed, so no old log is replayed onto the copy.
+ */
+async function restore(databasePath: string, file: string) {
+  if (databasePath === ':memory:') throw new Error('DATABASE_PATH is :memory:, there is nothing to restore into')
+  if (!existsSync(file)) throw new Error(`${file}: no such file`)
+  const integrity = integrityOf(file)
+  if (integrity !== 'ok') throw new Error(`${file} fails its integrity check (${integrity}); the database is unchanged`)
+  const migrations = migrationsOf(file)
+  if (!migrations.length) throw new Error(`${file} is not a lobby-server database (no migrations recorded)`)
+  const newest = embeddedMigrations().at(-1)!.folderMillis
+  if (migrations.at(-1)! > newest) throw new Error(`${file} was written by a newer lobby-server than this ${VERSION}; restore it with that version`)
+  mkdirSync(dirname(databasePath), { recursive: true })
+  try {
+    lockDatabase(databasePath)
+  } catch (error) {
+    if (error instanceof DatabaseLockedError) throw new Error(`${error.message.replace(/; stop it first$/, '')}: stop the server before restoring`)
+    throw error
+  }
+  try {
+    let previous: string | null = null
+    if (existsSync(databasePath)) {
+      const current = openSqlite(databasePath, { create: false })
+      current.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      current.close()
+      previous = `${databasePath}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
+      renameSync(databasePath, previous)
+    }
+    for (const sidecar of ['-wal', '-shm', '-journal']) rmSync(`${databasePath}${sidecar}`, { force: true })
+    const incoming = `${databasePath}.restoring`
+    copyFileSync(file, incoming)
+    // Run as root for a service with a user of its own (systemd's DynamicUser): the copy (and the lock file, which
+    // this command may have created) get the folder's owner, or the service could not open them.
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = statSync(dirname(databasePath))
+      for (const path of [incoming, lockPathOf(databasePath)]) chownSync(path, uid, gid)
+    }
+    renameSync(incoming, databasePath)
+    return { restored: databasePath, from: file, previous, schema: schemaTag(migrations) }
+  } finally {
+    unlockDatabase()
   }
 }

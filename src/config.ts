@@ -1,7 +1,7 @@
 // Configuration from the environment, typed and checked once at start.
 // A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
 import { isIP } from 'node:net'
-import { LOG_LEVELS, setLogLevel } from './core/log'
+import { LOG_FORMATS, LOG_LEVELS, setLogOptions } from './core/log'
 
 export class ConfigError extends Error {}
 
@@ -77,6 +77,47 @@ function iceUrls(env: Env, name: string): string[] {
   return urls
 }
 
+
+/**
+ * Which peers may set the client address through X-Forwarded-For: false (none: the socket's address is the client),
+ * a number of proxy hops in front of the server (true = 1), or the proxies' addresses, CIDR ranges and the names
+ * loopback, linklocal, uniquelocal (alias private). http/client-ip.ts applies it.
+ */
+export type TrustProxy = boolean | number | readonly string[]
+
+/** The named ranges TRUST_PROXY accepts (Express's names). */
+export const TRUST_PROXY_RANGES: Record<string, readonly string[]> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+  private: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+}
+
+function trustProxy(env: Env, name: string): TrustProxy {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return false
+  const lower = raw.toLowerCase()
+  if (['0', 'false', 'no', 'off'].includes(lower)) return false
+  if (['true', 'yes', 'on'].includes(lower)) return 1
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops > 32) throw new ConfigError(`${name} must be a hop count up to 32, got ${hops}`)
+    return hops
+  }
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const entry of entries) {
+    if (Object.hasOwn(TRUST_PROXY_RANGES, entry.toLowerCase())) continue
+    const [address, prefix, extra] = entry.split('/')
+    const family = isIP(address)
+    const bits = family === 4 ? 32 : 128
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError(`${name} must be true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal; "${entry}" is none of these`)
+    }
+  }
+  return entries
+}
+
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 8080, 0, 65535)
   const host = env.HOST || '0.0.0.0'
@@ -97,10 +138,21 @@ export function loadConfig(env: Env = process.env) {
     smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'no-reply@localhost',
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', undefined, ['http:', 'https:']),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    /** text: `<time> <LEVEL> <message> key=value ...`; json: one object per line. */
+    logFormat: oneOf(env, 'LOG_FORMAT', 'text', LOG_FORMATS),
+    /** GET /metrics on the main port (Prometheus text). */
+    metrics: bool(env, 'METRICS', false),
+    /** When set, /metrics wants `Authorization: Bearer <token>`. */
+    metricsToken: env.METRICS_TOKEN || undefined,
+    /** A separate listener for /metrics only (0: none), on METRICS_HOST. */
+    metricsPort: int(env, 'METRICS_PORT', 0, 0, 65535),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
     /** Largest request body accepted, in bytes. */
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    /** Per-route rate limits (http/rate-limits.ts) answer 429 past their limit; off: headers only (benchmarks). */
+    routeRateLimits: bool(env, 'ROUTE_RATE_LIMITS', true),
     /** How long a client may take to send a request body before it is answered 408. */
     bodyTimeoutMs: int(env, 'BODY_TIMEOUT_MS', 30_000, 100, 600_000),
     gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),
@@ -146,9 +198,9 @@ export function config(): Config {
   return current ?? setConfig(loadConfig())
 }
 
-/** Replace the configuration (start-up and tests); the log level follows it. */
+/** Replace the configuration (start-up and tests). */
 export function setConfig(next: Config): Config {
   current = next
-  setLogLevel(next.logLevel)
+  setLogOptions(next.logLevel, next.logFormat)
   return next
 }

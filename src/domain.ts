@@ -20,6 +20,8 @@ export type DomainModule = {
   identify?: IdentifyHook
   /** The client opcodes this domain handles. */
   opcodes?: Record<number, OpHandler>
+  /** A Gateway session was identified (after READY is queued; not on Resume); every started session later ends. */
+  sessionStart?: CloseHook
   /** A Gateway session ended for good (not a resumable disconnect). */
   sessionEnd?: CloseHook
   /** Plug into the domains below (their ports and hooks); run when the app is built. */

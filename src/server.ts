@@ -1,20 +1,87 @@
-// Start and stop the whole service: configuration, database, HTTP + Gateway listener.
+// Start and stop the whole service: configuration, database (locked to this process), HTTP + Gateway listener,
+// the optional metrics listener. A start that cannot happen throws StartupError with one line for the operator.
+import { lookup } from 'node:dns/promises'
+import { mkdirSync } from 'node:fs'
+import { isIP } from 'node:net'
+import { dirname } from 'node:path'
 import { buildApp, type App } from './app'
-import { config, setConfig, type Config } from './config'
-import { closeDatabase, openDatabase } from './db/client'
+import { config, loadConfig, setConfig, type Config } from './config'
+import { log } from './core/log'
+import { closeDatabase, DatabaseOpenError, openDatabase } from './db/client'
+import { DatabaseLockedError, lockDatabase, unlockDatabase } from './db/lock'
 import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startHousekeeping, stopHousekeeping } from './housekeeping'
+import { installMetrics, startMetricsListener } from './metrics'
 import { modules } from './modules'
+import { VERSION } from './version'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
+/** A start-up failure the operator can act on; its message is the one line printed. */
+export class StartupError extends Error {}
+
+function firstLine(error: unknown): string {
+  const e = error as { code?: string; message?: string }
+  const message = String(e?.message ?? error).split('\n')[0]
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message
+}
+
+/** Why `host:port` could not be listened on, in words. */
+async function listenFailure(error: unknown, what: string, host: string, port: number): Promise<StartupError> {
+  const code = (error as { code?: string })?.code
+  if (isIP(host) === 0) {
+    const resolves = await lookup(host).then(() => true, () => false)
+    if (!resolves) return new StartupError(`cannot listen on ${host}:${port}: ${what} "${host}" is neither an IP address nor a name that resolves`)
+  }
+  if (code === 'EADDRINUSE') return new StartupError(`cannot listen on ${host}:${port}: the port is already in use (another server?)`)
+  if (code === 'EACCES') return new StartupError(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`)
+  if (code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${host}:${port}: ${host} is not an address of this machine`)
+  return new StartupError(`cannot listen on ${host}:${port}: ${firstLine(error)}`)
+}
+
+function openLockedDatabase(cfg: Config): void {
+  try {
+    if (cfg.databasePath !== ':memory:') mkdirSync(dirname(cfg.databasePath), { recursive: true })
+    lockDatabase(cfg.databasePath)
+  } catch (error) {
+    if (error instanceof DatabaseLockedError) throw new StartupError(error.message)
+    throw new StartupError(`cannot open database ${cfg.databasePath}: ${firstLine(error)}`)
+  }
+  try {
+    openDatabase(cfg.databasePath, { syncFull: cfg.databaseSyncFull })
+  } catch (error) {
+    unlockDatabase()
+    throw error instanceof DatabaseOpenError ? new StartupError(error.message) : error
+  }
+}
+
 export async function startServer(overrides: Partial<Config> = {}): Promise<Running> {
   const cfg = setConfig({ ...config(), ...overrides })
-  openDatabase(cfg.databasePath, { syncFull: cfg.databaseSyncFull })
-  installTransports(cfg)
-  const app = buildApp()
-  app.listen({ port: cfg.port, hostname: cfg.host })
+  openLockedDatabase(cfg)
+  let app: App
+  let metricsServer: ReturnType<typeof startMetricsListener>
+  try {
+    installTransports(cfg)
+    installMetrics()
+    app = buildApp()
+    try {
+      // reusePort off (Elysia turns it on): a second server on the same port must fail, not share it.
+      app.listen({ port: cfg.port, hostname: cfg.host, reusePort: false })
+    } catch (error) {
+      throw await listenFailure(error, 'HOST', cfg.host, cfg.port)
+    }
+    try {
+      metricsServer = startMetricsListener()
+    } catch (error) {
+      await app.stop(true)
+      throw await listenFailure(error, 'METRICS_HOST', cfg.metricsHost, cfg.metricsPort)
+    }
+  } catch (error) {
+    closeDatabase()
+    unlockDatabase()
+    throw error
+  }
   const port = app.server!.port!
   attachGateway(app.server!)
   for (const m of modules) m.start?.()
@@ -24,8 +91,14 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
     setConfig({ ...cfg, baseUrl: `http://${host}:${port}`, webUrl: overrides.webUrl ?? process.env.WEB_URL ?? `http://${host}:${port}` })
   }
-  // Printed at every level but silent: operators and scripts wait for this line.
-  if (cfg.logLevel !== 'silent') console.log(`${new Date().toISOString()} INFO listening url=${config().baseUrl} database=${cfg.databasePath}`)
+  // Operators and scripts wait for this line.
+  log.notice('listening', {
+    url: config().baseUrl,
+    database: cfg.databasePath,
+    version: VERSION,
+    pid: process.pid,
+    ...(metricsServer ? { metrics: `http://${cfg.metricsHost}:${metricsServer.port}/metrics` } : {}),
+  })
   let stopped = false
   return {
     app,
@@ -38,8 +111,11 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       for (const m of [...modules].reverse()) await m.stop?.()
       stopHousekeeping()
       await app.stop(true)
+      await metricsServer?.stop(true)
       closeDatabase()
+      unlockDatabase()
     },
   }
 }
 
+export { loadConfig }

@@ -119,3 +119,18 @@ export class GatewayClient {
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(code)
   }
 }
+
+/** Clients a test file opens and closes after each test: `const sockets = tracked(); afterEach(sockets.closeAll)`. */
+export function tracked() {
+  const open: GatewayClient[] = []
+  return {
+    async connect(options?: Parameters<typeof GatewayClient.connect>[0]) {
+      const c = await GatewayClient.connect(options)
+      open.push(c)
+      return c
+    },
+    closeAll() {
+      open.splice(0).forEach((c) => c.close())
+    },
+  }
+}

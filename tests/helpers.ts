@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { createSession } from '../src/accounts/sessions'
 import { clock } from '../src/core/clock'
 import { resetRateLimits } from '../src/core/ratelimit'
+import { resetRouteLimits } from '../src/http/rate-limits'
 import { createApplication } from '../src/oauth2/applications'
 import { startServer, type Running } from '../src/server'
 import { createVerifiedUser } from '../src/accounts/users'
@@ -26,12 +27,24 @@ export function server(): Promise<Running> {
 
 export type Reply<T = any> = { status: number; body: T; headers: Headers }
 
-/** Call the REST API. `token` is sent as-is in Authorization (prefix Bot/Bearer yourself). */
+/**
+ * Call the REST API. `token` is sent as-is in Authorization (prefix Bot/Bearer yourself). Like Discord's libraries,
+ * it waits out a per-route 429 (X-RateLimit-Scope) and tries again, unless `rateLimited: 'return'`; the limits that
+ * protect accounts (429 without that header) are returned as they are.
+ */
 export async function api<T = any>(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; rateLimited?: 'wait' | 'return' } = {},
 ): Promise<Reply<T>> {
+  for (let attempt = 0; ; attempt++) {
+    const reply = await apiOnce<T>(method, path, options)
+    if (reply.status !== 429 || !reply.headers.get('x-ratelimit-scope') || options.rateLimited === 'return' || attempt >= 50) return reply
+    await Bun.sleep(Math.ceil(Number((reply.body as { retry_after?: number })?.retry_after ?? 0.1) * 1000) + 5)
+  }
+}
+
+async function apiOnce<T>(method: string, path: string, options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>> {
   const { url } = await server()
   const headers: Record<string, string> = { ...options.headers }
   if (options.token) headers.authorization = options.token
@@ -75,4 +88,5 @@ export async function makeApp(redirectUris: string[] = ['http://localhost/callba
 export function resetWorld(): void {
   clock.reset()
   resetRateLimits()
+  resetRouteLimits()
 }

@@ -1,15 +1,19 @@
 // Password policy: 8-72 characters and not a common password (zxcvbn-ts' offline dictionaries, far beyond the
 // top 3000 ASVS asks for); strength 0-4 from zxcvbn-ts.
-import { ZxcvbnFactory } from '@zxcvbn-ts/core'
-import * as common from '@zxcvbn-ts/language-common'
-import * as en from '@zxcvbn-ts/language-en'
+// The dictionaries are decompressed when their module is evaluated (tens of ms), so they are required on first use,
+// not imported at start: a server that nobody registers with never pays for them.
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core'
 
 export const PASSWORD_MIN = 8
 export const PASSWORD_MAX = 72
 
 let factory: ZxcvbnFactory | undefined
 function zxcvbn() {
-  factory ??= new ZxcvbnFactory({
+  if (factory) return factory
+  const { ZxcvbnFactory } = require('@zxcvbn-ts/core') as typeof import('@zxcvbn-ts/core')
+  const common = require('@zxcvbn-ts/language-common') as typeof import('@zxcvbn-ts/language-common')
+  const en = require('@zxcvbn-ts/language-en') as typeof import('@zxcvbn-ts/language-en')
+  factory = new ZxcvbnFactory({
     dictionary: { ...common.dictionary, ...en.dictionary },
     graphs: common.adjacencyGraphs,
     translations: en.translations,

@@ -1,7 +1,7 @@
 // Password hashing with argon2id at OWASP's minimum (m=19 MiB, t=2, p=1); rehash when parameters change.
 import { reserve } from '../core/ratelimit'
 import { passwordMismatch } from './errors'
-const PASSWORD_PARAMS = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const
+export const PASSWORD_PARAMS = { algorithm: 'argon2id', memoryCost: 19456, timeCost: 2 } as const
 
 export function hashPassword(password: string): Promise<string> {
   return Bun.password.hash(password, PASSWORD_PARAMS)

@@ -15,10 +15,11 @@ export type SecondFactor = {
   /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */
   challenge(userId: string, purpose: 'login' | 'reset', data?: Record<string, string>): Promise<MfaRequired | null>
   /**
-   * Check a code against a live ticket of `purpose` issued for `expected.userId` with `expected.data`, and use the
-   * ticket up. Throws 60006 (ticket), 60008 (code) or 429 (too many wrong codes).
+   * Check a code against a live ticket of `purpose` issued for `expected.userId` with `expected.data`. Throws 60006
+   * (ticket), 60008 (code) or 429 (too many wrong codes). Answers the ticket's spender: call it in the transaction
+   * that commits what the code allows; it throws 60006 when the ticket was used up meanwhile.
    */
-  redeem(purpose: 'reset', ticket: unknown, expected: { userId: string; data: Record<string, string> }, method: string, code: unknown): Promise<void>
+  verify(purpose: 'reset', ticket: unknown, expected: { userId: string; data: Record<string, string> }, method: string, code: unknown): Promise<() => void>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** Remove every second factor (account revert). */

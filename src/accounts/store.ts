@@ -1,7 +1,7 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
 // fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
 // another domain's rows take it as `tx`.
-import { and, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { db, prepared, type DB } from '../db/client'
 import {
@@ -52,6 +52,18 @@ export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): 
 }
 
 /** The ids among `ids` that are users. */
+/** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
+export function listUsers(page: { limit: number; after?: string }): UserRow[] {
+  const people = eq(users.bot, false)
+  const after = page.after ? sql`(length(${users.id}), ${users.id}) > (${page.after.length}, ${page.after})` : undefined
+  return db().select().from(users).where(after ? and(people, after) : people).orderBy(sql`length(${users.id})`, asc(users.id)).limit(page.limit).all()
+}
+
+/** People (not bots) (the /metrics gauge). */
+export function countUsers(): number {
+  return db().select({ n: count() }).from(users).where(eq(users.bot, false)).get()?.n ?? 0
+}
+
 export function existingUserIds(tx: DB, ids: string[]): Set<string> {
   if (ids.length === 0) return new Set()
   return new Set(tx.select({ id: users.id }).from(users).where(inArray(users.id, ids)).all().map((r) => r.id))

@@ -13,6 +13,14 @@ export function mailEmailVerification(to: string, token: string) {
   })
 }
 
+export function mailNewEmailVerification(to: string, token: string) {
+  return sendEmail({
+    to,
+    subject: 'Verify your new e-mail address',
+    text: `This address is now the e-mail address of your account. Confirm it:\n\n${link('verify', token)}\n\nIf you did not make this change, ignore this e-mail.`,
+  })
+}
+
 export function mailLoginLocation(to: string, token: string, ip: string, location: string) {
   return sendEmail({
     to,

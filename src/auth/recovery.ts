@@ -2,6 +2,7 @@
 import type { UserCaller } from '../core/caller'
 import { sha256Hex } from '../core/crypto'
 import { reserve } from '../core/ratelimit'
+import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
 import { findUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
@@ -11,7 +12,8 @@ import { passwordRefused, phoneNumberInvalid } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
 import { findUserByLogin } from './login'
 import { emailInvalid, emailTaken, phoneResetByEmail, phoneVerificationRequired, tokenInvalid } from './errors'
-import { mailEmailChanged, mailPasswordReset } from './mail'
+import { mailEmailChanged, mailNewEmailVerification, mailPasswordReset } from './mail'
+import { VERIFY_EMAIL_TTL_MS } from './register'
 import type { ResetInput } from './schemas'
 import { issueOneTime, peekOneTime, redeemOneTime, revokeOneTime, type OneTimeRow } from '../accounts/one-time'
 import { hashPassword } from '../accounts/passwords'
@@ -23,6 +25,20 @@ const RESET_TTL_MS = 3600_000
 const REVERT_TTL_MS = 2 * 24 * 3600_000
 const FORGOT_PER_IP = { limit: 10, windowMs: 3600_000 }
 const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
+
+// Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
+// and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
+const hashing = new Set<string>()
+async function oneAtATime<T>(token: string, fn: () => Promise<T>): Promise<T> {
+  const key = sha256Hex(token)
+  if (hashing.has(key)) throw tokenInvalid()
+  hashing.add(key)
+  try {
+    return await fn()
+  } finally {
+    hashing.delete(key)
+  }
+}
 
 function checkNewPassword(password: string) {
   const problem = passwordProblem(password)
@@ -78,13 +94,19 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   checkNewPassword(input.password)
   const { user, purpose } = resetTarget(input.token)
   const mfa = secondFactor()
+  let spendTicket: (() => void) | undefined
   if (mfa.enabled(user.id)) {
     if (!input.ticket) return (await mfa.challenge(user.id, 'reset', { token: sha256Hex(input.token) }))!
-    await mfa.redeem('reset', input.ticket, { userId: user.id, data: { token: sha256Hex(input.token) } }, input.method ?? 'totp', input.code)
+    spendTicket = await mfa.verify('reset', input.ticket, { userId: user.id, data: { token: sha256Hex(input.token) } }, input.method ?? 'totp', input.code)
   }
-  if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
-  const passwordHash = await hashPassword(input.password)
-  updateUser(user.id, { passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
+  // Hashed first, then the ticket and the token are spent in the transaction that sets the password: a crash
+  // leaves either a usable token or the new password, never a spent token and the old password.
+  const passwordHash = await oneAtATime(input.token, () => hashPassword(input.password))
+  transaction(() => {
+    spendTicket?.()
+    if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
+    updateUser(user.id, { passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
+  })
   const fresh = findUser(user.id)!
   const login = await completeLogin(fresh, { client })
   const newSession = findSessionByToken(login.token)!
@@ -96,18 +118,30 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   return { token: login.token, user_id: user.id, user_settings: login.user_settings }
 }
 
-/** PATCH /users/@me {email}: change the address; the old one gets a two-day revert link. Caller is elevated. */
+/**
+ * PATCH /users/@me {email}: change the address (unverified until its link is followed: the new address gets a
+ * verification e-mail); the old one gets a two-day revert link. Caller is elevated.
+ */
 export async function changeEmail(user: UserRow, email: string): Promise<void> {
   const next = email.trim().toLowerCase()
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw emailInvalid()
   if (next === user.email) return
   if (findUserByEmail(next)) throw emailTaken()
-  try {
-    updateUser(user.id, { email: next, emailVerified: false })
-  } catch {
-    throw emailTaken() // taken at the same moment by another account
-  }
-  if (user.email) await mailEmailChanged(user.email, next, issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email }))
+  // The new address and the old one's revert token commit together: no change without its way back.
+  let revert: string | undefined
+  let verify: string | undefined
+  transaction(() => {
+    try {
+      updateUser(user.id, { email: next, emailVerified: false })
+    } catch {
+      throw emailTaken() // taken at the same moment by another account
+    }
+    revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
+    verify = issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })
+    if (user.email) revert = issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
+  })
+  if (verify) await mailNewEmailVerification(next, verify)
+  if (user.email && revert) await mailEmailChanged(user.email, next, revert)
 }
 
 /**
@@ -120,15 +154,21 @@ export async function revertAccount(token: string, password: string): Promise<{ 
   if (!peeked?.userId || !peeked.data.email) throw tokenInvalid()
   const holder = findUserByEmail(peeked.data.email)
   if (holder && holder.id !== peeked.userId) throw emailTaken()
-  const row = redeemOneTime('revert_email', token)
-  if (!row?.userId) throw tokenInvalid()
+  // Hashed first, then the token is spent in the transaction that gives the account back: a crash leaves either a
+  // usable token or the account restored, never a spent token and the account still in other hands.
+  const passwordHash = await oneAtATime(token, () => hashPassword(password))
+  const row = transaction(() => {
+    const spent = redeemOneTime('revert_email', token)
+    if (!spent?.userId) throw tokenInvalid()
+    blockPhonesOf(spent.userId)
+    updateUser(spent.userId, { email: spent.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
+    secondFactor().removeAll(spent.userId)
+    revokeOneTime(spent.userId, 'revert_email')
+    revokeOneTime(spent.userId, 'reset_password')
+    revokeOneTime(spent.userId, 'verify_email')
+    return spent as OneTimeRow & { userId: string }
+  })
   const userId = row.userId
-  const passwordHash = await hashPassword(password)
-  blockPhonesOf(userId)
-  updateUser(userId, { email: row.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
-  secondFactor().removeAll(userId)
-  revokeOneTime(userId, 'revert_email')
-  revokeOneTime(userId, 'reset_password')
   await endSessions(userId)
   events.closeUser(userId, 4004, 'Authentication failed')
   return { email: row.data.email }

@@ -22,12 +22,13 @@ import { passwordProblem } from '../accounts/password-policy'
 import { isPhoneBlocked, rememberPhone } from '../accounts/phone'
 
 const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
-const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
+export const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
 const MIN_AGE_YEARS = 13
 
+/** Explicit consent where the rules ask for it, and wherever the country is unknown (private or unlisted address). */
 export function consentRequired(ip: string): boolean {
   const country = countryOf(ip)
-  return !!country && config().consentCountries.includes(country)
+  return country === null || config().consentCountries.includes(country)
 }
 
 function age(dateOfBirth: string, now: Date): number | null {

@@ -18,9 +18,10 @@ export function setTokenResolvers(next: typeof resolvers): void {
 
 /**
  * Resolve an Authorization value: `Bot <token>`, `Bearer <token>`, or a raw user token.
- * `bareMayBeBot` lets the Gateway accept a bot token without prefix, as Discord's libraries send it.
+ * `bare` lets the Gateway accept a token without prefix as Discord does at Identify: a user token first, then a bot
+ * token (Discord's libraries send those bare), then an OAuth2 access token.
  */
-export async function resolveAuthorization(value: string | null | undefined, { bareMayBeBot = false } = {}): Promise<Caller | undefined> {
+export async function resolveAuthorization(value: string | null | undefined, { bare = false } = {}): Promise<Caller | undefined> {
   if (!value) return undefined
   const trimmed = value.trim()
   if (trimmed.length === 0 || trimmed.length > 512) return undefined
@@ -28,8 +29,8 @@ export async function resolveAuthorization(value: string | null | undefined, { b
   if (scheme === 'bot') return rest ? resolvers.bot?.(rest) : undefined
   if (scheme === 'bearer') return rest ? resolvers.bearer?.(rest) : undefined
   const user = await resolvers.user?.(trimmed)
-  if (user || !bareMayBeBot) return user
-  return resolvers.bot?.(trimmed)
+  if (user || !bare) return user
+  return (await resolvers.bot?.(trimmed)) ?? resolvers.bearer?.(trimmed)
 }
 
 function splitScheme(value: string): ['bot' | 'bearer' | 'raw', string] {

@@ -5,6 +5,7 @@
 // caller releases its reservation on success.
 import { clock } from './clock'
 import { Errors } from './errors'
+import { countRateLimitRefusal } from './metrics'
 
 export type Limit = { limit: number; windowMs: number }
 export type Slot = readonly [bucket: string, subject: string, limit: Limit]
@@ -27,12 +28,19 @@ function recent(key: string, windowMs: number): number[] {
 export function reserve(...slots: Slot[]): Reservation {
   const now = clock.now()
   let retryMs = 0
+  let refusedBy = ''
   const lists = slots.map(([bucket, subject, { limit, windowMs }]) => {
     const list = recent(`${bucket}:${subject}`, windowMs)
-    if (list.length >= limit) retryMs = Math.max(retryMs, list[0] + windowMs - now, 1)
+    if (list.length >= limit) {
+      retryMs = Math.max(retryMs, list[0] + windowMs - now, 1)
+      refusedBy ||= bucket
+    }
     return list
   })
-  if (retryMs > 0) throw Errors.rateLimited(retryMs / 1000)
+  if (retryMs > 0) {
+    countRateLimitRefusal(refusedBy)
+    throw Errors.rateLimited(retryMs / 1000)
+  }
   slots.forEach(([bucket, subject], i) => {
     lists[i].push(now)
     hits.set(`${bucket}:${subject}`, lists[i])

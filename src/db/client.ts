@@ -1,9 +1,10 @@
 // One SQLite file through bun:sqlite, wrapped by Drizzle. Opened once by main.ts (or the test harness).
 import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import { applyMigrations } from './migrate'
+import { log } from '../core/log'
+import { applyMigrations, SchemaTooNewError } from './migrate'
 
 export type DB = BunSQLiteDatabase
 
@@ -16,21 +17,59 @@ export function whenOpened(fn: () => void): void {
 let sqlite: Database | undefined
 let current: DB | undefined
 
+/** A database that cannot be opened or used: one line for the operator, no stack. */
+export class DatabaseOpenError extends Error {}
+
+function reason(error: unknown): string {
+  const e = error as { code?: string; message?: string }
+  const message = String(e?.message ?? error).split('\n')[0]
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message
+}
+
+/** Open the file with the server's pragmas (and create its folder), without touching its schema. */
+export function openSqlite(path: string, { syncFull = false, create = true } = {}): Database {
+  try {
+    if (path !== ':memory:' && create) mkdirSync(dirname(path), { recursive: true })
+    const handle = new Database(path, { create, strict: true })
+    // busy_timeout first: it must apply before switching to WAL (PocketBase's order).
+    handle.exec('PRAGMA busy_timeout = 10000')
+    handle.exec('PRAGMA journal_mode = WAL')
+    handle.exec(`PRAGMA synchronous = ${syncFull ? 'FULL' : 'NORMAL'}`)
+    handle.exec('PRAGMA foreign_keys = ON')
+    handle.exec('PRAGMA temp_store = MEMORY')
+    return handle
+  } catch (error) {
+    throw new DatabaseOpenError(`cannot open database ${path}: ${reason(error)}`)
+  }
+}
+
 export function openDatabase(path: string, { syncFull = false } = {}): DB {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const handle = new Database(path, { create: true, strict: true })
-  // busy_timeout first: it must apply before switching to WAL (PocketBase's order).
-  handle.exec('PRAGMA busy_timeout = 10000')
-  handle.exec('PRAGMA journal_mode = WAL')
-  handle.exec(`PRAGMA synchronous = ${syncFull ? 'FULL' : 'NORMAL'}`)
-  handle.exec('PRAGMA foreign_keys = ON')
-  handle.exec('PRAGMA temp_store = MEMORY')
+  const handle = openSqlite(path, { syncFull })
+  let applied: string[]
+  try {
+    applied = applyMigrations(handle)
+  } catch (error) {
+    handle.close()
+    if (error instanceof SchemaTooNewError) throw new DatabaseOpenError(`cannot use database ${path}: ${error.message}`)
+    throw new DatabaseOpenError(`cannot migrate database ${path}: ${reason(error)}`)
+  }
+  for (const tag of applied) log.notice('migration applied', { migration: tag, database: path })
   const db = drizzle({ client: handle, casing: 'snake_case' })
-  applyMigrations(db)
   onOpen.forEach((fn) => fn())
   sqlite = handle
   current = db
   return db
+}
+
+/** Bytes the database takes on disk: the file and its write-ahead log. */
+export function databaseSize(path: string): number {
+  let total = 0
+  for (const file of [path, `${path}-wal`]) {
+    try {
+      total += statSync(file).size
+    } catch {}
+  }
+  return total
 }
 
 /** The open database; throws if main.ts or the test harness did not open one. */

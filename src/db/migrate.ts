@@ -1,15 +1,25 @@
 // Applies drizzle-kit's migrations from an embedded list, so the compiled binary needs no drizzle/ folder.
+//
+// Same bookkeeping as drizzle's own migrator (`__drizzle_migrations`: hash, created_at = the journal's `when`), so
+// both can run against one file, but in one IMMEDIATE transaction that reads what is applied after taking the write
+// lock: a CLI command and a server starting together cannot both apply a migration. A database that holds a
+// migration newer than every one this binary carries was migrated by a newer version: it is refused (running on it
+// would skip what the newer schema enforces), naming the version that migrated it.
+import type { Database } from 'bun:sqlite'
 import { createHash } from 'node:crypto'
-import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { VERSION } from '../version'
 import { journal, sqlByTag } from './migrations.generated'
 
-type MigrationMeta = { sql: string[]; bps: boolean; folderMillis: number; hash: string }
+type MigrationMeta = { tag: string; sql: string[]; bps: boolean; folderMillis: number; hash: string }
+
+export class SchemaTooNewError extends Error {}
 
 export function embeddedMigrations(): MigrationMeta[] {
   return journal.entries.map((entry) => {
     const text = sqlByTag[entry.tag]
     if (text === undefined) throw new Error(`migration ${entry.tag} is not embedded; run bun run db:generate`)
     return {
+      tag: entry.tag,
       sql: text.split('--> statement-breakpoint'),
       bps: entry.breakpoints,
       folderMillis: entry.when,
@@ -19,8 +29,47 @@ export function embeddedMigrations(): MigrationMeta[] {
   })
 }
 
-export function applyMigrations(db: BunSQLiteDatabase): void {
-  // dialect and session are internal to drizzle; this is the call its migrate() makes after reading the folder.
-  const internal = db as unknown as { dialect: { migrate: (m: MigrationMeta[], s: unknown, c: object) => void }; session: unknown }
-  internal.dialect.migrate(embeddedMigrations(), internal.session, { migrationsFolder: '' })
+const META_TABLE = '__lobby_server'
+
+type Applied = { hash: string; created_at: number }
+
+/**
+ * Apply the pending migrations; returns the tags applied (in order). Throws SchemaTooNewError when the database
+ * holds a migration newer than the newest embedded one.
+ */
+export function applyMigrations(sqlite: Database): string[] {
+  const migrations = embeddedMigrations()
+  const newest = migrations.at(-1)
+  sqlite.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)')
+  sqlite.exec(`CREATE TABLE IF NOT EXISTS "${META_TABLE}" (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+  sqlite.exec('BEGIN IMMEDIATE')
+  try {
+    const applied = sqlite.query('SELECT hash, created_at FROM "__drizzle_migrations" ORDER BY created_at').all() as Applied[]
+    const last = applied.at(-1)
+    if (last && newest && Number(last.created_at) > newest.folderMillis) {
+      const meta = Object.fromEntries((sqlite.query(`SELECT key, value FROM "${META_TABLE}"`).all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
+      const by = meta.migrated_by ? `lobby-server ${meta.migrated_by}` : 'a newer lobby-server'
+      const schema = meta.schema ? ` (schema ${meta.schema})` : ''
+      throw new SchemaTooNewError(
+        `the database was migrated by ${by}${schema}; this binary is ${VERSION} and knows schema ${newest.tag} at most: run ${meta.migrated_by ?? 'that version'} or newer (downgrades are refused; restore a backup taken before the upgrade to go back)`,
+      )
+    }
+    const done: string[] = []
+    for (const migration of migrations) {
+      if (last && Number(last.created_at) >= migration.folderMillis) continue
+      for (const statement of migration.sql) if (statement.trim()) sqlite.exec(statement)
+      sqlite.query('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)').run(migration.hash, migration.folderMillis)
+      done.push(migration.tag)
+    }
+    if (done.length) {
+      const upsert = sqlite.query(`INSERT INTO "${META_TABLE}" (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+      upsert.run('migrated_by', VERSION)
+      upsert.run('schema', done.at(-1)!)
+    }
+    sqlite.exec('COMMIT')
+    return done
+  } catch (error) {
+    sqlite.exec('ROLLBACK')
+    throw error
+  }
 }

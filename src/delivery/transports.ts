@@ -1,10 +1,12 @@
 // Real transports: SMTP through nodemailer when SMTP_URL is set; SMS as POST {to, body} to SMS_WEBHOOK_URL.
-import nodemailer from 'nodemailer'
 import type { Config } from '../config'
 import { setTransports, type Email, type Sms } from '.'
 
+// nodemailer (CommonJS, so bundled but evaluated on first require) is loaded only when SMTP is configured.
+const loadNodemailer = () => require('nodemailer') as typeof import('nodemailer')
+
 export function installTransports(config: Config): void {
-  const smtp = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : undefined
+  const smtp = config.smtpUrl ? loadNodemailer().createTransport(config.smtpUrl) : undefined
   const smsUrl = config.smsWebhookUrl
   setTransports({
     email: smtp

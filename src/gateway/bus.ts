@@ -71,6 +71,7 @@ export type CloseHook = (connection: GatewayConnection) => void | Promise<void>
 
 export const identifyHooks: IdentifyHook[] = []
 export const opHandlers = new Map<number, OpHandler>()
+export const sessionStartHooks: CloseHook[] = []
 export const sessionEndHooks: CloseHook[] = []
 
 /** A domain adds topics and READY fields for each new gateway session. */
@@ -81,6 +82,14 @@ export function onIdentify(hook: IdentifyHook): void {
 /** A domain handles a client opcode (e.g. 17 lobby voice states). */
 export function onOpcode(op: number, handler: OpHandler): void {
   opHandlers.set(op, handler)
+}
+
+/**
+ * A domain reacts when a gateway session is identified (after READY is queued; not on Resume). Every started session
+ * later ends (onSessionEnd), so the two can keep a count.
+ */
+export function onSessionStart(hook: CloseHook): void {
+  if (!sessionStartHooks.includes(hook)) sessionStartHooks.push(hook)
 }
 
 /** A domain reacts when a gateway session ends for good (not on a resumable disconnect). */

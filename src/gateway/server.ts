@@ -1,20 +1,24 @@
 // The Discord Gateway at /gateway: Hello, Identify, Heartbeat, Resume, Dispatch; and the EventBus domains publish to.
-// Fan-out uses Bun's native pub/sub: one publish per event, identical bytes to every subscribed socket.
+// Fan-out uses Bun's native pub/sub: one publish per event, identical bytes to every subscribed socket. Sockets that
+// asked for zlib-stream compression need bytes of their own (one zlib context each): they are not subscribed to the
+// native topics, and each dispatch is deflated for each of them (compressedByTopic); plain sockets pay nothing for it.
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
 import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
+import { countEventPublished } from '../core/metrics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
-import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, topics, type EventBus, type GatewayConnection } from './bus'
+import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, sessionStartHooks, topics, type EventBus, type GatewayConnection } from './bus'
 import { ACCEPTED_NOOP_OPS, Close, IDENTIFY_TIMEOUT_MS, MAX_INBOUND_BYTES, MAX_PENDING_PER_IP, Op, QOS_HEARTBEAT, frame, framesPerWindow, FRAME_WINDOW_MS } from './protocol'
 import { currentSeq, lastSeqFor, nextSeq, remember, replaySince } from './replay'
 import {
-  addSession, follow, ownTopic, removeSession, sessions, sessionsOfAuthSession, sessionsOfUser, unfollow,
+  addSession, attach, compressedByTopic, detach, follow, ownTopic, removeSession, sessions, sessionsOfAuthSession, sessionsOfUser, unfollow,
   type GatewaySession, type Socket,
 } from './sessions'
+import { ZlibStream } from './zlib-stream'
 
 type Connection = {
   session?: GatewaySession
@@ -28,6 +32,8 @@ type Connection = {
   /** Frames received in the current window (FRAME_WINDOW_MS from windowStart). */
   frames: number
   windowStart: number
+  /** `?compress=zlib-stream`: every frame to this socket goes through its own zlib context. */
+  zlib?: ZlibStream
 }
 
 // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
@@ -57,12 +63,37 @@ export function gatewayUrl(): string {
   return `${config().baseUrl.replace(/^http/, 'ws')}/gateway`
 }
 
+/** A frame to one socket, deflated when the socket asked for zlib-stream. */
+function send(ws: Socket, payload: string): void {
+  const zlib = connections.get(ws)?.zlib
+  if (zlib) zlib.send(payload)
+  else ws.send(payload)
+}
+
 function dispatch(topicList: string[], type: string, data: unknown): void {
   const seq = nextSeq()
   const payload = frame(Op.Dispatch, data, seq, type)
   remember({ seq, topics: topicList, payload })
+  countEventPublished()
   if (!server) return
   for (const topic of topicList) server.publish(topic, payload)
+  if (compressedByTopic.size > 0) dispatchCompressed(topicList, payload)
+}
+
+/** The compressed sockets following any of the topics, each once. */
+function dispatchCompressed(topicList: string[], payload: string): void {
+  let seen: Set<GatewaySession> | undefined
+  for (const topic of topicList) {
+    const followers = compressedByTopic.get(topic)
+    if (!followers) continue
+    for (const session of followers) {
+      if (topicList.length > 1) {
+        if (seen?.has(session)) continue
+        ;(seen ??= new Set()).add(session)
+      }
+      if (session.ws) send(session.ws, payload)
+    }
+  }
 }
 
 function sendDirect(session: GatewaySession, type: string, data: unknown): void {
@@ -100,12 +131,8 @@ installBus(bus)
 function endSession(session: GatewaySession, code?: number, reason?: string): void {
   removeSession(session)
   const ws = session.ws
-  session.ws = null
-  if (ws && code !== undefined) {
-    const conn = connections.get(ws)
-    if (conn) conn.closing = true
-    ws.close(code, reason)
-  }
+  detach(session)
+  if (ws && code !== undefined) close(ws, code, reason ?? '')
   const view = connectionView(session)
   for (const hook of sessionEndHooks) Promise.resolve(hook(view)).catch((e) => log.error('session end hook failed', { error: String(e) }))
 }
@@ -142,10 +169,12 @@ function connectionView(session: GatewaySession): GatewayConnection {
   return { caller: session.caller, sessionId: session.id, send: (type, data) => sendDirect(session, type, data) }
 }
 
+/** Close a socket; a compressed one first gets the frames already queued for it (e.g. AUTH_SESSION_CHANGE). */
 function close(ws: Socket, code: number, reason: string): void {
   const conn = connections.get(ws)
   if (conn) conn.closing = true
-  ws.close(code, reason)
+  if (conn?.zlib) conn.zlib.whenFlushed(() => ws.close(code, reason))
+  else ws.close(code, reason)
 }
 
 function armHeartbeat(ws: Socket, conn: Connection): void {
@@ -171,7 +200,7 @@ function mayConnect(caller: Caller): boolean {
 
 async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   if (typeof d?.token !== 'string') return close(ws, Close.AuthenticationFailed, 'Authentication failed')
-  const caller = await resolveAuthorization(d.token, { bareMayBeBot: true })
+  const caller = await resolveAuthorization(d.token, { bare: true })
   if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   if (conn.session || conn.closing) return
   const session: GatewaySession = { id: randomBytes(16).toString('hex'), caller, topics: new Set(), ws: null, resumableUntil: 0, readySeq: 0 }
@@ -194,18 +223,20 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   }
   if (ws.readyState !== 1) return // closed while we were loading
   settlePending(conn)
-  session.ws = ws
+  attach(session, ws, conn.zlib !== undefined)
   conn.session = session
   session.readySeq = currentSeq() + 1
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
   ready.v = (ws.data as { version?: number })?.version ?? 9
   sendDirect(session, 'READY', ready)
+  const view = connectionView(session)
+  for (const hook of sessionStartHooks) Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
 }
 
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
-  const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bareMayBeBot: true }) : undefined
+  const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
   const sameCaller = caller && mayConnect(caller) && session && caller.kind === session.caller.kind && caller.userId === session.caller.userId
   // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
   // Replay starts after it, and never before the session's own READY.
@@ -213,7 +244,7 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const validSeq = Number.isSafeInteger(seq) && seq >= 0 && session !== undefined && seq <= lastSeqFor(session.topics, session.readySeq)
   const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), session.topics) : null
   if (!session || !sameCaller || !replay || (!session.ws && session.resumableUntil <= clock.now())) {
-    ws.send(frame(Op.InvalidSession, false))
+    send(ws, frame(Op.InvalidSession, false))
     return
   }
   // A client may reconnect before we noticed its old socket die: the new socket takes over.
@@ -224,10 +255,9 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
     close(old, Close.SessionTimedOut, 'Session resumed elsewhere')
   }
   settlePending(conn)
-  session.ws = ws
+  attach(session, ws, conn.zlib !== undefined)
   conn.session = session
-  for (const topic of session.topics) ws.subscribe(topic)
-  for (const entry of replay) ws.send(entry.payload)
+  for (const entry of replay) send(ws, entry.payload)
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
 }
 
@@ -249,7 +279,7 @@ async function onMessage(ws: Socket, message: unknown): Promise<void> {
   if (typeof op !== 'number') return close(ws, Close.DecodeError, 'Decode error')
   if (op === Op.Heartbeat || op === QOS_HEARTBEAT) {
     armHeartbeat(ws, conn)
-    ws.send(frame(Op.HeartbeatAck, null))
+    send(ws, frame(Op.HeartbeatAck, null))
     return
   }
   if (op === Op.Identify || op === Op.Resume) {
@@ -273,9 +303,10 @@ function onClose(ws: Socket, code: number): void {
   if (!conn) return
   settlePending(conn)
   clearTimeout(conn.heartbeatTimer)
+  conn.zlib?.end()
   const session = conn.session
   if (!session || session.ws !== ws) return
-  session.ws = null
+  detach(session)
   // 1000/1001 from the client end the session; anything else leaves it resumable for a while.
   if (code === 1000 || code === 1001) endSession(session)
   else session.resumableUntil = clock.now() + config().gatewayResumeWindowMs
@@ -283,7 +314,7 @@ function onClose(ws: Socket, code: number): void {
 
 /** Ask a user's live sockets to reconnect and resume (op 7), e.g. before moving them; sessions stay resumable. */
 export function requestReconnect(userId: string): void {
-  for (const s of sessionsOfUser(userId)) s.ws?.send(frame(Op.Reconnect, null))
+  for (const s of sessionsOfUser(userId)) if (s.ws) send(s.ws, frame(Op.Reconnect, null))
 }
 
 /** Close every live socket with 1001 (server going away); used on shutdown. */
@@ -301,6 +332,8 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
     const version = Number(query.v ?? 9)
     const now = clock.now()
     const conn: Connection = { openedAt: now, frames: 0, windowStart: now }
+    // Discord's transport compression; other values (zstd-stream) are not offered: those clients get plain text frames.
+    if (query.compress === 'zlib-stream') conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
     connections.set(raw, conn)
     ;(raw.data as { version?: number }).version = version
     const request = (ws.data as { request?: Request }).request
@@ -311,7 +344,7 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
     conn.pendingIp = ip
     if (version !== 9 && version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
     if (query.encoding && query.encoding !== 'json') return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
-    raw.send(frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
+    send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
     armHeartbeat(raw, conn)
   },
   async message(ws, message) {
@@ -327,3 +360,8 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
     onClose(ws.raw as Socket, code)
   },
 })
+
+/** Open sockets and live sessions (the /metrics gauges). */
+export function gatewayStats() {
+  return { connections: connections.size, sessions: sessions.size, seq: currentSeq() }
+}

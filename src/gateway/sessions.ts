@@ -10,6 +10,11 @@ export type GatewaySession = {
   caller: Caller
   topics: Set<string>
   ws: Socket | null
+  /**
+   * The live socket asked for zlib-stream: it needs bytes of its own, so it is not subscribed to Bun's pub/sub (which
+   * sends identical bytes to every subscriber) but listed in compressedByTopic, and dispatches reach it one by one.
+   */
+  compressed?: boolean
   /** clock.now() after which a disconnected session can no longer resume */
   resumableUntil: number
   /** The sequence of the session's READY: a resume never replays what came before it. */
@@ -43,14 +48,48 @@ export function sessionsOfAuthSession(authSessionId: string): GatewaySession[] {
   return out
 }
 
+/** topic → sessions whose live socket compresses (zlib-stream); the Gateway delivers to them itself. */
+export const compressedByTopic = new Map<string, Set<GatewaySession>>()
+
+function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
+  if (!session.compressed) return void ws.subscribe(topic)
+  let set = compressedByTopic.get(topic)
+  if (!set) compressedByTopic.set(topic, (set = new Set()))
+  set.add(session)
+}
+
+function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
+  if (!session.compressed) return void ws.unsubscribe(topic)
+  const set = compressedByTopic.get(topic)
+  set?.delete(session)
+  if (set?.size === 0) compressedByTopic.delete(topic)
+}
+
 export function follow(session: GatewaySession, topic: string): void {
   session.topics.add(topic)
-  session.ws?.subscribe(topic)
+  if (session.ws) subscribe(session, session.ws, topic)
 }
 
 export function unfollow(session: GatewaySession, topic: string): void {
   session.topics.delete(topic)
-  session.ws?.unsubscribe(topic)
+  if (session.ws) unsubscribe(session, session.ws, topic)
+}
+
+/** A socket takes the session (Identify or Resume): it follows the session's topics from now on. */
+export function attach(session: GatewaySession, ws: Socket, compressed: boolean): void {
+  detach(session)
+  session.ws = ws
+  session.compressed = compressed
+  for (const topic of session.topics) subscribe(session, ws, topic)
+}
+
+/** The session's socket is gone (or replaced): it no longer follows anything. */
+export function detach(session: GatewaySession): void {
+  const ws = session.ws
+  if (!ws) return
+  if (session.compressed) for (const topic of session.topics) unsubscribe(session, ws, topic)
+  session.ws = null
+  session.compressed = false
 }
 
 /** The topic every session listens on for dispatches meant for it alone. */

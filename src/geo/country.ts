@@ -1,14 +1,16 @@
-// Approximate location: the country of an IPv4 address, from the GeoLite2 country table shipped by
-// @ip-location-db/geolite2-country (embedded in the binary as text; parsed on first lookup).
-// IPv6 and private addresses are "Unknown".
-import table from '@ip-location-db/geolite2-country/geolite2-country-ipv4-num.csv' with { type: 'text' }
+// Approximate location: the country of an IP address, from the GeoLite2 country tables shipped by
+// @ip-location-db/geolite2-country (embedded in the binary as files; each read and parsed on its first lookup, so the
+// tables cost nothing at start-up). IPv6: country-v6.ts. Private, reserved and unlisted addresses are "Unknown".
+import { readFileSync } from 'node:fs'
+import tablePath from '@ip-location-db/geolite2-country/geolite2-country-ipv4-num.csv' with { type: 'file' }
+import { countryOfIpv6 } from './country-v6'
 
 let starts: Uint32Array | undefined
 let ends: Uint32Array
 let codes: string[]
 
 function load() {
-  const lines = (table as string).split('\n').filter(Boolean)
+  const lines = readFileSync(tablePath, 'utf8').split('\n').filter(Boolean)
   starts = new Uint32Array(lines.length)
   ends = new Uint32Array(lines.length)
   codes = new Array(lines.length)
@@ -31,7 +33,7 @@ function ipv4ToNumber(ip: string): number | null {
 /** ISO 3166-1 alpha-2 code of an IP's country, or null. */
 export function countryOf(ip: string): string | null {
   const n = ipv4ToNumber(ip)
-  if (n === null) return null
+  if (n === null) return ip.includes(':') ? countryOfIpv6(ip) : null
   if (!starts) load()
   let lo = 0
   let hi = starts!.length - 1

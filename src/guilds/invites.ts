@@ -96,9 +96,12 @@ export async function joinGuildByInvite(userId: string, code: string) {
     if (!live(existing, clock.now())) throw Errors.unknownInvite()
     return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
   }
-  const claimed = claimInviteUse(code, clock.now(), userId)
-  if (!claimed) throw Errors.unknownInvite()
-  addMember(guild, userId)
+  // The use is claimed in the transaction that adds the member: counted exactly when someone joined.
+  let claimed: InviteRow | undefined
+  if (!addMember(guild, userId, () => !!(claimed = claimInviteUse(code, clock.now(), userId))) || !claimed) {
+    if (getMember(guild.id, userId) && live(existing, clock.now())) return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
+    throw Errors.unknownInvite()
+  }
   return { ...(await serializeInvite(claimed, guild, channel)), new_member: true }
 }
 

@@ -65,9 +65,25 @@ export function deleteGuild(userId: string, guildId: string): void {
   for (const id of memberIds) dropGuildTopics(id, guildId, channelIds)
 }
 
-/** Add a user to a guild (invite acceptance). Returns false when already a member. */
-export function addMember(guild: GuildRow, userId: string): boolean {
-  const inserted = transaction((tx) => insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() }))
+class NotClaimed extends Error {}
+
+/**
+ * Add a user to a guild (invite acceptance). Returns false when already a member. `claim` (an invite's use) runs in
+ * the same transaction once the member row is new; when it returns false nothing is written, so a use is counted
+ * exactly when someone joined, even if the process dies in between.
+ */
+export function addMember(guild: GuildRow, userId: string, claim: () => boolean = () => true): boolean {
+  let inserted: unknown
+  try {
+    inserted = transaction((tx) => {
+      const row = insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() })
+      if (row && !claim()) throw new NotClaimed()
+      return row
+    })
+  } catch (error) {
+    if (error instanceof NotClaimed) return false
+    throw error
+  }
   if (!inserted) return false
   announceJoin(guild, userId)
   return true

@@ -8,25 +8,40 @@ import { channelAccess } from './access'
 import { notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
 import { serializeMessage } from './serialize'
-import { channelMessages, insertMessage, updateChannelRow } from './store'
+import { channelMessages, insertMessage, recentMessageWithNonce, updateChannelRow } from './store'
 import type { ChannelRow } from './tables'
+
+/** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
   const { channel } = channelAccess(channelId, userId, Permission.SEND_MESSAGES)
-  return writeMessage(channel, userId, input.content, input.nonce)
+  return writeMessage(channel, userId, input.content, input.nonce, input.enforce_nonce === true)
 }
 
-/** Store a message and announce MESSAGE_CREATE to everyone who can view the channel. */
-export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number) {
+/**
+ * Store a message and announce MESSAGE_CREATE to everyone who can view the channel. With `enforceNonce` and a nonce,
+ * a message the same author sent with that nonce in the last few minutes is returned instead (in the transaction
+ * that would insert, so parallel sends make one message).
+ */
+export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number, enforceNonce = false) {
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
+  let fresh = true
   const row = transaction((tx) => {
+    if (enforceNonce && nonce !== undefined) {
+      const earlier = recentMessageWithNonce(tx, channel.id, authorId, String(nonce), clock.now() - NONCE_WINDOW_MS)
+      if (earlier) {
+        fresh = false
+        return earlier
+      }
+    }
     const inserted = insertMessage(tx, { id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })
     updateChannelRow(tx, channel.id, { lastMessageId: id })
     return inserted
   })
   const body = await serializeMessage(row, channel.guildId)
-  events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', body)
+  if (fresh) events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', body)
   return body
 }
 

@@ -35,7 +35,7 @@ export type CreateChannelInput = typeof CreateChannelSchema.static
 export const PatchChannelSchema = t.Object({ ...channelFields, name: t.Optional(channelFields.name), type: t.Optional(t.Never()) })
 export type PatchChannelInput = typeof PatchChannelSchema.static
 
-export const MessageSchema = t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])) })
+export const MessageSchema = t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])), enforce_nonce: t.Optional(t.Boolean()) })
 export type MessageInput = typeof MessageSchema.static
 export const MessagesQuery = t.Object({
   limit: queryString('integer 1-100, default 50'),

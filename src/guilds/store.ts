@@ -186,6 +186,15 @@ export function deleteChannelRow(tx: DB, id: string): void {
   tx.delete(channels).where(eq(channels.id, id)).run()
 }
 
+/** The author's message with this nonce in the channel since `since` (enforce_nonce). */
+export function recentMessageWithNonce(tx: DB, channelId: string, authorId: string, nonce: string, since: number): MessageRow | undefined {
+  return tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.channelId, channelId), eq(messages.authorId, authorId), eq(messages.nonce, nonce), gt(messages.createdAt, since)))
+    .get()
+}
+
 export function insertMessage(tx: DB, row: typeof messages.$inferInsert): MessageRow {
   return tx.insert(messages).values(row).returning().get()
 }

@@ -1,13 +1,37 @@
-// Cross-cutting HTTP behaviour: body size limit, Discord error bodies, one log line per request.
-import { Elysia } from 'elysia'
+// Cross-cutting HTTP behaviour: body size limit, Discord error bodies, a request id, one access-log line and the
+// request metrics per request.
+//
+// The access log names the route template (`/api/v9/lobbies/:lobbyId`), never the path, query or fragment, so no token
+// in a URL (/wasntme/<token>, ?state=...) reaches it; a request no route matched logs `<unmatched>`. The status is
+// the one sent: Elysia's `set.status` stays 200 when a handler or the error hook returns its own Response, so the
+// hook reads the Response itself.
+import { Elysia, StatusMap } from 'elysia'
 import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
-import { log } from '../core/log'
+import { accessLog, log } from '../core/log'
+import { recordRequest } from '../core/metrics'
 import { parseBody } from './body'
+import { clientIp } from './client-ip'
 import { statusError } from './errors'
+import { rateLimits } from './rate-limits'
 import { validationTree } from './validation'
 
-const started = new WeakMap<Request, number>()
+/** What the access log needs of one request, kept on Elysia's per-request context. */
+type Trace = { start: number; id: string; ip: string; status: number }
+const TRACE = '__trace'
+type Traced = { [TRACE]?: Trace }
+
+export const UNMATCHED = '<unmatched>'
+
+// Request ids: X-Request-Id when the caller (e.g. nginx's $request_id) sends a plain one, else this process's random
+// prefix and a counter: unique without a random draw per request.
+const ID_PATTERN = /^[\w.:@+=-]{1,128}$/
+const idPrefix = crypto.randomUUID().slice(0, 8)
+let idCounter = 0
+
+function requestId(header: string | null): string {
+  return header !== null && ID_PATTERN.test(header) ? header : `${idPrefix}-${(++idCounter).toString(36)}`
+}
 
 function errorResponse(error: ApiError): Response {
   return new Response(JSON.stringify(error.body()), {
@@ -16,38 +40,76 @@ function errorResponse(error: ApiError): Response {
   })
 }
 
+function finish(method: string, route: string, status: number, trace: Trace): void {
+  const ms = performance.now() - trace.start
+  accessLog(method, route, status, ms, trace.ip, trace.id)
+  recordRequest(method, route, status, ms / 1000)
+}
+
+function statusOf(value: unknown): number {
+  if (typeof value === 'number') return value
+  if (typeof value === 'string') return (StatusMap as Record<string, number>)[value] ?? 200
+  return 200
+}
+
 export const httpBasics = new Elysia({ name: 'http-basics' })
-  .onRequest(({ request }) => {
-    started.set(request, performance.now())
+  .use(rateLimits)
+  .onRequest((ctx) => {
+    const { request, set, server } = ctx
+    const trace: Trace = { start: performance.now(), id: requestId(request.headers.get('x-request-id')), ip: clientIp(request, server) || '-', status: 0 }
+    ;(ctx as Traced)[TRACE] = trace
+    set.headers['x-request-id'] = trace.id
     const length = Number(request.headers.get('content-length') ?? 0)
-    if (length > config().maxBodyBytes) return errorResponse(Errors.entityTooLarge())
+    if (length > config().maxBodyBytes) {
+      // Answered before routing: Elysia runs no after-response hook for it, so it is logged here.
+      const response = errorResponse(Errors.entityTooLarge())
+      response.headers.set('x-request-id', trace.id)
+      finish(request.method, UNMATCHED, 413, trace)
+      return response
+    }
   })
   .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
-  .onError({ as: 'global' }, ({ code, error, request }) => {
-    if (error instanceof ApiError) return errorResponse(error)
-    switch (code) {
-      case 'VALIDATION':
-        return errorResponse(Errors.invalidFormBody(validationTree(error.all as never)))
-      case 'PARSE': {
-        // Our parser's own refusals (413, 415, 408, 50109) arrive wrapped in Elysia's ParseError.
-        const cause = (error as { cause?: unknown }).cause
-        return errorResponse(cause instanceof ApiError ? cause : Errors.invalidJson())
-      }
-      case 'NOT_FOUND':
-        return errorResponse(Errors.notFound())
-    }
-    // Elysia's own status errors (e.g. 413 from Bun's body limit) keep their status with our body.
-    const status = (error as { status?: number })?.status
-    if (status === 413) return errorResponse(Errors.entityTooLarge())
-    if (typeof status === 'number' && status >= 400 && status < 500 && code !== 'UNKNOWN') {
-      return errorResponse(statusError(status))
-    }
-    log.error('unhandled error', { method: request.method, url: new URL(request.url).pathname, error: String((error as Error)?.stack ?? error) })
-    return errorResponse(Errors.internal())
+  .onError({ as: 'global' }, (ctx) => {
+    const response = errorFor(ctx)
+    const trace = (ctx as Traced)[TRACE]
+    if (trace) trace.status = response.status
+    return response
   })
-  .onAfterResponse({ as: 'global' }, ({ request, route, set }) => {
-    const start = started.get(request)
-    const ms = start === undefined ? 0 : performance.now() - start
-    log.info('request', { method: request.method, route: route || new URL(request.url).pathname, status: set.status ?? 200, ms: ms.toFixed(1) })
+  .onAfterResponse({ as: 'global' }, (ctx) => {
+    const trace = (ctx as Traced)[TRACE]
+    if (!trace) return
+    const { request, route, set, responseValue } = ctx as typeof ctx & { responseValue?: unknown }
+    let status = trace.status
+    if (!status) {
+      if (responseValue instanceof Response) status = responseValue.status
+      // A WebSocket route that upgraded the connection: its handler answered nothing, the socket got 101.
+      else if (responseValue === undefined && route && request.headers.get('upgrade')?.toLowerCase() === 'websocket') status = 101
+      else status = statusOf(set.status)
+    }
+    finish(request.method, route || UNMATCHED, status, trace)
   })
   .as('global')
+
+function errorFor({ code, error, request, route }: { code: string | number; error: unknown; request: Request; route?: string }): Response {
+  if (error instanceof ApiError) return errorResponse(error)
+  switch (code) {
+    case 'VALIDATION':
+      return errorResponse(Errors.invalidFormBody(validationTree((error as { all: never }).all)))
+    case 'PARSE': {
+      // Our parser's own refusals (413, 415, 408, 50109) arrive wrapped in Elysia's ParseError.
+      const cause = (error as { cause?: unknown }).cause
+      return errorResponse(cause instanceof ApiError ? cause : Errors.invalidJson())
+    }
+    case 'NOT_FOUND':
+      return errorResponse(Errors.notFound())
+  }
+  // Elysia's own status errors (e.g. 413 from Bun's body limit) keep their status with our body.
+  const status = (error as { status?: number })?.status
+  if (status === 413) return errorResponse(Errors.entityTooLarge())
+  if (typeof status === 'number' && status >= 400 && status < 500 && code !== 'UNKNOWN') {
+    return errorResponse(statusError(status))
+  }
+  // The route template, not the path: a path may carry a token.
+  log.error('unhandled error', { method: request.method, route: route || UNMATCHED, error: String((error as Error)?.stack ?? error) })
+  return errorResponse(Errors.internal())
+}

@@ -40,11 +40,38 @@ async function readLimited(request: Request): Promise<Uint8Array> {
 
 function parseJson(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return null
+  let text: string
+  let value: unknown
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    value = JSON.parse(text)
   } catch {
     throw Errors.invalidJson()
   }
+  return /toString|valueOf|\\u/.test(text) ? defuse(value) : value
+}
+
+function printable(this: object, hint: string): string | number {
+  return hint === 'number' ? NaN : Array.isArray(this) ? '[object Array]' : '[object Object]'
+}
+
+/**
+ * JSON can give an object its own "toString" or "valueOf" key, but never a function: such an object throws a
+ * TypeError wherever it is turned into a string (a validation message's `${value}`, a log line), which would answer
+ * 500. Each one gets a hidden Symbol.toPrimitive, so it prints like any other object; its keys and its JSON stay as
+ * the client sent them. Walked with a stack: bodies may nest deeper than the call stack.
+ */
+function defuse(root: unknown): unknown {
+  const stack = [root]
+  while (stack.length) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null) continue
+    if (Object.hasOwn(node, 'toString') || Object.hasOwn(node, 'valueOf')) {
+      Object.defineProperty(node, Symbol.toPrimitive, { value: printable, enumerable: false })
+    }
+    for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) stack.push(child)
+  }
+  return root
 }
 
 /** Form fields; a repeated key becomes a list (the OAuth2 endpoints treat repeats as invalid). */

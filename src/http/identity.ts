@@ -35,6 +35,13 @@ export function optionalCaller(request: Request): Promise<Caller | undefined> {
 // not a form error about a body it may not send at all.
 const checked = new WeakMap<Request, Caller>()
 
+/** The API document's security requirement for a rule (scheme names of http/docs.ts; a bearer lists its scope). */
+function security(rule: AuthRule) {
+  const { kinds, scope } = normalize(rule)
+  const names = { user: 'UserToken', bot: 'BotToken', bearer: 'OAuth2Bearer' } as const
+  return kinds.map((kind) => ({ [names[kind]]: kind === 'bearer' && scope ? [scope] : [] }))
+}
+
 function guard(rule: AuthRule) {
   return {
     async transform({ request }: { request: Request }) {
@@ -56,9 +63,10 @@ const userOnly = guard('user')
 export const identity = new Elysia({ name: 'identity' }).macro({
   auth: (rule: AuthRule) => {
     const { transform, resolve } = guard(rule)
-    return { transform, resolve: async ({ request }: { request: Request }) => ({ caller: await resolve({ request }) }) }
+    return { detail: { security: security(rule) }, transform, resolve: async ({ request }: { request: Request }) => ({ caller: await resolve({ request }) }) }
   },
   user: {
+    detail: { security: security('user') },
     transform: userOnly.transform,
     async resolve({ request }: { request: Request }): Promise<{ caller: UserCaller }> {
       const caller = await userOnly.resolve({ request })

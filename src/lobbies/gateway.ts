@@ -1,7 +1,8 @@
-// What lobbies tell the Gateway: the lobby topics a new session joins. (Op 17, the lobby call, is the voice domain's:
-// src/voice/gateway.ts.)
+// What lobbies tell the Gateway: the lobby topics a new session joins, and which sessions keep lobbies active (the
+// idle rule, activity.ts). (Op 17, the lobby call, is the voice domain's: src/voice/gateway.ts.)
 import type { Caller } from '../core/caller'
-import { topics } from '../gateway/bus'
+import { type GatewayConnection, topics } from '../gateway/bus'
+import { sessionEnded, sessionStarted } from './activity'
 import { lobbyIdsOfUser } from './store'
 
 export function lobbyIdentify(caller: Caller) {
@@ -10,3 +11,6 @@ export function lobbyIdentify(caller: Caller) {
   const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
   return { topics: ids.map(topics.lobby) }
 }
+
+export const lobbySessionStart = (connection: GatewayConnection) => sessionStarted(connection.caller)
+export const lobbySessionEnd = (connection: GatewayConnection) => sessionEnded(connection.caller)

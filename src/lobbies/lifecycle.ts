@@ -4,6 +4,7 @@ import { sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { transaction, type DB } from '../db/client'
 import type { AppCaller } from './access'
+import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
@@ -27,7 +28,9 @@ export { lobbyView }
 
 export type CreateInput = { metadata?: Metadata | null; members?: MemberInput[]; idleTimeoutSeconds?: number | null; flags?: number | null }
 
-function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | null; idleTimeoutSeconds?: number | null; flags?: number | null; secretHash?: string }): LobbyRow {
+type NewLobby = { metadata?: Metadata | null; idleTimeoutSeconds?: number | null; flags?: number | null; secretHash?: string; createdVia: 'post' | 'put' }
+
+function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
   const now = clock.now()
   const idle = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
   return insertLobby(tx, {
@@ -38,7 +41,8 @@ function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | 
     idleTimeoutSeconds: idle,
     secretHash: input.secretHash ?? null,
     secretExpiresAt: input.secretHash ? now + SECRET_LIFETIME_MS : null,
-    // Nobody is connected yet: the idle countdown starts at creation.
+    createdVia: input.createdVia,
+    // The countdown starts at creation; announceCreate stops it if a first member is online.
     idleDeadline: now + idle * 1000,
     createdAt: now,
   })
@@ -46,6 +50,7 @@ function newLobby(tx: DB, applicationId: string, input: { metadata?: Metadata | 
 
 /** Subscribe the first members and announce the lobby to them and to the application's bots. */
 function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
+  touchLobby(tx, lobby.id)
   for (const m of listMembers(lobby.id, tx)) effects.subscribe(m.userId, lobby.id)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
 }
@@ -54,7 +59,7 @@ function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
 export async function createLobby(caller: AppCaller, input: CreateInput) {
   const effects = new Effects()
   const lobby = transaction((tx) => {
-    const created = newLobby(tx, caller.applicationId, input)
+    const created = newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
     changeMembers(tx, created, input.members ?? [], [])
     announceCreate(tx, created, effects)
     return created
@@ -90,7 +95,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     }
     if (!found) {
       if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
-      const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash })
+      const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash, createdVia: 'put' })
       if (userId) insertMember(tx, { lobbyId: created.id, userId, applicationId: created.applicationId, metadata: input.memberMetadata ?? null, joinedAt: now })
       announceCreate(tx, created, effects)
       return created
@@ -100,6 +105,8 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
       found = updateLobby(tx, found.id, { metadata: input.lobbyMetadata })
       effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
     }
+    // A member joining or asking again, or new lobby metadata, is activity.
+    if (userId || input.lobbyMetadata !== undefined) touchLobby(tx, found.id)
     return found
   })
   await effects.flush()
@@ -133,18 +140,15 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
-    if (input.idleTimeoutSeconds !== undefined) {
-      const seconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
-      patch.idleTimeoutSeconds = seconds
-      // A running countdown restarts with the new timeout.
-      if (lobby.idleDeadline !== null) patch.idleDeadline = clock.now() + seconds * 1000
-    }
+    if (input.idleTimeoutSeconds !== undefined) patch.idleTimeoutSeconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
     const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
       const removes = listMembers(lobby.id, tx).map((m) => m.userId).filter((id) => !listed.has(id))
       memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
     }
+    // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
+    touchLobby(tx, lobby.id)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
     return current
   })

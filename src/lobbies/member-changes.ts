@@ -9,17 +9,8 @@ import { lobbyFull, userLobbyLimit } from './errors'
 import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
 import { eventMember } from './serialize'
 import { lobbySnapshot } from './snapshots'
-import {
-  anyoneConnected,
-  countMembers,
-  countUserLobbies,
-  deleteMember,
-  getLobby,
-  insertMember,
-  listMembers,
-  updateLobby,
-  updateMember,
-} from './store'
+import { touchLobby } from './activity'
+import { countMembers, countUserLobbies, deleteMember, insertMember, listMembers, updateMember } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 
 export type MemberInput = { id: string; metadata?: Metadata | null; flags?: number | null }
@@ -72,15 +63,9 @@ export function changeMembers(tx: DB, lobby: LobbyRow, upserts: MemberInput[], r
   }
 
   if (changes.added.length > 0 && countMembers(tx, lobby.id) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
-  if (changes.removed.length > 0) armIdleDeadline(tx, lobby.id)
+  // A member change is activity: the idle countdown starts over (or stays off while someone keeps the lobby active).
+  if (changes.added.length + changes.updated.length + changes.removed.length > 0) touchLobby(tx, lobby.id)
   return changes
-}
-
-/** With nobody connected the idle countdown runs; start it now unless it already runs. */
-export function armIdleDeadline(tx: DB, lobbyId: string): void {
-  const lobby = getLobby(lobbyId, tx)
-  if (!lobby || lobby.idleDeadline !== null || anyoneConnected(tx, lobbyId)) return
-  updateLobby(tx, lobbyId, { idleDeadline: clock.now() + lobby.idleTimeoutSeconds * 1000 })
 }
 
 /** The gateway side of member changes: events to the lobby, subscriptions, and the lobby itself to joiners/leavers. */

@@ -4,23 +4,48 @@ import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { findUser } from '../accounts/store'
+import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
 import { mirrorToLinkedChannel } from './linked-channel'
 import { lobbyMessage } from './serialize'
-import { insertMessage, listMessages } from './store'
+import { findEnforcedNonce, insertMessage, listMessages, releaseEnforcedNonce } from './store'
 import type { LobbyRow, Metadata } from './tables'
 
-export type MessageInput = { content: string; metadata?: Metadata | null; flags?: number | null; nonce?: string | number }
+export type MessageInput = {
+  content: string
+  metadata?: Metadata | null
+  flags?: number | null
+  nonce?: string | number
+  /** With a nonce: a retry within NONCE_WINDOW_MS answers the first message instead of posting again. */
+  enforceNonce?: boolean
+  tts?: boolean
+}
 
-export async function postMessage(lobby: LobbyRow, authorId: string, input: MessageInput) {
+/** How long an enforced nonce holds (Discord: "a few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000
+
+/**
+ * POST /lobbies/{id}/messages. Returns the message and whether it is new: with `enforce_nonce`, the same author
+ * sending the same nonce to the same lobby within five minutes gets the original back, and nothing is sent again.
+ * The check and the insert are one transaction, and a unique index holds one enforced nonce per author and lobby,
+ * so concurrent retries make exactly one message.
+ */
+export async function postMessage(lobby: LobbyRow, authorId: string, input: MessageInput): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
   const author = await findUser(authorId)
   if (!author) throw Errors.unauthorized()
-  const effects = new Effects()
-  const row = transaction((tx) =>
-    insertMessage(tx, {
+  const enforce = input.enforceNonce === true && input.nonce !== undefined
+  const { row, created } = transaction((tx) => {
+    const now = clock.now()
+    if (enforce) {
+      const earlier = findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
+      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS) return { row: earlier, created: false }
+      // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
+      if (earlier) releaseEnforcedNonce(tx, earlier.id)
+    }
+    const inserted = insertMessage(tx, {
       id: snowflake(),
       lobbyId: lobby.id,
       applicationId: lobby.applicationId,
@@ -28,15 +53,23 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
       content: input.content,
       metadata: input.metadata && Object.keys(input.metadata).length ? input.metadata : null,
       flags: (input.flags ?? 0) & MESSAGE_FLAGS_ALLOWED,
-      createdAt: clock.now(),
-    }),
-  )
-  const message = lobbyMessage(row, author, { nonce: input.nonce })
+      tts: input.tts === true,
+      nonce: input.nonce ?? null,
+      enforceNonce: enforce,
+      createdAt: now,
+    })
+    // A message is activity: the lobby's idle countdown starts over.
+    touchLobby(tx, lobby.id)
+    return { row: inserted, created: true }
+  })
+  const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
+  if (!created) return { message, created }
+  const effects = new Effects()
   effects.toLobby(lobby, 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   await effects.flush()
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
   await mirrorToLinkedChannel(lobby, author.id, input.content).catch(() => undefined)
-  return message
+  return { message, created }
 }
 
 /** Newest first; `before`/`after` page through the whole history. */

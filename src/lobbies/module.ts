@@ -2,7 +2,7 @@
 // guild port (guilds' channels, invites and messages, reached without guilds importing lobbies) and the idle sweeper.
 import type { DomainModule } from '../domain'
 import { guildsForLobbies } from '../guilds/public'
-import { lobbyIdentify } from './gateway'
+import { lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
 import { setGuildPort } from './guild-port'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
 import { lobbiesRoutes } from './routes'
@@ -11,6 +11,8 @@ export const lobbiesModule = {
   name: 'lobbies',
   api: [lobbiesRoutes],
   identify: lobbyIdentify,
+  sessionStart: lobbySessionStart,
+  sessionEnd: lobbySessionEnd,
   install: () => setGuildPort(guildsForLobbies),
   start: startLobbySweeper,
   stop: stopLobbySweeper,

@@ -124,10 +124,12 @@ export const lobbiesRoutes = new Elysia()
     '/lobbies/:lobbyId/members/@me',
     async ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
+      if (caller.kind === 'bearer' && lobby.createdVia === 'post') throw Errors.missingAccess()
       await removeMember(lobby, caller.userId)
       return noContent()
     },
-    { auth: OAUTH2, detail: detail('Leave a lobby', { 204: NO_CONTENT }) },
+    { auth: OAUTH2, detail: detail('Leave a lobby (not one created with POST /lobbies: 403 50001)', { 204: NO_CONTENT }) },
   )
   .put(
     '/lobbies/:lobbyId/members/:userId',
@@ -181,10 +183,11 @@ export const lobbiesRoutes = new Elysia()
       const metadata = check.metadata('metadata', body.metadata)
       const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
       check.done()
-      const message = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce })
-      return json(message, 201)
+      const { message, created } = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce, enforceNonce: body.enforce_nonce, tts: body.tts })
+      // A retry answered by enforce_nonce is the original message, 200.
+      return json(message, created ? 201 : 200)
     },
-    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message', { 201: LobbyMessageAnswer }) },
+    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)', { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer }) },
   )
   .post(
     '/lobbies/:lobbyId/members/@me/invites',

@@ -14,17 +14,18 @@ import {
 } from './limits'
 
 const Snowflake = t.String({ pattern: '^[0-9]{1,20}$' })
-const Metadata = t.Optional(t.Unknown())
+// The examples are what the API docs offer to send: values the server accepts.
+const Metadata = t.Optional(t.Unknown({ description: 'object of string keys and values, or null', examples: [{ mode: 'ranked' }] }))
 // Nullable integers are checked by FormCheck.int (bounds below) so the error names the bound.
-const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null` }))
-const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null` }))
-const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null` }))
+const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null`, examples: [300] }))
+const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null`, examples: [0] }))
+const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null`, examples: [0] }))
 
 export const MemberSchema = t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags })
 
 export const CreateLobbySchema = t.Object({
   metadata: Metadata,
-  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
+  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST, examples: [[]] })),
   idle_timeout_seconds: IdleTimeout,
   flags: LobbyFlags,
 })
@@ -54,7 +55,6 @@ export const MessageSchema = t.Object({
   metadata: Metadata,
   flags: t.Optional(t.Unknown({ description: 'integer bit field or null' })),
   nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
-  // Accepted and ignored: parts of Discord's create-message body that lobby messages do not carry.
   tts: t.Optional(t.Boolean()),
   enforce_nonce: t.Optional(t.Boolean()),
 })

@@ -1,5 +1,6 @@
 // Lobby, member and message objects: the REST shapes (WIRE.md §1) and the Gateway shapes (members carry
-// `connected` and, inside lobby objects, no `id`, as spec §2.2 says; Gateway lobby objects carry `voice_states`).
+// `connected`; Gateway lobby objects carry `voice_states`). Spec §2.2 says Gateway member objects omit `id`, but
+// Discord's clients key members by id, so they carry it too (issue 17).
 import type { UserRow } from '../accounts/tables'
 import { publicUser } from '../accounts/serialize'
 import type { LobbyMemberRow, LobbyMessageRow, LobbyRow } from './tables'
@@ -13,10 +14,8 @@ export function eventMember(m: LobbyMemberRow) {
   return { id: m.userId, metadata: m.metadata ?? null, flags: m.flags, connected: m.voiceSessionId !== null }
 }
 
-/** A member inside a Gateway lobby object: no id, with connected. */
-function gatewayMember(m: LobbyMemberRow) {
-  return { metadata: m.metadata ?? null, flags: m.flags, connected: m.voiceSessionId !== null }
-}
+/** A member inside a Gateway lobby object: the same shape as in member events. */
+const gatewayMember = eventMember
 
 /**
  * A lobby voice state (Discord's voice state object with lobby_id; channel_id null), plus `connected`: false when
@@ -69,6 +68,7 @@ export function lobbyMessage(m: LobbyMessageRow, author: UserRow, extra: { nonce
     author: publicUser(author),
     ...(m.metadata ? { metadata: m.metadata } : {}),
     flags: m.flags,
+    tts: m.tts,
     application_id: m.applicationId,
     timestamp: new Date(m.createdAt).toISOString(),
     ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),

@@ -1,5 +1,5 @@
 // Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
-import { and, asc, count, desc, eq, isNotNull, lte, sql } from 'drizzle-orm'
+import { and, inArray, asc, count, desc, eq, isNotNull, lte, sql } from 'drizzle-orm'
 import { db, type DB } from '../db/client'
 import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
 
@@ -71,6 +71,11 @@ export function countMembers(tx: DB, lobbyId: string): number {
   return tx.select({ n: count() }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).get()?.n ?? 0
 }
 
+/** Every lobby (the /metrics gauge). */
+export function countLobbies(): number {
+  return db().select({ n: count() }).from(lobbies).get()?.n ?? 0
+}
+
 export function countUserLobbies(tx: DB, userId: string, applicationId: string): number {
   return tx.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))).get()?.n ?? 0
 }
@@ -81,6 +86,20 @@ export function lobbyIdsOfUser(userId: string, applicationId?: string): string[]
     ? and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))
     : eq(lobbyMembers.userId, userId)
   return db().select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where).all().map((r) => r.id)
+}
+
+/** The user ids of a lobby's members. */
+export function memberUserIds(tx: DB, lobbyId: string): string[] {
+  return tx.select({ id: lobbyMembers.userId }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).all().map((r) => r.id)
+}
+
+/** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
+export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
+  const mine = db()
+    .select({ id: lobbyMembers.lobbyId })
+    .from(lobbyMembers)
+    .where(applicationId ? and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId)) : eq(lobbyMembers.userId, userId))
+  db().update(lobbies).set({ idleDeadline: null }).where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, mine))).run()
 }
 
 export function anyoneConnected(tx: DB, lobbyId: string): boolean {
@@ -119,6 +138,19 @@ export function resetVoiceAtStart(now: number): void {
 
 export function insertMessage(tx: DB, row: typeof lobbyMessages.$inferInsert): LobbyMessageRow {
   return tx.insert(lobbyMessages).values(row).returning().get()
+}
+
+/** The author's message in the lobby that holds this enforced nonce, if any. */
+export function findEnforcedNonce(tx: DB, lobbyId: string, authorId: string, nonce: string | number): LobbyMessageRow | undefined {
+  return tx
+    .select()
+    .from(lobbyMessages)
+    .where(and(eq(lobbyMessages.lobbyId, lobbyId), eq(lobbyMessages.authorId, authorId), eq(lobbyMessages.nonce, nonce), eq(lobbyMessages.enforceNonce, true)))
+    .get()
+}
+
+export function releaseEnforcedNonce(tx: DB, messageId: string): void {
+  tx.update(lobbyMessages).set({ enforceNonce: false }).where(eq(lobbyMessages.id, messageId)).run()
 }
 
 export function listMessages(lobbyId: string, page: { limit: number; before?: string; after?: string }): LobbyMessageRow[] {

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { applications } from '../oauth2/tables'
 import { users } from '../accounts/tables'
@@ -19,8 +20,13 @@ export const lobbies = sqliteTable(
     linkedChannelId: text().unique(),
     linkedBy: text(),
     linkedAt: integer(),
-    /** When the lobby closes for idleness; null while a member is connected. The sweeper reads it. */
+    /**
+     * When the lobby closes for idleness; null while it is active (a member has an identified Gateway session or is in
+     * its call). Messages and member changes push it back. The sweeper reads it.
+     */
     idleDeadline: integer(),
+    /** How it was created: `post` (application-managed: members cannot join by secret or leave) or `put` (by secret). */
+    createdVia: text({ enum: ['post', 'put'] }).notNull().default('put'),
     createdAt: integer().notNull(),
   },
   (t) => [
@@ -61,9 +67,18 @@ export const lobbyMessages = sqliteTable(
     content: text().notNull(),
     metadata: text({ mode: 'json' }).$type<Metadata>(),
     flags: integer().notNull().default(0),
+    tts: integer({ mode: 'boolean' }).notNull().default(false),
+    /** The client's nonce as sent (string or integer), echoed in the create answer. */
+    nonce: text({ mode: 'json' }).$type<string | number>(),
+    /** Sent with enforce_nonce: the author's next message with the same nonce in the lobby within 5 minutes is this one. */
+    enforceNonce: integer({ mode: 'boolean' }).notNull().default(false),
     createdAt: integer().notNull(),
   },
-  (t) => [index('lobby_messages_lobby_idx').on(t.lobbyId, t.id)],
+  (t) => [
+    index('lobby_messages_lobby_idx').on(t.lobbyId, t.id),
+    // At most one message per author, lobby and enforced nonce: concurrent retries cannot both insert.
+    uniqueIndex('lobby_messages_enforced_nonce_unique').on(t.lobbyId, t.authorId, t.nonce).where(sql`${t.enforceNonce} = 1`),
+  ],
 )
 
 export type LobbyRow = typeof lobbies.$inferSelect

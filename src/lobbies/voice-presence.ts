@@ -4,7 +4,7 @@
 import type { Caller } from '../core/caller'
 import { transaction } from '../db/client'
 import { Effects } from './effects'
-import { armIdleDeadline } from './member-changes'
+import { armIdleDeadline } from './activity'
 import { eventMember, lobbyVoiceState } from './serialize'
 import { getLobby, getMember, listMembers, setVoice, updateLobby } from './store'
 

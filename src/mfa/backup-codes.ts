@@ -13,12 +13,23 @@ function newCode(): string {
   return Array.from({ length: 8 }, () => ALPHABET[randomInt(ALPHABET.length)]).join('')
 }
 
+export type NewBackupCodes = { codes: string[]; hashes: string[] }
+
+/** Ten new codes and their hashes (slow: argon2id each), to store with storeBackupCodes. */
+export async function newBackupCodes(): Promise<NewBackupCodes> {
+  const codes = Array.from({ length: BACKUP_CODE_COUNT }, newCode)
+  return { codes, hashes: await Promise.all(codes.map((c) => hashPassword(c))) }
+}
+
+/** Replace the user's codes (synchronous: may run inside a caller's transaction); returns them in clear. */
+export function storeBackupCodes(userId: string, fresh: NewBackupCodes): BackupCodeView[] {
+  replaceBackupCodes(userId, fresh.hashes)
+  return fresh.codes.map((code) => ({ user_id: userId, code, consumed: false }))
+}
+
 /** Replace the user's codes with ten new ones; returns them in clear (the only time they are). */
 export async function regenerateBackupCodes(userId: string): Promise<BackupCodeView[]> {
-  const codes = Array.from({ length: BACKUP_CODE_COUNT }, newCode)
-  const hashes = await Promise.all(codes.map((c) => hashPassword(c)))
-  replaceBackupCodes(userId, hashes)
-  return codes.map((code) => ({ user_id: userId, code, consumed: false }))
+  return storeBackupCodes(userId, await newBackupCodes())
 }
 
 /** The user's codes as stored: which are used; the codes themselves are masked (only their hashes are kept). */

@@ -10,6 +10,7 @@ import { redeemOneTime } from '../accounts/one-time'
 import { endSessions, replaceSession } from '../accounts/sessions'
 import { Errors, formError } from '../core/errors'
 import { consume } from '../core/ratelimit'
+import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { identity, optionalCaller } from '../http/identity'
@@ -18,7 +19,7 @@ import { noContent } from '../http/respond'
 import { privateUser } from '../accounts/serialize'
 import { findUser, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
-import { listBackupCodes, regenerateBackupCodes, removeBackupCodes } from './backup-codes'
+import { listBackupCodes, newBackupCodes, regenerateBackupCodes, removeBackupCodes, storeBackupCodes } from './backup-codes'
 import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } from './elevation'
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
 import { finishMfaLogin } from './login'
@@ -170,8 +171,13 @@ export const mfaSessionRoutes = new Elysia()
       if (!secret) throw invalidSecret()
       const step = matchingStep(secret, body.code.replace(/\s+/g, ''))
       if (step === undefined) throw invalidCode()
-      if (!saveTotp(me.userId, secret, step)) throw alreadyEnrolled()
-      const backup_codes = await regenerateBackupCodes(me.userId)
+      // The secret and its backup codes commit together (codes hashed first): a crash never leaves TOTP on
+      // without backup codes.
+      const fresh = await newBackupCodes()
+      const backup_codes = transaction(() => {
+        if (!saveTotp(me.userId, secret, step)) throw alreadyEnrolled()
+        return storeBackupCodes(me.userId, fresh)
+      })
       // New credentials, new token: every other session ends, this one continues under a new token.
       await endSessions(me.userId, me.sessionId)
       const token = await replaceSession(me)

@@ -13,11 +13,13 @@ export const secondFactorForAccounts: SecondFactor = {
     const challenge = await mfaChallengeFor(userId, purpose, data)
     return challenge && mfaLoginBody(userId, challenge)
   },
-  async redeem(purpose, ticket, expected, method, code) {
+  async verify(purpose, ticket, expected, method, code) {
     const row = loadTicket(purpose, ticket)
     if (row.userId !== expected.userId || Object.entries(expected.data).some(([key, value]) => row.data[key] !== value)) throw invalidTicket()
     await verifyFactor(row, method, code)
-    if (!redeemTicket(row)) throw invalidTicket()
+    return () => {
+      if (!redeemTicket(row)) throw invalidTicket()
+    }
   },
   requireElevation,
   removeAll: removeAllFactors,

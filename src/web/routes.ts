@@ -19,7 +19,13 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-const PAGE_HEADERS = {
+/**
+ * Powerful features the pages never use are off; the microphone is for the lobby page (its call) alone. WebAuthn
+ * (publickey-credentials-*) keeps its default: this origin only.
+ */
+const PERMISSIONS = (microphone: boolean) => `camera=(), geolocation=(), microphone=(${microphone ? 'self' : ''}), payment=(), usb=()`
+
+const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy': PAGE_CSP,
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
@@ -40,6 +46,8 @@ export const PAGE_ROUTES: [path: string, page: PageName][] = [
   ['/wasntme/*', 'wasntme'],
   ['/oauth2/authorize', 'authorize'],
   ['/settings/security', 'security'],
+  ['/ra/*', 'ra'],
+  ['/lobbies/*', 'lobby'],
 ]
 
 function respond(file: WebFile, headers: Record<string, string>): Response {
@@ -59,7 +67,7 @@ async function site() {
 async function page(name: PageName): Promise<Response> {
   const file = (await site()).pages.get(name)
   if (!file) throw Errors.notFound()
-  return respond(file, PAGE_HEADERS)
+  return respond(file, { ...PAGE_HEADERS, 'permissions-policy': PERMISSIONS(name === 'lobby') })
 }
 
 /** Scripts and styles by their hashed names: cached for good. Anything else keeps the API's JSON 404. */

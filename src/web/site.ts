@@ -7,7 +7,9 @@
 import { basename } from 'node:path'
 import authorize from './pages/authorize.html'
 import authorizeIp from './pages/authorize-ip.html'
+import lobby from './pages/lobby.html'
 import login from './pages/login.html'
+import ra from './pages/ra.html'
 import register from './pages/register.html'
 import reset from './pages/reset.html'
 import security from './pages/security.html'
@@ -17,7 +19,7 @@ import wasntme from './pages/wasntme.html'
 type BundleFile = { path: string; loader: string; headers?: Record<string, string> }
 type HtmlBundle = { index: string; files?: BundleFile[] }
 
-const bundles = { login, register, verify, 'authorize-ip': authorizeIp, reset, wasntme, authorize, security } as unknown as Record<string, HtmlBundle>
+const bundles = { login, register, verify, 'authorize-ip': authorizeIp, reset, wasntme, authorize, security, ra, lobby } as unknown as Record<string, HtmlBundle>
 export type PageName = keyof typeof bundles
 
 export type WebFile = { body: Blob; type: string }

@@ -1,7 +1,7 @@
 // Server experiments: the arrays as Discord encodes them (key hashes, nested pairs, exclusive rollout ends), every
 // filter at its edges, and agreement with a client-side evaluation of those arrays written here after Discord's
 // client (exclusive ends, key hashes looked up by number, range-by-hash doubling).
-import { beforeEach, describe, expect, test } from 'bun:test'
+import { beforeEach, describe, expect, setSystemTime, test } from 'bun:test'
 import { compileAll, evaluate } from '../../src/experiments/bucketing'
 import type { Definition } from '../../src/experiments/definitions'
 import type { GuildFacts } from '../../src/experiments/filters'
@@ -248,10 +248,16 @@ describe('server-side evaluation of real servers (server experiments eval)', () 
     await join(channelId, owner)
     expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1, population: 0, position })
     // The ID's time, not the clock at creation (IDs never go backwards when other tests moved the clock).
-    clock.advance(snowflakeTime(guild.id) + 4 * DAY - 1 - clock.now())
-    expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1 })
-    clock.advance(1)
-    expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: -1, population: -1 })
+    // Date.now() held still, so that no real millisecond passes between setting the age and reading it.
+    setSystemTime(new Date(Date.now()))
+    try {
+      clock.advance(snowflakeTime(guild.id) + 4 * DAY - 1 - clock.now())
+      expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1 })
+      clock.advance(1)
+      expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: -1, population: -1 })
+    } finally {
+      setSystemTime()
+    }
   })
 })
 

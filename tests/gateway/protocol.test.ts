@@ -5,19 +5,15 @@ import { snowflake } from '../../src/core/snowflake'
 import { db } from '../../src/db/client'
 import { events, topics } from '../../src/gateway/bus'
 import { oauth2Tokens } from '../../src/oauth2/tables'
-import { GatewayClient } from '../gateway-client'
+import { tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
 
-const open: GatewayClient[] = []
+const sockets = tracked()
 afterEach(() => {
-  open.splice(0).forEach((c) => c.close())
+  sockets.closeAll()
   resetWorld()
 })
-async function connect(options?: Parameters<typeof GatewayClient.connect>[0]) {
-  const c = await GatewayClient.connect(options)
-  open.push(c)
-  return c
-}
+const connect = sockets.connect
 async function identified(token: string) {
   const c = await connect()
   const ready = await c.identify(token)

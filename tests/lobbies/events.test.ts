@@ -36,7 +36,7 @@ describe('lobby events reach the members and the application bots, nobody else',
     const lobby = await createLobby(bot, { metadata: { m: '1' }, members: [{ id: a.id }] })
     const created = sockets.a.events('LOBBY_CREATE')
     expect(created).toHaveLength(1)
-    expect(created[0]).toEqual({ id: lobby.id, application_id: app.id, metadata: { m: '1' }, members: [{ metadata: null, flags: 0, connected: false }], flags: 0, voice_states: [] })
+    expect(created[0]).toEqual({ id: lobby.id, application_id: app.id, metadata: { m: '1' }, members: [{ id: a.id, metadata: null, flags: 0, connected: false }], flags: 0, voice_states: [] })
     expect(sockets.bot.events('LOBBY_CREATE')).toHaveLength(1)
     expect(sockets.b.types()).toEqual([])
 
@@ -99,7 +99,7 @@ describe('lobby events reach the members and the application bots, nobody else',
     await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { members: [{ id: b.id }] } })
     expect(sockets.a.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'removed' }])
     expect(sockets.a.events('LOBBY_UPDATE')).toEqual([])
-    expect(sockets.b.events('LOBBY_UPDATE')[0].members).toEqual([{ metadata: null, flags: 0, connected: false }])
+    expect(sockets.b.events('LOBBY_UPDATE')[0].members).toEqual([{ id: b.id, metadata: null, flags: 0, connected: false }])
     expect(sockets.bot.events('LOBBY_MEMBER_ADD')).toHaveLength(1)
     expect(sockets.bot.events('LOBBY_MEMBER_REMOVE')).toHaveLength(1)
     for (const s of Object.values(sockets)) s.clear()
@@ -138,9 +138,14 @@ describe('lobby events reach the members and the application bots, nobody else',
 
     await markDisconnected(lobby.id, b.id, sockets.b.conn.sessionId)
     expect(sockets.a.events('LOBBY_MEMBER_DISCONNECT').map((e: any) => e.member.id)).toEqual([b.id])
+    // Out of the call, but a and b are still on the Gateway: the lobby stays active.
     clock.advance(30_000)
     await sweepIdleLobbies()
-    expect(sockets.a.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'deleted' }])
+    expect(sockets.bot.events('LOBBY_DELETE')).toEqual([])
+    // Once their sessions end, the countdown runs and the idle close deletes the lobby.
+    for (const s of [late, elsewhere, sockets.a, sockets.b]) await s.close()
+    clock.advance(30_000)
+    await sweepIdleLobbies()
     expect(sockets.bot.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'deleted' }])
     nobodyElse()
   })

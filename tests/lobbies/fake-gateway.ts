@@ -2,7 +2,7 @@
 // user:/app: topics like the real Gateway, and record what is published to them. Every call is also passed on
 // to the real Gateway's bus, so sockets of other test files in the same process keep working.
 import type { Caller } from '../../src/core/caller'
-import { identifyHooks, installBus, sessionEndHooks, opHandlers, type GatewayConnection } from '../../src/gateway/bus'
+import { identifyHooks, installBus, sessionEndHooks, sessionStartHooks, opHandlers, type GatewayConnection } from '../../src/gateway/bus'
 import { bus as realBus } from '../../src/gateway/server'
 
 type Conn = GatewayConnection & { topics: Set<string>; received: { t: string; d: any }[] }
@@ -36,6 +36,7 @@ export async function connect(caller: Caller) {
   for (const hook of identifyHooks) for (const t of (await hook(caller)).topics ?? []) topics.add(t)
   const conn: Conn = { caller, sessionId: `fake-${n}`, topics, received: [], send() {} }
   conns.add(conn)
+  for (const hook of sessionStartHooks) await hook(conn)
   return {
     conn,
     types: () => conn.received.map((e) => e.t),

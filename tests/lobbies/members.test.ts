@@ -116,9 +116,10 @@ describe('DELETE members', () => {
     expect((await api('DELETE', `/lobbies/${lobby.id}/members/${players[1].id}`, { token: players[1].bearer })).status).toBe(401)
   })
 
-  test('@me: an OAuth2 member leaves; needs lobbies.write', async () => {
+  test('@me: an OAuth2 member leaves a lobby it joined by secret; needs lobbies.write', async () => {
     const { bot, players } = await setup(2)
-    const lobby = await createLobby(bot, { members: [{ id: players[0].id }, { id: players[1].id }] })
+    const lobby = (await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret: 'leave-me' } })).body
+    await api('PUT', '/lobbies', { token: players[1].bearer, body: { secret: 'leave-me' } })
     expect((await api('DELETE', `/lobbies/${lobby.id}/members/@me`, { token: players[0].bearer })).status).toBe(204)
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: players[0].bearer })).status).toBe(404)
     expect((await api('DELETE', `/lobbies/${lobby.id}/members/@me`, { token: players[0].bearer })).status).toBe(204)
@@ -127,6 +128,27 @@ describe('DELETE members', () => {
     const r = await api('DELETE', `/lobbies/${lobby.id}/members/@me`, { token: scoped[0].bearer })
     expect(r.status).toBe(403)
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).body.members.map((m: any) => m.id)).toEqual([players[1].id])
+  })
+
+  test('@me: a lobby created with POST /lobbies cannot be left by its members (403 50001); the application removes them', async () => {
+    const { bot, players } = await setup(2)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }, { id: players[1].id }] })
+    const r = await api('DELETE', `/lobbies/${lobby.id}/members/@me`, { token: players[0].bearer })
+    expect(r.status).toBe(403)
+    expect(r.body).toEqual({ code: 50001, message: 'Missing Access' })
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).body.members.map((m: any) => m.id)).toEqual([players[0].id, players[1].id])
+    expect((await api('DELETE', `/lobbies/${lobby.id}/members/${players[0].id}`, { token: bot })).status).toBe(204)
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).body.members.map((m: any) => m.id)).toEqual([players[1].id])
+  })
+
+  test('a lobby created with POST /lobbies cannot be joined with PUT /lobbies, whatever the secret', async () => {
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { metadata: { secret: 'guess' } })
+    for (const secret of ['guess', lobby.id, '']) {
+      const r = await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret } })
+      if (r.status === 200) expect(r.body.id).not.toBe(lobby.id)
+    }
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).body.members).toEqual([])
   })
 })
 

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { clock } from '../../src/core/clock'
+import { snowflake } from '../../src/core/snowflake'
+import { rawDatabase } from '../../src/db/client'
 import { api, makeApp, resetWorld } from '../helpers'
 import { createLobby, metadata, setup } from './helpers'
 
@@ -57,7 +60,13 @@ describe('GET /lobbies/{id}/messages', () => {
   test('newest first, default 50, limit 1-200', async () => {
     const { bot, players } = await setup(1)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
-    for (let i = 0; i < 205; i++) await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: `m${i}` } })
+    // One message through the API, the other 204 written straight to the table (posting them would take 20 s at the
+    // route's rate limit).
+    const seed = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'm0' } })
+    const insert = rawDatabase().prepare('INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    rawDatabase().transaction(() => {
+      for (let i = 1; i < 205; i++) insert.run(snowflake(), lobby.id, lobby.application_id, seed.body.author.id, `m${i}`, clock.now())
+    })()
     const get = (q = '') => api('GET', `/lobbies/${lobby.id}/messages${q}`, { token: players[0].bearer })
     const first = await get()
     expect(first.status).toBe(200)

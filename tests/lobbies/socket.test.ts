@@ -31,7 +31,7 @@ test('lobby lifecycle events reach exactly the members and the owning bot', asyn
   const lobby = await createLobby(bot, { members: [{ id: a.id }] })
   const created = await aUser.waitFor('LOBBY_CREATE')
   expect(created.d.id).toBe(lobby.id)
-  expect(created.d.members[0]).toEqual({ metadata: null, flags: 0, connected: false })
+  expect(created.d.members[0]).toEqual({ id: a.id, metadata: null, flags: 0, connected: false })
   await botSocket.waitFor('LOBBY_CREATE')
 
   await api('PUT', `/lobbies/${lobby.id}/members/${b.id}`, { token: bot })

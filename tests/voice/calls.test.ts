@@ -287,8 +287,12 @@ describe('lobby calls', () => {
     await close(b, 'idle')
     expect(voiceStats()).toEqual([])
     await until('DISCONNECTs', () => ids(botSocket, 'LOBBY_MEMBER_DISCONNECT').length === 3)
-    // Nobody is connected: the lobby's own idle countdown runs again.
-    expect((rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as any).idle_deadline).not.toBeNull()
+    // Nobody is in the call, but a and b are still on the Gateway: the lobby stays active until they leave it too.
+    const deadline = () => (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as any).idle_deadline
+    expect(deadline()).toBeNull()
+    a.gateway.close(1000)
+    b.gateway.close(1000)
+    await until('the idle countdown', () => deadline() !== null)
   }, 20_000)
 
   test('an unusable answer ends the call; a peer that never answers times out', async () => {

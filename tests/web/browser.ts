@@ -17,8 +17,8 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run
 
 export type Web = { browser: Browser; base: string; shots: string }
 
-/** Launch the file's browser before its tests and point WEB_URL at localhost; undo both after. */
-export function useBrowser(): Web {
+/** Launch the file's browser (with any extra Chromium flags) before its tests and point WEB_URL at localhost; undo both after. */
+export function useBrowser(extraArgs: string[] = []): Web {
   const web = {} as Web
   let previousWebUrl = ''
   beforeAll(async () => {
@@ -28,7 +28,7 @@ export function useBrowser(): Web {
     setConfig({ ...config(), webUrl: web.base })
     web.shots = mkdtempSync(join(tmpdir(), 'lobby-web-'))
     // Playwright gives every launch a fresh temporary user-data-dir.
-    web.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
+    web.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] })
   })
   afterAll(async () => {
     await web.browser?.close()
@@ -40,6 +40,14 @@ export function useBrowser(): Web {
 
 type Body = (page: Page, context: BrowserContext) => Promise<void>
 
+/** Watch a page for CSP refusals and script errors; the list fills as they happen. */
+function watchPage(p: Page, problems: string[]): void {
+  p.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text())
+  })
+  p.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+}
+
 /** A test with its own browser context; on failure every page it opened is photographed. No CSP violation may occur. */
 export function browserTest(web: Web, name: string, body: Body, timeout = 30_000): void {
   test(
@@ -48,32 +56,45 @@ export function browserTest(web: Web, name: string, body: Body, timeout = 30_000
       const context = await web.browser.newContext({ baseURL: web.base })
       const page = await context.newPage()
       const problems: string[] = []
-      const watch = (p: Page) => {
-        p.on('console', (m) => {
-          if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text())
-        })
-        p.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+      const contexts = [context]
+      watchPage(page, problems)
+      context.on('page', (p) => watchPage(p, problems))
+      // Contexts the test opens itself (another person's browser) are watched, photographed and closed the same way.
+      const opened = async (options?: Parameters<Browser['newContext']>[0]) => {
+        const other = await web.browser.newContext({ baseURL: web.base, ...options })
+        other.on('page', (p) => watchPage(p, problems))
+        contexts.push(other)
+        return other
       }
-      watch(page)
-      context.on('page', watch)
+      extraContexts.set(context, opened)
       try {
         await body(page, context)
         if (problems.length) throw new Error(`browser reported:\n${problems.join('\n')}`)
       } catch (error) {
         const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)
         let n = 0
-        for (const p of context.pages()) {
+        for (const p of contexts.flatMap((c) => c.pages())) {
           const file = join(web.shots, `${slug}-${++n}.png`)
           if (await p.screenshot({ path: file, fullPage: true }).then(() => true, () => false)) console.error(`screenshot: ${file} (${p.url()})`)
         }
         if (problems.length) console.error(problems.join('\n'))
         throw error
       } finally {
-        await context.close()
+        extraContexts.delete(context)
+        for (const c of contexts) await c.close()
       }
     },
     timeout,
   )
+}
+
+const extraContexts = new Map<BrowserContext, (options?: Parameters<Browser['newContext']>[0]) => Promise<BrowserContext>>()
+
+/** Another browser profile for the same test (a second person or device), closed with the test's own context. */
+export async function otherContext(context: BrowserContext): Promise<BrowserContext> {
+  const open = extraContexts.get(context)
+  if (!open) throw new Error('otherContext: not inside a browserTest')
+  return open()
 }
 
 /** Put a session token where the pages look for it (localStorage "token", JSON-encoded as Discord does). */

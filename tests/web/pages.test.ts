@@ -3,11 +3,12 @@
 // the access log.
 import { describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
+import { captureLog } from '../../src/core/log'
 import { PAGE_ROUTES } from '../../src/web/routes'
 import { api, makeApp, makeUser, server } from '../helpers'
 
 const NOT_FOUND = { message: '404: Not Found', code: 0 }
-const PAGES = ['/login', '/register', '/verify', '/authorize-ip', '/reset', '/wasntme', '/wasntme/abc', '/oauth2/authorize?client_id=1', '/settings/security']
+const PAGES = ['/login', '/register', '/verify', '/authorize-ip', '/reset', '/wasntme', '/wasntme/abc', '/oauth2/authorize?client_id=1', '/settings/security', '/ra/abc', '/lobbies/123']
 
 async function get(path: string, init?: RequestInit) {
   const { url } = await server()
@@ -16,7 +17,7 @@ async function get(path: string, init?: RequestInit) {
 
 describe('pages', () => {
   test('every page the e-mails and clients link to answers HTML with CSP, X-Frame-Options DENY and no-referrer', async () => {
-    expect(PAGE_ROUTES.map(([path]) => path)).toEqual(expect.arrayContaining(['/login', '/register', '/verify', '/authorize-ip', '/reset', '/wasntme/*', '/oauth2/authorize', '/settings/security']))
+    expect(PAGE_ROUTES.map(([path]) => path)).toEqual(expect.arrayContaining(['/login', '/register', '/verify', '/authorize-ip', '/reset', '/wasntme/*', '/oauth2/authorize', '/settings/security', '/ra/*', '/lobbies/*']))
     for (const path of PAGES) {
       const r = await get(path)
       expect(r.status, path).toBe(200)
@@ -29,6 +30,10 @@ describe('pages', () => {
       expect(r.headers.get('x-frame-options')).toBe('DENY')
       expect(r.headers.get('referrer-policy')).toBe('no-referrer')
       expect(r.headers.get('cache-control')).toBe('no-store')
+      // The microphone only for the lobby page (its call); camera and location for none.
+      const permissions = r.headers.get('permissions-policy')!
+      expect(permissions).toContain('camera=()')
+      expect(permissions).toContain(path.startsWith('/lobbies/') ? 'microphone=(self)' : 'microphone=()')
       const html = await r.text()
       // No inline script or style for the CSP to block: every script has a src, no style attributes or elements.
       for (const tag of html.match(/<script\b[^>]*>/g) ?? []) expect(tag).toContain('src="/assets/')
@@ -55,7 +60,7 @@ describe('pages', () => {
   })
 
   test('unknown paths, in the API and out of it, keep the JSON 404; / goes to the login page', async () => {
-    for (const path of ['/api/v9/nope', '/api/nope', '/api/v10/users/@me/nothing', '/nope', '/settings', '/login/extra', '/chunk-abc.js']) {
+    for (const path of ['/api/v9/nope', '/api/nope', '/api/v10/users/@me/nothing', '/nope', '/settings', '/login/extra', '/chunk-abc.js', '/lobbies', '/ra']) {
       const r = await get(path)
       expect(r.status, path).toBe(404)
       expect(await r.json()).toEqual(NOT_FOUND)
@@ -90,8 +95,7 @@ describe('pages', () => {
   test('the access log names the /wasntme route, never the token in its path', async () => {
     const before = config()
     const lines: string[] = []
-    const original = console.log
-    console.log = (...args: unknown[]) => void lines.push(args.join(' '))
+    captureLog((line) => void lines.push(line))
     setConfig({ ...before, logLevel: 'info' })
     try {
       const token = 'S3cr3tRevertTokenValue_abcdefghijklmnop'
@@ -102,7 +106,7 @@ describe('pages', () => {
       expect(requests.some((l) => l.includes('route=/wasntme/*'))).toBe(true)
       expect(lines.join('\n')).not.toContain(token)
     } finally {
-      console.log = original
+      captureLog(undefined)
       setConfig({ ...config(), logLevel: before.logLevel })
     }
   })

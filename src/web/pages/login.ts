@@ -3,6 +3,7 @@
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser'
 import { api, ApiFailure, fieldCodes, session } from './lib/api'
 import { factorForm, methodsOfLogin } from './lib/mfa'
+import { startQrLogin } from './qr-login'
 import { $, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
 
 type LoginReply = {
@@ -152,6 +153,8 @@ async function start() {
     }
   }
   void startAutofill()
+  // Beside the form: a QR code a logged-in phone can approve (the desktop side of remote login).
+  startQrLogin($('#qr-login'), (token) => finish({ token }))
 }
 
 void start()

@@ -1,5 +1,5 @@
-// Just enough of the Gateway for the pages: identify once and read READY (the hash of this browser's auth session,
-// which the REST session list does not mark), then close.
+// The Gateway from the pages: a one-shot identify that reads READY (the hash of this browser's auth session, which
+// the REST session list does not mark), and a long-lived connection for the lobby page (dispatches, voice signalling).
 import { session } from './api'
 
 export function currentSessionHash(timeoutMs = 5000): Promise<string | null> {
@@ -26,4 +26,118 @@ export function currentSessionHash(timeoutMs = 5000): Promise<string | null> {
     socket.addEventListener('error', () => done(null))
     socket.addEventListener('close', () => done(null))
   })
+}
+
+export type GatewayHandlers = {
+  /** Every dispatch (op 0) after READY. */
+  onDispatch: (type: string, data: any) => void
+  /** READY: a new Gateway session (after a reconnect too: whatever the page held on the old one is gone). */
+  onReady?: (data: any) => void
+  /** The connection dropped; the client reconnects by itself unless `willRetry` is false (the token was refused). */
+  onDown?: (willRetry: boolean) => void
+}
+
+const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000]
+
+/**
+ * A long-lived Gateway connection for a page: identify with the session token, heartbeat as Hello says (a missed
+ * ack means a dead socket), and reconnect with backoff, identifying again (a new session: the page starts over from
+ * READY). A refused token (4004) stops it.
+ */
+export class GatewayConnection {
+  private socket?: WebSocket
+  private beat?: ReturnType<typeof setTimeout>
+  private seq: number | null = null
+  private acked = true
+  private attempts = 0
+  private stopped = false
+
+  constructor(
+    private readonly token: string,
+    private readonly handlers: GatewayHandlers,
+  ) {}
+
+  get open(): boolean {
+    return this.socket?.readyState === WebSocket.OPEN
+  }
+
+  start(): void {
+    this.stopped = false
+    this.connect()
+  }
+
+  stop(): void {
+    this.stopped = true
+    clearTimeout(this.beat)
+    this.socket?.close(1000)
+  }
+
+  /** Send an op; false when the socket is not open (the caller decides what that means). */
+  send(op: number, d: unknown): boolean {
+    if (!this.open) return false
+    this.socket!.send(JSON.stringify({ op, d }))
+    return true
+  }
+
+  private connect(): void {
+    const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway?v=9&encoding=json`)
+    this.socket = socket
+    this.seq = null
+    socket.addEventListener('message', (event) => this.receive(socket, event))
+    socket.addEventListener('close', (event) => this.closed(socket, event.code))
+  }
+
+  private receive(socket: WebSocket, event: MessageEvent): void {
+    if (socket !== this.socket) return
+    let frame: { op?: number; t?: string; s?: number | null; d?: any }
+    try {
+      frame = JSON.parse(String(event.data))
+    } catch {
+      return socket.close(4000)
+    }
+    if (typeof frame.s === 'number') this.seq = frame.s
+    switch (frame.op) {
+      case 10: {
+        const interval = Number(frame.d?.heartbeat_interval) || 41_250
+        this.acked = true
+        const beat = (delay: number) =>
+          (this.beat = setTimeout(() => {
+            // No ack since the last beat: the connection is a zombie; close it and start again.
+            if (!this.acked) return socket.close(4000)
+            this.acked = false
+            socket.send(JSON.stringify({ op: 1, d: this.seq }))
+            beat(interval)
+          }, delay))
+        clearTimeout(this.beat)
+        beat(Math.floor(interval * Math.random()))
+        socket.send(JSON.stringify({ op: 2, d: { token: this.token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 } }))
+        return
+      }
+      case 11:
+        this.acked = true
+        return
+      case 1:
+        socket.send(JSON.stringify({ op: 1, d: this.seq }))
+        return
+      case 7: // Reconnect
+      case 9: // Invalid session: identify again on a new socket
+        return socket.close(4000)
+      case 0:
+        if (frame.t === 'READY') {
+          this.attempts = 0
+          this.handlers.onReady?.(frame.d)
+        } else if (frame.t) this.handlers.onDispatch(frame.t, frame.d)
+    }
+  }
+
+  private closed(socket: WebSocket, code: number): void {
+    if (socket !== this.socket) return
+    clearTimeout(this.beat)
+    this.socket = undefined
+    if (this.stopped) return
+    const retry = code !== 4004
+    this.handlers.onDown?.(retry)
+    if (!retry) return
+    setTimeout(() => this.stopped || this.connect(), RETRY_MS[Math.min(this.attempts++, RETRY_MS.length - 1)])
+  }
 }

@@ -146,6 +146,16 @@ export function redirectTarget(fallback = '/settings/security'): string {
   }
 }
 
+/** The path segment after `prefix` ("/ra/<this>"), decoded; empty when absent or malformed. */
+export function pathParameter(prefix: string): string {
+  const raw = location.pathname.startsWith(prefix) ? location.pathname.slice(prefix.length).split('/')[0]! : ''
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return ''
+  }
+}
+
 /** Send someone without a session to the login page, coming back here afterwards. */
 export function goLogin(): never {
   location.replace(`/login?redirect_to=${encodeURIComponent(location.pathname + location.search)}`)

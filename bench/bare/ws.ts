@@ -1,0 +1,41 @@
+// Bare baseline for the Gateway: a plain Bun WebSocket server that sends our Hello bytes on open, answers an
+// Identify (op 2) with our READY bytes and subscribes the socket to one topic, acknowledges heartbeats, and on
+// POST /publish publishes our fan-out payload to that topic and answers the bytes our POST answered.
+// Argument: a JSON file { hello, ready, payload?, post?: { status, headers, bodyBase64 } }.
+const spec = (await Bun.file(process.argv[2]).json()) as {
+  hello: string
+  ready: string
+  payload?: string
+  post?: { status: number; headers: [string, string][]; bodyBase64: string }
+}
+const postBody = spec.post ? Buffer.from(spec.post.bodyBase64, 'base64') : new Uint8Array()
+const ack = JSON.stringify({ op: 11, d: null, s: null, t: null })
+
+const server = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  fetch(request, server) {
+    if (request.method === 'POST') {
+      server.publish('lobby', spec.payload ?? '')
+      return new Response(postBody, { status: spec.post?.status ?? 200, headers: spec.post?.headers })
+    }
+    if (server.upgrade(request, { data: undefined })) return
+    return new Response('upgrade required', { status: 426 })
+  },
+  websocket: {
+    idleTimeout: 0,
+    open(ws) {
+      ws.send(spec.hello)
+    },
+    message(ws, message) {
+      const op = (JSON.parse(String(message)) as { op: number }).op
+      if (op === 2) {
+        ws.subscribe('lobby')
+        ws.send(spec.ready)
+      } else if (op === 1) ws.send(ack)
+    },
+  },
+})
+console.log(`port ${server.port}`)
+
+export {}

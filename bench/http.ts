@@ -1,0 +1,133 @@
+// REST hot paths: each measured with wrk against our server, then against a bare Bun.serve answering the bytes our
+// server answered to the same request (captured once, just before), in the same run.
+// Adding a hot path is one entry in `httpScenarios`.
+import { join } from 'node:path'
+import type { Row, RunContext } from './lib/report'
+import { ratioRow } from './lib/report'
+import { capture, startBare, type Server } from './lib/servers'
+import { wrk, type Request } from './lib/wrk'
+import type { World } from './lib/world'
+
+export type HttpScenario = {
+  /** name on the command line: `bun run bench lobby-get` */
+  name: string
+  /** row title */
+  title: string
+  /** the issue's target for ours/bare req/s, if it sets one */
+  target?: number
+  request(world: World): Request
+}
+
+const json = (value: unknown) => JSON.stringify(value)
+
+export const httpScenarios: HttpScenario[] = [
+  {
+    name: 'lobby-get',
+    title: 'GET /lobbies/{id} (Bot)',
+    target: 0.5,
+    request: (w) => ({ method: 'GET', path: `/api/v9/lobbies/${w.lobby.id}`, headers: { authorization: w.bot } }),
+  },
+  {
+    name: 'lobby-message-post',
+    title: 'POST /lobbies/{id}/messages (Bot)',
+    target: 0.2,
+    request: (w) => ({
+      method: 'POST',
+      path: `/api/v9/lobbies/${w.chatLobby.id}/messages`,
+      headers: { authorization: w.bot, 'content-type': 'application/json' },
+      body: json({ content: 'gg, next round on harbor?', metadata: { kind: 'chat' } }),
+    }),
+  },
+  {
+    name: 'lobby-messages-get',
+    title: 'GET /lobbies/{id}/messages (Bot, 50 messages)',
+    request: (w) => ({ method: 'GET', path: `/api/v9/lobbies/${w.lobby.id}/messages`, headers: { authorization: w.bot } }),
+  },
+  {
+    name: 'channel-messages-get',
+    title: 'GET /channels/{id}/messages?limit=50 (4 authors)',
+    target: 0.3,
+    request: (w) => ({ method: 'GET', path: `/api/v9/channels/${w.channel.id}/messages?limit=50`, headers: { authorization: w.main.token } }),
+  },
+  {
+    name: 'lobby-put',
+    title: 'PUT /lobbies (join by secret, Bearer)',
+    request: (w) => ({
+      method: 'PUT',
+      path: '/api/v9/lobbies',
+      headers: { authorization: w.bearer, 'content-type': 'application/json' },
+      body: json({ secret: w.secret }),
+    }),
+  },
+  {
+    name: 'users-me',
+    title: 'GET /users/@me (user token)',
+    target: 0.5,
+    request: (w) => ({ method: 'GET', path: '/api/v9/users/@me', headers: { authorization: w.main.token } }),
+  },
+  {
+    name: 'auth-sessions',
+    title: 'GET /auth/sessions (user token, 5 sessions)',
+    request: (w) => ({ method: 'GET', path: '/api/v9/auth/sessions', headers: { authorization: w.main.token } }),
+  },
+  {
+    // Another branch adds GET /experiments; until it exists our server answers 404 and the row says so.
+    name: 'experiments',
+    title: 'GET /experiments (user token)',
+    request: (w) => ({ method: 'GET', path: '/api/v9/experiments', headers: { authorization: w.main.token } }),
+  },
+]
+
+/** One request as fetch sends it (the capture the bare server replays). */
+export function send(server: Server, request: Request): Promise<Response> {
+  return fetch(`${server.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body })
+}
+
+/**
+ * Measure one request against ours (already running) and a bare baseline answering our captured bytes.
+ * `bareScript` picks the baseline (bench/bare/http.ts unless given); `extraSpec` is added to its spec file.
+ */
+export async function compareWithBare(
+  ctx: RunContext,
+  ours: Server,
+  request: Request,
+  options: { connections?: number; bareScript?: string; extraSpec?: Record<string, unknown>; name: string },
+) {
+  const wrkOptions = { seconds: ctx.seconds, connections: options.connections ?? ctx.connections, threads: 1 }
+  const warm = { ...wrkOptions, seconds: ctx.warmSeconds }
+  const response = await send(ours, request)
+  const captured = await capture(response)
+  if (captured.status >= 300) return { skipped: `our server answered ${captured.status}: ${Buffer.from(captured.bodyBase64, 'base64').toString().slice(0, 120)}` }
+  await wrk(ours.url, request, warm, ctx.dir)
+  const oursResult = await wrk(ours.url, request, wrkOptions, ctx.dir)
+  const specFile = join(ctx.dir, `bare-${options.name}.json`)
+  await Bun.write(specFile, JSON.stringify({ ...captured, ...options.extraSpec }))
+  const bare = await startBare(options.bareScript ?? 'http.ts', specFile)
+  try {
+    await wrk(bare.url, request, warm, ctx.dir)
+    const bareResult = await wrk(bare.url, request, wrkOptions, ctx.dir)
+    return { ours: oursResult, bare: bareResult, bodyBytes: Buffer.from(captured.bodyBase64, 'base64').length }
+  } finally {
+    await bare.stop()
+  }
+}
+
+export async function runHttpScenario(ctx: RunContext, ours: Server, scenario: HttpScenario): Promise<Row> {
+  const result = await compareWithBare(ctx, ours, scenario.request(ctx.world), { name: scenario.name })
+  if ('skipped' in result) return { scenario: scenario.title, name: scenario.name, skipped: result.skipped }
+  const { ours: o, bare: b } = result
+  const notes: string[] = [`${result.bodyBytes} B body`]
+  if (o.non2xx || o.errors) notes.push(`ours: ${o.non2xx} non-2xx, ${o.errors} socket errors`)
+  if (b.non2xx || b.errors) notes.push(`bare: ${b.non2xx} non-2xx, ${b.errors} socket errors`)
+  return ratioRow({
+    scenario: scenario.title,
+    name: scenario.name,
+    ours: o.rps,
+    bare: b.rps,
+    unit: 'req/s',
+    oursP99: o.p99Ms,
+    bareP99: b.p99Ms,
+    target: scenario.target,
+    note: notes.join('; '),
+  })
+}

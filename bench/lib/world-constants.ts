@@ -1,0 +1,1 @@
+export const BENCH_PASSWORD = 'bench password 123'

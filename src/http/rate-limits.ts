@@ -1,0 +1,128 @@
+// Discord's per-route rate limits, with the headers Discord's libraries pace themselves by: every API response carries
+// X-RateLimit-Limit, -Remaining, -Reset (epoch seconds), -Reset-After (seconds) and -Bucket (a hash per route); one
+// request past the limit gets 429 {message, retry_after, global: false} with Retry-After and X-RateLimit-Scope: user.
+//
+// A bucket is a route (method and path, the same under /api, /api/v9 and /api/v10); it counts per caller (the
+// Authorization value, hashed, or the client IP for requests without one) and per major parameter (the lobby,
+// channel or guild in the path), in fixed windows, as Discord's do. Counts live in memory (one process).
+// These limits are for pacing well-behaved clients. The limits that protect accounts (core/ratelimit.ts: logins,
+// codes, e-mails...) are separate and unchanged; their 429s carry these headers too.
+//
+// Hot path: one cached lookup of the route's bucket, one hash of the Authorization value, one string key, one Map
+// lookup and five header values per request. No URL parsing.
+import { createHash } from 'node:crypto'
+import { Elysia } from 'elysia'
+import { config } from '../config'
+import { clock } from '../core/clock'
+import { clientIp, rateSubject } from './client-ip'
+import { tooMany } from './errors'
+
+export type RouteLimit = { method: string; path: string; limit: number; windowMs: number }
+
+/** Every API route not listed below. */
+export const DEFAULT_ROUTE_LIMIT = { limit: 50, windowMs: 1000 }
+/** Routes with their own limit (path as mounted, without the /api/v* prefix). */
+export const ROUTE_LIMITS: RouteLimit[] = [{ method: 'POST', path: '/lobbies/:lobbyId/messages', limit: 10, windowMs: 1000 }]
+
+/** Path parameters that split a route's bucket, as Discord's channel and guild ids do. */
+const MAJOR_PARAMETERS = ['lobbyId', 'channelId', 'guildId'] as const
+
+type Bucket = {
+  /** X-RateLimit-Bucket: a hash of the route. */
+  id: string
+  limit: number
+  windowMs: number
+  limitHeader: string
+  /** Remaining counts as header strings, made once. */
+  remaining: string[]
+  major: (typeof MAJOR_PARAMETERS)[number] | undefined
+}
+type Window = { count: number; resetAt: number }
+
+/** route template → method → bucket (null: not rate limited, e.g. web pages). */
+const buckets = new Map<string, Record<string, Bucket | null>>()
+/** bucket + major parameter + caller → the current window. */
+const windows = new Map<string, Window>()
+const SWEEP_EVERY_MS = 10_000
+let lastSweep = 0
+
+const API_PREFIX = /^\/api(?:\/v\d+)?(?=\/)/
+
+function makeBucket(route: string, method: string): Bucket | null {
+  const prefix = API_PREFIX.exec(route)
+  if (!prefix) return null
+  const path = route.slice(prefix[0].length)
+  if (path === '/docs' || path.startsWith('/docs/')) return null
+  const rule = ROUTE_LIMITS.find((r) => r.method === method && r.path === path) ?? DEFAULT_ROUTE_LIMIT
+  return {
+    id: createHash('sha256').update(`${method} ${path}`).digest('hex').slice(0, 32),
+    limit: rule.limit,
+    windowMs: rule.windowMs,
+    limitHeader: String(rule.limit),
+    remaining: Array.from({ length: rule.limit + 1 }, (_, i) => String(i)),
+    major: MAJOR_PARAMETERS.find((p) => path.includes(`/:${p}`)),
+  }
+}
+
+function bucketFor(route: string, method: string): Bucket | null {
+  let byMethod = buckets.get(route)
+  if (!byMethod) buckets.set(route, (byMethod = Object.create(null) as Record<string, Bucket | null>))
+  let bucket = byMethod[method]
+  if (bucket === undefined) bucket = byMethod[method] = makeBucket(route, method)
+  return bucket
+}
+
+function sweep(now: number): void {
+  lastSweep = now
+  for (const [key, w] of windows) if (w.resetAt <= now) windows.delete(key)
+}
+
+
+type Headers = Record<string, string | number>
+type IpSource = { requestIP(request: Request): { address: string } | null } | null
+
+function limit(route: string, request: Request, params: Record<string, string> | undefined, headers: Headers, server: IpSource): void {
+  if (headers['x-ratelimit-bucket'] !== undefined || !route) return
+  const bucket = bucketFor(route, request.method)
+  if (!bucket) return
+  const auth = request.headers.get('authorization')
+  const caller = auth ? Bun.hash(auth).toString(36) : rateSubject(clientIp(request, server))
+  const key = bucket.major ? `${bucket.id}:${params?.[bucket.major] ?? ''}:${caller}` : `${bucket.id}::${caller}`
+  const now = clock.now()
+  let w = windows.get(key)
+  if (!w) {
+    if (now - lastSweep > SWEEP_EVERY_MS) sweep(now)
+    windows.set(key, (w = { count: 0, resetAt: now + bucket.windowMs }))
+  } else if (now >= w.resetAt || w.resetAt - now > bucket.windowMs) {
+    // A new window (also when the clock went back, in tests).
+    w.count = 0
+    w.resetAt = now + bucket.windowMs
+  }
+  const resetAfterMs = w.resetAt - now
+  headers['x-ratelimit-bucket'] = bucket.id
+  headers['x-ratelimit-limit'] = bucket.limitHeader
+  headers['x-ratelimit-reset'] = (w.resetAt / 1000).toFixed(3)
+  headers['x-ratelimit-reset-after'] = (resetAfterMs / 1000).toFixed(3)
+  if (w.count >= bucket.limit && config().routeRateLimits) {
+    headers['x-ratelimit-remaining'] = '0'
+    throw tooMany(resetAfterMs)
+  }
+  if (w.count < bucket.limit) w.count += 1
+  headers['x-ratelimit-remaining'] = bucket.remaining[bucket.limit - w.count]
+}
+
+export const rateLimits = new Elysia({ name: 'rate-limits' })
+  // Parse runs before transform for requests with a body: count there first, so a refused body is counted too.
+  // Returning nothing lets the body parser (http/body.ts) run next.
+  .onParse({ as: 'global' }, ({ route, request, params, set, server }) => {
+    limit(route, request, params as Record<string, string> | undefined, set.headers as Headers, server)
+  })
+  .onTransform({ as: 'global' }, ({ route, request, params, set, server }) => {
+    limit(route, request, params as Record<string, string> | undefined, set.headers as Headers, server)
+  })
+  .as('global')
+
+/** Tests: forget every window. */
+export function resetRouteLimits(): void {
+  windows.clear()
+}

@@ -1,0 +1,76 @@
+// The idle rule (spec §3: a lobby closes after "no activity for idle_timeout_seconds"). A lobby is active while any
+// member is in its call or has an identified Gateway session; then its idle deadline is null. Otherwise the deadline
+// (a column, so it survives restarts) is idle_timeout_seconds after the last activity: a message, a member change, a
+// change of the lobby, the last member going offline or leaving the call. The sweeper (idle.ts) closes lobbies past it.
+//
+// Who is online lives in memory, as the Gateway sessions do: a user session counts for all the user's lobbies, an
+// OAuth2 session for its application's lobbies. Sessions do not survive a restart, and start-up arms every deadline.
+import type { Caller } from '../core/caller'
+import { clock } from '../core/clock'
+import { transaction, type DB } from '../db/client'
+import { anyoneConnected, clearIdleDeadlinesOf, getLobby, lobbyIdsOfUser, memberUserIds, updateLobby } from './store'
+import type { LobbyRow } from './tables'
+
+/** userId → identified user sessions. */
+const userSessions = new Map<string, number>()
+/** `${userId}:${applicationId}` → identified OAuth2 sessions of that application. */
+const appSessions = new Map<string, number>()
+
+function bump(map: Map<string, number>, key: string, by: 1 | -1): void {
+  const n = (map.get(key) ?? 0) + by
+  if (n > 0) map.set(key, n)
+  else map.delete(key)
+}
+
+export function isOnline(userId: string, applicationId: string): boolean {
+  return userSessions.has(userId) || appSessions.has(`${userId}:${applicationId}`)
+}
+
+/** A lobby is active while a member is in its call or online on the Gateway. */
+export function lobbyActive(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): boolean {
+  if (anyoneConnected(tx, lobby.id)) return true
+  if (userSessions.size === 0 && appSessions.size === 0) return false
+  for (const userId of memberUserIds(tx, lobby.id)) if (isOnline(userId, lobby.applicationId)) return true
+  return false
+}
+
+/** Activity now: the countdown starts over, or stays off while the lobby is active. */
+export function touchLobby(tx: DB, lobbyId: string): void {
+  const lobby = getLobby(lobbyId, tx)
+  if (!lobby) return
+  const deadline = lobbyActive(tx, lobby) ? null : clock.now() + lobby.idleTimeoutSeconds * 1000
+  if (deadline !== lobby.idleDeadline) updateLobby(tx, lobbyId, { idleDeadline: deadline })
+}
+
+/** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
+export function armIdleDeadline(tx: DB, lobbyId: string): void {
+  const lobby = getLobby(lobbyId, tx)
+  if (!lobby || lobby.idleDeadline !== null || lobbyActive(tx, lobby)) return
+  updateLobby(tx, lobbyId, { idleDeadline: clock.now() + lobby.idleTimeoutSeconds * 1000 })
+}
+
+/** The lobbies a session counts for: all of a user's for a user session, its application's for an OAuth2 one. */
+function scope(caller: Caller): { userId: string; applicationId?: string } | undefined {
+  if (caller.kind === 'bot') return undefined
+  return caller.kind === 'bearer' ? { userId: caller.userId, applicationId: caller.applicationId } : { userId: caller.userId }
+}
+
+/** A Gateway session was identified: its user's lobbies are active. */
+export function sessionStarted(caller: Caller): void {
+  const s = scope(caller)
+  if (!s) return
+  if (s.applicationId) bump(appSessions, `${s.userId}:${s.applicationId}`, 1)
+  else bump(userSessions, s.userId, 1)
+  clearIdleDeadlinesOf(s.userId, s.applicationId)
+}
+
+/** A Gateway session ended for good (not a resumable drop): lobbies nobody else keeps active start counting down. */
+export function sessionEnded(caller: Caller): void {
+  const s = scope(caller)
+  if (!s) return
+  if (s.applicationId) bump(appSessions, `${s.userId}:${s.applicationId}`, -1)
+  else bump(userSessions, s.userId, -1)
+  if (isOnline(s.userId, s.applicationId ?? '')) return
+  const ids = lobbyIdsOfUser(s.userId, s.applicationId)
+  if (ids.length) transaction((tx) => ids.forEach((id) => armIdleDeadline(tx, id)))
+}

@@ -1,0 +1,222 @@
+// /lobbies/<lobby id>: a lobby for a logged-in member — members (with who is in the call), the chat as it happens,
+// and the call itself (Join voice, Mute, Leave, who is speaking). Everything comes over the person's own Gateway
+// connection: a user session follows the lobbies it is a member of, and the REST lobby endpoints take only Bot and
+// OAuth2 tokens, so the members and messages shown are the ones the Gateway announces while the page is open.
+import { api, ApiFailure, session } from './lib/api'
+import { GatewayConnection } from './lib/gateway'
+import { LobbyCall, type CallState } from './lib/lobby-call'
+import { avatarFor } from './lib/remote-auth'
+import { $, Cancelled, el, goLogin, pathParameter, show } from './lib/ui'
+
+type User = { id: string; username: string; global_name?: string | null }
+type Member = { id: string; connected: boolean; muted: boolean; speaking: boolean }
+
+const lobbyId = pathParameter('/lobbies/')
+const members = new Map<string, Member>()
+const names = new Map<string, string>()
+const MESSAGES_SHOWN = 200
+
+const joinButton = $<HTMLButtonElement>('#join')
+const muteButton = $<HTMLButtonElement>('#mute')
+const leaveButton = $<HTMLButtonElement>('#leave')
+const callState = $('#call-state')
+const notice = $('#lobby-notice')
+let me: User
+let call: LobbyCall
+/** Set when the lobby is out of reach (not a member, removed, deleted): no more joining. */
+let closedFor: string | undefined
+
+const displayName = (user: User) => user.global_name || user.username
+
+function member(id: string): Member {
+  let m = members.get(id)
+  if (!m) members.set(id, (m = { id, connected: false, muted: false, speaking: false }))
+  return m
+}
+
+function renderMembers() {
+  const list = $('#members')
+  const sorted = [...members.values()].sort((a, b) => Number(b.id === me.id) - Number(a.id === me.id) || Number(b.connected) - Number(a.connected) || a.id.localeCompare(b.id))
+  list.replaceChildren(
+    ...sorted.map((m) => {
+      const name = names.get(m.id) ?? `User ${m.id}`
+      return el(
+        'li',
+        { 'data-user': m.id, 'data-connected': String(m.connected), 'data-muted': String(m.muted), 'data-speaking': String(m.speaking) },
+        el(
+          'span',
+          { class: 'member' },
+          el('span', { class: `speaker${m.speaking ? ' on' : ''}`, title: m.speaking ? 'Speaking' : '' }, avatarFor({ id: m.id, username: name })),
+          el('span', { class: 'what' }, el('span', { class: 'name' }, name), m.id === me.id ? el('small', {}, 'you') : null),
+        ),
+        el(
+          'span',
+          {},
+          m.connected ? el('span', { class: 'badge in-call' }, 'in call') : null,
+          m.connected && m.muted ? el('span', { class: 'badge muted-badge' }, 'muted') : null,
+          m.speaking ? el('span', { class: 'badge speaking' }, 'speaking') : null,
+        ),
+      )
+    }),
+  )
+}
+
+function addMessage(message: { id: string; content: string; author?: User; timestamp?: string }) {
+  if (message.author) names.set(message.author.id, displayName(message.author))
+  const list = $('#messages')
+  const time = message.timestamp ? new Date(message.timestamp) : new Date()
+  list.append(
+    el(
+      'li',
+      { 'data-message': message.id },
+      el('strong', { class: 'author' }, message.author ? displayName(message.author) : 'Unknown'),
+      ' ',
+      el('time', { datetime: time.toISOString(), class: 'muted' }, time.toLocaleTimeString()),
+      el('p', { class: 'content' }, message.content),
+    ),
+  )
+  while (list.children.length > MESSAGES_SHOWN) list.firstElementChild!.remove()
+  show($('#no-messages'), false)
+  list.lastElementChild!.scrollIntoView({ block: 'nearest' })
+}
+
+function setCallState(state: CallState, message?: string) {
+  callState.dataset.state = state
+  const inCall = state === 'joining' || state === 'connected'
+  callState.textContent = message ?? (state === 'joining' ? 'Joining…' : state === 'connected' ? 'In the call.' : 'Not in the call.')
+  show(joinButton, !inCall)
+  joinButton.disabled = !!closedFor
+  show(muteButton, inCall)
+  show(leaveButton, inCall)
+  const mine = member(me.id)
+  if (state === 'connected' || !inCall) {
+    mine.connected = state === 'connected'
+    mine.muted = mine.connected && call.muted
+    if (!mine.connected) mine.speaking = false
+    renderMembers()
+  }
+}
+
+/** The lobby is out of reach for this person: say why and stop offering the call. */
+function lockOut(message: string) {
+  closedFor = message
+  notice.textContent = message
+  joinButton.disabled = true
+}
+
+function onDispatch(type: string, d: any) {
+  const ours = d?.lobby_id === lobbyId || ((type === 'LOBBY_CREATE' || type === 'LOBBY_UPDATE' || type === 'LOBBY_DELETE') && d?.id === lobbyId)
+  if (!ours) return
+  switch (type) {
+    case 'LOBBY_VOICE_SERVER_OFFER':
+      return call.onOffer(d)
+    case 'LOBBY_VOICE_SERVER_CLOSE':
+      if (d.reason === 'not_member' || d.reason === 'removed' || d.reason === 'lobby_deleted') lockOut(d.message)
+      return call.onClose(d)
+    case 'LOBBY_MESSAGE_CREATE':
+      return addMessage(d)
+    case 'LOBBY_CREATE':
+    case 'LOBBY_UPDATE':
+      for (const state of d.voice_states ?? []) Object.assign(member(state.user_id), { connected: true, muted: !!state.self_mute })
+      break
+    case 'LOBBY_DELETE':
+      lockOut(d.reason === 'removed' ? 'You are no longer a member of this lobby.' : 'This lobby was deleted.')
+      break
+    case 'LOBBY_MEMBER_ADD':
+    case 'LOBBY_MEMBER_UPDATE':
+    case 'LOBBY_MEMBER_CONNECT':
+    case 'LOBBY_MEMBER_DISCONNECT':
+      if (d.member?.id) member(d.member.id).connected = d.member.connected === true
+      break
+    case 'LOBBY_MEMBER_REMOVE':
+      if (d.member?.id === me.id) lockOut('You are no longer a member of this lobby.')
+      if (d.member?.id) members.delete(d.member.id)
+      break
+    case 'LOBBY_VOICE_STATE_UPDATE': {
+      const m = member(d.user_id)
+      m.connected = d.connected === true
+      m.muted = m.connected && d.self_mute === true
+      if (!m.connected) m.speaking = false
+      break
+    }
+    default:
+      return
+  }
+  renderMembers()
+}
+
+async function start() {
+  if (!session.token()) goLogin()
+  $('#lobby-id').textContent = lobbyId
+  if (!/^\d{1,20}$/.test(lobbyId)) {
+    $('#connection').textContent = ''
+    return lockOut('This is not a lobby address.')
+  }
+  try {
+    me = await api<User>('GET', '/users/@me')
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 401) {
+      session.clear()
+      goLogin()
+    }
+    throw error
+  }
+  names.set(me.id, displayName(me))
+  member(me.id)
+  $('#me-name').textContent = displayName(me)
+  renderMembers()
+
+  const connection = $('#connection')
+  const gateway = new GatewayConnection(session.token()!, {
+    onReady: () => {
+      connection.textContent = 'Connected.'
+      $('#lobby').removeAttribute('aria-busy')
+    },
+    onDispatch,
+    onDown: (willRetry) => {
+      connection.textContent = willRetry ? 'Connection lost; reconnecting…' : 'Your session ended. Log in again.'
+      call.dropped()
+    },
+  })
+  call = new LobbyCall(gateway, lobbyId, me.id, {
+    state: setCallState,
+    inCall: (users) => {
+      for (const id of users) member(id).connected = true
+      renderMembers()
+    },
+    speaking: (id, speaking) => {
+      member(id).speaking = speaking
+      renderMembers()
+    },
+  }, $('#call-audio'))
+  gateway.start()
+
+  joinButton.addEventListener('click', async () => {
+    notice.textContent = closedFor ?? ''
+    if (closedFor) return
+    joinButton.disabled = true
+    try {
+      await call.join()
+    } catch (error) {
+      notice.textContent = error instanceof Error ? error.message : String(error)
+      setCallState('idle')
+    } finally {
+      joinButton.disabled = !!closedFor
+    }
+  })
+  muteButton.addEventListener('click', () => {
+    call.setMuted(!call.muted)
+    muteButton.setAttribute('aria-pressed', String(call.muted))
+    muteButton.textContent = call.muted ? 'Unmute' : 'Mute'
+    const mine = member(me.id)
+    mine.muted = call.muted && mine.connected
+    renderMembers()
+  })
+  leaveButton.addEventListener('click', () => call.leave())
+  addEventListener('pagehide', () => call.leave())
+}
+
+start().catch((error) => {
+  if (error instanceof Cancelled) return
+  notice.textContent = error instanceof Error ? error.message : String(error)
+})

@@ -1,0 +1,173 @@
+// Per-route rate limits with Discord's headers on every response, and a real Discord library pacing itself by them.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { REST, RESTEvents } from '@discordjs/rest'
+import { config, setConfig } from '../../src/config'
+import { clock } from '../../src/core/clock'
+import { DEFAULT_ROUTE_LIMIT, ROUTE_LIMITS } from '../../src/http/rate-limits'
+import { withConfig } from '../auth/helpers'
+import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
+import { createLobby, setup } from '../lobbies/helpers'
+
+afterEach(resetWorld)
+// The suite's shared server runs without per-route refusals (tests/preload.ts); this file is where they are tested.
+beforeAll(async () => {
+  await server()
+  setConfig({ ...config(), routeRateLimits: true })
+})
+afterAll(() => setConfig({ ...config(), routeRateLimits: false }))
+
+const MESSAGES = ROUTE_LIMITS.find((r) => r.path === '/lobbies/:lobbyId/messages')!
+const HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket']
+const raw = (method: string, path: string, options: Parameters<typeof api>[2] = {}) => api(method, path, { ...options, rateLimited: 'return' })
+
+/**
+ * Send until one is refused; returns the answers of the window that ended in the refusal (the window is read from
+ * X-RateLimit-Reset, so a slow machine crossing into a new window midway does not matter).
+ */
+async function untilLimited(send: () => Promise<{ status: number; headers: Headers; body: any }>) {
+  const all: Awaited<ReturnType<typeof send>>[] = []
+  for (let i = 0; i < 500; i++) {
+    const r = await send()
+    all.push(r)
+    if (r.status === 429) {
+      const reset = r.headers.get('x-ratelimit-reset')
+      return { over: r, window: all.filter((x) => x !== r && x.headers.get('x-ratelimit-reset') === reset) }
+    }
+  }
+  throw new Error('never limited')
+}
+
+function rateHeaders(r: { headers: Headers }) {
+  return Object.fromEntries(HEADERS.map((h) => [h, r.headers.get(h)]))
+}
+
+describe('headers', () => {
+  test('every API answer carries the five headers: successes, refusals, bad bodies, unauthenticated', async () => {
+    const app = await makeApp()
+    const bot = `Bot ${app.bot_token}`
+    const replies = [
+      await raw('GET', '/users/@me', { token: bot }),
+      await raw('GET', '/users/@me', { token: 'not a token' }),
+      await raw('GET', '/lobbies/123456789012345678', { token: bot }),
+      await raw('POST', '/lobbies', { token: bot, raw: '{not json' }),
+      await raw('POST', '/lobbies', { token: bot, body: { idle_timeout_seconds: 1 } }),
+      await raw('POST', '/auth/login', { body: { login: 'nobody@example.test', password: 'whatever it is' } }),
+      await raw('GET', '/auth/location-metadata'),
+    ]
+    expect(replies.map((r) => r.status)).toEqual([200, 401, 404, 400, 400, 400, 200])
+    for (const r of replies) {
+      const h = rateHeaders(r)
+      expect(Number(h['x-ratelimit-limit'])).toBeGreaterThan(0)
+      expect(Number(h['x-ratelimit-remaining'])).toBeLessThan(Number(h['x-ratelimit-limit']))
+      expect(Number(h['x-ratelimit-reset'])).toBeGreaterThan(clock.now() / 1000 - 1)
+      expect(Number(h['x-ratelimit-reset-after'])).toBeGreaterThan(0)
+      expect(Number(h['x-ratelimit-reset-after'])).toBeLessThanOrEqual(DEFAULT_ROUTE_LIMIT.windowMs / 1000)
+      expect(h['x-ratelimit-bucket']).toMatch(/^[0-9a-f]{32}$/)
+    }
+  })
+
+  test('the bucket is a hash of the route: the same under /api, /api/v9 and /api/v10 and for every lobby; different per route and method', async () => {
+    const app = await makeApp()
+    const bot = `Bot ${app.bot_token}`
+    const a = await createLobby(bot)
+    const b = await createLobby(bot)
+    const bucket = async (method: string, path: string) => (await raw(method, path, { token: bot })).headers.get('x-ratelimit-bucket')
+    const lobbyA = await bucket('GET', `/lobbies/${a.id}`)
+    expect(await bucket('GET', `/api/v10/lobbies/${a.id}`)).toBe(lobbyA)
+    expect(await bucket('GET', `/api/lobbies/${b.id}`)).toBe(lobbyA)
+    expect(await bucket('GET', `/lobbies/${a.id}/messages`)).not.toBe(lobbyA)
+    expect(await bucket('DELETE', `/lobbies/${b.id}`)).not.toBe(lobbyA)
+    expect(await bucket('GET', '/users/@me')).not.toBe(lobbyA)
+  })
+
+  test('web pages and unknown routes carry none', async () => {
+    const { url } = await server()
+    expect((await fetch(`${url}/login`)).headers.get('x-ratelimit-bucket')).toBeNull()
+    expect((await raw('GET', '/no/such/route')).headers.get('x-ratelimit-bucket')).toBeNull()
+  })
+})
+
+describe('limits', () => {
+  test(`lobby messages: ${MESSAGES.limit} per second per lobby and caller pass, one more is 429 with Discord's body and headers`, async () => {
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const other = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const send = (lobbyId: string, token = players[0].bearer) => raw('POST', `/lobbies/${lobbyId}/messages`, { token, body: { content: 'hi' } })
+    const { over, window } = await untilLimited(() => send(lobby.id))
+    expect(window.map((r) => r.status)).toEqual(Array(MESSAGES.limit).fill(201))
+    expect(window.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(Array.from({ length: MESSAGES.limit }, (_, i) => String(MESSAGES.limit - 1 - i)))
+    expect(over.status).toBe(429)
+    expect(over.body).toEqual({ message: 'You are being rate limited.', retry_after: expect.any(Number), global: false, code: 0 })
+    expect(over.body.retry_after).toBeGreaterThan(0)
+    expect(over.body.retry_after).toBeLessThanOrEqual(MESSAGES.windowMs / 1000)
+    expect(over.headers.get('retry-after')).toBe(String(Math.ceil(over.body.retry_after)))
+    expect(over.headers.get('x-ratelimit-scope')).toBe('user')
+    expect(over.headers.get('x-ratelimit-remaining')).toBe('0')
+    // Another lobby (the major parameter) and another caller have their own counts.
+    expect((await send(other.id)).status).toBe(201)
+    expect((await send(lobby.id, bot)).status).toBe(201)
+    // The refused request was not counted as a message; the next window passes again.
+    clock.advance(MESSAGES.windowMs)
+    expect((await send(lobby.id)).status).toBe(201)
+  })
+
+  test(`every other route: ${DEFAULT_ROUTE_LIMIT.limit} per window; unauthenticated callers count by IP`, async () => {
+    const user = await makeUser()
+    const me = await untilLimited(() => raw('GET', '/users/@me', { token: user.token }))
+    expect(me.window.map((r) => r.status)).toEqual(Array(DEFAULT_ROUTE_LIMIT.limit).fill(200))
+    // Another route is another bucket.
+    expect((await raw('GET', '/auth/sessions', { token: user.token })).status).toBe(200)
+    await withConfig({ trustProxy: true }, async () => {
+      const from = (ip: string) => raw('GET', '/auth/location-metadata', { headers: { 'x-forwarded-for': ip } })
+      const ip = await untilLimited(() => from('198.51.100.20'))
+      expect(ip.window.map((r) => r.status)).toEqual(Array(DEFAULT_ROUTE_LIMIT.limit).fill(200))
+      expect((await from('198.51.100.21')).status).toBe(200)
+    })
+  })
+
+  test('the limits that protect accounts still answer on their own: 10 wrong passwords, then their 429', async () => {
+    const user = await makeUser()
+    const login = () => raw('POST', '/auth/login', { body: { login: user.email, password: 'wrong password here' } })
+    for (let i = 0; i < 10; i++) expect((await login()).status).toBe(400)
+    const refused = await login()
+    expect(refused.status).toBe(429)
+    expect(refused.body.retry_after).toBeGreaterThan(60)
+    expect(refused.headers.get('x-ratelimit-scope')).toBeNull()
+    expect(refused.headers.get('x-ratelimit-bucket')).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  test('ROUTE_RATE_LIMITS=false keeps the headers and refuses nothing', async () => {
+    const user = await makeUser()
+    await withConfig({ routeRateLimits: false }, async () => {
+      for (let i = 0; i < DEFAULT_ROUTE_LIMIT.limit + 5; i++) {
+        const r = await raw('GET', '/users/@me', { token: user.token })
+        expect(r.status).toBe(200)
+        expect(r.headers.get('x-ratelimit-limit')).toBe(String(DEFAULT_ROUTE_LIMIT.limit))
+      }
+    })
+  })
+})
+
+describe('@discordjs/rest', () => {
+  test('a burst over the limits is paced by the library from our headers: no 429', async () => {
+    const { url } = await server()
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const rest = new REST({ api: `${url}/api`, version: '10', retries: 0 }).setToken(bot.slice('Bot '.length))
+    const statuses: number[] = []
+    let paced = 0
+    rest.on(RESTEvents.Response, (_request, response) => statuses.push(response.status))
+    rest.on(RESTEvents.RateLimited, () => (paced += 1))
+    const messages = MESSAGES.limit * 2 + 3
+    const reads = DEFAULT_ROUTE_LIMIT.limit + 10
+    await Promise.all([
+      ...Array.from({ length: messages }, (_, i) => rest.post(`/lobbies/${lobby.id}/messages`, { body: { content: `burst ${i}` } })),
+      ...Array.from({ length: reads }, () => rest.get(`/lobbies/${lobby.id}`)),
+    ])
+    expect(statuses).toHaveLength(messages + reads)
+    expect(statuses.filter((s) => s === 429)).toEqual([])
+    expect(paced).toBeGreaterThan(0)
+    const history = await api('GET', `/lobbies/${lobby.id}/messages?limit=100`, { token: players[0].bearer })
+    expect(history.body).toHaveLength(messages)
+  }, 20_000)
+})

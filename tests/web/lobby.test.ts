@@ -1,0 +1,193 @@
+// The lobby page in real browsers with fake microphones: two and then three members join the lobby's call from their
+// pages and each page's RTCPeerConnection receives audio packets from every other member; mute stops a member's
+// packets reaching the others; a member who leaves stops receiving and is no longer forwarded; the member list
+// shows who is in the call and the chat shows messages as they are sent; a non-member's page cannot join.
+import { describe, expect } from 'bun:test'
+import type { BrowserContext, Page } from 'playwright-core'
+import { stopAllCalls } from '../../src/voice/calls'
+import { api, makeUser } from '../helpers'
+import { createLobby, setup } from '../lobbies/helpers'
+import { browserTest, expectText, otherContext, signIn, useBrowser } from './browser'
+
+const web = useBrowser(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--allow-loopback-in-peer-connection'])
+
+/** Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics. */
+const RECORD_PEER_CONNECTIONS = () => {
+  const w = globalThis as any
+  w.__pcs = []
+  const Original = w.RTCPeerConnection
+  w.RTCPeerConnection = class extends Original {
+    constructor(...args: any[]) {
+      super(...args)
+      w.__pcs.push(this)
+    }
+  }
+}
+
+type Stream = { user: string | null; packets: number }
+/** The page's latest peer connection: packets received per mid, with the member (msid stream id) an active mid carries. */
+type Stats = { state: string; connections: number; mids: Record<string, Stream> } | null
+
+async function stats(page: Page): Promise<Stats> {
+  return page.evaluate(async () => {
+    const pcs = (globalThis as any).__pcs as any[]
+    const pc = pcs.at(-1)
+    if (!pc) return null
+    const mids: Record<string, { user: string | null; packets: number }> = {}
+    if (pc.connectionState === 'closed') return { state: 'closed', connections: pcs.length, mids }
+    for (const section of (pc.remoteDescription?.sdp ?? '').split('\r\nm=').slice(1)) {
+      const mid = /\r\na=mid:(\S+)/.exec(section)?.[1]
+      if (!mid) continue
+      const active = !/\r\na=(inactive|recvonly)\b/.test(section)
+      mids[mid] = { user: active ? (/\r\na=msid:(\S+)/.exec(section)?.[1] ?? null) : null, packets: 0 }
+    }
+    const midOfTrack = new Map(pc.getTransceivers().map((t: any) => [t.receiver.track.id, t.mid]))
+    ;(await pc.getStats()).forEach((r: any) => {
+      if (r.type !== 'inbound-rtp' || r.kind !== 'audio') return
+      const mid = r.mid ?? midOfTrack.get(r.trackIdentifier)
+      if (mid && mids[mid]) mids[mid].packets = r.packetsReceived
+    })
+    return { state: pc.connectionState, connections: pcs.length, mids }
+  })
+}
+
+/** Packets received from each member (by the member its mid carries now). */
+function byUser(s: Stats): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const stream of Object.values(s?.mids ?? {})) if (stream.user) out.set(stream.user, (out.get(stream.user) ?? 0) + stream.packets)
+  return out
+}
+
+type Member = { id: string; page: Page }
+
+/**
+ * Over `ms`, every page receives at least `min` packets from every other member listed (Opus every 20 ms is 50 a
+ * second; a third of that leaves room for a slow machine). Measured on all pages over the same window.
+ */
+async function everyoneHears(members: Member[], ms = 3000, min = (ms / 20) / 3) {
+  const before = await Promise.all(members.map((m) => stats(m.page)))
+  await Bun.sleep(ms)
+  const after = await Promise.all(members.map((m) => stats(m.page)))
+  members.forEach((m, i) => {
+    const start = byUser(before[i]!)
+    const end = byUser(after[i]!)
+    for (const other of members) {
+      if (other === m) continue
+      const grew = (end.get(other.id) ?? 0) - (start.get(other.id) ?? 0)
+      expect(grew, `${m.id} from ${other.id}: ${JSON.stringify(after[i])}`).toBeGreaterThanOrEqual(min)
+    }
+  })
+}
+
+/** The mid that carries `userId` on `page` now. */
+async function midOf(page: Page, userId: string): Promise<string> {
+  const s = await stats(page)
+  const entry = Object.entries(s?.mids ?? {}).find(([, stream]) => stream.user === userId)
+  if (!entry) throw new Error(`no stream of ${userId}: ${JSON.stringify(s)}`)
+  return entry[0]
+}
+
+/** The packets on `mid` stop growing (a short settle for packets in flight, then a second of silence). */
+async function silentOn(page: Page, mid: string) {
+  await Bun.sleep(300)
+  const before = (await stats(page))?.mids[mid]?.packets ?? 0
+  await Bun.sleep(1000)
+  expect((await stats(page))?.mids[mid]?.packets ?? 0).toBe(before)
+}
+
+async function openLobby(page: Page, token: string, lobbyId: string) {
+  await page.addInitScript(RECORD_PEER_CONNECTIONS)
+  await signIn(page, token)
+  await page.goto(`/lobbies/${lobbyId}`)
+  await expectText(page.locator('#connection'), 'Connected.')
+}
+
+async function join(page: Page) {
+  await page.getByRole('button', { name: 'Join voice' }).click()
+  await page.locator('#call-state[data-state="connected"]').waitFor({ timeout: 15_000 })
+}
+
+const row = (page: Page, userId: string) => page.locator(`#members li[data-user="${userId}"]`)
+
+async function pageIn(context: BrowserContext): Promise<Page> {
+  return (await otherContext(context)).newPage()
+}
+
+describe('lobby page', () => {
+  browserTest(
+    web,
+    'members join the call from their pages, hear each other, mute, leave; chat arrives live; a non-member cannot join',
+    async (first, context) => {
+      const { bot, players } = await setup(3)
+      const lobby = await createLobby(bot, { members: players.map((p) => ({ id: p.id })) })
+      const [a, b, c] = [{ id: players[0]!.id, page: first }, { id: players[1]!.id, page: await pageIn(context) }, { id: players[2]!.id, page: await pageIn(context) }]
+      try {
+        await Promise.all([openLobby(a.page, players[0]!.token, lobby.id), openLobby(b.page, players[1]!.token, lobby.id), openLobby(c.page, players[2]!.token, lobby.id)])
+
+        // Two members.
+        await Promise.all([join(a.page), join(b.page)])
+        await everyoneHears([a, b])
+        await row(a.page, b.id).and(a.page.locator('[data-connected="true"]')).waitFor()
+
+        // A third joins: the server re-offers to the first two, and everyone hears everyone.
+        await join(c.page)
+        await everyoneHears([a, b, c])
+        for (const m of [a, b, c]) for (const other of [a, b, c]) await row(m.page, other.id).and(m.page.locator('[data-connected="true"]')).waitFor()
+        // The speaking indicator follows the (beeping) fake microphones: the member's own and the others'.
+        for (const other of [a, b, c]) await row(a.page, other.id).and(a.page.locator('[data-speaking="true"]')).waitFor({ timeout: 5000 })
+
+        // The chat: a message a member sends (from the game, with its OAuth2 token) shows on every page at once.
+        const sent = await api('POST', `/lobbies/${lobby.id}/messages`, { token: players[1]!.bearer, body: { content: 'ready when you are' } })
+        expect(sent.status).toBe(201)
+        for (const m of [a, b, c]) await expectText(m.page.locator(`#messages li[data-message="${sent.body.id}"] .content`), 'ready when you are')
+        await expectText(a.page.locator(`#messages li[data-message="${sent.body.id}"] .author`), sent.body.author.username)
+        expect(sent.body.author.id).toBe(b.id)
+
+        // Mute: the others stop receiving the muted member, who still hears them; the lists say so.
+        const cOnA = await midOf(a.page, c.id)
+        const cOnB = await midOf(b.page, c.id)
+        await c.page.getByRole('button', { name: 'Mute' }).click()
+        expect(await c.page.getByRole('button', { name: 'Unmute' }).getAttribute('aria-pressed')).toBe('true')
+        await row(a.page, c.id).and(a.page.locator('[data-muted="true"]')).waitFor()
+        await Promise.all([silentOn(a.page, cOnA), silentOn(b.page, cOnB)])
+        expect(await row(a.page, c.id).getAttribute('data-speaking')).toBe('false')
+        const cHears = byUser(await stats(c.page))
+        await Bun.sleep(1000)
+        const cHearsLater = byUser(await stats(c.page))
+        for (const other of [a, b]) expect((cHearsLater.get(other.id) ?? 0) - (cHears.get(other.id) ?? 0)).toBeGreaterThan(10)
+
+        // Unmute: forwarded again.
+        await c.page.getByRole('button', { name: 'Unmute' }).click()
+        await everyoneHears([a, c], 1000)
+
+        // B leaves: B's connection is closed (it receives nothing more) and A and C stop receiving B.
+        const bOnA = await midOf(a.page, b.id)
+        const bOnC = await midOf(c.page, b.id)
+        await b.page.getByRole('button', { name: 'Leave' }).click()
+        await expectText(b.page.locator('#call-state'), 'You left the call.')
+        const left = await stats(b.page)
+        expect(left?.state).toBe('closed')
+        await row(a.page, b.id).and(a.page.locator('[data-connected="false"]')).waitFor()
+        await Promise.all([silentOn(a.page, bOnA), silentOn(c.page, bOnC)])
+        expect((await stats(b.page))?.connections).toBe(left?.connections) // no new connection either
+        await everyoneHears([a, c], 1000)
+      } finally {
+        await stopAllCalls()
+      }
+    },
+    60_000,
+  )
+
+  browserTest(web, 'a non-member opens the lobby page: joining the call is refused', async (page) => {
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { members: [{ id: players[0]!.id }] })
+    const outsider = await makeUser()
+    await openLobby(page, outsider.token, lobby.id)
+    await page.getByRole('button', { name: 'Join voice' }).click()
+    await expectText(page.locator('#lobby-notice'), 'Only members of the lobby can join its call.')
+    expect(await page.locator('#call-state').getAttribute('data-state')).not.toBe('connected')
+    expect(await page.getByRole('button', { name: 'Join voice' }).isDisabled()).toBe(true)
+    // No media was ever set up for it.
+    expect(await page.evaluate(() => (globalThis as any).__pcs.length)).toBe(0)
+  })
+})
