@@ -1,6 +1,6 @@
 // User sessions: one per token. The token is returned once; only its hash is kept.
 import { config } from '../config'
-import type { UserCaller } from '../core/caller'
+import type { Resolved, UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
 import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto'
 import { events, topics } from '../gateway/bus'
@@ -56,17 +56,23 @@ function idleLimitMs(): number {
 }
 
 /** The session a user token belongs to, if it exists and has not idled out. */
-export async function resolveUserToken(token: string): Promise<UserCaller | undefined> {
+export function resolveUserToken(token: string): Resolved<UserCaller> | undefined {
   const session = findActiveSessionByTokenHash(sha256Hex(token))
   if (!session) return undefined
   const now = clock.now()
   if (now - session.lastUsedAt > idleLimitMs()) {
-    await deleteSession(session.id)
+    deleteSessionRow(session.id)
     return undefined
   }
   // approx_last_used_time is approximate on purpose: at most one write a minute per session.
-  if (now - session.lastUsedAt > TOUCH_EVERY_MS) touchSessionAt(session.id, now)
-  return { kind: 'user', userId: session.userId, sessionId: session.id, sessionIdHash: session.idHash }
+  let lastUsedAt = session.lastUsedAt
+  if (now - lastUsedAt > TOUCH_EVERY_MS) {
+    touchSessionAt(session.id, now)
+    lastUsedAt = now
+  }
+  // Reused until the next touch is due (or the session would idle out): ending it forgets it at once (store).
+  const until = Math.min(lastUsedAt + TOUCH_EVERY_MS, lastUsedAt + idleLimitMs()) + 1
+  return { caller: { kind: 'user', userId: session.userId, sessionId: session.id, sessionIdHash: session.idHash }, until }
 }
 
 export async function deleteSession(id: string): Promise<void> {

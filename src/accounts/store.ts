@@ -2,6 +2,7 @@
 // fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
 // another domain's rows take it as `tx`.
 import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { db, prepared, type DB } from '../db/client'
 import {
@@ -46,8 +47,16 @@ export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
   return tx.insert(users).values(row).returning().get()
 }
 
+const userStateById = prepared((d) => d.select({ state: users.state }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
+
+/** The account exists and is neither disabled nor deleted (the tokens it granted work only then). */
+export function isUserActive(id: string): boolean {
+  return userStateById().get({ id })?.state === 'active'
+}
+
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
 export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
+  forgetCallers() // the account's state decides whether its tokens work
   return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
 }
 
@@ -109,6 +118,7 @@ export function findSession(id: string): AuthSessionRow | undefined {
 }
 
 export function deleteSessionRow(id: string): void {
+  forgetCallers()
   db().delete(authSessions).where(eq(authSessions.id, id)).run()
 }
 
@@ -118,11 +128,13 @@ export function sessionsOfUser(userId: string): AuthSessionRow[] {
 
 /** Delete sessions last used before `cutoff`; returns how many. */
 export function deleteSessionsIdleSince(cutoff: number): number {
+  forgetCallers()
   return db().delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all().length
 }
 
 /** Delete a user's sessions but `exceptId`; returns the ids deleted. */
 export function deleteSessionsOfUser(userId: string, exceptId?: string): string[] {
+  forgetCallers()
   const rows = db().select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
   const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
   for (const id of ids) db().delete(authSessions).where(and(eq(authSessions.id, id), eq(authSessions.userId, userId))).run()

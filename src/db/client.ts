@@ -113,3 +113,10 @@ export function prepared<T>(build: (db: DB) => T): () => T {
 export function transaction<T>(fn: (tx: DB) => T): T {
   return db().transaction((tx) => fn(tx as unknown as DB), { behavior: 'immediate' })
 }
+
+const dataVersionStatement = prepared(() => rawDatabase().prepare<{ data_version: number }, []>('PRAGMA data_version'))
+
+/** SQLite's data_version: it changes when another connection (the CLI, another process) commits to this database. */
+export function dataVersion(): number {
+  return dataVersionStatement().get()!.data_version
+}

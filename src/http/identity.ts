@@ -27,13 +27,14 @@ export function authorize(caller: Caller | undefined, rule: AuthRule): Caller {
 }
 
 /** The caller of a request, if its Authorization resolves (for routes where a token is optional). */
-export function optionalCaller(request: Request): Promise<Caller | undefined> {
+export function optionalCaller(request: Request): Caller | undefined {
   return resolveAuthorization(request.headers.get('authorization'))
 }
 
 // Checked in `transform`, which runs before body validation, so a wrong caller gets 401/403 as Discord answers,
-// not a form error about a body it may not send at all.
-const checked = new WeakMap<Request, Caller>()
+// not a form error about a body it may not send at all; kept on Elysia's per-request context for `resolve`.
+const CALLER = '__caller'
+type Context = { request: Request; [CALLER]?: Caller }
 
 /** The API document's security requirement for a rule (scheme names of http/docs.ts; a bearer lists its scope). */
 function security(rule: AuthRule) {
@@ -43,14 +44,8 @@ function security(rule: AuthRule) {
 }
 
 function guard(rule: AuthRule) {
-  return {
-    async transform({ request }: { request: Request }) {
-      checked.set(request, authorize(await resolveAuthorization(request.headers.get('authorization')), rule))
-    },
-    async resolve({ request }: { request: Request }) {
-      return checked.get(request) ?? authorize(await resolveAuthorization(request.headers.get('authorization')), rule)
-    },
-  }
+  const check = (ctx: Context) => (ctx[CALLER] ??= authorize(resolveAuthorization(ctx.request.headers.get('authorization')), rule))
+  return { transform: (ctx: Context) => void check(ctx), resolve: check }
 }
 
 const userOnly = guard('user')
@@ -63,13 +58,13 @@ const userOnly = guard('user')
 export const identity = new Elysia({ name: 'identity' }).macro({
   auth: (rule: AuthRule) => {
     const { transform, resolve } = guard(rule)
-    return { detail: { security: security(rule) }, transform, resolve: async ({ request }: { request: Request }) => ({ caller: await resolve({ request }) }) }
+    return { detail: { security: security(rule) }, transform, resolve: (ctx: Context) => ({ caller: resolve(ctx) }) }
   },
   user: {
     detail: { security: security('user') },
     transform: userOnly.transform,
-    async resolve({ request }: { request: Request }): Promise<{ caller: UserCaller }> {
-      const caller = await userOnly.resolve({ request })
+    resolve(ctx: Context): { caller: UserCaller } {
+      const caller = userOnly.resolve(ctx)
       if (caller.kind !== 'user') throw Errors.unauthorized()
       return { caller }
     },

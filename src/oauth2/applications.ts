@@ -1,10 +1,10 @@
 // Applications and their bot users. Secrets are shown once at creation and stored hashed.
-import type { BearerCaller, BotCaller } from '../core/caller'
+import type { BearerCaller, BotCaller, Resolved } from '../core/caller'
 import { clock } from '../core/clock'
 import { ownedToken, randomToken, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
-import { insertUser } from '../accounts/store'
+import { insertUser, isUserActive } from '../accounts/store'
 import { grantedScopes } from './scopes'
 import { findApplicationByBotTokenHash, findTokenByAccessHash, insertApplication } from './store'
 
@@ -38,20 +38,22 @@ function botUsername(name: string, id: string): string {
   return `${base}_${id}`
 }
 
-export async function resolveBotToken(token: string): Promise<BotCaller | undefined> {
+/** How long a resolved bot token is reused at most; a reset or a deleted application forgets it at once (store). */
+const BOT_REUSE_MS = 60_000
+
+export function resolveBotToken(token: string): Resolved<BotCaller> | undefined {
   const app = findApplicationByBotTokenHash(sha256Hex(token))
   if (!app) return undefined
-  return { kind: 'bot', userId: app.botUserId, applicationId: app.id }
+  return { caller: { kind: 'bot', userId: app.botUserId, applicationId: app.id }, until: clock.now() + BOT_REUSE_MS }
 }
 
-export async function resolveBearerToken(token: string): Promise<BearerCaller | undefined> {
+export function resolveBearerToken(token: string): Resolved<BearerCaller> | undefined {
   const grant = findTokenByAccessHash(sha256Hex(token))
-  if (!grant || grant.expiresAt <= clock.now()) return undefined
+  const now = clock.now()
+  if (!grant || grant.expiresAt <= now || !isUserActive(grant.userId)) return undefined
   return {
-    kind: 'bearer',
-    userId: grant.userId,
-    applicationId: grant.applicationId,
-    scopes: grantedScopes(grant.scopes),
-    grantId: grant.id,
+    caller: { kind: 'bearer', userId: grant.userId, applicationId: grant.applicationId, scopes: grantedScopes(grant.scopes), grantId: grant.id },
+    // Reused until it expires, at most a minute; a revoked or refreshed token is forgotten at once (store).
+    until: Math.min(grant.expiresAt, now + BOT_REUSE_MS),
   }
 }

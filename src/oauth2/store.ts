@@ -1,6 +1,7 @@
 // Every query of the oauth2 domain: applications, authorization codes and tokens. Synchronous, as every store
 // (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { db, prepared, type DB } from '../db/client'
 import { applications, oauth2Codes, oauth2Tokens, type ApplicationRow, type OAuth2CodeRow, type OAuth2TokenRow } from './tables'
@@ -80,6 +81,7 @@ export function findTokenByAnyHash(hash: string): OAuth2TokenRow | undefined {
 
 /** Spend a refresh token and end its access token, in one statement; undefined if someone spent it first. */
 export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefined {
+  forgetCallers() // its access token ends here
   const now = clock.now()
   return tx
     .update(oauth2Tokens)
@@ -91,6 +93,7 @@ export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefine
 
 /** Revoke every token of a grant family (reuse of a spent refresh token or code, or explicit revocation). */
 export function revokeFamily(familyId: string): number {
+  forgetCallers()
   return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all().length
 }
 

@@ -1,3 +1,4 @@
+import { updateUser } from '../../src/accounts/store'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { authSessions, knownIps } from '../../src/accounts/tables'
@@ -24,7 +25,7 @@ describe('POST /auth/login', () => {
   test('E.164 phone and password', async () => {
     const user = await makeUser()
     const phone = `+1555${Math.floor(1e6 + Math.random() * 8e6)}`
-    db().update(users).set({ phone }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { phone })
     const r = await login({ login: phone, password: user.password })
     expect(r.status).toBe(200)
     expect(r.body.user_id).toBe(user.id)
@@ -74,7 +75,7 @@ describe('POST /auth/login', () => {
   test('disabled and deletion-scheduled accounts: 20013 / 20011 unless undelete, which restores them', async () => {
     for (const [state, code] of [['disabled', 20013], ['deletion_scheduled', 20011]] as const) {
       const user = await makeUser()
-      db().update(users).set({ state }).where(eq(users.id, user.id)).run()
+      updateUser(user.id, { state })
       const refused = await login({ login: user.email, password: user.password })
       expect(refused.status).toBe(400)
       expect(refused.body.code).toBe(code)
@@ -97,7 +98,7 @@ describe('POST /auth/login', () => {
   test('a hash made with other parameters is replaced on login', async () => {
     const user = await makeUser()
     const old = await Bun.password.hash(user.password, { algorithm: 'argon2id', memoryCost: 4096, timeCost: 1 })
-    db().update(users).set({ passwordHash: old }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { passwordHash: old })
     expect((await login({ login: user.email, password: user.password })).status).toBe(200)
     const stored = db().select().from(users).where(eq(users.id, user.id)).get()!.passwordHash!
     expect(stored).not.toBe(old)
@@ -124,7 +125,7 @@ describe('POST /auth/login', () => {
 
   test('locked (compromised) account answers ACCOUNT_COMPROMISED_RESET_PASSWORD', async () => {
     const user = await makeUser()
-    db().update(users).set({ compromised: true }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { compromised: true })
     const r = await login({ login: user.email, password: user.password })
     expect(r.status).toBe(400)
     expect(r.body.errors.login._errors[0].code).toBe('ACCOUNT_COMPROMISED_RESET_PASSWORD')
@@ -162,7 +163,7 @@ describe('new login location', () => {
   test('an unverified e-mail is not asked; the check can be turned off', async () => {
     await withConfig({ newLoginLocationCheck: true, trustProxy: true }, async () => {
       const user = await makeUser()
-      db().update(users).set({ emailVerified: false }).where(eq(users.id, user.id)).run()
+      updateUser(user.id, { emailVerified: false })
       expect((await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200)
       expect((await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200)
     })

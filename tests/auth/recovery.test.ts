@@ -1,3 +1,4 @@
+import { updateUser } from '../../src/accounts/store'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { lockUser } from '../../src/auth/lock'
@@ -103,7 +104,7 @@ describe('password reset by phone', () => {
   test('70007 with a texted code; the verified phone token resets; unknown phones look the same', async () => {
     const user = await makeUser()
     const phone = uniquePhone()
-    db().update(users).set({ phone }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { phone })
     const r = await forgot(phone)
     expect(r.status).toBe(400)
     expect(r.body.code).toBe(70007)
@@ -118,7 +119,7 @@ describe('password reset by phone', () => {
   test('a phone that is also the second factor: 70009 and the e-mail link', async () => {
     const user = await userWithTotp()
     const phone = uniquePhone()
-    db().update(users).set({ phone }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { phone })
     db().insert(smsFactors).values({ userId: user.id, createdAt: Date.now() }).run()
     const r = await forgot(phone)
     expect(r.body.code).toBe(70009)
@@ -130,7 +131,7 @@ describe('e-mail change and revert', () => {
   test('change (elevated by password) mails a revert link; revert restores, secures and ends everything, once', async () => {
     const user = await makeUser()
     const phone = uniquePhone()
-    db().update(users).set({ phone }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { phone })
     const { rememberPhone } = await import('../../src/accounts/phone')
     rememberPhone(user.id, phone)
     const next = uniqueEmail('new')

@@ -1,5 +1,6 @@
 // Remote (QR) login end to end: a test desktop (its own RSA) and a mobile user over REST; handshake tokens and tickets
 // used twice, by others, after the desktop left, in parallel; MFA elevation; the operator lock; the limits.
+import { updateUser } from '../../src/accounts/store'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { lockUser } from '../../src/auth/lock'
@@ -100,7 +101,7 @@ describe('the whole flow', () => {
 
   test('the payload carries the avatar hash when there is one', async () => {
     const user = await makeUser()
-    db().update(users).set({ avatar: 'a_0123456789abcdef0123456789abcdef' }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { avatar: 'a_0123456789abcdef0123456789abcdef' })
     const d = await desktop()
     expect((await claim(user.token, d.fingerprint)).status).toBe(200)
     expect(d.decrypt((await d.waitFor('pending_ticket')).encrypted_user_payload).toString()).toBe(`${user.id}:0:a_0123456789abcdef0123456789abcdef:${user.username}`)

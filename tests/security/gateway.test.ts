@@ -1,8 +1,7 @@
 // Gateway floods, resume with crafted sequences, OAuth2 scopes and account states.
+import { updateUser } from '../../src/accounts/store'
 import { afterEach, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
 import { clock } from '../../src/core/clock'
-import { db } from '../../src/db/client'
 import { events, topics } from '../../src/gateway/bus'
 import { framesPerWindow, IDENTIFY_TIMEOUT_MS, MAX_PENDING_PER_IP } from '../../src/gateway/protocol'
 import { closeEndedAuthSessions } from '../../src/gateway/server'
@@ -114,7 +113,7 @@ describe('OAuth2 scopes', () => {
   test('identify: no e-mail, no phone; email scope: e-mail and verified, still no phone', async () => {
     const app = await makeApp()
     const user = await makeUser()
-    db().update(users).set({ phone: '+15555550123' }).where(eq(users.id, user.id)).run()
+    updateUser(user.id, { phone: '+15555550123' })
     const identify = await api('GET', '/users/@me', { token: await bearerFor(user, app, 'identify') })
     expect(identify.status).toBe(200)
     expect(identify.body.id).toBe(user.id)
@@ -149,7 +148,7 @@ describe('account states', () => {
       const user = await makeUser()
       const c = await connect()
       await c.identify(user.token)
-      db().update(users).set({ state }).where(eq(users.id, user.id)).run()
+      updateUser(user.id, { state })
       expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401)
       await closeEndedAuthSessions()
       expect((await c.waitForClose()).code).toBe(4004)
