@@ -22,6 +22,12 @@ const json = (value: unknown) => JSON.stringify(value)
 
 export const httpScenarios: HttpScenario[] = [
   {
+    // The floor every route stands on: Elysia, the request id, rate-limit bookkeeping, the access log, no database.
+    name: 'healthz',
+    title: 'GET /healthz (no token, no database)',
+    request: () => ({ method: 'GET', path: '/healthz', headers: {} }),
+  },
+  {
     name: 'lobby-get',
     title: 'GET /lobbies/{id} (Bot)',
     target: 0.5,

@@ -54,9 +54,16 @@ export function isUserActive(id: string): boolean {
   return userStateById().get({ id })?.state === 'active'
 }
 
+/** Keep the policy's verdict on a password, if it is still the user's password. */
+export function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): void {
+  db().update(users).set({ passwordWeak: weak }).where(and(eq(users.id, id), eq(users.passwordHash, passwordHash))).run()
+}
+
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
 export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
   forgetCallers() // the account's state decides whether its tokens work
+  // A new password has not been judged by the policy unless the caller says so.
+  if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
   return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
 }
 

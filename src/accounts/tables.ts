@@ -13,6 +13,8 @@ export const users = sqliteTable('users', {
   /** E.164 */
   phone: text().unique(),
   passwordHash: text(),
+  /** The password policy's verdict on the current password (null: not judged yet; judged at the next login). */
+  passwordWeak: integer({ mode: 'boolean' }),
   bot: integer({ mode: 'boolean' }).notNull().default(false),
   flags: integer().notNull().default(0),
   locale: text().notNull().default('en-US'),

@@ -2,7 +2,7 @@
 // new-location confirmation and required actions.
 import { config } from '../config'
 import { clear, reserve, type Slot } from '../core/ratelimit'
-import { findUser, findUserByEmail, findUserByPhone, hasKnownIps, isKnownIp, updateUser } from '../accounts/store'
+import { findUser, findUserByEmail, findUserByPhone, hasKnownIps, isKnownIp, setPasswordVerdict, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
@@ -65,10 +65,15 @@ export async function login(input: LoginInput, context: LoginContext) {
     await mailLoginLocation(user.email, token, ip, context.client.location)
     throw newLoginLocation()
   }
+  // The policy's verdict (a dictionary check of ~5-20 ms on this thread) is kept with the password: judged once.
+  let weak = user.passwordWeak
+  if (weak === null) weak = passwordProblem(input.password) !== null
   if (needsRehash(user.passwordHash!)) {
-    updateUser(user.id, { passwordHash: await hashPassword(input.password) })
+    updateUser(user.id, { passwordHash: await hashPassword(input.password), passwordWeak: weak })
+  } else if (user.passwordWeak === null) {
+    setPasswordVerdict(user.id, user.passwordHash!, weak)
   }
-  const requiredActions = passwordProblem(input.password) ? ['update_password'] : []
+  const requiredActions = weak ? ['update_password'] : []
   // The ticket remembers the required actions for when the second factor finishes the login.
   const mfa = await secondFactor().challenge(user.id, 'login', requiredActions.length ? { required_actions: requiredActions.join(',') } : {})
   if (mfa) return mfa

@@ -93,6 +93,20 @@ describe('POST /auth/login', () => {
     const r = await login({ login: user.email, password: 'password123' })
     expect(r.status).toBe(200)
     expect(r.body.required_actions).toEqual(['update_password'])
+    // The verdict is kept with the password (judged once): the next login answers the same without judging again.
+    expect(db().select().from(users).where(eq(users.id, user.id)).get()!.passwordWeak).toBe(true)
+    expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual(['update_password'])
+  })
+
+  test('a new password is judged again: the weak verdict does not outlive the password', async () => {
+    const user = await makeUser({ password: 'password123' })
+    expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual(['update_password'])
+    const strong = 'a much better passphrase 7'
+    const changed = await api('PATCH', '/users/@me', { token: user.token, body: { password: 'password123', new_password: strong } })
+    expect(changed.status).toBe(200)
+    const r = await login({ login: user.email, password: strong })
+    expect(r.status).toBe(200)
+    expect(r.body.required_actions ?? []).toEqual([])
   })
 
   test('a hash made with other parameters is replaced on login', async () => {
