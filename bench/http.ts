@@ -79,7 +79,8 @@ export const httpScenarios: HttpScenario[] = [
   {
     // Another branch adds GET /experiments; until it exists our server answers 404 and the row says so.
     name: 'experiments',
-    title: 'GET /experiments (user token)',
+    title: 'GET /experiments (user token, 50 definitions)',
+    target: 0.4,
     request: (w) => ({ method: 'GET', path: '/api/v9/experiments', headers: { authorization: w.main.token } }),
   },
 ]

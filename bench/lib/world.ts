@@ -42,9 +42,41 @@ async function cli(dir: string, args: string[]): Promise<any> {
   return JSON.parse(proc.stdout.toString())
 }
 
-/** Seeds what needs no running server: the application (CLI) and `userCount` users with a session each. */
+/**
+ * 50 experiment definitions as an operator might load them: 40 user experiments (two buckets over split rollouts,
+ * every other one with an override list, every tenth for the developer portal only) and 10 guild experiments whose populations
+ * filter by feature, member count and ID range.
+ */
+export function fiftyExperiments() {
+  return Array.from({ length: 50 }, (_, i) => {
+    const guild = i % 5 === 0
+    const ranges = [
+      { bucket: 1, rollout: [{ s: 0, e: 2999 + i * 100 }] },
+      { bucket: 2, rollout: [{ s: 3000 + i * 100, e: 9999 }] },
+    ]
+    return {
+      name: `2026-11_bench_${guild ? 'guild' : 'user'}_${i}`,
+      kind: guild ? 'guild' : 'user',
+      revision: i + 1,
+      ...(i % 10 === 1 ? { platform: 'DEVELOPER_PORTAL' } : {}),
+      populations: guild
+        ? [
+            { ranges, filters: { guild_has_feature: { guild_features: ['COMMUNITY'] }, guild_member_count_range: { min_id: 10, max_id: 5000 } } },
+            { ranges: [{ bucket: 1, rollout: [{ s: 0, e: 4999 }] }, { bucket: 0, rollout: [{ s: 5000, e: 9999 }] }], filters: { guild_id_range: { min_id: '0', max_id: '9223372036854775807' } } },
+          ]
+        : [{ ranges }],
+      overrides: i % 2 ? [{ b: 1, k: Array.from({ length: 5 }, (_, j) => String(10n ** 17n + BigInt(i * 10 + j))) }] : [],
+    }
+  })
+}
+
+/** Seeds what needs no running server: the application (CLI), 50 experiment definitions (CLI) and `userCount` users with a session each. */
 export async function seedOffline(dir: string, userCount: number) {
   const app = await cli(dir, ['app', 'create', '--name', 'bench', '--redirect-uri', 'http://localhost/callback'])
+  const definitions = join(dir, 'experiments.json')
+  await Bun.write(definitions, JSON.stringify(fiftyExperiments()))
+  const loaded = await cli(dir, ['experiments', 'load', definitions])
+  if (loaded.loaded !== 50) throw new Error(`experiments load: ${JSON.stringify(loaded)}`)
   const out = join(dir, 'users.json')
   const proc = Bun.spawnSync([BUN, 'bench/lib/bulk-users.ts', String(userCount), out], { cwd: ROOT, env: ourEnv(dir, 0) })
   if (proc.exitCode !== 0) throw new Error(`bulk users: ${proc.stderr.toString()}`)
