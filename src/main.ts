@@ -1,6 +1,3 @@
-// @simplewebauthn/server loads @peculiar/x509, whose tsyringe needs Reflect metadata before it loads; in the compiled
-// binary the bundle order can put it first, so the polyfill is the first thing the entry point loads.
-import 'reflect-metadata'
 // Entry point of `bun run start`, `bun run cli ...` and the compiled binary.
 // No arguments (or `serve`): run the server. `--help`, `--version`, or a CLI command otherwise.
 // Every start-up failure is one line on stderr and a non-zero exit, never a stack trace.

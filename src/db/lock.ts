@@ -49,6 +49,9 @@ export function lockDatabase(databasePath: string): void {
     handle.exec('PRAGMA busy_timeout = 0')
     // A rollback journal (not WAL): the holder's RESERVED lock lets others read the holder row but not write.
     handle.exec('PRAGMA journal_mode = DELETE')
+    // The holder row only names who holds the lock while the process lives (the kernel drops the lock with it): it
+    // needs no fsync, which cost ~10 ms of every start.
+    handle.exec('PRAGMA synchronous = OFF')
     handle.exec('BEGIN IMMEDIATE')
   } catch (error) {
     if (busy(error)) throw refused(databasePath, handle)

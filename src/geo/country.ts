@@ -46,10 +46,13 @@ export function countryOf(ip: string): string | null {
   return null
 }
 
-const names = new Intl.DisplayNames(['en'], { type: 'region' })
+// Built on first use: constructing it loads ICU's region names (~7 ms), too much for every start.
+let names: Intl.DisplayNames | undefined
 
 /** A human-readable approximate location ("Germany"), or "Unknown". */
 export function locationOf(ip: string): string {
   const code = countryOf(ip)
-  return code ? (names.of(code) ?? code) : 'Unknown'
+  if (!code) return 'Unknown'
+  names ??= new Intl.DisplayNames(['en'], { type: 'region' })
+  return names.of(code) ?? code
 }

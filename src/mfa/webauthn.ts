@@ -1,13 +1,6 @@
 // WebAuthn through @simplewebauthn/server: registration and assertions always against the challenge this server issued
 // with a ticket (never one the client names), the configured origins and RP ID, and the stored signature counter.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server'
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { snowflake } from '../core/snowflake'
@@ -23,6 +16,16 @@ import {
   renameCredentialRow,
   type CredentialRow,
 } from './store'
+
+/**
+ * @simplewebauthn/server and its x509/asn1 chain (~15 ms of module loading in the binary), loaded on the first
+ * WebAuthn call rather than at start. Its x509 dependency (tsyringe) needs Reflect metadata loaded before it.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | undefined
+function webauthnLibrary() {
+  library ??= import('reflect-metadata').then(() => import('@simplewebauthn/server'))
+  return library
+}
 
 const rpId = () => config().webauthnRpId ?? new URL(config().webUrl).hostname
 const origins = () => config().webauthnOrigins ?? [new URL(config().webUrl).origin]
@@ -43,6 +46,7 @@ export function hasWebauthn(userId: string): boolean {
 
 /** Registration options for a user (its existing credentials excluded); the challenge goes on the ticket. */
 export async function registrationOptions(user: UserRow) {
+  const { generateRegistrationOptions } = await webauthnLibrary()
   const options = await generateRegistrationOptions({
     rpName: 'Lobby Server',
     rpID: rpId(),
@@ -59,6 +63,7 @@ export async function registrationOptions(user: UserRow) {
 
 /** Assertion options: for a user's credentials, or (passwordless) for any discoverable credential. */
 export async function authenticationOptions(userId: string | null, userVerification: 'preferred' | 'required' = 'preferred') {
+  const { generateAuthenticationOptions } = await webauthnLibrary()
   const options = await generateAuthenticationOptions({
     rpID: rpId(),
     timeout: WEBAUTHN_TIMEOUT_MS,
@@ -82,6 +87,7 @@ function parseJson<T>(value: unknown): T | undefined {
 export async function registerCredential(userId: string, challenge: string, name: string, credential: unknown): Promise<CredentialRow | undefined> {
   const response = parseJson<RegistrationResponseJSON>(credential)
   if (!response) return undefined
+  const { verifyRegistrationResponse } = await webauthnLibrary()
   try {
     const result = await verifyRegistrationResponse({
       response,
@@ -119,6 +125,7 @@ export async function verifyAssertion(credential: unknown, challenge: string, us
   if (!row || (userId !== null && row.userId !== userId)) return undefined
   // Passwordless: the authenticator must name the same user it was registered for.
   if (userId === null && response.response?.userHandle && Buffer.from(response.response.userHandle, 'base64url').toString() !== row.userId) return undefined
+  const { verifyAuthenticationResponse } = await webauthnLibrary()
   try {
     const result = await verifyAuthenticationResponse({
       response,

@@ -10,8 +10,21 @@ import { log } from '../core/log'
 import type { GatewayConnection } from '../gateway/bus'
 import { callAccess, callIdleTimeoutMs, markConnected, markDisconnected, markVoiceFlags, memberIds, type LeaveReason } from '../lobbies/voice-presence'
 import { CONNECT_TIMEOUT_MS, DISCONNECTED_GRACE_MS, MAX_CALLS_PER_USER, SWEEP_EVERY_MS } from './limits'
-import { cleanPacket, Participant, type ParticipantEvents, type Send } from './participant'
+import type { Participant, ParticipantEvents, Send } from './participant'
 import { closeReasons, VoiceDispatch, type Answer, type Candidate, type CloseReason, type VoiceState } from './protocol'
+
+/**
+ * The peer connections (participant.ts and werift, ~12 ms of module loading in the binary) load with the first call
+ * rather than at start. werift's x509 dependency (tsyringe) needs Reflect metadata loaded before it.
+ */
+let peers: typeof import('./participant') | undefined
+async function loadPeers(): Promise<typeof import('./participant')> {
+  if (!peers) {
+    await import('reflect-metadata')
+    peers = await import('./participant')
+  }
+  return peers
+}
 
 class Room {
   readonly members = new Map<string, Participant>()
@@ -48,7 +61,8 @@ function forward(from: Participant, packet: RtpPacket): void {
   room.lastMediaAt = clock.now()
   from.stats.packetsIn += 1
   if (from.selfMute || !from.connected) return
-  const clean = cleanPacket(packet)
+  // A participant exists, so its module is loaded.
+  const clean = peers!.cleanPacket(packet)
   for (const to of room.members.values()) if (to !== from && to.connected) to.forward(from.userId, clean)
 }
 
@@ -86,6 +100,7 @@ export async function leave(p: Participant, reason: CloseReason, notify = true):
 type MemberCaller = Exclude<Caller, { kind: 'bot' }>
 
 async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller, state: VoiceState): Promise<void> {
+  const { Participant } = await loadPeers()
   const { lobbyId } = state
   if (!callAccess(caller, lobbyId)) return refuse(connection.send, lobbyId, 'not_member')
   // One call per member: joining from another session ends the one there.
