@@ -70,8 +70,14 @@ const description = `Discord-compatible REST API. Every route is served under \`
 (documented once, under \`/api/v9\`). Errors are Discord's: \`{"code", "message", "errors"?}\` (form errors 50035 nest
 by field). Rate-limited requests answer 429 with \`retry_after\`.
 
-**Authorize**: a user token as it is, a bot token as \`Bot <token>\`, or an OAuth2 access token. The Gateway
-(WebSocket at \`/gateway\`): [its protocol](/api/docs/gateway).`
+**Authorize**: a user token as it is, a bot token as \`Bot <token>\`, or an OAuth2 access token; on the token
+endpoints, an application's client id and secret. The Gateway (WebSocket at \`/gateway\`) and the remote-auth
+socket: [their protocol](/api/docs/gateway).
+
+**Elevation**: a sensitive request (marked "elevated") may answer 401 60003 with \`mfa: {ticket, methods}\`; prove
+one of the methods at \`POST /mfa/finish\` and repeat the request with the token it gives in
+\`X-Discord-MFA-Authorization\` (or \`X-Service-MFA-Authorization\`). **Headers**: \`X-Fingerprint\` (registration,
+login, \`GET /experiments\` before login), \`X-Request-Id\` (echoed, and in the access log).`
 
 // The same handlers are mounted under /api/v10 and /api; document the v9 paths once.
 const exclude = { paths: [/^\/api\/v10\//, /^\/api\/(?!v9\/)/, /^\/(?!api\/)/] }

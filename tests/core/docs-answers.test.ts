@@ -44,6 +44,18 @@ const PASSWORD = 'correct horse battery staple'
 const bot = (app: App) => `Bot ${app.bot_token}`
 const basic = (app: App) => `Basic ${Buffer.from(`${app.id}:${app.client_secret}`).toString('base64')}`
 
+let readerUser: Promise<User> | undefined
+/** A user shared by the cases that leave its account as it is (each case gets a session of its own: session()). */
+const reader = () => (readerUser ??= makeUser())
+const session = async () => (await createSession((await reader()).id, { platform: 'test' })).token
+let readerGuild: ReturnType<typeof guildWorld> | undefined
+/** A guild shared by the cases that only read it or add to it. */
+const sharedGuild = () => (readerGuild ??= guildWorld())
+
+let sharedKeyUser: ReturnType<typeof userWithKey> | undefined
+/** A user with a security key, shared by the cases that read or rename it. */
+const keyUser = () => (sharedKeyUser ??= userWithKey())
+
 /** A guild owned by a new user, its text channel, and a second member who joined by invite. */
 async function guildWorld() {
   const owner = await makeUser()
@@ -63,7 +75,7 @@ async function role(owner: User, guildId: string): Promise<string> {
 /** An application, a user with a lobbies.write bearer token, and a lobby the user joined with PUT /lobbies. */
 async function lobbyWorld() {
   const app = await makeApp()
-  const user = await makeUser()
+  const user = await reader()
   const bearer = await bearerFor(user, app)
   const lobby = (await api('PUT', '/lobbies', { token: bearer, body: { secret: `s${Date.now()}${Math.random()}` } })).body
   return { app, user, bearer, lobby }
@@ -98,7 +110,7 @@ async function elevation(
   return finish.body.token
 }
 
-/** The user the lobby examples name as a member (created once with the example's id). */
+/** The user the bulk members example names (created once with the example's id). */
 async function exampleMember() {
   await server()
   if (!findUser(EXAMPLE_USER_ID)) insertUser({ id: EXAMPLE_USER_ID, username: 'example_member', createdAt: Date.now() })
@@ -114,33 +126,33 @@ const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/gateway/bot': { call: async () => ({ token: bot(await makeApp()) }) },
 
   'GET /api/v9/users/@me': [
-    { what: 'user', call: async () => ({ token: (await makeUser()).token }) },
+    { what: 'user', call: async () => ({ token: await session() }) },
     { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
-    { what: 'bearer without email', call: async () => ({ token: await bearerFor(await makeUser(), await makeApp(), 'identify') }) },
-    { what: 'bearer with email', call: async () => ({ token: await bearerFor(await makeUser(), await makeApp(), 'identify email') }) },
+    { what: 'bearer without email', call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify') }) },
+    { what: 'bearer with email', call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify email') }) },
   ],
-  'PATCH /api/v9/users/@me': { call: async () => ({ token: (await makeUser()).token }) },
-  'GET /api/v9/users/@me/settings': { call: async () => ({ token: (await makeUser()).token }) },
-  'PATCH /api/v9/users/@me/settings': { call: async () => ({ token: (await makeUser()).token }) },
+  'PATCH /api/v9/users/@me': { call: async () => ({ token: await session() }) },
+  'GET /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
+  'PATCH /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
   'GET /api/v9/unique-username/username-suggestions-unauthed': { call: async () => ({ query: 'global_name=Ada%20Lovelace' }) },
   'POST /api/v9/unique-username/username-attempt-unauthed': { call: async () => ({}) },
 
-  'GET /api/v9/oauth2/authorize': { call: async () => ({ token: (await makeUser()).token, query: authorizeQuery(await makeApp()) }) },
-  'POST /api/v9/oauth2/authorize': { call: async () => ({ token: (await makeUser()).token, query: authorizeQuery(await makeApp()) }) },
+  'GET /api/v9/oauth2/authorize': { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
+  'POST /api/v9/oauth2/authorize': { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
   'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
-  'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await makeUser(), await makeApp()) }) },
+  'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
 
-  'POST /api/v9/guilds': { call: async () => ({ token: (await makeUser()).token }) },
+  'POST /api/v9/guilds': { call: async () => ({ token: await session() }) },
   'GET /api/v9/guilds/{guildId}': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
   'PATCH /api/v9/guilds/{guildId}': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
@@ -151,8 +163,8 @@ const CASES: Record<string, Case | Case[]> = {
     },
   },
   'GET /api/v9/users/@me/guilds': [
-    { what: 'user', call: async () => ({ token: (await guildWorld()).member.token }) },
-    { what: 'bearer', call: async () => ({ token: await bearerFor((await guildWorld()).owner, await makeApp(), 'identify guilds') }) },
+    { what: 'user', call: async () => ({ token: (await sharedGuild()).member.token }) },
+    { what: 'bearer', call: async () => ({ token: await bearerFor((await sharedGuild()).owner, await makeApp(), 'identify guilds') }) },
   ],
   'DELETE /api/v9/users/@me/guilds/{guildId}': {
     call: async () => {
@@ -162,7 +174,7 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'GET /api/v9/guilds/{guildId}/members': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id }, query: 'limit=10' }
     },
   },
@@ -174,19 +186,19 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'GET /api/v9/guilds/{guildId}/roles': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
   'POST /api/v9/guilds/{guildId}/roles': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
   'PATCH /api/v9/guilds/{guildId}/roles/{roleId}': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id, roleId: await role(owner, guild.id) } }
     },
   },
@@ -212,25 +224,25 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'GET /api/v9/guilds/{guildId}/channels': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
   'POST /api/v9/guilds/{guildId}/channels': {
     call: async () => {
-      const { owner, guild } = await guildWorld()
+      const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
   'GET /api/v9/channels/{channelId}': {
     call: async () => {
-      const { owner, channelId } = await guildWorld()
+      const { owner, channelId } = await sharedGuild()
       return { token: owner.token, params: { channelId } }
     },
   },
   'PATCH /api/v9/channels/{channelId}': {
     call: async () => {
-      const { owner, channelId } = await guildWorld()
+      const { owner, channelId } = await sharedGuild()
       return { token: owner.token, params: { channelId } }
     },
   },
@@ -242,24 +254,24 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'POST /api/v9/channels/{channelId}/messages': {
     call: async () => {
-      const { member, channelId } = await guildWorld()
+      const { member, channelId } = await sharedGuild()
       return { token: member.token, params: { channelId } }
     },
   },
   'GET /api/v9/channels/{channelId}/messages': {
     call: async () => {
-      const { owner, channelId } = await guildWorld()
+      const { owner, channelId } = await sharedGuild()
       await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'hello', nonce: 'n1' } })
       return { token: owner.token, params: { channelId } }
     },
   },
   'POST /api/v9/channels/{channelId}/invites': {
     call: async () => {
-      const { owner, channelId } = await guildWorld()
+      const { owner, channelId } = await sharedGuild()
       return { token: owner.token, params: { channelId } }
     },
   },
-  'GET /api/v9/invites/{code}': { call: async () => ({ params: { code: (await guildWorld()).code } }) },
+  'GET /api/v9/invites/{code}': { call: async () => ({ params: { code: (await sharedGuild()).code } }) },
   'POST /api/v9/invites/{code}': { call: async () => ({ token: (await makeUser()).token, params: { code: (await guildWorld()).code } }) },
   'DELETE /api/v9/invites/{code}': {
     call: async () => {
@@ -293,11 +305,11 @@ const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/auth/location-metadata': { call: async () => ({}) },
   'POST /api/v9/auth/password/validate': { call: async () => ({}) },
   'POST /api/v9/auth/handoff/exchange': { call: async () => ({}), expect: [400, 'HANDOFF_TOKEN_INVALID'] },
-  'GET /api/v9/auth/sessions': { call: async () => ({ token: (await makeUser()).token }) },
-  'POST /api/v9/auth/logout': { call: async () => ({ token: (await makeUser()).token }) },
-  'POST /api/v9/users/@me/devices': { call: async () => ({ token: (await makeUser()).token }) },
-  'POST /api/v9/auth/verify/resend': { call: async () => ({ token: (await makeUser()).token }) },
-  'POST /api/v9/auth/handoff': { call: async () => ({ token: (await makeUser()).token }) },
+  'GET /api/v9/auth/sessions': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/logout': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/users/@me/devices': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/verify/resend': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/handoff': { call: async () => ({ token: await session() }) },
   'POST /api/v9/auth/forgot': { call: async () => ({}) },
   'POST /api/v9/auth/reset': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
   'POST /api/v9/auth/revert': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
@@ -325,8 +337,8 @@ const CASES: Record<string, Case | Case[]> = {
   ],
   'POST /api/v9/auth/conditional/start': { call: async () => ({}) },
   'POST /api/v9/auth/conditional/finish': { call: async () => ({}), expect: [400, 60006] },
-  'POST /api/v9/mfa/finish': { call: async () => ({ token: (await makeUser()).token }), expect: [400, 60006] },
-  'POST /api/v9/users/@me/mfa/totp/enable': { call: async () => ({ token: (await makeUser()).token }), expect: [400, 60008] },
+  'POST /api/v9/mfa/finish': { call: async () => ({ token: await session() }), expect: [400, 60006] },
+  'POST /api/v9/users/@me/mfa/totp/enable': { call: async () => ({ token: await session() }), expect: [400, 60008] },
   'POST /api/v9/users/@me/mfa/totp/disable': {
     call: async () => {
       const user = await userWithTotp()
@@ -355,10 +367,10 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/sms/disable', body) } }
     },
   },
-  'POST /api/v9/users/@me/phone': { call: async () => ({ token: (await makeUser()).token }) },
+  'POST /api/v9/users/@me/phone': { call: async () => ({ token: await session() }) },
   'DELETE /api/v9/users/@me/phone': { call: async () => ({ token: (await makeUser()).token }) },
   'POST /api/v9/users/@me/mfa/webauthn/credentials': [
-    { what: 'the example (start)', call: async () => ({ token: (await makeUser()).token }) },
+    { what: 'the example (start)', call: async () => ({ token: await session() }) },
     {
       what: 'a finished registration',
       call: async () => {
@@ -368,10 +380,10 @@ const CASES: Record<string, Case | Case[]> = {
       },
     },
   ],
-  'GET /api/v9/users/@me/mfa/webauthn/credentials': { call: async () => ({ token: (await userWithKey()).token }) },
+  'GET /api/v9/users/@me/mfa/webauthn/credentials': { call: async () => ({ token: (await keyUser()).token }) },
   'PATCH /api/v9/users/@me/mfa/webauthn/credentials/{id}': {
     call: async () => {
-      const user = await userWithKey()
+      const user = await keyUser()
       return { token: user.token, params: { id: user.credential.id } }
     },
   },
@@ -384,14 +396,9 @@ const CASES: Record<string, Case | Case[]> = {
     },
   },
 
-  'POST /api/v9/lobbies': {
-    call: async () => {
-      await exampleMember()
-      return { token: bot(await makeApp()) }
-    },
-  },
+  'POST /api/v9/lobbies': { call: async () => ({ token: bot(await makeApp()) }) },
   'PUT /api/v9/lobbies': [
-    { what: 'bearer', call: async () => ({ token: await bearerFor(await makeUser(), await makeApp()) }) },
+    { what: 'bearer', call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
     { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
   ],
   'GET /api/v9/lobbies/{lobbyId}': [
@@ -502,9 +509,9 @@ const CASES: Record<string, Case | Case[]> = {
     },
   ],
 
-  'POST /api/v9/users/@me/remote-auth': { call: async () => ({ token: (await makeUser()).token }), expect: [400, 'REMOTE_AUTH_INVALID_FINGERPRINT'] },
-  'POST /api/v9/users/@me/remote-auth/finish': { call: async () => ({ token: (await makeUser()).token }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
-  'POST /api/v9/users/@me/remote-auth/cancel': { call: async () => ({ token: (await makeUser()).token }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
+  'POST /api/v9/users/@me/remote-auth': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_FINGERPRINT'] },
+  'POST /api/v9/users/@me/remote-auth/finish': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
+  'POST /api/v9/users/@me/remote-auth/cancel': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
   'POST /api/v9/users/@me/remote-auth/login': { call: async () => ({}), expect: [400, 'REMOTE_AUTH_INVALID_TICKET'] },
 }
 
