@@ -1,6 +1,7 @@
 // TypeBox schemas of the accounts domain: the user objects and login settings other domains answer with, and the
 // settings body. Input types are derived from them.
 import { t } from 'elysia'
+import { Int } from '../http/docs'
 import { LOCALES, THEMES } from './settings'
 
 const Snowflake = t.String({ pattern: '^[0-9]{1,20}$' })
@@ -13,7 +14,7 @@ export const PublicUser = t.Object(
     discriminator: t.String(),
     avatar: t.Nullable(t.String()),
     bot: t.Boolean(),
-    public_flags: t.Integer(),
+    public_flags: Int(),
   },
   { description: 'User' },
 )
@@ -26,7 +27,7 @@ export const PrivateUser = t.Composite(
       email: t.Optional(t.Nullable(t.String())),
       verified: t.Optional(t.Boolean()),
       phone: t.Optional(t.Nullable(t.String())),
-      flags: t.Integer(),
+      flags: Int(),
       locale: t.String(),
       mfa_enabled: t.Boolean(),
     }),
@@ -36,7 +37,10 @@ export const PrivateUser = t.Composite(
 
 export const LoginSettings = t.Object({ locale: t.String(), theme: t.String() }, { description: 'Login settings' })
 
-export const SettingsPatchSchema = t.Object({
-  locale: t.Optional(t.Union(LOCALES.map((l) => t.Literal(l)))),
-  theme: t.Optional(t.Union(THEMES.map((l) => t.Literal(l)))),
-})
+export const SettingsPatchSchema = t.Object(
+  {
+    locale: t.Optional(t.Union(LOCALES.map((l) => t.Literal(l)))),
+    theme: t.Optional(t.Union(THEMES.map((l) => t.Literal(l)))),
+  },
+  { examples: [{ locale: 'en-GB', theme: 'light' }] },
+)

@@ -1,13 +1,15 @@
 // TypeBox schemas of login, registration, recovery, sessions and handoff: request bodies (input types derived from
 // them) and the answers documented in /api/docs.
 import { t } from 'elysia'
+import { Int } from '../http/docs'
 import { PASSWORD_MAX, PASSWORD_MIN } from '../accounts/password-policy'
 import { LoginSettings, PrivateUser, PublicUser } from '../accounts/schemas'
 import { FormCheck } from '../http/form'
 
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
-const Token = t.String({ maxLength: 256 })
 const Password = t.String({ maxLength: 256 })
+/** The password the examples use (the one of tests/helpers.ts's users). */
+const EXAMPLE_PASSWORD = 'correct horse battery staple'
 
 const LOGIN_SOURCES = ['gift', 'guild_template', 'guild_invite', 'dm_invite', 'friend_invite', 'role_subscription', 'role_subscription_setting'] as const
 
@@ -15,14 +17,17 @@ const LOGIN_SOURCES = ['gift', 'guild_template', 'guild_invite', 'dm_invite', 'f
  * POST /auth/login. Documented here but checked by `checkLogin` inside the handler: a client that is already logged
  * in gets its session back whatever the body, so the body cannot be refused before the handler runs.
  */
-export const LoginSchema = t.Object({
-  login: t.String({ maxLength: 320, description: 'e-mail or E.164 phone' }),
-  password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
-  undelete: t.Optional(t.Boolean()),
-  login_source: t.Optional(t.Nullable(t.Union(LOGIN_SOURCES.map((s) => t.Literal(s))))),
-  gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
-  fingerprint: t.Optional(t.String()),
-})
+export const LoginSchema = t.Object(
+  {
+    login: t.String({ maxLength: 320, description: 'e-mail address or phone number (E.164)' }),
+    password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
+    undelete: t.Optional(t.Boolean({ description: 'restore an account that was disabled or scheduled for deletion' })),
+    login_source: t.Optional(t.Nullable(t.Union(LOGIN_SOURCES.map((s) => t.Literal(s))))),
+    gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
+    fingerprint: t.Optional(t.String({ description: 'as X-Fingerprint' })),
+  },
+  { examples: [{ login: 'ada@example.com', password: EXAMPLE_PASSWORD }] },
+)
 export type LoginInput = typeof LoginSchema.static
 
 /** The login body as Discord judges it (a blank login is missing; every bad field named at once). */
@@ -52,7 +57,8 @@ export function checkLogin(body: unknown): LoginInput {
   return b as LoginInput
 }
 
-export const RegisterSchema = t.Object({
+export const RegisterSchema = t.Object(
+  {
   username: t.Optional(t.String({ maxLength: 64 })),
   global_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 32 }))),
   email: t.Optional(t.String({ maxLength: 254 })),
@@ -63,59 +69,99 @@ export const RegisterSchema = t.Object({
   invite: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
   guild_template_code: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
   gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
-  consent: t.Optional(t.Boolean()),
+  consent: t.Optional(t.Boolean({ description: 'required where GET /auth/location-metadata says consent_required' })),
   promotional_email_opt_in: t.Optional(t.Boolean()),
-})
+  },
+  {
+    examples: [
+      { username: 'grace_hopper', global_name: 'Grace', email: 'grace@example.com', password: EXAMPLE_PASSWORD, date_of_birth: '1990-12-09', consent: true },
+    ],
+  },
+)
 export type RegisterInput = typeof RegisterSchema.static
 
-export const VerifySchema = t.Object({ token: Token, captcha_key: t.Optional(t.Nullable(t.String())) })
-export const TokenSchema = t.Object({ token: Token })
-export const PhoneSchema = t.Object({ phone: t.String({ maxLength: 20 }) })
-export const PhoneCodeSchema = t.Object({ phone: t.String({ maxLength: 20 }), code: t.String({ maxLength: 16 }) })
-export const PasswordCheckSchema = t.Object({ password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }) })
-export const HandoffSchema = t.Object({ key: t.String({ minLength: 1, maxLength: 256 }) })
-export const HandoffExchangeSchema = t.Object({ key: t.String({ minLength: 1, maxLength: 256 }), handoff_token: Token })
+export const VerifySchema = t.Object(
+  { token: t.String({ maxLength: 256, description: "the token of the verification e-mail's link" }), captcha_key: t.Optional(t.Nullable(t.String())) },
+  { examples: [{ token: 'token-from-the-verification-link' }] },
+)
+export const TokenSchema = t.Object(
+  { token: t.String({ maxLength: 256, description: "the token of the new-location e-mail's link" }) },
+  { examples: [{ token: 'token-from-the-new-location-link' }] },
+)
+const Phone = t.String({ maxLength: 20, description: 'E.164' })
+export const PhoneSchema = t.Object({ phone: Phone }, { examples: [{ phone: '+15555550123' }] })
+export const PhoneCodeSchema = t.Object({ phone: Phone, code: t.String({ maxLength: 16, description: 'the texted code' }) }, { examples: [{ phone: '+15555550123', code: '123456' }] })
+export const PasswordCheckSchema = t.Object({ password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }) }, { examples: [{ password: EXAMPLE_PASSWORD }] })
+const HandoffKey = t.String({ minLength: 1, maxLength: 256, description: 'a random key the receiving client keeps' })
+export const HandoffSchema = t.Object({ key: HandoffKey }, { examples: [{ key: 'key-the-other-client-made' }] })
+export const HandoffExchangeSchema = t.Object(
+  { key: HandoffKey, handoff_token: t.String({ maxLength: 256, description: 'from POST /auth/handoff' }) },
+  { examples: [{ key: 'key-the-other-client-made', handoff_token: 'token-from-POST-auth-handoff' }] },
+)
+
+const PUSH = { provider: 'gcm', token: 'push-token-of-this-device' }
 
 export const LogoutSchema = t.Optional(
   t.Nullable(
     t.Object({
       provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
-      token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
+      token: t.Optional(t.Nullable(t.String({ maxLength: 4096, description: 'the push token to forget' }))),
       voip_provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
       voip_token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
     }),
+    { examples: [PUSH] },
   ),
 )
 
-export const DeviceSchema = t.Object({
-  provider: t.String({ minLength: 1, maxLength: 64 }),
-  token: t.String({ minLength: 1, maxLength: 4096 }),
-  voip_provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
-  voip_token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
-})
+export const DeviceSchema = t.Object(
+  {
+    provider: t.String({ minLength: 1, maxLength: 64 }),
+    token: t.String({ minLength: 1, maxLength: 4096 }),
+    voip_provider: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+    voip_token: t.Optional(t.Nullable(t.String({ maxLength: 4096 }))),
+  },
+  { examples: [PUSH] },
+)
 
-export const ForgotSchema = t.Object({ login: t.String({ minLength: 1, maxLength: 320 }) })
+export const ForgotSchema = t.Object(
+  { login: t.String({ minLength: 1, maxLength: 320, description: 'e-mail address or phone number (E.164)' }) },
+  { examples: [{ login: 'ada@example.com' }] },
+)
 
-export const ResetSchema = t.Object({
-  token: Token,
-  password: Password,
-  source: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
-  method: t.Optional(t.String({ maxLength: 16 })),
-  ticket: t.Optional(t.String({ maxLength: 256 })),
-  code: t.Optional(t.String({ maxLength: 64 * 1024 })),
-})
+const NEW_PASSWORD = 'a new correct horse battery staple'
+
+export const ResetSchema = t.Object(
+  {
+    token: t.String({ maxLength: 256, description: "the reset link's token (e-mail), or the phone token of a texted code" }),
+    password: Password,
+    source: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
+    method: t.Optional(t.String({ maxLength: 16, description: 'with MFA: the factor of `code` (totp, sms, backup, webauthn)' })),
+    ticket: t.Optional(t.String({ maxLength: 256, description: 'with MFA: the ticket of the first answer' })),
+    code: t.Optional(t.String({ maxLength: 64 * 1024 })),
+  },
+  { examples: [{ token: 'token-from-the-reset-link', password: NEW_PASSWORD }] },
+)
 export type ResetInput = typeof ResetSchema.static
 
-export const RevertSchema = t.Object({ token: Token, password: Password })
-export const PasswordSchema = t.Object({ password: Password })
-export const SessionsLogoutSchema = t.Object({ session_id_hashes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 64 }) })
+export const RevertSchema = t.Object(
+  { token: t.String({ maxLength: 256, description: "the revert link's token (sent to the old address)" }), password: Password },
+  { examples: [{ token: 'token-from-the-revert-link', password: NEW_PASSWORD }] },
+)
+export const PasswordSchema = t.Object({ password: Password }, { examples: [{ password: EXAMPLE_PASSWORD }] })
+export const SessionsLogoutSchema = t.Object(
+  { session_id_hashes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 64, description: 'id_hash values of GET /auth/sessions' }) },
+  { examples: [{ session_id_hashes: ['dB4m/hBZlDYr0ankGJPAtvT8DU8JPdNKUZPyzU3o7nY='] }] },
+)
 
-export const PatchMeSchema = t.Object({
-  email: t.Optional(t.String({ maxLength: 254 })),
-  password: t.Optional(Password),
-  new_password: t.Optional(Password),
-  global_name: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
-})
+export const PatchMeSchema = t.Object(
+  {
+    email: t.Optional(t.String({ maxLength: 254, description: 'with password; elevated when MFA is on' })),
+    password: t.Optional(t.String({ maxLength: 256, description: 'the current password (to change the e-mail or the password)' })),
+    new_password: t.Optional(Password),
+    global_name: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
+  },
+  { examples: [{ global_name: 'Ada' }] },
+)
 
 // ---- answers (documentation)
 
@@ -150,7 +196,7 @@ export const LocationAnswer = t.Object(
   },
   { description: 'Country and consent rules' },
 )
-export const PasswordCheckAnswer = t.Object({ valid: t.Boolean(), password_strength: t.Integer({ minimum: 0, maximum: 4 }) }, { description: 'Verdict' })
+export const PasswordCheckAnswer = t.Object({ valid: t.Boolean(), password_strength: Int({ minimum: 0, maximum: 4 }) }, { description: 'Verdict' })
 export const HandoffAnswer = t.Object({ handoff_token: t.String() }, { description: 'A handoff token' })
 export const HandoffExchangeAnswer = t.Object({ token: t.String(), user: PublicUser }, { description: 'Logged in' })
 export const SessionsAnswer = t.Object(

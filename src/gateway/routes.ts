@@ -1,6 +1,6 @@
 // REST: where the Gateway is. Clients append their own query (?v=10&encoding=json).
 import { Elysia, t } from 'elysia'
-import { doc } from '../http/docs'
+import { doc, Int } from '../http/docs'
 import { identity } from '../http/identity'
 import { gatewayUrl } from './server'
 
@@ -8,8 +8,8 @@ const GatewayAnswer = t.Object({ url: t.String() }, { description: 'The Gateway 
 const GatewayBotAnswer = t.Object(
   {
     url: t.String(),
-    shards: t.Integer(),
-    session_start_limit: t.Object({ total: t.Integer(), remaining: t.Integer(), reset_after: t.Integer(), max_concurrency: t.Integer() }),
+    shards: Int(),
+    session_start_limit: t.Object({ total: Int(), remaining: Int(), reset_after: Int(), max_concurrency: Int() }),
   },
   { description: 'The Gateway URL and sharding' },
 )

@@ -3,23 +3,28 @@
 import { t } from 'elysia'
 import { PublicUser } from '../accounts/schemas'
 import { ChannelType } from '../core/discord'
+import { Int } from '../http/docs'
 import { queryString } from '../http/form'
 
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Timestamp = t.String({ format: 'date-time' })
 
-export const CreateGuildSchema = t.Object({ name: t.String({ minLength: 2, maxLength: 100 }) })
-export const PatchGuildSchema = t.Object({ name: t.Optional(t.String({ minLength: 2, maxLength: 100 })) })
+export const CreateGuildSchema = t.Object({ name: t.String({ minLength: 2, maxLength: 100 }) }, { examples: [{ name: 'Lobby regulars' }] })
+export const PatchGuildSchema = t.Object({ name: t.Optional(t.String({ minLength: 2, maxLength: 100 })) }, { examples: [{ name: 'Lobby regulars (EU)' }] })
 export const MyGuildsQuery = t.Object({ limit: queryString('integer 1-200, default 200'), before: queryString('snowflake'), after: queryString('snowflake') })
 export const MembersQuery = t.Object({ limit: queryString('integer 1-1000, default 1'), after: queryString('snowflake') })
 
-export const RoleSchema = t.Object({
-  name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
-  permissions: t.Optional(t.String({ maxLength: 20 })),
-  color: t.Optional(t.Integer({ minimum: 0, maximum: 0xffffff })),
-  hoist: t.Optional(t.Boolean()),
-  mentionable: t.Optional(t.Boolean()),
-})
+export const RoleSchema = t.Object(
+  {
+    name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+    permissions: t.Optional(t.String({ maxLength: 20, description: 'permission bit set as a decimal string' })),
+    color: t.Optional(t.Integer({ minimum: 0, maximum: 0xffffff })),
+    hoist: t.Optional(t.Boolean()),
+    mentionable: t.Optional(t.Boolean()),
+  },
+  // MANAGE_MESSAGES | KICK_MEMBERS
+  { examples: [{ name: 'Moderators', permissions: '8194', color: 3447003, hoist: true, mentionable: true }] },
+)
 export type RoleInput = typeof RoleSchema.static
 
 const channelFields = {
@@ -29,13 +34,25 @@ const channelFields = {
   position: t.Optional(t.Integer({ minimum: 0, maximum: 10000 })),
   nsfw: t.Optional(t.Boolean()),
 }
-export const CreateChannelSchema = t.Object(channelFields)
+export const CreateChannelSchema = t.Object(channelFields, {
+  examples: [{ name: 'strategy', type: ChannelType.GUILD_TEXT, topic: 'Plans for the next match', position: 2, nsfw: false }],
+})
 export type CreateChannelInput = typeof CreateChannelSchema.static
 /** A channel's type cannot change. */
-export const PatchChannelSchema = t.Object({ ...channelFields, name: t.Optional(channelFields.name), type: t.Optional(t.Never()) })
+export const PatchChannelSchema = t.Object(
+  { ...channelFields, name: t.Optional(channelFields.name), type: t.Optional(t.Never({ description: 'cannot change' })) },
+  { examples: [{ name: 'strategy-eu', topic: 'Plans for the EU league' }] },
+)
 export type PatchChannelInput = typeof PatchChannelSchema.static
 
-export const MessageSchema = t.Object({ content: t.String({ minLength: 1, maxLength: 2000 }), nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])), enforce_nonce: t.Optional(t.Boolean()) })
+export const MessageSchema = t.Object(
+  {
+    content: t.String({ minLength: 1, maxLength: 2000 }),
+    nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
+    enforce_nonce: t.Optional(t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' })),
+  },
+  { examples: [{ content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true }] },
+)
 export type MessageInput = typeof MessageSchema.static
 export const MessagesQuery = t.Object({
   limit: queryString('integer 1-100, default 50'),
@@ -52,37 +69,50 @@ export const InviteSchema = t.Optional(
     temporary: t.Optional(t.Boolean()),
     target_type: t.Optional(t.Integer({ minimum: 1, maximum: 2 })),
     target_user_id: t.Optional(t.Nullable(Snowflake)),
-  }),
+  }, { examples: [{ max_age: 86400, max_uses: 10, unique: true, temporary: false }] }),
 )
 
 // ---- answers (documentation)
+
+const NULL = (description?: string) => t.Null(description ? { description } : {})
+const always = (what: string) => `always ${what} here`
 
 export const Role = t.Object(
   {
     id: Snowflake,
     name: t.String(),
-    color: t.Integer(),
+    color: Int(),
     hoist: t.Boolean(),
-    position: t.Integer(),
+    icon: NULL(),
+    unicode_emoji: NULL(),
+    position: Int(),
     permissions: t.String({ description: 'bit set as a decimal string' }),
-    managed: t.Boolean(),
+    managed: t.Boolean({ description: always('false') }),
     mentionable: t.Boolean(),
-    flags: t.Integer(),
+    flags: Int(),
   },
   { description: 'Role' },
 )
 
+const Overwrite = t.Object({ id: Snowflake, type: Int(), allow: t.String(), deny: t.String() })
+
 export const Channel = t.Object(
   {
     id: Snowflake,
-    type: t.Integer({ description: '0 text, 2 voice' }),
+    type: Int({ description: '0 text, 2 voice' }),
     guild_id: Snowflake,
     name: t.String(),
-    position: t.Integer(),
+    position: Int(),
+    permission_overwrites: t.Array(Overwrite, { description: always('empty') }),
+    parent_id: NULL(),
     nsfw: t.Boolean(),
-    topic: t.Optional(t.Nullable(t.String())),
-    last_message_id: t.Optional(t.Nullable(Snowflake)),
-    bitrate: t.Optional(t.Integer()),
+    topic: t.Optional(t.Nullable(t.String(), { description: 'text channels' })),
+    last_message_id: t.Optional(t.Nullable(Snowflake, { description: 'text channels' })),
+    rate_limit_per_user: t.Optional(Int({ description: `text channels; ${always('0')}` })),
+    bitrate: t.Optional(Int({ description: 'voice channels' })),
+    user_limit: t.Optional(Int({ description: 'voice channels' })),
+    rtc_region: t.Optional(NULL('voice channels')),
+    flags: Int(),
   },
   { description: 'Channel' },
 )
@@ -91,36 +121,66 @@ export const Guild = t.Object(
   {
     id: Snowflake,
     name: t.String(),
+    icon: NULL(),
+    description: NULL(),
     owner_id: Snowflake,
     features: t.Array(t.String()),
     vanity_url_code: t.Nullable(t.String()),
-    hub_type: t.Nullable(t.Integer()),
-    member_count: t.Integer(),
+    hub_type: t.Nullable(Int()),
+    member_count: Int(),
     roles: t.Array(Role),
+    verification_level: Int(),
+    default_message_notifications: Int(),
+    explicit_content_filter: Int(),
+    mfa_level: Int(),
+    premium_tier: Int(),
+    nsfw_level: Int(),
+    preferred_locale: t.String(),
   },
   { description: 'Guild' },
 )
 
 export const PartialGuilds = t.Array(
-  t.Object({ id: Snowflake, name: t.String(), owner: t.Boolean(), permissions: t.String(), features: t.Array(t.String()) }),
+  t.Object({ id: Snowflake, name: t.String(), icon: NULL(), banner: NULL(), owner: t.Boolean(), permissions: t.String(), features: t.Array(t.String()) }),
   { description: "The caller's guilds, in id order" },
 )
 
 export const Member = t.Object(
-  { user: t.Nullable(PublicUser), nick: t.Nullable(t.String()), roles: t.Array(Snowflake), joined_at: Timestamp },
+  {
+    user: t.Nullable(PublicUser),
+    nick: t.Nullable(t.String()),
+    avatar: NULL(),
+    roles: t.Array(Snowflake),
+    joined_at: Timestamp,
+    premium_since: NULL(),
+    deaf: t.Boolean(),
+    mute: t.Boolean(),
+    flags: Int(),
+    pending: t.Boolean(),
+  },
   { description: 'Member' },
 )
 
 export const Message = t.Object(
   {
     id: Snowflake,
-    type: t.Integer(),
+    type: Int(),
     content: t.String(),
     channel_id: Snowflake,
     guild_id: Snowflake,
     author: t.Nullable(PublicUser),
+    attachments: t.Array(t.Object({}), { description: always('empty') }),
+    embeds: t.Array(t.Object({}), { description: always('empty') }),
+    mentions: t.Array(PublicUser, { description: always('empty') }),
+    mention_roles: t.Array(Snowflake, { description: always('empty') }),
+    mention_everyone: t.Boolean(),
+    pinned: t.Boolean(),
+    tts: t.Boolean(),
     timestamp: Timestamp,
-    nonce: t.Optional(t.Union([t.String(), t.Integer()])),
+    edited_timestamp: NULL(),
+    flags: Int(),
+    components: t.Array(t.Object({}), { description: always('empty') }),
+    nonce: t.Optional(t.Union([t.String(), Int()])),
   },
   { description: 'Message' },
 )
@@ -128,16 +188,20 @@ export const Message = t.Object(
 export const Invite = t.Object(
   {
     code: t.String(),
+    type: Int({ description: '0: a guild invite' }),
+    guild: t.Object({ id: Snowflake, name: t.String(), icon: NULL(), features: t.Array(t.String()), vanity_url_code: t.Nullable(t.String()) }),
     guild_id: Snowflake,
-    channel: t.Object({ id: Snowflake, name: t.String(), type: t.Integer() }),
+    channel: t.Object({ id: Snowflake, name: t.String(), type: Int() }),
     inviter: t.Optional(PublicUser),
+    target_type: t.Optional(Int({ description: '1: for one user (target_user)' })),
     target_user: t.Optional(PublicUser),
-    uses: t.Integer(),
-    max_uses: t.Integer(),
-    max_age: t.Integer(),
+    uses: Int(),
+    max_uses: Int(),
+    max_age: Int(),
     temporary: t.Boolean(),
     created_at: Timestamp,
     expires_at: t.Nullable(Timestamp),
+    approximate_member_count: Int(),
     new_member: t.Optional(t.Boolean({ description: 'accepting: whether the caller joined now' })),
   },
   { description: 'Invite' },

@@ -1,11 +1,13 @@
 // OpenAPI document of every route at /api/docs/json, built from the routes' own schemas (so it stays true) by
 // @elysiajs/openapi's generator, then completed here: request bodies under the content types the server accepts (the
-// generator leaves them empty because of the app-wide body parser), the security schemes (user token, `Bot` token,
-// OAuth2 `Bearer`) that the `auth` macro names per route (http/identity.ts), tag descriptions, and the bodies of the
-// two routes that read theirs by hand. A Swagger UI page at /api/docs (script and styles embedded: it works
-// offline) with a working Authorize button. The Gateway's reference (/api/docs/gateway) is gateway/docs.ts.
+// generator leaves them empty because of the app-wide body parser), each with its example, path parameters as the
+// routes read them, the security schemes (user token, `Bot` token, OAuth2 `Bearer`) that the `auth` macro names per
+// route (http/identity.ts), and tag descriptions. Routes declare their answers, and the bodies they check by hand,
+// with doc(). A Swagger UI page at /api/docs (script and styles embedded: it works offline) with a working Authorize
+// button. The Gateway's reference (/api/docs/gateway) is gateway/docs.ts. tests/core/docs*.test.ts send every example
+// to its route and check real answers against the documented schemas.
 import { toOpenAPISchema } from '@elysiajs/openapi'
-import type { TObject } from '@sinclair/typebox'
+import { OptionalKind, Type, type IntegerOptions, type TObject } from '@sinclair/typebox'
 import { Elysia, t, type AnyElysia, type DocumentDecoration, type TSchema } from 'elysia'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerJs from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
@@ -20,7 +22,7 @@ const page = `<!doctype html>
 </body></html>`
 
 /** The security scheme names the `auth` macro puts on routes. */
-export const SECURITY = { user: 'UserToken', bot: 'BotToken', bearer: 'OAuth2Bearer' } as const
+export const SECURITY = { user: 'UserToken', bot: 'BotToken', bearer: 'OAuth2Bearer', client: 'OAuth2Client' } as const
 
 const securitySchemes = {
   [SECURITY.user]: {
@@ -39,6 +41,11 @@ const securitySchemes = {
     type: 'http',
     scheme: 'bearer',
     description: 'An OAuth2 access token (`Authorization: Bearer <token>`); the scopes a route needs are listed on it.',
+  },
+  [SECURITY.client]: {
+    type: 'http',
+    scheme: 'basic',
+    description: "An application's client id and secret, for the token endpoints (or client_id and client_secret in the form).",
   },
 }
 
@@ -63,43 +70,22 @@ const description = `Discord-compatible REST API. Every route is served under \`
 (documented once, under \`/api/v9\`). Errors are Discord's: \`{"code", "message", "errors"?}\` (form errors 50035 nest
 by field). Rate-limited requests answer 429 with \`retry_after\`.
 
-**Authorize**: a user token as it is, a bot token as \`Bot <token>\`, or an OAuth2 access token. The Gateway
-(WebSocket at \`/gateway\`): [its protocol](/api/docs/gateway).`
+**Authorize**: a user token as it is, a bot token as \`Bot <token>\`, or an OAuth2 access token; on the token
+endpoints, an application's client id and secret. The Gateway (WebSocket at \`/gateway\`) and the remote-auth
+socket: [their protocol](/api/docs/gateway).
 
-// The two routes that read their bodies by hand (a logged-in client may send none; OAuth2's form fields): their
-// documentation only.
-const handRead = {
-  '/api/v9/auth/login': {
-    post: {
-      body: t.Object({
-        login: t.String({ description: 'e-mail address or phone number (E.164)', examples: ['someone@example.com'] }),
-        password: t.String({ examples: ['correct horse battery staple'] }),
-        undelete: t.Optional(t.Boolean({ description: 'restore an account scheduled for deletion or disabled' })),
-        login_source: t.Optional(t.Union([t.String(), t.Null()])),
-        gift_code_sku_id: t.Optional(t.Union([t.String(), t.Null()])),
-      }),
-    },
-  },
-  '/api/v9/oauth2/token': {
-    post: {
-      body: t.Object({
-        grant_type: t.Union([t.Literal('authorization_code'), t.Literal('refresh_token'), t.Literal('client_credentials')]),
-        code: t.Optional(t.String({ description: 'authorization_code: the code from the redirect' })),
-        redirect_uri: t.Optional(t.String({ description: 'authorization_code: the redirect_uri of the authorization request' })),
-        code_verifier: t.Optional(t.String({ description: 'authorization_code with PKCE' })),
-        refresh_token: t.Optional(t.String({ description: 'refresh_token: the refresh token' })),
-        scope: t.Optional(t.String({ description: 'space-separated scopes (client_credentials; narrower ones on refresh)' })),
-        client_id: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
-        client_secret: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
-      }),
-    },
-  },
-}
+**Elevation**: a sensitive request (marked "elevated") may answer 401 60003 with \`mfa: {ticket, methods}\`; prove
+one of the methods at \`POST /mfa/finish\` and repeat the request with the token it gives in
+\`X-Discord-MFA-Authorization\` (or \`X-Service-MFA-Authorization\`). **Headers**: \`X-Fingerprint\` (registration,
+login, \`GET /experiments\` before login), \`X-Request-Id\` (echoed, and in the access log).`
 
 // The same handlers are mounted under /api/v10 and /api; document the v9 paths once.
 const exclude = { paths: [/^\/api\/v10\//, /^\/api\/(?!v9\/)/, /^\/(?!api\/)/] }
 
-type Operation = { requestBody?: { content?: Record<string, unknown> } }
+type Schema = Record<string, unknown>
+type MediaType = { schema?: Schema; example?: unknown }
+type Parameter = { name: string; in: string; required?: boolean; schema?: Schema; description?: string }
+type Operation = { requestBody?: { required?: boolean; description?: string; content?: Record<string, MediaType> }; parameters?: Parameter[] }
 
 const PAYLOAD_JSON = {
   type: 'object',
@@ -107,12 +93,66 @@ const PAYLOAD_JSON = {
 }
 
 /** A body's content types as http/body.ts reads them: JSON; forms on the token endpoints; multipart on messages. */
-function contents(path: string, schema: unknown): Record<string, { schema: unknown }> {
-  if (path.startsWith('/api/v9/oauth2/token')) return { 'application/x-www-form-urlencoded': { schema }, 'application/json': { schema } }
-  if (/^\/api\/v9\/(channels\/\{channelId\}|lobbies\/\{lobbyId\})\/messages$/.test(path)) {
-    return { 'application/json': { schema }, 'multipart/form-data': { schema: PAYLOAD_JSON } }
+function contents(path: string, schema: Schema): Record<string, MediaType> {
+  // The first example of the body's schema is the example of each content type (Swagger UI's "Try it out" body).
+  const example = (schema.examples as unknown[] | undefined)?.[0]
+  const withExample = (media: MediaType, value = example): MediaType => (value === undefined ? media : { ...media, example: value })
+  if (path.startsWith('/api/v9/oauth2/token')) {
+    return { 'application/x-www-form-urlencoded': withExample({ schema }), 'application/json': withExample({ schema }) }
   }
-  return { 'application/json': { schema } }
+  if (/^\/api\/v9\/(channels\/\{channelId\}|lobbies\/\{lobbyId\})\/messages$/.test(path)) {
+    return {
+      'application/json': withExample({ schema }),
+      'multipart/form-data': withExample({ schema: PAYLOAD_JSON }, example === undefined ? undefined : { payload_json: JSON.stringify(example) }),
+    }
+  }
+  return { 'application/json': withExample({ schema }) }
+}
+
+const SNOWFLAKE_PARAM = { type: 'string', pattern: '^\\d{1,20}$', description: 'snowflake (an id)', examples: ['1234567890123456789'] }
+
+/** Path parameters as the routes read them (the generator types them all as bare strings). */
+const PATH_PARAMS: Record<string, Schema> = {
+  code: { type: 'string', description: 'invite code', examples: ['aBcD1234'] },
+  type: { type: 'string', enum: ['totp', 'sms', 'backup', 'webauthn'], description: 'the second factor' },
+  id: { type: 'string', description: 'security key id (from GET /users/@me/mfa/webauthn/credentials)' },
+}
+
+/** A body schema the server may receive empty: documented as not required. */
+function optionalBody(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && (schema as Record<symbol, unknown>)[OptionalKind] === 'Optional'
+}
+
+/**
+ * Schemas as OpenAPI 3.1 readers expect them, in place: a nullable scalar or object is one type list
+ * (`type: ["object", "null"]`, as the generator writes the routes' own bodies; doc() schemas come as TypeBox wrote
+ * them), and a union of literals that the generator turned into `type: "string"` with an `enum` gets its real type
+ * when the literals are numbers (channel types).
+ */
+function tidy(schema: unknown): void {
+  if (!schema || typeof schema !== 'object') return
+  if (Array.isArray(schema)) return schema.forEach(tidy)
+  const s = schema as Schema
+  if (Array.isArray(s.enum) && s.type === 'string' && !s.enum.every((v) => typeof v === 'string')) {
+    s.type = s.enum.every((v) => Number.isInteger(v)) ? 'integer' : [...new Set(s.enum.map((v) => (v === null ? 'null' : typeof v)))]
+  }
+  for (const value of Object.values(s)) if (value && typeof value === 'object') tidy(value)
+  const options = s.anyOf as Schema[] | undefined
+  // A union of literals (doc() schemas): an enum, as the generator writes the routes' own.
+  if (options?.length && options.every((o) => 'const' in o && Object.keys(o).every((k) => k === 'const' || k === 'type'))) {
+    const values = options.map((o) => o.const)
+    const types = [...new Set(values.map((v) => (Number.isInteger(v) ? 'integer' : v === null ? 'null' : typeof v)))]
+    delete s.anyOf
+    Object.assign(s, { type: types.length === 1 ? types[0] : types, enum: values })
+    return
+  }
+  if (options?.length !== 2 || s.type !== undefined) return
+  const other = options.find((o) => o.type !== 'null')
+  const plainNull = options.find((o) => o.type === 'null' && Object.keys(o).every((k) => k === 'type' || k === 'description'))
+  if (!other || !plainNull || typeof other.type !== 'string' || 'const' in other || other.anyOf) return
+  delete s.anyOf
+  delete s.nullable
+  Object.assign(s, { ...other, ...s, type: [other.type, 'null'] }, Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {})
 }
 
 let cached: { routes: number; document: unknown } | undefined
@@ -120,27 +160,41 @@ let cached: { routes: number; document: unknown } | undefined
 /** The OpenAPI document of `app` (cached until routes are added). */
 export function openApiDocument(root: AnyElysia): unknown {
   // The generator reads these two (protected in Elysia's types).
-  const app = root as unknown as { getGlobalRoutes(): { hooks: Record<string, unknown> }[]; getGlobalDefinitions?(): unknown }
+  type Route = { method: string; path: string; hooks: { body?: unknown; detail?: DocumentDecoration } & Record<string, unknown> }
+  const app = root as unknown as { getGlobalRoutes(): Route[]; getGlobalDefinitions?(): unknown }
   const routes = app.getGlobalRoutes()
   if (cached?.routes === routes.length) return cached.document
-  // Without the app-wide parse hook the generator lists a body's schema under its content types; kept below are the
-  // ones the server reads.
+  const optional = new Set<string>()
   const view = {
     getGlobalDefinitions: () => app.getGlobalDefinitions?.(),
-    getGlobalRoutes: () => routes.map((route) => ({ ...route, hooks: { ...route.hooks, parse: undefined } })),
+    getGlobalRoutes: () =>
+      routes.map((route) => {
+        // A body documented with doc() (checked in the handler, or looser at run time than on the wire) is the one
+        // shown; without the app-wide parse hook the generator lists a body under every content type, and the ones
+        // the server reads are kept below.
+        const documented = route.hooks.detail?.requestBody !== undefined
+        if (!documented && optionalBody(route.hooks.body)) optional.add(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`)
+        return { ...route, hooks: { ...route.hooks, parse: undefined, ...(documented ? { body: undefined } : {}) } }
+      }),
   } as unknown as AnyElysia
-  const { paths, components } = toOpenAPISchema(view, exclude, [handRead as never], undefined, '3.1.1') as {
+  const { paths, components } = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
     paths: Record<string, Record<string, Operation>>
     components: Record<string, unknown>
   }
   for (const [path, operations] of Object.entries(paths)) {
-    for (const operation of Object.values(operations)) {
-      const content = operation.requestBody?.content
-      if (!content) continue
-      const schema = Object.values(content).find((c) => (c as { schema?: unknown }).schema) as { schema: unknown } | undefined
-      operation.requestBody!.content = schema ? contents(path, schema.schema) : {}
+    for (const [method, operation] of Object.entries(operations)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'path') continue
+        parameter.schema = parameter.name.endsWith('Id') ? SNOWFLAKE_PARAM : (PATH_PARAMS[parameter.name] ?? parameter.schema)
+      }
+      const body = operation.requestBody
+      if (!body?.content) continue
+      const schema = Object.values(body.content).find((c) => c.schema)?.schema
+      body.content = schema ? contents(path, schema) : {}
+      if (optional.has(`${method} ${path}`)) body.required = false
     }
   }
+  tidy(paths)
   const document = {
     openapi: '3.1.1',
     info: { title: 'Lobby server API', version: VERSION, description },
@@ -160,14 +214,44 @@ export function docs(root: () => AnyElysia) {
     .get('/api/docs/swagger-ui.css', () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css' } }), { detail: { hide: true } })
     .get('/api/docs/swagger-ui-bundle.js', () => new Response(Bun.file(swaggerJs), { headers: { 'content-type': 'text/javascript' } }), { detail: { hide: true } })
 }
+/**
+ * An integer in an answer. Elysia's `t.Integer` also takes numeric strings (right for input, where it coerces), so
+ * the document would say an answer's integer may be a string; answers use TypeBox's own.
+ */
+export const Int = (options?: IntegerOptions) => Type.Integer(options)
+
+const FieldErrors = Type.Record(
+  Type.String(),
+  Type.Unknown({ description: 'a nested field, or `_errors`: [{code, message}]' }),
+  { description: 'form errors (50035) by field: `errors.<field>._errors[{code, message}]`, lists by index' },
+)
+
 /** Discord's error body, as every 4xx of this API answers it. */
-const ErrorBody = t.Object(
+export const ErrorBody = t.Object(
   {
-    code: t.Integer({ description: 'Discord JSON error code (0 for plain HTTP errors)' }),
+    code: Int({ description: 'Discord JSON error code (0 for plain HTTP errors)' }),
     message: t.String(),
-    errors: t.Optional(t.Unknown({ description: 'form errors by field: errors.<field>._errors[{code, message}]' })),
+    errors: t.Optional(FieldErrors),
     retry_after: t.Optional(t.Number({ description: '429 only: seconds to wait' })),
     global: t.Optional(t.Boolean({ description: '429 only' })),
+    mfa: t.Optional(
+      t.Object(
+        {
+          ticket: t.String({ description: 'for POST /mfa/finish' }),
+          methods: t.Array(
+            t.Object({
+              type: t.Union(['webauthn', 'totp', 'sms', 'backup', 'password'].map((m) => t.Literal(m))),
+              challenge: t.Optional(t.String({ description: 'webauthn: the assertion options (JSON)' })),
+              backup_codes_allowed: t.Optional(t.Boolean({ description: 'totp: whether a backup code may stand in' })),
+            }),
+            { description: 'the factors the user can prove' },
+          ),
+        },
+        { description: '60003 only: elevation is required' },
+      ),
+    ),
+    error: t.Optional(t.String({ description: "OAuth2 authorize requests: RFC 6749's error name beside the form error" })),
+    error_description: t.Optional(t.String({ description: 'OAuth2 authorize requests' })),
   },
   { description: 'Error' },
 )
@@ -178,14 +262,17 @@ export type Answer = TSchema | string
 /**
  * A route's OpenAPI entry: its tag, summary and answers, plus Discord's error body for 4xx. Documentation only:
  * nothing checks an answer against these schemas at run time, so a good answer can never be turned into an error
- * and hot paths pay nothing for them. `body` and `query` document what a handler checks itself; `error` replaces
- * Discord's error body where a protocol has its own (OAuth2's token endpoints).
+ * and hot paths pay nothing for them. `body` documents the request body where the handler checks it itself, or where
+ * the route's own schema is looser than the wire (fields FormCheck judges): it is shown instead of the route's, with
+ * its `examples[0]` as the example. `query` documents a query the handler reads itself. `error` replaces Discord's
+ * error body where a protocol has its own (OAuth2's token endpoints); `security` names credentials a route reads
+ * without the `auth` macro (which sets it for the others). Content types are http/body.ts's (openApiDocument).
  */
 export function doc(
   tag: string,
   summary: string,
   answers: Record<number, Answer>,
-  { body, query, error = ErrorBody, bodyType = 'application/json' }: { body?: TSchema; query?: TObject; error?: TSchema; bodyType?: string } = {},
+  { body, query, error = ErrorBody, security }: { body?: TSchema; query?: TObject; error?: TSchema; security?: Record<string, string[]>[] } = {},
 ) {
   const responses: Record<string, { description: string; content?: Record<string, { schema: TSchema }> }> = {}
   for (const [status, answer] of Object.entries(answers)) {
@@ -195,8 +282,8 @@ export function doc(
         : { description: answer.description ?? 'OK', content: { 'application/json': { schema: answer } } }
   }
   responses['4XX'] = { description: error.description ?? 'Error', content: { 'application/json': { schema: error } } }
-  const detail: DocumentDecoration = { tags: [tag], summary, responses }
-  if (body) detail.requestBody = { content: { [bodyType]: { schema: body } } }
+  const detail: DocumentDecoration = { tags: [tag], summary, responses, ...(security ? { security } : {}) }
+  if (body) detail.requestBody = { required: !optionalBody(body), content: { 'application/json': { schema: body } } }
   if (query) detail.parameters = Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema: schema as TSchema }))
   return { detail }
 }

@@ -1,6 +1,6 @@
 // Lobby endpoints (spec §4.1, WIRE.md §1). Application-only rows take a Bot token; OAuth2 rows take a Bearer token
 // with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
-import { Elysia } from 'elysia'
+import { Elysia, type TSchema } from 'elysia'
 import { Errors, formError } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { doc, NO_CONTENT, type Answer } from '../http/docs'
@@ -14,8 +14,11 @@ import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
 import { postMessage, readMessages } from './messages'
 import {
+  BulkDoc,
   BulkSchema,
+  CreateLobbyDoc,
   CreateLobbySchema,
+  LinkDoc,
   LinkSchema,
   LobbyAnswer,
   LobbyInviteAnswer,
@@ -23,17 +26,22 @@ import {
   LobbyMembersAnswer,
   LobbyMessageAnswer,
   LobbyMessagesAnswer,
+  MessageDoc,
   MessageSchema,
   MessagesQuery,
+  PatchLobbyDoc,
   PatchLobbySchema,
+  PutLobbyDoc,
   PutLobbySchema,
+  PutMemberDoc,
 } from './schemas'
 import { getLobby } from './store'
 import { FormCheck } from './validate'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
-const detail = (summary: string, answers: Record<number, Answer>) => doc('lobbies', summary, answers).detail
+// `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
+const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) => doc('lobbies', summary, answers, { body }).detail
 
 type MemberBody = { id: string; metadata?: unknown; flags?: unknown }
 
@@ -70,7 +78,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return json(await createLobby(appCaller(caller), input), 201)
     },
-    { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby', { 201: LobbyAnswer }) },
+    { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby', { 201: LobbyAnswer }, CreateLobbyDoc) },
   )
   .put(
     '/lobbies',
@@ -86,7 +94,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return createOrJoinLobby(appCaller(caller), input)
     },
-    { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }) },
+    { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }, PutLobbyDoc) },
   )
   .get('/lobbies/:lobbyId', ({ caller, params }) => lobbyView(lobbyOf(caller, params.lobbyId)), {
     auth: OAUTH2,
@@ -106,7 +114,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return patchLobby(lobby, input)
     },
-    { auth: APP, body: PatchLobbySchema, detail: detail('Change a lobby; members replaces the member list', { 200: LobbyAnswer }) },
+    { auth: APP, body: PatchLobbySchema, detail: detail('Change a lobby; members replaces the member list', { 200: LobbyAnswer }, PatchLobbyDoc) },
   )
   .delete(
     '/lobbies/:lobbyId',
@@ -141,7 +149,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return putMember(lobby, input)
     },
-    { auth: APP, detail: detail('Add or update a member', { 200: LobbyMemberAnswer }) },
+    { auth: APP, detail: detail('Add or update a member', { 200: LobbyMemberAnswer }, PutMemberDoc) },
   )
   .delete(
     '/lobbies/:lobbyId/members/:userId',
@@ -165,7 +173,7 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return bulkMembers(lobby, items)
     },
-    { auth: APP, body: BulkSchema, detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }) },
+    { auth: APP, body: BulkSchema, detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }, BulkDoc) },
   )
   .get(
     '/lobbies/:lobbyId/messages',
@@ -187,7 +195,7 @@ export const lobbiesRoutes = new Elysia()
       // A retry answered by enforce_nonce is the original message, 200.
       return json(message, created ? 201 : 200)
     },
-    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)', { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer }) },
+    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)', { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer }, MessageDoc) },
   )
   .post(
     '/lobbies/:lobbyId/members/@me/invites',
@@ -213,5 +221,5 @@ export const lobbiesRoutes = new Elysia()
       }
       return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
     },
-    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)', { 200: LobbyAnswer }) },
+    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)', { 200: LobbyAnswer }, LinkDoc) },
   )

@@ -1,6 +1,10 @@
-// TypeBox schemas of the lobby endpoints. Metadata maps are t.Unknown here and checked by FormCheck (validate.ts),
-// which reports key count and key/value length the way Discord's form errors do.
+// TypeBox schemas of the lobby endpoints. Metadata maps and nullable integers are t.Unknown here and checked by
+// FormCheck (validate.ts), which reports key count, key/value length and bounds the way Discord's form errors do; the
+// API docs show the bodies as the wire has them (the *Doc schemas below, with the examples the docs offer).
 import { t } from 'elysia'
+import { PublicUser } from '../accounts/schemas'
+import { Channel } from '../guilds/schemas'
+import { Int } from '../http/docs'
 import { queryString } from '../http/form'
 import {
   IDLE_TIMEOUT_MAX,
@@ -8,24 +12,26 @@ import {
   LOBBY_FLAGS_ALL,
   MAX_CONTENT_CHARS,
   MAX_MEMBERS_PER_REQUEST,
+  MAX_METADATA_CHARS,
+  MAX_METADATA_KEYS,
   MAX_SECRET_CHARS,
   MEMBER_FLAGS_ALL,
   MESSAGES_MAX_LIMIT,
 } from './limits'
 
-const Snowflake = t.String({ pattern: '^[0-9]{1,20}$' })
-// The examples are what the API docs offer to send: values the server accepts.
-const Metadata = t.Optional(t.Unknown({ description: 'object of string keys and values, or null', examples: [{ mode: 'ranked' }] }))
+const SNOWFLAKE = '^[0-9]{1,20}$'
+const Snowflake = t.String({ pattern: SNOWFLAKE })
+const Metadata = t.Optional(t.Unknown({ description: 'object of string keys and values, or null' }))
 // Nullable integers are checked by FormCheck.int (bounds below) so the error names the bound.
-const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null`, examples: [300] }))
-const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null`, examples: [0] }))
-const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null`, examples: [0] }))
+const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null` }))
+const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null` }))
+const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null` }))
 
 export const MemberSchema = t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags })
 
 export const CreateLobbySchema = t.Object({
   metadata: Metadata,
-  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST, examples: [[]] })),
+  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
   idle_timeout_seconds: IdleTimeout,
   flags: LobbyFlags,
 })
@@ -67,9 +73,75 @@ export const MessagesQuery = t.Object({
 
 export const LinkSchema = t.Optional(t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }))
 
+// ---- bodies as the API docs show them (the schemas above take any value where FormCheck judges it)
+
+/** The user id the bulk example names (put a real user's id there: a member must be an existing user). */
+export const EXAMPLE_USER_ID = '1234567890123456789'
+const MetadataDoc = t.Optional(
+  t.Nullable(t.Record(t.String(), t.String({ maxLength: MAX_METADATA_CHARS })), {
+    maxProperties: MAX_METADATA_KEYS,
+    description: `string keys and values (at most ${MAX_METADATA_KEYS} keys, each key and value at most ${MAX_METADATA_CHARS} characters), or null`,
+  }),
+)
+const nullableInt = (minimum: number, maximum: number, description: string) => t.Optional(t.Nullable(Int({ minimum, maximum }), { description }))
+const IdleTimeoutDoc = nullableInt(IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX, 'seconds without activity before the lobby closes (PUT: default 300)')
+const LobbyFlagsDoc = nullableInt(0, LOBBY_FLAGS_ALL, 'bit field: 1 REQUIRE_APPLICATION_AUTHORIZATION')
+const MemberFlagsDoc = nullableInt(0, MEMBER_FLAGS_ALL, 'bit field: 1 CAN_LINK_LOBBY')
+const MemberDoc = t.Object({ id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }), metadata: MetadataDoc, flags: MemberFlagsDoc })
+const MembersDoc = t.Optional(t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST }))
+
+export const CreateLobbyDoc = t.Object(
+  { metadata: MetadataDoc, members: MembersDoc, idle_timeout_seconds: IdleTimeoutDoc, flags: LobbyFlagsDoc },
+  // No member in the example: a member must be an existing user (see the bulk example), and this one works as it is.
+  { examples: [{ metadata: { mode: 'ranked', region: 'eu' }, members: [], idle_timeout_seconds: 300, flags: 0 }] },
+)
+export const PutLobbyDoc = t.Object(
+  {
+    secret: t.String({ minLength: 1, maxLength: MAX_SECRET_CHARS, description: 'the players of one match share it' }),
+    lobby_metadata: MetadataDoc,
+    member_metadata: MetadataDoc,
+    idle_timeout_seconds: IdleTimeoutDoc,
+    flags: LobbyFlagsDoc,
+  },
+  { examples: [{ secret: 'match-4821', lobby_metadata: { mode: 'ranked' }, member_metadata: { team: 'blue' }, idle_timeout_seconds: 300 }] },
+)
+export const PatchLobbyDoc = t.Object(
+  { metadata: MetadataDoc, members: t.Optional(t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST, description: 'replaces the member list' })), idle_timeout_seconds: IdleTimeoutDoc, flags: LobbyFlagsDoc },
+  { examples: [{ metadata: { mode: 'casual' }, idle_timeout_seconds: 600 }] },
+)
+export const PutMemberDoc = t.Optional(
+  t.Nullable(t.Object({ metadata: MetadataDoc, flags: MemberFlagsDoc }), { description: 'may be absent, empty or null', examples: [{ metadata: { team: 'red' }, flags: 1 }] }),
+)
+export const BulkDoc = t.Array(
+  t.Object({
+    id: MemberDoc.properties.id,
+    metadata: MetadataDoc,
+    flags: MemberFlagsDoc,
+    remove_member: t.Optional(t.Nullable(t.Boolean(), { description: 'true removes the member' })),
+  }),
+  { minItems: 1, maxItems: MAX_MEMBERS_PER_REQUEST, description: 'the last item about a user decides', examples: [[{ id: EXAMPLE_USER_ID, metadata: { team: 'red' }, flags: 0 }]] },
+)
+export const MessageDoc = t.Object(
+  {
+    content: t.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
+    metadata: MetadataDoc,
+    flags: t.Optional(t.Nullable(Int({ minimum: 0, maximum: 2 ** 31 - 1 }), { description: 'bit field: 4 SUPPRESS_EMBEDS, 4096 SUPPRESS_NOTIFICATIONS (others ignored)' })),
+    nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), Int()])),
+    tts: t.Optional(t.Boolean()),
+    enforce_nonce: t.Optional(t.Boolean({ description: 'a retry with the same nonce within 5 minutes answers the original message (200)' })),
+  },
+  { examples: [{ content: 'gg', metadata: { kind: 'chat' }, nonce: '1234567890', enforce_nonce: true }] },
+)
+export const LinkDoc = t.Optional(
+  t.Object(
+    { channel_id: t.Optional(t.Nullable(t.String({ pattern: SNOWFLAKE, description: 'a guild text channel; null or absent unlinks' }))) },
+    { examples: [{ channel_id: '1234567890123456789' }] },
+  ),
+)
+
 // ---- answers (documentation)
 
-const LobbyMember = t.Object({ id: Snowflake, metadata: t.Nullable(t.Record(t.String(), t.String())), flags: t.Integer() }, { description: 'Lobby member' })
+const LobbyMember = t.Object({ id: Snowflake, metadata: t.Nullable(t.Record(t.String(), t.String())), flags: Int() }, { description: 'Lobby member' })
 
 export const LobbyAnswer = t.Object(
   {
@@ -77,8 +149,8 @@ export const LobbyAnswer = t.Object(
     application_id: Snowflake,
     metadata: t.Nullable(t.Record(t.String(), t.String())),
     members: t.Array(LobbyMember),
-    flags: t.Integer(),
-    linked_channel: t.Optional(t.Unknown({ description: 'the linked guild channel' })),
+    flags: Int(),
+    linked_channel: t.Optional(Channel),
   },
   { description: 'Lobby' },
 )
@@ -87,16 +159,17 @@ export const LobbyMembersAnswer = t.Array(LobbyMember, { description: 'The upser
 export const LobbyMessageAnswer = t.Object(
   {
     id: Snowflake,
-    type: t.Integer(),
+    type: Int(),
     content: t.String(),
     lobby_id: Snowflake,
-    channel_id: Snowflake,
-    author: t.Unknown({ description: 'user' }),
+    channel_id: t.String({ pattern: SNOWFLAKE, description: 'the lobby id' }),
+    author: PublicUser,
     metadata: t.Optional(t.Record(t.String(), t.String())),
-    flags: t.Integer(),
+    flags: Int(),
+    tts: t.Boolean(),
     application_id: Snowflake,
     timestamp: t.String({ format: 'date-time' }),
-    nonce: t.Optional(t.Union([t.String(), t.Integer()])),
+    nonce: t.Optional(t.Union([t.String(), Int()], { description: 'as sent (answers to the POST; not stored for reads)' })),
   },
   { description: 'Lobby message' },
 )

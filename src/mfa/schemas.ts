@@ -1,53 +1,94 @@
 // TypeBox schemas of MFA: request bodies and the answers documented in /api/docs.
 import { t } from 'elysia'
+import { Int } from '../http/docs'
 import { LoginSettings } from '../accounts/schemas'
 
 const Ticket = t.String({ maxLength: 256 })
-const Code = t.String({ maxLength: 64 * 1024 })
 const Password = t.String({ maxLength: 256 })
 const LoginSource = t.Optional(t.Nullable(t.String({ maxLength: 64 })))
 const Sku = t.Optional(t.Nullable(t.String({ pattern: '^\\d{1,20}$' })))
 
-export const TicketSchema = t.Object({ ticket: Ticket })
+const EXAMPLE_PASSWORD = 'correct horse battery staple'
+const LOGIN_TICKET = 'ticket-from-the-login-answer'
 
-export const MfaCodeSchema = t.Object({
-  ticket: Ticket,
-  code: Code,
-  login_instance_id: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
-  login_source: LoginSource,
-  gift_code_sku_id: Sku,
-})
+export const TicketSchema = t.Object({ ticket: Ticket }, { examples: [{ ticket: LOGIN_TICKET }] })
 
-export const ConditionalFinishSchema = t.Object({ ticket: Ticket, credential: Code, login_source: LoginSource, gift_code_sku_id: Sku })
-
-export const ElevationSchema = t.Object({ ticket: Ticket, mfa_type: t.String({ maxLength: 16 }), data: Code })
-
-export const TotpEnableSchema = t.Object({ secret: t.String({ maxLength: 128 }), code: t.String({ maxLength: 16 }), password: Password })
-
-export const CodesSchema = t.Optional(
-  t.Object({ regenerate: t.Optional(t.Boolean()), key: t.Optional(t.String({ maxLength: 256 })), nonce: t.Optional(t.String({ maxLength: 256 })) }),
+export const MfaCodeSchema = t.Object(
+  {
+    ticket: t.String({ maxLength: 256, description: 'the ticket of the login (or reset) answer' }),
+    code: t.String({ maxLength: 64 * 1024, description: 'the TOTP, SMS or backup code, or the WebAuthn assertion (JSON)' }),
+    login_instance_id: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
+    login_source: LoginSource,
+    gift_code_sku_id: Sku,
+  },
+  { examples: [{ ticket: LOGIN_TICKET, code: '123456' }] },
 )
 
-export const PasswordSchema = t.Object({ password: Password })
+export const ConditionalFinishSchema = t.Object(
+  {
+    ticket: t.String({ maxLength: 256, description: 'from POST /auth/conditional/start' }),
+    credential: t.String({ maxLength: 64 * 1024, description: "the authenticator's assertion (PublicKeyCredential JSON)" }),
+    login_source: LoginSource,
+    gift_code_sku_id: Sku,
+  },
+  { examples: [{ ticket: 'ticket-from-conditional-start', credential: '{"id":"…","rawId":"…","type":"public-key","response":{}}' }] },
+)
 
-export const PhoneSchema = t.Object({
-  phone: t.Optional(t.String({ maxLength: 20 })),
-  phone_token: t.Optional(t.String({ maxLength: 256 })),
-  password: t.Optional(Password),
-  change_phone_reason: t.Optional(t.String({ maxLength: 64 })),
-})
+export const ElevationSchema = t.Object(
+  {
+    ticket: t.String({ maxLength: 256, description: "the ticket of the 401 60003 answer's mfa object" }),
+    mfa_type: t.String({ maxLength: 16, description: 'totp, sms, backup, webauthn or password' }),
+    data: t.String({ maxLength: 64 * 1024, description: 'the code, the password, or the WebAuthn assertion (JSON)' }),
+  },
+  { examples: [{ ticket: 'ticket-from-the-60003-answer', mfa_type: 'totp', data: '123456' }] },
+)
+
+export const TotpEnableSchema = t.Object(
+  {
+    secret: t.String({ maxLength: 128, description: 'base32 secret the client generated and showed' }),
+    code: t.String({ maxLength: 16, description: 'the current code for it' }),
+    password: Password,
+  },
+  { examples: [{ secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', code: '123456', password: EXAMPLE_PASSWORD }] },
+)
+
+export const CodesSchema = t.Optional(
+  t.Object(
+    { regenerate: t.Optional(t.Boolean({ description: 'new codes (the old ones stop working)' })), key: t.Optional(t.String({ maxLength: 256 })), nonce: t.Optional(t.String({ maxLength: 256 })) },
+    { examples: [{ regenerate: false }] },
+  ),
+)
+
+export const PasswordSchema = t.Object({ password: Password }, { examples: [{ password: EXAMPLE_PASSWORD }] })
+
+export const PhoneSchema = t.Object(
+  {
+    phone: t.Optional(t.String({ maxLength: 20, description: 'step one: the new number (E.164); a code is texted' })),
+    phone_token: t.Optional(t.String({ maxLength: 256, description: 'step two: from POST /phone-verifications/verify, with password' })),
+    password: t.Optional(Password),
+    change_phone_reason: t.Optional(t.String({ maxLength: 64 })),
+  },
+  { examples: [{ phone: '+15555550123' }] },
+)
 
 /** Start (no body) or finish registering a security key: checked in the handler, which takes any of these. */
 export const CredentialSchema = t.Optional(
-  t.Object({ ticket: t.Optional(t.String()), name: t.Optional(t.String({ minLength: 1, maxLength: 32 })), credential: t.Optional(t.String()) }),
+  t.Object(
+    {
+      ticket: t.Optional(t.String({ description: 'finish: the ticket of the start' })),
+      name: t.Optional(t.String({ minLength: 1, maxLength: 32, description: 'finish: a name for the key' })),
+      credential: t.Optional(t.String({ description: "finish: the authenticator's attestation (PublicKeyCredential JSON)" })),
+    },
+    { description: 'empty to start (a ticket and the creation options), or ticket, name and credential to finish', examples: [{}] },
+  ),
 )
 
-export const RenameSchema = t.Object({ name: t.String({ minLength: 1, maxLength: 32 }) })
+export const RenameSchema = t.Object({ name: t.String({ minLength: 1, maxLength: 32 }) }, { examples: [{ name: 'YubiKey 5' }] })
 
 // ---- answers (documentation)
 
 const BackupCode = t.Object({ user_id: t.String(), code: t.String({ description: '"********" unless just generated' }), consumed: t.Boolean() })
-const Authenticator = t.Object({ id: t.String(), name: t.String(), type: t.Integer({ description: '1: WebAuthn' }) }, { description: 'A security key' })
+const Authenticator = t.Object({ id: t.String(), name: t.String(), type: Int({ description: '1: WebAuthn' }) }, { description: 'A security key' })
 
 export const MfaLoginAnswer = t.Object(
   { token: t.String(), user_settings: LoginSettings, required_actions: t.Optional(t.Array(t.String())) },

@@ -2,7 +2,7 @@
 // RFC 6749 error bodies) and /oauth2/@me (bearer).
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
-import { doc } from '../http/docs'
+import { doc, SECURITY } from '../http/docs'
 import { identity } from '../http/identity'
 import { json } from '../http/respond'
 import { findUser } from '../accounts/store'
@@ -19,6 +19,7 @@ import {
   MeAnswer,
   OAuthErrorBody,
   RevokeForm,
+  RevokedAnswer,
   TokenAnswer,
   TokenForm,
 } from './schemas'
@@ -26,8 +27,9 @@ import { publicApplication } from './serialize'
 import { findApplication, findTokenByAnyHash, findTokenById, hasGrant, revokeFamily } from './store'
 import { sha256Hex } from '../core/crypto'
 
-/** The token endpoints take form bodies and answer RFC 6749's errors. */
-const FORM = { body: TokenForm, bodyType: 'application/x-www-form-urlencoded', error: OAuthErrorBody }
+/** The token endpoints take form bodies and answer RFC 6749's errors; the client authenticates with HTTP Basic or in the form. */
+const CLIENT: Record<string, string[]>[] = [{ [SECURITY.client]: [] }, {}]
+const FORM = { body: TokenForm, error: OAuthErrorBody, security: CLIENT }
 
 // RFC 6749 5.1: token responses must not be cached.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
@@ -100,7 +102,7 @@ export const oauth2Routes = new Elysia()
       if (row && row.applicationId === client.app.id) revokeFamily(row.familyId)
       return json({}, 200, NO_STORE)
     },
-    doc('oauth2', 'Revoke an access or refresh token', { 200: 'Revoked (also for unknown tokens)' }, { ...FORM, body: RevokeForm }),
+    doc('oauth2', 'Revoke an access or refresh token', { 200: RevokedAnswer }, { ...FORM, body: RevokeForm }),
   )
   .get(
     '/oauth2/@me',

@@ -1,9 +1,17 @@
 // TypeBox schemas of OAuth2: the consent body, the authorize query and token form (documented; checked by hand in
 // authorize.ts and grants.ts, which answer RFC 6749's errors), and the answers documented in /api/docs.
 import { t } from 'elysia'
+import { Int } from '../http/docs'
 import { PublicUser } from '../accounts/schemas'
 
-export const ConsentSchema = t.Object({ authorize: t.Boolean(), permissions: t.Optional(t.Any()), guild_id: t.Optional(t.Any()) })
+export const ConsentSchema = t.Object(
+  {
+    authorize: t.Boolean({ description: 'true approves (the location carries a code), false denies (error=access_denied)' }),
+    permissions: t.Optional(t.Any({ description: 'accepted and ignored (no bot scope here)' })),
+    guild_id: t.Optional(t.Any({ description: 'accepted and ignored' })),
+  },
+  { examples: [{ authorize: true }] },
+)
 
 export const AuthorizeQuery = t.Object({
   client_id: t.String(),
@@ -15,18 +23,29 @@ export const AuthorizeQuery = t.Object({
   code_challenge_method: t.Optional(t.Literal('S256')),
 })
 
-export const TokenForm = t.Object({
-  grant_type: t.Union([t.Literal('authorization_code'), t.Literal('refresh_token'), t.Literal('client_credentials')]),
-  code: t.Optional(t.String()),
-  redirect_uri: t.Optional(t.String()),
-  code_verifier: t.Optional(t.String()),
-  refresh_token: t.Optional(t.String()),
-  scope: t.Optional(t.String()),
-  client_id: t.Optional(t.String({ description: 'or HTTP Basic' })),
-  client_secret: t.Optional(t.String({ description: 'or HTTP Basic' })),
-})
+export const TokenForm = t.Object(
+  {
+    grant_type: t.Union([t.Literal('authorization_code'), t.Literal('refresh_token'), t.Literal('client_credentials')]),
+    code: t.Optional(t.String({ description: 'authorization_code: the code from the redirect' })),
+    redirect_uri: t.Optional(t.String({ description: 'authorization_code: the redirect_uri of the authorization request' })),
+    code_verifier: t.Optional(t.String({ description: 'authorization_code with PKCE' })),
+    refresh_token: t.Optional(t.String({ description: 'refresh_token: the refresh token' })),
+    scope: t.Optional(t.String({ description: 'space-separated scopes (client_credentials; narrower ones on refresh)' })),
+    client_id: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
+    client_secret: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
+  },
+  // The client authenticates with HTTP Basic (Authorize: OAuth2Client), or client_id and client_secret in the form.
+  { examples: [{ grant_type: 'client_credentials', scope: 'identify' }] },
+)
 
-export const RevokeForm = t.Object({ token: t.String(), client_id: t.Optional(t.String()), client_secret: t.Optional(t.String()) })
+export const RevokeForm = t.Object(
+  {
+    token: t.String({ description: 'an access or refresh token; either ends the whole grant' }),
+    client_id: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
+    client_secret: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
+  },
+  { examples: [{ token: 'access-or-refresh-token' }] },
+)
 
 /** RFC 6749's error body, as the token endpoints answer it. */
 export const OAuthErrorBody = t.Object({ error: t.String(), error_description: t.String() }, { description: 'RFC 6749 error' })
@@ -34,7 +53,18 @@ export const OAuthErrorBody = t.Object({ error: t.String(), error_description: t
 // ---- answers (documentation)
 
 const PublicApplication = t.Object(
-  { id: t.String(), name: t.String(), icon: t.Null(), description: t.String(), bot_public: t.Boolean(), flags: t.Integer() },
+  {
+    id: t.String(),
+    name: t.String(),
+    icon: t.Null(),
+    description: t.String(),
+    summary: t.String(),
+    type: t.Null(),
+    hook: t.Boolean(),
+    bot_public: t.Boolean(),
+    bot_require_code_grant: t.Boolean(),
+    flags: Int(),
+  },
   { description: 'Application' },
 )
 
@@ -46,9 +76,11 @@ export const AuthorizeInfoAnswer = t.Object(
 export const LocationAnswer = t.Object({ location: t.String({ description: 'the redirect with code (or error) and state' }) }, { description: 'Where to go' })
 
 export const TokenAnswer = t.Object(
-  { access_token: t.String(), token_type: t.Literal('Bearer'), expires_in: t.Integer(), refresh_token: t.Optional(t.String()), scope: t.String() },
+  { access_token: t.String(), token_type: t.Literal('Bearer'), expires_in: Int(), refresh_token: t.Optional(t.String()), scope: t.String() },
   { description: 'Tokens' },
 )
+
+export const RevokedAnswer = t.Object({}, { additionalProperties: false, description: 'Revoked (also for unknown tokens)' })
 
 export const MeAnswer = t.Object(
   { application: PublicApplication, scopes: t.Array(t.String()), expires: t.String({ format: 'date-time' }), user: t.Optional(PublicUser) },

@@ -1,0 +1,669 @@
+// The API document against the running server (issue 18, "API docs"): every operation of /api/docs/json is called
+// here, each documented request example is sent as it is under each content type the document lists, and every
+// answer (success or error) is checked against the schema the document gives for its status, strictly (a field the
+// document does not name fails). An example must get its documented success, or the business refusal named below
+// (a token only a mail could carry, a code only a phone could read): never a 400 50035 about its shape.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { createVerifiedUser } from '../../src/accounts/users'
+import { createSession } from '../../src/accounts/sessions'
+import { findUser, findUserByEmail, insertUser, updateUser } from '../../src/accounts/store'
+import { loadDefinitions } from '../../src/experiments/service'
+import { EXAMPLE_USER_ID } from '../../src/lobbies/schemas'
+import { api, makeApp, makeUser, resetWorld, server, type Reply } from '../helpers'
+import { authorizeQuery, bearerFor } from '../oauth2/helpers'
+import { mfaTicket, SoftAuthenticator, totpCode, userWithKey, userWithTotp } from '../mfa/helpers'
+import { schemaErrors, untypedParts } from './docs-schema-check'
+
+type Media = { schema?: any; example?: unknown }
+type Operation = {
+  requestBody?: { required?: boolean; content: Record<string, Media> }
+  responses: Record<string, { content?: Record<string, Media> }>
+  parameters?: { name: string; in: string }[]
+}
+let paths: Record<string, Record<string, Operation>>
+
+beforeAll(async () => {
+  const { url } = await server()
+  paths = ((await (await fetch(`${url}/api/docs/json`)).json()) as { paths: typeof paths }).paths
+})
+afterEach(resetWorld)
+// The experiments case loads definitions; the server is shared with other test files.
+afterAll(() => loadDefinitions([]))
+
+type User = Awaited<ReturnType<typeof makeUser>>
+type App = Awaited<ReturnType<typeof makeApp>>
+
+/** What a case sends besides the documented example: the caller, path parameters, query, headers. */
+type Call = { token?: string; params?: Record<string, string>; query?: string; headers?: Record<string, string>; body?: unknown }
+/** The answer expected: a documented 2xx, or a refusal with this status and Discord code (number) or field error code. */
+type Outcome = 'ok' | [status: number, code: number | string]
+type Case = { what?: string; call: () => Promise<Call>; expect?: Outcome }
+
+const PASSWORD = 'correct horse battery staple'
+const bot = (app: App) => `Bot ${app.bot_token}`
+const basic = (app: App) => `Basic ${Buffer.from(`${app.id}:${app.client_secret}`).toString('base64')}`
+
+let readerUser: Promise<User> | undefined
+/** A user shared by the cases that leave its account as it is (each case gets a session of its own: session()). */
+const reader = () => (readerUser ??= makeUser())
+const session = async () => (await createSession((await reader()).id, { platform: 'test' })).token
+let readerGuild: ReturnType<typeof guildWorld> | undefined
+/** A guild shared by the cases that only read it or add to it. */
+const sharedGuild = () => (readerGuild ??= guildWorld())
+
+let sharedKeyUser: ReturnType<typeof userWithKey> | undefined
+/** A user with a security key, shared by the cases that read or rename it. */
+const keyUser = () => (sharedKeyUser ??= userWithKey())
+
+/** A guild owned by a new user, its text channel, and a second member who joined by invite. */
+async function guildWorld() {
+  const owner = await makeUser()
+  const guild = (await api('POST', '/guilds', { token: owner.token, body: { name: 'Docs guild' } })).body
+  const channels = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body as { id: string; type: number }[]
+  const channelId = channels.find((c) => c.type === 0)!.id
+  const invite = (await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 0 } })).body
+  const member = await makeUser()
+  await api('POST', `/invites/${invite.code}`, { token: member.token })
+  return { owner, guild, channelId, member, code: invite.code as string }
+}
+
+async function role(owner: User, guildId: string): Promise<string> {
+  return (await api('POST', `/guilds/${guildId}/roles`, { token: owner.token, body: { name: 'r' } })).body.id
+}
+
+/** An application, a user with a lobbies.write bearer token, and a lobby the user joined with PUT /lobbies. */
+async function lobbyWorld() {
+  const app = await makeApp()
+  const user = await reader()
+  const bearer = await bearerFor(user, app)
+  const lobby = (await api('PUT', '/lobbies', { token: bearer, body: { secret: `s${Date.now()}${Math.random()}` } })).body
+  return { app, user, bearer, lobby }
+}
+
+/** A lobby member allowed to link (flags 1) who owns a guild, its text channel linked to the lobby. */
+async function linkedLobby() {
+  const { owner, channelId } = await guildWorld()
+  const app = await makeApp()
+  const bearer = await bearerFor(owner, app)
+  const lobby = (await api('POST', '/lobbies', { token: bot(app), body: { members: [{ id: owner.id, flags: 1 }] } })).body
+  const linked = await api('PATCH', `/lobbies/${lobby.id}/channel-linking`, { token: bearer, body: { channel_id: channelId } })
+  if (linked.status !== 200) throw new Error(`link: ${linked.status} ${JSON.stringify(linked.body)}`)
+  return { app, owner, bearer, lobby, channelId }
+}
+
+/** An elevation token (X-Service-MFA-Authorization) for the session: TOTP, a backup code, or the password without MFA. */
+async function elevation(
+  user: { token: string; secret?: string; backupCode?: string; password: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<string> {
+  const first = await api(method, path, { token: user.token, body })
+  if (first.body?.code !== 60003) throw new Error(`no elevation asked: ${first.status} ${JSON.stringify(first.body)}`)
+  const proof = user.secret
+    ? { mfa_type: 'totp', data: totpCode(user.secret) }
+    : user.backupCode
+      ? { mfa_type: 'backup', data: user.backupCode }
+      : { mfa_type: 'password', data: user.password }
+  const finish = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, ...proof } })
+  return finish.body.token
+}
+
+/** The user the bulk members example names (created once with the example's id). */
+async function exampleMember() {
+  await server()
+  if (!findUser(EXAMPLE_USER_ID)) insertUser({ id: EXAMPLE_USER_ID, username: 'example_member', createdAt: Date.now() })
+}
+
+/** The account the login example names (created once, verified, with the example's password). */
+async function exampleAccount(email: string) {
+  if (!findUserByEmail(email)) await createVerifiedUser({ email, password: PASSWORD })
+}
+
+const CASES: Record<string, Case | Case[]> = {
+  'GET /api/v9/gateway': { call: async () => ({}) },
+  'GET /api/v9/gateway/bot': { call: async () => ({ token: bot(await makeApp()) }) },
+
+  'GET /api/v9/users/@me': [
+    { what: 'user', call: async () => ({ token: await session() }) },
+    { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
+    { what: 'bearer without email', call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify') }) },
+    { what: 'bearer with email', call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify email') }) },
+  ],
+  'PATCH /api/v9/users/@me': { call: async () => ({ token: await session() }) },
+  'GET /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
+  'PATCH /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
+  'GET /api/v9/unique-username/username-suggestions-unauthed': { call: async () => ({ query: 'global_name=Ada%20Lovelace' }) },
+  'POST /api/v9/unique-username/username-attempt-unauthed': { call: async () => ({}) },
+
+  'GET /api/v9/oauth2/authorize': { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
+  'POST /api/v9/oauth2/authorize': { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
+  'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
+  'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
+  'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
+
+  'POST /api/v9/guilds': { call: async () => ({ token: await session() }) },
+  'GET /api/v9/guilds/{guildId}': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'DELETE /api/v9/guilds/{guildId}': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/users/@me/guilds': [
+    { what: 'user', call: async () => ({ token: (await sharedGuild()).member.token }) },
+    { what: 'bearer', call: async () => ({ token: await bearerFor((await sharedGuild()).owner, await makeApp(), 'identify guilds') }) },
+  ],
+  'DELETE /api/v9/users/@me/guilds/{guildId}': {
+    call: async () => {
+      const { member, guild } = await guildWorld()
+      return { token: member.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/members': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id }, query: 'limit=10' }
+    },
+  },
+  'DELETE /api/v9/guilds/{guildId}/members/{userId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/roles': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'POST /api/v9/guilds/{guildId}/roles': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}/roles/{roleId}': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id, roleId: await role(owner, guild.id) } }
+    },
+  },
+  'DELETE /api/v9/guilds/{guildId}/roles/{roleId}': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id, roleId: await role(owner, guild.id) } }
+    },
+  },
+  'PUT /api/v9/guilds/{guildId}/members/{userId}/roles/{roleId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id, roleId: await role(owner, guild.id) } }
+    },
+  },
+  'DELETE /api/v9/guilds/{guildId}/members/{userId}/roles/{roleId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      const roleId = await role(owner, guild.id)
+      await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${roleId}`, { token: owner.token })
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id, roleId } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/channels': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'POST /api/v9/guilds/{guildId}/channels': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'PATCH /api/v9/channels/{channelId}': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}': {
+    call: async () => {
+      const { owner, channelId } = await guildWorld()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'POST /api/v9/channels/{channelId}/messages': {
+    call: async () => {
+      const { member, channelId } = await sharedGuild()
+      return { token: member.token, params: { channelId } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/messages': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'hello', nonce: 'n1' } })
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'POST /api/v9/channels/{channelId}/invites': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'GET /api/v9/invites/{code}': { call: async () => ({ params: { code: (await sharedGuild()).code } }) },
+  'POST /api/v9/invites/{code}': { call: async () => ({ token: (await makeUser()).token, params: { code: (await guildWorld()).code } }) },
+  'DELETE /api/v9/invites/{code}': {
+    call: async () => {
+      const { owner, code } = await guildWorld()
+      return { token: owner.token, params: { code } }
+    },
+  },
+
+  'POST /api/v9/auth/login': [
+    {
+      what: 'the example account',
+      call: async () => {
+        await exampleAccount(String((example('POST /api/v9/auth/login') as { login: string }).login))
+        return {}
+      },
+    },
+    {
+      what: 'an account with TOTP: a ticket',
+      call: async () => {
+        const user = await userWithTotp()
+        return { body: { login: user.email, password: user.password } }
+      },
+    },
+  ],
+  'POST /api/v9/auth/register': { call: async () => ({}) },
+  'POST /api/v9/auth/verify': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
+  'POST /api/v9/auth/authorize-ip': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
+  'POST /api/v9/auth/register/phone': { call: async () => ({}) },
+  'POST /api/v9/phone-verifications/verify': { call: async () => ({}), expect: [400, 50037] },
+  'POST /api/v9/auth/fingerprint': { call: async () => ({}) },
+  'GET /api/v9/auth/location-metadata': { call: async () => ({}) },
+  'POST /api/v9/auth/password/validate': { call: async () => ({}) },
+  'POST /api/v9/auth/handoff/exchange': { call: async () => ({}), expect: [400, 'HANDOFF_TOKEN_INVALID'] },
+  'GET /api/v9/auth/sessions': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/logout': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/users/@me/devices': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/verify/resend': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/handoff': { call: async () => ({ token: await session() }) },
+  'POST /api/v9/auth/forgot': { call: async () => ({}) },
+  'POST /api/v9/auth/reset': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
+  'POST /api/v9/auth/revert': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
+  'POST /api/v9/users/@me/disable': { call: async () => ({ token: (await makeUser()).token }) },
+  'POST /api/v9/users/@me/delete': { call: async () => ({ token: (await makeUser()).token }) },
+  'POST /api/v9/auth/sessions/logout': {
+    call: async () => {
+      const user = await makeUser()
+      const body = example('POST /api/v9/auth/sessions/logout')
+      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/auth/sessions/logout', body) } }
+    },
+  },
+
+  'POST /api/v9/auth/mfa/sms/send': { call: async () => ({}), expect: [400, 60006] },
+  'POST /api/v9/auth/mfa/{type}': [
+    { what: 'the example', call: async () => ({ params: { type: 'totp' } }), expect: [400, 60006] },
+    {
+      what: 'a real ticket and code',
+      call: async () => {
+        const user = await userWithTotp()
+        const { ticket } = await mfaTicket(user)
+        return { params: { type: 'totp' }, body: { ticket, code: totpCode(user.secret) } }
+      },
+    },
+  ],
+  'POST /api/v9/auth/conditional/start': { call: async () => ({}) },
+  'POST /api/v9/auth/conditional/finish': { call: async () => ({}), expect: [400, 60006] },
+  'POST /api/v9/mfa/finish': { call: async () => ({ token: await session() }), expect: [400, 60006] },
+  'POST /api/v9/users/@me/mfa/totp/enable': { call: async () => ({ token: await session() }), expect: [400, 60008] },
+  'POST /api/v9/users/@me/mfa/totp/disable': {
+    call: async () => {
+      const user = await userWithTotp()
+      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/totp/disable') } }
+    },
+  },
+  'POST /api/v9/users/@me/mfa/codes-verification': {
+    call: async () => {
+      const user = await userWithTotp()
+      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/codes-verification') } }
+    },
+  },
+  'POST /api/v9/users/@me/mfa/sms/enable': {
+    call: async () => {
+      const user = await userWithTotp()
+      updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
+      return { token: user.token }
+    },
+  },
+  'POST /api/v9/users/@me/mfa/sms/disable': {
+    call: async () => {
+      const user = await userWithTotp()
+      updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
+      await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })
+      const body = example('POST /api/v9/users/@me/mfa/sms/disable')
+      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/sms/disable', body) } }
+    },
+  },
+  'POST /api/v9/users/@me/phone': { call: async () => ({ token: await session() }) },
+  'DELETE /api/v9/users/@me/phone': { call: async () => ({ token: (await makeUser()).token }) },
+  'POST /api/v9/users/@me/mfa/webauthn/credentials': [
+    { what: 'the example (start)', call: async () => ({ token: await session() }) },
+    {
+      what: 'a finished registration',
+      call: async () => {
+        const user = await makeUser()
+        const start = await api('POST', '/users/@me/mfa/webauthn/credentials', { token: user.token })
+        return { token: user.token, body: { ticket: start.body.ticket, name: 'My key', credential: new SoftAuthenticator().register(start.body.challenge) } }
+      },
+    },
+  ],
+  'GET /api/v9/users/@me/mfa/webauthn/credentials': { call: async () => ({ token: (await keyUser()).token }) },
+  'PATCH /api/v9/users/@me/mfa/webauthn/credentials/{id}': {
+    call: async () => {
+      const user = await keyUser()
+      return { token: user.token, params: { id: user.credential.id } }
+    },
+  },
+  'DELETE /api/v9/users/@me/mfa/webauthn/credentials/{id}': {
+    call: async () => {
+      const user = await userWithKey()
+      const path = `/users/@me/mfa/webauthn/credentials/${user.credential.id}`
+      const backupCode = user.credential.backup_codes[0].code
+      return { token: user.token, params: { id: user.credential.id }, headers: { 'x-service-mfa-authorization': await elevation({ ...user, backupCode }, 'DELETE', path) } }
+    },
+  },
+
+  'POST /api/v9/lobbies': { call: async () => ({ token: bot(await makeApp()) }) },
+  'PUT /api/v9/lobbies': [
+    { what: 'bearer', call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
+    { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
+  ],
+  'GET /api/v9/lobbies/{lobbyId}': [
+    {
+      what: 'bot',
+      call: async () => {
+        const { app, lobby } = await lobbyWorld()
+        return { token: bot(app), params: { lobbyId: lobby.id } }
+      },
+    },
+    {
+      what: 'linked',
+      call: async () => {
+        const { bearer, lobby } = await linkedLobby()
+        return { token: bearer, params: { lobbyId: lobby.id } }
+      },
+    },
+  ],
+  'PATCH /api/v9/lobbies/{lobbyId}': {
+    call: async () => {
+      const { app, lobby } = await lobbyWorld()
+      return { token: bot(app), params: { lobbyId: lobby.id } }
+    },
+  },
+  'DELETE /api/v9/lobbies/{lobbyId}': {
+    call: async () => {
+      const { app, lobby } = await lobbyWorld()
+      return { token: bot(app), params: { lobbyId: lobby.id } }
+    },
+  },
+  'DELETE /api/v9/lobbies/{lobbyId}/members/@me': {
+    call: async () => {
+      const { bearer, lobby } = await lobbyWorld()
+      return { token: bearer, params: { lobbyId: lobby.id } }
+    },
+  },
+  'PUT /api/v9/lobbies/{lobbyId}/members/{userId}': {
+    call: async () => {
+      const { app, lobby } = await lobbyWorld()
+      return { token: bot(app), params: { lobbyId: lobby.id, userId: (await makeUser()).id } }
+    },
+  },
+  'DELETE /api/v9/lobbies/{lobbyId}/members/{userId}': {
+    call: async () => {
+      const { app, lobby, user } = await lobbyWorld()
+      return { token: bot(app), params: { lobbyId: lobby.id, userId: user.id } }
+    },
+  },
+  'POST /api/v9/lobbies/{lobbyId}/members/bulk': {
+    call: async () => {
+      await exampleMember()
+      const { app, lobby } = await lobbyWorld()
+      return { token: bot(app), params: { lobbyId: lobby.id } }
+    },
+  },
+  'GET /api/v9/lobbies/{lobbyId}/messages': {
+    call: async () => {
+      const { bearer, lobby } = await lobbyWorld()
+      await api('POST', `/lobbies/${lobby.id}/messages`, { token: bearer, body: { content: 'gg', metadata: { k: 'v' }, nonce: 7 } })
+      return { token: bearer, params: { lobbyId: lobby.id } }
+    },
+  },
+  'POST /api/v9/lobbies/{lobbyId}/messages': [
+    {
+      what: 'member',
+      call: async () => {
+        const { bearer, lobby } = await lobbyWorld()
+        return { token: bearer, params: { lobbyId: lobby.id } }
+      },
+    },
+    {
+      what: 'member of a linked lobby',
+      call: async () => {
+        const { bearer, lobby } = await linkedLobby()
+        return { token: bearer, params: { lobbyId: lobby.id } }
+      },
+    },
+  ],
+  'POST /api/v9/lobbies/{lobbyId}/members/@me/invites': {
+    call: async () => {
+      const { bearer, lobby } = await linkedLobby()
+      return { token: bearer, params: { lobbyId: lobby.id } }
+    },
+  },
+  'POST /api/v9/lobbies/{lobbyId}/members/{userId}/invites': {
+    call: async () => {
+      const { app, owner, lobby } = await linkedLobby()
+      return { token: bot(app), params: { lobbyId: lobby.id, userId: owner.id } }
+    },
+  },
+  'PATCH /api/v9/lobbies/{lobbyId}/channel-linking': {
+    call: async () => {
+      const { bearer, lobby } = await linkedLobby()
+      return { token: bearer, params: { lobbyId: lobby.id } }
+    },
+    expect: [404, 10003],
+  },
+
+  'GET /api/v9/experiments': [
+    { what: 'anonymous', call: async () => ({ query: 'with_guild_experiments=true' }) },
+    {
+      what: "user, the README's example definitions loaded",
+      call: async () => {
+        await server()
+        loadDefinitions(await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json())
+        return { token: (await makeUser()).token, query: 'with_guild_experiments=true' }
+      },
+    },
+  ],
+
+  'POST /api/v9/users/@me/remote-auth': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_FINGERPRINT'] },
+  'POST /api/v9/users/@me/remote-auth/finish': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
+  'POST /api/v9/users/@me/remote-auth/cancel': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
+  'POST /api/v9/users/@me/remote-auth/login': { call: async () => ({}), expect: [400, 'REMOTE_AUTH_INVALID_TICKET'] },
+}
+
+function operation(key: string): Operation {
+  const [method, path] = key.split(' ')
+  return paths[path]?.[method.toLowerCase()]
+}
+
+/** The JSON example of an operation's body. */
+function example(key: string): unknown {
+  return operation(key).requestBody?.content['application/json']?.example
+}
+
+/** The request a case makes under one content type: the documented example, or the case's own body. */
+function send(key: string, call: Call, type: string | undefined): Promise<Reply> {
+  const [method, template] = key.split(' ')
+  const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = call.params?.[name]
+    if (value === undefined) throw new Error(`${key}: no value for {${name}}`)
+    return encodeURIComponent(value)
+  })
+  const headers: Record<string, string> = { ...call.headers }
+  let raw: string | undefined
+  if (call.body !== undefined) {
+    raw = JSON.stringify(call.body)
+    headers['content-type'] = 'application/json'
+  } else if (type) {
+    const value = operation(key).requestBody!.content[type].example
+    if (type === 'application/json') raw = JSON.stringify(value)
+    else if (type === 'application/x-www-form-urlencoded') raw = new URLSearchParams(value as Record<string, string>).toString()
+    else {
+      const boundary = 'docs-example-boundary'
+      raw = Object.entries(value as Record<string, string>)
+        .map(([name, field]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${field}\r\n`)
+        .join('')
+        .concat(`--${boundary}--\r\n`)
+      headers['content-type'] = `multipart/form-data; boundary=${boundary}`
+    }
+    headers['content-type'] ??= type
+  }
+  return api(method, `${path}${call.query ? `?${call.query}` : ''}`, { token: call.token, raw, headers })
+}
+
+/** Every field error code anywhere in a Discord error tree. */
+function fieldCodes(tree: unknown): string[] {
+  if (!tree || typeof tree !== 'object') return []
+  return Object.entries(tree).flatMap(([key, value]) =>
+    key === '_errors' && Array.isArray(value) ? value.map((e: { code: string }) => e.code) : fieldCodes(value),
+  )
+}
+
+/** Problems with one answer: its status is not documented, or its body does not match the documented schema. */
+function answerProblems(op: Operation, reply: Reply): string[] {
+  const status = String(reply.status)
+  const documented = op.responses[status] ?? (reply.status >= 400 && reply.status < 500 ? op.responses['4XX'] : undefined)
+  if (!documented) return [`status ${status} is not documented (${Object.keys(op.responses).join(', ')}): ${JSON.stringify(reply.body)}`]
+  const schema = documented.content?.['application/json']?.schema
+  if (!schema) return reply.body === null || reply.body === '' ? [] : [`status ${status} is documented without a body but answered ${JSON.stringify(reply.body)}`]
+  return schemaErrors(schema, reply.body)
+}
+
+describe('every operation of /api/docs/json against the server', () => {
+  test('each operation has a case here, and each case an operation', () => {
+    const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+    expect(documented.length).toBeGreaterThan(80)
+    expect(documented.filter((key) => !(key in CASES))).toEqual([])
+    expect(Object.keys(CASES).filter((key) => !documented.includes(key))).toEqual([])
+  })
+
+  test('each request body has an example under each content type; each success answer that has a body a typed schema', () => {
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+          expect(media.example, `${method} ${path} ${type}`).toBeDefined()
+          // The example is what the schema allows (the server's answer to it is checked below).
+          expect(schemaErrors(media.schema, media.example), `${method} ${path} ${type}`).toEqual([])
+        }
+        for (const [status, answer] of Object.entries(op.responses)) {
+          if (!status.startsWith('2') || !answer.content) continue
+          expect(untypedParts(answer.content['application/json'].schema), `${method} ${path} ${status}`).toEqual([])
+        }
+      }
+    }
+  })
+
+  for (const [key, cases] of Object.entries(CASES)) {
+    for (const c of [cases].flat()) {
+      test(`${key}${c.what ? ` (${c.what})` : ''}`, async () => {
+        const op = operation(key)
+        expect(op, key).toBeDefined()
+        // Each content type the document lists gets its own example, in a world of its own.
+        const types = op.requestBody ? Object.keys(op.requestBody.content) : [undefined]
+        for (const type of types) {
+          const call = await c.call()
+          const reply = await send(key, call, call.body === undefined ? type : undefined)
+          const label = `${key} ${type ?? ''}: ${reply.status} ${JSON.stringify(reply.body)?.slice(0, 400)}`
+          const outcome = c.expect ?? 'ok'
+          if (outcome === 'ok') expect(reply.status, label).toBeLessThan(300)
+          else {
+            expect(reply.status, label).toBe(outcome[0])
+            const codes = typeof outcome[1] === 'number' ? [reply.body?.code] : fieldCodes(reply.body?.errors)
+            expect(codes, label).toContain(outcome[1])
+          }
+          expect(answerProblems(op, reply), label).toEqual([])
+          if (call.body !== undefined) break
+        }
+      })
+    }
+  }
+})
+
+describe('security: the credentials each operation lists are the ones the server takes', () => {
+  // A refusal of the credential itself (not of what it asks): no or wrong kind of token, bots only / no bots, or an
+  // OAuth2 token without the route's scope (403 50001 on a route that lists that scope).
+  const refusedCaller = (r: Reply) => (r.status === 401 && [0, 50014].includes(r.body?.code)) || (r.status === 403 && [20001, 20002].includes(r.body?.code))
+
+  test('each operation, called with no token, a user token, a bot token and an OAuth2 token', async () => {
+    const user = await makeUser()
+    const app = await makeApp()
+    const bearers = new Map<string, string>()
+    const bearerWith = async (scope: string) => {
+      if (!bearers.has(scope)) bearers.set(scope, await bearerFor(user, app, scope))
+      return bearers.get(scope)!
+    }
+    const problems: string[] = []
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(ops) as [string, Operation & { security?: Record<string, string[]>[] }][]) {
+        // Ids that exist nowhere: the answer is about the credential, or a 404 after it was taken.
+        const url = path.replace(/\{type\}/, 'totp').replace(/\{(\w+)\}/g, '1')
+        const listed = new Map((op.security ?? []).flatMap((s) => Object.entries(s)))
+        const open = !op.security || op.security.some((s) => Object.keys(s).length === 0)
+        const call = async (token?: string) => api(method.toUpperCase(), url, { token, rateLimited: 'wait' })
+        const anonymous = await call()
+        if (open === refusedCaller(anonymous)) problems.push(`${method} ${path} without a token: ${anonymous.status} ${JSON.stringify(anonymous.body)}`)
+        if (open) continue
+        // A fresh session for each call: some routes end the session that calls them (logout).
+        const kinds: [scheme: string, token: () => Promise<string>][] = [
+          ['UserToken', async () => (await createSession(user.id, { platform: 'test' })).token],
+          ['BotToken', async () => `Bot ${app.bot_token}`],
+          ['OAuth2Bearer', () => bearerWith(listed.get('OAuth2Bearer')?.join(' ') || 'identify')],
+        ]
+        for (const [scheme, token] of kinds) {
+          const reply = await call(await token())
+          if (listed.has(scheme) === refusedCaller(reply)) problems.push(`${method} ${path} with ${scheme}: ${reply.status} ${JSON.stringify(reply.body)}`)
+        }
+        const scope = listed.get('OAuth2Bearer')?.[0]
+        if (scope && scope !== 'identify') {
+          const reply = await call(await bearerWith('identify'))
+          if (reply.status !== 403) problems.push(`${method} ${path} with a bearer token without ${scope}: ${reply.status} ${JSON.stringify(reply.body)}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+  }, 60_000)
+})
