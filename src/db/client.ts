@@ -2,6 +2,7 @@
 import { Database } from 'bun:sqlite'
 import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { sql } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { log } from '../core/log'
 import { applyMigrations, SchemaTooNewError } from './migrate'
@@ -108,6 +109,16 @@ export function prepared<T>(build: (db: DB) => T): () => T {
     return statement
   }
 }
+
+/**
+ * A placeholder for a JSON (`text({ mode: 'json' })`) column of a prepared insert or update, filled with `toJson(value)`.
+ * Drizzle encodes a plain `sql.placeholder` with the column's encoder, which turns null into the text 'null' (where an
+ * unprepared query stores NULL); this one is passed through as given.
+ */
+export const jsonPlaceholder = (name: string) => sql`${sql.placeholder(name)}`
+
+/** The value for a `jsonPlaceholder`: JSON text, or NULL for null and undefined. */
+export const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
 
 /** Run fn in one IMMEDIATE transaction (synchronous: bun:sqlite transactions cannot span an await). */
 export function transaction<T>(fn: (tx: DB) => T): T {

@@ -3,7 +3,7 @@ import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
-import { findUser } from '../accounts/store'
+import { findUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { emptyMessage } from './errors'
@@ -34,7 +34,7 @@ const NONCE_WINDOW_MS = 5 * 60_000
  */
 export async function postMessage(lobby: LobbyRow, authorId: string, input: MessageInput): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
-  const author = await findUser(authorId)
+  const author = findUser(authorId)
   if (!author) throw Errors.unauthorized()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
   const { row, created } = transaction((tx) => {
@@ -59,7 +59,7 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
       createdAt: now,
     })
     // A message is activity: the lobby's idle countdown starts over.
-    touchLobby(tx, lobby.id)
+    touchLobby(tx, lobby)
     return { row: inserted, created: true }
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
@@ -75,8 +75,8 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
 /** Newest first; `before`/`after` page through the whole history. */
 export async function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }) {
   const rows = listMessages(lobby.id, page)
-  const authors = new Map<string, Awaited<ReturnType<typeof findUser>>>()
-  for (const r of rows) if (!authors.has(r.authorId)) authors.set(r.authorId, await findUser(r.authorId))
+  // The page's authors in one query.
+  const authors = findUsers(rows.map((r) => r.authorId))
   return rows.flatMap((r) => {
     const author = authors.get(r.authorId)
     return author ? [lobbyMessage(r, author)] : []

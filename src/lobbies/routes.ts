@@ -7,8 +7,8 @@ import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
 import { paging } from '../http/form'
 import { json, noContent } from '../http/respond'
-import { appCaller, lobbyOf } from './access'
-import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lifecycle'
+import { appCaller, lobbyOf, lobbyWithMembers } from './access'
+import { createLobby, createOrJoinLobby, deleteLobby, patchLobby, restView } from './lifecycle'
 import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
@@ -88,10 +88,17 @@ export const lobbiesRoutes = new Elysia()
     },
     { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }) },
   )
-  .get('/lobbies/:lobbyId', ({ caller, params }) => lobbyView(lobbyOf(caller, params.lobbyId)), {
-    auth: OAUTH2,
-    detail: detail('A lobby', { 200: LobbyAnswer }),
-  })
+  .get(
+    '/lobbies/:lobbyId',
+    ({ caller, params }) => {
+      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
+      return restView(lobby, members)
+    },
+    {
+      auth: OAUTH2,
+      detail: detail('A lobby', { 200: LobbyAnswer }),
+    },
+  )
   .patch(
     '/lobbies/:lobbyId',
     ({ caller, params, body }) => {
