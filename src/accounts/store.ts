@@ -2,9 +2,9 @@
 // fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
 // another domain's rows take it as `tx`. Hot statements are prepared once; bun:sqlite is one synchronous connection,
 // so they run inside the caller's open transaction too, and the `tx` parameters stay for a store that goes async.
-import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
-import { db, prepared, type DB } from '../db/client'
+import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import {
   authSessions,
   blockedPhones,
@@ -24,10 +24,9 @@ export type OneTimeRow = typeof oneTimeTokens.$inferSelect
 // ---- users
 
 const userById = prepared((d) => d.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
-// A list of ids is one JSON array parameter, so one prepared statement serves every length.
-const idList = sql`(select value from json_each(${sql.placeholder('ids')}))`
-const usersByIds = prepared((d) => d.select().from(users).where(inArray(users.id, idList)).prepare())
-const userIdsByIds = prepared((d) => d.select({ id: users.id }).from(users).where(inArray(users.id, idList)).prepare())
+// A list of ids is one JSON array parameter (idsTable): one prepared statement for every length.
+const usersByIds = prepared((d) => d.select(getTableColumns(users)).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare())
+const userIdsByIds = prepared((d) => d.select({ id: users.id }).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare())
 
 export function findUser(id: string): UserRow | undefined {
   return userById().get({ id })
@@ -97,12 +96,13 @@ export function insertSession(row: SessionInsert): AuthSessionRow {
 
 const sessionByTokenHash = prepared((d) => d.select().from(authSessions).where(eq(authSessions.tokenHash, sql.placeholder('hash'))).prepare())
 // A token works only while its user is active: a disabled or deleted account stops at once, whoever changed it.
+// The user's state is a correlated subquery, so the plan is always the token index then the user's primary key (a
+// join may be reordered into a scan of users when the statistics are stale).
 const activeSessionByTokenHash = prepared((d) =>
   d
     .select({ id: authSessions.id, userId: authSessions.userId, idHash: authSessions.idHash, lastUsedAt: authSessions.lastUsedAt })
     .from(authSessions)
-    .innerJoin(users, eq(users.id, authSessions.userId))
-    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), eq(users.state, 'active')))
+    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), sql`(select ${users.state} from ${users} where ${users.id} = ${authSessions.userId}) = 'active'`))
     .prepare(),
 )
 const touchSession = prepared((d) =>

@@ -1,5 +1,5 @@
 // One SQLite file through bun:sqlite, wrapped by Drizzle. Opened once by main.ts (or the test harness).
-import { Database } from 'bun:sqlite'
+import { Database, type Statement } from 'bun:sqlite'
 import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { sql } from 'drizzle-orm'
@@ -90,6 +90,7 @@ export function closeDatabase(): void {
   } catch {}
   sqlite?.close()
   sqlite = undefined
+  snapshotStatements = undefined
   current = undefined
 }
 
@@ -119,6 +120,37 @@ export const jsonPlaceholder = (name: string) => sql`${sql.placeholder(name)}`
 
 /** The value for a `jsonPlaceholder`: JSON text, or NULL for null and undefined. */
 export const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
+
+/**
+ * A list of ids as one JSON array parameter (`JSON.stringify(ids)` for the placeholder `name`), as a table `ids` whose
+ * `ids.value` is each id: `.from(idsTable()).crossJoin(t).where(eq(t.id, idValue))`. One prepared statement serves every
+ * length, and CROSS JOIN keeps SQLite from reordering: one index probe per id, whatever its statistics say (with stale
+ * statistics `id IN (SELECT value FROM json_each(?))` may scan the whole table).
+ */
+export const idsTable = (name = 'ids') => sql`json_each(${sql.placeholder(name)}) as ids`
+export const idValue = sql`ids.value`
+
+let snapshotStatements: { handle: Database; begin: Statement; commit: Statement } | undefined
+
+/**
+ * Run fn's reads in one read transaction (BEGIN DEFERRED ... COMMIT): they see one snapshot, and the WAL read lock is
+ * taken once instead of once per statement (outside a transaction every statement takes and drops its own, a few
+ * microseconds of locking each). For the several reads of one request; fn is synchronous and only reads. Inside an
+ * open transaction it just runs fn.
+ */
+export function reading<T>(fn: () => T): T {
+  const handle = sqlite
+  if (!handle || handle.inTransaction) return fn()
+  if (snapshotStatements?.handle !== handle) snapshotStatements = { handle, begin: handle.prepare('BEGIN DEFERRED'), commit: handle.prepare('COMMIT') }
+  const { begin, commit } = snapshotStatements
+  begin.run()
+  try {
+    return fn()
+  } finally {
+    // Nothing was written: COMMIT ends the read transaction whether fn returned or threw.
+    if (handle.inTransaction) commit.run()
+  }
+}
 
 /** Run fn in one IMMEDIATE transaction (synchronous: bun:sqlite transactions cannot span an await). */
 export function transaction<T>(fn: (tx: DB) => T): T {

@@ -2,6 +2,7 @@
 // READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
+import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { permissionsFrom, permissionsOf } from './access'
 import { has } from './permissions'
@@ -16,6 +17,10 @@ function viewableChannelIds(guild: GuildRow, userId: string): string[] {
 
 /** READY's guilds and the topics to follow: the user's guilds with their roles, channels and counts, one query each. */
 export function guildIdentify(caller: Caller) {
+  return reading(() => readyGuilds(caller))
+}
+
+function readyGuilds(caller: Caller) {
   const joined = membershipsOfUser(caller.userId)
   const ids = joined.map((j) => j.guild.id)
   const roles = rolesOfEach(ids)

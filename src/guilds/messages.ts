@@ -2,7 +2,7 @@
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
-import { transaction } from '../db/client'
+import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
 import { notTextChannel } from './errors'
@@ -45,9 +45,12 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
   return body
 }
 
-export async function readMessages(userId: string, channelId: string, query: { limit?: number; before?: string; after?: string; around?: string }) {
-  const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
-  const rows = channelMessages(channel.id, { limit: query.limit ?? 50, before: query.before, after: query.after, around: query.around })
-  return serializeMessages(rows, channel.guildId)
+/** Access, the page and its authors in one snapshot (one read transaction). */
+export function readMessages(userId: string, channelId: string, query: { limit?: number; before?: string; after?: string; around?: string }) {
+  return reading(() => {
+    const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    const rows = channelMessages(channel.id, { limit: query.limit ?? 50, before: query.before, after: query.after, around: query.around })
+    return serializeMessages(rows, channel.guildId)
+  })
 }
 

@@ -2,13 +2,11 @@
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
 // page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
 // inside an open transaction too, and the `tx` parameters stay for a store that goes async.
-import { and, asc, count, desc, eq, gt, inArray, sql } from 'drizzle-orm'
-import { db, prepared, type DB } from '../db/client'
+import { and, asc, count, desc, eq, getTableColumns, gt, sql } from 'drizzle-orm'
+import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import { channels, guilds, invites, memberRoles, members, messages, roles, type ChannelRow, type GuildRow, type InviteRow, type MemberRow, type MessageRow, type RoleRow } from './tables'
 
 const ph = sql.placeholder
-/** A list of ids as one JSON array parameter: one prepared statement for every length. */
-const idList = sql`(select value from json_each(${ph('ids')}))`
 
 const memberStmt = prepared((d) =>
   d.select().from(members).where(and(eq(members.guildId, sql.placeholder('guildId')), eq(members.userId, sql.placeholder('userId')))).prepare(),
@@ -29,23 +27,38 @@ export function getChannelRow(id: string): ChannelRow | undefined {
 }
 
 const rolesOf = prepared((d) => d.select().from(roles).where(eq(roles.guildId, ph('guildId'))).orderBy(asc(roles.position), asc(roles.id)).prepare())
-const rolesOfGuilds = prepared((d) => d.select().from(roles).where(inArray(roles.guildId, idList)).orderBy(asc(roles.position), asc(roles.id)).prepare())
+// Several guilds at once (READY): a JSON list of guild ids (idsTable), each probed through the guild index.
+const rolesOfGuilds = prepared((d) =>
+  d.select(getTableColumns(roles)).from(idsTable()).crossJoin(roles).where(eq(roles.guildId, idValue)).orderBy(asc(roles.position), asc(roles.id)).prepare(),
+)
 const roleIdsOfMember = prepared((d) =>
   d.select({ roleId: memberRoles.roleId }).from(memberRoles).where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, ph('userId')))).prepare(),
 )
 const roleIdsOfMemberIn = prepared((d) =>
   d
     .select({ guildId: memberRoles.guildId, roleId: memberRoles.roleId })
-    .from(memberRoles)
-    .where(and(inArray(memberRoles.guildId, idList), eq(memberRoles.userId, ph('userId'))))
+    .from(idsTable())
+    .crossJoin(memberRoles)
+    .where(and(eq(memberRoles.guildId, idValue), eq(memberRoles.userId, ph('userId'))))
     .prepare(),
 )
 const channelsOf = prepared((d) => d.select().from(channels).where(eq(channels.guildId, ph('guildId'))).orderBy(asc(channels.position), asc(channels.id)).prepare())
-const channelsOfGuilds = prepared((d) => d.select().from(channels).where(inArray(channels.guildId, idList)).orderBy(asc(channels.position), asc(channels.id)).prepare())
+const channelsOfGuilds = prepared((d) =>
+  d.select(getTableColumns(channels)).from(idsTable()).crossJoin(channels).where(eq(channels.guildId, idValue)).orderBy(asc(channels.position), asc(channels.id)).prepare(),
+)
 const memberCountOf = prepared((d) => d.select({ n: count() }).from(members).where(eq(members.guildId, ph('guildId'))).prepare())
-const memberCountsOf = prepared((d) => d.select({ guildId: members.guildId, n: count() }).from(members).where(inArray(members.guildId, idList)).groupBy(members.guildId).prepare())
+const memberCountsOf = prepared((d) =>
+  d.select({ guildId: members.guildId, n: count() }).from(idsTable()).crossJoin(members).where(eq(members.guildId, idValue)).groupBy(members.guildId).prepare(),
+)
+// The user's memberships, then each guild by its key (CROSS JOIN: that order, whatever the statistics say).
 const membershipsOf = prepared((d) =>
-  d.select({ guild: guilds, member: members }).from(members).innerJoin(guilds, eq(guilds.id, members.guildId)).where(eq(members.userId, ph('userId'))).orderBy(asc(guilds.id)).prepare(),
+  d
+    .select({ guild: getTableColumns(guilds), member: getTableColumns(members) })
+    .from(members)
+    .crossJoin(guilds)
+    .where(and(eq(members.userId, ph('userId')), eq(guilds.id, members.guildId)))
+    .orderBy(asc(guilds.id))
+    .prepare(),
 )
 
 /** Rows of several guilds, grouped by guild in the order read. */

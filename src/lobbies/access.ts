@@ -3,6 +3,7 @@
 import type { BearerCaller, BotCaller, Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
+import { reading } from '../db/client'
 import { getLobby, getMember, listMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
@@ -21,10 +22,12 @@ export function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = 
   return lobby
 }
 
-/** lobbyOf, with the member list read once (an OAuth2 caller must be in it). */
+/** lobbyOf, with the member list read once (an OAuth2 caller must be in it); one snapshot. */
 export function lobbyWithMembers(caller: Caller, lobbyId: string): { lobby: LobbyRow; members: LobbyMemberRow[] } {
-  const lobby = lobbyOf(caller, lobbyId, { bearerMustBeMember: false })
-  const members = listMembers(lobby.id)
-  if (caller.kind === 'bearer' && !members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
-  return { lobby, members }
+  return reading(() => {
+    const lobby = lobbyOf(caller, lobbyId, { bearerMustBeMember: false })
+    const members = listMembers(lobby.id)
+    if (caller.kind === 'bearer' && !members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
+    return { lobby, members }
+  })
 }

@@ -2,6 +2,7 @@
 // with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
 import { Elysia } from 'elysia'
 import { Errors, formError } from '../core/errors'
+import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
 import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
@@ -177,8 +178,11 @@ export const lobbiesRoutes = new Elysia()
   .get(
     '/lobbies/:lobbyId/messages',
     ({ caller, params, query }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
-      return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
+      // The lobby, the page and its authors in one snapshot (one read transaction).
+      return reading(() => {
+        const lobby = lobbyOf(caller, params.lobbyId)
+        return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
+      })
     },
     { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }) },
   )
