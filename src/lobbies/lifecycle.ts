@@ -9,7 +9,7 @@ import { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
 import { changeMembers, memberEffects, type MemberInput } from './member-changes'
-import { countUserLobbies, deleteLobbyRow, getLobbyBySecret, insertLobby, insertMember, listMembers, updateLobby, updateLobbyMetadata, updateMember } from './store'
+import { countUserLobbies, deleteLobbyRow, getLobbyBySecret, insertLobby, insertMember, listMembers, memberOrder, updateLobby, updateLobbyMetadata, updateMember } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 import { lobbySnapshot, lobbyView, restView } from './snapshots'
 
@@ -128,11 +128,9 @@ function joinBySecret(
   return withMember(members, added)
 }
 
-/** The list with a new member in the store's order (joined_at, then user id: listMembers' ORDER BY). */
+/** The list with a new member, in listMembers' order. */
 function withMember(members: LobbyMemberRow[], added: LobbyMemberRow): LobbyMemberRow[] {
-  const after = (m: LobbyMemberRow) => m.joinedAt > added.joinedAt || (m.joinedAt === added.joinedAt && m.userId > added.userId)
-  const at = members.findIndex(after)
-  return at === -1 ? [...members, added] : [...members.slice(0, at), added, ...members.slice(at)]
+  return [...members, added].sort(memberOrder)
 }
 
 export type PatchInput = {
