@@ -3,7 +3,7 @@ import { ChannelType } from '../core/discord'
 import { publicUser } from '../accounts/serialize'
 import type { UserRow } from '../accounts/tables'
 import { findUser, findUsers } from '../accounts/store'
-import { guildChannels, guildRoles, memberCount, memberRoleIds } from './store'
+import { guildChannels, guildRoles, memberCount, memberRoleIds, memberRoleIdsOfUsers } from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
 
 export function serializeRole(r: RoleRow) {
@@ -73,12 +73,12 @@ export function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?
   }
 }
 
-export function serializeMember(m: MemberRow, user: UserRow | undefined) {
+export function serializeMember(m: MemberRow, user: UserRow | undefined, roleIds: string[] = memberRoleIds(m.guildId, m.userId)) {
   return {
     user: user ? publicUser(user) : null,
     nick: m.nick,
     avatar: null,
-    roles: memberRoleIds(m.guildId, m.userId),
+    roles: roleIds,
     joined_at: new Date(m.joinedAt).toISOString(),
     premium_since: null,
     deaf: false,
@@ -86,6 +86,14 @@ export function serializeMember(m: MemberRow, user: UserRow | undefined) {
     flags: 0,
     pending: false,
   }
+}
+
+/** Members of one guild, with their users and role ids read in one query each. */
+export function serializeMembers(guildId: string, rows: MemberRow[]) {
+  const ids = rows.map((m) => m.userId)
+  const users = findUsers(ids)
+  const roles = memberRoleIdsOfUsers(guildId, ids)
+  return rows.map((m) => serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
 /** A page of messages, with their authors read in one query. */

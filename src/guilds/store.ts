@@ -89,6 +89,27 @@ export function memberRoleIdsOfEach(guildIds: string[], userId: string): Map<str
   return out
 }
 
+const roleIdsOfUsers = prepared((d) =>
+  d
+    .select({ userId: memberRoles.userId, roleId: memberRoles.roleId })
+    .from(idsTable())
+    .crossJoin(memberRoles)
+    .where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, idValue)))
+    .prepare(),
+)
+
+/** The role ids of several members of one guild, in one query. */
+export function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  if (!userIds.length) return out
+  for (const { userId, roleId } of roleIdsOfUsers().all({ guildId, ids: JSON.stringify(userIds) })) {
+    const list = out.get(userId)
+    if (list) list.push(roleId)
+    else out.set(userId, [roleId])
+  }
+  return out
+}
+
 /** The channels of several guilds (each guild's in guildChannels' order), in one query. */
 export function channelsOfEach(guildIds: string[]): Map<string, ChannelRow[]> {
   return guildIds.length ? byGuild(channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
