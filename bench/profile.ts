@@ -61,7 +61,9 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
     let node: Node | undefined = leaf
     while (node && !hasUrl(node.callFrame) && !isGenerated(node.callFrame)) node = parent.has(node.id) ? byId.get(parent.get(node.id)!) : undefined
     const native = node !== leaf
-    const sqliteCall = native && SQLITE_NATIVE.has(leaf.callFrame.functionName) && /^bun:sqlite|drizzle-orm\/bun-sqlite\//.test(node?.callFrame.url.replace(/^.*node_modules\//, '') ?? '')
+    // (src/db/client.ts calls prepared statements directly: its calls are SQLite's too.)
+    const sqliteCall =
+      native && SQLITE_NATIVE.has(leaf.callFrame.functionName) && /^bun:sqlite|drizzle-orm\/bun-sqlite\/|\/src\/db\/client\.ts$/.test(node?.callFrame.url.replace(/^.*node_modules\//, '') ?? '')
     const group = sqliteCall ? SQLITE : groupOf(node?.callFrame)
     total += us
     groups.set(group, (groups.get(group) ?? 0) + us)
@@ -76,7 +78,8 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
     entry.us += us
     frames.set(key, entry)
     let up: Node | undefined = leaf
-    while (up && !up.callFrame.url.includes('/src/')) up = parent.has(up.id) ? byId.get(parent.get(up.id)!) : undefined
+    // The store function, not db/client.ts's statement runner under it.
+    while (up && (!up.callFrame.url.includes('/src/') || up.callFrame.url.endsWith('/src/db/client.ts'))) up = parent.has(up.id) ? byId.get(parent.get(up.id)!) : undefined
     const owner = up ? `\`${up.callFrame.functionName || '(anonymous)'}\` ${short(up.callFrame.url)}:${up.callFrame.lineNumber + 1}` : 'no src/ frame on the stack (Elysia, Bun)'
     ours.set(owner, (ours.get(owner) ?? 0) + us)
   }

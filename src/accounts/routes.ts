@@ -1,6 +1,7 @@
 // REST of the accounts domain: the calling user and its login settings.
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
+import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { doc } from '../http/docs'
 import { identity } from '../http/identity'
@@ -14,11 +15,13 @@ export const accountsRoutes = new Elysia()
   .use(identity)
   .get(
     '/users/@me',
-    ({ caller }) => {
-      const user = findUser(caller.userId)
-      if (!user) throw Errors.unauthorized()
-      return userForCaller(user, caller, secondFactor().enabled(user.id))
-    },
+    ({ caller }) =>
+      // The user row and whether MFA is on, in one snapshot (one read transaction).
+      reading(() => {
+        const user = findUser(caller.userId)
+        if (!user) throw Errors.unauthorized()
+        return userForCaller(user, caller, secondFactor().enabled(user.id))
+      }),
     { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ...doc('users', 'The calling user', { 200: PrivateUser }) },
   )
   .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {

@@ -1,10 +1,11 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
 // fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
-// another domain's rows take it as `tx`.
-import { and, asc, count, eq, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+// another domain's rows take it as `tx`. Hot statements are prepared once; bun:sqlite is one synchronous connection,
+// so they run inside the caller's open transaction too, and the `tx` parameters stay for a store that goes async.
+import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
-import { db, prepared, type DB } from '../db/client'
+import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import {
   authSessions,
   blockedPhones,
@@ -24,9 +25,21 @@ export type OneTimeRow = typeof oneTimeTokens.$inferSelect
 // ---- users
 
 const userById = prepared((d) => d.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
+// A list of ids is one JSON array parameter (idsTable): one prepared statement for every length.
+const usersByIds = prepared((d) => d.select(getTableColumns(users)).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare())
+const userIdsByIds = prepared((d) => d.select({ id: users.id }).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare())
 
 export function findUser(id: string): UserRow | undefined {
   return userById().get({ id })
+}
+
+/** The users among these ids, by id (one query for a page of authors). */
+export function findUsers(ids: Iterable<string>): Map<string, UserRow> {
+  const unique = [...new Set(ids)]
+  const found = new Map<string, UserRow>()
+  if (unique.length === 0) return found
+  for (const u of usersByIds().all({ ids: JSON.stringify(unique) })) found.set(u.id, u)
+  return found
 }
 
 export function findUserByEmail(email: string): UserRow | undefined {
@@ -67,7 +80,6 @@ export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): 
   return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
 }
 
-/** The ids among `ids` that are users. */
 /** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
 export function listUsers(page: { limit: number; after?: string }): UserRow[] {
   const people = eq(users.bot, false)
@@ -80,9 +92,14 @@ export function countUsers(): number {
   return db().select({ n: count() }).from(users).where(eq(users.bot, false)).get()?.n ?? 0
 }
 
-export function existingUserIds(tx: DB, ids: string[]): Set<string> {
+/** The ids among `ids` that are users. (A prepared statement runs inside the caller's open transaction too.) */
+export function existingUserIds(_tx: DB, ids: string[]): Set<string> {
   if (ids.length === 0) return new Set()
-  return new Set(tx.select({ id: users.id }).from(users).where(inArray(users.id, ids)).all().map((r) => r.id))
+  return new Set(
+    userIdsByIds()
+      .all({ ids: JSON.stringify(ids) })
+      .map((r) => r.id),
+  )
 }
 
 // ---- sessions
@@ -95,12 +112,13 @@ export function insertSession(row: SessionInsert): AuthSessionRow {
 
 const sessionByTokenHash = prepared((d) => d.select().from(authSessions).where(eq(authSessions.tokenHash, sql.placeholder('hash'))).prepare())
 // A token works only while its user is active: a disabled or deleted account stops at once, whoever changed it.
+// The user's state is a correlated subquery, so the plan is always the token index then the user's primary key (a
+// join may be reordered into a scan of users when the statistics are stale).
 const activeSessionByTokenHash = prepared((d) =>
   d
     .select({ id: authSessions.id, userId: authSessions.userId, idHash: authSessions.idHash, lastUsedAt: authSessions.lastUsedAt })
     .from(authSessions)
-    .innerJoin(users, eq(users.id, authSessions.userId))
-    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), eq(users.state, 'active')))
+    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), sql`(select ${users.state} from ${users} where ${users.id} = ${authSessions.userId}) = 'active'`))
     .prepare(),
 )
 const touchSession = prepared((d) =>
@@ -129,8 +147,10 @@ export function deleteSessionRow(id: string): void {
   db().delete(authSessions).where(eq(authSessions.id, id)).run()
 }
 
+const sessionsOf = prepared((d) => d.select().from(authSessions).where(eq(authSessions.userId, sql.placeholder('userId'))).prepare())
+
 export function sessionsOfUser(userId: string): AuthSessionRow[] {
-  return db().select().from(authSessions).where(eq(authSessions.userId, userId)).all()
+  return sessionsOf().all({ userId })
 }
 
 /** Delete sessions last used before `cutoff`; returns how many. */

@@ -4,12 +4,16 @@ import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { computePermissions, has } from './permissions'
 import { getChannelRow, getGuild, getMember, guildRoles, memberRoleIds } from './store'
-import type { ChannelRow, GuildRow, MemberRow } from './tables'
+import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 export function permissionsOf(guild: GuildRow, userId: string): bigint {
-  const all = guildRoles(guild.id)
+  return permissionsFrom(guild, userId, guildRoles(guild.id), memberRoleIds(guild.id, userId))
+}
+
+/** A member's permissions from the guild's roles and the member's role ids, already read. */
+export function permissionsFrom(guild: GuildRow, userId: string, all: RoleRow[], roleIds: string[]): bigint {
   const everyone = all.find((r) => r.id === guild.id)
-  const mine = new Set(memberRoleIds(guild.id, userId))
+  const mine = new Set(roleIds)
   return computePermissions({
     isOwner: guild.ownerId === userId,
     everyone: BigInt(everyone?.permissions ?? '0'),

@@ -2,10 +2,11 @@
 // READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
+import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { permissionsOf } from './access'
+import { permissionsFrom, permissionsOf } from './access'
 import { has } from './permissions'
-import { getGuild, getMember, guildChannels, guildsOfUser, memberUserIds } from './store'
+import { channelsOfEach, getGuild, getMember, guildChannels, memberCountOfEach, memberRoleIdsOfEach, memberUserIds, membershipsOfUser, rolesOfEach } from './store'
 import { serializeGuildForGateway } from './serialize'
 import type { GuildRow } from './tables'
 
@@ -14,12 +15,24 @@ function viewableChannelIds(guild: GuildRow, userId: string): string[] {
   return has(perms, Permission.VIEW_CHANNEL) ? guildChannels(guild.id).map((c) => c.id) : []
 }
 
+/** READY's guilds and the topics to follow: the user's guilds with their roles, channels and counts, one query each. */
 export function guildIdentify(caller: Caller) {
-  const joined = guildsOfUser(caller.userId)
+  return reading(() => readyGuilds(caller))
+}
+
+function readyGuilds(caller: Caller) {
+  const joined = membershipsOfUser(caller.userId)
+  const ids = joined.map((j) => j.guild.id)
+  const roles = rolesOfEach(ids)
+  const mine = memberRoleIdsOfEach(ids, caller.userId)
+  const channels = channelsOfEach(ids)
+  const counts = memberCountOfEach(ids)
   const topicList: string[] = []
-  const ready = joined.map((g) => {
-    topicList.push(topics.guild(g.id), ...viewableChannelIds(g, caller.userId).map(topics.channel))
-    return serializeGuildForGateway(g, getMember(g.id, caller.userId))
+  const ready = joined.map(({ guild, member }) => {
+    const parts = { roles: roles.get(guild.id) ?? [], channels: channels.get(guild.id) ?? [], memberCount: counts.get(guild.id) ?? 0 }
+    const viewable = has(permissionsFrom(guild, caller.userId, parts.roles, mine.get(guild.id) ?? []), Permission.VIEW_CHANNEL)
+    topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
+    return serializeGuildForGateway(guild, member, parts)
   })
   return { topics: topicList, ready: { guilds: ready } }
 }

@@ -2,13 +2,13 @@
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
-import { transaction } from '../db/client'
+import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
 import { notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
-import { serializeMessage } from './serialize'
-import { channelMessages, insertMessage, recentMessageWithNonce, updateChannelRow } from './store'
+import { serializeMessage, serializeMessages } from './serialize'
+import { channelMessages, insertMessage, recentMessageWithNonce, setLastMessageId } from './store'
 import type { ChannelRow } from './tables'
 
 /** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
@@ -37,17 +37,20 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
       }
     }
     const inserted = insertMessage(tx, { id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })
-    updateChannelRow(tx, channel.id, { lastMessageId: id })
+    setLastMessageId(tx, channel.id, id)
     return inserted
   })
-  const body = await serializeMessage(row, channel.guildId)
+  const body = serializeMessage(row, channel.guildId)
   if (fresh) events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', body)
   return body
 }
 
-export async function readMessages(userId: string, channelId: string, query: { limit?: number; before?: string; after?: string; around?: string }) {
-  const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
-  const rows = channelMessages(channel.id, { limit: query.limit ?? 50, before: query.before, after: query.after, around: query.around })
-  return Promise.all(rows.map((m) => serializeMessage(m, channel.guildId)))
+/** Access, the page and its authors in one snapshot (one read transaction). */
+export function readMessages(userId: string, channelId: string, query: { limit?: number; before?: string; after?: string; around?: string }) {
+  return reading(() => {
+    const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    const rows = channelMessages(channel.id, { limit: query.limit ?? 50, before: query.before, after: query.after, around: query.around })
+    return serializeMessages(rows, channel.guildId)
+  })
 }
 

@@ -1,6 +1,5 @@
 // REST for the guild model: guilds, roles, members, channels, messages, invites.
 import { Elysia, t, type TSchema } from 'elysia'
-import { findUser } from '../accounts/store'
 import { doc, NO_CONTENT } from '../http/docs'
 import { paging } from '../http/form'
 import { identity } from '../http/identity'
@@ -30,7 +29,7 @@ import {
   Role,
   RoleSchema,
 } from './schemas'
-import { serializeGuild, serializeMember } from './serialize'
+import { serializeGuild, serializeMembers } from './serialize'
 import { guildMembers } from './store'
 
 const auth = { auth: ['user', 'bot'] as ('user' | 'bot')[] }
@@ -71,7 +70,7 @@ export const guildRoutes = new Elysia()
       guildAccess(params.guildId, caller.userId)
       const page = paging(query, 1000, 1)
       const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
-      return rows.map((m) => serializeMember(m, findUser(m.userId)))
+      return serializeMembers(params.guildId, rows)
     },
     { ...auth, query: MembersQuery, ...doc('guilds', 'List members', { 200: list(Member, 'Members in user id order') }) },
   )

@@ -2,8 +2,8 @@
 import { ChannelType } from '../core/discord'
 import { publicUser } from '../accounts/serialize'
 import type { UserRow } from '../accounts/tables'
-import { findUser } from '../accounts/store'
-import { guildChannels, guildRoles, memberCount, memberRoleIds } from './store'
+import { findUser, findUsers } from '../accounts/store'
+import { guildChannels, guildRoles, memberCount, memberRoleIds, memberRoleIdsOfUsers } from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
 
 export function serializeRole(r: RoleRow) {
@@ -37,7 +37,10 @@ export function serializeChannelRow(c: ChannelRow) {
   }
 }
 
-export function serializeGuild(g: GuildRow) {
+/** What a guild object shows besides its row; READY reads these for all the user's guilds at once. */
+export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[] }
+
+export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>) {
   return {
     id: g.id,
     name: g.name,
@@ -47,8 +50,8 @@ export function serializeGuild(g: GuildRow) {
     features: g.features,
     vanity_url_code: g.vanityUrlCode,
     hub_type: g.hubType,
-    member_count: memberCount(g.id),
-    roles: guildRoles(g.id).map(serializeRole),
+    member_count: parts ? parts.memberCount : memberCount(g.id),
+    roles: (parts ? parts.roles : guildRoles(g.id)).map(serializeRole),
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
@@ -60,22 +63,22 @@ export function serializeGuild(g: GuildRow) {
 }
 
 /** GUILD_CREATE and READY carry the channels and the joined_at of the receiving member. */
-export function serializeGuildForGateway(g: GuildRow, member?: MemberRow) {
+export function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?: GuildParts) {
   return {
-    ...serializeGuild(g),
-    channels: guildChannels(g.id).map(serializeChannelRow),
+    ...serializeGuild(g, parts),
+    channels: (parts ? parts.channels : guildChannels(g.id)).map(serializeChannelRow),
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
   }
 }
 
-export function serializeMember(m: MemberRow, user: UserRow | undefined) {
+export function serializeMember(m: MemberRow, user: UserRow | undefined, roleIds: string[] = memberRoleIds(m.guildId, m.userId)) {
   return {
     user: user ? publicUser(user) : null,
     nick: m.nick,
     avatar: null,
-    roles: memberRoleIds(m.guildId, m.userId),
+    roles: roleIds,
     joined_at: new Date(m.joinedAt).toISOString(),
     premium_since: null,
     deaf: false,
@@ -85,8 +88,22 @@ export function serializeMember(m: MemberRow, user: UserRow | undefined) {
   }
 }
 
-export async function serializeMessage(m: MessageRow, guildId: string) {
-  const author = findUser(m.authorId)
+/** Members of one guild, with their users and role ids read in one query each. */
+export function serializeMembers(guildId: string, rows: MemberRow[]) {
+  const ids = rows.map((m) => m.userId)
+  const users = findUsers(ids)
+  const roles = memberRoleIdsOfUsers(guildId, ids)
+  return rows.map((m) => serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
+}
+
+/** A page of messages, with their authors read in one query. */
+export function serializeMessages(rows: MessageRow[], guildId: string) {
+  const authors = findUsers(rows.map((m) => m.authorId))
+  // null, not undefined, for an author that is gone: undefined would read it again.
+  return rows.map((m) => serializeMessage(m, guildId, authors.get(m.authorId) ?? null))
+}
+
+export function serializeMessage(m: MessageRow, guildId: string, author: UserRow | null | undefined = findUser(m.authorId)) {
   return {
     id: m.id,
     type: 0,

@@ -1,8 +1,12 @@
 // Every query of the guilds domain. Synchronous, as every store (docs/DESIGN.md, "Stores"): readers take the open
-// transaction as an optional last `tx`, writers take it first.
-import { and, asc, desc, eq, gt, sql } from 'drizzle-orm'
-import { db, prepared, type DB } from '../db/client'
+// transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
+// page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
+// inside an open transaction too, and the `tx` parameters stay for a store that goes async.
+import { and, asc, count, desc, eq, getTableColumns, gt, sql } from 'drizzle-orm'
+import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import { channels, guilds, invites, memberRoles, members, messages, roles, type ChannelRow, type GuildRow, type InviteRow, type MemberRow, type MessageRow, type RoleRow } from './tables'
+
+const ph = sql.placeholder
 
 const memberStmt = prepared((d) =>
   d.select().from(members).where(and(eq(members.guildId, sql.placeholder('guildId')), eq(members.userId, sql.placeholder('userId')))).prepare(),
@@ -22,20 +26,113 @@ export function getChannelRow(id: string): ChannelRow | undefined {
   return channelStmt().get({ id })
 }
 
-export function guildRoles(guildId: string, tx: DB = db()): RoleRow[] {
-  return tx.select().from(roles).where(eq(roles.guildId, guildId)).orderBy(asc(roles.position), asc(roles.id)).all()
+const rolesOf = prepared((d) => d.select().from(roles).where(eq(roles.guildId, ph('guildId'))).orderBy(asc(roles.position), asc(roles.id)).prepare())
+// Several guilds at once (READY): a JSON list of guild ids (idsTable), each probed through the guild index.
+const rolesOfGuilds = prepared((d) =>
+  d.select(getTableColumns(roles)).from(idsTable()).crossJoin(roles).where(eq(roles.guildId, idValue)).orderBy(asc(roles.position), asc(roles.id)).prepare(),
+)
+const roleIdsOfMember = prepared((d) =>
+  d.select({ roleId: memberRoles.roleId }).from(memberRoles).where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, ph('userId')))).prepare(),
+)
+const roleIdsOfMemberIn = prepared((d) =>
+  d
+    .select({ guildId: memberRoles.guildId, roleId: memberRoles.roleId })
+    .from(idsTable())
+    .crossJoin(memberRoles)
+    .where(and(eq(memberRoles.guildId, idValue), eq(memberRoles.userId, ph('userId'))))
+    .prepare(),
+)
+const channelsOf = prepared((d) => d.select().from(channels).where(eq(channels.guildId, ph('guildId'))).orderBy(asc(channels.position), asc(channels.id)).prepare())
+const channelsOfGuilds = prepared((d) =>
+  d.select(getTableColumns(channels)).from(idsTable()).crossJoin(channels).where(eq(channels.guildId, idValue)).orderBy(asc(channels.position), asc(channels.id)).prepare(),
+)
+const memberCountOf = prepared((d) => d.select({ n: count() }).from(members).where(eq(members.guildId, ph('guildId'))).prepare())
+const memberCountsOf = prepared((d) =>
+  d.select({ guildId: members.guildId, n: count() }).from(idsTable()).crossJoin(members).where(eq(members.guildId, idValue)).groupBy(members.guildId).prepare(),
+)
+// The user's memberships, then each guild by its key (CROSS JOIN: that order, whatever the statistics say).
+const membershipsOf = prepared((d) =>
+  d
+    .select({ guild: getTableColumns(guilds), member: getTableColumns(members) })
+    .from(members)
+    .crossJoin(guilds)
+    .where(and(eq(members.userId, ph('userId')), eq(guilds.id, members.guildId)))
+    .orderBy(asc(guilds.id))
+    .prepare(),
+)
+
+/** Rows of several guilds, grouped by guild in the order read. */
+function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>()
+  for (const row of rows) {
+    const list = out.get(row.guildId)
+    if (list) list.push(row)
+    else out.set(row.guildId, [row])
+  }
+  return out
+}
+
+export function guildRoles(guildId: string, _tx?: DB): RoleRow[] {
+  return rolesOf().all({ guildId })
+}
+
+/** The roles of several guilds (each guild's in guildRoles' order), in one query. */
+export function rolesOfEach(guildIds: string[]): Map<string, RoleRow[]> {
+  return guildIds.length ? byGuild(rolesOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
+}
+
+/** A user's role ids in several guilds, in one query. */
+export function memberRoleIdsOfEach(guildIds: string[], userId: string): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  if (!guildIds.length) return out
+  for (const [guildId, rows] of byGuild(roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId }))) out.set(guildId, rows.map((r) => r.roleId))
+  return out
+}
+
+const roleIdsOfUsers = prepared((d) =>
+  d
+    .select({ userId: memberRoles.userId, roleId: memberRoles.roleId })
+    .from(idsTable())
+    .crossJoin(memberRoles)
+    .where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, idValue)))
+    .prepare(),
+)
+
+/** The role ids of several members of one guild, in one query. */
+export function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  if (!userIds.length) return out
+  for (const { userId, roleId } of roleIdsOfUsers().all({ guildId, ids: JSON.stringify(userIds) })) {
+    const list = out.get(userId)
+    if (list) list.push(roleId)
+    else out.set(userId, [roleId])
+  }
+  return out
+}
+
+/** The channels of several guilds (each guild's in guildChannels' order), in one query. */
+export function channelsOfEach(guildIds: string[]): Map<string, ChannelRow[]> {
+  return guildIds.length ? byGuild(channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
+}
+
+/** The member counts of several guilds, in one query. */
+export function memberCountOfEach(guildIds: string[]): Map<string, number> {
+  if (!guildIds.length) return new Map()
+  return new Map(memberCountsOf().all({ ids: JSON.stringify(guildIds) }).map((r) => [r.guildId, r.n]))
+}
+
+/** The guilds a user is in, with the membership, by guild id. */
+export function membershipsOfUser(userId: string): { guild: GuildRow; member: MemberRow }[] {
+  return membershipsOf().all({ userId })
 }
 
 export function getRole(guildId: string, roleId: string): RoleRow | undefined {
   return db().select().from(roles).where(and(eq(roles.guildId, guildId), eq(roles.id, roleId))).get()
 }
 
-export function memberRoleIds(guildId: string, userId: string, tx: DB = db()): string[] {
-  return tx
-    .select({ roleId: memberRoles.roleId })
-    .from(memberRoles)
-    .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId)))
-    .all()
+export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string[] {
+  return roleIdsOfMember()
+    .all({ guildId, userId })
     .map((r) => r.roleId)
 }
 
@@ -53,40 +150,45 @@ export function memberUserIds(guildId: string, tx: DB = db()): string[] {
   return tx.select({ id: members.userId }).from(members).where(eq(members.guildId, guildId)).all().map((r) => r.id)
 }
 
-export function memberCount(guildId: string, tx: DB = db()): number {
-  return tx.select({ n: sql<number>`count(*)` }).from(members).where(eq(members.guildId, guildId)).get()!.n
+export function memberCount(guildId: string, _tx?: DB): number {
+  return memberCountOf().get({ guildId })?.n ?? 0
 }
 
 export function guildsOfUser(userId: string): GuildRow[] {
-  return db()
-    .select({ g: guilds })
-    .from(members)
-    .innerJoin(guilds, eq(guilds.id, members.guildId))
-    .where(eq(members.userId, userId))
-    .orderBy(asc(guilds.id))
-    .all()
-    .map((r) => r.g)
+  return membershipsOf()
+    .all({ userId })
+    .map((r) => r.guild)
 }
 
-export function guildChannels(guildId: string, tx: DB = db()): ChannelRow[] {
-  return tx.select().from(channels).where(eq(channels.guildId, guildId)).orderBy(asc(channels.position), asc(channels.id)).all()
+export function guildChannels(guildId: string, _tx?: DB): ChannelRow[] {
+  return channelsOf().all({ guildId })
 }
+
+// A page of channel messages: newest first; after a cursor alone, the oldest ones newer than it, read ascending.
+const messageOrder = sql`CAST(${messages.id} AS INTEGER)`
+const inChannel = eq(messages.channelId, ph('channelId'))
+const pageNewest = prepared((d) => d.select().from(messages).where(inChannel).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
+const pageBefore = prepared((d) =>
+  d.select().from(messages).where(and(inChannel, sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+)
+const pageAfter = prepared((d) =>
+  d.select().from(messages).where(and(inChannel, sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`)).orderBy(asc(messageOrder)).limit(ph('limit')).prepare(),
+)
+const pageAtOrBefore = prepared((d) =>
+  d.select().from(messages).where(and(inChannel, sql`${messageOrder} <= CAST(${ph('around')} AS INTEGER)`)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+)
 
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
 export function channelMessages(channelId: string, q: { limit: number; before?: string; after?: string; around?: string }): MessageRow[] {
-  const byId = sql`CAST(${messages.id} AS INTEGER)`
-  const base = eq(messages.channelId, channelId)
   if (q.around) {
     const half = Math.floor(q.limit / 2)
-    const older = db().select().from(messages).where(and(base, sql`${byId} <= CAST(${q.around} AS INTEGER)`)).orderBy(desc(byId)).limit(q.limit - half).all()
-    const newer = db().select().from(messages).where(and(base, sql`${byId} > CAST(${q.around} AS INTEGER)`)).orderBy(asc(byId)).limit(half).all()
+    const older = pageAtOrBefore().all({ channelId, around: q.around, limit: q.limit - half })
+    const newer = pageAfter().all({ channelId, after: q.around, limit: half })
     return [...newer.reverse(), ...older]
   }
-  if (q.after && !q.before) {
-    return db().select().from(messages).where(and(base, sql`${byId} > CAST(${q.after} AS INTEGER)`)).orderBy(asc(byId)).limit(q.limit).all().reverse()
-  }
-  const where = q.before ? and(base, sql`${byId} < CAST(${q.before} AS INTEGER)`) : base
-  return db().select().from(messages).where(where).orderBy(desc(byId)).limit(q.limit).all()
+  if (q.after && !q.before) return pageAfter().all({ channelId, after: q.after, limit: q.limit }).reverse()
+  if (q.before) return pageBefore().all({ channelId, before: q.before, limit: q.limit })
+  return pageNewest().all({ channelId, limit: q.limit })
 }
 
 export function getInvite(code: string): InviteRow | undefined {
@@ -186,17 +288,34 @@ export function deleteChannelRow(tx: DB, id: string): void {
   tx.delete(channels).where(eq(channels.id, id)).run()
 }
 
-/** The author's message with this nonce in the channel since `since` (enforce_nonce). */
-export function recentMessageWithNonce(tx: DB, channelId: string, authorId: string, nonce: string, since: number): MessageRow | undefined {
-  return tx
+const recentNonce = prepared((d) =>
+  d
     .select()
     .from(messages)
-    .where(and(eq(messages.channelId, channelId), eq(messages.authorId, authorId), eq(messages.nonce, nonce), gt(messages.createdAt, since)))
-    .get()
+    .where(and(eq(messages.channelId, ph('channelId')), eq(messages.authorId, ph('authorId')), eq(messages.nonce, ph('nonce')), gt(messages.createdAt, ph('since'))))
+    .prepare(),
+)
+const messageInsert = prepared((d) =>
+  d
+    .insert(messages)
+    .values({ id: ph('id'), channelId: ph('channelId'), authorId: ph('authorId'), content: ph('content'), nonce: ph('nonce'), createdAt: ph('createdAt') })
+    .returning()
+    .prepare(),
+)
+const lastMessageSet = prepared((d) => d.update(channels).set({ lastMessageId: sql`${ph('lastMessageId')}` }).where(eq(channels.id, ph('id'))).prepare())
+
+/** The author's message with this nonce in the channel since `since` (enforce_nonce). */
+export function recentMessageWithNonce(_tx: DB, channelId: string, authorId: string, nonce: string, since: number): MessageRow | undefined {
+  return recentNonce().get({ channelId, authorId, nonce, since })
 }
 
-export function insertMessage(tx: DB, row: typeof messages.$inferInsert): MessageRow {
-  return tx.insert(messages).values(row).returning().get()
+export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): MessageRow {
+  return messageInsert().get({ id: row.id, channelId: row.channelId, authorId: row.authorId, content: row.content, nonce: row.nonce ?? null, createdAt: row.createdAt })!
+}
+
+/** A new message in the channel: its last_message_id. */
+export function setLastMessageId(_tx: DB, channelId: string, messageId: string): void {
+  lastMessageSet().run({ id: channelId, lastMessageId: messageId })
 }
 
 export function insertInvite(tx: DB, row: typeof invites.$inferInsert): InviteRow {

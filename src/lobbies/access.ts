@@ -3,8 +3,9 @@
 import type { BearerCaller, BotCaller, Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
-import { getLobby, getMember } from './store'
-import type { LobbyRow } from './tables'
+import { reading } from '../db/client'
+import { getLobby, getMember, listMembers } from './store'
+import type { LobbyMemberRow, LobbyRow } from './tables'
 
 export type AppCaller = BotCaller | BearerCaller
 
@@ -19,4 +20,14 @@ export function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = 
   if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
   if (c.kind === 'bearer' && bearerMustBeMember && !getMember(lobby.id, c.userId)) throw Errors.unknownLobby()
   return lobby
+}
+
+/** lobbyOf, with the member list read once (an OAuth2 caller must be in it); one snapshot. */
+export function lobbyWithMembers(caller: Caller, lobbyId: string): { lobby: LobbyRow; members: LobbyMemberRow[] } {
+  return reading(() => {
+    const lobby = lobbyOf(caller, lobbyId, { bearerMustBeMember: false })
+    const members = listMembers(lobby.id)
+    if (caller.kind === 'bearer' && !members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
+    return { lobby, members }
+  })
 }

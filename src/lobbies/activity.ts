@@ -8,7 +8,7 @@
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { transaction, type DB } from '../db/client'
-import { anyoneConnected, clearIdleDeadlinesOf, getLobby, lobbyIdsOfUser, memberUserIds, updateLobby } from './store'
+import { anyoneConnected, armIdleDeadlineRow, clearIdleDeadline, clearIdleDeadlinesOf, getLobby, lobbyIdsOfUser, memberUserIds, restartIdleDeadline } from './store'
 import type { LobbyRow } from './tables'
 
 /** userId → identified user sessions. */
@@ -34,19 +34,20 @@ export function lobbyActive(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'
   return false
 }
 
-/** Activity now: the countdown starts over, or stays off while the lobby is active. */
-export function touchLobby(tx: DB, lobbyId: string): void {
-  const lobby = getLobby(lobbyId, tx)
-  if (!lobby) return
-  const deadline = lobbyActive(tx, lobby) ? null : clock.now() + lobby.idleTimeoutSeconds * 1000
-  if (deadline !== lobby.idleDeadline) updateLobby(tx, lobbyId, { idleDeadline: deadline })
+/**
+ * Activity now: the countdown starts over (idle_timeout_seconds as the row holds it in this transaction), or stays off
+ * while the lobby is active. One UPDATE, without reading the lobby again.
+ */
+export function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): void {
+  if (lobbyActive(tx, lobby)) clearIdleDeadline(tx, lobby.id)
+  else restartIdleDeadline(tx, lobby.id, clock.now())
 }
 
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
 export function armIdleDeadline(tx: DB, lobbyId: string): void {
   const lobby = getLobby(lobbyId, tx)
   if (!lobby || lobby.idleDeadline !== null || lobbyActive(tx, lobby)) return
-  updateLobby(tx, lobbyId, { idleDeadline: clock.now() + lobby.idleTimeoutSeconds * 1000 })
+  armIdleDeadlineRow(tx, lobbyId, clock.now())
 }
 
 /** The lobbies a session counts for: all of a user's for a user session, its application's for an OAuth2 one. */

@@ -9,22 +9,11 @@ import { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
 import { changeMembers, memberEffects, type MemberInput } from './member-changes'
-import {
-  countMembers,
-  countUserLobbies,
-  deleteLobbyRow,
-  getLobbyBySecret,
-  getMember,
-  insertLobby,
-  insertMember,
-  listMembers,
-  updateLobby,
-  updateMember,
-} from './store'
+import { countUserLobbies, deleteLobbyRow, getLobbyBySecret, insertLobby, insertMember, listMembers, memberOrder, updateLobby, updateLobbyMetadata, updateMember } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
-import { lobbySnapshot, lobbyView } from './snapshots'
+import { lobbySnapshot, lobbyView, restView } from './snapshots'
 
-export { lobbyView }
+export { lobbyView, restView }
 
 export type CreateInput = { metadata?: Metadata | null; members?: MemberInput[]; idleTimeoutSeconds?: number | null; flags?: number | null }
 
@@ -48,24 +37,26 @@ function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
   })
 }
 
-/** Subscribe the first members and announce the lobby to them and to the application's bots. */
-function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): void {
-  touchLobby(tx, lobby.id)
-  for (const m of listMembers(lobby.id, tx)) effects.subscribe(m.userId, lobby.id)
+/** Subscribe the first members and announce the lobby to them and to the application's bots; returns the members. */
+function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): LobbyMemberRow[] {
+  touchLobby(tx, lobby)
+  const members = listMembers(lobby.id, tx)
+  for (const m of members) effects.subscribe(m.userId, lobby.id)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
+  return members
 }
 
 /** POST /lobbies (application): the lobby with its first members. */
 export async function createLobby(caller: AppCaller, input: CreateInput) {
   const effects = new Effects()
-  const lobby = transaction((tx) => {
+  // The answer shows the lobby as this transaction left it (no read after the commit).
+  const { lobby, members } = transaction((tx) => {
     const created = newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
     changeMembers(tx, created, input.members ?? [], [])
-    announceCreate(tx, created, effects)
-    return created
+    return { lobby: created, members: announceCreate(tx, created, effects) }
   })
   await effects.flush()
-  return lobbyView(lobby)
+  return restView(lobby, members)
 }
 
 export type PutInput = {
@@ -85,10 +76,12 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
   const effects = new Effects()
   const userId = caller.kind === 'bearer' ? caller.userId : undefined
   const secretHash = sha256Hex(input.secret)
-  const lobby = transaction((tx) => {
+  // The lobby and its members are read once, in the transaction; the answer shows them as it left them.
+  const { lobby, members } = transaction((tx) => {
     const now = clock.now()
     let found = getLobbyBySecret(tx, caller.applicationId, secretHash)
-    const member = found && userId ? getMember(found.id, userId, tx) : undefined
+    let members = found ? listMembers(found.id, tx) : []
+    const member = found && userId ? members.find((m) => m.userId === userId) : undefined
     if (found && !member && (found.secretExpiresAt ?? 0) <= now) {
       updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
       found = undefined
@@ -97,33 +90,47 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
       if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
       const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash, createdVia: 'put' })
       if (userId) insertMember(tx, { lobbyId: created.id, userId, applicationId: created.applicationId, metadata: input.memberMetadata ?? null, joinedAt: now })
-      announceCreate(tx, created, effects)
-      return created
+      return { lobby: created, members: announceCreate(tx, created, effects) }
     }
-    if (userId) joinBySecret(tx, found, userId, member, input.memberMetadata, effects)
+    if (userId) members = joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
     if (input.lobbyMetadata !== undefined) {
-      found = updateLobby(tx, found.id, { metadata: input.lobbyMetadata })
+      found = updateLobbyMetadata(tx, found.id, input.lobbyMetadata)
       effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
     }
     // A member joining or asking again, or new lobby metadata, is activity.
-    if (userId || input.lobbyMetadata !== undefined) touchLobby(tx, found.id)
-    return found
+    if (userId || input.lobbyMetadata !== undefined) touchLobby(tx, found)
+    return { lobby: found, members }
   })
   await effects.flush()
-  return lobbyView(lobby)
+  return restView(lobby, members)
 }
 
-function joinBySecret(tx: DB, lobby: LobbyRow, userId: string, member: LobbyMemberRow | undefined, metadata: Metadata | null | undefined, effects: Effects): void {
+/** The user joins (or, already a member, may change its metadata); returns the member list after it. */
+function joinBySecret(
+  tx: DB,
+  lobby: LobbyRow,
+  userId: string,
+  member: LobbyMemberRow | undefined,
+  members: LobbyMemberRow[],
+  metadata: Metadata | null | undefined,
+  effects: Effects,
+): LobbyMemberRow[] {
   if (member) {
-    if (metadata === undefined) return
+    if (metadata === undefined) return members
     const updated = updateMember(tx, lobby.id, userId, { metadata })
     memberEffects(lobby, { added: [], updated: [updated], removed: [] }, effects)
-    return
+    return members.map((m) => (m.userId === userId ? updated : m))
   }
-  if (countMembers(tx, lobby.id) >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
+  if (members.length >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
   if (countUserLobbies(tx, userId, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
   const added = insertMember(tx, { lobbyId: lobby.id, userId, applicationId: lobby.applicationId, metadata: metadata ?? null, joinedAt: clock.now() })
   memberEffects(lobby, { added: [added], updated: [], removed: [] }, effects)
+  return withMember(members, added)
+}
+
+/** The list with a new member, in listMembers' order. */
+function withMember(members: LobbyMemberRow[], added: LobbyMemberRow): LobbyMemberRow[] {
+  return [...members, added].sort(memberOrder)
 }
 
 export type PatchInput = {
@@ -148,7 +155,7 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
       memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
     }
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
-    touchLobby(tx, lobby.id)
+    touchLobby(tx, lobby)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
     return current
   })

@@ -64,7 +64,7 @@ export function changeMembers(tx: DB, lobby: LobbyRow, upserts: MemberInput[], r
 
   if (changes.added.length > 0 && countMembers(tx, lobby.id) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
   // A member change is activity: the idle countdown starts over (or stays off while someone keeps the lobby active).
-  if (changes.added.length + changes.updated.length + changes.removed.length > 0) touchLobby(tx, lobby.id)
+  if (changes.added.length + changes.updated.length + changes.removed.length > 0) touchLobby(tx, lobby)
   return changes
 }
 

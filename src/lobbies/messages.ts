@@ -2,8 +2,8 @@
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { transaction } from '../db/client'
-import { findUser } from '../accounts/store'
+import { reading, transaction } from '../db/client'
+import { findUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { emptyMessage } from './errors'
@@ -34,14 +34,14 @@ const NONCE_WINDOW_MS = 5 * 60_000
  */
 export async function postMessage(lobby: LobbyRow, authorId: string, input: MessageInput): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
-  const author = await findUser(authorId)
-  if (!author) throw Errors.unauthorized()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
-  const { row, created } = transaction((tx) => {
+  const { row, author, created } = transaction((tx) => {
+    const author = findUser(authorId)
+    if (!author) throw Errors.unauthorized()
     const now = clock.now()
     if (enforce) {
       const earlier = findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
-      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS) return { row: earlier, created: false }
+      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS) return { row: earlier, author, created: false }
       // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
       if (earlier) releaseEnforcedNonce(tx, earlier.id)
     }
@@ -59,8 +59,8 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
       createdAt: now,
     })
     // A message is activity: the lobby's idle countdown starts over.
-    touchLobby(tx, lobby.id)
-    return { row: inserted, created: true }
+    touchLobby(tx, lobby)
+    return { row: inserted, author, created: true }
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }
@@ -73,12 +73,14 @@ export async function postMessage(lobby: LobbyRow, authorId: string, input: Mess
 }
 
 /** Newest first; `before`/`after` page through the whole history. */
-export async function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }) {
-  const rows = listMessages(lobby.id, page)
-  const authors = new Map<string, Awaited<ReturnType<typeof findUser>>>()
-  for (const r of rows) if (!authors.has(r.authorId)) authors.set(r.authorId, await findUser(r.authorId))
-  return rows.flatMap((r) => {
-    const author = authors.get(r.authorId)
-    return author ? [lobbyMessage(r, author)] : []
+export function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }) {
+  return reading(() => {
+    const rows = listMessages(lobby.id, page)
+    // The page's authors in one query.
+    const authors = findUsers(rows.map((r) => r.authorId))
+    return rows.flatMap((r) => {
+      const author = authors.get(r.authorId)
+      return author ? [lobbyMessage(r, author)] : []
+    })
   })
 }

@@ -2,13 +2,14 @@
 // with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
 import { Elysia, type TSchema } from 'elysia'
 import { Errors, formError } from '../core/errors'
+import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
 import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
 import { paging } from '../http/form'
 import { json, noContent } from '../http/respond'
-import { appCaller, lobbyOf } from './access'
-import { createLobby, createOrJoinLobby, deleteLobby, lobbyView, patchLobby } from './lifecycle'
+import { appCaller, lobbyOf, lobbyWithMembers } from './access'
+import { createLobby, createOrJoinLobby, deleteLobby, patchLobby, restView } from './lifecycle'
 import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
@@ -96,10 +97,17 @@ export const lobbiesRoutes = new Elysia()
     },
     { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }, PutLobbyDoc) },
   )
-  .get('/lobbies/:lobbyId', ({ caller, params }) => lobbyView(lobbyOf(caller, params.lobbyId)), {
-    auth: OAUTH2,
-    detail: detail('A lobby', { 200: LobbyAnswer }),
-  })
+  .get(
+    '/lobbies/:lobbyId',
+    ({ caller, params }) => {
+      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
+      return restView(lobby, members)
+    },
+    {
+      auth: OAUTH2,
+      detail: detail('A lobby', { 200: LobbyAnswer }),
+    },
+  )
   .patch(
     '/lobbies/:lobbyId',
     ({ caller, params, body }) => {
@@ -178,8 +186,11 @@ export const lobbiesRoutes = new Elysia()
   .get(
     '/lobbies/:lobbyId/messages',
     ({ caller, params, query }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
-      return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
+      // The lobby, the page and its authors in one snapshot (one read transaction).
+      return reading(() => {
+        const lobby = lobbyOf(caller, params.lobbyId)
+        return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
+      })
     },
     { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }) },
   )

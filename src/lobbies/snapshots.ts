@@ -1,13 +1,19 @@
-// Lobby objects read fresh after a change commits: the REST one and the Gateway snapshot.
+// Lobby objects: the REST one (of rows the request already holds, or read fresh after a change commits) and the
+// Gateway snapshot.
 import { lazy } from './effects'
 import { linkedChannelObject } from './linked-channel'
 import { gatewayLobby, restLobby } from './serialize'
 import { getLobby, listMembers } from './store'
-import type { LobbyRow } from './tables'
+import type { LobbyMemberRow, LobbyRow } from './tables'
 
+/** The REST lobby object of a row the request has just read (and its members, if it read them too). */
+export async function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id)) {
+  return restLobby(lobby, members, await linkedChannelObject(lobby))
+}
+
+/** The REST lobby object read fresh after a change committed. */
 export async function lobbyView(lobby: LobbyRow) {
-  const fresh = getLobby(lobby.id) ?? lobby
-  return restLobby(fresh, listMembers(fresh.id), await linkedChannelObject(fresh))
+  return restView(getLobby(lobby.id) ?? lobby)
 }
 
 export async function gatewayView(lobbyId: string) {

@@ -1,35 +1,116 @@
 // Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
-import { and, inArray, asc, count, desc, eq, isNotNull, lte, sql } from 'drizzle-orm'
-import { db, type DB } from '../db/client'
+//
+// The queries of the hot paths are prepared once (`prepared()`, db/client.ts). bun:sqlite is one synchronous
+// connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
+// their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
+import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import { db, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
 import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
 
-export function getLobby(id: string, tx: DB = db()): LobbyRow | undefined {
-  return tx.select().from(lobbies).where(eq(lobbies.id, id)).get()
+const ph = sql.placeholder
+
+// ---- lobbies
+
+const lobbyById = prepared((d) => d.select().from(lobbies).where(eq(lobbies.id, ph('id'))).prepare())
+const lobbyBySecret = prepared((d) =>
+  d.select().from(lobbies).where(and(eq(lobbies.applicationId, ph('applicationId')), eq(lobbies.secretHash, ph('secretHash')))).prepare(),
+)
+const lobbyInsert = prepared((d) =>
+  d
+    .insert(lobbies)
+    .values({
+      id: ph('id'),
+      applicationId: ph('applicationId'),
+      metadata: jsonPlaceholder('metadata'),
+      flags: ph('flags'),
+      idleTimeoutSeconds: ph('idleTimeoutSeconds'),
+      secretHash: ph('secretHash'),
+      secretExpiresAt: ph('secretExpiresAt'),
+      createdVia: ph('createdVia'),
+      idleDeadline: ph('idleDeadline'),
+      createdAt: ph('createdAt'),
+    })
+    .returning()
+    .prepare(),
+)
+const lobbyMetadataUpdate = prepared((d) => d.update(lobbies).set({ metadata: jsonPlaceholder('metadata') }).where(eq(lobbies.id, ph('id'))).returning().prepare())
+const lobbyDelete = prepared((d) => d.delete(lobbies).where(eq(lobbies.id, ph('id'))).returning().prepare())
+const idleLobbyDelete = prepared((d) =>
+  d.delete(lobbies).where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, ph('now')))).returning().prepare(),
+)
+// The idle countdown (activity.ts), written without reading the lobby first: stop it, or start it over from `now`
+// with the lobby's own timeout; no write when it already is so.
+const idleDeadlineClear = prepared((d) => d.update(lobbies).set({ idleDeadline: null }).where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline))).prepare())
+const restartedDeadline = sql`${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000`
+const idleDeadlineRestart = prepared((d) =>
+  d
+    .update(lobbies)
+    .set({ idleDeadline: restartedDeadline })
+    .where(and(eq(lobbies.id, ph('id')), or(isNull(lobbies.idleDeadline), ne(lobbies.idleDeadline, restartedDeadline))))
+    .prepare(),
+)
+const idleDeadlineArm = prepared((d) => d.update(lobbies).set({ idleDeadline: restartedDeadline }).where(and(eq(lobbies.id, ph('id')), isNull(lobbies.idleDeadline))).prepare())
+
+export function getLobby(id: string, _tx?: DB): LobbyRow | undefined {
+  return lobbyById().get({ id })
 }
 
-export function getLobbyBySecret(tx: DB, applicationId: string, secretHash: string): LobbyRow | undefined {
-  return tx.select().from(lobbies).where(and(eq(lobbies.applicationId, applicationId), eq(lobbies.secretHash, secretHash))).get()
+export function getLobbyBySecret(_tx: DB, applicationId: string, secretHash: string): LobbyRow | undefined {
+  return lobbyBySecret().get({ applicationId, secretHash })
 }
 
 export function getLobbyByChannel(channelId: string, tx: DB = db()): LobbyRow | undefined {
   return tx.select().from(lobbies).where(eq(lobbies.linkedChannelId, channelId)).get()
 }
 
-export function insertLobby(tx: DB, row: typeof lobbies.$inferInsert): LobbyRow {
-  return tx.insert(lobbies).values(row).returning().get()
+export type LobbyInsert = Pick<typeof lobbies.$inferInsert, 'id' | 'applicationId' | 'metadata' | 'flags' | 'idleTimeoutSeconds' | 'secretHash' | 'secretExpiresAt' | 'createdVia' | 'idleDeadline' | 'createdAt'>
+
+export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
+  return lobbyInsert().get({
+    id: row.id,
+    applicationId: row.applicationId,
+    metadata: toJson(row.metadata),
+    flags: row.flags ?? 0,
+    idleTimeoutSeconds: row.idleTimeoutSeconds,
+    secretHash: row.secretHash ?? null,
+    secretExpiresAt: row.secretExpiresAt ?? null,
+    createdVia: row.createdVia ?? 'put',
+    idleDeadline: row.idleDeadline ?? null,
+    createdAt: row.createdAt,
+  })!
 }
 
+/** Change columns of a lobby (a patch of any shape: built per call). */
 export function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): LobbyRow {
   return tx.update(lobbies).set(patch).where(eq(lobbies.id, id)).returning().get()
 }
 
-export function deleteLobbyRow(tx: DB, id: string): LobbyRow | undefined {
-  return tx.delete(lobbies).where(eq(lobbies.id, id)).returning().get()
+export function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): LobbyRow {
+  return lobbyMetadataUpdate().get({ id, metadata: toJson(metadata) })!
+}
+
+export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
+  return lobbyDelete().get({ id })
 }
 
 /** Delete a lobby only if its idle deadline has passed (the sweeper's compare-and-delete). */
-export function deleteIfIdle(tx: DB, id: string, now: number): LobbyRow | undefined {
-  return tx.delete(lobbies).where(and(eq(lobbies.id, id), isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, now))).returning().get()
+export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undefined {
+  return idleLobbyDelete().get({ id, now })
+}
+
+/** Stop the lobby's idle countdown (someone keeps it active). */
+export function clearIdleDeadline(_tx: DB, id: string): void {
+  idleDeadlineClear().run({ id })
+}
+
+/** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
+export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
+  idleDeadlineRestart().run({ id, now })
+}
+
+/** Start the countdown from `now` unless it already runs. */
+export function armIdleDeadlineRow(_tx: DB, id: string, now: number): void {
+  idleDeadlineArm().run({ id, now })
 }
 
 export function dueIdleLobbies(now: number, limit: number): string[] {
@@ -42,75 +123,131 @@ export function dueIdleLobbies(now: number, limit: number): string[] {
     .map((r) => r.id)
 }
 
-export function listMembers(lobbyId: string, tx: DB = db()): LobbyMemberRow[] {
-  return tx.select().from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).orderBy(lobbyMembers.joinedAt, lobbyMembers.userId).all()
-}
-
-export function getMember(lobbyId: string, userId: string, tx: DB = db()): LobbyMemberRow | undefined {
-  return tx.select().from(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId))).get()
-}
-
-export function insertMember(tx: DB, row: typeof lobbyMembers.$inferInsert): LobbyMemberRow {
-  return tx.insert(lobbyMembers).values(row).returning().get()
-}
-
-export function updateMember(tx: DB, lobbyId: string, userId: string, patch: { metadata?: Metadata | null; flags?: number }): LobbyMemberRow {
-  return tx
-    .update(lobbyMembers)
-    .set(patch)
-    .where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId)))
-    .returning()
-    .get()
-}
-
-export function deleteMember(tx: DB, lobbyId: string, userId: string): LobbyMemberRow | undefined {
-  return tx.delete(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId))).returning().get()
-}
-
-export function countMembers(tx: DB, lobbyId: string): number {
-  return tx.select({ n: count() }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).get()?.n ?? 0
-}
-
 /** Every lobby (the /metrics gauge). */
 export function countLobbies(): number {
   return db().select({ n: count() }).from(lobbies).get()?.n ?? 0
 }
 
-export function countUserLobbies(tx: DB, userId: string, applicationId: string): number {
-  return tx.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))).get()?.n ?? 0
+// ---- members
+
+// Sorted here rather than by ORDER BY: SQLite sorts through a temporary b-tree, which costs more than the whole read
+// for a lobby's few members.
+const membersOf = prepared((d) => d.select().from(lobbyMembers).where(eq(lobbyMembers.lobbyId, ph('lobbyId'))).prepare())
+/** joined_at, then user id (text order: ids are ASCII, so JavaScript's order is SQLite's BINARY one). */
+export const memberOrder = (a: LobbyMemberRow, b: LobbyMemberRow) => a.joinedAt - b.joinedAt || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0)
+const memberOf = prepared((d) => d.select().from(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId')))).prepare())
+const memberInsert = prepared((d) =>
+  d
+    .insert(lobbyMembers)
+    .values({ lobbyId: ph('lobbyId'), userId: ph('userId'), applicationId: ph('applicationId'), metadata: jsonPlaceholder('metadata'), flags: ph('flags'), joinedAt: ph('joinedAt') })
+    .returning()
+    .prepare(),
+)
+const memberWhere = and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId')))
+const memberUpdate = prepared((d) => d.update(lobbyMembers).set({ metadata: jsonPlaceholder('metadata'), flags: sql`${ph('flags')}` }).where(memberWhere).returning().prepare())
+const memberMetadataUpdate = prepared((d) => d.update(lobbyMembers).set({ metadata: jsonPlaceholder('metadata') }).where(memberWhere).returning().prepare())
+const memberDelete = prepared((d) => d.delete(lobbyMembers).where(memberWhere).returning().prepare())
+const memberCount = prepared((d) => d.select({ n: count() }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, ph('lobbyId'))).prepare())
+const userLobbyCount = prepared((d) =>
+  d.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId')))).prepare(),
+)
+const lobbyIdsOf = prepared((d) => d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(eq(lobbyMembers.userId, ph('userId'))).prepare())
+const lobbyIdsOfApp = prepared((d) =>
+  d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId')))).prepare(),
+)
+const memberIdsOf = prepared((d) => d.select({ id: lobbyMembers.userId }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, ph('lobbyId'))).prepare())
+const connectedMember = prepared((d) =>
+  d.select({ one: sql`1` }).from(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), isNotNull(lobbyMembers.voiceSessionId))).limit(1).prepare(),
+)
+// A member came online: the countdown of each of their lobbies (of one application) stops.
+const idleDeadlinesClearOf = prepared((d) =>
+  d
+    .update(lobbies)
+    .set({ idleDeadline: null })
+    .where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(eq(lobbyMembers.userId, ph('userId'))))))
+    .prepare(),
+)
+const idleDeadlinesClearOfApp = prepared((d) =>
+  d
+    .update(lobbies)
+    .set({ idleDeadline: null })
+    .where(
+      and(
+        isNotNull(lobbies.idleDeadline),
+        inArray(
+          lobbies.id,
+          d
+            .select({ id: lobbyMembers.lobbyId })
+            .from(lobbyMembers)
+            .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId')))),
+        ),
+      ),
+    )
+    .prepare(),
+)
+
+/** A lobby's members, oldest first (joined_at, then user id). */
+export function listMembers(lobbyId: string, _tx?: DB): LobbyMemberRow[] {
+  return membersOf().all({ lobbyId }).sort(memberOrder)
+}
+
+export function getMember(lobbyId: string, userId: string, _tx?: DB): LobbyMemberRow | undefined {
+  return memberOf().get({ lobbyId, userId })
+}
+
+export type MemberInsert = Pick<typeof lobbyMembers.$inferInsert, 'lobbyId' | 'userId' | 'applicationId' | 'metadata' | 'flags' | 'joinedAt'>
+
+export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
+  return memberInsert().get({
+    lobbyId: row.lobbyId,
+    userId: row.userId,
+    applicationId: row.applicationId,
+    metadata: toJson(row.metadata),
+    flags: row.flags ?? 0,
+    joinedAt: row.joinedAt,
+  })!
+}
+
+/** Change a member's metadata, and its flags when given. */
+export function updateMember(_tx: DB, lobbyId: string, userId: string, patch: { metadata: Metadata | null; flags?: number }): LobbyMemberRow {
+  const metadata = toJson(patch.metadata)
+  if (patch.flags === undefined) return memberMetadataUpdate().get({ lobbyId, userId, metadata })!
+  return memberUpdate().get({ lobbyId, userId, metadata, flags: patch.flags })!
+}
+
+export function deleteMember(_tx: DB, lobbyId: string, userId: string): LobbyMemberRow | undefined {
+  return memberDelete().get({ lobbyId, userId })
+}
+
+export function countMembers(_tx: DB, lobbyId: string): number {
+  return memberCount().get({ lobbyId })?.n ?? 0
+}
+
+export function countUserLobbies(_tx: DB, userId: string, applicationId: string): number {
+  return userLobbyCount().get({ userId, applicationId })?.n ?? 0
 }
 
 /** Lobby ids a user belongs to (for gateway subscriptions), optionally of one application. */
 export function lobbyIdsOfUser(userId: string, applicationId?: string): string[] {
-  const where = applicationId
-    ? and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId))
-    : eq(lobbyMembers.userId, userId)
-  return db().select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where).all().map((r) => r.id)
+  const rows = applicationId ? lobbyIdsOfApp().all({ userId, applicationId }) : lobbyIdsOf().all({ userId })
+  return rows.map((r) => r.id)
 }
 
 /** The user ids of a lobby's members. */
-export function memberUserIds(tx: DB, lobbyId: string): string[] {
-  return tx.select({ id: lobbyMembers.userId }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, lobbyId)).all().map((r) => r.id)
+export function memberUserIds(_tx: DB, lobbyId: string): string[] {
+  return memberIdsOf()
+    .all({ lobbyId })
+    .map((r) => r.id)
 }
 
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
 export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
-  const mine = db()
-    .select({ id: lobbyMembers.lobbyId })
-    .from(lobbyMembers)
-    .where(applicationId ? and(eq(lobbyMembers.userId, userId), eq(lobbyMembers.applicationId, applicationId)) : eq(lobbyMembers.userId, userId))
-  db().update(lobbies).set({ idleDeadline: null }).where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, mine))).run()
+  if (applicationId) idleDeadlinesClearOfApp().run({ userId, applicationId })
+  else idleDeadlinesClearOf().run({ userId })
 }
 
-export function anyoneConnected(tx: DB, lobbyId: string): boolean {
-  return (
-    tx
-      .select({ one: sql`1` })
-      .from(lobbyMembers)
-      .where(and(eq(lobbyMembers.lobbyId, lobbyId), isNotNull(lobbyMembers.voiceSessionId)))
-      .limit(1)
-      .get() !== undefined
-  )
+export function anyoneConnected(_tx: DB, lobbyId: string): boolean {
+  return connectedMember().get({ lobbyId }) !== undefined
 }
 
 export function setVoice(tx: DB, lobbyId: string, userId: string, voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean }): LobbyMemberRow | undefined {
@@ -136,33 +273,88 @@ export function resetVoiceAtStart(now: number): void {
   )
 }
 
-export function insertMessage(tx: DB, row: typeof lobbyMessages.$inferInsert): LobbyMessageRow {
-  return tx.insert(lobbyMessages).values(row).returning().get()
+// ---- messages
+
+const messageInsert = prepared((d) =>
+  d
+    .insert(lobbyMessages)
+    .values({
+      id: ph('id'),
+      lobbyId: ph('lobbyId'),
+      applicationId: ph('applicationId'),
+      authorId: ph('authorId'),
+      content: ph('content'),
+      metadata: jsonPlaceholder('metadata'),
+      flags: ph('flags'),
+      tts: ph('tts'),
+      nonce: jsonPlaceholder('nonce'),
+      enforceNonce: ph('enforceNonce'),
+      createdAt: ph('createdAt'),
+    })
+    .returning()
+    .prepare(),
+)
+const enforcedNonce = prepared((d) =>
+  d
+    .select()
+    .from(lobbyMessages)
+    .where(
+      and(
+        eq(lobbyMessages.lobbyId, ph('lobbyId')),
+        eq(lobbyMessages.authorId, ph('authorId')),
+        eq(lobbyMessages.nonce, jsonPlaceholder('nonce')),
+        eq(lobbyMessages.enforceNonce, true),
+      ),
+    )
+    .prepare(),
+)
+const enforcedNonceRelease = prepared((d) => d.update(lobbyMessages).set({ enforceNonce: false }).where(eq(lobbyMessages.id, ph('id'))).prepare())
+
+// A page of messages: newest first, or (after a cursor alone) the oldest ones newer than it, read ascending.
+const messageOrder = sql`CAST(${lobbyMessages.id} AS INTEGER)`
+const inLobby = eq(lobbyMessages.lobbyId, ph('lobbyId'))
+const beforeCursor = sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`
+const afterCursor = sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`
+const pageNewest = prepared((d) => d.select().from(lobbyMessages).where(inLobby).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
+const pageBefore = prepared((d) => d.select().from(lobbyMessages).where(and(inLobby, beforeCursor)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
+const pageBetween = prepared((d) => d.select().from(lobbyMessages).where(and(inLobby, beforeCursor, afterCursor)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
+const pageAfter = prepared((d) => d.select().from(lobbyMessages).where(and(inLobby, afterCursor)).orderBy(asc(messageOrder)).limit(ph('limit')).prepare())
+
+export type MessageInsert = Pick<
+  typeof lobbyMessages.$inferInsert,
+  'id' | 'lobbyId' | 'applicationId' | 'authorId' | 'content' | 'metadata' | 'flags' | 'tts' | 'nonce' | 'enforceNonce' | 'createdAt'
+>
+
+export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
+  return messageInsert().get({
+    id: row.id,
+    lobbyId: row.lobbyId,
+    applicationId: row.applicationId,
+    authorId: row.authorId,
+    content: row.content,
+    metadata: toJson(row.metadata),
+    flags: row.flags ?? 0,
+    tts: row.tts ?? false,
+    nonce: toJson(row.nonce),
+    enforceNonce: row.enforceNonce ?? false,
+    createdAt: row.createdAt,
+  })!
 }
 
 /** The author's message in the lobby that holds this enforced nonce, if any. */
-export function findEnforcedNonce(tx: DB, lobbyId: string, authorId: string, nonce: string | number): LobbyMessageRow | undefined {
-  return tx
-    .select()
-    .from(lobbyMessages)
-    .where(and(eq(lobbyMessages.lobbyId, lobbyId), eq(lobbyMessages.authorId, authorId), eq(lobbyMessages.nonce, nonce), eq(lobbyMessages.enforceNonce, true)))
-    .get()
+export function findEnforcedNonce(_tx: DB, lobbyId: string, authorId: string, nonce: string | number): LobbyMessageRow | undefined {
+  return enforcedNonce().get({ lobbyId, authorId, nonce: toJson(nonce) })
 }
 
-export function releaseEnforcedNonce(tx: DB, messageId: string): void {
-  tx.update(lobbyMessages).set({ enforceNonce: false }).where(eq(lobbyMessages.id, messageId)).run()
+export function releaseEnforcedNonce(_tx: DB, messageId: string): void {
+  enforcedNonceRelease().run({ id: messageId })
 }
 
 export function listMessages(lobbyId: string, page: { limit: number; before?: string; after?: string }): LobbyMessageRow[] {
-  const byId = sql`CAST(${lobbyMessages.id} AS INTEGER)`
-  const where = and(
-    eq(lobbyMessages.lobbyId, lobbyId),
-    page.before !== undefined ? sql`${byId} < CAST(${page.before} AS INTEGER)` : undefined,
-    page.after !== undefined ? sql`${byId} > CAST(${page.after} AS INTEGER)` : undefined,
-  )
+  const { limit, before, after } = page
+  if (before !== undefined && after !== undefined) return pageBetween().all({ lobbyId, limit, before, after })
+  if (before !== undefined) return pageBefore().all({ lobbyId, limit, before })
   // After a cursor: the oldest `limit` newer ones, still answered newest first.
-  if (page.after !== undefined && page.before === undefined) {
-    return db().select().from(lobbyMessages).where(where).orderBy(asc(byId)).limit(page.limit).all().reverse()
-  }
-  return db().select().from(lobbyMessages).where(where).orderBy(desc(byId)).limit(page.limit).all()
+  if (after !== undefined) return pageAfter().all({ lobbyId, limit, after }).reverse()
+  return pageNewest().all({ lobbyId, limit })
 }

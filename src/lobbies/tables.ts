@@ -75,7 +75,8 @@ export const lobbyMessages = sqliteTable(
     createdAt: integer().notNull(),
   },
   (t) => [
-    index('lobby_messages_lobby_idx').on(t.lobbyId, t.id),
+    // Pages are read newest first by the id's number (listMessages): this index answers them without a sort.
+    index('lobby_messages_lobby_order_idx').on(t.lobbyId, sql`CAST(${t.id} AS INTEGER)`),
     // At most one message per author, lobby and enforced nonce: concurrent retries cannot both insert.
     uniqueIndex('lobby_messages_enforced_nonce_unique').on(t.lobbyId, t.authorId, t.nonce).where(sql`${t.enforceNonce} = 1`),
   ],

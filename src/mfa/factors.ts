@@ -5,7 +5,7 @@ import { reserve } from '../core/ratelimit'
 import { findUser } from '../accounts/store'
 import { smsNotEnabled } from './errors'
 import { consumeBackupCode, hasBackupCodes, removeBackupCodes } from './backup-codes'
-import { deleteSmsFactor, hasSmsFactor } from './store'
+import { deleteSmsFactor, hasAuthenticator, hasSmsFactor } from './store'
 import { MAX_WRONG_CODES, TICKET_TTL_MS, wrongCode, type TicketRow } from './tickets'
 import { hasTotp, removeTotp, verifyTotp } from './totp'
 import { hasWebauthn, removeAllCredentials, verifyAssertion } from './webauthn'
@@ -27,7 +27,7 @@ export function factorsOf(userId: string): Factors {
 
 /** MFA is on with an authenticator app or a security key; SMS and backup codes only ever come on top of those. */
 export function mfaEnabled(userId: string): boolean {
-  return hasTotp(userId) || hasWebauthn(userId)
+  return hasAuthenticator(userId)
 }
 
 /** The methods of Discord's "MFA required" object, strongest first; password only for users without MFA. */

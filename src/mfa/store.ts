@@ -1,18 +1,31 @@
 // Every query of the mfa domain: TOTP secrets, backup codes, SMS factors, security keys and MFA tickets. Synchronous,
 // as every store (docs/DESIGN.md, "Stores"). Single-use steps are one guarded UPDATE or DELETE ... RETURNING each.
+// What every request may ask (is MFA on: /users/@me's mfa_enabled) is prepared once.
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
-import { db } from '../db/client'
+import { db, prepared } from '../db/client'
 import { backupCodes, mfaTickets, smsFactors, totpSecrets, webauthnCredentials } from './tables'
 
 export type TicketRow = typeof mfaTickets.$inferSelect
 export type CredentialRow = typeof webauthnCredentials.$inferSelect
 export type BackupCodeRow = typeof backupCodes.$inferSelect
 
+const totpOf = prepared((d) => d.select({ one: sql<number>`1` }).from(totpSecrets).where(eq(totpSecrets.userId, sql.placeholder('userId'))).prepare())
+const credentialOf = prepared((d) =>
+  d.select({ one: sql<number>`1` }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, sql.placeholder('userId'))).limit(1).prepare(),
+)
+/**
+ * Whether the user has an authenticator app (TOTP) or a security key: two index lookups (under a microsecond together;
+ * one `UNION ALL ... LIMIT 1` statement measured 7 times slower in SQLite).
+ */
+export function hasAuthenticator(userId: string): boolean {
+  return totpOf().get({ userId }) !== undefined || credentialOf().get({ userId }) !== undefined
+}
+
 // ---- TOTP
 
 export function hasTotpSecret(userId: string): boolean {
-  return !!db().select({ u: totpSecrets.userId }).from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+  return totpOf().get({ userId }) !== undefined
 }
 
 export function findTotpSecret(userId: string): typeof totpSecrets.$inferSelect | undefined {
@@ -95,7 +108,7 @@ export function credentialsOfUser(userId: string): CredentialRow[] {
 }
 
 export function hasCredential(userId: string): boolean {
-  return !!db().select({ id: webauthnCredentials.id }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).get()
+  return credentialOf().get({ userId }) !== undefined
 }
 
 export function findCredentialByCredentialId(credentialId: string): CredentialRow | undefined {

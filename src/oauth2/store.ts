@@ -20,21 +20,27 @@ export function findApplication(id: string): ApplicationRow | undefined {
   return db().select().from(applications).where(eq(applications.id, id)).get()
 }
 
+// Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
 const applicationByBotTokenHash = prepared((d) =>
-  d.select().from(applications).where(eq(applications.botTokenHash, sql.placeholder('hash'))).prepare(),
+  d.select({ id: applications.id, botUserId: applications.botUserId }).from(applications).where(eq(applications.botTokenHash, sql.placeholder('hash'))).prepare(),
 )
 
-export function findApplicationByBotTokenHash(hash: string): ApplicationRow | undefined {
+export function findApplicationByBotTokenHash(hash: string): Pick<ApplicationRow, 'id' | 'botUserId'> | undefined {
   return applicationByBotTokenHash().get({ hash })
 }
 
 // ---- codes and tokens
 
 const tokenByAccessTokenHash = prepared((d) =>
-  d.select().from(oauth2Tokens).where(eq(oauth2Tokens.accessTokenHash, sql.placeholder('hash'))).prepare(),
+  d
+    .select({ id: oauth2Tokens.id, userId: oauth2Tokens.userId, applicationId: oauth2Tokens.applicationId, scopes: oauth2Tokens.scopes, expiresAt: oauth2Tokens.expiresAt })
+    .from(oauth2Tokens)
+    .where(eq(oauth2Tokens.accessTokenHash, sql.placeholder('hash')))
+    .prepare(),
 )
 
-export function findTokenByAccessHash(hash: string): OAuth2TokenRow | undefined {
+/** What a Bearer request needs of its grant (every Bearer request asks). */
+export function findTokenByAccessHash(hash: string): Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt'> | undefined {
   return tokenByAccessTokenHash().get({ hash })
 }
 
@@ -97,19 +103,22 @@ export function revokeFamily(familyId: string): number {
   return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all().length
 }
 
-/** Whether the user has a live grant for the application (it "authorized" the application). */
-export function hasGrant(userId: string, applicationId: string): boolean {
-  const now = clock.now()
-  const row = db()
+const liveGrant = prepared((d) =>
+  d
     .select({ id: oauth2Tokens.id })
     .from(oauth2Tokens)
     .where(
       and(
-        eq(oauth2Tokens.userId, userId),
-        eq(oauth2Tokens.applicationId, applicationId),
-        or(gt(oauth2Tokens.expiresAt, now), and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now))),
+        eq(oauth2Tokens.userId, sql.placeholder('userId')),
+        eq(oauth2Tokens.applicationId, sql.placeholder('applicationId')),
+        or(gt(oauth2Tokens.expiresAt, sql.placeholder('now')), and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, sql.placeholder('now')))),
       ),
     )
-    .get()
-  return row !== undefined
+    .limit(1)
+    .prepare(),
+)
+
+/** Whether the user has a live grant for the application (it "authorized" the application). */
+export function hasGrant(userId: string, applicationId: string): boolean {
+  return liveGrant().get({ userId, applicationId, now: clock.now() }) !== undefined
 }
