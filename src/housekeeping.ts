@@ -1,7 +1,8 @@
 // Periodic clean-up: every domain's sweep (rows that only expire: one-time tokens, MFA tickets, idle sessions,
-// fingerprints) and the rate-limit counters, every 10 minutes.
+// fingerprints), the rate-limit counters and the query planner's statistics, every 10 minutes.
 import { log } from './core/log'
 import { sweep as sweepRateLimits } from './core/ratelimit'
+import { optimizeDatabase } from './db/client'
 import { modules } from './modules'
 
 const EVERY_MS = 10 * 60_000
@@ -16,6 +17,11 @@ export async function runHousekeeping(): Promise<void> {
     }
   }
   sweepRateLimits()
+  try {
+    optimizeDatabase()
+  } catch (error) {
+    log.error('housekeeping failed', { domain: 'db', error: String(error) })
+  }
 }
 
 export function startHousekeeping(): void {

@@ -55,11 +55,20 @@ export function openDatabase(path: string, { syncFull = false } = {}): DB {
     throw new DatabaseOpenError(`cannot migrate database ${path}: ${reason(error)}`)
   }
   for (const tag of applied) log.notice('migration applied', { migration: tag, database: path })
+  // Fresh planner statistics, bounded work (SQLite's advice for long-lived connections): the statistics recorded at
+  // the last close may describe a nearly empty database.
+  handle.exec('PRAGMA analysis_limit = 400')
+  handle.exec('PRAGMA optimize = 0x10002')
   const db = drizzle({ client: handle, casing: 'snake_case' })
   onOpen.forEach((fn) => fn())
   sqlite = handle
   current = db
   return db
+}
+
+/** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). */
+export function optimizeDatabase(): void {
+  sqlite?.exec('PRAGMA optimize')
 }
 
 /** Bytes the database takes on disk: the file and its write-ahead log. */
