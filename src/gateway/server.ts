@@ -70,10 +70,10 @@ function send(ws: Socket, payload: string): void {
   else ws.send(payload)
 }
 
-function dispatch(topicList: string[], type: string, data: unknown): void {
+function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
   const seq = nextSeq()
   const payload = frame(Op.Dispatch, data, seq, type)
-  remember({ seq, topics: topicList, payload })
+  if (replayable) remember({ seq, topics: topicList, payload })
   countEventPublished()
   if (!server) return
   for (const topic of topicList) server.publish(topic, payload)
@@ -96,8 +96,8 @@ function dispatchCompressed(topicList: string[], payload: string): void {
   }
 }
 
-function sendDirect(session: GatewaySession, type: string, data: unknown): void {
-  dispatch([ownTopic(session.id)], type, data)
+function sendDirect(session: GatewaySession, type: string, data: unknown, replayable = true): void {
+  dispatch([ownTopic(session.id)], type, data, replayable)
 }
 
 export const bus: EventBus = {
@@ -229,7 +229,9 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
   ready.v = (ws.data as { version?: number })?.version ?? 9
-  sendDirect(session, 'READY', ready)
+  // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
+  // sit in the replay buffer for each of thousands of sessions.
+  sendDirect(session, 'READY', ready, false)
   const view = connectionView(session)
   for (const hook of sessionStartHooks) Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
 }
