@@ -52,7 +52,7 @@ function open(token: string, user: number, index: number): Promise<Socket> {
 test(
   `${SOCKETS} Gateway sockets and mixed REST traffic for ${SECONDS} s: no error answer, no socket dropped, every event delivered, memory flat`,
   async () => {
-    const world = await target.call<{ token: string; bearer: string; lobby: string; channel: string }>('world')
+    await target.call<{ token: string; bearer: string; lobby: string; channel: string }>('world')
     const users = await target.call<{ id: string; token: string; bearer: string }[]>(`soakUsers:${USERS}`)
     const bot = target.fixtures.game.bot
     // One lobby of the game with every soak user in it.
