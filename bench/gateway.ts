@@ -10,7 +10,15 @@ import { startBare, startOurs, type Captured, type Server } from './lib/servers'
 /** Time for the heap to settle after the last identify before RSS is read. */
 const SETTLE_MS = 5000
 
-type ReadyEvent = { count: number; seconds: number; rate: number; p50: number; p99: number; hello: string; ready: string }
+type ReadyEvent = {
+  count: number
+  seconds: number
+  rate: number
+  p50: number
+  p99: number
+  hello: string
+  ready: string
+}
 type FanoutEvent = { rounds: number; p50: number; p99: number; payload: string; post: Captured }
 
 class Clients {
@@ -58,12 +66,15 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
 async function startClients(ctx: RunContext, wsUrl: string, count: number, concurrency: number): Promise<Clients> {
   const file = join(ctx.dir, `tokens-${count}.json`)
   await Bun.write(file, JSON.stringify(ctx.world.users.slice(0, count).map((u) => u.token)))
-  const proc = Bun.spawn(pinned(LOAD_CPU, [BUN, join(ROOT, 'bench/clients/ws.ts'), wsUrl, file, String(count), String(concurrency)]), {
-    cwd: ROOT,
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
+  const proc = Bun.spawn(
+    pinned(LOAD_CPU, [BUN, join(ROOT, 'bench/clients/ws.ts'), wsUrl, file, String(count), String(concurrency)]),
+    {
+      cwd: ROOT,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'inherit',
+    },
+  )
   return new Clients(proc)
 }
 
@@ -106,7 +117,15 @@ async function holdSockets(
       clients.send({ cmd: 'fanout', url: fanout.url, authorization: fanout.authorization, rounds: 40, warm: 5 })
       fan = await clients.next<FanoutEvent>('fanout')
     }
-    return { ready, rssPerSocketKb: (after - before) / count, rssPerSocketColdKb: (after - fresh) / count, rssFreshKb: fresh, rssBeforeKb: before, rssAfterKb: after, fanout: fan }
+    return {
+      ready,
+      rssPerSocketKb: (after - before) / count,
+      rssPerSocketColdKb: (after - fresh) / count,
+      rssFreshKb: fresh,
+      rssBeforeKb: before,
+      rssAfterKb: after,
+      fanout: fan,
+    }
   } finally {
     await clients.exit()
   }
@@ -133,19 +152,34 @@ export async function runGateway(ctx: RunContext, count: number): Promise<Row[]>
   const ours = await startOurs(ctx.dir, { tag: `gateway-${count}` })
   let o: Side
   try {
-    o = await holdSockets(ctx, ours, `${ours.url.replace('http', 'ws')}/gateway?v=9&encoding=json`, count, withFanout
-      ? { url: `${ours.url}/api/v9/lobbies/${ctx.world.fanoutLobby.id}/messages`, authorization: ctx.world.bot }
-      : undefined)
+    o = await holdSockets(
+      ctx,
+      ours,
+      `${ours.url.replace('http', 'ws')}/gateway?v=9&encoding=json`,
+      count,
+      withFanout
+        ? { url: `${ours.url}/api/v9/lobbies/${ctx.world.fanoutLobby.id}/messages`, authorization: ctx.world.bot }
+        : undefined,
+    )
   } finally {
     await ours.stop()
   }
 
   const specFile = join(ctx.dir, `bare-ws-${count}.json`)
-  await Bun.write(specFile, JSON.stringify({ hello: o.ready.hello, ready: o.ready.ready, payload: o.fanout?.payload, post: o.fanout?.post }))
+  await Bun.write(
+    specFile,
+    JSON.stringify({ hello: o.ready.hello, ready: o.ready.ready, payload: o.fanout?.payload, post: o.fanout?.post }),
+  )
   const bare = await startBare('ws.ts', specFile)
   let b: Side
   try {
-    b = await holdSockets(ctx, bare, `${bare.url.replace('http', 'ws')}/gateway?v=9&encoding=json`, count, withFanout ? { url: `${bare.url}/publish`, authorization: ctx.world.bot } : undefined)
+    b = await holdSockets(
+      ctx,
+      bare,
+      `${bare.url.replace('http', 'ws')}/gateway?v=9&encoding=json`,
+      count,
+      withFanout ? { url: `${bare.url}/publish`, authorization: ctx.world.bot } : undefined,
+    )
   } finally {
     await bare.stop()
   }

@@ -47,13 +47,21 @@ export const httpScenarios: HttpScenario[] = [
   {
     name: 'lobby-messages-get',
     title: 'GET /lobbies/{id}/messages (Bot, 50 messages)',
-    request: (w) => ({ method: 'GET', path: `/api/v9/lobbies/${w.lobby.id}/messages`, headers: { authorization: w.bot } }),
+    request: (w) => ({
+      method: 'GET',
+      path: `/api/v9/lobbies/${w.lobby.id}/messages`,
+      headers: { authorization: w.bot },
+    }),
   },
   {
     name: 'channel-messages-get',
     title: 'GET /channels/{id}/messages?limit=50 (4 authors)',
     target: 0.3,
-    request: (w) => ({ method: 'GET', path: `/api/v9/channels/${w.channel.id}/messages?limit=50`, headers: { authorization: w.main.token } }),
+    request: (w) => ({
+      method: 'GET',
+      path: `/api/v9/channels/${w.channel.id}/messages?limit=50`,
+      headers: { authorization: w.main.token },
+    }),
   },
   {
     name: 'lobby-put',
@@ -104,7 +112,10 @@ export async function compareWithBare(
   const warm = { ...wrkOptions, seconds: ctx.warmSeconds }
   const response = await send(ours, request)
   const captured = await capture(response)
-  if (captured.status >= 300) return { skipped: `our server answered ${captured.status}: ${Buffer.from(captured.bodyBase64, 'base64').toString().slice(0, 120)}` }
+  if (captured.status >= 300)
+    return {
+      skipped: `our server answered ${captured.status}: ${Buffer.from(captured.bodyBase64, 'base64').toString().slice(0, 120)}`,
+    }
   await wrk(ours.url, request, warm, ctx.dir)
   const oursResult = await wrk(ours.url, request, wrkOptions, ctx.dir)
   const specFile = join(ctx.dir, `bare-${options.name}.json`)

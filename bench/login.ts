@@ -12,11 +12,17 @@ export async function runLogin(ctx: RunContext, ours: Server): Promise<Row> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ login: w.loginUser.email, password: w.password }),
   }
-  const result = await compareWithBare(ctx, ours, request, { name: 'login', connections: 8, bareScript: 'login.ts', extraSpec: { hash: w.passwordHash } })
+  const result = await compareWithBare(ctx, ours, request, {
+    name: 'login',
+    connections: 8,
+    bareScript: 'login.ts',
+    extraSpec: { hash: w.passwordHash },
+  })
   const title = 'POST /auth/login vs raw argon2id verify (c8)'
   if ('skipped' in result) return { scenario: title, name: 'login', skipped: result.skipped }
   const notes: string[] = []
-  if (result.ours.non2xx || result.ours.errors) notes.push(`ours: ${result.ours.non2xx} non-2xx, ${result.ours.errors} socket errors`)
+  if (result.ours.non2xx || result.ours.errors)
+    notes.push(`ours: ${result.ours.non2xx} non-2xx, ${result.ours.errors} socket errors`)
   return ratioRow({
     scenario: title,
     name: 'login',

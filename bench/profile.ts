@@ -14,7 +14,10 @@ type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[] }
 const GROUPS: [string, (url: string) => boolean][] = [
   ['Drizzle (query building, mapping rows)', (u) => u.includes('/node_modules/drizzle-orm/')],
   ['bun:sqlite (prepare, step)', (u) => u.startsWith('bun:sqlite')],
-  ['Elysia (+ TypeBox, router)', (u) => /\/node_modules\/(elysia|memoirist|exact-mirror|@sinclair\/typebox|fast-decode-uri-component)\//.test(u)],
+  [
+    'Elysia (+ TypeBox, router)',
+    (u) => /\/node_modules\/(elysia|memoirist|exact-mirror|@sinclair\/typebox|fast-decode-uri-component)\//.test(u),
+  ],
   ['logging (src/core/log.ts)', (u) => u.endsWith('/src/core/log.ts')],
   ['our code (src/)', (u) => u.includes('/src/')],
   ['other packages', (u) => u.includes('/node_modules/')],
@@ -59,11 +62,16 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
     // Native frames (JSON.stringify, console.log) count for the nearest JavaScript caller's layer, except a
     // statement's own work (prepare, values/all/get/run), which is SQLite's whoever calls it.
     let node: Node | undefined = leaf
-    while (node && !hasUrl(node.callFrame) && !isGenerated(node.callFrame)) node = parent.has(node.id) ? byId.get(parent.get(node.id)!) : undefined
+    while (node && !hasUrl(node.callFrame) && !isGenerated(node.callFrame))
+      node = parent.has(node.id) ? byId.get(parent.get(node.id)!) : undefined
     const native = node !== leaf
     // (src/db/client.ts calls prepared statements directly: its calls are SQLite's too.)
     const sqliteCall =
-      native && SQLITE_NATIVE.has(leaf.callFrame.functionName) && /^bun:sqlite|drizzle-orm\/bun-sqlite\/|\/src\/db\/client\.ts$/.test(node?.callFrame.url.replace(/^.*node_modules\//, '') ?? '')
+      native &&
+      SQLITE_NATIVE.has(leaf.callFrame.functionName) &&
+      /^bun:sqlite|drizzle-orm\/bun-sqlite\/|\/src\/db\/client\.ts$/.test(
+        node?.callFrame.url.replace(/^.*node_modules\//, '') ?? '',
+      )
     const group = sqliteCall ? SQLITE : groupOf(node?.callFrame)
     total += us
     groups.set(group, (groups.get(group) ?? 0) + us)
@@ -79,18 +87,25 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
     frames.set(key, entry)
     let up: Node | undefined = leaf
     // The store function, not db/client.ts's statement runner under it.
-    while (up && (!up.callFrame.url.includes('/src/') || up.callFrame.url.endsWith('/src/db/client.ts'))) up = parent.has(up.id) ? byId.get(parent.get(up.id)!) : undefined
-    const owner = up ? `\`${up.callFrame.functionName || '(anonymous)'}\` ${short(up.callFrame.url)}:${up.callFrame.lineNumber + 1}` : 'no src/ frame on the stack (Elysia, Bun)'
+    while (up && (!up.callFrame.url.includes('/src/') || up.callFrame.url.endsWith('/src/db/client.ts')))
+      up = parent.has(up.id) ? byId.get(parent.get(up.id)!) : undefined
+    const owner = up
+      ? `\`${up.callFrame.functionName || '(anonymous)'}\` ${short(up.callFrame.url)}:${up.callFrame.lineNumber + 1}`
+      : 'no src/ frame on the stack (Elysia, Bun)'
     ours.set(owner, (ours.get(owner) ?? 0) + us)
   }
   const pct = (us: number) => `${((100 * us) / total).toFixed(1)} %`
   const lines = ['| layer (self time) | share |', '|---|---:|']
   for (const [name, us] of [...groups].sort((a, b) => b[1] - a[1])) lines.push(`| ${name} | ${pct(us)} |`)
   lines.push('', '| top frames by self time | layer | share |', '|---|---|---:|')
-  for (const [key, { us, group }] of [...frames].sort((a, b) => b[1].us - a[1].us).slice(0, 15)) lines.push(`| ${key} | ${group} | ${pct(us)} |`)
+  for (const [key, { us, group }] of [...frames].sort((a, b) => b[1].us - a[1].us).slice(0, 15))
+    lines.push(`| ${key} | ${group} | ${pct(us)} |`)
   lines.push('', '| innermost function of ours on the stack (time under it) | share |', '|---|---:|')
   for (const [key, us] of [...ours].sort((a, b) => b[1] - a[1]).slice(0, 12)) lines.push(`| ${key} | ${pct(us)} |`)
-  lines.push('', `${(total / 1e6).toFixed(1)} s of load profiled (samples before and after the wrk run excluded). The sampler records JavaScript stacks only: time in Bun's native HTTP server outside any JS call is not in these shares.`)
+  lines.push(
+    '',
+    `${(total / 1e6).toFixed(1)} s of load profiled (samples before and after the wrk run excluded). The sampler records JavaScript stacks only: time in Bun's native HTTP server outside any JS call is not in these shares.`,
+  )
   return lines.join('\n')
 }
 
@@ -99,11 +114,19 @@ export async function runProfile(ctx: RunContext, name: string): Promise<string>
   if (!scenario) throw new Error(`no HTTP scenario "${name}"`)
   const dir = join(ctx.dir, `prof-${name}`)
   const spawned = performance.now()
-  const server = await startOurs(ctx.dir, { bunFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250'], tag: `prof-${name}` })
+  const server = await startOurs(ctx.dir, {
+    bunFlags: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250'],
+    tag: `prof-${name}`,
+  })
   let window: [number, number]
   try {
     const loadStart = performance.now() - spawned
-    await wrk(server.url, scenario.request(ctx.world), { seconds: ctx.seconds, connections: ctx.connections, threads: 1 }, ctx.dir)
+    await wrk(
+      server.url,
+      scenario.request(ctx.world),
+      { seconds: ctx.seconds, connections: ctx.connections, threads: 1 },
+      ctx.dir,
+    )
     window = [loadStart, performance.now() - spawned]
   } finally {
     await server.stop()

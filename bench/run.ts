@@ -25,7 +25,9 @@ const args = process.argv.slice(2)
 if (args.includes('--list')) {
   for (const s of httpScenarios) console.log(`${s.name.padEnd(22)} ${s.title}`)
   console.log(`${'login'.padEnd(22)} POST /auth/login at concurrency 8 vs raw argon2id verify`)
-  console.log(`${'gateway'.padEnd(22)} Identify → READY, RSS per socket and lobby fan-out, 1000 sockets (aliases: identify, fanout)`)
+  console.log(
+    `${'gateway'.padEnd(22)} Identify → READY, RSS per socket and lobby fan-out, 1000 sockets (aliases: identify, fanout)`,
+  )
   console.log(`${'gateway-5000'.padEnd(22)} RSS per socket at 5000 identified sockets`)
   console.log(`${'startup'.padEnd(22)} exec → first /healthz, compiled binary and bun src/main.ts`)
   process.exit(0)
@@ -34,7 +36,10 @@ if (args.includes('--list')) {
 // Everything this process starts runs on the load CPU unless pinned elsewhere (servers: SERVER_CPU).
 if (!process.env.BENCH_PINNED) {
   requireTools()
-  const proc = Bun.spawn(pinned(LOAD_CPU, [BUN, import.meta.path, ...args]), { env: { ...process.env, BENCH_PINNED: '1' }, stdio: ['inherit', 'inherit', 'inherit'] })
+  const proc = Bun.spawn(pinned(LOAD_CPU, [BUN, import.meta.path, ...args]), {
+    env: { ...process.env, BENCH_PINNED: '1' },
+    stdio: ['inherit', 'inherit', 'inherit'],
+  })
   process.exit(await proc.exited)
 }
 
@@ -77,7 +82,11 @@ async function attempt(name: string, title: string, fn: () => Promise<Row | Row[
     const result = await fn()
     add(...(Array.isArray(result) ? result : [result]))
   } catch (error) {
-    add({ scenario: title, name, skipped: `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) })
+    add({
+      scenario: title,
+      name,
+      skipped: `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300),
+    })
   }
 }
 
@@ -89,7 +98,8 @@ try {
     const world = await seedOnline(ours, dir, offline)
     ctx = { dir, world, seconds, warmSeconds, connections }
     for (const scenario of httpScenarios) {
-      if (selected.has(scenario.name)) await attempt(scenario.name, scenario.title, () => runHttpScenario(ctx, ours, scenario))
+      if (selected.has(scenario.name))
+        await attempt(scenario.name, scenario.title, () => runHttpScenario(ctx, ours, scenario))
     }
     if (selected.has('login')) await attempt('login', 'POST /auth/login', () => runLogin(ctx, ours))
   } finally {
@@ -102,7 +112,9 @@ try {
   for (const name of profiled) profiles.push(await runProfile(ctx, name))
 
   console.log('')
-  console.log(`Machine: ${m.nproc} CPUs, ${m.cpu}, Linux ${m.kernel}, Bun ${m.bun}, ${m.date}; took ${((performance.now() - started) / 1000).toFixed(0)} s; 1-min load average during the run: ${loads.join(', ')}`)
+  console.log(
+    `Machine: ${m.nproc} CPUs, ${m.cpu}, Linux ${m.kernel}, Bun ${m.bun}, ${m.date}; took ${((performance.now() - started) / 1000).toFixed(0)} s; 1-min load average during the run: ${loads.join(', ')}`,
+  )
   if (rows.length) console.log(`\n${render(rows)}`)
   for (const p of profiles) console.log(`\n${p}`)
 } finally {

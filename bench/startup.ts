@@ -11,7 +11,12 @@ const RUNS = 10
 async function timeToHealthz(cmd: string[], env: Record<string, string>, port: number): Promise<number> {
   const url = `http://127.0.0.1:${port}/healthz`
   const t0 = performance.now()
-  const proc = Bun.spawn(pinned(SERVER_CPU, cmd), { cwd: ROOT, env: { ...env, PORT: String(port) }, stdout: 'ignore', stderr: 'ignore' })
+  const proc = Bun.spawn(pinned(SERVER_CPU, cmd), {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port) },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
   try {
     for (;;) {
       try {
@@ -38,7 +43,9 @@ async function series(cmd: string[], env: Record<string, string>): Promise<numbe
 }
 
 function build(entry: string, outfile: string, viaScript: boolean): void {
-  const cmd = viaScript ? [BUN, 'run', 'scripts/build.ts', outfile] : [BUN, 'build', entry, '--compile', '--minify-whitespace', '--minify-syntax', '--outfile', outfile]
+  const cmd = viaScript
+    ? [BUN, 'run', 'scripts/build.ts', outfile]
+    : [BUN, 'build', entry, '--compile', '--minify-whitespace', '--minify-syntax', '--outfile', outfile]
   const proc = Bun.spawnSync(cmd, { cwd: ROOT, stdout: 'ignore', stderr: 'pipe' })
   if (proc.exitCode !== 0) throw new Error(`build ${entry}: ${proc.stderr.toString()}`)
 }

@@ -13,9 +13,20 @@ const SECONDS = Number(process.env.BENCH_VOICE_SECONDS ?? 10)
 const TICKS = 100 // USER_HZ on Linux
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-voice-'))
-const env = { ...process.env, DATABASE_PATH: join(dir, 'bench.sqlite'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', GATEWAY_HEARTBEAT_MS: '5000', NEW_LOGIN_LOCATION_CHECK: 'false', VOICE_MAX_PACKETS_PER_SECOND: '200' }
+const env = {
+  ...process.env,
+  DATABASE_PATH: join(dir, 'bench.sqlite'),
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  GATEWAY_HEARTBEAT_MS: '5000',
+  NEW_LOGIN_LOCATION_CHECK: 'false',
+  VOICE_MAX_PACKETS_PER_SECOND: '200',
+}
 
-const serverCommand = process.env.BENCH_VOICE_BINARY ? [process.env.BENCH_VOICE_BINARY] : [process.execPath, 'run', 'src/main.ts']
+const serverCommand = process.env.BENCH_VOICE_BINARY
+  ? [process.env.BENCH_VOICE_BINARY]
+  : [process.execPath, 'run', 'src/main.ts']
 
 function cli(...args: string[]) {
   const r = Bun.spawnSync([...serverCommand, ...args], { env })
@@ -26,7 +37,8 @@ function cli(...args: string[]) {
 const app = cli('app', 'create', '--name', 'voice-bench')
 const maxSize = Math.max(...SIZES)
 const users: { id: string; token: string }[] = []
-for (let i = 0; i < maxSize; i++) users.push(cli('user', 'create', '--email', `v${i}@bench.test`, '--password', 'bench password 123'))
+for (let i = 0; i < maxSize; i++)
+  users.push(cli('user', 'create', '--email', `v${i}@bench.test`, '--password', 'bench password 123'))
 
 const server = Bun.spawn(serverCommand, { env, stdout: 'pipe', stderr: 'inherit' })
 let url = ''
@@ -55,7 +67,14 @@ async function cpuOver(seconds: number): Promise<number> {
   return (serverCpu() - c0) / ((performance.now() - t0) / 1000)
 }
 
-const opus = () => new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111, parameters: 'minptime=10;useinbandfec=1' })
+const opus = () =>
+  new RTCRtpCodecParameters({
+    mimeType: 'audio/opus',
+    clockRate: 48000,
+    channels: 2,
+    payloadType: 111,
+    parameters: 'minptime=10;useinbandfec=1',
+  })
 
 class Peer {
   pc = new RTCPeerConnection({ codecs: { audio: [opus()], video: [] }, iceUseIpv6: false })
@@ -81,7 +100,12 @@ class Peer {
         const f = JSON.parse(String(event.data))
         if (f.op === 10) {
           this.beat = setInterval(() => this.ws.send(JSON.stringify({ op: 1, d: null })), 4000)
-          this.ws.send(JSON.stringify({ op: 2, d: { token: this.user.token, properties: { os: 'linux', browser: 'bench', device: 'bench' }, intents: 0 } }))
+          this.ws.send(
+            JSON.stringify({
+              op: 2,
+              d: { token: this.user.token, properties: { os: 'linux', browser: 'bench', device: 'bench' }, intents: 0 },
+            }),
+          )
         }
         if (f.t === 'READY') resolve()
         if (f.t === 'LOBBY_VOICE_SERVER_OFFER') this.chain = this.chain.then(() => this.answer(f.d))
@@ -101,15 +125,26 @@ class Peer {
       this.micSet = true
     }
     await this.pc.setLocalDescription(await this.pc.createAnswer())
-    for (const t of this.pc.iceTransports) for (const p of (t.connection as any).protocols ?? []) p.transport?.socket?.on?.('error', () => {})
-    this.ws.send(JSON.stringify({ op: 100, d: { lobby_id: d.lobby_id, revision: d.revision, sdp: this.pc.localDescription!.sdp } }))
+    for (const t of this.pc.iceTransports)
+      for (const p of (t.connection as any).protocols ?? []) p.transport?.socket?.on?.('error', () => {})
+    this.ws.send(
+      JSON.stringify({
+        op: 100,
+        d: { lobby_id: d.lobby_id, revision: d.revision, sdp: this.pc.localDescription!.sdp },
+      }),
+    )
   }
 
   send() {
     this.sent += 1
     this.seq = (this.seq + 1) & 0xffff
     this.ts = (this.ts + 960) >>> 0
-    this.mic.writeRtp(new RtpPacket(new RtpHeader({ payloadType: 111, sequenceNumber: this.seq, timestamp: this.ts, ssrc: this.ssrc }), Buffer.alloc(80, 0x5a)))
+    this.mic.writeRtp(
+      new RtpPacket(
+        new RtpHeader({ payloadType: 111, sequenceNumber: this.seq, timestamp: this.ts, ssrc: this.ssrc }),
+        Buffer.alloc(80, 0x5a),
+      ),
+    )
   }
 
   async close() {
@@ -151,23 +186,37 @@ for (const n of SIZES) {
   const expected = peers.reduce((sum, p, i) => sum + (p.sent - sent0[i]!) * (n - 1), 0)
   clearInterval(sender)
   for (const p of peers) await p.close()
-  rows.push({ members: n, streams: n * (n - 1), cpu: cpu - idle, loss: Math.max(0, 1 - got / expected), peersCpu: (own.user + own.system) / 1e6 / elapsed })
+  rows.push({
+    members: n,
+    streams: n * (n - 1),
+    cpu: cpu - idle,
+    loss: Math.max(0, 1 - got / expected),
+    peersCpu: (own.user + own.system) / 1e6 / elapsed,
+  })
   await Bun.sleep(1000)
 }
 server.kill()
 
 // cpu ≈ a·members + b·streams, least squares over the calls measured (idle subtracted).
 const s = (f: (r: Row) => number) => rows.reduce((sum, r) => sum + f(r), 0)
-const mm = s((r) => r.members ** 2), ss = s((r) => r.streams ** 2), ms = s((r) => r.members * r.streams)
-const mc = s((r) => r.members * r.cpu), sc = s((r) => r.streams * r.cpu)
+const mm = s((r) => r.members ** 2),
+  ss = s((r) => r.streams ** 2),
+  ms = s((r) => r.members * r.streams)
+const mc = s((r) => r.members * r.cpu),
+  sc = s((r) => r.streams * r.cpu)
 const det = mm * ss - ms * ms
 const perMember = (mc * ss - sc * ms) / det
 const perStream = (mm * sc - ms * mc) / det
 
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`
 console.log(`Server idle: ${pct(idle)} of a core\n`)
-console.log('| members | forwarded streams | server CPU (above idle) | packets lost | CPU of the peers (this process) |')
+console.log(
+  '| members | forwarded streams | server CPU (above idle) | packets lost | CPU of the peers (this process) |',
+)
 console.log('|---|---|---|---|---|')
-for (const r of rows) console.log(`| ${r.members} | ${r.streams} | ${pct(r.cpu)} | ${(r.loss * 100).toFixed(2)} % | ${pct(r.peersCpu)} |`)
-console.log(`\nFit: ${pct(perMember)} of a core per member + ${pct(perStream)} per forwarded stream (50 packets/s each).`)
+for (const r of rows)
+  console.log(`| ${r.members} | ${r.streams} | ${pct(r.cpu)} | ${(r.loss * 100).toFixed(2)} % | ${pct(r.peersCpu)} |`)
+console.log(
+  `\nFit: ${pct(perMember)} of a core per member + ${pct(perStream)} per forwarded stream (50 packets/s each).`,
+)
 process.exit(0)

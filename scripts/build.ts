@@ -7,8 +7,20 @@
 const outfile = process.argv[2] ?? 'dist/server'
 const proc = Bun.spawnSync(
   [
-    process.execPath, 'build', 'src/main.ts', '--compile', '--bytecode', '--format=esm', '--splitting', '--minify-whitespace', '--minify-syntax', '--sourcemap',
-    '--no-compile-autoload-dotenv', '--no-compile-autoload-bunfig', '--outfile', outfile,
+    process.execPath,
+    'build',
+    'src/main.ts',
+    '--compile',
+    '--bytecode',
+    '--format=esm',
+    '--splitting',
+    '--minify-whitespace',
+    '--minify-syntax',
+    '--sourcemap',
+    '--no-compile-autoload-dotenv',
+    '--no-compile-autoload-bunfig',
+    '--outfile',
+    outfile,
   ],
   { stdout: 'inherit', stderr: 'inherit' },
 )

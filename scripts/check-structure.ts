@@ -42,7 +42,8 @@ function unitOf(file: string): string {
   return first
 }
 
-const IMPORT = /^\s*(import|export)\b(\s+type\b)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
+const IMPORT =
+  /^\s*(import|export)\b(\s+type\b)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
 
 type Import = { specifier: string; typeOnly: boolean }
 
@@ -74,7 +75,12 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
     const unit = unitOf(file)
     const text = readFileSync(file, 'utf8')
     const base = rel.split('/').pop()!
-    if (!floorOf.has(unit)) findings.push({ rule: 'floors', file: rel, detail: `${unit} has no floor: add it to FLOORS in scripts/check-structure.ts and to docs/DESIGN.md` })
+    if (!floorOf.has(unit))
+      findings.push({
+        rule: 'floors',
+        file: rel,
+        detail: `${unit} has no floor: add it to FLOORS in scripts/check-structure.ts and to docs/DESIGN.md`,
+      })
 
     for (const { specifier, typeOnly } of importsOf(text)) {
       const to = target(file, specifier)
@@ -87,25 +93,43 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
         const mine = floorOf.get(unit)
         const theirs = floorOf.get(other)
         if (mine !== undefined && theirs !== undefined && theirs >= mine) {
-          findings.push({ rule: 'floors', file: rel, detail: `imports ${toRel}: ${other} is ${theirs === mine ? 'on the same floor' : 'a floor above'}` })
+          findings.push({
+            rule: 'floors',
+            file: rel,
+            detail: `imports ${toRel}: ${other} is ${theirs === mine ? 'on the same floor' : 'a floor above'}`,
+          })
         }
         if (/(^|\/)tables(\.ts)?$/.test(specifier) && !typeOnly && base !== 'tables.ts') {
-          findings.push({ rule: 'queries', file: rel, detail: `imports ${toRel}: another domain's tables are read through its store` })
+          findings.push({
+            rule: 'queries',
+            file: rel,
+            detail: `imports ${toRel}: another domain's tables are read through its store`,
+          })
         }
       }
     }
 
     const isStore = base === 'store.ts' || unit === 'db'
     if (!isStore) {
-      if (/\bdb\(\)/.test(text)) findings.push({ rule: 'queries', file: rel, detail: 'calls db(): queries belong in the domain store.ts' })
-      if (/\btx\s*\.\s*(select|insert|update|delete)\s*\(/.test(text)) findings.push({ rule: 'queries', file: rel, detail: 'builds a query: queries belong in the domain store.ts' })
+      if (/\bdb\(\)/.test(text))
+        findings.push({ rule: 'queries', file: rel, detail: 'calls db(): queries belong in the domain store.ts' })
+      if (/\btx\s*\.\s*(select|insert|update|delete)\s*\(/.test(text))
+        findings.push({ rule: 'queries', file: rel, detail: 'builds a query: queries belong in the domain store.ts' })
       if (base !== 'tables.ts' && importsOf(text).some((i) => i.specifier === 'drizzle-orm')) {
-        findings.push({ rule: 'queries', file: rel, detail: "imports drizzle-orm: queries belong in the domain store.ts" })
+        findings.push({
+          rule: 'queries',
+          file: rel,
+          detail: 'imports drizzle-orm: queries belong in the domain store.ts',
+        })
       }
     }
     const errorList = rel === 'core/errors.ts' || base === 'errors.ts'
     if (!errorList && /\bnew ApiError\(/.test(text)) {
-      findings.push({ rule: 'errors', file: rel, detail: 'new ApiError(...) outside an errors.ts: add it to the domain error list' })
+      findings.push({
+        rule: 'errors',
+        file: rel,
+        detail: 'new ApiError(...) outside an errors.ts: add it to the domain error list',
+      })
     }
   }
   return { findings, edges }
@@ -148,7 +172,8 @@ export function circles(edges: Map<string, Set<string>>): string[][] {
 
 if (import.meta.main) {
   const { findings, edges } = check()
-  for (const part of circles(edges)) findings.push({ rule: 'floors', file: part.join(', '), detail: 'import each other in a circle' })
+  for (const part of circles(edges))
+    findings.push({ rule: 'floors', file: part.join(', '), detail: 'import each other in a circle' })
   for (const f of findings) console.log(`${f.rule}: src/${f.file}: ${f.detail}`)
   if (findings.length) {
     console.log(`\n${findings.length} finding(s); the floors and rules are in docs/DESIGN.md`)

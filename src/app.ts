@@ -43,7 +43,10 @@ export function buildApp() {
   // parsed (close 1009); the Gateway answers 4002 for frames between its own 15 KiB limit and this.
   // The REST routes are built once and mounted under the three prefixes (one build per prefix cost ~5 ms of start).
   const rest = api()
-  const root = new Elysia({ serve: { maxRequestBodySize: config().maxBodyBytes * 4 }, websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES } })
+  const root = new Elysia({
+    serve: { maxRequestBodySize: config().maxBodyBytes * 4 },
+    websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
+  })
   const app = root
     .use(httpBasics)
     .use(cors)

@@ -41,9 +41,13 @@ const commands: Record<string, Command> = {
     usage: 'app create --name NAME [--redirect-uri URI ...]',
     summary: 'an application and its bot user; prints {id, name, bot_token, client_secret} once',
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } } })
+      const { values } = parseArgs({
+        args: argv,
+        options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } },
+      })
       if (!values.name) throw new UsageError('--name is required')
-      for (const uri of values['redirect-uri'] ?? []) if (!URL.canParse(uri)) throw new UsageError(`--redirect-uri is not a URL: ${uri}`)
+      for (const uri of values['redirect-uri'] ?? [])
+        if (!URL.canParse(uri)) throw new UsageError(`--redirect-uri is not a URL: ${uri}`)
       return createApplication(values.name, values['redirect-uri'] ?? [])
     },
   },
@@ -57,17 +61,25 @@ const commands: Record<string, Command> = {
   },
   'user create': {
     usage: 'user create --email EMAIL [--username NAME] [--password-stdin | --password PASSWORD]',
-    summary: 'a verified user, checked as registration checks it; asks for the password when neither option is given; prints {id, username, token}',
+    summary:
+      'a verified user, checked as registration checks it; asks for the password when neither option is given; prints {id, username, token}',
     async run(argv) {
       const { values } = parseArgs({
         args: argv,
-        options: { email: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' }, username: { type: 'string' } },
+        options: {
+          email: { type: 'string' },
+          password: { type: 'string' },
+          'password-stdin': { type: 'boolean' },
+          username: { type: 'string' },
+        },
       })
       if (!values.email) throw new UsageError('--email is required')
-      if (values.password !== undefined && values['password-stdin']) throw new UsageError('give --password or --password-stdin, not both')
+      if (values.password !== undefined && values['password-stdin'])
+        throw new UsageError('give --password or --password-stdin, not both')
       // The same rules as POST /auth/register (auth/register.ts).
       const email = values.email.trim().toLowerCase()
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw new Error(`--email: not a well formed e-mail address: ${values.email}`)
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
+        throw new Error(`--email: not a well formed e-mail address: ${values.email}`)
       if (findUserByEmail(email)) throw new Error(`--email: ${email} is already registered`)
       let username: string
       if (values.username !== undefined) {
@@ -78,7 +90,8 @@ const commands: Record<string, Command> = {
       } else {
         username = await suggestUsername(email.split('@')[0])
       }
-      const password = values.password ?? (values['password-stdin'] ? await passwordFromStdin() : await passwordFromPrompt())
+      const password =
+        values.password ?? (values['password-stdin'] ? await passwordFromStdin() : await passwordFromPrompt())
       const problem = passwordProblem(password)
       if (problem) throw new Error(`password: ${problem[1]}`)
       const user = await createVerifiedUser({ email, password, username })
@@ -92,8 +105,10 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { values } = parseArgs({ args: argv, options: { limit: { type: 'string' }, after: { type: 'string' } } })
       const limit = values.limit === undefined ? 1000 : Number(values.limit)
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be an integer from 1 to 100000')
-      if (values.after !== undefined && !/^\d{1,20}$/.test(values.after)) throw new UsageError(`--after: not an ID: ${values.after}`)
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100_000)
+        throw new UsageError('--limit must be an integer from 1 to 100000')
+      if (values.after !== undefined && !/^\d{1,20}$/.test(values.after))
+        throw new UsageError(`--after: not an ID: ${values.after}`)
       const rows = listUsers({ limit, after: values.after })
       return rows.map((u) => ({
         id: u.id,
@@ -121,8 +136,22 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { values } = parseArgs({ args: argv, options: { to: { type: 'string' }, json: { type: 'boolean' } } })
       const rows = await readOutbox(values.to)
-      if (values.json) return rows.map((r) => ({ id: r.id, channel: r.channel, to: r.to, subject: r.subject, body: r.body, status: r.status, created_at: new Date(r.createdAt).toISOString() }))
-      return rows.map((r) => `${new Date(r.createdAt).toISOString()} ${r.channel} to ${r.to} [${r.status}]${r.subject ? ` ${r.subject}` : ''}\n${r.body}\n`).join('\n')
+      if (values.json)
+        return rows.map((r) => ({
+          id: r.id,
+          channel: r.channel,
+          to: r.to,
+          subject: r.subject,
+          body: r.body,
+          status: r.status,
+          created_at: new Date(r.createdAt).toISOString(),
+        }))
+      return rows
+        .map(
+          (r) =>
+            `${new Date(r.createdAt).toISOString()} ${r.channel} to ${r.to} [${r.status}]${r.subject ? ` ${r.subject}` : ''}\n${r.body}\n`,
+        )
+        .join('\n')
     },
   },
   'guild set': {
@@ -131,7 +160,12 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { values } = parseArgs({
         args: argv,
-        options: { id: { type: 'string' }, feature: { type: 'string', multiple: true }, 'hub-type': { type: 'string' }, vanity: { type: 'string' } },
+        options: {
+          id: { type: 'string' },
+          feature: { type: 'string', multiple: true },
+          'hub-type': { type: 'string' },
+          vanity: { type: 'string' },
+        },
       })
       if (!values.id) throw new UsageError('--id is required')
       const hubType = values['hub-type']
@@ -145,7 +179,7 @@ const commands: Record<string, Command> = {
   },
   'experiments load': {
     usage: 'experiments load FILE.json',
-    summary: 'replace every experiment definition with the file\'s (checked whole; a bad file changes nothing)',
+    summary: "replace every experiment definition with the file's (checked whole; a bad file changes nothing)",
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
       if (positionals.length !== 1) throw new UsageError('give one definitions file')
@@ -160,7 +194,8 @@ const commands: Record<string, Command> = {
       try {
         return loadDefinitions(parsed)
       } catch (error) {
-        if (error instanceof DefinitionError) throw new Error(`${positionals[0]} refused, the loaded definitions stay:\n${error.message}`)
+        if (error instanceof DefinitionError)
+          throw new Error(`${positionals[0]} refused, the loaded definitions stay:\n${error.message}`)
         throw error
       }
     },
@@ -187,9 +222,14 @@ const commands: Record<string, Command> = {
     usage: 'experiments eval NAME (--guild ID | --user ID)',
     summary: 'bucket, population and rollout position of a server or user',
     async run(argv) {
-      const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { guild: { type: 'string' }, user: { type: 'string' } } })
+      const { positionals, values } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: { guild: { type: 'string' }, user: { type: 'string' } },
+      })
       if (positionals.length !== 1) throw new UsageError('give one experiment name')
-      for (const id of [values.guild, values.user]) if (id !== undefined && !/^\d{1,20}$/.test(id)) throw new UsageError(`not an ID: ${id}`)
+      for (const id of [values.guild, values.user])
+        if (id !== undefined && !/^\d{1,20}$/.test(id)) throw new UsageError(`not an ID: ${id}`)
       try {
         return evaluateOne(positionals[0], { guild: values.guild, user: values.user })
       } catch (error) {
@@ -200,7 +240,8 @@ const commands: Record<string, Command> = {
   },
   backup: {
     usage: 'backup FILE',
-    summary: 'a consistent copy of the database while the server runs (VACUUM INTO), integrity-checked; FILE must not exist',
+    summary:
+      'a consistent copy of the database while the server runs (VACUUM INTO), integrity-checked; FILE must not exist',
     database: 'none',
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
@@ -277,10 +318,14 @@ export function parseInvocation(args: string[]): Invocation {
       return { kind: 'exit', code: 0 }
     }
     try {
-      const { values } = parseArgs({ args: args.slice(1), options: { port: { type: 'string' }, host: { type: 'string' } } })
+      const { values } = parseArgs({
+        args: args.slice(1),
+        options: { port: { type: 'string' }, host: { type: 'string' } },
+      })
       let port: number | undefined
       if (values.port !== undefined) {
-        if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`)
+        if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
+          throw new UsageError(`--port must be a port number (0-65535), got "${values.port}"`)
         port = Number(values.port)
       }
       if (values.host !== undefined && !values.host) throw new UsageError('--host must not be empty')
@@ -292,7 +337,10 @@ export function parseInvocation(args: string[]): Invocation {
   }
   const found = findCommand(args)
   if (!found) {
-    const words = args.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')
+    const words = args
+      .filter((a) => !a.startsWith('-'))
+      .slice(0, 2)
+      .join(' ')
     console.error(`error: unknown command "${words || args[0]}"; "server --help" lists the commands`)
     return { kind: 'exit', code: 2 }
   }
@@ -320,8 +368,11 @@ export async function runCli(args: string[]): Promise<number> {
     return 0
   } catch (error) {
     const usage = error instanceof UsageError || String((error as { code?: string })?.code).startsWith('ERR_PARSE_ARGS')
-    console.error(`error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}${usage ? `\nusage: server ${command.usage}` : ''}`)
-    if (!usage && error instanceof Error && error.message.includes('\n')) console.error(error.message.split('\n').slice(1).join('\n'))
+    console.error(
+      `error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}${usage ? `\nusage: server ${command.usage}` : ''}`,
+    )
+    if (!usage && error instanceof Error && error.message.includes('\n'))
+      console.error(error.message.split('\n').slice(1).join('\n'))
     return usage ? 2 : 1
   } finally {
     closeDatabase()
@@ -371,7 +422,8 @@ function readHidden(question: string): Promise<string> {
 }
 
 async function passwordFromPrompt(): Promise<string> {
-  if (!process.stdin.isTTY) throw new UsageError('no password: give --password-stdin (or --password), or run in a terminal to be asked')
+  if (!process.stdin.isTTY)
+    throw new UsageError('no password: give --password-stdin (or --password), or run in a terminal to be asked')
   const first = await readHidden('Password: ')
   const problem = passwordProblem(first)
   if (problem) throw new Error(`password: ${problem[1]}`)
@@ -384,7 +436,10 @@ function integrityOf(path: string): string {
   const handle = new Database(path, { readonly: true })
   try {
     const rows = handle.query('PRAGMA integrity_check').values() as [string][]
-    return rows.map((r) => r[0]).slice(0, 5).join('; ')
+    return rows
+      .map((r) => r[0])
+      .slice(0, 5)
+      .join('; ')
   } finally {
     handle.close()
   }
@@ -394,9 +449,13 @@ function integrityOf(path: string): string {
 function migrationsOf(path: string): number[] {
   const handle = new Database(path, { readonly: true })
   try {
-    const table = handle.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get()
+    const table = handle
+      .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'")
+      .get()
     if (!table) return []
-    return (handle.query('SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at').values() as [number][]).map((r) => Number(r[0]))
+    return (
+      handle.query('SELECT created_at FROM "__drizzle_migrations" ORDER BY created_at').values() as [number][]
+    ).map((r) => Number(r[0]))
   } finally {
     handle.close()
   }
@@ -405,7 +464,10 @@ function migrationsOf(path: string): number[] {
 function schemaTag(migrations: number[]): string | null {
   const last = migrations.at(-1)
   if (last === undefined) return null
-  return embeddedMigrations().find((m) => m.folderMillis === last)?.tag ?? `newer than this binary (${new Date(last).toISOString()})`
+  return (
+    embeddedMigrations().find((m) => m.folderMillis === last)?.tag ??
+    `newer than this binary (${new Date(last).toISOString()})`
+  )
 }
 
 /**
@@ -435,7 +497,13 @@ async function backup(databasePath: string, file: string) {
     throw new Error(`backup failed its integrity check (${integrity}); nothing was written`)
   }
   renameSync(partial, file)
-  return { file, bytes: statSync(file).size, integrity, schema: schemaTag(migrationsOf(file)), ms: Date.now() - started }
+  return {
+    file,
+    bytes: statSync(file).size,
+    integrity,
+    schema: schemaTag(migrationsOf(file)),
+    ms: Date.now() - started,
+  }
 }
 
 /**
@@ -451,12 +519,14 @@ async function restore(databasePath: string, file: string) {
   const migrations = migrationsOf(file)
   if (!migrations.length) throw new Error(`${file} is not a lobby-server database (no migrations recorded)`)
   const newest = embeddedMigrations().at(-1)!.folderMillis
-  if (migrations.at(-1)! > newest) throw new Error(`${file} was written by a newer lobby-server than this ${VERSION}; restore it with that version`)
+  if (migrations.at(-1)! > newest)
+    throw new Error(`${file} was written by a newer lobby-server than this ${VERSION}; restore it with that version`)
   mkdirSync(dirname(databasePath), { recursive: true })
   try {
     lockDatabase(databasePath)
   } catch (error) {
-    if (error instanceof DatabaseLockedError) throw new Error(`${error.message.replace(/; stop it first$/, '')}: stop the server before restoring`)
+    if (error instanceof DatabaseLockedError)
+      throw new Error(`${error.message.replace(/; stop it first$/, '')}: stop the server before restoring`)
     throw error
   }
   try {

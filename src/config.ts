@@ -51,7 +51,10 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, values: re
 function list(env: Env, name: string, fallback: string[]): string[] {
   const raw = env[name]
   if (raw === undefined) return fallback
-  return raw.split(',').map((s) => s.trim()).filter(Boolean)
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 }
 
 function ipAddress(env: Env, name: string): string | undefined {
@@ -66,17 +69,19 @@ function portRange(env: Env, minName: string, maxName: string): [number, number]
   const min = int(env, minName, 0, 1024, 65535)
   const max = int(env, maxName, 0, 1024, 65535)
   if (min === 0 && max === 0) return undefined
-  if (min === 0 || max === 0) throw new ConfigError(`${min === 0 ? minName : maxName} must be set with ${min === 0 ? maxName : minName}`)
+  if (min === 0 || max === 0)
+    throw new ConfigError(`${min === 0 ? minName : maxName} must be set with ${min === 0 ? maxName : minName}`)
   if (min >= max) throw new ConfigError(`${maxName} must be above ${minName}, got ${min}-${max}`)
   return [min, max]
 }
 
 function iceUrls(env: Env, name: string): string[] {
   const urls = list(env, name, [])
-  for (const u of urls) if (!/^(turns?|stun):[^\s]+$/.test(u)) throw new ConfigError(`${name} must list turn:, turns: or stun: URLs, got "${u}"`)
+  for (const u of urls)
+    if (!/^(turns?|stun):[^\s]+$/.test(u))
+      throw new ConfigError(`${name} must list turn:, turns: or stun: URLs, got "${u}"`)
   return urls
 }
-
 
 /**
  * Which peers may set the client address through X-Forwarded-For: false (none: the socket's address is the client),
@@ -104,7 +109,10 @@ function trustProxy(env: Env, name: string): TrustProxy {
     if (hops > 32) throw new ConfigError(`${name} must be a hop count up to 32, got ${hops}`)
     return hops
   }
-  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean)
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
   for (const entry of entries) {
     if (Object.hasOwn(TRUST_PROXY_RANGES, entry.toLowerCase())) continue
     const [address, prefix, extra] = entry.split('/')
@@ -112,7 +120,9 @@ function trustProxy(env: Env, name: string): TrustProxy {
     const bits = family === 4 ? 32 : 128
     const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
     if (family === 0 || !prefixOk || extra !== undefined) {
-      throw new ConfigError(`${name} must be true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal; "${entry}" is none of these`)
+      throw new ConfigError(
+        `${name} must be true, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal; "${entry}" is none of these`,
+      )
     }
   }
   return entries
@@ -170,8 +180,39 @@ export function loadConfig(env: Env = process.env) {
     newLoginLocationCheck: bool(env, 'NEW_LOGIN_LOCATION_CHECK', true),
     /** ISO country codes whose users must give explicit consent at registration. */
     consentCountries: list(env, 'CONSENT_REQUIRED_COUNTRIES', [
-      'AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT',
-      'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'GB', 'IS', 'LI', 'NO', 'CH', 'KR',
+      'AT',
+      'BE',
+      'BG',
+      'HR',
+      'CY',
+      'CZ',
+      'DK',
+      'EE',
+      'FI',
+      'FR',
+      'DE',
+      'GR',
+      'HU',
+      'IE',
+      'IT',
+      'LV',
+      'LT',
+      'LU',
+      'MT',
+      'NL',
+      'PL',
+      'PT',
+      'RO',
+      'SK',
+      'SI',
+      'ES',
+      'SE',
+      'GB',
+      'IS',
+      'LI',
+      'NO',
+      'CH',
+      'KR',
     ]),
     /** Lobby voice (src/voice/): the address announced in the server's ICE host candidates (unset: the interfaces' own). */
     voicePublicIp: ipAddress(env, 'VOICE_PUBLIC_IP'),

@@ -21,12 +21,24 @@ export function installMetrics(): void {
   const cfg = config()
   enableMetrics(cfg.metrics || cfg.metricsPort > 0)
   collect('lobby_gateway_connections', 'Open Gateway WebSocket connections.', 'gauge', () => gatewayStats().connections)
-  collect('lobby_gateway_sessions', 'Gateway sessions (identified, including those waiting to be resumed).', 'gauge', () => gatewayStats().sessions)
-  collect('lobby_database_size_bytes', 'Size of the SQLite database file and its write-ahead log.', 'gauge', () => databaseSize(config().databasePath))
+  collect(
+    'lobby_gateway_sessions',
+    'Gateway sessions (identified, including those waiting to be resumed).',
+    'gauge',
+    () => gatewayStats().sessions,
+  )
+  collect('lobby_database_size_bytes', 'Size of the SQLite database file and its write-ahead log.', 'gauge', () =>
+    databaseSize(config().databasePath),
+  )
   collect('lobby_lobbies', 'Lobbies.', 'gauge', () => countLobbies())
   collect('lobby_users', 'User accounts (bots not counted).', 'gauge', () => countUsers())
   collect('lobby_build_info', 'The running version.', 'gauge', () => [[{ version: VERSION }, 1]])
-  collect('process_start_time_seconds', 'Start time of the process since the Unix epoch, in seconds.', 'gauge', () => startedAt)
+  collect(
+    'process_start_time_seconds',
+    'Start time of the process since the Unix epoch, in seconds.',
+    'gauge',
+    () => startedAt,
+  )
   collect('process_resident_memory_bytes', 'Resident memory size, in bytes.', 'gauge', () => process.memoryUsage.rss())
 }
 
@@ -36,7 +48,10 @@ export function metricsResponse(request: Request): Response {
   if (token) {
     const given = request.headers.get('authorization') ?? ''
     if (!safeEqual(given, `Bearer ${token}`)) {
-      return new Response(JSON.stringify(Errors.unauthorized().body()), { status: 401, headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' } })
+      return new Response(JSON.stringify(Errors.unauthorized().body()), {
+        status: 401,
+        headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+      })
     }
   }
   return new Response(renderMetrics(), { headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' } })
@@ -58,8 +73,12 @@ export function startMetricsListener(): Server<undefined> | undefined {
     reusePort: false,
     fetch(request) {
       const path = request.url.slice(request.url.indexOf('/', 8)).split('?')[0]
-      if (path === '/metrics' && (request.method === 'GET' || request.method === 'HEAD')) return metricsResponse(request)
-      return new Response(JSON.stringify(Errors.notFound().body()), { status: 404, headers: { 'content-type': 'application/json' } })
+      if (path === '/metrics' && (request.method === 'GET' || request.method === 'HEAD'))
+        return metricsResponse(request)
+      return new Response(JSON.stringify(Errors.notFound().body()), {
+        status: 404,
+        headers: { 'content-type': 'application/json' },
+      })
     },
   })
 }

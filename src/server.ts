@@ -31,12 +31,21 @@ function firstLine(error: unknown): string {
 async function listenFailure(error: unknown, what: string, host: string, port: number): Promise<StartupError> {
   const code = (error as { code?: string })?.code
   if (isIP(host) === 0) {
-    const resolves = await lookup(host).then(() => true, () => false)
-    if (!resolves) return new StartupError(`cannot listen on ${host}:${port}: ${what} "${host}" is neither an IP address nor a name that resolves`)
+    const resolves = await lookup(host).then(
+      () => true,
+      () => false,
+    )
+    if (!resolves)
+      return new StartupError(
+        `cannot listen on ${host}:${port}: ${what} "${host}" is neither an IP address nor a name that resolves`,
+      )
   }
-  if (code === 'EADDRINUSE') return new StartupError(`cannot listen on ${host}:${port}: the port is already in use (another server?)`)
-  if (code === 'EACCES') return new StartupError(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`)
-  if (code === 'EADDRNOTAVAIL') return new StartupError(`cannot listen on ${host}:${port}: ${host} is not an address of this machine`)
+  if (code === 'EADDRINUSE')
+    return new StartupError(`cannot listen on ${host}:${port}: the port is already in use (another server?)`)
+  if (code === 'EACCES')
+    return new StartupError(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges)`)
+  if (code === 'EADDRNOTAVAIL')
+    return new StartupError(`cannot listen on ${host}:${port}: ${host} is not an address of this machine`)
   return new StartupError(`cannot listen on ${host}:${port}: ${firstLine(error)}`)
 }
 
@@ -89,7 +98,11 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
-    setConfig({ ...cfg, baseUrl: `http://${host}:${port}`, webUrl: overrides.webUrl ?? process.env.WEB_URL ?? `http://${host}:${port}` })
+    setConfig({
+      ...cfg,
+      baseUrl: `http://${host}:${port}`,
+      webUrl: overrides.webUrl ?? process.env.WEB_URL ?? `http://${host}:${port}`,
+    })
   }
   // Operators and scripts wait for this line.
   log.notice('listening', {

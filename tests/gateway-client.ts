@@ -33,7 +33,10 @@ export class GatewayClient {
   }
 
   /** Connect and identify; resolves with READY's d. */
-  static async identified(token: string, extra: Record<string, unknown> = {}): Promise<{ client: GatewayClient; ready: any }> {
+  static async identified(
+    token: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ client: GatewayClient; ready: any }> {
     const client = await GatewayClient.connect()
     const ready = await client.identify(token, extra)
     return { client, ready }
@@ -84,7 +87,15 @@ export class GatewayClient {
     const already = this.frames.slice(since).find(match)
     if (already) return Promise.resolve(already)
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${typeof type === 'string' ? type : 'matching frame'} within ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.t ?? f.op))}`)), timeoutMs)
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no ${typeof type === 'string' ? type : 'matching frame'} within ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.t ?? f.op))}`,
+            ),
+          ),
+        timeoutMs,
+      )
       this.waiters.push({ match, resolve: (f) => (clearTimeout(timer), resolve(f)) })
     })
   }
@@ -103,7 +114,8 @@ export class GatewayClient {
     const before = this.dispatches(type).length
     await Bun.sleep(ms)
     const after = this.dispatches(type)
-    if (after.length > before) throw new Error(`unexpected ${type}: ${JSON.stringify(after.slice(before).map((f) => f.d))}`)
+    if (after.length > before)
+      throw new Error(`unexpected ${type}: ${JSON.stringify(after.slice(before).map((f) => f.d))}`)
   }
 
   waitForClose(timeoutMs = 5000): Promise<{ code: number; reason: string }> {

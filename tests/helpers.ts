@@ -35,16 +35,32 @@ export type Reply<T = any> = { status: number; body: T; headers: Headers }
 export async function api<T = any>(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string>; rateLimited?: 'wait' | 'return' } = {},
+  options: {
+    token?: string
+    body?: unknown
+    raw?: string
+    headers?: Record<string, string>
+    rateLimited?: 'wait' | 'return'
+  } = {},
 ): Promise<Reply<T>> {
   for (let attempt = 0; ; attempt++) {
     const reply = await apiOnce<T>(method, path, options)
-    if (reply.status !== 429 || !reply.headers.get('x-ratelimit-scope') || options.rateLimited === 'return' || attempt >= 50) return reply
+    if (
+      reply.status !== 429 ||
+      !reply.headers.get('x-ratelimit-scope') ||
+      options.rateLimited === 'return' ||
+      attempt >= 50
+    )
+      return reply
     await Bun.sleep(Math.ceil(Number((reply.body as { retry_after?: number })?.retry_after ?? 0.1) * 1000) + 5)
   }
 }
 
-async function apiOnce<T>(method: string, path: string, options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply<T>> {
+async function apiOnce<T>(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+): Promise<Reply<T>> {
   const { url } = await server()
   const headers: Record<string, string> = { ...options.headers }
   if (options.token) headers.authorization = options.token
@@ -52,7 +68,10 @@ async function apiOnce<T>(method: string, path: string, options: { token?: strin
   if (options.raw !== undefined) body = options.raw
   else if (options.body !== undefined) body = JSON.stringify(options.body)
   if (body !== undefined) headers['content-type'] ??= 'application/json'
-  const response = await fetch(`${url}${path.startsWith('/api') || path.startsWith('/healthz') ? '' : '/api/v9'}${path}`, { method, headers, body })
+  const response = await fetch(
+    `${url}${path.startsWith('/api') || path.startsWith('/healthz') ? '' : '/api/v9'}${path}`,
+    { method, headers, body },
+  )
   const text = await response.text()
   let parsed: unknown = text
   try {
@@ -68,7 +87,9 @@ function unique(prefix: string): string {
 }
 
 /** A verified user with a session token. */
-export async function makeUser(options: { password?: string } = {}): Promise<{ id: string; token: string; email: string; password: string; username: string }> {
+export async function makeUser(
+  options: { password?: string } = {},
+): Promise<{ id: string; token: string; email: string; password: string; username: string }> {
   await server()
   const name = unique('u')
   const password = options.password ?? 'correct horse battery staple'

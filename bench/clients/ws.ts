@@ -33,7 +33,12 @@ function open(token: string): Promise<number> {
         if (data.includes('"op":10')) {
           if (!hello) hello = data
           sentAt = performance.now()
-          ws.send(JSON.stringify({ op: 2, d: { token, properties: { os: 'linux', browser: 'bench', device: 'bench' }, intents: 0 } }))
+          ws.send(
+            JSON.stringify({
+              op: 2,
+              d: { token, properties: { os: 'linux', browser: 'bench', device: 'bench' }, intents: 0 },
+            }),
+          )
         } else if (data.includes('"t":"READY"')) {
           done = true
           if (!ready) ready = data
@@ -78,7 +83,18 @@ await Promise.all(
 )
 const seconds = (performance.now() - started) / 1000
 latencies.sort((a, b) => a - b)
-console.log(JSON.stringify({ event: 'ready', count: sockets.length, seconds, rate: count / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), hello, ready }))
+console.log(
+  JSON.stringify({
+    event: 'ready',
+    count: sockets.length,
+    seconds,
+    rate: count / seconds,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    hello,
+    ready,
+  }),
+)
 
 const heartbeat = JSON.stringify({ op: 1, d: null })
 const beat = setInterval(() => {
@@ -91,7 +107,10 @@ async function fanout(cmd: { url: string; authorization: string; rounds: number;
   for (let round = 0; round < cmd.warm + cmd.rounds; round++) {
     const want = received + sockets.length
     const all = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`round ${round}: ${want - received} sockets did not receive the message`)), 15_000)
+      const timer = setTimeout(
+        () => reject(new Error(`round ${round}: ${want - received} sockets did not receive the message`)),
+        15_000,
+      )
       onReceive = () => {
         if (received >= want) {
           clearTimeout(timer)
@@ -109,7 +128,9 @@ async function fanout(cmd: { url: string; authorization: string; rounds: number;
     if (response.status >= 300) throw new Error(`POST answered ${response.status}: ${new TextDecoder().decode(body)}`)
     post = {
       status: response.status,
-      headers: [...response.headers].filter(([k]) => !['date', 'content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)),
+      headers: [...response.headers].filter(
+        ([k]) => !['date', 'content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(k),
+      ),
       bodyBase64: Buffer.from(body).toString('base64'),
     }
     const last = await all
@@ -118,7 +139,16 @@ async function fanout(cmd: { url: string; authorization: string; rounds: number;
   }
   onReceive = undefined
   const sorted = [...times].sort((a, b) => a - b)
-  console.log(JSON.stringify({ event: 'fanout', rounds: times.length, p50: pct(sorted, 50), p99: pct(sorted, 99), payload: lastFrame, post }))
+  console.log(
+    JSON.stringify({
+      event: 'fanout',
+      rounds: times.length,
+      p50: pct(sorted, 50),
+      p99: pct(sorted, 99),
+      payload: lastFrame,
+      post,
+    }),
+  )
 }
 
 for await (const line of console) {
@@ -126,7 +156,15 @@ for await (const line of console) {
   const cmd = JSON.parse(line) as { cmd: string }
   try {
     if (cmd.cmd === 'fanout') await fanout(cmd as never)
-    else if (cmd.cmd === 'status') console.log(JSON.stringify({ event: 'status', open: sockets.filter((s) => s.readyState === WebSocket.OPEN).length, closedEarly, closeCodes }))
+    else if (cmd.cmd === 'status')
+      console.log(
+        JSON.stringify({
+          event: 'status',
+          open: sockets.filter((s) => s.readyState === WebSocket.OPEN).length,
+          closedEarly,
+          closeCodes,
+        }),
+      )
     else if (cmd.cmd === 'exit') break
   } catch (error) {
     console.log(JSON.stringify({ event: 'error', message: String(error) }))

@@ -44,7 +44,13 @@ export function machine(): { nproc: number; cpu: string; bun: string; kernel: st
   try {
     kernel = readFileSync('/proc/sys/kernel/osrelease', 'utf8').trim()
   } catch {}
-  return { nproc: cpus().length, cpu, bun: Bun.version, kernel, date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC' }
+  return {
+    nproc: cpus().length,
+    cpu,
+    bun: Bun.version,
+    kernel,
+    date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+  }
 }
 
 /** Resident set size of a process, in KB (from /proc). */
@@ -83,5 +89,8 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export function median(values: number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50)
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  )
 }

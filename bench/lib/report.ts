@@ -25,7 +25,8 @@ export type Row = {
 }
 
 export const fmtRate = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2))
-export const fmtMs = (ms: number) => (ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`)
+export const fmtMs = (ms: number) =>
+  ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`
 const times = (x: number) => `${x >= 10 ? x.toFixed(0) : x.toFixed(1)}×`
 
 /** A higher-is-better row (req/s, logins/s): ratio = ours/bare, target a minimum ratio. */
@@ -47,7 +48,10 @@ export function ratioRow(r: {
     ours: `${fmtRate(r.ours)} ${r.unit}`,
     bare: `${fmtRate(r.bare)} ${r.unit}`,
     ratio: ratio.toFixed(2),
-    p99: r.oursP99 !== undefined && r.bareP99 !== undefined ? `${times(r.oursP99 / r.bareP99)} (${fmtMs(r.oursP99)} / ${fmtMs(r.bareP99)})` : undefined,
+    p99:
+      r.oursP99 !== undefined && r.bareP99 !== undefined
+        ? `${times(r.oursP99 / r.bareP99)} (${fmtMs(r.oursP99)} / ${fmtMs(r.bareP99)})`
+        : undefined,
     target: r.target !== undefined ? `≥ ${r.target.toFixed(2)}` : undefined,
     met: r.target !== undefined ? ratio >= r.target : undefined,
     note: r.note,
@@ -72,7 +76,10 @@ export function costRow(r: {
     ours: r.format(r.ours),
     bare: r.format(r.bare),
     ratio: `${times(r.ours / r.bare)} bare`,
-    p99: r.oursP99 !== undefined && r.bareP99 !== undefined ? `${times(r.oursP99 / r.bareP99)} (${fmtMs(r.oursP99)} / ${fmtMs(r.bareP99)})` : undefined,
+    p99:
+      r.oursP99 !== undefined && r.bareP99 !== undefined
+        ? `${times(r.oursP99 / r.bareP99)} (${fmtMs(r.oursP99)} / ${fmtMs(r.bareP99)})`
+        : undefined,
     target: r.target?.label,
     met: r.target ? r.ours <= r.target.max : undefined,
     note: r.note,
@@ -80,7 +87,8 @@ export function costRow(r: {
 }
 
 export function render(rows: Row[]): string {
-  const head = '| scenario | ours | bare | ratio | p99 ours/bare | target | met | notes |\n|---|---:|---:|---:|---:|---|:-:|---|'
+  const head =
+    '| scenario | ours | bare | ratio | p99 ours/bare | target | met | notes |\n|---|---:|---:|---:|---:|---|:-:|---|'
   const lines = rows.map((r) =>
     r.skipped
       ? `| ${r.scenario} | — | — | — | — | ${r.target ?? ''} | | skipped: ${r.skipped.replace(/\|/g, '\\|')} |`

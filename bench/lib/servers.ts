@@ -21,7 +21,14 @@ export function ourEnv(dir: string, port: number): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v
   for (const k of ['BASE_URL', 'WEB_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL', 'TRUST_PROXY', 'NODE_ENV']) delete env[k]
-  return { ...env, DATABASE_PATH: join(dir, 'bench.sqlite'), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ROUTE_RATE_LIMITS: 'false' }
+  return {
+    ...env,
+    DATABASE_PATH: join(dir, 'bench.sqlite'),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ROUTE_RATE_LIMITS: 'false',
+  }
 }
 
 /**
@@ -39,7 +46,10 @@ export async function startOurs(dir: string, options: { bunFlags?: string[]; tag
   })
   const url = `http://127.0.0.1:${port}`
   try {
-    await Promise.race([waitForHealth(url), proc.exited.then((code) => Promise.reject(new Error(`our server exited with ${code}; see ${dir}/${tag}.err`)))])
+    await Promise.race([
+      waitForHealth(url),
+      proc.exited.then((code) => Promise.reject(new Error(`our server exited with ${code}; see ${dir}/${tag}.err`))),
+    ])
   } catch (error) {
     proc.kill('SIGKILL')
     throw error
@@ -49,7 +59,11 @@ export async function startOurs(dir: string, options: { bunFlags?: string[]; tag
 
 /** A bare baseline: one of bench/bare/*.ts, given a JSON spec file; it prints `port N` once listening. */
 export async function startBare(script: string, specFile: string): Promise<Server> {
-  const proc = Bun.spawn(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench/bare', script), specFile]), { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' })
+  const proc = Bun.spawn(pinned(SERVER_CPU, [BUN, join(ROOT, 'bench/bare', script), specFile]), {
+    cwd: ROOT,
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   const reader = proc.stdout.getReader()
   let seen = ''
   while (!/port (\d+)/.test(seen)) {
@@ -60,7 +74,13 @@ export async function startBare(script: string, specFile: string): Promise<Serve
   reader.releaseLock()
   const port = Number(/port (\d+)/.exec(seen)![1])
   // Printed after Bun.serve returned: it listens.
-  return { url: `http://127.0.0.1:${port}`, port, pid: proc.pid, rssKb: () => rssKb(proc.pid), stop: () => stopProcess(proc) }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: proc.pid,
+    rssKb: () => rssKb(proc.pid),
+    stop: () => stopProcess(proc),
+  }
 }
 
 /** What a response looked like, to be answered again byte for byte by a bare server. */

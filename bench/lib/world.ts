@@ -61,11 +61,24 @@ export function fiftyExperiments() {
       ...(i % 10 === 1 ? { platform: 'DEVELOPER_PORTAL' } : {}),
       populations: guild
         ? [
-            { ranges, filters: { guild_has_feature: { guild_features: ['COMMUNITY'] }, guild_member_count_range: { min_id: 10, max_id: 5000 } } },
-            { ranges: [{ bucket: 1, rollout: [{ s: 0, e: 4999 }] }, { bucket: 0, rollout: [{ s: 5000, e: 9999 }] }], filters: { guild_id_range: { min_id: '0', max_id: '9223372036854775807' } } },
+            {
+              ranges,
+              filters: {
+                guild_has_feature: { guild_features: ['COMMUNITY'] },
+                guild_member_count_range: { min_id: 10, max_id: 5000 },
+              },
+            },
+            {
+              ranges: [
+                { bucket: 1, rollout: [{ s: 0, e: 4999 }] },
+                { bucket: 0, rollout: [{ s: 5000, e: 9999 }] },
+              ],
+              filters: { guild_id_range: { min_id: '0', max_id: '9223372036854775807' } },
+            },
           ]
         : [{ ranges }],
-      overrides: i % 2 ? [{ b: 1, k: Array.from({ length: 5 }, (_, j) => String(10n ** 17n + BigInt(i * 10 + j))) }] : [],
+      overrides:
+        i % 2 ? [{ b: 1, k: Array.from({ length: 5 }, (_, j) => String(10n ** 17n + BigInt(i * 10 + j))) }] : [],
     }
   })
 }
@@ -78,42 +91,72 @@ export async function seedOffline(dir: string, userCount: number) {
   const loaded = await cli(dir, ['experiments', 'load', definitions])
   if (loaded.loaded !== 50) throw new Error(`experiments load: ${JSON.stringify(loaded)}`)
   const out = join(dir, 'users.json')
-  const proc = Bun.spawnSync([BUN, 'bench/lib/bulk-users.ts', String(userCount), out], { cwd: ROOT, env: ourEnv(dir, 0) })
+  const proc = Bun.spawnSync([BUN, 'bench/lib/bulk-users.ts', String(userCount), out], {
+    cwd: ROOT,
+    env: ourEnv(dir, 0),
+  })
   if (proc.exitCode !== 0) throw new Error(`bulk users: ${proc.stderr.toString()}`)
   const { users, hash } = (await Bun.file(out).json()) as { users: User[]; hash: string }
   return { app, users, hash }
 }
 
-async function call(server: Server, method: string, path: string, token: string | undefined, body?: unknown): Promise<any> {
+async function call(
+  server: Server,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<any> {
   const headers: Record<string, string> = {}
   if (token) headers.authorization = token
   if (body !== undefined) headers['content-type'] = 'application/json'
-  const r = await fetch(`${server.url}/api/v9${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  const r = await fetch(`${server.url}/api/v9${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   const text = await r.text()
   if (r.status >= 300) throw new Error(`seed ${method} ${path}: ${r.status} ${text}`)
   return text ? JSON.parse(text) : null
 }
 
 async function bearerFor(server: Server, user: User, app: World['app']): Promise<string> {
-  const q = new URLSearchParams({ client_id: app.id, response_type: 'code', redirect_uri: 'http://localhost/callback', scope: 'identify lobbies.write' })
+  const q = new URLSearchParams({
+    client_id: app.id,
+    response_type: 'code',
+    redirect_uri: 'http://localhost/callback',
+    scope: 'identify lobbies.write',
+  })
   const { location } = await call(server, 'POST', `/oauth2/authorize?${q}`, user.token, { authorize: true })
   const code = new URL(location).searchParams.get('code')!
   const r = await fetch(`${server.url}/api/v10/oauth2/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${app.id}:${app.client_secret}`)}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://localhost/callback' }).toString(),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${btoa(`${app.id}:${app.client_secret}`)}`,
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://localhost/callback',
+    }).toString(),
   })
   if (r.status !== 200) throw new Error(`seed token: ${r.status} ${await r.text()}`)
   return `Bearer ${((await r.json()) as { access_token: string }).access_token}`
 }
 
 /** Seeds the rest through the API of a running server. Needs at least 5 users. */
-export async function seedOnline(server: Server, dir: string, offline: Awaited<ReturnType<typeof seedOffline>>): Promise<World> {
+export async function seedOnline(
+  server: Server,
+  dir: string,
+  offline: Awaited<ReturnType<typeof seedOffline>>,
+): Promise<World> {
   const { app, users, hash } = offline
   const bot = `Bot ${app.bot_token}`
   const [main, loginUser, a, b, c] = users
   // A few more sessions for GET /auth/sessions (logins as a client does; each verifies the password).
-  for (let i = 0; i < 4; i++) await call(server, 'POST', '/auth/login', undefined, { login: main.email, password: BENCH_PASSWORD })
+  for (let i = 0; i < 4; i++)
+    await call(server, 'POST', '/auth/login', undefined, { login: main.email, password: BENCH_PASSWORD })
   const bearer = await bearerFor(server, main, app)
 
   const lobby = await call(server, 'POST', '/lobbies', bot, {
@@ -122,26 +165,39 @@ export async function seedOnline(server: Server, dir: string, offline: Awaited<R
   })
   const mainBearer = bearer
   for (let i = 0; i < 50; i++) {
-    await call(server, 'POST', `/lobbies/${lobby.id}/messages`, i % 2 ? bot : mainBearer, { content: `lobby message ${i}: gg, next round on harbor?` })
+    await call(server, 'POST', `/lobbies/${lobby.id}/messages`, i % 2 ? bot : mainBearer, {
+      content: `lobby message ${i}: gg, next round on harbor?`,
+    })
   }
   const chatLobby = await call(server, 'POST', '/lobbies', bot, { members: [main, a].map((u) => ({ id: u.id })) })
   const secret = 'bench-lobby-secret'
   await call(server, 'PUT', '/lobbies', bearer, { secret })
 
   const guild = await call(server, 'POST', '/guilds', main.token, { name: 'bench guild' })
-  const channels = (await call(server, 'GET', `/guilds/${guild.id}/channels`, main.token)) as { id: string; type: number }[]
+  const channels = (await call(server, 'GET', `/guilds/${guild.id}/channels`, main.token)) as {
+    id: string
+    type: number
+  }[]
   const channel = channels.find((ch) => ch.type === 0)!
   const invite = await call(server, 'POST', `/channels/${channel.id}/invites`, main.token, {})
   for (const u of [a, b, c]) await call(server, 'POST', `/invites/${invite.code}`, u.token)
   const authors = [main, a, b, c]
   for (let i = 0; i < 50; i++) {
-    await call(server, 'POST', `/channels/${channel.id}/messages`, authors[i % 4].token, { content: `channel message ${i} from author ${i % 4}, with some words to look like chat` })
+    await call(server, 'POST', `/channels/${channel.id}/messages`, authors[i % 4].token, {
+      content: `channel message ${i} from author ${i % 4}, with some words to look like chat`,
+    })
   }
 
   const fanoutLobby = await call(server, 'POST', '/lobbies', bot, {})
   const fanoutMembers = users.slice(0, 1000)
   for (let i = 0; i < fanoutMembers.length; i += 25) {
-    await call(server, 'POST', `/lobbies/${fanoutLobby.id}/members/bulk`, bot, fanoutMembers.slice(i, i + 25).map((u) => ({ id: u.id })))
+    await call(
+      server,
+      'POST',
+      `/lobbies/${fanoutLobby.id}/members/bulk`,
+      bot,
+      fanoutMembers.slice(i, i + 25).map((u) => ({ id: u.id })),
+    )
   }
 
   return {

@@ -18,7 +18,8 @@ function luaString(value: string): string {
 function script(request: Request): string {
   const lines = [`wrk.method = ${luaString(request.method)}`]
   if (request.body !== undefined) lines.push(`wrk.body = ${luaString(request.body)}`)
-  for (const [k, v] of Object.entries(request.headers ?? {})) lines.push(`wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`)
+  for (const [k, v] of Object.entries(request.headers ?? {}))
+    lines.push(`wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`)
   lines.push(`done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('\\nBENCH {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
@@ -34,10 +35,24 @@ export async function wrk(baseUrl: string, request: Request, options: WrkOptions
   const file = join(dir, `wrk-${counter}.lua`)
   await Bun.write(file, script(request))
   const proc = Bun.spawn(
-    pinned(LOAD_CPU, ['wrk', `-t${options.threads}`, `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, `${baseUrl}${request.path}`]),
+    pinned(LOAD_CPU, [
+      'wrk',
+      `-t${options.threads}`,
+      `-c${options.connections}`,
+      `-d${options.seconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      file,
+      `${baseUrl}${request.path}`,
+    ]),
     { stdout: 'pipe', stderr: 'pipe' },
   )
-  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const [out, err] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   const line = /^BENCH (.+)$/m.exec(out)
   if (!line) throw new Error(`wrk gave no summary:\n${out}\n${err}`)
   const s = JSON.parse(line[1]) as Record<string, number>

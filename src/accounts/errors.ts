@@ -5,10 +5,13 @@ import { formError } from '../core/errors'
 export const passwordMismatch = () => formError({ password: ['PASSWORD_DOES_NOT_MATCH', 'Password does not match.'] })
 
 /** A password that does not meet today's policy, on `field`. */
-export const passwordRefused = (field: string, problem: [code: string, message: string]) => formError({ [field]: problem })
+export const passwordRefused = (field: string, problem: [code: string, message: string]) =>
+  formError({ [field]: problem })
 
 /** Not an E.164 number, or a number no account may add (blocked by an account revert). */
-export const phoneNumberInvalid = (field = 'phone') => formError({ [field]: ['PHONE_NUMBER_INVALID', 'Invalid phone number.'] })
+export const phoneNumberInvalid = (field = 'phone') =>
+  formError({ [field]: ['PHONE_NUMBER_INVALID', 'Invalid phone number.'] })
 
 /** A phone token that is unknown, used, for another purpose, or for a number that cannot be taken. */
-export const phoneVerificationInvalid = () => formError({ phone_token: ['PHONE_VERIFICATION_INVALID', 'Invalid phone verification.'] })
+export const phoneVerificationInvalid = () =>
+  formError({ phone_token: ['PHONE_VERIFICATION_INVALID', 'Invalid phone verification.'] })

@@ -8,7 +8,14 @@ import { tryConsume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { getSecret } from '../db/secrets'
 import { rateSubject } from '../http/client-ip'
-import { claimFingerprintRow, deleteFingerprintsCreatedBy, findFingerprint, fingerprintUser, insertFingerprint, retireFingerprintRow } from './store'
+import {
+  claimFingerprintRow,
+  deleteFingerprintsCreatedBy,
+  findFingerprint,
+  fingerprintUser,
+  insertFingerprint,
+  retireFingerprintRow,
+} from './store'
 
 const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
 const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000

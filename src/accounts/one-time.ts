@@ -2,12 +2,24 @@
 // Stored as sha256; redeemed by one DELETE ... RETURNING, so concurrent redemptions yield exactly one winner.
 import { clock } from '../core/clock'
 import { randomToken, sha256Hex } from '../core/crypto'
-import { deleteExpiredOneTime, deleteOneTimeOf, findOneTime, insertOneTime, takeOneTime, type OneTimeRow } from './store'
+import {
+  deleteExpiredOneTime,
+  deleteOneTimeOf,
+  findOneTime,
+  insertOneTime,
+  takeOneTime,
+  type OneTimeRow,
+} from './store'
 
 export type OneTimePurpose = 'verify_email' | 'authorize_ip' | 'reset_password' | 'revert_email' | 'phone' | 'handoff'
 export type { OneTimeRow }
 
-export function issueOneTime(purpose: OneTimePurpose, userId: string | null, ttlMs: number, data: Record<string, string> = {}): string {
+export function issueOneTime(
+  purpose: OneTimePurpose,
+  userId: string | null,
+  ttlMs: number,
+  data: Record<string, string> = {},
+): string {
   const token = randomToken(32)
   const now = clock.now()
   insertOneTime({ tokenHash: sha256Hex(token), purpose, userId, data, createdAt: now, expiresAt: now + ttlMs })

@@ -28,7 +28,11 @@ export function passwordStrength(password: string, userInputs: string[] = []): 0
 function isCommon(password: string): boolean {
   const result = zxcvbn().check(password.slice(0, 256))
   // The whole password is one entry of the common-password list (possibly l33t or reversed).
-  return result.sequence.length === 1 && result.sequence[0].pattern === 'dictionary' && String((result.sequence[0] as { dictionaryName?: string }).dictionaryName).startsWith('passwords')
+  return (
+    result.sequence.length === 1 &&
+    result.sequence[0].pattern === 'dictionary' &&
+    String((result.sequence[0] as { dictionaryName?: string }).dictionaryName).startsWith('passwords')
+  )
 }
 
 /** Why a password does not meet today's policy, as a Discord field error; null when it does. */

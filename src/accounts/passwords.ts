@@ -23,8 +23,12 @@ export function needsRehash(hash: string): boolean {
 const WRONG_PASSWORDS_PER_USER = { limit: 10, windowMs: 15 * 60_000 }
 
 /** Re-authentication for account changes: 400 PASSWORD_DOES_NOT_MATCH on a wrong password, 429 after too many. */
-export async function confirmPassword(user: { id: string; passwordHash: string | null }, password: unknown): Promise<void> {
+export async function confirmPassword(
+  user: { id: string; passwordHash: string | null },
+  password: unknown,
+): Promise<void> {
   const attempt = reserve(['password-user', user.id, WRONG_PASSWORDS_PER_USER])
-  if (typeof password === 'string' && user.passwordHash && (await verifyPassword(password, user.passwordHash))) return attempt.release()
+  if (typeof password === 'string' && user.passwordHash && (await verifyPassword(password, user.passwordHash)))
+    return attempt.release()
   throw passwordMismatch()
 }

@@ -39,7 +39,12 @@ function codeHash(phone: string, purpose: string, code: string): string {
 }
 
 /** Text a new code (replacing any earlier one for this phone and purpose). */
-export async function issuePhoneCode(phone: string, purpose: PhonePurpose, ip: string, message = 'Your verification code is'): Promise<void> {
+export async function issuePhoneCode(
+  phone: string,
+  purpose: PhonePurpose,
+  ip: string,
+  message = 'Your verification code is',
+): Promise<void> {
   // Both or neither: a refused text does not use up the other allowance.
   reserve(['sms-ip', ip, SMS_PER_IP], ['sms-phone', phone, SMS_PER_PHONE])
   const code = randomDigits(6)
@@ -50,7 +55,9 @@ export async function issuePhoneCode(phone: string, purpose: PhonePurpose, ip: s
 /** True once for the right code within its life; wrong codes count towards killing it. */
 export function verifyPhoneCode(phone: string, code: string, purpose: PhonePurpose): boolean {
   if (typeof code !== 'string' || !/^\d{6}$/.test(code)) return failAttempt(phone, purpose)
-  return takePhoneCode(phone, purpose, codeHash(phone, purpose, code), clock.now(), MAX_ATTEMPTS) ? true : failAttempt(phone, purpose)
+  return takePhoneCode(phone, purpose, codeHash(phone, purpose, code), clock.now(), MAX_ATTEMPTS)
+    ? true
+    : failAttempt(phone, purpose)
 }
 
 function failAttempt(phone: string, purpose: string): false {

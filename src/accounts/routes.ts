@@ -22,7 +22,10 @@ export const accountsRoutes = new Elysia()
         if (!user) throw Errors.unauthorized()
         return userForCaller(user, caller, secondFactor().enabled(user.id))
       }),
-    { auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ...doc('users', 'The calling user', { 200: PrivateUser }) },
+    {
+      auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' },
+      ...doc('users', 'The calling user', { 200: PrivateUser }),
+    },
   )
   .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
     user: true,
@@ -31,7 +34,10 @@ export const accountsRoutes = new Elysia()
   .patch(
     '/users/@me/settings',
     ({ caller, body }) => {
-      const patch = { ...(body.locale !== undefined ? { locale: body.locale } : {}), ...(body.theme !== undefined ? { theme: body.theme } : {}) }
+      const patch = {
+        ...(body.locale !== undefined ? { locale: body.locale } : {}),
+        ...(body.theme !== undefined ? { theme: body.theme } : {}),
+      }
       if (Object.keys(patch).length) updateUser(caller.userId, patch)
       const settings = loginSettings(findUser(caller.userId)!)
       events.publish(topics.user(caller.userId), 'USER_SETTINGS_UPDATE', settings)

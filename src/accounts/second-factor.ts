@@ -5,7 +5,15 @@
 import type { UserCaller } from '../core/caller'
 
 /** POST /auth/login's answer for a user with MFA (a password reset answers it too). */
-export type MfaRequired = { user_id: string; mfa: true; ticket: string; totp: boolean; sms: boolean; backup: boolean; webauthn: string | null }
+export type MfaRequired = {
+  user_id: string
+  mfa: true
+  ticket: string
+  totp: boolean
+  sms: boolean
+  backup: boolean
+  webauthn: string | null
+}
 
 export type SecondFactor = {
   /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
@@ -19,7 +27,13 @@ export type SecondFactor = {
    * (ticket), 60008 (code) or 429 (too many wrong codes). Answers the ticket's spender: call it in the transaction
    * that commits what the code allows; it throws 60006 when the ticket was used up meanwhile.
    */
-  verify(purpose: 'reset', ticket: unknown, expected: { userId: string; data: Record<string, string> }, method: string, code: unknown): Promise<() => void>
+  verify(
+    purpose: 'reset',
+    ticket: unknown,
+    expected: { userId: string; data: Record<string, string> },
+    method: string,
+    code: unknown,
+  ): Promise<() => void>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** Remove every second factor (account revert). */

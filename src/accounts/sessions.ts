@@ -30,7 +30,10 @@ export type SessionClient = {
 
 const TOUCH_EVERY_MS = 60_000
 
-export async function createSession(userId: string, client: SessionClient = {}): Promise<{ token: string; session: AuthSessionRow }> {
+export async function createSession(
+  userId: string,
+  client: SessionClient = {},
+): Promise<{ token: string; session: AuthSessionRow }> {
   const token = ownedToken(userId)
   const id = randomToken(16)
   const now = clock.now()
@@ -72,7 +75,10 @@ export function resolveUserToken(token: string): Resolved<UserCaller> | undefine
   }
   // Reused until the next touch is due (or the session would idle out): ending it forgets it at once (store).
   const until = Math.min(lastUsedAt + TOUCH_EVERY_MS, lastUsedAt + idleLimitMs()) + 1
-  return { caller: { kind: 'user', userId: session.userId, sessionId: session.id, sessionIdHash: session.idHash }, until }
+  return {
+    caller: { kind: 'user', userId: session.userId, sessionId: session.id, sessionIdHash: session.idHash },
+    until,
+  }
 }
 
 export async function deleteSession(id: string): Promise<void> {
@@ -107,7 +113,12 @@ export async function replaceSession(caller: UserCaller): Promise<string> {
     location: old?.clientLocation,
   })
   await deleteSession(caller.sessionId)
-  events.changeAuthSession(caller.sessionId, { kind: 'user', userId: caller.userId, sessionId: session.id, sessionIdHash: session.idHash })
+  events.changeAuthSession(caller.sessionId, {
+    kind: 'user',
+    userId: caller.userId,
+    sessionId: session.id,
+    sessionIdHash: session.idHash,
+  })
   return token
 }
 

@@ -24,10 +24,20 @@ export type OneTimeRow = typeof oneTimeTokens.$inferSelect
 
 // ---- users
 
-const userById = prepared((d) => d.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
+const userById = prepared((d) =>
+  d
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+)
 // A list of ids is one JSON array parameter (idsTable): one prepared statement for every length.
-const usersByIds = prepared((d) => d.select(getTableColumns(users)).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare())
-const userIdsByIds = prepared((d) => d.select({ id: users.id }).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare())
+const usersByIds = prepared((d) =>
+  d.select(getTableColumns(users)).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare(),
+)
+const userIdsByIds = prepared((d) =>
+  d.select({ id: users.id }).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare(),
+)
 
 export function findUser(id: string): UserRow | undefined {
   return userById().get({ id })
@@ -60,7 +70,13 @@ export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
   return tx.insert(users).values(row).returning().get()
 }
 
-const userStateById = prepared((d) => d.select({ state: users.state }).from(users).where(eq(users.id, sql.placeholder('id'))).prepare())
+const userStateById = prepared((d) =>
+  d
+    .select({ state: users.state })
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+)
 
 /** The account exists and is neither disabled nor deleted (the tokens it granted work only then). */
 export function isUserActive(id: string): boolean {
@@ -69,7 +85,11 @@ export function isUserActive(id: string): boolean {
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
 export function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): void {
-  db().update(users).set({ passwordWeak: weak }).where(and(eq(users.id, id), eq(users.passwordHash, passwordHash))).run()
+  db()
+    .update(users)
+    .set({ passwordWeak: weak })
+    .where(and(eq(users.id, id), eq(users.passwordHash, passwordHash)))
+    .run()
 }
 
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
@@ -84,7 +104,13 @@ export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): 
 export function listUsers(page: { limit: number; after?: string }): UserRow[] {
   const people = eq(users.bot, false)
   const after = page.after ? sql`(length(${users.id}), ${users.id}) > (${page.after.length}, ${page.after})` : undefined
-  return db().select().from(users).where(after ? and(people, after) : people).orderBy(sql`length(${users.id})`, asc(users.id)).limit(page.limit).all()
+  return db()
+    .select()
+    .from(users)
+    .where(after ? and(people, after) : people)
+    .orderBy(sql`length(${users.id})`, asc(users.id))
+    .limit(page.limit)
+    .all()
 }
 
 /** People (not bots) (the /metrics gauge). */
@@ -110,19 +136,39 @@ export function insertSession(row: SessionInsert): AuthSessionRow {
   return db().insert(authSessions).values(row).returning().get()
 }
 
-const sessionByTokenHash = prepared((d) => d.select().from(authSessions).where(eq(authSessions.tokenHash, sql.placeholder('hash'))).prepare())
+const sessionByTokenHash = prepared((d) =>
+  d
+    .select()
+    .from(authSessions)
+    .where(eq(authSessions.tokenHash, sql.placeholder('hash')))
+    .prepare(),
+)
 // A token works only while its user is active: a disabled or deleted account stops at once, whoever changed it.
 // The user's state is a correlated subquery, so the plan is always the token index then the user's primary key (a
 // join may be reordered into a scan of users when the statistics are stale).
 const activeSessionByTokenHash = prepared((d) =>
   d
-    .select({ id: authSessions.id, userId: authSessions.userId, idHash: authSessions.idHash, lastUsedAt: authSessions.lastUsedAt })
+    .select({
+      id: authSessions.id,
+      userId: authSessions.userId,
+      idHash: authSessions.idHash,
+      lastUsedAt: authSessions.lastUsedAt,
+    })
     .from(authSessions)
-    .where(and(eq(authSessions.tokenHash, sql.placeholder('hash')), sql`(select ${users.state} from ${users} where ${users.id} = ${authSessions.userId}) = 'active'`))
+    .where(
+      and(
+        eq(authSessions.tokenHash, sql.placeholder('hash')),
+        sql`(select ${users.state} from ${users} where ${users.id} = ${authSessions.userId}) = 'active'`,
+      ),
+    )
     .prepare(),
 )
 const touchSession = prepared((d) =>
-  d.update(authSessions).set({ lastUsedAt: sql`${sql.placeholder('now')}` }).where(eq(authSessions.id, sql.placeholder('id'))).prepare(),
+  d
+    .update(authSessions)
+    .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
+    .where(eq(authSessions.id, sql.placeholder('id')))
+    .prepare(),
 )
 
 export function findSessionByTokenHash(hash: string): AuthSessionRow | undefined {
@@ -130,7 +176,9 @@ export function findSessionByTokenHash(hash: string): AuthSessionRow | undefined
 }
 
 /** The session of a token hash, only while its user is active (every authenticated request asks). */
-export function findActiveSessionByTokenHash(hash: string): Pick<AuthSessionRow, 'id' | 'userId' | 'idHash' | 'lastUsedAt'> | undefined {
+export function findActiveSessionByTokenHash(
+  hash: string,
+): Pick<AuthSessionRow, 'id' | 'userId' | 'idHash' | 'lastUsedAt'> | undefined {
   return activeSessionByTokenHash().get({ hash })
 }
 
@@ -147,7 +195,13 @@ export function deleteSessionRow(id: string): void {
   db().delete(authSessions).where(eq(authSessions.id, id)).run()
 }
 
-const sessionsOf = prepared((d) => d.select().from(authSessions).where(eq(authSessions.userId, sql.placeholder('userId'))).prepare())
+const sessionsOf = prepared((d) =>
+  d
+    .select()
+    .from(authSessions)
+    .where(eq(authSessions.userId, sql.placeholder('userId')))
+    .prepare(),
+)
 
 export function sessionsOfUser(userId: string): AuthSessionRow[] {
   return sessionsOf().all({ userId })
@@ -156,7 +210,8 @@ export function sessionsOfUser(userId: string): AuthSessionRow[] {
 /** Delete sessions last used before `cutoff`; returns how many. */
 export function deleteSessionsIdleSince(cutoff: number): number {
   forgetCallers()
-  return db().delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all().length
+  return db().delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
+    .length
 }
 
 /** Delete a user's sessions but `exceptId`; returns the ids deleted. */
@@ -164,7 +219,11 @@ export function deleteSessionsOfUser(userId: string, exceptId?: string): string[
   forgetCallers()
   const rows = db().select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
   const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
-  for (const id of ids) db().delete(authSessions).where(and(eq(authSessions.id, id), eq(authSessions.userId, userId))).run()
+  for (const id of ids)
+    db()
+      .delete(authSessions)
+      .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId)))
+      .run()
   return ids
 }
 
@@ -203,7 +262,9 @@ export function insertOneTime(row: typeof oneTimeTokens.$inferInsert): void {
 export function takeOneTime(tokenHash: string, purpose: string, now: number): OneTimeRow | undefined {
   return db()
     .delete(oneTimeTokens)
-    .where(and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)))
+    .where(
+      and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)),
+    )
     .returning()
     .get()
 }
@@ -212,12 +273,17 @@ export function findOneTime(tokenHash: string, purpose: string, now: number): On
   return db()
     .select()
     .from(oneTimeTokens)
-    .where(and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)))
+    .where(
+      and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)),
+    )
     .get()
 }
 
 export function deleteOneTimeOf(userId: string, purpose: string): void {
-  db().delete(oneTimeTokens).where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose))).run()
+  db()
+    .delete(oneTimeTokens)
+    .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
+    .run()
 }
 
 export function deleteExpiredOneTime(now: number): void {
@@ -231,7 +297,11 @@ export function insertKnownIp(userId: string, ip: string): void {
 }
 
 export function isKnownIp(userId: string, ip: string): boolean {
-  return !!db().select().from(knownIps).where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip))).get()
+  return !!db()
+    .select()
+    .from(knownIps)
+    .where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip)))
+    .get()
 }
 
 export function hasKnownIps(userId: string): boolean {
@@ -254,7 +324,13 @@ export function upsertPhoneCode(phone: string, purpose: string, codeHash: string
 }
 
 /** Delete the code if it matches, is live and has tries left: true for exactly one caller. */
-export function takePhoneCode(phone: string, purpose: string, codeHash: string, now: number, maxAttempts: number): boolean {
+export function takePhoneCode(
+  phone: string,
+  purpose: string,
+  codeHash: string,
+  now: number,
+  maxAttempts: number,
+): boolean {
   return !!db()
     .delete(phoneCodes)
     .where(
@@ -294,7 +370,8 @@ export function insertUserPhone(userId: string, phone: string): void {
 /** Block every number the user ever had. */
 export function blockPhonesOfUser(userId: string): void {
   const phones = db().select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
-  for (const { phone } of phones) db().insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+  for (const { phone } of phones)
+    db().insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
 }
 
 // ---- fingerprints
@@ -305,7 +382,11 @@ export function insertFingerprint(id: string, ip: string): void {
 
 /** A fingerprint row created after `since`. */
 export function findFingerprint(id: string, since: number): typeof fingerprints.$inferSelect | undefined {
-  return db().select().from(fingerprints).where(and(eq(fingerprints.id, id), gt(fingerprints.createdAt, since))).get()
+  return db()
+    .select()
+    .from(fingerprints)
+    .where(and(eq(fingerprints.id, id), gt(fingerprints.createdAt, since)))
+    .get()
 }
 
 /** Who used a fingerprint (null: nobody yet); undefined when there is no such row. */
@@ -324,7 +405,11 @@ export function claimFingerprintRow(id: string, userId: string): boolean {
 }
 
 export function retireFingerprintRow(id: string, userId: string): void {
-  db().update(fingerprints).set({ usedBy: userId }).where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy))).run()
+  db()
+    .update(fingerprints)
+    .set({ usedBy: userId })
+    .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
+    .run()
 }
 
 export function deleteFingerprintsCreatedBy(cutoff: number): void {

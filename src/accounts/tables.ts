@@ -36,7 +36,9 @@ export const authSessions = sqliteTable(
   'auth_sessions',
   {
     id: text().primaryKey(),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** sha256 hex of the token */
     tokenHash: text().notNull().unique(),
     /** base64 sha256 of the session id, as Discord shows it */
@@ -74,7 +76,9 @@ export const oneTimeTokens = sqliteTable(
 export const knownIps = sqliteTable(
   'known_ips',
   {
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     ip: text().notNull(),
     createdAt: integer().notNull(),
   },
@@ -116,7 +120,9 @@ export type AuthSessionRow = typeof authSessions.$inferSelect
 export const userPhones = sqliteTable(
   'user_phones',
   {
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     phone: text().notNull(),
     addedAt: integer().notNull(),
   },

@@ -7,10 +7,18 @@ import type { UserRow } from './tables'
 
 export class UserExistsError extends Error {}
 
-export async function createVerifiedUser(input: { email: string; password: string; username?: string }): Promise<UserRow> {
+export async function createVerifiedUser(input: {
+  email: string
+  password: string
+  username?: string
+}): Promise<UserRow> {
   const email = input.email.trim().toLowerCase()
   if (findUserByEmail(email)) throw new UserExistsError(`a user with e-mail ${email} exists`)
-  const username = (input.username ?? email.split('@')[0]).toLowerCase().replace(/[^a-z0-9_.]/g, '').slice(0, 32) || 'user'
+  const username =
+    (input.username ?? email.split('@')[0])
+      .toLowerCase()
+      .replace(/[^a-z0-9_.]/g, '')
+      .slice(0, 32) || 'user'
   if (findUserByUsername(username)) throw new UserExistsError(`username ${username} is taken`)
   return insertUser({
     id: snowflake(),

@@ -17,7 +17,8 @@ export function createHandoff(userId: string, key: string, ip: string): string {
 export async function exchangeHandoff(key: string, handoffToken: string, client: ClientInfo) {
   // Redeemed first (atomic), checked after: a token presented with the wrong key or from the wrong IP is burnt.
   const row = redeemOneTime('handoff', handoffToken)
-  if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) throw handoffTokenInvalid()
+  if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip)
+    throw handoffTokenInvalid()
   const user = findUser(row.userId)
   if (!user || user.state !== 'active' || user.compromised) throw handoffTokenInvalid() // a lock also stops tokens minted before it
   const { token } = await completeLogin(user, { client })

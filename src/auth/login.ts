@@ -2,11 +2,25 @@
 // new-location confirmation and required actions.
 import { config } from '../config'
 import { clear, reserve, type Slot } from '../core/ratelimit'
-import { findUser, findUserByEmail, findUserByPhone, hasKnownIps, isKnownIp, setPasswordVerdict, updateUser } from '../accounts/store'
+import {
+  findUser,
+  findUserByEmail,
+  findUserByPhone,
+  hasKnownIps,
+  isKnownIp,
+  setPasswordVerdict,
+  updateUser,
+} from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
-import { accountCompromised, accountDisabled, accountScheduledForDeletion, invalidLogin, newLoginLocation } from './errors'
+import {
+  accountCompromised,
+  accountDisabled,
+  accountScheduledForDeletion,
+  invalidLogin,
+  newLoginLocation,
+} from './errors'
 import { mailLoginLocation } from './mail'
 import type { LoginInput } from './schemas'
 import { issueOneTime } from '../accounts/one-time'
@@ -46,7 +60,9 @@ export async function login(input: LoginInput, context: LoginContext) {
   // Counted now, before the password hash is checked: parallel guesses cannot all pass the limit.
   const attempt = reserve(...slots)
   const hash = user?.passwordHash && !user.bot ? user.passwordHash : undefined
-  const ok = hash ? await verifyPassword(input.password, hash) : (await verifyPassword(input.password, await dummy()), false)
+  const ok = hash
+    ? await verifyPassword(input.password, hash)
+    : (await verifyPassword(input.password, await dummy()), false)
   if (!user || !ok) throw invalidLogin()
   attempt.release()
   clear('login-account-ip', pair) // the owner got in from here: earlier typos from this source are forgiven
@@ -75,7 +91,11 @@ export async function login(input: LoginInput, context: LoginContext) {
   }
   const requiredActions = weak ? ['update_password'] : []
   // The ticket remembers the required actions for when the second factor finishes the login.
-  const mfa = await secondFactor().challenge(user.id, 'login', requiredActions.length ? { required_actions: requiredActions.join(',') } : {})
+  const mfa = await secondFactor().challenge(
+    user.id,
+    'login',
+    requiredActions.length ? { required_actions: requiredActions.join(',') } : {},
+  )
   if (mfa) return mfa
   return completeLogin(findUser(user.id)!, context, requiredActions)
 }

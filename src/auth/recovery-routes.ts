@@ -16,7 +16,17 @@ import { clientInfo } from '../accounts/client-info'
 import { confirmPassword, hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
 import { changeEmail, deactivateAccount, forgotPassword, resetPassword, revertAccount } from './recovery'
-import { ForgotSchema, PasswordSchema, PatchMeAnswer, PatchMeSchema, ResetAnswer, ResetSchema, RevertAnswer, RevertSchema, SessionsLogoutSchema } from './schemas'
+import {
+  ForgotSchema,
+  PasswordSchema,
+  PatchMeAnswer,
+  PatchMeSchema,
+  ResetAnswer,
+  ResetSchema,
+  RevertAnswer,
+  RevertSchema,
+  SessionsLogoutSchema,
+} from './schemas'
 import { endSessions, endSessionsByHash, replaceSession } from '../accounts/sessions'
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
@@ -45,7 +55,15 @@ export const recoveryPublicRoutes = new Elysia()
 
 /** POST /users/@me/disable and /users/@me/delete: the password, and elevation when MFA is on. */
 function deactivation(state: 'disabled' | 'deleted') {
-  return async ({ caller: me, body, request }: { caller: UserCaller; body: { password?: string }; request: Request }) => {
+  return async ({
+    caller: me,
+    body,
+    request,
+  }: {
+    caller: UserCaller
+    body: { password?: string }
+    request: Request
+  }) => {
     const user = findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
@@ -60,12 +78,16 @@ export const accountChangeRoutes = new Elysia()
   .post('/users/@me/disable', deactivation('disabled'), {
     user: true,
     body: PasswordSchema,
-    ...doc('auth', 'Disable the account (password; elevated with MFA); log in with undelete to restore', { 204: NO_CONTENT }),
+    ...doc('auth', 'Disable the account (password; elevated with MFA); log in with undelete to restore', {
+      204: NO_CONTENT,
+    }),
   })
   .post('/users/@me/delete', deactivation('deleted'), {
     user: true,
     body: PasswordSchema,
-    ...doc('auth', 'Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore', { 204: NO_CONTENT }),
+    ...doc('auth', 'Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore', {
+      204: NO_CONTENT,
+    }),
   })
   .post(
     '/auth/sessions/logout',

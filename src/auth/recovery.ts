@@ -97,7 +97,13 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   let spendTicket: (() => void) | undefined
   if (mfa.enabled(user.id)) {
     if (!input.ticket) return (await mfa.challenge(user.id, 'reset', { token: sha256Hex(input.token) }))!
-    spendTicket = await mfa.verify('reset', input.ticket, { userId: user.id, data: { token: sha256Hex(input.token) } }, input.method ?? 'totp', input.code)
+    spendTicket = await mfa.verify(
+      'reset',
+      input.ticket,
+      { userId: user.id, data: { token: sha256Hex(input.token) } },
+      input.method ?? 'totp',
+      input.code,
+    )
   }
   // Hashed first, then the ticket and the token are spent in the transaction that sets the password: a crash
   // leaves either a usable token or the new password, never a spent token and the old password.
@@ -105,13 +111,23 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   transaction(() => {
     spendTicket?.()
     if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
-    updateUser(user.id, { passwordHash, compromised: false, state: 'active', ...(purpose === 'reset_password' ? { emailVerified: true } : {}) })
+    updateUser(user.id, {
+      passwordHash,
+      compromised: false,
+      state: 'active',
+      ...(purpose === 'reset_password' ? { emailVerified: true } : {}),
+    })
   })
   const fresh = findUser(user.id)!
   const login = await completeLogin(fresh, { client })
   const newSession = findSessionByToken(login.token)!
   if (current?.userId === user.id) {
-    events.changeAuthSession(current.sessionId, { kind: 'user', userId: user.id, sessionId: newSession.id, sessionIdHash: newSession.idHash })
+    events.changeAuthSession(current.sessionId, {
+      kind: 'user',
+      userId: user.id,
+      sessionId: newSession.id,
+      sessionIdHash: newSession.idHash,
+    })
     await deleteSession(current.sessionId)
   }
   await endSessions(user.id, newSession.id, newSession.idHash)
@@ -161,7 +177,13 @@ export async function revertAccount(token: string, password: string): Promise<{ 
     const spent = redeemOneTime('revert_email', token)
     if (!spent?.userId) throw tokenInvalid()
     blockPhonesOf(spent.userId)
-    updateUser(spent.userId, { email: spent.data.email, emailVerified: true, passwordHash, phone: null, compromised: false })
+    updateUser(spent.userId, {
+      email: spent.data.email,
+      emailVerified: true,
+      passwordHash,
+      phone: null,
+      compromised: false,
+    })
     secondFactor().removeAll(spent.userId)
     revokeOneTime(spent.userId, 'revert_email')
     revokeOneTime(spent.userId, 'reset_password')

@@ -36,7 +36,8 @@ function age(dateOfBirth: string, now: Date): number | null {
   if (!m) return null
   const [y, mo, d] = m.slice(1).map(Number)
   const birth = new Date(Date.UTC(y, mo - 1, d))
-  if (birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d || birth > now) return null
+  if (birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d || birth > now)
+    return null
   let years = now.getUTCFullYear() - y
   if (now.getUTCMonth() < mo - 1 || (now.getUTCMonth() === mo - 1 && now.getUTCDate() < d)) years -= 1
   return years
@@ -52,11 +53,17 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   if (username) {
     const problem = usernameProblem(username)
     if (problem) fail('username', ...problem)
-    else if (await isUsernameTaken(username)) fail('username', 'USERNAME_ALREADY_TAKEN', 'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.')
+    else if (await isUsernameTaken(username))
+      fail(
+        'username',
+        'USERNAME_ALREADY_TAKEN',
+        'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.',
+      )
   }
   const email = input.email?.trim().toLowerCase()
   if (email !== undefined) {
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) fail('email', 'EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.')
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
+      fail('email', 'EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.')
     else if (findUserByEmail(email)) fail('email', 'EMAIL_ALREADY_REGISTERED', 'Email is already registered.')
   }
   if (input.password !== undefined) {
@@ -68,9 +75,15 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   if (input.date_of_birth !== undefined) {
     const years = age(input.date_of_birth, clock.date())
     if (years === null) fail('date_of_birth', 'DATE_OF_BIRTH_INVALID', 'Not a valid date of birth.')
-    else if (years < MIN_AGE_YEARS) fail('date_of_birth', 'DATE_OF_BIRTH_IS_UNDERAGE', `You need to be ${MIN_AGE_YEARS} or older to use this service.`)
+    else if (years < MIN_AGE_YEARS)
+      fail(
+        'date_of_birth',
+        'DATE_OF_BIRTH_IS_UNDERAGE',
+        `You need to be ${MIN_AGE_YEARS} or older to use this service.`,
+      )
   }
-  if (consentRequired(client.ip) && input.consent !== true) fail('consent', 'CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.')
+  if (consentRequired(client.ip) && input.consent !== true)
+    fail('consent', 'CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.')
   check.done()
 
   // Single-use inputs are consumed only once every check passed.
@@ -103,7 +116,10 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   let joined = false
   if (input.invite) {
     // A valid invite is accepted automatically; an invalid one does not stop the registration.
-    joined = await joinGuildByInvite(user.id, input.invite).then(() => true, () => false)
+    joined = await joinGuildByInvite(user.id, input.invite).then(
+      () => true,
+      () => false,
+    )
   }
   const { token } = await completeLogin(user, { client, giftCodeSkuId: input.gift_code_sku_id })
   return { token, ...(joined ? { show_verification_form: false } : {}) }
@@ -144,5 +160,8 @@ export async function resendVerification(userId: string): Promise<void> {
   consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
   const user = findUser(userId)
   if (!user?.email || user.emailVerified) return
-  await mailEmailVerification(user.email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }))
+  await mailEmailVerification(
+    user.email,
+    issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }),
+  )
 }

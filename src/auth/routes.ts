@@ -7,7 +7,14 @@ import { phoneNumberInvalid } from '../accounts/errors'
 import { createFingerprint } from '../accounts/fingerprints'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 import { passwordProblem, passwordStrength } from '../accounts/password-policy'
-import { isE164, issuePhoneCode, isPhoneBlocked, pendingPurposes, verifyPhoneCode, type PhonePurpose } from '../accounts/phone'
+import {
+  isE164,
+  issuePhoneCode,
+  isPhoneBlocked,
+  pendingPurposes,
+  verifyPhoneCode,
+  type PhonePurpose,
+} from '../accounts/phone'
 import { deleteSession, listSessions } from '../accounts/sessions'
 import { loginSettings } from '../accounts/settings'
 import { findUser } from '../accounts/store'
@@ -60,7 +67,12 @@ export const authPublicRoutes = new Elysia()
       const caller = await optionalCaller(ctx.request)
       if (caller?.kind === 'user') {
         const user = findUser(caller.userId)
-        if (user) return { user_id: user.id, token: ctx.request.headers.get('authorization')!.trim(), user_settings: loginSettings(user) }
+        if (user)
+          return {
+            user_id: user.id,
+            token: ctx.request.headers.get('authorization')!.trim(),
+            user_settings: loginSettings(user),
+          }
       }
       const input = checkLogin(ctx.body)
       const client = clientOf(ctx)
@@ -111,26 +123,36 @@ export const authPublicRoutes = new Elysia()
     },
     { body: PhoneCodeSchema, ...doc('auth', 'Verify a texted code; returns a phone token', { 200: PhoneTokenAnswer }) },
   )
-  .post('/auth/fingerprint', (ctx) => ({ fingerprint: createFingerprint(clientIp(ctx.request, ctx.server)) }), doc('auth', 'A new fingerprint', { 200: FingerprintAnswer }))
+  .post(
+    '/auth/fingerprint',
+    (ctx) => ({ fingerprint: createFingerprint(clientIp(ctx.request, ctx.server)) }),
+    doc('auth', 'A new fingerprint', { 200: FingerprintAnswer }),
+  )
   .get(
     '/auth/location-metadata',
     (ctx) => {
       const ip = clientIp(ctx.request, ctx.server)
       const consent = consentRequired(ip)
-      return { country_code: countryOf(ip) ?? 'US', consent_required: consent, promotional_email_opt_in: { required: consent, pre_checked: !consent } }
+      return {
+        country_code: countryOf(ip) ?? 'US',
+        consent_required: consent,
+        promotional_email_opt_in: { required: consent, pre_checked: !consent },
+      }
     },
     doc('auth', 'Country and consent rules for the caller', { 200: LocationAnswer }),
   )
   .post(
     '/auth/password/validate',
-    ({ body }) => ({ valid: passwordProblem(body.password) === null, password_strength: passwordStrength(body.password) }),
+    ({ body }) => ({
+      valid: passwordProblem(body.password) === null,
+      password_strength: passwordStrength(body.password),
+    }),
     { body: PasswordCheckSchema, ...doc('auth', 'Check a password against the policy', { 200: PasswordCheckAnswer }) },
   )
-  .post(
-    '/auth/handoff/exchange',
-    async (ctx) => exchangeHandoff(ctx.body.key, ctx.body.handoff_token, clientOf(ctx)),
-    { body: HandoffExchangeSchema, ...doc('auth', 'Exchange a handoff token', { 200: HandoffExchangeAnswer }) },
-  )
+  .post('/auth/handoff/exchange', async (ctx) => exchangeHandoff(ctx.body.key, ctx.body.handoff_token, clientOf(ctx)), {
+    body: HandoffExchangeSchema,
+    ...doc('auth', 'Exchange a handoff token', { 200: HandoffExchangeAnswer }),
+  })
 
 export const authSessionRoutes = new Elysia()
   .use(identity)
@@ -166,7 +188,12 @@ export const authSessionRoutes = new Elysia()
   .post(
     '/users/@me/devices',
     ({ caller: me, body }) => {
-      upsertPushDevice(me.sessionId, { provider: body.provider, token: body.token, voipProvider: body.voip_provider ?? null, voipToken: body.voip_token ?? null })
+      upsertPushDevice(me.sessionId, {
+        provider: body.provider,
+        token: body.token,
+        voipProvider: body.voip_provider ?? null,
+        voipToken: body.voip_token ?? null,
+      })
       return noContent()
     },
     {
@@ -179,8 +206,12 @@ export const authSessionRoutes = new Elysia()
     user: true,
     ...doc('auth', 'Send a new verification e-mail', { 204: NO_CONTENT }),
   })
-  .post('/auth/handoff', (ctx) => ({ handoff_token: createHandoff(ctx.caller.userId, ctx.body.key, clientIp(ctx.request, ctx.server)) }), {
-    user: true,
-    body: HandoffSchema,
-    ...doc('auth', 'Create a handoff token for another client on this IP', { 200: HandoffAnswer }),
-  })
+  .post(
+    '/auth/handoff',
+    (ctx) => ({ handoff_token: createHandoff(ctx.caller.userId, ctx.body.key, clientIp(ctx.request, ctx.server)) }),
+    {
+      user: true,
+      body: HandoffSchema,
+      ...doc('auth', 'Create a handoff token for another client on this IP', { 200: HandoffAnswer }),
+    },
+  )

@@ -11,7 +11,15 @@ const Password = t.String({ maxLength: 256 })
 /** The password the examples use (the one of tests/helpers.ts's users). */
 const EXAMPLE_PASSWORD = 'correct horse battery staple'
 
-const LOGIN_SOURCES = ['gift', 'guild_template', 'guild_invite', 'dm_invite', 'friend_invite', 'role_subscription', 'role_subscription_setting'] as const
+const LOGIN_SOURCES = [
+  'gift',
+  'guild_template',
+  'guild_invite',
+  'dm_invite',
+  'friend_invite',
+  'role_subscription',
+  'role_subscription_setting',
+] as const
 
 /**
  * POST /auth/login. Documented here but checked by `checkLogin` inside the handler: a client that is already logged
@@ -46,11 +54,15 @@ export function checkLogin(body: unknown): LoginInput {
   else if (b.password.length < PASSWORD_MIN || b.password.length > PASSWORD_MAX) {
     check.add('password', 'BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN} and ${PASSWORD_MAX} in length.`)
   }
-  if (b.undelete !== undefined && typeof b.undelete !== 'boolean') check.add('undelete', 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
+  if (b.undelete !== undefined && typeof b.undelete !== 'boolean')
+    check.add('undelete', 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
   if (b.login_source != null && !LOGIN_SOURCES.includes(b.login_source as never)) {
     check.add('login_source', 'BASE_TYPE_CHOICES', `Value must be one of ${JSON.stringify(LOGIN_SOURCES)}.`)
   }
-  if (b.gift_code_sku_id != null && (typeof b.gift_code_sku_id !== 'string' || !/^\d{1,20}$/.test(b.gift_code_sku_id))) {
+  if (
+    b.gift_code_sku_id != null &&
+    (typeof b.gift_code_sku_id !== 'string' || !/^\d{1,20}$/.test(b.gift_code_sku_id))
+  ) {
     check.add('gift_code_sku_id', 'BASE_TYPE_INVALID', 'Invalid value.')
   }
   check.done()
@@ -59,29 +71,39 @@ export function checkLogin(body: unknown): LoginInput {
 
 export const RegisterSchema = t.Object(
   {
-  username: t.Optional(t.String({ maxLength: 64 })),
-  global_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 32 }))),
-  email: t.Optional(t.String({ maxLength: 254 })),
-  phone_token: t.Optional(t.String({ maxLength: 256 })),
-  password: t.Optional(t.String({ maxLength: 256 })),
-  date_of_birth: t.Optional(t.String({ maxLength: 10 })),
-  fingerprint: t.Optional(t.String({ maxLength: 64 })),
-  invite: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
-  guild_template_code: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
-  gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
-  consent: t.Optional(t.Boolean({ description: 'required where GET /auth/location-metadata says consent_required' })),
-  promotional_email_opt_in: t.Optional(t.Boolean()),
+    username: t.Optional(t.String({ maxLength: 64 })),
+    global_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 32 }))),
+    email: t.Optional(t.String({ maxLength: 254 })),
+    phone_token: t.Optional(t.String({ maxLength: 256 })),
+    password: t.Optional(t.String({ maxLength: 256 })),
+    date_of_birth: t.Optional(t.String({ maxLength: 10 })),
+    fingerprint: t.Optional(t.String({ maxLength: 64 })),
+    invite: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+    guild_template_code: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
+    gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
+    consent: t.Optional(t.Boolean({ description: 'required where GET /auth/location-metadata says consent_required' })),
+    promotional_email_opt_in: t.Optional(t.Boolean()),
   },
   {
     examples: [
-      { username: 'grace_hopper', global_name: 'Grace', email: 'grace@example.com', password: EXAMPLE_PASSWORD, date_of_birth: '1990-12-09', consent: true },
+      {
+        username: 'grace_hopper',
+        global_name: 'Grace',
+        email: 'grace@example.com',
+        password: EXAMPLE_PASSWORD,
+        date_of_birth: '1990-12-09',
+        consent: true,
+      },
     ],
   },
 )
 export type RegisterInput = typeof RegisterSchema.static
 
 export const VerifySchema = t.Object(
-  { token: t.String({ maxLength: 256, description: "the token of the verification e-mail's link" }), captcha_key: t.Optional(t.Nullable(t.String())) },
+  {
+    token: t.String({ maxLength: 256, description: "the token of the verification e-mail's link" }),
+    captcha_key: t.Optional(t.Nullable(t.String())),
+  },
   { examples: [{ token: 'token-from-the-verification-link' }] },
 )
 export const TokenSchema = t.Object(
@@ -90,8 +112,14 @@ export const TokenSchema = t.Object(
 )
 const Phone = t.String({ maxLength: 20, description: 'E.164' })
 export const PhoneSchema = t.Object({ phone: Phone }, { examples: [{ phone: '+15555550123' }] })
-export const PhoneCodeSchema = t.Object({ phone: Phone, code: t.String({ maxLength: 16, description: 'the texted code' }) }, { examples: [{ phone: '+15555550123', code: '123456' }] })
-export const PasswordCheckSchema = t.Object({ password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }) }, { examples: [{ password: EXAMPLE_PASSWORD }] })
+export const PhoneCodeSchema = t.Object(
+  { phone: Phone, code: t.String({ maxLength: 16, description: 'the texted code' }) },
+  { examples: [{ phone: '+15555550123', code: '123456' }] },
+)
+export const PasswordCheckSchema = t.Object(
+  { password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }) },
+  { examples: [{ password: EXAMPLE_PASSWORD }] },
+)
 const HandoffKey = t.String({ minLength: 1, maxLength: 256, description: 'a random key the receiving client keeps' })
 export const HandoffSchema = t.Object({ key: HandoffKey }, { examples: [{ key: 'key-the-other-client-made' }] })
 export const HandoffExchangeSchema = t.Object(
@@ -132,10 +160,15 @@ const NEW_PASSWORD = 'a new correct horse battery staple'
 
 export const ResetSchema = t.Object(
   {
-    token: t.String({ maxLength: 256, description: "the reset link's token (e-mail), or the phone token of a texted code" }),
+    token: t.String({
+      maxLength: 256,
+      description: "the reset link's token (e-mail), or the phone token of a texted code",
+    }),
     password: Password,
     source: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
-    method: t.Optional(t.String({ maxLength: 16, description: 'with MFA: the factor of `code` (totp, sms, backup, webauthn)' })),
+    method: t.Optional(
+      t.String({ maxLength: 16, description: 'with MFA: the factor of `code` (totp, sms, backup, webauthn)' }),
+    ),
     ticket: t.Optional(t.String({ maxLength: 256, description: 'with MFA: the ticket of the first answer' })),
     code: t.Optional(t.String({ maxLength: 64 * 1024 })),
   },
@@ -144,19 +177,30 @@ export const ResetSchema = t.Object(
 export type ResetInput = typeof ResetSchema.static
 
 export const RevertSchema = t.Object(
-  { token: t.String({ maxLength: 256, description: "the revert link's token (sent to the old address)" }), password: Password },
+  {
+    token: t.String({ maxLength: 256, description: "the revert link's token (sent to the old address)" }),
+    password: Password,
+  },
   { examples: [{ token: 'token-from-the-revert-link', password: NEW_PASSWORD }] },
 )
 export const PasswordSchema = t.Object({ password: Password }, { examples: [{ password: EXAMPLE_PASSWORD }] })
 export const SessionsLogoutSchema = t.Object(
-  { session_id_hashes: t.Array(t.String({ maxLength: 64 }), { minItems: 1, maxItems: 64, description: 'id_hash values of GET /auth/sessions' }) },
+  {
+    session_id_hashes: t.Array(t.String({ maxLength: 64 }), {
+      minItems: 1,
+      maxItems: 64,
+      description: 'id_hash values of GET /auth/sessions',
+    }),
+  },
   { examples: [{ session_id_hashes: ['dB4m/hBZlDYr0ankGJPAtvT8DU8JPdNKUZPyzU3o7nY='] }] },
 )
 
 export const PatchMeSchema = t.Object(
   {
     email: t.Optional(t.String({ maxLength: 254, description: 'with password; elevated when MFA is on' })),
-    password: t.Optional(t.String({ maxLength: 256, description: 'the current password (to change the e-mail or the password)' })),
+    password: t.Optional(
+      t.String({ maxLength: 256, description: 'the current password (to change the e-mail or the password)' }),
+    ),
     new_password: t.Optional(Password),
     global_name: t.Optional(t.Nullable(t.String({ maxLength: 32 }))),
   },
@@ -166,7 +210,12 @@ export const PatchMeSchema = t.Object(
 // ---- answers (documentation)
 
 const LoginSuccess = t.Object(
-  { user_id: Snowflake, token: t.String(), user_settings: LoginSettings, required_actions: t.Optional(t.Array(t.String())) },
+  {
+    user_id: Snowflake,
+    token: t.String(),
+    user_settings: LoginSettings,
+    required_actions: t.Optional(t.Array(t.String())),
+  },
   { description: 'Logged in' },
 )
 
@@ -183,10 +232,21 @@ export const MfaRequired = t.Object(
   { description: 'A second factor is required: answer with POST /auth/mfa/{type}' },
 )
 
-export const LoginAnswer = t.Union([LoginSuccess, MfaRequired], { description: 'Logged in, or a second factor is required' })
-export const RegisterAnswer = t.Object({ token: t.String(), show_verification_form: t.Optional(t.Boolean()) }, { description: 'Registered and logged in' })
-export const VerifyAnswer = t.Object({ token: t.String(), user_id: Snowflake }, { description: 'Verified and logged in' })
-export const PhoneTokenAnswer = t.Object({ token: t.String({ description: 'phone_token for registration, phone change or reset' }) }, { description: 'Verified' })
+export const LoginAnswer = t.Union([LoginSuccess, MfaRequired], {
+  description: 'Logged in, or a second factor is required',
+})
+export const RegisterAnswer = t.Object(
+  { token: t.String(), show_verification_form: t.Optional(t.Boolean()) },
+  { description: 'Registered and logged in' },
+)
+export const VerifyAnswer = t.Object(
+  { token: t.String(), user_id: Snowflake },
+  { description: 'Verified and logged in' },
+)
+export const PhoneTokenAnswer = t.Object(
+  { token: t.String({ description: 'phone_token for registration, phone change or reset' }) },
+  { description: 'Verified' },
+)
 export const FingerprintAnswer = t.Object({ fingerprint: t.String() }, { description: 'A fingerprint' })
 export const LocationAnswer = t.Object(
   {
@@ -196,7 +256,10 @@ export const LocationAnswer = t.Object(
   },
   { description: 'Country and consent rules' },
 )
-export const PasswordCheckAnswer = t.Object({ valid: t.Boolean(), password_strength: Int({ minimum: 0, maximum: 4 }) }, { description: 'Verdict' })
+export const PasswordCheckAnswer = t.Object(
+  { valid: t.Boolean(), password_strength: Int({ minimum: 0, maximum: 4 }) },
+  { description: 'Verdict' },
+)
 export const HandoffAnswer = t.Object({ handoff_token: t.String() }, { description: 'A handoff token' })
 export const HandoffExchangeAnswer = t.Object({ token: t.String(), user: PublicUser }, { description: 'Logged in' })
 export const SessionsAnswer = t.Object(
@@ -205,7 +268,11 @@ export const SessionsAnswer = t.Object(
       t.Object({
         id_hash: t.String(),
         approx_last_used_time: t.String({ format: 'date-time' }),
-        client_info: t.Object({ os: t.Nullable(t.String()), platform: t.Nullable(t.String()), location: t.Nullable(t.String()) }),
+        client_info: t.Object({
+          os: t.Nullable(t.String()),
+          platform: t.Nullable(t.String()),
+          location: t.Nullable(t.String()),
+        }),
       }),
     ),
   },
@@ -216,6 +283,9 @@ export const ResetAnswer = t.Union(
   { description: 'New password set and logged in, or a second factor is required' },
 )
 export const RevertAnswer = t.Object({ email: t.String() }, { description: 'The account is back on this address' })
-export const PatchMeAnswer = t.Composite([PrivateUser, t.Object({ token: t.Optional(t.String({ description: 'after a password change' })) })], {
-  description: 'The changed user',
-})
+export const PatchMeAnswer = t.Composite(
+  [PrivateUser, t.Object({ token: t.Optional(t.String({ description: 'after a password change' })) })],
+  {
+    description: 'The changed user',
+  },
+)

@@ -12,14 +12,23 @@ export function upsertPushDevice(sessionId: string, device: PushDevice): void {
   db()
     .insert(pushDevices)
     .values({ sessionId, ...device, createdAt: clock.now() })
-    .onConflictDoUpdate({ target: [pushDevices.sessionId, pushDevices.provider, pushDevices.token], set: { voipProvider: device.voipProvider, voipToken: device.voipToken } })
+    .onConflictDoUpdate({
+      target: [pushDevices.sessionId, pushDevices.provider, pushDevices.token],
+      set: { voipProvider: device.voipProvider, voipToken: device.voipToken },
+    })
     .run()
 }
 
 export function deletePushDeviceByToken(sessionId: string, token: string): void {
-  db().delete(pushDevices).where(and(eq(pushDevices.token, token), eq(pushDevices.sessionId, sessionId))).run()
+  db()
+    .delete(pushDevices)
+    .where(and(eq(pushDevices.token, token), eq(pushDevices.sessionId, sessionId)))
+    .run()
 }
 
 export function deletePushDeviceByVoipToken(sessionId: string, voipToken: string): void {
-  db().delete(pushDevices).where(and(eq(pushDevices.voipToken, voipToken), eq(pushDevices.sessionId, sessionId))).run()
+  db()
+    .delete(pushDevices)
+    .where(and(eq(pushDevices.voipToken, voipToken), eq(pushDevices.sessionId, sessionId)))
+    .run()
 }

@@ -5,7 +5,9 @@ import { authSessions } from '../accounts/tables'
 export const pushDevices = sqliteTable(
   'push_devices',
   {
-    sessionId: text().notNull().references(() => authSessions.id, { onDelete: 'cascade' }),
+    sessionId: text()
+      .notNull()
+      .references(() => authSessions.id, { onDelete: 'cascade' }),
     provider: text().notNull(),
     token: text().notNull(),
     voipProvider: text(),

@@ -14,7 +14,11 @@ export type Resolved<C extends Caller> = { caller: C; until: number }
 /** Synchronous: every request asks, and bun:sqlite answers synchronously. */
 export type TokenResolver<C extends Caller> = (token: string) => Resolved<C> | undefined
 
-const resolvers: { user?: TokenResolver<UserCaller>; bot?: TokenResolver<BotCaller>; bearer?: TokenResolver<BearerCaller> } = {}
+const resolvers: {
+  user?: TokenResolver<UserCaller>
+  bot?: TokenResolver<BotCaller>
+  bearer?: TokenResolver<BearerCaller>
+} = {}
 
 export function setTokenResolvers(next: typeof resolvers): void {
   Object.assign(resolvers, next)

@@ -31,7 +31,11 @@ export function errorTree(): ErrorTree {
  * fixed field names, a dotted string ("members.0.id"; "" = the request itself). Nodes are created as own properties
  * of prototype-less objects, so no key ("__proto__", "constructor", "_errors") can reach a shared object.
  */
-export function addFieldError(tree: ErrorTree, path: string | readonly (string | number)[], error: FieldError): ErrorTree {
+export function addFieldError(
+  tree: ErrorTree,
+  path: string | readonly (string | number)[],
+  error: FieldError,
+): ErrorTree {
   const keys = typeof path === 'string' ? path.split('.').filter(Boolean) : path.map(String)
   let node = tree
   for (const key of keys) {

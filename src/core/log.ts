@@ -16,7 +16,9 @@ export type LogFormat = (typeof LOG_FORMATS)[number]
 
 // Set by config.ts (setLogOptions) whenever the configuration changes: core reads nothing above it.
 // Until then (a line written before anything read the configuration) the environment's values, unchecked, apply.
-let threshold: LogLevel = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '') ? (process.env.LOG_LEVEL as LogLevel) : 'info'
+let threshold: LogLevel = (LOG_LEVELS as readonly string[]).includes(process.env.LOG_LEVEL ?? '')
+  ? (process.env.LOG_LEVEL as LogLevel)
+  : 'info'
 let logFormat: LogFormat = process.env.LOG_FORMAT === 'json' ? 'json' : 'text'
 
 /** The most detailed level written, and the line format, from now on. */
@@ -66,7 +68,10 @@ function stdoutFailed(error: unknown): void {
   pending = ''
   inFlight = undefined
   try {
-    writeSync(2, `${timestamp()} ERROR stdout failed (${(error as { code?: string })?.code ?? String(error)}): info and debug lines are no longer written\n`)
+    writeSync(
+      2,
+      `${timestamp()} ERROR stdout failed (${(error as { code?: string })?.code ?? String(error)}): info and debug lines are no longer written\n`,
+    )
   } catch {}
 }
 
@@ -88,13 +93,10 @@ function flushPending(): Promise<unknown> | undefined {
     sink.write(chunk)
     const flushed = sink.flush()
     if (flushed instanceof Promise) {
-      inFlight = flushed.then(
-        () => {
-          inFlight = undefined
-          if (pending) flushSoon()
-        },
-        stdoutFailed,
-      )
+      inFlight = flushed.then(() => {
+        inFlight = undefined
+        if (pending) flushSoon()
+      }, stdoutFailed)
       return inFlight
     }
   } catch (error) {

@@ -35,7 +35,8 @@ export function recordRequest(rawMethod: string, route: string, status: number, 
   else requests.set(key, { method, route, status, count: 1 })
   const hKey = `${method} ${route}`
   let h = latency.get(hKey)
-  if (!h) latency.set(hKey, (h = { method, route, counts: new Array(LATENCY_BUCKETS.length).fill(0), sum: 0, count: 0 }))
+  if (!h)
+    latency.set(hKey, (h = { method, route, counts: new Array(LATENCY_BUCKETS.length).fill(0), sum: 0, count: 0 }))
   for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= LATENCY_BUCKETS[i]) h.counts[i]++
   h.sum += seconds
   h.count++
@@ -73,7 +74,9 @@ function escape(value: string): string {
 }
 
 function labels(pairs: Record<string, string | number>): string {
-  const body = Object.entries(pairs).map(([k, v]) => `${k}="${escape(String(v))}"`).join(',')
+  const body = Object.entries(pairs)
+    .map(([k, v]) => `${k}="${escape(String(v))}"`)
+    .join(',')
   return body ? `{${body}}` : ''
 }
 
@@ -84,15 +87,32 @@ function header(lines: string[], name: string, help: string, type: string): void
 export function renderMetrics(): string {
   const lines: string[] = []
   header(lines, 'lobby_http_requests_total', 'HTTP requests answered, by method, route template and status.', 'counter')
-  for (const r of requests.values()) lines.push(`lobby_http_requests_total${labels({ method: r.method, route: r.route, status: r.status })} ${r.count}`)
-  header(lines, 'lobby_http_request_duration_seconds', 'Time from request to response, by method and route template.', 'histogram')
+  for (const r of requests.values())
+    lines.push(`lobby_http_requests_total${labels({ method: r.method, route: r.route, status: r.status })} ${r.count}`)
+  header(
+    lines,
+    'lobby_http_request_duration_seconds',
+    'Time from request to response, by method and route template.',
+    'histogram',
+  )
   for (const h of latency.values()) {
-    LATENCY_BUCKETS.forEach((le, i) => lines.push(`lobby_http_request_duration_seconds_bucket${labels({ method: h.method, route: h.route, le })} ${h.counts[i]}`))
-    lines.push(`lobby_http_request_duration_seconds_bucket${labels({ method: h.method, route: h.route, le: '+Inf' })} ${h.count}`)
+    LATENCY_BUCKETS.forEach((le, i) =>
+      lines.push(
+        `lobby_http_request_duration_seconds_bucket${labels({ method: h.method, route: h.route, le })} ${h.counts[i]}`,
+      ),
+    )
+    lines.push(
+      `lobby_http_request_duration_seconds_bucket${labels({ method: h.method, route: h.route, le: '+Inf' })} ${h.count}`,
+    )
     lines.push(`lobby_http_request_duration_seconds_sum${labels({ method: h.method, route: h.route })} ${h.sum}`)
     lines.push(`lobby_http_request_duration_seconds_count${labels({ method: h.method, route: h.route })} ${h.count}`)
   }
-  header(lines, 'lobby_gateway_events_published_total', 'Gateway dispatches published (each reaches every subscribed socket).', 'counter')
+  header(
+    lines,
+    'lobby_gateway_events_published_total',
+    'Gateway dispatches published (each reaches every subscribed socket).',
+    'counter',
+  )
   lines.push(`lobby_gateway_events_published_total ${eventsPublished}`)
   header(lines, 'lobby_rate_limit_refusals_total', 'Requests refused by a rate limit (429), by limit.', 'counter')
   for (const [limit, count] of refusals) lines.push(`lobby_rate_limit_refusals_total${labels({ limit })} ${count}`)

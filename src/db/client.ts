@@ -153,13 +153,27 @@ function compileParams(params: unknown[]): ((values: Record<string, unknown>) =>
 }
 
 /** Drizzle's mapResultRow for one fixed list of fields, resolved once: keys, and a decoder only where one is needed. */
-function compileRow(fields: { path: string[]; field: unknown }[]): ((row: unknown[]) => Record<string, unknown>) | undefined {
+function compileRow(
+  fields: { path: string[]; field: unknown }[],
+): ((row: unknown[]) => Record<string, unknown>) | undefined {
   if (fields.some((f) => f.path.length < 1 || f.path.length > 2)) return undefined
-  const identity = (d: Decoder) => d.mapFromDriverValue === Column.prototype.mapFromDriverValue || d.mapFromDriverValue === noopDecoder.mapFromDriverValue
+  const identity = (d: Decoder) =>
+    d.mapFromDriverValue === Column.prototype.mapFromDriverValue ||
+    d.mapFromDriverValue === noopDecoder.mapFromDriverValue
   const columns = fields.map(({ path, field }) => {
     const f = field as { decoder?: Decoder; sql?: { decoder: Decoder }; _?: { sql: { decoder: Decoder } } }
-    const decoder: Decoder = is(field, Column) ? (field as Decoder) : is(field, SQL) ? f.decoder! : is(field, Subquery) ? f._!.sql.decoder : f.sql!.decoder
-    return { outer: path.length === 2 ? path[0] : undefined, key: path[path.length - 1], decoder: identity(decoder) ? undefined : decoder }
+    const decoder: Decoder = is(field, Column)
+      ? (field as Decoder)
+      : is(field, SQL)
+        ? f.decoder!
+        : is(field, Subquery)
+          ? f._!.sql.decoder
+          : f.sql!.decoder
+    return {
+      outer: path.length === 2 ? path[0] : undefined,
+      key: path[path.length - 1],
+      decoder: identity(decoder) ? undefined : decoder,
+    }
   })
   return (row) => {
     const result: Record<string, unknown> = {}
@@ -182,7 +196,14 @@ function compileRow(fields: { path: string[]; field: unknown }[]): ((row: unknow
  */
 function direct<T>(query: T): T {
   const q = query as unknown as DrizzlePrepared
-  if (!q || typeof q !== 'object' || !(q.stmt instanceof Statement) || !Array.isArray(q.query?.params) || q.customResultMapper) return query
+  if (
+    !q ||
+    typeof q !== 'object' ||
+    !(q.stmt instanceof Statement) ||
+    !Array.isArray(q.query?.params) ||
+    q.customResultMapper
+  )
+    return query
   const bind = compileParams(q.query.params)
   if (!bind) return query
   const stmt = q.stmt
@@ -197,7 +218,8 @@ function direct<T>(query: T): T {
       const row = stmt.values(...(bind(values) as SQLQueryBindings[]))[0]
       return row === undefined ? undefined : mapRow(row as unknown[])
     }
-    overrides.all = (values = {}) => stmt.values(...(bind(values) as SQLQueryBindings[])).map((row) => mapRow(row as unknown[]))
+    overrides.all = (values = {}) =>
+      stmt.values(...(bind(values) as SQLQueryBindings[])).map((row) => mapRow(row as unknown[]))
   }
   return Object.assign(Object.create(q), overrides) as T
 }
@@ -210,7 +232,8 @@ function direct<T>(query: T): T {
 export const jsonPlaceholder = (name: string) => sql`${sql.placeholder(name)}`
 
 /** The value for a `jsonPlaceholder`: JSON text, or NULL for null and undefined. */
-export const toJson = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value))
+export const toJson = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value)
 
 /**
  * A list of ids as one JSON array parameter (`JSON.stringify(ids)` for the placeholder `name`), as a table `ids` whose
@@ -232,7 +255,8 @@ let snapshotStatements: { handle: Database; begin: Statement; commit: Statement 
 export function reading<T>(fn: () => T): T {
   const handle = sqlite
   if (!handle || handle.inTransaction) return fn()
-  if (snapshotStatements?.handle !== handle) snapshotStatements = { handle, begin: handle.prepare('BEGIN DEFERRED'), commit: handle.prepare('COMMIT') }
+  if (snapshotStatements?.handle !== handle)
+    snapshotStatements = { handle, begin: handle.prepare('BEGIN DEFERRED'), commit: handle.prepare('COMMIT') }
   const { begin, commit } = snapshotStatements
   begin.run()
   try {

@@ -17,7 +17,9 @@ export function lockPathOf(databasePath: string): string {
 }
 
 function busy(error: unknown): boolean {
-  return /SQLITE_BUSY|database is locked/i.test(String((error as Error)?.message ?? error) + String((error as { code?: string })?.code ?? ''))
+  return /SQLITE_BUSY|database is locked/i.test(
+    String((error as Error)?.message ?? error) + String((error as { code?: string })?.code ?? ''),
+  )
 }
 
 /** Who holds the lock (the row it wrote), retried briefly while the holder itself is writing it. */
@@ -36,7 +38,9 @@ function readHolder(handle: Database): Holder | undefined {
 function refused(databasePath: string, handle: Database): DatabaseLockedError {
   const holder = readHolder(handle)
   handle.close()
-  const who = holder ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.since}` : 'another process'
+  const who = holder
+    ? `pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.since}`
+    : 'another process'
   return new DatabaseLockedError(`database ${databasePath} is in use by another server (${who}); stop it first`)
 }
 
@@ -61,7 +65,9 @@ export function lockDatabase(databasePath: string): void {
   try {
     handle.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL, host TEXT NOT NULL, since TEXT NOT NULL)')
     handle.exec('DELETE FROM holder')
-    handle.query('INSERT INTO holder (pid, host, since) VALUES (?, ?, ?)').run(process.pid, hostname(), new Date().toISOString())
+    handle
+      .query('INSERT INTO holder (pid, host, since) VALUES (?, ?, ?)')
+      .run(process.pid, hostname(), new Date().toISOString())
     handle.exec('COMMIT')
     // Committed so that others can read it; then held again for good. A server that slipped in between wins.
     handle.exec('BEGIN IMMEDIATE')

@@ -40,14 +40,23 @@ type Applied = { hash: string; created_at: number }
 export function applyMigrations(sqlite: Database): string[] {
   const migrations = embeddedMigrations()
   const newest = migrations.at(-1)
-  sqlite.exec('CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)')
+  sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+  )
   sqlite.exec(`CREATE TABLE IF NOT EXISTS "${META_TABLE}" (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
   sqlite.exec('BEGIN IMMEDIATE')
   try {
-    const applied = sqlite.query('SELECT hash, created_at FROM "__drizzle_migrations" ORDER BY created_at').all() as Applied[]
+    const applied = sqlite
+      .query('SELECT hash, created_at FROM "__drizzle_migrations" ORDER BY created_at')
+      .all() as Applied[]
     const last = applied.at(-1)
     if (last && newest && Number(last.created_at) > newest.folderMillis) {
-      const meta = Object.fromEntries((sqlite.query(`SELECT key, value FROM "${META_TABLE}"`).all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
+      const meta = Object.fromEntries(
+        (sqlite.query(`SELECT key, value FROM "${META_TABLE}"`).all() as { key: string; value: string }[]).map((r) => [
+          r.key,
+          r.value,
+        ]),
+      )
       const by = meta.migrated_by ? `lobby-server ${meta.migrated_by}` : 'a newer lobby-server'
       const schema = meta.schema ? ` (schema ${meta.schema})` : ''
       throw new SchemaTooNewError(
@@ -58,11 +67,15 @@ export function applyMigrations(sqlite: Database): string[] {
     for (const migration of migrations) {
       if (last && Number(last.created_at) >= migration.folderMillis) continue
       for (const statement of migration.sql) if (statement.trim()) sqlite.exec(statement)
-      sqlite.query('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)').run(migration.hash, migration.folderMillis)
+      sqlite
+        .query('INSERT INTO "__drizzle_migrations" ("hash", "created_at") VALUES (?, ?)')
+        .run(migration.hash, migration.folderMillis)
       done.push(migration.tag)
     }
     if (done.length) {
-      const upsert = sqlite.query(`INSERT INTO "${META_TABLE}" (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+      const upsert = sqlite.query(
+        `INSERT INTO "${META_TABLE}" (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      )
       upsert.run('migrated_by', VERSION)
       upsert.run('schema', done.at(-1)!)
     }

@@ -9,7 +9,11 @@ const cache = new Map<string, Buffer>()
 export function getSecret(name: string): Buffer {
   const cached = cache.get(name)
   if (cached) return cached
-  db().insert(serverSecrets).values({ name, value: randomBytes(32).toString('base64') }).onConflictDoNothing().run()
+  db()
+    .insert(serverSecrets)
+    .values({ name, value: randomBytes(32).toString('base64') })
+    .onConflictDoNothing()
+    .run()
   const row = db().select().from(serverSecrets).where(eq(serverSecrets.name, name)).get()!
   const key = Buffer.from(row.value, 'base64')
   cache.set(name, key)

@@ -16,7 +16,14 @@ export function setTransports(next: typeof transports): void {
   Object.assign(transports, next)
 }
 
-async function deliver<M>(channel: 'email' | 'sms', to: string, subject: string | null, body: string, transport: Transport<M> | undefined, message: M) {
+async function deliver<M>(
+  channel: 'email' | 'sms',
+  to: string,
+  subject: string | null,
+  body: string,
+  transport: Transport<M> | undefined,
+  message: M,
+) {
   let status = 'stored'
   if (transport) {
     try {

@@ -16,7 +16,11 @@ export function installTransports(config: Config): void {
       : undefined,
     sms: smsUrl
       ? async (m: Sms) => {
-          const r = await fetch(smsUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: m.to, body: m.body }) })
+          const r = await fetch(smsUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ to: m.to, body: m.body }),
+          })
           if (!r.ok) throw new Error(`SMS webhook answered ${r.status}`)
         }
       : undefined,

@@ -5,7 +5,11 @@ import type { Definition, Platform } from './definitions'
 import { compileFilters, type GuildFacts, type Predicate, type WireFilter } from './filters'
 import { murmur3, rolloutPosition } from './murmur'
 
-export type CompiledPopulation = { ranges: { bucket: number; spans: [number, number][] }[]; predicates: Predicate[]; wire: WireFilter[] }
+export type CompiledPopulation = {
+  ranges: { bucket: number; spans: [number, number][] }[]
+  predicates: Predicate[]
+  wire: WireFilter[]
+}
 
 export type Compiled = {
   definition: Definition
@@ -39,7 +43,8 @@ export type Assignment = {
 export function evaluate(exp: Compiled, resourceId: string, guild: GuildFacts | undefined, now: number): Assignment {
   const position = rolloutPosition(exp.hashKey, resourceId)
   const overridden = exp.overrides.get(resourceId)
-  if (overridden !== undefined) return { bucket: overridden, assigned: overridden, override: true, population: -1, position }
+  if (overridden !== undefined)
+    return { bucket: overridden, assigned: overridden, override: true, population: -1, position }
   let population = -1
   let assigned = -1
   for (let i = 0; i < exp.populations.length && population === -1; i++) {
@@ -59,7 +64,14 @@ export function evaluate(exp: Compiled, resourceId: string, guild: GuildFacts | 
       assigned = -1
     }
   }
-  return { bucket: exp.aaMode ? -1 : assigned, assigned, override: false, population, position, ...(holdout ? { holdout } : {}) }
+  return {
+    bucket: exp.aaMode ? -1 : assigned,
+    assigned,
+    override: false,
+    population,
+    position,
+    ...(holdout ? { holdout } : {}),
+  }
 }
 
 export type UserExperimentArray = (number | string)[]
@@ -67,7 +79,16 @@ export type GuildExperimentArray = unknown[]
 
 /** The user experiment array of spec §2.5: fields 9-11 only when a holdout disabled the experiment. */
 export function userArray(exp: Compiled, a: Assignment): UserExperimentArray {
-  const array: UserExperimentArray = [exp.hash, exp.revision, a.bucket, a.override ? 0 : -1, a.population, a.position, exp.aaMode ? 1 : 0, exp.triggerDebugging ? 1 : 0]
+  const array: UserExperimentArray = [
+    exp.hash,
+    exp.revision,
+    a.bucket,
+    a.override ? 0 : -1,
+    a.population,
+    a.position,
+    exp.aaMode ? 1 : 0,
+    exp.triggerDebugging ? 1 : 0,
+  ]
   if (a.holdout) array.push(a.holdout.name, a.holdout.revision, a.holdout.bucket)
   return array
 }
@@ -83,7 +104,10 @@ export function guildArray(exp: Compiled): GuildExperimentArray {
     exp.hash,
     exp.hashKey,
     exp.revision,
-    d.populations.map((p, i) => [p.ranges.map((r) => [r.bucket, r.rollout.map(({ s, e }) => ({ s, e: e + 1 }))]), exp.populations[i].wire]),
+    d.populations.map((p, i) => [
+      p.ranges.map((r) => [r.bucket, r.rollout.map(({ s, e }) => ({ s, e: e + 1 }))]),
+      exp.populations[i].wire,
+    ]),
     (d.overrides ?? []).map((o) => ({ b: o.b, k: [...o.k] })),
     [],
     exp.holdout?.name ?? null,
@@ -111,7 +135,14 @@ export function compileAll(definitions: Definition[]): Compiled[] {
       overrides,
       populations: d.populations.map((p) => {
         const { wire, predicates } = compileFilters(p.filters)
-        return { ranges: p.ranges.map((r) => ({ bucket: r.bucket, spans: r.rollout.map((o) => [o.s, o.e] as [number, number]) })), predicates, wire }
+        return {
+          ranges: p.ranges.map((r) => ({
+            bucket: r.bucket,
+            spans: r.rollout.map((o) => [o.s, o.e] as [number, number]),
+          })),
+          predicates,
+          wire,
+        }
       }),
     }
   })

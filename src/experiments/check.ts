@@ -5,7 +5,8 @@ export const NAME_MAX = 128
 
 export type Json = Record<string, unknown>
 
-export const at = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`)
+export const at = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 const KEY = /^[\x21-\x7e]+$/
 
@@ -51,7 +52,8 @@ export class Checker {
   }
 
   string(path: string, value: unknown, max = 256): string | undefined {
-    return typeof value === 'string' && value.length > 0 && value.length <= max ? value : this.fail(path, `must be a string of 1-${max} characters`)
+    return typeof value === 'string' && value.length > 0 && value.length <= max
+      ? value
+      : this.fail(path, `must be a string of 1-${max} characters`)
   }
 }
-

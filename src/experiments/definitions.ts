@@ -36,7 +36,18 @@ export class DefinitionError extends Error {
   }
 }
 
-const DEFINITION_FIELDS = ['name', 'kind', 'revision', 'hash_key', 'aa_mode', 'trigger_debugging', 'platform', 'holdout', 'populations', 'overrides'] as const
+const DEFINITION_FIELDS = [
+  'name',
+  'kind',
+  'revision',
+  'hash_key',
+  'aa_mode',
+  'trigger_debugging',
+  'platform',
+  'holdout',
+  'populations',
+  'overrides',
+] as const
 
 function checkRanges(check: Checker, path: string, value: unknown): void {
   check.array(path, value)?.forEach((range, i) => {
@@ -81,7 +92,8 @@ function checkDefinition(check: Checker, path: string, value: unknown): void {
   if (d.hash_key !== undefined) check.key(at(path, 'hash_key'), d.hash_key)
   if (d.aa_mode !== undefined) check.bool(at(path, 'aa_mode'), d.aa_mode)
   if (d.trigger_debugging !== undefined) check.bool(at(path, 'trigger_debugging'), d.trigger_debugging)
-  if (d.platform !== undefined && !PLATFORMS.includes(d.platform as Platform)) check.fail(at(path, 'platform'), `must be one of ${PLATFORMS.join(', ')}`)
+  if (d.platform !== undefined && !PLATFORMS.includes(d.platform as Platform))
+    check.fail(at(path, 'platform'), `must be one of ${PLATFORMS.join(', ')}`)
   if (d.holdout !== undefined) {
     const h = check.object(at(path, 'holdout'), d.holdout, ['name', 'bucket'])
     if (h) {
@@ -97,7 +109,8 @@ function checkDefinition(check: Checker, path: string, value: unknown): void {
     checkRanges(check, at(p, 'ranges'), o.ranges)
     if (o.filters === undefined) return
     if (d.kind === 'user') {
-      if (!isObject(o.filters) || Object.keys(o.filters).length > 0) check.fail(at(p, 'filters'), 'user experiments take no filters (the filters are about servers)')
+      if (!isObject(o.filters) || Object.keys(o.filters).length > 0)
+        check.fail(at(p, 'filters'), 'user experiments take no filters (the filters are about servers)')
       return
     }
     checkFilters(check, at(p, 'filters'), o.filters)
@@ -114,7 +127,11 @@ function checkHoldouts(check: Checker, list: Definition[]): void {
     const target = index.get(d.holdout.name)
     if (target === undefined) return void check.fail(path, `no experiment named "${d.holdout.name}" in the file`)
     if (target === i) return void check.fail(path, 'must name another experiment')
-    if (list[target].kind !== d.kind) return void check.fail(path, `"${d.holdout.name}" is a ${list[target].kind} experiment; the holdout of a ${d.kind} experiment must be a ${d.kind} experiment`)
+    if (list[target].kind !== d.kind)
+      return void check.fail(
+        path,
+        `"${d.holdout.name}" is a ${list[target].kind} experiment; the holdout of a ${d.kind} experiment must be a ${d.kind} experiment`,
+      )
     const chain = [d.name]
     let next: Definition | undefined = list[target]
     while (next) {
@@ -128,7 +145,9 @@ function checkHoldouts(check: Checker, list: Definition[]): void {
 
 /** Positions 0-9999 that no range of a population covers (for a warning about guild experiments). */
 function uncovered(population: Population): [number, number][] {
-  const spans = population.ranges.flatMap((r) => r.rollout.map((o) => [o.s, o.e] as [number, number])).sort((a, b) => a[0] - b[0])
+  const spans = population.ranges
+    .flatMap((r) => r.rollout.map((o) => [o.s, o.e] as [number, number]))
+    .sort((a, b) => a[0] - b[0])
   const gaps: [number, number][] = []
   let next = 0
   for (const [s, e] of spans) {
@@ -158,7 +177,8 @@ export function validateDefinitions(input: unknown): { definitions: Definition[]
     const hash = murmur3(d.name)
     const sameHash = hashes.get(hash)
     // Clients key experiments by this hash: two names with one hash would be one experiment to them.
-    if (sameHash !== undefined) check.fail(`[${i}].name`, `its hash ${hash} is also the hash of [${sameHash}] "${list[sameHash].name}"`)
+    if (sameHash !== undefined)
+      check.fail(`[${i}].name`, `its hash ${hash} is also the hash of [${sameHash}] "${list[sameHash].name}"`)
     hashes.set(hash, i)
   })
   checkHoldouts(check, list)

@@ -34,7 +34,13 @@ export type Filters = {
 }
 
 /** A server as the filters see it. */
-export type GuildFacts = { id: string; features: string[]; memberCount: number | null; vanityUrlCode: string | null; hubType: number | null }
+export type GuildFacts = {
+  id: string
+  features: string[]
+  memberCount: number | null
+  vanityUrlCode: string | null
+  hubType: number | null
+}
 export type Predicate = (guild: GuildFacts, now: number) => boolean
 
 /** The key hashes: murmur3 of each filter and field name. */
@@ -52,7 +58,11 @@ export type WireFilter = [number, [number, unknown][]]
 export function checkFilters(check: Checker, path: string, value: unknown): void {
   const f = check.object(path, value, FILTER_NAMES)
   if (!f) return
-  const range = (name: FilterName, bound: (p: string, v: unknown) => string | number | undefined, compare: (a: string | number, b: string | number) => boolean) => {
+  const range = (
+    name: FilterName,
+    bound: (p: string, v: unknown) => string | number | undefined,
+    compare: (a: string | number, b: string | number) => boolean,
+  ) => {
     if (f[name] === undefined) return
     const p = at(path, name)
     const r = check.object(p, f[name], ['min_id', 'max_id'])
@@ -70,9 +80,21 @@ export function checkFilters(check: Checker, path: string, value: unknown): void
     items?.forEach((v, i) => item(at(at(p, field), i), v))
   }
   list('guild_has_feature', 'guild_features', (p, v) => check.string(p, v, 64))
-  range('guild_id_range', (p, v) => check.snowflake(p, v), (a, b) => BigInt(a) <= BigInt(b))
-  range('guild_age_range_days', (p, v) => check.int(p, v, 0, COUNT_MAX), (a, b) => a <= b)
-  range('guild_member_count_range', (p, v) => check.int(p, v, 0, COUNT_MAX), (a, b) => a <= b)
+  range(
+    'guild_id_range',
+    (p, v) => check.snowflake(p, v),
+    (a, b) => BigInt(a) <= BigInt(b),
+  )
+  range(
+    'guild_age_range_days',
+    (p, v) => check.int(p, v, 0, COUNT_MAX),
+    (a, b) => a <= b,
+  )
+  range(
+    'guild_member_count_range',
+    (p, v) => check.int(p, v, 0, COUNT_MAX),
+    (a, b) => a <= b,
+  )
   list('guild_ids', 'guild_ids', (p, v) => check.snowflake(p, v))
   list('guild_hub_types', 'guild_hub_types', (p, v) => check.int(p, v, 0, 255))
   if (f.guild_has_vanity_url !== undefined) {
@@ -124,19 +146,37 @@ export function compileFilters(filters: Filters | undefined): { wire: WireFilter
   }
   if (f.guild_id_range) {
     const { min_id, max_id } = f.guild_id_range
-    wire.push([KEY.guild_id_range, [[KEY.min_id, min_id ?? null], [KEY.max_id, max_id ?? null]]])
+    wire.push([
+      KEY.guild_id_range,
+      [
+        [KEY.min_id, min_id ?? null],
+        [KEY.max_id, max_id ?? null],
+      ],
+    ])
     const min = big(min_id)
     const max = big(max_id)
     predicates.push((g) => inRange(BigInt(g.id), min, max))
   }
   if (f.guild_age_range_days) {
     const { min_id, max_id } = f.guild_age_range_days
-    wire.push([KEY.guild_age_range_days, [[KEY.min_id, min_id ?? null], [KEY.max_id, max_id ?? null]]])
+    wire.push([
+      KEY.guild_age_range_days,
+      [
+        [KEY.min_id, min_id ?? null],
+        [KEY.max_id, max_id ?? null],
+      ],
+    ])
     predicates.push((g, now) => inRange(guildAgeDays(g.id, now), num(min_id), num(max_id)))
   }
   if (f.guild_member_count_range) {
     const { min_id, max_id } = f.guild_member_count_range
-    wire.push([KEY.guild_member_count_range, [[KEY.min_id, min_id ?? null], [KEY.max_id, max_id ?? null]]])
+    wire.push([
+      KEY.guild_member_count_range,
+      [
+        [KEY.min_id, min_id ?? null],
+        [KEY.max_id, max_id ?? null],
+      ],
+    ])
     predicates.push((g) => g.memberCount !== null && inRange(g.memberCount, num(min_id), num(max_id)))
   }
   if (f.guild_ids) {
@@ -157,7 +197,13 @@ export function compileFilters(filters: Filters | undefined): { wire: WireFilter
   if (f.guild_in_range_by_hash) {
     const hashKey = hashKeyOf(f.guild_in_range_by_hash.hash_key)
     const target = f.guild_in_range_by_hash.target
-    wire.push([KEY.guild_in_range_by_hash, [[KEY.hash_key, hashKey], [KEY.target, target]]])
+    wire.push([
+      KEY.guild_in_range_by_hash,
+      [
+        [KEY.hash_key, hashKey],
+        [KEY.target, target],
+      ],
+    ])
     predicates.push((g) => rangeByHashPosition(hashKey, g.id) < target)
   }
   return { wire, predicates }

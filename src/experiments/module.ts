@@ -3,4 +3,8 @@ import type { DomainModule } from '../domain'
 import { experimentsRoutes } from './routes'
 import { experimentsIdentify } from './service'
 
-export const experimentsModule = { name: 'experiments', api: [experimentsRoutes], identify: experimentsIdentify } satisfies DomainModule
+export const experimentsModule = {
+  name: 'experiments',
+  api: [experimentsRoutes],
+  identify: experimentsIdentify,
+} satisfies DomainModule

@@ -42,5 +42,10 @@ export const experimentsRoutes = new Elysia().get(
       platform,
     })
   },
-  doc('experiments', 'Experiment assignments for the user or fingerprint, and optionally the server experiments', { 200: ExperimentsAnswer }, { query: ExperimentsQuery }),
+  doc(
+    'experiments',
+    'Experiment assignments for the user or fingerprint, and optionally the server experiments',
+    { 200: ExperimentsAnswer },
+    { query: ExperimentsQuery },
+  ),
 )

@@ -40,7 +40,10 @@ const UserExperiment = tuple(
 )
 
 const FilterValue = {
-  anyOf: [{ type: 'array', items: { type: ['string', 'integer'] } }, { type: ['string', 'integer', 'boolean', 'null'] }],
+  anyOf: [
+    { type: 'array', items: { type: ['string', 'integer'] } },
+    { type: ['string', 'integer', 'boolean', 'null'] },
+  ],
 }
 const Population = {
   type: 'array',
@@ -51,7 +54,10 @@ const Population = {
       description: 'ranges: [bucket, [{s, e}]] (e exclusive)',
       items: {
         type: 'array',
-        prefixItems: [INT, { type: 'array', items: { type: 'object', properties: { s: INT, e: INT }, required: ['s', 'e'] } }],
+        prefixItems: [
+          INT,
+          { type: 'array', items: { type: 'object', properties: { s: INT, e: INT }, required: ['s', 'e'] } },
+        ],
         minItems: 2,
         maxItems: 2,
       },
@@ -61,7 +67,10 @@ const Population = {
       description: 'filters: [key hash, [[field hash, value]]]',
       items: {
         type: 'array',
-        prefixItems: [INT, { type: 'array', items: { type: 'array', prefixItems: [INT, FilterValue], minItems: 2, maxItems: 2 } }],
+        prefixItems: [
+          INT,
+          { type: 'array', items: { type: 'array', prefixItems: [INT, FilterValue], minItems: 2, maxItems: 2 } },
+        ],
         minItems: 2,
         maxItems: 2,
       },
@@ -77,7 +86,17 @@ const GuildExperiment = tuple(
     ['hash_key', NULLABLE('string')],
     ['revision', INT],
     ['populations', { type: 'array', items: Population }],
-    ['overrides [{b, k}]', { type: 'array', items: { type: 'object', properties: { b: INT, k: { type: 'array', items: { type: 'string' } } }, required: ['b', 'k'] } }],
+    [
+      'overrides [{b, k}]',
+      {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { b: INT, k: { type: 'array', items: { type: 'string' } } },
+          required: ['b', 'k'],
+        },
+      },
+    ],
     ['overrides_formatted', { type: 'array', items: { type: 'array', items: Population } }],
     ['holdout_name', NULLABLE('string')],
     ['holdout_bucket', NULLABLE('integer')],
@@ -90,9 +109,13 @@ const GuildExperiment = tuple(
 
 export const ExperimentsAnswer = t.Object(
   {
-    fingerprint: t.Optional(t.String({ description: 'a new fingerprint, when the request carried neither a token nor one' })),
+    fingerprint: t.Optional(
+      t.String({ description: 'a new fingerprint, when the request carried neither a token nor one' }),
+    ),
     assignments: t.Array(UserExperiment, { description: 'user experiment arrays (WIRE.md §4)' }),
-    guild_experiments: t.Optional(t.Array(GuildExperiment, { description: 'server experiment arrays, with with_guild_experiments' })),
+    guild_experiments: t.Optional(
+      t.Array(GuildExperiment, { description: 'server experiment arrays, with with_guild_experiments' }),
+    ),
   },
   { description: 'Assignments' },
 )

@@ -5,7 +5,14 @@ import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import type { IdentifyContribution } from '../gateway/bus'
 import { guildForExperiments } from '../guilds/public'
-import { compileAll, evaluate, userArray, type Assignment, type GuildExperimentArray, type UserExperimentArray } from './bucketing'
+import {
+  compileAll,
+  evaluate,
+  userArray,
+  type Assignment,
+  type GuildExperimentArray,
+  type UserExperimentArray,
+} from './bucketing'
 import { validateDefinitions, type Definition, type Platform } from './definitions'
 import type { GuildFacts } from './filters'
 import { buildSet, experimentSet, useSet, visible } from './registry'
@@ -15,7 +22,8 @@ import { replaceDefinitions } from './store'
 export function userAssignments(resourceId: string, platform?: Platform): UserExperimentArray[] {
   const now = clock.now()
   const out: UserExperimentArray[] = []
-  for (const exp of experimentSet().user) if (visible(exp, platform)) out.push(userArray(exp, evaluate(exp, resourceId, undefined, now)))
+  for (const exp of experimentSet().user)
+    if (visible(exp, platform)) out.push(userArray(exp, evaluate(exp, resourceId, undefined, now)))
   return out
 }
 
@@ -35,7 +43,11 @@ export type ExperimentsRequest = {
   platform?: Platform
 }
 
-export type ExperimentsResponse = { fingerprint?: string; assignments: UserExperimentArray[]; guild_experiments?: GuildExperimentArray[] }
+export type ExperimentsResponse = {
+  fingerprint?: string
+  assignments: UserExperimentArray[]
+  guild_experiments?: GuildExperimentArray[]
+}
 
 /**
  * GET /experiments: the caller's assignments; without a token, those of the fingerprint sent, or of a new one
@@ -97,7 +109,13 @@ export class UnknownResource extends Error {}
 function guildFacts(guildId: string): GuildFacts | undefined {
   const g = guildForExperiments(guildId)
   if (!g) return undefined
-  return { id: g.id, features: g.features, memberCount: g.member_count, vanityUrlCode: g.vanity_url_code ?? null, hubType: g.hub_type ?? null }
+  return {
+    id: g.id,
+    features: g.features,
+    memberCount: g.member_count,
+    vanityUrlCode: g.vanity_url_code ?? null,
+    hubType: g.hub_type ?? null,
+  }
 }
 
 /** One experiment for one server (guild experiments) or user/fingerprint ID (user experiments). */

@@ -8,7 +8,13 @@ import { experimentDefinitions, experimentState } from './tables'
 const STATE_ID = 1
 const INSERT_CHUNK = 500
 
-const versionStmt = prepared((d) => d.select({ version: experimentState.version }).from(experimentState).where(eq(experimentState.id, STATE_ID)).prepare())
+const versionStmt = prepared((d) =>
+  d
+    .select({ version: experimentState.version })
+    .from(experimentState)
+    .where(eq(experimentState.id, STATE_ID))
+    .prepare(),
+)
 
 /** The version of the loaded definitions (0 before any load). */
 export function readVersion(): number {
@@ -18,8 +24,17 @@ export function readVersion(): number {
 /** The definitions in file order, with the version they belong to (one read transaction). */
 export function readDefinitions(): { version: number; definitions: Definition[] } {
   return db().transaction((tx) => {
-    const version = tx.select({ version: experimentState.version }).from(experimentState).where(eq(experimentState.id, STATE_ID)).get()?.version ?? 0
-    const rows = tx.select({ definition: experimentDefinitions.definition }).from(experimentDefinitions).orderBy(asc(experimentDefinitions.position)).all()
+    const version =
+      tx
+        .select({ version: experimentState.version })
+        .from(experimentState)
+        .where(eq(experimentState.id, STATE_ID))
+        .get()?.version ?? 0
+    const rows = tx
+      .select({ definition: experimentDefinitions.definition })
+      .from(experimentDefinitions)
+      .orderBy(asc(experimentDefinitions.position))
+      .all()
     return { version, definitions: rows.map((r) => r.definition) }
   })
 }
@@ -30,13 +45,18 @@ export function replaceDefinitions(definitions: Definition[], now: number): numb
     (tx) => {
       tx.delete(experimentDefinitions).run()
       for (let i = 0; i < definitions.length; i += INSERT_CHUNK) {
-        const chunk = definitions.slice(i, i + INSERT_CHUNK).map((definition, j) => ({ name: definition.name, position: i + j, definition }))
+        const chunk = definitions
+          .slice(i, i + INSERT_CHUNK)
+          .map((definition, j) => ({ name: definition.name, position: i + j, definition }))
         tx.insert(experimentDefinitions).values(chunk).run()
       }
       return tx
         .insert(experimentState)
         .values({ id: STATE_ID, version: 1, loadedAt: now })
-        .onConflictDoUpdate({ target: experimentState.id, set: { version: sql`${experimentState.version} + 1`, loadedAt: now } })
+        .onConflictDoUpdate({
+          target: experimentState.id,
+          set: { version: sql`${experimentState.version} + 1`, loadedAt: now },
+        })
         .returning({ version: experimentState.version })
         .get().version
     },

@@ -3,7 +3,16 @@
 // close codes come from protocol.ts; what the domains above this floor add (voice opcodes and dispatches, remote-auth
 // frames and close codes, every published event) is written here by hand, and tests/core/docs-gateway.test.ts reads the
 // source to check that nothing the server sends is missing from the page and nothing on it is invented.
-import { ACCEPTED_NOOP_OPS, Close, IDENTIFY_TIMEOUT_MS, MAX_INBOUND_BYTES, MAX_PENDING_PER_IP, Op, QOS_HEARTBEAT, WS_MAX_FRAME_BYTES } from './protocol'
+import {
+  ACCEPTED_NOOP_OPS,
+  Close,
+  IDENTIFY_TIMEOUT_MS,
+  MAX_INBOUND_BYTES,
+  MAX_PENDING_PER_IP,
+  Op,
+  QOS_HEARTBEAT,
+  WS_MAX_FRAME_BYTES,
+} from './protocol'
 
 type Row = (string | number)[]
 
@@ -15,9 +24,11 @@ const CLOSE_TEXT: Record<number, string> = {
   [Close.AuthenticationFailed]:
     'Identify with a token that does not resolve (an OAuth2 token without `identify` and `gateway.connect`), or the session ended: logout, password reset, account locked, disabled or deleted; do not reconnect with it',
   [Close.AlreadyAuthenticated]: 'a second Identify (or Resume) on the socket',
-  [Close.InvalidSeq]: 'not sent: a Resume with a bad `seq` (or an unknown or expired session) is answered with op 9 Invalid Session, `d: false`',
+  [Close.InvalidSeq]:
+    'not sent: a Resume with a bad `seq` (or an unknown or expired session) is answered with op 9 Invalid Session, `d: false`',
   [Close.RateLimited]: `more than 120 frames a minute (plus the heartbeats the interval asks for), or more than ${MAX_PENDING_PER_IP} unidentified sockets from one IP`,
-  [Close.SessionTimedOut]: 'no heartbeat within 1.5 intervals, or the session was resumed on another socket; resume (or identify again)',
+  [Close.SessionTimedOut]:
+    'no heartbeat within 1.5 intervals, or the session was resumed on another socket; resume (or identify again)',
   [Close.InvalidApiVersion]: '`v` is not 9 or 10',
 }
 
@@ -26,7 +37,11 @@ const NEVER_SENT: Row[] = [
   [4006, 'Invalid Session (retired)', 'not sent'],
   [4010, 'Invalid Shard', 'not sent: one shard, `shard` in Identify is ignored'],
   [4011, 'Sharding Required', 'not sent'],
-  [4013, 'Invalid Intents', 'not sent: `intents` are accepted and ignored (every session gets the events of its topics)'],
+  [
+    4013,
+    'Invalid Intents',
+    'not sent: `intents` are accepted and ignored (every session gets the events of its topics)',
+  ],
   [4014, 'Disallowed Intents', 'not sent'],
 ]
 
@@ -36,18 +51,63 @@ export function closeCodes(): [code: number, name: string, text: string][] {
 }
 
 const OPS: Row[] = [
-  [Op.Dispatch, 'Dispatch', 'server → client', '`t` names the event, `s` is its sequence number, `d` its payload (below)'],
-  [Op.Heartbeat, 'Heartbeat', 'client → server', '`d` = the last `s` received (or null), every `heartbeat_interval` ms; answered with op 11'],
-  [Op.Identify, 'Identify', 'client → server', '`{token, properties, intents?, compress?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY'],
-  [Op.Resume, 'Resume', 'client → server', '`{token, session_id, seq}`: the events since `seq` are replayed, then RESUMED; op 9 when it cannot resume'],
+  [
+    Op.Dispatch,
+    'Dispatch',
+    'server → client',
+    '`t` names the event, `s` is its sequence number, `d` its payload (below)',
+  ],
+  [
+    Op.Heartbeat,
+    'Heartbeat',
+    'client → server',
+    '`d` = the last `s` received (or null), every `heartbeat_interval` ms; answered with op 11',
+  ],
+  [
+    Op.Identify,
+    'Identify',
+    'client → server',
+    '`{token, properties, intents?, compress?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY',
+  ],
+  [
+    Op.Resume,
+    'Resume',
+    'client → server',
+    '`{token, session_id, seq}`: the events since `seq` are replayed, then RESUMED; op 9 when it cannot resume',
+  ],
   [Op.Reconnect, 'Reconnect', 'server → client', 'reconnect and resume (the session stays resumable)'],
-  [Op.InvalidSession, 'Invalid Session', 'server → client', '`d: false`: the session cannot be resumed; identify again'],
-  [Op.Hello, 'Hello', 'server → client', '`{heartbeat_interval, _trace}` (`GATEWAY_HEARTBEAT_MS`), the first frame on every socket'],
+  [
+    Op.InvalidSession,
+    'Invalid Session',
+    'server → client',
+    '`d: false`: the session cannot be resumed; identify again',
+  ],
+  [
+    Op.Hello,
+    'Hello',
+    'server → client',
+    '`{heartbeat_interval, _trace}` (`GATEWAY_HEARTBEAT_MS`), the first frame on every socket',
+  ],
   [Op.HeartbeatAck, 'Heartbeat ACK', 'server → client', 'the answer to each Heartbeat'],
-  [17, 'Lobby Voice States', 'client → server', '`[{lobby_id, self_mute, self_deaf}]` (up to 25): the lobby calls of this session are exactly these (join, change flags, leave the others; `[]` leaves all)'],
+  [
+    17,
+    'Lobby Voice States',
+    'client → server',
+    '`[{lobby_id, self_mute, self_deaf}]` (up to 25): the lobby calls of this session are exactly these (join, change flags, leave the others; `[]` leaves all)',
+  ],
   [QOS_HEARTBEAT, 'QoS Heartbeat', 'client → server', 'counts as a Heartbeat'],
-  [100, 'Lobby Voice Answer (ours)', 'client → server', '`{lobby_id, revision, sdp}`: the SDP answer (a string, or `{type: "answer", sdp}`; at most 15 KiB) to LOBBY_VOICE_SERVER_OFFER of that revision'],
-  [101, 'Lobby Voice Candidate (ours)', 'client → server', '`{lobby_id, candidate: {candidate, sdpMid?, sdpMLineIndex?, usernameFragment?} | null}`: trickle ICE (up to 20; null ends them)'],
+  [
+    100,
+    'Lobby Voice Answer (ours)',
+    'client → server',
+    '`{lobby_id, revision, sdp}`: the SDP answer (a string, or `{type: "answer", sdp}`; at most 15 KiB) to LOBBY_VOICE_SERVER_OFFER of that revision',
+  ],
+  [
+    101,
+    'Lobby Voice Candidate (ours)',
+    'client → server',
+    '`{lobby_id, candidate: {candidate, sdpMid?, sdpMLineIndex?, usernameFragment?} | null}`: trickle ICE (up to 20; null ends them)',
+  ],
   [
     '',
     'accepted, ignored',
@@ -71,8 +131,16 @@ const EVENTS: Row[] = [
     `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, scopes?, application?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential; \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; the experiment arrays as \`GET /experiments\``,
   ],
   ['RESUMED', 'the resuming session', '`{_trace}`, after the replayed events'],
-  ['AUTH_SESSION_CHANGE', 'the sessions of a login session that changed (password reset, new token)', '`{auth_session_id_hash}`: the hash of the session that now carries them'],
-  ['USER_UPDATE', "the user's sessions", 'the user as `GET /users/@me` answers a user token (e-mail, phone, mfa_enabled, …)'],
+  [
+    'AUTH_SESSION_CHANGE',
+    'the sessions of a login session that changed (password reset, new token)',
+    '`{auth_session_id_hash}`: the hash of the session that now carries them',
+  ],
+  [
+    'USER_UPDATE',
+    "the user's sessions",
+    'the user as `GET /users/@me` answers a user token (e-mail, phone, mfa_enabled, …)',
+  ],
   ['USER_SETTINGS_UPDATE', "the user's sessions", '`{locale, theme}`'],
   [
     'GUILD_CREATE',
@@ -81,9 +149,17 @@ const EVENTS: Row[] = [
   ],
   ['GUILD_UPDATE', "the guild's members", 'the guild (as `GET /guilds/{id}`)'],
   ['GUILD_DELETE', "the guild's members; a member who left or was kicked", '`{id}`'],
-  ['GUILD_MEMBER_ADD', "the guild's members", 'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending}`) with `guild_id`'],
+  [
+    'GUILD_MEMBER_ADD',
+    "the guild's members",
+    'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending}`) with `guild_id`',
+  ],
   ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles changed)'],
-  ['GUILD_MEMBER_REMOVE', "the guild's members", '`{guild_id, user: {id, username, global_name, discriminator, avatar}}`'],
+  [
+    'GUILD_MEMBER_REMOVE',
+    "the guild's members",
+    '`{guild_id, user: {id, username, global_name, discriminator, avatar}}`',
+  ],
   ['GUILD_ROLE_CREATE', "the guild's members", '`{guild_id, role}` (the role as `GET /guilds/{id}/roles`)'],
   ['GUILD_ROLE_UPDATE', "the guild's members", '`{guild_id, role}`'],
   ['GUILD_ROLE_DELETE', "the guild's members", '`{guild_id, role_id}`'],
@@ -107,7 +183,11 @@ const EVENTS: Row[] = [
   ['INVITE_DELETE', 'members who can view the channel', '`{channel_id, guild_id, code}`'],
   ['LOBBY_CREATE', `${TO_LOBBY} when it is created; a member added later (only to that member)`, LOBBY],
   ['LOBBY_UPDATE', TO_LOBBY, LOBBY],
-  ['LOBBY_DELETE', `${TO_LOBBY}; a removed member (only to that member)`, '`{id, reason}`: `deleted` (the lobby is gone: deleted or idle) or `removed` (the receiving member was removed)'],
+  [
+    'LOBBY_DELETE',
+    `${TO_LOBBY}; a removed member (only to that member)`,
+    '`{id, reason}`: `deleted` (the lobby is gone: deleted or idle) or `removed` (the receiving member was removed)',
+  ],
   ['LOBBY_MEMBER_ADD', TO_LOBBY, LOBBY_MEMBER_EVENT],
   ['LOBBY_MEMBER_UPDATE', TO_LOBBY, LOBBY_MEMBER_EVENT],
   ['LOBBY_MEMBER_REMOVE', TO_LOBBY, LOBBY_MEMBER_EVENT],
@@ -123,8 +203,16 @@ const EVENTS: Row[] = [
     TO_LOBBY,
     '`{lobby_id, channel_id: null, user_id, session_id, deaf, mute, self_deaf, self_mute, self_video, suppress, request_to_speak_timestamp, connected}`: a call started (`connected: true`), changed flags, or ended (`connected: false`, `session_id` the session that was in it)',
   ],
-  ['LOBBY_VOICE_SERVER_OFFER', 'the session in the call', '`{lobby_id, revision, sdp, mic_mid, slots: [{mid, user_id}], ice_servers}`: an SDP offer; answer it with op 100'],
-  ['LOBBY_VOICE_SERVER_CLOSE', 'the session in the call', '`{lobby_id, reason, message}`: the server ended or refused the session\'s call (reasons below)'],
+  [
+    'LOBBY_VOICE_SERVER_OFFER',
+    'the session in the call',
+    '`{lobby_id, revision, sdp, mic_mid, slots: [{mid, user_id}], ice_servers}`: an SDP offer; answer it with op 100',
+  ],
+  [
+    'LOBBY_VOICE_SERVER_CLOSE',
+    'the session in the call',
+    "`{lobby_id, reason, message}`: the server ended or refused the session's call (reasons below)",
+  ],
 ]
 
 /** LOBBY_VOICE_SERVER_CLOSE reasons (voice/protocol.ts closeReasons; a test compares them). */
@@ -148,11 +236,23 @@ const REMOTE_AUTH_FRAMES: Row[] = [
   ['server', 'hello', '`{heartbeat_interval, timeout_ms}` (`REMOTE_AUTH_HEARTBEAT_MS`, `REMOTE_AUTH_TIMEOUT_MS`)'],
   ['client', 'init', '`{encoded_public_key}`: standard base64 of the SPKI DER of an RSA-2048 key (e = 65537)'],
   ['server', 'nonce_proof', "`{encrypted_nonce}`: 32 random bytes, RSA-OAEP (SHA-256) to the client's key, base64"],
-  ['client', 'nonce_proof', '`{nonce}`: the decrypted nonce, unpadded base64url; or `{proof}`: unpadded base64url SHA-256 of it'],
-  ['server', 'pending_remote_init', '`{fingerprint}`: unpadded base64url SHA-256 of the SPKI; the QR code shows `WEB_URL/ra/<fingerprint>`'],
+  [
+    'client',
+    'nonce_proof',
+    '`{nonce}`: the decrypted nonce, unpadded base64url; or `{proof}`: unpadded base64url SHA-256 of it',
+  ],
+  [
+    'server',
+    'pending_remote_init',
+    '`{fingerprint}`: unpadded base64url SHA-256 of the SPKI; the QR code shows `WEB_URL/ra/<fingerprint>`',
+  ],
   ['client', 'heartbeat', 'every `heartbeat_interval`'],
   ['server', 'heartbeat_ack', 'the answer to each heartbeat'],
-  ['server', 'pending_ticket', '`{encrypted_user_payload}`: `id:discriminator:avatar:username` encrypted to the key (the phone claimed the code)'],
+  [
+    'server',
+    'pending_ticket',
+    '`{encrypted_user_payload}`: `id:discriminator:avatar:username` encrypted to the key (the phone claimed the code)',
+  ],
   ['server', 'pending_login', '`{ticket}`: exchange it at `POST /users/@me/remote-auth/login`; then close 1000'],
   ['server', 'cancel', 'the phone declined; then close 1000'],
 ]
@@ -160,11 +260,17 @@ const REMOTE_AUTH_FRAMES: Row[] = [
 const REMOTE_AUTH_CLOSE: Row[] = [
   [1000, 'after `pending_login` or `cancel`'],
   [1001, 'the server shuts down'],
-  [1008, 'more frames than a client needs (16 + 2 per heartbeat interval of the socket\'s life)'],
+  [1008, "more frames than a client needs (16 + 2 per heartbeat interval of the socket's life)"],
   [1013, 'too many sockets: `REMOTE_AUTH_SOCKETS_PER_IP` from this IP, or 10,000 in all'],
   [4000, '`v` is not 2'],
-  [4001, 'a frame that is not a JSON object with a string `op`, an unknown `op`, a binary frame, or a frame over 4096 bytes'],
-  [4002, 'handshake failure: a key that is not RSA-2048 SPKI, a wrong nonce or proof, a proof before `init` or twice, a second `init`, a fingerprint already waiting on another socket'],
+  [
+    4001,
+    'a frame that is not a JSON object with a string `op`, an unknown `op`, a binary frame, or a frame over 4096 bytes',
+  ],
+  [
+    4002,
+    'handshake failure: a key that is not RSA-2048 SPKI, a wrong nonce or proof, a proof before `init` or twice, a second `init`, a fingerprint already waiting on another socket',
+  ],
   [4003, '`timeout_ms` after hello, no `init` within `REMOTE_AUTH_INIT_MS`, or no heartbeat for 1.5 intervals'],
 ]
 
@@ -202,12 +308,20 @@ can be resumed for <code>GATEWAY_RESUME_WINDOW_MS</code> (2 minutes by default) 
 ${table('opcodes', ['op', 'name', 'direction', 'd'], OPS)}
 <p>Any other opcode (Discord's retired 12, 15, 16, 23-27, the server-only 0, 7, 9, 10, 11) closes 4001.</p>
 <h2>Close codes</h2>
-${table('close-codes', ['code', 'name', 'when'], [
-  ...closeCodes(),
-  ...NEVER_SENT,
-  [1001, 'Going Away', 'the server shuts down; reconnect and resume'],
-  [1009, 'Message Too Big', `a frame over ${WS_MAX_FRAME_BYTES / 1024} KiB (Bun's limit for every socket of the server)`],
-])}
+${table(
+  'close-codes',
+  ['code', 'name', 'when'],
+  [
+    ...closeCodes(),
+    ...NEVER_SENT,
+    [1001, 'Going Away', 'the server shuts down; reconnect and resume'],
+    [
+      1009,
+      'Message Too Big',
+      `a frame over ${WS_MAX_FRAME_BYTES / 1024} KiB (Bun's limit for every socket of the server)`,
+    ],
+  ],
+)}
 <p>A client that closes with 1000 or 1001 ends its session; any other close leaves it resumable.</p>
 <h2>Dispatch events</h2>
 <p>Lobby events go to the lobby's members (their user sessions, and their OAuth2 sessions of the lobby's

@@ -11,12 +11,44 @@ import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
-import { getAuthSessionCheck, identifyHooks, installBus, opHandlers, sessionEndHooks, sessionStartHooks, topics, type EventBus, type GatewayConnection } from './bus'
-import { ACCEPTED_NOOP_OPS, Close, IDENTIFY_TIMEOUT_MS, MAX_INBOUND_BYTES, MAX_PENDING_PER_IP, Op, QOS_HEARTBEAT, frame, framesPerWindow, FRAME_WINDOW_MS } from './protocol'
+import {
+  getAuthSessionCheck,
+  identifyHooks,
+  installBus,
+  opHandlers,
+  sessionEndHooks,
+  sessionStartHooks,
+  topics,
+  type EventBus,
+  type GatewayConnection,
+} from './bus'
+import {
+  ACCEPTED_NOOP_OPS,
+  Close,
+  IDENTIFY_TIMEOUT_MS,
+  MAX_INBOUND_BYTES,
+  MAX_PENDING_PER_IP,
+  Op,
+  QOS_HEARTBEAT,
+  frame,
+  framesPerWindow,
+  FRAME_WINDOW_MS,
+} from './protocol'
 import { currentSeq, lastSeqFor, nextSeq, remember, replaySince } from './replay'
 import {
-  addSession, attach, compressedByTopic, detach, follow, ownTopic, removeSession, sessions, sessionsOfAuthSession, sessionsOfUser, unfollow,
-  type GatewaySession, type Socket,
+  addSession,
+  attach,
+  compressedByTopic,
+  detach,
+  follow,
+  ownTopic,
+  removeSession,
+  sessions,
+  sessionsOfAuthSession,
+  sessionsOfUser,
+  unfollow,
+  type GatewaySession,
+  type Socket,
 } from './sessions'
 import { ZlibStream } from './zlib-stream'
 
@@ -134,7 +166,8 @@ function endSession(session: GatewaySession, code?: number, reason?: string): vo
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
   const view = connectionView(session)
-  for (const hook of sessionEndHooks) Promise.resolve(hook(view)).catch((e) => log.error('session end hook failed', { error: String(e) }))
+  for (const hook of sessionEndHooks)
+    Promise.resolve(hook(view)).catch((e) => log.error('session end hook failed', { error: String(e) }))
 }
 
 let sweeps = 0
@@ -144,7 +177,8 @@ function sweepExpired(): void {
   const now = clock.now()
   for (const s of sessions.values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
   for (const [ws, conn] of connections) {
-    if (!conn.session && !conn.closing && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS) close(ws, Close.NotAuthenticated, 'Not authenticated')
+    if (!conn.session && !conn.closing && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS)
+      close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
   sweeps += 1
   if (sweeps % AUTH_CHECK_EVERY === 0) void closeEndedAuthSessions()
@@ -159,7 +193,8 @@ export async function closeEndedAuthSessions(): Promise<void> {
   const ids = [...new Set(userSessions.map((s) => (s.caller as { sessionId: string }).sessionId))]
   try {
     const alive = await check(ids)
-    for (const s of userSessions) if (!alive.has((s.caller as { sessionId: string }).sessionId)) endSession(s, 4004, 'Authentication failed')
+    for (const s of userSessions)
+      if (!alive.has((s.caller as { sessionId: string }).sessionId)) endSession(s, 4004, 'Authentication failed')
   } catch (error) {
     log.error('auth session check failed', { error: String(error) })
   }
@@ -203,7 +238,14 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   const caller = await resolveAuthorization(d.token, { bare: true })
   if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   if (conn.session || conn.closing) return
-  const session: GatewaySession = { id: randomBytes(16).toString('hex'), caller, topics: new Set(), ws: null, resumableUntil: 0, readySeq: 0 }
+  const session: GatewaySession = {
+    id: randomBytes(16).toString('hex'),
+    caller,
+    topics: new Set(),
+    ws: null,
+    resumableUntil: 0,
+    readySeq: 0,
+  }
   const ready: Record<string, unknown> = {
     v: 9,
     user: null,
@@ -233,17 +275,27 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
   const view = connectionView(session)
-  for (const hook of sessionStartHooks) Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
+  for (const hook of sessionStartHooks)
+    Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
 }
 
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
   const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
-  const sameCaller = caller && mayConnect(caller) && session && caller.kind === session.caller.kind && caller.userId === session.caller.userId
+  const sameCaller =
+    caller &&
+    mayConnect(caller) &&
+    session &&
+    caller.kind === session.caller.kind &&
+    caller.userId === session.caller.userId
   // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
   // Replay starts after it, and never before the session's own READY.
   const seq = d?.seq === null ? 0 : d?.seq
-  const validSeq = Number.isSafeInteger(seq) && seq >= 0 && session !== undefined && seq <= lastSeqFor(session.topics, session.readySeq)
+  const validSeq =
+    Number.isSafeInteger(seq) &&
+    seq >= 0 &&
+    session !== undefined &&
+    seq <= lastSeqFor(session.topics, session.readySeq)
   const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), session.topics) : null
   if (!session || !sameCaller || !replay || (!session.ws && session.resumableUntil <= clock.now())) {
     send(ws, frame(Op.InvalidSession, false))
@@ -272,8 +324,15 @@ async function onMessage(ws: Socket, message: unknown): Promise<void> {
     conn.frames = 0
   }
   conn.frames += 1
-  if (conn.frames > framesPerWindow(config().gatewayHeartbeatMs)) return close(ws, Close.RateLimited, 'You are being rate limited.')
-  if (typeof message !== 'object' || message === null || Array.isArray(message) || Buffer.isBuffer(message) || message instanceof Uint8Array) {
+  if (conn.frames > framesPerWindow(config().gatewayHeartbeatMs))
+    return close(ws, Close.RateLimited, 'You are being rate limited.')
+  if (
+    typeof message !== 'object' ||
+    message === null ||
+    Array.isArray(message) ||
+    Buffer.isBuffer(message) ||
+    message instanceof Uint8Array
+  ) {
     return close(ws, Close.DecodeError, 'Decode error')
   }
   if (JSON.stringify(message).length > MAX_INBOUND_BYTES) return close(ws, Close.DecodeError, 'Payload too large')
@@ -345,7 +404,8 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
     pendingByIp.set(ip, pending + 1)
     conn.pendingIp = ip
     if (version !== 9 && version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
-    if (query.encoding && query.encoding !== 'json') return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
+    if (query.encoding && query.encoding !== 'json')
+      return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
     send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
     armHeartbeat(raw, conn)
   },

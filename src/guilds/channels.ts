@@ -7,7 +7,15 @@ import { events, topics } from '../gateway/bus'
 import { channelAccess, guildAccess, permissionsOf } from './access'
 import { syncAllMembers } from './gateway'
 import { has } from './permissions'
-import { deleteChannelRow, getGuild, getMember, guildChannels, insertChannel, memberUserIds, updateChannelRow } from './store'
+import {
+  deleteChannelRow,
+  getGuild,
+  getMember,
+  guildChannels,
+  insertChannel,
+  memberUserIds,
+  updateChannelRow,
+} from './store'
 import type { CreateChannelInput, PatchChannelInput } from './schemas'
 import { serializeChannelRow } from './serialize'
 import type { ChannelRow } from './tables'
@@ -73,4 +81,3 @@ export function channelPermissionsOf(userId: string, channel: ChannelRow): bigin
   if (!guild || !getMember(guild.id, userId)) return 0n
   return permissionsOf(guild, userId)
 }
-

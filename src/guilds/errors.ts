@@ -8,4 +8,5 @@ export const notTextChannel = () => new ApiError(400, 50008, 'Cannot send messag
 
 export const invalidPermissions = () => formError({ permissions: ['BASE_TYPE_INVALID', 'Invalid permissions value.'] })
 
-export const everyoneUndeletable = () => formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })
+export const everyoneUndeletable = () =>
+  formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })

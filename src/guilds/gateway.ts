@@ -6,7 +6,17 @@ import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { permissionsFrom, permissionsOf } from './access'
 import { has } from './permissions'
-import { channelsOfEach, getGuild, getMember, guildChannels, memberCountOfEach, memberRoleIdsOfEach, memberUserIds, membershipsOfUser, rolesOfEach } from './store'
+import {
+  channelsOfEach,
+  getGuild,
+  getMember,
+  guildChannels,
+  memberCountOfEach,
+  memberRoleIdsOfEach,
+  memberUserIds,
+  membershipsOfUser,
+  rolesOfEach,
+} from './store'
 import { serializeGuildForGateway } from './serialize'
 import type { GuildRow } from './tables'
 
@@ -29,8 +39,15 @@ function readyGuilds(caller: Caller) {
   const counts = memberCountOfEach(ids)
   const topicList: string[] = []
   const ready = joined.map(({ guild, member }) => {
-    const parts = { roles: roles.get(guild.id) ?? [], channels: channels.get(guild.id) ?? [], memberCount: counts.get(guild.id) ?? 0 }
-    const viewable = has(permissionsFrom(guild, caller.userId, parts.roles, mine.get(guild.id) ?? []), Permission.VIEW_CHANNEL)
+    const parts = {
+      roles: roles.get(guild.id) ?? [],
+      channels: channels.get(guild.id) ?? [],
+      memberCount: counts.get(guild.id) ?? 0,
+    }
+    const viewable = has(
+      permissionsFrom(guild, caller.userId, parts.roles, mine.get(guild.id) ?? []),
+      Permission.VIEW_CHANNEL,
+    )
     topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
     return serializeGuildForGateway(guild, member, parts)
   })

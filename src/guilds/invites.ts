@@ -10,7 +10,16 @@ import { findUser } from '../accounts/store'
 import { channelAccess, permissionsOf } from './access'
 import { addMember } from './lifecycle'
 import { has } from './permissions'
-import { claimInviteUse, deleteInviteRow, getChannelRow, getGuild, getInvite, getMember, insertInvite, reusableInvite } from './store'
+import {
+  claimInviteUse,
+  deleteInviteRow,
+  getChannelRow,
+  getGuild,
+  getInvite,
+  getMember,
+  insertInvite,
+  reusableInvite,
+} from './store'
 import { serializeInvite } from './serialize'
 import type { InviteRow } from './tables'
 
@@ -26,7 +35,13 @@ function inviteCode(): string {
   return code
 }
 
-export type InviteInput = { maxAge?: number; maxUses?: number; unique?: boolean; temporary?: boolean; targetUserId?: string | null }
+export type InviteInput = {
+  maxAge?: number
+  maxUses?: number
+  unique?: boolean
+  temporary?: boolean
+  targetUserId?: string | null
+}
 
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {
@@ -71,7 +86,11 @@ export async function createInvite(userId: string, channelId: string, input: Inv
 }
 
 function live(invite: InviteRow | undefined, now: number): invite is InviteRow {
-  return !!invite && (invite.expiresAt === null || invite.expiresAt > now) && (invite.maxUses === 0 || invite.uses < invite.maxUses)
+  return (
+    !!invite &&
+    (invite.expiresAt === null || invite.expiresAt > now) &&
+    (invite.maxUses === 0 || invite.uses < invite.maxUses)
+  )
 }
 
 export async function lookupInvite(code: string) {
@@ -99,7 +118,8 @@ export async function joinGuildByInvite(userId: string, code: string) {
   // The use is claimed in the transaction that adds the member: counted exactly when someone joined.
   let claimed: InviteRow | undefined
   if (!addMember(guild, userId, () => !!(claimed = claimInviteUse(code, clock.now(), userId))) || !claimed) {
-    if (getMember(guild.id, userId) && live(existing, clock.now())) return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
+    if (getMember(guild.id, userId) && live(existing, clock.now()))
+      return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
     throw Errors.unknownInvite()
   }
   return { ...(await serializeInvite(claimed, guild, channel)), new_member: true }
@@ -112,7 +132,8 @@ export async function deleteInvite(userId: string, code: string) {
   const channel = getChannelRow(invite.channelId)
   if (!guild || !channel || !getMember(guild.id, userId)) throw Errors.unknownInvite()
   const perms = permissionsOf(guild, userId)
-  if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD)) throw Errors.missingPermissions()
+  if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD))
+    throw Errors.missingPermissions()
   transaction((tx) => deleteInviteRow(tx, code))
   events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
   return serializeInvite(invite, guild, channel)

@@ -34,8 +34,22 @@ export function createGuild(ownerId: string, name: string) {
     insertGuild(tx, { id, name, ownerId, createdAt: now })
     insertRole(tx, { id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 })
     insertMember(tx, { guildId: id, userId: ownerId, joinedAt: now })
-    insertChannel(tx, { id: snowflake(), guildId: id, type: ChannelType.GUILD_TEXT, name: 'general', position: 0, createdAt: now })
-    insertChannel(tx, { id: snowflake(), guildId: id, type: ChannelType.GUILD_VOICE, name: 'General', position: 1, createdAt: now })
+    insertChannel(tx, {
+      id: snowflake(),
+      guildId: id,
+      type: ChannelType.GUILD_TEXT,
+      name: 'general',
+      position: 0,
+      createdAt: now,
+    })
+    insertChannel(tx, {
+      id: snowflake(),
+      guildId: id,
+      type: ChannelType.GUILD_VOICE,
+      name: 'General',
+      position: 1,
+      createdAt: now,
+    })
   })
   const guild = getGuild(id)!
   syncMemberTopics(id, ownerId)
@@ -103,7 +117,18 @@ function removeMember(guild: GuildRow, userId: string): void {
   dropGuildTopics(userId, guild.id, channelIds)
   events.publish(topics.user(userId), 'GUILD_DELETE', { id: guild.id })
   const user = findUser(userId)
-  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', { guild_id: guild.id, user: user ? { id: user.id, username: user.username, global_name: user.globalName, discriminator: user.discriminator, avatar: user.avatar } : { id: userId } })
+  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', {
+    guild_id: guild.id,
+    user: user
+      ? {
+          id: user.id,
+          username: user.username,
+          global_name: user.globalName,
+          discriminator: user.discriminator,
+          avatar: user.avatar,
+        }
+      : { id: userId },
+  })
 }
 
 export async function leaveGuild(userId: string, guildId: string): Promise<void> {
@@ -115,7 +140,10 @@ export async function leaveGuild(userId: string, guildId: string): Promise<void>
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
   const { guild } = guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
   if (!getMember(guildId, targetId)) throw Errors.unknownMember()
-  if (targetId === guild.ownerId || (actorId !== guild.ownerId && topPosition(guild, targetId) >= topPosition(guild, actorId))) {
+  if (
+    targetId === guild.ownerId ||
+    (actorId !== guild.ownerId && topPosition(guild, targetId) >= topPosition(guild, actorId))
+  ) {
     throw Errors.missingPermissions()
   }
   removeMember(guild, targetId)
@@ -142,7 +170,10 @@ export function myGuilds(userId: string, page: { limit: number; before?: string;
 }
 
 /** Operator settings (CLI): features, hub type, vanity code. */
-export function setGuildAttributes(guildId: string, input: { features?: string[]; hubType?: number | null; vanity?: string | null }) {
+export function setGuildAttributes(
+  guildId: string,
+  input: { features?: string[]; hubType?: number | null; vanity?: string | null },
+) {
   const guild = getGuild(guildId)
   if (!guild) throw Errors.unknownGuild()
   const changes = {

@@ -24,7 +24,13 @@ export async function postMessage(userId: string, channelId: string, input: Mess
  * a message the same author sent with that nonce in the last few minutes is returned instead (in the transaction
  * that would insert, so parallel sends make one message).
  */
-export async function writeMessage(channel: ChannelRow, authorId: string, content: string, nonce?: string | number, enforceNonce = false) {
+export async function writeMessage(
+  channel: ChannelRow,
+  authorId: string,
+  content: string,
+  nonce?: string | number,
+  enforceNonce = false,
+) {
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
   let fresh = true
@@ -36,7 +42,14 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
         return earlier
       }
     }
-    const inserted = insertMessage(tx, { id, channelId: channel.id, authorId, content, nonce: nonce === undefined ? null : String(nonce), createdAt: clock.now() })
+    const inserted = insertMessage(tx, {
+      id,
+      channelId: channel.id,
+      authorId,
+      content,
+      nonce: nonce === undefined ? null : String(nonce),
+      createdAt: clock.now(),
+    })
     setLastMessageId(tx, channel.id, id)
     return inserted
   })
@@ -46,11 +59,19 @@ export async function writeMessage(channel: ChannelRow, authorId: string, conten
 }
 
 /** Access, the page and its authors in one snapshot (one read transaction). */
-export function readMessages(userId: string, channelId: string, query: { limit?: number; before?: string; after?: string; around?: string }) {
+export function readMessages(
+  userId: string,
+  channelId: string,
+  query: { limit?: number; before?: string; after?: string; around?: string },
+) {
   return reading(() => {
     const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
-    const rows = channelMessages(channel.id, { limit: query.limit ?? 50, before: query.before, after: query.after, around: query.around })
+    const rows = channelMessages(channel.id, {
+      limit: query.limit ?? 50,
+      before: query.before,
+      after: query.after,
+      around: query.around,
+    })
     return serializeMessages(rows, channel.guildId)
   })
 }
-

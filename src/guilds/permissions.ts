@@ -5,10 +5,20 @@ import { ALL_PERMISSIONS, Permission } from '../core/discord'
 
 /** What a new guild's @everyone role may do (Discord's defaults for a fresh server). */
 export const DEFAULT_EVERYONE =
-  Permission.CREATE_INSTANT_INVITE | Permission.ADD_REACTIONS | Permission.STREAM | Permission.VIEW_CHANNEL |
-  Permission.SEND_MESSAGES | Permission.EMBED_LINKS | Permission.ATTACH_FILES | Permission.READ_MESSAGE_HISTORY |
-  Permission.MENTION_EVERYONE | Permission.USE_EXTERNAL_EMOJIS | Permission.CONNECT | Permission.SPEAK |
-  Permission.USE_VAD | Permission.CHANGE_NICKNAME
+  Permission.CREATE_INSTANT_INVITE |
+  Permission.ADD_REACTIONS |
+  Permission.STREAM |
+  Permission.VIEW_CHANNEL |
+  Permission.SEND_MESSAGES |
+  Permission.EMBED_LINKS |
+  Permission.ATTACH_FILES |
+  Permission.READ_MESSAGE_HISTORY |
+  Permission.MENTION_EVERYONE |
+  Permission.USE_EXTERNAL_EMOJIS |
+  Permission.CONNECT |
+  Permission.SPEAK |
+  Permission.USE_VAD |
+  Permission.CHANGE_NICKNAME
 
 export function computePermissions(input: { isOwner: boolean; everyone: bigint; roles: bigint[] }): bigint {
   if (input.isOwner) return ALL_PERMISSIONS

@@ -25,7 +25,12 @@ export const guildsForLobbies = {
     return c ? channelPermissionsOf(userId, c) : 0n
   },
   /** Single-use invite only `targetUserId` can accept; the lobby domain checked the inviter's right to link. */
-  async createTargetedInvite(input: { channelId: string; inviterId: string; targetUserId: string; maxAgeSeconds: number }) {
+  async createTargetedInvite(input: {
+    channelId: string
+    inviterId: string
+    targetUserId: string
+    maxAgeSeconds: number
+  }) {
     const channel = getChannelRow(input.channelId)!
     const guild = getGuild(channel.guildId)!
     const now = clock.now()
@@ -54,6 +59,12 @@ export const guildsForLobbies = {
 export function guildForExperiments(guildId: string) {
   const g = getGuild(guildId)
   if (!g) return undefined
-  return { id: g.id, features: g.features, member_count: memberCount(g.id), vanity_url_code: g.vanityUrlCode, hub_type: g.hubType, created_at: g.createdAt }
+  return {
+    id: g.id,
+    features: g.features,
+    member_count: memberCount(g.id),
+    vanity_url_code: g.vanityUrlCode,
+    hub_type: g.hubType,
+    created_at: g.createdAt,
+  }
 }
-

@@ -10,7 +10,16 @@ import { guildAccess, topPosition, type GuildAccess } from './access'
 import { everyoneUndeletable, invalidPermissions } from './errors'
 import { syncAllMembers, syncMemberTopics } from './gateway'
 import { parsePermissions } from './permissions'
-import { addMemberRole, deleteRoleRow, getMember, getRole, guildRoles, insertRole, removeMemberRole, updateRoleRow } from './store'
+import {
+  addMemberRole,
+  deleteRoleRow,
+  getMember,
+  getRole,
+  guildRoles,
+  insertRole,
+  removeMemberRole,
+  updateRoleRow,
+} from './store'
 import type { RoleInput } from './schemas'
 import { serializeMember, serializeRole } from './serialize'
 import type { RoleRow } from './tables'
@@ -20,12 +29,16 @@ function grantable(access: GuildAccess, permissions: string | undefined): string
   const bits = parsePermissions(permissions)
   if (bits === null) throw invalidPermissions()
   const isOwner = access.guild.ownerId === access.member.userId
-  if (!isOwner && access.permissions !== ALL_PERMISSIONS && (bits & ~access.permissions) !== 0n) throw Errors.missingPermissions()
+  if (!isOwner && access.permissions !== ALL_PERMISSIONS && (bits & ~access.permissions) !== 0n)
+    throw Errors.missingPermissions()
   return bits.toString()
 }
 
 function manageable(access: GuildAccess, role: RoleRow): void {
-  if (access.guild.ownerId !== access.member.userId && role.position >= topPosition(access.guild, access.member.userId)) {
+  if (
+    access.guild.ownerId !== access.member.userId &&
+    role.position >= topPosition(access.guild, access.member.userId)
+  ) {
     throw Errors.missingPermissions()
   }
 }
@@ -35,7 +48,16 @@ export function createRole(userId: string, guildId: string, input: RoleInput) {
   const permissions = grantable(access, input.permissions) ?? '0'
   const position = guildRoles(guildId).length
   const row = transaction((tx) =>
-    insertRole(tx, { id: snowflake(), guildId, name: input.name ?? 'new role', permissions, position, color: input.color ?? 0, hoist: input.hoist ?? false, mentionable: input.mentionable ?? false }),
+    insertRole(tx, {
+      id: snowflake(),
+      guildId,
+      name: input.name ?? 'new role',
+      permissions,
+      position,
+      color: input.color ?? 0,
+      hoist: input.hoist ?? false,
+      mentionable: input.mentionable ?? false,
+    }),
   )
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: body })
@@ -74,7 +96,13 @@ export function deleteRole(userId: string, guildId: string, roleId: string): voi
   syncAllMembers(guildId)
 }
 
-export async function setMemberRole(userId: string, guildId: string, targetId: string, roleId: string, give: boolean): Promise<void> {
+export async function setMemberRole(
+  userId: string,
+  guildId: string,
+  targetId: string,
+  roleId: string,
+  give: boolean,
+): Promise<void> {
   const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const member = getMember(guildId, targetId)
   if (!member) throw Errors.unknownMember()
@@ -86,7 +114,10 @@ export async function setMemberRole(userId: string, guildId: string, targetId: s
     else removeMemberRole(tx, guildId, targetId, roleId)
   })
   syncMemberTopics(guildId, targetId)
-  events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', { guild_id: guildId, ...serializeMember(member, findUser(targetId)) })
+  events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', {
+    guild_id: guildId,
+    ...serializeMember(member, findUser(targetId)),
+  })
 }
 
 export function listRoles(userId: string, guildId: string) {

@@ -60,10 +60,14 @@ export const guildRoutes = new Elysia()
     query: MyGuildsQuery,
     ...doc('guilds', 'Guilds of the caller', { 200: PartialGuilds }),
   })
-  .delete('/users/@me/guilds/:guildId', async ({ caller, params }) => (await leaveGuild(caller.userId, params.guildId), noContent()), {
-    ...auth,
-    ...doc('guilds', 'Leave a guild (not the owner)', { 204: NO_CONTENT }),
-  })
+  .delete(
+    '/users/@me/guilds/:guildId',
+    async ({ caller, params }) => (await leaveGuild(caller.userId, params.guildId), noContent()),
+    {
+      ...auth,
+      ...doc('guilds', 'Leave a guild (not the owner)', { 204: NO_CONTENT }),
+    },
+  )
   .get(
     '/guilds/:guildId/members',
     ({ caller, params, query }) => {
@@ -72,12 +76,20 @@ export const guildRoutes = new Elysia()
       const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
       return serializeMembers(params.guildId, rows)
     },
-    { ...auth, query: MembersQuery, ...doc('guilds', 'List members', { 200: list(Member, 'Members in user id order') }) },
+    {
+      ...auth,
+      query: MembersQuery,
+      ...doc('guilds', 'List members', { 200: list(Member, 'Members in user id order') }),
+    },
   )
-  .delete('/guilds/:guildId/members/:userId', async ({ caller, params }) => (await kickMember(caller.userId, params.guildId, params.userId), noContent()), {
-    ...auth,
-    ...doc('guilds', 'Kick a member (KICK_MEMBERS)', { 204: NO_CONTENT }),
-  })
+  .delete(
+    '/guilds/:guildId/members/:userId',
+    async ({ caller, params }) => (await kickMember(caller.userId, params.guildId, params.userId), noContent()),
+    {
+      ...auth,
+      ...doc('guilds', 'Kick a member (KICK_MEMBERS)', { 204: NO_CONTENT }),
+    },
+  )
   .get('/guilds/:guildId/roles', ({ caller, params }) => listRoles(caller.userId, params.guildId), {
     ...auth,
     ...doc('roles', 'List roles', { 200: list(Role, 'Roles by position') }),
@@ -87,23 +99,35 @@ export const guildRoutes = new Elysia()
     body: t.Optional(RoleSchema),
     ...doc('roles', 'Create a role (MANAGE_ROLES)', { 200: Role }),
   })
-  .patch('/guilds/:guildId/roles/:roleId', ({ caller, params, body }) => updateRole(caller.userId, params.guildId, params.roleId, body), {
-    ...auth,
-    body: RoleSchema,
-    ...doc('roles', 'Edit a role (MANAGE_ROLES)', { 200: Role }),
-  })
-  .delete('/guilds/:guildId/roles/:roleId', ({ caller, params }) => (deleteRole(caller.userId, params.guildId, params.roleId), noContent()), {
-    ...auth,
-    ...doc('roles', 'Delete a role (MANAGE_ROLES)', { 204: NO_CONTENT }),
-  })
+  .patch(
+    '/guilds/:guildId/roles/:roleId',
+    ({ caller, params, body }) => updateRole(caller.userId, params.guildId, params.roleId, body),
+    {
+      ...auth,
+      body: RoleSchema,
+      ...doc('roles', 'Edit a role (MANAGE_ROLES)', { 200: Role }),
+    },
+  )
+  .delete(
+    '/guilds/:guildId/roles/:roleId',
+    ({ caller, params }) => (deleteRole(caller.userId, params.guildId, params.roleId), noContent()),
+    {
+      ...auth,
+      ...doc('roles', 'Delete a role (MANAGE_ROLES)', { 204: NO_CONTENT }),
+    },
+  )
   .put(
     '/guilds/:guildId/members/:userId/roles/:roleId',
-    async ({ caller, params }) => (await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, true), noContent()),
+    async ({ caller, params }) => (
+      await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, true), noContent()
+    ),
     { ...auth, ...doc('roles', 'Give a member a role', { 204: NO_CONTENT }) },
   )
   .delete(
     '/guilds/:guildId/members/:userId/roles/:roleId',
-    async ({ caller, params }) => (await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, false), noContent()),
+    async ({ caller, params }) => (
+      await setMemberRole(caller.userId, params.guildId, params.userId, params.roleId, false), noContent()
+    ),
     { ...auth, ...doc('roles', 'Take a role from a member', { 204: NO_CONTENT }) },
   )
 
@@ -113,11 +137,15 @@ export const channelRoutes = new Elysia()
     ...auth,
     ...doc('channels', 'List channels', { 200: list(Channel, 'Channels by position') }),
   })
-  .post('/guilds/:guildId/channels', ({ caller, params, body }) => json(createChannel(caller.userId, params.guildId, body), 201), {
-    ...auth,
-    body: CreateChannelSchema,
-    ...doc('channels', 'Create a channel (MANAGE_CHANNELS)', { 201: Channel }),
-  })
+  .post(
+    '/guilds/:guildId/channels',
+    ({ caller, params, body }) => json(createChannel(caller.userId, params.guildId, body), 201),
+    {
+      ...auth,
+      body: CreateChannelSchema,
+      ...doc('channels', 'Create a channel (MANAGE_CHANNELS)', { 201: Channel }),
+    },
+  )
   .get('/channels/:channelId', ({ caller, params }) => getChannel(caller.userId, params.channelId), {
     ...auth,
     ...doc('channels', 'Get a channel', { 200: Channel }),
@@ -131,16 +159,26 @@ export const channelRoutes = new Elysia()
     ...auth,
     ...doc('channels', 'Delete a channel (MANAGE_CHANNELS)', { 200: Channel }),
   })
-  .post('/channels/:channelId/messages', ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body), {
-    ...auth,
-    body: MessageSchema,
-    ...doc('messages', 'Send a message (SEND_MESSAGES)', { 200: Message }),
-  })
-  .get('/channels/:channelId/messages', ({ caller, params, query }) => readMessages(caller.userId, params.channelId, paging(query, 100, 50)), {
-    ...auth,
-    query: MessagesQuery,
-    ...doc('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)', { 200: list(Message, 'Messages, newest first') }),
-  })
+  .post(
+    '/channels/:channelId/messages',
+    ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body),
+    {
+      ...auth,
+      body: MessageSchema,
+      ...doc('messages', 'Send a message (SEND_MESSAGES)', { 200: Message }),
+    },
+  )
+  .get(
+    '/channels/:channelId/messages',
+    ({ caller, params, query }) => readMessages(caller.userId, params.channelId, paging(query, 100, 50)),
+    {
+      ...auth,
+      query: MessagesQuery,
+      ...doc('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)', {
+        200: list(Message, 'Messages, newest first'),
+      }),
+    },
+  )
   .post(
     '/channels/:channelId/invites',
     ({ caller, params, body }) =>
@@ -156,7 +194,11 @@ export const channelRoutes = new Elysia()
 
 export const inviteRoutes = new Elysia()
   .use(identity)
-  .get('/invites/:code', ({ params }) => lookupInvite(params.code), doc('invites', 'Look up an invite', { 200: Invite }))
+  .get(
+    '/invites/:code',
+    ({ params }) => lookupInvite(params.code),
+    doc('invites', 'Look up an invite', { 200: Invite }),
+  )
   .post('/invites/:code', ({ caller, params }) => joinGuildByInvite(caller.userId, params.code), {
     user: true,
     ...doc('invites', 'Accept an invite', { 200: Invite }),

@@ -9,10 +9,23 @@ import { queryString } from '../http/form'
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Timestamp = t.String({ format: 'date-time' })
 
-export const CreateGuildSchema = t.Object({ name: t.String({ minLength: 2, maxLength: 100 }) }, { examples: [{ name: 'Lobby regulars' }] })
-export const PatchGuildSchema = t.Object({ name: t.Optional(t.String({ minLength: 2, maxLength: 100 })) }, { examples: [{ name: 'Lobby regulars (EU)' }] })
-export const MyGuildsQuery = t.Object({ limit: queryString('integer 1-200, default 200'), before: queryString('snowflake'), after: queryString('snowflake') })
-export const MembersQuery = t.Object({ limit: queryString('integer 1-1000, default 1'), after: queryString('snowflake') })
+export const CreateGuildSchema = t.Object(
+  { name: t.String({ minLength: 2, maxLength: 100 }) },
+  { examples: [{ name: 'Lobby regulars' }] },
+)
+export const PatchGuildSchema = t.Object(
+  { name: t.Optional(t.String({ minLength: 2, maxLength: 100 })) },
+  { examples: [{ name: 'Lobby regulars (EU)' }] },
+)
+export const MyGuildsQuery = t.Object({
+  limit: queryString('integer 1-200, default 200'),
+  before: queryString('snowflake'),
+  after: queryString('snowflake'),
+})
+export const MembersQuery = t.Object({
+  limit: queryString('integer 1-1000, default 1'),
+  after: queryString('snowflake'),
+})
 
 export const RoleSchema = t.Object(
   {
@@ -35,12 +48,18 @@ const channelFields = {
   nsfw: t.Optional(t.Boolean()),
 }
 export const CreateChannelSchema = t.Object(channelFields, {
-  examples: [{ name: 'strategy', type: ChannelType.GUILD_TEXT, topic: 'Plans for the next match', position: 2, nsfw: false }],
+  examples: [
+    { name: 'strategy', type: ChannelType.GUILD_TEXT, topic: 'Plans for the next match', position: 2, nsfw: false },
+  ],
 })
 export type CreateChannelInput = typeof CreateChannelSchema.static
 /** A channel's type cannot change. */
 export const PatchChannelSchema = t.Object(
-  { ...channelFields, name: t.Optional(channelFields.name), type: t.Optional(t.Never({ description: 'cannot change' })) },
+  {
+    ...channelFields,
+    name: t.Optional(channelFields.name),
+    type: t.Optional(t.Never({ description: 'cannot change' })),
+  },
   { examples: [{ name: 'strategy-eu', topic: 'Plans for the EU league' }] },
 )
 export type PatchChannelInput = typeof PatchChannelSchema.static
@@ -49,7 +68,9 @@ export const MessageSchema = t.Object(
   {
     content: t.String({ minLength: 1, maxLength: 2000 }),
     nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
-    enforce_nonce: t.Optional(t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' })),
+    enforce_nonce: t.Optional(
+      t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
+    ),
   },
   { examples: [{ content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true }] },
 )
@@ -62,14 +83,17 @@ export const MessagesQuery = t.Object({
 })
 
 export const InviteSchema = t.Optional(
-  t.Object({
-    max_age: t.Optional(t.Integer({ minimum: 0, maximum: 604800 })),
-    max_uses: t.Optional(t.Integer({ minimum: 0, maximum: 100 })),
-    unique: t.Optional(t.Boolean()),
-    temporary: t.Optional(t.Boolean()),
-    target_type: t.Optional(t.Integer({ minimum: 1, maximum: 2 })),
-    target_user_id: t.Optional(t.Nullable(Snowflake)),
-  }, { examples: [{ max_age: 86400, max_uses: 10, unique: true, temporary: false }] }),
+  t.Object(
+    {
+      max_age: t.Optional(t.Integer({ minimum: 0, maximum: 604800 })),
+      max_uses: t.Optional(t.Integer({ minimum: 0, maximum: 100 })),
+      unique: t.Optional(t.Boolean()),
+      temporary: t.Optional(t.Boolean()),
+      target_type: t.Optional(t.Integer({ minimum: 1, maximum: 2 })),
+      target_user_id: t.Optional(t.Nullable(Snowflake)),
+    },
+    { examples: [{ max_age: 86400, max_uses: 10, unique: true, temporary: false }] },
+  ),
 )
 
 // ---- answers (documentation)
@@ -141,7 +165,15 @@ export const Guild = t.Object(
 )
 
 export const PartialGuilds = t.Array(
-  t.Object({ id: Snowflake, name: t.String(), icon: NULL(), banner: NULL(), owner: t.Boolean(), permissions: t.String(), features: t.Array(t.String()) }),
+  t.Object({
+    id: Snowflake,
+    name: t.String(),
+    icon: NULL(),
+    banner: NULL(),
+    owner: t.Boolean(),
+    permissions: t.String(),
+    features: t.Array(t.String()),
+  }),
   { description: "The caller's guilds, in id order" },
 )
 
@@ -189,7 +221,13 @@ export const Invite = t.Object(
   {
     code: t.String(),
     type: Int({ description: '0: a guild invite' }),
-    guild: t.Object({ id: Snowflake, name: t.String(), icon: NULL(), features: t.Array(t.String()), vanity_url_code: t.Nullable(t.String()) }),
+    guild: t.Object({
+      id: Snowflake,
+      name: t.String(),
+      icon: NULL(),
+      features: t.Array(t.String()),
+      vanity_url_code: t.Nullable(t.String()),
+    }),
     guild_id: Snowflake,
     channel: t.Object({ id: Snowflake, name: t.String(), type: Int() }),
     inviter: t.Optional(PublicUser),

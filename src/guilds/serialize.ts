@@ -32,7 +32,9 @@ export function serializeChannelRow(c: ChannelRow) {
     permission_overwrites: [],
     parent_id: null,
     nsfw: c.nsfw,
-    ...(c.type === ChannelType.GUILD_TEXT ? { topic: c.topic, last_message_id: c.lastMessageId, rate_limit_per_user: 0 } : { bitrate: 64000, user_limit: 0, rtc_region: null }),
+    ...(c.type === ChannelType.GUILD_TEXT
+      ? { topic: c.topic, last_message_id: c.lastMessageId, rate_limit_per_user: 0 }
+      : { bitrate: 64000, user_limit: 0, rtc_region: null }),
     flags: 0,
   }
 }
@@ -73,7 +75,11 @@ export function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?
   }
 }
 
-export function serializeMember(m: MemberRow, user: UserRow | undefined, roleIds: string[] = memberRoleIds(m.guildId, m.userId)) {
+export function serializeMember(
+  m: MemberRow,
+  user: UserRow | undefined,
+  roleIds: string[] = memberRoleIds(m.guildId, m.userId),
+) {
   return {
     user: user ? publicUser(user) : null,
     nick: m.nick,
@@ -103,7 +109,11 @@ export function serializeMessages(rows: MessageRow[], guildId: string) {
   return rows.map((m) => serializeMessage(m, guildId, authors.get(m.authorId) ?? null))
 }
 
-export function serializeMessage(m: MessageRow, guildId: string, author: UserRow | null | undefined = findUser(m.authorId)) {
+export function serializeMessage(
+  m: MessageRow,
+  guildId: string,
+  author: UserRow | null | undefined = findUser(m.authorId),
+) {
   return {
     id: m.id,
     type: 0,
@@ -132,7 +142,13 @@ export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: Ch
   return {
     code: i.code,
     type: 0,
-    guild: { id: guild.id, name: guild.name, icon: null, features: guild.features, vanity_url_code: guild.vanityUrlCode },
+    guild: {
+      id: guild.id,
+      name: guild.name,
+      icon: null,
+      features: guild.features,
+      vanity_url_code: guild.vanityUrlCode,
+    },
     guild_id: guild.id,
     channel: { id: channel.id, name: channel.name, type: channel.type },
     inviter: inviter ? publicUser(inviter) : undefined,

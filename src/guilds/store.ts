@@ -4,15 +4,45 @@
 // inside an open transaction too, and the `tx` parameters stay for a store that goes async.
 import { and, asc, count, desc, eq, getTableColumns, gt, sql } from 'drizzle-orm'
 import { db, idsTable, idValue, prepared, type DB } from '../db/client'
-import { channels, guilds, invites, memberRoles, members, messages, roles, type ChannelRow, type GuildRow, type InviteRow, type MemberRow, type MessageRow, type RoleRow } from './tables'
+import {
+  channels,
+  guilds,
+  invites,
+  memberRoles,
+  members,
+  messages,
+  roles,
+  type ChannelRow,
+  type GuildRow,
+  type InviteRow,
+  type MemberRow,
+  type MessageRow,
+  type RoleRow,
+} from './tables'
 
 const ph = sql.placeholder
 
 const memberStmt = prepared((d) =>
-  d.select().from(members).where(and(eq(members.guildId, sql.placeholder('guildId')), eq(members.userId, sql.placeholder('userId')))).prepare(),
+  d
+    .select()
+    .from(members)
+    .where(and(eq(members.guildId, sql.placeholder('guildId')), eq(members.userId, sql.placeholder('userId'))))
+    .prepare(),
 )
-const channelStmt = prepared((d) => d.select().from(channels).where(eq(channels.id, sql.placeholder('id'))).prepare())
-const guildStmt = prepared((d) => d.select().from(guilds).where(eq(guilds.id, sql.placeholder('id'))).prepare())
+const channelStmt = prepared((d) =>
+  d
+    .select()
+    .from(channels)
+    .where(eq(channels.id, sql.placeholder('id')))
+    .prepare(),
+)
+const guildStmt = prepared((d) =>
+  d
+    .select()
+    .from(guilds)
+    .where(eq(guilds.id, sql.placeholder('id')))
+    .prepare(),
+)
 
 export function getGuild(id: string): GuildRow | undefined {
   return guildStmt().get({ id })
@@ -26,13 +56,30 @@ export function getChannelRow(id: string): ChannelRow | undefined {
   return channelStmt().get({ id })
 }
 
-const rolesOf = prepared((d) => d.select().from(roles).where(eq(roles.guildId, ph('guildId'))).orderBy(asc(roles.position), asc(roles.id)).prepare())
+const rolesOf = prepared((d) =>
+  d
+    .select()
+    .from(roles)
+    .where(eq(roles.guildId, ph('guildId')))
+    .orderBy(asc(roles.position), asc(roles.id))
+    .prepare(),
+)
 // Several guilds at once (READY): a JSON list of guild ids (idsTable), each probed through the guild index.
 const rolesOfGuilds = prepared((d) =>
-  d.select(getTableColumns(roles)).from(idsTable()).crossJoin(roles).where(eq(roles.guildId, idValue)).orderBy(asc(roles.position), asc(roles.id)).prepare(),
+  d
+    .select(getTableColumns(roles))
+    .from(idsTable())
+    .crossJoin(roles)
+    .where(eq(roles.guildId, idValue))
+    .orderBy(asc(roles.position), asc(roles.id))
+    .prepare(),
 )
 const roleIdsOfMember = prepared((d) =>
-  d.select({ roleId: memberRoles.roleId }).from(memberRoles).where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, ph('userId')))).prepare(),
+  d
+    .select({ roleId: memberRoles.roleId })
+    .from(memberRoles)
+    .where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, ph('userId'))))
+    .prepare(),
 )
 const roleIdsOfMemberIn = prepared((d) =>
   d
@@ -42,13 +89,38 @@ const roleIdsOfMemberIn = prepared((d) =>
     .where(and(eq(memberRoles.guildId, idValue), eq(memberRoles.userId, ph('userId'))))
     .prepare(),
 )
-const channelsOf = prepared((d) => d.select().from(channels).where(eq(channels.guildId, ph('guildId'))).orderBy(asc(channels.position), asc(channels.id)).prepare())
-const channelsOfGuilds = prepared((d) =>
-  d.select(getTableColumns(channels)).from(idsTable()).crossJoin(channels).where(eq(channels.guildId, idValue)).orderBy(asc(channels.position), asc(channels.id)).prepare(),
+const channelsOf = prepared((d) =>
+  d
+    .select()
+    .from(channels)
+    .where(eq(channels.guildId, ph('guildId')))
+    .orderBy(asc(channels.position), asc(channels.id))
+    .prepare(),
 )
-const memberCountOf = prepared((d) => d.select({ n: count() }).from(members).where(eq(members.guildId, ph('guildId'))).prepare())
+const channelsOfGuilds = prepared((d) =>
+  d
+    .select(getTableColumns(channels))
+    .from(idsTable())
+    .crossJoin(channels)
+    .where(eq(channels.guildId, idValue))
+    .orderBy(asc(channels.position), asc(channels.id))
+    .prepare(),
+)
+const memberCountOf = prepared((d) =>
+  d
+    .select({ n: count() })
+    .from(members)
+    .where(eq(members.guildId, ph('guildId')))
+    .prepare(),
+)
 const memberCountsOf = prepared((d) =>
-  d.select({ guildId: members.guildId, n: count() }).from(idsTable()).crossJoin(members).where(eq(members.guildId, idValue)).groupBy(members.guildId).prepare(),
+  d
+    .select({ guildId: members.guildId, n: count() })
+    .from(idsTable())
+    .crossJoin(members)
+    .where(eq(members.guildId, idValue))
+    .groupBy(members.guildId)
+    .prepare(),
 )
 // The user's memberships, then each guild by its key (CROSS JOIN: that order, whatever the statistics say).
 const membershipsOf = prepared((d) =>
@@ -85,7 +157,11 @@ export function rolesOfEach(guildIds: string[]): Map<string, RoleRow[]> {
 export function memberRoleIdsOfEach(guildIds: string[], userId: string): Map<string, string[]> {
   const out = new Map<string, string[]>()
   if (!guildIds.length) return out
-  for (const [guildId, rows] of byGuild(roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId }))) out.set(guildId, rows.map((r) => r.roleId))
+  for (const [guildId, rows] of byGuild(roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId })))
+    out.set(
+      guildId,
+      rows.map((r) => r.roleId),
+    )
   return out
 }
 
@@ -118,7 +194,11 @@ export function channelsOfEach(guildIds: string[]): Map<string, ChannelRow[]> {
 /** The member counts of several guilds, in one query. */
 export function memberCountOfEach(guildIds: string[]): Map<string, number> {
   if (!guildIds.length) return new Map()
-  return new Map(memberCountsOf().all({ ids: JSON.stringify(guildIds) }).map((r) => [r.guildId, r.n]))
+  return new Map(
+    memberCountsOf()
+      .all({ ids: JSON.stringify(guildIds) })
+      .map((r) => [r.guildId, r.n]),
+  )
 }
 
 /** The guilds a user is in, with the membership, by guild id. */
@@ -127,7 +207,11 @@ export function membershipsOfUser(userId: string): { guild: GuildRow; member: Me
 }
 
 export function getRole(guildId: string, roleId: string): RoleRow | undefined {
-  return db().select().from(roles).where(and(eq(roles.guildId, guildId), eq(roles.id, roleId))).get()
+  return db()
+    .select()
+    .from(roles)
+    .where(and(eq(roles.guildId, guildId), eq(roles.id, roleId)))
+    .get()
 }
 
 export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string[] {
@@ -140,14 +224,21 @@ export function guildMembers(guildId: string, limit = 1000, after = '0'): Member
   return db()
     .select()
     .from(members)
-    .where(and(eq(members.guildId, guildId), gt(sql`CAST(${members.userId} AS INTEGER)`, sql`CAST(${after} AS INTEGER)`)))
+    .where(
+      and(eq(members.guildId, guildId), gt(sql`CAST(${members.userId} AS INTEGER)`, sql`CAST(${after} AS INTEGER)`)),
+    )
     .orderBy(sql`CAST(${members.userId} AS INTEGER)`)
     .limit(limit)
     .all()
 }
 
 export function memberUserIds(guildId: string, tx: DB = db()): string[] {
-  return tx.select({ id: members.userId }).from(members).where(eq(members.guildId, guildId)).all().map((r) => r.id)
+  return tx
+    .select({ id: members.userId })
+    .from(members)
+    .where(eq(members.guildId, guildId))
+    .all()
+    .map((r) => r.id)
 }
 
 export function memberCount(guildId: string, _tx?: DB): number {
@@ -167,19 +258,42 @@ export function guildChannels(guildId: string, _tx?: DB): ChannelRow[] {
 // A page of channel messages: newest first; after a cursor alone, the oldest ones newer than it, read ascending.
 const messageOrder = sql`CAST(${messages.id} AS INTEGER)`
 const inChannel = eq(messages.channelId, ph('channelId'))
-const pageNewest = prepared((d) => d.select().from(messages).where(inChannel).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
+const pageNewest = prepared((d) =>
+  d.select().from(messages).where(inChannel).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+)
 const pageBefore = prepared((d) =>
-  d.select().from(messages).where(and(inChannel, sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+  d
+    .select()
+    .from(messages)
+    .where(and(inChannel, sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`))
+    .orderBy(desc(messageOrder))
+    .limit(ph('limit'))
+    .prepare(),
 )
 const pageAfter = prepared((d) =>
-  d.select().from(messages).where(and(inChannel, sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`)).orderBy(asc(messageOrder)).limit(ph('limit')).prepare(),
+  d
+    .select()
+    .from(messages)
+    .where(and(inChannel, sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`))
+    .orderBy(asc(messageOrder))
+    .limit(ph('limit'))
+    .prepare(),
 )
 const pageAtOrBefore = prepared((d) =>
-  d.select().from(messages).where(and(inChannel, sql`${messageOrder} <= CAST(${ph('around')} AS INTEGER)`)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+  d
+    .select()
+    .from(messages)
+    .where(and(inChannel, sql`${messageOrder} <= CAST(${ph('around')} AS INTEGER)`))
+    .orderBy(desc(messageOrder))
+    .limit(ph('limit'))
+    .prepare(),
 )
 
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
-export function channelMessages(channelId: string, q: { limit: number; before?: string; after?: string; around?: string }): MessageRow[] {
+export function channelMessages(
+  channelId: string,
+  q: { limit: number; before?: string; after?: string; around?: string },
+): MessageRow[] {
   if (q.around) {
     const half = Math.floor(q.limit / 2)
     const older = pageAtOrBefore().all({ channelId, around: q.around, limit: q.limit - half })
@@ -212,7 +326,14 @@ export function claimInviteUse(code: string, now: number, userId: string): Invit
     .get()
 }
 
-export function reusableInvite(channelId: string, inviterId: string, maxAge: number, maxUses: number, temporary: boolean, now: number): InviteRow | undefined {
+export function reusableInvite(
+  channelId: string,
+  inviterId: string,
+  maxAge: number,
+  maxUses: number,
+  temporary: boolean,
+  now: number,
+): InviteRow | undefined {
   return db()
     .select()
     .from(invites)
@@ -262,7 +383,9 @@ export function addMemberRole(tx: DB, guildId: string, userId: string, roleId: s
 }
 
 export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
-  tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId))).run()
+  tx.delete(memberRoles)
+    .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId)))
+    .run()
 }
 
 /** Add a member; undefined when the user already is one. */
@@ -272,15 +395,23 @@ export function insertMember(tx: DB, row: typeof members.$inferInsert): MemberRo
 
 /** Remove a member and the member's roles. */
 export function deleteMember(tx: DB, guildId: string, userId: string): void {
-  tx.delete(memberRoles).where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId))).run()
-  tx.delete(members).where(and(eq(members.guildId, guildId), eq(members.userId, userId))).run()
+  tx.delete(memberRoles)
+    .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId)))
+    .run()
+  tx.delete(members)
+    .where(and(eq(members.guildId, guildId), eq(members.userId, userId)))
+    .run()
 }
 
 export function insertChannel(tx: DB, row: typeof channels.$inferInsert): ChannelRow {
   return tx.insert(channels).values(row).returning().get()
 }
 
-export function updateChannelRow(tx: DB, id: string, patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>): ChannelRow {
+export function updateChannelRow(
+  tx: DB,
+  id: string,
+  patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>,
+): ChannelRow {
   return tx.update(channels).set(patch).where(eq(channels.id, id)).returning().get()
 }
 
@@ -292,25 +423,58 @@ const recentNonce = prepared((d) =>
   d
     .select()
     .from(messages)
-    .where(and(eq(messages.channelId, ph('channelId')), eq(messages.authorId, ph('authorId')), eq(messages.nonce, ph('nonce')), gt(messages.createdAt, ph('since'))))
+    .where(
+      and(
+        eq(messages.channelId, ph('channelId')),
+        eq(messages.authorId, ph('authorId')),
+        eq(messages.nonce, ph('nonce')),
+        gt(messages.createdAt, ph('since')),
+      ),
+    )
     .prepare(),
 )
 const messageInsert = prepared((d) =>
   d
     .insert(messages)
-    .values({ id: ph('id'), channelId: ph('channelId'), authorId: ph('authorId'), content: ph('content'), nonce: ph('nonce'), createdAt: ph('createdAt') })
+    .values({
+      id: ph('id'),
+      channelId: ph('channelId'),
+      authorId: ph('authorId'),
+      content: ph('content'),
+      nonce: ph('nonce'),
+      createdAt: ph('createdAt'),
+    })
     .returning()
     .prepare(),
 )
-const lastMessageSet = prepared((d) => d.update(channels).set({ lastMessageId: sql`${ph('lastMessageId')}` }).where(eq(channels.id, ph('id'))).prepare())
+const lastMessageSet = prepared((d) =>
+  d
+    .update(channels)
+    .set({ lastMessageId: sql`${ph('lastMessageId')}` })
+    .where(eq(channels.id, ph('id')))
+    .prepare(),
+)
 
 /** The author's message with this nonce in the channel since `since` (enforce_nonce). */
-export function recentMessageWithNonce(_tx: DB, channelId: string, authorId: string, nonce: string, since: number): MessageRow | undefined {
+export function recentMessageWithNonce(
+  _tx: DB,
+  channelId: string,
+  authorId: string,
+  nonce: string,
+  since: number,
+): MessageRow | undefined {
   return recentNonce().get({ channelId, authorId, nonce, since })
 }
 
 export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): MessageRow {
-  return messageInsert().get({ id: row.id, channelId: row.channelId, authorId: row.authorId, content: row.content, nonce: row.nonce ?? null, createdAt: row.createdAt })!
+  return messageInsert().get({
+    id: row.id,
+    channelId: row.channelId,
+    authorId: row.authorId,
+    content: row.content,
+    nonce: row.nonce ?? null,
+    createdAt: row.createdAt,
+  })!
 }
 
 /** A new message in the channel: its last_message_id. */

@@ -5,7 +5,9 @@ import { users } from '../accounts/tables'
 export const guilds = sqliteTable('guilds', {
   id: text().primaryKey(),
   name: text().notNull(),
-  ownerId: text().notNull().references(() => users.id),
+  ownerId: text()
+    .notNull()
+    .references(() => users.id),
   /** Operator-set (server guild set): Discord feature strings. */
   features: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
   vanityUrlCode: text().unique(),
@@ -17,7 +19,9 @@ export const roles = sqliteTable(
   'guild_roles',
   {
     id: text().primaryKey(),
-    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     /** Permission bits as a decimal string (64-bit). */
     permissions: text().notNull(),
@@ -32,8 +36,12 @@ export const roles = sqliteTable(
 export const members = sqliteTable(
   'guild_members',
   {
-    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     nick: text(),
     joinedAt: integer().notNull(),
   },
@@ -45,7 +53,9 @@ export const memberRoles = sqliteTable(
   {
     guildId: text().notNull(),
     userId: text().notNull(),
-    roleId: text().notNull().references(() => roles.id, { onDelete: 'cascade' }),
+    roleId: text()
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId, t.roleId] }), index('guild_member_roles_role_idx').on(t.roleId)],
 )
@@ -54,7 +64,9 @@ export const channels = sqliteTable(
   'channels',
   {
     id: text().primaryKey(),
-    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
     /** 0 text, 2 voice */
     type: integer().notNull(),
     name: text().notNull(),
@@ -71,8 +83,12 @@ export const messages = sqliteTable(
   'channel_messages',
   {
     id: text().primaryKey(),
-    channelId: text().notNull().references(() => channels.id, { onDelete: 'cascade' }),
-    authorId: text().notNull().references(() => users.id),
+    channelId: text()
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    authorId: text()
+      .notNull()
+      .references(() => users.id),
     content: text().notNull(),
     nonce: text(),
     createdAt: integer().notNull(),
@@ -86,8 +102,12 @@ export const invites = sqliteTable(
   'invites',
   {
     code: text().primaryKey(),
-    guildId: text().notNull().references(() => guilds.id, { onDelete: 'cascade' }),
-    channelId: text().notNull().references(() => channels.id, { onDelete: 'cascade' }),
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    channelId: text()
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
     inviterId: text().references(() => users.id, { onDelete: 'set null' }),
     targetUserId: text(),
     /** seconds; 0 = never expires */

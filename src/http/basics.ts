@@ -56,7 +56,12 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   .use(rateLimits)
   .onRequest((ctx) => {
     const { request, set, server } = ctx
-    const trace: Trace = { start: performance.now(), id: requestId(request.headers.get('x-request-id')), ip: clientIp(request, server) || '-', status: 0 }
+    const trace: Trace = {
+      start: performance.now(),
+      id: requestId(request.headers.get('x-request-id')),
+      ip: clientIp(request, server) || '-',
+      status: 0,
+    }
     ;(ctx as Traced)[TRACE] = trace
     set.headers['x-request-id'] = trace.id
     const length = Number(request.headers.get('content-length') ?? 0)
@@ -83,14 +88,25 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     if (!status) {
       if (responseValue instanceof Response) status = responseValue.status
       // A WebSocket route that upgraded the connection: its handler answered nothing, the socket got 101.
-      else if (responseValue === undefined && route && request.headers.get('upgrade')?.toLowerCase() === 'websocket') status = 101
+      else if (responseValue === undefined && route && request.headers.get('upgrade')?.toLowerCase() === 'websocket')
+        status = 101
       else status = statusOf(set.status)
     }
     finish(request.method, route || UNMATCHED, status, trace)
   })
   .as('global')
 
-function errorFor({ code, error, request, route }: { code: string | number; error: unknown; request: Request; route?: string }): Response {
+function errorFor({
+  code,
+  error,
+  request,
+  route,
+}: {
+  code: string | number
+  error: unknown
+  request: Request
+  route?: string
+}): Response {
   if (error instanceof ApiError) return errorResponse(error)
   switch (code) {
     case 'VALIDATION':
@@ -110,6 +126,10 @@ function errorFor({ code, error, request, route }: { code: string | number; erro
     return errorResponse(statusError(status))
   }
   // The route template, not the path: a path may carry a token.
-  log.error('unhandled error', { method: request.method, route: route || UNMATCHED, error: String((error as Error)?.stack ?? error) })
+  log.error('unhandled error', {
+    method: request.method,
+    route: route || UNMATCHED,
+    error: String((error as Error)?.stack ?? error),
+  })
   return errorResponse(Errors.internal())
 }

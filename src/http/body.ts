@@ -99,8 +99,14 @@ async function parseMultipart(bytes: Uint8Array, contentType: string): Promise<u
 
 /** A scalar (or a list where a dictionary is expected) is a form error; JSON null counts as an empty body. */
 function shaped(value: unknown, route: string): unknown {
-  if (value === null || (typeof value === 'object' && (!Array.isArray(value) || ARRAY_ROUTES.some((r) => r.test(route))))) return value
-  throw Errors.invalidFormBody({ _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }] })
+  if (
+    value === null ||
+    (typeof value === 'object' && (!Array.isArray(value) || ARRAY_ROUTES.some((r) => r.test(route))))
+  )
+    return value
+  throw Errors.invalidFormBody({
+    _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }],
+  })
 }
 
 /**

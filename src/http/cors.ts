@@ -8,13 +8,29 @@ import { config } from '../config'
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE'
 const ALLOWED_HEADERS = [
-  'authorization', 'content-type', 'x-super-properties', 'x-fingerprint', 'x-discord-locale', 'x-discord-timezone',
-  'x-debug-options', 'x-context-properties', 'x-audit-log-reason', 'x-service-mfa-authorization',
-  'x-discord-mfa-authorization', 'x-request-id',
+  'authorization',
+  'content-type',
+  'x-super-properties',
+  'x-fingerprint',
+  'x-discord-locale',
+  'x-discord-timezone',
+  'x-debug-options',
+  'x-context-properties',
+  'x-audit-log-reason',
+  'x-service-mfa-authorization',
+  'x-discord-mfa-authorization',
+  'x-request-id',
 ].join(', ')
 const EXPOSED_HEADERS = [
-  'retry-after', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset',
-  'x-ratelimit-reset-after', 'x-ratelimit-bucket', 'x-ratelimit-global', 'x-ratelimit-scope',
+  'retry-after',
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-reset-after',
+  'x-ratelimit-bucket',
+  'x-ratelimit-global',
+  'x-ratelimit-scope',
 ].join(', ')
 const MAX_AGE = '600'
 
@@ -53,13 +69,21 @@ export const cors = new Elysia({ name: 'cors' })
     set.headers['access-control-expose-headers'] = EXPOSED_HEADERS
   })
   // Preflights: the route exists so that they are routed (and logged) like any request.
-  .options('/api/*', ({ request, set }) => {
-    const allowed = corsOrigin()
-    if (allowed && request.headers.get('origin') === allowed && request.headers.get('access-control-request-method')) {
-      set.headers['access-control-allow-methods'] = ALLOWED_METHODS
-      set.headers['access-control-allow-headers'] = ALLOWED_HEADERS
-      set.headers['access-control-max-age'] = MAX_AGE
-    }
-    set.status = 204
-  }, { detail: { hide: true } })
+  .options(
+    '/api/*',
+    ({ request, set }) => {
+      const allowed = corsOrigin()
+      if (
+        allowed &&
+        request.headers.get('origin') === allowed &&
+        request.headers.get('access-control-request-method')
+      ) {
+        set.headers['access-control-allow-methods'] = ALLOWED_METHODS
+        set.headers['access-control-allow-headers'] = ALLOWED_HEADERS
+        set.headers['access-control-max-age'] = MAX_AGE
+      }
+      set.status = 204
+    },
+    { detail: { hide: true } },
+  )
   .as('global')

@@ -45,7 +45,8 @@ const securitySchemes = {
   [SECURITY.client]: {
     type: 'http',
     scheme: 'basic',
-    description: "An application's client id and secret, for the token endpoints (or client_id and client_secret in the form).",
+    description:
+      "An application's client id and secret, for the token endpoints (or client_id and client_secret in the form).",
   },
 }
 
@@ -85,31 +86,48 @@ const exclude = { paths: [/^\/api\/v10\//, /^\/api\/(?!v9\/)/, /^\/(?!api\/)/] }
 type Schema = Record<string, unknown>
 type MediaType = { schema?: Schema; example?: unknown }
 type Parameter = { name: string; in: string; required?: boolean; schema?: Schema; description?: string }
-type Operation = { requestBody?: { required?: boolean; description?: string; content?: Record<string, MediaType> }; parameters?: Parameter[] }
+type Operation = {
+  requestBody?: { required?: boolean; description?: string; content?: Record<string, MediaType> }
+  parameters?: Parameter[]
+}
 
 const PAYLOAD_JSON = {
   type: 'object',
-  properties: { payload_json: { type: 'string', description: 'the JSON body, as in application/json (attached files are not stored)' } },
+  properties: {
+    payload_json: {
+      type: 'string',
+      description: 'the JSON body, as in application/json (attached files are not stored)',
+    },
+  },
 }
 
 /** A body's content types as http/body.ts reads them: JSON; forms on the token endpoints; multipart on messages. */
 function contents(path: string, schema: Schema): Record<string, MediaType> {
   // The first example of the body's schema is the example of each content type (Swagger UI's "Try it out" body).
   const example = (schema.examples as unknown[] | undefined)?.[0]
-  const withExample = (media: MediaType, value = example): MediaType => (value === undefined ? media : { ...media, example: value })
+  const withExample = (media: MediaType, value = example): MediaType =>
+    value === undefined ? media : { ...media, example: value }
   if (path.startsWith('/api/v9/oauth2/token')) {
     return { 'application/x-www-form-urlencoded': withExample({ schema }), 'application/json': withExample({ schema }) }
   }
   if (/^\/api\/v9\/(channels\/\{channelId\}|lobbies\/\{lobbyId\})\/messages$/.test(path)) {
     return {
       'application/json': withExample({ schema }),
-      'multipart/form-data': withExample({ schema: PAYLOAD_JSON }, example === undefined ? undefined : { payload_json: JSON.stringify(example) }),
+      'multipart/form-data': withExample(
+        { schema: PAYLOAD_JSON },
+        example === undefined ? undefined : { payload_json: JSON.stringify(example) },
+      ),
     }
   }
   return { 'application/json': withExample({ schema }) }
 }
 
-const SNOWFLAKE_PARAM = { type: 'string', pattern: '^\\d{1,20}$', description: 'snowflake (an id)', examples: ['1234567890123456789'] }
+const SNOWFLAKE_PARAM = {
+  type: 'string',
+  pattern: '^\\d{1,20}$',
+  description: 'snowflake (an id)',
+  examples: ['1234567890123456789'],
+}
 
 /** Path parameters as the routes read them (the generator types them all as bare strings). */
 const PATH_PARAMS: Record<string, Schema> = {
@@ -120,7 +138,9 @@ const PATH_PARAMS: Record<string, Schema> = {
 
 /** A body schema the server may receive empty: documented as not required. */
 function optionalBody(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && (schema as Record<symbol, unknown>)[OptionalKind] === 'Optional'
+  return (
+    typeof schema === 'object' && schema !== null && (schema as Record<symbol, unknown>)[OptionalKind] === 'Optional'
+  )
 }
 
 /**
@@ -134,12 +154,17 @@ function tidy(schema: unknown): void {
   if (Array.isArray(schema)) return schema.forEach(tidy)
   const s = schema as Schema
   if (Array.isArray(s.enum) && s.type === 'string' && !s.enum.every((v) => typeof v === 'string')) {
-    s.type = s.enum.every((v) => Number.isInteger(v)) ? 'integer' : [...new Set(s.enum.map((v) => (v === null ? 'null' : typeof v)))]
+    s.type = s.enum.every((v) => Number.isInteger(v))
+      ? 'integer'
+      : [...new Set(s.enum.map((v) => (v === null ? 'null' : typeof v)))]
   }
   for (const value of Object.values(s)) if (value && typeof value === 'object') tidy(value)
   const options = s.anyOf as Schema[] | undefined
   // A union of literals (doc() schemas): an enum, as the generator writes the routes' own.
-  if (options?.length && options.every((o) => 'const' in o && Object.keys(o).every((k) => k === 'const' || k === 'type'))) {
+  if (
+    options?.length &&
+    options.every((o) => 'const' in o && Object.keys(o).every((k) => k === 'const' || k === 'type'))
+  ) {
     const values = options.map((o) => o.const)
     const types = [...new Set(values.map((v) => (Number.isInteger(v) ? 'integer' : v === null ? 'null' : typeof v)))]
     delete s.anyOf
@@ -148,11 +173,17 @@ function tidy(schema: unknown): void {
   }
   if (options?.length !== 2 || s.type !== undefined) return
   const other = options.find((o) => o.type !== 'null')
-  const plainNull = options.find((o) => o.type === 'null' && Object.keys(o).every((k) => k === 'type' || k === 'description'))
+  const plainNull = options.find(
+    (o) => o.type === 'null' && Object.keys(o).every((k) => k === 'type' || k === 'description'),
+  )
   if (!other || !plainNull || typeof other.type !== 'string' || 'const' in other || other.anyOf) return
   delete s.anyOf
   delete s.nullable
-  Object.assign(s, { ...other, ...s, type: [other.type, 'null'] }, Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {})
+  Object.assign(
+    s,
+    { ...other, ...s, type: [other.type, 'null'] },
+    Array.isArray(other.enum) ? { enum: [...other.enum, null] } : {},
+  )
 }
 
 let cached: { routes: number; document: unknown } | undefined
@@ -160,7 +191,11 @@ let cached: { routes: number; document: unknown } | undefined
 /** The OpenAPI document of `app` (cached until routes are added). */
 export function openApiDocument(root: AnyElysia): unknown {
   // The generator reads these two (protected in Elysia's types).
-  type Route = { method: string; path: string; hooks: { body?: unknown; detail?: DocumentDecoration } & Record<string, unknown> }
+  type Route = {
+    method: string
+    path: string
+    hooks: { body?: unknown; detail?: DocumentDecoration } & Record<string, unknown>
+  }
   const app = root as unknown as { getGlobalRoutes(): Route[]; getGlobalDefinitions?(): unknown }
   const routes = app.getGlobalRoutes()
   if (cached?.routes === routes.length) return cached.document
@@ -173,7 +208,8 @@ export function openApiDocument(root: AnyElysia): unknown {
         // shown; without the app-wide parse hook the generator lists a body under every content type, and the ones
         // the server reads are kept below.
         const documented = route.hooks.detail?.requestBody !== undefined
-        if (!documented && optionalBody(route.hooks.body)) optional.add(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`)
+        if (!documented && optionalBody(route.hooks.body))
+          optional.add(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`)
         return { ...route, hooks: { ...route.hooks, parse: undefined, ...(documented ? { body: undefined } : {}) } }
       }),
   } as unknown as AnyElysia
@@ -185,7 +221,9 @@ export function openApiDocument(root: AnyElysia): unknown {
     for (const [method, operation] of Object.entries(operations)) {
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path') continue
-        parameter.schema = parameter.name.endsWith('Id') ? SNOWFLAKE_PARAM : (PATH_PARAMS[parameter.name] ?? parameter.schema)
+        parameter.schema = parameter.name.endsWith('Id')
+          ? SNOWFLAKE_PARAM
+          : (PATH_PARAMS[parameter.name] ?? parameter.schema)
       }
       const body = operation.requestBody
       if (!body?.content) continue
@@ -209,10 +247,20 @@ export function openApiDocument(root: AnyElysia): unknown {
 /** The docs routes of the app `root` returns (read when the document is first asked for). */
 export function docs(root: () => AnyElysia) {
   return new Elysia({ name: 'docs' })
-    .get('/api/docs', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get('/api/docs', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
+      detail: { hide: true },
+    })
     .get('/api/docs/json', () => openApiDocument(root()), { detail: { hide: true } })
-    .get('/api/docs/swagger-ui.css', () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css' } }), { detail: { hide: true } })
-    .get('/api/docs/swagger-ui-bundle.js', () => new Response(Bun.file(swaggerJs), { headers: { 'content-type': 'text/javascript' } }), { detail: { hide: true } })
+    .get(
+      '/api/docs/swagger-ui.css',
+      () => new Response(Bun.file(swaggerCss), { headers: { 'content-type': 'text/css' } }),
+      { detail: { hide: true } },
+    )
+    .get(
+      '/api/docs/swagger-ui-bundle.js',
+      () => new Response(Bun.file(swaggerJs), { headers: { 'content-type': 'text/javascript' } }),
+      { detail: { hide: true } },
+    )
 }
 /**
  * An integer in an answer. Elysia's `t.Integer` also takes numeric strings (right for input, where it coerces), so
@@ -250,7 +298,9 @@ export const ErrorBody = t.Object(
         { description: '60003 only: elevation is required' },
       ),
     ),
-    error: t.Optional(t.String({ description: "OAuth2 authorize requests: RFC 6749's error name beside the form error" })),
+    error: t.Optional(
+      t.String({ description: "OAuth2 authorize requests: RFC 6749's error name beside the form error" }),
+    ),
     error_description: t.Optional(t.String({ description: 'OAuth2 authorize requests' })),
   },
   { description: 'Error' },
@@ -272,7 +322,12 @@ export function doc(
   tag: string,
   summary: string,
   answers: Record<number, Answer>,
-  { body, query, error = ErrorBody, security }: { body?: TSchema; query?: TObject; error?: TSchema; security?: Record<string, string[]>[] } = {},
+  {
+    body,
+    query,
+    error = ErrorBody,
+    security,
+  }: { body?: TSchema; query?: TObject; error?: TSchema; security?: Record<string, string[]>[] } = {},
 ) {
   const responses: Record<string, { description: string; content?: Record<string, { schema: TSchema }> }> = {}
   for (const [status, answer] of Object.entries(answers)) {
@@ -284,7 +339,13 @@ export function doc(
   responses['4XX'] = { description: error.description ?? 'Error', content: { 'application/json': { schema: error } } }
   const detail: DocumentDecoration = { tags: [tag], summary, responses, ...(security ? { security } : {}) }
   if (body) detail.requestBody = { required: !optionalBody(body), content: { 'application/json': { schema: body } } }
-  if (query) detail.parameters = Object.entries(query.properties).map(([name, schema]) => ({ name, in: 'query', required: false, schema: schema as TSchema }))
+  if (query)
+    detail.parameters = Object.entries(query.properties).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema: schema as TSchema,
+    }))
   return { detail }
 }
 

@@ -38,7 +38,11 @@ export class FormCheck {
    * A string-to-string map: undefined stays undefined (not given), null stays null, otherwise at most `maxKeys`
    * keys, keys and values at most `maxChars` long. The result has own properties only, so "__proto__" stays a key.
    */
-  dict(path: string, value: unknown, { maxKeys, maxChars }: { maxKeys: number; maxChars: number }): Record<string, string> | null | undefined {
+  dict(
+    path: string,
+    value: unknown,
+    { maxKeys, maxChars }: { maxKeys: number; maxChars: number },
+  ): Record<string, string> | null | undefined {
     if (value === undefined || value === null) return value
     if (typeof value !== 'object' || Array.isArray(value)) {
       this.add(path, 'DICT_TYPE_CONVERT', 'Only dictionaries may be used in a DictType')
@@ -88,7 +92,8 @@ export function paging(query: Raw, max: number, fallback: number): Paging {
   let limit = fallback
   if (query.limit !== undefined && query.limit !== '') {
     const n = /^-?\d+$/.test(query.limit.trim()) ? Number(query.limit) : Number.NaN
-    if (!Number.isSafeInteger(n)) check.add(['limit'], 'NUMBER_TYPE_COERCE', `Value "${query.limit.slice(0, 64)}" is not int.`)
+    if (!Number.isSafeInteger(n))
+      check.add(['limit'], 'NUMBER_TYPE_COERCE', `Value "${query.limit.slice(0, 64)}" is not int.`)
     else if (n < 1) check.add(['limit'], 'NUMBER_TYPE_MIN', 'int value should be greater than or equal to 1.')
     else if (n > max) check.add(['limit'], 'NUMBER_TYPE_MAX', `int value should be less than or equal to ${max}.`)
     else limit = n

@@ -44,7 +44,8 @@ function security(rule: AuthRule) {
 }
 
 function guard(rule: AuthRule) {
-  const check = (ctx: Context) => (ctx[CALLER] ??= authorize(resolveAuthorization(ctx.request.headers.get('authorization')), rule))
+  const check = (ctx: Context) =>
+    (ctx[CALLER] ??= authorize(resolveAuthorization(ctx.request.headers.get('authorization')), rule))
   return { transform: (ctx: Context) => void check(ctx), resolve: check }
 }
 

@@ -22,7 +22,9 @@ export type RouteLimit = { method: string; path: string; limit: number; windowMs
 /** Every API route not listed below. */
 export const DEFAULT_ROUTE_LIMIT = { limit: 50, windowMs: 1000 }
 /** Routes with their own limit (path as mounted, without the /api/v* prefix). */
-export const ROUTE_LIMITS: RouteLimit[] = [{ method: 'POST', path: '/lobbies/:lobbyId/messages', limit: 10, windowMs: 1000 }]
+export const ROUTE_LIMITS: RouteLimit[] = [
+  { method: 'POST', path: '/lobbies/:lobbyId/messages', limit: 10, windowMs: 1000 },
+]
 
 /** Path parameters that split a route's bucket, as Discord's channel and guild ids do. */
 const MAJOR_PARAMETERS = ['lobbyId', 'channelId', 'guildId'] as const
@@ -77,11 +79,16 @@ function sweep(now: number): void {
   for (const [key, w] of windows) if (w.resetAt <= now) windows.delete(key)
 }
 
-
 type Headers = Record<string, string | number>
 type IpSource = { requestIP(request: Request): { address: string } | null } | null
 
-function limit(route: string, request: Request, params: Record<string, string> | undefined, headers: Headers, server: IpSource): void {
+function limit(
+  route: string,
+  request: Request,
+  params: Record<string, string> | undefined,
+  headers: Headers,
+  server: IpSource,
+): void {
   if (headers['x-ratelimit-bucket'] !== undefined || !route) return
   const bucket = bucketFor(route, request.method)
   if (!bucket) return

@@ -5,7 +5,8 @@ import { addFieldError, errorTree, type ErrorTree, type FieldError } from '../co
 type ValueError = { type: number; path: string; message: string; value?: unknown; schema: Record<string, any> }
 
 function lengthMessage(min?: number, max?: number): FieldError {
-  if (min !== undefined && max !== undefined) return { code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between ${min} and ${max} in length.` }
+  if (min !== undefined && max !== undefined)
+    return { code: 'BASE_TYPE_BAD_LENGTH', message: `Must be between ${min} and ${max} in length.` }
   if (max !== undefined) return { code: 'BASE_TYPE_MAX_LENGTH', message: `Must be ${max} or fewer in length.` }
   return { code: 'BASE_TYPE_MIN_LENGTH', message: `Must be ${min} or more in length.` }
 }
@@ -66,14 +67,18 @@ function describeUnion(error: ValueError): FieldError {
   const value = typeof error.value === 'string' && error.value.trim() !== '' ? Number(error.value) : error.value
   if (numeric && typeof value === 'number' && Number.isFinite(value)) {
     const bound = { ...members.find((m) => m.type === 'integer' || m.type === 'number'), ...s }
-    if (bound.maximum !== undefined && value > bound.maximum) return describe({ ...error, type: ValueErrorType.NumberMaximum, schema: bound })
-    if (bound.minimum !== undefined && value < bound.minimum) return describe({ ...error, type: ValueErrorType.NumberMinimum, schema: bound })
+    if (bound.maximum !== undefined && value > bound.maximum)
+      return describe({ ...error, type: ValueErrorType.NumberMaximum, schema: bound })
+    if (bound.minimum !== undefined && value < bound.minimum)
+      return describe({ ...error, type: ValueErrorType.NumberMinimum, schema: bound })
   }
   if (numeric) return describe({ ...error, type: ValueErrorType.Integer })
   const str = members.find((m) => m.type === 'string')
   if (str && typeof error.value === 'string') {
-    if (str.maxLength !== undefined && error.value.length > str.maxLength) return describe({ ...error, type: ValueErrorType.StringMaxLength, schema: str })
-    if (str.minLength !== undefined && error.value.length < str.minLength) return describe({ ...error, type: ValueErrorType.StringMinLength, schema: str })
+    if (str.maxLength !== undefined && error.value.length > str.maxLength)
+      return describe({ ...error, type: ValueErrorType.StringMaxLength, schema: str })
+    if (str.minLength !== undefined && error.value.length < str.minLength)
+      return describe({ ...error, type: ValueErrorType.StringMinLength, schema: str })
   }
   return { code: 'BASE_TYPE_INVALID', message: 'Invalid value.' }
 }

@@ -8,7 +8,16 @@
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { transaction, type DB } from '../db/client'
-import { anyoneConnected, armIdleDeadlineRow, clearIdleDeadline, clearIdleDeadlinesOf, getLobby, lobbyIdsOfUser, memberUserIds, restartIdleDeadline } from './store'
+import {
+  anyoneConnected,
+  armIdleDeadlineRow,
+  clearIdleDeadline,
+  clearIdleDeadlinesOf,
+  getLobby,
+  lobbyIdsOfUser,
+  memberUserIds,
+  restartIdleDeadline,
+} from './store'
 import type { LobbyRow } from './tables'
 
 /** userId → identified user sessions. */
@@ -53,7 +62,9 @@ export function armIdleDeadline(tx: DB, lobbyId: string): void {
 /** The lobbies a session counts for: all of a user's for a user session, its application's for an OAuth2 one. */
 function scope(caller: Caller): { userId: string; applicationId?: string } | undefined {
   if (caller.kind === 'bot') return undefined
-  return caller.kind === 'bearer' ? { userId: caller.userId, applicationId: caller.applicationId } : { userId: caller.userId }
+  return caller.kind === 'bearer'
+    ? { userId: caller.userId, applicationId: caller.applicationId }
+    : { userId: caller.userId }
 }
 
 /** A Gateway session was identified: its user's lobbies are active. */

@@ -45,8 +45,10 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
   const port = guildPort()
   const channel = port ? await port.getChannel(channelId) : undefined
   if (!port || !channel) throw Errors.unknownChannel()
-  if (channel.type !== ChannelType.GUILD_TEXT || !channel.guildId) throw formError({ channel_id: ['CHANNEL_TYPE_INVALID', 'Only guild text channels can be linked.'] })
-  if (channel.nsfw) throw formError({ channel_id: ['CHANNEL_AGE_RESTRICTED', 'Age-restricted channels cannot be linked.'] })
+  if (channel.type !== ChannelType.GUILD_TEXT || !channel.guildId)
+    throw formError({ channel_id: ['CHANNEL_TYPE_INVALID', 'Only guild text channels can be linked.'] })
+  if (channel.nsfw)
+    throw formError({ channel_id: ['CHANNEL_AGE_RESTRICTED', 'Age-restricted channels cannot be linked.'] })
   const permissions = await port.channelPermissions(caller.userId, channel.id)
   if ((permissions & Permission.VIEW_CHANNEL) === 0n) throw Errors.missingAccess()
   if ((permissions & NEEDED) !== NEEDED) throw Errors.missingPermissions()
@@ -57,17 +59,31 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
     if (holder && holder.id !== lobby.id) throw alreadyLinked()
     if (holder) return holder
     const previous = lobby.linkedChannelId
-    const row = updateLobby(tx, lobby.id, { linkedChannelId: channel.id, linkedBy: caller.userId, linkedAt: clock.now() })
+    const row = updateLobby(tx, lobby.id, {
+      linkedChannelId: channel.id,
+      linkedBy: caller.userId,
+      linkedAt: clock.now(),
+    })
     effects.toLobby(row, 'LOBBY_UPDATE', lobbySnapshot(row.id))
-    if (previous) effects.toLobby(row, 'CHANNEL_UPDATE', lazy(() => channelWithLink(previous, undefined)))
-    effects.toLobby(row, 'CHANNEL_UPDATE', lazy(() => channelWithLink(channel.id, row)))
+    if (previous)
+      effects.toLobby(
+        row,
+        'CHANNEL_UPDATE',
+        lazy(() => channelWithLink(previous, undefined)),
+      )
+    effects.toLobby(
+      row,
+      'CHANNEL_UPDATE',
+      lazy(() => channelWithLink(channel.id, row)),
+    )
     return row
   })
   await effects.flush()
   return lobbyView(updated)
 }
 
-const alreadyLinked = () => formError({ channel_id: ['CHANNEL_ALREADY_LINKED', 'This channel is already linked to a lobby.'] })
+const alreadyLinked = () =>
+  formError({ channel_id: ['CHANNEL_ALREADY_LINKED', 'This channel is already linked to a lobby.'] })
 
 async function unlink(lobby: LobbyRow) {
   const previous = lobby.linkedChannelId
@@ -76,7 +92,11 @@ async function unlink(lobby: LobbyRow) {
   const row = transaction((tx) => {
     const updated = updateLobby(tx, lobby.id, { linkedChannelId: null, linkedBy: null, linkedAt: null })
     effects.toLobby(updated, 'LOBBY_UPDATE', lobbySnapshot(updated.id))
-    effects.toLobby(updated, 'CHANNEL_UPDATE', lazy(() => channelWithLink(previous, undefined)))
+    effects.toLobby(
+      updated,
+      'CHANNEL_UPDATE',
+      lazy(() => channelWithLink(previous, undefined)),
+    )
     return updated
   })
   await effects.flush()
@@ -84,7 +104,11 @@ async function unlink(lobby: LobbyRow) {
 }
 
 /** POST .../members/{@me|user}/invites: a single-use, one-hour invite to the linked channel only `targetId` may accept. */
-export async function inviteToLinkedChannel(caller: AppCaller, lobby: LobbyRow, targetId: string): Promise<{ code: string }> {
+export async function inviteToLinkedChannel(
+  caller: AppCaller,
+  lobby: LobbyRow,
+  targetId: string,
+): Promise<{ code: string }> {
   if (!getMember(lobby.id, targetId)) throw Errors.unknownUser()
   const port = guildPort()
   if (!lobby.linkedChannelId || !port) throw Errors.unknownChannel()

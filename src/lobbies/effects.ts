@@ -49,7 +49,8 @@ export class Effects {
     const list = this.list
     this.list = []
     for (const e of list) {
-      if (e.kind === 'publish') events.publish(e.topics, e.type, e.data instanceof Lazy ? await e.data.compute() : e.data)
+      if (e.kind === 'publish')
+        events.publish(e.topics, e.type, e.data instanceof Lazy ? await e.data.compute() : e.data)
       else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic)
       else if (e.kind === 'left') await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
       else events.unsubscribeUser(e.userId, e.topic)

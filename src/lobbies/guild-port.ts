@@ -9,7 +9,12 @@ export type GuildPort = {
   /** The user's effective permission bits on the channel (0n when not in its guild). */
   channelPermissions(userId: string, channelId: string): Promise<bigint>
   /** A single-use invite to the channel that only `targetUserId` can accept, expiring after `maxAgeSeconds`. */
-  createTargetedInvite(input: { channelId: string; inviterId: string; targetUserId: string; maxAgeSeconds: number }): Promise<{ code: string; invite: unknown }>
+  createTargetedInvite(input: {
+    channelId: string
+    inviterId: string
+    targetUserId: string
+    maxAgeSeconds: number
+  }): Promise<{ code: string; invite: unknown }>
   /** Post a message in the channel as the author (emits MESSAGE_CREATE to the channel's audience). */
   createChannelMessage(input: { channelId: string; authorId: string; content: string }): Promise<unknown>
 }

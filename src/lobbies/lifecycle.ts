@@ -9,15 +9,37 @@ import { Effects } from './effects'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
 import { changeMembers, memberEffects, type MemberInput } from './member-changes'
-import { countUserLobbies, deleteLobbyRow, getLobbyBySecret, insertLobby, insertMember, listMembers, memberOrder, updateLobby, updateLobbyMetadata, updateMember } from './store'
+import {
+  countUserLobbies,
+  deleteLobbyRow,
+  getLobbyBySecret,
+  insertLobby,
+  insertMember,
+  listMembers,
+  memberOrder,
+  updateLobby,
+  updateLobbyMetadata,
+  updateMember,
+} from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 import { lobbySnapshot, lobbyView, restView } from './snapshots'
 
 export { lobbyView, restView }
 
-export type CreateInput = { metadata?: Metadata | null; members?: MemberInput[]; idleTimeoutSeconds?: number | null; flags?: number | null }
+export type CreateInput = {
+  metadata?: Metadata | null
+  members?: MemberInput[]
+  idleTimeoutSeconds?: number | null
+  flags?: number | null
+}
 
-type NewLobby = { metadata?: Metadata | null; idleTimeoutSeconds?: number | null; flags?: number | null; secretHash?: string; createdVia: 'post' | 'put' }
+type NewLobby = {
+  metadata?: Metadata | null
+  idleTimeoutSeconds?: number | null
+  flags?: number | null
+  secretHash?: string
+  createdVia: 'post' | 'put'
+}
 
 function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
   const now = clock.now()
@@ -87,9 +109,22 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
       found = undefined
     }
     if (!found) {
-      if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
-      const created = newLobby(tx, caller.applicationId, { ...input, metadata: input.lobbyMetadata, secretHash, createdVia: 'put' })
-      if (userId) insertMember(tx, { lobbyId: created.id, userId, applicationId: created.applicationId, metadata: input.memberMetadata ?? null, joinedAt: now })
+      if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP)
+        throw userLobbyLimit('secret')
+      const created = newLobby(tx, caller.applicationId, {
+        ...input,
+        metadata: input.lobbyMetadata,
+        secretHash,
+        createdVia: 'put',
+      })
+      if (userId)
+        insertMember(tx, {
+          lobbyId: created.id,
+          userId,
+          applicationId: created.applicationId,
+          metadata: input.memberMetadata ?? null,
+          joinedAt: now,
+        })
       return { lobby: created, members: announceCreate(tx, created, effects) }
     }
     if (userId) members = joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
@@ -123,7 +158,13 @@ function joinBySecret(
   }
   if (members.length >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
   if (countUserLobbies(tx, userId, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
-  const added = insertMember(tx, { lobbyId: lobby.id, userId, applicationId: lobby.applicationId, metadata: metadata ?? null, joinedAt: clock.now() })
+  const added = insertMember(tx, {
+    lobbyId: lobby.id,
+    userId,
+    applicationId: lobby.applicationId,
+    metadata: metadata ?? null,
+    joinedAt: clock.now(),
+  })
   memberEffects(lobby, { added: [added], updated: [], removed: [] }, effects)
   return withMember(members, added)
 }
@@ -147,11 +188,14 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
-    if (input.idleTimeoutSeconds !== undefined) patch.idleTimeoutSeconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
+    if (input.idleTimeoutSeconds !== undefined)
+      patch.idleTimeoutSeconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
     const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
-      const removes = listMembers(lobby.id, tx).map((m) => m.userId).filter((id) => !listed.has(id))
+      const removes = listMembers(lobby.id, tx)
+        .map((m) => m.userId)
+        .filter((id) => !listed.has(id))
       memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
     }
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
@@ -164,7 +208,10 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
 }
 
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
-export async function deleteLobby(lobbyId: string, remove: (tx: DB) => LobbyRow | undefined = (tx) => deleteLobbyRow(tx, lobbyId)): Promise<boolean> {
+export async function deleteLobby(
+  lobbyId: string,
+  remove: (tx: DB) => LobbyRow | undefined = (tx) => deleteLobbyRow(tx, lobbyId),
+): Promise<boolean> {
   const effects = new Effects()
   const gone = transaction((tx) => {
     const members = listMembers(lobbyId, tx)

@@ -29,7 +29,13 @@ type Options = {
 const sameMetadata = (a: Metadata | null, b: Metadata | null) => JSON.stringify(a) === JSON.stringify(b)
 
 /** Upsert `upserts` and remove `removes`. Omitted or null fields mean the defaults (no metadata, no flags). */
-export function changeMembers(tx: DB, lobby: LobbyRow, upserts: MemberInput[], removes: string[], options: Options = {}): MemberChanges {
+export function changeMembers(
+  tx: DB,
+  lobby: LobbyRow,
+  upserts: MemberInput[],
+  removes: string[],
+  options: Options = {},
+): MemberChanges {
   const field = options.field ?? 'members'
   const wanted = new Map<string, MemberInput>()
   for (const m of upserts) wanted.set(m.id, m)
@@ -59,7 +65,16 @@ export function changeMembers(tx: DB, lobby: LobbyRow, upserts: MemberInput[], r
       if (options.dropOverUserLimit) continue
       throw userLobbyLimit(field)
     }
-    changes.added.push(insertMember(tx, { lobbyId: lobby.id, userId: input.id, applicationId: lobby.applicationId, metadata, flags, joinedAt: now }))
+    changes.added.push(
+      insertMember(tx, {
+        lobbyId: lobby.id,
+        userId: input.id,
+        applicationId: lobby.applicationId,
+        metadata,
+        flags,
+        joinedAt: now,
+      }),
+    )
   }
 
   if (changes.added.length > 0 && countMembers(tx, lobby.id) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)

@@ -32,7 +32,11 @@ const NONCE_WINDOW_MS = 5 * 60_000
  * The check and the insert are one transaction, and a unique index holds one enforced nonce per author and lobby,
  * so concurrent retries make exactly one message.
  */
-export async function postMessage(lobby: LobbyRow, authorId: string, input: MessageInput): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
+export async function postMessage(
+  lobby: LobbyRow,
+  authorId: string,
+  input: MessageInput,
+): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
   const { row, author, created } = transaction((tx) => {

@@ -10,7 +10,14 @@ import { paging } from '../http/form'
 import { json, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyWithMembers } from './access'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby, restView } from './lifecycle'
-import { IDLE_TIMEOUT_MAX, IDLE_TIMEOUT_MIN, LOBBY_FLAGS_ALL, MEMBER_FLAGS_ALL, MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
+import {
+  IDLE_TIMEOUT_MAX,
+  IDLE_TIMEOUT_MIN,
+  LOBBY_FLAGS_ALL,
+  MEMBER_FLAGS_ALL,
+  MESSAGES_DEFAULT_LIMIT,
+  MESSAGES_MAX_LIMIT,
+} from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
 import { postMessage, readMessages } from './messages'
@@ -42,25 +49,34 @@ import { FormCheck } from './validate'
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
 // `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
-const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) => doc('lobbies', summary, answers, { body }).detail
+const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>
+  doc('lobbies', summary, answers, { body }).detail
 
 type MemberBody = { id: string; metadata?: unknown; flags?: unknown }
 
 function checkMember(check: FormCheck, path: string, m: MemberBody) {
-  return { id: m.id, metadata: check.metadata(`${path}metadata`, m.metadata), flags: check.int(`${path}flags`, m.flags, 0, MEMBER_FLAGS_ALL) }
+  return {
+    id: m.id,
+    metadata: check.metadata(`${path}metadata`, m.metadata),
+    flags: check.int(`${path}flags`, m.flags, 0, MEMBER_FLAGS_ALL),
+  }
 }
 
 function checkMembers(check: FormCheck, field: string, members: MemberBody[] | undefined) {
   return members?.map((m, i) => checkMember(check, `${field}.${i}.`, m))
 }
 
-const idle = (check: FormCheck, value: unknown) => check.int('idle_timeout_seconds', value, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX)
+const idle = (check: FormCheck, value: unknown) =>
+  check.int('idle_timeout_seconds', value, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX)
 const lobbyFlags = (check: FormCheck, value: unknown) => check.int('flags', value, 0, LOBBY_FLAGS_ALL)
 
 /** PUT member bodies may be absent, empty or null: every field is optional and nullable. */
 function memberBody(body: unknown): { metadata?: unknown; flags?: unknown } {
   if (body === undefined || body === null || body === '') return {}
-  if (typeof body !== 'object' || Array.isArray(body)) throw Errors.invalidFormBody({ _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }] })
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw Errors.invalidFormBody({
+      _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }],
+    })
   return body as { metadata?: unknown; flags?: unknown }
 }
 
@@ -95,7 +111,11 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return createOrJoinLobby(appCaller(caller), input)
     },
-    { auth: OAUTH2, body: PutLobbySchema, detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }, PutLobbyDoc) },
+    {
+      auth: OAUTH2,
+      body: PutLobbySchema,
+      detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }, PutLobbyDoc),
+    },
   )
   .get(
     '/lobbies/:lobbyId',
@@ -122,7 +142,11 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return patchLobby(lobby, input)
     },
-    { auth: APP, body: PatchLobbySchema, detail: detail('Change a lobby; members replaces the member list', { 200: LobbyAnswer }, PatchLobbyDoc) },
+    {
+      auth: APP,
+      body: PatchLobbySchema,
+      detail: detail('Change a lobby; members replaces the member list', { 200: LobbyAnswer }, PatchLobbyDoc),
+    },
   )
   .delete(
     '/lobbies/:lobbyId',
@@ -145,7 +169,10 @@ export const lobbiesRoutes = new Elysia()
       await removeMember(lobby, caller.userId)
       return noContent()
     },
-    { auth: OAUTH2, detail: detail('Leave a lobby (not one created with POST /lobbies: 403 50001)', { 204: NO_CONTENT }) },
+    {
+      auth: OAUTH2,
+      detail: detail('Leave a lobby (not one created with POST /lobbies: 403 50001)', { 204: NO_CONTENT }),
+    },
   )
   .put(
     '/lobbies/:lobbyId/members/:userId',
@@ -175,13 +202,18 @@ export const lobbiesRoutes = new Elysia()
       const check = new FormCheck()
       const items = body.map((item, i) => {
         const removal = item.remove_member
-        if (removal !== undefined && removal !== null && typeof removal !== 'boolean') check.add(`${i}.remove_member`, 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
+        if (removal !== undefined && removal !== null && typeof removal !== 'boolean')
+          check.add(`${i}.remove_member`, 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
         return { ...checkMember(check, `${i}.`, item), remove_member: removal === true }
       })
       check.done()
       return bulkMembers(lobby, items)
     },
-    { auth: APP, body: BulkSchema, detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }, BulkDoc) },
+    {
+      auth: APP,
+      body: BulkSchema,
+      detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }, BulkDoc),
+    },
   )
   .get(
     '/lobbies/:lobbyId/messages',
@@ -192,7 +224,11 @@ export const lobbiesRoutes = new Elysia()
         return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
       })
     },
-    { auth: OAUTH2, query: MessagesQuery, detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }) },
+    {
+      auth: OAUTH2,
+      query: MessagesQuery,
+      detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }),
+    },
   )
   .post(
     '/lobbies/:lobbyId/messages',
@@ -202,16 +238,34 @@ export const lobbiesRoutes = new Elysia()
       const metadata = check.metadata('metadata', body.metadata)
       const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
       check.done()
-      const { message, created } = await postMessage(lobby, caller.userId, { content: body.content, metadata, flags, nonce: body.nonce, enforceNonce: body.enforce_nonce, tts: body.tts })
+      const { message, created } = await postMessage(lobby, caller.userId, {
+        content: body.content,
+        metadata,
+        flags,
+        nonce: body.nonce,
+        enforceNonce: body.enforce_nonce,
+        tts: body.tts,
+      })
       // A retry answered by enforce_nonce is the original message, 200.
       return json(message, created ? 201 : 200)
     },
-    { auth: OAUTH2, body: MessageSchema, detail: detail('Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)', { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer }, MessageDoc) },
+    {
+      auth: OAUTH2,
+      body: MessageSchema,
+      detail: detail(
+        'Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)',
+        { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer },
+        MessageDoc,
+      ),
+    },
   )
   .post(
     '/lobbies/:lobbyId/members/@me/invites',
     ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
-    { auth: OAUTH2, detail: detail('An invite to the linked channel only the current user can accept', { 200: LobbyInviteAnswer }) },
+    {
+      auth: OAUTH2,
+      detail: detail('An invite to the linked channel only the current user can accept', { 200: LobbyInviteAnswer }),
+    },
   )
   .post(
     '/lobbies/:lobbyId/members/:userId/invites',
@@ -220,7 +274,10 @@ export const lobbiesRoutes = new Elysia()
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
     },
-    { auth: OAUTH2, detail: detail('An invite to the linked channel only this member can accept', { 200: LobbyInviteAnswer }) },
+    {
+      auth: OAUTH2,
+      detail: detail('An invite to the linked channel only this member can accept', { 200: LobbyInviteAnswer }),
+    },
   )
   .patch(
     '/lobbies/:lobbyId/channel-linking',
@@ -232,5 +289,13 @@ export const lobbiesRoutes = new Elysia()
       }
       return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
     },
-    { auth: OAUTH2, body: LinkSchema, detail: detail('Link a guild text channel to the lobby, or unlink it (channel_id null or absent)', { 200: LobbyAnswer }, LinkDoc) },
+    {
+      auth: OAUTH2,
+      body: LinkSchema,
+      detail: detail(
+        'Link a guild text channel to the lobby, or unlink it (channel_id null or absent)',
+        { 200: LobbyAnswer },
+        LinkDoc,
+      ),
+    },
   )

@@ -52,7 +52,12 @@ export const PatchLobbySchema = t.Object({
 })
 
 export const BulkSchema = t.Array(
-  t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags, remove_member: t.Optional(t.Unknown({ description: 'boolean or null' })) }),
+  t.Object({
+    id: Snowflake,
+    metadata: Metadata,
+    flags: MemberFlags,
+    remove_member: t.Optional(t.Unknown({ description: 'boolean or null' })),
+  }),
   { minItems: 1, maxItems: MAX_MEMBERS_PER_REQUEST },
 )
 
@@ -71,7 +76,9 @@ export const MessagesQuery = t.Object({
   after: queryString('snowflake: messages newer than this one'),
 })
 
-export const LinkSchema = t.Optional(t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }))
+export const LinkSchema = t.Optional(
+  t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }),
+)
 
 // ---- bodies as the API docs show them (the schemas above take any value where FormCheck judges it)
 
@@ -83,11 +90,20 @@ const MetadataDoc = t.Optional(
     description: `string keys and values (at most ${MAX_METADATA_KEYS} keys, each key and value at most ${MAX_METADATA_CHARS} characters), or null`,
   }),
 )
-const nullableInt = (minimum: number, maximum: number, description: string) => t.Optional(t.Nullable(Int({ minimum, maximum }), { description }))
-const IdleTimeoutDoc = nullableInt(IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX, 'seconds without activity before the lobby closes (PUT: default 300)')
+const nullableInt = (minimum: number, maximum: number, description: string) =>
+  t.Optional(t.Nullable(Int({ minimum, maximum }), { description }))
+const IdleTimeoutDoc = nullableInt(
+  IDLE_TIMEOUT_MIN,
+  IDLE_TIMEOUT_MAX,
+  'seconds without activity before the lobby closes (PUT: default 300)',
+)
 const LobbyFlagsDoc = nullableInt(0, LOBBY_FLAGS_ALL, 'bit field: 1 REQUIRE_APPLICATION_AUTHORIZATION')
 const MemberFlagsDoc = nullableInt(0, MEMBER_FLAGS_ALL, 'bit field: 1 CAN_LINK_LOBBY')
-const MemberDoc = t.Object({ id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }), metadata: MetadataDoc, flags: MemberFlagsDoc })
+const MemberDoc = t.Object({
+  id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }),
+  metadata: MetadataDoc,
+  flags: MemberFlagsDoc,
+})
 const MembersDoc = t.Optional(t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST }))
 
 export const CreateLobbyDoc = t.Object(
@@ -103,14 +119,33 @@ export const PutLobbyDoc = t.Object(
     idle_timeout_seconds: IdleTimeoutDoc,
     flags: LobbyFlagsDoc,
   },
-  { examples: [{ secret: 'match-4821', lobby_metadata: { mode: 'ranked' }, member_metadata: { team: 'blue' }, idle_timeout_seconds: 300 }] },
+  {
+    examples: [
+      {
+        secret: 'match-4821',
+        lobby_metadata: { mode: 'ranked' },
+        member_metadata: { team: 'blue' },
+        idle_timeout_seconds: 300,
+      },
+    ],
+  },
 )
 export const PatchLobbyDoc = t.Object(
-  { metadata: MetadataDoc, members: t.Optional(t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST, description: 'replaces the member list' })), idle_timeout_seconds: IdleTimeoutDoc, flags: LobbyFlagsDoc },
+  {
+    metadata: MetadataDoc,
+    members: t.Optional(
+      t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST, description: 'replaces the member list' }),
+    ),
+    idle_timeout_seconds: IdleTimeoutDoc,
+    flags: LobbyFlagsDoc,
+  },
   { examples: [{ metadata: { mode: 'casual' }, idle_timeout_seconds: 600 }] },
 )
 export const PutMemberDoc = t.Optional(
-  t.Nullable(t.Object({ metadata: MetadataDoc, flags: MemberFlagsDoc }), { description: 'may be absent, empty or null', examples: [{ metadata: { team: 'red' }, flags: 1 }] }),
+  t.Nullable(t.Object({ metadata: MetadataDoc, flags: MemberFlagsDoc }), {
+    description: 'may be absent, empty or null',
+    examples: [{ metadata: { team: 'red' }, flags: 1 }],
+  }),
 )
 export const BulkDoc = t.Array(
   t.Object({
@@ -119,29 +154,47 @@ export const BulkDoc = t.Array(
     flags: MemberFlagsDoc,
     remove_member: t.Optional(t.Nullable(t.Boolean(), { description: 'true removes the member' })),
   }),
-  { minItems: 1, maxItems: MAX_MEMBERS_PER_REQUEST, description: 'the last item about a user decides', examples: [[{ id: EXAMPLE_USER_ID, metadata: { team: 'red' }, flags: 0 }]] },
+  {
+    minItems: 1,
+    maxItems: MAX_MEMBERS_PER_REQUEST,
+    description: 'the last item about a user decides',
+    examples: [[{ id: EXAMPLE_USER_ID, metadata: { team: 'red' }, flags: 0 }]],
+  },
 )
 export const MessageDoc = t.Object(
   {
     content: t.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
     metadata: MetadataDoc,
-    flags: t.Optional(t.Nullable(Int({ minimum: 0, maximum: 2 ** 31 - 1 }), { description: 'bit field: 4 SUPPRESS_EMBEDS, 4096 SUPPRESS_NOTIFICATIONS (others ignored)' })),
+    flags: t.Optional(
+      t.Nullable(Int({ minimum: 0, maximum: 2 ** 31 - 1 }), {
+        description: 'bit field: 4 SUPPRESS_EMBEDS, 4096 SUPPRESS_NOTIFICATIONS (others ignored)',
+      }),
+    ),
     nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), Int()])),
     tts: t.Optional(t.Boolean()),
-    enforce_nonce: t.Optional(t.Boolean({ description: 'a retry with the same nonce within 5 minutes answers the original message (200)' })),
+    enforce_nonce: t.Optional(
+      t.Boolean({ description: 'a retry with the same nonce within 5 minutes answers the original message (200)' }),
+    ),
   },
   { examples: [{ content: 'gg', metadata: { kind: 'chat' }, nonce: '1234567890', enforce_nonce: true }] },
 )
 export const LinkDoc = t.Optional(
   t.Object(
-    { channel_id: t.Optional(t.Nullable(t.String({ pattern: SNOWFLAKE, description: 'a guild text channel; null or absent unlinks' }))) },
+    {
+      channel_id: t.Optional(
+        t.Nullable(t.String({ pattern: SNOWFLAKE, description: 'a guild text channel; null or absent unlinks' })),
+      ),
+    },
     { examples: [{ channel_id: '1234567890123456789' }] },
   ),
 )
 
 // ---- answers (documentation)
 
-const LobbyMember = t.Object({ id: Snowflake, metadata: t.Nullable(t.Record(t.String(), t.String())), flags: Int() }, { description: 'Lobby member' })
+const LobbyMember = t.Object(
+  { id: Snowflake, metadata: t.Nullable(t.Record(t.String(), t.String())), flags: Int() },
+  { description: 'Lobby member' },
+)
 
 export const LobbyAnswer = t.Object(
   {
@@ -169,7 +222,9 @@ export const LobbyMessageAnswer = t.Object(
     tts: t.Boolean(),
     application_id: Snowflake,
     timestamp: t.String({ format: 'date-time' }),
-    nonce: t.Optional(t.Union([t.String(), Int()], { description: 'as sent (answers to the POST; not stored for reads)' })),
+    nonce: t.Optional(
+      t.Union([t.String(), Int()], { description: 'as sent (answers to the POST; not stored for reads)' }),
+    ),
   },
   { description: 'Lobby message' },
 )

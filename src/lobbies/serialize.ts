@@ -21,7 +21,10 @@ const gatewayMember = eventMember
  * A lobby voice state (Discord's voice state object with lobby_id; channel_id null), plus `connected`: false when
  * the member has just left the call (session_id then names the session that was in it).
  */
-export function lobbyVoiceState(m: Pick<LobbyMemberRow, 'lobbyId' | 'userId' | 'voiceSessionId' | 'selfMute' | 'selfDeaf'>, leftSessionId?: string) {
+export function lobbyVoiceState(
+  m: Pick<LobbyMemberRow, 'lobbyId' | 'userId' | 'voiceSessionId' | 'selfMute' | 'selfDeaf'>,
+  leftSessionId?: string,
+) {
   return {
     lobby_id: m.lobbyId,
     channel_id: null,

@@ -5,15 +5,33 @@
 // their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
 import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
 import { db, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
-import { lobbies, lobbyMembers, lobbyMessages, type LobbyMemberRow, type LobbyMessageRow, type LobbyRow, type Metadata } from './tables'
+import {
+  lobbies,
+  lobbyMembers,
+  lobbyMessages,
+  type LobbyMemberRow,
+  type LobbyMessageRow,
+  type LobbyRow,
+  type Metadata,
+} from './tables'
 
 const ph = sql.placeholder
 
 // ---- lobbies
 
-const lobbyById = prepared((d) => d.select().from(lobbies).where(eq(lobbies.id, ph('id'))).prepare())
+const lobbyById = prepared((d) =>
+  d
+    .select()
+    .from(lobbies)
+    .where(eq(lobbies.id, ph('id')))
+    .prepare(),
+)
 const lobbyBySecret = prepared((d) =>
-  d.select().from(lobbies).where(and(eq(lobbies.applicationId, ph('applicationId')), eq(lobbies.secretHash, ph('secretHash')))).prepare(),
+  d
+    .select()
+    .from(lobbies)
+    .where(and(eq(lobbies.applicationId, ph('applicationId')), eq(lobbies.secretHash, ph('secretHash'))))
+    .prepare(),
 )
 const lobbyInsert = prepared((d) =>
   d
@@ -33,14 +51,37 @@ const lobbyInsert = prepared((d) =>
     .returning()
     .prepare(),
 )
-const lobbyMetadataUpdate = prepared((d) => d.update(lobbies).set({ metadata: jsonPlaceholder('metadata') }).where(eq(lobbies.id, ph('id'))).returning().prepare())
-const lobbyDelete = prepared((d) => d.delete(lobbies).where(eq(lobbies.id, ph('id'))).returning().prepare())
+const lobbyMetadataUpdate = prepared((d) =>
+  d
+    .update(lobbies)
+    .set({ metadata: jsonPlaceholder('metadata') })
+    .where(eq(lobbies.id, ph('id')))
+    .returning()
+    .prepare(),
+)
+const lobbyDelete = prepared((d) =>
+  d
+    .delete(lobbies)
+    .where(eq(lobbies.id, ph('id')))
+    .returning()
+    .prepare(),
+)
 const idleLobbyDelete = prepared((d) =>
-  d.delete(lobbies).where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, ph('now')))).returning().prepare(),
+  d
+    .delete(lobbies)
+    .where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, ph('now'))))
+    .returning()
+    .prepare(),
 )
 // The idle countdown (activity.ts), written without reading the lobby first: stop it, or start it over from `now`
 // with the lobby's own timeout; no write when it already is so.
-const idleDeadlineClear = prepared((d) => d.update(lobbies).set({ idleDeadline: null }).where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline))).prepare())
+const idleDeadlineClear = prepared((d) =>
+  d
+    .update(lobbies)
+    .set({ idleDeadline: null })
+    .where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline)))
+    .prepare(),
+)
 const restartedDeadline = sql`${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000`
 const idleDeadlineRestart = prepared((d) =>
   d
@@ -49,7 +90,13 @@ const idleDeadlineRestart = prepared((d) =>
     .where(and(eq(lobbies.id, ph('id')), or(isNull(lobbies.idleDeadline), ne(lobbies.idleDeadline, restartedDeadline))))
     .prepare(),
 )
-const idleDeadlineArm = prepared((d) => d.update(lobbies).set({ idleDeadline: restartedDeadline }).where(and(eq(lobbies.id, ph('id')), isNull(lobbies.idleDeadline))).prepare())
+const idleDeadlineArm = prepared((d) =>
+  d
+    .update(lobbies)
+    .set({ idleDeadline: restartedDeadline })
+    .where(and(eq(lobbies.id, ph('id')), isNull(lobbies.idleDeadline)))
+    .prepare(),
+)
 
 export function getLobby(id: string, _tx?: DB): LobbyRow | undefined {
   return lobbyById().get({ id })
@@ -63,7 +110,19 @@ export function getLobbyByChannel(channelId: string, tx: DB = db()): LobbyRow | 
   return tx.select().from(lobbies).where(eq(lobbies.linkedChannelId, channelId)).get()
 }
 
-export type LobbyInsert = Pick<typeof lobbies.$inferInsert, 'id' | 'applicationId' | 'metadata' | 'flags' | 'idleTimeoutSeconds' | 'secretHash' | 'secretExpiresAt' | 'createdVia' | 'idleDeadline' | 'createdAt'>
+export type LobbyInsert = Pick<
+  typeof lobbies.$inferInsert,
+  | 'id'
+  | 'applicationId'
+  | 'metadata'
+  | 'flags'
+  | 'idleTimeoutSeconds'
+  | 'secretHash'
+  | 'secretExpiresAt'
+  | 'createdVia'
+  | 'idleDeadline'
+  | 'createdAt'
+>
 
 export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
   return lobbyInsert().get({
@@ -132,39 +191,115 @@ export function countLobbies(): number {
 
 // Sorted here rather than by ORDER BY: SQLite sorts through a temporary b-tree, which costs more than the whole read
 // for a lobby's few members.
-const membersOf = prepared((d) => d.select().from(lobbyMembers).where(eq(lobbyMembers.lobbyId, ph('lobbyId'))).prepare())
+const membersOf = prepared((d) =>
+  d
+    .select()
+    .from(lobbyMembers)
+    .where(eq(lobbyMembers.lobbyId, ph('lobbyId')))
+    .prepare(),
+)
 /** joined_at, then user id (text order: ids are ASCII, so JavaScript's order is SQLite's BINARY one). */
-export const memberOrder = (a: LobbyMemberRow, b: LobbyMemberRow) => a.joinedAt - b.joinedAt || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0)
-const memberOf = prepared((d) => d.select().from(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId')))).prepare())
+export const memberOrder = (a: LobbyMemberRow, b: LobbyMemberRow) =>
+  a.joinedAt - b.joinedAt || (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0)
+const memberOf = prepared((d) =>
+  d
+    .select()
+    .from(lobbyMembers)
+    .where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId'))))
+    .prepare(),
+)
 const memberInsert = prepared((d) =>
   d
     .insert(lobbyMembers)
-    .values({ lobbyId: ph('lobbyId'), userId: ph('userId'), applicationId: ph('applicationId'), metadata: jsonPlaceholder('metadata'), flags: ph('flags'), joinedAt: ph('joinedAt') })
+    .values({
+      lobbyId: ph('lobbyId'),
+      userId: ph('userId'),
+      applicationId: ph('applicationId'),
+      metadata: jsonPlaceholder('metadata'),
+      flags: ph('flags'),
+      joinedAt: ph('joinedAt'),
+    })
     .returning()
     .prepare(),
 )
 const memberWhere = and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId')))
-const memberUpdate = prepared((d) => d.update(lobbyMembers).set({ metadata: jsonPlaceholder('metadata'), flags: sql`${ph('flags')}` }).where(memberWhere).returning().prepare())
-const memberMetadataUpdate = prepared((d) => d.update(lobbyMembers).set({ metadata: jsonPlaceholder('metadata') }).where(memberWhere).returning().prepare())
+const memberUpdate = prepared((d) =>
+  d
+    .update(lobbyMembers)
+    .set({ metadata: jsonPlaceholder('metadata'), flags: sql`${ph('flags')}` })
+    .where(memberWhere)
+    .returning()
+    .prepare(),
+)
+const memberMetadataUpdate = prepared((d) =>
+  d
+    .update(lobbyMembers)
+    .set({ metadata: jsonPlaceholder('metadata') })
+    .where(memberWhere)
+    .returning()
+    .prepare(),
+)
 const memberDelete = prepared((d) => d.delete(lobbyMembers).where(memberWhere).returning().prepare())
-const memberCount = prepared((d) => d.select({ n: count() }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, ph('lobbyId'))).prepare())
+const memberCount = prepared((d) =>
+  d
+    .select({ n: count() })
+    .from(lobbyMembers)
+    .where(eq(lobbyMembers.lobbyId, ph('lobbyId')))
+    .prepare(),
+)
 const userLobbyCount = prepared((d) =>
-  d.select({ n: count() }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId')))).prepare(),
+  d
+    .select({ n: count() })
+    .from(lobbyMembers)
+    .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId'))))
+    .prepare(),
 )
-const lobbyIdsOf = prepared((d) => d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(eq(lobbyMembers.userId, ph('userId'))).prepare())
+const lobbyIdsOf = prepared((d) =>
+  d
+    .select({ id: lobbyMembers.lobbyId })
+    .from(lobbyMembers)
+    .where(eq(lobbyMembers.userId, ph('userId')))
+    .prepare(),
+)
 const lobbyIdsOfApp = prepared((d) =>
-  d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId')))).prepare(),
+  d
+    .select({ id: lobbyMembers.lobbyId })
+    .from(lobbyMembers)
+    .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId'))))
+    .prepare(),
 )
-const memberIdsOf = prepared((d) => d.select({ id: lobbyMembers.userId }).from(lobbyMembers).where(eq(lobbyMembers.lobbyId, ph('lobbyId'))).prepare())
+const memberIdsOf = prepared((d) =>
+  d
+    .select({ id: lobbyMembers.userId })
+    .from(lobbyMembers)
+    .where(eq(lobbyMembers.lobbyId, ph('lobbyId')))
+    .prepare(),
+)
 const connectedMember = prepared((d) =>
-  d.select({ one: sql`1` }).from(lobbyMembers).where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), isNotNull(lobbyMembers.voiceSessionId))).limit(1).prepare(),
+  d
+    .select({ one: sql`1` })
+    .from(lobbyMembers)
+    .where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), isNotNull(lobbyMembers.voiceSessionId)))
+    .limit(1)
+    .prepare(),
 )
 // A member came online: the countdown of each of their lobbies (of one application) stops.
 const idleDeadlinesClearOf = prepared((d) =>
   d
     .update(lobbies)
     .set({ idleDeadline: null })
-    .where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(eq(lobbyMembers.userId, ph('userId'))))))
+    .where(
+      and(
+        isNotNull(lobbies.idleDeadline),
+        inArray(
+          lobbies.id,
+          d
+            .select({ id: lobbyMembers.lobbyId })
+            .from(lobbyMembers)
+            .where(eq(lobbyMembers.userId, ph('userId'))),
+        ),
+      ),
+    )
     .prepare(),
 )
 const idleDeadlinesClearOfApp = prepared((d) =>
@@ -195,7 +330,10 @@ export function getMember(lobbyId: string, userId: string, _tx?: DB): LobbyMembe
   return memberOf().get({ lobbyId, userId })
 }
 
-export type MemberInsert = Pick<typeof lobbyMembers.$inferInsert, 'lobbyId' | 'userId' | 'applicationId' | 'metadata' | 'flags' | 'joinedAt'>
+export type MemberInsert = Pick<
+  typeof lobbyMembers.$inferInsert,
+  'lobbyId' | 'userId' | 'applicationId' | 'metadata' | 'flags' | 'joinedAt'
+>
 
 export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
   return memberInsert().get({
@@ -209,7 +347,12 @@ export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
 }
 
 /** Change a member's metadata, and its flags when given. */
-export function updateMember(_tx: DB, lobbyId: string, userId: string, patch: { metadata: Metadata | null; flags?: number }): LobbyMemberRow {
+export function updateMember(
+  _tx: DB,
+  lobbyId: string,
+  userId: string,
+  patch: { metadata: Metadata | null; flags?: number },
+): LobbyMemberRow {
   const metadata = toJson(patch.metadata)
   if (patch.flags === undefined) return memberMetadataUpdate().get({ lobbyId, userId, metadata })!
   return memberUpdate().get({ lobbyId, userId, metadata, flags: patch.flags })!
@@ -250,7 +393,12 @@ export function anyoneConnected(_tx: DB, lobbyId: string): boolean {
   return connectedMember().get({ lobbyId }) !== undefined
 }
 
-export function setVoice(tx: DB, lobbyId: string, userId: string, voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean }): LobbyMemberRow | undefined {
+export function setVoice(
+  tx: DB,
+  lobbyId: string,
+  userId: string,
+  voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean },
+): LobbyMemberRow | undefined {
   return tx
     .update(lobbyMembers)
     .set(voice)
@@ -308,21 +456,63 @@ const enforcedNonce = prepared((d) =>
     )
     .prepare(),
 )
-const enforcedNonceRelease = prepared((d) => d.update(lobbyMessages).set({ enforceNonce: false }).where(eq(lobbyMessages.id, ph('id'))).prepare())
+const enforcedNonceRelease = prepared((d) =>
+  d
+    .update(lobbyMessages)
+    .set({ enforceNonce: false })
+    .where(eq(lobbyMessages.id, ph('id')))
+    .prepare(),
+)
 
 // A page of messages: newest first, or (after a cursor alone) the oldest ones newer than it, read ascending.
 const messageOrder = sql`CAST(${lobbyMessages.id} AS INTEGER)`
 const inLobby = eq(lobbyMessages.lobbyId, ph('lobbyId'))
 const beforeCursor = sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`
 const afterCursor = sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`
-const pageNewest = prepared((d) => d.select().from(lobbyMessages).where(inLobby).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
-const pageBefore = prepared((d) => d.select().from(lobbyMessages).where(and(inLobby, beforeCursor)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
-const pageBetween = prepared((d) => d.select().from(lobbyMessages).where(and(inLobby, beforeCursor, afterCursor)).orderBy(desc(messageOrder)).limit(ph('limit')).prepare())
-const pageAfter = prepared((d) => d.select().from(lobbyMessages).where(and(inLobby, afterCursor)).orderBy(asc(messageOrder)).limit(ph('limit')).prepare())
+const pageNewest = prepared((d) =>
+  d.select().from(lobbyMessages).where(inLobby).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+)
+const pageBefore = prepared((d) =>
+  d
+    .select()
+    .from(lobbyMessages)
+    .where(and(inLobby, beforeCursor))
+    .orderBy(desc(messageOrder))
+    .limit(ph('limit'))
+    .prepare(),
+)
+const pageBetween = prepared((d) =>
+  d
+    .select()
+    .from(lobbyMessages)
+    .where(and(inLobby, beforeCursor, afterCursor))
+    .orderBy(desc(messageOrder))
+    .limit(ph('limit'))
+    .prepare(),
+)
+const pageAfter = prepared((d) =>
+  d
+    .select()
+    .from(lobbyMessages)
+    .where(and(inLobby, afterCursor))
+    .orderBy(asc(messageOrder))
+    .limit(ph('limit'))
+    .prepare(),
+)
 
 export type MessageInsert = Pick<
   typeof lobbyMessages.$inferInsert,
-  'id' | 'lobbyId' | 'applicationId' | 'authorId' | 'content' | 'metadata' | 'flags' | 'tts' | 'nonce' | 'enforceNonce' | 'createdAt'
+  | 'id'
+  | 'lobbyId'
+  | 'applicationId'
+  | 'authorId'
+  | 'content'
+  | 'metadata'
+  | 'flags'
+  | 'tts'
+  | 'nonce'
+  | 'enforceNonce'
+  | 'createdAt'
 >
 
 export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
@@ -342,7 +532,12 @@ export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
 }
 
 /** The author's message in the lobby that holds this enforced nonce, if any. */
-export function findEnforcedNonce(_tx: DB, lobbyId: string, authorId: string, nonce: string | number): LobbyMessageRow | undefined {
+export function findEnforcedNonce(
+  _tx: DB,
+  lobbyId: string,
+  authorId: string,
+  nonce: string | number,
+): LobbyMessageRow | undefined {
   return enforcedNonce().get({ lobbyId, authorId, nonce: toJson(nonce) })
 }
 
@@ -350,7 +545,10 @@ export function releaseEnforcedNonce(_tx: DB, messageId: string): void {
   enforcedNonceRelease().run({ id: messageId })
 }
 
-export function listMessages(lobbyId: string, page: { limit: number; before?: string; after?: string }): LobbyMessageRow[] {
+export function listMessages(
+  lobbyId: string,
+  page: { limit: number; before?: string; after?: string },
+): LobbyMessageRow[] {
   const { limit, before, after } = page
   if (before !== undefined && after !== undefined) return pageBetween().all({ lobbyId, limit, before, after })
   if (before !== undefined) return pageBefore().all({ lobbyId, limit, before })

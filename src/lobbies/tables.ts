@@ -9,7 +9,9 @@ export const lobbies = sqliteTable(
   'lobbies',
   {
     id: text().primaryKey(),
-    applicationId: text().notNull().references(() => applications.id, { onDelete: 'cascade' }),
+    applicationId: text()
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
     metadata: text({ mode: 'json' }).$type<Metadata>(),
     flags: integer().notNull().default(0),
     idleTimeoutSeconds: integer().notNull(),
@@ -26,7 +28,9 @@ export const lobbies = sqliteTable(
      */
     idleDeadline: integer(),
     /** How it was created: `post` (application-managed: members cannot join by secret or leave) or `put` (by secret). */
-    createdVia: text({ enum: ['post', 'put'] }).notNull().default('put'),
+    createdVia: text({ enum: ['post', 'put'] })
+      .notNull()
+      .default('put'),
     createdAt: integer().notNull(),
   },
   (t) => [
@@ -38,8 +42,12 @@ export const lobbies = sqliteTable(
 export const lobbyMembers = sqliteTable(
   'lobby_members',
   {
-    lobbyId: text().notNull().references(() => lobbies.id, { onDelete: 'cascade' }),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    lobbyId: text()
+      .notNull()
+      .references(() => lobbies.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** Copy of the lobby's application, for the per-user-per-application lobby count. */
     applicationId: text().notNull(),
     metadata: text({ mode: 'json' }).$type<Metadata>(),
@@ -61,9 +69,13 @@ export const lobbyMessages = sqliteTable(
   'lobby_messages',
   {
     id: text().primaryKey(),
-    lobbyId: text().notNull().references(() => lobbies.id, { onDelete: 'cascade' }),
+    lobbyId: text()
+      .notNull()
+      .references(() => lobbies.id, { onDelete: 'cascade' }),
     applicationId: text().notNull(),
-    authorId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    authorId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     content: text().notNull(),
     metadata: text({ mode: 'json' }).$type<Metadata>(),
     flags: integer().notNull().default(0),
@@ -78,7 +90,9 @@ export const lobbyMessages = sqliteTable(
     // Pages are read newest first by the id's number (listMessages): this index answers them without a sort.
     index('lobby_messages_lobby_order_idx').on(t.lobbyId, sql`CAST(${t.id} AS INTEGER)`),
     // At most one message per author, lobby and enforced nonce: concurrent retries cannot both insert.
-    uniqueIndex('lobby_messages_enforced_nonce_unique').on(t.lobbyId, t.authorId, t.nonce).where(sql`${t.enforceNonce} = 1`),
+    uniqueIndex('lobby_messages_enforced_nonce_unique')
+      .on(t.lobbyId, t.authorId, t.nonce)
+      .where(sql`${t.enforceNonce} = 1`),
   ],
 )
 

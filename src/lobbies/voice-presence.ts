@@ -36,7 +36,12 @@ export function memberIds(lobbyId: string): Set<string> {
 }
 
 /** The member's peer connection is up: connected, the idle countdown stops. False when not (or no longer) a member. */
-export async function markConnected(lobbyId: string, userId: string, sessionId: string, flags: VoiceFlags): Promise<boolean> {
+export async function markConnected(
+  lobbyId: string,
+  userId: string,
+  sessionId: string,
+  flags: VoiceFlags,
+): Promise<boolean> {
   const effects = new Effects()
   const ok = transaction((tx) => {
     const lobby = getLobby(lobbyId, tx)
@@ -54,14 +59,23 @@ export async function markConnected(lobbyId: string, userId: string, sessionId: 
 }
 
 /** self_mute / self_deaf changed for a connected member of this session. */
-export async function markVoiceFlags(lobbyId: string, userId: string, sessionId: string, flags: VoiceFlags): Promise<void> {
+export async function markVoiceFlags(
+  lobbyId: string,
+  userId: string,
+  sessionId: string,
+  flags: VoiceFlags,
+): Promise<void> {
   const effects = new Effects()
   transaction((tx) => {
     const lobby = getLobby(lobbyId, tx)
     const before = lobby && getMember(lobbyId, userId, tx)
     if (!lobby || !before || before.voiceSessionId !== sessionId) return
     if (before.selfMute === flags.selfMute && before.selfDeaf === flags.selfDeaf) return
-    effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState(setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags })!))
+    effects.toLobby(
+      lobby,
+      'LOBBY_VOICE_STATE_UPDATE',
+      lobbyVoiceState(setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags })!),
+    )
   })
   await effects.flush()
 }
@@ -79,10 +93,18 @@ export async function markDisconnected(lobbyId: string, userId: string, sessionI
     if (before && before.voiceSessionId !== sessionId) return
     if (before) {
       const after = setVoice(tx, lobbyId, userId, { voiceSessionId: null, selfMute: false, selfDeaf: false })!
-      effects.toLobby(lobby, 'LOBBY_MEMBER_DISCONNECT', { member: eventMember(after), lobby_id: lobby.id, application_id: lobby.applicationId })
+      effects.toLobby(lobby, 'LOBBY_MEMBER_DISCONNECT', {
+        member: eventMember(after),
+        lobby_id: lobby.id,
+        application_id: lobby.applicationId,
+      })
       armIdleDeadline(tx, lobbyId)
     }
-    effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState({ lobbyId, userId, voiceSessionId: null, selfMute: false, selfDeaf: false }, sessionId))
+    effects.toLobby(
+      lobby,
+      'LOBBY_VOICE_STATE_UPDATE',
+      lobbyVoiceState({ lobbyId, userId, voiceSessionId: null, selfMute: false, selfDeaf: false }, sessionId),
+    )
   })
   await effects.flush()
 }

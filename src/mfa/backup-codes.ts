@@ -2,7 +2,14 @@
 // password hash). Shown in clear only when generated.
 import { randomInt } from 'node:crypto'
 import { hashPassword, verifyPassword } from '../accounts/passwords'
-import { backupCodesOf, consumeBackupCodeRow, deleteBackupCodes, hasUnusedBackupCode, replaceBackupCodes, unusedBackupCodes } from './store'
+import {
+  backupCodesOf,
+  consumeBackupCodeRow,
+  deleteBackupCodes,
+  hasUnusedBackupCode,
+  replaceBackupCodes,
+  unusedBackupCodes,
+} from './store'
 
 const BACKUP_CODE_COUNT = 10
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'

@@ -34,7 +34,12 @@ export function signElevation(caller: UserCaller): Promise<string> {
 async function isElevated(caller: UserCaller, jwt: string | undefined | null): Promise<boolean> {
   if (!jwt || jwt.length > 2048) return false
   try {
-    const { payload } = await jwtVerify(jwt, key(), { algorithms: ['HS512'], issuer: ISSUER, audience: AUDIENCE, currentDate: clock.date() })
+    const { payload } = await jwtVerify(jwt, key(), {
+      algorithms: ['HS512'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      currentDate: clock.date(),
+    })
     return payload.sub === caller.userId && payload.sid === caller.sessionIdHash
   } catch {
     return false
@@ -52,7 +57,11 @@ function cookieValue(request: Request, name: string): string | undefined {
 /** The 60003 answer: a new elevation ticket and the methods this user can use. */
 async function mfaRequired(caller: UserCaller) {
   const webauthn = hasWebauthn(caller.userId) ? await authenticationOptions(caller.userId) : null
-  const ticket = issueTicket('elevate', caller.userId, { sessionId: caller.sessionId, challenge: webauthn?.challenge, ttlMs: ELEVATION_TTL_S * 1000 })
+  const ticket = issueTicket('elevate', caller.userId, {
+    sessionId: caller.sessionId,
+    challenge: webauthn?.challenge,
+    ttlMs: ELEVATION_TTL_S * 1000,
+  })
   return elevationRequired({ ticket, methods: methodsFor(caller.userId, webauthn?.json ?? null) })
 }
 

@@ -19,4 +19,5 @@ export const smsNotEnabled = () => new ApiError(400, 60010, 'SMS authentication 
 
 export const smsCannotBeEnabled = () => new ApiError(400, 60012, 'SMS authentication cannot be enabled')
 
-export const phoneTaken = () => formError({ phone_token: ['PHONE_NUMBER_ALREADY_TAKEN', 'This phone number is already used by another account.'] })
+export const phoneTaken = () =>
+  formError({ phone_token: ['PHONE_NUMBER_ALREADY_TAKEN', 'This phone number is already used by another account.'] })

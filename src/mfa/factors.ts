@@ -79,8 +79,15 @@ export async function verifyFactor(row: TicketRow, type: string, code: unknown):
   if (!MFA_TYPES.includes(type as MfaType)) throw wrongCode(row)
   const userId = row.userId!
   // Counted before the (async) check, so parallel guesses cannot outrun the ticket's or the user's allowance.
-  const attempt = reserve(['mfa-user', userId, MFA_FAILURES_PER_USER], ['mfa-ticket', row.ticketHash, { limit: MAX_WRONG_CODES, windowMs: TICKET_TTL_MS }])
-  const ok = typeof code === 'string' && code.length > 0 && code.length <= 64 * 1024 && (await codeMatches(row, type as MfaType, code))
+  const attempt = reserve(
+    ['mfa-user', userId, MFA_FAILURES_PER_USER],
+    ['mfa-ticket', row.ticketHash, { limit: MAX_WRONG_CODES, windowMs: TICKET_TTL_MS }],
+  )
+  const ok =
+    typeof code === 'string' &&
+    code.length > 0 &&
+    code.length <= 64 * 1024 &&
+    (await codeMatches(row, type as MfaType, code))
   if (!ok) throw wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
   attempt.release()
 }

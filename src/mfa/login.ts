@@ -7,10 +7,20 @@ import { invalidTicket } from './errors'
 import { issueTicket, loadTicket, redeemTicket, type TicketPurpose } from './tickets'
 import { authenticationOptions } from './webauthn'
 
-export type MfaLoginChallenge = { ticket: string; totp: boolean; sms: boolean; backup: boolean; webauthn: string | null }
+export type MfaLoginChallenge = {
+  ticket: string
+  totp: boolean
+  sms: boolean
+  backup: boolean
+  webauthn: string | null
+}
 
 /** null when the user has no MFA; otherwise a new ticket (of `purpose`) and the factors the user can answer with. */
-export async function mfaChallengeFor(userId: string, purpose: TicketPurpose = 'login', data: Record<string, string> = {}): Promise<MfaLoginChallenge | null> {
+export async function mfaChallengeFor(
+  userId: string,
+  purpose: TicketPurpose = 'login',
+  data: Record<string, string> = {},
+): Promise<MfaLoginChallenge | null> {
   if (!mfaEnabled(userId)) return null
   const f = factorsOf(userId)
   const webauthn = f.webauthn ? await authenticationOptions(userId) : null

@@ -19,7 +19,13 @@ import { noContent } from '../http/respond'
 import { privateUser } from '../accounts/serialize'
 import { findUser, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
-import { listBackupCodes, newBackupCodes, regenerateBackupCodes, removeBackupCodes, storeBackupCodes } from './backup-codes'
+import {
+  listBackupCodes,
+  newBackupCodes,
+  regenerateBackupCodes,
+  removeBackupCodes,
+  storeBackupCodes,
+} from './backup-codes'
 import { ELEVATION_COOKIE, ELEVATION_TTL_S, requireElevation, signElevation } from './elevation'
 import { hasSms, mfaEnabled, sendTicketSms, verifyFactor } from './factors'
 import { finishMfaLogin } from './login'
@@ -46,12 +52,28 @@ import {
   TotpEnableSchema,
 } from './schemas'
 import { deleteSmsFactor, insertSmsFactor } from './store'
-import { alreadyEnrolled, invalidCode, invalidSecret, invalidTicket, notEnrolled, phoneTaken, smsCannotBeEnabled, smsNotEnabled } from './errors'
+import {
+  alreadyEnrolled,
+  invalidCode,
+  invalidSecret,
+  invalidTicket,
+  notEnrolled,
+  phoneTaken,
+  smsCannotBeEnabled,
+  smsNotEnabled,
+} from './errors'
 import { issueTicket, loadTicket, redeemTicket, wrongCode, type TicketPurpose, type TicketRow } from './tickets'
 import { matchingStep, parseSecret, removeTotp, saveTotp, hasTotp } from './totp'
 import {
-  authenticationOptions, authenticatorView, credentialsOf, hasWebauthn, registerCredential, registrationOptions,
-  removeCredential, renameCredential, verifyAssertion,
+  authenticationOptions,
+  authenticatorView,
+  credentialsOf,
+  hasWebauthn,
+  registerCredential,
+  registrationOptions,
+  removeCredential,
+  renameCredential,
+  verifyAssertion,
 } from './webauthn'
 import { loginSettings } from '../accounts/settings'
 
@@ -65,7 +87,8 @@ const userOf = (id: string): UserRow => {
   if (!user) throw Errors.unauthorized()
   return user
 }
-const userChanged = (userId: string) => events.publish(topics.account(userId), 'USER_UPDATE', privateUser(userOf(userId), mfaEnabled(userId)))
+const userChanged = (userId: string) =>
+  events.publish(topics.account(userId), 'USER_UPDATE', privateUser(userOf(userId), mfaEnabled(userId)))
 
 /** With no TOTP and no security key left, MFA is off: SMS and backup codes go with it. */
 function dropDependentFactors(userId: string) {
@@ -108,7 +131,11 @@ export const mfaPublicRoutes = new Elysia()
       // Already logged in: the client gets its token back, as the spec says.
       const caller = await optionalCaller(ctx.request)
       if (caller?.kind === 'user') {
-        return { user_id: caller.userId, token: ctx.request.headers.get('authorization')!.trim(), user_settings: loginSettings(userOf(caller.userId)) }
+        return {
+          user_id: caller.userId,
+          token: ctx.request.headers.get('authorization')!.trim(),
+          user_settings: loginSettings(userOf(caller.userId)),
+        }
       }
       consume('conditional-ip', ipOf(ctx), MFA_PER_IP)
       const options = await authenticationOptions(null, 'required')
@@ -125,7 +152,11 @@ export const mfaPublicRoutes = new Elysia()
       if (!credential) throw invalidCode()
       const user = userOf(credential.userId)
       if (user.state !== 'active' || user.compromised) throw invalidCode()
-      return completeLogin(user, { client: clientOf(ctx), loginSource: ctx.body.login_source, giftCodeSkuId: ctx.body.gift_code_sku_id })
+      return completeLogin(user, {
+        client: clientOf(ctx),
+        loginSource: ctx.body.login_source,
+        giftCodeSkuId: ctx.body.gift_code_sku_id,
+      })
     },
     {
       body: ConditionalFinishSchema,
@@ -152,7 +183,14 @@ export const mfaSessionRoutes = new Elysia()
       await verifyFactor(row, body.mfa_type, body.data)
       if (!redeemTicket(row)) throw invalidTicket()
       const token = await signElevation(me)
-      cookie[ELEVATION_COOKIE].set({ value: token, secure: true, httpOnly: true, sameSite: 'strict', path: '/', maxAge: ELEVATION_TTL_S })
+      cookie[ELEVATION_COOKIE].set({
+        value: token,
+        secure: true,
+        httpOnly: true,
+        sameSite: 'strict',
+        path: '/',
+        maxAge: ELEVATION_TTL_S,
+      })
       return { token }
     },
     {
@@ -237,7 +275,11 @@ export const mfaSessionRoutes = new Elysia()
       deleteSmsFactor(me.userId)
       return noContent()
     },
-    { user: true, body: PasswordSchema, ...doc('mfa', 'Disable SMS as a second factor (elevated)', { 204: NO_CONTENT }) },
+    {
+      user: true,
+      body: PasswordSchema,
+      ...doc('mfa', 'Disable SMS as a second factor (elevated)', { 204: NO_CONTENT }),
+    },
   )
   .post(
     '/users/@me/phone',
@@ -283,7 +325,11 @@ export const mfaSessionRoutes = new Elysia()
       userChanged(me.userId)
       return noContent()
     },
-    { user: true, body: PasswordSchema, ...doc('mfa', 'Remove the phone (elevated when it is a second factor)', { 204: NO_CONTENT }) },
+    {
+      user: true,
+      body: PasswordSchema,
+      ...doc('mfa', 'Remove the phone (elevated when it is a second factor)', { 204: NO_CONTENT }),
+    },
   )
   .post(
     '/users/@me/mfa/webauthn/credentials',
@@ -291,10 +337,14 @@ export const mfaSessionRoutes = new Elysia()
       const input = (body ?? {}) as { ticket?: unknown; name?: unknown; credential?: unknown }
       if (input.ticket === undefined && input.credential === undefined) {
         const options = await registrationOptions(userOf(me.userId))
-        return { ticket: issueTicket('webauthn_register', me.userId, { challenge: options.challenge }), challenge: options.json }
+        return {
+          ticket: issueTicket('webauthn_register', me.userId, { challenge: options.challenge }),
+          challenge: options.json,
+        }
       }
       const name = typeof input.name === 'string' ? input.name.trim() : ''
-      if (name.length < 1 || name.length > 32) throw formError({ name: ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.'] })
+      if (name.length < 1 || name.length > 32)
+        throw formError({ name: ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.'] })
       const row = loadTicket('webauthn_register', input.ticket)
       if (row.userId !== me.userId) throw invalidTicket()
       const firstFactor = !mfaEnabled(me.userId)
@@ -306,7 +356,15 @@ export const mfaSessionRoutes = new Elysia()
       return { ...authenticatorView(created), ...(backup_codes ? { backup_codes } : {}) }
     },
     // The body is checked in the handler (a start has none): the schema documents it.
-    { user: true, ...doc('mfa', 'Start (no body) or finish registering a security key', { 200: CredentialAnswer }, { body: CredentialSchema }) },
+    {
+      user: true,
+      ...doc(
+        'mfa',
+        'Start (no body) or finish registering a security key',
+        { 200: CredentialAnswer },
+        { body: CredentialSchema },
+      ),
+    },
   )
   .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(caller.userId).map(authenticatorView), {
     user: true,

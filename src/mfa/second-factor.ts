@@ -15,7 +15,8 @@ export const secondFactorForAccounts: SecondFactor = {
   },
   async verify(purpose, ticket, expected, method, code) {
     const row = loadTicket(purpose, ticket)
-    if (row.userId !== expected.userId || Object.entries(expected.data).some(([key, value]) => row.data[key] !== value)) throw invalidTicket()
+    if (row.userId !== expected.userId || Object.entries(expected.data).some(([key, value]) => row.data[key] !== value))
+      throw invalidTicket()
     await verifyFactor(row, method, code)
     return () => {
       if (!redeemTicket(row)) throw invalidTicket()

@@ -10,9 +10,20 @@ export type TicketRow = typeof mfaTickets.$inferSelect
 export type CredentialRow = typeof webauthnCredentials.$inferSelect
 export type BackupCodeRow = typeof backupCodes.$inferSelect
 
-const totpOf = prepared((d) => d.select({ one: sql<number>`1` }).from(totpSecrets).where(eq(totpSecrets.userId, sql.placeholder('userId'))).prepare())
+const totpOf = prepared((d) =>
+  d
+    .select({ one: sql<number>`1` })
+    .from(totpSecrets)
+    .where(eq(totpSecrets.userId, sql.placeholder('userId')))
+    .prepare(),
+)
 const credentialOf = prepared((d) =>
-  d.select({ one: sql<number>`1` }).from(webauthnCredentials).where(eq(webauthnCredentials.userId, sql.placeholder('userId'))).limit(1).prepare(),
+  d
+    .select({ one: sql<number>`1` })
+    .from(webauthnCredentials)
+    .where(eq(webauthnCredentials.userId, sql.placeholder('userId')))
+    .limit(1)
+    .prepare(),
 )
 /**
  * Whether the user has an authenticator app (TOTP) or a security key: two index lookups (under a microsecond together;
@@ -44,7 +55,12 @@ export function claimTotpStep(userId: string, step: number): boolean {
 
 /** false when the user already has a secret. */
 export function insertTotpSecret(userId: string, secret: string, step: number): boolean {
-  return !!db().insert(totpSecrets).values({ userId, secret, lastStep: step, createdAt: clock.now() }).onConflictDoNothing().returning().get()
+  return !!db()
+    .insert(totpSecrets)
+    .values({ userId, secret, lastStep: step, createdAt: clock.now() })
+    .onConflictDoNothing()
+    .returning()
+    .get()
 }
 
 export function deleteTotpSecret(userId: string): void {
@@ -57,7 +73,9 @@ export function deleteTotpSecret(userId: string): void {
 export function replaceBackupCodes(userId: string, hashes: string[]): void {
   db().transaction((tx) => {
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
-    tx.insert(backupCodes).values(hashes.map((codeHash) => ({ userId, codeHash }))).run()
+    tx.insert(backupCodes)
+      .values(hashes.map((codeHash) => ({ userId, codeHash })))
+      .run()
   })
 }
 
@@ -66,11 +84,19 @@ export function backupCodesOf(userId: string): BackupCodeRow[] {
 }
 
 export function unusedBackupCodes(userId: string): BackupCodeRow[] {
-  return db().select().from(backupCodes).where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false))).all()
+  return db()
+    .select()
+    .from(backupCodes)
+    .where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false)))
+    .all()
 }
 
 export function hasUnusedBackupCode(userId: string): boolean {
-  return !!db().select({ id: backupCodes.id }).from(backupCodes).where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false))).get()
+  return !!db()
+    .select({ id: backupCodes.id })
+    .from(backupCodes)
+    .where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false)))
+    .get()
 }
 
 /** Mark a code used: true for exactly one caller. */
@@ -128,17 +154,34 @@ export function advanceCounter(id: string, next: number): CredentialRow | undefi
   return db()
     .update(webauthnCredentials)
     .set({ counter: next })
-    .where(and(eq(webauthnCredentials.id, id), or(lt(webauthnCredentials.counter, next), and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)))))
+    .where(
+      and(
+        eq(webauthnCredentials.id, id),
+        or(
+          lt(webauthnCredentials.counter, next),
+          and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)),
+        ),
+      ),
+    )
     .returning()
     .get()
 }
 
 export function renameCredentialRow(userId: string, id: string, name: string): CredentialRow | undefined {
-  return db().update(webauthnCredentials).set({ name }).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+  return db()
+    .update(webauthnCredentials)
+    .set({ name })
+    .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+    .returning()
+    .get()
 }
 
 export function deleteCredential(userId: string, id: string): boolean {
-  return !!db().delete(webauthnCredentials).where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId))).returning().get()
+  return !!db()
+    .delete(webauthnCredentials)
+    .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+    .returning()
+    .get()
 }
 
 export function deleteCredentialsOf(userId: string): void {

@@ -3,7 +3,9 @@ import { users } from '../accounts/tables'
 
 /** A user's TOTP secret (base32) and the last time step accepted, so no step is ever accepted twice. */
 export const totpSecrets = sqliteTable('totp_secrets', {
-  userId: text().primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  userId: text()
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   secret: text().notNull(),
   lastStep: integer().notNull(),
   createdAt: integer().notNull(),
@@ -14,7 +16,9 @@ export const backupCodes = sqliteTable(
   'backup_codes',
   {
     id: integer().primaryKey({ autoIncrement: true }),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     codeHash: text().notNull(),
     consumed: integer({ mode: 'boolean' }).notNull().default(false),
   },
@@ -23,7 +27,9 @@ export const backupCodes = sqliteTable(
 
 /** SMS as a second factor (the number is the user's verified phone). */
 export const smsFactors = sqliteTable('sms_factors', {
-  userId: text().primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  userId: text()
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
   createdAt: integer().notNull(),
 })
 
@@ -31,7 +37,9 @@ export const webauthnCredentials = sqliteTable(
   'webauthn_credentials',
   {
     id: text().primaryKey(),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** base64url credential id from the authenticator */
     credentialId: text().notNull(),
     /** base64url COSE public key */

@@ -12,7 +12,6 @@ export type { TicketRow }
 export const TICKET_TTL_MS = 10 * 60_000
 export const MAX_WRONG_CODES = 5
 
-
 export function issueTicket(
   purpose: TicketPurpose,
   userId: string | null,

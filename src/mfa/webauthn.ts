@@ -62,19 +62,25 @@ export async function registrationOptions(user: UserRow) {
 }
 
 /** Assertion options: for a user's credentials, or (passwordless) for any discoverable credential. */
-export async function authenticationOptions(userId: string | null, userVerification: 'preferred' | 'required' = 'preferred') {
+export async function authenticationOptions(
+  userId: string | null,
+  userVerification: 'preferred' | 'required' = 'preferred',
+) {
   const { generateAuthenticationOptions } = await webauthnLibrary()
   const options = await generateAuthenticationOptions({
     rpID: rpId(),
     timeout: WEBAUTHN_TIMEOUT_MS,
     userVerification,
-    allowCredentials: userId ? credentialsOf(userId).map((c) => ({ id: c.credentialId, transports: c.transports as never })) : [],
+    allowCredentials: userId
+      ? credentialsOf(userId).map((c) => ({ id: c.credentialId, transports: c.transports as never }))
+      : [],
   })
   return { challenge: options.challenge, json: JSON.stringify({ publicKey: options }) }
 }
 
 function parseJson<T>(value: unknown): T | undefined {
-  if (typeof value !== 'string' || value.length > 64 * 1024) return typeof value === 'object' && value ? (value as T) : undefined
+  if (typeof value !== 'string' || value.length > 64 * 1024)
+    return typeof value === 'object' && value ? (value as T) : undefined
   try {
     const parsed = JSON.parse(value)
     return parsed && typeof parsed === 'object' ? parsed : undefined
@@ -84,7 +90,12 @@ function parseJson<T>(value: unknown): T | undefined {
 }
 
 /** Verify a registration response against the issued challenge; stores and returns the new credential. */
-export async function registerCredential(userId: string, challenge: string, name: string, credential: unknown): Promise<CredentialRow | undefined> {
+export async function registerCredential(
+  userId: string,
+  challenge: string,
+  name: string,
+  credential: unknown,
+): Promise<CredentialRow | undefined> {
   const response = parseJson<RegistrationResponseJSON>(credential)
   if (!response) return undefined
   const { verifyRegistrationResponse } = await webauthnLibrary()
@@ -118,13 +129,22 @@ export async function registerCredential(userId: string, challenge: string, name
  * null lets any registered credential answer (passwordless), then user verification is required.
  * Returns the credential used, with its counter advanced atomically, or undefined.
  */
-export async function verifyAssertion(credential: unknown, challenge: string, userId: string | null): Promise<CredentialRow | undefined> {
+export async function verifyAssertion(
+  credential: unknown,
+  challenge: string,
+  userId: string | null,
+): Promise<CredentialRow | undefined> {
   const response = parseJson<AuthenticationResponseJSON>(credential)
   if (!response || typeof response.id !== 'string') return undefined
   const row = findCredentialByCredentialId(response.id)
   if (!row || (userId !== null && row.userId !== userId)) return undefined
   // Passwordless: the authenticator must name the same user it was registered for.
-  if (userId === null && response.response?.userHandle && Buffer.from(response.response.userHandle, 'base64url').toString() !== row.userId) return undefined
+  if (
+    userId === null &&
+    response.response?.userHandle &&
+    Buffer.from(response.response.userHandle, 'base64url').toString() !== row.userId
+  )
+    return undefined
   const { verifyAuthenticationResponse } = await webauthnLibrary()
   try {
     const result = await verifyAuthenticationResponse({
@@ -132,7 +152,12 @@ export async function verifyAssertion(credential: unknown, challenge: string, us
       expectedChallenge: challenge,
       expectedOrigin: origins(),
       expectedRPID: rpId(),
-      credential: { id: row.credentialId, publicKey: Buffer.from(row.publicKey, 'base64url'), counter: row.counter, transports: row.transports as never },
+      credential: {
+        id: row.credentialId,
+        publicKey: Buffer.from(row.publicKey, 'base64url'),
+        counter: row.counter,
+        transports: row.transports as never,
+      },
       requireUserVerification: userId === null,
     })
     if (!result.verified) return undefined

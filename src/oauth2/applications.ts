@@ -10,14 +10,21 @@ import { findApplicationByBotTokenHash, findTokenByAccessHash, insertApplication
 
 export type CreatedApplication = { id: string; name: string; bot_token: string; client_secret: string }
 
-export async function createApplication(name: string, redirectUris: string[] = [], ownerId: string | null = null): Promise<CreatedApplication> {
+export async function createApplication(
+  name: string,
+  redirectUris: string[] = [],
+  ownerId: string | null = null,
+): Promise<CreatedApplication> {
   const id = snowflake()
   const botUserId = snowflake()
   const botToken = ownedToken(botUserId)
   const clientSecret = randomToken(32)
   const now = clock.now()
   transaction((tx) => {
-    insertUser({ id: botUserId, username: botUsername(name, botUserId), globalName: name, bot: true, createdAt: now }, tx)
+    insertUser(
+      { id: botUserId, username: botUsername(name, botUserId), globalName: name, bot: true, createdAt: now },
+      tx,
+    )
     insertApplication(tx, {
       id,
       name,
@@ -34,7 +41,11 @@ export async function createApplication(name: string, redirectUris: string[] = [
 
 /** Bot usernames share the users' namespace; suffix with the id so they never collide. */
 function botUsername(name: string, id: string): string {
-  const base = name.toLowerCase().replace(/[^a-z0-9_.]/g, '').slice(0, 20) || 'bot'
+  const base =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9_.]/g, '')
+      .slice(0, 20) || 'bot'
   return `${base}_${id}`
 }
 
@@ -52,7 +63,13 @@ export function resolveBearerToken(token: string): Resolved<BearerCaller> | unde
   const now = clock.now()
   if (!grant || grant.expiresAt <= now || !isUserActive(grant.userId)) return undefined
   return {
-    caller: { kind: 'bearer', userId: grant.userId, applicationId: grant.applicationId, scopes: grantedScopes(grant.scopes), grantId: grant.id },
+    caller: {
+      kind: 'bearer',
+      userId: grant.userId,
+      applicationId: grant.applicationId,
+      scopes: grantedScopes(grant.scopes),
+      grantId: grant.id,
+    },
     // Reused until it expires, at most a minute; a revoked or refreshed token is forgotten at once (store).
     until: Math.min(grant.expiresAt, now + BOT_REUSE_MS),
   }

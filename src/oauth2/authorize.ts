@@ -25,7 +25,8 @@ const CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/
 
 export async function checkAuthorizeRequest(q: AuthorizeParams): Promise<AuthorizeRequest> {
   if (!q.client_id) throw invalid('client_id', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
-  if (!isSnowflake(q.client_id)) throw invalid('client_id', 'NUMBER_TYPE_COERCE', `Value "${q.client_id}" is not snowflake.`, 'invalid_request')
+  if (!isSnowflake(q.client_id))
+    throw invalid('client_id', 'NUMBER_TYPE_COERCE', `Value "${q.client_id}" is not snowflake.`, 'invalid_request')
   const app = findApplication(q.client_id)
   if (!app) throw Errors.unknownApplication()
 
@@ -33,7 +34,8 @@ export async function checkAuthorizeRequest(q: AuthorizeParams): Promise<Authori
   let redirectUri = q.redirect_uri
   const redirectUriGiven = redirectUri !== undefined
   if (redirectUri === undefined) {
-    if (app.redirectUris.length !== 1) throw invalid('redirect_uri', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
+    if (app.redirectUris.length !== 1)
+      throw invalid('redirect_uri', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
     redirectUri = app.redirectUris[0]
   } else if (!app.redirectUris.includes(redirectUri)) {
     throw invalid('redirect_uri', 'INVALID_OAUTH2_REDIRECT_URI', 'Invalid OAuth2 redirect_uri', 'invalid_request')
@@ -42,7 +44,8 @@ export async function checkAuthorizeRequest(q: AuthorizeParams): Promise<Authori
   if (q.response_type !== 'code') {
     throw invalid('response_type', 'BASE_TYPE_CHOICES', 'Value must be one of ("code",).', 'unsupported_response_type')
   }
-  if (q.scope === undefined || q.scope.trim() === '') throw invalid('scope', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_scope')
+  if (q.scope === undefined || q.scope.trim() === '')
+    throw invalid('scope', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_scope')
   const scopes = parseScopes(q.scope)
   if (!scopes) throw invalid('scope', 'INVALID_SCOPE', 'Invalid scope', 'invalid_scope')
 

@@ -42,9 +42,15 @@ export async function authenticateClient(request: Request, form: FormBody): Prom
   const basic = basicCredentials(header)
   const usedBasic = /^basic\s/i.test(header?.trim() ?? '')
   const fail = (description: string) =>
-    new OAuthError('invalid_client', description, 401, usedBasic ? { 'WWW-Authenticate': 'Basic realm="oauth2"' } : undefined)
+    new OAuthError(
+      'invalid_client',
+      description,
+      401,
+      usedBasic ? { 'WWW-Authenticate': 'Basic realm="oauth2"' } : undefined,
+    )
   if (usedBasic && !basic) throw fail('Invalid client authentication')
-  if (basic && form.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use only one client authentication method')
+  if (basic && form.client_secret !== undefined)
+    throw new OAuthError('invalid_request', 'Use only one client authentication method')
   const clientId = basic?.id ?? form.client_id
   const secret = basic?.secret ?? form.client_secret
   if (basic && form.client_id !== undefined && form.client_id !== basic.id) throw fail('client_id does not match')

@@ -30,5 +30,8 @@ export class OAuthError extends ApiError {
 export function invalidAuthorizeRequest(field: string, code: string, message: string, oauthError: string): ApiError {
   const tree = errorTree()
   addFieldError(tree, field, { code, message })
-  return new ApiError(400, 50035, 'Invalid Form Body', tree, undefined, { error: oauthError, error_description: message })
+  return new ApiError(400, 50035, 'Invalid Form Body', tree, undefined, {
+    error: oauthError,
+    error_description: message,
+  })
 }

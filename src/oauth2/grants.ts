@@ -81,10 +81,12 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
   }
   if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) throw invalidGrant('code')
   const redirect = form.redirect_uri
-  if ((code.redirectUriGiven || redirect !== undefined) && redirect !== code.redirectUri) throw invalidGrant('redirect_uri')
+  if ((code.redirectUriGiven || redirect !== undefined) && redirect !== code.redirectUri)
+    throw invalidGrant('redirect_uri')
   if (code.codeChallenge) {
     const verifier = form.code_verifier
-    if (!verifier || !VERIFIER.test(verifier) || !safeEqual(s256(verifier), code.codeChallenge)) throw invalidGrant('code_verifier')
+    if (!verifier || !VERIFIER.test(verifier) || !safeEqual(s256(verifier), code.codeChallenge))
+      throw invalidGrant('code_verifier')
   } else if (form.code_verifier !== undefined) {
     // No challenge was made: a verifier now means someone downgraded the request.
     throw invalidGrant('code_verifier')
@@ -116,7 +118,8 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
   if (form.scope !== undefined) {
     const asked = parseScopes(form.scope)
     const had = row.scopes.split(' ')
-    if (!asked || !asked.every((s) => had.includes(s))) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+    if (!asked || !asked.every((s) => had.includes(s)))
+      throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
     scopes = asked.join(' ')
   }
   try {

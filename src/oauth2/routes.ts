@@ -56,7 +56,15 @@ export const oauth2Routes = new Elysia()
         redirect_uri: request.redirectUri,
       }
     },
-    { user: true, ...doc('oauth2', 'What an authorization request asks for', { 200: AuthorizeInfoAnswer }, { query: AuthorizeQuery }) },
+    {
+      user: true,
+      ...doc(
+        'oauth2',
+        'What an authorization request asks for',
+        { 200: AuthorizeInfoAnswer },
+        { query: AuthorizeQuery },
+      ),
+    },
   )
   .post(
     '/oauth2/authorize',

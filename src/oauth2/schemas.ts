@@ -6,7 +6,9 @@ import { PublicUser } from '../accounts/schemas'
 
 export const ConsentSchema = t.Object(
   {
-    authorize: t.Boolean({ description: 'true approves (the location carries a code), false denies (error=access_denied)' }),
+    authorize: t.Boolean({
+      description: 'true approves (the location carries a code), false denies (error=access_denied)',
+    }),
     permissions: t.Optional(t.Any({ description: 'accepted and ignored (no bot scope here)' })),
     guild_id: t.Optional(t.Any({ description: 'accepted and ignored' })),
   },
@@ -27,10 +29,14 @@ export const TokenForm = t.Object(
   {
     grant_type: t.Union([t.Literal('authorization_code'), t.Literal('refresh_token'), t.Literal('client_credentials')]),
     code: t.Optional(t.String({ description: 'authorization_code: the code from the redirect' })),
-    redirect_uri: t.Optional(t.String({ description: 'authorization_code: the redirect_uri of the authorization request' })),
+    redirect_uri: t.Optional(
+      t.String({ description: 'authorization_code: the redirect_uri of the authorization request' }),
+    ),
     code_verifier: t.Optional(t.String({ description: 'authorization_code with PKCE' })),
     refresh_token: t.Optional(t.String({ description: 'refresh_token: the refresh token' })),
-    scope: t.Optional(t.String({ description: 'space-separated scopes (client_credentials; narrower ones on refresh)' })),
+    scope: t.Optional(
+      t.String({ description: 'space-separated scopes (client_credentials; narrower ones on refresh)' }),
+    ),
     client_id: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
     client_secret: t.Optional(t.String({ description: 'or HTTP Basic authentication' })),
   },
@@ -48,7 +54,10 @@ export const RevokeForm = t.Object(
 )
 
 /** RFC 6749's error body, as the token endpoints answer it. */
-export const OAuthErrorBody = t.Object({ error: t.String(), error_description: t.String() }, { description: 'RFC 6749 error' })
+export const OAuthErrorBody = t.Object(
+  { error: t.String(), error_description: t.String() },
+  { description: 'RFC 6749 error' },
+)
 
 // ---- answers (documentation)
 
@@ -69,20 +78,43 @@ const PublicApplication = t.Object(
 )
 
 export const AuthorizeInfoAnswer = t.Object(
-  { application: PublicApplication, user: PublicUser, authorized: t.Boolean(), scopes: t.Array(t.String()), redirect_uri: t.String() },
+  {
+    application: PublicApplication,
+    user: PublicUser,
+    authorized: t.Boolean(),
+    scopes: t.Array(t.String()),
+    redirect_uri: t.String(),
+  },
   { description: 'What the request asks for' },
 )
 
-export const LocationAnswer = t.Object({ location: t.String({ description: 'the redirect with code (or error) and state' }) }, { description: 'Where to go' })
+export const LocationAnswer = t.Object(
+  { location: t.String({ description: 'the redirect with code (or error) and state' }) },
+  { description: 'Where to go' },
+)
 
 export const TokenAnswer = t.Object(
-  { access_token: t.String(), token_type: t.Literal('Bearer'), expires_in: Int(), refresh_token: t.Optional(t.String()), scope: t.String() },
+  {
+    access_token: t.String(),
+    token_type: t.Literal('Bearer'),
+    expires_in: Int(),
+    refresh_token: t.Optional(t.String()),
+    scope: t.String(),
+  },
   { description: 'Tokens' },
 )
 
-export const RevokedAnswer = t.Object({}, { additionalProperties: false, description: 'Revoked (also for unknown tokens)' })
+export const RevokedAnswer = t.Object(
+  {},
+  { additionalProperties: false, description: 'Revoked (also for unknown tokens)' },
+)
 
 export const MeAnswer = t.Object(
-  { application: PublicApplication, scopes: t.Array(t.String()), expires: t.String({ format: 'date-time' }), user: t.Optional(PublicUser) },
+  {
+    application: PublicApplication,
+    scopes: t.Array(t.String()),
+    expires: t.String({ format: 'date-time' }),
+    user: t.Optional(PublicUser),
+  },
   { description: 'The current authorization' },
 )

@@ -11,7 +11,6 @@ const KNOWN_SCOPES = [
   'sdk.social_layer',
 ] as const
 
-
 /** Split a space-separated scope string; undefined when any scope is unknown or none is given. */
 export function parseScopes(value: string | undefined | null): string[] | undefined {
   if (typeof value !== 'string') return undefined
@@ -25,7 +24,8 @@ export function parseScopes(value: string | undefined | null): string[] | undefi
 export function grantedScopes(stored: string): string[] {
   const scopes = stored.split(' ').filter(Boolean)
   if (scopes.includes('sdk.social_layer')) {
-    for (const implied of ['identify', 'lobbies.write', 'gateway.connect']) if (!scopes.includes(implied)) scopes.push(implied)
+    for (const implied of ['identify', 'lobbies.write', 'gateway.connect'])
+      if (!scopes.includes(implied)) scopes.push(implied)
   }
   return scopes
 }

@@ -4,7 +4,14 @@ import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { db, prepared, type DB } from '../db/client'
-import { applications, oauth2Codes, oauth2Tokens, type ApplicationRow, type OAuth2CodeRow, type OAuth2TokenRow } from './tables'
+import {
+  applications,
+  oauth2Codes,
+  oauth2Tokens,
+  type ApplicationRow,
+  type OAuth2CodeRow,
+  type OAuth2TokenRow,
+} from './tables'
 
 // ---- applications
 
@@ -22,7 +29,11 @@ export function findApplication(id: string): ApplicationRow | undefined {
 
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
 const applicationByBotTokenHash = prepared((d) =>
-  d.select({ id: applications.id, botUserId: applications.botUserId }).from(applications).where(eq(applications.botTokenHash, sql.placeholder('hash'))).prepare(),
+  d
+    .select({ id: applications.id, botUserId: applications.botUserId })
+    .from(applications)
+    .where(eq(applications.botTokenHash, sql.placeholder('hash')))
+    .prepare(),
 )
 
 export function findApplicationByBotTokenHash(hash: string): Pick<ApplicationRow, 'id' | 'botUserId'> | undefined {
@@ -33,21 +44,32 @@ export function findApplicationByBotTokenHash(hash: string): Pick<ApplicationRow
 
 const tokenByAccessTokenHash = prepared((d) =>
   d
-    .select({ id: oauth2Tokens.id, userId: oauth2Tokens.userId, applicationId: oauth2Tokens.applicationId, scopes: oauth2Tokens.scopes, expiresAt: oauth2Tokens.expiresAt })
+    .select({
+      id: oauth2Tokens.id,
+      userId: oauth2Tokens.userId,
+      applicationId: oauth2Tokens.applicationId,
+      scopes: oauth2Tokens.scopes,
+      expiresAt: oauth2Tokens.expiresAt,
+    })
     .from(oauth2Tokens)
     .where(eq(oauth2Tokens.accessTokenHash, sql.placeholder('hash')))
     .prepare(),
 )
 
 /** What a Bearer request needs of its grant (every Bearer request asks). */
-export function findTokenByAccessHash(hash: string): Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt'> | undefined {
+export function findTokenByAccessHash(
+  hash: string,
+): Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt'> | undefined {
   return tokenByAccessTokenHash().get({ hash })
 }
 
 export function insertCode(row: typeof oauth2Codes.$inferInsert): void {
   const now = clock.now()
   // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
-  db().delete(oauth2Codes).where(lt(oauth2Codes.expiresAt, now - 3600_000)).run()
+  db()
+    .delete(oauth2Codes)
+    .where(lt(oauth2Codes.expiresAt, now - 3600_000))
+    .run()
   db().insert(oauth2Codes).values(row).run()
 }
 
@@ -100,7 +122,8 @@ export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefine
 /** Revoke every token of a grant family (reuse of a spent refresh token or code, or explicit revocation). */
 export function revokeFamily(familyId: string): number {
   forgetCallers()
-  return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all().length
+  return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all()
+    .length
 }
 
 const liveGrant = prepared((d) =>
@@ -111,7 +134,10 @@ const liveGrant = prepared((d) =>
       and(
         eq(oauth2Tokens.userId, sql.placeholder('userId')),
         eq(oauth2Tokens.applicationId, sql.placeholder('applicationId')),
-        or(gt(oauth2Tokens.expiresAt, sql.placeholder('now')), and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, sql.placeholder('now')))),
+        or(
+          gt(oauth2Tokens.expiresAt, sql.placeholder('now')),
+          and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, sql.placeholder('now'))),
+        ),
       ),
     )
     .limit(1)

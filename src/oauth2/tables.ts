@@ -5,7 +5,9 @@ export const applications = sqliteTable('applications', {
   id: text().primaryKey(),
   name: text().notNull(),
   ownerId: text().references(() => users.id, { onDelete: 'set null' }),
-  botUserId: text().notNull().references(() => users.id),
+  botUserId: text()
+    .notNull()
+    .references(() => users.id),
   /** sha256 hex of the bot token */
   botTokenHash: text().notNull().unique(),
   /** sha256 hex of the client secret */
@@ -23,8 +25,12 @@ export const oauth2Tokens = sqliteTable(
   'oauth2_tokens',
   {
     id: text().primaryKey(),
-    applicationId: text().notNull().references(() => applications.id, { onDelete: 'cascade' }),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    applicationId: text()
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     scopes: text().notNull(),
     accessTokenHash: text().notNull().unique(),
     refreshTokenHash: text().unique(),
@@ -38,7 +44,10 @@ export const oauth2Tokens = sqliteTable(
     publicClient: integer({ mode: 'boolean' }).notNull().default(false),
     createdAt: integer().notNull(),
   },
-  (t) => [index('oauth2_tokens_family_idx').on(t.familyId), index('oauth2_tokens_user_app_idx').on(t.userId, t.applicationId)],
+  (t) => [
+    index('oauth2_tokens_family_idx').on(t.familyId),
+    index('oauth2_tokens_user_app_idx').on(t.userId, t.applicationId),
+  ],
 )
 
 /** Authorization codes: 10 minutes, single use. Only the hash of the code is kept. */
@@ -46,8 +55,12 @@ export const oauth2Codes = sqliteTable(
   'oauth2_codes',
   {
     codeHash: text().primaryKey(),
-    applicationId: text().notNull().references(() => applications.id, { onDelete: 'cascade' }),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    applicationId: text()
+      .notNull()
+      .references(() => applications.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     scopes: text().notNull(),
     redirectUri: text().notNull(),
     /** The authorize request named redirect_uri, so the token request must repeat it (RFC 6749 4.1.3). */

@@ -11,7 +11,13 @@ export type DesktopKey = { key: KeyObject; spki: Buffer; encoded: string }
 
 /** The key of an `init` frame, or null unless it is the base64 SPKI DER of an RSA-2048 key with e = 65537. */
 export function parsePublicKey(encoded: unknown): DesktopKey | null {
-  if (typeof encoded !== 'string' || encoded.length > 1024 || encoded.length % 4 !== 0 || !STANDARD_BASE64.test(encoded)) return null
+  if (
+    typeof encoded !== 'string' ||
+    encoded.length > 1024 ||
+    encoded.length % 4 !== 0 ||
+    !STANDARD_BASE64.test(encoded)
+  )
+    return null
   const spki = Buffer.from(encoded, 'base64')
   let key: KeyObject
   try {
@@ -20,7 +26,12 @@ export function parsePublicKey(encoded: unknown): DesktopKey | null {
     return null
   }
   const details = key.asymmetricKeyDetails
-  if (key.asymmetricKeyType !== 'rsa' || details?.modulusLength !== KEY_BITS || details.publicExponent !== PUBLIC_EXPONENT) return null
+  if (
+    key.asymmetricKeyType !== 'rsa' ||
+    details?.modulusLength !== KEY_BITS ||
+    details.publicExponent !== PUBLIC_EXPONENT
+  )
+    return null
   return { key, spki, encoded }
 }
 
@@ -37,7 +48,10 @@ export const FINGERPRINT_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
 /** RSA-OAEP-SHA256 to the desktop's key, standard base64. */
 export function encryptTo(key: KeyObject, data: string | Uint8Array): string {
-  return publicEncrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(data)).toString('base64')
+  return publicEncrypt(
+    { key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(data),
+  ).toString('base64')
 }
 
 const unpadded = (s: string) => s.replace(/=+$/, '')
@@ -47,7 +61,8 @@ const unpadded = (s: string) => s.replace(/=+$/, '')
  * `{proof}` is SHA-256 of it (unpadded base64url; older clients). Compared in constant time.
  */
 export function proves(frame: { nonce?: unknown; proof?: unknown }, nonce: Buffer): boolean {
-  if (typeof frame.nonce === 'string' && frame.nonce.length <= 128) return safeEqual(unpadded(frame.nonce), nonce.toString('base64url'))
+  if (typeof frame.nonce === 'string' && frame.nonce.length <= 128)
+    return safeEqual(unpadded(frame.nonce), nonce.toString('base64url'))
   if (typeof frame.proof === 'string' && frame.proof.length <= 128) {
     return safeEqual(unpadded(frame.proof), createHash('sha256').update(nonce).digest('base64url'))
   }

@@ -89,7 +89,10 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
   const cfg = config()
   const fromIp = perIp.get(client.ip) ?? 0
   if (fromIp >= cfg.remoteAuthSocketsPerIp || desktops.size >= MAX_SOCKETS) {
-    log.warn('remote-auth socket refused', { ip: client.ip, reason: fromIp >= cfg.remoteAuthSocketsPerIp ? 'per-ip' : 'total' })
+    log.warn('remote-auth socket refused', {
+      ip: client.ip,
+      reason: fromIp >= cfg.remoteAuthSocketsPerIp ? 'per-ip' : 'total',
+    })
     ws.close(Close.TryAgainLater, 'Too many connections')
     return
   }
@@ -159,7 +162,8 @@ function proof(d: Desktop, frame: Record<string, unknown>): void {
   const fingerprint = fingerprintOf(d.key.spki)
   const now = clock.now()
   // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket.
-  if (byFingerprint.has(fingerprint) || fingerprintInUse(fingerprint, now)) return close(d, Close.HandshakeFailure, 'Fingerprint in use')
+  if (byFingerprint.has(fingerprint) || fingerprintInUse(fingerprint, now))
+    return close(d, Close.HandshakeFailure, 'Fingerprint in use')
   insertDesktop({
     fingerprint,
     publicKey: d.key.encoded,
@@ -185,7 +189,9 @@ export function onSocketClosed(ws: Socket): void {
 }
 
 /** The desktop a fingerprint names, if its socket is here, proven and open. */
-export function liveDesktop(fingerprint: string): { send(frame: Record<string, unknown>): void; close(): void } | undefined {
+export function liveDesktop(
+  fingerprint: string,
+): { send(frame: Record<string, unknown>): void; close(): void } | undefined {
   const d = byFingerprint.get(fingerprint)
   if (!d || d.closed || d.ws.readyState !== 1 || d.expiresAt <= clock.now()) return undefined
   return {

@@ -2,7 +2,8 @@
 // every failure of a field answers the same way (unknown, used, expired, another user's, desktop gone).
 import { formError } from '../core/errors'
 
-export const invalidFingerprint = () => formError({ fingerprint: ['REMOTE_AUTH_INVALID_FINGERPRINT', 'Invalid or expired remote auth session.'] })
+export const invalidFingerprint = () =>
+  formError({ fingerprint: ['REMOTE_AUTH_INVALID_FINGERPRINT', 'Invalid or expired remote auth session.'] })
 
 export const invalidHandshakeToken = () =>
   formError({ handshake_token: ['REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN', 'Invalid or expired handshake token.'] })

@@ -15,7 +15,14 @@ import { FINGERPRINT_PATTERN, encryptTo, keyFrom } from './crypto'
 import { liveDesktop } from './desktop'
 import { invalidFingerprint, invalidHandshakeToken, invalidTicket, temporaryTokenUnsupported } from './errors'
 import { TICKET_TTL_MS } from './limits'
-import { claimDesktop, deleteDesktop, exchangeHandshakeForTicket, findHandshake, takeHandshake, takeTicket } from './store'
+import {
+  claimDesktop,
+  deleteDesktop,
+  exchangeHandshakeForTicket,
+  findHandshake,
+  takeHandshake,
+  takeTicket,
+} from './store'
 
 const usable = (user: UserRow | undefined): user is UserRow => !!user && user.state === 'active' && !user.compromised
 
@@ -37,12 +44,20 @@ export async function claimRemoteAuth(me: UserCaller, fingerprint: string): Prom
   const token = randomToken(32)
   const claimed = claimDesktop(fingerprint, user.id, sha256Hex(token), clock.now())
   if (!claimed) throw invalidFingerprint()
-  desktop.send({ op: 'pending_ticket', encrypted_user_payload: encryptTo(keyFrom(claimed.publicKey), userPayload(user)) })
+  desktop.send({
+    op: 'pending_ticket',
+    encrypted_user_payload: encryptTo(keyFrom(claimed.publicKey), userPayload(user)),
+  })
   return { handshake_token: token }
 }
 
 /** POST .../finish: (MFA users: elevation first) the handshake becomes a ticket; the desktop gets pending_login. */
-export async function finishRemoteAuth(me: UserCaller, handshakeToken: string, temporaryToken: boolean | undefined, request: Request): Promise<void> {
+export async function finishRemoteAuth(
+  me: UserCaller,
+  handshakeToken: string,
+  temporaryToken: boolean | undefined,
+  request: Request,
+): Promise<void> {
   if (temporaryToken === true) throw temporaryTokenUnsupported()
   const hash = handshakeHash(handshakeToken)
   if (!hash || !findHandshake(hash, me.userId, clock.now())) throw invalidHandshakeToken()
@@ -58,7 +73,8 @@ export async function finishRemoteAuth(me: UserCaller, handshakeToken: string, t
     throw invalidHandshakeToken()
   }
   const ticket = randomToken(32)
-  if (!exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS)) throw invalidHandshakeToken()
+  if (!exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS))
+    throw invalidHandshakeToken()
   desktop.send({ op: 'pending_login', ticket })
   desktop.close()
 }
@@ -82,7 +98,12 @@ export async function exchangeTicket(ticket: string): Promise<{ encrypted_token:
   if (!row) throw invalidTicket()
   const user = await findUser(row.userId)
   if (!usable(user)) throw invalidTicket() // an operator lock after finish still stops it
-  const client: ClientInfo = { ip: row.ip, os: row.clientOs, platform: row.clientPlatform, location: row.clientLocation ?? '' }
+  const client: ClientInfo = {
+    ip: row.ip,
+    os: row.clientOs,
+    platform: row.clientPlatform,
+    location: row.clientLocation ?? '',
+  }
   const { token } = await completeLogin(user, { client })
   return { encrypted_token: encryptTo(keyFrom(row.publicKey), token) }
 }

@@ -20,7 +20,11 @@ export const remoteAuthRoutes = new Elysia()
       consume(BUCKET, me.userId, MOBILE_REQUESTS)
       return claimRemoteAuth(me, body.fingerprint)
     },
-    { user: true, body: StartSchema, ...doc('remote-auth', 'Claim a desktop remote-auth session by its fingerprint', { 200: HandshakeAnswer }) },
+    {
+      user: true,
+      body: StartSchema,
+      ...doc('remote-auth', 'Claim a desktop remote-auth session by its fingerprint', { 200: HandshakeAnswer }),
+    },
   )
   .post(
     '/users/@me/remote-auth/finish',
@@ -29,7 +33,11 @@ export const remoteAuthRoutes = new Elysia()
       await finishRemoteAuth(me, body.handshake_token, body.temporary_token, request)
       return noContent()
     },
-    { user: true, body: FinishSchema, ...doc('remote-auth', 'Accept: the desktop receives a login ticket (MFA users: elevated)', { 204: NO_CONTENT }) },
+    {
+      user: true,
+      body: FinishSchema,
+      ...doc('remote-auth', 'Accept: the desktop receives a login ticket (MFA users: elevated)', { 204: NO_CONTENT }),
+    },
   )
   .post(
     '/users/@me/remote-auth/cancel',
@@ -46,5 +54,10 @@ export const remoteAuthRoutes = new Elysia()
       consume('remote-auth-login-ip', clientIp(ctx.request, ctx.server), LOGIN_REQUESTS)
       return exchangeTicket(ctx.body.ticket)
     },
-    { body: LoginSchema, ...doc('remote-auth', 'Desktop: exchange the ticket for a token encrypted to its key', { 200: EncryptedTokenAnswer }) },
+    {
+      body: LoginSchema,
+      ...doc('remote-auth', 'Desktop: exchange the ticket for a token encrypted to its key', {
+        200: EncryptedTokenAnswer,
+      }),
+    },
   )

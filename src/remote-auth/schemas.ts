@@ -24,7 +24,10 @@ export const LoginSchema = t.Object(
   { examples: [{ ticket: 'ticket-from-pending_login' }] },
 )
 
-export const HandshakeAnswer = t.Object({ handshake_token: t.String() }, { description: 'Claimed: the token that finishes or cancels' })
+export const HandshakeAnswer = t.Object(
+  { handshake_token: t.String() },
+  { description: 'Claimed: the token that finishes or cancels' },
+)
 
 export const EncryptedTokenAnswer = t.Object(
   { encrypted_token: t.String({ description: "the user token, RSA-OAEP encrypted to the desktop's key, base64" }) },

@@ -27,11 +27,22 @@ export function deleteAllDesktops(): number {
 }
 
 /** A mobile user takes a waiting desktop: only one ever does. */
-export function claimDesktop(fingerprint: string, userId: string, handshakeHash: string, now: number): RemoteAuthDesktopRow | undefined {
+export function claimDesktop(
+  fingerprint: string,
+  userId: string,
+  handshakeHash: string,
+  now: number,
+): RemoteAuthDesktopRow | undefined {
   return db()
     .update(remoteAuthDesktops)
     .set({ userId, handshakeHash, claimedAt: now })
-    .where(and(eq(remoteAuthDesktops.fingerprint, fingerprint), isNull(remoteAuthDesktops.userId), gt(remoteAuthDesktops.expiresAt, now)))
+    .where(
+      and(
+        eq(remoteAuthDesktops.fingerprint, fingerprint),
+        isNull(remoteAuthDesktops.userId),
+        gt(remoteAuthDesktops.expiresAt, now),
+      ),
+    )
     .returning()
     .get()
 }
@@ -58,7 +69,13 @@ export function findHandshake(handshakeHash: string, userId: string, now: number
 function takeHandshakeIn(tx: DB, handshakeHash: string, userId: string, now: number): RemoteAuthDesktopRow | undefined {
   return tx
     .delete(remoteAuthDesktops)
-    .where(and(eq(remoteAuthDesktops.handshakeHash, handshakeHash), eq(remoteAuthDesktops.userId, userId), gt(remoteAuthDesktops.expiresAt, now)))
+    .where(
+      and(
+        eq(remoteAuthDesktops.handshakeHash, handshakeHash),
+        eq(remoteAuthDesktops.userId, userId),
+        gt(remoteAuthDesktops.expiresAt, now),
+      ),
+    )
     .returning()
     .get()
 }
@@ -107,7 +124,15 @@ export function takeTicket(ticketHash: string, now: number): RemoteAuthTicketRow
 
 /** Drop desktops and tickets past their deadline. */
 export function purgeExpired(now: number): { desktops: number; tickets: number } {
-  const desktops = db().delete(remoteAuthDesktops).where(lte(remoteAuthDesktops.expiresAt, now)).returning({ f: remoteAuthDesktops.fingerprint }).all()
-  const tickets = db().delete(remoteAuthTickets).where(lte(remoteAuthTickets.expiresAt, now)).returning({ t: remoteAuthTickets.ticketHash }).all()
+  const desktops = db()
+    .delete(remoteAuthDesktops)
+    .where(lte(remoteAuthDesktops.expiresAt, now))
+    .returning({ f: remoteAuthDesktops.fingerprint })
+    .all()
+  const tickets = db()
+    .delete(remoteAuthTickets)
+    .where(lte(remoteAuthTickets.expiresAt, now))
+    .returning({ t: remoteAuthTickets.ticketHash })
+    .all()
   return { desktops: desktops.length, tickets: tickets.length }
 }

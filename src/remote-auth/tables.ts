@@ -34,7 +34,9 @@ export const remoteAuthTickets = sqliteTable(
   {
     /** sha256 hex of the ticket */
     ticketHash: text().primaryKey(),
-    userId: text().notNull().references(() => users.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     publicKey: text().notNull(),
     ip: text().notNull(),
     clientOs: text(),

@@ -7,11 +7,16 @@ const RESERVED = ['discord', 'everyone', 'here', 'clyde', 'system']
 
 /** A Discord field error for an invalid username, or null when it is valid. */
 export function usernameProblem(username: string): [code: string, message: string] | null {
-  if (username.length < 2 || username.length > 32) return ['BASE_TYPE_BAD_LENGTH', 'Must be between 2 and 32 in length.']
+  if (username.length < 2 || username.length > 32)
+    return ['BASE_TYPE_BAD_LENGTH', 'Must be between 2 and 32 in length.']
   if (!/^[a-z0-9_.]+$/.test(username) || username.includes('..')) {
-    return ['USERNAME_INVALID_CHARACTERS', 'Username can only contain lowercase letters, numbers, underscores _ and periods.']
+    return [
+      'USERNAME_INVALID_CHARACTERS',
+      'Username can only contain lowercase letters, numbers, underscores _ and periods.',
+    ]
   }
-  if (RESERVED.some((word) => username.includes(word))) return ['USERNAME_INVALID_CONTAINS', 'Username cannot contain a reserved word.']
+  if (RESERVED.some((word) => username.includes(word)))
+    return ['USERNAME_INVALID_CONTAINS', 'Username cannot contain a reserved word.']
   return null
 }
 
@@ -19,7 +24,20 @@ export async function isUsernameTaken(username: string): Promise<boolean> {
   return !!(await findUserByUsername(username))
 }
 
-const WORDS = ['swift', 'quiet', 'brave', 'lucky', 'sunny', 'cosmic', 'amber', 'maple', 'otter', 'falcon', 'pixel', 'comet']
+const WORDS = [
+  'swift',
+  'quiet',
+  'brave',
+  'lucky',
+  'sunny',
+  'cosmic',
+  'amber',
+  'maple',
+  'otter',
+  'falcon',
+  'pixel',
+  'comet',
+]
 
 function randomWord(): string {
   const [a, b] = randomBytes(2)
@@ -28,7 +46,12 @@ function randomWord(): string {
 
 /** A free, valid username derived from a display name (or random), e.g. "Cool Person" -> "coolperson", "coolperson_42". */
 export async function suggestUsername(globalName?: string | null): Promise<string> {
-  let base = (globalName ?? '').normalize('NFKD').toLowerCase().replace(/[^a-z0-9_.]/g, '').replace(/\.{2,}/g, '.').slice(0, 26)
+  let base = (globalName ?? '')
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9_.]/g, '')
+    .replace(/\.{2,}/g, '.')
+    .slice(0, 26)
   if (base.length < 2 || usernameProblem(base)) base = randomWord()
   if (!(await isUsernameTaken(base))) return base
   for (let i = 0; i < 20; i++) {

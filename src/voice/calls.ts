@@ -8,7 +8,15 @@ import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import type { GatewayConnection } from '../gateway/bus'
-import { callAccess, callIdleTimeoutMs, markConnected, markDisconnected, markVoiceFlags, memberIds, type LeaveReason } from '../lobbies/voice-presence'
+import {
+  callAccess,
+  callIdleTimeoutMs,
+  markConnected,
+  markDisconnected,
+  markVoiceFlags,
+  memberIds,
+  type LeaveReason,
+} from '../lobbies/voice-presence'
 import { CONNECT_TIMEOUT_MS, DISCONNECTED_GRACE_MS, MAX_CALLS_PER_USER, SWEEP_EVERY_MS } from './limits'
 import type { Participant, ParticipantEvents, Send } from './participant'
 import { closeReasons, VoiceDispatch, type Answer, type Candidate, type CloseReason, type VoiceState } from './protocol'
@@ -104,17 +112,30 @@ async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller,
   const { lobbyId } = state
   if (!callAccess(caller, lobbyId)) return refuse(connection.send, lobbyId, 'not_member')
   // One call per member: joining from another session ends the one there.
-  for (let existing = rooms.get(lobbyId)?.members.get(caller.userId); existing; existing = rooms.get(lobbyId)?.members.get(caller.userId)) {
+  for (
+    let existing = rooms.get(lobbyId)?.members.get(caller.userId);
+    existing;
+    existing = rooms.get(lobbyId)?.members.get(caller.userId)
+  ) {
     if (existing.sessionId === connection.sessionId) return setFlags(existing, state)
     await leave(existing, 'replaced')
   }
   // From here to the insertion nothing awaits: the size checks and the new member are one step.
-  if ((callsOfUser.get(caller.userId) ?? 0) >= MAX_CALLS_PER_USER) return refuse(connection.send, lobbyId, 'too_many_calls')
+  if ((callsOfUser.get(caller.userId) ?? 0) >= MAX_CALLS_PER_USER)
+    return refuse(connection.send, lobbyId, 'too_many_calls')
   const room = rooms.get(lobbyId) ?? new Room(lobbyId)
   if (room.members.size >= config().voiceMaxCallSize) return refuse(connection.send, lobbyId, 'call_full')
   let p: Participant
   try {
-    p = new Participant(lobbyId, caller.userId, connection.sessionId, connection.send, state.selfMute, state.selfDeaf, events)
+    p = new Participant(
+      lobbyId,
+      caller.userId,
+      connection.sessionId,
+      connection.send,
+      state.selfMute,
+      state.selfDeaf,
+      events,
+    )
   } catch (error) {
     log.error('voice peer connection failed', { error: String(error) })
     return refuse(connection.send, lobbyId, 'unavailable')
@@ -146,7 +167,8 @@ export async function setVoiceStates(connection: GatewayConnection, states: Voic
   const caller = connection.caller
   if (caller.kind === 'bot') return
   const wanted = new Map(states.map((s) => [s.lobbyId, s]))
-  for (const p of [...(bySession.get(connection.sessionId)?.values() ?? [])]) if (!wanted.has(p.lobbyId)) await leave(p, 'left')
+  for (const p of [...(bySession.get(connection.sessionId)?.values() ?? [])])
+    if (!wanted.has(p.lobbyId)) await leave(p, 'left')
   for (const state of wanted.values()) await joinOrUpdate(connection, caller, state)
 }
 
@@ -183,7 +205,11 @@ export async function sweepCalls(now = clock.now()): Promise<void> {
     const members = memberIds(room.lobbyId)
     for (const p of [...room.members.values()]) {
       if (!members.has(p.userId)) await leave(p, 'removed')
-      else if ((!p.connected && now - p.createdAt >= CONNECT_TIMEOUT_MS) || (p.awaitingAnswer && now - p.offerSentAt >= CONNECT_TIMEOUT_MS)) await leave(p, 'timeout')
+      else if (
+        (!p.connected && now - p.createdAt >= CONNECT_TIMEOUT_MS) ||
+        (p.awaitingAnswer && now - p.offerSentAt >= CONNECT_TIMEOUT_MS)
+      )
+        await leave(p, 'timeout')
       else if (p.disconnectedAt !== null && now - p.disconnectedAt >= DISCONNECTED_GRACE_MS) await leave(p, 'failed')
     }
   }

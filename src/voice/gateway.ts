@@ -13,7 +13,9 @@ const queues = new Map<string, Promise<void>>()
 
 function inOrder(sessionId: string, work: () => Promise<void>): Promise<void> {
   // A failure here is the server's, not the client's: logged, and the Gateway connection stays up.
-  const next = (queues.get(sessionId) ?? Promise.resolve()).then(work).catch((error) => log.error('voice op failed', { error: String(error) }))
+  const next = (queues.get(sessionId) ?? Promise.resolve())
+    .then(work)
+    .catch((error) => log.error('voice op failed', { error: String(error) }))
   queues.set(sessionId, next)
   void next.then(() => {
     if (queues.get(sessionId) === next) queues.delete(sessionId)
@@ -36,4 +38,5 @@ export const voiceOpcodes: Record<number, OpHandler> = {
   },
 }
 
-export const voiceSessionEnd: CloseHook = (connection) => inOrder(connection.sessionId, () => endSessionCalls(connection.sessionId))
+export const voiceSessionEnd: CloseHook = (connection) =>
+  inOrder(connection.sessionId, () => endSessionCalls(connection.sessionId))

@@ -8,7 +8,11 @@ import type { RTCPeerConnection } from 'werift'
 const PAIR_SUCCEEDED = 3
 
 type Address = [string, number]
-type Protocol = { datagramReceived(data: Buffer, addr: Address): void; __guarded?: boolean; transport?: { socket?: { on(event: 'error', listener: (e: Error) => void): unknown } } }
+type Protocol = {
+  datagramReceived(data: Buffer, addr: Address): void
+  __guarded?: boolean
+  transport?: { socket?: { on(event: 'error', listener: (e: Error) => void): unknown } }
+}
 type Pair = { protocol: unknown; state: number; remoteAddr: Address }
 type IceConnection = { protocols?: Protocol[]; checkList?: Pair[] }
 
@@ -35,7 +39,13 @@ export class RateCap {
 
 function verified(connection: IceConnection, protocol: Protocol, addr: Address): boolean {
   for (const pair of connection.checkList ?? []) {
-    if (pair.protocol === protocol && pair.state === PAIR_SUCCEEDED && pair.remoteAddr[0] === addr[0] && pair.remoteAddr[1] === addr[1]) return true
+    if (
+      pair.protocol === protocol &&
+      pair.state === PAIR_SUCCEEDED &&
+      pair.remoteAddr[0] === addr[0] &&
+      pair.remoteAddr[1] === addr[1]
+    )
+      return true
   }
   return false
 }

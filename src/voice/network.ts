@@ -9,7 +9,13 @@ import { clock } from '../core/clock'
 const OPUS_PAYLOAD_TYPE = 111
 
 export function opus(): RTCRtpCodecParameters {
-  return new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: OPUS_PAYLOAD_TYPE, parameters: 'minptime=10;useinbandfec=1' })
+  return new RTCRtpCodecParameters({
+    mimeType: 'audio/opus',
+    clockRate: 48000,
+    channels: 2,
+    payloadType: OPUS_PAYLOAD_TYPE,
+    parameters: 'minptime=10;useinbandfec=1',
+  })
 }
 
 /** The server side of one member's peer connection. DTLS-SRTP is always on (werift has no way to turn it off). */

@@ -49,7 +49,12 @@ export class Participant {
   disconnectedAt: number | null = null
   private candidates = 0
   private readonly cap: RateCap
-  readonly stats: GuardStats & { packetsIn: number; forwarded: number } = { packetsIn: 0, forwarded: 0, droppedUnverified: 0, droppedRate: 0 }
+  readonly stats: GuardStats & { packetsIn: number; forwarded: number } = {
+    packetsIn: 0,
+    forwarded: 0,
+    droppedUnverified: 0,
+    droppedRate: 0,
+  }
 
   constructor(
     readonly lobbyId: string,
@@ -110,7 +115,12 @@ export class Participant {
     let slot = this.slots.find((s) => s.userId === null)
     if (slot) slot.transceiver.setDirection('sendonly')
     else {
-      slot = { transceiver: this.pc.addTransceiver('audio', { direction: 'sendonly' }), userId: null, resync: false, lastSentAt: 0 }
+      slot = {
+        transceiver: this.pc.addTransceiver('audio', { direction: 'sendonly' }),
+        userId: null,
+        resync: false,
+        lastSentAt: 0,
+      }
       this.slots.push(slot)
     }
     slot.userId = userId
@@ -234,5 +244,14 @@ export class Participant {
 /** A copy of an inbound packet with only what the receivers need (no header extensions, no CSRCs). */
 export function cleanPacket(packet: RtpPacket): RtpPacket {
   const h = packet.header
-  return new RtpPacket(new RtpHeader({ payloadType: h.payloadType, sequenceNumber: h.sequenceNumber, timestamp: h.timestamp, ssrc: h.ssrc, marker: h.marker }), packet.payload)
+  return new RtpPacket(
+    new RtpHeader({
+      payloadType: h.payloadType,
+      sequenceNumber: h.sequenceNumber,
+      timestamp: h.timestamp,
+      ssrc: h.ssrc,
+      marker: h.marker,
+    }),
+    packet.payload,
+  )
 }

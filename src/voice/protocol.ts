@@ -45,7 +45,11 @@ export function parseStates(data: unknown): VoiceState[] | null {
   const out: VoiceState[] = []
   for (const s of data.slice(0, MAX_STATES)) {
     if (!s || typeof s !== 'object' || !isSnowflake((s as any).lobby_id)) continue
-    out.push({ lobbyId: (s as any).lobby_id, selfMute: (s as any).self_mute === true, selfDeaf: (s as any).self_deaf === true })
+    out.push({
+      lobbyId: (s as any).lobby_id,
+      selfMute: (s as any).self_mute === true,
+      selfDeaf: (s as any).self_deaf === true,
+    })
   }
   return out
 }
@@ -56,13 +60,21 @@ export function parseAnswer(data: unknown): Answer | null {
   const d = data as any
   if (!d || typeof d !== 'object' || !isSnowflake(d.lobby_id)) return null
   // Accept {sdp: "..."} and, as browsers serialize a description, {sdp: {type: "answer", sdp: "..."}}.
-  const sdp = typeof d.sdp === 'string' ? d.sdp : d.sdp && typeof d.sdp === 'object' && d.sdp.type === 'answer' ? d.sdp.sdp : undefined
+  const sdp =
+    typeof d.sdp === 'string'
+      ? d.sdp
+      : d.sdp && typeof d.sdp === 'object' && d.sdp.type === 'answer'
+        ? d.sdp.sdp
+        : undefined
   if (typeof sdp !== 'string' || sdp.length === 0 || sdp.length > MAX_SDP_CHARS) return null
   const revision = Number.isSafeInteger(d.revision) ? (d.revision as number) : undefined
   return { lobbyId: d.lobby_id, sdp, revision }
 }
 
-export type Candidate = { lobbyId: string; candidate: { candidate: string; sdpMid?: string; sdpMLineIndex?: number; usernameFragment?: string } | null }
+export type Candidate = {
+  lobbyId: string
+  candidate: { candidate: string; sdpMid?: string; sdpMLineIndex?: number; usernameFragment?: string } | null
+}
 
 export function parseCandidate(data: unknown): Candidate | null {
   const d = data as any
@@ -76,8 +88,12 @@ export function parseCandidate(data: unknown): Candidate | null {
     candidate: {
       candidate: c.candidate,
       ...(typeof c.sdpMid === 'string' && c.sdpMid.length <= 32 ? { sdpMid: c.sdpMid } : {}),
-      ...(Number.isInteger(c.sdpMLineIndex) && c.sdpMLineIndex >= 0 && c.sdpMLineIndex < 64 ? { sdpMLineIndex: c.sdpMLineIndex } : {}),
-      ...(typeof c.usernameFragment === 'string' && c.usernameFragment.length <= 256 ? { usernameFragment: c.usernameFragment } : {}),
+      ...(Number.isInteger(c.sdpMLineIndex) && c.sdpMLineIndex >= 0 && c.sdpMLineIndex < 64
+        ? { sdpMLineIndex: c.sdpMLineIndex }
+        : {}),
+      ...(typeof c.usernameFragment === 'string' && c.usernameFragment.length <= 256
+        ? { usernameFragment: c.usernameFragment }
+        : {}),
     },
   }
 }

@@ -23,7 +23,8 @@ export const PAGE_CSP = [
  * Powerful features the pages never use are off; the microphone is for the lobby page (its call) alone. WebAuthn
  * (publickey-credentials-*) keeps its default: this origin only.
  */
-const PERMISSIONS = (microphone: boolean) => `camera=(), geolocation=(), microphone=(${microphone ? 'self' : ''}), payment=(), usb=()`
+const PERMISSIONS = (microphone: boolean) =>
+  `camera=(), geolocation=(), microphone=(${microphone ? 'self' : ''}), payment=(), usb=()`
 
 const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy': PAGE_CSP,

@@ -19,7 +19,18 @@ import wasntme from './pages/wasntme.html'
 type BundleFile = { path: string; loader: string; headers?: Record<string, string> }
 type HtmlBundle = { index: string; files?: BundleFile[] }
 
-const bundles = { login, register, verify, 'authorize-ip': authorizeIp, reset, wasntme, authorize, security, ra, lobby } as unknown as Record<string, HtmlBundle>
+const bundles = {
+  login,
+  register,
+  verify,
+  'authorize-ip': authorizeIp,
+  reset,
+  wasntme,
+  authorize,
+  security,
+  ra,
+  lobby,
+} as unknown as Record<string, HtmlBundle>
 export type PageName = keyof typeof bundles
 
 export type WebFile = { body: Blob; type: string }

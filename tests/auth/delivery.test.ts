@@ -47,17 +47,21 @@ afterAll(async () => {
 })
 afterEach(resetWorld)
 
-const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)))
+const decoded = (raw: string) =>
+  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)))
 
 async function withTransports<T>(fn: () => Promise<T>): Promise<T> {
-  return withConfig({ smtpUrl: `smtp://127.0.0.1:${smtpPort}`, smsWebhookUrl: `http://127.0.0.1:${sink.port}/sms` }, async () => {
-    installTransports(config())
-    try {
-      return await fn()
-    } finally {
-      installTransports({ ...config(), smtpUrl: undefined, smsWebhookUrl: undefined })
-    }
-  })
+  return withConfig(
+    { smtpUrl: `smtp://127.0.0.1:${smtpPort}`, smsWebhookUrl: `http://127.0.0.1:${sink.port}/sms` },
+    async () => {
+      installTransports(config())
+      try {
+        return await fn()
+      } finally {
+        installTransports({ ...config(), smtpUrl: undefined, smsWebhookUrl: undefined })
+      }
+    },
+  )
 }
 
 describe('delivery', () => {
@@ -90,7 +94,9 @@ describe('delivery', () => {
       const token = decodeURIComponent(/\/reset#token=([^\s]+)/.exec(decoded(mail!.raw))![1])
       const r = await api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } })
       expect(r.status).toBe(200)
-      expect((await api('POST', '/auth/login', { body: { login: email, password: 'a brand new passphrase' } })).status).toBe(200)
+      expect(
+        (await api('POST', '/auth/login', { body: { login: email, password: 'a brand new passphrase' } })).status,
+      ).toBe(200)
     })
   })
 

@@ -9,7 +9,14 @@ import { lastLinkToken, uniqueEmail } from './helpers'
 afterEach(resetWorld)
 
 async function changeEmail(user: Awaited<ReturnType<typeof makeUser>>, email: string) {
-  const { retry } = await elevated('PATCH', '/users/@me', user.token, { email, password: user.password }, 'password', () => user.password)
+  const { retry } = await elevated(
+    'PATCH',
+    '/users/@me',
+    user.token,
+    { email, password: user.password },
+    'password',
+    () => user.password,
+  )
   expect(retry.status).toBe(200)
   return retry
 }
@@ -33,24 +40,31 @@ test('the new address gets a verification link; following it verifies the addres
   expect((await api('POST', '/auth/verify', { body: { token } })).status).toBe(400) // once
 })
 
-test('the revert link still works after the new address is verified; the new address\'s link dies with the revert', async () => {
+test("the revert link still works after the new address is verified; the new address's link dies with the revert", async () => {
   const user = await makeUser()
   const next = uniqueEmail('new')
   await changeEmail(user, next)
   const verify = (await lastLinkToken(next, 'verify'))!
   const revert = (await lastLinkToken(user.email, 'wasntme'))!
   expect((await api('POST', '/auth/verify', { body: { token: verify } })).status).toBe(200)
-  const reverted = await api('POST', '/auth/revert', { body: { token: revert, password: 'a completely new passphrase' } })
+  const reverted = await api('POST', '/auth/revert', {
+    body: { token: revert, password: 'a completely new passphrase' },
+  })
   expect(reverted.status).toBe(200)
   expect(reverted.body).toEqual({ email: user.email })
 
   // A second change, reverted before its link is followed: that link no longer verifies anything.
-  const login = await api('POST', '/auth/login', { body: { login: user.email, password: 'a completely new passphrase' } })
+  const login = await api('POST', '/auth/login', {
+    body: { login: user.email, password: 'a completely new passphrase' },
+  })
   const again = { ...user, token: login.body.token, password: 'a completely new passphrase' }
   const other = uniqueEmail('other')
   await changeEmail(again, other)
   const stale = (await lastLinkToken(other, 'verify'))!
   const secondRevert = (await lastLinkToken(user.email, 'wasntme'))!
-  expect((await api('POST', '/auth/revert', { body: { token: secondRevert, password: 'yet another new passphrase' } })).status).toBe(200)
+  expect(
+    (await api('POST', '/auth/revert', { body: { token: secondRevert, password: 'yet another new passphrase' } }))
+      .status,
+  ).toBe(200)
   expect((await api('POST', '/auth/verify', { body: { token: stale } })).status).toBe(400)
 })

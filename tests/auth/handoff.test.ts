@@ -39,9 +39,21 @@ describe('handoff', () => {
   test('only from the creating IP', async () => {
     await withConfig({ trustProxy: true }, async () => {
       const user = await makeUser()
-      const token = (await api('POST', '/auth/handoff', { token: user.token, body: { key: 'k' }, headers: { 'x-forwarded-for': '198.51.100.1' } })).body.handoff_token
+      const token = (
+        await api('POST', '/auth/handoff', {
+          token: user.token,
+          body: { key: 'k' },
+          headers: { 'x-forwarded-for': '198.51.100.1' },
+        })
+      ).body.handoff_token
       expect((await exchange('k', token, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(400)
-      const again = (await api('POST', '/auth/handoff', { token: user.token, body: { key: 'k' }, headers: { 'x-forwarded-for': '198.51.100.1' } })).body.handoff_token
+      const again = (
+        await api('POST', '/auth/handoff', {
+          token: user.token,
+          body: { key: 'k' },
+          headers: { 'x-forwarded-for': '198.51.100.1' },
+        })
+      ).body.handoff_token
       expect((await exchange('k', again, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200)
     })
   })

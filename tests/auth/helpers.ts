@@ -28,7 +28,14 @@ export async function withConfig<T>(patch: Partial<Config>, fn: () => Promise<T>
 /** Register over HTTP; returns the token and the body. */
 export async function registerUser(extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const email = uniqueEmail()
-  const body = { username: uniqueName(), email, password: PASSWORD, date_of_birth: '1990-01-01', consent: true, ...extra }
+  const body = {
+    username: uniqueName(),
+    email,
+    password: PASSWORD,
+    date_of_birth: '1990-01-01',
+    consent: true,
+    ...extra,
+  }
   const r = await api('POST', '/auth/register', { body, headers })
   return { r, email, username: body.username as string }
 }

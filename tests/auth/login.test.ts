@@ -17,7 +17,10 @@ describe('POST /auth/login', () => {
     const user = await makeUser()
     const r = await login({ login: user.email.toUpperCase(), password: user.password })
     expect(r.status).toBe(200)
-    expect(r.body).toMatchObject({ user_id: user.id, user_settings: { locale: expect.any(String), theme: expect.any(String) } })
+    expect(r.body).toMatchObject({
+      user_id: user.id,
+      user_settings: { locale: expect.any(String), theme: expect.any(String) },
+    })
     expect(r.body.required_actions).toBeUndefined()
     expect((await api('GET', '/users/@me', { token: r.body.token })).body.id).toBe(user.id)
   })
@@ -38,11 +41,19 @@ describe('POST /auth/login', () => {
     expect(unknown.status).toBe(400)
     expect(wrong.status).toBe(400)
     expect(unknown.body).toEqual(wrong.body)
-    expect(wrong.body).toMatchObject({ code: 50035, errors: { login: { _errors: [{ code: 'INVALID_LOGIN' }] }, password: { _errors: [{ code: 'INVALID_LOGIN' }] } } })
+    expect(wrong.body).toMatchObject({
+      code: 50035,
+      errors: { login: { _errors: [{ code: 'INVALID_LOGIN' }] }, password: { _errors: [{ code: 'INVALID_LOGIN' }] } },
+    })
   })
 
   test('missing or malformed fields are form errors, never 500', async () => {
-    for (const body of [{}, { login: 'a@b.c' }, { login: 5, password: 'x' }, { login: 'a@b.c', password: 'x'.repeat(73) }]) {
+    for (const body of [
+      {},
+      { login: 'a@b.c' },
+      { login: 5, password: 'x' },
+      { login: 'a@b.c', password: 'x'.repeat(73) },
+    ]) {
       const r = await login(body)
       expect(r.status).toBe(400)
       expect(r.body.code).toBe(50035)
@@ -59,7 +70,12 @@ describe('POST /auth/login', () => {
     expect(bad.body.errors.login_source._errors[0].code).toBe('BASE_TYPE_CHOICES')
     const badSku = await login({ login: user.email, password: user.password, gift_code_sku_id: 'abc' })
     expect(badSku.body.errors.gift_code_sku_id._errors[0].code).toBeDefined()
-    const ok = await login({ login: user.email, password: user.password, login_source: 'gift', gift_code_sku_id: '123456789' })
+    const ok = await login({
+      login: user.email,
+      password: user.password,
+      login_source: 'gift',
+      gift_code_sku_id: '123456789',
+    })
     expect(ok.status).toBe(200)
     const rows = db().select().from(authSessions).where(eq(authSessions.userId, user.id)).all()
     expect(rows.some((s) => s.loginSource === 'gift' && s.giftCodeSkuId === '123456789')).toBe(true)
@@ -73,14 +89,20 @@ describe('POST /auth/login', () => {
   })
 
   test('disabled and deletion-scheduled accounts: 20013 / 20011 unless undelete, which restores them', async () => {
-    for (const [state, code] of [['disabled', 20013], ['deletion_scheduled', 20011]] as const) {
+    for (const [state, code] of [
+      ['disabled', 20013],
+      ['deletion_scheduled', 20011],
+    ] as const) {
       const user = await makeUser()
       updateUser(user.id, { state })
       const refused = await login({ login: user.email, password: user.password })
       expect(refused.status).toBe(400)
       expect(refused.body.code).toBe(code)
       // A wrong password still says nothing about the state.
-      expect((await login({ login: user.email, password: 'wrong-password-here', undelete: true })).body.errors.login._errors[0].code).toBe('INVALID_LOGIN')
+      expect(
+        (await login({ login: user.email, password: 'wrong-password-here', undelete: true })).body.errors.login
+          ._errors[0].code,
+      ).toBe('INVALID_LOGIN')
       const restored = await login({ login: user.email, password: user.password, undelete: true })
       expect(restored.status).toBe(200)
       expect(db().select().from(users).where(eq(users.id, user.id)).get()!.state).toBe('active')
@@ -95,14 +117,21 @@ describe('POST /auth/login', () => {
     expect(r.body.required_actions).toEqual(['update_password'])
     // The verdict is kept with the password (judged once): the next login answers the same without judging again.
     expect(db().select().from(users).where(eq(users.id, user.id)).get()!.passwordWeak).toBe(true)
-    expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual(['update_password'])
+    expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual([
+      'update_password',
+    ])
   })
 
   test('a new password is judged again: the weak verdict does not outlive the password', async () => {
     const user = await makeUser({ password: 'password123' })
-    expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual(['update_password'])
+    expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual([
+      'update_password',
+    ])
     const strong = 'a much better passphrase 7'
-    const changed = await api('PATCH', '/users/@me', { token: user.token, body: { password: 'password123', new_password: strong } })
+    const changed = await api('PATCH', '/users/@me', {
+      token: user.token,
+      body: { password: 'password123', new_password: strong },
+    })
     expect(changed.status).toBe(200)
     const r = await login({ login: user.email, password: strong })
     expect(r.status).toBe(200)
@@ -122,7 +151,8 @@ describe('POST /auth/login', () => {
 
   test('failed logins per account: the 11th attempt gets 429 with retry_after, even with the right password', async () => {
     const user = await makeUser()
-    for (let i = 0; i < 10; i++) expect((await login({ login: user.email, password: `wrong-password-${i}` })).status).toBe(400)
+    for (let i = 0; i < 10; i++)
+      expect((await login({ login: user.email, password: `wrong-password-${i}` })).status).toBe(400)
     const limited = await login({ login: user.email, password: user.password })
     expect(limited.status).toBe(429)
     expect(limited.body.retry_after).toBeGreaterThan(0)
@@ -157,11 +187,21 @@ describe('new login location', () => {
       expect(refused.body.errors.login._errors[0].code).toBe('ACCOUNT_LOGIN_VERIFICATION_EMAIL')
       const token = await lastLinkToken(user.email, 'authorize-ip')
       expect(token).toBeDefined()
-      const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/auth/authorize-ip', { body: { token } })))
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => api('POST', '/auth/authorize-ip', { body: { token } })),
+      )
       expect(results.filter((r) => r.status === 204)).toHaveLength(1)
       expect(results.filter((r) => r.status === 400)).toHaveLength(19)
       expect((await from('203.0.113.9')).status).toBe(200)
-      expect(db().select().from(knownIps).where(eq(knownIps.userId, user.id)).all().map((r) => r.ip).sort()).toEqual(['198.51.100.7', '203.0.113.9'])
+      expect(
+        db()
+          .select()
+          .from(knownIps)
+          .where(eq(knownIps.userId, user.id))
+          .all()
+          .map((r) => r.ip)
+          .sort(),
+      ).toEqual(['198.51.100.7', '203.0.113.9'])
     })
   })
 
@@ -178,13 +218,21 @@ describe('new login location', () => {
     await withConfig({ newLoginLocationCheck: true, trustProxy: true }, async () => {
       const user = await makeUser()
       updateUser(user.id, { emailVerified: false })
-      expect((await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200)
-      expect((await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200)
+      expect(
+        (await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.1' })).status,
+      ).toBe(200)
+      expect(
+        (await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.2' })).status,
+      ).toBe(200)
     })
     await withConfig({ newLoginLocationCheck: false, trustProxy: true }, async () => {
       const user = await makeUser()
-      expect((await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.1' })).status).toBe(200)
-      expect((await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.2' })).status).toBe(200)
+      expect(
+        (await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.1' })).status,
+      ).toBe(200)
+      expect(
+        (await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.2' })).status,
+      ).toBe(200)
     })
   })
 
@@ -199,4 +247,3 @@ describe('new login location', () => {
     })
   })
 })
-

@@ -37,7 +37,9 @@ describe('password reset by e-mail', () => {
     const user = await makeUser()
     const { client } = await GatewayClient.identified(user.token)
     const token = await resetToken(user.email)
-    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD } })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD } })),
+    )
     const ok = results.filter((r) => r.status === 200)
     expect(ok).toHaveLength(1)
     const newToken = ok[0].body.token as string
@@ -52,7 +54,7 @@ describe('password reset by e-mail', () => {
     expect((await login(user.email, NEW_PASSWORD)).status).toBe(200)
   })
 
-  test('the caller\'s own connections move to the new session and stay open', async () => {
+  test("the caller's own connections move to the new session and stay open", async () => {
     const user = await makeUser()
     const { client } = await GatewayClient.identified(user.token)
     const token = await resetToken(user.email)
@@ -67,8 +69,14 @@ describe('password reset by e-mail', () => {
     const user = await makeUser()
     const old = await resetToken(user.email)
     const token = await resetToken(user.email)
-    expect((await api('POST', '/auth/reset', { body: { token: old, password: NEW_PASSWORD } })).body.errors.token._errors[0].code).toBe('TOKEN_INVALID')
-    expect((await api('POST', '/auth/reset', { body: { token, password: 'password123' } })).body.errors.password._errors[0].code).toBe('PASSWORD_TOO_WEAK')
+    expect(
+      (await api('POST', '/auth/reset', { body: { token: old, password: NEW_PASSWORD } })).body.errors.token._errors[0]
+        .code,
+    ).toBe('TOKEN_INVALID')
+    expect(
+      (await api('POST', '/auth/reset', { body: { token, password: 'password123' } })).body.errors.password._errors[0]
+        .code,
+    ).toBe('PASSWORD_TOO_WEAK')
     expect((await api('POST', '/auth/reset', { body: { token, password: 'x'.repeat(73) } })).status).toBe(400)
     clock.advance(3600_000 + 1000)
     expect((await api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD } })).status).toBe(400)
@@ -77,7 +85,9 @@ describe('password reset by e-mail', () => {
   test('a locked account logs in again after a reset', async () => {
     const user = await makeUser()
     await lockUser(user.id)
-    expect((await login(user.email, user.password)).body.errors.login._errors[0].code).toBe('ACCOUNT_COMPROMISED_RESET_PASSWORD')
+    expect((await login(user.email, user.password)).body.errors.login._errors[0].code).toBe(
+      'ACCOUNT_COMPROMISED_RESET_PASSWORD',
+    )
     const token = await resetToken(user.email)
     expect((await api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD } })).status).toBe(200)
     expect((await login(user.email, NEW_PASSWORD)).status).toBe(200)
@@ -90,10 +100,20 @@ describe('password reset by e-mail', () => {
     expect(first.status).toBe(200)
     expect(first.body).toMatchObject({ user_id: user.id, mfa: true, totp: true, backup: true })
     expect(first.body.token).toBeUndefined()
-    const wrong = await api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code: totpCode(user.secret, 9) } })
+    const wrong = await api('POST', '/auth/reset', {
+      body: {
+        token,
+        password: NEW_PASSWORD,
+        ticket: first.body.ticket,
+        method: 'totp',
+        code: totpCode(user.secret, 9),
+      },
+    })
     expect(wrong.body.code).toBe(60008)
     expect((await login(user.email, NEW_PASSWORD)).status).toBe(400) // not changed yet
-    const r = await api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code: totpCode(user.secret) } })
+    const r = await api('POST', '/auth/reset', {
+      body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code: totpCode(user.secret) },
+    })
     expect(r.status).toBe(200)
     expect(typeof r.body.token).toBe('string')
     expect((await login(user.email, NEW_PASSWORD)).body.mfa).toBe(true)
@@ -108,9 +128,13 @@ describe('password reset by phone', () => {
     const r = await forgot(phone)
     expect(r.status).toBe(400)
     expect(r.body.code).toBe(70007)
-    const verified = await api('POST', '/phone-verifications/verify', { body: { phone, code: await lastSmsCode(phone) } })
+    const verified = await api('POST', '/phone-verifications/verify', {
+      body: { phone, code: await lastSmsCode(phone) },
+    })
     expect(verified.status).toBe(200)
-    expect((await api('POST', '/auth/reset', { body: { token: verified.body.token, password: NEW_PASSWORD } })).status).toBe(200)
+    expect(
+      (await api('POST', '/auth/reset', { body: { token: verified.body.token, password: NEW_PASSWORD } })).status,
+    ).toBe(200)
     expect((await login(phone, NEW_PASSWORD)).status).toBe(200)
     const unknown = await forgot(uniquePhone())
     expect(unknown.body.code).toBe(70007)
@@ -135,7 +159,14 @@ describe('e-mail change and revert', () => {
     const { rememberPhone } = await import('../../src/accounts/phone')
     rememberPhone(user.id, phone)
     const next = uniqueEmail('new')
-    const { first, retry } = await elevated('PATCH', '/users/@me', user.token, { email: next, password: user.password }, 'password', () => user.password)
+    const { first, retry } = await elevated(
+      'PATCH',
+      '/users/@me',
+      user.token,
+      { email: next, password: user.password },
+      'password',
+      () => user.password,
+    )
     expect(first.status).toBe(401)
     expect(first.body.mfa.methods).toEqual([{ type: 'password' }])
     expect(retry.status).toBe(200)
@@ -144,7 +175,11 @@ describe('e-mail change and revert', () => {
     expect(revert).toBeDefined()
 
     const { client } = await GatewayClient.identified(user.token)
-    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/auth/revert', { body: { token: revert, password: NEW_PASSWORD } })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api('POST', '/auth/revert', { body: { token: revert, password: NEW_PASSWORD } }),
+      ),
+    )
     const ok = results.filter((r) => r.status === 200)
     expect(ok).toHaveLength(1)
     expect(ok[0].body).toEqual({ email: user.email })
@@ -160,7 +195,14 @@ describe('e-mail change and revert', () => {
   test('revert removes MFA; the link lasts two days', async () => {
     const user = await userWithTotp()
     const next = uniqueEmail('new')
-    const { retry } = await elevated('PATCH', '/users/@me', user.token, { email: next, password: user.password }, 'totp', () => totpCode(user.secret))
+    const { retry } = await elevated(
+      'PATCH',
+      '/users/@me',
+      user.token,
+      { email: next, password: user.password },
+      'totp',
+      () => totpCode(user.secret),
+    )
     expect(retry.status).toBe(200)
     const revert = (await lastLinkToken(user.email, 'wasntme'))!
     expect((await api('POST', '/auth/revert', { body: { token: revert, password: NEW_PASSWORD } })).status).toBe(200)
@@ -169,7 +211,14 @@ describe('e-mail change and revert', () => {
     expect(typeof r.body.token).toBe('string')
 
     const other = await makeUser()
-    await elevated('PATCH', '/users/@me', other.token, { email: uniqueEmail('n'), password: other.password }, 'password', () => other.password)
+    await elevated(
+      'PATCH',
+      '/users/@me',
+      other.token,
+      { email: uniqueEmail('n'), password: other.password },
+      'password',
+      () => other.password,
+    )
     const late = (await lastLinkToken(other.email, 'wasntme'))!
     clock.advance(2 * 86400_000 + 1000)
     expect((await api('POST', '/auth/revert', { body: { token: late, password: NEW_PASSWORD } })).status).toBe(400)
@@ -178,9 +227,19 @@ describe('e-mail change and revert', () => {
   test('a taken address and a wrong password are refused', async () => {
     const user = await makeUser()
     const other = await makeUser()
-    const taken = await elevated('PATCH', '/users/@me', user.token, { email: other.email, password: user.password }, 'password', () => user.password)
+    const taken = await elevated(
+      'PATCH',
+      '/users/@me',
+      user.token,
+      { email: other.email, password: user.password },
+      'password',
+      () => user.password,
+    )
     expect(taken.retry.body.errors.email._errors[0].code).toBe('EMAIL_ALREADY_REGISTERED')
-    const wrong = await api('PATCH', '/users/@me', { token: user.token, body: { email: uniqueEmail(), password: 'not the password' } })
+    const wrong = await api('PATCH', '/users/@me', {
+      token: user.token,
+      body: { email: uniqueEmail(), password: 'not the password' },
+    })
     expect(wrong.body.errors.password._errors[0].code).toBe('PASSWORD_DOES_NOT_MATCH')
   })
 })
@@ -195,7 +254,14 @@ describe('POST /auth/sessions/logout', () => {
     const { client, ready } = await GatewayClient.identified(second)
     const strangerHash = await hashOf(stranger.token)
     const body = { session_id_hashes: [ready.auth_session_id_hash, strangerHash] }
-    const { first, retry, jwt } = await elevated('POST', '/auth/sessions/logout', user.token, body, 'password', () => user.password)
+    const { first, retry, jwt } = await elevated(
+      'POST',
+      '/auth/sessions/logout',
+      user.token,
+      body,
+      'password',
+      () => user.password,
+    )
     expect(first.body.code).toBe(60003)
     expect(retry.status).toBe(204)
     expect((await client.waitForClose()).code).toBe(4004)
@@ -203,7 +269,12 @@ describe('POST /auth/sessions/logout', () => {
     expect((await api('GET', '/users/@me', { token: third })).status).toBe(200)
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(200)
     expect((await api('GET', '/users/@me', { token: stranger.token })).status).toBe(200)
-    const call = (hashes: string[]) => api('POST', '/auth/sessions/logout', { token: user.token, body: { session_id_hashes: hashes }, headers: { 'x-service-mfa-authorization': jwt! } })
+    const call = (hashes: string[]) =>
+      api('POST', '/auth/sessions/logout', {
+        token: user.token,
+        body: { session_id_hashes: hashes },
+        headers: { 'x-service-mfa-authorization': jwt! },
+      })
     expect((await call([])).body.code).toBe(50035)
     expect((await call(Array.from({ length: 65 }, (_, i) => `h${i}`))).body.code).toBe(50035)
     expect((await call(Array.from({ length: 64 }, (_, i) => `h${i}`))).status).toBe(204)

@@ -17,13 +17,17 @@ describe('registration', () => {
     expect(me.body).toMatchObject({ email, verified: false })
     const token = await lastLinkToken(email, 'verify')
     expect(token).toBeDefined()
-    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/auth/verify', { body: { token } })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => api('POST', '/auth/verify', { body: { token } })),
+    )
     expect(results.filter((x) => x.status === 200)).toHaveLength(1)
     expect((await api('GET', '/users/@me', { token: r.body.token })).body.verified).toBe(true)
   })
 
   test('username or global_name is required; global_name alone gets a random unique username', async () => {
-    const none = await api('POST', '/auth/register', { body: { email: uniqueEmail(), password: PASSWORD, consent: true } })
+    const none = await api('POST', '/auth/register', {
+      body: { email: uniqueEmail(), password: PASSWORD, consent: true },
+    })
     expect(none.status).toBe(400)
     expect(none.body.errors.username._errors[0].code).toBe('BASE_TYPE_REQUIRED')
     const a = await registerUser({ username: undefined, global_name: 'Cool Person' })
@@ -47,7 +51,11 @@ describe('registration', () => {
       [{ password: 'short' }, 'password', 'BASE_TYPE_BAD_LENGTH'],
       [{ password: 'x'.repeat(73) }, 'password', 'BASE_TYPE_BAD_LENGTH'],
       [{ email: 'not-an-email' }, 'email', 'EMAIL_TYPE_INVALID_EMAIL'],
-      [{ date_of_birth: new Date(Date.now() - 12 * 366 * 86400_000).toISOString().slice(0, 10) }, 'date_of_birth', 'DATE_OF_BIRTH_IS_UNDERAGE'],
+      [
+        { date_of_birth: new Date(Date.now() - 12 * 366 * 86400_000).toISOString().slice(0, 10) },
+        'date_of_birth',
+        'DATE_OF_BIRTH_IS_UNDERAGE',
+      ],
       [{ date_of_birth: '2001-02-30' }, 'date_of_birth', 'DATE_OF_BIRTH_INVALID'],
     ]
     for (const [extra, field, code] of cases) {
@@ -58,14 +66,21 @@ describe('registration', () => {
     }
     expect((await registerUser({ password: 'Zq8#mW2!vK9$'.repeat(6) })).r.status).toBe(200) // exactly 72
     expect((await registerUser({ password: 'Zq8#mW2!vK9$' })).r.status).toBe(200)
-    expect((await registerUser({ date_of_birth: new Date(Date.now() - 14 * 366 * 86400_000).toISOString().slice(0, 10) })).r.status).toBe(200)
+    expect(
+      (await registerUser({ date_of_birth: new Date(Date.now() - 14 * 366 * 86400_000).toISOString().slice(0, 10) })).r
+        .status,
+    ).toBe(200)
   })
 
   test('consent is required where location metadata says so', async () => {
     await withConfig({ trustProxy: true }, async () => {
       const german = { 'x-forwarded-for': '81.169.145.150' } // a German address in GeoLite2
       const meta = await api('GET', '/auth/location-metadata', { headers: german })
-      expect(meta.body).toEqual({ country_code: 'DE', consent_required: true, promotional_email_opt_in: { required: true, pre_checked: false } })
+      expect(meta.body).toEqual({
+        country_code: 'DE',
+        consent_required: true,
+        promotional_email_opt_in: { required: true, pre_checked: false },
+      })
       const refused = await registerUser({ consent: undefined }, german)
       expect(refused.r.body.errors.consent._errors[0].code).toBe('CONSENT_REQUIRED')
       expect((await registerUser({ consent: true }, german)).r.status).toBe(200)
@@ -88,12 +103,18 @@ describe('registration', () => {
     expect((await api('GET', '/users/@me', { token: third.r.body.token })).body.id).not.toBe(forged.split('.')[0])
   })
 
-  test('phone_token makes the phone the account\'s verified phone', async () => {
+  test("phone_token makes the phone the account's verified phone", async () => {
     const phone = `+1555${String(Date.now()).slice(-7)}`
     expect((await api('POST', '/auth/register/phone', { body: { phone: 'nope' } })).status).toBe(400)
     expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
     const code = await lastSmsCode(phone)
-    expect((await api('POST', '/phone-verifications/verify', { body: { phone, code: '000000' === code ? '111111' : '000000' } })).body.code).toBe(50037)
+    expect(
+      (
+        await api('POST', '/phone-verifications/verify', {
+          body: { phone, code: '000000' === code ? '111111' : '000000' },
+        })
+      ).body.code,
+    ).toBe(50037)
     const verified = await api('POST', '/phone-verifications/verify', { body: { phone, code } })
     expect(verified.status).toBe(200)
     expect((await api('POST', '/phone-verifications/verify', { body: { phone, code } })).status).toBe(400) // single use
@@ -105,17 +126,20 @@ describe('registration', () => {
 
   test('phone codes: 5 texts per phone and 10 per IP an hour, 10-minute life, dead after 5 wrong tries', async () => {
     const phone = `+1556${String(Date.now()).slice(-7)}`
-    for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
+    for (let i = 0; i < 5; i++)
+      expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
     const limited = await api('POST', '/auth/register/phone', { body: { phone } })
     expect(limited.status).toBe(429)
     expect(limited.body.retry_after).toBeGreaterThan(0)
-    for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/register/phone', { body: { phone: `+1557000000${i}` } })).status).toBe(204)
+    for (let i = 0; i < 5; i++)
+      expect((await api('POST', '/auth/register/phone', { body: { phone: `+1557000000${i}` } })).status).toBe(204)
     expect((await api('POST', '/auth/register/phone', { body: { phone: '+15570000009' } })).status).toBe(429) // 11th from this IP
     resetWorld()
 
     const code = await lastSmsCode(phone)
     const wrong = code === '123456' ? '654321' : '123456'
-    for (let i = 0; i < 5; i++) expect((await api('POST', '/phone-verifications/verify', { body: { phone, code: wrong } })).status).toBe(400)
+    for (let i = 0; i < 5; i++)
+      expect((await api('POST', '/phone-verifications/verify', { body: { phone, code: wrong } })).status).toBe(400)
     expect((await api('POST', '/phone-verifications/verify', { body: { phone, code } })).status).toBe(400) // killed
 
     await api('POST', '/auth/register/phone', { body: { phone } })
@@ -135,7 +159,8 @@ describe('registration', () => {
 
   test('registrations per IP are rate-limited with retry_after', async () => {
     let last
-    for (let i = 0; i < 30; i++) expect((await api('POST', '/auth/register', { body: { global_name: 'x' } })).status).not.toBe(429)
+    for (let i = 0; i < 30; i++)
+      expect((await api('POST', '/auth/register', { body: { global_name: 'x' } })).status).not.toBe(429)
     last = await api('POST', '/auth/register', { body: { global_name: 'x' } })
     expect(last!.status).toBe(429)
     expect(last!.body.retry_after).toBeGreaterThan(0)
@@ -164,12 +189,21 @@ describe('verification resend and usernames', () => {
 
   test('username attempt and suggestions', async () => {
     const user = await makeUser()
-    expect((await api('POST', '/unique-username/username-attempt-unauthed', { body: { username: user.username } })).body).toEqual({ taken: true })
-    expect((await api('POST', '/unique-username/username-attempt-unauthed', { body: { username: uniqueName('free') } })).body).toEqual({ taken: false })
-    expect((await api('POST', '/unique-username/username-attempt-unauthed', { body: { username: 'Not Valid' } })).body).toEqual({ taken: null })
+    expect(
+      (await api('POST', '/unique-username/username-attempt-unauthed', { body: { username: user.username } })).body,
+    ).toEqual({ taken: true })
+    expect(
+      (await api('POST', '/unique-username/username-attempt-unauthed', { body: { username: uniqueName('free') } }))
+        .body,
+    ).toEqual({ taken: false })
+    expect(
+      (await api('POST', '/unique-username/username-attempt-unauthed', { body: { username: 'Not Valid' } })).body,
+    ).toEqual({ taken: null })
     const s = await api('GET', '/unique-username/username-suggestions-unauthed?global_name=Fancy%20Name')
     expect(s.body.username).toMatch(/^fancyname/)
-    expect((await api('GET', '/unique-username/username-suggestions-unauthed')).body.username).toMatch(/^[a-z0-9_.]{2,32}$/)
+    expect((await api('GET', '/unique-username/username-suggestions-unauthed')).body.username).toMatch(
+      /^[a-z0-9_.]{2,32}$/,
+    )
   })
 
   test('password validation scores 0-4 and enforces 8-72', async () => {

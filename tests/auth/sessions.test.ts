@@ -19,7 +19,10 @@ describe('GET /auth/sessions', () => {
     const user = await makeUser()
     const a = await loginAs(user, { 'x-super-properties': superProps({ os: 'Windows', browser: 'Discord Client' }) })
     clock.advance(120_000)
-    const b = await loginAs(user, { 'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36' })
+    const b = await loginAs(user, {
+      'user-agent':
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+    })
     const r = await api('GET', '/auth/sessions', { token: b.body.token })
     expect(r.status).toBe(200)
     const list = r.body.user_sessions
@@ -29,7 +32,9 @@ describe('GET /auth/sessions', () => {
       expect(new Date(s.approx_last_used_time).toISOString()).toBe(s.approx_last_used_time)
     }
     expect(list[0].client_info).toEqual({ os: 'macOS', platform: 'Chrome', location: expect.any(String) })
-    expect(list.some((s: any) => s.client_info.os === 'Windows' && s.client_info.platform === 'Discord Client')).toBe(true)
+    expect(list.some((s: any) => s.client_info.os === 'Windows' && s.client_info.platform === 'Discord Client')).toBe(
+      true,
+    )
     expect(list[0].client_info.location).toBe('Unknown') // loopback has no country
     expect(a.status).toBe(200)
   })
@@ -59,7 +64,14 @@ describe('POST /auth/logout', () => {
     const user = await makeUser()
     const other = (await loginAs(user)).body.token
     const { client } = await GatewayClient.identified(user.token)
-    expect((await api('POST', '/users/@me/devices', { token: user.token, body: { provider: 'gcm', token: 'push-abc', voip_provider: 'apns', voip_token: 'voip-1' } })).status).toBe(204)
+    expect(
+      (
+        await api('POST', '/users/@me/devices', {
+          token: user.token,
+          body: { provider: 'gcm', token: 'push-abc', voip_provider: 'apns', voip_token: 'voip-1' },
+        })
+      ).status,
+    ).toBe(204)
     expect(db().select().from(pushDevices).where(eq(pushDevices.token, 'push-abc')).all()).toHaveLength(1)
 
     const r = await api('POST', '/auth/logout', { token: user.token, body: { provider: 'gcm', token: 'push-abc' } })
@@ -86,7 +98,11 @@ describe('POST /auth/logout', () => {
 describe('POST /users/@me/devices', () => {
   test('registers once per session, provider and token; validates', async () => {
     const user = await makeUser()
-    for (let i = 0; i < 2; i++) expect((await api('POST', '/users/@me/devices', { token: user.token, body: { provider: 'apns', token: 'dev-1' } })).status).toBe(204)
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await api('POST', '/users/@me/devices', { token: user.token, body: { provider: 'apns', token: 'dev-1' } }))
+          .status,
+      ).toBe(204)
     expect(db().select().from(pushDevices).where(eq(pushDevices.token, 'dev-1')).all()).toHaveLength(1)
     const bad = await api('POST', '/users/@me/devices', { token: user.token, body: { provider: 'apns' } })
     expect(bad.status).toBe(400)

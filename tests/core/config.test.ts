@@ -22,7 +22,11 @@ test.each([
 })
 
 test('the server stops at start with one clear line for a bad value', () => {
-  const proc = Bun.spawnSync([process.execPath, 'run', 'src/main.ts'], { env: { ...process.env, PORT: 'eighty' }, stderr: 'pipe', stdout: 'pipe' })
+  const proc = Bun.spawnSync([process.execPath, 'run', 'src/main.ts'], {
+    env: { ...process.env, PORT: 'eighty' },
+    stderr: 'pipe',
+    stdout: 'pipe',
+  })
   expect(proc.exitCode).toBe(1)
   const lines = proc.stderr.toString().trim().split('\n')
   expect(lines).toHaveLength(1)

@@ -35,7 +35,13 @@ type User = Awaited<ReturnType<typeof makeUser>>
 type App = Awaited<ReturnType<typeof makeApp>>
 
 /** What a case sends besides the documented example: the caller, path parameters, query, headers. */
-type Call = { token?: string; params?: Record<string, string>; query?: string; headers?: Record<string, string>; body?: unknown }
+type Call = {
+  token?: string
+  params?: Record<string, string>
+  query?: string
+  headers?: Record<string, string>
+  body?: unknown
+}
 /** The answer expected: a documented 2xx, or a refusal with this status and Discord code (number) or field error code. */
 type Outcome = 'ok' | [status: number, code: number | string]
 type Case = { what?: string; call: () => Promise<Call>; expect?: Outcome }
@@ -60,9 +66,13 @@ const keyUser = () => (sharedKeyUser ??= userWithKey())
 async function guildWorld() {
   const owner = await makeUser()
   const guild = (await api('POST', '/guilds', { token: owner.token, body: { name: 'Docs guild' } })).body
-  const channels = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body as { id: string; type: number }[]
+  const channels = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body as {
+    id: string
+    type: number
+  }[]
   const channelId = channels.find((c) => c.type === 0)!.id
-  const invite = (await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 0 } })).body
+  const invite = (await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 0 } }))
+    .body
   const member = await makeUser()
   await api('POST', `/invites/${invite.code}`, { token: member.token })
   return { owner, guild, channelId, member, code: invite.code as string }
@@ -77,7 +87,8 @@ async function lobbyWorld() {
   const app = await makeApp()
   const user = await reader()
   const bearer = await bearerFor(user, app)
-  const lobby = (await api('PUT', '/lobbies', { token: bearer, body: { secret: `s${Date.now()}${Math.random()}` } })).body
+  const lobby = (await api('PUT', '/lobbies', { token: bearer, body: { secret: `s${Date.now()}${Math.random()}` } }))
+    .body
   return { app, user, bearer, lobby }
 }
 
@@ -86,8 +97,12 @@ async function linkedLobby() {
   const { owner, channelId } = await guildWorld()
   const app = await makeApp()
   const bearer = await bearerFor(owner, app)
-  const lobby = (await api('POST', '/lobbies', { token: bot(app), body: { members: [{ id: owner.id, flags: 1 }] } })).body
-  const linked = await api('PATCH', `/lobbies/${lobby.id}/channel-linking`, { token: bearer, body: { channel_id: channelId } })
+  const lobby = (await api('POST', '/lobbies', { token: bot(app), body: { members: [{ id: owner.id, flags: 1 }] } }))
+    .body
+  const linked = await api('PATCH', `/lobbies/${lobby.id}/channel-linking`, {
+    token: bearer,
+    body: { channel_id: channelId },
+  })
   if (linked.status !== 200) throw new Error(`link: ${linked.status} ${JSON.stringify(linked.body)}`)
   return { app, owner, bearer, lobby, channelId }
 }
@@ -106,7 +121,10 @@ async function elevation(
     : user.backupCode
       ? { mfa_type: 'backup', data: user.backupCode }
       : { mfa_type: 'password', data: user.password }
-  const finish = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, ...proof } })
+  const finish = await api('POST', '/mfa/finish', {
+    token: user.token,
+    body: { ticket: first.body.mfa.ticket, ...proof },
+  })
   return finish.body.token
 }
 
@@ -128,17 +146,29 @@ const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/users/@me': [
     { what: 'user', call: async () => ({ token: await session() }) },
     { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
-    { what: 'bearer without email', call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify') }) },
-    { what: 'bearer with email', call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify email') }) },
+    {
+      what: 'bearer without email',
+      call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify') }),
+    },
+    {
+      what: 'bearer with email',
+      call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify email') }),
+    },
   ],
   'PATCH /api/v9/users/@me': { call: async () => ({ token: await session() }) },
   'GET /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
   'PATCH /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
-  'GET /api/v9/unique-username/username-suggestions-unauthed': { call: async () => ({ query: 'global_name=Ada%20Lovelace' }) },
+  'GET /api/v9/unique-username/username-suggestions-unauthed': {
+    call: async () => ({ query: 'global_name=Ada%20Lovelace' }),
+  },
   'POST /api/v9/unique-username/username-attempt-unauthed': { call: async () => ({}) },
 
-  'GET /api/v9/oauth2/authorize': { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
-  'POST /api/v9/oauth2/authorize': { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
+  'GET /api/v9/oauth2/authorize': {
+    call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }),
+  },
+  'POST /api/v9/oauth2/authorize': {
+    call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }),
+  },
   'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
@@ -164,7 +194,10 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'GET /api/v9/users/@me/guilds': [
     { what: 'user', call: async () => ({ token: (await sharedGuild()).member.token }) },
-    { what: 'bearer', call: async () => ({ token: await bearerFor((await sharedGuild()).owner, await makeApp(), 'identify guilds') }) },
+    {
+      what: 'bearer',
+      call: async () => ({ token: await bearerFor((await sharedGuild()).owner, await makeApp(), 'identify guilds') }),
+    },
   ],
   'DELETE /api/v9/users/@me/guilds/{guildId}': {
     call: async () => {
@@ -211,7 +244,10 @@ const CASES: Record<string, Case | Case[]> = {
   'PUT /api/v9/guilds/{guildId}/members/{userId}/roles/{roleId}': {
     call: async () => {
       const { owner, guild, member } = await guildWorld()
-      return { token: owner.token, params: { guildId: guild.id, userId: member.id, roleId: await role(owner, guild.id) } }
+      return {
+        token: owner.token,
+        params: { guildId: guild.id, userId: member.id, roleId: await role(owner, guild.id) },
+      }
     },
   },
   'DELETE /api/v9/guilds/{guildId}/members/{userId}/roles/{roleId}': {
@@ -261,7 +297,10 @@ const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/channels/{channelId}/messages': {
     call: async () => {
       const { owner, channelId } = await sharedGuild()
-      await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'hello', nonce: 'n1' } })
+      await api('POST', `/channels/${channelId}/messages`, {
+        token: owner.token,
+        body: { content: 'hello', nonce: 'n1' },
+      })
       return { token: owner.token, params: { channelId } }
     },
   },
@@ -272,7 +311,9 @@ const CASES: Record<string, Case | Case[]> = {
     },
   },
   'GET /api/v9/invites/{code}': { call: async () => ({ params: { code: (await sharedGuild()).code } }) },
-  'POST /api/v9/invites/{code}': { call: async () => ({ token: (await makeUser()).token, params: { code: (await guildWorld()).code } }) },
+  'POST /api/v9/invites/{code}': {
+    call: async () => ({ token: (await makeUser()).token, params: { code: (await guildWorld()).code } }),
+  },
   'DELETE /api/v9/invites/{code}': {
     call: async () => {
       const { owner, code } = await guildWorld()
@@ -319,7 +360,10 @@ const CASES: Record<string, Case | Case[]> = {
     call: async () => {
       const user = await makeUser()
       const body = example('POST /api/v9/auth/sessions/logout')
-      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/auth/sessions/logout', body) } }
+      return {
+        token: user.token,
+        headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/auth/sessions/logout', body) },
+      }
     },
   },
 
@@ -342,13 +386,19 @@ const CASES: Record<string, Case | Case[]> = {
   'POST /api/v9/users/@me/mfa/totp/disable': {
     call: async () => {
       const user = await userWithTotp()
-      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/totp/disable') } }
+      return {
+        token: user.token,
+        headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/totp/disable') },
+      }
     },
   },
   'POST /api/v9/users/@me/mfa/codes-verification': {
     call: async () => {
       const user = await userWithTotp()
-      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/codes-verification') } }
+      return {
+        token: user.token,
+        headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/codes-verification') },
+      }
     },
   },
   'POST /api/v9/users/@me/mfa/sms/enable': {
@@ -364,7 +414,10 @@ const CASES: Record<string, Case | Case[]> = {
       updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
       await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })
       const body = example('POST /api/v9/users/@me/mfa/sms/disable')
-      return { token: user.token, headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/sms/disable', body) } }
+      return {
+        token: user.token,
+        headers: { 'x-service-mfa-authorization': await elevation(user, 'POST', '/users/@me/mfa/sms/disable', body) },
+      }
     },
   },
   'POST /api/v9/users/@me/phone': { call: async () => ({ token: await session() }) },
@@ -376,7 +429,14 @@ const CASES: Record<string, Case | Case[]> = {
       call: async () => {
         const user = await makeUser()
         const start = await api('POST', '/users/@me/mfa/webauthn/credentials', { token: user.token })
-        return { token: user.token, body: { ticket: start.body.ticket, name: 'My key', credential: new SoftAuthenticator().register(start.body.challenge) } }
+        return {
+          token: user.token,
+          body: {
+            ticket: start.body.ticket,
+            name: 'My key',
+            credential: new SoftAuthenticator().register(start.body.challenge),
+          },
+        }
       },
     },
   ],
@@ -392,7 +452,11 @@ const CASES: Record<string, Case | Case[]> = {
       const user = await userWithKey()
       const path = `/users/@me/mfa/webauthn/credentials/${user.credential.id}`
       const backupCode = user.credential.backup_codes[0].code
-      return { token: user.token, params: { id: user.credential.id }, headers: { 'x-service-mfa-authorization': await elevation({ ...user, backupCode }, 'DELETE', path) } }
+      return {
+        token: user.token,
+        params: { id: user.credential.id },
+        headers: { 'x-service-mfa-authorization': await elevation({ ...user, backupCode }, 'DELETE', path) },
+      }
     },
   },
 
@@ -457,7 +521,10 @@ const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/lobbies/{lobbyId}/messages': {
     call: async () => {
       const { bearer, lobby } = await lobbyWorld()
-      await api('POST', `/lobbies/${lobby.id}/messages`, { token: bearer, body: { content: 'gg', metadata: { k: 'v' }, nonce: 7 } })
+      await api('POST', `/lobbies/${lobby.id}/messages`, {
+        token: bearer,
+        body: { content: 'gg', metadata: { k: 'v' }, nonce: 7 },
+      })
       return { token: bearer, params: { lobbyId: lobby.id } }
     },
   },
@@ -509,9 +576,18 @@ const CASES: Record<string, Case | Case[]> = {
     },
   ],
 
-  'POST /api/v9/users/@me/remote-auth': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_FINGERPRINT'] },
-  'POST /api/v9/users/@me/remote-auth/finish': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
-  'POST /api/v9/users/@me/remote-auth/cancel': { call: async () => ({ token: await session() }), expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'] },
+  'POST /api/v9/users/@me/remote-auth': {
+    call: async () => ({ token: await session() }),
+    expect: [400, 'REMOTE_AUTH_INVALID_FINGERPRINT'],
+  },
+  'POST /api/v9/users/@me/remote-auth/finish': {
+    call: async () => ({ token: await session() }),
+    expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'],
+  },
+  'POST /api/v9/users/@me/remote-auth/cancel': {
+    call: async () => ({ token: await session() }),
+    expect: [400, 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN'],
+  },
   'POST /api/v9/users/@me/remote-auth/login': { call: async () => ({}), expect: [400, 'REMOTE_AUTH_INVALID_TICKET'] },
 }
 
@@ -541,7 +617,8 @@ function send(key: string, call: Call, type: string | undefined): Promise<Reply>
   } else if (type) {
     const value = operation(key).requestBody!.content[type].example
     if (type === 'application/json') raw = JSON.stringify(value)
-    else if (type === 'application/x-www-form-urlencoded') raw = new URLSearchParams(value as Record<string, string>).toString()
+    else if (type === 'application/x-www-form-urlencoded')
+      raw = new URLSearchParams(value as Record<string, string>).toString()
     else {
       const boundary = 'docs-example-boundary'
       raw = Object.entries(value as Record<string, string>)
@@ -566,16 +643,25 @@ function fieldCodes(tree: unknown): string[] {
 /** Problems with one answer: its status is not documented, or its body does not match the documented schema. */
 function answerProblems(op: Operation, reply: Reply): string[] {
   const status = String(reply.status)
-  const documented = op.responses[status] ?? (reply.status >= 400 && reply.status < 500 ? op.responses['4XX'] : undefined)
-  if (!documented) return [`status ${status} is not documented (${Object.keys(op.responses).join(', ')}): ${JSON.stringify(reply.body)}`]
+  const documented =
+    op.responses[status] ?? (reply.status >= 400 && reply.status < 500 ? op.responses['4XX'] : undefined)
+  if (!documented)
+    return [
+      `status ${status} is not documented (${Object.keys(op.responses).join(', ')}): ${JSON.stringify(reply.body)}`,
+    ]
   const schema = documented.content?.['application/json']?.schema
-  if (!schema) return reply.body === null || reply.body === '' ? [] : [`status ${status} is documented without a body but answered ${JSON.stringify(reply.body)}`]
+  if (!schema)
+    return reply.body === null || reply.body === ''
+      ? []
+      : [`status ${status} is documented without a body but answered ${JSON.stringify(reply.body)}`]
   return schemaErrors(schema, reply.body)
 }
 
 describe('every operation of /api/docs/json against the server', () => {
   test('each operation has a case here, and each case an operation', () => {
-    const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+    const documented = Object.entries(paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    )
     expect(documented.length).toBeGreaterThan(80)
     expect(documented.filter((key) => !(key in CASES))).toEqual([])
     expect(Object.keys(CASES).filter((key) => !documented.includes(key))).toEqual([])
@@ -626,7 +712,9 @@ describe('every operation of /api/docs/json against the server', () => {
 describe('security: the credentials each operation lists are the ones the server takes', () => {
   // A refusal of the credential itself (not of what it asks): no or wrong kind of token, bots only / no bots, or an
   // OAuth2 token without the route's scope (403 50001 on a route that lists that scope).
-  const refusedCaller = (r: Reply) => (r.status === 401 && [0, 50014].includes(r.body?.code)) || (r.status === 403 && [20001, 20002].includes(r.body?.code))
+  const refusedCaller = (r: Reply) =>
+    (r.status === 401 && [0, 50014].includes(r.body?.code)) ||
+    (r.status === 403 && [20001, 20002].includes(r.body?.code))
 
   test('each operation, called with no token, a user token, a bot token and an OAuth2 token', async () => {
     const user = await makeUser()
@@ -638,14 +726,18 @@ describe('security: the credentials each operation lists are the ones the server
     }
     const problems: string[] = []
     for (const [path, ops] of Object.entries(paths)) {
-      for (const [method, op] of Object.entries(ops) as [string, Operation & { security?: Record<string, string[]>[] }][]) {
+      for (const [method, op] of Object.entries(ops) as [
+        string,
+        Operation & { security?: Record<string, string[]>[] },
+      ][]) {
         // Ids that exist nowhere: the answer is about the credential, or a 404 after it was taken.
         const url = path.replace(/\{type\}/, 'totp').replace(/\{(\w+)\}/g, '1')
         const listed = new Map((op.security ?? []).flatMap((s) => Object.entries(s)))
         const open = !op.security || op.security.some((s) => Object.keys(s).length === 0)
         const call = async (token?: string) => api(method.toUpperCase(), url, { token, rateLimited: 'wait' })
         const anonymous = await call()
-        if (open === refusedCaller(anonymous)) problems.push(`${method} ${path} without a token: ${anonymous.status} ${JSON.stringify(anonymous.body)}`)
+        if (open === refusedCaller(anonymous))
+          problems.push(`${method} ${path} without a token: ${anonymous.status} ${JSON.stringify(anonymous.body)}`)
         if (open) continue
         // A fresh session for each call: some routes end the session that calls them (logout).
         const kinds: [scheme: string, token: () => Promise<string>][] = [
@@ -655,12 +747,16 @@ describe('security: the credentials each operation lists are the ones the server
         ]
         for (const [scheme, token] of kinds) {
           const reply = await call(await token())
-          if (listed.has(scheme) === refusedCaller(reply)) problems.push(`${method} ${path} with ${scheme}: ${reply.status} ${JSON.stringify(reply.body)}`)
+          if (listed.has(scheme) === refusedCaller(reply))
+            problems.push(`${method} ${path} with ${scheme}: ${reply.status} ${JSON.stringify(reply.body)}`)
         }
         const scope = listed.get('OAuth2Bearer')?.[0]
         if (scope && scope !== 'identify') {
           const reply = await call(await bearerWith('identify'))
-          if (reply.status !== 403) problems.push(`${method} ${path} with a bearer token without ${scope}: ${reply.status} ${JSON.stringify(reply.body)}`)
+          if (reply.status !== 403)
+            problems.push(
+              `${method} ${path} with a bearer token without ${scope}: ${reply.status} ${JSON.stringify(reply.body)}`,
+            )
         }
       }
     }

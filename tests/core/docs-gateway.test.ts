@@ -33,7 +33,9 @@ function rows(id: string): string[][] {
   const table = new RegExp(`<table id="${id}">([\\s\\S]*?)</table>`).exec(html)?.[1]
   if (!table) throw new Error(`no table ${id}`)
   return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)]
-    .map((r) => [...r[1].matchAll(/<td>([\s\S]*?)<\/td>/g)].map((c) => c[1].replace(/<[^>]+>/g, '').replace(/&amp;/g, '&')))
+    .map((r) =>
+      [...r[1].matchAll(/<td>([\s\S]*?)<\/td>/g)].map((c) => c[1].replace(/<[^>]+>/g, '').replace(/&amp;/g, '&')),
+    )
     .filter((cells) => cells.length > 0)
 }
 
@@ -50,7 +52,9 @@ describe('Gateway page', () => {
     // Ops the server ignores are not described as anything else.
     for (const op of ACCEPTED_NOOP_OPS) expect(listed).not.toContain(op)
     // Every opcode a domain registers with the Gateway is a VoiceOp (the page names those three).
-    for (const { text } of sources()) for (const m of text.matchAll(/onOpcode\(\s*(\d+)/g)) expect(Object.values(VoiceOp) as number[]).toContain(Number(m[1]))
+    for (const { text } of sources())
+      for (const m of text.matchAll(/onOpcode\(\s*(\d+)/g))
+        expect(Object.values(VoiceOp) as number[]).toContain(Number(m[1]))
   })
 
   test('close codes: every one the Gateway sends, and the ones it never sends say so', () => {
@@ -58,7 +62,9 @@ describe('Gateway page', () => {
     for (const { path, text } of sources()) {
       if (path.includes('/remote-auth/')) continue
       // close(ws, Close.X, ...), endSession(s, 4004, ...), events.closeUser(id, 4004, ...), ws.close(1001, ...)
-      for (const m of text.matchAll(/\b(?:close|closeUser|closeAuthSession|endSession)\([^;\n]*?(?:Close\.(\w+)|\b([14]\d{3})\b)/g)) {
+      for (const m of text.matchAll(
+        /\b(?:close|closeUser|closeAuthSession|endSession)\([^;\n]*?(?:Close\.(\w+)|\b([14]\d{3})\b)/g,
+      )) {
         sent.add(m[1] ? Close[m[1] as keyof typeof Close] : Number(m[2]))
       }
     }
@@ -68,7 +74,8 @@ describe('Gateway page', () => {
     for (const code of sent) expect(onPage.get(code), `close ${code}`).toBeDefined()
     for (const code of sent) expect(onPage.get(code), `close ${code}`).not.toStartWith('not sent')
     // Every code of protocol.ts and Discord's 4000-4014 (but 4006, retired) is listed.
-    for (const code of [...Object.values(Close), ...Array.from({ length: 15 }, (_, i) => 4000 + i)]) expect(onPage.has(code), `close ${code}`).toBe(true)
+    for (const code of [...Object.values(Close), ...Array.from({ length: 15 }, (_, i) => 4000 + i)])
+      expect(onPage.has(code), `close ${code}`).toBe(true)
     // What the page says is sent is sent (1009 is Bun's own, for frames over the app-wide limit).
     const claimed = [...onPage].filter(([, text]) => !text.startsWith('not sent')).map(([code]) => code)
     expect(sorted(claimed)).toEqual(sorted([...sent, 1009]))
@@ -77,13 +84,15 @@ describe('Gateway page', () => {
   test('dispatch events: exactly the ones the source publishes', () => {
     const published = new Set<string>(Object.values(VoiceDispatch))
     for (const { text } of sources()) {
-      for (const m of text.matchAll(/\b(?:publish|toLobby|toUser|sendDirect)\([^;]*?'([A-Z][A-Z_]{3,})'/g)) published.add(m[1])
+      for (const m of text.matchAll(/\b(?:publish|toLobby|toUser|sendDirect)\([^;]*?'([A-Z][A-Z_]{3,})'/g))
+        published.add(m[1])
     }
     expect(published.size).toBeGreaterThan(25)
     const onPage = rows('events').map((r) => r[0])
     expect(sorted(onPage)).toEqual(sorted(published))
     // Each says who gets it and what its d is.
-    for (const [type, to, payload] of rows('events')) expect([type, to.length > 5, payload.length > 3]).toEqual([type, true, true])
+    for (const [type, to, payload] of rows('events'))
+      expect([type, to.length > 5, payload.length > 3]).toEqual([type, true, true])
   })
 
   test("the lobby call's close reasons are voice/protocol.ts's", () => {
@@ -99,7 +108,11 @@ describe('Gateway page', () => {
     const frames = rows('remote-auth-frames')
     expect(sorted(frames.filter((r) => r[0] === 'server').map((r) => r[1]))).toEqual(sorted(serverOps))
     expect(sorted(frames.filter((r) => r[0] === 'client').map((r) => r[1]))).toEqual(sorted(clientOps))
-    const sent = new Set(files.flatMap((f) => [...f.text.matchAll(/\bClose\.(\w+)/g)].map((m) => RemoteAuthClose[m[1] as keyof typeof RemoteAuthClose])))
+    const sent = new Set(
+      files.flatMap((f) =>
+        [...f.text.matchAll(/\bClose\.(\w+)/g)].map((m) => RemoteAuthClose[m[1] as keyof typeof RemoteAuthClose]),
+      ),
+    )
     expect(sorted(rows('remote-auth-close-codes').map((r) => Number(r[0])))).toEqual(sorted(sent))
     expect(sorted(sent)).toEqual(sorted(Object.values(RemoteAuthClose)))
   })

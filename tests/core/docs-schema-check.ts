@@ -56,21 +56,29 @@ export function schemaErrors(schema: Schema, value: unknown, at = '$'): string[]
       return [`${at}: ${JSON.stringify(value)?.slice(0, 80)} is not ${types.join(' | ')}`]
     }
   }
-  if ('const' in schema && value !== schema.const) errors.push(`${at}: ${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`)
-  if (schema.enum && !schema.enum.includes(value)) errors.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`)
+  if ('const' in schema && value !== schema.const)
+    errors.push(`${at}: ${JSON.stringify(value)} is not ${JSON.stringify(schema.const)}`)
+  if (schema.enum && !schema.enum.includes(value))
+    errors.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`)
   if (typeof value === 'string') {
-    if (schema.pattern && !new RegExp(schema.pattern).test(value)) errors.push(`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`)
-    if (schema.minLength !== undefined && value.length < schema.minLength) errors.push(`${at}: shorter than ${schema.minLength}`)
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) errors.push(`${at}: longer than ${schema.maxLength}`)
-    if (schema.format === 'date-time' && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value)) errors.push(`${at}: ${value} is not a date-time`)
+    if (schema.pattern && !new RegExp(schema.pattern).test(value))
+      errors.push(`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`)
+    if (schema.minLength !== undefined && value.length < schema.minLength)
+      errors.push(`${at}: shorter than ${schema.minLength}`)
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      errors.push(`${at}: longer than ${schema.maxLength}`)
+    if (schema.format === 'date-time' && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value))
+      errors.push(`${at}: ${value} is not a date-time`)
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) errors.push(`${at}: below ${schema.minimum}`)
     if (schema.maximum !== undefined && value > schema.maximum) errors.push(`${at}: above ${schema.maximum}`)
   }
   if (Array.isArray(value)) {
-    if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${at}: fewer than ${schema.minItems} items`)
-    if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${at}: more than ${schema.maxItems} items`)
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      errors.push(`${at}: fewer than ${schema.minItems} items`)
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      errors.push(`${at}: more than ${schema.maxItems} items`)
     // 2020-12: prefixItems by position, items for the rest.
     const prefix: Schema[] = schema.prefixItems ?? []
     value.forEach((item, i) => {
@@ -78,11 +86,15 @@ export function schemaErrors(schema: Schema, value: unknown, at = '$'): string[]
       if (itemSchema) errors.push(...schemaErrors(itemSchema, item, `${at}[${i}]`))
     })
   }
-  if (typeOf(value) === 'object' && (schema.properties || schema.patternProperties || schema.additionalProperties !== undefined || schema.required)) {
+  if (
+    typeOf(value) === 'object' &&
+    (schema.properties || schema.patternProperties || schema.additionalProperties !== undefined || schema.required)
+  ) {
     const object = value as Record<string, unknown>
     for (const key of schema.required ?? []) if (!(key in object)) errors.push(`${at}: missing ${key}`)
     const keys = Object.keys(object)
-    if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) errors.push(`${at}: more than ${schema.maxProperties} keys`)
+    if (schema.maxProperties !== undefined && keys.length > schema.maxProperties)
+      errors.push(`${at}: more than ${schema.maxProperties} keys`)
     for (const key of keys) {
       const path = `${at}.${key}`
       if (schema.properties && key in schema.properties) {
@@ -91,7 +103,8 @@ export function schemaErrors(schema: Schema, value: unknown, at = '$'): string[]
       }
       const pattern = Object.entries<Schema>(schema.patternProperties ?? {}).find(([p]) => new RegExp(p).test(key))
       if (pattern) errors.push(...schemaErrors(pattern[1], object[key], path))
-      else if (typeof schema.additionalProperties === 'object') errors.push(...schemaErrors(schema.additionalProperties, object[key], path))
+      else if (typeof schema.additionalProperties === 'object')
+        errors.push(...schemaErrors(schema.additionalProperties, object[key], path))
       else if (schema.additionalProperties !== true) errors.push(`${path}: not documented`)
     }
   }
@@ -111,11 +124,13 @@ export function untypedParts(schema: Schema, at = '$'): string[] {
   if (!schema || typeof schema !== 'object') return []
   if (Object.keys(schema).every((k) => ANNOTATIONS.has(k))) return [at]
   const out: string[] = []
-  for (const [key, value] of Object.entries<Schema>(schema.properties ?? {})) out.push(...untypedParts(value, `${at}.${key}`))
+  for (const [key, value] of Object.entries<Schema>(schema.properties ?? {}))
+    out.push(...untypedParts(value, `${at}.${key}`))
   for (const value of Object.values<Schema>(schema.patternProperties ?? {})) out.push(...untypedParts(value, `${at}.*`))
   if (typeof schema.additionalProperties === 'object') out.push(...untypedParts(schema.additionalProperties, `${at}.*`))
   if (schema.items) out.push(...untypedParts(schema.items, `${at}[]`))
   ;(schema.prefixItems ?? []).forEach((s: Schema, i: number) => out.push(...untypedParts(s, `${at}[${i}]`)))
-  for (const keyword of ['anyOf', 'oneOf', 'allOf']) (schema[keyword] ?? []).forEach((s: Schema, i: number) => out.push(...untypedParts(s, `${at}|${i}`)))
+  for (const keyword of ['anyOf', 'oneOf', 'allOf'])
+    (schema[keyword] ?? []).forEach((s: Schema, i: number) => out.push(...untypedParts(s, `${at}|${i}`)))
   return out
 }

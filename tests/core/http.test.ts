@@ -33,7 +33,15 @@ describe('caller identity', () => {
 
   test('missing, unknown and malformed tokens get 401 with Discord body', async () => {
     const user = await makeUser()
-    for (const token of [undefined, 'nope', user.token + 'x', `Bot ${user.token}`, `Bearer ${user.token}`, 'Bot ', 'x'.repeat(600)]) {
+    for (const token of [
+      undefined,
+      'nope',
+      user.token + 'x',
+      `Bot ${user.token}`,
+      `Bearer ${user.token}`,
+      'Bot ',
+      'x'.repeat(600),
+    ]) {
       const r = await api('GET', '/users/@me', { token })
       expect(r.status).toBe(401)
       expect(r.body).toEqual({ message: '401: Unauthorized', code: 0 })
@@ -54,8 +62,17 @@ describe('caller identity', () => {
     const app = await makeApp()
     const { rawDatabase } = await import('../../src/db/client')
     await server()
-    const dump = rawDatabase().query('SELECT * FROM auth_sessions').all().map((r) => JSON.stringify(r)).join('\n')
-      + rawDatabase().query('SELECT * FROM applications').all().map((r) => JSON.stringify(r)).join('\n')
+    const dump =
+      rawDatabase()
+        .query('SELECT * FROM auth_sessions')
+        .all()
+        .map((r) => JSON.stringify(r))
+        .join('\n') +
+      rawDatabase()
+        .query('SELECT * FROM applications')
+        .all()
+        .map((r) => JSON.stringify(r))
+        .join('\n')
     expect(dump).not.toContain(user.token)
     expect(dump).not.toContain(app.bot_token)
     expect(dump).not.toContain(app.client_secret)

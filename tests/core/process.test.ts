@@ -4,7 +4,13 @@ import { join } from 'node:path'
 import { testDir } from '../helpers'
 
 const dir = testDir()
-const env = { ...process.env, DATABASE_PATH: join(dir, 'nested', 'app.sqlite'), LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1' }
+const env = {
+  ...process.env,
+  DATABASE_PATH: join(dir, 'nested', 'app.sqlite'),
+  LOG_LEVEL: 'info',
+  PORT: '0',
+  HOST: '127.0.0.1',
+}
 const live: Bun.Subprocess[] = []
 afterAll(() => live.forEach((p) => p.kill()))
 
@@ -37,7 +43,12 @@ test('app create prints one JSON object with id, name, bot_token, client_secret'
   expect(app.name).toBe('Game One')
   expect(app.bot_token.length).toBeGreaterThan(40)
   const list = JSON.parse(cli('app', 'list').stdout)
-  expect(list.some((a: { id: string; redirect_uris: string[] }) => a.id === app.id && a.redirect_uris[0] === 'https://game.example/cb')).toBe(true)
+  expect(
+    list.some(
+      (a: { id: string; redirect_uris: string[] }) =>
+        a.id === app.id && a.redirect_uris[0] === 'https://game.example/cb',
+    ),
+  ).toBe(true)
 })
 
 test('bad CLI usage exits 2 with usage on stderr', () => {
@@ -47,7 +58,18 @@ test('bad CLI usage exits 2 with usage on stderr', () => {
 })
 
 test('rows survive a restart; SIGTERM stops the server cleanly', async () => {
-  const user = JSON.parse(cli('user', 'create', '--email', 'Persist@Example.test', '--password', 'a long enough password', '--username', 'persist').stdout)
+  const user = JSON.parse(
+    cli(
+      'user',
+      'create',
+      '--email',
+      'Persist@Example.test',
+      '--password',
+      'a long enough password',
+      '--username',
+      'persist',
+    ).stdout,
+  )
   expect(user.id).toMatch(/^\d+$/)
   const app = JSON.parse(cli('app', 'create', '--name', 'Persisted').stdout)
 
@@ -83,7 +105,13 @@ test('server outbox prints what was sent; user lock ends the sessions of a runni
   const reg = await fetch(`${url}/api/v9/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: `ob${Date.now()}`, email, password: 'a long enough password', date_of_birth: '1990-01-01', consent: true }),
+    body: JSON.stringify({
+      username: `ob${Date.now()}`,
+      email,
+      password: 'a long enough password',
+      date_of_birth: '1990-01-01',
+      consent: true,
+    }),
   })
   const { token } = (await reg.json()) as { token: string }
   const rows = JSON.parse(cli('outbox', '--to', email, '--json').stdout)
@@ -97,9 +125,14 @@ test('server outbox prints what was sent; user lock ends the sessions of a runni
   await new Promise((resolve) => (ws.onopen = resolve))
   ws.send(JSON.stringify({ op: 2, d: { token, properties: {} } }))
   while (!frames.some((f) => f.t === 'READY')) await Bun.sleep(20)
-  const beat = setInterval(() => ws.send(JSON.stringify({ op: 1, d: null })), Math.min(frames[0].d.heartbeat_interval / 3, 1000))
+  const beat = setInterval(
+    () => ws.send(JSON.stringify({ op: 1, d: null })),
+    Math.min(frames[0].d.heartbeat_interval / 3, 1000),
+  )
   const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
-  const me = (await (await fetch(`${url}/api/v9/users/@me`, { headers: { authorization: token } })).json()) as { id: string }
+  const me = (await (await fetch(`${url}/api/v9/users/@me`, { headers: { authorization: token } })).json()) as {
+    id: string
+  }
 
   const locked = cli('user', 'lock', '--id', me.id)
   expect(locked.code).toBe(0)

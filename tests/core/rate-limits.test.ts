@@ -17,8 +17,15 @@ beforeAll(async () => {
 afterAll(() => setConfig({ ...config(), routeRateLimits: false }))
 
 const MESSAGES = ROUTE_LIMITS.find((r) => r.path === '/lobbies/:lobbyId/messages')!
-const HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-reset-after', 'x-ratelimit-bucket']
-const raw = (method: string, path: string, options: Parameters<typeof api>[2] = {}) => api(method, path, { ...options, rateLimited: 'return' })
+const HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-ratelimit-reset-after',
+  'x-ratelimit-bucket',
+]
+const raw = (method: string, path: string, options: Parameters<typeof api>[2] = {}) =>
+  api(method, path, { ...options, rateLimited: 'return' })
 
 /**
  * Send until one is refused; returns the answers of the window that ended in the refusal (the window is read from
@@ -71,7 +78,8 @@ describe('headers', () => {
     const bot = `Bot ${app.bot_token}`
     const a = await createLobby(bot)
     const b = await createLobby(bot)
-    const bucket = async (method: string, path: string) => (await raw(method, path, { token: bot })).headers.get('x-ratelimit-bucket')
+    const bucket = async (method: string, path: string) =>
+      (await raw(method, path, { token: bot })).headers.get('x-ratelimit-bucket')
     const lobbyA = await bucket('GET', `/lobbies/${a.id}`)
     expect(await bucket('GET', `/api/v10/lobbies/${a.id}`)).toBe(lobbyA)
     expect(await bucket('GET', `/api/lobbies/${b.id}`)).toBe(lobbyA)
@@ -92,12 +100,20 @@ describe('limits', () => {
     const { bot, players } = await setup(1)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
     const other = await createLobby(bot, { members: [{ id: players[0].id }] })
-    const send = (lobbyId: string, token = players[0].bearer) => raw('POST', `/lobbies/${lobbyId}/messages`, { token, body: { content: 'hi' } })
+    const send = (lobbyId: string, token = players[0].bearer) =>
+      raw('POST', `/lobbies/${lobbyId}/messages`, { token, body: { content: 'hi' } })
     const { over, window } = await untilLimited(() => send(lobby.id))
     expect(window.map((r) => r.status)).toEqual(Array(MESSAGES.limit).fill(201))
-    expect(window.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(Array.from({ length: MESSAGES.limit }, (_, i) => String(MESSAGES.limit - 1 - i)))
+    expect(window.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(
+      Array.from({ length: MESSAGES.limit }, (_, i) => String(MESSAGES.limit - 1 - i)),
+    )
     expect(over.status).toBe(429)
-    expect(over.body).toEqual({ message: 'You are being rate limited.', retry_after: expect.any(Number), global: false, code: 0 })
+    expect(over.body).toEqual({
+      message: 'You are being rate limited.',
+      retry_after: expect.any(Number),
+      global: false,
+      code: 0,
+    })
     expect(over.body.retry_after).toBeGreaterThan(0)
     expect(over.body.retry_after).toBeLessThanOrEqual(MESSAGES.windowMs / 1000)
     expect(over.headers.get('retry-after')).toBe(String(Math.ceil(over.body.retry_after)))
@@ -161,7 +177,9 @@ describe('@discordjs/rest', () => {
     const messages = MESSAGES.limit * 2 + 3
     const reads = DEFAULT_ROUTE_LIMIT.limit + 10
     await Promise.all([
-      ...Array.from({ length: messages }, (_, i) => rest.post(`/lobbies/${lobby.id}/messages`, { body: { content: `burst ${i}` } })),
+      ...Array.from({ length: messages }, (_, i) =>
+        rest.post(`/lobbies/${lobby.id}/messages`, { body: { content: `burst ${i}` } }),
+      ),
       ...Array.from({ length: reads }, () => rest.get(`/lobbies/${lobby.id}`)),
     ])
     expect(statuses).toHaveLength(messages + reads)

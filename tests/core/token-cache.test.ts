@@ -56,7 +56,9 @@ describe('user tokens', () => {
     const other = await login(user)
     await warm(user.token)
     await warm(other)
-    expect((await api('POST', '/users/@me/disable', { token: user.token, body: { password: user.password } })).status).toBe(204)
+    expect(
+      (await api('POST', '/users/@me/disable', { token: user.token, body: { password: user.password } })).status,
+    ).toBe(204)
     expect((await me(user.token)).status).toBe(401)
     expect((await me(other)).status).toBe(401)
   })
@@ -75,7 +77,8 @@ describe('user tokens', () => {
     clock.advance(10 * 60_000)
     await warm(user.token)
     const after = (await api('GET', '/auth/sessions', { token: user.token })).body.user_sessions
-    const newest = (list: { approx_last_used_time: string }[]) => Math.max(...list.map((s) => Date.parse(s.approx_last_used_time)))
+    const newest = (list: { approx_last_used_time: string }[]) =>
+      Math.max(...list.map((s) => Date.parse(s.approx_last_used_time)))
     expect(newest(after)).toBeGreaterThan(newest(before))
   })
 
@@ -98,7 +101,10 @@ describe('OAuth2 access tokens', () => {
     const app = await makeApp()
     const first = await grantTokens(user, app)
     for (let i = 0; i < 3; i++) expect((await oauthMe(first.access_token)).status).toBe(200)
-    const r = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [app.id, app.client_secret])
+    const r = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [
+      app.id,
+      app.client_secret,
+    ])
     expect(r.status).toBe(200)
     expect((await oauthMe(first.access_token)).status).toBe(401)
     expect((await oauthMe(r.body.access_token)).status).toBe(200)
@@ -128,7 +134,9 @@ describe('OAuth2 access tokens', () => {
     const app = await makeApp()
     const grant = await grantTokens(user, app)
     expect((await oauthMe(grant.access_token)).status).toBe(200)
-    expect((await api('POST', '/users/@me/disable', { token: user.token, body: { password: user.password } })).status).toBe(204)
+    expect(
+      (await api('POST', '/users/@me/disable', { token: user.token, body: { password: user.password } })).status,
+    ).toBe(204)
     // A disabled account acts through no token, its applications' included.
     expect((await oauthMe(grant.access_token)).status).toBe(401)
   })

@@ -25,7 +25,11 @@ beforeAll(() => {
 afterAll(() => server.stop())
 
 async function post(body: string) {
-  const r = await fetch(`${server.url}/thing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const r = await fetch(`${server.url}/thing`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  })
   return { status: r.status, body: (await r.json()) as any, type: r.headers.get('content-type') }
 }
 
@@ -33,12 +37,19 @@ test('a missing field gives 400 50035 BASE_TYPE_REQUIRED under errors.<field>._e
   const r = await post('{}')
   expect(r.status).toBe(400)
   expect(r.type).toContain('application/json')
-  expect(r.body).toEqual({ code: 50035, message: 'Invalid Form Body', errors: { name: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }] } } })
+  expect(r.body).toEqual({
+    code: 50035,
+    message: 'Invalid Form Body',
+    errors: { name: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }] } },
+  })
 })
 
 test('length and range limits name the bounds', async () => {
   const long = await post(JSON.stringify({ name: 'abcdef' }))
-  expect(long.body.errors.name._errors[0]).toEqual({ code: 'BASE_TYPE_BAD_LENGTH', message: 'Must be between 2 and 5 in length.' })
+  expect(long.body.errors.name._errors[0]).toEqual({
+    code: 'BASE_TYPE_BAD_LENGTH',
+    message: 'Must be between 2 and 5 in length.',
+  })
   const edge = await post(JSON.stringify({ name: 'abcde', count: 10 }))
   expect(edge.status).toBe(200)
   const over = await post(JSON.stringify({ name: 'ab', count: 11 }))
@@ -50,7 +61,10 @@ test('nested array errors use string indices as keys', async () => {
   expect(r.status).toBe(400)
   expect(r.body.errors.members['1'].id._errors[0].code).toBe('BASE_TYPE_STRING')
   const tooMany = await post(JSON.stringify({ name: 'ab', members: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] }))
-  expect(tooMany.body.errors.members._errors[0]).toEqual({ code: 'BASE_TYPE_MAX_LENGTH', message: 'Must be 2 or fewer in length.' })
+  expect(tooMany.body.errors.members._errors[0]).toEqual({
+    code: 'BASE_TYPE_MAX_LENGTH',
+    message: 'Must be 2 or fewer in length.',
+  })
 })
 
 test('invalid JSON gives 400 50109', async () => {

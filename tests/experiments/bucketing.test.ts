@@ -10,7 +10,9 @@ import { load, mmh3, prng, randomRanges, refEvaluate, refUserArray, type Def } f
 beforeEach(resetWorld)
 
 function randomIds(rand: () => number, n: number): string[] {
-  return Array.from({ length: n }, () => String(BigInt(Math.floor(rand() * 2 ** 40)) << 22n | BigInt(Math.floor(rand() * 4096))))
+  return Array.from({ length: n }, () =>
+    String((BigInt(Math.floor(rand() * 2 ** 40)) << 22n) | BigInt(Math.floor(rand() * 4096))),
+  )
 }
 
 function randomDefinitions(rand: () => number, ids: string[], count: number): Def[] {
@@ -61,7 +63,14 @@ describe('user bucketing', () => {
   test('overrides come first: bucket from the override, override flag 0, no population', async () => {
     const id = '1084179945133187083'
     const defs: Def[] = [
-      { name: 'ov', kind: 'user', revision: 2, aa_mode: true, populations: [{ ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] }], overrides: [{ b: 3, k: [id] }] },
+      {
+        name: 'ov',
+        kind: 'user',
+        revision: 2,
+        aa_mode: true,
+        populations: [{ ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] }],
+        overrides: [{ b: 3, k: [id] }],
+      },
     ]
     await load(defs)
     const position = mmh3(`ov:${id}`) % 10000
@@ -71,7 +80,16 @@ describe('user bucketing', () => {
   })
 
   test('A/A mode: bucket None (-1) though a population holds the position', async () => {
-    await load([{ name: 'aa', kind: 'user', revision: 1, aa_mode: true, trigger_debugging: true, populations: [{ ranges: [{ bucket: 2, rollout: [{ s: 0, e: 9999 }] }] }] }])
+    await load([
+      {
+        name: 'aa',
+        kind: 'user',
+        revision: 1,
+        aa_mode: true,
+        trigger_debugging: true,
+        populations: [{ ranges: [{ bucket: 2, rollout: [{ s: 0, e: 9999 }] }] }],
+      },
+    ])
     expect(userAssignments('7')).toEqual([[mmh3('aa'), 1, -1, -1, 0, mmh3('aa:7') % 10000, 1, 1]])
   })
 
@@ -106,7 +124,15 @@ describe('user bucketing', () => {
   })
 
   test('hash_key replaces the name in the position, not in the hash', async () => {
-    await load([{ name: 'named', kind: 'user', revision: 1, hash_key: 'other', populations: [{ ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] }] }])
+    await load([
+      {
+        name: 'named',
+        kind: 'user',
+        revision: 1,
+        hash_key: 'other',
+        populations: [{ ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] }],
+      },
+    ])
     expect(userAssignments('99')[0]).toEqual([mmh3('named'), 1, 1, -1, 0, mmh3('other:99') % 10000, 0, 0])
   })
 })
@@ -114,15 +140,43 @@ describe('user bucketing', () => {
 describe('holdouts', () => {
   const everyone = (bucket: number) => [{ ranges: [{ bucket, rollout: [{ s: 0, e: 9999 }] }] }]
 
-  test('in the holdout\'s bucket: None, with the holdout name, revision and bucket (fields 9-11)', async () => {
+  test("in the holdout's bucket: None, with the holdout name, revision and bucket (fields 9-11)", async () => {
     const defs: Def[] = [
       { name: '2025-02_user_profile_editing', kind: 'user', revision: 2, populations: everyone(0) },
-      { name: 'held', kind: 'user', revision: 3, trigger_debugging: true, holdout: { name: '2025-02_user_profile_editing', bucket: 0 }, populations: everyone(1) },
+      {
+        name: 'held',
+        kind: 'user',
+        revision: 3,
+        trigger_debugging: true,
+        holdout: { name: '2025-02_user_profile_editing', bucket: 0 },
+        populations: everyone(1),
+      },
     ]
     await load(defs)
     const [holdout, held] = userAssignments('123')
-    expect(holdout).toEqual([mmh3('2025-02_user_profile_editing'), 2, 0, -1, 0, mmh3('2025-02_user_profile_editing:123') % 10000, 0, 0])
-    expect(held).toEqual([mmh3('held'), 3, -1, -1, 0, mmh3('held:123') % 10000, 0, 1, '2025-02_user_profile_editing', 2, 0])
+    expect(holdout).toEqual([
+      mmh3('2025-02_user_profile_editing'),
+      2,
+      0,
+      -1,
+      0,
+      mmh3('2025-02_user_profile_editing:123') % 10000,
+      0,
+      0,
+    ])
+    expect(held).toEqual([
+      mmh3('held'),
+      3,
+      -1,
+      -1,
+      0,
+      mmh3('held:123') % 10000,
+      0,
+      1,
+      '2025-02_user_profile_editing',
+      2,
+      0,
+    ])
   })
 
   test('in another bucket of the holdout: the experiment applies and fields 9-11 are absent', async () => {
@@ -136,16 +190,30 @@ describe('holdouts', () => {
   test('an override beats the holdout; a holdout only disables an assigned bucket', async () => {
     await load([
       { name: 'h', kind: 'user', revision: 1, populations: everyone(0) },
-      { name: 'x', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 0 }, populations: everyone(4), overrides: [{ b: 2, k: ['5'] }] },
+      {
+        name: 'x',
+        kind: 'user',
+        revision: 1,
+        holdout: { name: 'h', bucket: 0 },
+        populations: everyone(4),
+        overrides: [{ b: 2, k: ['5'] }],
+      },
       { name: 'y', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 0 }, populations: [{ ranges: [] }] },
     ])
     expect(userAssignments('5')[1].slice(2, 5)).toEqual([2, 0, -1])
     expect(userAssignments('5')[2]).toEqual([mmh3('y'), 1, -1, -1, -1, mmh3('y:5') % 10000, 0, 0])
   })
 
-  test('the holdout\'s bucket counts before its own A/A mode hides it; an overridden holdout bucket counts too', async () => {
+  test("the holdout's bucket counts before its own A/A mode hides it; an overridden holdout bucket counts too", async () => {
     await load([
-      { name: 'h', kind: 'user', revision: 1, aa_mode: true, populations: everyone(0), overrides: [{ b: 1, k: ['8'] }] },
+      {
+        name: 'h',
+        kind: 'user',
+        revision: 1,
+        aa_mode: true,
+        populations: everyone(0),
+        overrides: [{ b: 1, k: ['8'] }],
+      },
       { name: 'x', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 0 }, populations: everyone(4) },
       { name: 'z', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 1 }, populations: everyone(4) },
     ])
@@ -164,11 +232,17 @@ describe('holdouts', () => {
     expect(b[2]).toBe(-1)
     expect(c.slice(2, 5)).toEqual([2, -1, 0])
     expect(c).toHaveLength(8)
-    expect(refEvaluate([
-      { name: 'a', kind: 'user', revision: 1, populations: everyone(0) },
-      { name: 'b', kind: 'user', revision: 1, holdout: { name: 'a', bucket: 0 }, populations: everyone(1) },
-      { name: 'c', kind: 'user', revision: 1, holdout: { name: 'b', bucket: 1 }, populations: everyone(2) },
-    ], 'c', '3').bucket).toBe(2)
+    expect(
+      refEvaluate(
+        [
+          { name: 'a', kind: 'user', revision: 1, populations: everyone(0) },
+          { name: 'b', kind: 'user', revision: 1, holdout: { name: 'a', bucket: 0 }, populations: everyone(1) },
+          { name: 'c', kind: 'user', revision: 1, holdout: { name: 'b', bucket: 1 }, populations: everyone(2) },
+        ],
+        'c',
+        '3',
+      ).bucket,
+    ).toBe(2)
   })
 })
 
@@ -195,6 +269,7 @@ describe('stability', () => {
     await load(randomDefinitions(rand, ids, 15))
     const fresh = compileAll(readDefinitions().definitions)
     const now = Date.now()
-    for (const id of ids) expect(fresh.map((c) => userArray(c, evaluate(c, id, undefined, now)))).toEqual(userAssignments(id))
+    for (const id of ids)
+      expect(fresh.map((c) => userArray(c, evaluate(c, id, undefined, now)))).toEqual(userAssignments(id))
   })
 })

@@ -14,8 +14,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 async function cli(...args: string[]) {
   await server()
   const env = { ...process.env, DATABASE_PATH: config().databasePath, LOG_LEVEL: 'silent' }
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', 'experiments', ...args], { env, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', 'experiments', ...args], {
+    env,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   return { code, stdout, stderr }
 }
 
@@ -43,20 +51,32 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeo
 
 describe('server experiments (CLI)', () => {
   test('load in another process: the running server answers with the new definitions, no restart', async () => {
-    const first = await cli('load', file('first.json', [{ name: 'cli-one', kind: 'user', revision: 1, populations: everyone(1) }]))
+    const first = await cli(
+      'load',
+      file('first.json', [{ name: 'cli-one', kind: 'user', revision: 1, populations: everyone(1) }]),
+    )
     expect(first.code).toBe(0)
     expect(JSON.parse(first.stdout)).toMatchObject({ loaded: 1, warnings: [] })
     const { fingerprint } = (await api('GET', '/experiments')).body
     const id = fingerprint.split('.')[0]
-    const seen = await until(() => assignmentsOf(fingerprint), (a) => a.length === 1 && a[0][0] === mmh3('cli-one'))
+    const seen = await until(
+      () => assignmentsOf(fingerprint),
+      (a) => a.length === 1 && a[0][0] === mmh3('cli-one'),
+    )
     expect(seen).toEqual([[mmh3('cli-one'), 1, 1, -1, 0, mmh3(`cli-one:${id}`) % 10000, 0, 0]])
 
-    const second = await cli('load', file('second.json', [
-      { name: 'cli-one', kind: 'user', revision: 2, populations: everyone(3) },
-      { name: 'cli-two', kind: 'user', revision: 1, populations: everyone(0) },
-    ]))
+    const second = await cli(
+      'load',
+      file('second.json', [
+        { name: 'cli-one', kind: 'user', revision: 2, populations: everyone(3) },
+        { name: 'cli-two', kind: 'user', revision: 1, populations: everyone(0) },
+      ]),
+    )
     expect(second.code).toBe(0)
-    const changed = await until(() => assignmentsOf(fingerprint), (a) => a.length === 2)
+    const changed = await until(
+      () => assignmentsOf(fingerprint),
+      (a) => a.length === 2,
+    )
     expect(changed).toEqual([
       [mmh3('cli-one'), 2, 3, -1, 0, mmh3(`cli-one:${id}`) % 10000, 0, 0],
       [mmh3('cli-two'), 1, 0, -1, 0, mmh3(`cli-two:${id}`) % 10000, 0, 0],
@@ -64,16 +84,39 @@ describe('server experiments (CLI)', () => {
 
     // Another process evaluates the same definitions from the database the same way.
     const evaluated = await cli('eval', 'cli-one', '--user', id)
-    expect(JSON.parse(evaluated.stdout)).toEqual({ experiment: 'cli-one', kind: 'user', resource_id: id, bucket: 3, population: 0, position: changed[0][5], override: false })
+    expect(JSON.parse(evaluated.stdout)).toEqual({
+      experiment: 'cli-one',
+      kind: 'user',
+      resource_id: id,
+      bucket: 3,
+      population: 0,
+      position: changed[0][5],
+      override: false,
+    })
   })
 
   test('a bad file is refused whole with the element and the field named; the loaded definitions stay', async () => {
-    expect((await cli('load', file('good.json', [{ name: 'stays', kind: 'user', revision: 1, populations: everyone(1) }]))).code).toBe(0)
+    expect(
+      (await cli('load', file('good.json', [{ name: 'stays', kind: 'user', revision: 1, populations: everyone(1) }])))
+        .code,
+    ).toBe(0)
     const bad = [
       { name: 'a', kind: 'user', revision: 1, populations: [] },
       { name: 'b', kind: 'user', revision: 1, populations: [] },
       { name: 'c', kind: 'user', revision: 1, populations: [] },
-      { name: 'd', kind: 'user', revision: 1, populations: [{ ranges: [{ bucket: 0, rollout: [{ s: 0, e: 9 }] }, { bucket: 1, rollout: [{ s: 10, e: 10000 }] }] }] },
+      {
+        name: 'd',
+        kind: 'user',
+        revision: 1,
+        populations: [
+          {
+            ranges: [
+              { bucket: 0, rollout: [{ s: 0, e: 9 }] },
+              { bucket: 1, rollout: [{ s: 10, e: 10000 }] },
+            ],
+          },
+        ],
+      },
     ]
     const r = await cli('load', file('bad.json', bad))
     expect(r.code).toBe(1)
@@ -95,7 +138,10 @@ describe('server experiments (CLI)', () => {
       ...(i % 7 === 0 ? { trigger_debugging: true } : {}),
       populations: [
         {
-          ranges: [{ bucket: i % 3, rollout: [{ s: 0, e: 9999 - i }] }, { bucket: -1, rollout: [{ s: 10000 - i, e: 9999 }] }].filter((r) => r.rollout[0].s <= r.rollout[0].e),
+          ranges: [
+            { bucket: i % 3, rollout: [{ s: 0, e: 9999 - i }] },
+            { bucket: -1, rollout: [{ s: 10000 - i, e: 9999 }] },
+          ].filter((r) => r.rollout[0].s <= r.rollout[0].e),
           ...(i % 5 === 0 ? { filters: { guild_ids: { guild_ids: [String(i + 1)] } } } : {}),
         },
       ],
@@ -104,7 +150,14 @@ describe('server experiments (CLI)', () => {
     const loaded = await cli('load', file('fifty.json', defs))
     expect(JSON.parse(loaded.stdout)).toMatchObject({ loaded: 50, warnings: [] })
     const list = JSON.parse((await cli('list')).stdout)
-    expect(list.map((d: { name: string; kind: string; revision: number; hash: number }) => [d.name, d.kind, d.revision, d.hash])).toEqual(defs.map((d) => [d.name, d.kind, d.revision, mmh3(d.name)]))
+    expect(
+      list.map((d: { name: string; kind: string; revision: number; hash: number }) => [
+        d.name,
+        d.kind,
+        d.revision,
+        d.hash,
+      ]),
+    ).toEqual(defs.map((d) => [d.name, d.kind, d.revision, mmh3(d.name)]))
     for (const i of [0, 17, 49]) expect(JSON.parse((await cli('show', defs[i].name)).stdout)).toEqual(defs[i])
     const unknown = await cli('show', 'nope')
     expect(unknown.code).toBe(1)
@@ -113,12 +166,35 @@ describe('server experiments (CLI)', () => {
 
   test('eval NAME --guild ID prints bucket, population and position for a server', async () => {
     const { guild } = await makeGuild()
-    expect((await cli('load', file('guild.json', [
-      { name: 'cli-guild', kind: 'guild', revision: 1, populations: [{ ranges: [{ bucket: 2, rollout: [{ s: 0, e: 9999 }] }], filters: { guild_ids: { guild_ids: ['1'] } } }, { ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] }] },
-    ]))).code).toBe(0)
+    expect(
+      (
+        await cli(
+          'load',
+          file('guild.json', [
+            {
+              name: 'cli-guild',
+              kind: 'guild',
+              revision: 1,
+              populations: [
+                { ranges: [{ bucket: 2, rollout: [{ s: 0, e: 9999 }] }], filters: { guild_ids: { guild_ids: ['1'] } } },
+                { ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] },
+              ],
+            },
+          ]),
+        )
+      ).code,
+    ).toBe(0)
     const r = await cli('eval', 'cli-guild', '--guild', guild.id)
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual({ experiment: 'cli-guild', kind: 'guild', resource_id: guild.id, bucket: 1, population: 1, position: mmh3(`cli-guild:${guild.id}`) % 10000, override: false })
+    expect(JSON.parse(r.stdout)).toEqual({
+      experiment: 'cli-guild',
+      kind: 'guild',
+      resource_id: guild.id,
+      bucket: 1,
+      population: 1,
+      position: mmh3(`cli-guild:${guild.id}`) % 10000,
+      override: false,
+    })
     const missing = await cli('eval', 'cli-guild', '--guild', '1')
     expect(missing.code).toBe(1)
     expect(missing.stderr).toContain('no server with ID 1')

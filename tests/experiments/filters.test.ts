@@ -26,12 +26,14 @@ function facts(over: Partial<GuildFacts> = {}): GuildFacts {
 
 /** The bucket a single-population guild experiment with these filters gives (1 when they hold, -1 otherwise). */
 function bucket(filters: Record<string, unknown>, guild: GuildFacts, now = Date.now()): number {
-  const [exp] = compileAll([{ name: 'edge', kind: 'guild', revision: 1, populations: [{ ranges: ALL, filters }] } as Definition])
+  const [exp] = compileAll([
+    { name: 'edge', kind: 'guild', revision: 1, populations: [{ ranges: ALL, filters }] } as Definition,
+  ])
   return evaluate(exp, guild.id, guild, now).bucket
 }
 
 describe('encoding', () => {
-  test('every filter, in the fixed order, with Discord\'s key hashes and nested pairs', async () => {
+  test("every filter, in the fixed order, with Discord's key hashes and nested pairs", async () => {
     await load([
       { name: 'g-holdout', kind: 'guild', revision: 1, populations: [{ ranges: ALL }] },
       {
@@ -43,7 +45,10 @@ describe('encoding', () => {
         holdout: { name: 'g-holdout', bucket: 1 },
         populations: [
           {
-            ranges: [{ bucket: 1, rollout: [{ s: 0, e: 4999 }] }, { bucket: -1, rollout: [{ s: 5000, e: 9999 }] }],
+            ranges: [
+              { bucket: 1, rollout: [{ s: 0, e: 4999 }] },
+              { bucket: -1, rollout: [{ s: 5000, e: 9999 }] },
+            ],
             // Written out of order: the encoding puts them in the fixed order.
             filters: {
               guild_in_range_by_hash: { hash_key: 'srv', target: 5000 },
@@ -68,16 +73,43 @@ describe('encoding', () => {
         4,
         [
           [
-            [[1, [{ s: 0, e: 5000 }]], [-1, [{ s: 5000, e: 10000 }]]],
+            [
+              [1, [{ s: 0, e: 5000 }]],
+              [-1, [{ s: 5000, e: 10000 }]],
+            ],
             [
               [1604612045, [[1183251248, ['COMMUNITY', 'NEWS']]]],
-              [2404720969, [[3399957344, '100'], [1238858341, null]]],
-              [3730341874, [[3399957344, null], [1238858341, 30]]],
-              [2918402255, [[3399957344, 2], [1238858341, 1000]]],
+              [
+                2404720969,
+                [
+                  [3399957344, '100'],
+                  [1238858341, null],
+                ],
+              ],
+              [
+                3730341874,
+                [
+                  [3399957344, null],
+                  [1238858341, 30],
+                ],
+              ],
+              [
+                2918402255,
+                [
+                  [3399957344, 2],
+                  [1238858341, 1000],
+                ],
+              ],
               [3013771838, [[3013771838, ['1', '2']]]],
               [4148745523, [[4148745523, [1]]]],
               [188952590, [[188952590, true]]],
-              [2294888943, [[2690752156, 3842050582], [1982804121, 5000]]],
+              [
+                2294888943,
+                [
+                  [2690752156, 3842050582],
+                  [1982804121, 5000],
+                ],
+              ],
             ],
           ],
         ],
@@ -99,7 +131,10 @@ describe('encoding', () => {
         revision: 0,
         populations: [
           {
-            ranges: [{ bucket: -1, rollout: [{ s: 7200, e: 9999 }] }, { bucket: 1, rollout: [{ s: 0, e: 7199 }] }],
+            ranges: [
+              { bucket: -1, rollout: [{ s: 7200, e: 9999 }] },
+              { bucket: 1, rollout: [{ s: 0, e: 7199 }] },
+            ],
             filters: { guild_in_range_by_hash: { hash_key: 1405831955, target: 10000 } },
           },
         ],
@@ -109,8 +144,19 @@ describe('encoding', () => {
     expect(array.slice(0, 3)).toEqual([1405831955, '2021-06_guild_role_subscriptions', 0])
     expect(array[3]).toEqual([
       [
-        [[-1, [{ s: 7200, e: 10000 }]], [1, [{ s: 0, e: 7200 }]]],
-        [[2294888943, [[2690752156, 1405831955], [1982804121, 10000]]]],
+        [
+          [-1, [{ s: 7200, e: 10000 }]],
+          [1, [{ s: 0, e: 7200 }]],
+        ],
+        [
+          [
+            2294888943,
+            [
+              [2690752156, 1405831955],
+              [1982804121, 10000],
+            ],
+          ],
+        ],
       ],
     ])
     expect(array.slice(4)).toEqual([[], [], null, null, 0, 0])
@@ -146,7 +192,7 @@ describe('filters at their edges', () => {
     expect(bucket({ guild_id_range: { max_id: '100' } }, facts({ id: '0' }))).toBe(1)
   })
 
-  test('age in whole days from the ID\'s timestamp', () => {
+  test("age in whole days from the ID's timestamp", () => {
     const now = Date.UTC(2026, 0, 31, 12)
     const id = snowflakeAt(now - 30 * DAY)
     const atMost30 = { guild_age_range_days: { max_id: 30 } }
@@ -207,15 +253,27 @@ describe('filters at their edges', () => {
         kind: 'guild',
         revision: 1,
         populations: [
-          { ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }], filters: { guild_has_feature: { guild_features: ['A'] }, guild_member_count_range: { min_id: 5 } } },
+          {
+            ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }],
+            filters: { guild_has_feature: { guild_features: ['A'] }, guild_member_count_range: { min_id: 5 } },
+          },
           { ranges: [{ bucket: 2, rollout: [{ s: 0, e: 9999 }] }] },
         ],
       },
     ])
     const now = Date.now()
-    expect(evaluate(exp, '9', facts({ id: '9', features: ['A'], memberCount: 5 }), now)).toMatchObject({ bucket: 1, population: 0 })
-    expect(evaluate(exp, '9', facts({ id: '9', features: ['A'], memberCount: 4 }), now)).toMatchObject({ bucket: 2, population: 1 })
-    expect(evaluate(exp, '9', facts({ id: '9', features: [], memberCount: 50 }), now)).toMatchObject({ bucket: 2, population: 1 })
+    expect(evaluate(exp, '9', facts({ id: '9', features: ['A'], memberCount: 5 }), now)).toMatchObject({
+      bucket: 1,
+      population: 0,
+    })
+    expect(evaluate(exp, '9', facts({ id: '9', features: ['A'], memberCount: 4 }), now)).toMatchObject({
+      bucket: 2,
+      population: 1,
+    })
+    expect(evaluate(exp, '9', facts({ id: '9', features: [], memberCount: 50 }), now)).toMatchObject({
+      bucket: 2,
+      population: 1,
+    })
   })
 })
 
@@ -242,7 +300,15 @@ describe('server-side evaluation of real servers (server experiments eval)', () 
       },
     ])
     const position = mmh3(`real:${guild.id}`) % 10000
-    expect(evaluateOne('real', { guild: guild.id })).toEqual({ experiment: 'real', kind: 'guild', resource_id: guild.id, bucket: -1, population: -1, position, override: false })
+    expect(evaluateOne('real', { guild: guild.id })).toEqual({
+      experiment: 'real',
+      kind: 'guild',
+      resource_id: guild.id,
+      bucket: -1,
+      population: -1,
+      position,
+      override: false,
+    })
     setGuildAttributes(guild.id, { features: ['COMMUNITY'], vanity: `v${guild.id}`, hubType: 2 })
     expect(evaluateOne('real', { guild: guild.id }).bucket).toBe(-1) // one member
     await join(channelId, owner)
@@ -264,19 +330,34 @@ describe('server-side evaluation of real servers (server experiments eval)', () 
 // ---- A client-side evaluation of the encoded arrays, after Discord's web client ----
 
 type Wire = any[]
-const FILTER = { feature: 1604612045, idRange: 2404720969, age: 3730341874, members: 2918402255, ids: 3013771838, hubs: 4148745523, vanity: 188952590, byHash: 2294888943 }
+const FILTER = {
+  feature: 1604612045,
+  idRange: 2404720969,
+  age: 3730341874,
+  members: 2918402255,
+  ids: 3013771838,
+  hubs: 4148745523,
+  vanity: 188952590,
+  byHash: 2294888943,
+}
 const FIELD = { min: 3399957344, max: 1238858341, hashKey: 2690752156, target: 1982804121 }
 
 function clientFilter(key: number, fields: [number, any][], now: number): (g: GuildFacts) => boolean {
   const field = (k: number) => fields.find(([f]) => f === k)?.[1]
-  const within = (v: bigint, min: any, max: any) => !(min != null && v < BigInt(min)) && !(max != null && v > BigInt(max))
+  const within = (v: bigint, min: any, max: any) =>
+    !(min != null && v < BigInt(min)) && !(max != null && v > BigInt(max))
   switch (key) {
     case FILTER.ids:
       return (g) => field(FILTER.ids).includes(g.id)
     case FILTER.idRange:
       return (g) => within(BigInt(g.id), field(FIELD.min), field(FIELD.max))
     case FILTER.age:
-      return (g) => within(BigInt(Math.floor((now - Number((BigInt(g.id) >> 22n) + 1420070400000n)) / DAY)), field(FIELD.min), field(FIELD.max))
+      return (g) =>
+        within(
+          BigInt(Math.floor((now - Number((BigInt(g.id) >> 22n) + 1420070400000n)) / DAY)),
+          field(FIELD.min),
+          field(FIELD.max),
+        )
     case FILTER.members:
       return (g) => g.memberCount != null && within(BigInt(g.memberCount), field(FIELD.min), field(FIELD.max))
     case FILTER.feature:
@@ -297,7 +378,9 @@ function clientFilter(key: number, fields: [number, any][], now: number): (g: Gu
 function clientPopulations(populations: Wire, g: GuildFacts, position: number, now: number): number | null {
   for (const [ranges, filters] of populations) {
     if (!filters.every(([key, fields]: [number, any]) => clientFilter(key, fields, now)(g))) continue
-    const range = ranges.find(([, rollout]: [number, { s: number; e: number }[]]) => rollout.some(({ s, e }) => position >= s && position < e))
+    const range = ranges.find(([, rollout]: [number, { s: number; e: number }[]]) =>
+      rollout.some(({ s, e }) => position >= s && position < e),
+    )
     const b = range ? range[0] : 0
     if (b === -1) break
     return b
@@ -305,7 +388,12 @@ function clientPopulations(populations: Wire, g: GuildFacts, position: number, n
   return null
 }
 
-function clientEvaluate(byHash: Map<number, Wire>, name: string, g: GuildFacts, now: number): { bucket: number; override?: boolean; aaMode?: boolean } | null {
+function clientEvaluate(
+  byHash: Map<number, Wire>,
+  name: string,
+  g: GuildFacts,
+  now: number,
+): { bucket: number; override?: boolean; aaMode?: boolean } | null {
   const e = byHash.get(mmh3(name))
   if (!e) return null
   const [, hashKey, , populations, overrides, , holdoutName, holdoutBucket, aaMode] = e
@@ -321,7 +409,7 @@ function clientEvaluate(byHash: Map<number, Wire>, name: string, g: GuildFacts, 
   return { bucket: b, aaMode: aaMode === 1 }
 }
 
-describe('the encoded arrays, evaluated as Discord\'s client does, agree with the server', () => {
+describe("the encoded arrays, evaluated as Discord's client does, agree with the server", () => {
   test('300 random servers × 30 random server experiments whose populations cover every position', async () => {
     const rand = prng(2026)
     const now = Date.now()
@@ -338,13 +426,26 @@ describe('the encoded arrays, evaluated as Discord\'s client does, agree with th
       const f: Record<string, unknown> = {}
       const lo = Math.floor(rand() * 10)
       if (rand() < 0.3) f.guild_has_feature = { guild_features: ['A', 'B', 'C'].filter(() => rand() < 0.5).concat('Z') }
-      if (rand() < 0.3) f.guild_id_range = { min_id: rand() < 0.7 ? ids[Math.floor(rand() * 150)] : null, max_id: rand() < 0.7 ? ids[150 + Math.floor(rand() * 150)] : null }
-      if (rand() < 0.3) f.guild_age_range_days = { min_id: rand() < 0.5 ? Math.floor(rand() * 1500) : null, max_id: rand() < 0.5 ? 1500 + Math.floor(rand() * 2000) : null }
-      if (rand() < 0.3) f.guild_member_count_range = { min_id: lo, max_id: rand() < 0.5 ? lo + Math.floor(rand() * 10) : null }
+      if (rand() < 0.3)
+        f.guild_id_range = {
+          min_id: rand() < 0.7 ? ids[Math.floor(rand() * 150)] : null,
+          max_id: rand() < 0.7 ? ids[150 + Math.floor(rand() * 150)] : null,
+        }
+      if (rand() < 0.3)
+        f.guild_age_range_days = {
+          min_id: rand() < 0.5 ? Math.floor(rand() * 1500) : null,
+          max_id: rand() < 0.5 ? 1500 + Math.floor(rand() * 2000) : null,
+        }
+      if (rand() < 0.3)
+        f.guild_member_count_range = { min_id: lo, max_id: rand() < 0.5 ? lo + Math.floor(rand() * 10) : null }
       if (rand() < 0.1) f.guild_ids = { guild_ids: ids.filter(() => rand() < 0.3) }
       if (rand() < 0.2) f.guild_hub_types = { guild_hub_types: [0, 1, 2, 3].filter(() => rand() < 0.5).concat(9) }
       if (rand() < 0.2) f.guild_has_vanity_url = { guild_has_vanity_url: rand() < 0.5 }
-      if (rand() < 0.3) f.guild_in_range_by_hash = { hash_key: rand() < 0.5 ? `k${Math.floor(rand() * 100)}` : Math.floor(rand() * 2 ** 32), target: Math.floor(rand() * 10001) }
+      if (rand() < 0.3)
+        f.guild_in_range_by_hash = {
+          hash_key: rand() < 0.5 ? `k${Math.floor(rand() * 100)}` : Math.floor(rand() * 2 ** 32),
+          target: Math.floor(rand() * 10001),
+        }
       return f
     }
     const defs: Def[] = []
@@ -353,7 +454,10 @@ describe('the encoded arrays, evaluated as Discord\'s client does, agree with th
         name: `2025-07_server_${i}`,
         kind: 'guild',
         revision: i,
-        populations: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({ ranges: randomRanges(rand, 1 + Math.floor(rand() * 4)), filters: randomFilters() })),
+        populations: Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({
+          ranges: randomRanges(rand, 1 + Math.floor(rand() * 4)),
+          filters: randomFilters(),
+        })),
       }
       if (rand() < 0.3) d.hash_key = `hk${i}`
       if (rand() < 0.2) d.aa_mode = true

@@ -33,13 +33,21 @@ export async function userWithId(id: string) {
   return { id, token }
 }
 
-export type RefResult = { bucket: number; raw: number; override: boolean; population: number; position: number; holdout?: [string, number, number] }
+export type RefResult = {
+  bucket: number
+  raw: number
+  override: boolean
+  population: number
+  position: number
+  holdout?: [string, number, number]
+}
 
 /** The spec's evaluation of one user experiment (no filters) for one resource. */
 export function refEvaluate(defs: Def[], name: string, id: string): RefResult {
   const d = defs.find((x) => x.name === name)!
   const position = mmh3(`${d.hash_key ?? d.name}:${id}`) % 10000
-  for (const o of d.overrides ?? []) if (o.k.includes(id)) return { bucket: o.b, raw: o.b, override: true, population: -1, position }
+  for (const o of d.overrides ?? [])
+    if (o.k.includes(id)) return { bucket: o.b, raw: o.b, override: true, population: -1, position }
   let population = -1
   let raw = -1
   for (const [i, p] of d.populations.entries()) {
@@ -65,7 +73,17 @@ export function refEvaluate(defs: Def[], name: string, id: string): RefResult {
 export function refUserArray(defs: Def[], name: string, id: string): unknown[] {
   const d = defs.find((x) => x.name === name)!
   const r = refEvaluate(defs, name, id)
-  return [mmh3(d.name), d.revision, r.bucket, r.override ? 0 : -1, r.population, r.position, d.aa_mode ? 1 : 0, d.trigger_debugging ? 1 : 0, ...(r.holdout ?? [])]
+  return [
+    mmh3(d.name),
+    d.revision,
+    r.bucket,
+    r.override ? 0 : -1,
+    r.population,
+    r.position,
+    d.aa_mode ? 1 : 0,
+    d.trigger_debugging ? 1 : 0,
+    ...(r.holdout ?? []),
+  ]
 }
 
 /** A small deterministic PRNG so failures reproduce. */
@@ -82,7 +100,11 @@ export function prng(seed: number) {
 
 /** Cut 0-9999 into consecutive inclusive ranges with random buckets (-1..3). */
 export function randomRanges(rand: () => number, pieces: number) {
-  const cuts = [...new Set(Array.from({ length: pieces - 1 }, () => 1 + Math.floor(rand() * 9998)))].sort((a, b) => a - b)
+  const cuts = [...new Set(Array.from({ length: pieces - 1 }, () => 1 + Math.floor(rand() * 9998)))].sort(
+    (a, b) => a - b,
+  )
   const bounds = [0, ...cuts, 10000]
-  return bounds.slice(0, -1).map((s, i) => ({ bucket: Math.floor(rand() * 5) - 1, rollout: [{ s, e: bounds[i + 1] - 1 }] }))
+  return bounds
+    .slice(0, -1)
+    .map((s, i) => ({ bucket: Math.floor(rand() * 5) - 1, rollout: [{ s, e: bounds[i + 1] - 1 }] }))
 }

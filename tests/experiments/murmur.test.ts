@@ -61,7 +61,9 @@ describe('murmur3', () => {
   })
 
   test('rollout position is murmur3("<key>:<id>") % 10000', () => {
-    expect(rolloutPosition('2021-06_guild_role_subscriptions', '1084179945133187083')).toBe(Bun.hash.murmur32v3('2021-06_guild_role_subscriptions:1084179945133187083', 0) % 10000)
+    expect(rolloutPosition('2021-06_guild_role_subscriptions', '1084179945133187083')).toBe(
+      Bun.hash.murmur32v3('2021-06_guild_role_subscriptions:1084179945133187083', 0) % 10000,
+    )
     for (const id of ['0', '1', '18446744073709551615']) {
       const p = rolloutPosition('x', id)
       expect(p).toBeGreaterThanOrEqual(0)

@@ -69,7 +69,8 @@ class ZlibClient {
       await this.chain
       const found = this.frames.find(match)
       if (found) return found
-      if (Date.now() > end) throw new Error(`no matching frame; got ${JSON.stringify(this.frames.map((f) => f.t ?? f.op))}`)
+      if (Date.now() > end)
+        throw new Error(`no matching frame; got ${JSON.stringify(this.frames.map((f) => f.t ?? f.op))}`)
       await Bun.sleep(10)
     }
   }
@@ -81,7 +82,8 @@ class ZlibClient {
   }
 }
 
-const suffixOk = (b: Uint8Array) => b.length >= 4 && b.at(-4) === 0 && b.at(-3) === 0 && b.at(-2) === 0xff && b.at(-1) === 0xff
+const suffixOk = (b: Uint8Array) =>
+  b.length >= 4 && b.at(-4) === 0 && b.at(-3) === 0 && b.at(-2) === 0xff && b.at(-1) === 0xff
 
 const opened: { close(): void }[] = []
 let manager: WebSocketManager | undefined
@@ -93,7 +95,7 @@ afterEach(async () => {
 })
 
 describe('zlib-stream', () => {
-  test('every frame is binary, ends in 00 00 FF FF and inflates to one payload with the connection\'s one context', async () => {
+  test("every frame is binary, ends in 00 00 FF FF and inflates to one payload with the connection's one context", async () => {
     const user = await makeUser()
     const z = await ZlibClient.connect()
     opened.push(z.ws)
@@ -104,11 +106,14 @@ describe('zlib-stream', () => {
     expect(ready.d.user.id).toBe(user.id)
     z.send(1, ready.s)
     await z.waitFor((f) => f.op === 11)
-    for (let i = 0; i < 20; i++) events.publish(topics.user(user.id), 'PING_EVENT', { i, text: 'the same words again and again' })
+    for (let i = 0; i < 20; i++)
+      events.publish(topics.user(user.id), 'PING_EVENT', { i, text: 'the same words again and again' })
     await z.waitFor((f) => f.t === 'PING_EVENT' && f.d.i === 19)
     expect(z.textFrames).toBe(0)
     expect(z.raw.every(suffixOk)).toBe(true)
-    expect(z.frames.filter((f) => f.t === 'PING_EVENT').map((f) => f.d.i)).toEqual(Array.from({ length: 20 }, (_, i) => i))
+    expect(z.frames.filter((f) => f.t === 'PING_EVENT').map((f) => f.d.i)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    )
     // The shared context pays off: repeated payloads shrink to a few bytes.
     expect(z.raw.at(-1)!.length).toBeLessThan(30)
   })
@@ -185,13 +190,20 @@ describe('@discordjs/ws with compression', () => {
     const { url } = await server()
     const app = await makeApp()
     const rest = new REST({ api: `${url}/api`, version: '10', retries: 0 }).setToken(app.bot_token)
-    manager = new WebSocketManager({ token: app.bot_token, intents: 0, rest, version: '10', compression: CompressionMethod.ZlibNative })
+    manager = new WebSocketManager({
+      token: app.bot_token,
+      intents: 0,
+      rest,
+      version: '10',
+      compression: CompressionMethod.ZlibNative,
+    })
     const dispatched: { t: string; d: any }[] = []
     manager.on(WebSocketShardEvents.Dispatch, (payload: any) => dispatched.push({ t: payload.t, d: payload.d }))
-    const once = (event: string) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${event}`)), 5000)
-      manager!.once(event as never, (() => (clearTimeout(timer), resolve(undefined))) as never)
-    })
+    const once = (event: string) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${event}`)), 5000)
+        manager!.once(event as never, (() => (clearTimeout(timer), resolve(undefined))) as never)
+      })
     const ready = once(WebSocketShardEvents.Ready)
     await manager.connect()
     await ready

@@ -23,10 +23,19 @@ async function identified(token: string) {
 async function bearerToken(appId: string, userId: string, scopes = 'identify') {
   await server()
   const token = randomToken()
-  db().insert(oauth2Tokens).values({
-    id: snowflake(), applicationId: appId, userId, scopes, accessTokenHash: sha256Hex(token), familyId: snowflake(),
-    expiresAt: Date.now() + 3600_000, createdAt: Date.now(),
-  } as any).run()
+  db()
+    .insert(oauth2Tokens)
+    .values({
+      id: snowflake(),
+      applicationId: appId,
+      userId,
+      scopes,
+      accessTokenHash: sha256Hex(token),
+      familyId: snowflake(),
+      expiresAt: Date.now() + 3600_000,
+      createdAt: Date.now(),
+    } as any)
+    .run()
   return token
 }
 
@@ -45,7 +54,12 @@ describe('REST', () => {
     expect(r.status).toBe(200)
     expect(r.body.shards).toBeGreaterThanOrEqual(1)
     expect(r.body.session_start_limit.max_concurrency).toBeGreaterThanOrEqual(1)
-    expect(Object.keys(r.body.session_start_limit).sort()).toEqual(['max_concurrency', 'remaining', 'reset_after', 'total'])
+    expect(Object.keys(r.body.session_start_limit).sort()).toEqual([
+      'max_concurrency',
+      'remaining',
+      'reset_after',
+      'total',
+    ])
     expect((await api('GET', '/api/v10/gateway/bot')).status).toBe(401)
   })
 })
@@ -108,7 +122,13 @@ describe('handshake', () => {
   test('Identify accepts properties, intents, shard, compress false and capabilities', async () => {
     const user = await makeUser()
     const c = await connect()
-    const ready = await c.identify(user.token, { intents: 513, shard: [0, 1], compress: false, capabilities: 16381, large_threshold: 250 })
+    const ready = await c.identify(user.token, {
+      intents: 513,
+      shard: [0, 1],
+      compress: false,
+      capabilities: 16381,
+      large_threshold: 250,
+    })
     expect(ready.user.id).toBe(user.id)
   })
 

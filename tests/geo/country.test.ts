@@ -19,7 +19,9 @@ describe('IPv6 lookups', () => {
   })
 
   test('both ends of sampled ranges of the table agree with the file', () => {
-    const lines = readFileSync(require.resolve('@ip-location-db/geolite2-country/geolite2-country-ipv6.csv'), 'utf8').trim().split('\n')
+    const lines = readFileSync(require.resolve('@ip-location-db/geolite2-country/geolite2-country-ipv6.csv'), 'utf8')
+      .trim()
+      .split('\n')
     for (let i = 0; i < lines.length; i += 997) {
       const [start, end, code] = lines[i].split(',')
       expect([start, countryOfIpv6(start)]).toEqual([start, code])
@@ -28,7 +30,18 @@ describe('IPv6 lookups', () => {
   })
 
   test('loopback, link-local, unique-local, documentation and malformed addresses have no country', () => {
-    for (const ip of ['::1', '::', 'fe80::1%eth0', 'fd12:3456::1', '2001:db8::1', '1::2::3', '12345::', ':::', 'not-an-ip', '2001:0db8:85a3:0000:0000:8a2e:0370:7334:1'])
+    for (const ip of [
+      '::1',
+      '::',
+      'fe80::1%eth0',
+      'fd12:3456::1',
+      '2001:db8::1',
+      '1::2::3',
+      '12345::',
+      ':::',
+      'not-an-ip',
+      '2001:0db8:85a3:0000:0000:8a2e:0370:7334:1',
+    ])
       expect([ip, countryOf(ip)]).toEqual([ip, null])
   })
 
@@ -45,7 +58,11 @@ describe('location metadata and consent', () => {
   test('an EU user on IPv6 must consent; a US user on IPv6 need not', async () => {
     await withConfig({ trustProxy: true }, async () => {
       const german = '2a00:1450:4001:82a::200e'
-      expect((await meta(german)).body).toEqual({ country_code: 'DE', consent_required: true, promotional_email_opt_in: { required: true, pre_checked: false } })
+      expect((await meta(german)).body).toEqual({
+        country_code: 'DE',
+        consent_required: true,
+        promotional_email_opt_in: { required: true, pre_checked: false },
+      })
       const refused = await registerUser({ consent: undefined }, { 'x-forwarded-for': german })
       expect(refused.r.status).toBe(400)
       expect(refused.r.body.errors.consent._errors[0].code).toBe('CONSENT_REQUIRED')
@@ -60,7 +77,11 @@ describe('location metadata and consent', () => {
     await withConfig({ trustProxy: true }, async () => {
       for (const ip of ['10.1.2.3', '127.0.0.1', 'fd00::1', '2001:db8::1']) {
         const body = (await meta(ip)).body
-        expect([ip, body.consent_required, body.promotional_email_opt_in]).toEqual([ip, true, { required: true, pre_checked: false }])
+        expect([ip, body.consent_required, body.promotional_email_opt_in]).toEqual([
+          ip,
+          true,
+          { required: true, pre_checked: false },
+        ])
       }
       const refused = await registerUser({ consent: undefined }, { 'x-forwarded-for': 'fd00::2' })
       expect(refused.r.body.errors.consent._errors[0].code).toBe('CONSENT_REQUIRED')

@@ -14,7 +14,7 @@ async function connected(token: string) {
   return { client, ready }
 }
 
-test('READY lists the user\'s guilds with channels', async () => {
+test("READY lists the user's guilds with channels", async () => {
   const { owner, guild } = await makeGuild()
   const { ready } = await connected(owner.token)
   const listed = ready.guilds.find((g: { id: string }) => g.id === guild.id)
@@ -33,7 +33,11 @@ test('joining: GUILD_CREATE to the joiner, GUILD_MEMBER_ADD to members, live sub
   expect((await n.waitFor('GUILD_CREATE')).d.id).toBe(guild.id)
   expect((await o.waitFor('GUILD_MEMBER_ADD')).d).toMatchObject({ guild_id: guild.id, user: { id: newcomer.id } })
   await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'welcome' } })
-  expect((await n.waitFor('MESSAGE_CREATE')).d).toMatchObject({ content: 'welcome', channel_id: channelId, guild_id: guild.id })
+  expect((await n.waitFor('MESSAGE_CREATE')).d).toMatchObject({
+    content: 'welcome',
+    channel_id: channelId,
+    guild_id: guild.id,
+  })
   await o.waitFor('MESSAGE_CREATE')
   await x.expectNo('MESSAGE_CREATE')
   await x.expectNo('GUILD_MEMBER_ADD', 50)
@@ -46,7 +50,10 @@ test('losing VIEW_CHANNEL stops MESSAGE_CREATE without reconnecting; leaving sen
   await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token, body: { permissions: '0' } })
   await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'secret' } })
   await m.expectNo('MESSAGE_CREATE')
-  await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token, body: { permissions: String((1 << 10) | (1 << 11)) } })
+  await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, {
+    token: owner.token,
+    body: { permissions: String((1 << 10) | (1 << 11)) },
+  })
   await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'visible' } })
   expect((await m.waitFor('MESSAGE_CREATE')).d.content).toBe('visible')
   await api('DELETE', `/users/@me/guilds/${guild.id}`, { token: member.token })

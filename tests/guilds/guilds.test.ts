@@ -9,7 +9,14 @@ afterEach(resetWorld)
 describe('guilds', () => {
   test('create: the caller owns it, with @everyone and default channels', async () => {
     const { owner, guild } = await makeGuild('My Server')
-    expect(guild).toMatchObject({ name: 'My Server', owner_id: owner.id, features: [], vanity_url_code: null, member_count: 1, hub_type: null })
+    expect(guild).toMatchObject({
+      name: 'My Server',
+      owner_id: owner.id,
+      features: [],
+      vanity_url_code: null,
+      member_count: 1,
+      hub_type: null,
+    })
     expect(guild.roles.find((r: { id: string }) => r.id === guild.id)).toMatchObject({ name: '@everyone', position: 0 })
     const mine = await api('GET', '/users/@me/guilds', { token: owner.token })
     expect(mine.body).toContainEqual(expect.objectContaining({ id: guild.id, owner: true }))
@@ -38,7 +45,9 @@ describe('guilds', () => {
     expect(denied.status).toBe(403)
     expect(denied.body.code).toBe(50013)
     expect((await api('DELETE', `/guilds/${guild.id}`, { token: member.token })).status).toBe(403)
-    expect((await api('PATCH', `/guilds/${guild.id}`, { token: owner.token, body: { name: 'Renamed' } })).body.name).toBe('Renamed')
+    expect(
+      (await api('PATCH', `/guilds/${guild.id}`, { token: owner.token, body: { name: 'Renamed' } })).body.name,
+    ).toBe('Renamed')
     const del = await api('DELETE', `/guilds/${guild.id}`, { token: owner.token })
     expect(del.status).toBe(204)
     expect((await api('GET', `/guilds/${guild.id}`, { token: owner.token })).status).toBe(404)
@@ -68,7 +77,11 @@ describe('guilds', () => {
     const { owner, guild } = await makeGuild()
     setGuildAttributes(guild.id, { features: ['COMMUNITY', 'DISCOVERABLE'], hubType: 1, vanity: `v${guild.id}` })
     const r = await api('GET', `/guilds/${guild.id}`, { token: owner.token })
-    expect(r.body).toMatchObject({ features: ['COMMUNITY', 'DISCOVERABLE'], hub_type: 1, vanity_url_code: `v${guild.id}` })
+    expect(r.body).toMatchObject({
+      features: ['COMMUNITY', 'DISCOVERABLE'],
+      hub_type: 1,
+      vanity_url_code: `v${guild.id}`,
+    })
   })
 })
 
@@ -80,23 +93,51 @@ describe('roles', () => {
     expect((await api('POST', `/guilds/${guild.id}/roles`, { token: member.token, body })).body.code).toBe(50013)
     const role = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body })
     expect(role.body).toMatchObject({ name: 'Mods', permissions: '16' })
-    expect((await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'new' } })).status).toBe(403)
-    expect((await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${role.body.id}`, { token: owner.token })).status).toBe(204)
-    expect((await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'new' } })).status).toBe(201)
-    expect((await api('DELETE', `/guilds/${guild.id}/members/${member.id}/roles/${role.body.id}`, { token: owner.token })).status).toBe(204)
-    expect((await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'again' } })).status).toBe(403)
+    expect(
+      (await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'new' } })).status,
+    ).toBe(403)
+    expect(
+      (await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${role.body.id}`, { token: owner.token }))
+        .status,
+    ).toBe(204)
+    expect(
+      (await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'new' } })).status,
+    ).toBe(201)
+    expect(
+      (await api('DELETE', `/guilds/${guild.id}/members/${member.id}/roles/${role.body.id}`, { token: owner.token }))
+        .status,
+    ).toBe(204)
+    expect(
+      (await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'again' } })).status,
+    ).toBe(403)
   })
 
   test('a manager cannot grant permissions it lacks or touch roles above it', async () => {
     const { owner, guild, channelId } = await makeGuild()
     const manager = await join(channelId, owner)
-    const managers = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'managers', permissions: String(1 << 28) } })
+    const managers = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: owner.token,
+      body: { name: 'managers', permissions: String(1 << 28) },
+    })
     const high = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'high' } })
     await api('PUT', `/guilds/${guild.id}/members/${manager.id}/roles/${managers.body.id}`, { token: owner.token })
-    const escalate = await api('POST', `/guilds/${guild.id}/roles`, { token: manager.token, body: { name: 'admin', permissions: '8' } })
+    const escalate = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: manager.token,
+      body: { name: 'admin', permissions: '8' },
+    })
     expect(escalate.status).toBe(403)
-    expect((await api('PATCH', `/guilds/${guild.id}/roles/${high.body.id}`, { token: manager.token, body: { name: 'mine' } })).status).toBe(403)
-    expect((await api('PUT', `/guilds/${guild.id}/members/${manager.id}/roles/${high.body.id}`, { token: manager.token })).status).toBe(403)
+    expect(
+      (
+        await api('PATCH', `/guilds/${guild.id}/roles/${high.body.id}`, {
+          token: manager.token,
+          body: { name: 'mine' },
+        })
+      ).status,
+    ).toBe(403)
+    expect(
+      (await api('PUT', `/guilds/${guild.id}/members/${manager.id}/roles/${high.body.id}`, { token: manager.token }))
+        .status,
+    ).toBe(403)
     expect((await api('DELETE', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token })).status).toBe(400)
     expect((await api('PATCH', `/guilds/${guild.id}/roles/1`, { token: owner.token, body: {} })).body.code).toBe(10011)
   })
@@ -107,16 +148,28 @@ describe('channels', () => {
     const { owner, guild, channelId } = await makeGuild()
     const member = await join(channelId, owner)
     const outsider = await makeUser()
-    const created = await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'voice', type: 2 } })
+    const created = await api('POST', `/guilds/${guild.id}/channels`, {
+      token: owner.token,
+      body: { name: 'voice', type: 2 },
+    })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({ type: 2, name: 'voice', guild_id: guild.id })
-    expect((await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'bad', type: 4 } })).status).toBe(400)
-    expect((await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'x' } })).body.code).toBe(50013)
+    expect(
+      (await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'bad', type: 4 } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (await api('POST', `/guilds/${guild.id}/channels`, { token: member.token, body: { name: 'x' } })).body.code,
+    ).toBe(50013)
     const hidden = await api('GET', `/channels/${channelId}`, { token: outsider.token })
     expect(hidden.status).toBe(404)
     expect(hidden.body.code).toBe(10003)
-    expect((await api('PATCH', `/channels/${channelId}`, { token: member.token, body: { name: 'renamed' } })).status).toBe(403)
-    expect((await api('PATCH', `/channels/${channelId}`, { token: owner.token, body: { name: 'renamed' } })).body.name).toBe('renamed')
+    expect(
+      (await api('PATCH', `/channels/${channelId}`, { token: member.token, body: { name: 'renamed' } })).status,
+    ).toBe(403)
+    expect(
+      (await api('PATCH', `/channels/${channelId}`, { token: owner.token, body: { name: 'renamed' } })).body.name,
+    ).toBe('renamed')
     expect((await api('DELETE', `/channels/${created.body.id}`, { token: member.token })).status).toBe(403)
     expect((await api('DELETE', `/channels/${created.body.id}`, { token: owner.token })).status).toBe(200)
     expect((await api('GET', `/channels/${created.body.id}`, { token: owner.token })).status).toBe(404)
@@ -128,14 +181,41 @@ describe('messages', () => {
     const { owner, guild, channelId } = await makeGuild()
     const member = await join(channelId, owner)
     const outsider = await makeUser()
-    expect((await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: '' } })).status).toBe(400)
-    expect((await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: 'x'.repeat(2001) } })).status).toBe(400)
-    expect((await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: 'x'.repeat(2000) } })).status).toBe(200)
-    expect((await api('POST', `/channels/${channelId}/messages`, { token: outsider.token, body: { content: 'hi' } })).body.code).toBe(10003)
+    expect(
+      (await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: '' } })).status,
+    ).toBe(400)
+    expect(
+      (
+        await api('POST', `/channels/${channelId}/messages`, {
+          token: member.token,
+          body: { content: 'x'.repeat(2001) },
+        })
+      ).status,
+    ).toBe(400)
+    expect(
+      (
+        await api('POST', `/channels/${channelId}/messages`, {
+          token: member.token,
+          body: { content: 'x'.repeat(2000) },
+        })
+      ).status,
+    ).toBe(200)
+    expect(
+      (await api('POST', `/channels/${channelId}/messages`, { token: outsider.token, body: { content: 'hi' } })).body
+        .code,
+    ).toBe(10003)
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
-      const r = await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: `m${i}`, nonce: `n${i}` } })
-      expect(r.body).toMatchObject({ content: `m${i}`, channel_id: channelId, nonce: `n${i}`, author: { id: owner.id } })
+      const r = await api('POST', `/channels/${channelId}/messages`, {
+        token: owner.token,
+        body: { content: `m${i}`, nonce: `n${i}` },
+      })
+      expect(r.body).toMatchObject({
+        content: `m${i}`,
+        channel_id: channelId,
+        nonce: `n${i}`,
+        author: { id: owner.id },
+      })
       ids.push(r.body.id)
     }
     const all = await api('GET', `/channels/${channelId}/messages?limit=5`, { token: member.token })
@@ -146,11 +226,20 @@ describe('messages', () => {
     expect(after.body.map((m: { content: string }) => m.content)).toEqual(['m4', 'm3'])
     const around = await api('GET', `/channels/${channelId}/messages?around=${ids[2]}&limit=3`, { token: member.token })
     expect(around.body.map((m: { content: string }) => m.content)).toEqual(['m3', 'm2', 'm1'])
-    for (const limit of [0, 101]) expect((await api('GET', `/channels/${channelId}/messages?limit=${limit}`, { token: member.token })).status).toBe(400)
+    for (const limit of [0, 101])
+      expect((await api('GET', `/channels/${channelId}/messages?limit=${limit}`, { token: member.token })).status).toBe(
+        400,
+      )
     expect((await api('GET', `/channels/${channelId}/messages?limit=100`, { token: member.token })).status).toBe(200)
     // Take SEND_MESSAGES and READ_MESSAGE_HISTORY away from @everyone: 403 50013 for the member.
-    await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token, body: { permissions: String(1 << 10) } })
-    expect((await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: 'hi' } })).body.code).toBe(50013)
+    await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, {
+      token: owner.token,
+      body: { permissions: String(1 << 10) },
+    })
+    expect(
+      (await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: 'hi' } })).body
+        .code,
+    ).toBe(50013)
     expect((await api('GET', `/channels/${channelId}/messages`, { token: member.token })).body.code).toBe(50013)
   })
 })
@@ -158,10 +247,21 @@ describe('messages', () => {
 describe('invites', () => {
   test('join, use counts honoured under 20 parallel joins', async () => {
     const { owner, guild, channelId } = await makeGuild()
-    const invite = await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_uses: 3, max_age: 3600, unique: true } })
-    expect(invite.body).toMatchObject({ max_uses: 3, max_age: 3600, uses: 0, guild: { id: guild.id }, channel: { id: channelId } })
+    const invite = await api('POST', `/channels/${channelId}/invites`, {
+      token: owner.token,
+      body: { max_uses: 3, max_age: 3600, unique: true },
+    })
+    expect(invite.body).toMatchObject({
+      max_uses: 3,
+      max_age: 3600,
+      uses: 0,
+      guild: { id: guild.id },
+      channel: { id: channelId },
+    })
     const joiners = await Promise.all(Array.from({ length: 20 }, () => makeUser()))
-    const results = await Promise.all(joiners.map((u) => api('POST', `/invites/${invite.body.code}`, { token: u.token })))
+    const results = await Promise.all(
+      joiners.map((u) => api('POST', `/invites/${invite.body.code}`, { token: u.token })),
+    )
     expect(results.filter((r) => r.status === 200)).toHaveLength(3)
     expect(results.filter((r) => r.status === 404).every((r) => r.body.code === 10006)).toBe(true)
     expect((await api('GET', `/guilds/${guild.id}`, { token: owner.token })).body.member_count).toBe(4)
@@ -171,11 +271,17 @@ describe('invites', () => {
     const { owner, channelId } = await makeGuild()
     const target = await makeUser()
     const other = await makeUser()
-    const invite = await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 60, target_user_id: target.id, target_type: 1 } })
+    const invite = await api('POST', `/channels/${channelId}/invites`, {
+      token: owner.token,
+      body: { max_age: 60, target_user_id: target.id, target_type: 1 },
+    })
     expect(invite.body.target_user.id).toBe(target.id)
     expect((await api('POST', `/invites/${invite.body.code}`, { token: other.token })).body.code).toBe(10006)
     expect((await api('POST', `/invites/${invite.body.code}`, { token: target.token })).status).toBe(200)
-    const timed = await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 60, unique: true } })
+    const timed = await api('POST', `/channels/${channelId}/invites`, {
+      token: owner.token,
+      body: { max_age: 60, unique: true },
+    })
     expect((await api('GET', `/invites/${timed.body.code}`)).status).toBe(200)
     clock.advance(61_000)
     expect((await api('GET', `/invites/${timed.body.code}`)).status).toBe(404)
@@ -188,12 +294,24 @@ describe('invites', () => {
     for (const body of [{ max_age: 604801 }, { max_uses: 101 }, { max_age: -1 }]) {
       expect((await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body })).status).toBe(400)
     }
-    expect((await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 604800, max_uses: 100 } })).status).toBe(200)
+    expect(
+      (
+        await api('POST', `/channels/${channelId}/invites`, {
+          token: owner.token,
+          body: { max_age: 604800, max_uses: 100 },
+        })
+      ).status,
+    ).toBe(200)
     const invite = await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { unique: true } })
     expect((await api('DELETE', `/invites/${invite.body.code}`, { token: member.token })).status).toBe(403)
     expect((await api('DELETE', `/invites/${invite.body.code}`, { token: owner.token })).status).toBe(200)
     expect((await api('GET', `/invites/${invite.body.code}`)).status).toBe(404)
-    await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token, body: { permissions: String(1 << 10) } })
-    expect((await api('POST', `/channels/${channelId}/invites`, { token: member.token, body: {} })).body.code).toBe(50013)
+    await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, {
+      token: owner.token,
+      body: { permissions: String(1 << 10) },
+    })
+    expect((await api('POST', `/channels/${channelId}/invites`, { token: member.token, body: {} })).body.code).toBe(
+      50013,
+    )
   })
 })

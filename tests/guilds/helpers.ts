@@ -15,7 +15,10 @@ export async function makeGuild(name = 'Test Guild') {
 /** Bring a new user into the guild through an invite. */
 export async function join(channelId: string, inviter: TestUser, user?: TestUser) {
   const member = user ?? (await makeUser())
-  const invite = await api('POST', `/channels/${channelId}/invites`, { token: inviter.token, body: { max_age: 0, unique: true } })
+  const invite = await api('POST', `/channels/${channelId}/invites`, {
+    token: inviter.token,
+    body: { max_age: 0, unique: true },
+  })
   const r = await api('POST', `/invites/${invite.body.code}`, { token: member.token })
   if (r.status !== 200) throw new Error(`join: ${r.status} ${JSON.stringify(r.body)}`)
   return member

@@ -5,7 +5,11 @@ import { computePermissions, DEFAULT_EVERYONE, parsePermissions } from '../../sr
 test.each([
   ['owner has everything whatever the roles', { isOwner: true, everyone: 0n, roles: [] }, ALL_PERMISSIONS],
   ['@everyone alone', { isOwner: false, everyone: P.VIEW_CHANNEL, roles: [] }, P.VIEW_CHANNEL],
-  ['OR of roles', { isOwner: false, everyone: P.VIEW_CHANNEL, roles: [P.SEND_MESSAGES, P.MANAGE_CHANNELS] }, P.VIEW_CHANNEL | P.SEND_MESSAGES | P.MANAGE_CHANNELS],
+  [
+    'OR of roles',
+    { isOwner: false, everyone: P.VIEW_CHANNEL, roles: [P.SEND_MESSAGES, P.MANAGE_CHANNELS] },
+    P.VIEW_CHANNEL | P.SEND_MESSAGES | P.MANAGE_CHANNELS,
+  ],
   ['ADMINISTRATOR on a role grants all', { isOwner: false, everyone: 0n, roles: [P.ADMINISTRATOR] }, ALL_PERMISSIONS],
   ['ADMINISTRATOR on @everyone grants all', { isOwner: false, everyone: P.ADMINISTRATOR, roles: [] }, ALL_PERMISSIONS],
   ['nothing', { isOwner: false, everyone: 0n, roles: [] }, 0n],

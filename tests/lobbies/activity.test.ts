@@ -24,7 +24,12 @@ async function online(token: string) {
   return client
 }
 
-const deadline = (lobbyId: string) => (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobbyId) as { idle_deadline: number | null } | null)?.idle_deadline
+const deadline = (lobbyId: string) =>
+  (
+    rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobbyId) as {
+      idle_deadline: number | null
+    } | null
+  )?.idle_deadline
 
 /** The deadline is `ms` from now (within the time the request took). */
 function expectDeadlineIn(lobbyId: string, ms: number) {
@@ -65,7 +70,7 @@ describe('members on the Gateway keep a lobby active', () => {
     expect(await exists(bot, lobby.id)).toBe(false)
   })
 
-  test('a member coming online stops a running countdown; a user session counts for all of the user\'s lobbies', async () => {
+  test("a member coming online stops a running countdown; a user session counts for all of the user's lobbies", async () => {
     const { bot, players } = await setup(1, SCOPE)
     const [a] = players
     const lobby = await createLobby(bot, { idle_timeout_seconds: 60, members: [{ id: a.id }] })
@@ -134,7 +139,14 @@ describe('activity starts the countdown over', () => {
     const { bot, players } = await setup(1)
     const lobby = await createLobby(bot, { idle_timeout_seconds: 60, members: [{ id: players[0].id }] })
     clock.advance(50_000)
-    expect((await api('POST', `/lobbies/${lobby.id}/messages`, { token: players[0].bearer, body: { content: 'still here' } })).status).toBe(201)
+    expect(
+      (
+        await api('POST', `/lobbies/${lobby.id}/messages`, {
+          token: players[0].bearer,
+          body: { content: 'still here' },
+        })
+      ).status,
+    ).toBe(201)
     clock.advance(50_000)
     expect(await exists(bot, lobby.id)).toBe(true)
     clock.advance(10_000)
@@ -166,7 +178,9 @@ describe('activity starts the countdown over', () => {
   test('a member joining a PUT lobby by its secret pushes the deadline back', async () => {
     const { bot, players } = await setup(2)
     const [a, b] = players
-    const lobby = (await api('PUT', '/lobbies', { token: a.bearer, body: { secret: 'late-joiner', idle_timeout_seconds: 60 } })).body
+    const lobby = (
+      await api('PUT', '/lobbies', { token: a.bearer, body: { secret: 'late-joiner', idle_timeout_seconds: 60 } })
+    ).body
     clock.advance(50_000)
     await api('PUT', '/lobbies', { token: b.bearer, body: { secret: 'late-joiner' } })
     expectDeadlineIn(lobby.id, 60_000)

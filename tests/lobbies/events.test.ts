@@ -36,12 +36,23 @@ describe('lobby events reach the members and the application bots, nobody else',
     const lobby = await createLobby(bot, { metadata: { m: '1' }, members: [{ id: a.id }] })
     const created = sockets.a.events('LOBBY_CREATE')
     expect(created).toHaveLength(1)
-    expect(created[0]).toEqual({ id: lobby.id, application_id: app.id, metadata: { m: '1' }, members: [{ id: a.id, metadata: null, flags: 0, connected: false }], flags: 0, voice_states: [] })
+    expect(created[0]).toEqual({
+      id: lobby.id,
+      application_id: app.id,
+      metadata: { m: '1' },
+      members: [{ id: a.id, metadata: null, flags: 0, connected: false }],
+      flags: 0,
+      voice_states: [],
+    })
     expect(sockets.bot.events('LOBBY_CREATE')).toHaveLength(1)
     expect(sockets.b.types()).toEqual([])
 
     await api('PUT', `/lobbies/${lobby.id}/members/${b.id}`, { token: bot })
-    const add = { member: { id: b.id, metadata: null, flags: 0, connected: false }, lobby_id: lobby.id, application_id: app.id }
+    const add = {
+      member: { id: b.id, metadata: null, flags: 0, connected: false },
+      lobby_id: lobby.id,
+      application_id: app.id,
+    }
     expect(sockets.a.events('LOBBY_MEMBER_ADD')).toEqual([add])
     expect(sockets.bot.events('LOBBY_MEMBER_ADD')).toEqual([add])
     expect(sockets.b.events('LOBBY_MEMBER_ADD')).toEqual([add])
@@ -49,11 +60,14 @@ describe('lobby events reach the members and the application bots, nobody else',
 
     await api('PUT', `/lobbies/${lobby.id}/members/${b.id}`, { token: bot, body: { metadata: { ready: 'yes' } } })
     for (const s of [sockets.a, sockets.b, sockets.bot]) {
-      expect(s.events('LOBBY_MEMBER_UPDATE')).toEqual([{ ...add, member: { ...add.member, metadata: { ready: 'yes' } } }])
+      expect(s.events('LOBBY_MEMBER_UPDATE')).toEqual([
+        { ...add, member: { ...add.member, metadata: { ready: 'yes' } } },
+      ])
     }
 
     await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: { m: '2' } } })
-    for (const s of [sockets.a, sockets.b, sockets.bot]) expect(s.events('LOBBY_UPDATE').map((l: any) => l.metadata)).toEqual([{ m: '2' }])
+    for (const s of [sockets.a, sockets.b, sockets.bot])
+      expect(s.events('LOBBY_UPDATE').map((l: any) => l.metadata)).toEqual([{ m: '2' }])
 
     await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'hi', nonce: 'n1' } })
     for (const s of [sockets.a, sockets.b, sockets.bot]) {
@@ -89,7 +103,9 @@ describe('lobby events reach the members and the application bots, nobody else',
     expect(sockets.a.events('LOBBY_CREATE')).toHaveLength(1)
     await api('DELETE', `/lobbies/${lobby.id}/members/@me`, { token: b.bearer })
     expect(sockets.b.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'removed' }])
-    expect(sockets.a.events('LOBBY_MEMBER_REMOVE')).toEqual([{ member: { id: b.id, metadata: null, flags: 0, connected: false }, lobby_id: lobby.id, application_id: app.id }])
+    expect(sockets.a.events('LOBBY_MEMBER_REMOVE')).toEqual([
+      { member: { id: b.id, metadata: null, flags: 0, connected: false }, lobby_id: lobby.id, application_id: app.id },
+    ])
     nobodyElse()
   })
 
@@ -99,7 +115,9 @@ describe('lobby events reach the members and the application bots, nobody else',
     await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { members: [{ id: b.id }] } })
     expect(sockets.a.events('LOBBY_DELETE')).toEqual([{ id: lobby.id, reason: 'removed' }])
     expect(sockets.a.events('LOBBY_UPDATE')).toEqual([])
-    expect(sockets.b.events('LOBBY_UPDATE')[0].members).toEqual([{ id: b.id, metadata: null, flags: 0, connected: false }])
+    expect(sockets.b.events('LOBBY_UPDATE')[0].members).toEqual([
+      { id: b.id, metadata: null, flags: 0, connected: false },
+    ])
     expect(sockets.bot.events('LOBBY_MEMBER_ADD')).toHaveLength(1)
     expect(sockets.bot.events('LOBBY_MEMBER_REMOVE')).toHaveLength(1)
     for (const s of Object.values(sockets)) s.clear()
@@ -123,14 +141,36 @@ describe('lobby events reach the members and the application bots, nobody else',
 
     // The voice domain reports b's peer connection up (tests/voice/ drive this with real WebRTC peers).
     await markConnected(lobby.id, b.id, sockets.b.conn.sessionId, { selfMute: false, selfDeaf: false })
-    const connectEvent = { member: { id: b.id, metadata: null, flags: 0, connected: true }, lobby_id: lobby.id, application_id: app.id }
+    const connectEvent = {
+      member: { id: b.id, metadata: null, flags: 0, connected: true },
+      lobby_id: lobby.id,
+      application_id: app.id,
+    }
     expect(sockets.a.events('LOBBY_MEMBER_CONNECT')).toEqual([connectEvent])
     expect(sockets.bot.events('LOBBY_MEMBER_CONNECT')).toEqual([connectEvent])
-    const state = { lobby_id: lobby.id, channel_id: null, user_id: b.id, session_id: sockets.b.conn.sessionId, deaf: false, mute: false, self_deaf: false, self_mute: false, self_video: false, suppress: false, request_to_speak_timestamp: null, connected: true }
+    const state = {
+      lobby_id: lobby.id,
+      channel_id: null,
+      user_id: b.id,
+      session_id: sockets.b.conn.sessionId,
+      deaf: false,
+      mute: false,
+      self_deaf: false,
+      self_mute: false,
+      self_video: false,
+      suppress: false,
+      request_to_speak_timestamp: null,
+      connected: true,
+    }
     expect(sockets.a.events('LOBBY_VOICE_STATE_UPDATE')).toEqual([state])
     expect(sockets.bot.events('LOBBY_VOICE_STATE_UPDATE')).toEqual([state])
     await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: {} })
-    expect(sockets.a.events('LOBBY_UPDATE')[0].members.map((m: any) => m.connected).sort()).toEqual([false, true])
+    expect(
+      sockets.a
+        .events('LOBBY_UPDATE')[0]
+        .members.map((m: any) => m.connected)
+        .sort(),
+    ).toEqual([false, true])
 
     clock.advance(60_000)
     await sweepIdleLobbies()

@@ -78,7 +78,9 @@ describe('idle close', () => {
   test('the deadline lives in the database and the periodic sweeper closes it on its own', async () => {
     const { bot } = await setup(0)
     const lobby = await createLobby(bot, { idle_timeout_seconds: 5 })
-    const row = rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as { idle_deadline: number }
+    const row = rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as {
+      idle_deadline: number
+    }
     expect(row.idle_deadline).toBeGreaterThan(clock.now())
     clock.advance(5000)
     for (let i = 0; i < 40; i++) {

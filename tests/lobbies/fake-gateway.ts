@@ -2,7 +2,14 @@
 // user:/app: topics like the real Gateway, and record what is published to them. Every call is also passed on
 // to the real Gateway's bus, so sockets of other test files in the same process keep working.
 import type { Caller } from '../../src/core/caller'
-import { identifyHooks, installBus, sessionEndHooks, sessionStartHooks, opHandlers, type GatewayConnection } from '../../src/gateway/bus'
+import {
+  identifyHooks,
+  installBus,
+  sessionEndHooks,
+  sessionStartHooks,
+  opHandlers,
+  type GatewayConnection,
+} from '../../src/gateway/bus'
 import { bus as realBus } from '../../src/gateway/server'
 
 type Conn = GatewayConnection & { topics: Set<string>; received: { t: string; d: any }[] }

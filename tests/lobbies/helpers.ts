@@ -18,7 +18,13 @@ export async function setup(players = 2, scope = 'identify lobbies.write') {
 export async function createLobby(bot: string, body: Record<string, unknown> = {}) {
   const r = await api('POST', '/lobbies', { token: bot, body })
   if (r.status !== 201) throw new Error(`create lobby: ${r.status} ${JSON.stringify(r.body)}`)
-  return r.body as { id: string; application_id: string; members: { id: string; metadata: unknown; flags: number }[]; metadata: unknown; flags: number }
+  return r.body as {
+    id: string
+    application_id: string
+    members: { id: string; metadata: unknown; flags: number }[]
+    metadata: unknown
+    flags: number
+  }
 }
 
 /** A map with n keys, each key and value of the given length. */

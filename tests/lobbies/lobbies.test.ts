@@ -10,7 +10,12 @@ describe('POST /lobbies', () => {
     const { app, bot, players } = await setup(2)
     const r = await api('POST', '/lobbies', {
       token: bot,
-      body: { metadata: { topic: 'x' }, members: [{ id: players[0].id, metadata: { role: 'host' }, flags: 1 }, { id: players[1].id }], idle_timeout_seconds: 60, flags: 1 },
+      body: {
+        metadata: { topic: 'x' },
+        members: [{ id: players[0].id, metadata: { role: 'host' }, flags: 1 }, { id: players[1].id }],
+        idle_timeout_seconds: 60,
+        flags: 1,
+      },
     })
     expect(r.status).toBe(201)
     expect(r.body).toEqual({
@@ -85,15 +90,25 @@ describe('POST /lobbies', () => {
 describe('PUT /lobbies (join by secret or create)', () => {
   test('the first caller creates, the next joins; member_metadata and lobby_metadata apply', async () => {
     const { app, players } = await setup(2)
-    const a = await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret: 'party', lobby_metadata: { mode: 'duo' }, member_metadata: { skin: 'red' } } })
+    const a = await api('PUT', '/lobbies', {
+      token: players[0].bearer,
+      body: { secret: 'party', lobby_metadata: { mode: 'duo' }, member_metadata: { skin: 'red' } },
+    })
     expect(a.status).toBe(200)
-    expect(a.body).toMatchObject({ application_id: app.id, metadata: { mode: 'duo' }, members: [{ id: players[0].id, metadata: { skin: 'red' }, flags: 0 }] })
+    expect(a.body).toMatchObject({
+      application_id: app.id,
+      metadata: { mode: 'duo' },
+      members: [{ id: players[0].id, metadata: { skin: 'red' }, flags: 0 }],
+    })
     const b = await api('PUT', '/lobbies', { token: players[1].bearer, body: { secret: 'party' } })
     expect(b.status).toBe(200)
     expect(b.body.id).toBe(a.body.id)
     expect(b.body.members.map((m: any) => m.id)).toEqual([players[0].id, players[1].id])
     // Again: no duplicate membership.
-    const again = await api('PUT', '/lobbies', { token: players[1].bearer, body: { secret: 'party', member_metadata: { skin: 'blue' } } })
+    const again = await api('PUT', '/lobbies', {
+      token: players[1].bearer,
+      body: { secret: 'party', member_metadata: { skin: 'blue' } },
+    })
     expect(again.body.members).toHaveLength(2)
     expect(again.body.members[1].metadata).toEqual({ skin: 'blue' })
   })
@@ -124,12 +139,21 @@ describe('PUT /lobbies (join by secret or create)', () => {
     const long = await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'y'.repeat(251) } })
     expect(long.status).toBe(400)
     expect(long.body.errors.secret).toBeDefined()
-    expect((await api('PUT', '/lobbies', { token: ok[0].bearer, body: {} })).body.errors.secret._errors[0].code).toBe('BASE_TYPE_REQUIRED')
-    expect((await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'z', idle_timeout_seconds: 4 } })).status).toBe(400)
-    expect((await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'z', member_metadata: metadata(26) } })).status).toBe(400)
+    expect((await api('PUT', '/lobbies', { token: ok[0].bearer, body: {} })).body.errors.secret._errors[0].code).toBe(
+      'BASE_TYPE_REQUIRED',
+    )
+    expect(
+      (await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'z', idle_timeout_seconds: 4 } })).status,
+    ).toBe(400)
+    expect(
+      (await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'z', member_metadata: metadata(26) } }))
+        .status,
+    ).toBe(400)
     const { rawDatabase } = await import('../../src/db/client')
     const created = await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'default-idle' } })
-    const row = rawDatabase().query('SELECT idle_timeout_seconds, secret_hash FROM lobbies WHERE id = ?').get(created.body.id) as any
+    const row = rawDatabase()
+      .query('SELECT idle_timeout_seconds, secret_hash FROM lobbies WHERE id = ?')
+      .get(created.body.id) as any
     expect(row.idle_timeout_seconds).toBe(300)
     expect(row.secret_hash).not.toContain('default-idle')
   })
@@ -156,8 +180,14 @@ describe('GET, PATCH, DELETE /lobbies/{id}', () => {
   test('PATCH changes metadata, flags and idle timeout; members replaces the list', async () => {
     const { bot, players } = await setup(3)
     const [a, b, c] = players
-    const lobby = await createLobby(bot, { metadata: { k: 'v' }, members: [{ id: a.id, metadata: { x: '1' } }, { id: b.id }] })
-    const r = await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { flags: 1, idle_timeout_seconds: 600, members: [{ id: b.id, flags: 1 }, { id: c.id }] } })
+    const lobby = await createLobby(bot, {
+      metadata: { k: 'v' },
+      members: [{ id: a.id, metadata: { x: '1' } }, { id: b.id }],
+    })
+    const r = await api('PATCH', `/lobbies/${lobby.id}`, {
+      token: bot,
+      body: { flags: 1, idle_timeout_seconds: 600, members: [{ id: b.id, flags: 1 }, { id: c.id }] },
+    })
     expect(r.status).toBe(200)
     expect(r.body.metadata).toEqual({ k: 'v' })
     expect(r.body.flags).toBe(1)
@@ -178,13 +208,31 @@ describe('GET, PATCH, DELETE /lobbies/{id}', () => {
     expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: players[0].bearer, body: {} })).status).toBe(401)
     expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: players[0].token, body: {} })).body.code).toBe(20002)
     const other = await makeApp()
-    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: `Bot ${other.bot_token}`, body: {} })).body.code).toBe(10031)
-    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: metadata(26) } })).status).toBe(400)
-    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: metadata(25) } })).status).toBe(200)
-    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { idle_timeout_seconds: 604801 } })).status).toBe(400)
+    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: `Bot ${other.bot_token}`, body: {} })).body.code).toBe(
+      10031,
+    )
+    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: metadata(26) } })).status).toBe(
+      400,
+    )
+    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: metadata(25) } })).status).toBe(
+      200,
+    )
+    expect(
+      (await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { idle_timeout_seconds: 604801 } })).status,
+    ).toBe(400)
     const users = await Promise.all(Array.from({ length: 26 }, () => makeUser()))
-    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { members: users.map((u) => ({ id: u.id })) } })).status).toBe(400)
-    expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { members: users.slice(0, 25).map((u) => ({ id: u.id })) } })).body.members).toHaveLength(25)
+    expect(
+      (await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { members: users.map((u) => ({ id: u.id })) } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (
+        await api('PATCH', `/lobbies/${lobby.id}`, {
+          token: bot,
+          body: { members: users.slice(0, 25).map((u) => ({ id: u.id })) },
+        })
+      ).body.members,
+    ).toHaveLength(25)
   })
 
   test('DELETE is idempotent for the creating application only', async () => {

@@ -11,14 +11,16 @@ import { createLobby, setup } from './helpers'
 afterEach(resetWorld)
 
 const userCaller = (id: string): Caller => ({ kind: 'user', userId: id, sessionId: `s-${id}`, sessionIdHash: 'h' })
-const rows = (lobbyId: string) => (rawDatabase().query('SELECT count(*) AS n FROM lobby_messages WHERE lobby_id = ?').get(lobbyId) as { n: number }).n
+const rows = (lobbyId: string) =>
+  (rawDatabase().query('SELECT count(*) AS n FROM lobby_messages WHERE lobby_id = ?').get(lobbyId) as { n: number }).n
 
 async function world() {
   const { bot, players } = await setup(2)
   const [a, b] = players
   const lobby = await createLobby(bot, { members: [{ id: a.id }, { id: b.id }] })
   const watcher = await connect(userCaller(b.id))
-  const send = (body: object, token = a.bearer, lobbyId = lobby.id) => api('POST', `/lobbies/${lobbyId}/messages`, { token, body })
+  const send = (body: object, token = a.bearer, lobbyId = lobby.id) =>
+    api('POST', `/lobbies/${lobbyId}/messages`, { token, body })
   return { bot, a, b, lobby, watcher, send }
 }
 
@@ -38,7 +40,9 @@ describe('enforce_nonce', () => {
 
   test('30 concurrent retries make exactly one message and one event', async () => {
     const { lobby, watcher, send } = await world()
-    const replies = await Promise.all(Array.from({ length: 30 }, () => send({ content: 'once', nonce: 4242, enforce_nonce: true })))
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, () => send({ content: 'once', nonce: 4242, enforce_nonce: true })),
+    )
     expect(replies.filter((r) => r.status === 201)).toHaveLength(1)
     expect(replies.filter((r) => r.status === 200)).toHaveLength(29)
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1)
@@ -46,7 +50,8 @@ describe('enforce_nonce', () => {
     expect(rows(lobby.id)).toBe(1)
     expect(watcher.events('LOBBY_MESSAGE_CREATE')).toHaveLength(1)
     // The database holds the rule too: a second row with the same enforced nonce is refused.
-    const copy = "INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at) SELECT id || '1', lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at FROM lobby_messages WHERE lobby_id = ?"
+    const copy =
+      "INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at) SELECT id || '1', lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at FROM lobby_messages WHERE lobby_id = ?"
     expect(() => rawDatabase().query(copy).run(lobby.id)).toThrow(/UNIQUE/)
     await watcher.close()
   })
@@ -87,7 +92,10 @@ describe('tts', () => {
     expect(quiet.body.tts).toBe(false)
     expect(watcher.events('LOBBY_MESSAGE_CREATE').map((m: any) => m.tts)).toEqual([true, false])
     const history = await api('GET', `/lobbies/${lobby.id}/messages`, { token: a.bearer })
-    expect(history.body.map((m: any) => [m.content, m.tts])).toEqual([['read me', false], ['hear me', true]])
+    expect(history.body.map((m: any) => [m.content, m.tts])).toEqual([
+      ['read me', false],
+      ['hear me', true],
+    ])
     await watcher.close()
   })
 })

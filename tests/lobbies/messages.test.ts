@@ -11,7 +11,10 @@ describe('POST /lobbies/{id}/messages', () => {
   test('an OAuth2 member sends: 201 and the lobby message object', async () => {
     const { app, bot, players } = await setup(1)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
-    const r = await api('POST', `/lobbies/${lobby.id}/messages`, { token: players[0].bearer, body: { content: 'hello', metadata: { kind: 'chat' } } })
+    const r = await api('POST', `/lobbies/${lobby.id}/messages`, {
+      token: players[0].bearer,
+      body: { content: 'hello', metadata: { kind: 'chat' } },
+    })
     expect(r.status).toBe(201)
     expect(r.body).toMatchObject({
       id: expect.any(String),
@@ -25,7 +28,10 @@ describe('POST /lobbies/{id}/messages', () => {
     })
     expect(r.body.author.id).toBe(players[0].id)
     // The creating application's bot may send too, as its bot user.
-    const viaBot = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'from the game' } })
+    const viaBot = await api('POST', `/lobbies/${lobby.id}/messages`, {
+      token: bot,
+      body: { content: 'from the game' },
+    })
     expect(viaBot.status).toBe(201)
     expect(viaBot.body.author.bot).toBe(true)
     expect(viaBot.body.metadata).toBeUndefined()
@@ -34,7 +40,8 @@ describe('POST /lobbies/{id}/messages', () => {
   test('content 1-4000, metadata limits, members only, lobbies.write, own application', async () => {
     const { bot, players } = await setup(2)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
-    const send = (body: object, token = players[0].bearer) => api('POST', `/lobbies/${lobby.id}/messages`, { token, body })
+    const send = (body: object, token = players[0].bearer) =>
+      api('POST', `/lobbies/${lobby.id}/messages`, { token, body })
     expect((await send({ content: 'x'.repeat(4000) })).status).toBe(201)
     const long = await send({ content: 'x'.repeat(4001) })
     expect(long.status).toBe(400)
@@ -63,9 +70,12 @@ describe('GET /lobbies/{id}/messages', () => {
     // One message through the API, the other 204 written straight to the table (posting them would take 20 s at the
     // route's rate limit).
     const seed = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'm0' } })
-    const insert = rawDatabase().prepare('INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    const insert = rawDatabase().prepare(
+      'INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    )
     rawDatabase().transaction(() => {
-      for (let i = 1; i < 205; i++) insert.run(snowflake(), lobby.id, lobby.application_id, seed.body.author.id, `m${i}`, clock.now())
+      for (let i = 1; i < 205; i++)
+        insert.run(snowflake(), lobby.id, lobby.application_id, seed.body.author.id, `m${i}`, clock.now())
     })()
     const get = (q = '') => api('GET', `/lobbies/${lobby.id}/messages${q}`, { token: players[0].bearer })
     const first = await get()

@@ -36,12 +36,17 @@ test('lobby lifecycle events reach exactly the members and the owning bot', asyn
 
   await api('PUT', `/lobbies/${lobby.id}/members/${b.id}`, { token: bot })
   const add = await bOauth.waitFor('LOBBY_MEMBER_ADD')
-  expect(add.d).toEqual({ member: { id: b.id, metadata: null, flags: 0, connected: false }, lobby_id: lobby.id, application_id: app.id })
+  expect(add.d).toEqual({
+    member: { id: b.id, metadata: null, flags: 0, connected: false },
+    lobby_id: lobby.id,
+    application_id: app.id,
+  })
   await aUser.waitFor('LOBBY_MEMBER_ADD')
 
   const sent = await api('POST', `/lobbies/${lobby.id}/messages`, { token: b.bearer, body: { content: 'gg' } })
   expect(sent.status).toBe(201)
-  for (const s of [aUser, bOauth, botSocket]) expect((await s.waitFor('LOBBY_MESSAGE_CREATE')).d).toMatchObject({ content: 'gg', lobby_id: lobby.id })
+  for (const s of [aUser, bOauth, botSocket])
+    expect((await s.waitFor('LOBBY_MESSAGE_CREATE')).d).toMatchObject({ content: 'gg', lobby_id: lobby.id })
 
   // Op 17 on the OAuth2 session starts its call: the server's offer comes to that session only.
   bOauth.send(17, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
@@ -50,9 +55,18 @@ test('lobby lifecycle events reach exactly the members and the owning bot', asyn
   await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })
   expect((await aUser.waitFor('LOBBY_DELETE')).d).toMatchObject({ id: lobby.id })
   await botSocket.waitFor('LOBBY_DELETE')
-  expect((await bOauth.waitFor('LOBBY_VOICE_SERVER_CLOSE')).d).toMatchObject({ lobby_id: lobby.id, reason: 'lobby_deleted' })
+  expect((await bOauth.waitFor('LOBBY_VOICE_SERVER_CLOSE')).d).toMatchObject({
+    lobby_id: lobby.id,
+    reason: 'lobby_deleted',
+  })
 
-  for (const t of ['LOBBY_CREATE', 'LOBBY_MEMBER_ADD', 'LOBBY_MESSAGE_CREATE', 'LOBBY_VOICE_SERVER_OFFER', 'LOBBY_DELETE']) {
+  for (const t of [
+    'LOBBY_CREATE',
+    'LOBBY_MEMBER_ADD',
+    'LOBBY_MESSAGE_CREATE',
+    'LOBBY_VOICE_SERVER_OFFER',
+    'LOBBY_DELETE',
+  ]) {
     await out.expectNo(t, 20)
     await otherBot.expectNo(t, 20)
     if (t === 'LOBBY_VOICE_SERVER_OFFER') for (const s of [aUser, botSocket]) await s.expectNo(t, 20)

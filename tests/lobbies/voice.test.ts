@@ -12,8 +12,11 @@ import { createLobby, setup } from './helpers'
 afterEach(resetWorld)
 
 const row = (lobbyId: string, userId: string) =>
-  rawDatabase().query('SELECT voice_session_id, self_mute, self_deaf FROM lobby_members WHERE lobby_id = ? AND user_id = ?').get(lobbyId, userId) as any
-const deadline = (lobbyId: string) => (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobbyId) as any).idle_deadline
+  rawDatabase()
+    .query('SELECT voice_session_id, self_mute, self_deaf FROM lobby_members WHERE lobby_id = ? AND user_id = ?')
+    .get(lobbyId, userId) as any
+const deadline = (lobbyId: string) =>
+  (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobbyId) as any).idle_deadline
 const user = (id: string): Caller => ({ kind: 'user', userId: id, sessionId: 's', sessionIdHash: 'h' })
 const quiet = { selfMute: false, selfDeaf: false }
 
@@ -51,8 +54,15 @@ describe('lobby voice presence', () => {
     const [member, outsider] = players
     const lobby = await createLobby(bot, { idle_timeout_seconds: 10, members: [{ id: member!.id }] })
     expect(callAccess(user(member!.id), lobby.id)).toEqual({ lobbyId: lobby.id, idleTimeoutMs: 10_000 })
-    expect(callAccess({ kind: 'bearer', userId: member!.id, applicationId: app.id, scopes: ['lobbies.write'], grantId: 'g' }, lobby.id)).toBeDefined()
-    expect(callAccess({ kind: 'bearer', userId: member!.id, applicationId: '1', scopes: [], grantId: 'g' }, lobby.id)).toBeUndefined()
+    expect(
+      callAccess(
+        { kind: 'bearer', userId: member!.id, applicationId: app.id, scopes: ['lobbies.write'], grantId: 'g' },
+        lobby.id,
+      ),
+    ).toBeDefined()
+    expect(
+      callAccess({ kind: 'bearer', userId: member!.id, applicationId: '1', scopes: [], grantId: 'g' }, lobby.id),
+    ).toBeUndefined()
     expect(callAccess(user(outsider!.id), lobby.id)).toBeUndefined()
     expect(callAccess({ kind: 'bot', userId: 'b', applicationId: app.id }, lobby.id)).toBeUndefined()
     expect(callAccess(user(member!.id), '1234567890123456789')).toBeUndefined()

@@ -21,10 +21,18 @@ export function totpCode(secret: string, steps = 0): string {
 export async function userWithTotp() {
   const user = await makeUser()
   const secret = newSecret()
-  const r = await api('POST', '/users/@me/mfa/totp/enable', { token: user.token, body: { secret, code: totpCode(secret), password: user.password } })
+  const r = await api('POST', '/users/@me/mfa/totp/enable', {
+    token: user.token,
+    body: { secret, code: totpCode(secret), password: user.password },
+  })
   if (r.status !== 200) throw new Error(`enable failed: ${JSON.stringify(r.body)}`)
   clock.advance(30_000) // the enrolment code's step is used up
-  return { ...user, token: r.body.token as string, secret, backupCodes: (r.body.backup_codes as { code: string }[]).map((c) => c.code) }
+  return {
+    ...user,
+    token: r.body.token as string,
+    secret,
+    backupCodes: (r.body.backup_codes as { code: string }[]).map((c) => c.code),
+  }
 }
 
 /** Log in with a password and return the MFA ticket body. */
@@ -35,10 +43,21 @@ export async function mfaTicket(user: { email: string; password: string }) {
 }
 
 /** Run a sensitive request; on 60003 prove `type` with `data(methods)` and retry with the JWT. */
-export async function elevated(method: string, path: string, token: string, body: unknown, type: string, data: (mfa: any) => string) {
+export async function elevated(
+  method: string,
+  path: string,
+  token: string,
+  body: unknown,
+  type: string,
+  data: (mfa: any) => string,
+) {
   const first = await api(method, path, { token, body })
-  if (first.status !== 401 || first.body.code !== 60003) return { first, retry: first, jwt: undefined as string | undefined }
-  const finish = await api('POST', '/mfa/finish', { token, body: { ticket: first.body.mfa.ticket, mfa_type: type, data: data(first.body.mfa) } })
+  if (first.status !== 401 || first.body.code !== 60003)
+    return { first, retry: first, jwt: undefined as string | undefined }
+  const finish = await api('POST', '/mfa/finish', {
+    token,
+    body: { ticket: first.body.mfa.ticket, mfa_type: type, data: data(first.body.mfa) },
+  })
   const jwt = finish.body.token as string
   const retry = await api(method, path, { token, body, headers: { 'x-service-mfa-authorization': jwt } })
   return { first, finish, retry, jwt }
@@ -87,29 +106,57 @@ export class SoftAuthenticator {
   register(optionsJson: string, { origin = this.origin } = {}): string {
     const { publicKey } = JSON.parse(optionsJson)
     this.userHandle = publicKey.user.id
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: publicKey.challenge, origin, crossOrigin: false }))
-    const attestation = encodeCBOR(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', this.authData(0x45, true)]]) as never)
+    const clientData = Buffer.from(
+      JSON.stringify({ type: 'webauthn.create', challenge: publicKey.challenge, origin, crossOrigin: false }),
+    )
+    const attestation = encodeCBOR(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', this.authData(0x45, true)],
+      ]) as never,
+    )
     return JSON.stringify({
       id: b64url(this.credentialId),
       rawId: b64url(this.credentialId),
       type: 'public-key',
-      response: { clientDataJSON: b64url(clientData), attestationObject: b64url(attestation), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(clientData),
+        attestationObject: b64url(attestation),
+        transports: ['internal'],
+      },
       clientExtensionResults: {},
     })
   }
 
   /** navigator.credentials.get(): signs the options' challenge; `counterStep` 0 replays the counter. */
-  assert(optionsJson: string, { uv = true, up = true, counterStep = 1, origin = this.origin, challenge }: { uv?: boolean; up?: boolean; counterStep?: number; origin?: string; challenge?: string } = {}): string {
+  assert(
+    optionsJson: string,
+    {
+      uv = true,
+      up = true,
+      counterStep = 1,
+      origin = this.origin,
+      challenge,
+    }: { uv?: boolean; up?: boolean; counterStep?: number; origin?: string; challenge?: string } = {},
+  ): string {
     const { publicKey } = JSON.parse(optionsJson)
     this.counter += counterStep
     const authData = this.authData((up ? 0x01 : 0) | (uv ? 0x04 : 0), false)
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: challenge ?? publicKey.challenge, origin, crossOrigin: false }))
+    const clientData = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge: challenge ?? publicKey.challenge, origin, crossOrigin: false }),
+    )
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), this.keys.privateKey)
     return JSON.stringify({
       id: b64url(this.credentialId),
       rawId: b64url(this.credentialId),
       type: 'public-key',
-      response: { clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: this.userHandle },
+      response: {
+        clientDataJSON: b64url(clientData),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: this.userHandle,
+      },
       clientExtensionResults: {},
     })
   }

@@ -12,7 +12,10 @@ const uniquePhone = () => `+1558${Math.floor(1e6 + Math.random() * 8.99e6)}`
 async function addPhone(user: { token: string; password: string }, phone = uniquePhone()) {
   expect((await api('POST', '/users/@me/phone', { token: user.token, body: { phone } })).status).toBe(204)
   const verified = await api('POST', '/phone-verifications/verify', { body: { phone, code: await lastSmsCode(phone) } })
-  const r = await api('POST', '/users/@me/phone', { token: user.token, body: { phone_token: verified.body.token, password: user.password } })
+  const r = await api('POST', '/users/@me/phone', {
+    token: user.token,
+    body: { phone_token: verified.body.token, password: user.password },
+  })
   expect(r.status).toBe(204)
   return phone
 }
@@ -24,8 +27,13 @@ describe('phone and SMS factor', () => {
     expect((await api('GET', '/users/@me', { token: user.token })).body.phone).toBe(phone)
     const other = await makeUser()
     await api('POST', '/users/@me/phone', { token: other.token, body: { phone } })
-    const token = (await api('POST', '/phone-verifications/verify', { body: { phone, code: await lastSmsCode(phone) } })).body.token
-    const taken = await api('POST', '/users/@me/phone', { token: other.token, body: { phone_token: token, password: other.password } })
+    const token = (
+      await api('POST', '/phone-verifications/verify', { body: { phone, code: await lastSmsCode(phone) } })
+    ).body.token
+    const taken = await api('POST', '/users/@me/phone', {
+      token: other.token,
+      body: { phone_token: token, password: other.password },
+    })
     expect(taken.status).toBe(400)
     expect(taken.body.errors.phone_token._errors[0].code).toBe('PHONE_NUMBER_ALREADY_TAKEN')
   })
@@ -33,13 +41,24 @@ describe('phone and SMS factor', () => {
   test('SMS needs a stronger factor and a phone (60012); then login offers it and a texted code bound to the ticket works', async () => {
     const plain = await makeUser()
     await addPhone(plain)
-    expect((await api('POST', '/users/@me/mfa/sms/enable', { token: plain.token, body: { password: plain.password } })).body.code).toBe(60012)
+    expect(
+      (await api('POST', '/users/@me/mfa/sms/enable', { token: plain.token, body: { password: plain.password } })).body
+        .code,
+    ).toBe(60012)
 
     const user = await userWithTotp()
-    expect((await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })).body.code).toBe(60012) // no phone yet
+    expect(
+      (await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })).body
+        .code,
+    ).toBe(60012) // no phone yet
     const phone = await addPhone(user)
-    expect((await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: 'wrong password!' } })).status).toBe(400)
-    expect((await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })).status).toBe(204)
+    expect(
+      (await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: 'wrong password!' } }))
+        .status,
+    ).toBe(400)
+    expect(
+      (await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })).status,
+    ).toBe(204)
 
     const a = await mfaTicket(user)
     expect(a.sms).toBe(true)
@@ -64,13 +83,23 @@ describe('phone and SMS factor', () => {
     const user = await userWithTotp()
     const phone = await addPhone(user)
     await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })
-    const first = await api('POST', '/users/@me/mfa/sms/disable', { token: user.token, body: { password: user.password } })
+    const first = await api('POST', '/users/@me/mfa/sms/disable', {
+      token: user.token,
+      body: { password: user.password },
+    })
     expect(first.status).toBe(401)
     expect(first.body.mfa.methods.map((m: any) => m.type)).toEqual(['totp', 'sms', 'backup'])
     await api('POST', '/auth/mfa/sms/send', { body: { ticket: first.body.mfa.ticket } })
-    const finish = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, mfa_type: 'sms', data: await lastSmsCode(phone) } })
+    const finish = await api('POST', '/mfa/finish', {
+      token: user.token,
+      body: { ticket: first.body.mfa.ticket, mfa_type: 'sms', data: await lastSmsCode(phone) },
+    })
     expect(finish.status).toBe(200)
-    const retry = await api('POST', '/users/@me/mfa/sms/disable', { token: user.token, body: { password: user.password }, headers: { 'x-discord-mfa-authorization': finish.body.token } })
+    const retry = await api('POST', '/users/@me/mfa/sms/disable', {
+      token: user.token,
+      body: { password: user.password },
+      headers: { 'x-discord-mfa-authorization': finish.body.token },
+    })
     expect(retry.status).toBe(204)
     expect((await mfaTicket(user)).sms).toBe(false)
   })
@@ -86,27 +115,62 @@ describe('elevation', () => {
       code: 60003,
       mfa: { ticket: expect.any(String), methods: [{ type: 'totp', backup_codes_allowed: true }, { type: 'backup' }] },
     })
-    const wrongPassword = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: r.body.mfa.ticket, mfa_type: 'password', data: user.password } })
+    const wrongPassword = await api('POST', '/mfa/finish', {
+      token: user.token,
+      body: { ticket: r.body.mfa.ticket, mfa_type: 'password', data: user.password },
+    })
     expect(wrongPassword.body.code).toBe(60008) // password is not a method for users with MFA
   })
 
   test('backup codes: view (masked, with consumed state) and regenerate, elevated by TOTP; the old codes die', async () => {
     const user = await userWithTotp()
-    await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: user.backupCodes[0] } })
-    const view = await elevated('POST', '/users/@me/mfa/codes-verification', user.token, { regenerate: false }, 'totp', () => totpCode(user.secret))
+    await api('POST', '/auth/mfa/backup', {
+      body: { ticket: (await mfaTicket(user)).ticket, code: user.backupCodes[0] },
+    })
+    const view = await elevated(
+      'POST',
+      '/users/@me/mfa/codes-verification',
+      user.token,
+      { regenerate: false },
+      'totp',
+      () => totpCode(user.secret),
+    )
     expect(view.retry.status).toBe(200)
     expect(view.retry.body.backup_codes).toHaveLength(10)
     expect(view.retry.body.backup_codes.filter((c: any) => c.consumed)).toHaveLength(1)
-    const regen = await api('POST', '/users/@me/mfa/codes-verification', { token: user.token, body: { regenerate: true }, headers: { 'x-service-mfa-authorization': view.jwt! } })
+    const regen = await api('POST', '/users/@me/mfa/codes-verification', {
+      token: user.token,
+      body: { regenerate: true },
+      headers: { 'x-service-mfa-authorization': view.jwt! },
+    })
     expect(regen.body.backup_codes).toHaveLength(10)
     expect(regen.body.backup_codes.every((c: any) => /^[a-z0-9]{8}$/.test(c.code) && !c.consumed)).toBe(true)
-    expect((await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: user.backupCodes[1] } })).body.code).toBe(60008)
-    expect((await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: regen.body.backup_codes[0].code } })).status).toBe(200)
+    expect(
+      (
+        await api('POST', '/auth/mfa/backup', {
+          body: { ticket: (await mfaTicket(user)).ticket, code: user.backupCodes[1] },
+        })
+      ).body.code,
+    ).toBe(60008)
+    expect(
+      (
+        await api('POST', '/auth/mfa/backup', {
+          body: { ticket: (await mfaTicket(user)).ticket, code: regen.body.backup_codes[0].code },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   test('the JWT: 5 minutes, this session only, cookie attributes; a backup code also elevates through totp', async () => {
     const user = await userWithTotp()
-    const { finish, jwt } = await elevated('POST', '/users/@me/mfa/codes-verification', user.token, {}, 'totp', () => user.backupCodes[0])
+    const { finish, jwt } = await elevated(
+      'POST',
+      '/users/@me/mfa/codes-verification',
+      user.token,
+      {},
+      'totp',
+      () => user.backupCodes[0],
+    )
     expect(finish!.status).toBe(200)
     const cookie = finish!.headers.get('set-cookie')!
     expect(cookie).toContain(`__Secure-recent_mfa=${jwt}`)
@@ -114,7 +178,8 @@ describe('elevation', () => {
     expect(cookie).toMatch(/Secure/i)
     expect(cookie).toMatch(/SameSite=Strict/i)
     expect(cookie).toMatch(/Max-Age=300/i)
-    const call = (headers: Record<string, string>, token = user.token) => api('POST', '/users/@me/mfa/codes-verification', { token, body: {}, headers })
+    const call = (headers: Record<string, string>, token = user.token) =>
+      api('POST', '/users/@me/mfa/codes-verification', { token, body: {}, headers })
     expect((await call({ cookie: `__Secure-recent_mfa=${jwt}` })).status).toBe(200)
     clock.advance(299_000)
     expect((await call({ 'x-service-mfa-authorization': jwt! })).status).toBe(200)
@@ -122,7 +187,11 @@ describe('elevation', () => {
     expect((await call({ 'x-service-mfa-authorization': jwt! })).body.code).toBe(60003)
     clock.reset()
     // Another session of the same user cannot use it.
-    const second = (await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret) } })).body.token
+    const second = (
+      await api('POST', '/auth/mfa/totp', {
+        body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret) },
+      })
+    ).body.token
     expect((await call({ 'x-service-mfa-authorization': jwt! }, second)).body.code).toBe(60003)
     // A forged or tampered token fails.
     expect((await call({ 'x-service-mfa-authorization': `${jwt!.slice(0, -4)}AAAA` })).body.code).toBe(60003)
@@ -136,29 +205,56 @@ describe('elevation', () => {
     const user = await makeUser()
     const first = await api('POST', '/auth/sessions/logout', { token: user.token, body: { session_id_hashes: ['x'] } })
     expect(first.body.mfa.methods).toEqual([{ type: 'password' }])
-    const wrong = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: 'not the password' } })
+    const wrong = await api('POST', '/mfa/finish', {
+      token: user.token,
+      body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: 'not the password' },
+    })
     expect(wrong.body).toEqual({ message: 'Password does not match', code: 60008 })
     const results = await Promise.all(
-      Array.from({ length: 20 }, () => api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: user.password } })),
+      Array.from({ length: 20 }, () =>
+        api('POST', '/mfa/finish', {
+          token: user.token,
+          body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: user.password },
+        }),
+      ),
     )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
-    const expired = await api('POST', '/auth/sessions/logout', { token: user.token, body: { session_id_hashes: ['x'] } })
+    const expired = await api('POST', '/auth/sessions/logout', {
+      token: user.token,
+      body: { session_id_hashes: ['x'] },
+    })
     clock.advance(5 * 60_000 + 1000)
-    expect((await api('POST', '/mfa/finish', { token: user.token, body: { ticket: expired.body.mfa.ticket, mfa_type: 'password', data: user.password } })).body.code).toBe(60006)
+    expect(
+      (
+        await api('POST', '/mfa/finish', {
+          token: user.token,
+          body: { ticket: expired.body.mfa.ticket, mfa_type: 'password', data: user.password },
+        })
+      ).body.code,
+    ).toBe(60006)
   })
 
   test('an elevation ticket belongs to its session', async () => {
     const user = await userWithTotp()
     const r = await api('POST', '/users/@me/mfa/codes-verification', { token: user.token, body: {} })
-    const second = (await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret) } })).body.token
+    const second = (
+      await api('POST', '/auth/mfa/totp', {
+        body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret) },
+      })
+    ).body.token
     clock.advance(30_000)
-    const stolen = await api('POST', '/mfa/finish', { token: second, body: { ticket: r.body.mfa.ticket, mfa_type: 'totp', data: totpCode(user.secret) } })
+    const stolen = await api('POST', '/mfa/finish', {
+      token: second,
+      body: { ticket: r.body.mfa.ticket, mfa_type: 'totp', data: totpCode(user.secret) },
+    })
     expect(stolen.body.code).toBe(60006)
   })
 
   test('TOTP disable: elevated; returns a new token; backup codes go with the last factor', async () => {
     const user = await userWithTotp()
-    const { first, retry } = await elevated('POST', '/users/@me/mfa/totp/disable', user.token, undefined, 'totp', () => totpCode(user.secret))
+    const { first, retry } = await elevated('POST', '/users/@me/mfa/totp/disable', user.token, undefined, 'totp', () =>
+      totpCode(user.secret),
+    )
     expect(first.body.code).toBe(60003)
     expect(retry.status).toBe(200)
     expect(typeof retry.body.token).toBe('string')

@@ -12,10 +12,15 @@ afterEach(resetWorld)
 describe('TOTP enrolment', () => {
   test('password, a 160-bit secret and a right code → a new token and 10 backup codes; the old token dies', async () => {
     const user = await makeUser()
-    const other = (await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })).body.token
+    const other = (await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })).body
+      .token
     const { client } = await GatewayClient.identified(user.token)
     const secret = newSecret()
-    const enable = (body: Record<string, unknown>) => api('POST', '/users/@me/mfa/totp/enable', { token: user.token, body: { secret, code: totpCode(secret), password: user.password, ...body } })
+    const enable = (body: Record<string, unknown>) =>
+      api('POST', '/users/@me/mfa/totp/enable', {
+        token: user.token,
+        body: { secret, code: totpCode(secret), password: user.password, ...body },
+      })
 
     const wrongPassword = await enable({ password: 'not my password' })
     expect(wrongPassword.status).toBe(400)
@@ -30,7 +35,8 @@ describe('TOTP enrolment', () => {
     const r = await enable({})
     expect(r.status).toBe(200)
     expect(r.body.backup_codes).toHaveLength(10)
-    for (const c of r.body.backup_codes) expect(c).toEqual({ user_id: user.id, code: expect.stringMatching(/^[a-z0-9]{8}$/), consumed: false })
+    for (const c of r.body.backup_codes)
+      expect(c).toEqual({ user_id: user.id, code: expect.stringMatching(/^[a-z0-9]{8}$/), consumed: false })
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401)
     expect((await api('GET', '/users/@me', { token: other })).status).toBe(401)
     const me = await api('GET', '/users/@me', { token: r.body.token })
@@ -46,7 +52,10 @@ describe('TOTP enrolment', () => {
     expect(stored.some((s) => r.body.backup_codes.some((c: any) => s.codeHash.includes(c.code)))).toBe(false)
 
     clock.advance(30_000)
-    const again = await api('POST', '/users/@me/mfa/totp/enable', { token: r.body.token, body: { secret, code: totpCode(secret), password: user.password } })
+    const again = await api('POST', '/users/@me/mfa/totp/enable', {
+      token: r.body.token,
+      body: { secret, code: totpCode(secret), password: user.password },
+    })
     expect(again.body.code).toBe(60001)
     client.close()
   })
@@ -56,7 +65,15 @@ describe('TOTP at login', () => {
   test('login answers the MFA shape without a token; the right code finishes it', async () => {
     const user = await userWithTotp()
     const body = await mfaTicket(user)
-    expect(body).toEqual({ user_id: user.id, mfa: true, ticket: expect.any(String), totp: true, sms: false, backup: true, webauthn: null })
+    expect(body).toEqual({
+      user_id: user.id,
+      mfa: true,
+      ticket: expect.any(String),
+      totp: true,
+      sms: false,
+      backup: true,
+      webauthn: null,
+    })
     expect(body.token).toBeUndefined()
     const r = await api('POST', '/auth/mfa/totp', { body: { ticket: body.ticket, code: totpCode(user.secret) } })
     expect(r.status).toBe(200)
@@ -67,24 +84,46 @@ describe('TOTP at login', () => {
   test('a step once used is refused again; ±1 step is accepted', async () => {
     const user = await userWithTotp()
     const code = totpCode(user.secret)
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code } })).status).toBe(200)
+    expect(
+      (await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code } })).status,
+    ).toBe(200)
     const replay = await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code } })
     expect(replay.status).toBe(400)
     expect(replay.body).toEqual({ message: 'Invalid two-factor code', code: 60008 })
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret, 1) } })).status).toBe(200)
+    expect(
+      (
+        await api('POST', '/auth/mfa/totp', {
+          body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret, 1) },
+        })
+      ).status,
+    ).toBe(200)
     // Two steps ahead is outside the window.
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret, 3) } })).status).toBe(400)
+    expect(
+      (
+        await api('POST', '/auth/mfa/totp', {
+          body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret, 3) },
+        })
+      ).status,
+    ).toBe(400)
 
     const late = await userWithTotp()
     clock.advance(60_000)
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(late)).ticket, code: totpCode(late.secret, -1) } })).status).toBe(200)
+    expect(
+      (
+        await api('POST', '/auth/mfa/totp', {
+          body: { ticket: (await mfaTicket(late)).ticket, code: totpCode(late.secret, -1) },
+        })
+      ).status,
+    ).toBe(200)
   })
 
   test('20 parallel requests with one code: exactly one token', async () => {
     const user = await userWithTotp()
     const tickets = await ticketsFor(user, 20)
     const code = totpCode(user.secret)
-    const results = await Promise.all(tickets.map((t) => api('POST', '/auth/mfa/totp', { body: { ticket: t.ticket, code } })))
+    const results = await Promise.all(
+      tickets.map((t) => api('POST', '/auth/mfa/totp', { body: { ticket: t.ticket, code } })),
+    )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
     expect(results.filter((r) => r.body.code === 60008)).toHaveLength(19)
   })
@@ -93,26 +132,34 @@ describe('TOTP at login', () => {
     const user = await userWithTotp()
     const { ticket } = await mfaTicket(user)
     const wrong = totpCode(user.secret, 10)
-    for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/mfa/totp', { body: { ticket, code: wrong } })).body.code).toBe(60008)
+    for (let i = 0; i < 5; i++)
+      expect((await api('POST', '/auth/mfa/totp', { body: { ticket, code: wrong } })).body.code).toBe(60008)
     const dead = await api('POST', '/auth/mfa/totp', { body: { ticket, code: totpCode(user.secret) } })
     expect(dead.status).toBe(400)
     expect(dead.body.code).toBe(60006)
 
     const old = (await mfaTicket(user)).ticket
     clock.advance(10 * 60_000 + 1000)
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: old, code: totpCode(user.secret) } })).body.code).toBe(60006)
+    expect(
+      (await api('POST', '/auth/mfa/totp', { body: { ticket: old, code: totpCode(user.secret) } })).body.code,
+    ).toBe(60006)
 
     const once = (await mfaTicket(user)).ticket
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: once, code: totpCode(user.secret) } })).status).toBe(200)
+    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: once, code: totpCode(user.secret) } })).status).toBe(
+      200,
+    )
     clock.advance(30_000)
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: once, code: totpCode(user.secret) } })).body.code).toBe(60006)
+    expect(
+      (await api('POST', '/auth/mfa/totp', { body: { ticket: once, code: totpCode(user.secret) } })).body.code,
+    ).toBe(60006)
     expect((await api('POST', '/auth/mfa/totp', { body: { ticket: 'made-up', code: '123456' } })).body.code).toBe(60006)
   })
 
   test('wrong codes across tickets are limited per user: 429 with retry_after', async () => {
     const user = await userWithTotp()
     let last
-    for (let i = 0; i < 21; i++) last = await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: '000000' } })
+    for (let i = 0; i < 21; i++)
+      last = await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: '000000' } })
     expect(last!.status).toBe(429)
     expect(last!.body.retry_after).toBeGreaterThan(0)
   })
@@ -120,20 +167,37 @@ describe('TOTP at login', () => {
   test('backup codes: through /auth/mfa/backup and /auth/mfa/totp, each once; 20 parallel uses → one', async () => {
     const user = await userWithTotp()
     const [a, b, c] = user.backupCodes
-    expect((await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: a } })).status).toBe(200)
-    expect((await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: a } })).body.code).toBe(60008)
-    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: `${b.slice(0, 4)}-${b.slice(4)}` } })).status).toBe(200)
+    expect(
+      (await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: a } })).status,
+    ).toBe(200)
+    expect(
+      (await api('POST', '/auth/mfa/backup', { body: { ticket: (await mfaTicket(user)).ticket, code: a } })).body.code,
+    ).toBe(60008)
+    expect(
+      (
+        await api('POST', '/auth/mfa/totp', {
+          body: { ticket: (await mfaTicket(user)).ticket, code: `${b.slice(0, 4)}-${b.slice(4)}` },
+        })
+      ).status,
+    ).toBe(200)
     const tickets = await ticketsFor(user, 20)
-    const results = await Promise.all(tickets.map((t) => api('POST', '/auth/mfa/backup', { body: { ticket: t.ticket, code: c } })))
+    const results = await Promise.all(
+      tickets.map((t) => api('POST', '/auth/mfa/backup', { body: { ticket: t.ticket, code: c } })),
+    )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
   })
 
   test('required_actions survive the second factor', async () => {
     const user = await makeUser({ password: 'password123' })
     const secret = newSecret()
-    await api('POST', '/users/@me/mfa/totp/enable', { token: user.token, body: { secret, code: totpCode(secret), password: user.password } })
+    await api('POST', '/users/@me/mfa/totp/enable', {
+      token: user.token,
+      body: { secret, code: totpCode(secret), password: user.password },
+    })
     clock.advance(30_000)
-    const r = await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(secret) } })
+    const r = await api('POST', '/auth/mfa/totp', {
+      body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(secret) },
+    })
     expect(r.body.required_actions).toEqual(['update_password'])
   })
 

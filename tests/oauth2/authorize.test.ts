@@ -28,7 +28,8 @@ describe('GET /oauth2/authorize', () => {
   test('refuses unknown clients, unregistered redirect URIs, other response types and unknown scopes', async () => {
     const user = await makeUser()
     const app = await makeApp()
-    const get = (extra: Record<string, string>) => api('GET', `/oauth2/authorize?${authorizeQuery(app, extra)}`, { token: user.token })
+    const get = (extra: Record<string, string>) =>
+      api('GET', `/oauth2/authorize?${authorizeQuery(app, extra)}`, { token: user.token })
 
     const unknown = await get({ client_id: '1234567890123' })
     expect(unknown.status).toBe(404)
@@ -63,7 +64,11 @@ describe('GET /oauth2/authorize', () => {
     expect(r.status).toBe(200)
     expect(r.body.redirect_uri).toBe(REDIRECT)
     const two = await makeApp([REDIRECT, 'http://localhost/other'])
-    const r2 = await api('GET', `/oauth2/authorize?${new URLSearchParams({ client_id: two.id, response_type: 'code', scope: 'identify' })}`, { token: user.token })
+    const r2 = await api(
+      'GET',
+      `/oauth2/authorize?${new URLSearchParams({ client_id: two.id, response_type: 'code', scope: 'identify' })}`,
+      { token: user.token },
+    )
     expect(r2.status).toBe(400)
     expect(r2.body.errors.redirect_uri._errors[0].code).toBe('BASE_TYPE_REQUIRED')
   })
@@ -72,7 +77,8 @@ describe('GET /oauth2/authorize', () => {
     const user = await makeUser()
     const app = await makeApp()
     const { challenge } = pkce()
-    const get = (extra: Record<string, string>) => api('GET', `/oauth2/authorize?${authorizeQuery(app, extra)}`, { token: user.token })
+    const get = (extra: Record<string, string>) =>
+      api('GET', `/oauth2/authorize?${authorizeQuery(app, extra)}`, { token: user.token })
     expect((await get({ code_challenge: challenge, code_challenge_method: 'S256' })).status).toBe(200)
     const plain = await get({ code_challenge: challenge, code_challenge_method: 'plain' })
     expect(plain.status).toBe(400)
@@ -87,10 +93,14 @@ describe('POST /oauth2/authorize', () => {
   test('authorize: true redirects with a code and the state', async () => {
     const user = await makeUser()
     const app = await makeApp(['http://localhost/callback?keep=1'])
-    const r = await api('POST', `/oauth2/authorize?${authorizeQuery(app, { redirect_uri: 'http://localhost/callback?keep=1' })}`, {
-      token: user.token,
-      body: { authorize: true },
-    })
+    const r = await api(
+      'POST',
+      `/oauth2/authorize?${authorizeQuery(app, { redirect_uri: 'http://localhost/callback?keep=1' })}`,
+      {
+        token: user.token,
+        body: { authorize: true },
+      },
+    )
     expect(r.status).toBe(200)
     const location = new URL(r.body.location)
     expect(`${location.origin}${location.pathname}`).toBe(REDIRECT)
@@ -102,7 +112,10 @@ describe('POST /oauth2/authorize', () => {
   test('authorize: false redirects with error=access_denied and no code', async () => {
     const user = await makeUser()
     const app = await makeApp()
-    const r = await api('POST', `/oauth2/authorize?${authorizeQuery(app)}`, { token: user.token, body: { authorize: false } })
+    const r = await api('POST', `/oauth2/authorize?${authorizeQuery(app)}`, {
+      token: user.token,
+      body: { authorize: false },
+    })
     expect(r.status).toBe(200)
     const location = new URL(r.body.location)
     expect(location.searchParams.get('error')).toBe('access_denied')
@@ -113,13 +126,19 @@ describe('POST /oauth2/authorize', () => {
   test('checks the request like GET, and needs the authorize field', async () => {
     const user = await makeUser()
     const app = await makeApp()
-    const bad = await api('POST', `/oauth2/authorize?${authorizeQuery(app, { redirect_uri: 'http://evil.test/' })}`, { token: user.token, body: { authorize: true } })
+    const bad = await api('POST', `/oauth2/authorize?${authorizeQuery(app, { redirect_uri: 'http://evil.test/' })}`, {
+      token: user.token,
+      body: { authorize: true },
+    })
     expect(bad.status).toBe(400)
     expect(JSON.stringify(bad.body)).not.toContain('evil.test')
     const missing = await api('POST', `/oauth2/authorize?${authorizeQuery(app)}`, { token: user.token, body: {} })
     expect(missing.status).toBe(400)
     expect(missing.body.errors.authorize).toBeDefined()
-    const bot = await api('POST', `/oauth2/authorize?${authorizeQuery(app)}`, { token: `Bot ${app.bot_token}`, body: { authorize: true } })
+    const bot = await api('POST', `/oauth2/authorize?${authorizeQuery(app)}`, {
+      token: `Bot ${app.bot_token}`,
+      body: { authorize: true },
+    })
     expect(bot.status).toBe(403)
   })
 })

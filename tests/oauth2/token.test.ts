@@ -7,7 +7,10 @@ import { REDIRECT, authorizeCode, grantTokens, pkce, tokenRequest } from './help
 afterEach(resetWorld)
 
 const exchange = (app: { id: string; client_secret: string }, code: string, extra: Record<string, string> = {}) =>
-  tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, ...extra }, [app.id, app.client_secret])
+  tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, ...extra }, [
+    app.id,
+    app.client_secret,
+  ])
 
 describe('authorization_code', () => {
   test('a code buys a bearer token (Basic client auth) that identifies the user', async () => {
@@ -24,7 +27,12 @@ describe('authorization_code', () => {
     expect(me.status).toBe(200)
     expect(me.body.id).toBe(user.id)
     // The consent screen now knows the user authorized the application.
-    const q = new URLSearchParams({ client_id: app.id, response_type: 'code', redirect_uri: REDIRECT, scope: 'identify' })
+    const q = new URLSearchParams({
+      client_id: app.id,
+      response_type: 'code',
+      redirect_uri: REDIRECT,
+      scope: 'identify',
+    })
     expect((await api('GET', `/oauth2/authorize?${q}`, { token: user.token })).body.authorized).toBe(true)
   })
 
@@ -32,13 +40,29 @@ describe('authorization_code', () => {
     const user = await makeUser()
     const app = await makeApp()
     const code = await authorizeCode(user, app)
-    const wrong = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: app.id, client_secret: 'nope' })
+    const wrong = await tokenRequest('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: app.id,
+      client_secret: 'nope',
+    })
     expect(wrong.status).toBe(401)
     expect(wrong.body.error).toBe('invalid_client')
-    const basicWrong = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, [app.id, 'nope'])
+    const basicWrong = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT },
+      [app.id, 'nope'],
+    )
     expect(basicWrong.status).toBe(401)
     expect(basicWrong.headers.get('www-authenticate')).toContain('Basic')
-    const ok = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: app.id, client_secret: app.client_secret })
+    const ok = await tokenRequest('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: app.id,
+      client_secret: app.client_secret,
+    })
     expect(ok.status).toBe(200)
   })
 
@@ -101,12 +125,23 @@ describe('authorization_code', () => {
     expect(wrong.body.error).toBe('invalid_grant')
 
     const code3 = await authorizeCode(user, app, { code_challenge: challenge, code_challenge_method: 'S256' })
-    const pub = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code: code3, redirect_uri: REDIRECT, client_id: app.id, code_verifier: verifier })
+    const pub = await tokenRequest('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: code3,
+      redirect_uri: REDIRECT,
+      client_id: app.id,
+      code_verifier: verifier,
+    })
     expect(pub.status).toBe(200)
 
     // Without PKCE a secret is required.
     const code4 = await authorizeCode(user, app)
-    const noSecret = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code: code4, redirect_uri: REDIRECT, client_id: app.id })
+    const noSecret = await tokenRequest('/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: code4,
+      redirect_uri: REDIRECT,
+      client_id: app.id,
+    })
     expect(noSecret.status).toBe(401)
     expect(noSecret.body.error).toBe('invalid_client')
   })
@@ -118,7 +153,10 @@ describe('authorization_code', () => {
     expect(none.body.error).toBe('invalid_request')
     const odd = await tokenRequest('/oauth2/token', { grant_type: 'password' }, [app.id, app.client_secret])
     expect(odd.body.error).toBe('unsupported_grant_type')
-    const noCode = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code' }, [app.id, app.client_secret])
+    const noCode = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code' }, [
+      app.id,
+      app.client_secret,
+    ])
     expect(noCode.body).toEqual({ error: 'invalid_request', error_description: 'Missing "code" in request.' })
     const noClient = await tokenRequest('/oauth2/token', { grant_type: 'client_credentials' })
     expect(noClient.status).toBe(401)
@@ -131,7 +169,10 @@ describe('refresh_token', () => {
     const user = await makeUser()
     const app = await makeApp()
     const first = await grantTokens(user, app)
-    const r = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [app.id, app.client_secret])
+    const r = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [
+      app.id,
+      app.client_secret,
+    ])
     expect(r.status).toBe(200)
     expect(r.body.refresh_token).not.toBe(first.refresh_token)
     expect(r.body.access_token).not.toBe(first.access_token)
@@ -144,14 +185,30 @@ describe('refresh_token', () => {
     const user = await makeUser()
     const app = await makeApp()
     const first = await grantTokens(user, app)
-    const second = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [app.id, app.client_secret])
-    const third = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: second.body.refresh_token }, [app.id, app.client_secret])
+    const second = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      [app.id, app.client_secret],
+    )
+    const third = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: second.body.refresh_token },
+      [app.id, app.client_secret],
+    )
     expect(third.status).toBe(200)
-    const reuse = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [app.id, app.client_secret])
+    const reuse = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      [app.id, app.client_secret],
+    )
     expect(reuse.status).toBe(400)
     expect(reuse.body.error).toBe('invalid_grant')
     expect((await api('GET', '/oauth2/@me', { token: `Bearer ${third.body.access_token}` })).status).toBe(401)
-    const latest = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: third.body.refresh_token }, [app.id, app.client_secret])
+    const latest = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: third.body.refresh_token },
+      [app.id, app.client_secret],
+    )
     expect(latest.body.error).toBe('invalid_grant')
   })
 
@@ -160,7 +217,12 @@ describe('refresh_token', () => {
     const app = await makeApp()
     const first = await grantTokens(user, app)
     const replies = await Promise.all(
-      Array.from({ length: 10 }, () => tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [app.id, app.client_secret])),
+      Array.from({ length: 10 }, () =>
+        tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [
+          app.id,
+          app.client_secret,
+        ]),
+      ),
     )
     expect(replies.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1)
     for (const r of replies.filter((r) => r.status === 200)) {
@@ -173,11 +235,23 @@ describe('refresh_token', () => {
     const app = await makeApp()
     const other = await makeApp()
     const first = await grantTokens(user, app, 'identify')
-    const foreign = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token }, [other.id, other.client_secret])
+    const foreign = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token },
+      [other.id, other.client_secret],
+    )
     expect(foreign.body.error).toBe('invalid_grant')
-    const wider = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'identify lobbies.write' }, [app.id, app.client_secret])
+    const wider = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'identify lobbies.write' },
+      [app.id, app.client_secret],
+    )
     expect(wider.body.error).toBe('invalid_scope')
-    const noSecret = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: app.id })
+    const noSecret = await tokenRequest('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token,
+      client_id: app.id,
+    })
     expect(noSecret.status).toBe(401)
   })
 })
@@ -185,13 +259,19 @@ describe('refresh_token', () => {
 describe('client_credentials, revoke, @me', () => {
   test('client_credentials gives a token for the application without a refresh token', async () => {
     const app = await makeApp()
-    const r = await tokenRequest('/oauth2/token', { grant_type: 'client_credentials', scope: 'identify' }, [app.id, app.client_secret])
+    const r = await tokenRequest('/oauth2/token', { grant_type: 'client_credentials', scope: 'identify' }, [
+      app.id,
+      app.client_secret,
+    ])
     expect(r.status).toBe(200)
     expect(r.body.refresh_token).toBeUndefined()
     expect(r.body.scope).toBe('identify')
     const me = await api('GET', '/users/@me', { token: `Bearer ${r.body.access_token}` })
     expect(me.status).toBe(200)
-    const bad = await tokenRequest('/oauth2/token', { grant_type: 'client_credentials', scope: 'identify bogus' }, [app.id, app.client_secret])
+    const bad = await tokenRequest('/oauth2/token', { grant_type: 'client_credentials', scope: 'identify bogus' }, [
+      app.id,
+      app.client_secret,
+    ])
     expect(bad.status).toBe(400)
     expect(bad.body.error).toBe('invalid_scope')
   })
@@ -203,7 +283,11 @@ describe('client_credentials, revoke, @me', () => {
     const r = await tokenRequest('/oauth2/token/revoke', { token: a.access_token }, [app.id, app.client_secret])
     expect(r.status).toBe(200)
     expect((await api('GET', '/oauth2/@me', { token: `Bearer ${a.access_token}` })).status).toBe(401)
-    const refresh = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: a.refresh_token }, [app.id, app.client_secret])
+    const refresh = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: a.refresh_token },
+      [app.id, app.client_secret],
+    )
     expect(refresh.body.error).toBe('invalid_grant')
 
     const b = await grantTokens(user, app)
@@ -211,10 +295,15 @@ describe('client_credentials, revoke, @me', () => {
     // Another client cannot revoke it.
     await tokenRequest('/oauth2/token/revoke', { token: b.refresh_token }, [other.id, other.client_secret])
     expect((await api('GET', '/oauth2/@me', { token: `Bearer ${b.access_token}` })).status).toBe(200)
-    await tokenRequest('/oauth2/token/revoke', { token: b.refresh_token, token_type_hint: 'refresh_token' }, [app.id, app.client_secret])
+    await tokenRequest('/oauth2/token/revoke', { token: b.refresh_token, token_type_hint: 'refresh_token' }, [
+      app.id,
+      app.client_secret,
+    ])
     expect((await api('GET', '/oauth2/@me', { token: `Bearer ${b.access_token}` })).status).toBe(401)
 
-    expect((await tokenRequest('/oauth2/token/revoke', { token: 'nothing' }, [app.id, app.client_secret])).status).toBe(200)
+    expect((await tokenRequest('/oauth2/token/revoke', { token: 'nothing' }, [app.id, app.client_secret])).status).toBe(
+      200,
+    )
     expect((await tokenRequest('/oauth2/token/revoke', { token: 'nothing' }, [app.id, 'wrong'])).status).toBe(401)
   })
 
@@ -243,7 +332,11 @@ describe('client_credentials, revoke, @me', () => {
     expect((await api('GET', '/oauth2/@me', { token: `Bearer ${t.access_token}` })).status).toBe(200)
     clock.advance(1000)
     expect((await api('GET', '/oauth2/@me', { token: `Bearer ${t.access_token}` })).status).toBe(401)
-    const refreshed = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: t.refresh_token }, [app.id, app.client_secret])
+    const refreshed = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'refresh_token', refresh_token: t.refresh_token },
+      [app.id, app.client_secret],
+    )
     expect(refreshed.status).toBe(200)
   })
 
@@ -252,7 +345,9 @@ describe('client_credentials, revoke, @me', () => {
     const app = await makeApp()
     const code = await authorizeCode(user, app)
     const t = (await exchange(app, code)).body
-    const dump = JSON.stringify(rawDatabase().query('SELECT * FROM oauth2_tokens').all()) + JSON.stringify(rawDatabase().query('SELECT * FROM oauth2_codes').all())
+    const dump =
+      JSON.stringify(rawDatabase().query('SELECT * FROM oauth2_tokens').all()) +
+      JSON.stringify(rawDatabase().query('SELECT * FROM oauth2_codes').all())
     expect(dump).not.toContain(code)
     expect(dump).not.toContain(t.access_token)
     expect(dump).not.toContain(t.refresh_token)
@@ -267,6 +362,8 @@ describe('scopes', () => {
     const put = await api('PUT', '/lobbies', { token: `Bearer ${social.access_token}`, body: { secret: 'social' } })
     expect(put.status).toBe(200)
     const identify = await grantTokens(user, app, 'identify')
-    expect((await api('PUT', '/lobbies', { token: `Bearer ${identify.access_token}`, body: { secret: 'social' } })).status).toBe(403)
+    expect(
+      (await api('PUT', '/lobbies', { token: `Bearer ${identify.access_token}`, body: { secret: 'social' } })).status,
+    ).toBe(403)
   })
 })

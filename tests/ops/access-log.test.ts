@@ -30,7 +30,12 @@ afterEach(() => {
 
 /** The log is written after the response: wait for the request lines to arrive. */
 async function requestLines(count: number): Promise<string[]> {
-  for (let i = 0; i < 100 && lines.filter((l) => l.includes(' request ') || l.includes('"msg":"request"')).length < count; i++) await Bun.sleep(5)
+  for (
+    let i = 0;
+    i < 100 && lines.filter((l) => l.includes(' request ') || l.includes('"msg":"request"')).length < count;
+    i++
+  )
+    await Bun.sleep(5)
   return lines.filter((l) => l.includes(' request ') || l.includes('"msg":"request"'))
 }
 
@@ -70,18 +75,49 @@ describe('access log lines', () => {
     lines = []
     const cases: [path: string, init: RequestInit, status: number, route: string][] = [
       ['/api/v9/nope', {}, 404, '<unmatched>'],
-      [`/api/v9/lobbies/${lobby.body.id}`, { method: 'DELETE', headers: { authorization: `Bot ${app.bot_token}` } }, 204, '/api/v9/lobbies/:lobbyId'],
+      [
+        `/api/v9/lobbies/${lobby.body.id}`,
+        { method: 'DELETE', headers: { authorization: `Bot ${app.bot_token}` } },
+        204,
+        '/api/v9/lobbies/:lobbyId',
+      ],
       ['/', {}, 302, '/'],
       ['/api/v9/users/@me', {}, 401, '/api/v9/users/@me'],
-      ['/api/v9/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"login":' }, 400, '/api/v9/auth/login'],
-      ['/api/v9/users/@me', { method: 'PATCH', headers: { authorization: user.token, 'content-type': 'application/json', 'content-length': String(2 * 1024 * 1024) }, body: 'x'.repeat(2 * 1024 * 1024) }, 413, '<unmatched>'],
+      [
+        '/api/v9/auth/login',
+        { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"login":' },
+        400,
+        '/api/v9/auth/login',
+      ],
+      [
+        '/api/v9/users/@me',
+        {
+          method: 'PATCH',
+          headers: {
+            authorization: user.token,
+            'content-type': 'application/json',
+            'content-length': String(2 * 1024 * 1024),
+          },
+          body: 'x'.repeat(2 * 1024 * 1024),
+        },
+        413,
+        '<unmatched>',
+      ],
     ]
     for (const [path, init, status] of cases) expect((await raw(path, init)).status, path).toBe(status)
     const logged = await requestLines(cases.length)
     expect(logged).toHaveLength(cases.length)
     // Lines are written when each response is done; match them by route and status, not by order.
     for (const [, init, status, route] of cases) {
-      expect(logged.some((l) => field(l, 'route') === route && field(l, 'status') === String(status) && field(l, 'method') === (init.method ?? 'GET')), `${route} ${status}`).toBe(true)
+      expect(
+        logged.some(
+          (l) =>
+            field(l, 'route') === route &&
+            field(l, 'status') === String(status) &&
+            field(l, 'method') === (init.method ?? 'GET'),
+        ),
+        `${route} ${status}`,
+      ).toBe(true)
     }
   })
 
@@ -164,7 +200,11 @@ describe('no token reaches the log', () => {
     // A login from a new place and its authorize-ip link.
     await withConfig({ newLoginLocationCheck: true, trustProxy: 1 }, async () => {
       const user = await makeUser()
-      const from = (ip: string) => api('POST', '/auth/login', { body: { login: user.email, password: user.password }, headers: { 'x-forwarded-for': ip } })
+      const from = (ip: string) =>
+        api('POST', '/auth/login', {
+          body: { login: user.email, password: user.password },
+          headers: { 'x-forwarded-for': ip },
+        })
       keep((await from('198.51.100.7')).body.token)
       expect((await from('203.0.113.9')).status).toBe(400)
       const authorize = keep(await lastLinkToken(user.email, 'authorize-ip'))
@@ -183,7 +223,14 @@ describe('no token reaches the log', () => {
     // E-mail change and the /wasntme/<token> revert link: the token is in the path.
     const changer = await makeUser()
     keep(changer.token)
-    const { retry } = await elevated('PATCH', '/users/@me', changer.token, { email: `moved${Date.now()}@example.test`, password: changer.password }, 'password', () => changer.password)
+    const { retry } = await elevated(
+      'PATCH',
+      '/users/@me',
+      changer.token,
+      { email: `moved${Date.now()}@example.test`, password: changer.password },
+      'password',
+      () => changer.password,
+    )
     expect(retry.status).toBe(200)
     const revert = keep(await lastLinkToken(changer.email, 'wasntme'))
     expect((await raw(`/wasntme/${revert}`)).status).toBe(200)
@@ -196,18 +243,32 @@ describe('no token reaches the log', () => {
     keep(app.bot_token)
     keep(app.client_secret)
     const state = keep(`state${crypto.randomUUID().replace(/-/g, '')}`)
-    await raw(`/oauth2/authorize?client_id=${app.id}&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=identify&state=${state}`)
+    await raw(
+      `/oauth2/authorize?client_id=${app.id}&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=identify&state=${state}`,
+    )
     const code = keep(await authorizeCode(oauthUser, app, { state }))
-    const tokens = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, [app.id, app.client_secret])
+    const tokens = await tokenRequest(
+      '/oauth2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT },
+      [app.id, app.client_secret],
+    )
     keep(tokens.body.access_token)
     keep(tokens.body.refresh_token)
     expect((await api('GET', '/users/@me', { token: `Bearer ${tokens.body.access_token}` })).status).toBe(200)
-    const refreshed = await tokenRequest('/oauth2/token', { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token, client_id: app.id, client_secret: app.client_secret })
+    const refreshed = await tokenRequest('/oauth2/token', {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      client_id: app.id,
+      client_secret: app.client_secret,
+    })
     keep(refreshed.body.access_token)
 
     // An invite code in the path, and tokens in paths and queries no route matches.
     const { owner, channelId } = await makeGuild()
-    const invite = await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: { max_age: 0, unique: true } })
+    const invite = await api('POST', `/channels/${channelId}/invites`, {
+      token: owner.token,
+      body: { max_age: 0, unique: true },
+    })
     const inviteCode = keep(invite.body.code)
     expect((await api('GET', `/invites/${inviteCode}`)).status).toBe(200)
     await raw(`/api/v9/users/@me/${verify}?token=${reset}#${revert}`)

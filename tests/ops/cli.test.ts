@@ -8,7 +8,22 @@ import { version } from '../../package.json'
 import { cli, freePort, freshEnv, oneLine, serve } from './process-helpers'
 
 const PASSWORD = 'correct horse battery staple'
-const COMMANDS = ['serve', 'app create', 'app list', 'user create', 'user list', 'user lock', 'outbox', 'guild set', 'experiments load', 'experiments list', 'experiments show', 'experiments eval', 'backup', 'restore']
+const COMMANDS = [
+  'serve',
+  'app create',
+  'app list',
+  'user create',
+  'user list',
+  'user lock',
+  'outbox',
+  'guild set',
+  'experiments load',
+  'experiments list',
+  'experiments show',
+  'experiments eval',
+  'backup',
+  'restore',
+]
 
 describe('help, version, unknown commands', () => {
   test('--help and help print every command to stdout and exit 0, without touching a database', async () => {
@@ -57,9 +72,15 @@ describe('user create and user list', () => {
       [['--email', 'short@example.test', '--password', 'x'], /password: Must be between 8 and 72/],
       [['--email', 'weak@example.test', '--password', 'password1'], /password: Password is too weak/],
       [['--email', 'long@example.test', '--password', 'x'.repeat(73)], /password: Must be between 8 and 72/],
-      [['--email', 'name@example.test', '--username', 'Bad Name!', '--password', PASSWORD], /--username: Username can only contain/],
+      [
+        ['--email', 'name@example.test', '--username', 'Bad Name!', '--password', PASSWORD],
+        /--username: Username can only contain/,
+      ],
       [['--email', 'name@example.test', '--username', 'discordfan', '--password', PASSWORD], /--username: .*reserved/],
-      [['--email', 'name@example.test', '--username', 'x', '--password', PASSWORD], /--username: Must be between 2 and 32/],
+      [
+        ['--email', 'name@example.test', '--username', 'x', '--password', PASSWORD],
+        /--username: Must be between 2 and 32/,
+      ],
     ]
     for (const [args, message] of refusals) {
       const r = await cli(env, ['user', 'create', ...args])
@@ -69,24 +90,54 @@ describe('user create and user list', () => {
     }
     expect(JSON.parse((await cli(env, ['user', 'list'])).stdout)).toEqual([])
     // The limits of registration: 8 characters pass.
-    const edge = await cli(env, ['user', 'create', '--email', 'Edge@Example.test', '--username', 'edge', '--password', 'qz7!vKp2'])
+    const edge = await cli(env, [
+      'user',
+      'create',
+      '--email',
+      'Edge@Example.test',
+      '--username',
+      'edge',
+      '--password',
+      'qz7!vKp2',
+    ])
     expect(edge.code).toBe(0)
-    expect(JSON.parse(edge.stdout)).toMatchObject({ username: 'edge', id: expect.stringMatching(/^\d+$/), token: expect.any(String) })
+    expect(JSON.parse(edge.stdout)).toMatchObject({
+      username: 'edge',
+      id: expect.stringMatching(/^\d+$/),
+      token: expect.any(String),
+    })
     const again = await cli(env, ['user', 'create', '--email', 'edge@example.test', '--password', PASSWORD])
     expect(again.code).toBe(1)
     expect(again.stderr).toContain('already registered')
-    const taken = await cli(env, ['user', 'create', '--email', 'other@example.test', '--username', 'edge', '--password', PASSWORD])
+    const taken = await cli(env, [
+      'user',
+      'create',
+      '--email',
+      'other@example.test',
+      '--username',
+      'edge',
+      '--password',
+      PASSWORD,
+    ])
     expect(taken.code).toBe(1)
     expect(taken.stderr).toContain('taken')
   })
 
   test('--password-stdin reads one line; no password and no terminal is a usage error', async () => {
     const { env } = freshEnv({ LOG_LEVEL: 'silent' })
-    const r = await cli(env, ['user', 'create', '--email', 'stdin@example.test', '--username', 'fromstdin', '--password-stdin'], `${PASSWORD}\n`)
+    const r = await cli(
+      env,
+      ['user', 'create', '--email', 'stdin@example.test', '--username', 'fromstdin', '--password-stdin'],
+      `${PASSWORD}\n`,
+    )
     expect(r.code).toBe(0)
     const { url, stop } = await serve({ ...env, LOG_LEVEL: 'warn' })
     try {
-      const login = await fetch(`${url}/api/v9/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'stdin@example.test', password: PASSWORD }) })
+      const login = await fetch(`${url}/api/v9/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'stdin@example.test', password: PASSWORD }),
+      })
       expect(login.status).toBe(200)
     } finally {
       await stop()
@@ -97,45 +148,79 @@ describe('user create and user list', () => {
     const none = await cli(env, ['user', 'create', '--email', 'none@example.test'])
     expect(none.code).toBe(2)
     expect(none.stderr).toContain('--password-stdin')
-    expect((await cli(env, ['user', 'create', '--email', 'both@example.test', '--password', PASSWORD, '--password-stdin'], PASSWORD)).code).toBe(2)
+    expect(
+      (
+        await cli(
+          env,
+          ['user', 'create', '--email', 'both@example.test', '--password', PASSWORD, '--password-stdin'],
+          PASSWORD,
+        )
+      ).code,
+    ).toBe(2)
   })
 
-  test.skipIf(!Bun.which('script'))('in a terminal, the password is asked twice without echo', async () => {
-    const { env } = freshEnv({ LOG_LEVEL: 'silent' })
-    const command = `${process.execPath} run src/main.ts user create --email tty@example.test --username fromtty`
-    const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], { env, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
-    let seen = ''
-    const reader = (async () => {
-      for await (const chunk of proc.stdout) seen += new TextDecoder().decode(chunk)
-    })()
-    const waitFor = async (text: string, count: number) => {
-      for (let i = 0; i < 750 && seen.split(text).length - 1 < count; i++) await Bun.sleep(20)
-    }
-    await waitFor('Password: ', 1)
-    proc.stdin.write(`${PASSWORD}\r`)
-    proc.stdin.flush()
-    await waitFor('Repeat password: ', 1)
-    proc.stdin.write(`${PASSWORD}\r`)
-    proc.stdin.flush()
-    await waitFor('"token"', 1)
-    proc.stdin.end()
-    await proc.exited
-    await reader
-    expect(seen).toContain('"username":"fromtty"')
-    expect(seen).not.toContain(PASSWORD)
-  }, 30_000)
+  test.skipIf(!Bun.which('script'))(
+    'in a terminal, the password is asked twice without echo',
+    async () => {
+      const { env } = freshEnv({ LOG_LEVEL: 'silent' })
+      const command = `${process.execPath} run src/main.ts user create --email tty@example.test --username fromtty`
+      const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
+        env,
+        stdin: 'pipe',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      let seen = ''
+      const reader = (async () => {
+        for await (const chunk of proc.stdout) seen += new TextDecoder().decode(chunk)
+      })()
+      const waitFor = async (text: string, count: number) => {
+        for (let i = 0; i < 750 && seen.split(text).length - 1 < count; i++) await Bun.sleep(20)
+      }
+      await waitFor('Password: ', 1)
+      proc.stdin.write(`${PASSWORD}\r`)
+      proc.stdin.flush()
+      await waitFor('Repeat password: ', 1)
+      proc.stdin.write(`${PASSWORD}\r`)
+      proc.stdin.flush()
+      await waitFor('"token"', 1)
+      proc.stdin.end()
+      await proc.exited
+      await reader
+      expect(seen).toContain('"username":"fromtty"')
+      expect(seen).not.toContain(PASSWORD)
+    },
+    30_000,
+  )
 
   test('user list: people only (no bots), in ID order, paged with --limit and --after', async () => {
     const { env } = freshEnv({ LOG_LEVEL: 'silent' })
     const ids: string[] = []
     for (const name of ['alpha', 'bravo', 'charlie']) {
-      const r = await cli(env, ['user', 'create', '--email', `${name}@example.test`, '--username', name, '--password', PASSWORD])
+      const r = await cli(env, [
+        'user',
+        'create',
+        '--email',
+        `${name}@example.test`,
+        '--username',
+        name,
+        '--password',
+        PASSWORD,
+      ])
       ids.push(JSON.parse(r.stdout).id)
     }
     expect((await cli(env, ['app', 'create', '--name', 'Botty'])).code).toBe(0)
     const all = JSON.parse((await cli(env, ['user', 'list'])).stdout)
     expect(all.map((u: { id: string }) => u.id)).toEqual(ids)
-    expect(all[0]).toEqual({ id: ids[0], username: 'alpha', email: 'alpha@example.test', verified: true, state: 'active', locked: false, created_at: expect.stringMatching(/^\d{4}-/) })
+    expect(all[0]).toEqual({
+      id: ids[0],
+      username: 'alpha',
+      email: 'alpha@example.test',
+      verified: true,
+      state: 'active',
+      locked: false,
+      created_at: expect.stringMatching(/^\d{4}-/),
+    })
     const page = JSON.parse((await cli(env, ['user', 'list', '--limit', '1', '--after', ids[0]])).stdout)
     expect(page.map((u: { id: string }) => u.id)).toEqual([ids[1]])
     expect((await cli(env, ['user', 'list', '--limit', '0'])).code).toBe(2)
@@ -176,19 +261,29 @@ describe('serve', () => {
     await Bun.sleep(100)
     const { code, stdout } = await server.stop()
     expect(code).toBe(0)
-    const entries = stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const entries = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     for (const e of entries) {
       expect(e.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
       expect(['info', 'warn', 'error', 'debug']).toContain(e.level)
     }
-    expect(entries.map((e) => e.msg)).toEqual(expect.arrayContaining(['listening', 'request', 'shutting down', 'stopped']))
+    expect(entries.map((e) => e.msg)).toEqual(
+      expect.arrayContaining(['listening', 'request', 'shutting down', 'stopped']),
+    )
     expect(entries.find((e) => e.msg === 'request')).toMatchObject({ route: '<unmatched>', status: 404 })
     expect(entries.find((e) => e.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', level: 'info' })
   })
 
   test('a closed stdout does not stop the server: one line on stderr, requests still answered', async () => {
     const { env } = freshEnv()
-    const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts'], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts'], {
+      env,
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     try {
       const reader = proc.stdout.getReader()
       let seen = ''
@@ -200,7 +295,9 @@ describe('serve', () => {
       expect((await fetch(`${url}/healthz`)).status).toBe(200)
       proc.kill('SIGTERM')
       expect(await proc.exited).toBe(0)
-      expect(await new Response(proc.stderr).text()).toMatch(/^\S+Z ERROR stdout failed \(EPIPE\): info and debug lines are no longer written\n$/)
+      expect(await new Response(proc.stderr).text()).toMatch(
+        /^\S+Z ERROR stdout failed \(EPIPE\): info and debug lines are no longer written\n$/,
+      )
     } finally {
       proc.kill('SIGKILL')
     }

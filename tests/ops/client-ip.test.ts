@@ -24,10 +24,13 @@ describe('TRUST_PROXY values', () => {
     expect(loadConfig(raw === undefined ? {} : { TRUST_PROXY: raw }).trustProxy).toEqual(expected)
   })
 
-  test.each(['maybe', '33', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'proxy.example', '10.0.0.0/', '1.2.3'])('TRUST_PROXY=%p is refused naming the variable', (raw) => {
-    expect(() => loadConfig({ TRUST_PROXY: raw })).toThrow(ConfigError)
-    expect(() => loadConfig({ TRUST_PROXY: raw })).toThrow('TRUST_PROXY')
-  })
+  test.each(['maybe', '33', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'proxy.example', '10.0.0.0/', '1.2.3'])(
+    'TRUST_PROXY=%p is refused naming the variable',
+    (raw) => {
+      expect(() => loadConfig({ TRUST_PROXY: raw })).toThrow(ConfigError)
+      expect(() => loadConfig({ TRUST_PROXY: raw })).toThrow('TRUST_PROXY')
+    },
+  )
 })
 
 describe('the client address', () => {
@@ -106,9 +109,17 @@ describe('end to end', () => {
     const { eq } = await import('drizzle-orm')
     await withConfig({ trustProxy: 1 }, async () => {
       const user = await makeUser()
-      const r = await api('POST', '/auth/login', { body: { login: user.email, password: user.password }, headers: { 'x-forwarded-for': '81.2.69.160, 198.51.100.61' } })
+      const r = await api('POST', '/auth/login', {
+        body: { login: user.email, password: user.password },
+        headers: { 'x-forwarded-for': '81.2.69.160, 198.51.100.61' },
+      })
       expect(r.status).toBe(200)
-      const ips = db().select().from(knownIps).where(eq(knownIps.userId, user.id)).all().map((row) => row.ip)
+      const ips = db()
+        .select()
+        .from(knownIps)
+        .where(eq(knownIps.userId, user.id))
+        .all()
+        .map((row) => row.ip)
       expect(ips).toEqual(['198.51.100.61'])
     })
   })

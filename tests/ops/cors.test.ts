@@ -19,7 +19,14 @@ async function call(path: string, init: RequestInit = {}) {
 }
 
 function preflight(origin: string, path = '/api/v9/users/@me') {
-  return call(path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, content-type' } })
+  return call(path, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'PATCH',
+      'access-control-request-headers': 'authorization, content-type',
+    },
+  })
 }
 
 describe('web client on another origin', () => {
@@ -30,8 +37,13 @@ describe('web client on another origin', () => {
     expect(r.status).toBe(204)
     expect(r.headers.get('access-control-allow-origin')).toBe(WEB)
     expect(r.headers.get('access-control-allow-methods')).toContain('PATCH')
-    const headers = r.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim())
-    expect(headers).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-discord-mfa-authorization', 'x-fingerprint']))
+    const headers = r.headers
+      .get('access-control-allow-headers')!
+      .split(',')
+      .map((h) => h.trim())
+    expect(headers).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'x-discord-mfa-authorization', 'x-fingerprint']),
+    )
     expect(Number(r.headers.get('access-control-max-age'))).toBeGreaterThan(0)
     expect(r.headers.get('access-control-allow-credentials')).toBeNull()
     expect(r.headers.get('vary')).toContain('Origin')
@@ -51,7 +63,12 @@ describe('web client on another origin', () => {
   })
 
   test('any other origin gets no CORS header, preflight or not', async () => {
-    for (const origin of ['https://evil.example', 'https://app.example.test.evil.example', 'http://app.example.test', 'null']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://app.example.test.evil.example',
+      'http://app.example.test',
+      'null',
+    ]) {
       const pre = await preflight(origin)
       expect(pre.headers.get('access-control-allow-origin')).toBeNull()
       expect(pre.headers.get('access-control-allow-methods')).toBeNull()

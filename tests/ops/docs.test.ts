@@ -7,14 +7,23 @@ import { Close } from '../../src/gateway/protocol'
 import { VoiceDispatch } from '../../src/voice/protocol'
 import { makeApp, server } from '../helpers'
 
-type Op = { tags?: string[]; security?: Record<string, string[]>[]; requestBody?: { content: Record<string, { schema: any }> } }
-let doc: { tags: { name: string; description: string }[]; paths: Record<string, Record<string, Op>>; components: { securitySchemes: Record<string, any> } }
+type Op = {
+  tags?: string[]
+  security?: Record<string, string[]>[]
+  requestBody?: { content: Record<string, { schema: any }> }
+}
+let doc: {
+  tags: { name: string; description: string }[]
+  paths: Record<string, Record<string, Op>>
+  components: { securitySchemes: Record<string, any> }
+}
 const ops: [path: string, method: string, op: Op][] = []
 
 beforeAll(async () => {
   const { url } = await server()
   doc = (await (await fetch(`${url}/api/docs/json`)).json()) as typeof doc
-  for (const [path, methods] of Object.entries(doc.paths)) for (const [method, op] of Object.entries(methods)) ops.push([path, method, op])
+  for (const [path, methods] of Object.entries(doc.paths))
+    for (const [method, op] of Object.entries(methods)) ops.push([path, method, op])
 })
 
 /** What Swagger UI's "Try it out" fills in: a property's first example, else a value of its type. */
@@ -49,8 +58,13 @@ describe('OpenAPI document', () => {
     expect(withBody.length).toBeGreaterThan(40)
     for (const [path, method, op] of withBody) {
       const types = Object.keys(op.requestBody!.content)
-      expect(types, `${method} ${path}`).toContain(path.startsWith('/api/v9/oauth2/token') ? 'application/x-www-form-urlencoded' : 'application/json')
-      for (const type of types) expect(['object', 'array'], `${method} ${path} ${type}`).toContain([op.requestBody!.content[type].schema?.type].flat()[0])
+      expect(types, `${method} ${path}`).toContain(
+        path.startsWith('/api/v9/oauth2/token') ? 'application/x-www-form-urlencoded' : 'application/json',
+      )
+      for (const type of types)
+        expect(['object', 'array'], `${method} ${path} ${type}`).toContain(
+          [op.requestBody!.content[type].schema?.type].flat()[0],
+        )
       if (types.includes('application/x-www-form-urlencoded')) expect(path).toStartWith('/api/v9/oauth2/token')
       if (types.includes('multipart/form-data')) {
         expect(path).toEndWith('/messages')
@@ -58,9 +72,17 @@ describe('OpenAPI document', () => {
       }
     }
     // The two routes that read their bodies by hand are documented too.
-    expect(Object.keys(doc.paths['/api/v9/auth/login'].post.requestBody!.content['application/json'].schema.properties)).toEqual(expect.arrayContaining(['login', 'password']))
-    expect(Object.keys(doc.paths['/api/v9/lobbies/{lobbyId}/messages'].post.requestBody!.content)).toEqual(['application/json', 'multipart/form-data'])
-    expect(doc.paths['/api/v9/oauth2/token'].post.requestBody!.content['application/x-www-form-urlencoded'].schema.properties.grant_type.enum).toEqual(['authorization_code', 'refresh_token', 'client_credentials'])
+    expect(
+      Object.keys(doc.paths['/api/v9/auth/login'].post.requestBody!.content['application/json'].schema.properties),
+    ).toEqual(expect.arrayContaining(['login', 'password']))
+    expect(Object.keys(doc.paths['/api/v9/lobbies/{lobbyId}/messages'].post.requestBody!.content)).toEqual([
+      'application/json',
+      'multipart/form-data',
+    ])
+    expect(
+      doc.paths['/api/v9/oauth2/token'].post.requestBody!.content['application/x-www-form-urlencoded'].schema.properties
+        .grant_type.enum,
+    ).toEqual(['authorization_code', 'refresh_token', 'client_credentials'])
   })
 
   test('security schemes for the user token, Bot and Bearer; each authenticated route names the ones it takes', () => {
@@ -68,7 +90,11 @@ describe('OpenAPI document', () => {
     expect(schemes.UserToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' })
     expect(schemes.BotToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' })
     expect(schemes.OAuth2Bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
-    expect(doc.paths['/api/v9/users/@me'].get.security).toEqual([{ UserToken: [] }, { BotToken: [] }, { OAuth2Bearer: ['identify'] }])
+    expect(doc.paths['/api/v9/users/@me'].get.security).toEqual([
+      { UserToken: [] },
+      { BotToken: [] },
+      { OAuth2Bearer: ['identify'] },
+    ])
     expect(doc.paths['/api/v9/lobbies'].post.security).toEqual([{ BotToken: [] }])
     expect(doc.paths['/api/v9/auth/register'].post.security).toBeUndefined()
     const named = new Set(ops.flatMap(([, , op]) => (op.security ?? []).flatMap((s) => Object.keys(s))))
@@ -84,12 +110,19 @@ describe('OpenAPI document', () => {
     }
   })
 
-  test("the example Swagger UI offers for POST /lobbies is accepted (idle_timeout_seconds is a number)", async () => {
+  test('the example Swagger UI offers for POST /lobbies is accepted (idle_timeout_seconds is a number)', async () => {
     const app = await makeApp()
-    const example = sample(doc.paths['/api/v9/lobbies'].post.requestBody!.content['application/json'].schema) as Record<string, unknown>
+    const example = sample(doc.paths['/api/v9/lobbies'].post.requestBody!.content['application/json'].schema) as Record<
+      string,
+      unknown
+    >
     expect(typeof example.idle_timeout_seconds).toBe('number')
     const { url } = await server()
-    const r = await fetch(`${url}/api/v9/lobbies`, { method: 'POST', headers: { authorization: `Bot ${app.bot_token}`, 'content-type': 'application/json' }, body: JSON.stringify(example) })
+    const r = await fetch(`${url}/api/v9/lobbies`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${app.bot_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(example),
+    })
     expect(r.status).toBe(201)
   })
 
@@ -128,7 +161,8 @@ describe('Gateway page', () => {
     walk(join(import.meta.dir, '../../src'))
     const published = new Set<string>(Object.values(VoiceDispatch))
     for (const text of sources) {
-      for (const m of text.matchAll(/(?:publish|toLobby|toUser|sendDirect)\([^;]*?'([A-Z][A-Z_]{3,})'/g)) published.add(m[1])
+      for (const m of text.matchAll(/(?:publish|toLobby|toUser|sendDirect)\([^;]*?'([A-Z][A-Z_]{3,})'/g))
+        published.add(m[1])
     }
     expect(published.size).toBeGreaterThan(25)
     for (const type of published) expect(html, type).toContain(`<td>${type}</td>`)

@@ -19,7 +19,9 @@ describe('one server per database', () => {
       // Short writes from the CLI go through while the server runs, and the server sees them.
       const created = await cli(env, ['user', 'create', '--email', 'beside@example.test', '--password', PASSWORD])
       expect(created.code).toBe(0)
-      const me = await fetch(`${first.url}/api/v9/users/@me`, { headers: { authorization: JSON.parse(created.stdout).token } })
+      const me = await fetch(`${first.url}/api/v9/users/@me`, {
+        headers: { authorization: JSON.parse(created.stdout).token },
+      })
       expect(me.status).toBe(200)
       // Restoring under a running server is refused too.
       const backup = join(freshEnv().dir, 'b.sqlite')
@@ -52,8 +54,14 @@ describe('upgrades', () => {
     expect((await cli(env, ['user', 'list'])).code).toBe(0)
     const handle = new Database(db)
     const newest = (handle.query('SELECT max(created_at) AS m FROM __drizzle_migrations').get() as { m: number }).m
-    handle.query('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run('f'.repeat(64), Number(newest) + 1000)
-    handle.query("INSERT OR REPLACE INTO __lobby_server (key, value) VALUES ('migrated_by', '9.9.9'), ('schema', '9999_future')").run()
+    handle
+      .query('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)')
+      .run('f'.repeat(64), Number(newest) + 1000)
+    handle
+      .query(
+        "INSERT OR REPLACE INTO __lobby_server (key, value) VALUES ('migrated_by', '9.9.9'), ('schema', '9999_future')",
+      )
+      .run()
     handle.close()
     const line = oneLine(await cli(env, []))
     expect(line).toContain('migrated by lobby-server 9.9.9 (schema 9999_future)')
@@ -68,7 +76,12 @@ describe('upgrades', () => {
     const { env, db } = freshEnv()
     expect((await cli(env, ['user', 'list'])).code).toBe(0)
     const handle = new Database(db, { readonly: true })
-    const meta = Object.fromEntries((handle.query('SELECT key, value FROM __lobby_server').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]))
+    const meta = Object.fromEntries(
+      (handle.query('SELECT key, value FROM __lobby_server').all() as { key: string; value: string }[]).map((r) => [
+        r.key,
+        r.value,
+      ]),
+    )
     handle.close()
     const { version } = await import('../../package.json')
     expect(meta.migrated_by).toBe(version)
@@ -127,7 +140,9 @@ describe('backup and restore', () => {
     try {
       const missing: string[] = []
       for (const id of beforeBackup) {
-        const r = await fetch(`${fresh.url}/api/v9/lobbies/${id}`, { headers: { authorization: `Bot ${app.bot_token}` } })
+        const r = await fetch(`${fresh.url}/api/v9/lobbies/${id}`, {
+          headers: { authorization: `Bot ${app.bot_token}` },
+        })
         if (r.status !== 200) missing.push(`${id}: ${r.status}`)
       }
       expect(missing).toEqual([])
@@ -138,10 +153,36 @@ describe('backup and restore', () => {
 
   test('restore over an existing database keeps the old file aside and removes its stale WAL', async () => {
     const { env, dir, db } = freshEnv({ LOG_LEVEL: 'silent' })
-    expect((await cli(env, ['user', 'create', '--email', 'old@example.test', '--username', 'olduser', '--password', PASSWORD])).code).toBe(0)
+    expect(
+      (
+        await cli(env, [
+          'user',
+          'create',
+          '--email',
+          'old@example.test',
+          '--username',
+          'olduser',
+          '--password',
+          PASSWORD,
+        ])
+      ).code,
+    ).toBe(0)
     const file = join(dir, 'snapshot.sqlite')
     expect((await cli(env, ['backup', file])).code).toBe(0)
-    expect((await cli(env, ['user', 'create', '--email', 'later@example.test', '--username', 'lateruser', '--password', PASSWORD])).code).toBe(0)
+    expect(
+      (
+        await cli(env, [
+          'user',
+          'create',
+          '--email',
+          'later@example.test',
+          '--username',
+          'lateruser',
+          '--password',
+          PASSWORD,
+        ])
+      ).code,
+    ).toBe(0)
     // A stale write-ahead log beside the database must not be replayed onto the restored copy.
     writeFileSync(`${db}-wal`, 'stale')
     const r = await cli(env, ['restore', file])
@@ -156,9 +197,25 @@ describe('backup and restore', () => {
 
   test('restore refuses a file that is not a sound lobby-server database, and changes nothing', async () => {
     const { env, dir } = freshEnv({ LOG_LEVEL: 'silent' })
-    expect((await cli(env, ['user', 'create', '--email', 'keep@example.test', '--username', 'keeper', '--password', PASSWORD])).code).toBe(0)
+    expect(
+      (
+        await cli(env, [
+          'user',
+          'create',
+          '--email',
+          'keep@example.test',
+          '--username',
+          'keeper',
+          '--password',
+          PASSWORD,
+        ])
+      ).code,
+    ).toBe(0)
     const junk = join(dir, 'junk.sqlite')
-    writeFileSync(junk, 'this is not a database at all, just text that is long enough to look like a header'.repeat(100))
+    writeFileSync(
+      junk,
+      'this is not a database at all, just text that is long enough to look like a header'.repeat(100),
+    )
     const plain = join(dir, 'plain.sqlite')
     const other = new Database(plain)
     other.exec('CREATE TABLE t (x)')
@@ -168,7 +225,8 @@ describe('backup and restore', () => {
       expect(r.code, file).toBe(1)
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
     }
-    expect(JSON.parse((await cli(env, ['user', 'list'])).stdout).map((u: { username: string }) => u.username)).toEqual(['keeper'])
+    expect(JSON.parse((await cli(env, ['user', 'list'])).stdout).map((u: { username: string }) => u.username)).toEqual([
+      'keeper',
+    ])
   }, 30_000)
 })
-

@@ -78,15 +78,22 @@ describe('content', () => {
     const user = await makeUser()
     for (let i = 0; i < 3; i++) await api('GET', '/users/@me', { token: user.token })
     await api('GET', '/users/@me')
-    const text = await scrapeUntil((t) => sample(t, 'lobby_http_requests_total{method="GET",route="/api/v9/users/@me",status="200"}') === 3)
+    const text = await scrapeUntil(
+      (t) => sample(t, 'lobby_http_requests_total{method="GET",route="/api/v9/users/@me",status="200"}') === 3,
+    )
     expect(text).toContain('# TYPE lobby_http_requests_total counter')
     expect(sample(text, 'lobby_http_requests_total{method="GET",route="/api/v9/users/@me",status="200"}')).toBe(3)
     expect(sample(text, 'lobby_http_requests_total{method="GET",route="/api/v9/users/@me",status="401"}')).toBe(1)
     expect(text).toContain('# TYPE lobby_http_request_duration_seconds histogram')
-    expect(sample(text, 'lobby_http_request_duration_seconds_bucket{method="GET",route="/api/v9/users/@me",le="+Inf"}')).toBe(4)
+    expect(
+      sample(text, 'lobby_http_request_duration_seconds_bucket{method="GET",route="/api/v9/users/@me",le="+Inf"}'),
+    ).toBe(4)
     expect(sample(text, 'lobby_http_request_duration_seconds_count{method="GET",route="/api/v9/users/@me"}')).toBe(4)
     // Buckets are cumulative: each is at most the next.
-    const buckets = text.split('\n').filter((l) => l.startsWith('lobby_http_request_duration_seconds_bucket{method="GET",route="/api/v9/users/@me"')).map((l) => Number(l.split(' ').at(-1)))
+    const buckets = text
+      .split('\n')
+      .filter((l) => l.startsWith('lobby_http_request_duration_seconds_bucket{method="GET",route="/api/v9/users/@me"'))
+      .map((l) => Number(l.split(' ').at(-1)))
     expect(buckets.length).toBe(12)
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]).toBeGreaterThanOrEqual(buckets[i - 1])
   })
@@ -110,7 +117,10 @@ describe('content', () => {
     const { client } = await GatewayClient.identified(user.token)
     const events = sample(first, 'lobby_gateway_events_published_total')!
     const lobbies = sample(first, 'lobby_lobbies')!
-    const created = await api('POST', '/lobbies', { token: `Bot ${app.bot_token}`, body: { members: [{ id: user.id }] } })
+    const created = await api('POST', '/lobbies', {
+      token: `Bot ${app.bot_token}`,
+      body: { members: [{ id: user.id }] },
+    })
     expect(created.status).toBe(201)
     await client.waitFor('LOBBY_CREATE')
     const text = await scrapeUntil((t) => sample(t, 'lobby_lobbies') === lobbies + 1)

@@ -14,22 +14,54 @@ export function freshEnv(extra: Env = {}): { dir: string; db: string; env: Env }
   const dir = testDir()
   const db = join(dir, 'data', 'app.sqlite')
   // Operations tests write in bursts from one token; the per-route limits are tested elsewhere (tests/core/rate-limits).
-  return { dir, db, env: { ...process.env, DATABASE_PATH: db, LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', ROUTE_RATE_LIMITS: 'false', ...extra } }
+  return {
+    dir,
+    db,
+    env: {
+      ...process.env,
+      DATABASE_PATH: db,
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ROUTE_RATE_LIMITS: 'false',
+      ...extra,
+    },
+  }
 }
 
 export type Result = { code: number; stdout: string; stderr: string }
 
 export async function cli(env: Env, args: string[], stdin?: string): Promise<Result> {
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], { env, stdin: stdin === undefined ? 'ignore' : new Blob([stdin]), stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], {
+    env,
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   return { code, stdout, stderr }
 }
 
-export type Served = { proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>; url: string; port: number; output: () => string; stop: () => Promise<Result> }
+export type Served = {
+  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>
+  url: string
+  port: number
+  output: () => string
+  stop: () => Promise<Result>
+}
 
 /** Start `server [args]`; resolves once it prints its listening line (rejects with its output if it exits first). */
 export async function serve(env: Env, args: string[] = []): Promise<Served> {
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], {
+    env,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   live.add(proc)
   let stdout = ''
   let stderr = ''
@@ -47,7 +79,9 @@ export async function serve(env: Env, args: string[] = []): Promise<Served> {
     }
     await Bun.sleep(20)
   }
-  const url = /listening url=(\S+)/.exec(stdout)?.[1] ?? JSON.parse(stdout.split('\n').find((l) => l.includes('"msg":"listening"'))!).url
+  const url =
+    /listening url=(\S+)/.exec(stdout)?.[1] ??
+    JSON.parse(stdout.split('\n').find((l) => l.includes('"msg":"listening"'))!).url
   return {
     proc,
     url,
@@ -74,6 +108,7 @@ export function freePort(): number {
 /** A start-up failure: non-zero exit, one line on stderr, no stack trace. */
 export function oneLine(r: Result): string {
   const lines = r.stderr.trim().split('\n')
-  if (lines.length !== 1 || /^\s+at /m.test(r.stderr) || r.code === 0) throw new Error(`expected one error line and a non-zero exit, got exit ${r.code}:\n${r.stderr}`)
+  if (lines.length !== 1 || /^\s+at /m.test(r.stderr) || r.code === 0)
+    throw new Error(`expected one error line and a non-zero exit, got exit ${r.code}:\n${r.stderr}`)
   return lines[0]
 }

@@ -11,7 +11,12 @@ function latin1Char(code: number): string {
   return String.fromCharCode(code)
 }
 
-export const latin1 = fc.array(fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f), { maxLength: 40 }).map((codes) => codes.map(latin1Char).join(''))
+export const latin1 = fc
+  .array(
+    fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f),
+    { maxLength: 40 },
+  )
+  .map((codes) => codes.map(latin1Char).join(''))
 
 /** Strings of every kind: ASCII, any code point (lone surrogates included), graphemes, and the nasty ones. */
 export const anyString = fc.oneof(
@@ -57,7 +62,9 @@ export const anyString = fc.oneof(
   },
 )
 
-export const hugeString = fc.constantFrom(2_000, 70_000, 300_000).chain((n) => fc.constantFrom('a'.repeat(n), '\u00e9'.repeat(n / 2), '\ud800'.repeat(n / 4), '🙂'.repeat(n / 4)))
+export const hugeString = fc
+  .constantFrom(2_000, 70_000, 300_000)
+  .chain((n) => fc.constantFrom('a'.repeat(n), '\u00e9'.repeat(n / 2), '\ud800'.repeat(n / 4), '🙂'.repeat(n / 4)))
 
 export const hugeNumber = fc.constantFrom(
   Number.MAX_SAFE_INTEGER + 2,
@@ -80,9 +87,11 @@ export const hugeNumber = fc.constantFrom(
 const snowflakeLike = fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 64n }).map(String), fc.stringMatching(/^[0-9]{1,25}$/))
 
 /** Deeply nested arrays or objects (as JSON text: a JS value this deep would break the generator itself). */
-export const deepJson = fc.tuple(fc.constantFrom(50, 1000, 10_000, 200_000), fc.boolean()).map(([depth, objects]) =>
-  objects ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth),
-)
+export const deepJson = fc
+  .tuple(fc.constantFrom(50, 1000, 10_000, 200_000), fc.boolean())
+  .map(([depth, objects]) =>
+    objects ? '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) : '['.repeat(depth) + ']'.repeat(depth),
+  )
 
 /** A JSON value of the wrong kind for anything. */
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -115,7 +124,10 @@ const realistic: Record<string, () => fc.Arbitrary<unknown>> = {
   new_password: () => fc.string({ minLength: 8, maxLength: 72 }),
   username: () => fc.stringMatching(/^[a-z0-9_.]{2,32}$/),
   global_name: () => fc.string({ minLength: 1, maxLength: 32 }),
-  date_of_birth: () => fc.date({ min: new Date('1900-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+  date_of_birth: () =>
+    fc
+      .date({ min: new Date('1900-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
   consent: () => fc.constant(true),
   phone: () => fc.constantFrom('+15555550100', '+447700900123', '+1555'),
   code: () => fc.oneof(fc.stringMatching(/^[0-9]{6}$/), fc.stringMatching(/^[a-z0-9]{8}$/)),
@@ -129,8 +141,13 @@ const realistic: Record<string, () => fc.Arbitrary<unknown>> = {
 
 function hinted(key: string | undefined, schema: Schema): fc.Arbitrary<unknown> | undefined {
   const description = String(schema?.description ?? '')
-  if (key && Object.hasOwn(realistic, key) && schema?.type !== 'object') return fc.oneof({ weight: 3, arbitrary: realistic[key]() }, { weight: 1, arbitrary: plain(schema, key) })
-  if (key && /metadata/.test(key)) return fc.oneof(fc.constant(null), fc.dictionary(fc.string({ maxLength: 30 }), fc.string({ maxLength: 60 }), { maxKeys: 8 }))
+  if (key && Object.hasOwn(realistic, key) && schema?.type !== 'object')
+    return fc.oneof({ weight: 3, arbitrary: realistic[key]() }, { weight: 1, arbitrary: plain(schema, key) })
+  if (key && /metadata/.test(key))
+    return fc.oneof(
+      fc.constant(null),
+      fc.dictionary(fc.string({ maxLength: 30 }), fc.string({ maxLength: 60 }), { maxKeys: 8 }),
+    )
   if (/integer|bit field/.test(description)) return fc.oneof(fc.integer({ min: -2, max: 700_000 }), fc.constant(null))
   if (/boolean/.test(description)) return fc.oneof(fc.boolean(), fc.constant(null))
   if (/snowflake/.test(description)) return snowflakeLike
@@ -158,12 +175,19 @@ function plain(schema: Schema, key?: string, depth = 0): fc.Arbitrary<unknown> {
       for (const [name, sub] of Object.entries(properties)) record[name] = fromSchema(sub, name, depth + 1)
       const requiredKeys = Object.keys(properties).filter((k) => required.has(k))
       if (Object.keys(properties).length === 0 && schema.patternProperties) {
-        return fc.dictionary(fc.string({ maxLength: 20 }), fromSchema(Object.values(schema.patternProperties)[0] as Schema, undefined, depth + 1), { maxKeys: 5 })
+        return fc.dictionary(
+          fc.string({ maxLength: 20 }),
+          fromSchema(Object.values(schema.patternProperties)[0] as Schema, undefined, depth + 1),
+          { maxKeys: 5 },
+        )
       }
       return fc.record(record, { requiredKeys })
     }
     case 'array':
-      return fc.array(fromSchema(schema.items, key, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) })
+      return fc.array(fromSchema(schema.items, key, depth + 1), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 5, 5),
+      })
     case 'string': {
       if (schema.format === 'integer') return fc.integer({ min: -5, max: 1_000_000 }).map(String)
       if (schema.pattern) {
@@ -173,7 +197,10 @@ function plain(schema: Schema, key?: string, depth = 0): fc.Arbitrary<unknown> {
       }
       const min = schema.minLength ?? 0
       const max = Math.max(min, Math.min(schema.maxLength ?? 40, 80))
-      return fc.oneof(fc.string({ minLength: min, maxLength: max }), fc.string({ unit: 'binary', minLength: min, maxLength: max }))
+      return fc.oneof(
+        fc.string({ minLength: min, maxLength: max }),
+        fc.string({ unit: 'binary', minLength: min, maxLength: max }),
+      )
     }
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -10, max: schema.maximum ?? 1_000_000 })
@@ -188,7 +215,11 @@ function plain(schema: Schema, key?: string, depth = 0): fc.Arbitrary<unknown> {
 }
 
 /** Every node of a JSON value, as paths. */
-function paths(value: unknown, prefix: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+function paths(
+  value: unknown,
+  prefix: (string | number)[] = [],
+  out: (string | number)[][] = [],
+): (string | number)[][] {
   out.push(prefix)
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) paths(v, [...prefix, Array.isArray(value) ? Number(k) : k], out)
@@ -243,12 +274,15 @@ const byteEdits = fc.oneof(
   { weight: 6, arbitrary: fc.constant((bytes: Uint8Array) => bytes) },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.nat(), fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf0, 0x28, 0x8c], [0x00], [0xe2, 0x82])).map(
-      ([at, seq]) => (bytes: Uint8Array) => {
+    arbitrary: fc
+      .tuple(
+        fc.nat(),
+        fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf0, 0x28, 0x8c], [0x00], [0xe2, 0x82]),
+      )
+      .map(([at, seq]) => (bytes: Uint8Array) => {
         const i = bytes.length ? at % bytes.length : 0
         return Uint8Array.from([...bytes.subarray(0, i), ...seq, ...bytes.subarray(i)])
-      },
-    ),
+      }),
   },
 )
 
@@ -265,18 +299,48 @@ export function queryString(schema: Schema): fc.Arbitrary<string> {
   const keys = Object.keys(schema?.properties ?? {})
   const key = fc.oneof(
     { weight: 5, arbitrary: keys.length ? fc.constantFrom(...keys) : fc.constant('limit') },
-    { weight: 1, arbitrary: fc.constantFrom('__proto__', '__proto__[polluted]', 'constructor[prototype][polluted]', 'a[b]', '', 'limit[]', 'with_guild_experiments', 'platform') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '__proto__',
+        '__proto__[polluted]',
+        'constructor[prototype][polluted]',
+        'a[b]',
+        '',
+        'limit[]',
+        'with_guild_experiments',
+        'platform',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 10 }) },
   )
   const value = fc.oneof(
     fc.integer({ min: -5, max: 2000 }).map(String),
     snowflakeLike,
-    fc.constantFrom('true', 'false', '1', '0', '', 'null', 'DEVELOPER_PORTAL', '1e3', '0x10', ' 5', '5 ', '+5', '5.5', '-0'),
+    fc.constantFrom(
+      'true',
+      'false',
+      '1',
+      '0',
+      '',
+      'null',
+      'DEVELOPER_PORTAL',
+      '1e3',
+      '0x10',
+      ' 5',
+      '5 ',
+      '+5',
+      '5.5',
+      '-0',
+    ),
     anyString,
   )
   const raw = fc.constantFrom('%', '%zz', '%ff', '%c3%28', '%00', '%ed%a0%80', '&&', '=', '==', '+')
   const pair = fc.oneof(
-    { weight: 8, arbitrary: fc.tuple(key, value).map(([k, v]) => `${encodeURIComponentLoose(k)}=${encodeURIComponentLoose(v)}`) },
+    {
+      weight: 8,
+      arbitrary: fc.tuple(key, value).map(([k, v]) => `${encodeURIComponentLoose(k)}=${encodeURIComponentLoose(v)}`),
+    },
     { weight: 1, arbitrary: fc.tuple(key, raw).map(([k, r]) => `${encodeURIComponentLoose(k)}=${r}`) },
     { weight: 1, arbitrary: key.map((k) => encodeURIComponentLoose(k)) },
   )
@@ -288,7 +352,8 @@ export function encodeURIComponentLoose(text: string): string {
   let out = ''
   for (const ch of text) {
     const code = ch.codePointAt(0)!
-    if (code >= 0xd800 && code <= 0xdfff) out += `%ED%${(0xa0 | ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 | (code & 0x3f)).toString(16).toUpperCase()}`
+    if (code >= 0xd800 && code <= 0xdfff)
+      out += `%ED%${(0xa0 | ((code >> 6) & 0x1f)).toString(16).toUpperCase()}%${(0x80 | (code & 0x3f)).toString(16).toUpperCase()}`
     else out += encodeURIComponent(ch)
   }
   return out
@@ -303,7 +368,22 @@ export function pathParam(real: string[]): fc.Arbitrary<string> {
       weight: 2,
       arbitrary: fc.oneof(
         anyString.map(encodeURIComponentLoose),
-        fc.constantFrom('@me', '%40me', '0', '-1', '%00', '%ff', '%2e%2e', '..%2f..%2f', '%252e', 'a%2Fb', '1.5', '1e3', ' 1', '%20'),
+        fc.constantFrom(
+          '@me',
+          '%40me',
+          '0',
+          '-1',
+          '%00',
+          '%ff',
+          '%2e%2e',
+          '..%2f..%2f',
+          '%252e',
+          'a%2Fb',
+          '1.5',
+          '1e3',
+          ' 1',
+          '%20',
+        ),
         // Bun itself answers a bare 431 past 16 KiB of request line and headers (see the report): stay below.
         fc.constantFrom(100, 3_000).map((n) => '9'.repeat(n)),
       ),
@@ -315,10 +395,25 @@ export function pathParam(real: string[]): fc.Arbitrary<string> {
 export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   .array(
     fc.oneof(
-      fc.tuple(fc.constant('x-fingerprint'), fc.oneof(fc.constant('1.abc'), fc.stringMatching(/^[0-9]{1,20}\.[A-Za-z0-9_-]{0,43}$/), latin1)),
-      fc.tuple(fc.constant('x-forwarded-for'), fc.oneof(fc.ipV4(), fc.ipV6(), latin1, fc.constant('1.2.3.4, 5.6.7.8'), fc.constant(''))),
-      fc.tuple(fc.constantFrom('x-service-mfa-authorization', 'x-discord-mfa-authorization'), fc.oneof(latin1, fc.constant('eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.'))),
-      fc.tuple(fc.constant('cookie'), fc.oneof(latin1.map((v) => `__Secure-recent_mfa=${v}`), fc.constant('__proto__=1; constructor=2'))),
+      fc.tuple(
+        fc.constant('x-fingerprint'),
+        fc.oneof(fc.constant('1.abc'), fc.stringMatching(/^[0-9]{1,20}\.[A-Za-z0-9_-]{0,43}$/), latin1),
+      ),
+      fc.tuple(
+        fc.constant('x-forwarded-for'),
+        fc.oneof(fc.ipV4(), fc.ipV6(), latin1, fc.constant('1.2.3.4, 5.6.7.8'), fc.constant('')),
+      ),
+      fc.tuple(
+        fc.constantFrom('x-service-mfa-authorization', 'x-discord-mfa-authorization'),
+        fc.oneof(latin1, fc.constant('eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.')),
+      ),
+      fc.tuple(
+        fc.constant('cookie'),
+        fc.oneof(
+          latin1.map((v) => `__Secure-recent_mfa=${v}`),
+          fc.constant('__proto__=1; constructor=2'),
+        ),
+      ),
       fc.tuple(fc.constant('x-super-properties'), latin1),
       fc.tuple(fc.constant('user-agent'), fc.oneof(latin1, fc.constant('A'.repeat(4000)))),
       fc.tuple(fc.constant('accept-language'), latin1),
@@ -348,4 +443,3 @@ export const contentType = fc.oneof(
     ),
   },
 )
-

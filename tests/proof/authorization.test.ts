@@ -23,15 +23,96 @@ const CALLERS: Caller[] = ['none', 'user', 'other', 'bot', 'otherBot', 'bearer',
 type Rule = 'public' | 'user' | 'members' | 'bot' | 'oauth' | 'any' | 'bearer' | 'client' | 'guilds'
 type Expect = 'pass' | string
 const BY_RULE: Record<Rule, Record<Caller, Expect>> = {
-  public: { none: 'pass', user: 'pass', other: 'pass', bot: 'pass', otherBot: 'pass', bearer: 'pass', narrow: 'pass', revoked: 'pass' },
-  user: { none: '401', user: 'pass', other: 'pass', bot: '403/20001', otherBot: '403/20001', bearer: '401', narrow: '401', revoked: '401' },
-  members: { none: '401', user: 'pass', other: 'pass', bot: 'pass', otherBot: 'pass', bearer: '401', narrow: '401', revoked: '401' },
-  bot: { none: '401', user: '403/20002', other: '403/20002', bot: 'pass', otherBot: 'pass', bearer: '401', narrow: '401', revoked: '401' },
-  oauth: { none: '401', user: '403/20002', other: '403/20002', bot: 'pass', otherBot: 'pass', bearer: 'pass', narrow: '403/50001', revoked: '401' },
-  any: { none: '401', user: 'pass', other: 'pass', bot: 'pass', otherBot: 'pass', bearer: 'pass', narrow: 'pass', revoked: '401' },
-  bearer: { none: '401', user: '401', other: '401', bot: '401', otherBot: '401', bearer: 'pass', narrow: 'pass', revoked: '401' },
-  client: { none: '401', user: '401', other: '401', bot: '401', otherBot: '401', bearer: '401', narrow: '401', revoked: '401' },
-  guilds: { none: '401', user: 'pass', other: 'pass', bot: 'pass', otherBot: 'pass', bearer: '403/50001', narrow: '403/50001', revoked: '401' },
+  public: {
+    none: 'pass',
+    user: 'pass',
+    other: 'pass',
+    bot: 'pass',
+    otherBot: 'pass',
+    bearer: 'pass',
+    narrow: 'pass',
+    revoked: 'pass',
+  },
+  user: {
+    none: '401',
+    user: 'pass',
+    other: 'pass',
+    bot: '403/20001',
+    otherBot: '403/20001',
+    bearer: '401',
+    narrow: '401',
+    revoked: '401',
+  },
+  members: {
+    none: '401',
+    user: 'pass',
+    other: 'pass',
+    bot: 'pass',
+    otherBot: 'pass',
+    bearer: '401',
+    narrow: '401',
+    revoked: '401',
+  },
+  bot: {
+    none: '401',
+    user: '403/20002',
+    other: '403/20002',
+    bot: 'pass',
+    otherBot: 'pass',
+    bearer: '401',
+    narrow: '401',
+    revoked: '401',
+  },
+  oauth: {
+    none: '401',
+    user: '403/20002',
+    other: '403/20002',
+    bot: 'pass',
+    otherBot: 'pass',
+    bearer: 'pass',
+    narrow: '403/50001',
+    revoked: '401',
+  },
+  any: {
+    none: '401',
+    user: 'pass',
+    other: 'pass',
+    bot: 'pass',
+    otherBot: 'pass',
+    bearer: 'pass',
+    narrow: 'pass',
+    revoked: '401',
+  },
+  bearer: {
+    none: '401',
+    user: '401',
+    other: '401',
+    bot: '401',
+    otherBot: '401',
+    bearer: 'pass',
+    narrow: 'pass',
+    revoked: '401',
+  },
+  client: {
+    none: '401',
+    user: '401',
+    other: '401',
+    bot: '401',
+    otherBot: '401',
+    bearer: '401',
+    narrow: '401',
+    revoked: '401',
+  },
+  guilds: {
+    none: '401',
+    user: 'pass',
+    other: 'pass',
+    bot: 'pass',
+    otherBot: 'pass',
+    bearer: '403/50001',
+    narrow: '403/50001',
+    revoked: '401',
+  },
 }
 
 // Resources belong to the user (guild, channel, role, invite, key) and to the owning application (lobby, with the
@@ -114,7 +195,19 @@ const ROUTES: Record<string, Row> = {
   'DELETE /invites/{code}': ['members', { other: '404/10006', bot: '404/10006', otherBot: '404/10006' }],
   'GET /oauth2/authorize': ['user'],
   'POST /oauth2/authorize': ['user', {}, { authorize: false }],
-  'POST /oauth2/token': ['client', { none: '400', user: '400', other: '400', bot: '400', otherBot: '400', bearer: '400', narrow: '400', revoked: '400' }],
+  'POST /oauth2/token': [
+    'client',
+    {
+      none: '400',
+      user: '400',
+      other: '400',
+      bot: '400',
+      otherBot: '400',
+      bearer: '400',
+      narrow: '400',
+      revoked: '400',
+    },
+  ],
   'POST /oauth2/token/revoke': ['client'],
   'GET /oauth2/@me': ['bearer'],
   'POST /lobbies': ['bot', {}, { metadata: { a: 'b' } }],
@@ -147,7 +240,9 @@ function matches(expect: Expect, status: number, code: unknown): boolean {
 
 test('every route has a row, and every caller kind gets the answer its row says', async () => {
   const doc = (await api('GET', '/api/docs/json')).body as { paths: Record<string, Record<string, unknown>> }
-  const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/^\/api\/v9/, '')}`))
+  const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/^\/api\/v9/, '')}`),
+  )
   expect(routes.filter((r) => !(r in ROUTES))).toEqual([])
   expect(Object.keys(ROUTES).filter((r) => !routes.includes(r))).toEqual([])
 
@@ -161,8 +256,11 @@ test('every route has a row, and every caller kind gets the answer its row says'
     const channel = (await api('GET', `/guilds/${guild.id}/channels`, { token })).body[0]
     const role = (await api('POST', `/guilds/${guild.id}/roles`, { token, body: { name: 'r' } })).body
     const invite = (await api('POST', `/channels/${channel.id}/invites`, { token, body: { max_uses: 0 } })).body
-    const lobby = (await api('POST', '/lobbies', { token: `Bot ${game.bot_token}`, body: { members: [{ id: alice.id }] } })).body
-    if (!guild.id || !channel?.id || !role.id || !invite.code || !lobby.id) throw new Error(`fixtures: ${JSON.stringify({ guild, role, invite, lobby })}`)
+    const lobby = (
+      await api('POST', '/lobbies', { token: `Bot ${game.bot_token}`, body: { members: [{ id: alice.id }] } })
+    ).body
+    if (!guild.id || !channel?.id || !role.id || !invite.code || !lobby.id)
+      throw new Error(`fixtures: ${JSON.stringify({ guild, role, invite, lobby })}`)
     const revoked = (await createSession(alice.id, { platform: 'matrix' })).token
     await api('POST', '/auth/logout', { token: revoked })
     const tokens: Record<Caller, string | undefined> = {
@@ -197,10 +295,14 @@ test('every route has a row, and every caller kind gets the answer its row says'
         .replace('{code}', invite.code)
         .replace('{type}', 'totp')
         .replace('{id}', 'AAAA')
-      const payload = body === 'members' ? [{ id: alice.id }] : body ?? (method === 'GET' || method === 'DELETE' ? undefined : {})
+      const payload =
+        body === 'members' ? [{ id: alice.id }] : (body ?? (method === 'GET' || method === 'DELETE' ? undefined : {}))
       const r = await api(method, filled, { token: tokens[caller], body: payload })
       const expected = overrides[caller] ?? BY_RULE[rule][caller]
-      if (!matches(expected, r.status, r.body?.code)) wrong.push(`${route} as ${caller}: expected ${expected}, got ${r.status}${r.body?.code !== undefined ? `/${r.body.code}` : ''}`)
+      if (!matches(expected, r.status, r.body?.code))
+        wrong.push(
+          `${route} as ${caller}: expected ${expected}, got ${r.status}${r.body?.code !== undefined ? `/${r.body.code}` : ''}`,
+        )
       // Alice stays far from the 100-lobby limit.
       if (f !== shared) await api('DELETE', `/lobbies/${lobby.id}`, { token: `Bot ${game.bot_token}` })
       // A bearer that lost its grant (e.g. revoked by the token endpoint) would skew later rows.

@@ -35,7 +35,12 @@ export class Child {
 
   /** The CLI on the same file (e.g. `app create`): its stdout as JSON. */
   cli(...args: string[]): any {
-    const run = Bun.spawnSync([process.execPath, 'run', 'src/main.ts', ...args], { cwd: ROOT, env: this.environment(), stdout: 'pipe', stderr: 'pipe' })
+    const run = Bun.spawnSync([process.execPath, 'run', 'src/main.ts', ...args], {
+      cwd: ROOT,
+      env: this.environment(),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     if (run.exitCode !== 0) throw new Error(`cli ${args.join(' ')} failed: ${run.stderr.toString()}`)
     return JSON.parse(run.stdout.toString())
   }
@@ -43,7 +48,12 @@ export class Child {
   /** Start the server and wait until it answers /healthz; returns how long that took. */
   async start(): Promise<number> {
     const started = performance.now()
-    const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts'], { cwd: ROOT, env: this.environment(), stdout: 'pipe', stderr: 'pipe' })
+    const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts'], {
+      cwd: ROOT,
+      env: this.environment(),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     this.proc = proc
     void this.collect(proc.stderr)
     const reader = proc.stdout.getReader()
@@ -82,7 +92,17 @@ export class Child {
   }
 
   /** One request. Throws NoAnswer when the connection failed (the server is gone). */
-  async call(method: string, path: string, options: { token?: string; body?: unknown; form?: Record<string, string>; ip?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async call(
+    method: string,
+    path: string,
+    options: {
+      token?: string
+      body?: unknown
+      form?: Record<string, string>
+      ip?: string
+      headers?: Record<string, string>
+    } = {},
+  ): Promise<Reply> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token) headers.authorization = options.token
     if (options.ip) headers['x-forwarded-for'] = options.ip
@@ -97,7 +117,12 @@ export class Child {
     let response: Response
     let text: string
     try {
-      response = await fetch(`${this.url}/api/v9${path}`, { method, headers, body, signal: AbortSignal.timeout(15_000) })
+      response = await fetch(`${this.url}/api/v9${path}`, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(15_000),
+      })
       text = await response.text()
     } catch (error) {
       throw new NoAnswer(String(error))
@@ -122,7 +147,9 @@ export class Child {
 
   /** The token in the newest mail to an address whose link has this path (/reset#token=…, /wasntme/…). */
   mailedToken(to: string, path: string): string | undefined {
-    const rows = this.read((db) => db.query('SELECT body FROM outbox WHERE "to" = ? ORDER BY created_at DESC').all(to) as { body: string }[])
+    const rows = this.read(
+      (db) => db.query('SELECT body FROM outbox WHERE "to" = ? ORDER BY created_at DESC').all(to) as { body: string }[],
+    )
     for (const { body } of rows) {
       const m = new RegExp(`/${path}(?:#token=|/)([^\\s]+)`).exec(body)
       if (m) return decodeURIComponent(m[1])
@@ -132,7 +159,9 @@ export class Child {
 
   checks(): { integrity: string[]; foreign: unknown[] } {
     return this.read((db) => ({
-      integrity: (db.query('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check),
+      integrity: (db.query('PRAGMA integrity_check').all() as { integrity_check: string }[]).map(
+        (r) => r.integrity_check,
+      ),
       foreign: db.query('PRAGMA foreign_key_check').all(),
     }))
   }

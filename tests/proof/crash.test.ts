@@ -42,7 +42,14 @@ type User = {
   /** What was last checked after a restart (see changed()). */
   checked?: string
 }
-type Lobby = { id: string; members: Set<string>; maybe?: { user: string; add: boolean }; busy?: boolean; messages: string[]; checked?: string }
+type Lobby = {
+  id: string
+  members: Set<string>
+  maybe?: { user: string; add: boolean }
+  busy?: boolean
+  messages: string[]
+  checked?: string
+}
 type Single = {
   kind: string
   state: 'issued' | 'spent' | 'unknown'
@@ -81,7 +88,10 @@ const nextIp = () => {
   return `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`
 }
 // RSA keys for remote-auth desktops, made once (a key is in use by one socket at a time).
-const desktopKeys = Array.from({ length: 2 }, () => ({ ...generateKeyPairSync('rsa', { modulusLength: 2048 }), busy: false }))
+const desktopKeys = Array.from({ length: 2 }, () => ({
+  ...generateKeyPairSync('rsa', { modulusLength: 2048 }),
+  busy: false,
+}))
 
 /** A desktop on the remote-auth gateway: handshake, then the frames the server pushes. */
 async function desktop(w: World, key: { privateKey: KeyObject; publicKey: KeyObject }) {
@@ -108,7 +118,10 @@ async function desktop(w: World, key: { privateKey: KeyObject; publicKey: KeyObj
   const spki = key.publicKey.export({ type: 'spki', format: 'der' })
   ws.send(JSON.stringify({ op: 'init', encoded_public_key: spki.toString('base64') }))
   const challenge = await next('nonce_proof')
-  const nonce = privateDecrypt({ key: key.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(challenge.encrypted_nonce, 'base64'))
+  const nonce = privateDecrypt(
+    { key: key.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+    Buffer.from(challenge.encrypted_nonce, 'base64'),
+  )
   ws.send(JSON.stringify({ op: 'nonce_proof', nonce: nonce.toString('base64url') }))
   await next('pending_remote_init')
   return { fingerprint: createHash('sha256').update(spki).digest('base64url'), next, close: () => ws.close() }
@@ -125,7 +138,10 @@ async function register(w: World, role: User['role']): Promise<User | undefined>
   const name = `c${Date.now().toString(36)}${w.registered}${randomBytes(2).toString('hex')}`
   const email = `${name}@example.test`
   const ip = nextIp()
-  const r = await w.child.call('POST', '/auth/register', { ip, body: { username: name, email, password: PASSWORD, date_of_birth: '1990-01-01', consent: true } })
+  const r = await w.child.call('POST', '/auth/register', {
+    ip,
+    body: { username: name, email, password: PASSWORD, date_of_birth: '1990-01-01', consent: true },
+  })
   if (!ok(r, 200, 201)) throw new Error(`register: ${r.status} ${JSON.stringify(r.body)}`)
   const me = await w.child.call('GET', '/users/@me', { token: r.body.token, ip })
   const user: User = { id: me.body.id, email, password: PASSWORD, ip, tokens: [r.body.token], role }
@@ -174,7 +190,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
       kind: 'handoff',
       state: 'issued',
       redeem: async () => {
-        const x = await w.child.call('POST', '/auth/handoff/exchange', { ip: u.ip, body: { key, handoff_token: r.body.handoff_token } })
+        const x = await w.child.call('POST', '/auth/handoff/exchange', {
+          ip: u.ip,
+          body: { key, handoff_token: r.body.handoff_token },
+        })
         if (ok(x, 200)) u.tokens.push(x.body.token)
         return ok(x, 200) ? 'ok' : 'refused'
       },
@@ -184,7 +203,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
   },
   async lobby(w) {
     const members = w.users.filter((u) => u.role === 'plain').slice(-3)
-    const r = await w.child.call('POST', '/lobbies', { token: w.bot, body: { members: members.map((m) => ({ id: m.id })), metadata: { round: 'x' } } })
+    const r = await w.child.call('POST', '/lobbies', {
+      token: w.bot,
+      body: { members: members.map((m) => ({ id: m.id })), metadata: { round: 'x' } },
+    })
     if (!ok(r, 201)) throw new Error(`lobby: ${r.status} ${JSON.stringify(r.body)}`)
     w.lobbies.push({ id: r.body.id, members: new Set(members.map((m) => m.id)), messages: [] })
     w.writes += 1
@@ -200,7 +222,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
     lobby.maybe = { user: user.id, add }
     try {
       const r = add
-        ? await w.child.call('PUT', `/lobbies/${lobby.id}/members/${user.id}`, { token: w.bot, body: { metadata: { k: 'v' } } })
+        ? await w.child.call('PUT', `/lobbies/${lobby.id}/members/${user.id}`, {
+            token: w.bot,
+            body: { metadata: { k: 'v' } },
+          })
         : await w.child.call('DELETE', `/lobbies/${lobby.id}/members/${user.id}`, { token: w.bot })
       if (!ok(r, 200, 204)) throw new Error(`member: ${r.status} ${JSON.stringify(r.body)}`)
       if (add) lobby.members.add(user.id)
@@ -215,8 +240,17 @@ const actions: Record<string, (w: World) => Promise<void>> = {
     const u = free(w, 'plain')
     if (!u) return
     await on(u, async () => {
-      const query = new URLSearchParams({ client_id: w.app.id, response_type: 'code', redirect_uri: REDIRECT, scope: 'identify lobbies.write' })
-      const r = await w.child.call('POST', `/oauth2/authorize?${query}`, { token: u.tokens[0], ip: u.ip, body: { authorize: true } })
+      const query = new URLSearchParams({
+        client_id: w.app.id,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'identify lobbies.write',
+      })
+      const r = await w.child.call('POST', `/oauth2/authorize?${query}`, {
+        token: u.tokens[0],
+        ip: u.ip,
+        body: { authorize: true },
+      })
       if (!ok(r, 200)) throw new Error(`authorize: ${r.status} ${JSON.stringify(r.body)}`)
       const code = new URL(r.body.location).searchParams.get('code')!
       const grant: Grant = { access: '', refresh: '', user: u }
@@ -224,7 +258,15 @@ const actions: Record<string, (w: World) => Promise<void>> = {
         kind: 'oauth2 code',
         state: 'issued',
         redeem: async () => {
-          const x = await w.child.call('POST', '/oauth2/token', { form: { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: w.app.id, client_secret: w.app.client_secret } })
+          const x = await w.child.call('POST', '/oauth2/token', {
+            form: {
+              grant_type: 'authorization_code',
+              code,
+              redirect_uri: REDIRECT,
+              client_id: w.app.id,
+              client_secret: w.app.client_secret,
+            },
+          })
           if (!ok(x, 200)) return 'refused'
           if (!grant.access) w.grants.push(grant)
           // The single-use pass replays the code: that revokes what it bought (RFC 6749 4.1.2), as it should.
@@ -247,7 +289,14 @@ const actions: Record<string, (w: World) => Promise<void>> = {
       kind: 'refresh token',
       state: 'issued',
       redeem: async () => {
-        const x = await w.child.call('POST', '/oauth2/token', { form: { grant_type: 'refresh_token', refresh_token: token, client_id: w.app.id, client_secret: w.app.client_secret } })
+        const x = await w.child.call('POST', '/oauth2/token', {
+          form: {
+            grant_type: 'refresh_token',
+            refresh_token: token,
+            client_id: w.app.id,
+            client_secret: w.app.client_secret,
+          },
+        })
         if (!ok(x, 200)) return 'refused'
         if (grant.refresh === token) {
           Object.assign(grant, { access: x.body.access_token, refresh: x.body.refresh_token })
@@ -269,11 +318,15 @@ const actions: Record<string, (w: World) => Promise<void>> = {
     if (!lobby || !poster) return
     lobby.busy = true
     try {
-      const r = await w.child.call('POST', `/lobbies/${lobby.id}/messages`, { token: poster.bearer, body: { content: `m${w.writes}` } })
+      const r = await w.child.call('POST', `/lobbies/${lobby.id}/messages`, {
+        token: poster.bearer,
+        body: { content: `m${w.writes}` },
+      })
       if (ok(r, 201)) {
         lobby.messages.push(r.body.id)
         w.writes += 1
-      } else if (r.status !== 401 && r.status !== 403) throw new Error(`lobby message: ${r.status} ${JSON.stringify(r.body)}`)
+      } else if (r.status !== 401 && r.status !== 403)
+        throw new Error(`lobby message: ${r.status} ${JSON.stringify(r.body)}`)
     } finally {
       lobby.busy = false
     }
@@ -288,7 +341,11 @@ const actions: Record<string, (w: World) => Promise<void>> = {
         const channels = await w.child.call('GET', `/guilds/${g.body.id}/channels`, { token: u.tokens[0], ip: u.ip })
         u.guild = { id: g.body.id, channel: channels.body[0].id, messages: [] }
       }
-      const r = await w.child.call('POST', `/channels/${u.guild.channel}/messages`, { token: u.tokens[0], ip: u.ip, body: { content: `c${w.writes}` } })
+      const r = await w.child.call('POST', `/channels/${u.guild.channel}/messages`, {
+        token: u.tokens[0],
+        ip: u.ip,
+        body: { content: `c${w.writes}` },
+      })
       if (!ok(r, 200, 201)) throw new Error(`channel message: ${r.status} ${JSON.stringify(r.body)}`)
       u.guild.messages.push(r.body.id)
       w.writes += 1
@@ -297,13 +354,26 @@ const actions: Record<string, (w: World) => Promise<void>> = {
   async invite(w) {
     const owner = free(w, 'plain', (u) => !!u.guild)
     if (!owner) return
-    const r = await w.child.call('POST', `/channels/${owner.guild!.channel}/invites`, { token: owner.tokens[0], ip: owner.ip, body: { max_uses: 2 } })
+    const r = await w.child.call('POST', `/channels/${owner.guild!.channel}/invites`, {
+      token: owner.tokens[0],
+      ip: owner.ip,
+      body: { max_uses: 2 },
+    })
     if (!ok(r, 200, 201)) throw new Error(`invite: ${r.status} ${JSON.stringify(r.body)}`)
     // The server hands back an unused invite with the same settings: one record per code.
     let invite = w.invites.find((i) => i.code === r.body.code)
     if (!invite) w.invites.push((invite = { code: r.body.code, max: 2, acked: 0, unknown: [], guild: owner.guild!.id }))
     const guild = owner.guild!.id
-    const joiners = w.users.filter((u) => u.role === 'plain' && u !== owner && !u.busy && !u.uncertain && u.tokens.length && !u.joined?.has(guild) && !w.invites.some((i) => i.unknown.includes(u)))
+    const joiners = w.users.filter(
+      (u) =>
+        u.role === 'plain' &&
+        u !== owner &&
+        !u.busy &&
+        !u.uncertain &&
+        u.tokens.length &&
+        !u.joined?.has(guild) &&
+        !w.invites.some((i) => i.unknown.includes(u)),
+    )
     for (const joiner of joiners.slice(0, w.rng.int(0, 3))) {
       // Another worker may have taken this user meanwhile (joiners was listed before the first await).
       if (joiner.busy || joiner.joined?.has(guild) || w.invites.some((i) => i.unknown.includes(joiner))) continue
@@ -326,9 +396,17 @@ const actions: Record<string, (w: World) => Promise<void>> = {
     try {
       const d = await desktop(w, key)
       try {
-        const claimed = await w.child.call('POST', '/users/@me/remote-auth', { token: u.tokens[0], ip: u.ip, body: { fingerprint: d.fingerprint } })
+        const claimed = await w.child.call('POST', '/users/@me/remote-auth', {
+          token: u.tokens[0],
+          ip: u.ip,
+          body: { fingerprint: d.fingerprint },
+        })
         if (!ok(claimed, 200)) throw new Error(`remote-auth claim: ${claimed.status} ${JSON.stringify(claimed.body)}`)
-        const done = await w.child.call('POST', '/users/@me/remote-auth/finish', { token: u.tokens[0], ip: u.ip, body: { handshake_token: claimed.body.handshake_token } })
+        const done = await w.child.call('POST', '/users/@me/remote-auth/finish', {
+          token: u.tokens[0],
+          ip: u.ip,
+          body: { handshake_token: claimed.body.handshake_token },
+        })
         if (!ok(done, 204)) throw new Error(`remote-auth finish: ${done.status} ${JSON.stringify(done.body)}`)
         const { ticket } = await d.next('pending_login')
         const ip = nextIp()
@@ -356,10 +434,18 @@ const actions: Record<string, (w: World) => Promise<void>> = {
       const secret = new Secret({ size: 20 }).base32
       const done = pending(w, async () => {
         // Interrupted enrolment: all of it (TOTP and backup codes) or none of it.
-        const login = await w.child.call('POST', '/auth/login', { ip: u.ip, body: { login: u.email, password: u.password } })
-        if (login.body?.mfa) expect({ kind: 'enrolment', backup: login.body.backup }).toEqual({ kind: 'enrolment', backup: true })
+        const login = await w.child.call('POST', '/auth/login', {
+          ip: u.ip,
+          body: { login: u.email, password: u.password },
+        })
+        if (login.body?.mfa)
+          expect({ kind: 'enrolment', backup: login.body.backup }).toEqual({ kind: 'enrolment', backup: true })
       })
-      const r = await w.child.call('POST', '/users/@me/mfa/totp/enable', { token: u.tokens[0], ip: u.ip, body: { secret, code: totpNow(secret), password: u.password } })
+      const r = await w.child.call('POST', '/users/@me/mfa/totp/enable', {
+        token: u.tokens[0],
+        ip: u.ip,
+        body: { secret, code: totpNow(secret), password: u.password },
+      })
       done()
       if (!ok(r, 200)) throw new Error(`enable: ${r.status} ${JSON.stringify(r.body)}`)
       u.tokens = [r.body.token]
@@ -371,7 +457,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
     const u = free(w, 'mfa', (x) => !!x.mfa && x.mfa.backup.length > 0)
     if (!u) return
     await on(u, async () => {
-      const login = await w.child.call('POST', '/auth/login', { ip: u.ip, body: { login: u.email, password: u.password } })
+      const login = await w.child.call('POST', '/auth/login', {
+        ip: u.ip,
+        body: { login: u.email, password: u.password },
+      })
       if (!login.body?.ticket) throw new Error(`mfa login: ${login.status} ${JSON.stringify(login.body)}`)
       // The first code: the server checks codes in order (argon2 each), so the first costs one hash, the last ten.
       const code = u.mfa!.backup.shift()!
@@ -379,7 +468,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
         kind: 'MFA ticket + backup code',
         state: 'issued',
         redeem: async () => {
-          const x = await w.child.call('POST', '/auth/mfa/backup', { ip: u.ip, body: { ticket: login.body.ticket, code } })
+          const x = await w.child.call('POST', '/auth/mfa/backup', {
+            ip: u.ip,
+            body: { ticket: login.body.ticket, code },
+          })
           if (ok(x, 200)) u.tokens.push(x.body.token)
           return ok(x, 200) ? 'ok' : 'refused'
         },
@@ -410,7 +502,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
         },
         whole: async () => {
           const login = await w.child.call('POST', '/auth/login', { ip: u.ip, body: { login: u.email, password } })
-          expect({ kind: 'spent reset token leaves the new password', status: login.status }).toEqual({ kind: 'spent reset token leaves the new password', status: 200 })
+          expect({ kind: 'spent reset token leaves the new password', status: login.status }).toEqual({
+            kind: 'spent reset token leaves the new password',
+            status: 200,
+          })
           u.password = password
           u.tokens = [login.body.token]
           u.uncertain = false
@@ -427,16 +522,37 @@ const actions: Record<string, (w: World) => Promise<void>> = {
     await on(u, async () => {
       u.role = 'plain'
       const next = `moved${randomBytes(4).toString('hex')}@example.test`
-      const first = await w.child.call('PATCH', '/users/@me', { token: u.tokens[0], ip: u.ip, body: { email: next, password: u.password } })
-      if (!(first.status === 401 && first.body.code === 60003)) throw new Error(`email change: ${first.status} ${JSON.stringify(first.body)}`)
-      const finish = await w.child.call('POST', '/mfa/finish', { token: u.tokens[0], ip: u.ip, body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: u.password } })
+      const first = await w.child.call('PATCH', '/users/@me', {
+        token: u.tokens[0],
+        ip: u.ip,
+        body: { email: next, password: u.password },
+      })
+      if (!(first.status === 401 && first.body.code === 60003))
+        throw new Error(`email change: ${first.status} ${JSON.stringify(first.body)}`)
+      const finish = await w.child.call('POST', '/mfa/finish', {
+        token: u.tokens[0],
+        ip: u.ip,
+        body: { ticket: first.body.mfa.ticket, mfa_type: 'password', data: u.password },
+      })
       if (!ok(finish, 200)) throw new Error(`elevate: ${finish.status} ${JSON.stringify(finish.body)}`)
       const done = pending(w, async () => {
         // Interrupted e-mail change: if the address changed, the old address has its revert link.
-        const login = await w.child.call('POST', '/auth/login', { ip: u.ip, body: { login: next, password: u.password } })
-        if (login.status === 200) expect({ kind: 'e-mail change mailed its revert link', token: !!w.child.mailedToken(u.email, 'wasntme') }).toEqual({ kind: 'e-mail change mailed its revert link', token: true })
+        const login = await w.child.call('POST', '/auth/login', {
+          ip: u.ip,
+          body: { login: next, password: u.password },
+        })
+        if (login.status === 200)
+          expect({
+            kind: 'e-mail change mailed its revert link',
+            token: !!w.child.mailedToken(u.email, 'wasntme'),
+          }).toEqual({ kind: 'e-mail change mailed its revert link', token: true })
       })
-      const changed = await w.child.call('PATCH', '/users/@me', { token: u.tokens[0], ip: u.ip, body: { email: next, password: u.password }, headers: { 'x-service-mfa-authorization': finish.body.token } })
+      const changed = await w.child.call('PATCH', '/users/@me', {
+        token: u.tokens[0],
+        ip: u.ip,
+        body: { email: next, password: u.password },
+        headers: { 'x-service-mfa-authorization': finish.body.token },
+      })
       done()
       if (!ok(changed, 200)) throw new Error(`email change: ${changed.status} ${JSON.stringify(changed.body)}`)
       const token = w.child.mailedToken(u.email, 'wasntme')!
@@ -455,7 +571,10 @@ const actions: Record<string, (w: World) => Promise<void>> = {
         },
         whole: async () => {
           const login = await w.child.call('POST', '/auth/login', { ip: u.ip, body: { login: u.email, password } })
-          expect({ kind: 'spent revert token gave the account back', status: login.status }).toEqual({ kind: 'spent revert token gave the account back', status: 200 })
+          expect({ kind: 'spent revert token gave the account back', status: login.status }).toEqual({
+            kind: 'spent revert token gave the account back',
+            status: 200,
+          })
           u.password = password
           u.tokens = [login.body.token]
           u.uncertain = false
@@ -482,8 +601,21 @@ async function spend(single: Single): Promise<void> {
 }
 
 const WEIGHTS: [string, number][] = [
-  ['register', 3], ['login', 3], ['handoff', 2], ['lobby', 2], ['member', 4], ['oauth', 2], ['refresh', 2], ['lobbyMessage', 4],
-  ['channelMessage', 3], ['invite', 1], ['enrol', 1], ['mfaLogin', 1], ['reset', 1], ['revert', 1], ['remoteAuth', 1],
+  ['register', 3],
+  ['login', 3],
+  ['handoff', 2],
+  ['lobby', 2],
+  ['member', 4],
+  ['oauth', 2],
+  ['refresh', 2],
+  ['lobbyMessage', 4],
+  ['channelMessage', 3],
+  ['invite', 1],
+  ['enrol', 1],
+  ['mfaLogin', 1],
+  ['reset', 1],
+  ['revert', 1],
+  ['remoteAuth', 1],
 ]
 
 function pickAction(w: World): string {
@@ -545,7 +677,10 @@ async function verify(w: World): Promise<void> {
       expect({ user: u.id, mfa: login.body?.mfa }).toEqual({ user: u.id, mfa: true })
     }
     if (u.guild?.messages.length) {
-      const list = await c.call('GET', `/channels/${u.guild.channel}/messages?limit=100`, { token: u.tokens[0] ?? '', ip: u.ip })
+      const list = await c.call('GET', `/channels/${u.guild.channel}/messages?limit=100`, {
+        token: u.tokens[0] ?? '',
+        ip: u.ip,
+      })
       if (u.tokens.length) {
         const ids = new Set((list.body as { id: string }[]).map((m) => m.id))
         expect(u.guild.messages.filter((id) => !ids.has(id))).toEqual([])
@@ -562,11 +697,17 @@ async function verify(w: World): Promise<void> {
       else lobby.members.delete(lobby.maybe.user)
       lobby.maybe = undefined
     }
-    expect({ lobby: lobby.id, members: [...ids].sort() }).toEqual({ lobby: lobby.id, members: [...lobby.members].sort() })
+    expect({ lobby: lobby.id, members: [...ids].sort() }).toEqual({
+      lobby: lobby.id,
+      members: [...lobby.members].sort(),
+    })
     if (lobby.messages.length) {
       const messages = await c.call('GET', `/lobbies/${lobby.id}/messages?limit=200`, { token: w.bot })
       const present = new Set((messages.body as { id: string }[]).map((m) => m.id))
-      expect({ lobby: lobby.id, missing: lobby.messages.filter((id) => !present.has(id)) }).toEqual({ lobby: lobby.id, missing: [] })
+      expect({ lobby: lobby.id, missing: lobby.messages.filter((id) => !present.has(id)) }).toEqual({
+        lobby: lobby.id,
+        missing: [],
+      })
     }
   }
   for (const grant of w.grants) {
@@ -600,11 +741,21 @@ async function verify(w: World): Promise<void> {
         ;(joiner.joined ??= new Set()).add(invite.guild)
       }
     }
-    const uses = c.read((db) => (db.query('SELECT uses FROM invites WHERE code = ?').get(invite.code) as { uses: number } | null)?.uses)
+    const uses = c.read(
+      (db) => (db.query('SELECT uses FROM invites WHERE code = ?').get(invite.code) as { uses: number } | null)?.uses,
+    )
     expect({ label, uses }).toEqual({ label, uses: joined })
     let fresh = 0
     // Users not in the guild yet take the remaining uses (new accounts only when there are too few).
-    const outsiders = w.users.filter((u) => u.role === 'plain' && !u.uncertain && u.tokens.length && u.guild?.id !== invite.guild && !u.joined?.has(invite.guild) && !pendingJoiners.has(u))
+    const outsiders = w.users.filter(
+      (u) =>
+        u.role === 'plain' &&
+        !u.uncertain &&
+        u.tokens.length &&
+        u.guild?.id !== invite.guild &&
+        !u.joined?.has(invite.guild) &&
+        !pendingJoiners.has(u),
+    )
     for (let i = 0; i < invite.max; i++) {
       const joiner = outsiders[i] ?? (await register(w, 'plain'))!
       const x = await c.call('POST', `/invites/${invite.code}`, { token: joiner.tokens[0], ip: joiner.ip })
@@ -647,16 +798,23 @@ async function crashRounds(syncFull: boolean): Promise<void> {
       verifying += performance.now() - t
     }
   } catch (error) {
-    console.error(`crash test failed in round ${round} (CRASH_SEED=${seed}, DATABASE_SYNC_FULL=${syncFull}); server output:\n${child.output.slice(-30).join('\n')}`)
+    console.error(
+      `crash test failed in round ${round} (CRASH_SEED=${seed}, DATABASE_SYNC_FULL=${syncFull}); server output:\n${child.output.slice(-30).join('\n')}`,
+    )
     throw error
   }
   await child.stop()
   // The load did write: acknowledged writes were checked after the kills.
   expect(w.writes).toBeGreaterThan(ROUNDS)
-  console.log(`crash (sync ${syncFull ? 'FULL' : 'NORMAL'}): ${ROUNDS} kills, ${w.writes} acknowledged writes, cold start ${coldStart.toFixed(0)} ms, restarts ${Math.min(...starts).toFixed(0)}-${Math.max(...starts).toFixed(0)} ms, checks ${verifying.toFixed(0)} ms in all`)
+  console.log(
+    `crash (sync ${syncFull ? 'FULL' : 'NORMAL'}): ${ROUNDS} kills, ${w.writes} acknowledged writes, cold start ${coldStart.toFixed(0)} ms, restarts ${Math.min(...starts).toFixed(0)}-${Math.max(...starts).toFixed(0)} ms, checks ${verifying.toFixed(0)} ms in all`,
+  )
 }
 
 // The two modes run side by side (each on its own server and file): half the wall time on two cores.
-test.concurrent('SIGKILL under write load, ten times: nothing acknowledged is lost, nothing single-use is spent twice (synchronous=NORMAL)', () => crashRounds(false), 90_000)
+test.concurrent(
+  'SIGKILL under write load, ten times: nothing acknowledged is lost, nothing single-use is spent twice (synchronous=NORMAL)',
+  () => crashRounds(false),
+  90_000,
+)
 test.concurrent('the same with DATABASE_SYNC_FULL=true', () => crashRounds(true), 90_000)
-

@@ -9,7 +9,17 @@
 // A failure prints the route, the seed and the path that replays it, and the smallest failing request.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { bodyBytes, contentType, encodeURIComponentLoose, extraHeaders, fromSchema, mutated, pathParam, queryString, setKnownIds } from './arbitraries'
+import {
+  bodyBytes,
+  contentType,
+  encodeURIComponentLoose,
+  extraHeaders,
+  fromSchema,
+  mutated,
+  pathParam,
+  queryString,
+  setKnownIds,
+} from './arbitraries'
 import { startTarget, type Target } from './target-client'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 19_19_19)
@@ -27,8 +37,26 @@ beforeAll(async () => {
 afterAll(() => target?.stop())
 
 type Caller = 'none' | 'user' | 'bot' | 'bearer' | 'narrowBearer' | 'foreignBot' | 'bogus'
-type World = { token: string; bearer: string; narrowBearer: string; guild: string; channel: string; role: string; invite: string; message: string; lobby: string }
-type Generated = { caller: Caller; version: string; params: string[]; query: string; headers: Record<string, string>; type: string; body?: Uint8Array }
+type World = {
+  token: string
+  bearer: string
+  narrowBearer: string
+  guild: string
+  channel: string
+  role: string
+  invite: string
+  message: string
+  lobby: string
+}
+type Generated = {
+  caller: Caller
+  version: string
+  params: string[]
+  query: string
+  headers: Record<string, string>
+  type: string
+  body?: Uint8Array
+}
 
 const INTERNAL = /(\/work\/|\/src\/|\/tests\/|node_modules|\.ts:\d+|\bat [\w.<>]+ \(|Error: )/
 
@@ -81,7 +109,13 @@ function knownBody(method: string, path: string): fc.Arbitrary<unknown> | undefi
   const f = target.fixtures
   if (path.endsWith('/auth/login')) {
     return fc.record(
-      { login: fc.oneof(fc.constant(f.alice.email), fc.emailAddress(), fc.constant('+15555550100')), password: fc.oneof(fc.constant('wrong password!'), fc.string({ minLength: 8, maxLength: 72 })), undelete: fc.boolean(), login_source: fc.constantFrom('gift', null, 'x'), gift_code_sku_id: fc.constantFrom('1', null) },
+      {
+        login: fc.oneof(fc.constant(f.alice.email), fc.emailAddress(), fc.constant('+15555550100')),
+        password: fc.oneof(fc.constant('wrong password!'), fc.string({ minLength: 8, maxLength: 72 })),
+        undelete: fc.boolean(),
+        login_source: fc.constantFrom('gift', null, 'x'),
+        gift_code_sku_id: fc.constantFrom('1', null),
+      },
       { requiredKeys: ['login', 'password'] },
     )
   }
@@ -104,7 +138,12 @@ function knownBody(method: string, path: string): fc.Arbitrary<unknown> | undefi
   return method === 'GET' || method === 'DELETE' ? undefined : fc.jsonValue({ maxDepth: 2 })
 }
 
-function requestArbitrary(method: string, path: string, schema: { body: any; query: any }, world: World): fc.Arbitrary<Generated> {
+function requestArbitrary(
+  method: string,
+  path: string,
+  schema: { body: any; query: any },
+  world: World,
+): fc.Arbitrary<Generated> {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])
   const valid = schema.body ? fromSchema(schema.body) : knownBody(method, path)
   const value = valid ? fc.oneof({ weight: 2, arbitrary: valid }, { weight: 3, arbitrary: mutated(valid) }) : undefined
@@ -115,7 +154,9 @@ function requestArbitrary(method: string, path: string, schema: { body: any; que
     params: fc.tuple(...names.map((n) => pathParam(realValues(n, world)))) as fc.Arbitrary<string[]>,
     query: fc.oneof({ weight: 3, arbitrary: queryString(schema.query) }, { weight: 1, arbitrary: fc.constant('') }),
     headers: extraHeaders,
-    type: form ? fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'multipart/form-data; boundary=x') : contentType,
+    type: form
+      ? fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'multipart/form-data; boundary=x')
+      : contentType,
     body: value
       ? fc.oneof(
           { weight: 8, arbitrary: form ? formBytes(value) : bodyBytes(value) },
@@ -128,11 +169,24 @@ function requestArbitrary(method: string, path: string, schema: { body: any; que
 
 /** Form bodies (OAuth2 token endpoints): fields with good and odd values, repeats, bad escapes. */
 function formBytes(value: fc.Arbitrary<unknown>): fc.Arbitrary<Uint8Array> {
-  return fc.tuple(value, fc.constantFrom('', '&grant_type=refresh_token', '&%ff=%ff', '&a=%', '&__proto__=1', '&client_id=1&client_id=2')).map(([v, extra]) => {
-    const fields = v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(v as Record<string, unknown>) : [['x', JSON.stringify(v)]]
-    const text = fields.map(([k, x]) => `${encodeURIComponentLoose(String(k))}=${encodeURIComponentLoose(typeof x === 'string' ? x : JSON.stringify(x) ?? '')}`).join('&')
-    return new TextEncoder().encode(text + extra)
-  })
+  return fc
+    .tuple(
+      value,
+      fc.constantFrom('', '&grant_type=refresh_token', '&%ff=%ff', '&a=%', '&__proto__=1', '&client_id=1&client_id=2'),
+    )
+    .map(([v, extra]) => {
+      const fields =
+        v && typeof v === 'object' && !Array.isArray(v)
+          ? Object.entries(v as Record<string, unknown>)
+          : [['x', JSON.stringify(v)]]
+      const text = fields
+        .map(
+          ([k, x]) =>
+            `${encodeURIComponentLoose(String(k))}=${encodeURIComponentLoose(typeof x === 'string' ? x : (JSON.stringify(x) ?? ''))}`,
+        )
+        .join('&')
+      return new TextEncoder().encode(text + extra)
+    })
 }
 
 type Outcome = { status: number; text: string; ms: number; contentType: string | null }
@@ -148,9 +202,19 @@ async function send(method: string, path: string, g: Generated, world: World): P
   const hasBody = g.body !== undefined && method !== 'GET' && method !== 'HEAD'
   if (hasBody && g.type) headers.set('content-type', g.type)
   const start = performance.now()
-  const response = await fetch(url, { method, headers, body: hasBody ? g.body : undefined, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })
+  const response = await fetch(url, {
+    method,
+    headers,
+    body: hasBody ? g.body : undefined,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  })
   const text = await response.text()
-  return { status: response.status, text, ms: performance.now() - start, contentType: response.headers.get('content-type') }
+  return {
+    status: response.status,
+    text,
+    ms: performance.now() - start,
+    contentType: response.headers.get('content-type'),
+  }
 }
 
 /** What is wrong with an answer, or undefined. */
@@ -158,7 +222,8 @@ function problem(path: string, outcome: Outcome): string | undefined {
   const f = target.fixtures
   if (outcome.status >= 500) return `status ${outcome.status}`
   if (INTERNAL.test(outcome.text)) return 'internal detail (stack trace or path) in the answer'
-  for (const leak of [f.secret, f.bob.email, f.bob.token, f.bob.bearer.slice(7)]) if (outcome.text.includes(leak)) return 'another user’s data in the answer'
+  for (const leak of [f.secret, f.bob.email, f.bob.token, f.bob.bearer.slice(7)])
+    if (outcome.text.includes(leak)) return 'another user’s data in the answer'
   if (outcome.status >= 400) {
     let body: any
     try {
@@ -168,8 +233,10 @@ function problem(path: string, outcome: Outcome): string | undefined {
     }
     // The token endpoints answer RFC 6749 bodies ({error, error_description}) to what reaches them.
     if (path.includes('/oauth2/token') && typeof body?.error === 'string') return undefined
-    if (typeof body?.code !== 'number' || typeof body?.message !== 'string') return `a ${outcome.status} that is not a Discord error body`
-    if (body.code === 50035 && body.errors !== undefined && (typeof body.errors !== 'object' || body.errors === null)) return 'a form error whose errors is not an object'
+    if (typeof body?.code !== 'number' || typeof body?.message !== 'string')
+      return `a ${outcome.status} that is not a Discord error body`
+    if (body.code === 50035 && body.errors !== undefined && (typeof body.errors !== 'object' || body.errors === null))
+      return 'a form error whose errors is not an object'
     if (outcome.status === 429 && typeof body.retry_after !== 'number') return 'a 429 without retry_after'
   }
   return undefined
@@ -177,14 +244,28 @@ function problem(path: string, outcome: Outcome): string | undefined {
 
 function describeRequest(method: string, path: string, g: Generated): string {
   const body = g.body ? Buffer.from(g.body).toString('latin1') : '(none)'
-  return JSON.stringify({ method, path, caller: g.caller, version: g.version, params: g.params.map((p) => (p.length > 80 ? `${p.slice(0, 80)}…(${p.length})` : p)), query: g.query.slice(0, 300), headers: g.headers, type: g.type, body: body.length > 300 ? `${body.slice(0, 300)}…(${body.length} bytes)` : body })
+  return JSON.stringify({
+    method,
+    path,
+    caller: g.caller,
+    version: g.version,
+    params: g.params.map((p) => (p.length > 80 ? `${p.slice(0, 80)}…(${p.length})` : p)),
+    query: g.query.slice(0, 300),
+    headers: g.headers,
+    type: g.type,
+    body: body.length > 300 ? `${body.slice(0, 300)}…(${body.length} bytes)` : body,
+  })
 }
 
 test(
   'every route answers generated and mutated requests from every caller with a 4xx Discord error or a success, in time, leaking nothing',
   async () => {
-    const doc = (await (await fetch(`${target.url}/api/docs/json`)).json()) as { paths: Record<string, Record<string, unknown>> }
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })))
+    const doc = (await (await fetch(`${target.url}/api/docs/json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>
+    }
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })),
+    )
     expect(routes.length).toBeGreaterThan(80)
     const runs = TOTAL_RUNS > 0 ? Math.ceil(TOTAL_RUNS / routes.length) : DEFAULT_RUNS_PER_ROUTE
     const before = await target.call<any>('health')
@@ -199,7 +280,16 @@ test(
         continue
       }
       const world = await target.call<World>('world')
-      setKnownIds([target.fixtures.alice.id, target.fixtures.bob.id, world.guild, world.channel, world.lobby, world.role, world.message, target.fixtures.game.id])
+      setKnownIds([
+        target.fixtures.alice.id,
+        target.fixtures.bob.id,
+        world.guild,
+        world.channel,
+        world.lobby,
+        world.role,
+        world.message,
+        target.fixtures.game.id,
+      ])
       const seed = SEED + index
       let last: { g: Generated; outcome?: Outcome } | undefined
       const result = await fc.check(
@@ -236,7 +326,8 @@ test(
       }
     }
     const after = await target.call<any>('health')
-    if (STATS) for (const [route, counts] of Object.entries(stats)) console.log(route.padEnd(70), JSON.stringify(counts))
+    if (STATS)
+      for (const [route, counts] of Object.entries(stats)) console.log(route.padEnd(70), JSON.stringify(counts))
     peakRss = Math.max(peakRss, after.rss)
     if (failures.length) console.error(`fuzz failures (FUZZ_SEED=${SEED}):\n${failures.join('\n')}`)
     expect(failures).toEqual([])
@@ -248,11 +339,15 @@ test(
     expect(peakRss).toBeLessThan(before.rss + 768 * 1024 * 1024)
     expect((await fetch(`${target.url}/healthz`)).status).toBe(200)
     const world = await target.call<World>('world')
-    expect((await fetch(`${target.url}/api/v9/users/@me`, { headers: { authorization: world.token } })).status).toBe(200)
+    expect((await fetch(`${target.url}/api/v9/users/@me`, { headers: { authorization: world.token } })).status).toBe(
+      200,
+    )
     expect(target.errors.filter((line) => / ERROR /.test(line))).toEqual([])
     expect(requests).toBeGreaterThanOrEqual(routes.length * runs)
     const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`
-    console.log(`fuzz-rest: ${routes.length} routes, ${requests} requests (seed ${SEED}); server RSS ${mib(before.rss)} before, ${mib(peakRss)} at most, ${mib(after.rss)} after`)
+    console.log(
+      `fuzz-rest: ${routes.length} routes, ${requests} requests (seed ${SEED}); server RSS ${mib(before.rss)} before, ${mib(peakRss)} at most, ${mib(after.rss)} after`,
+    )
   },
   TOTAL_RUNS > 0 ? Math.max(300_000, TOTAL_RUNS * 50) : 120_000,
 )

@@ -30,13 +30,18 @@ async function call(method: string, path: string, token: string, body?: unknown)
 function open(token: string, user: number, index: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     // Each socket from its own address (the server trusts X-Forwarded-For here), as a thousand clients would be.
-    const ws = new WebSocket(`${target.url.replace('http', 'ws')}/gateway?v=10&encoding=json`, { headers: { 'x-forwarded-for': `10.77.${index >> 8}.${index & 255}` } } as never)
+    const ws = new WebSocket(`${target.url.replace('http', 'ws')}/gateway?v=10&encoding=json`, {
+      headers: { 'x-forwarded-for': `10.77.${index >> 8}.${index & 255}` },
+    } as never)
     const socket: Socket = { ws, user, messages: new Set() }
     ws.onmessage = (e) => {
       const f = JSON.parse(String(e.data))
       if (f.op === 10) {
         ws.send(JSON.stringify({ op: 2, d: { token, properties: { os: 'linux', browser: 'soak', device: 'soak' } } }))
-        socket.beat = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ op: 1, d: null })), f.d.heartbeat_interval / 2)
+        socket.beat = setInterval(
+          () => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ op: 1, d: null })),
+          f.d.heartbeat_interval / 2,
+        )
       }
       if (f.t === 'READY') resolve(socket)
       if (f.t === 'LOBBY_MESSAGE_CREATE') socket.messages.add(f.d.id)
@@ -61,7 +66,13 @@ test(
 
     const sockets: Socket[] = []
     for (let i = 0; i < SOCKETS; i += 50) {
-      sockets.push(...(await Promise.all(Array.from({ length: Math.min(50, SOCKETS - i) }, (_, j) => open(users[(i + j) % USERS].token, (i + j) % USERS, i + j)))))
+      sockets.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(50, SOCKETS - i) }, (_, j) =>
+            open(users[(i + j) % USERS].token, (i + j) % USERS, i + j),
+          ),
+        )),
+      )
     }
     expect(sockets).toHaveLength(SOCKETS)
 
@@ -102,7 +113,9 @@ test(
     // Flat: after the first sample (sockets open, warm), growth stays bounded.
     const warm = samples[Math.min(1, samples.length - 1)]
     expect(Math.max(...samples.slice(1))).toBeLessThan(warm + 128 * 1024 * 1024)
-    console.log(`soak: ${SOCKETS} sockets, ${requests} requests, ${sent.length} lobby messages x ${SOCKETS} deliveries, RSS ${(warm / 2 ** 20).toFixed(0)} → ${(samples[samples.length - 1] / 2 ** 20).toFixed(0)} MiB`)
+    console.log(
+      `soak: ${SOCKETS} sockets, ${requests} requests, ${sent.length} lobby messages x ${SOCKETS} deliveries, RSS ${(warm / 2 ** 20).toFixed(0)} → ${(samples[samples.length - 1] / 2 ** 20).toFixed(0)} MiB`,
+    )
     for (const s of sockets) {
       clearInterval(s.beat)
       s.ws.onclose = null

@@ -8,7 +8,10 @@ import { rawDatabase } from '../../src/db/client'
 import { api, makeApp, makeUser, server } from '../helpers'
 import { bearerFor } from '../oauth2/helpers'
 
-const prototypeNames = () => [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) => Object.getOwnPropertyNames(p).sort().join(','))
+const prototypeNames = () =>
+  [Object.prototype, Array.prototype, Function.prototype, String.prototype].map((p) =>
+    Object.getOwnPropertyNames(p).sort().join(','),
+  )
 const pristine = prototypeNames()
 const secret = `SECRET${Date.now().toString(36)}x${Math.random().toString(36).slice(2, 10)}`
 
@@ -21,8 +24,14 @@ async function fixtures() {
   const bobGuild = await api('POST', '/guilds', { token: bob.token, body: { name: `${secret} guild` } })
   const bobChannel = (await api('GET', `/guilds/${bobGuild.body.id}/channels`, { token: bob.token })).body[0]
   await api('POST', `/channels/${bobChannel.id}/messages`, { token: bob.token, body: { content: `${secret} message` } })
-  const bobLobby = await api('POST', '/lobbies', { token: `Bot ${bobsGame.bot_token}`, body: { metadata: { k: `${secret} lobby` }, members: [{ id: bob.id, metadata: { m: secret } }] } })
-  await api('POST', `/lobbies/${bobLobby.body.id}/messages`, { token: bobBearer, body: { content: `${secret} lobby message` } })
+  const bobLobby = await api('POST', '/lobbies', {
+    token: `Bot ${bobsGame.bot_token}`,
+    body: { metadata: { k: `${secret} lobby` }, members: [{ id: bob.id, metadata: { m: secret } }] },
+  })
+  await api('POST', `/lobbies/${bobLobby.body.id}/messages`, {
+    token: bobBearer,
+    body: { content: `${secret} lobby message` },
+  })
   const schemas = running.app.routes
     .filter((r) => r.path.startsWith('/api/v9/'))
     .map((r) => {
@@ -34,7 +43,15 @@ async function fixtures() {
     secret,
     schemas: JSON.parse(JSON.stringify(schemas)),
     alice: { id: alice.id, email: alice.email, password: alice.password, username: alice.username },
-    bob: { id: bob.id, email: bob.email, token: bob.token, bearer: bobBearer, guild: bobGuild.body.id, channel: bobChannel.id, lobby: bobLobby.body.id },
+    bob: {
+      id: bob.id,
+      email: bob.email,
+      token: bob.token,
+      bearer: bobBearer,
+      guild: bobGuild.body.id,
+      channel: bobChannel.id,
+      lobby: bobLobby.body.id,
+    },
     game: { id: game.id, bot: `Bot ${game.bot_token}`, secret: game.client_secret },
     other: { id: other.id, bot: `Bot ${other.bot_token}`, secret: other.client_secret },
     aliceId: alice.id,
@@ -55,8 +72,23 @@ async function world() {
   const role = (await api('POST', `/guilds/${guild.id}/roles`, { token, body: { name: 'fuzz role' } })).body
   const invite = (await api('POST', `/channels/${channel.id}/invites`, { token, body: { max_uses: 5 } })).body
   const message = (await api('POST', `/channels/${channel.id}/messages`, { token, body: { content: 'hello' } })).body
-  const lobby = (await api('POST', '/lobbies', { token: ctx.game.bot, body: { members: [{ id: ctx.aliceId }], metadata: { a: 'b' } } })).body
-  return { token, bearer, narrowBearer, guild: guild.id, channel: channel.id, role: role.id, invite: invite.code, message: message.id, lobby: lobby.id }
+  const lobby = (
+    await api('POST', '/lobbies', {
+      token: ctx.game.bot,
+      body: { members: [{ id: ctx.aliceId }], metadata: { a: 'b' } },
+    })
+  ).body
+  return {
+    token,
+    bearer,
+    narrowBearer,
+    guild: guild.id,
+    channel: channel.id,
+    role: role.id,
+    invite: invite.code,
+    message: message.id,
+    lobby: lobby.id,
+  }
 }
 
 function databaseCheck() {

@@ -27,9 +27,17 @@ export class DesktopClient {
   }
 
   /** Open /remote-auth (query `?v=2` unless given); waits for the socket to open, not for hello. */
-  static async open(options: { query?: string; headers?: Record<string, string>; keys?: { privateKey: KeyObject; publicKey: KeyObject } } = {}): Promise<DesktopClient> {
+  static async open(
+    options: {
+      query?: string
+      headers?: Record<string, string>
+      keys?: { privateKey: KeyObject; publicKey: KeyObject }
+    } = {},
+  ): Promise<DesktopClient> {
     const { port } = await server()
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/remote-auth${options.query ?? '?v=2'}`, { headers: options.headers } as never)
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/remote-auth${options.query ?? '?v=2'}`, {
+      headers: options.headers,
+    } as never)
     const client = new DesktopClient(ws, options.keys ?? DesktopClient.newKeys())
     ws.onmessage = (event) => client.receive(JSON.parse(String(event.data)))
     ws.onclose = (event) => client.onClosed(event.code, event.reason)
@@ -48,7 +56,10 @@ export class DesktopClient {
   }
 
   /** Connect, init, prove (`nonce` or legacy `proof`), and wait for pending_remote_init. */
-  static async ready(form: 'nonce' | 'proof' = 'nonce', options: Parameters<typeof DesktopClient.open>[0] = {}): Promise<DesktopClient> {
+  static async ready(
+    form: 'nonce' | 'proof' = 'nonce',
+    options: Parameters<typeof DesktopClient.open>[0] = {},
+  ): Promise<DesktopClient> {
     const client = await DesktopClient.connect(options)
     await client.handshake(form)
     return client
@@ -63,7 +74,10 @@ export class DesktopClient {
   }
 
   decrypt(base64: string): Buffer {
-    return privateDecrypt({ key: this.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(base64, 'base64'))
+    return privateDecrypt(
+      { key: this.privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
+      Buffer.from(base64, 'base64'),
+    )
   }
 
   async handshake(form: 'nonce' | 'proof' = 'nonce'): Promise<RaFrame> {
@@ -100,7 +114,10 @@ export class DesktopClient {
     const already = this.frames.find((f) => f.op === op)
     if (already) return Promise.resolve(already)
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${op} within ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.op))}`)), timeoutMs)
+      const timer = setTimeout(
+        () => reject(new Error(`no ${op} within ${timeoutMs} ms; got ${JSON.stringify(this.frames.map((f) => f.op))}`)),
+        timeoutMs,
+      )
       this.waiters.push({ match: (f) => f.op === op, resolve: (f) => (clearTimeout(timer), resolve(f)) })
     })
   }
@@ -121,7 +138,10 @@ export class DesktopClient {
   waitForClose(timeoutMs = 3000): Promise<{ code: number; reason: string }> {
     if (this.closed) return Promise.resolve(this.closed)
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`socket not closed within ${timeoutMs} ms; got ${JSON.stringify(this.ops())}`)), timeoutMs)
+      const timer = setTimeout(
+        () => reject(new Error(`socket not closed within ${timeoutMs} ms; got ${JSON.stringify(this.ops())}`)),
+        timeoutMs,
+      )
       this.closeWaiters.push((c) => (clearTimeout(timer), resolve(c)))
     })
   }

@@ -33,7 +33,11 @@ describe('handshake', () => {
   for (const form of ['nonce', 'proof'] as const) {
     test(`hello, init, nonce_proof, {${form}} → pending_remote_init with the SPKI fingerprint`, async () => {
       const c = await connect()
-      expect(c.frames[0]).toEqual({ op: 'hello', heartbeat_interval: config().remoteAuthHeartbeatMs, timeout_ms: config().remoteAuthTimeoutMs })
+      expect(c.frames[0]).toEqual({
+        op: 'hello',
+        heartbeat_interval: config().remoteAuthHeartbeatMs,
+        timeout_ms: config().remoteAuthTimeoutMs,
+      })
       c.send({ op: 'init', encoded_public_key: c.encodedPublicKey })
       const challenge = await c.waitFor('nonce_proof')
       expect(Object.keys(challenge).sort()).toEqual(['encrypted_nonce', 'op'])
@@ -59,7 +63,9 @@ describe('handshake', () => {
     const a = await connect({ keys })
     const b = await connect({ keys })
     for (const c of [a, b]) c.send({ op: 'init', encoded_public_key: c.encodedPublicKey })
-    const [na, nb] = await Promise.all([a, b].map(async (c) => c.decrypt((await c.waitFor('nonce_proof')).encrypted_nonce).toString('hex')))
+    const [na, nb] = await Promise.all(
+      [a, b].map(async (c) => c.decrypt((await c.waitFor('nonce_proof')).encrypted_nonce).toString('hex')),
+    )
     expect(na).not.toBe(nb)
   })
 
@@ -83,7 +89,16 @@ describe('close codes', () => {
   })
 
   test('4001: undecodable frames, frames without an op, unknown ops', async () => {
-    const cases: unknown[] = ['not json', '{"op":', '[1,2]', '42', '{}', { op: 7 }, { op: 'identify' }, { op: 'pending_login' }]
+    const cases: unknown[] = [
+      'not json',
+      '{"op":',
+      '[1,2]',
+      '42',
+      '{}',
+      { op: 7 },
+      { op: 'identify' },
+      { op: 'pending_login' },
+    ]
     for (const frame of cases) {
       const c = await connect()
       c.send(frame)
@@ -108,9 +123,15 @@ describe('close codes', () => {
   })
 
   test('4002: keys that are not RSA-2048 SPKI in standard base64', async () => {
-    const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'der' })
+    const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      type: 'spki',
+      format: 'der',
+    })
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'der' })
-    const e3 = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 }).publicKey.export({ type: 'spki', format: 'der' })
+    const e3 = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 3 }).publicKey.export({
+      type: 'spki',
+      format: 'der',
+    })
     const good = DesktopClient.newKeys().publicKey.export({ type: 'spki', format: 'der' })
     const cases: unknown[] = [
       rsa1024.toString('base64'),
@@ -270,7 +291,13 @@ describe('limits', () => {
   })
 
   test('a restart keeps no desktop rows (their sockets are gone)', async () => {
-    insertDesktop({ fingerprint: 'Z'.repeat(43), publicKey: 'AAAA', ip: '203.0.113.9', createdAt: clock.now(), expiresAt: clock.now() + 60_000 })
+    insertDesktop({
+      fingerprint: 'Z'.repeat(43),
+      publicKey: 'AAAA',
+      ip: '203.0.113.9',
+      createdAt: clock.now(),
+      expiresAt: clock.now() + 60_000,
+    })
     expect(desktopRow('Z'.repeat(43))).toBeDefined()
     startRemoteAuthGateway() // what start-up does; the sweeper is already running and is not doubled
     expect(desktopRow('Z'.repeat(43))).toBeUndefined()

@@ -32,7 +32,8 @@ afterEach(async () => {
 })
 
 const sessionsOf = (userId: string) => db().select().from(authSessions).where(eq(authSessions.userId, userId)).all()
-const WINDOWS_CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
+const WINDOWS_CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
 
 /** Claim and finish; the desktop's ticket. */
 async function ticketFor(user: { token: string }, d: DesktopClient): Promise<string> {
@@ -48,7 +49,13 @@ describe('the whole flow', () => {
         const user = await makeUser()
         const { client: mobileGateway } = await GatewayClient.identified(user.token)
         const framesBefore = mobileGateway.frames.length
-        const d = await desktop(form, { headers: { 'x-forwarded-for': '81.2.69.160', 'user-agent': WINDOWS_CHROME, origin: 'https://desktop.example' } })
+        const d = await desktop(form, {
+          headers: {
+            'x-forwarded-for': '81.2.69.160',
+            'user-agent': WINDOWS_CHROME,
+            origin: 'https://desktop.example',
+          },
+        })
 
         const created = await claim(user.token, d.fingerprint)
         expect(created.status).toBe(200)
@@ -103,7 +110,9 @@ describe('the whole flow', () => {
     updateUser(user.id, { avatar: 'a_0123456789abcdef0123456789abcdef' })
     const d = await desktop()
     expect((await claim(user.token, d.fingerprint)).status).toBe(200)
-    expect(d.decrypt((await d.waitFor('pending_ticket')).encrypted_user_payload).toString()).toBe(`${user.id}:0:a_0123456789abcdef0123456789abcdef:${user.username}`)
+    expect(d.decrypt((await d.waitFor('pending_ticket')).encrypted_user_payload).toString()).toBe(
+      `${user.id}:0:a_0123456789abcdef0123456789abcdef:${user.username}`,
+    )
   })
 
   test('cancel: the desktop gets cancel and close 1000; the token is used up; no ticket', async () => {
@@ -117,7 +126,9 @@ describe('the whole flow', () => {
     expect(d.frames.find((f) => f.op === 'cancel')).toEqual({ op: 'cancel' })
     expect(await d.waitForClose()).toEqual({ code: 1000, reason: 'Normal closure' })
     expect(after(d)).toEqual(['pending_ticket', 'cancel'])
-    expect((await finish(user.token, handshake)).body.errors.handshake_token._errors[0].code).toBe('REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN')
+    expect((await finish(user.token, handshake)).body.errors.handshake_token._errors[0].code).toBe(
+      'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN',
+    )
     expect((await cancel(user.token, handshake)).status).toBe(400)
     expect(ticketRows()).toHaveLength(tickets)
   })
@@ -134,7 +145,11 @@ describe('handshake tokens', () => {
     expect(again.body).toEqual({
       message: 'Invalid Form Body',
       code: 50035,
-      errors: { handshake_token: { _errors: [{ code: 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN', message: 'Invalid or expired handshake token.' }] } },
+      errors: {
+        handshake_token: {
+          _errors: [{ code: 'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN', message: 'Invalid or expired handshake token.' }],
+        },
+      },
     })
     expect((await cancel(user.token, handshake)).status).toBe(400)
     expect(d.ops().filter((op) => op === 'pending_login')).toHaveLength(1)
@@ -145,7 +160,11 @@ describe('handshake tokens', () => {
     const d = await desktop()
     const handshake = (await claim(user.token, d.fingerprint)).body.handshake_token
     const tickets = ticketRows().length
-    const results = await Promise.all(Array.from({ length: 20 }, () => api('POST', '/users/@me/remote-auth/finish', { token: user.token, body: { handshake_token: handshake } })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api('POST', '/users/@me/remote-auth/finish', { token: user.token, body: { handshake_token: handshake } }),
+      ),
+    )
     // The per-user limit answers some with 429; of the rest exactly one wins.
     expect(results.filter((r) => r.status === 204)).toHaveLength(1)
     expect(results.every((r) => [204, 400, 429].includes(r.status))).toBe(true)
@@ -194,9 +213,12 @@ describe('handshake tokens', () => {
 
   test('garbage handshake tokens: form errors, never 5xx', async () => {
     const user = await makeUser()
-    for (const handshake_token of ['', 'x', 'A'.repeat(128)]) expect((await finish(user.token, handshake_token)).status).toBe(400)
+    for (const handshake_token of ['', 'x', 'A'.repeat(128)])
+      expect((await finish(user.token, handshake_token)).status).toBe(400)
     expect((await finish(user.token, 'A'.repeat(129))).body.code).toBe(50035)
-    expect((await api('POST', '/users/@me/remote-auth/finish', { token: user.token, body: {} })).body.errors.handshake_token).toBeDefined()
+    expect(
+      (await api('POST', '/users/@me/remote-auth/finish', { token: user.token, body: {} })).body.errors.handshake_token,
+    ).toBeDefined()
     expect((await api('POST', '/users/@me/remote-auth/finish', { token: user.token, raw: '{' })).body.code).toBe(50109)
   })
 
@@ -273,9 +295,18 @@ describe('tickets', () => {
     expect(won).toHaveLength(1)
     const lost = results.filter((r) => r.status === 400)
     expect(lost).toHaveLength(19)
-    for (const r of lost) expect(r.body).toEqual({ message: 'Invalid Form Body', code: 50035, errors: { ticket: { _errors: [{ code: 'REMOTE_AUTH_INVALID_TICKET', message: 'Invalid or expired ticket.' }] } } })
+    for (const r of lost)
+      expect(r.body).toEqual({
+        message: 'Invalid Form Body',
+        code: 50035,
+        errors: {
+          ticket: { _errors: [{ code: 'REMOTE_AUTH_INVALID_TICKET', message: 'Invalid or expired ticket.' }] },
+        },
+      })
     expect(sessionsOf(user.id)).toHaveLength(before + 1)
-    expect((await api('GET', '/users/@me', { token: d.decrypt(won[0].body.encrypted_token).toString() })).status).toBe(200)
+    expect((await api('GET', '/users/@me', { token: d.decrypt(won[0].body.encrypted_token).toString() })).status).toBe(
+      200,
+    )
   })
 
   test('replayed, expired after 2 minutes, unknown: refused, nothing issued', async () => {
@@ -323,7 +354,10 @@ describe('MFA and the operator lock', () => {
     expect(first.body.mfa.methods.map((m: any) => m.type)).toContain('totp')
     await Bun.sleep(50)
     expect(after(d)).toEqual(['pending_ticket'])
-    const elevation = await api('POST', '/mfa/finish', { token: user.token, body: { ticket: first.body.mfa.ticket, mfa_type: 'totp', data: totpCode(user.secret) } })
+    const elevation = await api('POST', '/mfa/finish', {
+      token: user.token,
+      body: { ticket: first.body.mfa.ticket, mfa_type: 'totp', data: totpCode(user.secret) },
+    })
     expect(elevation.status).toBe(200)
     const retry = await finish(user.token, handshake, {}, { 'x-service-mfa-authorization': elevation.body.token })
     expect(retry.status).toBe(204)

@@ -5,13 +5,21 @@ import { remoteAuthDesktops, remoteAuthTickets } from '../../src/remote-auth/tab
 import { api } from '../helpers'
 import type { DesktopClient } from './desktop-client'
 
-export const claim = (token: string, fingerprint: string) => api('POST', '/users/@me/remote-auth', { token, body: { fingerprint } })
-export const finish = (token: string, handshake_token: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  api('POST', '/users/@me/remote-auth/finish', { token, body: { handshake_token, ...extra }, headers })
-export const cancel = (token: string, handshake_token: string) => api('POST', '/users/@me/remote-auth/cancel', { token, body: { handshake_token } })
-export const login = (ticket: string, headers: Record<string, string> = {}) => api('POST', '/users/@me/remote-auth/login', { body: { ticket }, headers })
+export const claim = (token: string, fingerprint: string) =>
+  api('POST', '/users/@me/remote-auth', { token, body: { fingerprint } })
+export const finish = (
+  token: string,
+  handshake_token: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => api('POST', '/users/@me/remote-auth/finish', { token, body: { handshake_token, ...extra }, headers })
+export const cancel = (token: string, handshake_token: string) =>
+  api('POST', '/users/@me/remote-auth/cancel', { token, body: { handshake_token } })
+export const login = (ticket: string, headers: Record<string, string> = {}) =>
+  api('POST', '/users/@me/remote-auth/login', { body: { ticket }, headers })
 
-export const desktopRow = (fingerprint: string) => db().select().from(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).get()
+export const desktopRow = (fingerprint: string) =>
+  db().select().from(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).get()
 export const ticketRows = () => db().select().from(remoteAuthTickets).all()
 
 /** Wait until the server has seen a client-side close (its row and socket are gone). */

@@ -8,12 +8,18 @@ import { withConfig } from '../auth/helpers'
 
 afterEach(resetWorld)
 
-const send = (method: string, path: string, token: string, raw: string, type: string) => api(method, path, { token, raw, headers: { 'content-type': type } })
+const send = (method: string, path: string, token: string, raw: string, type: string) =>
+  api(method, path, { token, raw, headers: { 'content-type': type } })
 
 describe('content types', () => {
   test('JSON routes refuse form, multipart and text bodies with 415 and an error body', async () => {
     const { bot } = await setup(0)
-    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x', 'application/xml']) {
+    for (const type of [
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+    ]) {
       const r = await send('POST', '/lobbies', bot, 'a=1', type)
       expect(r.status).toBe(415)
       expect(r.body).toEqual({ code: 0, message: expect.stringContaining('Unsupported content type') })
@@ -22,13 +28,20 @@ describe('content types', () => {
 
   test('the OAuth2 token endpoint takes form bodies; message routes take multipart with payload_json', async () => {
     const { bot } = await setup(0)
-    const token = await api('POST', '/oauth2/token', { raw: 'grant_type=client_credentials', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const token = await api('POST', '/oauth2/token', {
+      raw: 'grant_type=client_credentials',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(token.status).toBe(401) // understood, but no client credentials
     const lobby = await createLobby(bot)
     const form = new FormData()
     form.set('payload_json', JSON.stringify({ content: 'from a form' }))
     const { url } = await server()
-    const r = await fetch(`${url}/api/v9/lobbies/${lobby.id}/messages`, { method: 'POST', headers: { authorization: bot }, body: form })
+    const r = await fetch(`${url}/api/v9/lobbies/${lobby.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: bot },
+      body: form,
+    })
     // Bots are not members: the form was read (a 4xx about the caller, not 415).
     expect(r.status).not.toBe(415)
   })
@@ -38,7 +51,12 @@ describe('JSON', () => {
   test('invalid JSON answers 400 50109 on every route, and nothing is created', async () => {
     const { bot } = await setup(0)
     const lobby = await createLobby(bot)
-    for (const [method, path] of [['POST', '/lobbies'], ['PATCH', `/lobbies/${lobby.id}`], ['PATCH', `/lobbies/${lobby.id}/channel-linking`], ['POST', '/guilds/1/roles']]) {
+    for (const [method, path] of [
+      ['POST', '/lobbies'],
+      ['PATCH', `/lobbies/${lobby.id}`],
+      ['PATCH', `/lobbies/${lobby.id}/channel-linking`],
+      ['POST', '/guilds/1/roles'],
+    ]) {
       const r = await send(method, path, bot, '{"a":', 'application/json')
       expect(r.status).toBe(400)
       expect(r.body).toEqual({ code: 50109, message: 'The request body contains invalid JSON.' })
@@ -49,7 +67,10 @@ describe('JSON', () => {
     const { bot } = await setup(0)
     const lobby = await createLobby(bot)
     for (const raw of ['5', '[]', '"text"', 'true']) {
-      for (const [method, path] of [['POST', '/lobbies'], ['PATCH', `/lobbies/${lobby.id}`]]) {
+      for (const [method, path] of [
+        ['POST', '/lobbies'],
+        ['PATCH', `/lobbies/${lobby.id}`],
+      ]) {
         const r = await send(method, path, bot, raw, 'application/json')
         expect(r.status).toBe(400)
         expect(r.body.code).toBe(50035)
@@ -62,24 +83,40 @@ describe('PATCH with nothing to change', () => {
   test('PATCH /channels/{id}: {}, null and no body answer the channel unchanged; [] and 12345 are 400, never 500', async () => {
     const owner = await import('../helpers').then((h) => h.makeUser())
     const guild = await api('POST', '/guilds', { token: owner.token, body: { name: 'Body tests' } })
-    const channel = await api('POST', `/guilds/${guild.body.id}/channels`, { token: owner.token, body: { name: 'general' } })
+    const channel = await api('POST', `/guilds/${guild.body.id}/channels`, {
+      token: owner.token,
+      body: { name: 'general' },
+    })
     expect(channel.status).toBe(201)
     const same = await api('PATCH', `/channels/${channel.body.id}`, { token: owner.token, body: {} })
     expect(same.status).toBe(200)
     expect(same.body.name).toBe('general')
-    for (const raw of ['[]', '12345']) expect((await send('PATCH', `/channels/${channel.body.id}`, owner.token, raw, 'application/json')).status).toBe(400)
+    for (const raw of ['[]', '12345'])
+      expect((await send('PATCH', `/channels/${channel.body.id}`, owner.token, raw, 'application/json')).status).toBe(
+        400,
+      )
     // An empty body (none, or JSON null) is an edit without changes.
-    for (const none of [await api('PATCH', `/channels/${channel.body.id}`, { token: owner.token }), await send('PATCH', `/channels/${channel.body.id}`, owner.token, 'null', 'application/json')]) {
+    for (const none of [
+      await api('PATCH', `/channels/${channel.body.id}`, { token: owner.token }),
+      await send('PATCH', `/channels/${channel.body.id}`, owner.token, 'null', 'application/json'),
+    ]) {
       expect(none.status).toBe(200)
       expect(none.body.name).toBe('general')
     }
     const role = await api('POST', `/guilds/${guild.body.id}/roles`, { token: owner.token, body: { name: 'r' } })
-    expect((await api('PATCH', `/guilds/${guild.body.id}/roles/${role.body.id}`, { token: owner.token, body: {} })).status).toBe(200)
+    expect(
+      (await api('PATCH', `/guilds/${guild.body.id}/roles/${role.body.id}`, { token: owner.token, body: {} })).status,
+    ).toBe(200)
   })
 })
 
 /** A raw HTTP/1.1 exchange, so the test controls chunking and pacing. */
-function rawHttp(port: number, head: string, chunks: (string | { waitMs: number })[], timeoutMs = 10_000): Promise<string> {
+function rawHttp(
+  port: number,
+  head: string,
+  chunks: (string | { waitMs: number })[],
+  timeoutMs = 10_000,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = tcpConnect(port, '127.0.0.1')
     let answer = ''

@@ -97,7 +97,7 @@ describe('resume', () => {
     }
   })
 
-  test('seq 0 replays only the session\'s own missed events, never those from before it existed', async () => {
+  test("seq 0 replays only the session's own missed events, never those from before it existed", async () => {
     const { user, ready } = await droppedSession()
     const r = await connect()
     r.send(6, { token: user.token, session_id: ready.session_id, seq: 0 })
@@ -158,17 +158,24 @@ describe('account states', () => {
   })
 
   test('POST /users/@me/disable and /delete (password): sessions end, login answers 20013 / 20011, undelete restores', async () => {
-    for (const [path, code] of [['/users/@me/disable', 20013], ['/users/@me/delete', 20011]] as const) {
+    for (const [path, code] of [
+      ['/users/@me/disable', 20013],
+      ['/users/@me/delete', 20011],
+    ] as const) {
       const user = await makeUser()
       const c = await connect()
       await c.identify(user.token)
-      expect((await api('POST', path, { token: user.token, body: { password: 'wrong password here' } })).status).toBe(400)
+      expect((await api('POST', path, { token: user.token, body: { password: 'wrong password here' } })).status).toBe(
+        400,
+      )
       expect((await api('POST', path, { token: user.token, body: { password: user.password } })).status).toBe(204)
       expect((await c.waitForClose()).code).toBe(4004)
       expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401)
       const refused = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
       expect(refused.body.code).toBe(code)
-      const back = await api('POST', '/auth/login', { body: { login: user.email, password: user.password, undelete: true } })
+      const back = await api('POST', '/auth/login', {
+        body: { login: user.email, password: user.password, undelete: true },
+      })
       expect(back.status).toBe(200)
       expect((await api('GET', '/users/@me', { token: back.body.token })).status).toBe(200)
     }

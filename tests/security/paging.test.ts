@@ -10,7 +10,8 @@ describe('GET /lobbies/{id}/messages', () => {
     const { bot, players } = await setup(1)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
     const ids: string[] = []
-    for (let i = 0; i < 7; i++) ids.push((await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: `m${i}` } })).body.id)
+    for (let i = 0; i < 7; i++)
+      ids.push((await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: `m${i}` } })).body.id)
     const read = (q: string) => api('GET', `/lobbies/${lobby.id}/messages?${q}`, { token: players[0].bearer })
     const first = await read('limit=3')
     expect(first.body.map((m: any) => m.content)).toEqual(['m6', 'm5', 'm4'])
@@ -40,7 +41,10 @@ describe('GET /channels/{id}/messages and /users/@me/guilds', () => {
   test('channel messages: limit errors land on errors.limit; 100 passes, 101 fails', async () => {
     const owner = await makeUser()
     const guild = await api('POST', '/guilds', { token: owner.token, body: { name: 'Paging' } })
-    const channel = await api('POST', `/guilds/${guild.body.id}/channels`, { token: owner.token, body: { name: 'general' } })
+    const channel = await api('POST', `/guilds/${guild.body.id}/channels`, {
+      token: owner.token,
+      body: { name: 'general' },
+    })
     const read = (q: string) => api('GET', `/channels/${channel.body.id}/messages?${q}`, { token: owner.token })
     expect((await read('limit=100')).status).toBe(200)
     for (const q of ['limit=101', 'limit=-1', 'limit=0', 'limit=1.5']) {
@@ -54,7 +58,8 @@ describe('GET /channels/{id}/messages and /users/@me/guilds', () => {
   test('guilds of the caller: limit 1-200 validated; before/after/limit honoured in id order', async () => {
     const user = await makeUser()
     const ids: string[] = []
-    for (let i = 0; i < 4; i++) ids.push((await api('POST', '/guilds', { token: user.token, body: { name: `g${i}` } })).body.id)
+    for (let i = 0; i < 4; i++)
+      ids.push((await api('POST', '/guilds', { token: user.token, body: { name: `g${i}` } })).body.id)
     const list = (q: string) => api('GET', `/users/@me/guilds?${q}`, { token: user.token })
     expect((await list('')).body.map((g: any) => g.id)).toEqual(ids)
     expect((await list('limit=2')).body.map((g: any) => g.id)).toEqual(ids.slice(0, 2))

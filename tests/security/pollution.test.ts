@@ -8,7 +8,24 @@ afterEach(resetWorld)
 const prototypeKeys = () => Object.getOwnPropertyNames(Object.prototype).sort()
 const before = prototypeKeys()
 
-const attackKeys = ['__proto__.limit', '__proto__', 'constructor.prototype.x', 'headers', 'query', 'params', 'cookie', 'offset', 'orderBy', 'joins', 'returning', 'set', 'body', 'response', '_errors', 'a.b.c']
+const attackKeys = [
+  '__proto__.limit',
+  '__proto__',
+  'constructor.prototype.x',
+  'headers',
+  'query',
+  'params',
+  'cookie',
+  'offset',
+  'orderBy',
+  'joins',
+  'returning',
+  'set',
+  'body',
+  'response',
+  '_errors',
+  'a.b.c',
+]
 
 test('metadata keys that look like paths stay whole keys in the error tree and pollute nothing', async () => {
   const { bot, players } = await setup(1)
@@ -17,7 +34,10 @@ test('metadata keys that look like paths stay whole keys in the error tree and p
     expect(created.status).toBe(400)
     expect(created.body.code).toBe(50035)
     expect(Object.keys(created.body.errors.metadata)).toEqual([key])
-    const joined = await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret: 's', lobby_metadata: { [key]: 1 } } })
+    const joined = await api('PUT', '/lobbies', {
+      token: players[0].bearer,
+      body: { secret: 's', lobby_metadata: { [key]: 1 } },
+    })
     expect(joined.status).toBe(400)
     expect(Object.keys(joined.body.errors.lobby_metadata)).toEqual([key])
   }
@@ -47,7 +67,10 @@ test('a valid "__proto__" metadata key is stored and returned as a plain key', a
 
 test('unknown body keys named like prototype paths pollute nothing (TypeBox error paths)', async () => {
   const { bot } = await setup(0)
-  const r = await api('POST', '/lobbies', { token: bot, raw: '{"members":[{"id":"x","__proto__":{"polluted":1}}],"metadata":{"constructor":{"prototype":1}}}' })
+  const r = await api('POST', '/lobbies', {
+    token: bot,
+    raw: '{"members":[{"id":"x","__proto__":{"polluted":1}}],"metadata":{"constructor":{"prototype":1}}}',
+  })
   expect(r.status).toBe(400)
   expect(prototypeKeys()).toEqual(before)
   expect(({} as Record<string, unknown>).polluted).toBeUndefined()

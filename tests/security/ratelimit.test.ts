@@ -33,7 +33,8 @@ describe('login', () => {
   test('strangers failing against an account do not lock its owner out (new IP, and known IP)', async () => {
     const user = await makeUser()
     await withConfig({ trustProxy: true, newLoginLocationCheck: false }, async () => {
-      for (let i = 0; i < 10; i++) expect((await login(user.email, 'wrong-password', `203.0.113.${i + 1}`)).status).toBe(400)
+      for (let i = 0; i < 10; i++)
+        expect((await login(user.email, 'wrong-password', `203.0.113.${i + 1}`)).status).toBe(400)
       const owner = await login(user.email, user.password, '192.0.2.50')
       expect(owner.status).toBe(200)
       expect(owner.body.token).toBeString()
@@ -44,7 +45,9 @@ describe('login', () => {
     const user = await makeUser()
     db().insert(knownIps).values({ userId: user.id, ip: '192.0.2.99', createdAt: Date.now() }).run()
     await withConfig({ trustProxy: true, newLoginLocationCheck: false }, async () => {
-      const guesses = await Promise.all(Array.from({ length: 120 }, (_, i) => login(user.email, `wrong-guess-${i}`, `10.9.${i >> 8}.${i & 255}`)))
+      const guesses = await Promise.all(
+        Array.from({ length: 120 }, (_, i) => login(user.email, `wrong-guess-${i}`, `10.9.${i >> 8}.${i & 255}`)),
+      )
       expect(guesses.filter((r) => r.status === 400)).toHaveLength(100)
       expect(guesses.filter((r) => r.status === 429)).toHaveLength(20)
       expect((await login(user.email, user.password, '10.10.0.1')).status).toBe(429)
@@ -57,7 +60,11 @@ describe('MFA codes', () => {
   test('100 parallel wrong backup codes on one ticket: at most 5 are checked, the ticket then dies', async () => {
     const user = await userWithTotp()
     const { ticket } = await mfaTicket(user)
-    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => api('POST', '/auth/mfa/backup', { body: { ticket, code: `zz${String(i).padStart(6, '0')}` } })))
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        api('POST', '/auth/mfa/backup', { body: { ticket, code: `zz${String(i).padStart(6, '0')}` } }),
+      ),
+    )
     const statuses = replies.map((r) => r.status)
     expect(statuses.filter((s) => s === 400).length).toBeLessThanOrEqual(5)
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(95)
@@ -69,7 +76,13 @@ describe('MFA codes', () => {
   test('wrong codes across fresh tickets: the user allowance (20) holds under parallel requests', async () => {
     const user = await userWithTotp()
     const tickets = await Promise.all(Array.from({ length: 5 }, () => mfaTicket(user).then((b) => b.ticket as string)))
-    const replies = await Promise.all(tickets.flatMap((ticket) => Array.from({ length: 5 }, (_, i) => api('POST', '/auth/mfa/backup', { body: { ticket, code: `yy${String(i).padStart(6, '0')}` } }))))
+    const replies = await Promise.all(
+      tickets.flatMap((ticket) =>
+        Array.from({ length: 5 }, (_, i) =>
+          api('POST', '/auth/mfa/backup', { body: { ticket, code: `yy${String(i).padStart(6, '0')}` } }),
+        ),
+      ),
+    )
     expect(replies.filter((r) => r.status === 400)).toHaveLength(20)
     expect(replies.filter((r) => r.status === 429)).toHaveLength(5)
   }, 30_000)
@@ -79,7 +92,12 @@ describe('password confirmation', () => {
   test('parallel wrong passwords on an account change: 10 checked, the rest 429', async () => {
     const user = await makeUser()
     const replies = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => api('POST', '/users/@me/mfa/totp/enable', { token: user.token, body: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', code: '123456', password: `wrong-${i}` } })),
+      Array.from({ length: 40 }, (_, i) =>
+        api('POST', '/users/@me/mfa/totp/enable', {
+          token: user.token,
+          body: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP', code: '123456', password: `wrong-${i}` },
+        }),
+      ),
     )
     expect(replies.filter((r) => r.status === 400)).toHaveLength(10)
     expect(replies.filter((r) => r.status === 429)).toHaveLength(30)

@@ -17,7 +17,11 @@ const savedConfig = config()
 afterEach(async () => {
   for (const c of open.splice(0)) await c.close()
   await stopAllCalls()
-  setConfig({ ...config(), voiceMaxCallSize: savedConfig.voiceMaxCallSize, voiceMaxPacketsPerSecond: savedConfig.voiceMaxPacketsPerSecond })
+  setConfig({
+    ...config(),
+    voiceMaxCallSize: savedConfig.voiceMaxCallSize,
+    voiceMaxPacketsPerSecond: savedConfig.voiceMaxPacketsPerSecond,
+  })
   resetWorld()
 })
 
@@ -28,7 +32,10 @@ async function world(members: number, options: { idle?: number; extra?: number }
   const bot = `Bot ${app.bot_token}`
   const users: User[] = []
   for (let i = 0; i < members; i++) users.push(await makeUser())
-  const lobby = await createLobby(bot, { members: users.map((u) => ({ id: u.id })), idle_timeout_seconds: options.idle ?? 300 })
+  const lobby = await createLobby(bot, {
+    members: users.map((u) => ({ id: u.id })),
+    idle_timeout_seconds: options.idle ?? 300,
+  })
   const botSocket = (await GatewayClient.identified(bot)).client
   open.push(botSocket)
   return { app, bot, users, lobby, botSocket }
@@ -45,9 +52,24 @@ async function inCall(lobbyId: string, peers: VoicePeer[]) {
   for (const p of peers) p.voiceStates(lobbyId)
   for (const p of peers) p.startSending()
   try {
-    await until('every member to hear every other', () => peers.every((p) => peers.every((q) => q === p || p.from(q.userId) >= 10)), 10_000)
+    await until(
+      'every member to hear every other',
+      () => peers.every((p) => peers.every((q) => q === p || p.from(q.userId) >= 10)),
+      10_000,
+    )
   } catch (e) {
-    console.log(JSON.stringify(voiceStats()), JSON.stringify(peers.map((p) => ({ u: p.userId, offers: p.offers.map((o) => o.slots), answered: p.answered, state: p.pc.connectionState, rx: Object.fromEntries(p.received) }))))
+    console.log(
+      JSON.stringify(voiceStats()),
+      JSON.stringify(
+        peers.map((p) => ({
+          u: p.userId,
+          offers: p.offers.map((o) => o.slots),
+          answered: p.answered,
+          state: p.pc.connectionState,
+          rx: Object.fromEntries(p.received),
+        })),
+      ),
+    )
     throw e
   }
 }
@@ -65,7 +87,8 @@ async function grows(p: VoicePeer, userId: string, by = 10) {
   await until(`${p.userId} to hear ${userId} again`, () => p.from(userId) >= start + by)
 }
 
-const close = (p: VoicePeer, reason: string) => p.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_SERVER_CLOSE' && f.d.reason === reason, 5000)
+const close = (p: VoicePeer, reason: string) =>
+  p.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_SERVER_CLOSE' && f.d.reason === reason, 5000)
 const ids = (g: GatewayClient, type: string) => g.dispatches(type).map((f) => f.d.member?.id ?? f.d.user_id)
 
 describe('lobby calls', () => {
@@ -78,13 +101,30 @@ describe('lobby calls', () => {
     await inCall(lobby.id, peers)
 
     const all = users.map((u) => u.id).sort()
-    await until('CONNECTs', () => ids(botSocket, 'LOBBY_MEMBER_CONNECT').length === 3 && ids(peers[0]!.gateway, 'LOBBY_MEMBER_CONNECT').length === 3)
+    await until(
+      'CONNECTs',
+      () =>
+        ids(botSocket, 'LOBBY_MEMBER_CONNECT').length === 3 &&
+        ids(peers[0]!.gateway, 'LOBBY_MEMBER_CONNECT').length === 3,
+    )
     expect(ids(botSocket, 'LOBBY_MEMBER_CONNECT').sort()).toEqual(all)
     for (const p of peers) expect(ids(p.gateway, 'LOBBY_MEMBER_CONNECT').sort()).toEqual(all)
     const connect = peers[0]!.gateway.dispatches('LOBBY_MEMBER_CONNECT').find((f) => f.d.member.id === users[1]!.id)!.d
-    expect(connect).toEqual({ member: { id: users[1]!.id, metadata: null, flags: 0, connected: true }, lobby_id: lobby.id, application_id: lobby.application_id })
+    expect(connect).toEqual({
+      member: { id: users[1]!.id, metadata: null, flags: 0, connected: true },
+      lobby_id: lobby.id,
+      application_id: lobby.application_id,
+    })
     const state = peers[0]!.gateway.dispatches('LOBBY_VOICE_STATE_UPDATE').find((f) => f.d.user_id === users[1]!.id)!.d
-    expect(state).toMatchObject({ lobby_id: lobby.id, channel_id: null, user_id: users[1]!.id, session_id: expect.any(String), self_mute: false, self_deaf: false, connected: true })
+    expect(state).toMatchObject({
+      lobby_id: lobby.id,
+      channel_id: null,
+      user_id: users[1]!.id,
+      session_id: expect.any(String),
+      self_mute: false,
+      self_deaf: false,
+      connected: true,
+    })
     expect(outsiderSocket.frames.filter((f) => f.t?.startsWith('LOBBY_'))).toEqual([])
 
     // Each member's offers name who each slot carries; the mic m-section is not a slot.
@@ -107,15 +147,27 @@ describe('lobby calls', () => {
 
     c.voiceStates(null)
     expect((await close(c, 'left')).d).toEqual({ lobby_id: lobby.id, reason: 'left', message: expect.any(String) })
-    await until('DISCONNECT of c', () => ids(a.gateway, 'LOBBY_MEMBER_DISCONNECT').includes(c.userId) && ids(botSocket, 'LOBBY_MEMBER_DISCONNECT').includes(c.userId))
-    const left = a.gateway.dispatches('LOBBY_VOICE_STATE_UPDATE').find((f) => f.d.user_id === c.userId && f.d.connected === false)
+    await until(
+      'DISCONNECT of c',
+      () =>
+        ids(a.gateway, 'LOBBY_MEMBER_DISCONNECT').includes(c.userId) &&
+        ids(botSocket, 'LOBBY_MEMBER_DISCONNECT').includes(c.userId),
+    )
+    const left = a.gateway
+      .dispatches('LOBBY_VOICE_STATE_UPDATE')
+      .find((f) => f.d.user_id === c.userId && f.d.connected === false)
     expect(left?.d).toMatchObject({ lobby_id: lobby.id, user_id: c.userId, connected: false })
     await expectSilent(a, c.userId)
     await expectSilent(b, c.userId)
     await grows(a, b.userId)
     // The server re-offered with c's slot inactive.
-    await until('re-offer without c', () => a.offers.at(-1).slots.every((s: any) => s.user_id !== c.userId) && a.answered === a.offers.length)
-    const slotOfC = a.offers.find((o) => o.slots.some((s: any) => s.user_id === c.userId)).slots.find((s: any) => s.user_id === c.userId).mid
+    await until(
+      're-offer without c',
+      () => a.offers.at(-1).slots.every((s: any) => s.user_id !== c.userId) && a.answered === a.offers.length,
+    )
+    const slotOfC = a.offers
+      .find((o) => o.slots.some((s: any) => s.user_id === c.userId))
+      .slots.find((s: any) => s.user_id === c.userId).mid
 
     const d = await peer(users[3]!)
     d.voiceStates(lobby.id)
@@ -127,7 +179,7 @@ describe('lobby calls', () => {
     const firstD = run.find((r) => r.user === d.userId)!
     expect(firstD.ssrc).toBe(lastC.ssrc)
     expect(firstD.seq).toBe((lastC.seq + 1) & 0xffff)
-    expect(((firstD.timestamp - lastC.timestamp) >>> 0) > 0).toBe(true)
+    expect((firstD.timestamp - lastC.timestamp) >>> 0 > 0).toBe(true)
     await grows(d, a.userId)
   }, 30_000)
 
@@ -138,7 +190,9 @@ describe('lobby calls', () => {
     const offers = a.offers.length + b.offers.length
 
     a.voiceStates(lobby.id, { self_mute: true })
-    const muted = await b.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_STATE_UPDATE' && f.d.user_id === a.userId && f.d.self_mute === true)
+    const muted = await b.gateway.waitFor(
+      (f) => f.t === 'LOBBY_VOICE_STATE_UPDATE' && f.d.user_id === a.userId && f.d.self_mute === true,
+    )
     expect(muted.d).toMatchObject({ lobby_id: lobby.id, self_mute: true, self_deaf: false, connected: true })
     await expectSilent(b, a.userId)
     await grows(a, b.userId)
@@ -150,10 +204,12 @@ describe('lobby calls', () => {
     const run = b.byMid.get(slotOfA)!
     const after = run[run.indexOf(before) + 1]!
     expect(after.seq).toBe((before.seq + 1) & 0xffff)
-    expect(((after.timestamp - before.timestamp) >>> 0) > 960).toBe(true)
+    expect((after.timestamp - before.timestamp) >>> 0 > 960).toBe(true)
 
     b.voiceStates(lobby.id, { self_deaf: true })
-    await a.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_STATE_UPDATE' && f.d.user_id === b.userId && f.d.self_deaf === true)
+    await a.gateway.waitFor(
+      (f) => f.t === 'LOBBY_VOICE_STATE_UPDATE' && f.d.user_id === b.userId && f.d.self_deaf === true,
+    )
     await expectSilent(b, a.userId)
     await grows(a, b.userId)
     b.voiceStates(lobby.id, { self_deaf: false })
@@ -171,9 +227,16 @@ describe('lobby calls', () => {
 
     const o = await peer(outsider)
     o.voiceStates(lobby.id)
-    expect((await close(o, 'not_member')).d).toEqual({ lobby_id: lobby.id, reason: 'not_member', message: 'Only members of the lobby can join its call.' })
+    expect((await close(o, 'not_member')).d).toEqual({
+      lobby_id: lobby.id,
+      reason: 'not_member',
+      message: 'Only members of the lobby can join its call.',
+    })
     o.voiceStates('1234567890123456789')
-    expect((await o.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_SERVER_CLOSE' && f.d.lobby_id === '1234567890123456789')).d.reason).toBe('not_member')
+    expect(
+      (await o.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_SERVER_CLOSE' && f.d.lobby_id === '1234567890123456789')).d
+        .reason,
+    ).toBe('not_member')
     botSocket.send(17, [{ lobby_id: lobby.id, self_mute: false, self_deaf: false }])
 
     // The cap is 2: the third member is refused, and gets in once someone leaves.
@@ -190,7 +253,11 @@ describe('lobby calls', () => {
     expect(o.offers).toEqual([])
     expect(botSocket.dispatches('LOBBY_VOICE_SERVER_OFFER')).toEqual([])
     expect(ids(a.gateway, 'LOBBY_MEMBER_CONNECT')).not.toContain(outsider.id)
-    expect(voiceStats().map((s) => s.user_id).sort()).toEqual([a.userId, c.userId].sort())
+    expect(
+      voiceStats()
+        .map((s) => s.user_id)
+        .sort(),
+    ).toEqual([a.userId, c.userId].sort())
   }, 20_000)
 
   test('joining from a second session replaces the first', async () => {
@@ -202,7 +269,9 @@ describe('lobby calls', () => {
     a2.voiceStates(lobby.id)
     a2.startSending()
     await close(a, 'replaced')
-    await until('the new session connected', () => voiceStats().some((s) => s.user_id === a.userId && s.session_id !== sessionOfA && s.connected))
+    await until('the new session connected', () =>
+      voiceStats().some((s) => s.user_id === a.userId && s.session_id !== sessionOfA && s.connected),
+    )
     await grows(b, a.userId)
     expect(voiceStats().filter((s) => s.user_id === a.userId)).toHaveLength(1)
   }, 20_000)
@@ -215,7 +284,9 @@ describe('lobby calls', () => {
     expect((await api('DELETE', `/lobbies/${lobby.id}/members/${b.userId}`, { token: bot })).status).toBe(204)
     expect(voiceStats().map((s) => s.user_id)).not.toContain(b.userId)
     expect((await close(b, 'removed')).d.lobby_id).toBe(lobby.id)
-    await a.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_STATE_UPDATE' && f.d.user_id === b.userId && f.d.connected === false)
+    await a.gateway.waitFor(
+      (f) => f.t === 'LOBBY_VOICE_STATE_UPDATE' && f.d.user_id === b.userId && f.d.connected === false,
+    )
     await expectSilent(a, b.userId)
     await grows(a, c.userId)
 
@@ -229,13 +300,22 @@ describe('lobby calls', () => {
     const { users, lobby } = await world(2)
     const [a, b] = [await peer(users[0]!), await peer(users[1]!)]
     await inCall(lobby.id, [a, b])
-    const ports = [...new Set<string>(a.offers[0].sdp.match(/a=candidate:\S+ \d+ udp \d+ \S+ \d+/g).map((l: string) => l.split(' ').slice(-2).join(' ')))]
+    const ports = [
+      ...new Set<string>(
+        a.offers[0].sdp
+          .match(/a=candidate:\S+ \d+ udp \d+ \S+ \d+/g)
+          .map((l: string) => l.split(' ').slice(-2).join(' ')),
+      ),
+    ]
     expect(ports.length).toBeGreaterThan(0)
     const socket = createSocket('udp4')
     // An RTP-looking datagram (version 2, PT 111) to every candidate of a's peer connection.
     const fake = Buffer.concat([Buffer.from([0x80, 0x6f, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1]), Buffer.alloc(60, 7)])
     for (let i = 0; i < 10; i++) for (const hp of ports) socket.send(fake, Number(hp.split(' ')[1]), hp.split(' ')[0])
-    await until('drops counted', () => (voiceStats().find((s) => s.user_id === a.userId)?.dropped_unverified ?? 0) >= 10)
+    await until(
+      'drops counted',
+      () => (voiceStats().find((s) => s.user_id === a.userId)?.dropped_unverified ?? 0) >= 10,
+    )
     socket.close()
     await grows(b, a.userId)
   }, 20_000)
@@ -246,7 +326,14 @@ describe('lobby calls', () => {
     const [a, b] = [await peer(users[0]!), await peer(users[1]!)]
     a.voiceStates(lobby.id)
     b.voiceStates(lobby.id)
-    await until('connected', () => voiceStats().filter((s) => s.connected).length === 2 && a.answered === a.offers.length && b.answered === b.offers.length && b.offers.at(-1)?.slots.length === 1)
+    await until(
+      'connected',
+      () =>
+        voiceStats().filter((s) => s.connected).length === 2 &&
+        a.answered === a.offers.length &&
+        b.answered === b.offers.length &&
+        b.offers.at(-1)?.slots.length === 1,
+    )
     await until('b hears a', () => {
       a.sendOne()
       return b.from(a.userId) > 0
@@ -288,7 +375,8 @@ describe('lobby calls', () => {
     expect(voiceStats()).toEqual([])
     await until('DISCONNECTs', () => ids(botSocket, 'LOBBY_MEMBER_DISCONNECT').length === 3)
     // Nobody is in the call, but a and b are still on the Gateway: the lobby stays active until they leave it too.
-    const deadline = () => (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as any).idle_deadline
+    const deadline = () =>
+      (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as any).idle_deadline
     expect(deadline()).toBeNull()
     a.gateway.close(1000)
     b.gateway.close(1000)
@@ -323,7 +411,10 @@ describe('limits and network settings', () => {
     const lobbies = []
     for (let i = 0; i < 6; i++) lobbies.push(await createLobby(bot, { members: [{ id: u.id }] }))
     const p = await peer(u, { answer: false })
-    p.gateway.send(17, lobbies.map((l) => ({ lobby_id: l.id, self_mute: false, self_deaf: false })))
+    p.gateway.send(
+      17,
+      lobbies.map((l) => ({ lobby_id: l.id, self_mute: false, self_deaf: false })),
+    )
     const refused = await close(p, 'too_many_calls')
     expect(refused.d.lobby_id).toBe(lobbies[5]!.id)
     await until('five offers', () => p.offers.length === 5)
@@ -332,7 +423,10 @@ describe('limits and network settings', () => {
     other.voiceStates(lobbies[5]!.id)
     expect((await close(other, 'too_many_calls')).d.lobby_id).toBe(lobbies[5]!.id)
     // Leaving one makes room.
-    p.gateway.send(17, lobbies.slice(1, 5).map((l) => ({ lobby_id: l.id, self_mute: false, self_deaf: false })))
+    p.gateway.send(
+      17,
+      lobbies.slice(1, 5).map((l) => ({ lobby_id: l.id, self_mute: false, self_deaf: false })),
+    )
     await close(p, 'left')
     other.voiceStates(lobbies[5]!.id)
     await until('an offer to the other session', () => other.offers.length === 1)
@@ -347,13 +441,17 @@ describe('limits and network settings', () => {
       for (let i = 0; i < 3 && refusedAt < 0; i++) {
         const p = await peer(users[i]!, { answer: false })
         p.voiceStates(lobby.id)
-        const f = await p.gateway.waitFor((f) => f.t === 'LOBBY_VOICE_SERVER_OFFER' || f.t === 'LOBBY_VOICE_SERVER_CLOSE')
+        const f = await p.gateway.waitFor(
+          (f) => f.t === 'LOBBY_VOICE_SERVER_OFFER' || f.t === 'LOBBY_VOICE_SERVER_CLOSE',
+        )
         if (f.t === 'LOBBY_VOICE_SERVER_CLOSE') {
           expect(f.d.reason).toBe('unavailable')
           refusedAt = i
           continue
         }
-        const ports = (f.d.sdp.match(/a=candidate:\S+ \d+ udp \d+ \S+ (\d+)/g) as string[]).map((l) => Number(l.split(' ').at(-1)))
+        const ports = (f.d.sdp.match(/a=candidate:\S+ \d+ udp \d+ \S+ (\d+)/g) as string[]).map((l) =>
+          Number(l.split(' ').at(-1)),
+        )
         for (const port of ports) expect(port === min || port === min + 1).toBe(true)
       }
       expect(refusedAt).toBeGreaterThan(0)
@@ -368,7 +466,9 @@ describe('limits and network settings', () => {
       const { users, lobby } = await world(2)
       const [a, b] = [await peer(users[0]!), await peer(users[1]!)]
       await inCall(lobby.id, [a, b])
-      const hosts = new Set<string>(a.offers[0].sdp.match(/a=candidate:\S+ \d+ udp \d+ (\S+)/g).map((l: string) => l.split(' ').at(-1)))
+      const hosts = new Set<string>(
+        a.offers[0].sdp.match(/a=candidate:\S+ \d+ udp \d+ (\S+)/g).map((l: string) => l.split(' ').at(-1)),
+      )
       expect([...hosts]).toEqual(['127.0.0.1'])
     } finally {
       setConfig({ ...config(), voicePublicIp: savedConfig.voicePublicIp })

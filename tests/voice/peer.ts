@@ -1,10 +1,24 @@
 // A lobby call client for tests: a Gateway connection (tests/gateway-client.ts) and a werift RTCPeerConnection that
 // answers the server's offers, trickles its candidates with op 101, sends a fake microphone (synthetic Opus-sized
 // RTP at 50 packets a second) and counts what it receives per member (slots map mids to user ids).
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift'
+import {
+  MediaStreamTrack,
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  RtpHeader,
+  RtpPacket,
+  type RTCRtpTransceiver,
+} from 'werift'
 import { GatewayClient, type Frame } from '../gateway-client'
 
-const opus = () => new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48000, channels: 2, payloadType: 111, parameters: 'minptime=10;useinbandfec=1' })
+const opus = () =>
+  new RTCRtpCodecParameters({
+    mimeType: 'audio/opus',
+    clockRate: 48000,
+    channels: 2,
+    payloadType: 111,
+    parameters: 'minptime=10;useinbandfec=1',
+  })
 
 export type Received = { count: number; ssrc: number; firstSeq: number; lastSeq: number; lastTimestamp: number }
 
@@ -27,7 +41,11 @@ export class VoicePeer {
   private trickled = false
   private chain = Promise.resolve()
 
-  constructor(readonly gateway: GatewayClient, readonly userId: string, readonly options: { answer?: boolean } = {}) {
+  constructor(
+    readonly gateway: GatewayClient,
+    readonly userId: string,
+    readonly options: { answer?: boolean } = {},
+  ) {
     // Tracks fire during setRemoteDescription; the mid is looked up when packets come.
     this.pc.onTrack.subscribe((track) => {
       let transceiver: RTCRtpTransceiver | undefined
@@ -42,7 +60,8 @@ export class VoicePeer {
       const frame = JSON.parse(String(event.data)) as Frame
       if (frame.op === 0 && frame.t === 'LOBBY_VOICE_SERVER_OFFER') {
         this.offers.push(frame.d)
-        if (options.answer !== false) this.chain = this.chain.then(() => this.onOffer(frame.d)).catch((e) => console.error('peer offer failed', e))
+        if (options.answer !== false)
+          this.chain = this.chain.then(() => this.onOffer(frame.d)).catch((e) => console.error('peer offer failed', e))
       }
     }
   }
@@ -54,7 +73,10 @@ export class VoicePeer {
 
   /** Op 17 with this one lobby (or none: leave). */
   voiceStates(lobbyId: string | null, flags: { self_mute?: boolean; self_deaf?: boolean } = {}) {
-    this.gateway.send(17, lobbyId ? [{ lobby_id: lobbyId, self_mute: flags.self_mute ?? false, self_deaf: flags.self_deaf ?? false }] : [])
+    this.gateway.send(
+      17,
+      lobbyId ? [{ lobby_id: lobbyId, self_mute: flags.self_mute ?? false, self_deaf: flags.self_deaf ?? false }] : [],
+    )
   }
 
   private async onOffer(d: any) {
@@ -70,7 +92,8 @@ export class VoicePeer {
     const answer = await this.pc.createAnswer()
     await this.pc.setLocalDescription(answer)
     // As on the server (src/voice/guard.ts): Bun reports ICMP unreachable as a socket 'error' werift does not catch.
-    for (const t of this.pc.iceTransports) for (const proto of (t.connection as any).protocols ?? []) proto.transport?.socket?.on?.('error', () => {})
+    for (const t of this.pc.iceTransports)
+      for (const proto of (t.connection as any).protocols ?? []) proto.transport?.socket?.on?.('error', () => {})
     const sdp = this.pc.localDescription!.sdp
     // Send the answer without candidates (as a browser does right after createAnswer) and trickle them.
     const lines = sdp.split('\r\n')
@@ -83,7 +106,10 @@ export class VoicePeer {
       for (const l of lines) {
         if (!l.startsWith('a=candidate') || seen.has(l)) continue
         seen.add(l)
-        this.gateway.send(101, { lobby_id: d.lobby_id, candidate: { candidate: l.slice(2), sdpMid: d.mic_mid, sdpMLineIndex: 0 } })
+        this.gateway.send(101, {
+          lobby_id: d.lobby_id,
+          candidate: { candidate: l.slice(2), sdpMid: d.mic_mid, sdpMLineIndex: 0 },
+        })
       }
       this.gateway.send(101, { lobby_id: d.lobby_id, candidate: null })
     }
@@ -92,7 +118,13 @@ export class VoicePeer {
   private count(mid: string, rtp: RtpPacket) {
     const user = this.slots.get(mid)
     if (!user) return
-    const r = this.received.get(user) ?? { count: 0, ssrc: 0, firstSeq: rtp.header.sequenceNumber, lastSeq: 0, lastTimestamp: 0 }
+    const r = this.received.get(user) ?? {
+      count: 0,
+      ssrc: 0,
+      firstSeq: rtp.header.sequenceNumber,
+      lastSeq: 0,
+      lastTimestamp: 0,
+    }
     r.count += 1
     r.ssrc = rtp.header.ssrc
     r.lastSeq = rtp.header.sequenceNumber
@@ -111,7 +143,13 @@ export class VoicePeer {
   sendOne() {
     this.seq = (this.seq + 1) & 0xffff
     this.timestamp = (this.timestamp + 960) >>> 0
-    const header = new RtpHeader({ payloadType: 111, sequenceNumber: this.seq, timestamp: this.timestamp, ssrc: this.ssrc, marker: false })
+    const header = new RtpHeader({
+      payloadType: 111,
+      sequenceNumber: this.seq,
+      timestamp: this.timestamp,
+      ssrc: this.ssrc,
+      marker: false,
+    })
     this.mic.writeRtp(new RtpPacket(header, Buffer.alloc(80, 0x5a)))
   }
 

@@ -108,25 +108,35 @@ describe('signalling bounds', () => {
   test('op 17 reads at most 25 well-formed states; anything but an array is ignored', () => {
     const many = Array.from({ length: MAX_STATES + 5 }, () => ({ lobby_id: lobby, self_mute: true }))
     expect(parseStates(many)).toHaveLength(MAX_STATES)
-    expect(parseStates([{ lobby_id: lobby, self_mute: 'yes' }, { lobby_id: 'x' }, null])).toEqual([{ lobbyId: lobby, selfMute: false, selfDeaf: false }])
+    expect(parseStates([{ lobby_id: lobby, self_mute: 'yes' }, { lobby_id: 'x' }, null])).toEqual([
+      { lobbyId: lobby, selfMute: false, selfDeaf: false },
+    ])
     expect(parseStates({ lobby_id: lobby })).toBeNull()
   })
 
   test('an answer is a non-empty SDP up to 15 KiB, as a string or a description', () => {
     expect(parseAnswer({ lobby_id: lobby, sdp: 'x'.repeat(MAX_SDP_CHARS) })?.sdp).toHaveLength(MAX_SDP_CHARS)
     expect(parseAnswer({ lobby_id: lobby, sdp: 'x'.repeat(MAX_SDP_CHARS + 1) })).toBeNull()
-    expect(parseAnswer({ lobby_id: lobby, sdp: { type: 'answer', sdp: 'v=0' }, revision: 3 })).toEqual({ lobbyId: lobby, sdp: 'v=0', revision: 3 })
+    expect(parseAnswer({ lobby_id: lobby, sdp: { type: 'answer', sdp: 'v=0' }, revision: 3 })).toEqual({
+      lobbyId: lobby,
+      sdp: 'v=0',
+      revision: 3,
+    })
     expect(parseAnswer({ lobby_id: lobby, sdp: { type: 'offer', sdp: 'v=0' } })).toBeNull()
     expect(parseAnswer({ lobby_id: lobby, sdp: '' })).toBeNull()
     expect(parseAnswer({ lobby_id: 'nope', sdp: 'v=0' })).toBeNull()
   })
 
   test('a candidate is up to 512 characters; null or empty means the end of candidates', () => {
-    const c = (candidate: string) => parseCandidate({ lobby_id: lobby, candidate: { candidate, sdpMid: '0', sdpMLineIndex: 0 } })
+    const c = (candidate: string) =>
+      parseCandidate({ lobby_id: lobby, candidate: { candidate, sdpMid: '0', sdpMLineIndex: 0 } })
     expect(c('x'.repeat(MAX_CANDIDATE_CHARS))?.candidate?.candidate).toHaveLength(MAX_CANDIDATE_CHARS)
     expect(c('x'.repeat(MAX_CANDIDATE_CHARS + 1))).toBeNull()
     expect(c('')).toEqual({ lobbyId: lobby, candidate: null })
     expect(parseCandidate({ lobby_id: lobby, candidate: null })).toEqual({ lobbyId: lobby, candidate: null })
-    expect(parseCandidate({ lobby_id: lobby, candidate: { candidate: 'a', sdpMLineIndex: -1, sdpMid: 5 } })).toEqual({ lobbyId: lobby, candidate: { candidate: 'a' } })
+    expect(parseCandidate({ lobby_id: lobby, candidate: { candidate: 'a', sdpMLineIndex: -1, sdpMid: 5 } })).toEqual({
+      lobbyId: lobby,
+      candidate: { candidate: 'a' },
+    })
   })
 })

@@ -13,7 +13,15 @@ import { resetWorld, server } from '../helpers'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Without these a headless Chromium on a closed network stalls on its background services.
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 export type Web = { browser: Browser; base: string; shots: string }
 
@@ -71,11 +79,20 @@ export function browserTest(web: Web, name: string, body: Body, timeout = 30_000
         await body(page, context)
         if (problems.length) throw new Error(`browser reported:\n${problems.join('\n')}`)
       } catch (error) {
-        const slug = name.replace(/[^a-z0-9]+/gi, '-').toLowerCase().slice(0, 60)
+        const slug = name
+          .replace(/[^a-z0-9]+/gi, '-')
+          .toLowerCase()
+          .slice(0, 60)
         let n = 0
         for (const p of contexts.flatMap((c) => c.pages())) {
           const file = join(web.shots, `${slug}-${++n}.png`)
-          if (await p.screenshot({ path: file, fullPage: true }).then(() => true, () => false)) console.error(`screenshot: ${file} (${p.url()})`)
+          if (
+            await p.screenshot({ path: file, fullPage: true }).then(
+              () => true,
+              () => false,
+            )
+          )
+            console.error(`screenshot: ${file} (${p.url()})`)
         }
         if (problems.length) console.error(problems.join('\n'))
         throw error
@@ -88,7 +105,10 @@ export function browserTest(web: Web, name: string, body: Body, timeout = 30_000
   )
 }
 
-const extraContexts = new Map<BrowserContext, (options?: Parameters<Browser['newContext']>[0]) => Promise<BrowserContext>>()
+const extraContexts = new Map<
+  BrowserContext,
+  (options?: Parameters<Browser['newContext']>[0]) => Promise<BrowserContext>
+>()
 
 /** Another browser profile for the same test (a second person or device), closed with the test's own context. */
 export async function otherContext(context: BrowserContext): Promise<BrowserContext> {
@@ -123,9 +143,11 @@ export async function expectText(locator: Locator, expected: string | RegExp, ti
   const deadline = Date.now() + timeout
   let actual: string | null = null
   for (;;) {
-    actual = (await locator.textContent({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.trim() ?? null
+    actual =
+      (await locator.textContent({ timeout: Math.max(1, deadline - Date.now()) }).catch(() => null))?.trim() ?? null
     if (actual !== null && (typeof expected === 'string' ? actual === expected : expected.test(actual))) return
-    if (Date.now() > deadline) throw new Error(`expected ${locator} to have text ${expected}, had ${JSON.stringify(actual)}`)
+    if (Date.now() > deadline)
+      throw new Error(`expected ${locator} to have text ${expected}, had ${JSON.stringify(actual)}`)
     await Bun.sleep(50)
   }
 }

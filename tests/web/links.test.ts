@@ -56,105 +56,140 @@ describe('password reset', () => {
 })
 
 describe('new login location', () => {
-  browserTest(web, 'a login from a new place shows the e-mail notice; the mailed /authorize-ip link lets the next login through', async (page) => {
-    const user = await makeUser()
-    rememberIp(user.id, '203.0.113.7') // the account knows another place only
-    await withConfig({ newLoginLocationCheck: true }, async () => {
-      await page.goto('/login')
-      await page.getByLabel('E-mail or phone number').fill(user.email)
-      await page.getByLabel('Password', { exact: true }).fill(user.password)
-      await page.getByRole('button', { name: 'Log in', exact: true }).click()
-      await expectText(page.locator('#login-notice'), /^New login location detected\. We sent you an e-mail/)
-      expect(await storedToken(page)).toBeNull()
+  browserTest(
+    web,
+    'a login from a new place shows the e-mail notice; the mailed /authorize-ip link lets the next login through',
+    async (page) => {
+      const user = await makeUser()
+      rememberIp(user.id, '203.0.113.7') // the account knows another place only
+      await withConfig({ newLoginLocationCheck: true }, async () => {
+        await page.goto('/login')
+        await page.getByLabel('E-mail or phone number').fill(user.email)
+        await page.getByLabel('Password', { exact: true }).fill(user.password)
+        await page.getByRole('button', { name: 'Log in', exact: true }).click()
+        await expectText(page.locator('#login-notice'), /^New login location detected\. We sent you an e-mail/)
+        expect(await storedToken(page)).toBeNull()
 
-      const link = await mailedLink(user.email, 'authorize-ip')
-      const mail = await page.context().browser()!.newContext()
-      try {
-        const tab = await mail.newPage()
-        await tab.goto(link)
-        await tab.getByRole('heading', { name: 'Location authorized' }).waitFor()
-        expect(new URL(tab.url()).hash).toBe('')
-      } finally {
-        await mail.close()
-      }
-      await page.getByRole('button', { name: 'Log in', exact: true }).click()
-      await page.waitForURL('**/settings/security')
-    })
-  })
+        const link = await mailedLink(user.email, 'authorize-ip')
+        const mail = await page.context().browser()!.newContext()
+        try {
+          const tab = await mail.newPage()
+          await tab.goto(link)
+          await tab.getByRole('heading', { name: 'Location authorized' }).waitFor()
+          expect(new URL(tab.url()).hash).toBe('')
+        } finally {
+          await mail.close()
+        }
+        await page.getByRole('button', { name: 'Log in', exact: true }).click()
+        await page.waitForURL('**/settings/security')
+      })
+    },
+  )
 })
 
 describe('wasn’t me', () => {
-  browserTest(web, 'an e-mail changed in settings is reverted from the /wasntme link sent to the old address', async (page) => {
-    const user = await makeUser()
-    const intruderEmail = uniqueEmail('intruder')
-    await signIn(page, user.token)
-    await page.goto('/settings/security')
-    await page.getByLabel('New e-mail address').fill(intruderEmail)
-    await page.locator('#email-password').fill(user.password)
-    await page.getByRole('button', { name: 'Change e-mail' }).click()
-    // No MFA on the account: the elevation dialog asks for the password.
-    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
-    await dialog.getByLabel('Your password').fill(user.password)
-    await dialog.getByRole('button', { name: 'Verify' }).click()
-    await expectText(page.locator('#notice'), `E-mail changed to ${intruderEmail}. A link to undo this was sent to ${user.email}.`)
+  browserTest(
+    web,
+    'an e-mail changed in settings is reverted from the /wasntme link sent to the old address',
+    async (page) => {
+      const user = await makeUser()
+      const intruderEmail = uniqueEmail('intruder')
+      await signIn(page, user.token)
+      await page.goto('/settings/security')
+      await page.getByLabel('New e-mail address').fill(intruderEmail)
+      await page.locator('#email-password').fill(user.password)
+      await page.getByRole('button', { name: 'Change e-mail' }).click()
+      // No MFA on the account: the elevation dialog asks for the password.
+      const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+      await dialog.getByLabel('Your password').fill(user.password)
+      await dialog.getByRole('button', { name: 'Verify' }).click()
+      await expectText(
+        page.locator('#notice'),
+        `E-mail changed to ${intruderEmail}. A link to undo this was sent to ${user.email}.`,
+      )
 
-    const link = await mailedLink(user.email, 'wasntme')
-    const token = link.split('/wasntme/')[1]
-    await page.goto(link)
-    await page.waitForURL((url) => url.pathname === '/wasntme') // the token left the address bar
-    expect(page.url()).not.toContain(token)
-    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
-    await page.getByRole('button', { name: 'Secure my account' }).click()
-    await expectText(page.locator('#restored-email'), user.email)
-    expect(await storedToken(page)).toBeNull()
-    expect(await canLogIn(user.email, NEW_PASSWORD)).toBe(true)
-    expect(await canLogIn(intruderEmail, user.password)).toBe(false)
-  })
+      const link = await mailedLink(user.email, 'wasntme')
+      const token = link.split('/wasntme/')[1]
+      await page.goto(link)
+      await page.waitForURL((url) => url.pathname === '/wasntme') // the token left the address bar
+      expect(page.url()).not.toContain(token)
+      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+      await page.getByRole('button', { name: 'Secure my account' }).click()
+      await expectText(page.locator('#restored-email'), user.email)
+      expect(await storedToken(page)).toBeNull()
+      expect(await canLogIn(user.email, NEW_PASSWORD)).toBe(true)
+      expect(await canLogIn(intruderEmail, user.password)).toBe(false)
+    },
+  )
 })
 
 describe('OAuth2 consent', () => {
-  browserTest(web, 'a logged-out person logs in, authorizes, and the redirect carries code and state that exchange for tokens', async (page) => {
-    const user = await makeUser()
-    const app = await makeApp([REDIRECT])
-    await page.route(`${REDIRECT}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'the game' }))
-    const query = new URLSearchParams({ client_id: app.id, response_type: 'code', redirect_uri: REDIRECT, scope: 'identify lobbies.write', state: 'st4te' })
-    await page.goto(`/oauth2/authorize?${query}`)
-    await page.waitForURL('**/login?redirect_to=**')
-    await page.getByLabel('E-mail or phone number').fill(user.email)
-    await page.getByLabel('Password', { exact: true }).fill(user.password)
-    await page.getByRole('button', { name: 'Log in', exact: true }).click()
-    await page.waitForURL('**/oauth2/authorize?**')
-    await expectText(page.locator('#app-name'), app.name)
-    expect(await page.locator('#scopes li').allTextContents()).toEqual([
-      'Access your username, avatar and banner',
-      'Create, join and manage lobbies for you, and send messages in them',
-    ])
-    await page.getByRole('button', { name: 'Authorize' }).click()
-    await page.waitForURL(`${REDIRECT}?**`)
-    const back = new URL(page.url())
-    expect(back.searchParams.get('state')).toBe('st4te')
-    const code = back.searchParams.get('code')!
-    const tokens = await tokenRequest('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, [app.id, app.client_secret])
-    expect(tokens.status).toBe(200)
-    const me = await api('GET', '/oauth2/@me', { token: `Bearer ${tokens.body.access_token}` })
-    expect(me.body.user.id).toBe(user.id)
-  })
+  browserTest(
+    web,
+    'a logged-out person logs in, authorizes, and the redirect carries code and state that exchange for tokens',
+    async (page) => {
+      const user = await makeUser()
+      const app = await makeApp([REDIRECT])
+      await page.route(`${REDIRECT}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'the game' }))
+      const query = new URLSearchParams({
+        client_id: app.id,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'identify lobbies.write',
+        state: 'st4te',
+      })
+      await page.goto(`/oauth2/authorize?${query}`)
+      await page.waitForURL('**/login?redirect_to=**')
+      await page.getByLabel('E-mail or phone number').fill(user.email)
+      await page.getByLabel('Password', { exact: true }).fill(user.password)
+      await page.getByRole('button', { name: 'Log in', exact: true }).click()
+      await page.waitForURL('**/oauth2/authorize?**')
+      await expectText(page.locator('#app-name'), app.name)
+      expect(await page.locator('#scopes li').allTextContents()).toEqual([
+        'Access your username, avatar and banner',
+        'Create, join and manage lobbies for you, and send messages in them',
+      ])
+      await page.getByRole('button', { name: 'Authorize' }).click()
+      await page.waitForURL(`${REDIRECT}?**`)
+      const back = new URL(page.url())
+      expect(back.searchParams.get('state')).toBe('st4te')
+      const code = back.searchParams.get('code')!
+      const tokens = await tokenRequest(
+        '/oauth2/token',
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT },
+        [app.id, app.client_secret],
+      )
+      expect(tokens.status).toBe(200)
+      const me = await api('GET', '/oauth2/@me', { token: `Bearer ${tokens.body.access_token}` })
+      expect(me.body.user.id).toBe(user.id)
+    },
+  )
 
-  browserTest(web, 'cancel redirects with access_denied; a bad request is explained and never redirected', async (page) => {
-    const user = await makeUser()
-    const app = await makeApp([REDIRECT])
-    await page.route(`${REDIRECT}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'the game' }))
-    await signIn(page, user.token)
-    const query = new URLSearchParams({ client_id: app.id, response_type: 'code', redirect_uri: REDIRECT, scope: 'identify', state: 'n0pe' })
-    await page.goto(`/oauth2/authorize?${query}`)
-    await page.getByRole('button', { name: 'Cancel' }).click()
-    await page.waitForURL(`${REDIRECT}?**`)
-    expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied')
-    expect(new URL(page.url()).searchParams.get('state')).toBe('n0pe')
+  browserTest(
+    web,
+    'cancel redirects with access_denied; a bad request is explained and never redirected',
+    async (page) => {
+      const user = await makeUser()
+      const app = await makeApp([REDIRECT])
+      await page.route(`${REDIRECT}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'the game' }))
+      await signIn(page, user.token)
+      const query = new URLSearchParams({
+        client_id: app.id,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'identify',
+        state: 'n0pe',
+      })
+      await page.goto(`/oauth2/authorize?${query}`)
+      await page.getByRole('button', { name: 'Cancel' }).click()
+      await page.waitForURL(`${REDIRECT}?**`)
+      expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied')
+      expect(new URL(page.url()).searchParams.get('state')).toBe('n0pe')
 
-    query.set('redirect_uri', 'https://evil.example/steal')
-    await page.goto(`/oauth2/authorize?${query}`)
-    await expectText(page.locator('#problem-text'), 'redirect_uri: Invalid OAuth2 redirect_uri')
-    expect(new URL(page.url()).pathname).toBe('/oauth2/authorize')
-  })
+      query.set('redirect_uri', 'https://evil.example/steal')
+      await page.goto(`/oauth2/authorize?${query}`)
+      await expectText(page.locator('#problem-text'), 'redirect_uri: Invalid OAuth2 redirect_uri')
+      expect(new URL(page.url()).pathname).toBe('/oauth2/authorize')
+    },
+  )
 })

@@ -9,7 +9,11 @@ import { api, makeUser } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 import { browserTest, expectText, otherContext, signIn, useBrowser } from './browser'
 
-const web = useBrowser(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--allow-loopback-in-peer-connection'])
+const web = useBrowser([
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+  '--allow-loopback-in-peer-connection',
+])
 
 /** Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics. */
 const RECORD_PEER_CONNECTIONS = () => {
@@ -54,7 +58,8 @@ async function stats(page: Page): Promise<Stats> {
 /** Packets received from each member (by the member its mid carries now). */
 function byUser(s: Stats): Map<string, number> {
   const out = new Map<string, number>()
-  for (const stream of Object.values(s?.mids ?? {})) if (stream.user) out.set(stream.user, (out.get(stream.user) ?? 0) + stream.packets)
+  for (const stream of Object.values(s?.mids ?? {}))
+    if (stream.user) out.set(stream.user, (out.get(stream.user) ?? 0) + stream.packets)
   return out
 }
 
@@ -64,7 +69,7 @@ type Member = { id: string; page: Page }
  * Over `ms`, every page receives at least `min` packets from every other member listed (Opus every 20 ms is 50 a
  * second; a third of that leaves room for a slow machine). Measured on all pages over the same window.
  */
-async function everyoneHears(members: Member[], ms = 3000, min = (ms / 20) / 3) {
+async function everyoneHears(members: Member[], ms = 3000, min = ms / 20 / 3) {
   const before = await Promise.all(members.map((m) => stats(m.page)))
   await Bun.sleep(ms)
   const after = await Promise.all(members.map((m) => stats(m.page)))
@@ -120,9 +125,17 @@ describe('lobby page', () => {
     async (first, context) => {
       const { bot, players } = await setup(3)
       const lobby = await createLobby(bot, { members: players.map((p) => ({ id: p.id })) })
-      const [a, b, c] = [{ id: players[0]!.id, page: first }, { id: players[1]!.id, page: await pageIn(context) }, { id: players[2]!.id, page: await pageIn(context) }]
+      const [a, b, c] = [
+        { id: players[0]!.id, page: first },
+        { id: players[1]!.id, page: await pageIn(context) },
+        { id: players[2]!.id, page: await pageIn(context) },
+      ]
       try {
-        await Promise.all([openLobby(a.page, players[0]!.token, lobby.id), openLobby(b.page, players[1]!.token, lobby.id), openLobby(c.page, players[2]!.token, lobby.id)])
+        await Promise.all([
+          openLobby(a.page, players[0]!.token, lobby.id),
+          openLobby(b.page, players[1]!.token, lobby.id),
+          openLobby(c.page, players[2]!.token, lobby.id),
+        ])
 
         // Two members.
         await Promise.all([join(a.page), join(b.page)])
@@ -132,15 +145,28 @@ describe('lobby page', () => {
         // A third joins: the server re-offers to the first two, and everyone hears everyone.
         await join(c.page)
         await everyoneHears([a, b, c])
-        for (const m of [a, b, c]) for (const other of [a, b, c]) await row(m.page, other.id).and(m.page.locator('[data-connected="true"]')).waitFor()
+        for (const m of [a, b, c])
+          for (const other of [a, b, c])
+            await row(m.page, other.id).and(m.page.locator('[data-connected="true"]')).waitFor()
         // The speaking indicator follows the (beeping) fake microphones: the member's own and the others'.
-        for (const other of [a, b, c]) await row(a.page, other.id).and(a.page.locator('[data-speaking="true"]')).waitFor({ timeout: 5000 })
+        for (const other of [a, b, c])
+          await row(a.page, other.id).and(a.page.locator('[data-speaking="true"]')).waitFor({ timeout: 5000 })
 
         // The chat: a message a member sends (from the game, with its OAuth2 token) shows on every page at once.
-        const sent = await api('POST', `/lobbies/${lobby.id}/messages`, { token: players[1]!.bearer, body: { content: 'ready when you are' } })
+        const sent = await api('POST', `/lobbies/${lobby.id}/messages`, {
+          token: players[1]!.bearer,
+          body: { content: 'ready when you are' },
+        })
         expect(sent.status).toBe(201)
-        for (const m of [a, b, c]) await expectText(m.page.locator(`#messages li[data-message="${sent.body.id}"] .content`), 'ready when you are')
-        await expectText(a.page.locator(`#messages li[data-message="${sent.body.id}"] .author`), sent.body.author.username)
+        for (const m of [a, b, c])
+          await expectText(
+            m.page.locator(`#messages li[data-message="${sent.body.id}"] .content`),
+            'ready when you are',
+          )
+        await expectText(
+          a.page.locator(`#messages li[data-message="${sent.body.id}"] .author`),
+          sent.body.author.username,
+        )
         expect(sent.body.author.id).toBe(b.id)
 
         // Mute: the others stop receiving the muted member, who still hears them; the lists say so.
@@ -154,7 +180,8 @@ describe('lobby page', () => {
         const cHears = byUser(await stats(c.page))
         await Bun.sleep(1000)
         const cHearsLater = byUser(await stats(c.page))
-        for (const other of [a, b]) expect((cHearsLater.get(other.id) ?? 0) - (cHears.get(other.id) ?? 0)).toBeGreaterThan(10)
+        for (const other of [a, b])
+          expect((cHearsLater.get(other.id) ?? 0) - (cHears.get(other.id) ?? 0)).toBeGreaterThan(10)
 
         // Unmute: forwarded again.
         await c.page.getByRole('button', { name: 'Unmute' }).click()

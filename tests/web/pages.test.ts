@@ -8,7 +8,19 @@ import { PAGE_ROUTES } from '../../src/web/routes'
 import { api, makeApp, makeUser, server } from '../helpers'
 
 const NOT_FOUND = { message: '404: Not Found', code: 0 }
-const PAGES = ['/login', '/register', '/verify', '/authorize-ip', '/reset', '/wasntme', '/wasntme/abc', '/oauth2/authorize?client_id=1', '/settings/security', '/ra/abc', '/lobbies/123']
+const PAGES = [
+  '/login',
+  '/register',
+  '/verify',
+  '/authorize-ip',
+  '/reset',
+  '/wasntme',
+  '/wasntme/abc',
+  '/oauth2/authorize?client_id=1',
+  '/settings/security',
+  '/ra/abc',
+  '/lobbies/123',
+]
 
 async function get(path: string, init?: RequestInit) {
   const { url } = await server()
@@ -17,7 +29,20 @@ async function get(path: string, init?: RequestInit) {
 
 describe('pages', () => {
   test('every page the e-mails and clients link to answers HTML with CSP, X-Frame-Options DENY and no-referrer', async () => {
-    expect(PAGE_ROUTES.map(([path]) => path)).toEqual(expect.arrayContaining(['/login', '/register', '/verify', '/authorize-ip', '/reset', '/wasntme/*', '/oauth2/authorize', '/settings/security', '/ra/*', '/lobbies/*']))
+    expect(PAGE_ROUTES.map(([path]) => path)).toEqual(
+      expect.arrayContaining([
+        '/login',
+        '/register',
+        '/verify',
+        '/authorize-ip',
+        '/reset',
+        '/wasntme/*',
+        '/oauth2/authorize',
+        '/settings/security',
+        '/ra/*',
+        '/lobbies/*',
+      ]),
+    )
     for (const path of PAGES) {
       const r = await get(path)
       expect(r.status, path).toBe(200)
@@ -60,7 +85,17 @@ describe('pages', () => {
   })
 
   test('unknown paths, in the API and out of it, keep the JSON 404; / goes to the login page', async () => {
-    for (const path of ['/api/v9/nope', '/api/nope', '/api/v10/users/@me/nothing', '/nope', '/settings', '/login/extra', '/chunk-abc.js', '/lobbies', '/ra']) {
+    for (const path of [
+      '/api/v9/nope',
+      '/api/nope',
+      '/api/v10/users/@me/nothing',
+      '/nope',
+      '/settings',
+      '/login/extra',
+      '/chunk-abc.js',
+      '/lobbies',
+      '/ra',
+    ]) {
       const r = await get(path)
       expect(r.status, path).toBe(404)
       expect(await r.json()).toEqual(NOT_FOUND)

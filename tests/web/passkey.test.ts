@@ -11,7 +11,14 @@ async function virtualAuthenticator(page: Page) {
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('WebAuthn.enable')
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   })
   return { cdp, authenticatorId }
 }
@@ -26,52 +33,68 @@ async function withPasskey(page: Page) {
   await page.getByRole('button', { name: 'Add a security key or passkey' }).click()
   await page.locator('li[data-key="Laptop"]').waitFor()
   expect(await page.locator('#backup-list li').count()).toBe(10) // the first factor comes with backup codes
-  const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.authenticatorId })
+  const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', {
+    authenticatorId: authenticator.authenticatorId,
+  })
   expect(credentials).toHaveLength(1)
   expect(credentials[0].isResidentCredential).toBe(true)
   return user
 }
 
 describe('passkeys', () => {
-  browserTest(web, 'autofill: /login signs in with the passkey through conditional mediation, no password typed', async (page) => {
-    const user = await withPasskey(page)
-    const finished = page.waitForResponse('**/api/v9/auth/conditional/finish')
-    await page.getByRole('button', { name: 'Log out' }).first().click()
-    // The virtual authenticator answers the conditional request at once, as a person picking the passkey would.
-    expect((await finished).status()).toBe(200)
-    await page.waitForURL('**/settings/security')
-    await expectText(page.locator('#me-name'), user.username)
-    const token = await storedToken(page)
-    expect(token).not.toBe(user.token)
-    expect((await api('GET', '/users/@me', { token: token! })).body.id).toBe(user.id)
-  })
+  browserTest(
+    web,
+    'autofill: /login signs in with the passkey through conditional mediation, no password typed',
+    async (page) => {
+      const user = await withPasskey(page)
+      const finished = page.waitForResponse('**/api/v9/auth/conditional/finish')
+      await page.getByRole('button', { name: 'Log out' }).first().click()
+      // The virtual authenticator answers the conditional request at once, as a person picking the passkey would.
+      expect((await finished).status()).toBe(200)
+      await page.waitForURL('**/settings/security')
+      await expectText(page.locator('#me-name'), user.username)
+      const token = await storedToken(page)
+      expect(token).not.toBe(user.token)
+      expect((await api('GET', '/users/@me', { token: token! })).body.id).toBe(user.id)
+    },
+  )
 
-  browserTest(web, 'the passkey button signs in; the key is renamed, and removed after the key itself answers the elevation', async (page) => {
-    const user = await withPasskey(page)
-    // Autofill is kept out of the way (as where a browser lacks it) so the button runs its own ceremony.
-    let starts = 0
-    await page.route('**/api/v9/auth/conditional/start', (route) =>
-      ++starts === 1 ? route.fulfill({ status: 429, contentType: 'application/json', body: '{"message":"You are being rate limited.","retry_after":1,"global":false,"code":0}' }) : route.continue(),
-    )
-    await page.getByRole('button', { name: 'Log out' }).first().click()
-    await page.waitForURL('**/login')
-    await page.waitForResponse('**/auth/conditional/start')
-    expect(await storedToken(page)).toBeNull()
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
-    await page.waitForURL('**/settings/security')
-    await expectText(page.locator('#me-name'), user.username)
-    const token = (await storedToken(page))!
-    expect((await api('GET', '/users/@me', { token })).body.id).toBe(user.id)
+  browserTest(
+    web,
+    'the passkey button signs in; the key is renamed, and removed after the key itself answers the elevation',
+    async (page) => {
+      const user = await withPasskey(page)
+      // Autofill is kept out of the way (as where a browser lacks it) so the button runs its own ceremony.
+      let starts = 0
+      await page.route('**/api/v9/auth/conditional/start', (route) =>
+        ++starts === 1
+          ? route.fulfill({
+              status: 429,
+              contentType: 'application/json',
+              body: '{"message":"You are being rate limited.","retry_after":1,"global":false,"code":0}',
+            })
+          : route.continue(),
+      )
+      await page.getByRole('button', { name: 'Log out' }).first().click()
+      await page.waitForURL('**/login')
+      await page.waitForResponse('**/auth/conditional/start')
+      expect(await storedToken(page)).toBeNull()
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+      await page.waitForURL('**/settings/security')
+      await expectText(page.locator('#me-name'), user.username)
+      const token = (await storedToken(page))!
+      expect((await api('GET', '/users/@me', { token })).body.id).toBe(user.id)
 
-    const row = page.locator('li[data-key="Laptop"]')
-    await row.getByRole('textbox').fill('Work laptop')
-    await row.getByRole('button', { name: 'Rename' }).click()
-    await expectText(page.locator('#notice'), 'Renamed to Work laptop.')
-    await row.getByRole('button', { name: 'Remove' }).click()
-    const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
-    await dialog.getByRole('button', { name: 'Use security key or passkey' }).click()
-    await expectText(page.locator('#notice'), 'Work laptop removed.')
-    expect((await api('GET', '/users/@me/mfa/webauthn/credentials', { token })).body).toEqual([])
-    expect((await api('GET', '/users/@me', { token })).body.mfa_enabled).toBe(false)
-  })
+      const row = page.locator('li[data-key="Laptop"]')
+      await row.getByRole('textbox').fill('Work laptop')
+      await row.getByRole('button', { name: 'Rename' }).click()
+      await expectText(page.locator('#notice'), 'Renamed to Work laptop.')
+      await row.getByRole('button', { name: 'Remove' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+      await dialog.getByRole('button', { name: 'Use security key or passkey' }).click()
+      await expectText(page.locator('#notice'), 'Work laptop removed.')
+      expect((await api('GET', '/users/@me/mfa/webauthn/credentials', { token })).body).toEqual([])
+      expect((await api('GET', '/users/@me', { token })).body.mfa_enabled).toBe(false)
+    },
+  )
 })

@@ -27,60 +27,68 @@ async function phone(context: BrowserContext, token?: string): Promise<Page> {
 }
 
 describe('QR login', () => {
-  browserTest(web, 'the phone approves: the desktop asks "log in as" with the name, then is logged in as that user', async (desktop, context) => {
-    const user = await makeUser()
-    await desktop.goto('/login')
-    const url = await qrUrl(desktop)
-    expect(url).toMatch(new RegExp(`^${web.base}/ra/[A-Za-z0-9_-]{43}$`))
-    const desktopCode = await desktop.locator('#qr-fingerprint').textContent()
+  browserTest(
+    web,
+    'the phone approves: the desktop asks "log in as" with the name, then is logged in as that user',
+    async (desktop, context) => {
+      const user = await makeUser()
+      await desktop.goto('/login')
+      const url = await qrUrl(desktop)
+      expect(url).toMatch(new RegExp(`^${web.base}/ra/[A-Za-z0-9_-]{43}$`))
+      const desktopCode = await desktop.locator('#qr-fingerprint').textContent()
 
-    const mobile = await phone(context, user.token)
-    await mobile.goto(url)
-    await mobile.getByRole('heading', { name: 'Log in on another device?' }).waitFor()
-    expect(await mobile.locator('#ra-code').textContent()).toBe(desktopCode)
-    expect(await mobile.locator('#ra-fingerprint').textContent()).toBe(url.split('/ra/')[1]!)
-    await expectText(desktop.locator('#qr-question'), `Log in as ${user.username}?`)
-    expect(await desktop.locator('.qr-user .avatar').textContent()).toBe(user.username[0]!.toUpperCase())
+      const mobile = await phone(context, user.token)
+      await mobile.goto(url)
+      await mobile.getByRole('heading', { name: 'Log in on another device?' }).waitFor()
+      expect(await mobile.locator('#ra-code').textContent()).toBe(desktopCode)
+      expect(await mobile.locator('#ra-fingerprint').textContent()).toBe(url.split('/ra/')[1]!)
+      await expectText(desktop.locator('#qr-question'), `Log in as ${user.username}?`)
+      expect(await desktop.locator('.qr-user .avatar').textContent()).toBe(user.username[0]!.toUpperCase())
 
-    await mobile.getByRole('button', { name: 'Approve' }).click()
-    await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
-    await desktop.waitForURL('**/settings/security')
-    await expectText(desktop.locator('#me-name'), user.username)
-    const token = await storedToken(desktop)
-    expect(token).not.toBe(user.token)
-    const me = await api('GET', '/users/@me', { token: token! })
-    expect(me.status).toBe(200)
-    expect(me.body.id).toBe(user.id)
-  })
+      await mobile.getByRole('button', { name: 'Approve' }).click()
+      await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
+      await desktop.waitForURL('**/settings/security')
+      await expectText(desktop.locator('#me-name'), user.username)
+      const token = await storedToken(desktop)
+      expect(token).not.toBe(user.token)
+      const me = await api('GET', '/users/@me', { token: token! })
+      expect(me.status).toBe(200)
+      expect(me.body.id).toBe(user.id)
+    },
+  )
 
-  browserTest(web, 'a logged-out phone logs in first and comes back; it denies and the desktop shows the login was cancelled', async (desktop, context) => {
-    const user = await makeUser()
-    await desktop.goto('/login')
-    const url = await qrUrl(desktop)
-    const path = new URL(url).pathname
+  browserTest(
+    web,
+    'a logged-out phone logs in first and comes back; it denies and the desktop shows the login was cancelled',
+    async (desktop, context) => {
+      const user = await makeUser()
+      await desktop.goto('/login')
+      const url = await qrUrl(desktop)
+      const path = new URL(url).pathname
 
-    const mobile = await phone(context)
-    await mobile.goto(url)
-    await mobile.waitForURL(`**/login?redirect_to=${encodeURIComponent(path)}`)
-    await mobile.getByLabel('E-mail or phone number').fill(user.email)
-    await mobile.getByLabel('Password', { exact: true }).fill(user.password)
-    await mobile.getByRole('button', { name: 'Log in', exact: true }).click()
-    await mobile.waitForURL(`**${path}`)
-    await expectText(mobile.locator('#ra-me'), user.username)
-    await expectText(desktop.locator('#qr-question'), `Log in as ${user.username}?`)
+      const mobile = await phone(context)
+      await mobile.goto(url)
+      await mobile.waitForURL(`**/login?redirect_to=${encodeURIComponent(path)}`)
+      await mobile.getByLabel('E-mail or phone number').fill(user.email)
+      await mobile.getByLabel('Password', { exact: true }).fill(user.password)
+      await mobile.getByRole('button', { name: 'Log in', exact: true }).click()
+      await mobile.waitForURL(`**${path}`)
+      await expectText(mobile.locator('#ra-me'), user.username)
+      await expectText(desktop.locator('#qr-question'), `Log in as ${user.username}?`)
 
-    await mobile.getByRole('button', { name: 'Deny' }).click()
-    await mobile.getByRole('heading', { name: 'Denied' }).waitFor()
-    await expectText(desktop.locator('#qr-state'), 'Login cancelled')
-    expect(await storedToken(desktop)).toBeNull()
-    expect(new URL(desktop.url()).pathname).toBe('/login')
+      await mobile.getByRole('button', { name: 'Deny' }).click()
+      await mobile.getByRole('heading', { name: 'Denied' }).waitFor()
+      await expectText(desktop.locator('#qr-state'), 'Login cancelled')
+      expect(await storedToken(desktop)).toBeNull()
+      expect(new URL(desktop.url()).pathname).toBe('/login')
 
-    // The used code is refused if opened again; the desktop offers a new one.
-    await mobile.reload()
-    await mobile.getByRole('heading', { name: 'This code cannot be used' }).waitFor()
-    await desktop.getByRole('button', { name: 'Show a new code' }).click()
-    expect(await qrUrl(desktop)).not.toBe(url)
-  })
+      // The used code is refused if opened again; the desktop offers a new one.
+      await mobile.reload()
+      await mobile.getByRole('heading', { name: 'This code cannot be used' }).waitFor()
+      await desktop.getByRole('button', { name: 'Show a new code' }).click()
+      expect(await qrUrl(desktop)).not.toBe(url)
+    },
+  )
 
   browserTest(web, 'a phone whose account has MFA approves through the elevation dialog', async (desktop, context) => {
     const user = await userWithTotp()

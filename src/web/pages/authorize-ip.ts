@@ -6,7 +6,11 @@ void runLinkPage(
   'authorize-ip',
   async (token) => {
     await api('POST', '/auth/authorize-ip', { token }, { anonymous: true })
-    return { title: 'Location authorized', message: 'You can now log in from this location.', next: { href: '/login', label: 'Log in' } }
+    return {
+      title: 'Location authorized',
+      message: 'You can now log in from this location.',
+      next: { href: '/login', label: 'Log in' },
+    }
   },
   'This link did not work',
 )

@@ -47,13 +47,19 @@ async function start() {
       session.clear()
       goLogin()
     }
-    const messages = error instanceof ApiFailure ? [...flattenErrors(error.errors)].map(([field, m]) => `${field}: ${m.join(' ')}`) : []
+    const messages =
+      error instanceof ApiFailure
+        ? [...flattenErrors(error.errors)].map(([field, m]) => `${field}: ${m.join(' ')}`)
+        : []
     return problem(messages.length ? messages.join(' ') : error instanceof Error ? error.message : String(error))
   }
   $('#app-name').textContent = request.application.name
   $('#app-name-2').textContent = request.application.name
-  $('#user-name').textContent = request.user.global_name ? `${request.user.global_name} (${request.user.username})` : request.user.username
-  $<HTMLAnchorElement>('#not-you').href = `/login?redirect_to=${encodeURIComponent(location.pathname + location.search)}`
+  $('#user-name').textContent = request.user.global_name
+    ? `${request.user.global_name} (${request.user.username})`
+    : request.user.username
+  $<HTMLAnchorElement>('#not-you').href =
+    `/login?redirect_to=${encodeURIComponent(location.pathname + location.search)}`
   $('#not-you').addEventListener('click', async (event) => {
     event.preventDefault()
     await api('POST', '/auth/logout').catch(() => undefined)

@@ -36,18 +36,37 @@ function member(id: string): Member {
 
 function renderMembers() {
   const list = $('#members')
-  const sorted = [...members.values()].sort((a, b) => Number(b.id === me.id) - Number(a.id === me.id) || Number(b.connected) - Number(a.connected) || a.id.localeCompare(b.id))
+  const sorted = [...members.values()].sort(
+    (a, b) =>
+      Number(b.id === me.id) - Number(a.id === me.id) ||
+      Number(b.connected) - Number(a.connected) ||
+      a.id.localeCompare(b.id),
+  )
   list.replaceChildren(
     ...sorted.map((m) => {
       const name = names.get(m.id) ?? `User ${m.id}`
       return el(
         'li',
-        { 'data-user': m.id, 'data-connected': String(m.connected), 'data-muted': String(m.muted), 'data-speaking': String(m.speaking) },
+        {
+          'data-user': m.id,
+          'data-connected': String(m.connected),
+          'data-muted': String(m.muted),
+          'data-speaking': String(m.speaking),
+        },
         el(
           'span',
           { class: 'member' },
-          el('span', { class: `speaker${m.speaking ? ' on' : ''}`, title: m.speaking ? 'Speaking' : '' }, avatarFor({ id: m.id, username: name })),
-          el('span', { class: 'what' }, el('span', { class: 'name' }, name), m.id === me.id ? el('small', {}, 'you') : null),
+          el(
+            'span',
+            { class: `speaker${m.speaking ? ' on' : ''}`, title: m.speaking ? 'Speaking' : '' },
+            avatarFor({ id: m.id, username: name }),
+          ),
+          el(
+            'span',
+            { class: 'what' },
+            el('span', { class: 'name' }, name),
+            m.id === me.id ? el('small', {}, 'you') : null,
+          ),
         ),
         el(
           'span',
@@ -83,7 +102,8 @@ function addMessage(message: { id: string; content: string; author?: User; times
 function setCallState(state: CallState, message?: string) {
   callState.dataset.state = state
   const inCall = state === 'joining' || state === 'connected'
-  callState.textContent = message ?? (state === 'joining' ? 'Joining…' : state === 'connected' ? 'In the call.' : 'Not in the call.')
+  callState.textContent =
+    message ?? (state === 'joining' ? 'Joining…' : state === 'connected' ? 'In the call.' : 'Not in the call.')
   show(joinButton, !inCall)
   joinButton.disabled = !!closedFor
   show(muteButton, inCall)
@@ -105,7 +125,9 @@ function lockOut(message: string) {
 }
 
 function onDispatch(type: string, d: any) {
-  const ours = d?.lobby_id === lobbyId || ((type === 'LOBBY_CREATE' || type === 'LOBBY_UPDATE' || type === 'LOBBY_DELETE') && d?.id === lobbyId)
+  const ours =
+    d?.lobby_id === lobbyId ||
+    ((type === 'LOBBY_CREATE' || type === 'LOBBY_UPDATE' || type === 'LOBBY_DELETE') && d?.id === lobbyId)
   if (!ours) return
   switch (type) {
     case 'LOBBY_VOICE_SERVER_OFFER':
@@ -117,7 +139,8 @@ function onDispatch(type: string, d: any) {
       return addMessage(d)
     case 'LOBBY_CREATE':
     case 'LOBBY_UPDATE':
-      for (const state of d.voice_states ?? []) Object.assign(member(state.user_id), { connected: true, muted: !!state.self_mute })
+      for (const state of d.voice_states ?? [])
+        Object.assign(member(state.user_id), { connected: true, muted: !!state.self_mute })
       break
     case 'LOBBY_DELETE':
       lockOut(d.reason === 'removed' ? 'You are no longer a member of this lobby.' : 'This lobby was deleted.')
@@ -178,17 +201,23 @@ async function start() {
       call.dropped()
     },
   })
-  call = new LobbyCall(gateway, lobbyId, me.id, {
-    state: setCallState,
-    inCall: (users) => {
-      for (const id of users) member(id).connected = true
-      renderMembers()
+  call = new LobbyCall(
+    gateway,
+    lobbyId,
+    me.id,
+    {
+      state: setCallState,
+      inCall: (users) => {
+        for (const id of users) member(id).connected = true
+        renderMembers()
+      },
+      speaking: (id, speaking) => {
+        member(id).speaking = speaking
+        renderMembers()
+      },
     },
-    speaking: (id, speaking) => {
-      member(id).speaking = speaking
-      renderMembers()
-    },
-  }, $('#call-audio'))
+    $('#call-audio'),
+  )
   gateway.start()
 
   joinButton.addEventListener('click', async () => {

@@ -29,18 +29,27 @@ function step(visible: HTMLElement) {
   for (const s of steps) show(s, s === visible)
   visible.querySelector<HTMLElement>('input:not([type=radio]), button[type=submit]')?.focus()
 }
-for (const back of document.querySelectorAll<HTMLButtonElement>('[data-back]')) back.addEventListener('click', () => step(loginForm))
+for (const back of document.querySelectorAll<HTMLButtonElement>('[data-back]'))
+  back.addEventListener('click', () => step(loginForm))
 
 /** Logged in: keep the token and go where the person was going. */
 function finish(reply: { token?: string; required_actions?: string[] }) {
   if (!reply.token) throw new Error('The server did not return a session.')
   session.set(reply.token)
-  location.assign(reply.required_actions?.includes('update_password') ? '/settings/security?required=update_password' : redirectTarget())
+  location.assign(
+    reply.required_actions?.includes('update_password')
+      ? '/settings/security?required=update_password'
+      : redirectTarget(),
+  )
 }
 
 async function logIn(undelete: boolean) {
   notice.textContent = ''
-  const body = { login: value(loginForm, 'login'), password: value(loginForm, 'password', false), ...(undelete ? { undelete: true } : {}) }
+  const body = {
+    login: value(loginForm, 'login'),
+    password: value(loginForm, 'password', false),
+    ...(undelete ? { undelete: true } : {}),
+  }
   try {
     const reply = await api<LoginReply>('POST', '/auth/login', body, { anonymous: true })
     if (reply.mfa && reply.ticket) return startMfa(reply.ticket, reply)
@@ -49,7 +58,8 @@ async function logIn(undelete: boolean) {
     if (!(error instanceof ApiFailure)) throw error
     if (fieldCodes(error, 'login').includes('ACCOUNT_LOGIN_VERIFICATION_EMAIL')) {
       step(loginForm)
-      notice.textContent = 'New login location detected. We sent you an e-mail: open its link to authorize this location, then log in again.'
+      notice.textContent =
+        'New login location detected. We sent you an e-mail: open its link to authorize this location, then log in again.'
       return
     }
     if (error.code === 20013 || error.code === 20011) {
@@ -65,7 +75,8 @@ function startMfa(ticket: string, reply: LoginReply) {
   const form = factorForm({
     methods: methodsOfLogin(reply),
     submit: async (type, code) => finish(await api('POST', `/auth/mfa/${type}`, { ticket, code }, { anonymous: true })),
-    sendSms: async () => (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
+    sendSms: async () =>
+      (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
     onCancel: () => step(loginForm),
   })
   mfaStep.replaceChildren(form)
@@ -85,7 +96,12 @@ $('#forgot').addEventListener('click', () =>
   submitting(loginForm, async () => {
     notice.textContent = ''
     const login = value(loginForm, 'login')
-    if (!login) throw new ApiFailure(400, 50035, 'Invalid Form Body', { errors: { login: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Enter your e-mail or phone number first.' }] } } })
+    if (!login)
+      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
+        errors: {
+          login: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Enter your e-mail or phone number first.' }] },
+        },
+      })
     try {
       await api('POST', '/auth/forgot', { login }, { anonymous: true })
       notice.textContent = 'If an account uses this address, we sent it a link to reset the password.'
@@ -107,7 +123,12 @@ phoneResetForm.addEventListener('submit', (event) => {
     phoneResetForm,
     async () => {
       const phone = value(loginForm, 'login')
-      const { token } = await api<{ token: string }>('POST', '/phone-verifications/verify', { phone, code: value(phoneResetForm, 'code') }, { anonymous: true })
+      const { token } = await api<{ token: string }>(
+        'POST',
+        '/phone-verifications/verify',
+        { phone, code: value(phoneResetForm, 'code') },
+        { anonymous: true },
+      )
       location.assign(`/reset#token=${encodeURIComponent(token)}`)
     },
     { 50037: 'code' },
@@ -116,10 +137,22 @@ phoneResetForm.addEventListener('submit', (event) => {
 
 // Passkeys: the button runs a modal ceremony; autofill (conditional mediation) waits in the background.
 async function passkeyLogin(autofill: boolean) {
-  const { ticket, challenge } = await api<{ ticket: string; challenge: string }>('POST', '/auth/conditional/start', undefined, { anonymous: true })
+  const { ticket, challenge } = await api<{ ticket: string; challenge: string }>(
+    'POST',
+    '/auth/conditional/start',
+    undefined,
+    { anonymous: true },
+  )
   const { publicKey } = JSON.parse(challenge)
   const credential = await startAuthentication({ optionsJSON: publicKey, useBrowserAutofill: autofill })
-  finish(await api('POST', '/auth/conditional/finish', { ticket, credential: JSON.stringify(credential) }, { anonymous: true }))
+  finish(
+    await api(
+      'POST',
+      '/auth/conditional/finish',
+      { ticket, credential: JSON.stringify(credential) },
+      { anonymous: true },
+    ),
+  )
 }
 
 $('#passkey').addEventListener('click', () => submitting(loginForm, () => passkeyLogin(false)))

@@ -38,10 +38,14 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
   let run = 0
 
   const view = (...children: (Node | string)[]) => body.replaceChildren(...children)
-  const startOver = (label: string) => el('button', { type: 'button', class: 'secondary', id: 'qr-restart', onclick: () => connect() }, label)
+  const startOver = (label: string) =>
+    el('button', { type: 'button', class: 'secondary', id: 'qr-restart', onclick: () => connect() }, label)
 
   function waiting() {
-    view(el('div', { class: 'qr qr-waiting', id: 'qr-code', 'aria-busy': 'true' }), el('p', { class: 'hint' }, 'Preparing a code…'))
+    view(
+      el('div', { class: 'qr qr-waiting', id: 'qr-code', 'aria-busy': 'true' }),
+      el('p', { class: 'hint' }, 'Preparing a code…'),
+    )
   }
 
   async function showCode(fingerprint: string, mine: number) {
@@ -49,24 +53,48 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
     const svgText = await qrSvg(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })
     if (mine !== run) return
     const svg = document.importNode(new DOMParser().parseFromString(svgText, 'image/svg+xml').documentElement, true)
-    const code = el('div', { class: 'qr', id: 'qr-code', role: 'img', 'aria-label': 'QR code for logging in from a device where you are logged in', 'data-qr-url': url }, svg)
+    const code = el(
+      'div',
+      {
+        class: 'qr',
+        id: 'qr-code',
+        role: 'img',
+        'aria-label': 'QR code for logging in from a device where you are logged in',
+        'data-qr-url': url,
+      },
+      svg,
+    )
     view(
       code,
       el('p', {}, 'Scan it with a phone or another device where you are logged in, then approve there.'),
-      el('p', { class: 'hint' }, 'Code ', el('span', { class: 'secret', id: 'qr-fingerprint' }, shortFingerprint(fingerprint))),
+      el(
+        'p',
+        { class: 'hint' },
+        'Code ',
+        el('span', { class: 'secret', id: 'qr-fingerprint' }, shortFingerprint(fingerprint)),
+      ),
     )
   }
 
   function showUser(user: RemoteUser) {
     view(
-      el('div', { class: 'qr-user' }, avatarFor(user), el('h3', { id: 'qr-question' }, 'Log in as ', el('strong', { id: 'qr-user-name' }, user.username), '?')),
+      el(
+        'div',
+        { class: 'qr-user' },
+        avatarFor(user),
+        el('h3', { id: 'qr-question' }, 'Log in as ', el('strong', { id: 'qr-user-name' }, user.username), '?'),
+      ),
       el('p', { class: 'hint' }, 'Approve on your other device to continue, or deny there if this is not you.'),
       el('div', { class: 'actions' }, startOver('Start over')),
     )
   }
 
   function ended(message: string, heading: string) {
-    view(el('h3', { id: 'qr-state' }, heading), el('p', { class: 'hint' }, message), el('div', { class: 'actions' }, startOver('Show a new code')))
+    view(
+      el('h3', { id: 'qr-state' }, heading),
+      el('p', { class: 'hint' }, message),
+      el('div', { class: 'actions' }, startOver('Show a new code')),
+    )
   }
 
   function teardown() {
@@ -85,13 +113,21 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
     waiting()
     let keys: CryptoKeyPair
     try {
-      keys = await crypto.subtle.generateKey({ ...OAEP, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, false, ['encrypt', 'decrypt'])
+      keys = await crypto.subtle.generateKey(
+        { ...OAEP, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
+        false,
+        ['encrypt', 'decrypt'],
+      )
     } catch {
-      return ended('This browser cannot make the key a QR login needs. Log in with your password instead.', 'QR login unavailable')
+      return ended(
+        'This browser cannot make the key a QR login needs. Log in with your password instead.',
+        'QR login unavailable',
+      )
     }
     if (mine !== run) return
     const spki = await crypto.subtle.exportKey('spki', keys.publicKey)
-    const decrypt = async (text: string) => new Uint8Array(await crypto.subtle.decrypt(OAEP, keys.privateKey, fromBase64(text)))
+    const decrypt = async (text: string) =>
+      new Uint8Array(await crypto.subtle.decrypt(OAEP, keys.privateKey, fromBase64(text)))
     const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/remote-auth?v=2`)
     socket = ws
     /** What the socket reached: a code shown, a finished login (pending_login or cancel: its close is expected). */
@@ -116,7 +152,10 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
             break
           }
           case 'nonce_proof':
-            send({ op: 'nonce_proof', nonce: base64url((await decrypt(String(frame.encrypted_nonce))).buffer as ArrayBuffer) })
+            send({
+              op: 'nonce_proof',
+              nonce: base64url((await decrypt(String(frame.encrypted_nonce))).buffer as ArrayBuffer),
+            })
             break
           case 'pending_remote_init':
             shown = true
@@ -131,7 +170,12 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
           case 'pending_login': {
             settled = true
             view(el('p', { id: 'qr-state' }, 'Approved. Logging you in…'))
-            const { encrypted_token } = await api<{ encrypted_token: string }>('POST', '/users/@me/remote-auth/login', { ticket: frame.ticket }, { anonymous: true })
+            const { encrypted_token } = await api<{ encrypted_token: string }>(
+              'POST',
+              '/users/@me/remote-auth/login',
+              { ticket: frame.ticket },
+              { anonymous: true },
+            )
             const token = new TextDecoder().decode(await decrypt(encrypted_token))
             if (mine === run) onToken(token)
             break
@@ -144,7 +188,10 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
       } catch (error) {
         settled = true
         teardown()
-        const message = error instanceof ApiFailure ? `${error.message}. Scan a new code to try again.` : 'Something went wrong with this code. Show a new one to try again.'
+        const message =
+          error instanceof ApiFailure
+            ? `${error.message}. Scan a new code to try again.`
+            : 'Something went wrong with this code. Show a new one to try again.'
         ended(message, 'QR login failed')
       }
     })

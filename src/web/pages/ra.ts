@@ -36,7 +36,9 @@ async function claim(): Promise<string | null> {
   const kept = sessionStorage.getItem(key)
   if (kept) return kept
   try {
-    const { handshake_token } = await api<{ handshake_token: string }>('POST', '/users/@me/remote-auth', { fingerprint })
+    const { handshake_token } = await api<{ handshake_token: string }>('POST', '/users/@me/remote-auth', {
+      fingerprint,
+    })
     sessionStorage.setItem(key, handshake_token)
     return handshake_token
   } catch (error) {
@@ -47,7 +49,8 @@ async function claim(): Promise<string | null> {
 
 async function start() {
   if (!session.token()) goLogin()
-  if (!FINGERPRINT.test(fingerprint)) return result('This is not a login code', 'The link is incomplete. Scan the QR code on the other device again.')
+  if (!FINGERPRINT.test(fingerprint))
+    return result('This is not a login code', 'The link is incomplete. Scan the QR code on the other device again.')
   let me: { username: string; global_name?: string | null }
   try {
     me = await api('GET', '/users/@me')
@@ -76,7 +79,10 @@ async function start() {
         if (refused(error)) return
         throw error
       }
-      result('Approved', 'The other device is now logged in to your account. You can log it out from your security settings.')
+      result(
+        'Approved',
+        'The other device is now logged in to your account. You can log it out from your security settings.',
+      )
     })
   })
   $('#ra-deny').addEventListener('click', () =>

@@ -17,7 +17,10 @@ strengthMeter($<HTMLInputElement>('#password'))
 
 async function locationRules() {
   try {
-    const meta = await api<{ consent_required: boolean; promotional_email_opt_in: { required: boolean; pre_checked: boolean } }>('GET', '/auth/location-metadata', undefined, { anonymous: true })
+    const meta = await api<{
+      consent_required: boolean
+      promotional_email_opt_in: { required: boolean; pre_checked: boolean }
+    }>('GET', '/auth/location-metadata', undefined, { anonymous: true })
     consentRequired = meta.consent_required
     show($('#consent-field'), consentRequired)
     consent.required = consentRequired
@@ -31,7 +34,12 @@ const suggest = debounce(async () => {
   if (usernameTyped) return
   const query = globalName.value.trim() ? `?global_name=${encodeURIComponent(globalName.value.trim())}` : ''
   try {
-    const { username: suggestion } = await api<{ username: string }>('GET', `/unique-username/username-suggestions-unauthed${query}`, undefined, { anonymous: true })
+    const { username: suggestion } = await api<{ username: string }>(
+      'GET',
+      `/unique-username/username-suggestions-unauthed${query}`,
+      undefined,
+      { anonymous: true },
+    )
     if (!usernameTyped) {
       username.value = suggestion
       hint.textContent = `Suggested: ${suggestion}. You can change it.`
@@ -43,9 +51,19 @@ const checkUsername = debounce(async () => {
   const name = username.value.trim()
   if (!name) return void (hint.textContent = 'Lowercase letters, numbers, _ and periods.')
   try {
-    const { taken } = await api<{ taken: boolean | null }>('POST', '/unique-username/username-attempt-unauthed', { username: name }, { anonymous: true })
+    const { taken } = await api<{ taken: boolean | null }>(
+      'POST',
+      '/unique-username/username-attempt-unauthed',
+      { username: name },
+      { anonymous: true },
+    )
     if (username.value.trim() !== name) return
-    hint.textContent = taken === null ? 'Use 2–32 lowercase letters, numbers, _ and periods.' : taken ? 'This username is taken.' : 'This username is available.'
+    hint.textContent =
+      taken === null
+        ? 'Use 2–32 lowercase letters, numbers, _ and periods.'
+        : taken
+          ? 'This username is taken.'
+          : 'This username is available.'
   } catch {}
 })
 

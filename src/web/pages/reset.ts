@@ -5,7 +5,15 @@ import { factorForm, methodsOfLogin } from './lib/mfa'
 import { strengthMeter } from './lib/password'
 import { $, forgetLinkToken, show, submitting, takeLinkToken, value } from './lib/ui'
 
-type ResetReply = { token?: string; ticket?: string; mfa?: boolean; totp?: boolean; sms?: boolean; backup?: boolean; webauthn?: string | null }
+type ResetReply = {
+  token?: string
+  ticket?: string
+  mfa?: boolean
+  totp?: boolean
+  sms?: boolean
+  backup?: boolean
+  webauthn?: string | null
+}
 
 const form = $<HTMLFormElement>('#reset-form')
 const mfaStep = $('#mfa-step')
@@ -31,7 +39,9 @@ form.addEventListener('submit', (event) => {
   void submitting(form, async () => {
     const password = value(form, 'password', false)
     if (password !== value(form, 'confirm', false)) {
-      throw new ApiFailure(400, 50035, 'Invalid Form Body', { errors: { confirm: { _errors: [{ code: 'PASSWORD_MISMATCH', message: 'The passwords do not match.' }] } } })
+      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
+        errors: { confirm: { _errors: [{ code: 'PASSWORD_MISMATCH', message: 'The passwords do not match.' }] } },
+      })
     }
     const body = { token: token!, password, source: '/reset' }
     const reply = await api<ResetReply>('POST', '/auth/reset', body)
@@ -41,8 +51,10 @@ form.addEventListener('submit', (event) => {
       factorForm({
         methods: methodsOfLogin(reply),
         title: 'Two-factor authentication',
-        submit: async (method, code) => done(await api<ResetReply>('POST', '/auth/reset', { ...body, ticket, method, code })),
-        sendSms: async () => (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
+        submit: async (method, code) =>
+          done(await api<ResetReply>('POST', '/auth/reset', { ...body, ticket, method, code })),
+        sendSms: async () =>
+          (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
         onCancel: () => (show(mfaStep, false), show(form)),
       }),
     )

@@ -10,10 +10,22 @@ import { installElevationDialog } from './lib/mfa'
 import { strengthMeter } from './lib/password'
 import { $, Cancelled, download, el, goLogin, show, submitting, value } from './lib/ui'
 
-type Me = { id: string; username: string; global_name: string | null; email: string | null; verified: boolean; phone: string | null; mfa_enabled: boolean }
+type Me = {
+  id: string
+  username: string
+  global_name: string | null
+  email: string | null
+  verified: boolean
+  phone: string | null
+  mfa_enabled: boolean
+}
 type Key = { id: string; name: string; type: number }
 type BackupCode = { code: string; consumed: boolean }
-type AuthSession = { id_hash: string; approx_last_used_time: string; client_info: { os: string | null; platform: string | null; location: string | null } }
+type AuthSession = {
+  id_hash: string
+  approx_last_used_time: string
+  client_info: { os: string | null; platform: string | null; location: string | null }
+}
 
 let me: Me
 let keys: Key[] = []
@@ -48,7 +60,12 @@ strengthMeter($<HTMLInputElement>('#new-password'))
 passwordForm.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(passwordForm, async () => {
-    keepToken(await api('PATCH', '/users/@me', { password: value(passwordForm, 'password', false), new_password: value(passwordForm, 'new_password', false) }))
+    keepToken(
+      await api('PATCH', '/users/@me', {
+        password: value(passwordForm, 'password', false),
+        new_password: value(passwordForm, 'new_password', false),
+      }),
+    )
     passwordForm.reset()
     say('Password changed. Your other sessions were logged out.')
     await loadSessions()
@@ -60,7 +77,10 @@ emailForm.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(emailForm, async () => {
     const previous = me.email
-    await api('PATCH', '/users/@me', { email: value(emailForm, 'email'), password: value(emailForm, 'password', false) })
+    await api('PATCH', '/users/@me', {
+      email: value(emailForm, 'email'),
+      password: value(emailForm, 'password', false),
+    })
     emailForm.reset()
     await loadMe()
     say(`E-mail changed to ${me.email}.${previous ? ` A link to undo this was sent to ${previous}.` : ''}`)
@@ -82,15 +102,30 @@ function renderTotp() {
   const hasKeys = keys.length > 0
   // The API tells "MFA on" but not which factor: with keys and no answer from this page, TOTP may be either.
   const on = totpKnown ?? (me.mfa_enabled && !hasKeys ? true : me.mfa_enabled ? undefined : false)
-  $('#totp-state').textContent = on === true ? 'On: logins ask for a code from your app.' : on === false ? 'Off.' : 'Two-factor authentication is on.'
+  $('#totp-state').textContent =
+    on === true
+      ? 'On: logins ask for a code from your app.'
+      : on === false
+        ? 'Off.'
+        : 'Two-factor authentication is on.'
   show($('#totp-start'), on !== true && totpForm.hidden)
   show($('#totp-remove'), on !== false)
 }
 
 $('#totp-start').addEventListener('click', async () => {
   pendingSecret = new Secret({ size: 20 })
-  const uri = new TOTP({ issuer: location.host, label: me.email ?? me.username, secret: pendingSecret, algorithm: 'SHA1', digits: 6, period: 30 }).toString()
-  const svg = new DOMParser().parseFromString(await qrSvg(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }), 'image/svg+xml').documentElement
+  const uri = new TOTP({
+    issuer: location.host,
+    label: me.email ?? me.username,
+    secret: pendingSecret,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+  }).toString()
+  const svg = new DOMParser().parseFromString(
+    await qrSvg(uri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }),
+    'image/svg+xml',
+  ).documentElement
   $('#totp-qr').replaceChildren(document.importNode(svg, true))
   $('#totp-secret').textContent = pendingSecret.base32.replace(/(.{4})/g, '$1 ').trim()
   show(totpForm)
@@ -149,12 +184,21 @@ function renderKeys() {
   if (!keys.length) return list.replaceChildren(el('li', { class: 'muted' }, 'No security key or passkey yet.'))
   list.replaceChildren(
     ...keys.map((key) => {
-      const name = el('input', { type: 'text', value: key.name, maxlength: 32, 'aria-label': `Name of ${key.name}`, name: 'name', id: `key-${key.id}-name` })
+      const name = el('input', {
+        type: 'text',
+        value: key.name,
+        maxlength: 32,
+        'aria-label': `Name of ${key.name}`,
+        name: 'name',
+        id: `key-${key.id}-name`,
+      })
       const row = el('form', { class: 'what', novalidate: true }, el('div', { class: 'field' }, name))
       row.addEventListener('submit', (event) => {
         event.preventDefault()
         void submitting(row, async () => {
-          const renamed = await api<Key>('PATCH', `/users/@me/mfa/webauthn/credentials/${key.id}`, { name: name.value.trim() })
+          const renamed = await api<Key>('PATCH', `/users/@me/mfa/webauthn/credentials/${key.id}`, {
+            name: name.value.trim(),
+          })
           key.name = renamed.name
           say(`Renamed to ${renamed.name}.`)
         })
@@ -190,10 +234,20 @@ keyForm.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(keyForm, async () => {
     const name = value(keyForm, 'name')
-    if (!name) throw new ApiFailure(400, 50035, 'Invalid Form Body', { errors: { name: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Give the key a name.' }] } } })
-    const { ticket, challenge } = await api<{ ticket: string; challenge: string }>('POST', '/users/@me/mfa/webauthn/credentials')
+    if (!name)
+      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
+        errors: { name: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Give the key a name.' }] } },
+      })
+    const { ticket, challenge } = await api<{ ticket: string; challenge: string }>(
+      'POST',
+      '/users/@me/mfa/webauthn/credentials',
+    )
     const credential = await startRegistration({ optionsJSON: JSON.parse(challenge).publicKey })
-    const created = await api<Key & { backup_codes?: BackupCode[] }>('POST', '/users/@me/mfa/webauthn/credentials', { ticket, name, credential: JSON.stringify(credential) })
+    const created = await api<Key & { backup_codes?: BackupCode[] }>('POST', '/users/@me/mfa/webauthn/credentials', {
+      ticket,
+      name,
+      credential: JSON.stringify(credential),
+    })
     keyForm.reset()
     await loadKeys()
     await loadMe()
@@ -220,16 +274,22 @@ function showBackupCodes(codes: BackupCode[], fresh: boolean) {
 async function backupCodes(regenerate: boolean) {
   $('#backup-error').textContent = ''
   try {
-    const { backup_codes } = await api<{ backup_codes: BackupCode[] }>('POST', '/users/@me/mfa/codes-verification', { regenerate })
+    const { backup_codes } = await api<{ backup_codes: BackupCode[] }>('POST', '/users/@me/mfa/codes-verification', {
+      regenerate,
+    })
     showBackupCodes(backup_codes, regenerate)
   } catch (error) {
-    if (!(error instanceof Cancelled)) $('#backup-error').textContent = error instanceof Error ? error.message : String(error)
+    if (!(error instanceof Cancelled))
+      $('#backup-error').textContent = error instanceof Error ? error.message : String(error)
   }
 }
 $('#backup-view').addEventListener('click', () => backupCodes(false))
 $('#backup-new').addEventListener('click', () => backupCodes(true))
 $('#backup-download').addEventListener('click', () =>
-  download(`${location.host}-backup-codes.txt`, `Backup codes for ${me.email ?? me.username} at ${location.host}\n\n${shownCodes.map((c) => c.code).join('\n')}\n`),
+  download(
+    `${location.host}-backup-codes.txt`,
+    `Backup codes for ${me.email ?? me.username} at ${location.host}\n\n${shownCodes.map((c) => c.code).join('\n')}\n`,
+  ),
 )
 
 // ---- SMS and phone
@@ -252,7 +312,8 @@ function renderSms() {
 
 smsForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  const action = ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'disable' ? 'disable' : 'enable'
+  const action =
+    ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'disable' ? 'disable' : 'enable'
   void submitting(smsForm, async () => {
     await api('POST', `/users/@me/mfa/sms/${action}`, { password: value(smsForm, 'password', false) })
     smsForm.reset()
@@ -273,14 +334,19 @@ phoneForm.addEventListener('submit', (event) => {
         $('#phone-submit').textContent = 'Verify the code'
         $('#phone-code').focus()
       } else if (phoneStep === 'verify') {
-        phoneToken = (await api<{ token: string }>('POST', '/phone-verifications/verify', { phone, code: value(phoneForm, 'code') })).token
+        phoneToken = (
+          await api<{ token: string }>('POST', '/phone-verifications/verify', { phone, code: value(phoneForm, 'code') })
+        ).token
         phoneStep = 'save'
         show($('#phone-code-field'), false)
         show($('#phone-password-field'))
         $('#phone-submit').textContent = 'Add phone number'
         $('#phone-password').focus()
       } else {
-        await api('POST', '/users/@me/phone', { phone_token: phoneToken, password: value(phoneForm, 'password', false) })
+        await api('POST', '/users/@me/phone', {
+          phone_token: phoneToken,
+          password: value(phoneForm, 'password', false),
+        })
         phoneStep = 'send'
         phoneForm.reset()
         show($('#phone-password-field'), false)
@@ -304,7 +370,10 @@ function describe(s: AuthSession): string {
 }
 
 async function loadSessions() {
-  const [{ user_sessions }, hash] = await Promise.all([api<{ user_sessions: AuthSession[] }>('GET', '/auth/sessions'), currentSessionHash()])
+  const [{ user_sessions }, hash] = await Promise.all([
+    api<{ user_sessions: AuthSession[] }>('GET', '/auth/sessions'),
+    currentSessionHash(),
+  ])
   currentHash = hash
   const others = user_sessions.filter((s) => s.id_hash !== currentHash)
   $('#sessions').replaceChildren(
@@ -319,7 +388,9 @@ async function loadSessions() {
           el('span', {}, describe(s), mine ? el('span', { class: 'badge' }, 'this device') : null),
           el('small', {}, `Last active ${new Date(s.approx_last_used_time).toLocaleString()}`),
         ),
-        mine ? null : el('button', { type: 'button', class: 'secondary', onclick: () => logOutSessions([s.id_hash]) }, 'Log out'),
+        mine
+          ? null
+          : el('button', { type: 'button', class: 'secondary', onclick: () => logOutSessions([s.id_hash]) }, 'Log out'),
       )
     }),
   )
@@ -334,7 +405,8 @@ async function logOutSessions(hashes: string[]) {
     say(hashes.length === 1 ? 'Session logged out.' : `${hashes.length} sessions logged out.`)
     await loadSessions()
   } catch (error) {
-    if (!(error instanceof Cancelled)) $('#sessions-error').textContent = error instanceof Error ? error.message : String(error)
+    if (!(error instanceof Cancelled))
+      $('#sessions-error').textContent = error instanceof Error ? error.message : String(error)
   }
 }
 

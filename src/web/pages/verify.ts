@@ -8,7 +8,11 @@ void runLinkPage(
   async (token) => {
     const reply = await api<{ token: string; user_id: string }>('POST', '/auth/verify', { token }, { anonymous: true })
     if (!session.token()) session.set(reply.token)
-    return { title: 'E-mail verified', message: 'Thank you: your e-mail address is confirmed.', next: { href: '/settings/security', label: 'Continue' } }
+    return {
+      title: 'E-mail verified',
+      message: 'Thank you: your e-mail address is confirmed.',
+      next: { href: '/settings/security', label: 'Continue' },
+    }
   },
   'This link did not work',
 )

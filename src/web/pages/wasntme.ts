@@ -15,7 +15,12 @@ if (!token) {
 form.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(form, async () => {
-    const reply = await api<{ email: string }>('POST', '/auth/revert', { token: token!, password: value(form, 'password', false) }, { anonymous: true })
+    const reply = await api<{ email: string }>(
+      'POST',
+      '/auth/revert',
+      { token: token!, password: value(form, 'password', false) },
+      { anonymous: true },
+    )
     forgetLinkToken('wasntme')
     session.clear() // every session of the account has ended
     $('#restored-email').textContent = reply.email

@@ -57,7 +57,12 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   if (body !== undefined) headers['content-type'] = 'application/json'
   let response: Response
   try {
-    response = await fetch(`/api/v9${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' })
+    response = await fetch(`/api/v9${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    })
   } catch {
     throw new ApiFailure(0, -1, 'Could not reach the server. Check your connection and try again.')
   }
@@ -72,7 +77,11 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   const failure = failureOf(response.status, parsed)
   if (failure.code === 60003 && elevation && options.elevate !== false && parsed?.mfa) {
     const jwt = await elevation(parsed.mfa as MfaRequired)
-    return api<T>(method, path, body, { ...options, elevate: false, headers: { ...options.headers, 'x-service-mfa-authorization': jwt } })
+    return api<T>(method, path, body, {
+      ...options,
+      elevate: false,
+      headers: { ...options.headers, 'x-service-mfa-authorization': jwt },
+    })
   }
   throw failure
 }
@@ -80,9 +89,15 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
 function failureOf(status: number, body: any): ApiFailure {
   if (status === 429) {
     const seconds = Math.max(1, Math.ceil(Number(body?.retry_after ?? 1)))
-    return new ApiFailure(429, body?.code ?? 0, `Too many attempts. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, body ?? {})
+    return new ApiFailure(
+      429,
+      body?.code ?? 0,
+      `Too many attempts. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+      body ?? {},
+    )
   }
-  if (body && typeof body === 'object' && typeof body.message === 'string') return new ApiFailure(status, Number(body.code ?? 0), body.message, body)
+  if (body && typeof body === 'object' && typeof body.message === 'string')
+    return new ApiFailure(status, Number(body.code ?? 0), body.message, body)
   return new ApiFailure(status, 0, `The server answered ${status}. Try again later.`, {})
 }
 
@@ -95,7 +110,8 @@ export function flattenErrors(tree: ErrorTree | undefined, prefix = ''): Map<str
       const list = (value as FieldError[]).map((e) => e.message)
       if (list.length) out.set(prefix, [...(out.get(prefix) ?? []), ...list])
     } else if (value && typeof value === 'object') {
-      for (const [path, messages] of flattenErrors(value as ErrorTree, prefix ? `${prefix}.${key}` : key)) out.set(path, messages)
+      for (const [path, messages] of flattenErrors(value as ErrorTree, prefix ? `${prefix}.${key}` : key))
+        out.set(path, messages)
     }
   }
   return out

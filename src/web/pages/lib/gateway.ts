@@ -6,7 +6,9 @@ export function currentSessionHash(timeoutMs = 5000): Promise<string | null> {
   const token = session.token()
   if (!token) return Promise.resolve(null)
   return new Promise((resolve) => {
-    const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway?v=9&encoding=json`)
+    const socket = new WebSocket(
+      `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway?v=9&encoding=json`,
+    )
     const done = (hash: string | null) => {
       clearTimeout(timer)
       resolve(hash)
@@ -20,8 +22,12 @@ export function currentSessionHash(timeoutMs = 5000): Promise<string | null> {
       } catch {
         return done(null)
       }
-      if (frame.op === 10) socket.send(JSON.stringify({ op: 2, d: { token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 } }))
-      else if (frame.op === 0 && frame.t === 'READY') done(typeof frame.d?.auth_session_id_hash === 'string' ? frame.d.auth_session_id_hash : null)
+      if (frame.op === 10)
+        socket.send(
+          JSON.stringify({ op: 2, d: { token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 } }),
+        )
+      else if (frame.op === 0 && frame.t === 'READY')
+        done(typeof frame.d?.auth_session_id_hash === 'string' ? frame.d.auth_session_id_hash : null)
     })
     socket.addEventListener('error', () => done(null))
     socket.addEventListener('close', () => done(null))
@@ -80,7 +86,9 @@ export class GatewayConnection {
   }
 
   private connect(): void {
-    const socket = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway?v=9&encoding=json`)
+    const socket = new WebSocket(
+      `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway?v=9&encoding=json`,
+    )
     this.socket = socket
     this.seq = null
     socket.addEventListener('message', (event) => this.receive(socket, event))
@@ -110,7 +118,12 @@ export class GatewayConnection {
           }, delay))
         clearTimeout(this.beat)
         beat(Math.floor(interval * Math.random()))
-        socket.send(JSON.stringify({ op: 2, d: { token: this.token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 } }))
+        socket.send(
+          JSON.stringify({
+            op: 2,
+            d: { token: this.token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 },
+          }),
+        )
         return
       }
       case 11:

@@ -4,7 +4,11 @@ import { $, forgetLinkToken, show, takeLinkToken } from './ui'
 
 export type LinkOutcome = { title: string; message: string; next?: { href: string; label: string } }
 
-export async function runLinkPage(page: string, act: (token: string) => Promise<LinkOutcome>, failedTitle: string): Promise<void> {
+export async function runLinkPage(
+  page: string,
+  act: (token: string) => Promise<LinkOutcome>,
+  failedTitle: string,
+): Promise<void> {
   const token = takeLinkToken(page)
   const title = $('#title')
   const error = $('#error')
@@ -28,7 +32,11 @@ export async function runLinkPage(page: string, act: (token: string) => Promise<
   } catch (failure) {
     title.textContent = failedTitle
     const messages = failure instanceof ApiFailure ? [...flattenErrors(failure.errors).values()].flat() : []
-    error.textContent = messages.length ? `${messages.join(' ')} The link may have expired or been used already.` : failure instanceof Error ? failure.message : String(failure)
+    error.textContent = messages.length
+      ? `${messages.join(' ')} The link may have expired or been used already.`
+      : failure instanceof Error
+        ? failure.message
+        : String(failure)
     if (failure instanceof ApiFailure && failure.status === 400) forgetLinkToken(page)
     next('/login', 'Go to login')
   }

@@ -14,7 +14,14 @@ export type CallView = {
   speaking: (userId: string, speaking: boolean) => void
 }
 
-type Offer = { lobby_id: string; revision: number; sdp: string; mic_mid: string; slots: { mid: string; user_id: string }[]; ice_servers?: RTCIceServer[] }
+type Offer = {
+  lobby_id: string
+  revision: number
+  sdp: string
+  mic_mid: string
+  slots: { mid: string; user_id: string }[]
+  ice_servers?: RTCIceServer[]
+}
 
 /** The server takes this many candidates per connection (src/voice/limits.ts MAX_CANDIDATES). */
 const MAX_CANDIDATES = 20
@@ -56,7 +63,10 @@ export class LobbyCall {
     if (!this.gateway.open) throw new Error('Not connected to the server. Wait a moment and try again.')
     let mic: MediaStream
     try {
-      mic = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true }, video: false })
+      mic = await navigator.mediaDevices.getUserMedia({
+        audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+        video: false,
+      })
     } catch (error) {
       throw new Error(`The microphone is not available: ${error instanceof Error ? error.message : String(error)}`)
     }
@@ -94,7 +104,8 @@ export class LobbyCall {
     this.chain = this.chain
       .then(() => this.answer(offer))
       .catch((error) => {
-        if (this.joined) this.end(`The call could not be set up: ${error instanceof Error ? error.message : String(error)}`)
+        if (this.joined)
+          this.end(`The call could not be set up: ${error instanceof Error ? error.message : String(error)}`)
       })
   }
 
@@ -117,7 +128,17 @@ export class LobbyCall {
       const c = event.candidate
       if (c && (!c.candidate || this.candidates >= MAX_CANDIDATES)) return
       if (c) this.candidates += 1
-      this.gateway.send(101, { lobby_id: this.lobbyId, candidate: c ? { candidate: c.candidate, sdpMid: c.sdpMid, sdpMLineIndex: c.sdpMLineIndex, usernameFragment: c.usernameFragment } : null })
+      this.gateway.send(101, {
+        lobby_id: this.lobbyId,
+        candidate: c
+          ? {
+              candidate: c.candidate,
+              sdpMid: c.sdpMid,
+              sdpMLineIndex: c.sdpMLineIndex,
+              usernameFragment: c.usernameFragment,
+            }
+          : null,
+      })
     })
     pc.addEventListener('track', (event) => {
       const mid = event.transceiver.mid
@@ -158,7 +179,8 @@ export class LobbyCall {
     // Right away, without waiting for ICE gathering: the candidates follow with op 101.
     this.gateway.send(100, { lobby_id: this.lobbyId, revision: offer.revision, sdp: pc.localDescription!.sdp })
     this.slots = new Map(offer.slots.map((s) => [s.mid, s.user_id]))
-    for (const user of this.speakers) if (user !== this.me && ![...this.slots.values()].includes(user)) this.setSpeaking(user, false)
+    for (const user of this.speakers)
+      if (user !== this.me && ![...this.slots.values()].includes(user)) this.setSpeaking(user, false)
     this.view.inCall([...this.slots.values()])
   }
 
@@ -175,7 +197,8 @@ export class LobbyCall {
     const now = performance.now()
     const midOfTrack = new Map(pc.getTransceivers().map((t) => [t.receiver.track.id, t.mid]))
     stats.forEach((report: any) => {
-      if (report.kind !== 'audio' || typeof report.audioLevel !== 'number' || report.audioLevel <= SPEAKING_LEVEL) return
+      if (report.kind !== 'audio' || typeof report.audioLevel !== 'number' || report.audioLevel <= SPEAKING_LEVEL)
+        return
       if (report.type === 'media-source' && !this.muted) this.loudAt.set(this.me, now)
       else if (report.type === 'inbound-rtp') {
         const user = this.slots.get(report.mid ?? midOfTrack.get(report.trackIdentifier) ?? '')

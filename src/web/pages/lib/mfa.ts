@@ -21,7 +21,12 @@ const INPUT_LABELS: Record<string, string> = {
 export const CODE_ERRORS = { 50037: 'code', 60005: 'code', 60006: 'code', 60008: 'code', 60010: 'code' }
 
 /** The methods of an MFA login body ({totp, sms, backup, webauthn}) in the shape elevation uses. */
-export function methodsOfLogin(body: { totp?: boolean; sms?: boolean; backup?: boolean; webauthn?: string | null }): MfaMethod[] {
+export function methodsOfLogin(body: {
+  totp?: boolean
+  sms?: boolean
+  backup?: boolean
+  webauthn?: string | null
+}): MfaMethod[] {
   const methods: MfaMethod[] = []
   if (body.webauthn) methods.push({ type: 'webauthn', challenge: body.webauthn })
   if (body.totp) methods.push({ type: 'totp' })
@@ -49,7 +54,14 @@ export type FactorOptions = {
 export function factorForm(options: FactorOptions): HTMLFormElement {
   const methods = options.methods.length ? options.methods : [{ type: 'totp' }]
   let current = methods[0]
-  const input = el('input', { id: 'mfa-code', name: 'code', type: 'text', autocomplete: 'one-time-code', spellcheck: 'false', required: true })
+  const input = el('input', {
+    id: 'mfa-code',
+    name: 'code',
+    type: 'text',
+    autocomplete: 'one-time-code',
+    spellcheck: 'false',
+    required: true,
+  })
   const label = el('label', { for: 'mfa-code' })
   const codeField = el('div', { class: 'field' }, label, input)
   const smsNote = el('p', { class: 'hint', role: 'status' })
@@ -63,13 +75,21 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
       el(
         'div',
         { class: 'field inline' },
-        el('input', { type: 'radio', name: 'method', id, value: method.type, checked: method === current, onchange: () => select(method) }),
+        el('input', {
+          type: 'radio',
+          name: 'method',
+          id,
+          value: method.type,
+          checked: method === current,
+          onchange: () => select(method),
+        }),
         el('label', { for: id }, LABELS[method.type] ?? method.type),
       ),
     )
   }
   const actions = el('div', { class: 'actions' }, submitButton)
-  if (options.onCancel) actions.append(el('button', { type: 'button', class: 'secondary', onclick: () => options.onCancel!() }, 'Cancel'))
+  if (options.onCancel)
+    actions.append(el('button', { type: 'button', class: 'secondary', onclick: () => options.onCancel!() }, 'Cancel'))
   const form = el(
     'form',
     { class: 'factor', novalidate: true },
@@ -98,21 +118,32 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
   select(current)
 
   sendButton.addEventListener('click', () =>
-    submitting(form, async () => {
-      smsNote.textContent = `Code sent to ${await options.sendSms!()}.`
-      input.focus()
-    }, CODE_ERRORS),
+    submitting(
+      form,
+      async () => {
+        smsNote.textContent = `Code sent to ${await options.sendSms!()}.`
+        input.focus()
+      },
+      CODE_ERRORS,
+    ),
   )
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    void submitting(form, async () => {
-      const data = current.type === 'webauthn' ? await signChallenge(current.challenge!) : input.value.trim().replace(/\s+/g, current.type === 'password' ? ' ' : '')
-      if (current.type !== 'password' && current.type !== 'webauthn' && !data) {
-        input.focus()
-        throw new Error('Enter the code.')
-      }
-      await options.submit(current.type, current.type === 'password' ? input.value : data)
-    }, CODE_ERRORS)
+    void submitting(
+      form,
+      async () => {
+        const data =
+          current.type === 'webauthn'
+            ? await signChallenge(current.challenge!)
+            : input.value.trim().replace(/\s+/g, current.type === 'password' ? ' ' : '')
+        if (current.type !== 'password' && current.type !== 'webauthn' && !data) {
+          input.focus()
+          throw new Error('Enter the code.')
+        }
+        await options.submit(current.type, current.type === 'password' ? input.value : data)
+      },
+      CODE_ERRORS,
+    )
   })
   return form
 }
@@ -136,10 +167,17 @@ export function installElevationDialog(): void {
           methods: mfa.methods,
           title: 'Confirm it’s you',
           submit: async (type, data) => {
-            const { token } = await api<{ token: string }>('POST', '/mfa/finish', { ticket: mfa.ticket, mfa_type: type, data }, { elevate: false })
+            const { token } = await api<{ token: string }>(
+              'POST',
+              '/mfa/finish',
+              { ticket: mfa.ticket, mfa_type: type, data },
+              { elevate: false },
+            )
             close(token)
           },
-          sendSms: async () => (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket: mfa.ticket }, { anonymous: true })).phone,
+          sendSms: async () =>
+            (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket: mfa.ticket }, { anonymous: true }))
+              .phone,
           onCancel: () => close(),
         })
         form.querySelector('h2')!.id = 'elevate-title'

@@ -8,16 +8,31 @@ export const PASSWORD_MAX = 72
 
 /** Put a strength meter under `input` that follows what is typed. */
 export function strengthMeter(input: HTMLInputElement): void {
-  const meter = el('meter', { min: 0, max: 4, low: 2, high: 3, optimum: 4, value: 0, 'aria-label': 'Password strength' })
+  const meter = el('meter', {
+    min: 0,
+    max: 4,
+    low: 2,
+    high: 3,
+    optimum: 4,
+    value: 0,
+    'aria-label': 'Password strength',
+  })
   const words = el('p', { class: 'hint', 'aria-live': 'polite' })
   input.closest('.field')!.append(meter, words)
   let latest = 0
   const check = debounce(async (password: string) => {
     const mine = ++latest
-    if (password.length < PASSWORD_MIN) return void ((meter.value = 0), (words.textContent = password ? `At least ${PASSWORD_MIN} characters.` : ''))
-    if (password.length > PASSWORD_MAX) return void ((meter.value = 0), (words.textContent = `At most ${PASSWORD_MAX} characters.`))
+    if (password.length < PASSWORD_MIN)
+      return void ((meter.value = 0), (words.textContent = password ? `At least ${PASSWORD_MIN} characters.` : ''))
+    if (password.length > PASSWORD_MAX)
+      return void ((meter.value = 0), (words.textContent = `At most ${PASSWORD_MAX} characters.`))
     try {
-      const r = await api<{ valid: boolean; password_strength: number }>('POST', '/auth/password/validate', { password }, { anonymous: true })
+      const r = await api<{ valid: boolean; password_strength: number }>(
+        'POST',
+        '/auth/password/validate',
+        { password },
+        { anonymous: true },
+      )
       if (mine !== latest) return
       meter.value = r.password_strength
       words.textContent = `${WORDS[r.password_strength] ?? ''}${r.valid ? '' : ' — choose a stronger password.'}`

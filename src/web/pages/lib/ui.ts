@@ -11,7 +11,11 @@ export function $<T extends HTMLElement = HTMLElement>(selector: string, root: P
 type Attrs = Record<string, string | boolean | number | undefined | ((event: Event) => void)>
 
 /** An element with attributes (`on…` functions become listeners) and children (strings become text). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string | null | undefined | false)[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Node | string | null | undefined | false)[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag)
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue
@@ -29,7 +33,10 @@ export function show(node: HTMLElement, visible = true): void {
 
 /** Field name of an input for error paths: its `name`, or `data-field` when several inputs share one error. */
 function fieldOf(form: HTMLElement, path: string): HTMLElement | null {
-  return form.querySelector<HTMLElement>(`[data-field="${CSS.escape(path)}"]`) ?? form.querySelector<HTMLElement>(`[name="${CSS.escape(path)}"]`)
+  return (
+    form.querySelector<HTMLElement>(`[data-field="${CSS.escape(path)}"]`) ??
+    form.querySelector<HTMLElement>(`[name="${CSS.escape(path)}"]`)
+  )
 }
 
 function errorSlot(form: HTMLElement, input: HTMLElement): HTMLElement {
@@ -62,7 +69,8 @@ export function clearErrors(form: HTMLElement): void {
  */
 export function showErrors(form: HTMLElement, error: unknown, codeFields: Record<number, string> = {}): void {
   clearErrors(form)
-  const failure = error instanceof ApiFailure ? error : new ApiFailure(0, -1, error instanceof Error ? error.message : String(error))
+  const failure =
+    error instanceof ApiFailure ? error : new ApiFailure(0, -1, error instanceof Error ? error.message : String(error))
   const leftover: string[] = []
   let first: HTMLElement | null = null
   const place = (path: string, messages: string[]) => {
@@ -85,7 +93,11 @@ export function showErrors(form: HTMLElement, error: unknown, codeFields: Record
 }
 
 /** Disable a form's buttons while `work` runs; errors land on the form. Returns whether `work` succeeded. */
-export async function submitting(form: HTMLElement, work: () => Promise<void>, codeFields?: Record<number, string>): Promise<boolean> {
+export async function submitting(
+  form: HTMLElement,
+  work: () => Promise<void>,
+  codeFields?: Record<number, string>,
+): Promise<boolean> {
   const buttons = [...form.querySelectorAll<HTMLButtonElement>('button')]
   buttons.forEach((b) => (b.disabled = true))
   form.setAttribute('aria-busy', 'true')
@@ -121,7 +133,8 @@ export function takeLinkToken(page: string, pathPrefix?: string): string | null 
   let token: string | null = null
   const fragment = new URLSearchParams(location.hash.slice(1))
   if (fragment.get('token')) token = fragment.get('token')
-  else if (pathPrefix && location.pathname.startsWith(`${pathPrefix}/`)) token = decodeURIComponent(location.pathname.slice(pathPrefix.length + 1)) || null
+  else if (pathPrefix && location.pathname.startsWith(`${pathPrefix}/`))
+    token = decodeURIComponent(location.pathname.slice(pathPrefix.length + 1)) || null
   if (token) {
     sessionStorage.setItem(key, token)
     history.replaceState(null, '', (pathPrefix ?? location.pathname) + location.search)
