@@ -14,13 +14,23 @@ const MULTIPART_ROUTES = [/\/channels\/:channelId\/messages$/, /\/lobbies\/:lobb
 /** The body as bytes, refused with 413 past the limit and 408 past the deadline. */
 async function readLimited(request: Request): Promise<Uint8Array> {
   const max = config().maxBodyBytes
-  const reader = request.body!.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
   let timer: Timer | undefined
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(requestTimeout()), config().bodyTimeoutMs)
   })
+  // With a Content-Length within the limit (onRequest refused larger ones) Bun reads exactly that many bytes: one
+  // native read, no stream of chunks to count (a tenth of a small POST's time went to the stream machinery).
+  const length = request.headers.get('content-length')
+  if (length !== null && request.headers.get('transfer-encoding') === null && /^\d+$/.test(length) && Number(length) <= max) {
+    try {
+      return new Uint8Array(await Promise.race([request.arrayBuffer(), deadline]))
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const reader = request.body!.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
   try {
     for (;;) {
       const { done, value } = await Promise.race([reader.read(), deadline])
