@@ -21,7 +21,12 @@ async function readLimited(request: Request): Promise<Uint8Array> {
   // With a Content-Length within the limit (onRequest refused larger ones) Bun reads exactly that many bytes: one
   // native read, no stream of chunks to count (a tenth of a small POST's time went to the stream machinery).
   const length = request.headers.get('content-length')
-  if (length !== null && request.headers.get('transfer-encoding') === null && /^\d+$/.test(length) && Number(length) <= max) {
+  if (
+    length !== null &&
+    request.headers.get('transfer-encoding') === null &&
+    /^\d+$/.test(length) &&
+    Number(length) <= max
+  ) {
     try {
       return new Uint8Array(await Promise.race([request.arrayBuffer(), deadline]))
     } finally {
