@@ -2,7 +2,7 @@
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
 // page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
 // inside an open transaction too, and the `tx` parameters stay for a store that goes async.
-import { and, asc, count, desc, eq, getTableColumns, gt, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
 import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import {
   channels,
@@ -258,35 +258,17 @@ export function guildChannels(guildId: string, _tx?: DB): ChannelRow[] {
 // A page of channel messages: newest first; after a cursor alone, the oldest ones newer than it, read ascending.
 const messageOrder = sql`CAST(${messages.id} AS INTEGER)`
 const inChannel = eq(messages.channelId, ph('channelId'))
-const pageNewest = prepared((d) =>
-  d.select().from(messages).where(inChannel).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
+const messagePage = (where: SQL | undefined, order: SQL) =>
+  prepared((d) => d.select().from(messages).where(where).orderBy(order).limit(ph('limit')).prepare())
+const pageNewest = messagePage(inChannel, desc(messageOrder))
+const pageBefore = messagePage(
+  and(inChannel, sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`),
+  desc(messageOrder),
 )
-const pageBefore = prepared((d) =>
-  d
-    .select()
-    .from(messages)
-    .where(and(inChannel, sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`))
-    .orderBy(desc(messageOrder))
-    .limit(ph('limit'))
-    .prepare(),
-)
-const pageAfter = prepared((d) =>
-  d
-    .select()
-    .from(messages)
-    .where(and(inChannel, sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`))
-    .orderBy(asc(messageOrder))
-    .limit(ph('limit'))
-    .prepare(),
-)
-const pageAtOrBefore = prepared((d) =>
-  d
-    .select()
-    .from(messages)
-    .where(and(inChannel, sql`${messageOrder} <= CAST(${ph('around')} AS INTEGER)`))
-    .orderBy(desc(messageOrder))
-    .limit(ph('limit'))
-    .prepare(),
+const pageAfter = messagePage(and(inChannel, sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`), asc(messageOrder))
+const pageAtOrBefore = messagePage(
+  and(inChannel, sql`${messageOrder} <= CAST(${ph('around')} AS INTEGER)`),
+  desc(messageOrder),
 )
 
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */

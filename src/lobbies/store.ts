@@ -3,7 +3,7 @@
 // The queries of the hot paths are prepared once (`prepared()`, db/client.ts). bun:sqlite is one synchronous
 // connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
 // their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
-import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
 import { db, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
 import {
   lobbies,
@@ -254,20 +254,13 @@ const userLobbyCount = prepared((d) =>
     .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId'))))
     .prepare(),
 )
-const lobbyIdsOf = prepared((d) =>
-  d
-    .select({ id: lobbyMembers.lobbyId })
-    .from(lobbyMembers)
-    .where(eq(lobbyMembers.userId, ph('userId')))
-    .prepare(),
-)
-const lobbyIdsOfApp = prepared((d) =>
-  d
-    .select({ id: lobbyMembers.lobbyId })
-    .from(lobbyMembers)
-    .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId'))))
-    .prepare(),
-)
+// The lobbies a user is in (of one application): for Gateway topics, and whose idle countdowns stop when they come online.
+const ofUser = eq(lobbyMembers.userId, ph('userId'))
+const ofUserInApp = and(ofUser, eq(lobbyMembers.applicationId, ph('applicationId')))
+const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
+  d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where)
+const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
+const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 const memberIdsOf = prepared((d) =>
   d
     .select({ id: lobbyMembers.userId })
@@ -284,42 +277,14 @@ const connectedMember = prepared((d) =>
     .prepare(),
 )
 // A member came online: the countdown of each of their lobbies (of one application) stops.
-const idleDeadlinesClearOf = prepared((d) =>
+const idleDeadlinesClear = (d: DB, members: SQL | undefined) =>
   d
     .update(lobbies)
     .set({ idleDeadline: null })
-    .where(
-      and(
-        isNotNull(lobbies.idleDeadline),
-        inArray(
-          lobbies.id,
-          d
-            .select({ id: lobbyMembers.lobbyId })
-            .from(lobbyMembers)
-            .where(eq(lobbyMembers.userId, ph('userId'))),
-        ),
-      ),
-    )
-    .prepare(),
-)
-const idleDeadlinesClearOfApp = prepared((d) =>
-  d
-    .update(lobbies)
-    .set({ idleDeadline: null })
-    .where(
-      and(
-        isNotNull(lobbies.idleDeadline),
-        inArray(
-          lobbies.id,
-          d
-            .select({ id: lobbyMembers.lobbyId })
-            .from(lobbyMembers)
-            .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId')))),
-        ),
-      ),
-    )
-    .prepare(),
-)
+    .where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, lobbyIdsWhere(d, members))))
+    .prepare()
+const idleDeadlinesClearOf = prepared((d) => idleDeadlinesClear(d, ofUser))
+const idleDeadlinesClearOfApp = prepared((d) => idleDeadlinesClear(d, ofUserInApp))
 
 /** A lobby's members, oldest first (joined_at, then user id). */
 export function listMembers(lobbyId: string, _tx?: DB): LobbyMemberRow[] {
@@ -469,36 +434,12 @@ const messageOrder = sql`CAST(${lobbyMessages.id} AS INTEGER)`
 const inLobby = eq(lobbyMessages.lobbyId, ph('lobbyId'))
 const beforeCursor = sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`
 const afterCursor = sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`
-const pageNewest = prepared((d) =>
-  d.select().from(lobbyMessages).where(inLobby).orderBy(desc(messageOrder)).limit(ph('limit')).prepare(),
-)
-const pageBefore = prepared((d) =>
-  d
-    .select()
-    .from(lobbyMessages)
-    .where(and(inLobby, beforeCursor))
-    .orderBy(desc(messageOrder))
-    .limit(ph('limit'))
-    .prepare(),
-)
-const pageBetween = prepared((d) =>
-  d
-    .select()
-    .from(lobbyMessages)
-    .where(and(inLobby, beforeCursor, afterCursor))
-    .orderBy(desc(messageOrder))
-    .limit(ph('limit'))
-    .prepare(),
-)
-const pageAfter = prepared((d) =>
-  d
-    .select()
-    .from(lobbyMessages)
-    .where(and(inLobby, afterCursor))
-    .orderBy(asc(messageOrder))
-    .limit(ph('limit'))
-    .prepare(),
-)
+const messagePage = (where: SQL | undefined, order: SQL) =>
+  prepared((d) => d.select().from(lobbyMessages).where(where).orderBy(order).limit(ph('limit')).prepare())
+const pageNewest = messagePage(inLobby, desc(messageOrder))
+const pageBefore = messagePage(and(inLobby, beforeCursor), desc(messageOrder))
+const pageBetween = messagePage(and(inLobby, beforeCursor, afterCursor), desc(messageOrder))
+const pageAfter = messagePage(and(inLobby, afterCursor), asc(messageOrder))
 
 export type MessageInsert = Pick<
   typeof lobbyMessages.$inferInsert,
