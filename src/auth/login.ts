@@ -82,8 +82,7 @@ export async function login(input: LoginInput, context: LoginContext) {
     throw newLoginLocation()
   }
   // The policy's verdict (a dictionary check of ~5-20 ms on this thread) is kept with the password: judged once.
-  let weak = user.passwordWeak
-  if (weak === null) weak = passwordProblem(input.password) !== null
+  const weak = user.passwordWeak ?? passwordProblem(input.password) !== null
   if (needsRehash(user.passwordHash!)) {
     updateUser(user.id, { passwordHash: await hashPassword(input.password), passwordWeak: weak })
   } else if (user.passwordWeak === null) {

@@ -26,13 +26,14 @@ export function setTokenResolvers(next: typeof resolvers): void {
 
 // Token -> caller answers, so that a request does not hash its token and read the database to learn who it is. A
 // Map kept in use order (LRU), bounded. Only successful answers are kept (a flood of wrong tokens cannot fill it).
-// Every write that could end a token's life (a session ended, an account changed, a bot token reset, an application
-// or grant removed) calls forgetCallers() in the same process; writes by another process (the CLI) are seen through
-// the database's change counter (setCallerCacheGuard) before each lookup.
+// Every store write that could end a token's life (sessions deleted, the user row changed, a refresh token spent, a
+// token family revoked) calls forgetCallers() in the same process; writes by another process (the CLI) are seen
+// through the database's change counter (setCallerCacheGuard), looked at once per millisecond.
 const CACHE_MAX = 4096
 const cache = new Map<string, Resolved<Caller>>()
 let guard: (() => number) | undefined
 let guardSeen: number | undefined
+let guardCheckedAt = 0
 
 /** Drop every cached answer: call after any write that may end or change what a token resolves to. */
 export function forgetCallers(): void {
@@ -46,8 +47,6 @@ export function setCallerCacheGuard(next: (() => number) | undefined): void {
   guardCheckedAt = 0
   cache.clear()
 }
-
-let guardCheckedAt = 0
 
 function cached(key: string, now: number): Caller | undefined {
   // Asked at most once per millisecond of real time (a statement each time costs ~10 % of a cached request): another
