@@ -3,7 +3,8 @@
 // spaces, quotes or line breaks are JSON-quoted.
 //
 // Info and debug lines go to stdout through a buffer: a request appends one string, and the buffer is handed to a
-// non-blocking writer once per event-loop turn, so a slow reader of stdout never stalls a request. Errors and
+// non-blocking writer every few milliseconds (a write per event-loop turn cost ~7 % of a cached request), so a slow
+// reader of stdout never stalls a request. Errors and
 // warnings are written to stderr at once (they are rare and must survive a crash). The CLI sends everything to stderr,
 // keeping stdout for its JSON.
 import type { FileSink } from 'bun'
@@ -55,11 +56,18 @@ let dropped = 0
 let broken = false
 /** What waits while stdout does not keep up; past it, lines are counted and dropped rather than held. */
 const MAX_PENDING_CHARS = 4 * 1024 * 1024
+/** How long a line may wait in the buffer, and how much may wait before it is handed over at once. */
+const FLUSH_EVERY_MS = 5
+const FLUSH_AT_CHARS = 64 * 1024
 
 function flushSoon(): void {
+  if (pending.length >= FLUSH_AT_CHARS && !inFlight) {
+    flushPending()
+    return
+  }
   if (scheduled) return
   scheduled = true
-  setImmediate(flushPending)
+  setTimeout(flushPending, FLUSH_EVERY_MS)
 }
 
 function stdoutFailed(error: unknown): void {

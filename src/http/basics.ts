@@ -54,6 +54,8 @@ function statusOf(value: unknown): number {
 
 export const httpBasics = new Elysia({ name: 'http-basics' })
   .use(rateLimits)
+  // Every hook destructures the context and never hands it to a function: Elysia reads the hooks' source to decide
+  // what each request prepares (headers object, query, cookies), and a context passed whole means all of it.
   .onRequest((ctx) => {
     const { request, set, server } = ctx
     const trace: Trace = {
@@ -75,7 +77,8 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   })
   .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
   .onError({ as: 'global' }, (ctx) => {
-    const response = errorFor(ctx)
+    const { code, error, request, route } = ctx as typeof ctx & { route?: string }
+    const response = errorFor(code, error, request.method, route)
     const trace = (ctx as Traced)[TRACE]
     if (trace) trace.status = response.status
     return response
@@ -96,17 +99,7 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   })
   .as('global')
 
-function errorFor({
-  code,
-  error,
-  request,
-  route,
-}: {
-  code: string | number
-  error: unknown
-  request: Request
-  route?: string
-}): Response {
+function errorFor(code: string | number, error: unknown, method: string, route: string | undefined): Response {
   if (error instanceof ApiError) return errorResponse(error)
   switch (code) {
     case 'VALIDATION':
@@ -127,7 +120,7 @@ function errorFor({
   }
   // The route template, not the path: a path may carry a token.
   log.error('unhandled error', {
-    method: request.method,
+    method,
     route: route || UNMATCHED,
     error: String((error as Error)?.stack ?? error),
   })

@@ -43,10 +43,15 @@ function security(rule: AuthRule) {
   return kinds.map((kind) => ({ [names[kind]]: kind === 'bearer' && scope ? [scope] : [] }))
 }
 
+// Written with the context destructured, never passed whole: Elysia reads a hook's source to decide what to prepare
+// per request, and a context handed to a function makes it parse headers, query and cookies for every request.
 function guard(rule: AuthRule) {
-  const check = (ctx: Context) =>
-    (ctx[CALLER] ??= authorize(resolveAuthorization(ctx.request.headers.get('authorization')), rule))
-  return { transform: (ctx: Context) => void check(ctx), resolve: check }
+  const check = (request: Request) => authorize(resolveAuthorization(request.headers.get('authorization')), rule)
+  const transform = (ctx: Context) => {
+    const { request } = ctx
+    ctx[CALLER] ??= check(request)
+  }
+  return { transform, check }
 }
 
 const userOnly = guard('user')
@@ -58,14 +63,22 @@ const userOnly = guard('user')
  */
 export const identity = new Elysia({ name: 'identity' }).macro({
   auth: (rule: AuthRule) => {
-    const { transform, resolve } = guard(rule)
-    return { detail: { security: security(rule) }, transform, resolve: (ctx: Context) => ({ caller: resolve(ctx) }) }
+    const { transform, check } = guard(rule)
+    return {
+      detail: { security: security(rule) },
+      transform,
+      resolve: (ctx: Context) => {
+        const { request } = ctx
+        return { caller: (ctx[CALLER] ??= check(request)) }
+      },
+    }
   },
   user: {
     detail: { security: security('user') },
     transform: userOnly.transform,
     resolve(ctx: Context): { caller: UserCaller } {
-      const caller = userOnly.resolve(ctx)
+      const { request } = ctx
+      const caller = (ctx[CALLER] ??= userOnly.check(request))
       if (caller.kind !== 'user') throw Errors.unauthorized()
       return { caller }
     },
