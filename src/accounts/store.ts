@@ -5,6 +5,7 @@
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
+import { rowCache } from '../db/cache'
 import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import {
   authSessions,
@@ -39,8 +40,11 @@ const userIdsByIds = prepared((d) =>
   d.select({ id: users.id }).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare(),
 )
 
+// The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
+const userRows = rowCache<string, UserRow>(8192)
+
 export function findUser(id: string): UserRow | undefined {
-  return userById().get({ id })
+  return userRows.read(id, () => userById().get({ id }))
 }
 
 /** The users among these ids, by id (one query for a page of authors). */
@@ -67,6 +71,7 @@ export function findUserByPhone(phone: string): UserRow | undefined {
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
 export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
+  if (row.id) userRows.forget(row.id)
   return tx.insert(users).values(row).returning().get()
 }
 
@@ -85,6 +90,7 @@ export function isUserActive(id: string): boolean {
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
 export function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): void {
+  userRows.forget(id)
   db()
     .update(users)
     .set({ passwordWeak: weak })
@@ -95,6 +101,7 @@ export function setPasswordVerdict(id: string, passwordHash: string, weak: boole
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
 export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
   forgetCallers() // the account's state decides whether its tokens work
+  userRows.forget(id)
   // A new password has not been judged by the policy unless the caller says so.
   if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
   return db().update(users).set(patch).where(eq(users.id, id)).returning().get()

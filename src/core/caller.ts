@@ -2,6 +2,7 @@
 // The domains that own the tokens register how a token resolves (app.ts wires them), so http/ and gateway/
 // resolve tokens without importing any domain.
 import { clock } from './clock'
+import { Lru } from './lru'
 
 export type UserCaller = { kind: 'user'; userId: string; sessionId: string; sessionIdHash: string }
 export type BotCaller = { kind: 'bot'; userId: string; applicationId: string }
@@ -29,8 +30,7 @@ export function setTokenResolvers(next: typeof resolvers): void {
 // Every store write that could end a token's life (sessions deleted, the user row changed, a refresh token spent, a
 // token family revoked) calls forgetCallers() in the same process; writes by another process (the CLI) are seen
 // through the database's change counter (setCallerCacheGuard), looked at once per millisecond.
-const CACHE_MAX = 4096
-const cache = new Map<string, Resolved<Caller>>()
+const cache = new Lru<string, Resolved<Caller>>(4096)
 let guard: (() => number) | undefined
 let guardSeen: number | undefined
 let guardCheckedAt = 0
@@ -63,15 +63,15 @@ function cached(key: string, now: number): Caller | undefined {
   }
   const hit = cache.get(key)
   if (!hit) return undefined
-  cache.delete(key)
-  if (hit.until <= now) return undefined
-  cache.set(key, hit) // most recently used last
+  if (hit.until <= now) {
+    cache.delete(key)
+    return undefined
+  }
   return hit.caller
 }
 
 function remember<C extends Caller>(key: string, resolved: Resolved<C> | undefined): C | undefined {
   if (!resolved) return undefined
-  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!)
   cache.set(key, resolved)
   return resolved.caller
 }

@@ -260,12 +260,21 @@ export function reading<T>(fn: () => T): T {
   if (!handle || handle.inTransaction) return fn()
   const { begin, commit } = snapshotStatements()
   begin.run()
+  inSnapshot = true
   try {
     return fn()
   } finally {
+    inSnapshot = false
     // Nothing was written: COMMIT ends the read transaction whether fn returned or threw.
     if (handle.inTransaction) commit.run()
   }
+}
+
+let inSnapshot = false
+
+/** A transaction that may write is open: what is read now may still be rolled back (db/cache.ts keeps none of it). */
+export function inWriteTransaction(): boolean {
+  return sqlite !== undefined && sqlite.inTransaction && !inSnapshot
 }
 
 /** Run fn in one IMMEDIATE transaction (synchronous: bun:sqlite transactions cannot span an await). */

@@ -27,20 +27,21 @@ function platformQuery(raw: string | undefined): Platform | undefined {
 
 export const experimentsRoutes = new Elysia().get(
   '/experiments',
-  async (ctx) => {
-    const query = ctx.query as Record<string, string | undefined>
-    const withGuildExperiments = booleanQuery('with_guild_experiments', query.with_guild_experiments)
-    const platform = platformQuery(query.platform)
-    const authorization = ctx.request.headers.get('authorization')
-    const caller = authorization ? await optionalCaller(ctx.request) : undefined
+  ({ query, request, server }) => {
+    const q = query as Record<string, string | undefined>
+    const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
+    const platform = platformQuery(q.platform)
+    const authorization = request.headers.get('authorization')
+    const caller = authorization ? optionalCaller(request) : undefined
     if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
-    return experimentsFor({
+    const answer = experimentsFor({
       caller,
-      fingerprint: ctx.request.headers.get('x-fingerprint')?.trim() || null,
-      ip: clientIp(ctx.request, ctx.server),
+      fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
+      ip: () => clientIp(request, server),
       withGuildExperiments,
       platform,
     })
+    return answer
   },
   doc(
     'experiments',

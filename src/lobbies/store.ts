@@ -4,6 +4,7 @@
 // connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
 // their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
 import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
+import { rowCache } from '../db/cache'
 import { db, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
 import {
   lobbies,
@@ -16,6 +17,13 @@ import {
 } from './tables'
 
 const ph = sql.placeholder
+
+// A lobby's row and its member list, as the hot reads (GET, messages, joins) ask for them; every write below that
+// touches a lobby's row or members forgets that lobby (db/cache.ts has the rules).
+const lobbyRows = rowCache<string, LobbyRow>(4096)
+const memberLists = rowCache<string, LobbyMemberRow[]>(4096)
+const forgetLobby = (id: string) => lobbyRows.forget(id)
+const forgetMembers = (lobbyId: string) => memberLists.forget(lobbyId)
 
 // ---- lobbies
 
@@ -99,7 +107,7 @@ const idleDeadlineArm = prepared((d) =>
 )
 
 export function getLobby(id: string, _tx?: DB): LobbyRow | undefined {
-  return lobbyById().get({ id })
+  return lobbyRows.read(id, () => lobbyById().get({ id }))
 }
 
 export function getLobbyBySecret(_tx: DB, applicationId: string, secretHash: string): LobbyRow | undefined {
@@ -125,6 +133,8 @@ export type LobbyInsert = Pick<
 >
 
 export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
+  forgetLobby(row.id)
+  forgetMembers(row.id)
   return lobbyInsert().get({
     id: row.id,
     applicationId: row.applicationId,
@@ -141,34 +151,43 @@ export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
 
 /** Change columns of a lobby (a patch of any shape: built per call). */
 export function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): LobbyRow {
+  forgetLobby(id)
   return tx.update(lobbies).set(patch).where(eq(lobbies.id, id)).returning().get()
 }
 
 export function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): LobbyRow {
+  forgetLobby(id)
   return lobbyMetadataUpdate().get({ id, metadata: toJson(metadata) })!
 }
 
 export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
+  forgetLobby(id)
+  forgetMembers(id)
   return lobbyDelete().get({ id })
 }
 
 /** Delete a lobby only if its idle deadline has passed (the sweeper's compare-and-delete). */
 export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undefined {
+  forgetLobby(id)
+  forgetMembers(id)
   return idleLobbyDelete().get({ id, now })
 }
 
 /** Stop the lobby's idle countdown (someone keeps it active). */
 export function clearIdleDeadline(_tx: DB, id: string): void {
+  forgetLobby(id)
   idleDeadlineClear().run({ id })
 }
 
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
 export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
+  forgetLobby(id)
   idleDeadlineRestart().run({ id, now })
 }
 
 /** Start the countdown from `now` unless it already runs. */
 export function armIdleDeadlineRow(_tx: DB, id: string, now: number): void {
+  forgetLobby(id)
   idleDeadlineArm().run({ id, now })
 }
 
@@ -288,7 +307,7 @@ const idleDeadlinesClearOfApp = prepared((d) => idleDeadlinesClear(d, ofUserInAp
 
 /** A lobby's members, oldest first (joined_at, then user id). */
 export function listMembers(lobbyId: string, _tx?: DB): LobbyMemberRow[] {
-  return membersOf().all({ lobbyId }).sort(memberOrder)
+  return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
 }
 
 export function getMember(lobbyId: string, userId: string, _tx?: DB): LobbyMemberRow | undefined {
@@ -301,6 +320,7 @@ export type MemberInsert = Pick<
 >
 
 export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
+  forgetMembers(row.lobbyId)
   return memberInsert().get({
     lobbyId: row.lobbyId,
     userId: row.userId,
@@ -318,12 +338,14 @@ export function updateMember(
   userId: string,
   patch: { metadata: Metadata | null; flags?: number },
 ): LobbyMemberRow {
+  forgetMembers(lobbyId)
   const metadata = toJson(patch.metadata)
   if (patch.flags === undefined) return memberMetadataUpdate().get({ lobbyId, userId, metadata })!
   return memberUpdate().get({ lobbyId, userId, metadata, flags: patch.flags })!
 }
 
 export function deleteMember(_tx: DB, lobbyId: string, userId: string): LobbyMemberRow | undefined {
+  forgetMembers(lobbyId)
   return memberDelete().get({ lobbyId, userId })
 }
 
@@ -350,6 +372,7 @@ export function memberUserIds(_tx: DB, lobbyId: string): string[] {
 
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
 export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
+  lobbyRows.clear() // several lobbies at once
   if (applicationId) idleDeadlinesClearOfApp().run({ userId, applicationId })
   else idleDeadlinesClearOf().run({ userId })
 }
@@ -364,6 +387,7 @@ export function setVoice(
   userId: string,
   voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean },
 ): LobbyMemberRow | undefined {
+  forgetMembers(lobbyId)
   return tx
     .update(lobbyMembers)
     .set(voice)
@@ -374,6 +398,8 @@ export function setVoice(
 
 /** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
 export function resetVoiceAtStart(now: number): void {
+  lobbyRows.clear()
+  memberLists.clear()
   db().transaction(
     (tx) => {
       tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()

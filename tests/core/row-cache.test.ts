@@ -1,0 +1,131 @@
+// Hot rows (a lobby, its members, a user, whether MFA is on) are answered from in-memory caches (db/cache.ts).
+// Each test first reads through the API a few times (so the rows are cached), then changes them by a path a client
+// or an operator can take, and expects the very next read to show the change.
+import { Database } from 'bun:sqlite'
+import { afterEach, describe, expect, test } from 'bun:test'
+import { config } from '../../src/config'
+import { transaction } from '../../src/db/client'
+import { getLobby, updateLobbyMetadata } from '../../src/lobbies/store'
+import { api, makeUser, resetWorld } from '../helpers'
+import { createLobby, setup } from '../lobbies/helpers'
+import { elevated, totpCode, userWithTotp } from '../mfa/helpers'
+
+afterEach(resetWorld)
+
+async function readTimes<T>(n: number, read: () => Promise<T>): Promise<T> {
+  let last: T
+  for (let i = 0; i < n; i++) last = await read()
+  return last!
+}
+
+const lobbyGet = (bot: string, id: string) => api('GET', `/lobbies/${id}`, { token: bot })
+const me = (token: string) => api('GET', '/users/@me', { token })
+
+/** A second connection to the server's database: what the CLI (another process) writes through. */
+function otherConnection(): Database {
+  const other = new Database(config().databasePath)
+  other.exec('PRAGMA busy_timeout = 10000')
+  return other
+}
+
+describe('lobby rows and members', () => {
+  test('metadata, members and deletion show on the next GET', async () => {
+    const { bot, players } = await setup(2)
+    const lobby = await createLobby(bot, { metadata: { round: '1' }, members: [{ id: players[0].id }] })
+    await readTimes(3, () => lobbyGet(bot, lobby.id))
+
+    expect(
+      (await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: { round: '2' } } })).status,
+    ).toBe(200)
+    expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ round: '2' })
+
+    const put = await api('PUT', `/lobbies/${lobby.id}/members/${players[1].id}`, { token: bot, body: {} })
+    expect(put.status).toBe(200)
+    expect((await lobbyGet(bot, lobby.id)).body.members.map((m: { id: string }) => m.id)).toEqual([
+      players[0].id,
+      players[1].id,
+    ])
+
+    expect((await api('DELETE', `/lobbies/${lobby.id}/members/${players[0].id}`, { token: bot })).status).toBe(204)
+    await readTimes(3, () => lobbyGet(bot, lobby.id))
+    expect((await lobbyGet(bot, lobby.id)).body.members.map((m: { id: string }) => m.id)).toEqual([players[1].id])
+
+    expect((await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(204)
+    const gone = await lobbyGet(bot, lobby.id)
+    expect(gone.status).toBe(404)
+    expect(gone.body.code).toBe(10031)
+  })
+
+  test('a member the bearer was removed from no longer reads the lobby', async () => {
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const asMember = () => api('GET', `/lobbies/${lobby.id}`, { token: players[0].bearer })
+    expect((await readTimes(3, asMember)).status).toBe(200)
+    expect((await api('DELETE', `/lobbies/${lobby.id}/members/${players[0].id}`, { token: bot })).status).toBe(204)
+    expect((await asMember()).status).toBe(404)
+  })
+
+  test('a write another process commits is read within milliseconds', async () => {
+    const { bot } = await setup(0)
+    const lobby = await createLobby(bot, { metadata: { from: 'api' } })
+    await readTimes(3, () => lobbyGet(bot, lobby.id))
+    const other = otherConnection()
+    try {
+      other.run('UPDATE lobbies SET metadata = ? WHERE id = ?', [JSON.stringify({ from: 'cli' }), lobby.id])
+    } finally {
+      other.close()
+    }
+    await Bun.sleep(2) // the change counter is looked at once per millisecond
+    expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ from: 'cli' })
+  })
+
+  test('a row read inside a write transaction that rolls back is not kept', async () => {
+    const { bot } = await setup(0)
+    const lobby = await createLobby(bot, { metadata: { kept: 'yes' } })
+    await readTimes(3, () => lobbyGet(bot, lobby.id))
+    expect(() =>
+      transaction((tx) => {
+        updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
+        expect(getLobby(lobby.id)?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
+        throw new Error('roll back')
+      }),
+    ).toThrow('roll back')
+    expect(getLobby(lobby.id)?.metadata).toEqual({ kept: 'yes' })
+    expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ kept: 'yes' })
+  })
+})
+
+describe('users and MFA', () => {
+  test('a changed display name shows on the next /users/@me', async () => {
+    const user = await makeUser()
+    await readTimes(3, () => me(user.token))
+    const r = await api('PATCH', '/users/@me', { token: user.token, body: { global_name: 'Renamed' } })
+    expect(r.status).toBe(200)
+    expect((await me(user.token)).body.global_name).toBe('Renamed')
+  })
+
+  test('mfa_enabled follows TOTP on and off at once', async () => {
+    const user = await makeUser()
+    expect((await readTimes(3, () => me(user.token))).body.mfa_enabled).toBe(false)
+    const totp = await userWithTotp()
+    expect((await readTimes(3, () => me(totp.token))).body.mfa_enabled).toBe(true)
+    const { retry } = await elevated('POST', '/users/@me/mfa/totp/disable', totp.token, undefined, 'totp', () =>
+      totpCode(totp.secret),
+    )
+    expect(retry.status).toBe(200)
+    expect((await me(retry.body.token)).body.mfa_enabled).toBe(false)
+  })
+
+  test('a user row another process changes is read within milliseconds', async () => {
+    const user = await makeUser()
+    await readTimes(3, () => me(user.token))
+    const other = otherConnection()
+    try {
+      other.run('UPDATE users SET global_name = ? WHERE id = ?', ['Set by the CLI', user.id])
+    } finally {
+      other.close()
+    }
+    await Bun.sleep(2)
+    expect((await me(user.token)).body.global_name).toBe('Set by the CLI')
+  })
+})
