@@ -98,10 +98,13 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
   const lines = ['| layer (self time) | share |', '|---|---:|']
   for (const [name, us] of [...groups].sort((a, b) => b[1] - a[1])) lines.push(`| ${name} | ${pct(us)} |`)
   lines.push('', '| top frames by self time | layer | share |', '|---|---|---:|')
-  for (const [key, { us, group }] of [...frames].sort((a, b) => b[1].us - a[1].us).slice(0, 15))
+  for (const [key, { us, group }] of [...frames]
+    .sort((a, b) => b[1].us - a[1].us)
+    .slice(0, Number(process.env.PROFILE_TOP ?? 15)))
     lines.push(`| ${key} | ${group} | ${pct(us)} |`)
   lines.push('', '| innermost function of ours on the stack (time under it) | share |', '|---|---:|')
-  for (const [key, us] of [...ours].sort((a, b) => b[1] - a[1]).slice(0, 12)) lines.push(`| ${key} | ${pct(us)} |`)
+  for (const [key, us] of [...ours].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 12)))
+    lines.push(`| ${key} | ${pct(us)} |`)
   lines.push(
     '',
     `${(total / 1e6).toFixed(1)} s of load profiled (samples before and after the wrk run excluded). The sampler records JavaScript stacks only: time in Bun's native HTTP server outside any JS call is not in these shares.`,

@@ -4,8 +4,9 @@
 //
 // Kept correct by the store that owns the rows: every store function that writes a cached row forgets its key in
 // the same synchronous step (a bulk write empties the cache), so the next read after a write goes to the database.
-// A row read inside a write transaction is not kept (the transaction may still roll back), and commits by another
-// process (the CLI) are seen through SQLite's data_version, looked at once per millisecond, which empties every cache.
+// A row read inside a write transaction after that transaction wrote it is not kept (it may still roll back), and
+// commits by another process (the CLI) are seen through SQLite's data_version, looked at once per millisecond, which
+// empties every cache.
 // Cached values are shared between requests: callers treat them as read-only.
 import { Lru } from '../core/lru'
 import { dataVersion, inWriteTransaction, whenOpened } from './client'
@@ -27,32 +28,57 @@ function checkForeignCommits(): void {
   }
   if (version !== seenVersion) {
     seenVersion = version
-    for (const c of caches) c.clear()
+    for (const c of caches) c.reset()
   }
 }
 
 export class RowCache<K, V> {
   private readonly lru: Lru<K, V>
+  /** Keys written (forgotten) by the write transaction now open, or by one before it with no read outside since. */
+  private readonly dirty = new Set<K>()
+  private allDirty = false
+
   constructor(max: number) {
     this.lru = new Lru(max)
   }
 
-  /** The cached value, else `load()`'s, kept unless it is undefined or read inside a write transaction. */
+  /**
+   * The cached value, else `load()`'s, kept unless it is undefined or was read inside a write transaction that has
+   * written it (that transaction may still roll back; rows it has not written are read as committed).
+   */
   read(key: K, load: () => V | undefined): V | undefined {
     checkForeignCommits()
     const hit = this.lru.get(key)
     if (hit !== undefined) return hit
     const value = load()
-    if (value !== undefined && !inWriteTransaction()) this.lru.set(key, value)
+    if (value === undefined) return value
+    if (!inWriteTransaction()) {
+      if (this.allDirty || this.dirty.size) {
+        this.dirty.clear()
+        this.allDirty = false
+      }
+      this.lru.set(key, value)
+    } else if (!this.allDirty && !this.dirty.has(key)) this.lru.set(key, value)
     return value
   }
 
+  /** Call before writing the key's row. */
   forget(key: K): void {
     this.lru.delete(key)
+    if (inWriteTransaction()) this.dirty.add(key)
   }
 
+  /** Call before a write that may touch any key. */
   clear(): void {
     this.lru.clear()
+    if (inWriteTransaction()) this.allDirty = true
+  }
+
+  /** Drop everything, outside any transaction's bookkeeping (another process committed, another database). */
+  reset(): void {
+    this.lru.clear()
+    this.dirty.clear()
+    this.allDirty = false
   }
 }
 
@@ -65,7 +91,7 @@ export function rowCache<K, V>(max: number): RowCache<K, V> {
 
 /** Empty every cache (tests that write around the stores). */
 export function clearRowCaches(): void {
-  for (const c of caches) c.clear()
+  for (const c of caches) c.reset()
   seenVersion = undefined
 }
 

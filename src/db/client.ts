@@ -282,6 +282,72 @@ export function transaction<T>(fn: (tx: DB) => T): T {
   return db().transaction((tx) => fn(tx as unknown as DB), { behavior: 'immediate' })
 }
 
+// ---- Group commit
+
+type Queued = { fn: (tx: DB) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+let queue: Queued[] = []
+
+const groupStatements = prepared(() => {
+  const raw = rawDatabase()
+  return {
+    begin: raw.prepare('BEGIN IMMEDIATE'),
+    commit: raw.prepare('COMMIT'),
+    rollback: raw.prepare('ROLLBACK'),
+    savepoint: raw.prepare('SAVEPOINT queued'),
+    release: raw.prepare('RELEASE queued'),
+    undo: raw.prepare('ROLLBACK TO queued'),
+  }
+})
+
+/**
+ * Run fn in a write transaction shared with the other writes queued in the same event-loop turn (group commit): one
+ * BEGIN IMMEDIATE … COMMIT for all of them, each inside its own SAVEPOINT, so one that throws is undone alone and
+ * its promise rejects with its error. Every promise settles after the COMMIT: a caller answers its client only once
+ * its write is committed. A transaction costs ~65 µs here (locks, the WAL write), one more queued write ~15 µs.
+ * fn is synchronous and must not open a transaction of its own.
+ */
+export function queuedTransaction<T>(fn: (tx: DB) => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (queue.length === 0) setImmediate(commitQueue)
+    queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+  })
+}
+
+function commitQueue(): void {
+  const batch = queue
+  queue = []
+  let s: ReturnType<typeof groupStatements>
+  try {
+    s = groupStatements()
+    s.begin.run()
+  } catch (error) {
+    for (const q of batch) q.reject(error)
+    return
+  }
+  const results: { ok: boolean; value: unknown }[] = []
+  try {
+    for (const q of batch) {
+      s.savepoint.run()
+      try {
+        results.push({ ok: true, value: q.fn(current!) })
+        s.release.run()
+      } catch (error) {
+        s.undo.run()
+        s.release.run()
+        results.push({ ok: false, value: error })
+      }
+    }
+    s.commit.run()
+  } catch (error) {
+    try {
+      if (sqlite?.inTransaction) s.rollback.run()
+    } catch {}
+    for (const q of batch) q.reject(error)
+    return
+  }
+  batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
+}
+
 const dataVersionStatement = prepared(() => rawDatabase().prepare<{ data_version: number }, []>('PRAGMA data_version'))
 
 /** SQLite's data_version: it changes when another connection (the CLI, another process) commits to this database. */

@@ -9,13 +9,12 @@ import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { transaction, type DB } from '../db/client'
 import {
-  anyoneConnected,
   armIdleDeadlineRow,
   clearIdleDeadline,
   clearIdleDeadlinesOf,
   getLobby,
+  listMembers,
   lobbyIdsOfUser,
-  memberUserIds,
   restartIdleDeadline,
 } from './store'
 import type { LobbyRow } from './tables'
@@ -35,12 +34,12 @@ export function isOnline(userId: string, applicationId: string): boolean {
   return userSessions.has(userId) || appSessions.has(`${userId}:${applicationId}`)
 }
 
-/** A lobby is active while a member is in its call or online on the Gateway. */
-export function lobbyActive(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): boolean {
-  if (anyoneConnected(tx, lobby.id)) return true
+/** A lobby is active while a member is in its call or online on the Gateway (its member list is cached). */
+export function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): boolean {
+  const members = listMembers(lobby.id)
+  if (members.some((m) => m.voiceSessionId !== null)) return true
   if (userSessions.size === 0 && appSessions.size === 0) return false
-  for (const userId of memberUserIds(tx, lobby.id)) if (isOnline(userId, lobby.applicationId)) return true
-  return false
+  return members.some((m) => isOnline(m.userId, lobby.applicationId))
 }
 
 /**

@@ -2,7 +2,7 @@
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { reading, transaction } from '../db/client'
+import { queuedTransaction, reading } from '../db/client'
 import { findUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { Effects } from './effects'
@@ -30,22 +30,26 @@ const NONCE_WINDOW_MS = 5 * 60_000
  * POST /lobbies/{id}/messages. Returns the message and whether it is new: with `enforce_nonce`, the same author
  * sending the same nonce to the same lobby within five minutes gets the original back, and nothing is sent again.
  * The check and the insert are one transaction, and a unique index holds one enforced nonce per author and lobby,
- * so concurrent retries make exactly one message.
+ * so concurrent retries make exactly one message. `access` gives the lobby or throws (404, not a member): it is
+ * asked again inside the transaction, which runs a moment later (group commit), after writes queued before it.
  */
 export async function postMessage(
-  lobby: LobbyRow,
+  access: () => LobbyRow,
   authorId: string,
   input: MessageInput,
 ): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
+  access()
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
-  const { row, author, created } = transaction((tx) => {
-    const author = findUser(authorId)
-    if (!author) throw Errors.unauthorized()
+  const author = findUser(authorId)
+  if (!author) throw Errors.unauthorized()
+  // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
+  const { row, lobby, created } = await queuedTransaction((tx) => {
+    const lobby = access()
     const now = clock.now()
     if (enforce) {
       const earlier = findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
-      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS) return { row: earlier, author, created: false }
+      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS) return { row: earlier, lobby, created: false }
       // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
       if (earlier) releaseEnforcedNonce(tx, earlier.id)
     }
@@ -64,7 +68,7 @@ export async function postMessage(
     })
     // A message is activity: the lobby's idle countdown starts over.
     touchLobby(tx, lobby)
-    return { row: inserted, author, created: true }
+    return { row: inserted, lobby, created: true }
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }

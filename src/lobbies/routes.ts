@@ -233,12 +233,13 @@ export const lobbiesRoutes = new Elysia()
   .post(
     '/lobbies/:lobbyId/messages',
     async ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+      const access = () => lobbyOf(caller, params.lobbyId)
+      access()
       const check = new FormCheck()
       const metadata = check.metadata('metadata', body.metadata)
       const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
       check.done()
-      const { message, created } = await postMessage(lobby, caller.userId, {
+      const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,
         metadata,
         flags,

@@ -280,21 +280,6 @@ const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
   d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where)
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
-const memberIdsOf = prepared((d) =>
-  d
-    .select({ id: lobbyMembers.userId })
-    .from(lobbyMembers)
-    .where(eq(lobbyMembers.lobbyId, ph('lobbyId')))
-    .prepare(),
-)
-const connectedMember = prepared((d) =>
-  d
-    .select({ one: sql`1` })
-    .from(lobbyMembers)
-    .where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), isNotNull(lobbyMembers.voiceSessionId)))
-    .limit(1)
-    .prepare(),
-)
 // A member came online: the countdown of each of their lobbies (of one application) stops.
 const idleDeadlinesClear = (d: DB, members: SQL | undefined) =>
   d
@@ -363,22 +348,11 @@ export function lobbyIdsOfUser(userId: string, applicationId?: string): string[]
   return rows.map((r) => r.id)
 }
 
-/** The user ids of a lobby's members. */
-export function memberUserIds(_tx: DB, lobbyId: string): string[] {
-  return memberIdsOf()
-    .all({ lobbyId })
-    .map((r) => r.id)
-}
-
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
 export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
   lobbyRows.clear() // several lobbies at once
   if (applicationId) idleDeadlinesClearOfApp().run({ userId, applicationId })
   else idleDeadlinesClearOf().run({ userId })
-}
-
-export function anyoneConnected(_tx: DB, lobbyId: string): boolean {
-  return connectedMember().get({ lobbyId }) !== undefined
 }
 
 export function setVoice(

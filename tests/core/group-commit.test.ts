@@ -1,0 +1,99 @@
+// Writes queued in one event-loop turn share one transaction (db/client.ts queuedTransaction); each is undone alone
+// when it throws, and every promise settles only after the COMMIT. Lobby messages are written this way.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { ApiError } from '../../src/core/errors'
+import { db, queuedTransaction, rawDatabase } from '../../src/db/client'
+import { lobbyOf } from '../../src/lobbies/access'
+import { postMessage } from '../../src/lobbies/messages'
+import { deleteLobbyRow } from '../../src/lobbies/store'
+import { api, server } from '../helpers'
+import { createLobby, setup } from '../lobbies/helpers'
+
+beforeAll(async () => {
+  await server()
+  rawDatabase().run('CREATE TEMP TABLE IF NOT EXISTS queued_writes (n INTEGER NOT NULL)')
+})
+
+const rows = () =>
+  (rawDatabase().query('SELECT n FROM queued_writes ORDER BY n').all() as { n: number }[]).map((r) => r.n)
+const insert = (n: number) => rawDatabase().run('INSERT INTO queued_writes (n) VALUES (?)', [n])
+
+describe('queuedTransaction', () => {
+  test('one write that throws is undone alone; the others commit and resolve with their values', async () => {
+    rawDatabase().run('DELETE FROM queued_writes')
+    const results = await Promise.allSettled([
+      queuedTransaction(() => {
+        insert(1)
+        return 'one'
+      }),
+      queuedTransaction(() => {
+        insert(2)
+        throw new Error('two fails')
+      }),
+      queuedTransaction(() => {
+        insert(3)
+        return 'three'
+      }),
+    ])
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      'one',
+      'two fails',
+      'three',
+    ])
+    expect(rows()).toEqual([1, 3])
+  })
+
+  test('the writes of one turn run later, in one transaction, and are all committed when the promises resolve', async () => {
+    rawDatabase().run('DELETE FROM queued_writes')
+    const seenInside: number[][] = []
+    const all = Array.from({ length: 20 }, (_, i) =>
+      queuedTransaction(() => {
+        insert(i)
+        seenInside.push(rows())
+        return i
+      }),
+    )
+    expect(rows()).toEqual([]) // queued, not yet run
+    expect(await Promise.all(all)).toEqual(Array.from({ length: 20 }, (_, i) => i))
+    expect(seenInside.at(-1)).toHaveLength(20) // all in one transaction
+    expect(rawDatabase().inTransaction).toBe(false)
+    expect(rows()).toHaveLength(20)
+  })
+})
+
+describe('lobby messages through the queue', () => {
+  test('50 parallel messages: every one 201 with its own id, all stored, the lobby still readable', async () => {
+    const { bot } = await setup(0)
+    const lobby = await createLobby(bot)
+    const sent = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: `m${i}` } }),
+      ),
+    )
+    expect(sent.map((r) => r.status)).toEqual(Array(50).fill(201))
+    expect(new Set(sent.map((r) => r.body.id)).size).toBe(50)
+    const page = await api('GET', `/lobbies/${lobby.id}/messages?limit=100`, { token: bot })
+    expect(page.status).toBe(200)
+    expect(page.body.map((m: { content: string }) => m.content).sort()).toEqual(
+      Array.from({ length: 50 }, (_, i) => `m${i}`).sort(),
+    )
+  })
+
+  test('a message queued behind the lobby deletion is refused with 10031, not a server error', async () => {
+    const { app, bot } = await setup(0)
+    const lobby = await createLobby(bot)
+    const botUser = (await api('GET', '/users/@me', { token: bot })).body.id as string
+    const caller = { kind: 'bot' as const, userId: botUser, applicationId: app.id }
+    const pending = postMessage(() => lobbyOf(caller, lobby.id), caller.userId, { content: 'late' })
+    deleteLobbyRow(db(), lobby.id) // in the same turn, before the queue commits
+    const error = await pending.then(
+      () => undefined,
+      (e) => e,
+    )
+    expect(error).toBeInstanceOf(ApiError)
+    expect((error as ApiError).body()).toMatchObject({ code: 10031 })
+    expect(rawDatabase().query('SELECT count(*) AS n FROM lobby_messages WHERE lobby_id = ?').get(lobby.id)).toEqual({
+      n: 0,
+    })
+  })
+})
