@@ -11,6 +11,7 @@ import { gatewaySocket } from './gateway/server'
 import { httpBasics } from './http/basics'
 import { cors } from './http/cors'
 import { docs } from './http/docs'
+import { laneRoutes } from './http/lane'
 import { metricsRoute } from './metrics'
 import { modules } from './modules'
 
@@ -44,7 +45,8 @@ export function buildApp() {
   // The REST routes are built once and mounted under the three prefixes (one build per prefix cost ~5 ms of start).
   const rest = api()
   const root = new Elysia({
-    serve: { maxRequestBodySize: config().maxBodyBytes * 4 },
+    // The hottest GETs go from Bun's router straight to their handlers (http/lane.ts); Elysia keeps them documented.
+    serve: { maxRequestBodySize: config().maxBodyBytes * 4, routes: laneRoutes(modules.flatMap((m) => m.lane ?? [])) },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
   })
   const app = root

@@ -4,12 +4,15 @@
 import type { AnyElysia } from 'elysia'
 import type { BearerCaller, BotCaller, TokenResolver, UserCaller } from './core/caller'
 import type { AuthSessionCheck, CloseHook, IdentifyHook, OpHandler } from './gateway/bus'
+import type { LaneRoute } from './http/lane'
 
 export type DomainModule = {
   /** The domain's folder. */
   name: string
   /** REST routes, mounted under /api/v9, /api/v10 and /api. */
   api?: AnyElysia[]
+  /** Hot GET routes of `api` that Bun's router answers directly (http/lane.ts); each is also in `api`. */
+  lane?: LaneRoute[]
   /** Routes outside the API prefixes (sockets, pages), mounted once at the root after the API. */
   root?: AnyElysia[]
   /** How the tokens this domain issues resolve to callers. */

@@ -4,7 +4,7 @@ import type { Caller } from '../core/caller'
 import type { DomainModule } from '../domain'
 import { purgeExpiredFingerprints } from './fingerprints'
 import { purgeExpiredOneTime } from './one-time'
-import { accountsRoutes } from './routes'
+import { accountsRoutes, usersMe } from './routes'
 import { userForCaller } from './serialize'
 import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
 import { findUser } from './store'
@@ -18,6 +18,7 @@ function userReady(caller: Caller) {
 export const accountsModule = {
   name: 'accounts',
   api: [accountsRoutes],
+  lane: [usersMe],
   tokens: { user: resolveUserToken },
   liveSessions: liveSessionIds,
   identify: userReady,

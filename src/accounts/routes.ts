@@ -5,23 +5,28 @@ import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { doc } from '../http/docs'
 import { identity } from '../http/identity'
+import { laneGet } from '../http/lane'
 import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
 import { userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { findUser, updateUser } from './store'
 
+/** GET /users/@me: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
+export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ({ caller }) =>
+  // The user row and whether MFA is on, in one snapshot (one read transaction).
+  reading(() => {
+    const user = findUser(caller.userId)
+    if (!user) throw Errors.unauthorized()
+    return userForCaller(user, caller, secondFactor().enabled(user.id))
+  }),
+)
+
 export const accountsRoutes = new Elysia()
   .use(identity)
   .get(
     '/users/@me',
-    ({ caller }) =>
-      // The user row and whether MFA is on, in one snapshot (one read transaction).
-      reading(() => {
-        const user = findUser(caller.userId)
-        if (!user) throw Errors.unauthorized()
-        return userForCaller(user, caller, secondFactor().enabled(user.id))
-      }),
+    ({ caller, params, request }) => usersMe.handle({ caller, params, request, server: null, query: () => ({}) }),
     {
       auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' },
       ...doc('users', 'The calling user', { 200: PrivateUser }),

@@ -4,6 +4,7 @@ import { Elysia } from 'elysia'
 import { clientIp } from '../http/client-ip'
 import { doc } from '../http/docs'
 import { optionalCaller } from '../http/identity'
+import { laneGetOpen } from '../http/lane'
 import { PLATFORMS, type Platform } from './definitions'
 import { authenticationRequired, badBoolean, badPlatform } from './errors'
 import { ExperimentsAnswer, ExperimentsQuery } from './schemas'
@@ -25,24 +26,33 @@ function platformQuery(raw: string | undefined): Platform | undefined {
   return raw as Platform
 }
 
+/** GET /experiments: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
+export const experimentsGet = laneGetOpen('/experiments', ({ query, request, server }) => {
+  const q = query()
+  const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
+  const platform = platformQuery(q.platform)
+  const authorization = request.headers.get('authorization')
+  const caller = authorization ? optionalCaller(request) : undefined
+  if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
+  return experimentsFor({
+    caller,
+    fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
+    ip: () => clientIp(request, server),
+    withGuildExperiments,
+    platform,
+  })
+})
+
 export const experimentsRoutes = new Elysia().get(
   '/experiments',
-  ({ query, request, server }) => {
-    const q = query as Record<string, string | undefined>
-    const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
-    const platform = platformQuery(q.platform)
-    const authorization = request.headers.get('authorization')
-    const caller = authorization ? optionalCaller(request) : undefined
-    if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
-    const answer = experimentsFor({
-      caller,
-      fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
-      ip: () => clientIp(request, server),
-      withGuildExperiments,
-      platform,
-    })
-    return answer
-  },
+  ({ query, request, server }) =>
+    experimentsGet.handle({
+      request,
+      server,
+      params: {},
+      query: () => query as Record<string, string>,
+      caller: undefined as never,
+    }),
   doc(
     'experiments',
     'Experiment assignments for the user or fingerprint, and optionally the server experiments',

@@ -17,7 +17,7 @@ import { rateLimits } from './rate-limits'
 import { validationTree } from './validation'
 
 /** What the access log needs of one request, kept on Elysia's per-request context. */
-type Trace = { start: number; id: string; ip: string; status: number }
+export type Trace = { start: number; id: string; ip: string; status: number }
 const TRACE = '__trace'
 type Traced = { [TRACE]?: Trace }
 
@@ -33,14 +33,40 @@ function requestId(header: string | null): string {
   return header !== null && ID_PATTERN.test(header) ? header : `${idPrefix}-${(++idCounter).toString(36)}`
 }
 
-function errorResponse(error: ApiError): Response {
+type IpSource = Parameters<typeof clientIp>[1]
+
+/** A request starts: its time, id and client address. */
+export function beginTrace(request: Request, server: IpSource): Trace {
+  return {
+    start: performance.now(),
+    id: requestId(request.headers.get('x-request-id')),
+    ip: clientIp(request, server) || '-',
+    status: 0,
+  }
+}
+
+/** A request announcing a body past MAX_BODY_BYTES: answered 413 before routing. */
+export function oversized(request: Request): boolean {
+  return Number(request.headers.get('content-length') ?? 0) > config().maxBodyBytes
+}
+
+/** The 413 for an oversized request, logged as unmatched (no route looked at it). */
+export function tooLarge(request: Request, trace: Trace): Response {
+  const response = errorResponse(Errors.entityTooLarge())
+  response.headers.set('x-request-id', trace.id)
+  finish(request.method, UNMATCHED, 413, trace)
+  return response
+}
+
+export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(error.body()), {
     status: error.status,
-    headers: { 'content-type': 'application/json', ...error.headers },
+    headers: { ...headers, 'content-type': 'application/json', ...error.headers },
   })
 }
 
-function finish(method: string, route: string, status: number, trace: Trace): void {
+/** The access-log line and the metrics of a finished request. */
+export function finish(method: string, route: string, status: number, trace: Trace): void {
   const ms = performance.now() - trace.start
   accessLog(method, route, status, ms, trace.ip, trace.id)
   recordRequest(method, route, status, ms / 1000)
@@ -58,22 +84,11 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   // what each request prepares (headers object, query, cookies), and a context passed whole means all of it.
   .onRequest((ctx) => {
     const { request, set, server } = ctx
-    const trace: Trace = {
-      start: performance.now(),
-      id: requestId(request.headers.get('x-request-id')),
-      ip: clientIp(request, server) || '-',
-      status: 0,
-    }
+    const trace = beginTrace(request, server)
     ;(ctx as Traced)[TRACE] = trace
     set.headers['x-request-id'] = trace.id
-    const length = Number(request.headers.get('content-length') ?? 0)
-    if (length > config().maxBodyBytes) {
-      // Answered before routing: Elysia runs no after-response hook for it, so it is logged here.
-      const response = errorResponse(Errors.entityTooLarge())
-      response.headers.set('x-request-id', trace.id)
-      finish(request.method, UNMATCHED, 413, trace)
-      return response
-    }
+    // Answered before routing: Elysia runs no after-response hook for it, so it is logged there.
+    if (oversized(request)) return tooLarge(request, trace)
   })
   .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
   .onError({ as: 'global' }, (ctx) => {
@@ -99,8 +114,15 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   })
   .as('global')
 
-function errorFor(code: string | number, error: unknown, method: string, route: string | undefined): Response {
-  if (error instanceof ApiError) return errorResponse(error)
+/** The answer to an error a route raised: Discord's body for ours and Elysia's, a logged 500 for anything else. */
+export function errorFor(
+  code: string | number,
+  error: unknown,
+  method: string,
+  route: string | undefined,
+  headers?: Record<string, string>,
+): Response {
+  if (error instanceof ApiError) return errorResponse(error, headers)
   switch (code) {
     case 'VALIDATION':
       return errorResponse(Errors.invalidFormBody(validationTree((error as { all: never }).all)))
@@ -124,5 +146,5 @@ function errorFor(code: string | number, error: unknown, method: string, route: 
     route: route || UNMATCHED,
     error: String((error as Error)?.stack ?? error),
   })
-  return errorResponse(Errors.internal())
+  return errorResponse(Errors.internal(), headers)
 }

@@ -57,16 +57,21 @@ function isApiPath(url: string): boolean {
   return url.startsWith('/api/', start)
 }
 
+/** The CORS headers of an answer to this request, added to `headers`. */
+export function corsHeaders(request: Request, headers: Record<string, string | number>): void {
+  const allowed = corsOrigin()
+  if (!allowed) return
+  const origin = request.headers.get('origin')
+  if (origin === null || !isApiPath(request.url)) return
+  headers.vary = 'Origin'
+  if (origin !== allowed) return
+  headers['access-control-allow-origin'] = allowed
+  headers['access-control-expose-headers'] = EXPOSED_HEADERS
+}
+
 export const cors = new Elysia({ name: 'cors' })
   .onRequest(({ request, set }) => {
-    const allowed = corsOrigin()
-    if (!allowed) return
-    const origin = request.headers.get('origin')
-    if (origin === null || !isApiPath(request.url)) return
-    set.headers.vary = 'Origin'
-    if (origin !== allowed) return
-    set.headers['access-control-allow-origin'] = allowed
-    set.headers['access-control-expose-headers'] = EXPOSED_HEADERS
+    corsHeaders(request, set.headers as Record<string, string | number>)
   })
   // Preflights: the route exists so that they are routed (and logged) like any request.
   .options(

@@ -5,11 +5,12 @@ import { guildsForLobbies } from '../guilds/public'
 import { lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
 import { setGuildPort } from './guild-port'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
-import { lobbiesRoutes } from './routes'
+import { lobbiesRoutes, lobbyGet } from './routes'
 
 export const lobbiesModule = {
   name: 'lobbies',
   api: [lobbiesRoutes],
+  lane: [lobbyGet],
   identify: lobbyIdentify,
   sessionStart: lobbySessionStart,
   sessionEnd: lobbySessionEnd,

@@ -6,6 +6,7 @@ import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
 import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
+import { laneGet } from '../http/lane'
 import { paging } from '../http/form'
 import { json, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyWithMembers } from './access'
@@ -48,6 +49,12 @@ import { FormCheck } from './validate'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
+
+/** GET /lobbies/{id}: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
+export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', OAUTH2, ({ caller, params }) => {
+  const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
+  return restView(lobby, members)
+})
 // `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
 const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>
   doc('lobbies', summary, answers, { body }).detail
@@ -119,10 +126,7 @@ export const lobbiesRoutes = new Elysia()
   )
   .get(
     '/lobbies/:lobbyId',
-    ({ caller, params }) => {
-      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
-      return restView(lobby, members)
-    },
+    ({ caller, params, request }) => lobbyGet.handle({ caller, params, request, server: null, query: () => ({}) }),
     {
       auth: OAUTH2,
       detail: detail('A lobby', { 200: LobbyAnswer }),

@@ -6,9 +6,13 @@ import { gatewayLobby, restLobby } from './serialize'
 import { getLobby, listMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
-/** The REST lobby object of a row the request has just read (and its members, if it read them too). */
-export async function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id)) {
-  return restLobby(lobby, members, await linkedChannelObject(lobby))
+/**
+ * The REST lobby object of a row the request has just read (and its members, if it read them too). Synchronous
+ * unless the lobby is linked to a channel (the hot GET of an unlinked lobby makes no promise).
+ */
+export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id)) {
+  if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined)
+  return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel))
 }
 
 /** The REST lobby object read fresh after a change committed. */
