@@ -42,6 +42,10 @@ const userIdsByIds = prepared((d) =>
 
 // The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
 const userRows = rowCache<string, UserRow>(8192)
+let usersWritten = 0
+
+/** Changes whenever this process writes a user row: answers made of many users (message authors) compare it. */
+export const usersVersion = () => usersWritten
 
 export function findUser(id: string): UserRow | undefined {
   return userRows.read(id, () => userById().get({ id }))
@@ -72,6 +76,7 @@ export function findUserByPhone(phone: string): UserRow | undefined {
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
 export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
   if (row.id) userRows.forget(row.id)
+  usersWritten++
   return tx.insert(users).values(row).returning().get()
 }
 
@@ -102,6 +107,7 @@ export function setPasswordVerdict(id: string, passwordHash: string, weak: boole
 export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
   forgetCallers() // the account's state decides whether its tokens work
   userRows.forget(id)
+  usersWritten++
   // A new password has not been judged by the policy unless the caller says so.
   if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
   return db().update(users).set(patch).where(eq(users.id, id)).returning().get()

@@ -4,11 +4,12 @@ import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
+import type { Paging } from '../http/form'
 import { channelAccess } from './access'
 import { notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
 import { serializeMessage, serializeMessages } from './serialize'
-import { channelMessages, insertMessage, recentMessageWithNonce, setLastMessageId } from './store'
+import { cachedMessagePage, channelMessages, insertMessage, recentMessageWithNonce, setLastMessageId } from './store'
 import type { ChannelRow } from './tables'
 
 /** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
@@ -58,20 +59,16 @@ export async function writeMessage(
   return body
 }
 
-/** Access, the page and its authors in one snapshot (one read transaction). */
-export function readMessages(
-  userId: string,
-  channelId: string,
-  query: { limit?: number; before?: string; after?: string; around?: string },
-) {
+/**
+ * GET /channels/{id}/messages as JSON text: access, the page and its authors in one snapshot (one read
+ * transaction). The page's text is kept until the channel gets a message or an author changes (store.ts).
+ */
+export function readMessages(userId: string, channelId: string, query: Paging): string {
   return reading(() => {
     const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
-    const rows = channelMessages(channel.id, {
-      limit: query.limit ?? 50,
-      before: query.before,
-      after: query.after,
-      around: query.around,
-    })
-    return serializeMessages(rows, channel.guildId)
+    const key = `${query.limit} ${query.before ?? ''} ${query.after ?? ''} ${query.around ?? ''}`
+    return cachedMessagePage(channel.id, key, () =>
+      JSON.stringify(serializeMessages(channelMessages(channel.id, query), channel.guildId)),
+    )
   })
 }

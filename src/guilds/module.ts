@@ -1,10 +1,11 @@
 // The guilds domain as the app mounts it (domain.ts): guilds, channels, invites, and READY's guilds.
 import type { DomainModule } from '../domain'
 import { guildIdentify } from './gateway'
-import { channelRoutes, guildRoutes, inviteRoutes } from './routes'
+import { channelMessagesGet, channelRoutes, guildRoutes, inviteRoutes } from './routes'
 
 export const guildsModule = {
   name: 'guilds',
   api: [guildRoutes, channelRoutes, inviteRoutes],
+  lane: [channelMessagesGet],
   identify: guildIdentify,
 } satisfies DomainModule

@@ -3,7 +3,8 @@ import { Elysia, t, type TSchema } from 'elysia'
 import { doc, NO_CONTENT } from '../http/docs'
 import { paging } from '../http/form'
 import { identity } from '../http/identity'
-import { json, noContent } from '../http/respond'
+import { laneGet } from '../http/lane'
+import { json, jsonText, noContent } from '../http/respond'
 import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
@@ -33,6 +34,11 @@ import { serializeGuild, serializeMembers } from './serialize'
 import { guildMembers } from './store'
 
 const auth = { auth: ['user', 'bot'] as ('user' | 'bot')[] }
+
+/** GET /channels/{id}/messages: Bun's router answers it through the lane (http/lane.ts); the route below documents it. */
+export const channelMessagesGet = laneGet<'channelId'>('/channels/:channelId/messages', auth.auth, (r) =>
+  jsonText(readMessages(r.caller.userId, r.params.channelId, paging(r.query(), 100, 50))),
+)
 const list = (item: TSchema, description: string) => t.Array(item, { description })
 
 export const guildRoutes = new Elysia()
@@ -170,7 +176,14 @@ export const channelRoutes = new Elysia()
   )
   .get(
     '/channels/:channelId/messages',
-    ({ caller, params, query }) => readMessages(caller.userId, params.channelId, paging(query, 100, 50)),
+    ({ caller, params, query, request }) =>
+      channelMessagesGet.handle({
+        caller,
+        params,
+        request,
+        server: null,
+        query: () => query as Record<string, string>,
+      }),
     {
       ...auth,
       query: MessagesQuery,

@@ -3,7 +3,9 @@
 // page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
 // inside an open transaction too, and the `tx` parameters stay for a store that goes async.
 import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
-import { db, idsTable, idValue, prepared, type DB } from '../db/client'
+import { usersVersion } from '../accounts/store'
+import { rowCache } from '../db/cache'
+import { db, idsTable, idValue, inWriteTransaction, prepared, type DB } from '../db/client'
 import {
   channels,
   guilds,
@@ -44,26 +46,37 @@ const guildStmt = prepared((d) =>
     .prepare(),
 )
 
+// What every channel request reads to decide access (the channel, its guild, the caller's membership, the guild's
+// roles and the caller's role ids), cached; the writers below forget what they change (db/cache.ts has the rules).
+const guildRows = rowCache<string, GuildRow>(1024)
+const channelRows = rowCache<string, ChannelRow>(4096)
+const memberRows = rowCache<string, MemberRow>(8192)
+const roleLists = rowCache<string, RoleRow[]>(1024)
+const memberRoleLists = rowCache<string, string[]>(8192)
+const memberKey = (guildId: string, userId: string) => `${guildId} ${userId}`
+
 export function getGuild(id: string): GuildRow | undefined {
-  return guildStmt().get({ id })
+  return guildRows.read(id, () => guildStmt().get({ id }))
 }
 
 export function getMember(guildId: string, userId: string): MemberRow | undefined {
-  return memberStmt().get({ guildId, userId })
+  return memberRows.read(memberKey(guildId, userId), () => memberStmt().get({ guildId, userId }))
 }
 
 export function getChannelRow(id: string): ChannelRow | undefined {
-  return channelStmt().get({ id })
+  return channelRows.read(id, () => channelStmt().get({ id }))
 }
 
+// Sorted here rather than by ORDER BY: SQLite sorts through a temporary b-tree, which took 9 µs for a guild's one
+// role, more than the rest of a channel's access check.
 const rolesOf = prepared((d) =>
   d
     .select()
     .from(roles)
     .where(eq(roles.guildId, ph('guildId')))
-    .orderBy(asc(roles.position), asc(roles.id))
     .prepare(),
 )
+const roleOrder = (a: RoleRow, b: RoleRow) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 // Several guilds at once (READY): a JSON list of guild ids (idsTable), each probed through the guild index.
 const rolesOfGuilds = prepared((d) =>
   d
@@ -145,7 +158,7 @@ function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
 }
 
 export function guildRoles(guildId: string, _tx?: DB): RoleRow[] {
-  return rolesOf().all({ guildId })
+  return roleLists.read(guildId, () => rolesOf().all({ guildId }).sort(roleOrder))!
 }
 
 /** The roles of several guilds (each guild's in guildRoles' order), in one query. */
@@ -215,9 +228,11 @@ export function getRole(guildId: string, roleId: string): RoleRow | undefined {
 }
 
 export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string[] {
-  return roleIdsOfMember()
-    .all({ guildId, userId })
-    .map((r) => r.roleId)
+  return memberRoleLists.read(memberKey(guildId, userId), () =>
+    roleIdsOfMember()
+      .all({ guildId, userId })
+      .map((r) => r.roleId),
+  )!
 }
 
 export function guildMembers(guildId: string, limit = 1000, after = '0'): MemberRow[] {
@@ -272,6 +287,27 @@ const pageAtOrBefore = messagePage(
 )
 
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
+// Pages of GET /channels/{id}/messages as sent (JSON text), per channel and query. A message written to the channel,
+// or the channel's or guild's deletion, forgets the channel's pages; a page made before a user row changed (an author
+// renamed) is made again (db/cache.ts has the rules).
+type Page = { json: string; users: number }
+const messagePages = rowCache<string, Map<string, Page>>(1024)
+const PAGES_PER_CHANNEL = 32
+
+/** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
+export function cachedMessagePage(channelId: string, query: string, build: () => string): string {
+  const users = usersVersion()
+  const pages = messagePages.read(channelId, () => new Map())!
+  const hit = pages.get(query)
+  if (hit && hit.users === users) return hit.json
+  const json = build()
+  if (!inWriteTransaction()) {
+    if (pages.size >= PAGES_PER_CHANNEL) pages.delete(pages.keys().next().value!)
+    pages.set(query, { json, users })
+  }
+  return json
+}
+
 export function channelMessages(
   channelId: string,
   q: { limit: number; before?: string; after?: string; around?: string },
@@ -337,34 +373,44 @@ export function reusableInvite(
 // ---- writers
 
 export function insertGuild(tx: DB, row: typeof guilds.$inferInsert): void {
+  if (row.id) guildRows.forget(row.id)
   tx.insert(guilds).values(row).run()
 }
 
 export function updateGuild(tx: DB, id: string, patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>): void {
+  guildRows.forget(id)
   tx.update(guilds).set(patch).where(eq(guilds.id, id)).run()
 }
 
 export function deleteGuildRow(tx: DB, id: string): void {
+  // Its channels, members, roles and messages go with it.
+  for (const cache of [guildRows, channelRows, memberRows, roleLists, memberRoleLists, messagePages]) cache.clear()
   tx.delete(guilds).where(eq(guilds.id, id)).run()
 }
 
 export function insertRole(tx: DB, row: typeof roles.$inferInsert): RoleRow {
+  roleLists.forget(row.guildId)
   return tx.insert(roles).values(row).returning().get()
 }
 
 export function updateRoleRow(tx: DB, id: string, patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>): RoleRow {
+  roleLists.clear() // by role id: its guild is not known here
   return tx.update(roles).set(patch).where(eq(roles.id, id)).returning().get()
 }
 
 export function deleteRoleRow(tx: DB, id: string): void {
+  roleLists.clear()
+  memberRoleLists.clear() // the role leaves every member who had it
   tx.delete(roles).where(eq(roles.id, id)).run()
 }
 
 export function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+  memberRoleLists.forget(memberKey(guildId, userId))
   tx.insert(memberRoles).values({ guildId, userId, roleId }).onConflictDoNothing().run()
 }
 
 export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+  memberRoleLists.forget(memberKey(guildId, userId))
   tx.delete(memberRoles)
     .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId)))
     .run()
@@ -372,11 +418,15 @@ export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId
 
 /** Add a member; undefined when the user already is one. */
 export function insertMember(tx: DB, row: typeof members.$inferInsert): MemberRow | undefined {
+  memberRows.forget(memberKey(row.guildId, row.userId))
+  memberRoleLists.forget(memberKey(row.guildId, row.userId))
   return tx.insert(members).values(row).onConflictDoNothing().returning().get()
 }
 
 /** Remove a member and the member's roles. */
 export function deleteMember(tx: DB, guildId: string, userId: string): void {
+  memberRows.forget(memberKey(guildId, userId))
+  memberRoleLists.forget(memberKey(guildId, userId))
   tx.delete(memberRoles)
     .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId)))
     .run()
@@ -386,6 +436,7 @@ export function deleteMember(tx: DB, guildId: string, userId: string): void {
 }
 
 export function insertChannel(tx: DB, row: typeof channels.$inferInsert): ChannelRow {
+  if (row.id) channelRows.forget(row.id)
   return tx.insert(channels).values(row).returning().get()
 }
 
@@ -394,10 +445,13 @@ export function updateChannelRow(
   id: string,
   patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>,
 ): ChannelRow {
+  channelRows.forget(id)
   return tx.update(channels).set(patch).where(eq(channels.id, id)).returning().get()
 }
 
 export function deleteChannelRow(tx: DB, id: string): void {
+  messagePages.forget(id)
+  channelRows.forget(id)
   tx.delete(channels).where(eq(channels.id, id)).run()
 }
 
@@ -449,6 +503,7 @@ export function recentMessageWithNonce(
 }
 
 export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): MessageRow {
+  messagePages.forget(row.channelId)
   return messageInsert().get({
     id: row.id,
     channelId: row.channelId,
@@ -461,6 +516,7 @@ export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Messa
 
 /** A new message in the channel: its last_message_id. */
 export function setLastMessageId(_tx: DB, channelId: string, messageId: string): void {
+  channelRows.forget(channelId)
   lastMessageSet().run({ id: channelId, lastMessageId: messageId })
 }
 

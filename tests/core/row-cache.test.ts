@@ -6,6 +6,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { config } from '../../src/config'
 import { transaction } from '../../src/db/client'
 import { getLobby, updateLobbyMetadata } from '../../src/lobbies/store'
+import { join, makeGuild } from '../guilds/helpers'
 import { api, makeUser, resetWorld } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 import { elevated, totpCode, userWithTotp } from '../mfa/helpers'
@@ -127,5 +128,86 @@ describe('users and MFA', () => {
     }
     await Bun.sleep(2)
     expect((await me(user.token)).body.global_name).toBe('Set by the CLI')
+  })
+})
+
+describe('channel message pages', () => {
+  test('a new message, and an author renamed, show on the next page', async () => {
+    const { owner, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const page = () => api('GET', `/channels/${channelId}/messages`, { token: owner.token })
+    const send = (content: string) =>
+      api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content } })
+    expect((await send('first')).status).toBe(200)
+    expect((await readTimes(3, page)).body.map((m: { content: string }) => m.content)).toEqual(['first'])
+
+    expect((await send('second')).status).toBe(200)
+    expect((await page()).body.map((m: { content: string }) => m.content)).toEqual(['second', 'first'])
+
+    await readTimes(3, page)
+    const renamed = await api('PATCH', '/users/@me', { token: member.token, body: { global_name: 'New Name' } })
+    expect(renamed.status).toBe(200)
+    expect((await page()).body.map((m: { author: { global_name: string } }) => m.author.global_name)).toEqual([
+      'New Name',
+      'New Name',
+    ])
+  })
+
+  test('a deleted channel has no page left; another channel keeps its own', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const other = await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'other' } })
+    expect(other.status).toBe(201)
+    for (const id of [channelId, other.body.id])
+      expect(
+        (await api('POST', `/channels/${id}/messages`, { token: owner.token, body: { content: id } })).status,
+      ).toBe(200)
+    const page = (id: string) => api('GET', `/channels/${id}/messages`, { token: owner.token })
+    await readTimes(3, () => page(other.body.id))
+    expect((await api('DELETE', `/channels/${other.body.id}`, { token: owner.token })).status).toBe(200)
+    expect((await page(other.body.id)).status).toBe(404)
+    expect((await page(channelId)).body.map((m: { content: string }) => m.content)).toEqual([channelId])
+  })
+})
+
+describe('channel access', () => {
+  test('a role change, a role given and taken, and a kick decide the very next read', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const read = () => api('GET', `/channels/${channelId}/messages`, { token: member.token })
+    const everyone = (await api('GET', `/guilds/${guild.id}/roles`, { token: owner.token })).body.find(
+      (r: { id: string }) => r.id === guild.id,
+    )
+    const withHistory = BigInt(everyone.permissions)
+    const withoutHistory = withHistory & ~(1n << 16n) // READ_MESSAGE_HISTORY
+    const setEveryone = async (permissions: bigint) =>
+      expect(
+        (
+          await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, {
+            token: owner.token,
+            body: { permissions: permissions.toString() },
+          })
+        ).status,
+      ).toBe(200)
+
+    expect((await readTimes(3, read)).status).toBe(200)
+    await setEveryone(withoutHistory)
+    expect((await read()).status).toBe(403)
+
+    // A role with the permission, given and taken.
+    const role = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: owner.token,
+      body: { name: 'readers', permissions: (1n << 16n).toString() },
+    })
+    expect(role.status).toBe(200)
+    const memberRole = `/guilds/${guild.id}/members/${member.id}/roles/${role.body.id}`
+    expect((await api('PUT', memberRole, { token: owner.token })).status).toBe(204)
+    expect((await readTimes(3, read)).status).toBe(200)
+    expect((await api('DELETE', memberRole, { token: owner.token })).status).toBe(204)
+    expect((await read()).status).toBe(403)
+
+    await setEveryone(withHistory)
+    expect((await readTimes(3, read)).status).toBe(200)
+    expect((await api('DELETE', `/guilds/${guild.id}/members/${member.id}`, { token: owner.token })).status).toBe(204)
+    expect((await read()).status).toBe(404)
   })
 })
