@@ -41,7 +41,7 @@ const userIdsByIds = prepared((d) =>
 )
 
 // The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
-const userRows = rowCache<string, UserRow>(8192)
+const userRows = rowCache<string, UserRow>(2048)
 let usersWritten = 0
 
 /** Changes whenever this process writes a user row: answers made of many users (message authors) compare it. */

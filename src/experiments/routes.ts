@@ -5,10 +5,11 @@ import { clientIp } from '../http/client-ip'
 import { doc } from '../http/docs'
 import { optionalCaller } from '../http/identity'
 import { laneGetOpen } from '../http/lane'
+import { jsonText } from '../http/respond'
 import { PLATFORMS, type Platform } from './definitions'
 import { authenticationRequired, badBoolean, badPlatform } from './errors'
 import { ExperimentsAnswer, ExperimentsQuery } from './schemas'
-import { experimentsFor } from './service'
+import { experimentsAnswer } from './service'
 
 const TRUE = new Set(['true', 'True', '1'])
 const FALSE = new Set(['false', 'False', '0'])
@@ -34,13 +35,14 @@ export const experimentsGet = laneGetOpen('/experiments', ({ query, request, ser
   const authorization = request.headers.get('authorization')
   const caller = authorization ? optionalCaller(request) : undefined
   if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
-  return experimentsFor({
+  const answer = experimentsAnswer({
     caller,
     fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
     ip: () => clientIp(request, server),
     withGuildExperiments,
     platform,
   })
+  return jsonText(answer)
 })
 
 export const experimentsRoutes = new Elysia().get(

@@ -19,28 +19,48 @@ import type { GuildFacts } from './filters'
 import { buildSet, experimentSet, useSet, visible, type ExperimentSet } from './registry'
 import { replaceDefinitions } from './store'
 
-// A resource's arrays for the current definitions set: evaluating 50 experiments (a murmur3 hash each) cost more
-// than the rest of the request. User experiments have no filters, so the answer depends only on the set, the
-// resource and the platform; a new set (a load, here or by the CLI) starts an empty cache.
-const assigned = new Lru<string, UserExperimentArray[]>(8192)
-let assignedFrom: ExperimentSet | undefined
+// GET /experiments answers from JSON text kept per definitions set: a resource's assignments (evaluating 50
+// experiments, a murmur3 hash each, and writing them out cost more than the rest of the request) and the guild
+// arrays per platform. User experiments have no filters, so the text depends only on the set, the resource and the
+// platform; a new set (a load, here or by the CLI) starts empty caches. Bounded small (an entry is ~2 KB with 40
+// experiments); READY computes its arrays without keeping them (once per session).
+const assignedText = new Lru<string, string>(1024)
+const guildText = new Map<string, string>()
+let textsFrom: ExperimentSet | undefined
 
-/** The user experiment arrays for a user ID or a fingerprint's snowflake, in file order (shared: read-only). */
-export function userAssignments(resourceId: string, platform?: Platform): UserExperimentArray[] {
+function textsOfCurrentSet(): void {
   const set = experimentSet()
-  if (set !== assignedFrom) {
-    assigned.clear()
-    assignedFrom = set
-  }
-  const key = platform ? `${resourceId} ${platform}` : resourceId
-  let out = assigned.get(key)
-  if (out) return out
-  out = []
+  if (set === textsFrom) return
+  assignedText.clear()
+  guildText.clear()
+  textsFrom = set
+}
+
+/** The user experiment arrays for a user ID or a fingerprint's snowflake, in file order. */
+export function userAssignments(resourceId: string, platform?: Platform): UserExperimentArray[] {
   const now = clock.now()
-  for (const exp of set.user)
+  const out: UserExperimentArray[] = []
+  for (const exp of experimentSet().user)
     if (visible(exp, platform)) out.push(userArray(exp, evaluate(exp, resourceId, undefined, now)))
-  assigned.set(key, out)
   return out
+}
+
+/** userAssignments as JSON text, kept per resource and platform until the definitions change. */
+function assignmentsText(resourceId: string, platform?: Platform): string {
+  textsOfCurrentSet()
+  const key = platform ? `${resourceId} ${platform}` : resourceId
+  let text = assignedText.get(key)
+  if (text === undefined) assignedText.set(key, (text = JSON.stringify(userAssignments(resourceId, platform))))
+  return text
+}
+
+/** guildExperimentArrays as JSON text, kept per platform until the definitions change. */
+function guildArraysText(platform?: Platform): string {
+  textsOfCurrentSet()
+  const key = platform ?? ''
+  let text = guildText.get(key)
+  if (text === undefined) guildText.set(key, (text = JSON.stringify(guildExperimentArrays(platform))))
+  return text
 }
 
 /** Every server experiment as Discord encodes it, for the client to evaluate. */
@@ -60,17 +80,12 @@ export type ExperimentsRequest = {
   platform?: Platform
 }
 
-export type ExperimentsResponse = {
-  fingerprint?: string
-  assignments: UserExperimentArray[]
-  guild_experiments?: GuildExperimentArray[]
-}
-
 /**
- * GET /experiments: the caller's assignments; without a token, those of the fingerprint sent, or of a new one
- * (a fingerprint past the per-IP allowance, or one already ended by a login, is not honoured: no assignments).
+ * GET /experiments as JSON text (`{fingerprint?, assignments, guild_experiments?}`): the caller's assignments;
+ * without a token, those of the fingerprint sent, or of a new one (a fingerprint past the per-IP allowance, or one
+ * already ended by a login, is not honoured: no assignments).
  */
-export function experimentsFor(request: ExperimentsRequest): ExperimentsResponse {
+export function experimentsAnswer(request: ExperimentsRequest): string {
   let generated: string | undefined
   let resource: string | undefined
   if (request.caller) resource = request.caller.userId
@@ -79,11 +94,10 @@ export function experimentsFor(request: ExperimentsRequest): ExperimentsResponse
     generated = createFingerprint(request.ip())
     resource = honouredFingerprint(generated)
   }
-  return {
-    ...(generated ? { fingerprint: generated } : {}),
-    assignments: resource ? userAssignments(resource, request.platform) : [],
-    ...(request.withGuildExperiments ? { guild_experiments: guildExperimentArrays(request.platform) } : {}),
-  }
+  const fingerprint = generated ? `"fingerprint":${JSON.stringify(generated)},` : ''
+  const assignments = resource ? assignmentsText(resource, request.platform) : '[]'
+  const guilds = request.withGuildExperiments ? `,"guild_experiments":${guildArraysText(request.platform)}` : ''
+  return `{${fingerprint}"assignments":${assignments}${guilds}}`
 }
 
 /** READY: the user's assignments and the server experiments, from the same cached definitions. */

@@ -8,9 +8,9 @@ import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
 import { laneGet } from '../http/lane'
 import { paging } from '../http/form'
-import { json, noContent } from '../http/respond'
+import { json, jsonText, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyWithMembers } from './access'
-import { createLobby, createOrJoinLobby, deleteLobby, patchLobby, restView } from './lifecycle'
+import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
 import {
   IDLE_TIMEOUT_MAX,
   IDLE_TIMEOUT_MIN,
@@ -44,6 +44,7 @@ import {
   PutLobbySchema,
   PutMemberDoc,
 } from './schemas'
+import { restText } from './snapshots'
 import { getLobby } from './store'
 import { FormCheck } from './validate'
 
@@ -53,7 +54,8 @@ const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbi
 /** GET /lobbies/{id}: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
 export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', OAUTH2, ({ caller, params }) => {
   const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
-  return restView(lobby, members)
+  const text = restText(lobby, members)
+  return typeof text === 'string' ? jsonText(text) : text.then(jsonText)
 })
 // `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
 const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>

@@ -3,7 +3,7 @@
 import { lazy } from './effects'
 import { linkedChannelObject } from './linked-channel'
 import { gatewayLobby, restLobby } from './serialize'
-import { getLobby, listMembers } from './store'
+import { cachedLobbyText, getLobby, listMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /**
@@ -13,6 +13,12 @@ import type { LobbyMemberRow, LobbyRow } from './tables'
 export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id)) {
   if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined)
   return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel))
+}
+
+/** GET /lobbies/{id}: restView as JSON text, cached with the lobby's rows when the lobby is not linked. */
+export function restText(lobby: LobbyRow, members: LobbyMemberRow[]): string | Promise<string> {
+  if (lobby.linkedChannelId) return Promise.resolve(restView(lobby, members)).then((view) => JSON.stringify(view))
+  return cachedLobbyText(lobby.id, () => JSON.stringify(restLobby(lobby, members, undefined)))
 }
 
 /** The REST lobby object read fresh after a change committed. */

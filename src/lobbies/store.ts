@@ -20,10 +20,23 @@ const ph = sql.placeholder
 
 // A lobby's row and its member list, as the hot reads (GET, messages, joins) ask for them; every write below that
 // touches a lobby's row or members forgets that lobby (db/cache.ts has the rules).
+// The REST lobby's JSON text (GET /lobbies/{id} of an unlinked lobby) is made of both, and forgotten with either.
 const lobbyRows = rowCache<string, LobbyRow>(4096)
 const memberLists = rowCache<string, LobbyMemberRow[]>(4096)
-const forgetLobby = (id: string) => lobbyRows.forget(id)
-const forgetMembers = (lobbyId: string) => memberLists.forget(lobbyId)
+const lobbyTexts = rowCache<string, string>(4096)
+const forgetLobby = (id: string) => {
+  lobbyRows.forget(id)
+  lobbyTexts.forget(id)
+}
+const forgetMembers = (lobbyId: string) => {
+  memberLists.forget(lobbyId)
+  lobbyTexts.forget(lobbyId)
+}
+
+/** The lobby's REST JSON text, cached with its row and members: `build` makes it from the rows just read. */
+export function cachedLobbyText(id: string, build: () => string): string {
+  return lobbyTexts.read(id, build)!
+}
 
 // ---- lobbies
 
@@ -351,6 +364,7 @@ export function lobbyIdsOfUser(userId: string, applicationId?: string): string[]
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
 export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
   lobbyRows.clear() // several lobbies at once
+  lobbyTexts.clear()
   if (applicationId) idleDeadlinesClearOfApp().run({ userId, applicationId })
   else idleDeadlinesClearOf().run({ userId })
 }
@@ -374,6 +388,7 @@ export function setVoice(
 export function resetVoiceAtStart(now: number): void {
   lobbyRows.clear()
   memberLists.clear()
+  lobbyTexts.clear()
   db().transaction(
     (tx) => {
       tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
