@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import type { Row, RunContext } from './lib/report'
 import { ratioRow } from './lib/report'
 import { capture, startBare, type Server } from './lib/servers'
-import { wrk, type Request } from './lib/wrk'
+import { wrk, type Request, type WrkResult } from './lib/wrk'
 import type { World } from './lib/world'
 
 export type HttpScenario = {
@@ -101,6 +101,9 @@ export function send(server: Server, request: Request): Promise<Response> {
 /**
  * Measure one request against ours (already running) and a bare baseline answering our captured bytes.
  * `bareScript` picks the baseline (bench/bare/http.ts unless given); `extraSpec` is added to its spec file.
+ * Both are warmed once, then measured in `ctx.rounds` alternating rounds (ours, bare, ours, bare, ...) of
+ * `ctx.seconds / rounds` each, so a slow spell of the (shared) machine falls on both; the round with the median
+ * ratio is returned, with every round's ratio for the notes.
  */
 export async function compareWithBare(
   ctx: RunContext,
@@ -108,7 +111,9 @@ export async function compareWithBare(
   request: Request,
   options: { connections?: number; bareScript?: string; extraSpec?: Record<string, unknown>; name: string },
 ) {
-  const wrkOptions = { seconds: ctx.seconds, connections: options.connections ?? ctx.connections, threads: 1 }
+  const rounds = Math.max(1, ctx.rounds)
+  const seconds = Math.max(1, Math.round(ctx.seconds / rounds))
+  const wrkOptions = { seconds, connections: options.connections ?? ctx.connections, threads: 1 }
   const warm = { ...wrkOptions, seconds: ctx.warmSeconds }
   const response = await send(ours, request)
   const captured = await capture(response)
@@ -116,25 +121,41 @@ export async function compareWithBare(
     return {
       skipped: `our server answered ${captured.status}: ${Buffer.from(captured.bodyBase64, 'base64').toString().slice(0, 120)}`,
     }
-  await wrk(ours.url, request, warm, ctx.dir)
-  const oursResult = await wrk(ours.url, request, wrkOptions, ctx.dir)
   const specFile = join(ctx.dir, `bare-${options.name}.json`)
   await Bun.write(specFile, JSON.stringify({ ...captured, ...options.extraSpec }))
   const bare = await startBare(options.bareScript ?? 'http.ts', specFile)
   try {
+    await wrk(ours.url, request, warm, ctx.dir)
     await wrk(bare.url, request, warm, ctx.dir)
-    const bareResult = await wrk(bare.url, request, wrkOptions, ctx.dir)
-    return { ours: oursResult, bare: bareResult, bodyBytes: Buffer.from(captured.bodyBase64, 'base64').length }
+    const measured: { ours: WrkResult; bare: WrkResult; ratio: number }[] = []
+    for (let i = 0; i < rounds; i++) {
+      const o = await wrk(ours.url, request, wrkOptions, ctx.dir)
+      const b = await wrk(bare.url, request, wrkOptions, ctx.dir)
+      measured.push({ ours: o, bare: b, ratio: o.rps / b.rps })
+    }
+    const ratios = measured.map((m) => m.ratio)
+    const median = [...measured].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds - 1) / 2)]
+    return {
+      ours: median.ours,
+      bare: median.bare,
+      ratios,
+      bodyBytes: Buffer.from(captured.bodyBase64, 'base64').length,
+    }
   } finally {
     await bare.stop()
   }
+}
+
+/** "ratios by round: 0.41, 0.45, 0.39" when there was more than one round. */
+export function roundsNote(ratios: number[]): string[] {
+  return ratios.length > 1 ? [`ratios by round ${ratios.map((r) => r.toFixed(2)).join(', ')} (median shown)`] : []
 }
 
 export async function runHttpScenario(ctx: RunContext, ours: Server, scenario: HttpScenario): Promise<Row> {
   const result = await compareWithBare(ctx, ours, scenario.request(ctx.world), { name: scenario.name })
   if ('skipped' in result) return { scenario: scenario.title, name: scenario.name, skipped: result.skipped }
   const { ours: o, bare: b } = result
-  const notes: string[] = [`${result.bodyBytes} B body`]
+  const notes: string[] = [`${result.bodyBytes} B body`, ...roundsNote(result.ratios)]
   if (o.non2xx || o.errors) notes.push(`ours: ${o.non2xx} non-2xx, ${o.errors} socket errors`)
   if (b.non2xx || b.errors) notes.push(`bare: ${b.non2xx} non-2xx, ${b.errors} socket errors`)
   return ratioRow({

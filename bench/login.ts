@@ -1,6 +1,6 @@
 // Login: logins/s at concurrency 8 against a bare Bun.serve that verifies the same password against one argon2id
 // hash made with our parameters (src/auth/passwords.ts). Each of our logins also writes a session.
-import { compareWithBare } from './http'
+import { compareWithBare, roundsNote } from './http'
 import { ratioRow, type Row, type RunContext } from './lib/report'
 import type { Server } from './lib/servers'
 
@@ -20,7 +20,7 @@ export async function runLogin(ctx: RunContext, ours: Server): Promise<Row> {
   })
   const title = 'POST /auth/login vs raw argon2id verify (c8)'
   if ('skipped' in result) return { scenario: title, name: 'login', skipped: result.skipped }
-  const notes: string[] = []
+  const notes: string[] = roundsNote(result.ratios)
   if (result.ours.non2xx || result.ours.errors)
     notes.push(`ours: ${result.ours.non2xx} non-2xx, ${result.ours.errors} socket errors`)
   return ratioRow({

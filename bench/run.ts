@@ -2,8 +2,9 @@
 // answering the same bytes (CPU 0), loaded by wrk or a socket-client process (CPU 1), all in one run.
 // `bun run bench --list` names the scenarios; `bun run bench --profile [SCENARIO ...]` writes CPU profiles of HTTP
 // scenarios (default lobby-get users-me) and summarizes where the time goes.
-// Settings (environment): BENCH_SECONDS (8), BENCH_WARM_SECONDS (2), BENCH_CONNECTIONS (32), BENCH_SERVER_CPU (0),
-// BENCH_LOAD_CPU (1), BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles).
+// Settings (environment): BENCH_SECONDS (8: measured seconds per side of an HTTP row, split into BENCH_ROUNDS (3)
+// alternating rounds of ours and bare; the median round is shown), BENCH_WARM_SECONDS (2), BENCH_CONNECTIONS (32),
+// BENCH_SERVER_CPU (0), BENCH_LOAD_CPU (1), BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,6 +57,7 @@ const profiled = profileMode ? (names.length ? names : ['lobby-get', 'users-me']
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8)
 const warmSeconds = Number(process.env.BENCH_WARM_SECONDS ?? 2)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const dir = mkdtempSync(join(tmpdir(), 'lobby-bench-'))
 const userCount = selected.has('gateway-5000') ? 5000 : selected.has('gateway') ? 1000 : 8
@@ -63,7 +65,9 @@ const m = machine()
 const started = performance.now()
 
 console.log(`bench: ${m.nproc} CPUs (${m.cpu}), Bun ${m.bun}; server on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`)
-console.log(`wrk -t1 -c${connections} -d${seconds}s after a ${warmSeconds} s warm-up (login: -c8); temp dir ${dir}`)
+console.log(
+  `wrk -t1 -c${connections}, ${rounds} alternating rounds of ${Math.max(1, Math.round(seconds / rounds))} s per side after a ${warmSeconds} s warm-up (login: -c8); temp dir ${dir}`,
+)
 console.log(`seeding ${userCount} users…`)
 
 const rows: Row[] = []
@@ -96,7 +100,7 @@ try {
   let ctx!: RunContext
   try {
     const world = await seedOnline(ours, dir, offline)
-    ctx = { dir, world, seconds, warmSeconds, connections }
+    ctx = { dir, world, seconds, warmSeconds, connections, rounds }
     for (const scenario of httpScenarios) {
       if (selected.has(scenario.name))
         await attempt(scenario.name, scenario.title, () => runHttpScenario(ctx, ours, scenario))

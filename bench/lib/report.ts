@@ -7,6 +7,8 @@ export type RunContext = {
   /** seconds per measured wrk run, and before it a warm-up run */
   seconds: number
   warmSeconds: number
+  /** HTTP rows: ours and bare measured in this many alternating rounds of seconds / rounds (median round shown) */
+  rounds: number
   connections: number
 }
 
