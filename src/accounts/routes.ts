@@ -6,11 +6,12 @@ import { events, topics } from '../gateway/bus'
 import { doc } from '../http/docs'
 import { identity } from '../http/identity'
 import { laneGet } from '../http/lane'
+import { jsonText } from '../http/respond'
 import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
-import { userForCaller } from './serialize'
+import { privateUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
-import { findUser, updateUser } from './store'
+import { cachedUserText, findUser, updateUser } from './store'
 
 /** GET /users/@me: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
 export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ({ caller }) =>
@@ -18,7 +19,10 @@ export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'],
   reading(() => {
     const user = findUser(caller.userId)
     if (!user) throw Errors.unauthorized()
-    return userForCaller(user, caller, secondFactor().enabled(user.id))
+    const mfaEnabled = secondFactor().enabled(user.id)
+    if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
+    // User sessions and bots see the whole private user: its text is kept with the row.
+    return jsonText(cachedUserText(user.id, mfaEnabled, () => JSON.stringify(privateUser(user, mfaEnabled))))
   }),
 )
 

@@ -42,7 +42,24 @@ const userIdsByIds = prepared((d) =>
 
 // The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
 const userRows = rowCache<string, UserRow>(2048)
+// The private user's JSON text (GET /users/@me for user and bot tokens), forgotten with the row; it also holds the
+// mfa_enabled it was made with, which the caller compares (that flag lives in mfa's tables).
+const userTexts = rowCache<string, { text: string; mfaEnabled: boolean }>(2048)
 let usersWritten = 0
+
+/** The private user's JSON text for this mfa_enabled: cached with the row, else `build()`'s. */
+export function cachedUserText(id: string, mfaEnabled: boolean, build: () => string): string {
+  const hit = userTexts.read(id, () => ({ text: build(), mfaEnabled }))!
+  if (hit.mfaEnabled === mfaEnabled) return hit.text
+  userTexts.forget(id)
+  return userTexts.read(id, () => ({ text: build(), mfaEnabled }))!.text
+}
+
+function forgetUser(id: string): void {
+  userRows.forget(id)
+  userTexts.forget(id)
+  usersWritten++
+}
 
 /** Changes whenever this process writes a user row: answers made of many users (message authors) compare it. */
 export const usersVersion = () => usersWritten
@@ -75,8 +92,8 @@ export function findUserByPhone(phone: string): UserRow | undefined {
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
 export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
-  if (row.id) userRows.forget(row.id)
-  usersWritten++
+  if (row.id) forgetUser(row.id)
+  else usersWritten++
   return tx.insert(users).values(row).returning().get()
 }
 
@@ -95,7 +112,7 @@ export function isUserActive(id: string): boolean {
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
 export function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): void {
-  userRows.forget(id)
+  forgetUser(id)
   db()
     .update(users)
     .set({ passwordWeak: weak })
@@ -106,8 +123,7 @@ export function setPasswordVerdict(id: string, passwordHash: string, weak: boole
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
 export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
   forgetCallers() // the account's state decides whether its tokens work
-  userRows.forget(id)
-  usersWritten++
+  forgetUser(id)
   // A new password has not been judged by the policy unless the caller says so.
   if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
   return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
