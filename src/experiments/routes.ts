@@ -5,7 +5,7 @@ import { clientIp } from '../http/client-ip'
 import { doc } from '../http/docs'
 import { optionalCaller } from '../http/identity'
 import { laneGetOpen } from '../http/lane'
-import { jsonText } from '../http/respond'
+import { JsonText } from '../http/respond'
 import { PLATFORMS, type Platform } from './definitions'
 import { authenticationRequired, badBoolean, badPlatform } from './errors'
 import { ExperimentsAnswer, ExperimentsQuery } from './schemas'
@@ -42,7 +42,7 @@ export const experimentsGet = laneGetOpen('/experiments', ({ query, request, ser
     withGuildExperiments,
     platform,
   })
-  return jsonText(answer)
+  return new JsonText(answer)
 })
 
 export const experimentsRoutes = new Elysia().get(

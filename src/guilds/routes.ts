@@ -4,7 +4,7 @@ import { doc, NO_CONTENT } from '../http/docs'
 import { paging } from '../http/form'
 import { identity } from '../http/identity'
 import { laneGet } from '../http/lane'
-import { json, jsonText, noContent } from '../http/respond'
+import { json, JsonText, noContent } from '../http/respond'
 import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
@@ -36,8 +36,10 @@ import { guildMembers } from './store'
 const auth = { auth: ['user', 'bot'] as ('user' | 'bot')[] }
 
 /** GET /channels/{id}/messages: Bun's router answers it through the lane (http/lane.ts); the route below documents it. */
-export const channelMessagesGet = laneGet<'channelId'>('/channels/:channelId/messages', auth.auth, (r) =>
-  jsonText(readMessages(r.caller.userId, r.params.channelId, paging(r.query(), 100, 50))),
+export const channelMessagesGet = laneGet<'channelId'>(
+  '/channels/:channelId/messages',
+  auth.auth,
+  (r) => new JsonText(readMessages(r.caller.userId, r.params.channelId, paging(r.query(), 100, 50))),
 )
 const list = (item: TSchema, description: string) => t.Array(item, { description })
 

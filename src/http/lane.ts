@@ -14,6 +14,7 @@ import { beginTrace, errorFor, finish, oversized, tooLarge } from './basics'
 import { corsHeaders } from './cors'
 import { type AuthRule, authorize } from './identity'
 import { limit } from './rate-limits'
+import { JSON_TYPE, JsonText, jsonText } from './respond'
 
 /** What a lane handler gets: the request, its path parameters and, on routes with an auth rule, its caller. */
 export type LaneRequest<P extends string = string> = {
@@ -25,27 +26,40 @@ export type LaneRequest<P extends string = string> = {
 }
 export type LaneCallerRequest<P extends string = string> = LaneRequest<P> & { caller: Caller }
 
+type Handler = (r: LaneCallerRequest) => unknown
+
 export type LaneRoute = {
   /** As mounted under the API prefixes, e.g. `/lobbies/:lobbyId`. */
   path: string
   /** null: the handler looks at the Authorization itself (a route open to anonymous callers). */
   auth: AuthRule | null
-  /** The answer's JSON value (status 200), or a Response; throws ApiError like any route. */
-  handle: (r: LaneCallerRequest) => unknown
+  /** The answer (status 200): a JSON value, JsonText, or a Response, or a promise of one; throws ApiError. */
+  run: Handler
+  /** `run` for the Elysia route: JsonText becomes a Response. */
+  handle: Handler
 }
 
-/** A GET route for the lane whose callers must pass `auth`; `handle` is what the Elysia route calls too. */
+function route(path: string, auth: AuthRule | null, run: Handler): LaneRoute {
+  const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text) : value)
+  const handle: Handler = (r) => {
+    const value = run(r)
+    return value instanceof Promise ? value.then(forElysia) : forElysia(value)
+  }
+  return { path, auth, run, handle }
+}
+
+/** A GET route for the lane whose callers must pass `auth`; `handle` is what the Elysia route calls. */
 export function laneGet<P extends string>(
   path: string,
   auth: AuthRule,
-  handle: (r: LaneCallerRequest<P>) => unknown,
+  handler: (r: LaneCallerRequest<P>) => unknown,
 ): LaneRoute {
-  return { path, auth, handle: handle as LaneRoute['handle'] }
+  return route(path, auth, handler as Handler)
 }
 
 /** A GET route for the lane open to anonymous callers. */
-export function laneGetOpen<P extends string>(path: string, handle: (r: LaneRequest<P>) => unknown): LaneRoute {
-  return { path, auth: null, handle: handle as LaneRoute['handle'] }
+export function laneGetOpen<P extends string>(path: string, handler: (r: LaneRequest<P>) => unknown): LaneRoute {
+  return route(path, null, handler as Handler)
 }
 
 const PREFIXES = ['/api/v9', '/api/v10', '/api']
@@ -59,7 +73,7 @@ let answered = 0
 /** How many requests the lane has answered (tests: proof that Bun's router sends them here). */
 export const laneAnswered = () => answered
 
-function answer(route: string, { auth, handle }: LaneRoute) {
+function answer(route: string, { auth, run }: LaneRoute) {
   return (request: BunRequest, server: Server<unknown>): Response | Promise<Response> => {
     answered++
     const trace = beginTrace(request, server)
@@ -75,7 +89,7 @@ function answer(route: string, { auth, handle }: LaneRoute) {
       limit(route, request, request.params, headers, server)
       const caller = auth ? authorize(resolveAuthorization(request.headers.get('authorization')), auth) : undefined
       const params = request.params
-      const value = handle({ request, server, params, query: () => queryOf(request.url), caller: caller! })
+      const value = run({ request, server, params, query: () => queryOf(request.url), caller: caller! })
       // Most answers are ready at once; a handler that awaits (a linked channel) is answered when it settles.
       if (value instanceof Promise) return value.then((v) => done(respond(v, headers)), failed)
       return done(respond(value, headers))
@@ -86,11 +100,15 @@ function answer(route: string, { auth, handle }: LaneRoute) {
 }
 
 function respond(value: unknown, headers: Record<string, string>): Response {
+  if (value instanceof JsonText) {
+    headers['content-type'] = JSON_TYPE
+    return new Response(value.text, { headers })
+  }
   if (value instanceof Response) {
     for (const name in headers) value.headers.set(name, headers[name])
     return value
   }
-  headers['content-type'] = 'application/json;charset=utf-8' // as Elysia writes it
+  headers['content-type'] = JSON_TYPE
   return new Response(JSON.stringify(value), { headers })
 }
 

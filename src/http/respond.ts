@@ -10,7 +10,15 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
 
-/** JSON already written as text (a cached answer), with the content type Elysia gives JSON answers. */
+/** The content type Elysia gives JSON answers (the lane's answers carry the same). */
+export const JSON_TYPE = 'application/json;charset=utf-8'
+
+/** A 200 answer already written as JSON text (a cached answer): lane handlers return it (http/lane.ts). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** JSON text as a Response, for an Elysia route. */
 export function jsonText(text: string): Response {
-  return new Response(text, { headers: { 'content-type': 'application/json;charset=utf-8' } })
+  return new Response(text, { headers: { 'content-type': JSON_TYPE } })
 }

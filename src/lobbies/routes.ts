@@ -8,7 +8,7 @@ import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
 import { laneGet } from '../http/lane'
 import { paging } from '../http/form'
-import { json, jsonText, noContent } from '../http/respond'
+import { json, JsonText, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyWithMembers } from './access'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
 import {
@@ -55,7 +55,7 @@ const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbi
 export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', OAUTH2, ({ caller, params }) => {
   const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
   const text = restText(lobby, members)
-  return typeof text === 'string' ? jsonText(text) : text.then(jsonText)
+  return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
 })
 // `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
 const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>
