@@ -91,7 +91,7 @@ function answer(route: string, { auth, run }: LaneRoute) {
       const params = request.params
       const value = run({ request, server, params, query: () => queryOf(request.url), caller: caller! })
       // Most answers are ready at once; a handler that awaits (a linked channel) is answered when it settles.
-      if (value instanceof Promise) return value.then((v) => done(respond(v, headers)), failed)
+      if (value instanceof Promise) return value.then((v) => respond(v, headers)).then(done, failed)
       return done(respond(value, headers))
     } catch (error) {
       return failed(error)
