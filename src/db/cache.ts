@@ -89,6 +89,43 @@ export function rowCache<K, V>(max: number): RowCache<K, V> {
   return cache
 }
 
+/**
+ * JSON text of answers made of many rows (pages of messages), per owner (a channel, a lobby) and query, at most
+ * `perOwner` queries each. `forget(owner)` when any of its rows is written; an answer also holds the `version` of
+ * the other rows it shows (its authors, users/store's usersVersion) and is made again when that moved.
+ */
+export class PageCache {
+  private readonly owners: RowCache<string, Map<string, { text: string; version: number }>>
+
+  constructor(
+    owners: number,
+    private readonly perOwner: number,
+  ) {
+    this.owners = rowCache(owners)
+  }
+
+  read(owner: string, query: string, version: number, build: () => string): string {
+    const pages = this.owners.read(owner, () => new Map())!
+    const hit = pages.get(query)
+    if (hit && hit.version === version) return hit.text
+    const text = build()
+    // Read inside a write transaction: not kept (whether or not it wrote these rows, the map may not be cached).
+    if (!inWriteTransaction()) {
+      if (pages.size >= this.perOwner && !pages.has(query)) pages.delete(pages.keys().next().value!)
+      pages.set(query, { text, version })
+    }
+    return text
+  }
+
+  forget(owner: string): void {
+    this.owners.forget(owner)
+  }
+
+  clear(): void {
+    this.owners.clear()
+  }
+}
+
 /** Empty every cache (tests that write around the stores). */
 export function clearRowCaches(): void {
   for (const c of caches) c.reset()

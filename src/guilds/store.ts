@@ -4,8 +4,8 @@
 // inside an open transaction too, and the `tx` parameters stay for a store that goes async.
 import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
-import { rowCache } from '../db/cache'
-import { db, idsTable, idValue, inWriteTransaction, prepared, type DB } from '../db/client'
+import { PageCache, rowCache } from '../db/cache'
+import { db, idsTable, idValue, prepared, type DB } from '../db/client'
 import {
   channels,
   guilds,
@@ -286,28 +286,17 @@ const pageAtOrBefore = messagePage(
   desc(messageOrder),
 )
 
-/** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
 // Pages of GET /channels/{id}/messages as sent (JSON text), per channel and query. A message written to the channel,
 // or the channel's or guild's deletion, forgets the channel's pages; a page made before a user row changed (an author
 // renamed) is made again (db/cache.ts has the rules).
-type Page = { json: string; users: number }
-const messagePages = rowCache<string, Map<string, Page>>(1024)
-const PAGES_PER_CHANNEL = 32
+const messagePages = new PageCache(1024, 32)
 
 /** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
 export function cachedMessagePage(channelId: string, query: string, build: () => string): string {
-  const users = usersVersion()
-  const pages = messagePages.read(channelId, () => new Map())!
-  const hit = pages.get(query)
-  if (hit && hit.users === users) return hit.json
-  const json = build()
-  if (!inWriteTransaction()) {
-    if (pages.size >= PAGES_PER_CHANNEL) pages.delete(pages.keys().next().value!)
-    pages.set(query, { json, users })
-  }
-  return json
+  return messagePages.read(channelId, query, usersVersion(), build)
 }
 
+/** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
 export function channelMessages(
   channelId: string,
   q: { limit: number; before?: string; after?: string; around?: string },

@@ -10,7 +10,7 @@ import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
 import { mirrorToLinkedChannel } from './linked-channel'
 import { lobbyMessage } from './serialize'
-import { findEnforcedNonce, insertMessage, listMessages, releaseEnforcedNonce } from './store'
+import { cachedMessagePage, findEnforcedNonce, insertMessage, listMessages, releaseEnforcedNonce } from './store'
 import type { LobbyRow, Metadata } from './tables'
 
 export type MessageInput = {
@@ -80,15 +80,20 @@ export async function postMessage(
   return { message, created }
 }
 
-/** Newest first; `before`/`after` page through the whole history. */
-export function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }) {
-  return reading(() => {
-    const rows = listMessages(lobby.id, page)
-    // The page's authors in one query.
-    const authors = findUsers(rows.map((r) => r.authorId))
-    return rows.flatMap((r) => {
-      const author = authors.get(r.authorId)
-      return author ? [lobbyMessage(r, author)] : []
-    })
-  })
+/** Newest first; `before`/`after` page through the whole history. As JSON text, kept until the lobby gets a message. */
+export function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }): string {
+  const key = `${page.limit} ${page.before ?? ''} ${page.after ?? ''}`
+  return cachedMessagePage(lobby.id, key, () =>
+    reading(() => {
+      const rows = listMessages(lobby.id, page)
+      // The page's authors in one query.
+      const authors = findUsers(rows.map((r) => r.authorId))
+      return JSON.stringify(
+        rows.flatMap((r) => {
+          const author = authors.get(r.authorId)
+          return author ? [lobbyMessage(r, author)] : []
+        }),
+      )
+    }),
+  )
 }

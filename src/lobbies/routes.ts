@@ -57,6 +57,14 @@ export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', OAUTH2, ({ calle
   const text = restText(lobby, members)
   return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
 })
+/** GET /lobbies/{id}/messages, through the lane like GET /lobbies/{id}: the lobby, then the page (cached text). */
+export const lobbyMessagesGet = laneGet<'lobbyId'>('/lobbies/:lobbyId/messages', OAUTH2, ({ caller, params, query }) =>
+  // The lobby, the page and its authors in one snapshot (one read transaction).
+  reading(() => {
+    const lobby = lobbyOf(caller, params.lobbyId)
+    return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
+  }),
+)
 // `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
 const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>
   doc('lobbies', summary, answers, { body }).detail
@@ -223,13 +231,8 @@ export const lobbiesRoutes = new Elysia()
   )
   .get(
     '/lobbies/:lobbyId/messages',
-    ({ caller, params, query }) => {
-      // The lobby, the page and its authors in one snapshot (one read transaction).
-      return reading(() => {
-        const lobby = lobbyOf(caller, params.lobbyId)
-        return readMessages(lobby, paging(query, MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT))
-      })
-    },
+    ({ caller, params, query, request }) =>
+      lobbyMessagesGet.handle({ caller, params, request, server: null, query: () => query as Record<string, string> }),
     {
       auth: OAUTH2,
       query: MessagesQuery,

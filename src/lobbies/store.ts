@@ -4,7 +4,8 @@
 // connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
 // their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
 import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
-import { rowCache } from '../db/cache'
+import { usersVersion } from '../accounts/store'
+import { PageCache, rowCache } from '../db/cache'
 import { db, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
 import {
   lobbies,
@@ -31,6 +32,15 @@ const forgetLobby = (id: string) => {
 const forgetMembers = (lobbyId: string) => {
   memberLists.forget(lobbyId)
   lobbyTexts.forget(lobbyId)
+}
+
+// Pages of GET /lobbies/{id}/messages as sent (JSON text), per lobby and query: a message posted to the lobby or its
+// deletion forgets them; a page made before a user row changed (an author renamed) is made again.
+const messagePages = new PageCache(1024, 16)
+
+/** The lobby's page of messages for this query as JSON text: cached, else `build()`'s. */
+export function cachedMessagePage(lobbyId: string, query: string, build: () => string): string {
+  return messagePages.read(lobbyId, query, usersVersion(), build)
 }
 
 /** The lobby's REST JSON text, cached with its row and members: `build` makes it from the rows just read. */
@@ -176,6 +186,7 @@ export function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | nu
 export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
   forgetLobby(id)
   forgetMembers(id)
+  messagePages.forget(id)
   return lobbyDelete().get({ id })
 }
 
@@ -183,6 +194,7 @@ export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
 export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undefined {
   forgetLobby(id)
   forgetMembers(id)
+  messagePages.forget(id)
   return idleLobbyDelete().get({ id, now })
 }
 
@@ -472,6 +484,7 @@ export type MessageInsert = Pick<
 >
 
 export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
+  messagePages.forget(row.lobbyId)
   return messageInsert().get({
     id: row.id,
     lobbyId: row.lobbyId,
@@ -497,6 +510,7 @@ export function findEnforcedNonce(
   return enforcedNonce().get({ lobbyId, authorId, nonce: toJson(nonce) })
 }
 
+/** (The enforce_nonce flag is not part of any answer: the lobby's cached pages stay.) */
 export function releaseEnforcedNonce(_tx: DB, messageId: string): void {
   enforcedNonceRelease().run({ id: messageId })
 }

@@ -71,6 +71,25 @@ describe('the lane answers as Elysia does', () => {
     same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[0].token }), 403)
   })
 
+  test('GET /lobbies/{id}/messages: pages, cursors, refusals of bad queries, a non-member bearer', async () => {
+    const { bot, players } = await setup(2)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const ids: string[] = []
+    for (let i = 0; i < 4; i++) {
+      const r = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: `m${i}` } })
+      ids.push(r.body.id)
+    }
+    const path = `/api/v9/lobbies/${lobby.id}/messages`
+    same(await both(path, { authorization: bot }), 200)
+    same(await both(path, { authorization: players[0].bearer }), 200)
+    same(await both(`${path}?limit=2&before=${ids[3]}`, { authorization: bot }), 200)
+    same(await both(`${path}?after=${ids[0]}`, { authorization: bot }), 200)
+    same(await both(`${path}?limit=0`, { authorization: bot }), 400)
+    same(await both(`${path}?before=nope`, { authorization: bot }), 400)
+    same(await both(path, { authorization: players[1].bearer }), 404)
+    same(await both('/api/v9/lobbies/123/messages', { authorization: bot }), 404)
+  })
+
   test('GET /users/@me: user, bot and bearer callers; a bad token', async () => {
     const user = await makeUser()
     const { bot, players } = await setup(1)

@@ -96,6 +96,31 @@ describe('lobby rows and members', () => {
   })
 })
 
+describe('lobby message pages', () => {
+  test('a new message, an author renamed, and the lobby deleted show on the next page', async () => {
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const page = () => api('GET', `/lobbies/${lobby.id}/messages`, { token: bot })
+    const send = (content: string) =>
+      api('POST', `/lobbies/${lobby.id}/messages`, { token: players[0].bearer, body: { content } })
+    expect((await send('first')).status).toBe(201)
+    expect((await readTimes(3, page)).body.map((m: { content: string }) => m.content)).toEqual(['first'])
+    expect((await send('second')).status).toBe(201)
+    expect((await page()).body.map((m: { content: string }) => m.content)).toEqual(['second', 'first'])
+
+    await readTimes(3, page)
+    const renamed = await api('PATCH', '/users/@me', { token: players[0].token, body: { global_name: 'Lobby Name' } })
+    expect(renamed.status).toBe(200)
+    expect((await page()).body.map((m: { author: { global_name: string } }) => m.author.global_name)).toEqual([
+      'Lobby Name',
+      'Lobby Name',
+    ])
+
+    expect((await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(204)
+    expect((await page()).status).toBe(404)
+  })
+})
+
 describe('users and MFA', () => {
   test('a changed display name shows on the next /users/@me', async () => {
     const user = await makeUser()
