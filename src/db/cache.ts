@@ -32,13 +32,21 @@ function checkForeignCommits(): void {
   }
 }
 
+/** A bound on what a cache holds besides its entry count: each value's weight (members, characters) and a total. */
+export type Budget<V> = { weigh: (value: V) => number; total: number }
+
 export class RowCache<K, V> {
   private readonly lru: Lru<K, V>
   /** Keys written (forgotten) by the write transaction now open, or by one before it with no read outside since. */
   private readonly dirty = new Set<K>()
   private allDirty = false
+  /** The weight added since the cache was last emptied (what was dropped meanwhile still counts: an upper bound). */
+  private weight = 0
 
-  constructor(max: number) {
+  constructor(
+    max: number,
+    private readonly budget?: Budget<V>,
+  ) {
     this.lru = new Lru(max)
   }
 
@@ -57,8 +65,8 @@ export class RowCache<K, V> {
         this.dirty.clear()
         this.allDirty = false
       }
-      this.lru.set(key, value)
-    } else if (!this.allDirty && !this.dirty.has(key)) this.lru.set(key, value)
+      this.keep(key, value)
+    } else if (!this.allDirty && !this.dirty.has(key)) this.keep(key, value)
     return value
   }
 
@@ -70,36 +78,61 @@ export class RowCache<K, V> {
 
   /** Call before a write that may touch any key. */
   clear(): void {
-    this.lru.clear()
+    this.drop()
     if (inWriteTransaction()) this.allDirty = true
   }
 
   /** Drop everything, outside any transaction's bookkeeping (another process committed, another database). */
   reset(): void {
-    this.lru.clear()
+    this.drop()
     this.dirty.clear()
     this.allDirty = false
   }
+
+  /** Drop every entry (never wrong: what is not cached is read). */
+  drop(): void {
+    this.lru.clear()
+    this.weight = 0
+  }
+
+  private keep(key: K, value: V): void {
+    if (this.budget) {
+      // A value too big for the budget is read each time; past the budget the cache starts over empty.
+      const weight = this.budget.weigh(value)
+      if (weight > this.budget.total / 8) return
+      this.weight += weight
+      if (this.weight > this.budget.total) {
+        this.drop()
+        this.weight = weight
+      }
+    }
+    this.lru.set(key, value)
+  }
 }
 
-/** A cache registered for the foreign-commit check; `max` entries at most. */
-export function rowCache<K, V>(max: number): RowCache<K, V> {
-  const cache = new RowCache<K, V>(max)
+/** A cache registered for the foreign-commit check; `max` entries at most, and within `budget` when given. */
+export function rowCache<K, V>(max: number, budget?: Budget<V>): RowCache<K, V> {
+  const cache = new RowCache<K, V>(max, budget)
   caches.push(cache as RowCache<unknown, unknown>)
   return cache
 }
 
 /**
  * JSON text of answers made of many rows (pages of messages), per owner (a channel, a lobby) and query, at most
- * `perOwner` queries each. `forget(owner)` when any of its rows is written; an answer also holds the `version` of
- * the other rows it shows (its authors, users/store's usersVersion) and is made again when that moved.
+ * `perOwner` queries each and `chars` characters in all (a page of 200 long messages is ~1 MB: entry counts alone
+ * would let a client who asks many cursors hold gigabytes). `forget(owner)` when any of its rows is written; an
+ * answer also holds the `version` of the other rows it shows (its authors, usersVersion) and is made again when that
+ * moved.
  */
 export class PageCache {
   private readonly owners: RowCache<string, Map<string, { text: string; version: number }>>
+  /** Characters kept since the cache was last emptied (an upper bound). */
+  private kept = 0
 
   constructor(
     owners: number,
     private readonly perOwner: number,
+    private readonly chars: number,
   ) {
     this.owners = rowCache(owners)
   }
@@ -110,7 +143,13 @@ export class PageCache {
     if (hit && hit.version === version) return hit.text
     const text = build()
     // Read inside a write transaction: not kept (whether or not it wrote these rows, the map may not be cached).
-    if (!inWriteTransaction()) {
+    if (!inWriteTransaction() && text.length <= this.chars / 16) {
+      this.kept += text.length
+      if (this.kept > this.chars) {
+        this.owners.drop()
+        this.kept = 0
+        return text
+      }
       if (pages.size >= this.perOwner && !pages.has(query)) pages.delete(pages.keys().next().value!)
       pages.set(query, { text, version })
     }
@@ -123,6 +162,7 @@ export class PageCache {
 
   clear(): void {
     this.owners.clear()
+    this.kept = 0
   }
 }
 

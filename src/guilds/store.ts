@@ -289,7 +289,7 @@ const pageAtOrBefore = messagePage(
 // Pages of GET /channels/{id}/messages as sent (JSON text), per channel and query. A message written to the channel,
 // or the channel's or guild's deletion, forgets the channel's pages; a page made before a user row changed (an author
 // renamed) is made again (db/cache.ts has the rules).
-const messagePages = new PageCache(1024, 32)
+const messagePages = new PageCache(1024, 32, 64 * 1024 * 1024)
 
 /** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
 export function cachedMessagePage(channelId: string, query: string, build: () => string): string {
