@@ -28,14 +28,10 @@ export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'],
 
 export const accountsRoutes = new Elysia()
   .use(identity)
-  .get(
-    '/users/@me',
-    ({ caller, params, request }) => usersMe.handle({ caller, params, request, server: null, query: () => ({}) }),
-    {
-      auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' },
-      ...doc('users', 'The calling user', { 200: PrivateUser }),
-    },
-  )
+  .get('/users/@me', usersMe.handle, {
+    auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' },
+    ...doc('users', 'The calling user', { 200: PrivateUser }),
+  })
   .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
     user: true,
     ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),

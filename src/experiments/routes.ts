@@ -47,14 +47,7 @@ export const experimentsGet = laneGetOpen('/experiments', ({ query, request, ser
 
 export const experimentsRoutes = new Elysia().get(
   '/experiments',
-  ({ query, request, server }) =>
-    experimentsGet.handle({
-      request,
-      server,
-      params: {},
-      query: () => query as Record<string, string>,
-      caller: undefined as never,
-    }),
+  experimentsGet.handle,
   doc(
     'experiments',
     'Experiment assignments for the user or fingerprint, and optionally the server experiments',

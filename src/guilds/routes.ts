@@ -176,24 +176,13 @@ export const channelRoutes = new Elysia()
       ...doc('messages', 'Send a message (SEND_MESSAGES)', { 200: Message }),
     },
   )
-  .get(
-    '/channels/:channelId/messages',
-    ({ caller, params, query, request }) =>
-      channelMessagesGet.handle({
-        caller,
-        params,
-        request,
-        server: null,
-        query: () => query as Record<string, string>,
-      }),
-    {
-      ...auth,
-      query: MessagesQuery,
-      ...doc('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)', {
-        200: list(Message, 'Messages, newest first'),
-      }),
-    },
-  )
+  .get('/channels/:channelId/messages', channelMessagesGet.handle, {
+    ...auth,
+    query: MessagesQuery,
+    ...doc('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)', {
+      200: list(Message, 'Messages, newest first'),
+    }),
+  })
   .post(
     '/channels/:channelId/invites',
     ({ caller, params, body }) =>

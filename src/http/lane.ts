@@ -28,6 +28,15 @@ export type LaneCallerRequest<P extends string = string> = LaneRequest<P> & { ca
 
 type Handler = (r: LaneCallerRequest) => unknown
 
+/** What the Elysia route's handler gets (the fields of Elysia's context the lane handlers use). */
+type ElysiaContext = {
+  caller?: Caller
+  params: Record<string, string>
+  query: Record<string, unknown>
+  request: Request
+  server: Server<unknown> | null
+}
+
 export type LaneRoute = {
   /** As mounted under the API prefixes, e.g. `/lobbies/:lobbyId`. */
   path: string
@@ -35,14 +44,15 @@ export type LaneRoute = {
   auth: AuthRule | null
   /** The answer (status 200): a JSON value, JsonText, or a Response, or a promise of one; throws ApiError. */
   run: Handler
-  /** `run` for the Elysia route: JsonText becomes a Response. */
-  handle: Handler
+  /** The Elysia route's handler: `run` on Elysia's context, JsonText answered as a Response. */
+  handle: (ctx: ElysiaContext) => unknown
 }
 
 function route(path: string, auth: AuthRule | null, run: Handler): LaneRoute {
   const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text) : value)
-  const handle: Handler = (r) => {
-    const value = run(r)
+  // Destructured, as every handler Elysia reads (it prepares per request only what the source names).
+  const handle = ({ caller, params, query, request, server }: ElysiaContext) => {
+    const value = run({ caller: caller!, params, request, server, query: () => query as Record<string, string> })
     return value instanceof Promise ? value.then(forElysia) : forElysia(value)
   }
   return { path, auth, run, handle }

@@ -134,14 +134,10 @@ export const lobbiesRoutes = new Elysia()
       detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }, PutLobbyDoc),
     },
   )
-  .get(
-    '/lobbies/:lobbyId',
-    ({ caller, params, request }) => lobbyGet.handle({ caller, params, request, server: null, query: () => ({}) }),
-    {
-      auth: OAUTH2,
-      detail: detail('A lobby', { 200: LobbyAnswer }),
-    },
-  )
+  .get('/lobbies/:lobbyId', lobbyGet.handle, {
+    auth: OAUTH2,
+    detail: detail('A lobby', { 200: LobbyAnswer }),
+  })
   .patch(
     '/lobbies/:lobbyId',
     ({ caller, params, body }) => {
@@ -229,16 +225,11 @@ export const lobbiesRoutes = new Elysia()
       detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }, BulkDoc),
     },
   )
-  .get(
-    '/lobbies/:lobbyId/messages',
-    ({ caller, params, query, request }) =>
-      lobbyMessagesGet.handle({ caller, params, request, server: null, query: () => query as Record<string, string> }),
-    {
-      auth: OAUTH2,
-      query: MessagesQuery,
-      detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }),
-    },
-  )
+  .get('/lobbies/:lobbyId/messages', lobbyMessagesGet.handle, {
+    auth: OAUTH2,
+    query: MessagesQuery,
+    detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }),
+  })
   .post(
     '/lobbies/:lobbyId/messages',
     async ({ caller, params, body }) => {
