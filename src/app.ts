@@ -1,8 +1,8 @@
 // Builds the Elysia app from the domain modules (modules.ts). Tests import this; main.ts listens.
 import { Elysia } from 'elysia'
 import { config } from './config'
-import { setCallerCacheGuard, setTokenResolvers } from './core/caller'
-import { dataVersion } from './db/client'
+import { forgetCallers, setCallerCacheGuard, setTokenResolvers } from './core/caller'
+import { alsoForgetOnForeignCommit, checkForeignCommits } from './db/cache'
 import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setAuthSessionCheck } from './gateway/bus'
 import { gatewayDocsPage } from './gateway/docs'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
@@ -18,7 +18,8 @@ import { modules } from './modules'
 /** Hand each domain's tokens and Gateway hooks to the layers below, and let it plug into the domains below it. */
 function mount(): void {
   // A token whose session or account another process ended (the CLI) must fail on the next request.
-  setCallerCacheGuard(dataVersion)
+  setCallerCacheGuard(checkForeignCommits)
+  alsoForgetOnForeignCommit(forgetCallers)
   for (const m of modules) {
     if (m.tokens) setTokenResolvers(m.tokens)
     if (m.liveSessions) setAuthSessionCheck(m.liveSessions)

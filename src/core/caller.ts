@@ -26,41 +26,26 @@ export function setTokenResolvers(next: typeof resolvers): void {
 }
 
 // Token -> caller answers, so that a request does not hash its token and read the database to learn who it is. A
-// Map kept in use order (LRU), bounded. Only successful answers are kept (a flood of wrong tokens cannot fill it).
-// Every store write that could end a token's life (sessions deleted, the user row changed, a refresh token spent, a
-// token family revoked) calls forgetCallers() in the same process; writes by another process (the CLI) are seen
-// through the database's change counter (setCallerCacheGuard), looked at once per millisecond.
+// bounded Map (core/lru.ts). Only successful answers are kept (a flood of wrong tokens cannot fill it). Every store
+// write that could end a token's life (sessions deleted, the user row changed, a refresh token spent, a token family
+// revoked) calls forgetCallers() in the same process; for writes by another process (the CLI) the guard is asked
+// before every lookup (db/cache.ts checkForeignCommits, which calls forgetCallers when another process committed).
 const cache = new Lru<string, Resolved<Caller>>(4096)
-let guard: (() => number) | undefined
-let guardSeen: number | undefined
-let guardCheckedAt = 0
+let guard: (() => void) | undefined
 
 /** Drop every cached answer: call after any write that may end or change what a token resolves to. */
 export function forgetCallers(): void {
   cache.clear()
 }
 
-/** A counter that changes when another process commits to the database (SQLite's data_version). */
-export function setCallerCacheGuard(next: (() => number) | undefined): void {
+/** Asked before every lookup: drops answers another process's commit may have ended (by calling forgetCallers). */
+export function setCallerCacheGuard(next: (() => void) | undefined): void {
   guard = next
-  guardSeen = undefined
-  guardCheckedAt = 0
   cache.clear()
 }
 
 function cached(key: string, now: number): Caller | undefined {
-  // Asked at most once per millisecond of real time (a statement each time costs ~10 % of a cached request): another
-  // process's commit is seen by every request that starts a millisecond or more after it.
-  const real = Date.now()
-  if (guard && real !== guardCheckedAt) {
-    guardCheckedAt = real
-    const version = guard()
-    if (version !== guardSeen) {
-      guardSeen = version
-      cache.clear()
-      return undefined
-    }
-  }
+  guard?.()
   const hit = cache.get(key)
   if (!hit) return undefined
   if (hit.until <= now) {
