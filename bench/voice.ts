@@ -6,7 +6,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MediaStreamTrack, RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, RtpPacket } from 'werift'
+import { MediaStreamTrack, RTCPeerConnection, RtpHeader, RtpPacket } from 'werift'
+import { opus } from '../src/voice/network'
 
 const SIZES = (process.env.BENCH_VOICE_SIZES ?? '2,5,10').split(',').map(Number)
 const SECONDS = Number(process.env.BENCH_VOICE_SECONDS ?? 10)
@@ -66,15 +67,6 @@ async function cpuOver(seconds: number): Promise<number> {
   await Bun.sleep(seconds * 1000)
   return (serverCpu() - c0) / ((performance.now() - t0) / 1000)
 }
-
-const opus = () =>
-  new RTCRtpCodecParameters({
-    mimeType: 'audio/opus',
-    clockRate: 48000,
-    channels: 2,
-    payloadType: 111,
-    parameters: 'minptime=10;useinbandfec=1',
-  })
 
 class Peer {
   pc = new RTCPeerConnection({ codecs: { audio: [opus()], video: [] }, iceUseIpv6: false })

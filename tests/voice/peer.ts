@@ -1,24 +1,9 @@
 // A lobby call client for tests: a Gateway connection (tests/gateway-client.ts) and a werift RTCPeerConnection that
 // answers the server's offers, trickles its candidates with op 101, sends a fake microphone (synthetic Opus-sized
 // RTP at 50 packets a second) and counts what it receives per member (slots map mids to user ids).
-import {
-  MediaStreamTrack,
-  RTCPeerConnection,
-  RTCRtpCodecParameters,
-  RtpHeader,
-  RtpPacket,
-  type RTCRtpTransceiver,
-} from 'werift'
+import { MediaStreamTrack, RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift'
+import { opus } from '../../src/voice/network'
 import { GatewayClient, type Frame } from '../gateway-client'
-
-const opus = () =>
-  new RTCRtpCodecParameters({
-    mimeType: 'audio/opus',
-    clockRate: 48000,
-    channels: 2,
-    payloadType: 111,
-    parameters: 'minptime=10;useinbandfec=1',
-  })
 
 export type Received = { count: number; ssrc: number; firstSeq: number; lastSeq: number; lastTimestamp: number }
 
