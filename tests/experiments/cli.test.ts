@@ -6,25 +6,16 @@ import { join } from 'node:path'
 import { config } from '../../src/config'
 import { api, server, testDir } from '../helpers'
 import { makeGuild } from '../guilds/helpers'
+import { cli as run } from '../ops/process-helpers'
 import { mmh3, type Def } from './helpers'
 
 const dir = testDir()
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+/** `server experiments ...` in a child process, on the running test server's database. */
 async function cli(...args: string[]) {
   await server()
-  const env = { ...process.env, DATABASE_PATH: config().databasePath, LOG_LEVEL: 'silent' }
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', 'experiments', ...args], {
-    env,
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  return { code, stdout, stderr }
+  return run({ ...process.env, DATABASE_PATH: config().databasePath, LOG_LEVEL: 'silent' }, ['experiments', ...args])
 }
 
 function file(name: string, content: unknown): string {
