@@ -2,21 +2,11 @@
 // (autofill through conditional mediation, or the button); forgot password by e-mail or text message.
 import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser'
 import { api, ApiFailure, fieldCodes, session } from './lib/api'
-import { factorForm, methodsOfLogin } from './lib/mfa'
+import { factorForm, type MfaChallenge, methodsOfLogin } from './lib/mfa'
 import { startQrLogin } from './qr-login'
 import { $, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
 
-type LoginReply = {
-  user_id: string
-  token?: string
-  required_actions?: string[]
-  ticket?: string
-  mfa?: boolean
-  totp?: boolean
-  sms?: boolean
-  backup?: boolean
-  webauthn?: string | null
-}
+type LoginReply = MfaChallenge & { user_id: string; token?: string; required_actions?: string[] }
 
 const loginForm = $<HTMLFormElement>('#login-form')
 const undeleteForm = $<HTMLFormElement>('#undelete-form')

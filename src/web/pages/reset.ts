@@ -1,19 +1,11 @@
 // /reset#token=…: a new password, then the second factor when the account has one (the same request repeated with
 // the ticket and the code).
 import { api, ApiFailure, session } from './lib/api'
-import { factorForm, methodsOfLogin } from './lib/mfa'
+import { factorForm, type MfaChallenge, methodsOfLogin } from './lib/mfa'
 import { strengthMeter } from './lib/password'
 import { $, forgetLinkToken, show, submitting, takeLinkToken, value } from './lib/ui'
 
-type ResetReply = {
-  token?: string
-  ticket?: string
-  mfa?: boolean
-  totp?: boolean
-  sms?: boolean
-  backup?: boolean
-  webauthn?: string | null
-}
+type ResetReply = MfaChallenge & { token?: string }
 
 const form = $<HTMLFormElement>('#reset-form')
 const mfaStep = $('#mfa-step')

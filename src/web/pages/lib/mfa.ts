@@ -20,13 +20,18 @@ const INPUT_LABELS: Record<string, string> = {
 /** Wrong-code answers belong beside the code field. */
 export const CODE_ERRORS = { 50037: 'code', 60005: 'code', 60006: 'code', 60008: 'code', 60010: 'code' }
 
-/** The methods of an MFA login body ({totp, sms, backup, webauthn}) in the shape elevation uses. */
-export function methodsOfLogin(body: {
+/** An answer that may ask for a second factor (login, password reset): the ticket and the account's methods. */
+export type MfaChallenge = {
+  ticket?: string
+  mfa?: boolean
   totp?: boolean
   sms?: boolean
   backup?: boolean
   webauthn?: string | null
-}): MfaMethod[] {
+}
+
+/** The methods of an MFA login body ({totp, sms, backup, webauthn}) in the shape elevation uses. */
+export function methodsOfLogin(body: MfaChallenge): MfaMethod[] {
   const methods: MfaMethod[] = []
   if (body.webauthn) methods.push({ type: 'webauthn', challenge: body.webauthn })
   if (body.totp) methods.push({ type: 'totp' })
