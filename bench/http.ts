@@ -4,8 +4,9 @@
 import { join } from 'node:path'
 import type { Row, RunContext } from './lib/report'
 import { ratioRow } from './lib/report'
+import { cpuMs } from './lib/machine'
 import { capture, startBare, type Server } from './lib/servers'
-import { wrk, type Request, type WrkResult } from './lib/wrk'
+import { wrk, type Request, type WrkOptions, type WrkResult } from './lib/wrk'
 import type { World } from './lib/world'
 
 export type HttpScenario = {
@@ -109,10 +110,17 @@ export async function compareWithBare(
   ctx: RunContext,
   ours: Server,
   request: Request,
-  options: { connections?: number; bareScript?: string; extraSpec?: Record<string, unknown>; name: string },
+  options: {
+    connections?: number
+    bareScript?: string
+    extraSpec?: Record<string, unknown>
+    name: string
+    /** Measured seconds per side, all rounds together (default ctx.seconds). */
+    seconds?: number
+  },
 ) {
   const rounds = Math.max(1, ctx.rounds)
-  const seconds = Math.max(1, Math.round(ctx.seconds / rounds))
+  const seconds = Math.max(1, Math.round((options.seconds ?? ctx.seconds) / rounds))
   const wrkOptions = { seconds, connections: options.connections ?? ctx.connections, threads: 1 }
   const warm = { ...wrkOptions, seconds: ctx.warmSeconds }
   const response = await send(ours, request)
@@ -127,10 +135,10 @@ export async function compareWithBare(
   try {
     await wrk(ours.url, request, warm, ctx.dir)
     await wrk(bare.url, request, warm, ctx.dir)
-    const measured: { ours: WrkResult; bare: WrkResult; ratio: number }[] = []
+    const measured: { ours: Measured; bare: Measured; ratio: number }[] = []
     for (let i = 0; i < rounds; i++) {
-      const o = await wrk(ours.url, request, wrkOptions, ctx.dir)
-      const b = await wrk(bare.url, request, wrkOptions, ctx.dir)
+      const o = await measure(ours, request, wrkOptions, ctx.dir)
+      const b = await measure(bare, request, wrkOptions, ctx.dir)
       measured.push({ ours: o, bare: b, ratio: o.rps / b.rps })
     }
     const ratios = measured.map((m) => m.ratio)
@@ -144,6 +152,15 @@ export async function compareWithBare(
   } finally {
     await bare.stop()
   }
+}
+
+type Measured = WrkResult & { cpuMsPerRequest: number }
+
+/** One wrk run, with the server process's CPU time (every thread) per request answered. */
+async function measure(server: Server, request: Request, options: WrkOptions, dir: string): Promise<Measured> {
+  const before = cpuMs(server.pid)
+  const result = await wrk(server.url, request, options, dir)
+  return { ...result, cpuMsPerRequest: (cpuMs(server.pid) - before) / Math.max(1, result.requests) }
 }
 
 /** "ratios by round: 0.41, 0.45, 0.39" when there was more than one round. */

@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { httpScenarios } from './http'
+import { loginRequest } from './login'
 import type { RunContext } from './lib/report'
 import { startOurs } from './lib/servers'
 import { wrk } from './lib/wrk'
@@ -113,7 +114,10 @@ export function summarize(profile: Profile, root: string, windowMs: [number, num
 }
 
 export async function runProfile(ctx: RunContext, name: string): Promise<string> {
-  const scenario = httpScenarios.find((s) => s.name === name)
+  const scenario =
+    name === 'login'
+      ? { title: 'POST /auth/login (c8)', request: loginRequest, connections: 8 }
+      : httpScenarios.find((s) => s.name === name)
   if (!scenario) throw new Error(`no HTTP scenario "${name}"`)
   const dir = join(ctx.dir, `prof-${name}`)
   const spawned = performance.now()
@@ -127,7 +131,11 @@ export async function runProfile(ctx: RunContext, name: string): Promise<string>
     await wrk(
       server.url,
       scenario.request(ctx.world),
-      { seconds: ctx.seconds, connections: ctx.connections, threads: 1 },
+      {
+        seconds: ctx.seconds,
+        connections: 'connections' in scenario ? scenario.connections : ctx.connections,
+        threads: 1,
+      },
       ctx.dir,
     )
     window = [loadStart, performance.now() - spawned]

@@ -4,7 +4,8 @@
 // scenarios (default lobby-get users-me) and summarizes where the time goes.
 // Settings (environment): BENCH_SECONDS (8: measured seconds per side of an HTTP row, split into BENCH_ROUNDS (3)
 // alternating rounds of ours and bare; the median round is shown), BENCH_WARM_SECONDS (2), BENCH_CONNECTIONS (32),
-// BENCH_SERVER_CPU (0), BENCH_LOAD_CPU (1), BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles).
+// BENCH_LOGIN_SECONDS (30: the login row's measured seconds per side), BENCH_SERVER_CPU (0), BENCH_LOAD_CPU (1),
+// BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -60,6 +60,12 @@ export function rssKb(pid: number): number {
   return Number(m[1])
 }
 
+/** CPU time (user + system, every thread) a process has used so far, in ms (/proc/PID/stat, 10 ms ticks). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100)
+}
+
 /** A TCP port nobody listens on right now. */
 export function freePort(): number {
   const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })

@@ -1,6 +1,7 @@
 // What a session shows about its client: OS and platform from X-Super-Properties (base64 JSON, as Discord's clients
 // send it) or the User-Agent, an approximate location from the IP, and the fingerprint the client still sends.
 import type * as UA from 'ua-parser-js'
+import { Lru } from '../core/lru'
 import { locationOf } from '../geo/country'
 
 // ua-parser-js (~1 ms of module loading) with the first session made from a User-Agent rather than at every start.
@@ -25,6 +26,19 @@ function superProperties(header: string | null): { os?: string; browser?: string
   }
 }
 
+// A client sends the same User-Agent at every login; parsing one runs ~200 regular expressions (~0.1 ms).
+const uaResults = new Lru<string, { os: string | null; platform: string | null }>(256)
+
+function fromUserAgent(header: string): { os: string | null; platform: string | null } {
+  let hit = uaResults.get(header)
+  if (!hit) {
+    const ua = new (uaParser().UAParser)(header).getResult()
+    hit = { os: clip(ua.os.name), platform: clip(ua.browser.name) }
+    if (header.length <= 1024) uaResults.set(header, hit)
+  }
+  return hit
+}
+
 const clip = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim().slice(0, 64) : null)
 
 export function clientInfo(request: Request, ip: string): ClientInfo {
@@ -32,9 +46,9 @@ export function clientInfo(request: Request, ip: string): ClientInfo {
   let os = clip(props?.os)
   let platform = clip(props?.browser)
   if (!os || !platform) {
-    const ua = new (uaParser().UAParser)(request.headers.get('user-agent') ?? '').getResult()
-    os ??= clip(ua.os.name)
-    platform ??= clip(ua.browser.name)
+    const ua = fromUserAgent(request.headers.get('user-agent') ?? '')
+    os ??= ua.os
+    platform ??= ua.platform
   }
   return { ip, os, platform, location: locationOf(ip), fingerprint: request.headers.get('x-fingerprint') }
 }

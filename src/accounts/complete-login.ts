@@ -1,5 +1,6 @@
 // What every successful authentication ends with (password login, MFA, passwordless, handoff, registration):
 // a new session for the client, the IP remembered as known, the client's fingerprint ended, and the login success body.
+import { transaction } from '../db/client'
 import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
@@ -13,17 +14,21 @@ export function rememberIp(userId: string, ip: string): void {
   insertKnownIp(userId, ip)
 }
 
-export async function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
-  const { token } = await createSession(user.id, {
-    ip: context.client.ip,
-    os: context.client.os,
-    platform: context.client.platform,
-    location: context.client.location,
-    loginSource: context.loginSource ?? null,
-    giftCodeSkuId: context.giftCodeSkuId ?? null,
+/** Synchronous, its writes one transaction: a caller can make it part of its own (spending a single-use token). */
+export function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
+  const token = transaction(() => {
+    const { token } = createSession(user.id, {
+      ip: context.client.ip,
+      os: context.client.os,
+      platform: context.client.platform,
+      location: context.client.location,
+      loginSource: context.loginSource ?? null,
+      giftCodeSkuId: context.giftCodeSkuId ?? null,
+    })
+    rememberIp(user.id, context.client.ip)
+    if (context.client.fingerprint) retireFingerprint(context.client.fingerprint, user.id)
+    return token
   })
-  rememberIp(user.id, context.client.ip)
-  if (context.client.fingerprint) retireFingerprint(context.client.fingerprint, user.id)
   return {
     user_id: user.id,
     token,

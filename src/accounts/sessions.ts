@@ -30,10 +30,7 @@ export type SessionClient = {
 
 const TOUCH_EVERY_MS = 60_000
 
-export async function createSession(
-  userId: string,
-  client: SessionClient = {},
-): Promise<{ token: string; session: AuthSessionRow }> {
+export function createSession(userId: string, client: SessionClient = {}): { token: string; session: AuthSessionRow } {
   const token = ownedToken(userId)
   const id = randomToken(16)
   const now = clock.now()

@@ -77,17 +77,30 @@ export function findUsers(ids: Iterable<string>): Map<string, UserRow> {
   return found
 }
 
+// Login, registration and recovery look users up by what they type.
+const userBy = (column: typeof users.email | typeof users.username | typeof users.phone) =>
+  prepared((d) =>
+    d
+      .select()
+      .from(users)
+      .where(eq(column, sql.placeholder('value')))
+      .prepare(),
+  )
+const userByEmail = userBy(users.email)
+const userByUsername = userBy(users.username)
+const userByPhone = userBy(users.phone)
+
 export function findUserByEmail(email: string): UserRow | undefined {
-  return db().select().from(users).where(eq(users.email, email.toLowerCase())).get()
+  return userByEmail().get({ value: email.toLowerCase() })
 }
 
 export function findUserByUsername(username: string): UserRow | undefined {
-  return db().select().from(users).where(eq(users.username, username.toLowerCase())).get()
+  return userByUsername().get({ value: username.toLowerCase() })
 }
 
 /** The user holding this E.164 number. */
 export function findUserByPhone(phone: string): UserRow | undefined {
-  return db().select().from(users).where(eq(users.phone, phone)).get()
+  return userByPhone().get({ value: phone })
 }
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
@@ -161,8 +174,40 @@ export function existingUserIds(_tx: DB, ids: string[]): Set<string> {
 
 export type SessionInsert = typeof authSessions.$inferInsert
 
+// Every login inserts one: the statement is prepared once, and the row it wrote is the one given.
+const sessionInsert = prepared((d) => {
+  const ph = sql.placeholder
+  return d
+    .insert(authSessions)
+    .values({
+      id: ph('id'),
+      userId: ph('userId'),
+      tokenHash: ph('tokenHash'),
+      idHash: ph('idHash'),
+      createdAt: ph('createdAt'),
+      lastUsedAt: ph('lastUsedAt'),
+      ip: ph('ip'),
+      clientOs: ph('clientOs'),
+      clientPlatform: ph('clientPlatform'),
+      clientLocation: ph('clientLocation'),
+      loginSource: ph('loginSource'),
+      giftCodeSkuId: ph('giftCodeSkuId'),
+    })
+    .prepare()
+})
+
 export function insertSession(row: SessionInsert): AuthSessionRow {
-  return db().insert(authSessions).values(row).returning().get()
+  const full: AuthSessionRow = {
+    ...row,
+    ip: row.ip ?? null,
+    clientOs: row.clientOs ?? null,
+    clientPlatform: row.clientPlatform ?? null,
+    clientLocation: row.clientLocation ?? null,
+    loginSource: row.loginSource ?? null,
+    giftCodeSkuId: row.giftCodeSkuId ?? null,
+  }
+  sessionInsert().run(full)
+  return full
 }
 
 const sessionByTokenHash = prepared((d) =>
@@ -321,20 +366,40 @@ export function deleteExpiredOneTime(now: number): void {
 
 // ---- known IPs
 
+// Every password login asks both (its rate limit and the new-location check), and every login inserts.
+const knownIp = prepared((d) =>
+  d
+    .select({ userId: knownIps.userId })
+    .from(knownIps)
+    .where(and(eq(knownIps.userId, sql.placeholder('userId')), eq(knownIps.ip, sql.placeholder('ip'))))
+    .prepare(),
+)
+const anyKnownIp = prepared((d) =>
+  d
+    .select({ userId: knownIps.userId })
+    .from(knownIps)
+    .where(eq(knownIps.userId, sql.placeholder('userId')))
+    .limit(1)
+    .prepare(),
+)
+const knownIpInsert = prepared((d) =>
+  d
+    .insert(knownIps)
+    .values({ userId: sql.placeholder('userId'), ip: sql.placeholder('ip'), createdAt: sql.placeholder('createdAt') })
+    .onConflictDoNothing()
+    .prepare(),
+)
+
 export function insertKnownIp(userId: string, ip: string): void {
-  db().insert(knownIps).values({ userId, ip, createdAt: clock.now() }).onConflictDoNothing().run()
+  knownIpInsert().run({ userId, ip, createdAt: clock.now() })
 }
 
 export function isKnownIp(userId: string, ip: string): boolean {
-  return !!db()
-    .select()
-    .from(knownIps)
-    .where(and(eq(knownIps.userId, userId), eq(knownIps.ip, ip)))
-    .get()
+  return knownIp().get({ userId, ip }) !== undefined
 }
 
 export function hasKnownIps(userId: string): boolean {
-  return !!db().select().from(knownIps).where(eq(knownIps.userId, userId)).limit(1).get()
+  return anyKnownIp().get({ userId }) !== undefined
 }
 
 // ---- phone codes and numbers

@@ -72,35 +72,52 @@ const invalidGrant = (what: string) => new OAuthError('invalid_grant', `Invalid 
 export async function exchangeCode(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!form.code) throw new OAuthError('invalid_request', 'Missing "code" in request.')
   const hash = sha256Hex(form.code)
-  const code = useCode(hash)
-  if (!code) {
-    // A replayed code: whatever it bought is revoked (RFC 6749 4.1.2).
-    const spent = findCode(hash)
-    if (spent) revokeFamily(spent.familyId)
-    throw invalidGrant('code')
-  }
-  if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) throw invalidGrant('code')
+  // The code is spent and its tokens written in one transaction: a crash cannot spend it without a token. A code
+  // that fails a check stays spent (the transaction commits the spending, and the error is thrown after).
+  const outcome = transaction(() => {
+    const code = useCode(hash)
+    if (!code) {
+      // A replayed code: whatever it bought is revoked (RFC 6749 4.1.2).
+      const spent = findCode(hash)
+      if (spent) revokeFamily(spent.familyId)
+      return invalidGrant('code')
+    }
+    const problem = codeProblem(client, code, form)
+    if (problem) return problem
+    return issue({
+      applicationId: code.applicationId,
+      userId: code.userId,
+      scopes: code.scopes,
+      familyId: code.familyId,
+      refresh: true,
+      publicClient: !client.confidential,
+    })
+  })
+  if (outcome instanceof OAuthError) throw outcome
+  return outcome
+}
+
+/** Why a just-spent code buys nothing for this client and form, or undefined when it is good. */
+function codeProblem(
+  client: AuthenticatedClient,
+  code: NonNullable<ReturnType<typeof useCode>>,
+  form: FormBody,
+): OAuthError | undefined {
+  if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) return invalidGrant('code')
   const redirect = form.redirect_uri
   if ((code.redirectUriGiven || redirect !== undefined) && redirect !== code.redirectUri)
-    throw invalidGrant('redirect_uri')
+    return invalidGrant('redirect_uri')
   if (code.codeChallenge) {
     const verifier = form.code_verifier
     if (!verifier || !VERIFIER.test(verifier) || !safeEqual(s256(verifier), code.codeChallenge))
-      throw invalidGrant('code_verifier')
+      return invalidGrant('code_verifier')
   } else if (form.code_verifier !== undefined) {
     // No challenge was made: a verifier now means someone downgraded the request.
-    throw invalidGrant('code_verifier')
+    return invalidGrant('code_verifier')
   }
   // Without a secret only PKCE ties the code to the client that asked for it.
-  if (!client.confidential && !code.codeChallenge) throw new OAuthError('invalid_client', 'Invalid client_secret')
-  return issue({
-    applicationId: code.applicationId,
-    userId: code.userId,
-    scopes: code.scopes,
-    familyId: code.familyId,
-    refresh: true,
-    publicClient: !client.confidential,
-  })
+  if (!client.confidential && !code.codeChallenge) return new OAuthError('invalid_client', 'Invalid client_secret')
+  return undefined
 }
 
 export async function refresh(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
