@@ -1,6 +1,7 @@
-// The hottest GET routes, answered by Bun's router directly ("the lane"), with the same duties as the Elysia
-// pipeline (basics.ts, cors.ts, rate-limits.ts, identity.ts): request id, client address, the 413 check, CORS, the
-// per-route rate limit, the caller, Discord's error bodies, the access log and the metrics.
+// The hottest routes, answered by Bun's router directly ("the lane"), with the same duties as the Elysia pipeline
+// (basics.ts, body.ts, cors.ts, rate-limits.ts, identity.ts): request id, client address, the 413 check, CORS, the
+// per-route rate limit, the body, the caller, Discord's error bodies, the access log and the metrics, in Elysia's
+// order (a POST: rate limit, then the body is read, then the caller, then the body's check, then the handler).
 //
 // Why: on a GET answered from the caches, Elysia's generic work per request (the context object, its hooks, response
 // mapping, scheduling the after-response hook) was ~40 % of the time. The route stays declared in Elysia too, calling
@@ -10,7 +11,9 @@
 import type { BunRequest, Server } from 'bun'
 import { parseQueryFromURL } from 'elysia/parse-query'
 import { type Caller, resolveAuthorization } from '../core/caller'
+import { ApiError, Errors } from '../core/errors'
 import { beginTrace, errorFor, finish, oversized, tooLarge } from './basics'
+import { parseBody } from './body'
 import { corsHeaders } from './cors'
 import { type AuthRule, authorize } from './identity'
 import { limit } from './rate-limits'
@@ -25,12 +28,16 @@ export type LaneRequest<P extends string = string> = {
   query: () => Record<string, string>
 }
 export type LaneCallerRequest<P extends string = string> = LaneRequest<P> & { caller: Caller }
+/** A POST's request: its body as parsed (http/body.ts); the handler checks it (`bodyCheck`, http/validation.ts). */
+export type LaneBodyRequest<P extends string = string> = LaneCallerRequest<P> & { body: unknown }
 
-type Handler = (r: LaneCallerRequest) => unknown
+type Handler = (r: LaneBodyRequest) => unknown
+type Method = 'GET' | 'POST'
 
 /** What the Elysia route's handler gets (the fields of Elysia's context the lane handlers use). */
 type ElysiaContext = {
   caller?: Caller
+  body?: unknown
   params: Record<string, string>
   query: Record<string, unknown>
   request: Request
@@ -38,6 +45,7 @@ type ElysiaContext = {
 }
 
 export type LaneRoute = {
+  method: Method
   /** As mounted under the API prefixes, e.g. `/lobbies/:lobbyId`. */
   path: string
   /** null: the handler looks at the Authorization itself (a route open to anonymous callers). */
@@ -48,14 +56,28 @@ export type LaneRoute = {
   handle: (ctx: ElysiaContext) => unknown
 }
 
-function route(path: string, auth: AuthRule | null, run: Handler): LaneRoute {
-  const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text) : value)
-  // Destructured, as every handler Elysia reads (it prepares per request only what the source names).
-  const handle = ({ caller, params, query, request, server }: ElysiaContext) => {
-    const value = run({ caller: caller!, params, request, server, query: () => query as Record<string, string> })
-    return value instanceof Promise ? value.then(forElysia) : forElysia(value)
-  }
-  return { path, auth, run, handle }
+function route(method: Method, path: string, auth: AuthRule | null, run: Handler): LaneRoute {
+  const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
+  // Destructured, as every handler Elysia reads (it prepares per request only what the source names). A POST's is an
+  // async function: Elysia awaits only those inside its error handling (a promise it merely maps, it lets reject).
+  const handle =
+    method === 'POST'
+      ? async ({ caller, body, params, query, request, server }: ElysiaContext) =>
+          forElysia(
+            await run({ caller: caller!, body, params, request, server, query: () => query as Record<string, string> }),
+          )
+      : ({ caller, params, query, request, server }: ElysiaContext) => {
+          const value = run({
+            caller: caller!,
+            body: undefined,
+            params,
+            request,
+            server,
+            query: () => query as Record<string, string>,
+          })
+          return value instanceof Promise ? value.then(forElysia) : forElysia(value)
+        }
+  return { method, path, auth, run, handle }
 }
 
 /** A GET route for the lane whose callers must pass `auth`; `handle` is what the Elysia route calls. */
@@ -64,12 +86,21 @@ export function laneGet<P extends string>(
   auth: AuthRule,
   handler: (r: LaneCallerRequest<P>) => unknown,
 ): LaneRoute {
-  return route(path, auth, handler as Handler)
+  return route('GET', path, auth, handler as Handler)
 }
 
 /** A GET route for the lane open to anonymous callers. */
 export function laneGetOpen<P extends string>(path: string, handler: (r: LaneRequest<P>) => unknown): LaneRoute {
-  return route(path, null, handler as Handler)
+  return route('GET', path, null, handler as Handler)
+}
+
+/** A POST route for the lane whose callers must pass `auth`; the handler gets the parsed body and checks it. */
+export function lanePost<P extends string>(
+  path: string,
+  auth: AuthRule,
+  handler: (r: LaneBodyRequest<P>) => unknown,
+): LaneRoute {
+  return route('POST', path, auth, handler as Handler)
 }
 
 const PREFIXES = ['/api/v9', '/api/v10', '/api']
@@ -83,7 +114,7 @@ let answered = 0
 /** How many requests the lane has answered (tests: proof that Bun's router sends them here). */
 export const laneAnswered = () => answered
 
-function answer(route: string, { auth, run }: LaneRoute) {
+function answer(route: string, { method, auth, run }: LaneRoute) {
   return (request: BunRequest, server: Server<unknown>): Response | Promise<Response> => {
     answered++
     const trace = beginTrace(request, server)
@@ -97,9 +128,15 @@ function answer(route: string, { auth, run }: LaneRoute) {
     try {
       corsHeaders(request, headers)
       limit(route, request, request.params, headers, server)
-      const caller = auth ? authorize(resolveAuthorization(request.headers.get('authorization')), auth) : undefined
       const params = request.params
-      const value = run({ request, server, params, query: () => queryOf(request.url), caller: caller! })
+      const query = () => queryOf(request.url)
+      const callerOf = () =>
+        auth ? authorize(resolveAuthorization(request.headers.get('authorization')), auth) : undefined
+      if (method === 'POST')
+        return readBody(request, route)
+          .then((body) => run({ request, server, params, query, caller: callerOf()!, body }))
+          .then((v) => done(respond(v, headers)), failed)
+      const value = run({ request, server, params, query, caller: callerOf()!, body: undefined })
       // Most answers are ready at once; a handler that awaits (a linked channel) is answered when it settles.
       if (value instanceof Promise) return value.then((v) => respond(v, headers)).then(done, failed)
       return done(respond(value, headers))
@@ -109,10 +146,23 @@ function answer(route: string, { auth, run }: LaneRoute) {
   }
 }
 
+/** The body as Elysia's parse step hands it to the route: its content type without parameters, our parser. */
+async function readBody(request: Request, route: string): Promise<unknown> {
+  let type = request.body ? (request.headers.get('content-type') ?? '') : ''
+  const semicolon = type.indexOf(';')
+  if (semicolon !== -1) type = type.slice(0, semicolon)
+  try {
+    return await parseBody(request, route, type)
+  } catch (error) {
+    // What Elysia answers to a failed parse (basics.ts errorFor, 'PARSE'): our parser's refusal, else invalid JSON.
+    throw error instanceof ApiError ? error : Errors.invalidJson()
+  }
+}
+
 function respond(value: unknown, headers: Record<string, string>): Response {
   if (value instanceof JsonText) {
     headers['content-type'] = JSON_TYPE
-    return new Response(value.text, { headers })
+    return new Response(value.text, { status: value.status, headers })
   }
   if (value instanceof Response) {
     for (const name in headers) value.headers.set(name, headers[name])
@@ -122,13 +172,16 @@ function respond(value: unknown, headers: Record<string, string>): Response {
   return new Response(JSON.stringify(value), { headers })
 }
 
-/** Bun.serve `routes` for these lane routes under every API prefix (GET only). */
-export function laneRoutes(routes: LaneRoute[]): Record<string, { GET: ReturnType<typeof answer> }> {
-  const out: Record<string, { GET: ReturnType<typeof answer> }> = {}
+type LaneHandler = ReturnType<typeof answer>
+
+/** Bun.serve `routes` for these lane routes under every API prefix, each path with its methods. */
+export function laneRoutes(routes: LaneRoute[]): Record<string, Partial<Record<Method, LaneHandler>>> {
+  const out: Record<string, Partial<Record<Method, LaneHandler>>> = {}
   for (const r of routes)
     for (const prefix of PREFIXES) {
       const route = prefix + r.path
-      out[route] = { GET: answer(route, r) }
+      out[route] ??= {}
+      out[route][r.method] = answer(route, r)
     }
   return out
 }

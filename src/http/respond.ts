@@ -13,12 +13,15 @@ export function json(body: unknown, status = 200, headers: Record<string, string
 /** The content type Elysia gives JSON answers (the lane's answers carry the same). */
 export const JSON_TYPE = 'application/json;charset=utf-8'
 
-/** A 200 answer already written as JSON text (a cached answer): lane handlers return it (http/lane.ts). */
+/** An answer already written as JSON text (a cached answer, a creation's 201): lane handlers return it (http/lane.ts). */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    readonly status = 200,
+  ) {}
 }
 
 /** JSON text as a Response, for an Elysia route. */
-export function jsonText(text: string): Response {
-  return new Response(text, { headers: { 'content-type': JSON_TYPE } })
+export function jsonText(text: string, status = 200): Response {
+  return new Response(text, { status, headers: { 'content-type': JSON_TYPE } })
 }

@@ -5,12 +5,12 @@ import { guildsForLobbies } from '../guilds/public'
 import { lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
 import { setGuildPort } from './guild-port'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
-import { lobbiesRoutes, lobbyGet, lobbyMessagesGet } from './routes'
+import { lobbiesRoutes, lobbyGet, lobbyMessagePost, lobbyMessagesGet } from './routes'
 
 export const lobbiesModule = {
   name: 'lobbies',
   api: [lobbiesRoutes],
-  lane: [lobbyGet, lobbyMessagesGet],
+  lane: [lobbyGet, lobbyMessagesGet, lobbyMessagePost],
   identify: lobbyIdentify,
   sessionStart: lobbySessionStart,
   sessionEnd: lobbySessionEnd,

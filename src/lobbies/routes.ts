@@ -6,7 +6,8 @@ import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
 import { doc, NO_CONTENT, type Answer } from '../http/docs'
 import { identity } from '../http/identity'
-import { laneGet } from '../http/lane'
+import { laneGet, lanePost } from '../http/lane'
+import { bodyCheck } from '../http/validation'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyWithMembers } from './access'
@@ -65,6 +66,27 @@ export const lobbyMessagesGet = laneGet<'lobbyId'>('/lobbies/:lobbyId/messages',
     return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
   }),
 )
+const messageBody = bodyCheck(MessageSchema)
+/** POST /lobbies/{id}/messages, through the lane: the body's check, the lobby, then the message (group commit). */
+export const lobbyMessagePost = lanePost<'lobbyId'>('/lobbies/:lobbyId/messages', OAUTH2, async (r) => {
+  const body = messageBody(r.body)
+  const access = () => lobbyOf(r.caller, r.params.lobbyId)
+  access()
+  const check = new FormCheck()
+  const metadata = check.metadata('metadata', body.metadata)
+  const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
+  check.done()
+  const { message, created } = await postMessage(access, r.caller.userId, {
+    content: body.content,
+    metadata,
+    flags,
+    nonce: body.nonce,
+    enforceNonce: body.enforce_nonce,
+    tts: body.tts,
+  })
+  // A retry answered by enforce_nonce is the original message, 200.
+  return new JsonText(JSON.stringify(message), created ? 201 : 200)
+})
 // `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
 const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>
   doc('lobbies', summary, answers, { body }).detail
@@ -230,36 +252,14 @@ export const lobbiesRoutes = new Elysia()
     query: MessagesQuery,
     detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }),
   })
-  .post(
-    '/lobbies/:lobbyId/messages',
-    async ({ caller, params, body }) => {
-      const access = () => lobbyOf(caller, params.lobbyId)
-      access()
-      const check = new FormCheck()
-      const metadata = check.metadata('metadata', body.metadata)
-      const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
-      check.done()
-      const { message, created } = await postMessage(access, caller.userId, {
-        content: body.content,
-        metadata,
-        flags,
-        nonce: body.nonce,
-        enforceNonce: body.enforce_nonce,
-        tts: body.tts,
-      })
-      // A retry answered by enforce_nonce is the original message, 200.
-      return json(message, created ? 201 : 200)
-    },
-    {
-      auth: OAUTH2,
-      body: MessageSchema,
-      detail: detail(
-        'Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)',
-        { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer },
-        MessageDoc,
-      ),
-    },
-  )
+  .post('/lobbies/:lobbyId/messages', lobbyMessagePost.handle, {
+    auth: OAUTH2,
+    detail: detail(
+      'Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)',
+      { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer },
+      MessageDoc,
+    ),
+  })
   .post(
     '/lobbies/:lobbyId/members/@me/invites',
     ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),

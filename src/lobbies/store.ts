@@ -114,12 +114,16 @@ const idleDeadlineClear = prepared((d) =>
     .where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline)))
     .prepare(),
 )
-const restartedDeadline = sql`${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000`
+// Rounded up to a whole second (a lobby closes at most a second later than its idle_timeout_seconds, which counts
+// whole seconds anyway): the messages of one second restart the countdown with one write, and the others change no
+// row, so the cached lobby row stays (restartIdleDeadline).
+const restartedDeadline = sql`(${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000 + 999) / 1000 * 1000`
 const idleDeadlineRestart = prepared((d) =>
   d
     .update(lobbies)
     .set({ idleDeadline: restartedDeadline })
     .where(and(eq(lobbies.id, ph('id')), or(isNull(lobbies.idleDeadline), ne(lobbies.idleDeadline, restartedDeadline))))
+    .returning({ id: lobbies.id })
     .prepare(),
 )
 const idleDeadlineArm = prepared((d) =>
@@ -207,8 +211,8 @@ export function clearIdleDeadline(_tx: DB, id: string): void {
 
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
 export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
-  forgetLobby(id)
-  idleDeadlineRestart().run({ id, now })
+  // Forgotten only when a row changed (nothing reads between the write and this, both in one synchronous step).
+  if (idleDeadlineRestart().get({ id, now })) forgetLobby(id)
 }
 
 /** Start the countdown from `now` unless it already runs. */
@@ -432,7 +436,6 @@ const messageInsert = prepared((d) =>
       enforceNonce: ph('enforceNonce'),
       createdAt: ph('createdAt'),
     })
-    .returning()
     .prepare(),
 )
 const enforcedNonce = prepared((d) =>
@@ -484,21 +487,24 @@ export type MessageInsert = Pick<
   | 'createdAt'
 >
 
+/** The row as written: every column is given, so no RETURNING (it cost a third of the insert). */
 export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
   messagePages.forget(row.lobbyId)
-  return messageInsert().get({
+  const written: LobbyMessageRow = {
     id: row.id,
     lobbyId: row.lobbyId,
     applicationId: row.applicationId,
     authorId: row.authorId,
     content: row.content,
-    metadata: toJson(row.metadata),
+    metadata: row.metadata ?? null,
     flags: row.flags ?? 0,
     tts: row.tts ?? false,
-    nonce: toJson(row.nonce),
+    nonce: row.nonce ?? null,
     enforceNonce: row.enforceNonce ?? false,
     createdAt: row.createdAt,
-  })!
+  }
+  messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) })
+  return written
 }
 
 /** The author's message in the lobby that holds this enforced nonce, if any. */

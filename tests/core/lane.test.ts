@@ -48,6 +48,23 @@ async function both(path: string, headers: Record<string, string> = {}) {
   return { lane, elysia }
 }
 
+/** A POST through the lane and through Elysia; a created message's id and timestamp differ between the two. */
+async function bothPost(path: string, body: string | Uint8Array | null, headers: Record<string, string> = {}) {
+  const running = await server()
+  const init = () => ({ method: 'POST', headers, body: body ?? undefined })
+  const before = laneAnswered()
+  const lane = await snapshot(await fetch(`${running.url}${path}`, init()))
+  expect(laneAnswered()).toBe(before + 1)
+  const elysia = await snapshot(await running.app.handle(new Request(`http://localhost${path}`, init())))
+  expect(laneAnswered()).toBe(before + 1)
+  for (const side of [lane, elysia])
+    if (side.body && typeof side.body === 'object' && 'timestamp' in side.body) {
+      side.body.id = 'an id'
+      side.body.timestamp = 'a time'
+    }
+  return { lane, elysia }
+}
+
 function same({ lane, elysia }: Awaited<ReturnType<typeof both>>, status: number) {
   expect(lane.status).toBe(status)
   expect({ ...lane, id: undefined }).toEqual({ ...elysia, id: undefined })
@@ -136,6 +153,78 @@ describe('the lane answers as Elysia does', () => {
     same(await both(path, { authorization: (await makeUser()).token }), 404)
     same(await both('/api/v9/channels/123/messages', { authorization: owner.token }), 404)
     same(await both(path), 401)
+  })
+
+  test('POST /lobbies/{id}/messages: bodies of every shape, the enforced nonce, refusals in the order Elysia judges them', async () => {
+    const { bot, players } = await setup(2)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const path = `/api/v9/lobbies/${lobby.id}/messages`
+    const json = { 'content-type': 'application/json' }
+    const asBot = { ...json, authorization: bot }
+    same(await bothPost(path, '{"content":"hi"}', asBot), 201)
+    same(await bothPost(path, '{"content":"hi","nonce":7,"tts":true,"metadata":{"k":"v"},"x":1}', asBot), 201)
+    same(await bothPost(path, '{"content":"hi"}', { ...asBot, 'content-type': 'application/json; charset=utf-8' }), 201)
+    same(await bothPost(path, '{"content":"hi"}', { ...json, authorization: players[0].bearer }), 201)
+    // The enforced nonce: the lane's post is the original, Elysia's the retry (200, the same message).
+    const enforced = await bothPost(path, '{"content":"once","nonce":"n-1","enforce_nonce":true}', asBot)
+    expect(enforced.lane.status).toBe(201)
+    expect(enforced.elysia.status).toBe(200)
+    expect(enforced.elysia.body).toEqual(enforced.lane.body)
+    const multipart = '--b\r\nContent-Disposition: form-data; name="payload_json"\r\n\r\n{"content":"mp"}\r\n--b--\r\n'
+    same(
+      await bothPost(path, multipart, { authorization: bot, 'content-type': 'multipart/form-data; boundary=b' }),
+      201,
+    )
+    same(await bothPost(path, JSON.stringify({ content: 'x'.repeat(4000) }), asBot), 201)
+    // Refusals of the body: its form, its JSON, its type, its fields (every error at once), its size.
+    same(await bothPost(path, null, { authorization: bot }), 400)
+    same(await bothPost(path, 'null', asBot), 400)
+    same(await bothPost(path, '[1]', asBot), 400)
+    same(await bothPost(path, '{"content":', asBot), 400)
+    same(await bothPost(path, new Uint8Array([123, 34, 99, 34, 58, 34, 0xff, 34, 125]), asBot), 400)
+    same(await bothPost(path, '{"content":"hi"}', { authorization: bot, 'content-type': 'text/plain' }), 415)
+    same(await bothPost(path, '{"content":"hi"}', { authorization: bot }), 415)
+    same(await bothPost(path, JSON.stringify({ content: 'x'.repeat(4001) }), asBot), 400)
+    same(await bothPost(path, '{"content":"   "}', asBot), 400)
+    same(
+      await bothPost(path, '{"content":5,"nonce":{},"tts":3,"enforce_nonce":4,"flags":"x","metadata":7}', asBot),
+      400,
+    )
+    same(await bothPost(path, '{"content":"hi","metadata":{"a":1}}', asBot), 400)
+    // The caller: none, a bad token, a user token, a bearer not in the lobby; the lobby: unknown, another app's.
+    same(await bothPost(path, '{"content":"hi"}', json), 401)
+    same(await bothPost(path, '{"content":"hi"}', { ...json, authorization: 'Bot nonsense' }), 401)
+    same(await bothPost(path, '{"content":"hi"}', { ...json, authorization: players[0].token }), 403)
+    same(await bothPost(path, '{"content":"hi"}', { ...json, authorization: players[1].bearer }), 404)
+    same(await bothPost('/api/v9/lobbies/1234567890123456789/messages', '{"content":"hi"}', asBot), 404)
+    same(
+      await bothPost(`/api/v10/lobbies/${lobby.id}/messages`, '{"content":"hi"}', {
+        ...json,
+        authorization: (await setup(0)).bot,
+      }),
+      404,
+    )
+    // A bad body is judged before the caller, as Elysia parses before it resolves the caller.
+    same(await bothPost(path, '{"content":', json), 400)
+    same(
+      await bothPost(path, '{"content":"hi"}', { authorization: players[0].token, 'content-type': 'text/plain' }),
+      415,
+    )
+    // Past the route limit, before the body is read.
+    setConfig({ ...config(), routeRateLimits: true })
+    try {
+      const running = await server()
+      let last = 0
+      for (let i = 0; i < 12 && last !== 429; i++) {
+        const r = await fetch(`${running.url}${path}`, { method: 'POST', headers: asBot, body: '{"content":"burst"}' })
+        last = r.status
+        await r.arrayBuffer()
+      }
+      expect(last).toBe(429)
+      same(await bothPost(path, '{"content":', asBot), 429)
+    } finally {
+      setConfig({ ...config(), routeRateLimits: false })
+    }
   })
 
   test('CORS headers for the web origin, and a 429 past the route limit, with the same headers', async () => {
