@@ -287,6 +287,23 @@ export function transaction<T>(fn: (tx: DB) => T): T {
 type Queued = { fn: (tx: DB) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }
 let queue: Queued[] = []
 
+/**
+ * A store's writes deferred to the end of a group-commit batch: `flush` runs once inside the batch's transaction,
+ * before its COMMIT (one UPDATE for what twenty writes of the batch would each have made), `discard` when the batch
+ * is rolled back.
+ */
+export type BatchEnd = { flush: () => void; discard: () => void }
+const batchEnds: BatchEnd[] = []
+let inBatch = false
+
+/** Register a store's deferred writes (at module load). */
+export function atBatchEnd(end: BatchEnd): void {
+  batchEnds.push(end)
+}
+
+/** A queued write is running: a store may defer its write to the batch's end (atBatchEnd). */
+export const inQueuedBatch = (): boolean => inBatch
+
 const groupStatements = prepared(() => {
   const raw = rawDatabase()
   return {
@@ -301,10 +318,11 @@ const groupStatements = prepared(() => {
 
 /**
  * Run fn in a write transaction shared with the other writes queued in the same event-loop turn (group commit): one
- * BEGIN IMMEDIATE … COMMIT for all of them, each inside its own SAVEPOINT, so one that throws is undone alone and
- * its promise rejects with its error. Every promise settles after the COMMIT: a caller answers its client only once
- * its write is committed. A transaction costs ~65 µs here (locks, the WAL write), one more queued write ~15 µs.
- * fn is synchronous and must not open a transaction of its own.
+ * BEGIN IMMEDIATE … COMMIT for all of them; one that throws is undone alone (the batch runs again with a SAVEPOINT
+ * for each) and its promise rejects with its error. Every promise settles after the COMMIT: a caller answers its
+ * client only once its write is committed. A transaction costs ~65 µs here (locks, the WAL write), one more queued
+ * write ~10 µs. fn is synchronous, may run twice (so it only reads and writes the database), and must not open a
+ * transaction of its own.
  */
 export function queuedTransaction<T>(fn: (tx: DB) => T): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -319,14 +337,27 @@ function commitQueue(): void {
   let s: ReturnType<typeof groupStatements>
   try {
     s = groupStatements()
-    s.begin.run()
   } catch (error) {
     for (const q of batch) q.reject(error)
     return
   }
+  // Most batches succeed whole: first without a savepoint per write (two statements each). If any write throws, the
+  // transaction is rolled back and the batch runs again with savepoints, so only that write fails (the writes are
+  // synchronous database work: running one again is safe, and nothing was answered yet).
+  if (!runBatch(batch, s, false) && batch.length > 1) runBatch(batch, s, true)
+}
+
+/** One transaction for the batch; false when a write threw without savepoints (all rolled back, nothing settled). */
+function runBatch(batch: Queued[], s: ReturnType<typeof groupStatements>, savepoints: boolean): boolean {
   const results: { ok: boolean; value: unknown }[] = []
   try {
+    s.begin.run()
+    inBatch = true
     for (const q of batch) {
+      if (!savepoints) {
+        results.push({ ok: true, value: q.fn(current!) })
+        continue
+      }
       s.savepoint.run()
       try {
         results.push({ ok: true, value: q.fn(current!) })
@@ -337,15 +368,22 @@ function commitQueue(): void {
         results.push({ ok: false, value: error })
       }
     }
+    inBatch = false
+    for (const end of batchEnds) end.flush()
     s.commit.run()
   } catch (error) {
+    inBatch = false
+    for (const end of batchEnds) end.discard()
     try {
       if (sqlite?.inTransaction) s.rollback.run()
     } catch {}
+    // A write that threw outside a savepoint: try again with them (a lone write has its answer: the error).
+    if (!savepoints && batch.length > 1 && results.length < batch.length) return false
     for (const q of batch) q.reject(error)
-    return
+    return true
   }
   batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
+  return true
 }
 
 const dataVersionStatement = prepared(() => rawDatabase().prepare<{ data_version: number }, []>('PRAGMA data_version'))

@@ -6,7 +6,7 @@
 import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { db, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
+import { atBatchEnd, db, inQueuedBatch, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
 import {
   lobbies,
   lobbyMembers,
@@ -114,16 +114,12 @@ const idleDeadlineClear = prepared((d) =>
     .where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline)))
     .prepare(),
 )
-// Rounded up to a whole second (a lobby closes at most a second later than its idle_timeout_seconds, which counts
-// whole seconds anyway): the messages of one second restart the countdown with one write, and the others change no
-// row, so the cached lobby row stays (restartIdleDeadline).
-const restartedDeadline = sql`(${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000 + 999) / 1000 * 1000`
+const restartedDeadline = sql`${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000`
 const idleDeadlineRestart = prepared((d) =>
   d
     .update(lobbies)
     .set({ idleDeadline: restartedDeadline })
     .where(and(eq(lobbies.id, ph('id')), or(isNull(lobbies.idleDeadline), ne(lobbies.idleDeadline, restartedDeadline))))
-    .returning({ id: lobbies.id })
     .prepare(),
 )
 const idleDeadlineArm = prepared((d) =>
@@ -205,14 +201,34 @@ export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undef
 
 /** Stop the lobby's idle countdown (someone keeps it active). */
 export function clearIdleDeadline(_tx: DB, id: string): void {
+  pendingRestarts.delete(id)
   forgetLobby(id)
   idleDeadlineClear().run({ id })
 }
 
+// Lobby id → the time of its last activity among the writes of the group-commit batch now running (messages): the
+// batch writes each lobby's deadline once, at its end, instead of once per message (and the cached row is forgotten
+// once). Inside the batch's transaction, so the deadline commits with the messages.
+const pendingRestarts = new Map<string, number>()
+atBatchEnd({
+  flush() {
+    for (const [id, now] of pendingRestarts) {
+      forgetLobby(id)
+      idleDeadlineRestart().run({ id, now })
+    }
+    pendingRestarts.clear()
+  },
+  discard: () => pendingRestarts.clear(),
+})
+
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
 export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
-  // Forgotten only when a row changed (nothing reads between the write and this, both in one synchronous step).
-  if (idleDeadlineRestart().get({ id, now })) forgetLobby(id)
+  if (inQueuedBatch()) {
+    pendingRestarts.set(id, now)
+    return
+  }
+  forgetLobby(id)
+  idleDeadlineRestart().run({ id, now })
 }
 
 /** Start the countdown from `now` unless it already runs. */

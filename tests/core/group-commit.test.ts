@@ -96,4 +96,54 @@ describe('lobby messages through the queue', () => {
       n: 0,
     })
   })
+
+  test("a batch writes each lobby's idle deadline once, from its last message; a batch that fails writes none", async () => {
+    const { bot } = await setup(0)
+    const lobbies = [
+      await createLobby(bot, { idle_timeout_seconds: 60 }),
+      await createLobby(bot, { idle_timeout_seconds: 90 }),
+    ]
+    const deadline = (id: string) =>
+      (
+        rawDatabase().query('SELECT idle_deadline AS d FROM lobbies WHERE id = ?').get(id) as {
+          d: number | null
+        } | null
+      )?.d
+    const before = lobbies.map((l) => deadline(l.id)!)
+    await Bun.sleep(5)
+    const sent = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api('POST', `/lobbies/${lobbies[i % 2].id}/messages`, { token: bot, body: { content: `m${i}` } }),
+      ),
+    )
+    expect(sent.map((r) => r.status)).toEqual(Array(20).fill(201))
+    lobbies.forEach((lobby, i) => {
+      const last = Math.max(
+        ...sent.filter((r) => r.body.lobby_id === lobby.id).map((r) => Date.parse(r.body.timestamp)),
+      )
+      const seconds = [60, 90][i]
+      expect(deadline(lobby.id)!).toBeGreaterThan(before[i])
+      // From the last message of the batch (a millisecond or two after its timestamp), not the first.
+      expect(deadline(lobby.id)! - seconds * 1000 - last).toBeWithin(0, 20)
+    })
+    // A batch where one message is refused (its lobby deleted meanwhile) runs again with savepoints: the other
+    // message's deadline is written once, from it, and the refused one leaves nothing behind.
+    const caller = {
+      kind: 'bot' as const,
+      userId: sent[0].body.author.id as string,
+      applicationId: lobbies[0].application_id,
+    }
+    const settled = deadline(lobbies[1].id)!
+    await Bun.sleep(5)
+    const kept = postMessage(() => lobbyOf(caller, lobbies[1].id), caller.userId, { content: 'kept' })
+    const doomed = postMessage(() => lobbyOf(caller, lobbies[0].id), caller.userId, { content: 'late' })
+    deleteLobbyRow(db(), lobbies[0].id)
+    const [ok, refused] = await Promise.allSettled([kept, doomed])
+    expect(ok.status).toBe('fulfilled')
+    expect(refused.status).toBe('rejected')
+    const keptAt = Date.parse((ok as PromiseFulfilledResult<Awaited<typeof kept>>).value.message.timestamp)
+    expect(deadline(lobbies[1].id)!).toBeGreaterThan(settled)
+    expect(deadline(lobbies[1].id)! - 90_000 - keptAt).toBeWithin(0, 20)
+    expect(deadline(lobbies[0].id)).toBeUndefined()
+  })
 })
