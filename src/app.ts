@@ -46,7 +46,7 @@ export function buildApp() {
   // The REST routes are built once and mounted under the three prefixes (one build per prefix cost ~5 ms of start).
   const rest = api()
   const root = new Elysia({
-    // The hottest GETs go from Bun's router straight to their handlers (http/lane.ts); Elysia keeps them documented.
+    // The hottest routes go from Bun's router straight to their handlers (http/lane.ts); Elysia keeps them documented.
     serve: { maxRequestBodySize: config().maxBodyBytes * 4, routes: laneRoutes(modules.flatMap((m) => m.lane ?? [])) },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
   })

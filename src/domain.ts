@@ -11,7 +11,7 @@ export type DomainModule = {
   name: string
   /** REST routes, mounted under /api/v9, /api/v10 and /api. */
   api?: AnyElysia[]
-  /** Hot GET routes of `api` that Bun's router answers directly (http/lane.ts); each is also in `api`. */
+  /** Hot routes of `api` that Bun's router answers directly (http/lane.ts); each is also in `api`. */
   lane?: LaneRoute[]
   /** Routes outside the API prefixes (sockets, pages), mounted once at the root after the API. */
   root?: AnyElysia[]
