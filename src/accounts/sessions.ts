@@ -82,7 +82,7 @@ export async function deleteSession(id: string): Promise<void> {
   deleteSessionRow(id)
 }
 
-export async function listSessions(userId: string): Promise<AuthSessionRow[]> {
+export function listSessions(userId: string): AuthSessionRow[] {
   return sessionsOfUser(userId)
 }
 

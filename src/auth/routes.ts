@@ -24,6 +24,7 @@ import { countryOf } from '../geo/country'
 import { clientIp } from '../http/client-ip'
 import { doc, NO_CONTENT } from '../http/docs'
 import { identity, optionalCaller } from '../http/identity'
+import { laneGet } from '../http/lane'
 import { noContent } from '../http/respond'
 import { tokenInvalid, verificationCodeInvalid } from './errors'
 import { createHandoff, exchangeHandoff } from './handoff'
@@ -154,22 +155,26 @@ export const authPublicRoutes = new Elysia()
     ...doc('auth', 'Exchange a handoff token', { 200: HandoffExchangeAnswer }),
   })
 
+/** GET /auth/sessions, through the lane (http/lane.ts): the account's sessions, most recently used first. */
+export const authSessionsGet = laneGet('/auth/sessions', 'user', ({ caller }) => {
+  const rows = listSessions(caller.userId)
+    .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
+    .slice(0, 50)
+  return {
+    user_sessions: rows.map((s) => ({
+      id_hash: s.idHash,
+      approx_last_used_time: new Date(s.lastUsedAt).toISOString(),
+      client_info: { os: s.clientOs, platform: s.clientPlatform, location: s.clientLocation },
+    })),
+  }
+})
+
 export const authSessionRoutes = new Elysia()
   .use(identity)
-  .get(
-    '/auth/sessions',
-    async ({ caller }) => {
-      const rows = (await listSessions(caller.userId)).sort((a, b) => b.lastUsedAt - a.lastUsedAt).slice(0, 50)
-      return {
-        user_sessions: rows.map((s) => ({
-          id_hash: s.idHash,
-          approx_last_used_time: new Date(s.lastUsedAt).toISOString(),
-          client_info: { os: s.clientOs, platform: s.clientPlatform, location: s.clientLocation },
-        })),
-      }
-    },
-    { user: true, ...doc('auth', 'Active sessions of the account (up to 50)', { 200: SessionsAnswer }) },
-  )
+  .get('/auth/sessions', authSessionsGet.handle, {
+    user: true,
+    ...doc('auth', 'Active sessions of the account (up to 50)', { 200: SessionsAnswer }),
+  })
   .post(
     '/auth/logout',
     async ({ caller: me, body }) => {

@@ -117,6 +117,22 @@ describe('the lane answers as Elysia does', () => {
     same(await both('/api/v9/users/@me'), 401)
   })
 
+  test('GET /auth/sessions: a user with several sessions; bot, bearer and no token refused', async () => {
+    const user = await makeUser()
+    for (let i = 0; i < 3; i++)
+      await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
+    const { bot, players } = await setup(1)
+    same(await both('/api/v9/auth/sessions', { authorization: user.token }), 200)
+    same(await both('/api/v9/auth/sessions', { authorization: bot }), 403)
+    same(await both('/api/v9/auth/sessions', { authorization: players[0].bearer }), 401)
+    same(await both('/api/v9/auth/sessions'), 401)
+    const running = await server()
+    const sessions = await (
+      await fetch(`${running.url}/api/v9/auth/sessions`, { headers: { authorization: user.token } })
+    ).json()
+    expect(sessions.user_sessions).toHaveLength(4)
+  })
+
   test('GET /experiments: a user, a fingerprint, the query flags and their refusals', async () => {
     const user = await makeUser()
     const anonymous = (await api('GET', '/experiments')).body.fingerprint as string
