@@ -2,7 +2,7 @@
 import { clock } from '../core/clock'
 import { sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
-import { transaction, type DB } from '../db/client'
+import { queuedTransaction, transaction, type DB } from '../db/client'
 import type { AppCaller } from './access'
 import { touchLobby } from './activity'
 import { Effects } from './effects'
@@ -95,11 +95,13 @@ export type PutInput = {
  * new lobby and the old one lives on without it (its members asking again still get it back until then).
  */
 export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
-  const effects = new Effects()
   const userId = caller.kind === 'bearer' ? caller.userId : undefined
   const secretHash = sha256Hex(input.secret)
-  // The lobby and its members are read once, in the transaction; the answer shows them as it left them.
-  const { lobby, members } = transaction((tx) => {
+  // The lobby and its members are read once, in the transaction; the answer shows them as it left them. Committed
+  // with the other writes of this event-loop turn (group commit: a client asking again writes nothing of its own
+  // but its lobby's idle deadline, once per batch); the effects are gathered by the run that commits.
+  const { lobby, members, effects } = await queuedTransaction((tx) => {
+    const effects = new Effects()
     const now = clock.now()
     let found = getLobbyBySecret(tx, caller.applicationId, secretHash)
     let members = found ? listMembers(found.id, tx) : []
@@ -125,7 +127,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
           metadata: input.memberMetadata ?? null,
           joinedAt: now,
         })
-      return { lobby: created, members: announceCreate(tx, created, effects) }
+      return { lobby: created, members: announceCreate(tx, created, effects), effects }
     }
     if (userId) members = joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
     if (input.lobbyMetadata !== undefined) {
@@ -134,7 +136,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     }
     // A member joining or asking again, or new lobby metadata, is activity.
     if (userId || input.lobbyMetadata !== undefined) touchLobby(tx, found)
-    return { lobby: found, members }
+    return { lobby: found, members, effects }
   })
   await effects.flush()
   return restView(lobby, members)

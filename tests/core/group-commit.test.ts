@@ -146,4 +146,18 @@ describe('lobby messages through the queue', () => {
     expect(deadline(lobbies[1].id)! - 90_000 - keptAt).toBeWithin(0, 20)
     expect(deadline(lobbies[0].id)).toBeUndefined()
   })
+
+  test('PUT /lobbies in one batch: parallel joins by one secret make one lobby holding every player', async () => {
+    const { bot, players } = await setup(12)
+    const secret = `batch-${crypto.randomUUID()}`
+    const joined = await Promise.all(
+      players.map((p) => api('PUT', '/lobbies', { token: p.bearer, body: { secret, member_metadata: { n: p.id } } })),
+    )
+    expect(joined.map((r) => r.status)).toEqual(Array(12).fill(200))
+    expect(new Set(joined.map((r) => r.body.id)).size).toBe(1)
+    const lobby = await api('GET', `/lobbies/${joined[0].body.id}`, { token: bot })
+    expect(lobby.body.members.map((m: { id: string }) => m.id).sort()).toEqual(players.map((p) => p.id).sort())
+    // Each answer shows the lobby as its own join left it: the last one in the batch sees everyone.
+    expect(Math.max(...joined.map((r) => r.body.members.length))).toBe(12)
+  })
 })

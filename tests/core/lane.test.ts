@@ -127,9 +127,8 @@ describe('the lane answers as Elysia does', () => {
     same(await both('/api/v9/auth/sessions', { authorization: players[0].bearer }), 401)
     same(await both('/api/v9/auth/sessions'), 401)
     const running = await server()
-    const sessions = await (
-      await fetch(`${running.url}/api/v9/auth/sessions`, { headers: { authorization: user.token } })
-    ).json()
+    const reply = await fetch(`${running.url}/api/v9/auth/sessions`, { headers: { authorization: user.token } })
+    const sessions = (await reply.json()) as { user_sessions: unknown[] }
     expect(sessions.user_sessions).toHaveLength(4)
   })
 
