@@ -3,10 +3,10 @@
 // The queries of the hot paths are prepared once (`prepared()`, db/client.ts). bun:sqlite is one synchronous
 // connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
 // their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
-import { and, inArray, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { atBatchEnd, db, inQueuedBatch, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
+import { atBatchEnd, db, inQueuedBatch, jsonPlaceholder, prepared, toJson, transaction, type DB } from '../db/client'
 import {
   lobbies,
   lobbyMembers,
@@ -326,16 +326,6 @@ const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
   d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where)
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
-// A member came online: the countdown of each of their lobbies (of one application) stops.
-const idleDeadlinesClear = (d: DB, members: SQL | undefined) =>
-  d
-    .update(lobbies)
-    .set({ idleDeadline: null })
-    .where(and(isNotNull(lobbies.idleDeadline), inArray(lobbies.id, lobbyIdsWhere(d, members))))
-    .prepare()
-const idleDeadlinesClearOf = prepared((d) => idleDeadlinesClear(d, ofUser))
-const idleDeadlinesClearOfApp = prepared((d) => idleDeadlinesClear(d, ofUserInApp))
-
 /** A lobby's members, oldest first (joined_at, then user id). */
 export function listMembers(lobbyId: string, _tx?: DB): LobbyMemberRow[] {
   return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
@@ -396,10 +386,10 @@ export function lobbyIdsOfUser(userId: string, applicationId?: string): string[]
 
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
 export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
-  lobbyRows.clear() // several lobbies at once
-  lobbyTexts.clear()
-  if (applicationId) idleDeadlinesClearOfApp().run({ userId, applicationId })
-  else idleDeadlinesClearOf().run({ userId })
+  // Only lobbies whose countdown runs are written, each forgotten alone; their rows are read through the cache
+  // (right outside a transaction): most identifies find none, and write nothing.
+  const running = lobbyIdsOfUser(userId, applicationId).filter((id) => getLobby(id)?.idleDeadline != null)
+  if (running.length) transaction((tx) => running.forEach((id) => clearIdleDeadline(tx, id)))
 }
 
 export function setVoice(
