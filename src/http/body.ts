@@ -53,12 +53,15 @@ async function readLimited(request: Request): Promise<Uint8Array> {
   return Buffer.concat(chunks)
 }
 
+// Fatal: invalid UTF-8 is refused, not replaced. Decoding a whole buffer keeps no state, so one decoder serves all.
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
 function parseJson(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return null
   let text: string
   let value: unknown
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    text = utf8.decode(bytes)
     value = JSON.parse(text)
   } catch {
     throw Errors.invalidJson()
