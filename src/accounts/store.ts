@@ -172,9 +172,7 @@ export function existingUserIds(_tx: DB, ids: string[]): Set<string> {
 
 // ---- sessions
 
-export type SessionInsert = typeof authSessions.$inferInsert
-
-// Every login inserts one: the statement is prepared once, and the row it wrote is the one given.
+// Every login inserts one: the statement is prepared once.
 const sessionInsert = prepared((d) => {
   const ph = sql.placeholder
   return d
@@ -196,18 +194,10 @@ const sessionInsert = prepared((d) => {
     .prepare()
 })
 
-export function insertSession(row: SessionInsert): AuthSessionRow {
-  const full: AuthSessionRow = {
-    ...row,
-    ip: row.ip ?? null,
-    clientOs: row.clientOs ?? null,
-    clientPlatform: row.clientPlatform ?? null,
-    clientLocation: row.clientLocation ?? null,
-    loginSource: row.loginSource ?? null,
-    giftCodeSkuId: row.giftCodeSkuId ?? null,
-  }
-  sessionInsert().run(full)
-  return full
+/** Every column given (null where unknown): the row inserted is the row returned. */
+export function insertSession(row: AuthSessionRow): AuthSessionRow {
+  sessionInsert().run(row)
+  return row
 }
 
 const sessionByTokenHash = prepared((d) =>

@@ -58,23 +58,23 @@ export type LaneRoute = {
 
 function route(method: Method, path: string, auth: AuthRule | null, run: Handler): LaneRoute {
   const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
-  // Destructured, as every handler Elysia reads (it prepares per request only what the source names). A POST's is an
-  // async function: Elysia awaits only those inside its error handling (a promise it merely maps, it lets reject).
+  // Destructured, as every handler Elysia reads (it prepares per request only what the source names).
+  const requestOf = ({ caller, body, params, query, request, server }: ElysiaContext): LaneBodyRequest => ({
+    caller: caller!,
+    body,
+    params,
+    request,
+    server,
+    query: () => query as Record<string, string>,
+  })
+  // A POST's is an async function: Elysia awaits only those inside its error handling (a promise it merely maps, it
+  // lets reject).
   const handle =
     method === 'POST'
       ? async ({ caller, body, params, query, request, server }: ElysiaContext) =>
-          forElysia(
-            await run({ caller: caller!, body, params, request, server, query: () => query as Record<string, string> }),
-          )
+          forElysia(await run(requestOf({ caller, body, params, query, request, server })))
       : ({ caller, params, query, request, server }: ElysiaContext) => {
-          const value = run({
-            caller: caller!,
-            body: undefined,
-            params,
-            request,
-            server,
-            query: () => query as Record<string, string>,
-          })
+          const value = run(requestOf({ caller, params, query, request, server }))
           return value instanceof Promise ? value.then(forElysia) : forElysia(value)
         }
   return { method, path, auth, run, handle }
