@@ -58,25 +58,12 @@ export type LaneRoute = {
 
 function route(method: Method, path: string, auth: AuthRule | null, run: Handler): LaneRoute {
   const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
-  // Destructured, as every handler Elysia reads (it prepares per request only what the source names).
-  const requestOf = ({ caller, body, params, query, request, server }: ElysiaContext): LaneBodyRequest => ({
-    caller: caller!,
-    body,
-    params,
-    request,
-    server,
-    query: () => query as Record<string, string>,
-  })
-  // A POST's is an async function: Elysia awaits only those inside its error handling (a promise it merely maps, it
-  // lets reject).
-  const handle =
-    method === 'POST'
-      ? async ({ caller, body, params, query, request, server }: ElysiaContext) =>
-          forElysia(await run(requestOf({ caller, body, params, query, request, server })))
-      : ({ caller, params, query, request, server }: ElysiaContext) => {
-          const value = run(requestOf({ caller, params, query, request, server }))
-          return value instanceof Promise ? value.then(forElysia) : forElysia(value)
-        }
+  // Destructured, as every handler Elysia reads (it prepares per request only what the source names). An async
+  // function: Elysia awaits only those inside its error handling (a promise it merely maps, it lets reject).
+  const handle = async ({ caller, body, params, query, request, server }: ElysiaContext) =>
+    forElysia(
+      await run({ caller: caller!, body, params, request, server, query: () => query as Record<string, string> }),
+    )
   return { method, path, auth, run, handle }
 }
 
