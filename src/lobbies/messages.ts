@@ -5,7 +5,8 @@ import { snowflake } from '../core/snowflake'
 import { queuedTransaction, reading } from '../db/client'
 import { findUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
-import { Effects } from './effects'
+import { events } from '../gateway/bus'
+import { lobbyAudience } from './effects'
 import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
 import { mirrorToLinkedChannel } from './linked-channel'
@@ -30,15 +31,15 @@ const NONCE_WINDOW_MS = 5 * 60_000
  * POST /lobbies/{id}/messages. Returns the message and whether it is new: with `enforce_nonce`, the same author
  * sending the same nonce to the same lobby within five minutes gets the original back, and nothing is sent again.
  * The check and the insert are one transaction, and a unique index holds one enforced nonce per author and lobby,
- * so concurrent retries make exactly one message. `access` gives the lobby or throws (404, not a member): it is
- * asked again inside the transaction, which runs a moment later (group commit), after writes queued before it.
+ * so concurrent retries make exactly one message. `access` gives the lobby or throws (404, not a member): the caller
+ * asks it first, and it is asked again inside the transaction, which runs a moment later (group commit), after
+ * writes queued before it.
  */
 export async function postMessage(
   access: () => LobbyRow,
   authorId: string,
   input: MessageInput,
 ): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
-  access()
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
   const author = findUser(authorId)
@@ -72,11 +73,10 @@ export async function postMessage(
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }
-  const effects = new Effects()
-  effects.toLobby(lobby, 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
-  await effects.flush()
+  // Published after the commit, at once (nothing here is computed later, so no Effects to gather).
+  events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
-  await mirrorToLinkedChannel(lobby, author.id, input.content).catch(() => undefined)
+  if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, author.id, input.content).catch(() => undefined)
   return { message, created }
 }
 

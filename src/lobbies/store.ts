@@ -208,7 +208,9 @@ export function clearIdleDeadline(_tx: DB, id: string): void {
 
 // Lobby id → the time of its last activity among the writes of the group-commit batch now running (messages): the
 // batch writes each lobby's deadline once, at its end, instead of once per message (and the cached row is forgotten
-// once). Inside the batch's transaction, so the deadline commits with the messages.
+// once). Inside the batch's transaction, so the deadline commits with the messages. (A write that records its
+// activity and is then undone alone by its savepoint leaves its entry: the countdown restarts all the same, which only
+// keeps that lobby a little longer.)
 const pendingRestarts = new Map<string, number>()
 atBatchEnd({
   flush() {
