@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import { config } from './config'
 import { forgetCallers, setCallerCacheGuard, setTokenResolvers } from './core/caller'
 import { alsoForgetOnForeignCommit, checkForeignCommits } from './db/cache'
-import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setAuthSessionCheck } from './gateway/bus'
+import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setCredentialCheck } from './gateway/bus'
 import { gatewayDocsPage } from './gateway/docs'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { gatewayRoutes } from './gateway/routes'
@@ -22,7 +22,8 @@ function mount(): void {
   alsoForgetOnForeignCommit(forgetCallers)
   for (const m of modules) {
     if (m.tokens) setTokenResolvers(m.tokens)
-    if (m.liveSessions) setAuthSessionCheck(m.liveSessions)
+    if (m.liveSessions) setCredentialCheck('user', m.liveSessions)
+    if (m.liveGrants) setCredentialCheck('bearer', m.liveGrants)
     if (m.identify) onIdentify(m.identify)
     for (const [op, handler] of Object.entries(m.opcodes ?? {})) onOpcode(Number(op), handler)
     if (m.sessionStart) onSessionStart(m.sessionStart)

@@ -168,6 +168,8 @@ export function loadConfig(env: Env = process.env) {
     gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),
     /** How long a disconnected gateway session stays resumable. */
     gatewayResumeWindowMs: int(env, 'GATEWAY_RESUME_WINDOW_MS', 120000, 1000, 3600000),
+    /** What the resume buffer (recent dispatches) may hold, in bytes; a Resume from before what it holds gets op 9. */
+    gatewayReplayBytes: int(env, 'GATEWAY_REPLAY_BYTES', 64 * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
     /** Remote-auth gateway (/remote-auth): heartbeat interval and socket lifetime announced in hello, init deadline. */
     remoteAuthHeartbeatMs: int(env, 'REMOTE_AUTH_HEARTBEAT_MS', 41250, 100, 600000),
     remoteAuthTimeoutMs: int(env, 'REMOTE_AUTH_TIMEOUT_MS', 150000, 1000, 3600000),

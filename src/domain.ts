@@ -3,7 +3,7 @@
 // server.ts starts and stops it (timers, sockets) and runs its sweepers. A domain never registers itself.
 import type { AnyElysia } from 'elysia'
 import type { BearerCaller, BotCaller, TokenResolver, UserCaller } from './core/caller'
-import type { AuthSessionCheck, CloseHook, IdentifyHook, OpHandler } from './gateway/bus'
+import type { CredentialCheck, CloseHook, IdentifyHook, OpHandler } from './gateway/bus'
 import type { LaneRoute } from './http/lane'
 
 export type DomainModule = {
@@ -18,7 +18,9 @@ export type DomainModule = {
   /** How the tokens this domain issues resolve to callers. */
   tokens?: { user?: TokenResolver<UserCaller>; bot?: TokenResolver<BotCaller>; bearer?: TokenResolver<BearerCaller> }
   /** Which of these auth sessions still exist: the Gateway closes connections whose session ended elsewhere. */
-  liveSessions?: AuthSessionCheck
+  liveSessions?: CredentialCheck
+  /** Which of these OAuth2 token families still authenticate: the Gateway closes the connections of the others. */
+  liveGrants?: CredentialCheck
   /** What a new Gateway session gets from this domain: READY fields and the topics it follows. */
   identify?: IdentifyHook
   /** The client opcodes this domain handles. */

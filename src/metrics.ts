@@ -27,6 +27,18 @@ export function installMetrics(): void {
     'gauge',
     () => gatewayStats().sessions,
   )
+  collect(
+    'lobby_gateway_replay_bytes',
+    'Bytes held by the Gateway resume buffer (bounded by GATEWAY_REPLAY_BYTES).',
+    'gauge',
+    () => gatewayStats().replayBytes,
+  )
+  collect(
+    'lobby_gateway_replay_entries',
+    'Dispatches held by the Gateway resume buffer.',
+    'gauge',
+    () => gatewayStats().replayEntries,
+  )
   collect('lobby_database_size_bytes', 'Size of the SQLite database file and its write-ahead log.', 'gauge', () =>
     databaseSize(config().databasePath),
   )

@@ -5,7 +5,8 @@ import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
 import { loginSettings } from './settings'
-import { insertKnownIp } from './store'
+import { findUser, insertKnownIp } from './store'
+import { accountCompromised } from './errors'
 import type { UserRow } from './tables'
 
 export type LoginContext = { client: ClientInfo; loginSource?: string | null; giftCodeSkuId?: string | null }
@@ -17,6 +18,9 @@ export function rememberIp(userId: string, ip: string): void {
 /** Synchronous, its writes one transaction: a caller can make it part of its own (spending a single-use token). */
 export function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
   const token = transaction(() => {
+    // Read again inside the transaction: a lock that came after the flow began (an MFA ticket, a handoff or QR
+    // token, a passkey ceremony) still stops it here, whatever the flow checked before.
+    if (findUser(user.id)?.compromised) throw accountCompromised()
     const { token } = createSession(user.id, {
       ip: context.client.ip,
       os: context.client.os,

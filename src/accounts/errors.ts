@@ -1,6 +1,15 @@
 // The errors of the account primitives every flow shares (passwords, phone numbers), with Discord's codes.
 import { formError } from '../core/errors'
 
+/** A locked account (`user lock`): nothing authenticates until the password is reset. */
+export const accountCompromised = () =>
+  formError({
+    login: [
+      'ACCOUNT_COMPROMISED_RESET_PASSWORD',
+      'Your account has been flagged as compromised. Reset your password to continue.',
+    ],
+  })
+
 /** A wrong current password where an account change asks for it. */
 export const passwordMismatch = () => formError({ password: ['PASSWORD_DOES_NOT_MATCH', 'Password does not match.'] })
 

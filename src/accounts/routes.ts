@@ -45,7 +45,7 @@ export const accountsRoutes = new Elysia()
       }
       if (Object.keys(patch).length) updateUser(caller.userId, patch)
       const settings = loginSettings(findUser(caller.userId)!)
-      events.publish(topics.user(caller.userId), 'USER_SETTINGS_UPDATE', settings)
+      events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },
     { user: true, body: SettingsPatchSchema, ...doc('auth', 'Change locale or theme', { 200: LoginSettings }) },

@@ -112,15 +112,16 @@ export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
 
 const userStateById = prepared((d) =>
   d
-    .select({ state: users.state })
+    .select({ state: users.state, compromised: users.compromised })
     .from(users)
     .where(eq(users.id, sql.placeholder('id')))
     .prepare(),
 )
 
-/** The account exists and is neither disabled nor deleted (the tokens it granted work only then). */
+/** The account exists, is neither disabled nor deleted, and is not locked (the tokens it granted work only then). */
 export function isUserActive(id: string): boolean {
-  return userStateById().get({ id })?.state === 'active'
+  const row = userStateById().get({ id })
+  return row?.state === 'active' && !row.compromised
 }
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */

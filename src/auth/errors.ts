@@ -7,13 +7,7 @@ export const invalidLogin = () =>
     password: ['INVALID_LOGIN', 'Login or password is invalid.'],
   })
 
-export const accountCompromised = () =>
-  formError({
-    login: [
-      'ACCOUNT_COMPROMISED_RESET_PASSWORD',
-      'Your account has been flagged as compromised. Reset your password to continue.',
-    ],
-  })
+export { accountCompromised } from '../accounts/errors'
 
 export const accountDisabled = () => new ApiError(400, 20013, 'This account is disabled')
 

@@ -6,7 +6,16 @@ import { Lru } from './lru'
 
 export type UserCaller = { kind: 'user'; userId: string; sessionId: string; sessionIdHash: string }
 export type BotCaller = { kind: 'bot'; userId: string; applicationId: string }
-export type BearerCaller = { kind: 'bearer'; userId: string; applicationId: string; scopes: string[]; grantId: string }
+export type BearerCaller = {
+  kind: 'bearer'
+  userId: string
+  applicationId: string
+  scopes: string[]
+  /** The access token's row. */
+  grantId: string
+  /** The token family (a code's exchange and its refreshes): what a revocation ends. */
+  familyId: string
+}
 export type Caller = UserCaller | BotCaller | BearerCaller
 export type CallerKind = Caller['kind']
 

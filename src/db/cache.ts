@@ -15,6 +15,12 @@ const caches: RowCache<unknown, unknown>[] = []
 let seenVersion: number | undefined
 let checkedAt = 0
 let alsoForget: (() => void) | undefined
+let foreignCommits = 0
+
+/** How many times checkForeignCommits found another process's commit (the Gateway then re-checks credentials). */
+export function foreignCommitsSeen(): number {
+  return foreignCommits
+}
 
 /** What else to drop when another process commits: the token cache (core/caller.ts), wired by app.ts. */
 export function alsoForgetOnForeignCommit(fn: (() => void) | undefined): void {
@@ -38,6 +44,7 @@ export function checkForeignCommits(): void {
   }
   if (version !== seenVersion) {
     seenVersion = version
+    foreignCommits += 1
     for (const c of caches) c.reset()
     alsoForget?.()
   }

@@ -16,26 +16,76 @@ export type IdentifyContribution = {
   ready?: Record<string, unknown>
 }
 
+/**
+ * What an event about one user is, which decides which of that user's Gateway sessions may see it (README, "What a
+ * Gateway session sees"). A user session sees everything of its user; a bot session is its own user; an OAuth2
+ * session sees only what its application and scopes grant.
+ */
+export type Audience =
+  /** The account itself (settings, the private user): the user's own sessions only. */
+  | { kind: 'account' }
+  /** Guild objects (READY's guilds, GUILD_CREATE/DELETE): users, bots, and OAuth2 sessions with `guilds`. */
+  | { kind: 'guilds' }
+  /** What is said and done inside a guild (its channels, messages, roles, members): users and bots only. */
+  | { kind: 'guild-activity' }
+  /** One application's lobby: users, and that application's OAuth2 sessions with `lobbies.write`. */
+  | { kind: 'lobby'; applicationId: string }
+
+export const audiences = {
+  account: { kind: 'account' } as Audience,
+  guilds: { kind: 'guilds' } as Audience,
+  guildActivity: { kind: 'guild-activity' } as Audience,
+  lobby: (applicationId: string): Audience => ({ kind: 'lobby', applicationId }),
+}
+
+/** Whether a session identified as `caller` may see what is meant for `audience` (its user's). */
+export function sees(caller: Caller, audience: Audience): boolean {
+  if (caller.kind === 'user') return true
+  if (caller.kind === 'bot') return audience.kind === 'guilds' || audience.kind === 'guild-activity'
+  switch (audience.kind) {
+    case 'guilds':
+      return caller.scopes.includes('guilds')
+    case 'lobby':
+      return caller.applicationId === audience.applicationId && caller.scopes.includes('lobbies.write')
+    default:
+      return false
+  }
+}
+
 export interface EventBus {
   /** Dispatch `type` with `data` to every connection subscribed to any of `topics`. Call after the transaction commits. */
   publish(topics: string | string[], type: string, data: unknown): void
-  /** Subscribe every connection (live or resumable) of a user to a topic, e.g. on joining a guild or lobby. */
-  subscribeUser(userId: string, topic: string): void
+  /** Dispatch to those sessions of a user (live or resumable) that see `audience`. */
+  publishToUser(userId: string, audience: Audience, type: string, data: unknown): void
+  /** Subscribe those connections (live or resumable) of a user that see `audience` to a topic (a guild, a lobby). */
+  subscribeUser(userId: string, topic: string, audience: Audience): void
   unsubscribeUser(userId: string, topic: string): void
   /** Close every connection identified with this auth session (logout, session revoked). */
   closeAuthSession(authSessionId: string, code: number, reason?: string): void
-  /** Close every connection of a user (account revert, lock). */
+  /** Close every connection of a user, whatever it identified with (account revert, lock). */
   closeUser(userId: string, code: number, reason?: string): void
+  /**
+   * Close a user's OAuth2 connections: those identified with a token of one family (a revoked token, a reused refresh
+   * token), or with any token of one application (its authorization removed; `'*'`: of every application).
+   */
+  closeGrants(
+    userId: string,
+    which: { familyId: string } | { applicationId: string },
+    code: number,
+    reason?: string,
+  ): void
   /** Move the connections of an auth session to its replacement (new token) and tell them: AUTH_SESSION_CHANGE. */
   changeAuthSession(oldAuthSessionId: string, next: UserCaller): void
 }
 
 const noop: EventBus = {
   publish() {},
+  publishToUser() {},
   subscribeUser() {},
   unsubscribeUser() {},
   closeAuthSession() {},
   closeUser() {},
+  closeGrants() {},
   changeAuthSession() {},
 }
 
@@ -47,17 +97,20 @@ export function installBus(next: EventBus): void {
 
 export const events: EventBus = {
   publish: (topics, type, data) => bus.publish(topics, type, data),
-  subscribeUser: (userId, topic) => bus.subscribeUser(userId, topic),
+  publishToUser: (userId, audience, type, data) => bus.publishToUser(userId, audience, type, data),
+  subscribeUser: (userId, topic, audience) => bus.subscribeUser(userId, topic, audience),
   unsubscribeUser: (userId, topic) => bus.unsubscribeUser(userId, topic),
   closeAuthSession: (id, code, reason) => bus.closeAuthSession(id, code, reason),
   closeUser: (id, code, reason) => bus.closeUser(id, code, reason),
+  closeGrants: (userId, which, code, reason) => bus.closeGrants(userId, which, code, reason),
   changeAuthSession: (oldId, next) => bus.changeAuthSession(oldId, next),
 }
 
+// There is no topic per user: what is meant for a user goes through publishToUser, which asks each session (sees).
 export const topics = {
-  user: (id: string) => `user:${id}`,
   /** Followed by the user's own sessions only (not OAuth2 ones): private account events such as USER_UPDATE. */
   account: (id: string) => `account:${id}`,
+  /** An application's Bot sessions. */
   app: (id: string) => `app:${id}`,
   session: (authSessionId: string) => `session:${authSessionId}`,
   guild: (id: string) => `guild:${id}`,
@@ -97,17 +150,15 @@ export function onSessionEnd(hook: CloseHook): void {
   if (!sessionEndHooks.includes(hook)) sessionEndHooks.push(hook)
 }
 
-export type AuthSessionCheck = (authSessionIds: string[]) => Set<string> | Promise<Set<string>>
-let authSessionCheck: AuthSessionCheck | undefined
+/** Which of these credentials still authenticate: auth session ids (user sessions) or token families (OAuth2). */
+export type CredentialCheck = (ids: string[]) => Set<string>
 
 /**
- * The accounts domain says which auth sessions still exist; the Gateway closes (4004) connections whose session
- * ended elsewhere (an operator's CLI in another process, idle expiry).
+ * The accounts domain says which auth sessions still live, the oauth2 domain which token families; the Gateway
+ * closes (4004) connections whose credential ended where no event told it (another process, expiry).
  */
-export function setAuthSessionCheck(check: AuthSessionCheck): void {
-  authSessionCheck = check
-}
+export const credentialChecks: { user?: CredentialCheck; bearer?: CredentialCheck } = {}
 
-export function getAuthSessionCheck(): AuthSessionCheck | undefined {
-  return authSessionCheck
+export function setCredentialCheck(kind: 'user' | 'bearer', check: CredentialCheck): void {
+  credentialChecks[kind] = check
 }

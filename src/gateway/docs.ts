@@ -325,8 +325,11 @@ ${table(
 <p>A client that closes with 1000 or 1001 ends its session; any other close leaves it resumable.</p>
 <h2>Dispatch events</h2>
 <p>Lobby events go to the lobby's members (their user sessions, and their OAuth2 sessions of the lobby's
-application) and to the application's bot sessions. Guild and channel events go to the sessions of the members who
-can view them.</p>
+application that hold <code>lobbies.write</code>) and to the application's bot sessions. Guild and channel events go
+to the user and bot sessions of the members who can view them; an OAuth2 session gets guild objects (READY's
+<code>guilds</code>, GUILD_CREATE and GUILD_DELETE on joining or leaving) only with the <code>guilds</code> scope,
+and never what happens inside a guild. Account events (USER_UPDATE, USER_SETTINGS_UPDATE, AUTH_SESSION_CHANGE) go
+to the user's own sessions only.</p>
 ${table('events', ['t', 'sent to', 'd'], EVENTS)}
 <h3>LOBBY_VOICE_SERVER_CLOSE reasons</h3>
 ${table('voice-close-reasons', ['reason', 'when'], VOICE_CLOSE_REASONS)}

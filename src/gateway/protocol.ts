@@ -59,6 +59,12 @@ export function framesPerWindow(heartbeatMs: number): number {
   return 120 + Math.ceil((2 * FRAME_WINDOW_MS) / heartbeatMs)
 }
 
+/** A payload already serialized: sent to many sessions one by one, it is made into JSON once. */
+export class Serialized {
+  constructor(readonly json: string) {}
+}
+
 export function frame(op: number, d: unknown, s: number | null = null, t: string | null = null): string {
+  if (d instanceof Serialized) return `{"op":${op},"d":${d.json},"s":${s},"t":${JSON.stringify(t)}}`
   return JSON.stringify({ op, d, s, t })
 }

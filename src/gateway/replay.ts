@@ -1,14 +1,30 @@
-// One global, increasing dispatch sequence and a bounded buffer of recent dispatches for Resume.
+// One global, increasing dispatch sequence and a buffer of recent dispatches for Resume, bounded in bytes.
 // A single sequence lets Bun's native publish send identical bytes to every subscriber while each connection
 // still sees `s` increase; a resuming session replays the buffered dispatches of its topics after its last `s`.
+// The bound is on what the entries hold, not their number: one lobby event can carry a thousand members' metadata
+// (~1 MB), so a count bound alone could keep gigabytes. Past the bound the oldest entries go first; a Resume from
+// before the oldest one kept gets op 9 (not resumable), as Discord answers a session it no longer has.
 
 export type Buffered = { seq: number; topics: string[]; payload: string }
 
-const CAPACITY = 20_000
+/** What an entry costs besides its payload's characters: the object, its topic list, the array slot. */
+const ENTRY_OVERHEAD = 96
 
 let seq = 0
+let limitBytes = 64 * 1024 * 1024
 const ring: Buffered[] = []
-let head = 0 // index of the oldest entry once the ring is full
+let head = 0 // index of the oldest entry kept; entries before it are dropped and compacted away now and then
+let bytes = 0
+/** The sequence of the newest entry dropped to keep the bound (0: none yet). */
+let droppedThrough = 0
+
+const cost = (entry: Buffered) => entry.payload.length + ENTRY_OVERHEAD + entry.topics.length * 16
+
+/** The bound in bytes (the GATEWAY_REPLAY_BYTES setting); entries over it go at once. */
+export function setReplayLimit(next: number): void {
+  limitBytes = next
+  trim()
+}
 
 export function nextSeq(): number {
   seq += 1
@@ -20,29 +36,49 @@ export function currentSeq(): number {
 }
 
 export function remember(entry: Buffered): void {
-  if (ring.length < CAPACITY) ring.push(entry)
-  else {
-    ring[head] = entry
-    head = (head + 1) % CAPACITY
+  ring.push(entry)
+  bytes += cost(entry)
+  trim()
+}
+
+function trim(): void {
+  while (bytes > limitBytes && head < ring.length) {
+    const oldest = ring[head]
+    bytes -= cost(oldest)
+    droppedThrough = oldest.seq
+    ring[head] = undefined as unknown as Buffered
+    head += 1
+  }
+  // Compact once the dropped prefix is as long as what is kept (amortized O(1) per entry).
+  if (head > 1024 && head * 2 > ring.length) {
+    ring.splice(0, head)
+    head = 0
   }
 }
 
 /** Dispatches after `afterSeq` on any of `topics`, oldest first; null when the buffer no longer reaches back that far. */
 export function replaySince(afterSeq: number, topics: ReadonlySet<string>): Buffered[] | null {
-  const full = ring.length === CAPACITY
-  const ordered = full ? [...ring.slice(head), ...ring.slice(0, head)] : ring
-  // Once entries have been dropped, a session asking from before the oldest one may have missed some.
-  if (full && afterSeq < ordered[0].seq - 1) return null
-  return ordered.filter((e) => e.seq > afterSeq && e.topics.some((t) => topics.has(t)))
+  // Once entries have been dropped, a session asking from before the newest dropped one may have missed some.
+  if (afterSeq < droppedThrough) return null
+  const out: Buffered[] = []
+  for (let i = head; i < ring.length; i++) {
+    const e = ring[i]
+    if (e.seq > afterSeq && e.topics.some((t) => topics.has(t))) out.push(e)
+  }
+  return out
 }
 
 /** The last dispatch sequence any of `topics` received, or `floor` when none after it is buffered. */
 export function lastSeqFor(topics: ReadonlySet<string>, floor: number): number {
-  const full = ring.length === CAPACITY
-  for (let i = ring.length - 1; i >= 0; i--) {
-    const entry = ring[full ? (head + i) % CAPACITY : i]
+  for (let i = ring.length - 1; i >= head; i--) {
+    const entry = ring[i]
     if (entry.seq <= floor) break
     if (entry.topics.some((t) => topics.has(t))) return entry.seq
   }
   return floor
+}
+
+/** What the buffer holds: entries and their bytes (for /metrics). */
+export function replayStats(): { entries: number; bytes: number } {
+  return { entries: ring.length - head, bytes }
 }

@@ -9,15 +9,17 @@ import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
+import { checkForeignCommits, foreignCommitsSeen } from '../db/cache'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import {
-  getAuthSessionCheck,
+  credentialChecks,
   identifyHooks,
   installBus,
   opHandlers,
   sessionEndHooks,
   sessionStartHooks,
+  sees,
   topics,
   type EventBus,
   type GatewayConnection,
@@ -30,11 +32,12 @@ import {
   MAX_PENDING_PER_IP,
   Op,
   QOS_HEARTBEAT,
+  Serialized,
   frame,
   framesPerWindow,
   FRAME_WINDOW_MS,
 } from './protocol'
-import { currentSeq, lastSeqFor, nextSeq, remember, replaySince } from './replay'
+import { currentSeq, lastSeqFor, nextSeq, remember, replaySince, replayStats, setReplayLimit } from './replay'
 import {
   addSession,
   attach,
@@ -87,6 +90,7 @@ let sweeper: Timer | undefined
 /** The Bun server to publish through; set once the app listens. */
 export function attachGateway(bunServer: Server<unknown>): void {
   server = bunServer
+  setReplayLimit(config().gatewayReplayBytes)
   sweeper ??= setInterval(sweepExpired, 1000)
   sweeper.unref?.()
 }
@@ -136,8 +140,15 @@ export const bus: EventBus = {
   publish(topicOrTopics, type, data) {
     dispatch(Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics], type, data)
   },
-  subscribeUser(userId, topic) {
-    for (const s of sessionsOfUser(userId)) follow(s, topic)
+  publishToUser(userId, audience, type, data) {
+    const to = [...sessionsOfUser(userId)].filter((s) => sees(s.caller, audience))
+    if (to.length === 0) return
+    // Serialized once however many sessions get it (a lobby snapshot can be large).
+    const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
+    for (const s of to) sendDirect(s, type, json)
+  },
+  subscribeUser(userId, topic, audience) {
+    for (const s of sessionsOfUser(userId)) if (sees(s.caller, audience)) follow(s, topic)
   },
   unsubscribeUser(userId, topic) {
     for (const s of sessionsOfUser(userId)) unfollow(s, topic)
@@ -147,6 +158,17 @@ export const bus: EventBus = {
   },
   closeUser(userId, code, reason = 'Authentication failed') {
     for (const s of [...sessionsOfUser(userId)]) endSession(s, code, reason)
+  },
+  closeGrants(userId, which, code, reason = 'Authentication failed') {
+    for (const s of [...sessionsOfUser(userId)]) {
+      const c = s.caller
+      if (c.kind !== 'bearer') continue
+      const ends =
+        'familyId' in which
+          ? c.familyId === which.familyId
+          : which.applicationId === '*' || c.applicationId === which.applicationId
+      if (ends) endSession(s, code, reason)
+    }
   },
   changeAuthSession(oldAuthSessionId, next) {
     for (const s of sessionsOfAuthSession(oldAuthSessionId)) {
@@ -171,7 +193,8 @@ function endSession(session: GatewaySession, code?: number, reason?: string): vo
 }
 
 let sweeps = 0
-const AUTH_CHECK_EVERY = 5 // sweeps (seconds)
+let commitsChecked = 0
+const CREDENTIAL_CHECK_EVERY = 5 // sweeps (seconds), or at the next sweep after another process committed
 
 function sweepExpired(): void {
   const now = clock.now()
@@ -181,22 +204,34 @@ function sweepExpired(): void {
       close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
   sweeps += 1
-  if (sweeps % AUTH_CHECK_EVERY === 0) void closeEndedAuthSessions()
+  // A credential ended in this process closes its sockets at once (the bus); one ended by another process (the CLI's
+  // `user lock`) is seen here within a second of its commit, and expiry within CREDENTIAL_CHECK_EVERY seconds.
+  checkForeignCommits()
+  const commits = foreignCommitsSeen()
+  if (commits !== commitsChecked || sweeps % CREDENTIAL_CHECK_EVERY === 0) {
+    commitsChecked = commits
+    closeEndedCredentials()
+  }
 }
 
-/** Close user connections whose auth session no longer exists (ended by another process or expired). */
-export async function closeEndedAuthSessions(): Promise<void> {
-  const check = getAuthSessionCheck()
-  if (!check) return
-  const userSessions = [...sessions.values()].filter((s) => s.caller.kind === 'user')
-  if (!userSessions.length) return
-  const ids = [...new Set(userSessions.map((s) => (s.caller as { sessionId: string }).sessionId))]
-  try {
-    const alive = await check(ids)
-    for (const s of userSessions)
-      if (!alive.has((s.caller as { sessionId: string }).sessionId)) endSession(s, 4004, 'Authentication failed')
-  } catch (error) {
-    log.error('auth session check failed', { error: String(error) })
+/** The id a session's credential is checked by: its auth session (user) or its token family (OAuth2). */
+function credentialOf(caller: Caller): string | undefined {
+  return caller.kind === 'user' ? caller.sessionId : caller.kind === 'bearer' ? caller.familyId : undefined
+}
+
+/** Close (4004) the connections whose auth session or token family no longer authenticates. */
+export function closeEndedCredentials(): void {
+  for (const kind of ['user', 'bearer'] as const) {
+    const check = credentialChecks[kind]
+    if (!check) continue
+    const held = [...sessions.values()].filter((s) => s.caller.kind === kind)
+    if (!held.length) continue
+    try {
+      const alive = check([...new Set(held.map((s) => credentialOf(s.caller)!))])
+      for (const s of held) if (!alive.has(credentialOf(s.caller)!)) endSession(s, 4004, 'Authentication failed')
+    } catch (error) {
+      log.error('credential check failed', { kind, error: String(error) })
+    }
   }
 }
 
@@ -223,7 +258,6 @@ function armHeartbeat(ws: Socket, conn: Connection): void {
 function baseTopics(caller: Caller, sessionId: string): string[] {
   const list = [ownTopic(sessionId)]
   if (caller.kind === 'bot') list.push(topics.app(caller.applicationId))
-  else list.push(topics.user(caller.userId))
   if (caller.kind === 'user') list.push(topics.session(caller.sessionId), topics.account(caller.userId))
   return list
 }
@@ -378,9 +412,16 @@ export function requestReconnect(userId: string): void {
   for (const s of sessionsOfUser(userId)) if (s.ws) send(s.ws, frame(Op.Reconnect, null))
 }
 
-/** Close every live socket with 1001 (server going away); used on shutdown. */
+/**
+ * On shutdown: every socket first gets op 7 Reconnect (Discord's "reconnect and resume", which libraries act on at
+ * once), then the close 1001. A client resumes where a node still knows its session, else it identifies again.
+ */
 export function closeAllGatewaySockets(): void {
-  for (const ws of [...connections.keys()]) close(ws, 1001, 'Server shutting down')
+  const reconnect = frame(Op.Reconnect, null)
+  for (const [ws, conn] of [...connections]) {
+    if (conn.session && !conn.closing) send(ws, reconnect)
+    close(ws, 1001, 'Server shutting down')
+  }
   clearInterval(sweeper)
   sweeper = undefined
 }
@@ -425,5 +466,12 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
 
 /** Open sockets and live sessions (the /metrics gauges). */
 export function gatewayStats() {
-  return { connections: connections.size, sessions: sessions.size, seq: currentSeq() }
+  const replay = replayStats()
+  return {
+    connections: connections.size,
+    sessions: sessions.size,
+    seq: currentSeq(),
+    replayEntries: replay.entries,
+    replayBytes: replay.bytes,
+  }
 }

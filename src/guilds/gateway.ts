@@ -3,7 +3,7 @@
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
 import { reading } from '../db/client'
-import { events, topics } from '../gateway/bus'
+import { audiences, events, sees, topics } from '../gateway/bus'
 import { permissionsFrom, permissionsOf } from './access'
 import { has } from './permissions'
 import {
@@ -25,12 +25,16 @@ function viewableChannelIds(guild: GuildRow, userId: string): string[] {
   return has(perms, Permission.VIEW_CHANNEL) ? guildChannels(guild.id).map((c) => c.id) : []
 }
 
-/** READY's guilds and the topics to follow: the user's guilds with their roles, channels and counts, one query each. */
+/**
+ * READY's guilds and the topics to follow: the user's guilds with their roles, channels and counts, one query each.
+ * An OAuth2 session gets the guild objects only with `guilds`, and follows nothing said inside them.
+ */
 export function guildIdentify(caller: Caller) {
-  return reading(() => readyGuilds(caller))
+  if (!sees(caller, audiences.guilds)) return {}
+  return reading(() => readyGuilds(caller, sees(caller, audiences.guildActivity)))
 }
 
-function readyGuilds(caller: Caller) {
+function readyGuilds(caller: Caller, followActivity: boolean) {
   const joined = membershipsOfUser(caller.userId)
   const ids = joined.map((j) => j.guild.id)
   const roles = rolesOfEach(ids)
@@ -48,7 +52,8 @@ function readyGuilds(caller: Caller) {
       permissionsFrom(guild, caller.userId, parts.roles, mine.get(guild.id) ?? []),
       Permission.VIEW_CHANNEL,
     )
-    topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
+    if (followActivity)
+      topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
     return serializeGuildForGateway(guild, member, parts)
   })
   return { topics: topicList, ready: { guilds: ready } }
@@ -58,10 +63,10 @@ function readyGuilds(caller: Caller) {
 export function syncMemberTopics(guildId: string, userId: string): void {
   const guild = getGuild(guildId)
   if (!guild || !getMember(guildId, userId)) return
-  events.subscribeUser(userId, topics.guild(guildId))
+  events.subscribeUser(userId, topics.guild(guildId), audiences.guildActivity)
   const visible = new Set(viewableChannelIds(guild, userId))
   for (const channel of guildChannels(guildId)) {
-    if (visible.has(channel.id)) events.subscribeUser(userId, topics.channel(channel.id))
+    if (visible.has(channel.id)) events.subscribeUser(userId, topics.channel(channel.id), audiences.guildActivity)
     else events.unsubscribeUser(userId, topics.channel(channel.id))
   }
 }

@@ -4,7 +4,7 @@ import { ChannelType, Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
-import { events, topics } from '../gateway/bus'
+import { audiences, events, topics } from '../gateway/bus'
 import { findUser } from '../accounts/store'
 import { guildAccess, permissionsOf, topPosition } from './access'
 import { invalidGuild } from './errors'
@@ -53,7 +53,12 @@ export function createGuild(ownerId: string, name: string) {
   })
   const guild = getGuild(id)!
   syncMemberTopics(id, ownerId)
-  events.publish(topics.user(ownerId), 'GUILD_CREATE', serializeGuildForGateway(guild, getMember(id, ownerId)))
+  events.publishToUser(
+    ownerId,
+    audiences.guilds,
+    'GUILD_CREATE',
+    serializeGuildForGateway(guild, getMember(id, ownerId)),
+  )
   return serializeGuild(guild)
 }
 
@@ -108,14 +113,14 @@ async function announceJoin(guild: GuildRow, userId: string) {
   const user = findUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', { guild_id: guild.id, ...serializeMember(member, user) })
   syncMemberTopics(guild.id, userId)
-  events.publish(topics.user(userId), 'GUILD_CREATE', serializeGuildForGateway(guild, member))
+  events.publishToUser(userId, audiences.guilds, 'GUILD_CREATE', serializeGuildForGateway(guild, member))
 }
 
 function removeMember(guild: GuildRow, userId: string): void {
   const channelIds = guildChannels(guild.id).map((c) => c.id)
   transaction((tx) => deleteMember(tx, guild.id, userId))
   dropGuildTopics(userId, guild.id, channelIds)
-  events.publish(topics.user(userId), 'GUILD_DELETE', { id: guild.id })
+  events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })
   const user = findUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', {
     guild_id: guild.id,

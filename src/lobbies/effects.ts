@@ -1,18 +1,28 @@
 // Gateway effects gathered inside a transaction and delivered after it commits (never for a rolled-back change).
-import { events, topics } from '../gateway/bus'
+import { audiences, events, topics } from '../gateway/bus'
+import { Serialized } from '../gateway/protocol'
 import { notifyMemberLeave, type LeaveReason } from './leave-hooks'
 import type { LobbyRow } from './tables'
 
 /** A payload computed after the commit (lobby snapshots read the linked channel, which is async). */
 export class Lazy {
-  constructor(readonly compute: () => unknown | Promise<unknown>) {}
+  private made?: Promise<Serialized>
+  constructor(private readonly compute: () => unknown | Promise<unknown>) {}
+
+  /** The payload, computed and serialized on the first call; every later publish of it sends the same text. */
+  value(): Promise<Serialized> {
+    this.made ??= Promise.resolve(this.compute()).then((data) => new Serialized(JSON.stringify(data)))
+    return this.made
+  }
 }
 
 export const lazy = (compute: () => unknown | Promise<unknown>) => new Lazy(compute)
 
 type Effect =
   | { kind: 'publish'; topics: string[]; type: string; data: unknown }
-  | { kind: 'subscribe' | 'unsubscribe'; userId: string; topic: string }
+  | { kind: 'user'; userId: string; applicationId: string; type: string; data: unknown }
+  | { kind: 'subscribe'; userId: string; topic: string; applicationId: string }
+  | { kind: 'unsubscribe'; userId: string; topic: string }
   | { kind: 'left'; lobbyId: string; userId: string; reason: LeaveReason }
 
 export class Effects {
@@ -27,12 +37,13 @@ export class Effects {
     this.publish(lobbyAudience(lobby), type, data)
   }
 
-  toUser(userId: string, type: string, data: unknown): void {
-    this.publish([topics.user(userId)], type, data)
+  /** To those of a user's sessions that see the lobby's application (its OAuth2 sessions, and user sessions). */
+  toUser(userId: string, lobby: Pick<LobbyRow, 'applicationId'>, type: string, data: unknown): void {
+    this.list.push({ kind: 'user', userId, applicationId: lobby.applicationId, type, data })
   }
 
-  subscribe(userId: string, lobbyId: string): void {
-    this.list.push({ kind: 'subscribe', userId, topic: topics.lobby(lobbyId) })
+  subscribe(userId: string, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): void {
+    this.list.push({ kind: 'subscribe', userId, topic: topics.lobby(lobby.id), applicationId: lobby.applicationId })
   }
 
   unsubscribe(userId: string, lobbyId: string): void {
@@ -44,14 +55,20 @@ export class Effects {
     this.list.push({ kind: 'left', lobbyId, userId, reason })
   }
 
-  /** Deliver in order; lazy payloads are computed once each, just before their publish. */
+  /** Deliver in order; a lazy payload is computed and serialized once, just before its first publish. */
   async flush(): Promise<void> {
     const list = this.list
     this.list = []
     for (const e of list) {
-      if (e.kind === 'publish')
-        events.publish(e.topics, e.type, e.data instanceof Lazy ? await e.data.compute() : e.data)
-      else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic)
+      if (e.kind === 'publish') events.publish(e.topics, e.type, e.data instanceof Lazy ? await e.data.value() : e.data)
+      else if (e.kind === 'user')
+        events.publishToUser(
+          e.userId,
+          audiences.lobby(e.applicationId),
+          e.type,
+          e.data instanceof Lazy ? await e.data.value() : e.data,
+        )
+      else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic, audiences.lobby(e.applicationId))
       else if (e.kind === 'left') await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
       else events.unsubscribeUser(e.userId, e.topic)
     }

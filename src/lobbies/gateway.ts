@@ -1,13 +1,15 @@
 // What lobbies tell the Gateway: the lobby topics a new session joins, and which sessions keep lobbies active (the
 // idle rule, activity.ts). (Op 17, the lobby call, is the voice domain's: src/voice/gateway.ts.)
 import type { Caller } from '../core/caller'
-import { type GatewayConnection, topics } from '../gateway/bus'
+import { audiences, type GatewayConnection, sees, topics } from '../gateway/bus'
 import { sessionEnded, sessionStarted } from './activity'
 import { lobbyIdsOfUser } from './store'
 
 export function lobbyIdentify(caller: Caller) {
   if (caller.kind === 'bot') return {}
-  // An OAuth2 session hears about its own application's lobbies; a user session about all of the user's.
+  // A user session hears about all of the user's lobbies; an OAuth2 session with `lobbies.write` about its own
+  // application's (gateway/bus.ts sees), without it about none.
+  if (caller.kind === 'bearer' && !sees(caller, audiences.lobby(caller.applicationId))) return {}
   const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
   return { topics: ids.map(topics.lobby) }
 }

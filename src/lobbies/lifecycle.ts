@@ -63,7 +63,7 @@ function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
 function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): LobbyMemberRow[] {
   touchLobby(tx, lobby)
   const members = listMembers(lobby.id, tx)
-  for (const m of members) effects.subscribe(m.userId, lobby.id)
+  for (const m of members) effects.subscribe(m.userId, lobby)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
   return members
 }

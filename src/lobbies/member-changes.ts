@@ -89,15 +89,15 @@ export function memberEffects(lobby: LobbyRow, changes: MemberChanges, effects: 
   for (const m of changes.removed) {
     effects.toLobby(lobby, 'LOBBY_MEMBER_REMOVE', { member: eventMember(m), ...base })
     effects.unsubscribe(m.userId, lobby.id)
-    effects.toUser(m.userId, 'LOBBY_DELETE', { id: lobby.id, reason: 'removed' })
+    effects.toUser(m.userId, lobby, 'LOBBY_DELETE', { id: lobby.id, reason: 'removed' })
     effects.left(lobby.id, m.userId, 'removed')
   }
   for (const m of changes.updated) effects.toLobby(lobby, 'LOBBY_MEMBER_UPDATE', { member: eventMember(m), ...base })
   if (changes.added.length === 0) return
   const snapshot = lobbySnapshot(lobby.id)
   for (const m of changes.added) {
-    effects.subscribe(m.userId, lobby.id)
+    effects.subscribe(m.userId, lobby)
     effects.toLobby(lobby, 'LOBBY_MEMBER_ADD', { member: eventMember(m), ...base })
-    effects.toUser(m.userId, 'LOBBY_CREATE', snapshot)
+    effects.toUser(m.userId, lobby, 'LOBBY_CREATE', snapshot)
   }
 }

@@ -69,6 +69,7 @@ export function resolveBearerToken(token: string): Resolved<BearerCaller> | unde
       applicationId: grant.applicationId,
       scopes: grantedScopes(grant.scopes),
       grantId: grant.id,
+      familyId: grant.familyId,
     },
     // Reused until it expires, at most a minute; a revoked or refreshed token is forgotten at once (store).
     until: Math.min(grant.expiresAt, now + BOT_REUSE_MS),

@@ -35,3 +35,6 @@ export function invalidAuthorizeRequest(field: string, code: string, message: st
     error_description: message,
   })
 }
+
+/** An authorization id (GET /oauth2/tokens) that is not the caller's, or no longer live. */
+export const unknownToken = () => new ApiError(404, 10012, 'Unknown Token')

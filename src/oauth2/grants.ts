@@ -8,7 +8,9 @@ import { transaction } from '../db/client'
 import type { AuthenticatedClient, FormBody } from './client-auth'
 import { OAuthError } from './errors'
 import { parseScopes } from './scopes'
-import { findCode, findTokenByRefreshHash, insertToken, revokeFamily, spendRefreshToken, useCode } from './store'
+import { isUserActive } from '../accounts/store'
+import { revokeFamily } from './revocation'
+import { findCode, findTokenByRefreshHash, insertToken, spendRefreshToken, useCode } from './store'
 
 const ACCESS_TOKEN_SECONDS = 7 * 24 * 3600
 const REFRESH_TOKEN_SECONDS = 90 * 24 * 3600
@@ -104,6 +106,8 @@ function codeProblem(
   form: FormBody,
 ): OAuthError | undefined {
   if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) return invalidGrant('code')
+  // An account disabled or locked since it consented: the code buys nothing.
+  if (!isUserActive(code.userId)) return invalidGrant('code')
   const redirect = form.redirect_uri
   if ((code.redirectUriGiven || redirect !== undefined) && redirect !== code.redirectUri)
     return invalidGrant('redirect_uri')
@@ -131,6 +135,7 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
     throw invalidGrant('refresh_token')
   }
   if (row.refreshExpiresAt === null || row.refreshExpiresAt <= clock.now()) throw invalidGrant('refresh_token')
+  if (!isUserActive(row.userId)) throw invalidGrant('refresh_token')
   let scopes = row.scopes
   if (form.scope !== undefined) {
     const asked = parseScopes(form.scope)

@@ -1,10 +1,12 @@
 // The oauth2 domain as the app mounts it (domain.ts): consent and token endpoints, and the Bot and Bearer tokens.
 import type { DomainModule } from '../domain'
 import { resolveBearerToken, resolveBotToken } from './applications'
+import { liveGrantFamilies } from './revocation'
 import { oauth2Routes } from './routes'
 
 export const oauth2Module = {
   name: 'oauth2',
   api: [oauth2Routes],
   tokens: { bot: resolveBotToken, bearer: resolveBearerToken },
+  liveGrants: liveGrantFamilies,
 } satisfies DomainModule

@@ -2,20 +2,21 @@
 // RFC 6749 error bodies) and /oauth2/@me (bearer).
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
-import { doc, SECURITY } from '../http/docs'
+import { doc, NO_CONTENT, SECURITY } from '../http/docs'
 import { identity } from '../http/identity'
-import { json } from '../http/respond'
+import { json, noContent } from '../http/respond'
 import { findUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
 import { checkAuthorizeRequest, denied, grantCode, type AuthorizeParams } from './authorize'
 import { authenticateClient, formFields } from './client-auth'
-import { OAuthError } from './errors'
+import { OAuthError, unknownToken } from './errors'
 import { clientCredentials, exchangeCode, refresh } from './grants'
 import {
   AuthorizeInfoAnswer,
   AuthorizeQuery,
   ConsentSchema,
   LocationAnswer,
+  AuthorizedApps,
   MeAnswer,
   OAuthErrorBody,
   RevokeForm,
@@ -24,7 +25,8 @@ import {
   TokenForm,
 } from './schemas'
 import { publicApplication } from './serialize'
-import { findApplication, findTokenByAnyHash, findTokenById, hasGrant, revokeFamily } from './store'
+import { revokeAuthorization, revokeFamily } from './revocation'
+import { findApplication, findTokenByAnyHash, findTokenById, hasGrant, liveGrantsOfUser } from './store'
 import { sha256Hex } from '../core/crypto'
 
 /** The token endpoints take form bodies and answer RFC 6749's errors; the client authenticates with HTTP Basic or in the form. */
@@ -111,6 +113,27 @@ export const oauth2Routes = new Elysia()
       return json({}, 200, NO_STORE)
     },
     doc('oauth2', 'Revoke an access or refresh token', { 200: RevokedAnswer }, { ...FORM, body: RevokeForm }),
+  )
+  .get(
+    '/oauth2/tokens',
+    async ({ caller }) =>
+      liveGrantsOfUser(caller.userId).flatMap((grant) => {
+        const app = findApplication(grant.applicationId)
+        return app ? [{ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) }] : []
+      }),
+    { user: true, ...doc('oauth2', 'The applications the user authorized (one entry each)', { 200: AuthorizedApps }) },
+  )
+  .delete(
+    '/oauth2/tokens/:tokenId',
+    async ({ caller, params }) => {
+      // The id of an entry of GET /oauth2/tokens: the application loses every token the user granted it, and its
+      // Gateway sessions close (4004). Another user's id, or a stale one, is unknown.
+      const grant = findTokenById(params.tokenId)
+      if (!grant || grant.userId !== caller.userId) throw unknownToken()
+      revokeAuthorization(caller.userId, grant.applicationId)
+      return noContent()
+    },
+    { user: true, ...doc('oauth2', "Remove an application's authorization", { 204: NO_CONTENT }) },
   )
   .get(
     '/oauth2/@me',

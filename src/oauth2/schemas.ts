@@ -109,6 +109,11 @@ export const RevokedAnswer = t.Object(
   { additionalProperties: false, description: 'Revoked (also for unknown tokens)' },
 )
 
+export const AuthorizedApps = t.Array(
+  t.Object({ id: t.String(), scopes: t.Array(t.String()), application: PublicApplication }),
+  { description: 'Authorized applications' },
+)
+
 export const MeAnswer = t.Object(
   {
     application: PublicApplication,

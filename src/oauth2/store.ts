@@ -1,6 +1,6 @@
 // Every query of the oauth2 domain: applications, authorization codes and tokens. Synchronous, as every store
 // (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
-import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { db, prepared, type DB } from '../db/client'
@@ -50,6 +50,7 @@ const tokenByAccessTokenHash = prepared((d) =>
       applicationId: oauth2Tokens.applicationId,
       scopes: oauth2Tokens.scopes,
       expiresAt: oauth2Tokens.expiresAt,
+      familyId: oauth2Tokens.familyId,
     })
     .from(oauth2Tokens)
     .where(eq(oauth2Tokens.accessTokenHash, sql.placeholder('hash')))
@@ -59,7 +60,7 @@ const tokenByAccessTokenHash = prepared((d) =>
 /** What a Bearer request needs of its grant (every Bearer request asks). */
 export function findTokenByAccessHash(
   hash: string,
-): Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt'> | undefined {
+): Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt' | 'familyId'> | undefined {
   return tokenByAccessTokenHash().get({ hash })
 }
 
@@ -119,11 +120,67 @@ export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefine
     .get()
 }
 
-/** Revoke every token of a grant family (reuse of a spent refresh token or code, or explicit revocation). */
-export function revokeFamily(familyId: string): number {
+/** Delete every token of a grant family; the users whose tokens went (one, or none when it was gone already). */
+export function deleteFamily(familyId: string): string[] {
   forgetCallers()
-  return db().delete(oauth2Tokens).where(eq(oauth2Tokens.familyId, familyId)).returning({ id: oauth2Tokens.id }).all()
-    .length
+  const gone = db()
+    .delete(oauth2Tokens)
+    .where(eq(oauth2Tokens.familyId, familyId))
+    .returning({ userId: oauth2Tokens.userId })
+    .all()
+  return [...new Set(gone.map((r) => r.userId))]
+}
+
+/** Delete every token a user granted (to one application, or to all): their authorization is gone. */
+export function deleteUserTokens(userId: string, applicationId?: string): number {
+  forgetCallers()
+  return db()
+    .delete(oauth2Tokens)
+    .where(
+      and(
+        eq(oauth2Tokens.userId, userId),
+        applicationId === undefined ? undefined : eq(oauth2Tokens.applicationId, applicationId),
+      ),
+    )
+    .returning({ id: oauth2Tokens.id })
+    .all().length
+}
+
+/** The user's live grants, one row per application: its newest token (id, scopes, application). */
+export function liveGrantsOfUser(userId: string): Pick<OAuth2TokenRow, 'id' | 'applicationId' | 'scopes'>[] {
+  const now = clock.now()
+  const rows = db()
+    .select({ id: oauth2Tokens.id, applicationId: oauth2Tokens.applicationId, scopes: oauth2Tokens.scopes })
+    .from(oauth2Tokens)
+    .where(and(eq(oauth2Tokens.userId, userId), liveToken(now)))
+    .orderBy(sql`${oauth2Tokens.createdAt} DESC`)
+    .all()
+  const byApp = new Map<string, (typeof rows)[number]>()
+  for (const row of rows) if (!byApp.has(row.applicationId)) byApp.set(row.applicationId, row)
+  return [...byApp.values()]
+}
+
+/** Of these token families, those with a token still usable (its access token, or a refresh token not spent), by user. */
+export function liveFamilies(familyIds: string[]): Map<string, string> {
+  const live = new Map<string, string>()
+  const now = clock.now()
+  for (let i = 0; i < familyIds.length; i += 500) {
+    const rows = db()
+      .selectDistinct({ familyId: oauth2Tokens.familyId, userId: oauth2Tokens.userId })
+      .from(oauth2Tokens)
+      .where(and(inArray(oauth2Tokens.familyId, familyIds.slice(i, i + 500)), liveToken(now)))
+      .all()
+    for (const r of rows) live.set(r.familyId, r.userId)
+  }
+  return live
+}
+
+/** A token that still buys something: its access token has not expired, or its refresh token is unspent and valid. */
+function liveToken(now: number) {
+  return or(
+    gt(oauth2Tokens.expiresAt, now),
+    and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now)),
+  )
 }
 
 const liveGrant = prepared((d) =>

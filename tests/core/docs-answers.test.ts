@@ -172,6 +172,21 @@ const CASES: Record<string, Case | Case[]> = {
   'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
+  'GET /api/v9/oauth2/tokens': {
+    call: async () => {
+      const user = await makeUser()
+      await bearerFor(user, await makeApp())
+      return { token: user.token }
+    },
+  },
+  'DELETE /api/v9/oauth2/tokens/{tokenId}': {
+    call: async () => {
+      const user = await makeUser()
+      await bearerFor(user, await makeApp())
+      const listed = await api('GET', '/oauth2/tokens', { token: user.token })
+      return { token: user.token, params: { tokenId: listed.body[0].id } }
+    },
+  },
 
   'POST /api/v9/guilds': { call: async () => ({ token: await session() }) },
   'GET /api/v9/guilds/{guildId}': {

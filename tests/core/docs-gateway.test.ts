@@ -84,7 +84,9 @@ describe('Gateway page', () => {
   test('dispatch events: exactly the ones the source publishes', () => {
     const published = new Set<string>(Object.values(VoiceDispatch))
     for (const { text } of sources()) {
-      for (const m of text.matchAll(/\b(?:publish|toLobby|toUser|sendDirect)\([^;]*?'([A-Z][A-Z_]{3,})'/g))
+      for (const m of text.matchAll(
+        /\b(?:publish|publishToUser|toLobby|toUser|sendDirect)\([^;]*?'([A-Z][A-Z_]{3,})'/g,
+      ))
         published.add(m[1])
     }
     expect(published.size).toBeGreaterThan(25)

@@ -89,13 +89,31 @@ test('rows survive a restart; SIGTERM stops the server cleanly', async () => {
   expect(await proc.exited).toBe(0)
 })
 
-test('SIGTERM closes gateway sockets with 1001 and exits 0', async () => {
+test('SIGTERM: identified sockets get op 7 Reconnect, then every socket closes 1001; exit 0', async () => {
+  const app = JSON.parse(cli('app', 'create', '--name', 'Reconnect').stdout)
   const { proc, url } = await startProcess()
-  const ws = new WebSocket(`${url.replace('http', 'ws')}/gateway?v=10&encoding=json`)
-  await new Promise((resolve) => (ws.onmessage = resolve)) // Hello
-  const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
+  const open = () => {
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/gateway?v=10&encoding=json`)
+    const frames: { op: number; t: string | null }[] = []
+    const hello = new Promise((resolve) => {
+      ws.onmessage = (m) => {
+        frames.push(JSON.parse(String(m.data)))
+        resolve(undefined)
+      }
+    })
+    const closed = new Promise<number>((resolve) => (ws.onclose = (e) => resolve(e.code)))
+    return { ws, frames, hello, closed }
+  }
+  const identified = open()
+  const idle = open()
+  await Promise.all([identified.hello, idle.hello])
+  identified.ws.send(JSON.stringify({ op: 2, d: { token: `Bot ${app.bot_token}`, properties: {}, intents: 0 } }))
+  while (!identified.frames.some((f) => f.t === 'READY')) await Bun.sleep(10)
   proc.kill('SIGTERM')
-  expect(await closed).toBe(1001)
+  expect(await identified.closed).toBe(1001)
+  expect(await idle.closed).toBe(1001)
+  expect(identified.frames.at(-1)?.op).toBe(7)
+  expect(idle.frames.map((f) => f.op)).toEqual([10])
   expect(await proc.exited).toBe(0)
 })
 

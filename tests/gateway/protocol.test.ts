@@ -3,7 +3,7 @@ import { clock } from '../../src/core/clock'
 import { sha256Hex, randomToken } from '../../src/core/crypto'
 import { snowflake } from '../../src/core/snowflake'
 import { db } from '../../src/db/client'
-import { events, topics } from '../../src/gateway/bus'
+import { audiences, events, topics } from '../../src/gateway/bus'
 import { oauth2Tokens } from '../../src/oauth2/tables'
 import { tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
@@ -193,8 +193,8 @@ describe('dispatch and subscriptions', () => {
     const bob = await makeUser()
     const a = (await identified(alice.token)).c
     const b = (await identified(bob.token)).c
-    events.publish(topics.user(alice.id), 'TEST_EVENT', { n: 1 })
-    events.publish(topics.user(alice.id), 'TEST_EVENT', { n: 2 })
+    events.publish(topics.account(alice.id), 'TEST_EVENT', { n: 1 })
+    events.publish(topics.account(alice.id), 'TEST_EVENT', { n: 2 })
     const first = await a.waitFor('TEST_EVENT')
     await a.waitFor((f) => f.t === 'TEST_EVENT' && f.d.n === 2)
     const [x, y] = a.dispatches('TEST_EVENT')
@@ -209,7 +209,7 @@ describe('dispatch and subscriptions', () => {
     const topic = `test:${user.id}`
     events.publish(topic, 'ROOM_EVENT', { before: true })
     await c.expectNo('ROOM_EVENT', 100)
-    events.subscribeUser(user.id, topic)
+    events.subscribeUser(user.id, topic, audiences.account)
     events.publish(topic, 'ROOM_EVENT', { after: true })
     expect((await c.waitFor('ROOM_EVENT')).d).toEqual({ after: true })
     events.unsubscribeUser(user.id, topic)
@@ -245,12 +245,12 @@ describe('resume', () => {
   test('replays missed dispatches in order, then RESUMED', async () => {
     const user = await makeUser()
     const { c, ready } = await identified(user.token)
-    events.publish(topics.user(user.id), 'SEEN', { i: 0 })
+    events.publish(topics.account(user.id), 'SEEN', { i: 0 })
     await c.waitFor('SEEN')
     const seq = c.lastSeq!
     c.close(4000) // a non-1000 close keeps the session resumable
     await c.waitForClose()
-    for (let i = 1; i <= 5; i++) events.publish(topics.user(user.id), 'MISSED', { i })
+    for (let i = 1; i <= 5; i++) events.publish(topics.account(user.id), 'MISSED', { i })
     const r = await connect()
     r.send(6, { token: user.token, session_id: ready.session_id, seq })
     await r.waitFor('RESUMED')
@@ -260,7 +260,7 @@ describe('resume', () => {
     expect(r.frames.findIndex((f) => f.t === 'RESUMED')).toBeGreaterThan(r.frames.findIndex((f) => f.t === 'MISSED'))
     expect(r.frames.some((f) => f.t === 'SEEN')).toBe(false)
     // and the session keeps receiving live events
-    events.publish(topics.user(user.id), 'LIVE', {})
+    events.publish(topics.account(user.id), 'LIVE', {})
     await r.waitFor('LIVE')
   })
 

@@ -20,7 +20,14 @@ async function world() {
     bot: await connect({ kind: 'bot', userId: 'bot', applicationId: app.id }),
     otherBot: await connect({ kind: 'bot', userId: 'other-bot', applicationId: other.id }),
     a: await connect(userCaller(a.id)),
-    b: await connect({ kind: 'bearer', userId: b.id, applicationId: app.id, scopes: ['lobbies.write'], grantId: 'g' }),
+    b: await connect({
+      kind: 'bearer',
+      userId: b.id,
+      applicationId: app.id,
+      scopes: ['lobbies.write'],
+      grantId: 'g',
+      familyId: 'f',
+    }),
     outsider: await connect(userCaller(outsider.id)),
   }
   const nobodyElse = () => {
@@ -134,7 +141,14 @@ describe('lobby events reach the members and the application bots, nobody else',
     const lobby = await createLobby(bot, { idle_timeout_seconds: 30, members: [{ id: a.id }, { id: b.id }] })
     const late = await connect(userCaller(a.id))
     // An OAuth2 session of another application does not hear this application's lobbies.
-    const elsewhere = await connect({ kind: 'bearer', userId: a.id, applicationId: '42', scopes: [], grantId: 'g' })
+    const elsewhere = await connect({
+      kind: 'bearer',
+      userId: a.id,
+      applicationId: '42',
+      scopes: [],
+      grantId: 'g',
+      familyId: 'f',
+    })
     await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'x' } })
     expect(late.events('LOBBY_MESSAGE_CREATE')).toHaveLength(1)
     expect(elsewhere.types()).toEqual([])

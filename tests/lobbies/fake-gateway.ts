@@ -1,8 +1,9 @@
 // In-process recording connections for event tests: they identify through the domains' identify hooks, join
-// user:/app: topics like the real Gateway, and record what is published to them. Every call is also passed on
+// app: topics like the real Gateway, see what their caller sees (gateway/bus.ts sees), and record what is published to them. Every call is also passed on
 // to the real Gateway's bus, so sockets of other test files in the same process keep working.
 import type { Caller } from '../../src/core/caller'
 import {
+  sees,
   identifyHooks,
   installBus,
   sessionEndHooks,
@@ -10,7 +11,11 @@ import {
   opHandlers,
   type GatewayConnection,
 } from '../../src/gateway/bus'
+import { Serialized } from '../../src/gateway/protocol'
 import { bus as realBus } from '../../src/gateway/server'
+
+/** What a socket would parse: a payload serialized once for many sessions is read back. */
+const parsed = (data: unknown) => (data instanceof Serialized ? JSON.parse(data.json) : structuredClone(data))
 
 type Conn = GatewayConnection & { topics: Set<string>; received: { t: string; d: any }[] }
 
@@ -21,11 +26,16 @@ installBus({
   publish(to, type, data) {
     realBus.publish(to, type, data)
     const list = Array.isArray(to) ? to : [to]
-    for (const c of conns) if (list.some((t) => c.topics.has(t))) c.received.push({ t: type, d: structuredClone(data) })
+    for (const c of conns) if (list.some((t) => c.topics.has(t))) c.received.push({ t: type, d: parsed(data) })
   },
-  subscribeUser(userId, topic) {
-    realBus.subscribeUser(userId, topic)
-    for (const c of conns) if (c.caller.userId === userId) c.topics.add(topic)
+  publishToUser(userId, audience, type, data) {
+    realBus.publishToUser(userId, audience, type, data)
+    for (const c of conns)
+      if (c.caller.userId === userId && sees(c.caller, audience)) c.received.push({ t: type, d: parsed(data) })
+  },
+  subscribeUser(userId, topic, audience) {
+    realBus.subscribeUser(userId, topic, audience)
+    for (const c of conns) if (c.caller.userId === userId && sees(c.caller, audience)) c.topics.add(topic)
   },
   unsubscribeUser(userId, topic) {
     realBus.unsubscribeUser(userId, topic)
@@ -33,12 +43,13 @@ installBus({
   },
   closeAuthSession: (id, code, reason) => realBus.closeAuthSession(id, code, reason),
   closeUser: (id, code, reason) => realBus.closeUser(id, code, reason),
+  closeGrants: (userId, which, code, reason) => realBus.closeGrants(userId, which, code, reason),
   changeAuthSession: (id, next) => realBus.changeAuthSession(id, next),
 })
 
 export async function connect(caller: Caller) {
   n += 1
-  const topics = new Set<string>([`user:${caller.userId}`])
+  const topics = new Set<string>()
   if (caller.kind === 'bot') topics.add(`app:${caller.applicationId}`)
   for (const hook of identifyHooks) for (const t of (await hook(caller)).topics ?? []) topics.add(t)
   const conn: Conn = { caller, sessionId: `fake-${n}`, topics, received: [], send() {} }

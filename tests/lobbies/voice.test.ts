@@ -56,12 +56,22 @@ describe('lobby voice presence', () => {
     expect(callAccess(user(member!.id), lobby.id)).toEqual({ lobbyId: lobby.id, idleTimeoutMs: 10_000 })
     expect(
       callAccess(
-        { kind: 'bearer', userId: member!.id, applicationId: app.id, scopes: ['lobbies.write'], grantId: 'g' },
+        {
+          kind: 'bearer',
+          userId: member!.id,
+          applicationId: app.id,
+          scopes: ['lobbies.write'],
+          grantId: 'g',
+          familyId: 'f',
+        },
         lobby.id,
       ),
     ).toBeDefined()
     expect(
-      callAccess({ kind: 'bearer', userId: member!.id, applicationId: '1', scopes: [], grantId: 'g' }, lobby.id),
+      callAccess(
+        { kind: 'bearer', userId: member!.id, applicationId: '1', scopes: [], grantId: 'g', familyId: 'f' },
+        lobby.id,
+      ),
     ).toBeUndefined()
     expect(callAccess(user(outsider!.id), lobby.id)).toBeUndefined()
     expect(callAccess({ kind: 'bot', userId: 'b', applicationId: app.id }, lobby.id)).toBeUndefined()

@@ -210,6 +210,8 @@ const ROUTES: Record<string, Row> = {
   ],
   'POST /oauth2/token/revoke': ['client'],
   'GET /oauth2/@me': ['bearer'],
+  'GET /oauth2/tokens': ['user'],
+  'DELETE /oauth2/tokens/{tokenId}': ['user', { user: '404', other: '404' }],
   'POST /lobbies': ['bot', {}, { metadata: { a: 'b' } }],
   'PUT /lobbies': ['oauth', {}, { secret: 'matrix' }],
   'GET /lobbies/{lobbyId}': ['oauth', LOBBY],

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { events, topics } from '../../src/gateway/bus'
 import { framesPerWindow, IDENTIFY_TIMEOUT_MS, MAX_PENDING_PER_IP } from '../../src/gateway/protocol'
-import { closeEndedAuthSessions } from '../../src/gateway/server'
+import { closeEndedCredentials } from '../../src/gateway/server'
 import { config } from '../../src/config'
 import { tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
@@ -75,15 +75,15 @@ describe('floods', () => {
 describe('resume', () => {
   async function droppedSession() {
     const user = await makeUser()
-    events.publish(topics.user(user.id), 'BEFORE_SESSION', {})
+    events.publish(topics.account(user.id), 'BEFORE_SESSION', {})
     const c = await connect()
     const ready = await c.identify(user.token)
-    events.publish(topics.user(user.id), 'SEEN', {})
+    events.publish(topics.account(user.id), 'SEEN', {})
     await c.waitFor('SEEN')
     const seen = c.lastSeq!
     c.close(4000)
     await c.waitForClose()
-    events.publish(topics.user(user.id), 'MISSED', {})
+    events.publish(topics.account(user.id), 'MISSED', {})
     return { user, ready, seen }
   }
 
@@ -149,7 +149,7 @@ describe('account states', () => {
       await c.identify(user.token)
       updateUser(user.id, { state })
       expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401)
-      await closeEndedAuthSessions()
+      await closeEndedCredentials()
       expect((await c.waitForClose()).code).toBe(4004)
       const again = await connect()
       again.send(2, { token: user.token, properties: {}, intents: 0 })

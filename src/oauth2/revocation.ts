@@ -1,0 +1,34 @@
+// Ending OAuth2 grants: the tokens go, and so do the Gateway sessions that identified with them (close 4004) — a
+// revoked token, a reused refresh token or code (theft), a user removing an application, an account lock.
+import { isUserActive } from '../accounts/store'
+import { events } from '../gateway/bus'
+import { deleteFamily, deleteUserTokens, liveFamilies } from './store'
+
+const CLOSE = 4004
+
+/** End a token family: every token of it, and its Gateway sessions. */
+export function revokeFamily(familyId: string): void {
+  for (const userId of deleteFamily(familyId)) events.closeGrants(userId, { familyId }, CLOSE)
+}
+
+/** End what a user granted one application (or every application): its tokens and its Gateway sessions. */
+export function revokeAuthorization(userId: string, applicationId?: string): number {
+  const ended = deleteUserTokens(userId, applicationId)
+  if (applicationId === undefined) {
+    // Every application: the user's OAuth2 sessions of any of them.
+    events.closeGrants(userId, { applicationId: '*' }, CLOSE)
+  } else events.closeGrants(userId, { applicationId }, CLOSE)
+  return ended
+}
+
+/** Which of these token families still authenticate (a usable token, an active account that is not locked). */
+export function liveGrantFamilies(familyIds: string[]): Set<string> {
+  const alive = new Set<string>()
+  const active = new Map<string, boolean>()
+  for (const [familyId, userId] of liveFamilies(familyIds)) {
+    let ok = active.get(userId)
+    if (ok === undefined) active.set(userId, (ok = isUserActive(userId)))
+    if (ok) alive.add(familyId)
+  }
+  return alive
+}
