@@ -7,7 +7,7 @@ import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setCredentialCheck 
 import { gatewayDocsPage } from './gateway/docs'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { gatewayRoutes } from './gateway/routes'
-import { gatewaySocket } from './gateway/server'
+import { gatewayUpgrade } from './gateway/server'
 import { httpBasics } from './http/basics'
 import { cors } from './http/cors'
 import { docs } from './http/docs'
@@ -48,7 +48,11 @@ export function buildApp() {
   const rest = api()
   const root = new Elysia({
     // The hottest routes go from Bun's router straight to their handlers (http/lane.ts); Elysia keeps them documented.
-    serve: { maxRequestBodySize: config().maxBodyBytes * 4, routes: laneRoutes(modules.flatMap((m) => m.lane ?? [])) },
+    serve: {
+      maxRequestBodySize: config().maxBodyBytes * 4,
+      // The Gateway's upgrade too: a socket then keeps only what it needs (gateway/server.ts gatewayUpgrade).
+      routes: { ...laneRoutes(modules.flatMap((m) => m.lane ?? [])), '/gateway': { GET: gatewayUpgrade } },
+    },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
   })
   const app = root
@@ -57,7 +61,6 @@ export function buildApp() {
     // The API docs read the finished app's routes when first asked for.
     .use(docs(() => root))
     .get('/api/docs/gateway', gatewayDocsPage, { detail: { hide: true } })
-    .use(gatewaySocket)
     .get('/healthz', () => ({ status: 'ok' }), { detail: { hide: true } })
     // Prometheus text when METRICS=true (src/metrics.ts); a 404 otherwise.
     .get('/metrics', metricsRoute, { detail: { hide: true } })

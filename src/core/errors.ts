@@ -65,6 +65,8 @@ export function formError(fields: Record<string, [code: string, message: string]
 export const Errors = {
   unauthorized: () => new ApiError(401, 0, '401: Unauthorized'),
   notFound: () => new ApiError(404, 0, '404: Not Found'),
+  /** A plain GET of a WebSocket path (/gateway). */
+  notUpgraded: () => new ApiError(400, 0, 'Expected a websocket connection'),
   unknownApplication: () => new ApiError(404, 10002, 'Unknown Application'),
   unknownChannel: () => new ApiError(404, 10003, 'Unknown Channel'),
   unknownGuild: () => new ApiError(404, 10004, 'Unknown Guild'),

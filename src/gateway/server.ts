@@ -3,13 +3,14 @@
 // asked for zlib-stream compression need bytes of their own (one zlib context each): they are not subscribed to the
 // native topics, and each dispatch is deflated for each of them (compressedByTopic); plain sockets pay nothing for it.
 import type { Server } from 'bun'
-import { Elysia } from 'elysia'
 import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
+import { Errors } from '../core/errors'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { checkForeignCommits, foreignCommitsSeen } from '../db/cache'
+import { beginTrace, errorResponse, finish } from '../http/basics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import {
@@ -132,8 +133,13 @@ function dispatchCompressed(topicList: string[], payload: string): void {
   }
 }
 
+/** A dispatch for one session: kept for its Resume under its own topic, sent straight to its socket if live. */
 function sendDirect(session: GatewaySession, type: string, data: unknown, replayable = true): void {
-  dispatch([ownTopic(session.id)], type, data, replayable)
+  const seq = nextSeq()
+  const payload = frame(Op.Dispatch, data, seq, type)
+  if (replayable) remember({ seq, topics: [ownTopic(session.id)], payload })
+  countEventPublished()
+  if (session.ws) send(session.ws, payload)
 }
 
 export const bus: EventBus = {
@@ -304,7 +310,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   session.readySeq = currentSeq() + 1
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
-  ready.v = (ws.data as { version?: number })?.version ?? 9
+  ready.v = (ws.data as SocketData).version
   // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
@@ -426,43 +432,78 @@ export function closeAllGatewaySockets(): void {
   sweeper = undefined
 }
 
-export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway', {
-  detail: { hide: true },
-  open(ws) {
-    const raw = ws.raw as Socket
-    const query = (ws.data as { query?: Record<string, string | undefined> }).query ?? {}
-    const version = Number(query.v ?? 9)
-    const now = clock.now()
-    const conn: Connection = { openedAt: now, frames: 0, windowStart: now }
-    // Discord's transport compression; other values (zstd-stream) are not offered: those clients get plain text frames.
-    if (query.compress === 'zlib-stream') conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
-    connections.set(raw, conn)
-    ;(raw.data as { version?: number }).version = version
-    const request = (ws.data as { request?: Request }).request
-    const ip = request ? clientIp(request, { requestIP: () => ({ address: raw.remoteAddress }) }) : raw.remoteAddress
-    const pending = pendingByIp.get(ip) ?? 0
-    if (pending >= MAX_PENDING_PER_IP) return close(raw, Close.RateLimited, 'Too many unidentified connections')
-    pendingByIp.set(ip, pending + 1)
-    conn.pendingIp = ip
-    if (version !== 9 && version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
-    if (query.encoding && query.encoding !== 'json')
-      return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
-    send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
-    armHeartbeat(raw, conn)
-  },
-  async message(ws, message) {
-    const raw = ws.raw as Socket
-    try {
-      await onMessage(raw, message)
-    } catch (error) {
-      log.error('gateway message failed', { error: String(error) })
-      close(raw, Close.UnknownError, 'Unknown error')
-    }
-  },
-  close(ws, code) {
-    onClose(ws.raw as Socket, code)
-  },
-})
+/** What Bun keeps with each Gateway socket: what the upgrade read, and the handlers (shared by every socket). */
+type SocketData = {
+  open(ws: Socket): void
+  message(ws: Socket, message: string | Buffer): void
+  close(ws: Socket, code: number): void
+  version: number
+  compress: string | null
+  encoding: string | null
+  ip: string
+}
+
+function onOpen(raw: Socket): void {
+  const data = raw.data as SocketData
+  const now = clock.now()
+  const conn: Connection = { openedAt: now, frames: 0, windowStart: now }
+  // Discord's transport compression; other values (zstd-stream) are not offered: those clients get plain text frames.
+  if (data.compress === 'zlib-stream') conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
+  connections.set(raw, conn)
+  const ip = data.ip
+  const pending = pendingByIp.get(ip) ?? 0
+  if (pending >= MAX_PENDING_PER_IP) return close(raw, Close.RateLimited, 'Too many unidentified connections')
+  pendingByIp.set(ip, pending + 1)
+  conn.pendingIp = ip
+  if (data.version !== 9 && data.version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
+  if (data.encoding && data.encoding !== 'json') return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
+  send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
+  armHeartbeat(raw, conn)
+}
+
+/** A text frame is JSON; anything that is not (or a binary frame) is answered by onMessage's decode error. */
+function decodeFrame(message: string | Buffer): unknown {
+  if (typeof message !== 'string') return message
+  try {
+    return JSON.parse(message)
+  } catch {
+    return message
+  }
+}
+
+async function onRawMessage(raw: Socket, message: string | Buffer): Promise<void> {
+  try {
+    await onMessage(raw, decodeFrame(message))
+  } catch (error) {
+    log.error('gateway message failed', { error: String(error) })
+    close(raw, Close.UnknownError, 'Unknown error')
+  }
+}
+
+const handlers = { open: onOpen, message: onRawMessage, close: onClose }
+
+/**
+ * GET /gateway, answered by Bun's router (app.ts): the upgrade, logged as a request. Elysia's WebSocket route kept its
+ * whole request context and a set of closures with every socket (~13 KB each, measured); a Gateway socket keeps only
+ * the few values it needs. Elysia's app-wide WebSocket handler calls the data's open, message and close.
+ */
+export function gatewayUpgrade(request: Request, bunServer: Server<unknown>): Response | undefined {
+  const trace = beginTrace(request, bunServer)
+  const query = new URL(request.url).searchParams
+  const data: SocketData = {
+    ...handlers,
+    version: Number(query.get('v') ?? 9),
+    compress: query.get('compress'),
+    encoding: query.get('encoding'),
+    ip: clientIp(request, bunServer),
+  }
+  if (bunServer.upgrade(request, { data, headers: { 'x-request-id': trace.id } })) {
+    finish('GET', '/gateway', 101, trace)
+    return undefined
+  }
+  finish('GET', '/gateway', 400, trace)
+  return errorResponse(Errors.notUpgraded(), { 'x-request-id': trace.id })
+}
 
 /** Open sockets and live sessions (the /metrics gauges). */
 export function gatewayStats() {

@@ -51,7 +51,10 @@ export function sessionsOfAuthSession(authSessionId: string): GatewaySession[] {
 /** topic → sessions whose live socket compresses (zlib-stream); the Gateway delivers to them itself. */
 export const compressedByTopic = new Map<string, Set<GatewaySession>>()
 
+// A session's own topic is only for its Resume: what is meant for it alone is sent straight to its socket
+// (server.ts sendDirect), so no socket subscribes to it (one native subscription less per socket).
 function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
+  if (topic.startsWith(OWN)) return
   if (!session.compressed) return void ws.subscribe(topic)
   let set = compressedByTopic.get(topic)
   if (!set) compressedByTopic.set(topic, (set = new Set()))
@@ -59,6 +62,7 @@ function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
 }
 
 function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
+  if (topic.startsWith(OWN)) return
   if (!session.compressed) return void ws.unsubscribe(topic)
   const set = compressedByTopic.get(topic)
   set?.delete(session)
@@ -92,7 +96,9 @@ export function detach(session: GatewaySession): void {
   session.compressed = false
 }
 
-/** The topic every session listens on for dispatches meant for it alone. */
+const OWN = 'gw:'
+
+/** The topic of the dispatches meant for one session alone (kept for its Resume; never a native subscription). */
 export function ownTopic(sessionId: string): string {
-  return `gw:${sessionId}`
+  return OWN + sessionId
 }
