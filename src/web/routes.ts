@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
 import { log } from '../core/log'
-import { loadSite, type PageName, type WebFile } from './site'
+import { ASSETS, embeddedPaths, loadSite, type PageName, type WebFile } from './site'
 
 /** No inline script or style, nothing from elsewhere, never framed (login and consent are click-jacking targets). */
 export const PAGE_CSP = [
@@ -71,10 +71,9 @@ async function page(name: PageName): Promise<Response> {
   return respond(file, { ...PAGE_HEADERS, 'permissions-policy': PERMISSIONS(name === 'lobby') })
 }
 
-/** Scripts and styles by their hashed names: cached for good. Anything else keeps the API's JSON 404. */
-async function asset(name: string): Promise<Response> {
-  if (!/^[\w.-]+\.(?:js|css|map|svg|png|woff2?)$/.test(name)) throw Errors.notFound()
-  const file = (await site()).assets.get(name)
+/** Scripts and styles by their hashed paths: cached for good. Anything else keeps the API's JSON 404. */
+async function asset(path: string): Promise<Response> {
+  const file = (await site()).assets.get(path)
   if (!file) throw Errors.notFound()
   return respond(file, { 'cache-control': 'public, max-age=31536000, immutable', 'x-content-type-options': 'nosniff' })
 }
@@ -83,6 +82,9 @@ const hidden = { detail: { hide: true } }
 
 export const webRoutes = new Elysia({ name: 'web' })
   .get('/', () => new Response(null, { status: 302, headers: { location: '/login' } }), hidden)
-  .get('/assets/:file', ({ params }) => asset(params.file), hidden)
+  // From source (Bun.build with publicPath /assets/).
+  .get(`${ASSETS}:file`, ({ params }) => asset(`${ASSETS}${params.file}`), hidden)
 
+// In the compiled binary: each script and style at the exact path its bundle names it by (site.ts).
+for (const path of embeddedPaths()) webRoutes.get(path, () => asset(path), hidden)
 for (const [path, name] of PAGE_ROUTES) webRoutes.get(path, () => page(name), hidden)
