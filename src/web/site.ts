@@ -38,10 +38,9 @@ const bundles = {
 export type PageName = keyof typeof bundles
 
 export type WebFile = { body: Blob; type: string }
-/** Pages by name; scripts and styles by the URL path the pages name them with. */
-export type Site = { pages: Map<string, WebFile>; assets: Map<string, WebFile> }
+/** Pages' HTML by name; scripts and styles by the URL path the pages name them with. */
+export type Site = { pages: Map<string, string>; assets: Map<string, WebFile> }
 
-const HTML = 'text/html;charset=utf-8'
 /** Where the pages' scripts and styles are served when built from source. */
 export const ASSETS = '/assets/'
 let site: Promise<Site> | undefined
@@ -74,7 +73,7 @@ export function loadSite(): Promise<Site> {
 }
 
 async function embedded(): Promise<Site> {
-  const pages = new Map<string, WebFile>()
+  const pages = new Map<string, string>()
   const assets = new Map<string, WebFile>()
   for (const [name, bundle] of Object.entries(bundles)) {
     for (const file of bundle.files!) {
@@ -82,7 +81,7 @@ async function embedded(): Promise<Site> {
       const body = Bun.file(file.path)
       assets.set(urlPath(bundle, file), { body, type: file.headers?.['content-type'] ?? body.type })
     }
-    pages.set(name, { body: Bun.file(bundle.index), type: HTML })
+    pages.set(name, await Bun.file(bundle.index).text())
   }
   return { pages, assets }
 }
@@ -100,12 +99,12 @@ async function buildFromSource(): Promise<Site> {
   })
   if (!result.success) throw new AggregateError(result.logs, 'building the web pages failed')
   const byHtml = new Map(entries.map(([name, b]) => [basename(b.index), name]))
-  const pages = new Map<string, WebFile>()
+  const pages = new Map<string, string>()
   const assets = new Map<string, WebFile>()
   for (const output of result.outputs) {
     const file = basename(output.path)
     const page = byHtml.get(file)
-    if (page && file.endsWith('.html')) pages.set(page, { body: output, type: HTML })
+    if (page && file.endsWith('.html')) pages.set(page, await output.text())
     else assets.set(`${ASSETS}${file}`, { body: output, type: output.type })
   }
   for (const name of byHtml.values()) if (!pages.has(name)) throw new Error(`web page ${name} missing from the build`)

@@ -130,10 +130,13 @@ const extraContexts = new Map<
 >()
 
 /** Another browser profile for the same test (a second person or device), closed with the test's own context. */
-export async function otherContext(context: BrowserContext): Promise<BrowserContext> {
+export async function otherContext(
+  context: BrowserContext,
+  options?: Parameters<Browser['newContext']>[0],
+): Promise<BrowserContext> {
   const open = extraContexts.get(context)
   if (!open) throw new Error('otherContext: not inside a browserTest')
-  return open()
+  return open(options)
 }
 
 /** Put a session token where the pages look for it (localStorage "token", JSON-encoded as Discord does). */

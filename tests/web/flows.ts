@@ -57,6 +57,31 @@ export function webFlows(web: Web): void {
   const me = async (token: string | null) => (await t().api('GET', '/users/@me', { token: token ?? undefined })).body
 
   describe('key flows', () => {
+    browserTest(
+      web,
+      'with JavaScript off, a posted form gets a page saying so; no URL carries the password',
+      async (page, context) => {
+        const tab = await (await otherContext(context, { javaScriptEnabled: false })).newPage()
+        const urls = recordUrls(tab)
+        const secret = `no script pass ${Date.now()}`
+        for (const path of ['/login', '/register', '/reset', '/wasntme/abc']) {
+          await tab.goto(path)
+          await tab.getByRole('heading', { name: 'This page needs JavaScript' }).first().waitFor()
+          const field = tab.locator('form:visible input[type=password]').first()
+          await field.fill(secret, { timeout: 5_000 })
+          const answer = tab.waitForResponse((r) => r.request().method() === 'POST', { timeout: 5_000 })
+          await field.press('Enter')
+          expect((await answer).status()).toBe(405)
+          await tab.getByRole('heading', { name: 'This page needs JavaScript' }).waitFor()
+          expect(await tab.getByRole('link', { name: 'Back to the page' }).getAttribute('href')).toBe(path)
+        }
+        expect(urls.length).toBeGreaterThan(4)
+        expectNoSecretIn(urls, secret)
+        expect(t().output()).toContain('route=/login status=405')
+        expect(t().output()).not.toContain(secret)
+      },
+    )
+
     browserTest(web, 'login: a wrong password is named, the right one logs in; no URL carries it', async (page) => {
       const user = await t().user()
       const urls = recordUrls(page)

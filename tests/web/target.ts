@@ -4,6 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { config, setConfig } from '../../src/config'
+import { captureLog } from '../../src/core/log'
 import { readOutbox } from '../../src/delivery'
 import { api as sourceApi, makeApp, makeUser, server, type Reply } from '../helpers'
 
@@ -23,7 +25,7 @@ export type Target = {
   app(redirectUris: string[]): Promise<TargetApp>
   /** Bodies of the e-mails and texts sent to an address, newest first. */
   outbox(to: string): Promise<string[]>
-  /** What the server wrote on stdout and stderr so far (the binary only; empty from source). */
+  /** What the server logged so far (the binary's stdout and stderr; the shared server's log lines). */
   output(): string
   /** Stop what the target started (the binary and its folder; nothing from source). */
   close(): Promise<void>
@@ -32,9 +34,13 @@ export type Target = {
 let counter = 0
 const unique = (prefix: string) => `${prefix}${Date.now().toString(36)}${++counter}`
 
-/** The shared in-process server, through the same helpers the other tests use. */
+/** The shared in-process server, through the same helpers the other tests use; its log (debug) is kept. */
 export async function sourceTarget(): Promise<Target> {
   const { port } = await server()
+  let output = ''
+  const before = config().logLevel
+  captureLog((line) => void (output += line))
+  setConfig({ ...config(), logLevel: 'debug' })
   return {
     kind: 'source',
     port,
@@ -45,8 +51,11 @@ export async function sourceTarget(): Promise<Target> {
       return { id: app.id, bot_token: app.bot_token, client_secret: app.client_secret }
     },
     outbox: async (to) => (await readOutbox(to)).map((m) => m.body),
-    output: () => '',
-    close: async () => {},
+    output: () => output,
+    close: async () => {
+      captureLog(undefined)
+      setConfig({ ...config(), logLevel: before })
+    },
   }
 }
 

@@ -17,6 +17,8 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   ...children: (Node | string | null | undefined | false)[]
 ): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag)
+  // A form ever submitted without its handler posts its fields in the body, never in the URL.
+  if (tag === 'form') node.setAttribute('method', 'post')
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue
     if (typeof value === 'function') node.addEventListener(name.slice(2), value)
