@@ -195,3 +195,15 @@ export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms = 300
     timer = setTimeout(() => fn(...args), ms)
   }
 }
+
+/**
+ * Why passkeys and security keys cannot work at this address, or null. WebAuthn takes a domain name (or localhost)
+ * as relying party, never an IP address, and wants a secure context (https, or localhost).
+ */
+export function passkeysUnavailable(): string | null {
+  const host = location.hostname
+  if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.includes(':'))
+    return `Passkeys and security keys need this site opened by its name (a domain, or localhost), not an IP address (${host}). Ask whoever runs it to give BASE_URL a name.`
+  if (!window.isSecureContext) return 'Passkeys and security keys need a secure (https) connection to this site.'
+  return null
+}
