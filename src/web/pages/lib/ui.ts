@@ -84,6 +84,15 @@ export function showErrors(form: HTMLElement, error: unknown, codeFields: Record
     const described = new Set((input.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean))
     described.add(slotId)
     input.setAttribute('aria-describedby', [...described].join(' '))
+    // Once the person changes the field, its error goes: it described the old value.
+    const fixed = () => {
+      errorSlot(form, input).textContent = ''
+      input.removeAttribute('aria-invalid')
+      input.removeEventListener('input', fixed)
+      input.removeEventListener('change', fixed)
+    }
+    input.addEventListener('input', fixed)
+    input.addEventListener('change', fixed)
     first ??= input
   }
   const tree = flattenErrors(failure.errors)
