@@ -183,6 +183,11 @@ async function start() {
     }
   }
   void startAutofill()
+  // A phone sent here by a scanned code (redirect_to /ra/…) logs in to approve it: no second code to scan.
+  if (new URLSearchParams(location.search).get('redirect_to')?.startsWith('/ra/')) {
+    $('#login-notice').textContent = 'Log in on this device to approve the login on your other device.'
+    return
+  }
   // Beside the form: a QR code a logged-in phone can approve (the desktop side of remote login).
   startQrLogin($('#qr-login'), (token) => finish({ token }))
 }
