@@ -13,8 +13,8 @@ export type TargetUser = { id: string; token: string; email: string; password: s
 export type TargetApp = { id: string; bot_token: string; client_secret: string }
 
 export type Target = {
-  /** Source or binary, for test names. */
-  kind: 'source' | 'binary'
+  /** The shared server from source, the binary, or another process (the README's commands): for test names. */
+  kind: 'source' | 'binary' | 'process'
   /** Where the server listens (127.0.0.1); browsers use `http://localhost:<port>` (WebAuthn wants a name). */
   port: number
   /** A REST call under /api/v9 (or a path starting with /api). */
