@@ -2,7 +2,7 @@
 // each sending synthetic Opus-sized RTP at 50 packets a second), and from those, the cost per member and per
 // forwarded stream (a call of n members forwards n(n-1) streams). The server runs in its own process; its CPU is
 // read from /proc (Linux). Run: bun run bench/voice.ts  (BENCH_VOICE_SIZES=2,5,10 BENCH_VOICE_SECONDS=10; with
-// BENCH_VOICE_BINARY=dist/server the compiled binary is measured instead of the sources)
+// BENCH_VOICE_BINARY=dist/lobby-server the compiled binary is measured instead of the sources)
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -57,6 +57,15 @@ function list(env: Env, name: string, fallback: string[]): string[] {
     .filter(Boolean)
 }
 
+/** A line of text for people: no control characters, at most `max` characters. */
+function text(env: Env, name: string, fallback: string, max: number): string {
+  const raw = env[name]?.trim()
+  if (raw === undefined || raw === '') return fallback
+  if (/[\x00-\x1f\x7f]/.test(raw) || raw.length > max)
+    throw new ConfigError(`${name} must be one line of at most ${max} characters`)
+  return raw
+}
+
 function ipAddress(env: Env, name: string): string | undefined {
   const raw = env[name]
   if (raw === undefined || raw === '') return undefined
@@ -229,6 +238,12 @@ export function loadConfig(env: Env = process.env) {
     voiceMaxCallSize: int(env, 'VOICE_MAX_CALL_SIZE', 25, 2, 30),
     /** Datagrams per second one member may send before the excess is dropped (Opus at 20 ms is 50 a second). */
     voiceMaxPacketsPerSecond: int(env, 'VOICE_MAX_PACKETS_PER_SECOND', 120, 20, 10000),
+    /** The web client: the name in every page's header and title, and the logo beside it (https: or http: URL). */
+    productName: text(env, 'PRODUCT_NAME', 'Lobby server', 64),
+    logoUrl: url(env, 'LOGO_URL', undefined, ['http:', 'https:']),
+    /** Where registration's Terms of Service and Privacy Policy link to (unset: named without a link). */
+    termsUrl: url(env, 'TERMS_URL', undefined, ['http:', 'https:']),
+    privacyUrl: url(env, 'PRIVACY_URL', undefined, ['http:', 'https:']),
   }
 }
 

@@ -104,6 +104,12 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       webUrl: overrides.webUrl ?? process.env.WEB_URL ?? `http://${host}:${port}`,
     })
   }
+  const rpHost = config().webauthnRpId ?? new URL(config().webUrl).hostname
+  if (isIP(rpHost.replace(/^\[|\]$/g, '')) !== 0)
+    log.warn('passkeys and security keys will not work: browsers refuse an IP address as WebAuthn relying party', {
+      host: rpHost,
+      fix: 'set BASE_URL (or WEB_URL) to a domain name, or localhost for one machine',
+    })
   // Operators and scripts wait for this line.
   log.notice('listening', {
     url: config().baseUrl,

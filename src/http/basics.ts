@@ -78,6 +78,15 @@ function statusOf(value: unknown): number {
   return 200
 }
 
+/** An answer of its own to a request no route matched (the web client's HTML 404 for a browser), or undefined. */
+export type NotFoundPage = (request: Request) => Promise<Response> | undefined
+let notFoundPage: NotFoundPage | undefined
+
+/** The web client installs its 404 page here (the API keeps Discord's JSON 404). */
+export function setNotFoundPage(page: NotFoundPage | undefined): void {
+  notFoundPage = page
+}
+
 export const httpBasics = new Elysia({ name: 'http-basics' })
   .use(rateLimits)
   // Every hook destructures the context and never hands it to a function: Elysia reads the hooks' source to decide
@@ -93,8 +102,14 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
   .onError({ as: 'global' }, (ctx) => {
     const { code, error, request, route } = ctx as typeof ctx & { route?: string }
-    const response = errorFor(code, error, request.method, route)
     const trace = (ctx as Traced)[TRACE]
+    const page = code === 'NOT_FOUND' ? notFoundPage?.(request) : undefined
+    if (page)
+      return page.then((response) => {
+        if (trace) trace.status = response.status
+        return response
+      })
+    const response = errorFor(code, error, request.method, route)
     if (trace) trace.status = response.status
     return response
   })

@@ -132,8 +132,18 @@ function shaped(value: unknown, route: string): unknown {
  * route's schema decides whether that is acceptable; a consumed body cannot be handed back as `undefined`, which would
  * make Elysia parse it again), or throws a Discord error.
  */
+/** Routes whose body is never read (the web pages' POST answer: a form posted without its script). */
+const UNREAD = new Set<string>()
+
+/** Leave these routes' bodies unread: no parse, no 415, nothing of it kept. */
+export function leaveBodiesUnread(routes: Iterable<string>): void {
+  for (const route of routes) UNREAD.add(route)
+}
+
 export async function parseBody(request: Request, route: string, contentType: string): Promise<unknown> {
   if (!request.body) return undefined // no body at all: Elysia leaves `body` undefined
+  // null, not undefined: undefined would let Elysia parse the body its own way.
+  if (UNREAD.has(route)) return null
   const type = contentType.trim().toLowerCase()
   const bytes = await readLimited(request)
   if (bytes.byteLength === 0 && type === '') return null

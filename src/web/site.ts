@@ -1,10 +1,14 @@
 // The pages' files, ready to serve. Each page is a Bun HTML import (pages/*.html with its script and the shared
 // stylesheet). Inside the compiled binary Bun has already bundled them: every import carries its `files`, embedded
-// under /$bunfs/. From source an import only names its HTML file, so the same shape is built once in memory with
-// Bun.build on first use. Scripts and styles are served under /assets/: Bun.build is told so (publicPath), and the
-// binary's HTML, which names them at the site root (/chunk-<hash>.js), is rewritten for those exact names. (A route
-// for every name at the root would be a Bun route `/:file`, and Bun's router would take the /gateway upgrade too.)
-import { basename } from 'node:path'
+// under /$bunfs/root/, and the bundle names each file by its path there, from the site root: the HTML's
+// <script src="/chunk-<hash>.js"> and, inside the scripts, `import ... from "/chunk-<hash>.js"` (code splitting).
+// Bun offers no public path for these bundles (`--public-path` does not reach them), so each file is served at the
+// very path the bundle names (`embeddedPaths()`, known when this module loads, so they are exact routes: no route
+// pattern at the root that Bun's router would match for /gateway too). Nothing is rewritten: a rewrite of the HTML
+// alone left the scripts importing chunks at paths nobody served (issue 27).
+// From source an import only names its HTML file, so the same shape is built once in memory with Bun.build on first
+// use, its scripts and styles under /assets/ (publicPath).
+import { basename, dirname } from 'node:path'
 import authorize from './pages/authorize.html'
 import authorizeIp from './pages/authorize-ip.html'
 import lobby from './pages/lobby.html'
@@ -34,17 +38,34 @@ const bundles = {
 export type PageName = keyof typeof bundles
 
 export type WebFile = { body: Blob; type: string }
-export type Site = { pages: Map<string, WebFile>; assets: Map<string, WebFile> }
+/** Pages' HTML by name; scripts and styles by the URL path the pages name them with. */
+export type Site = { pages: Map<string, string>; assets: Map<string, WebFile> }
 
-const HTML = 'text/html;charset=utf-8'
-/** Where the pages' scripts and styles are served. */
+/** Where the pages' scripts and styles are served when built from source. */
 export const ASSETS = '/assets/'
 let site: Promise<Site> | undefined
+
+const compiled = Object.values(bundles).every((b) => Array.isArray(b.files))
+
+/** The URL path of an embedded file: its path under the bundle's root (`/$bunfs/root/chunk-x.js` → `/chunk-x.js`). */
+function urlPath(bundle: HtmlBundle, file: BundleFile): string {
+  const root = dirname(bundle.index)
+  return file.path.startsWith(`${root}/`) ? file.path.slice(root.length) : `/${basename(file.path)}`
+}
+
+/** The paths of the compiled binary's scripts and styles, as its pages name them (none from source). */
+export function embeddedPaths(): string[] {
+  if (!compiled) return []
+  const paths = new Set<string>()
+  for (const bundle of Object.values(bundles))
+    for (const file of bundle.files!) if (file.loader !== 'html') paths.add(urlPath(bundle, file))
+  return [...paths]
+}
 
 /** The pages and their assets (built on first call from source; read from the binary when compiled). */
 export function loadSite(): Promise<Site> {
   if (!site) {
-    site = Object.values(bundles).every((b) => Array.isArray(b.files)) ? embedded() : buildFromSource()
+    site = compiled ? embedded() : buildFromSource()
     // A failed build is not kept: the next request tries again.
     site.catch(() => (site = undefined))
   }
@@ -52,17 +73,15 @@ export function loadSite(): Promise<Site> {
 }
 
 async function embedded(): Promise<Site> {
-  const pages = new Map<string, WebFile>()
+  const pages = new Map<string, string>()
   const assets = new Map<string, WebFile>()
   for (const [name, bundle] of Object.entries(bundles)) {
-    let html = await Bun.file(bundle.index).text()
     for (const file of bundle.files!) {
       if (file.loader === 'html') continue
-      const asset = basename(file.path)
-      html = html.replaceAll(`="/${asset}"`, `="${ASSETS}${asset}"`)
-      assets.set(asset, { body: Bun.file(file.path), type: file.headers?.['content-type'] ?? Bun.file(file.path).type })
+      const body = Bun.file(file.path)
+      assets.set(urlPath(bundle, file), { body, type: file.headers?.['content-type'] ?? body.type })
     }
-    pages.set(name, { body: new Blob([html]), type: HTML })
+    pages.set(name, await Bun.file(bundle.index).text())
   }
   return { pages, assets }
 }
@@ -80,13 +99,13 @@ async function buildFromSource(): Promise<Site> {
   })
   if (!result.success) throw new AggregateError(result.logs, 'building the web pages failed')
   const byHtml = new Map(entries.map(([name, b]) => [basename(b.index), name]))
-  const pages = new Map<string, WebFile>()
+  const pages = new Map<string, string>()
   const assets = new Map<string, WebFile>()
   for (const output of result.outputs) {
     const file = basename(output.path)
     const page = byHtml.get(file)
-    if (page && file.endsWith('.html')) pages.set(page, { body: output, type: HTML })
-    else assets.set(file, { body: output, type: output.type })
+    if (page && file.endsWith('.html')) pages.set(page, await output.text())
+    else assets.set(`${ASSETS}${file}`, { body: output, type: output.type })
   }
   for (const name of byHtml.values()) if (!pages.has(name)) throw new Error(`web page ${name} missing from the build`)
   return { pages, assets }

@@ -24,6 +24,8 @@ export function freshEnv(extra: Env = {}): { dir: string; db: string; env: Env }
       PORT: '0',
       HOST: '127.0.0.1',
       ROUTE_RATE_LIMITS: 'false',
+      // Listening on an IP with no BASE_URL: WebAuthn's relying party is named, so no passkey warning at start.
+      WEBAUTHN_RP_ID: 'localhost',
       ...extra,
     },
   }

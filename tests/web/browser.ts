@@ -1,15 +1,17 @@
 // Browser tests: playwright-core driving Debian's Chromium (CHROMIUM_PATH or /usr/bin/chromium), headless, one
-// browser per test file, a fresh context (profile) per test. The shared test server is reached as
-// http://localhost:<port> and WEB_URL is pointed there: WebAuthn refuses an IP address as relying party.
-// A failing test leaves a screenshot of each of its pages in the file's temp folder (the path is printed).
+// browser per test file, a fresh context (profile) per test. The server (the shared test server, or another target:
+// target.ts) is reached as http://localhost:<port> and the shared server's WEB_URL is pointed there: WebAuthn
+// refuses an IP address as relying party.
+// A failing test leaves a screenshot of each of its pages under test-artifacts/ (TEST_ARTIFACTS; the path is
+// printed), a folder CI keeps.
 import { afterAll, beforeAll, beforeEach, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { config, setConfig } from '../../src/config'
 import { readOutbox } from '../../src/delivery'
-import { resetWorld, server } from '../helpers'
+import { resetWorld } from '../helpers'
+import { sourceTarget, type Target } from './target'
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 // Without these a headless Chromium on a closed network stalls on its background services.
@@ -23,24 +25,34 @@ const ARGS = [
   '--disable-sync',
 ]
 
-export type Web = { browser: Browser; base: string; shots: string }
+export type Web = { browser: Browser; base: string; shots: string; target: Target }
 
-/** Launch the file's browser (with any extra Chromium flags) before its tests and point WEB_URL at localhost; undo both after. */
-export function useBrowser(extraArgs: string[] = []): Web {
+/** Where failing browser tests leave their screenshots. */
+export const ARTIFACTS = process.env.TEST_ARTIFACTS ?? join(import.meta.dir, '../../test-artifacts')
+
+/**
+ * Launch the file's browser (with any extra Chromium flags) before its tests. The target is the shared test server
+ * (its WEB_URL pointed at localhost, and back after) unless another is given (the compiled binary: target.ts).
+ */
+export function useBrowser(extraArgs: string[] = [], target: () => Promise<Target> = sourceTarget): Web {
   const web = {} as Web
-  let previousWebUrl = ''
+  let previousWebUrl: string | undefined
   beforeAll(async () => {
-    const { port } = await server()
-    previousWebUrl = config().webUrl
-    web.base = `http://localhost:${port}`
-    setConfig({ ...config(), webUrl: web.base })
-    web.shots = mkdtempSync(join(tmpdir(), 'lobby-web-'))
+    web.target = await target()
+    web.base = `http://localhost:${web.target.port}`
+    if (web.target.kind === 'source') {
+      previousWebUrl = config().webUrl
+      setConfig({ ...config(), webUrl: web.base })
+    }
+    web.shots = ARTIFACTS
     // Playwright gives every launch a fresh temporary user-data-dir.
     web.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] })
-  })
+    // Building and starting the binary takes seconds (more on a busy machine).
+  }, 120_000)
   afterAll(async () => {
     await web.browser?.close()
-    setConfig({ ...config(), webUrl: previousWebUrl })
+    await web.target?.close()
+    if (previousWebUrl !== undefined) setConfig({ ...config(), webUrl: previousWebUrl })
   })
   beforeEach(() => resetWorld())
   return web
@@ -54,6 +66,12 @@ function watchPage(p: Page, problems: string[]): void {
     if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text())
   })
   p.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+  // A script or style the page names that does not load (a chunk path nobody serves) breaks the page silently.
+  p.on('response', (r) => {
+    const type = r.request().resourceType()
+    if (r.status() >= 400 && (type === 'script' || type === 'stylesheet'))
+      problems.push(`${r.status()} ${type} ${r.url()}`)
+  })
 }
 
 /** A test with its own browser context; on failure every page it opened is photographed. No CSP violation may occur. */
@@ -79,11 +97,12 @@ export function browserTest(web: Web, name: string, body: Body, timeout = 30_000
         await body(page, context)
         if (problems.length) throw new Error(`browser reported:\n${problems.join('\n')}`)
       } catch (error) {
-        const slug = name
+        const slug = `${web.target.kind}-${name}`
           .replace(/[^a-z0-9]+/gi, '-')
           .toLowerCase()
           .slice(0, 60)
         let n = 0
+        mkdirSync(web.shots, { recursive: true })
         for (const p of contexts.flatMap((c) => c.pages())) {
           const file = join(web.shots, `${slug}-${++n}.png`)
           if (
@@ -111,10 +130,13 @@ const extraContexts = new Map<
 >()
 
 /** Another browser profile for the same test (a second person or device), closed with the test's own context. */
-export async function otherContext(context: BrowserContext): Promise<BrowserContext> {
+export async function otherContext(
+  context: BrowserContext,
+  options?: Parameters<Browser['newContext']>[0],
+): Promise<BrowserContext> {
   const open = extraContexts.get(context)
   if (!open) throw new Error('otherContext: not inside a browserTest')
-  return open()
+  return open(options)
 }
 
 /** Put a session token where the pages look for it (localStorage "token", JSON-encoded as Discord does). */

@@ -66,6 +66,39 @@ describe('register, verify, log in', () => {
   )
 })
 
+describe('register form', () => {
+  browserTest(
+    web,
+    'the date of birth is asked for, and a field’s error goes as soon as it is changed',
+    async (page) => {
+      await page.goto('/register')
+      await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
+      await page.getByLabel('Username', { exact: true }).fill(uniqueName('dob'))
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
+      let registers = 0
+      page.on('request', (r) => void (r.url().endsWith('/auth/register') && registers++))
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#date_of_birth-error'), 'Enter your date of birth.')
+      expect(registers).toBe(0)
+      await page.getByLabel('Date of birth').fill('2020-04-01')
+      await expectText(page.locator('#date_of_birth-error'), '')
+      expect(await page.getByLabel('Date of birth').getAttribute('aria-invalid')).toBeNull()
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#date_of_birth-error'), 'You need to be 13 or older to use this service.')
+      await page.getByLabel('Date of birth').fill('1990-04-01')
+      await expectText(page.locator('#date_of_birth-error'), '')
+      await page.getByLabel('E-mail', { exact: true }).fill('not an e-mail')
+      await page.locator('#consent').check()
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#email-error'), /./)
+      await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
+      await expectText(page.locator('#email-error'), '')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await page.getByRole('heading', { name: /Welcome,/ }).waitFor()
+    },
+  )
+})
+
 /** The code an authenticator app shows now (by the server's clock, which the test can move). */
 function codeFor(secret: string): string {
   return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({

@@ -146,3 +146,137 @@ describe('pages', () => {
     }
   })
 })
+
+describe('without the page script', () => {
+  test('a form posted to any page is answered 405 with an HTML page, its body never read nor logged', async () => {
+    const before = config()
+    const lines: string[] = []
+    captureLog((line) => void lines.push(line))
+    setConfig({ ...before, logLevel: 'debug' })
+    const secret = 'posted-password-Zq8!'
+    try {
+      for (const path of PAGES) {
+        for (const [type, body] of [
+          ['application/x-www-form-urlencoded', `login=a%40b.c&password=${secret}`],
+          [
+            'multipart/form-data; boundary=x',
+            `--x\r\nContent-Disposition: form-data; name="password"\r\n\r\n${secret}\r\n--x--`,
+          ],
+          ['application/json', `{"password":"${secret}"`],
+          ['text/plain', secret],
+        ] as const) {
+          const r = await get(path, { method: 'POST', headers: { 'content-type': type }, body })
+          expect(r.status, `${path} ${type}`).toBe(405)
+          expect(r.headers.get('allow')).toBe('GET, HEAD')
+          expect(r.headers.get('content-type')).toStartWith('text/html')
+          expect(r.headers.get('content-security-policy')).toContain("script-src 'self'")
+          expect(r.headers.get('x-frame-options')).toBe('DENY')
+          const html = await r.text()
+          expect(html).toContain('<h1>This page needs JavaScript</h1>')
+          expect(html).not.toContain(secret)
+          expect(html).not.toMatch(/<script\b|\sstyle=/i)
+        }
+      }
+      await Bun.sleep(20)
+      expect(lines.some((l) => l.includes('route=/login status=405'))).toBe(true)
+      expect(lines.join('\n')).not.toContain(secret)
+    } finally {
+      captureLog(undefined)
+      setConfig({ ...config(), logLevel: before.logLevel })
+    }
+  })
+
+  test('the 405 comes at once for a body that never ends: it is not read', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('password=half-sent'))
+      },
+    })
+    const started = performance.now()
+    const r = await get('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    expect(r.status).toBe(405)
+    expect(performance.now() - started).toBeLessThan(2_000)
+  })
+
+  test('every page says it needs JavaScript in a <noscript>, and its forms post (never GET)', async () => {
+    for (const path of PAGES) {
+      const html = await (await get(path)).text()
+      expect(html).toContain('<noscript>')
+      for (const form of html.match(/<form\b[^>]*>/g) ?? []) {
+        expect(form, path).toContain('method="post"')
+        expect(form, path).not.toContain('action=')
+      }
+    }
+  })
+})
+
+describe('404 page, favicon, product settings', () => {
+  test('a browser gets an HTML 404 page for unknown web paths; /api and non-browsers keep the JSON 404', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
+    for (const path of ['/nope', '/settings', '/login/extra', '/lobbies', '/ra']) {
+      const r = await get(path, { headers: browser })
+      expect(r.status, path).toBe(404)
+      expect(r.headers.get('content-type')).toStartWith('text/html')
+      expect(r.headers.get('content-security-policy')).toContain("default-src 'none'")
+      const html = await r.text()
+      expect(html).toContain('<h1>Page not found</h1>')
+      expect(html).toContain('href="/login"')
+    }
+    for (const path of ['/api/v9/nope', '/api/nope', '/api']) {
+      const r = await get(path, { headers: browser })
+      expect(r.status, path).toBe(404)
+      expect(await r.json()).toEqual(NOT_FOUND)
+    }
+    const post = await get('/nope', { method: 'POST', headers: browser })
+    expect(await post.json()).toEqual(NOT_FOUND)
+  })
+
+  test('a favicon is served and every page links it', async () => {
+    for (const path of ['/favicon.svg', '/favicon.ico']) {
+      const r = await get(path)
+      expect(r.status).toBe(200)
+      expect(r.headers.get('content-type')).toBe('image/svg+xml')
+      expect(await r.text()).toStartWith('<svg')
+    }
+    for (const path of PAGES) expect(await (await get(path)).text()).toContain('<link rel="icon" href="/favicon.svg">')
+  })
+
+  test('PRODUCT_NAME, LOGO_URL, TERMS_URL and PRIVACY_URL reach the pages (escaped), the logo allowed by the CSP', async () => {
+    const before = config()
+    const defaults = await (await get('/register')).text()
+    expect(defaults).toContain('<span class="brand-name">Lobby server</span>')
+    expect(defaults).toContain('Terms of Service and the Privacy Policy')
+    expect(defaults).not.toContain('data-link=')
+    setConfig({
+      ...before,
+      productName: 'Games & <Friends>',
+      logoUrl: 'https://cdn.example.com/logo.png',
+      termsUrl: 'https://example.com/terms?a=1&b=2',
+      privacyUrl: 'https://example.com/privacy',
+    })
+    try {
+      for (const path of PAGES) {
+        const r = await get(path)
+        const html = await r.text()
+        expect(html).toContain('<span class="brand-name">Games &amp; &lt;Friends&gt;</span>')
+        expect(html).toContain('<img class="logo" src="https://cdn.example.com/logo.png" alt=""')
+        expect(html).toMatch(/<title>[^<]+ · Games &amp; &lt;Friends&gt;<\/title>/)
+        expect(r.headers.get('content-security-policy')).toContain("img-src 'self' data: https://cdn.example.com;")
+      }
+      const register = await (await get('/register')).text()
+      expect(register).toContain(
+        '<a href="https://example.com/terms?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">Terms of Service</a>',
+      )
+      expect(register).toContain(
+        '<a href="https://example.com/privacy" target="_blank" rel="noopener noreferrer">Privacy Policy</a>',
+      )
+    } finally {
+      setConfig(before)
+    }
+  })
+})

@@ -1,9 +1,13 @@
 // Passkeys in a real browser: a CDP virtual authenticator (resident keys, user verification) registers a key on the
 // settings page, signs in on /login with no password, answers an elevation, and the key is renamed and removed.
-import { describe, expect } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { api, makeUser } from '../helpers'
 import { browserTest, expectText, signIn, storedToken, useBrowser } from './browser'
+import { freePort } from './target'
 
 const web = useBrowser()
 
@@ -97,4 +101,58 @@ describe('passkeys', () => {
       expect((await api('GET', '/users/@me', { token })).body.mfa_enabled).toBe(false)
     },
   )
+})
+
+describe('passkeys on an IP address', () => {
+  browserTest(web, 'the settings and login pages opened by IP explain that passkeys need a name', async (page) => {
+    const user = await makeUser()
+    const byIp = web.base.replace('localhost', '127.0.0.1')
+    await page.goto(`${byIp}/login`)
+    await page.evaluate((t) => localStorage.setItem('token', JSON.stringify(t)), user.token)
+    await page.goto(`${byIp}/settings/security`)
+    await expectText(page.locator('#keys-unavailable'), /^Passkeys and security keys need this site opened by its name/)
+    expect(await page.getByRole('button', { name: 'Add a security key or passkey' }).isDisabled()).toBe(true)
+    await page.evaluate(() => localStorage.clear())
+    await page.goto(`${byIp}/login`)
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await expectText(page.locator('#login-form .form-error'), /not an IP address \(127\.0\.0\.1\)/)
+  })
+
+  test('the server warns at start when BASE_URL is an IP address, and not for a name', async () => {
+    const started = async (baseUrl: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'lobby-ip-'))
+      const port = freePort()
+      const child = Bun.spawn([process.execPath, 'run', 'src/main.ts'], {
+        cwd: join(import.meta.dir, '../..'),
+        env: {
+          ...process.env,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          BASE_URL: baseUrl.replace('PORT', String(port)),
+          DATABASE_PATH: join(dir, 'db.sqlite'),
+          LOG_LEVEL: 'info',
+        },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      let output = ''
+      const decoder = new TextDecoder()
+      void (async () => {
+        for await (const chunk of child.stderr) output += decoder.decode(chunk)
+      })()
+      for await (const chunk of child.stdout) {
+        output += decoder.decode(chunk)
+        if (output.includes(' listening ')) break
+      }
+      child.kill('SIGTERM')
+      await child.exited
+      rmSync(dir, { recursive: true, force: true })
+      return output
+    }
+    const ip = await started('http://127.0.0.1:PORT')
+    expect(ip).toMatch(
+      /WARN passkeys and security keys will not work: browsers refuse an IP address .* host=127\.0\.0\.1/,
+    )
+    expect(await started('http://localhost:PORT')).not.toContain('passkeys and security keys will not work')
+  }, 30_000)
 })

@@ -69,6 +69,13 @@ describe('QR login', () => {
       const mobile = await phone(context)
       await mobile.goto(url)
       await mobile.waitForURL(`**/login?redirect_to=${encodeURIComponent(path)}`)
+      // The phone's login page explains and shows no code of its own to scan.
+      await expectText(
+        mobile.locator('#login-notice'),
+        'Log in on this device to approve the login on your other device.',
+      )
+      expect(await mobile.locator('#qr-login').isHidden()).toBe(true)
+      expect(await mobile.locator('#qr-code').count()).toBe(0)
       await mobile.getByLabel('E-mail or phone number').fill(user.email)
       await mobile.getByLabel('Password', { exact: true }).fill(user.password)
       await mobile.getByRole('button', { name: 'Log in', exact: true }).click()

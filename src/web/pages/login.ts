@@ -4,7 +4,7 @@ import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simpleweb
 import { api, ApiFailure, fieldCodes, session } from './lib/api'
 import { factorForm, type MfaChallenge, methodsOfLogin } from './lib/mfa'
 import { startQrLogin } from './qr-login'
-import { $, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
+import { $, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
 
 type LoginReply = MfaChallenge & { user_id: string; token?: string; required_actions?: string[] }
 
@@ -145,10 +145,17 @@ async function passkeyLogin(autofill: boolean) {
   )
 }
 
-$('#passkey').addEventListener('click', () => submitting(loginForm, () => passkeyLogin(false)))
+$('#passkey').addEventListener('click', () =>
+  submitting(loginForm, async () => {
+    // An address WebAuthn refuses (an IP): explain rather than show the browser's own error.
+    const unavailable = passkeysUnavailable()
+    if (unavailable) throw new Error(unavailable)
+    return passkeyLogin(false)
+  }),
+)
 
 async function startAutofill() {
-  if (!(await browserSupportsWebAuthnAutofill())) return
+  if (passkeysUnavailable() || !(await browserSupportsWebAuthnAutofill())) return
   try {
     await passkeyLogin(true)
   } catch (error) {
@@ -176,6 +183,11 @@ async function start() {
     }
   }
   void startAutofill()
+  // A phone sent here by a scanned code (redirect_to /ra/…) logs in to approve it: no second code to scan.
+  if (new URLSearchParams(location.search).get('redirect_to')?.startsWith('/ra/')) {
+    $('#login-notice').textContent = 'Log in on this device to approve the login on your other device.'
+    return
+  }
   // Beside the form: a QR code a logged-in phone can approve (the desktop side of remote login).
   startQrLogin($('#qr-login'), (token) => finish({ token }))
 }

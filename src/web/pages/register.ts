@@ -1,6 +1,6 @@
 // /register: e-mail, display name, username (suggested from the display name, checked while typing), password with
 // the server's strength meter, date of birth, and the consent checkbox where location metadata asks for it.
-import { api, session } from './lib/api'
+import { api, ApiFailure, session } from './lib/api'
 import { strengthMeter } from './lib/password'
 import { $, debounce, redirectTarget, show, submitting, value } from './lib/ui'
 
@@ -76,6 +76,11 @@ username.addEventListener('input', () => {
 form.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(form, async () => {
+    // The server needs it; say so beside the field rather than after a round trip.
+    if (!value(form, 'date_of_birth'))
+      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
+        errors: { date_of_birth: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Enter your date of birth.' }] } },
+      })
     const body = {
       email: value(form, 'email'),
       username: value(form, 'username') || undefined,

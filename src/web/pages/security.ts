@@ -8,7 +8,7 @@ import { api, ApiFailure, session } from './lib/api'
 import { currentSessionHash } from './lib/gateway'
 import { installElevationDialog } from './lib/mfa'
 import { strengthMeter } from './lib/password'
-import { $, Cancelled, download, el, goLogin, show, submitting, value } from './lib/ui'
+import { $, Cancelled, download, el, goLogin, passkeysUnavailable, show, submitting, value } from './lib/ui'
 
 type Me = {
   id: string
@@ -178,6 +178,14 @@ $('#totp-remove').addEventListener('click', () =>
 // ---- security keys and passkeys
 
 const keyForm = $<HTMLFormElement>('#key-form')
+// On an address where WebAuthn cannot work (an IP), say so instead of letting the browser fail with its own error.
+const keysUnavailable = passkeysUnavailable()
+if (keysUnavailable) {
+  $('#keys-unavailable').textContent = keysUnavailable
+  show($('#keys-unavailable'))
+  for (const control of keyForm.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button'))
+    control.disabled = true
+}
 
 function renderKeys() {
   const list = $('#keys')

@@ -17,6 +17,8 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   ...children: (Node | string | null | undefined | false)[]
 ): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag)
+  // A form ever submitted without its handler posts its fields in the body, never in the URL.
+  if (tag === 'form') node.setAttribute('method', 'post')
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue
     if (typeof value === 'function') node.addEventListener(name.slice(2), value)
@@ -82,6 +84,15 @@ export function showErrors(form: HTMLElement, error: unknown, codeFields: Record
     const described = new Set((input.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean))
     described.add(slotId)
     input.setAttribute('aria-describedby', [...described].join(' '))
+    // Once the person changes the field, its error goes: it described the old value.
+    const fixed = () => {
+      errorSlot(form, input).textContent = ''
+      input.removeAttribute('aria-invalid')
+      input.removeEventListener('input', fixed)
+      input.removeEventListener('change', fixed)
+    }
+    input.addEventListener('input', fixed)
+    input.addEventListener('change', fixed)
     first ??= input
   }
   const tree = flattenErrors(failure.errors)
@@ -192,4 +203,16 @@ export function debounce<A extends unknown[]>(fn: (...args: A) => void, ms = 300
     clearTimeout(timer)
     timer = setTimeout(() => fn(...args), ms)
   }
+}
+
+/**
+ * Why passkeys and security keys cannot work at this address, or null. WebAuthn takes a domain name (or localhost)
+ * as relying party, never an IP address, and wants a secure context (https, or localhost).
+ */
+export function passkeysUnavailable(): string | null {
+  const host = location.hostname
+  if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.includes(':'))
+    return `Passkeys and security keys need this site opened by its name (a domain, or localhost), not an IP address (${host}). Ask whoever runs it to give BASE_URL a name.`
+  if (!window.isSecureContext) return 'Passkeys and security keys need a secure (https) connection to this site.'
+  return null
 }

@@ -1,0 +1,238 @@
+// The web client's key flows as a person clicks through them, written against a Target (target.ts) so that the
+// same tests run on the server from source (flows.test.ts) and on the compiled binary (binary.test.ts): login,
+// register, TOTP, passkey, reset, QR login, OAuth2 consent, the lobby page. Every request URL the browser makes is
+// recorded and none may carry the password typed; from the binary, neither may its log.
+import { describe, expect } from 'bun:test'
+import { Secret, TOTP } from 'otpauth'
+import type { Page, Request } from 'playwright-core'
+import { browserTest, expectText, otherContext, signIn, storedToken, type Web } from './browser'
+
+const REDIRECT = 'http://localhost/callback'
+const NEW_PASSWORD = 'a brand new passphrase 42'
+
+/** The code an authenticator shows `steps` periods from now (the server accepts one step either side). */
+export function totpAt(secret: string, steps = 0): string {
+  return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({
+    timestamp: Date.now() + steps * 30_000,
+  })
+}
+
+/** Every URL the page's context requests, for the password check. */
+export function recordUrls(page: Page): string[] {
+  const urls: string[] = []
+  page.context().on('request', (r: Request) => urls.push(r.url()))
+  return urls
+}
+
+export function expectNoSecretIn(urls: string[], ...secrets: string[]): void {
+  for (const secret of secrets) {
+    const forms = [secret, encodeURIComponent(secret), secret.replaceAll(' ', '+')]
+    for (const url of urls) for (const form of forms) expect(url).not.toContain(form)
+  }
+}
+
+async function virtualAuthenticator(page: Page) {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  })
+}
+
+async function logIn(page: Page, login: string, password: string) {
+  await page.getByLabel('E-mail or phone number').fill(login)
+  await page.getByLabel('Password', { exact: true }).fill(password)
+  await page.getByRole('button', { name: 'Log in', exact: true }).click()
+}
+
+export function webFlows(web: Web): void {
+  const t = () => web.target
+  const me = async (token: string | null) => (await t().api('GET', '/users/@me', { token: token ?? undefined })).body
+
+  describe('key flows', () => {
+    browserTest(
+      web,
+      'with JavaScript off, a posted form gets a page saying so; no URL carries the password',
+      async (page, context) => {
+        const tab = await (await otherContext(context, { javaScriptEnabled: false })).newPage()
+        const urls = recordUrls(tab)
+        const secret = `no script pass ${Date.now()}`
+        for (const path of ['/login', '/register', '/reset', '/wasntme/abc']) {
+          await tab.goto(path)
+          await tab.getByRole('heading', { name: 'This page needs JavaScript' }).first().waitFor()
+          const field = tab.locator('form:visible input[type=password]').first()
+          await field.fill(secret, { timeout: 5_000 })
+          const answer = tab.waitForResponse((r) => r.request().method() === 'POST', { timeout: 5_000 })
+          await field.press('Enter')
+          expect((await answer).status()).toBe(405)
+          await tab.getByRole('heading', { name: 'This page needs JavaScript' }).waitFor()
+          expect(await tab.getByRole('link', { name: 'Back to the page' }).getAttribute('href')).toBe(path)
+        }
+        expect(urls.length).toBeGreaterThan(4)
+        expectNoSecretIn(urls, secret)
+        expect(t().output()).toContain('route=/login status=405')
+        expect(t().output()).not.toContain(secret)
+      },
+    )
+
+    browserTest(web, 'login: a wrong password is named, the right one logs in; no URL carries it', async (page) => {
+      const user = await t().user()
+      const urls = recordUrls(page)
+      await page.goto('/login')
+      await logIn(page, user.email, 'not the password at all')
+      await expectText(page.locator('#password-error'), 'Login or password is invalid.')
+      await page.getByLabel('Password', { exact: true }).fill(user.password)
+      await page.getByRole('button', { name: 'Log in', exact: true }).click()
+      await page.waitForURL('**/settings/security')
+      await expectText(page.locator('#me-name'), user.username)
+      expect((await me(await storedToken(page))).id).toBe(user.id)
+      expectNoSecretIn(urls, user.password, 'not the password at all')
+      expect(t().output()).not.toContain(user.password)
+    })
+
+    browserTest(web, 'register: the form creates the account and the mailed link verifies it', async (page) => {
+      const name = `reg${Date.now().toString(36)}`
+      const email = `${name}@example.test`
+      const urls = recordUrls(page)
+      await page.goto('/register')
+      await page.getByLabel('E-mail', { exact: true }).fill(email)
+      await page.getByLabel('Username', { exact: true }).fill(name)
+      await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD)
+      await page.getByLabel('Date of birth').fill('1990-04-01')
+      await page.locator('#consent').check()
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await page.getByRole('heading', { name: new RegExp(`Welcome, ${name}`) }).waitFor()
+      const token = await storedToken(page)
+      expect((await me(token)).verified).toBe(false)
+      const [mail] = await t().outbox(email)
+      const link = /https?:\/\/\S+\/verify#\S+/.exec(mail ?? '')?.[0]
+      expect(link).toBeDefined()
+      await page.goto(link!)
+      await page.getByRole('heading', { name: 'E-mail verified' }).waitFor()
+      expect((await me(token)).verified).toBe(true)
+      expectNoSecretIn(urls, NEW_PASSWORD)
+    })
+
+    browserTest(web, 'MFA: TOTP turned on in settings, then the next login asks for the code', async (page) => {
+      const user = await t().user()
+      await signIn(page, user.token)
+      await page.goto('/settings/security')
+      await page.getByRole('button', { name: 'Enable authenticator app' }).click()
+      await page.locator('#totp-qr svg').waitFor()
+      const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
+      await page.locator('#totp-code').fill(totpAt(secret))
+      await page.locator('#totp-password').fill(user.password)
+      await page.getByRole('button', { name: 'Turn on' }).click()
+      await expect(page.locator('#backup-list li').first().waitFor()).resolves.toBeUndefined()
+      expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
+
+      await page.getByRole('button', { name: 'Log out' }).first().click()
+      await page.waitForURL('**/login')
+      await logIn(page, user.email, user.password)
+      // The enrolment spent this period's code: the next period's is within the server's window.
+      await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
+      await page.getByRole('button', { name: 'Verify' }).click()
+      await page.waitForURL('**/settings/security')
+      expect((await me(await storedToken(page))).id).toBe(user.id)
+    })
+
+    browserTest(web, 'passkey: added in settings, then it signs in with no password', async (page) => {
+      const user = await t().user()
+      await virtualAuthenticator(page)
+      await signIn(page, user.token)
+      await page.goto('/settings/security')
+      await page.getByLabel('Name of the new key').fill('Laptop')
+      await page.getByRole('button', { name: 'Add a security key or passkey' }).click()
+      await page.locator('li[data-key="Laptop"]').waitFor()
+      // Logging out lands on /login, where the passkey answers the autofill request at once.
+      const finished = page.waitForResponse('**/api/v9/auth/conditional/finish')
+      await page.getByRole('button', { name: 'Log out' }).first().click()
+      expect((await finished).status()).toBe(200)
+      await page.waitForURL('**/settings/security')
+      const token = await storedToken(page)
+      expect(token).not.toBe(user.token)
+      expect((await me(token)).id).toBe(user.id)
+    })
+
+    browserTest(web, 'reset: forgot on /login, the mailed link sets a new password', async (page) => {
+      const user = await t().user()
+      const urls = recordUrls(page)
+      await page.goto('/login')
+      await page.getByLabel('E-mail or phone number').fill(user.email)
+      await page.getByRole('button', { name: 'Forgot your password?' }).click()
+      await expectText(page.locator('#login-notice'), /we sent it a link to reset the password/)
+      let link: string | undefined
+      for (let i = 0; i < 50 && !link; i++) {
+        link = /https?:\/\/\S+\/reset#token=\S+/.exec((await t().outbox(user.email))[0] ?? '')?.[0]
+        if (!link) await Bun.sleep(100)
+      }
+      await page.goto(link!)
+      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+      await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
+      await page.getByRole('button', { name: 'Change password' }).click()
+      await page.getByRole('heading', { name: 'Password changed' }).waitFor()
+      expect((await me(await storedToken(page))).id).toBe(user.id)
+      expectNoSecretIn(urls, NEW_PASSWORD)
+      expect(t().output()).not.toContain(NEW_PASSWORD)
+    })
+
+    browserTest(web, 'QR login: a logged-in phone approves and the desktop is logged in', async (desktop, context) => {
+      const user = await t().user()
+      await desktop.goto('/login')
+      const code = desktop.locator('#qr-code[data-qr-url]')
+      await code.waitFor({ timeout: 10_000 })
+      const url = (await code.getAttribute('data-qr-url'))!
+      const mobile = await (await otherContext(context)).newPage()
+      await signIn(mobile, user.token)
+      await mobile.goto(url)
+      await mobile.getByRole('button', { name: 'Approve' }).click()
+      await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
+      await desktop.waitForURL('**/settings/security')
+      expect((await me(await storedToken(desktop))).id).toBe(user.id)
+    })
+
+    browserTest(web, 'consent: a logged-in person authorizes an app and is sent back with a code', async (page) => {
+      const user = await t().user()
+      const app = await t().app([REDIRECT])
+      await page.route(`${REDIRECT}**`, (route) => route.fulfill({ contentType: 'text/plain', body: 'the game' }))
+      await signIn(page, user.token)
+      const query = new URLSearchParams({
+        client_id: app.id,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'identify',
+        state: 'st4te',
+      })
+      await page.goto(`/oauth2/authorize?${query}`)
+      await page.getByRole('button', { name: 'Authorize' }).click()
+      await page.waitForURL(`${REDIRECT}?**`)
+      const back = new URL(page.url())
+      expect(back.searchParams.get('state')).toBe('st4te')
+      expect(back.searchParams.get('code')).toMatch(/^\S{20,}$/)
+    })
+
+    browserTest(web, 'lobby page: a member sees the lobby connected and a message sent to it', async (page) => {
+      const user = await t().user()
+      const app = await t().app([REDIRECT])
+      const bot = `Bot ${app.bot_token}`
+      const lobby = await t().api('POST', '/lobbies', { token: bot, body: { members: [{ id: user.id }] } })
+      expect(lobby.status).toBe(201)
+      await signIn(page, user.token)
+      await page.goto(`/lobbies/${lobby.body.id}`)
+      await expectText(page.locator('#connection'), 'Connected.')
+      const sent = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
+        token: bot,
+        body: { content: 'hello from the game' },
+      })
+      expect(sent.status).toBe(201)
+      await expectText(page.locator('#messages .content'), 'hello from the game')
+    })
+  })
+}
