@@ -127,11 +127,6 @@ function shaped(value: unknown, route: string): unknown {
   })
 }
 
-/**
- * Elysia's parse hook for every route that reads a body. Returns the parsed body, `null` for an empty one (each
- * route's schema decides whether that is acceptable; a consumed body cannot be handed back as `undefined`, which would
- * make Elysia parse it again), or throws a Discord error.
- */
 /** Routes whose body is never read (the web pages' POST answer: a form posted without its script). */
 const UNREAD = new Set<string>()
 
@@ -140,6 +135,11 @@ export function leaveBodiesUnread(routes: Iterable<string>): void {
   for (const route of routes) UNREAD.add(route)
 }
 
+/**
+ * Elysia's parse hook for every route that reads a body. Returns the parsed body, `null` for an empty one (each
+ * route's schema decides whether that is acceptable; a consumed body cannot be handed back as `undefined`, which would
+ * make Elysia parse it again), or throws a Discord error.
+ */
 export async function parseBody(request: Request, route: string, contentType: string): Promise<unknown> {
   if (!request.body) return undefined // no body at all: Elysia leaves `body` undefined
   // null, not undefined: undefined would let Elysia parse the body its own way.
