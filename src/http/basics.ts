@@ -13,6 +13,7 @@ import { recordRequest } from '../core/metrics'
 import { parseBody } from './body'
 import { clientIp } from './client-ip'
 import { statusError } from './errors'
+import { JSON_TYPE, VIA } from './respond'
 import { rateLimits } from './rate-limits'
 import { validationTree } from './validation'
 
@@ -61,7 +62,7 @@ export function tooLarge(request: Request, trace: Trace): Response {
 export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(error.body()), {
     status: error.status,
-    headers: { ...headers, 'content-type': 'application/json', ...error.headers },
+    headers: { ...headers, 'content-type': JSON_TYPE, via: VIA, ...error.headers },
   })
 }
 
@@ -70,6 +71,14 @@ export function finish(method: string, route: string, status: number, trace: Tra
   const ms = performance.now() - trace.start
   accessLog(method, route, status, ms, trace.ip, trace.id)
   recordRequest(method, route, status, ms / 1000)
+}
+
+/** A value Elysia answers as JSON: a plain object or an array (not a Response, a string, a file or a stream). */
+function isJsonValue(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false
+  if (Array.isArray(value)) return true
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
 }
 
 function statusOf(value: unknown): number {
@@ -87,10 +96,16 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     const trace = beginTrace(request, server)
     ;(ctx as Traced)[TRACE] = trace
     set.headers['x-request-id'] = trace.id
+    set.headers.via = VIA
     // Answered before routing: Elysia runs no after-response hook for it, so it is logged there.
     if (oversized(request)) return tooLarge(request, trace)
   })
   .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
+  // A JSON value is answered by Bun's Response.json, whose content type is `application/json;charset=utf-8` unless
+  // one is set: say Discord's exact `application/json` (respond.ts JSON_TYPE). A Response a handler built keeps its own.
+  .onAfterHandle({ as: 'global' }, ({ responseValue, set }) => {
+    if (isJsonValue(responseValue)) set.headers['content-type'] = JSON_TYPE
+  })
   .onError({ as: 'global' }, (ctx) => {
     const { code, error, request, route } = ctx as typeof ctx & { route?: string }
     const response = errorFor(code, error, request.method, route)

@@ -642,6 +642,12 @@ function fieldCodes(tree: unknown): string[] {
 
 /** Problems with one answer: its status is not documented, or its body does not match the documented schema. */
 function answerProblems(op: Operation, reply: Reply): string[] {
+  // Issue 28: Discord's exact content type on a JSON answer (discord.py compares it with `==`), and a Via header.
+  const type = reply.headers.get('content-type')
+  const wire = reply.headers.get('via') ? [] : ['no Via header']
+  if (reply.body !== null && typeof reply.body === 'object' && type !== 'application/json')
+    wire.push(`JSON answered as ${type}`)
+  if (wire.length) return wire
   const status = String(reply.status)
   const documented =
     op.responses[status] ?? (reply.status >= 400 && reply.status < 500 ? op.responses['4XX'] : undefined)
