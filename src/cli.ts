@@ -11,7 +11,7 @@ import { logToStderr } from './core/log'
 import { closeDatabase, openDatabase, openSqlite } from './db/client'
 import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from './db/lock'
 import { embeddedMigrations } from './db/migrate'
-import { createApplication } from './oauth2/applications'
+import { createApplication, ensureApplicationKeys } from './oauth2/applications'
 import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
 import { findUserByEmail, listUsers } from './accounts/store'
@@ -53,10 +53,16 @@ const commands: Record<string, Command> = {
   },
   'app list': {
     usage: 'app list',
-    summary: 'the applications, as JSON',
+    summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key)',
     async run() {
       const apps = listApplications()
-      return apps.map((a) => ({ id: a.id, name: a.name, bot_user_id: a.botUserId, redirect_uris: a.redirectUris }))
+      return apps.map((a) => ({
+        id: a.id,
+        name: a.name,
+        bot_user_id: a.botUserId,
+        redirect_uris: a.redirectUris,
+        verify_key: ensureApplicationKeys(a).verifyKey,
+      }))
     },
   },
   'user create': {

@@ -27,6 +27,39 @@ export function findApplication(id: string): ApplicationRow | undefined {
   return db().select().from(applications).where(eq(applications.id, id)).get()
 }
 
+/**
+ * Give an application made before key pairs existed its pair. Guarded (`verify_key IS NULL`): when two processes race,
+ * the first pair stays and both read it back.
+ */
+export function setApplicationKeysOnce(id: string, verifyKey: string, signingKey: string): ApplicationRow | undefined {
+  db()
+    .update(applications)
+    .set({ verifyKey, signingKey })
+    .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
+    .run()
+  return findApplication(id)
+}
+
+/** How many users have a live OAuth2 grant for the application (Discord's approximate_user_authorization_count). */
+export function countAuthorizedUsers(applicationId: string): number {
+  const now = clock.now()
+  return (
+    db()
+      .select({ n: sql<number>`count(distinct ${oauth2Tokens.userId})` })
+      .from(oauth2Tokens)
+      .where(
+        and(
+          eq(oauth2Tokens.applicationId, applicationId),
+          or(
+            gt(oauth2Tokens.expiresAt, now),
+            and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now)),
+          ),
+        ),
+      )
+      .get()?.n ?? 0
+  )
+}
+
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
 const applicationByBotTokenHash = prepared((d) =>
   d

@@ -460,6 +460,8 @@ const CASES: Record<string, Case | Case[]> = {
     },
   },
 
+  'GET /api/v9/applications/@me': { call: async () => ({ token: bot(await makeApp()) }) },
+  'GET /api/v9/oauth2/applications/@me': { call: async () => ({ token: bot(await makeApp()) }) },
   'POST /api/v9/lobbies': { call: async () => ({ token: bot(await makeApp()) }) },
   'PUT /api/v9/lobbies': [
     { what: 'bearer', call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },

@@ -210,6 +210,8 @@ const ROUTES: Record<string, Row> = {
   ],
   'POST /oauth2/token/revoke': ['client'],
   'GET /oauth2/@me': ['bearer'],
+  'GET /applications/@me': ['bot', { user: '403/20002', other: '403/20002' }],
+  'GET /oauth2/applications/@me': ['bot', { user: '403/20002', other: '403/20002' }],
   'POST /lobbies': ['bot', {}, { metadata: { a: 'b' } }],
   'PUT /lobbies': ['oauth', {}, { secret: 'matrix' }],
   'GET /lobbies/{lobbyId}': ['oauth', LOBBY],
