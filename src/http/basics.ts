@@ -15,12 +15,13 @@ import { clientIp } from './client-ip'
 import { statusError } from './errors'
 import { JSON_TYPE, VIA } from './respond'
 import { rateLimits } from './rate-limits'
-import { validationTree } from './validation'
+import { type ElysiaValidationError, elysiaValidationTree } from './validation'
 
 /** What the access log needs of one request, kept on Elysia's per-request context. */
 export type Trace = { start: number; id: string; ip: string; status: number }
 const TRACE = '__trace'
-type Traced = { [TRACE]?: Trace }
+const SENT_BODY = '__sentBody'
+type Traced = { [TRACE]?: Trace; [SENT_BODY]?: unknown }
 
 export const UNMATCHED = '<unmatched>'
 
@@ -100,7 +101,14 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     // Answered before routing: Elysia runs no after-response hook for it, so it is logged there.
     if (oversized(request)) return tooLarge(request, trace)
   })
-  .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
+  // The body as parsed is kept for the error hook: Elysia's cleaner rewrites a body to its schema's shape before the
+  // check (a string where a list belongs becomes a list of its characters), and errors are judged on what was sent.
+  .onParse({ as: 'global' }, async (ctx, contentType) => {
+    const { request, route } = ctx
+    const body = await parseBody(request, route, contentType)
+    ;(ctx as Traced)[SENT_BODY] = body
+    return body
+  })
   // A JSON value is answered by Bun's Response.json, whose content type is `application/json;charset=utf-8` unless
   // one is set: say Discord's exact `application/json` (respond.ts JSON_TYPE). A Response a handler built keeps its own.
   .onAfterHandle({ as: 'global' }, ({ responseValue, set }) => {
@@ -108,7 +116,7 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   })
   .onError({ as: 'global' }, (ctx) => {
     const { code, error, request, route } = ctx as typeof ctx & { route?: string }
-    const response = errorFor(code, error, request.method, route)
+    const response = errorFor(code, error, request.method, route, undefined, (ctx as Traced)[SENT_BODY])
     const trace = (ctx as Traced)[TRACE]
     if (trace) trace.status = response.status
     return response
@@ -136,11 +144,12 @@ export function errorFor(
   method: string,
   route: string | undefined,
   headers?: Record<string, string>,
+  sentBody?: unknown,
 ): Response {
   if (error instanceof ApiError) return errorResponse(error, headers)
   switch (code) {
     case 'VALIDATION':
-      return errorResponse(Errors.invalidFormBody(validationTree((error as { all: never }).all)))
+      return errorResponse(Errors.invalidFormBody(elysiaValidationTree(error as ElysiaValidationError, sentBody)))
     case 'PARSE': {
       // Our parser's own refusals (413, 415, 408, 50109) arrive wrapped in Elysia's ParseError.
       const cause = (error as { cause?: unknown }).cause
