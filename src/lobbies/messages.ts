@@ -2,16 +2,24 @@
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { queuedTransaction, reading } from '../db/client'
+import { queuedTransaction, reading, transaction } from '../db/client'
 import { findUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { events } from '../gateway/bus'
 import { lobbyAudience } from './effects'
 import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
+import { guildPort } from './guild-port'
 import { mirrorToLinkedChannel } from './linked-channel'
 import { lobbyMessage } from './serialize'
-import { cachedMessagePage, findEnforcedNonce, insertMessage, listMessages, releaseEnforcedNonce } from './store'
+import {
+  cachedMessagePage,
+  findEnforcedNonce,
+  insertMessage,
+  listMessages,
+  releaseEnforcedNonce,
+  setModerationMetadata,
+} from './store'
 import type { LobbyRow, Metadata } from './tables'
 
 export type MessageInput = {
@@ -76,7 +84,7 @@ export async function postMessage(
   // Published after the commit, at once (nothing here is computed later, so no Effects to gather).
   events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
-  if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, author.id, input.content).catch(() => undefined)
+  if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, row.id, author.id, input.content).catch(() => undefined)
   return { message, created }
 }
 
@@ -96,4 +104,25 @@ export function readMessages(lobby: LobbyRow, page: { limit: number; before?: st
       )
     }),
   )
+}
+
+/**
+ * PUT /lobbies/{id}/messages/{message.id}/moderation-metadata: the application's moderation replaces the message's
+ * moderation metadata and stamps its edit time. The lobby hears LOBBY_MESSAGE_UPDATE (with edited_timestamp); the
+ * message's copy in a linked channel, MESSAGE_UPDATE. `access` gives the lobby or throws; asked again inside.
+ */
+export async function moderateMessage(access: () => LobbyRow, messageId: string, metadata: Metadata): Promise<void> {
+  const { row, lobby } = transaction((tx) => {
+    const lobby = access()
+    return { lobby, row: setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now()) }
+  })
+  if (!row) throw Errors.unknownMessage()
+  const author = findUser(row.authorId)
+  if (author)
+    events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_UPDATE', {
+      ...lobbyMessage(row, author),
+      mentions: [],
+      tts: false,
+    })
+  if (row.channelMessageId) guildPort()?.channelMessageModerated(row.channelMessageId, metadata)
 }

@@ -510,6 +510,9 @@ export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
     nonce: row.nonce ?? null,
     enforceNonce: row.enforceNonce ?? false,
     createdAt: row.createdAt,
+    moderationMetadata: null,
+    editedAt: null,
+    channelMessageId: null,
   }
   messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) })
   return written
@@ -540,4 +543,35 @@ export function listMessages(
   // After a cursor: the oldest `limit` newer ones, still answered newest first.
   if (after !== undefined) return pageAfter().all({ lobbyId, limit, after }).reverse()
   return pageNewest().all({ lobbyId, limit })
+}
+
+/** One message of the lobby, or undefined (another lobby's message is unknown here). */
+export function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db()): LobbyMessageRow | undefined {
+  return tx
+    .select()
+    .from(lobbyMessages)
+    .where(and(eq(lobbyMessages.id, messageId), eq(lobbyMessages.lobbyId, lobbyId)))
+    .get()
+}
+
+/** Replace a message's moderation metadata and stamp its edit time; the lobby's cached pages show it, so they go. */
+export function setModerationMetadata(
+  tx: DB,
+  lobbyId: string,
+  messageId: string,
+  moderationMetadata: Metadata,
+  editedAt: number,
+): LobbyMessageRow | undefined {
+  messagePages.forget(lobbyId)
+  return tx
+    .update(lobbyMessages)
+    .set({ moderationMetadata, editedAt })
+    .where(and(eq(lobbyMessages.id, messageId), eq(lobbyMessages.lobbyId, lobbyId)))
+    .returning()
+    .get()
+}
+
+/** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
+export function setChannelCopy(messageId: string, channelMessageId: string): void {
+  db().update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
 }

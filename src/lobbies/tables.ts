@@ -85,6 +85,12 @@ export const lobbyMessages = sqliteTable(
     /** Sent with enforce_nonce: the author's next message with the same nonce in the lobby within 5 minutes is this one. */
     enforceNonce: integer({ mode: 'boolean' }).notNull().default(false),
     createdAt: integer().notNull(),
+    /** What the application's moderation wrote back (PUT .../moderation-metadata); null until it does. */
+    moderationMetadata: text({ mode: 'json' }).$type<Metadata>(),
+    /** When the message last changed after it was sent (its moderation metadata); null if never. */
+    editedAt: integer(),
+    /** The message's copy in the lobby's linked channel, once it was posted there (MESSAGE_UPDATE names it). */
+    channelMessageId: text(),
   },
   (t) => [
     // Pages are read newest first by the id's number (listMessages): this index answers them without a sort.

@@ -522,12 +522,25 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'GET /api/v9/lobbies/{lobbyId}/messages': {
     call: async () => {
-      const { bearer, lobby } = await lobbyWorld()
-      await api('POST', `/lobbies/${lobby.id}/messages`, {
+      const { app, bearer, lobby } = await lobbyWorld()
+      const sent = await api('POST', `/lobbies/${lobby.id}/messages`, {
         token: bearer,
         body: { content: 'gg', metadata: { k: 'v' }, nonce: 7 },
       })
+      // A moderated one too: moderation_metadata and edited_timestamp are documented.
+      await api('POST', `/lobbies/${lobby.id}/messages`, { token: bearer, body: { content: 'plain' } })
+      await api('PUT', `/lobbies/${lobby.id}/messages/${sent.body.id}/moderation-metadata`, {
+        token: bot(app),
+        body: { verdict: 'ok' },
+      })
       return { token: bearer, params: { lobbyId: lobby.id } }
+    },
+  },
+  'PUT /api/v9/lobbies/{lobbyId}/messages/{messageId}/moderation-metadata': {
+    call: async () => {
+      const { app, bearer, lobby } = await lobbyWorld()
+      const sent = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bearer, body: { content: 'gg' } })
+      return { token: bot(app), params: { lobbyId: lobby.id, messageId: sent.body.id } }
     },
   },
   'POST /api/v9/lobbies/{lobbyId}/messages': [

@@ -1,8 +1,8 @@
 // Issue 28: every JSON answer says exactly `Content-Type: application/json` (discord.py compares the header with `==`
 // and reads anything else as text) and every API answer carries a `Via` header (discord.py reads a 429 without one as
 // a Cloudflare ban and gives up). Every operation of /api/docs/json is called as nobody, a user, the app's bot and an
-// OAuth2 bearer, with its documented example body and with a wrong-typed one, on ids that exist and on ids that do
-// not; then a 429 of each kind: the lane's, an Elysia route's, and an account limit's.
+// OAuth2 bearer, with an empty body and a wrong-typed copy of its example, on ids that exist and on ids that do not;
+// then a 429 of each kind: the lane's, an Elysia route's, and an account limit's.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { createSession } from '../../src/accounts/sessions'
 import { config, setConfig } from '../../src/config'
@@ -59,7 +59,7 @@ function wrongTyped(example: unknown): unknown {
 }
 
 describe('Content-Type and Via on every answer of every documented operation', () => {
-  test('each operation as nobody, a user, a bot and a bearer; example and wrong-typed bodies; real and unknown ids', async () => {
+  test('each operation as nobody, a user, a bot and a bearer; empty and wrong-typed bodies; real and unknown ids', async () => {
     const { owner: user, guild, channelId } = await makeGuild()
     const app = await makeApp()
     const bot = `Bot ${app.bot_token}`
@@ -83,8 +83,9 @@ describe('Content-Type and Via on every answer of every documented operation', (
           type: 'totp',
         }
         const example = op.requestBody?.content['application/json']?.example
-        const bodies =
-          example === undefined ? [undefined] : [JSON.stringify(example), JSON.stringify(wrongTyped(example))]
+        // Not the example itself: tests/core/docs-answers.test.ts sends it (and checks both headers on its answer),
+        // and it names single things (the example registration) that must still be free there.
+        const bodies = example === undefined ? [undefined] : ['{}', JSON.stringify(wrongTyped(example))]
         for (const ids of ['real', 'unknown'])
           for (const body of bodies)
             for (const token of [

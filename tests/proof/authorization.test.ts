@@ -227,6 +227,7 @@ const ROUTES: Record<string, Row> = {
   'POST /lobbies/{lobbyId}/members/@me/invites': ['oauth', LOBBY],
   'POST /lobbies/{lobbyId}/members/{userId}/invites': ['oauth', LOBBY],
   'PATCH /lobbies/{lobbyId}/channel-linking': ['oauth', LOBBY, {}],
+  'PUT /lobbies/{lobbyId}/messages/{messageId}/moderation-metadata': ['bot', LOBBY, { verdict: 'ok' }],
   'POST /users/@me/remote-auth': ['user'],
   'POST /users/@me/remote-auth/finish': ['user'],
   'POST /users/@me/remote-auth/cancel': ['user'],
@@ -294,6 +295,7 @@ test('every route has a row, and every caller kind gets the answer its row says'
         .replace('{roleId}', role.id)
         .replace('{userId}', alice.id)
         .replace('{lobbyId}', lobby.id)
+        .replace('{messageId}', '1')
         .replace('{code}', invite.code)
         .replace('{type}', 'totp')
         .replace('{id}', 'AAAA')
