@@ -35,3 +35,12 @@ export function invalidAuthorizeRequest(field: string, code: string, message: st
     error_description: message,
   })
 }
+
+/** An event webhooks URL this server will not call, or one that did not answer the PING as Discord asks. */
+export const eventWebhookUrlRefused = (message: string) =>
+  new ApiError(
+    400,
+    50035,
+    'Invalid Form Body',
+    addFieldError(errorTree(), 'event_webhooks_url', { code: 'BASE_TYPE_INVALID', message }),
+  )

@@ -133,6 +133,11 @@ export const CurrentApplicationAnswer = t.Object(
     interactions_endpoint_url: t.Null(),
     role_connections_verification_url: t.Null(),
     approximate_user_authorization_count: Int({ description: 'users with a live OAuth2 grant' }),
+    event_webhooks_url: t.Nullable(
+      t.String({ description: 'where its event webhooks go (set by the operator: app set)' }),
+    ),
+    event_webhooks_status: Int({ description: '1 disabled, 2 enabled' }),
+    event_webhooks_types: t.Array(t.String(), { description: 'the events its webhooks receive' }),
   },
   { description: 'The application of the calling bot' },
 )

@@ -41,5 +41,8 @@ export function currentApplication(
     interactions_endpoint_url: null,
     role_connections_verification_url: null,
     approximate_user_authorization_count: authorizedUsers,
+    event_webhooks_url: app.eventWebhooksUrl,
+    event_webhooks_status: app.eventWebhooksStatus,
+    event_webhooks_types: app.eventWebhooksStatus === 2 ? ['LOBBY_MESSAGE_CREATE', 'LOBBY_MESSAGE_UPDATE'] : [],
   }
 }

@@ -3,6 +3,7 @@
 import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
+import { rowCache } from '../db/cache'
 import { db, prepared, type DB } from '../db/client'
 import {
   applications,
@@ -58,6 +59,33 @@ export function countAuthorizedUsers(applicationId: string): number {
       )
       .get()?.n ?? 0
   )
+}
+
+// Where an application's event webhooks go: asked for every lobby message (most applications have none), so kept.
+const webhookTargets = rowCache<string, { url: string | null }>(4096)
+
+/** The application's event webhooks URL when they are enabled, else null. */
+export function eventWebhookUrl(applicationId: string): string | null {
+  return (
+    webhookTargets.read(applicationId, () => {
+      const row = db()
+        .select({ url: applications.eventWebhooksUrl, status: applications.eventWebhooksStatus })
+        .from(applications)
+        .where(eq(applications.id, applicationId))
+        .get()
+      return row ? { url: row.status === 2 ? row.url : null } : undefined
+    })?.url ?? null
+  )
+}
+
+/** Set the event webhooks URL and status (1 disabled, 2 enabled). */
+export function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): void {
+  webhookTargets.forget(applicationId)
+  db()
+    .update(applications)
+    .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
+    .where(eq(applications.id, applicationId))
+    .run()
 }
 
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).

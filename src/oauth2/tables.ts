@@ -22,6 +22,10 @@ export const applications = sqliteTable('applications', {
   verifyKey: text(),
   /** The matching private key (PKCS#8 DER, base64): signs the application's event webhooks; never leaves the server. */
   signingKey: text(),
+  /** Where the application's event webhooks go (Discord's event_webhooks_url); set only after it answered a PING. */
+  eventWebhooksUrl: text(),
+  /** Discord's event_webhooks_status: 1 disabled, 2 enabled. */
+  eventWebhooksStatus: integer().notNull().default(1),
 })
 
 /**

@@ -12,6 +12,7 @@ const COMMANDS = [
   'serve',
   'app create',
   'app list',
+  'app set',
   'user create',
   'user list',
   'user lock',
@@ -219,6 +220,7 @@ describe('user create and user list', () => {
         bot_user_id: expect.any(String),
         redirect_uris: [],
         verify_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+        event_webhooks_url: null,
       },
     ])
     const all = JSON.parse((await cli(env, ['user', 'list'])).stdout)
