@@ -11,7 +11,8 @@ import { logToStderr } from './core/log'
 import { closeDatabase, openDatabase, openSqlite } from './db/client'
 import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from './db/lock'
 import { embeddedMigrations } from './db/migrate'
-import { createApplication } from './oauth2/applications'
+import { createApplication, ensureApplicationKeys } from './oauth2/applications'
+import { setEventWebhooksUrl } from './oauth2/event-webhooks'
 import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
 import { findUserByEmail, listUsers } from './accounts/store'
@@ -53,10 +54,41 @@ const commands: Record<string, Command> = {
   },
   'app list': {
     usage: 'app list',
-    summary: 'the applications, as JSON',
+    summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url)',
     async run() {
       const apps = listApplications()
-      return apps.map((a) => ({ id: a.id, name: a.name, bot_user_id: a.botUserId, redirect_uris: a.redirectUris }))
+      return apps.map((a) => ({
+        id: a.id,
+        name: a.name,
+        bot_user_id: a.botUserId,
+        redirect_uris: a.redirectUris,
+        verify_key: ensureApplicationKeys(a).verifyKey,
+        event_webhooks_url: a.eventWebhooksUrl,
+      }))
+    },
+  },
+  'app set': {
+    usage: 'app set --id ID --event-webhook-url URL',
+    summary:
+      'the application\'s event webhooks URL: PINGed (signed with its key) and taken only when it answers 2xx; "" turns them off; prints {id, event_webhooks_url, event_webhooks_status}',
+    async run(argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { id: { type: 'string' }, 'event-webhook-url': { type: 'string' } },
+      })
+      if (!values.id) throw new UsageError('--id is required')
+      const url = values['event-webhook-url']
+      if (url === undefined) throw new UsageError('--event-webhook-url is required ("" turns event webhooks off)')
+      try {
+        await setEventWebhooksUrl(values.id, url === '' ? null : url)
+      } catch (error) {
+        const field = (error as { errors?: { event_webhooks_url?: { _errors?: { message: string }[] } } }).errors
+        throw new Error(
+          `--event-webhook-url refused: ${field?.event_webhooks_url?._errors?.[0]?.message ?? String(error)}`,
+        )
+      }
+      const app = listApplications().find((a) => a.id === values.id)!
+      return { id: app.id, event_webhooks_url: app.eventWebhooksUrl, event_webhooks_status: app.eventWebhooksStatus }
     },
   },
   'user create': {

@@ -172,6 +172,10 @@ export function loadConfig(env: Env = process.env) {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     /** Per-route rate limits (http/rate-limits.ts) answer 429 past their limit; off: headers only (benchmarks). */
     routeRateLimits: bool(env, 'ROUTE_RATE_LIMITS', true),
+    /** Application event webhooks may go to loopback, private and link-local addresses (off: SSRF guard). */
+    eventWebhooksAllowPrivate: bool(env, 'EVENT_WEBHOOKS_ALLOW_PRIVATE', false),
+    /** How long an application's event webhook may take to answer (Discord: 3 s) before the call counts as failed. */
+    eventWebhookTimeoutMs: int(env, 'EVENT_WEBHOOK_TIMEOUT_MS', 3000, 100, 60_000),
     /** How long a client may take to send a request body before it is answered 408. */
     bodyTimeoutMs: int(env, 'BODY_TIMEOUT_MS', 30_000, 100, 600_000),
     gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),

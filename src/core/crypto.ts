@@ -1,5 +1,5 @@
-// Random secrets, hashing for storage, constant-time comparison.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+// Random secrets, hashing for storage, constant-time comparison, Ed25519 keys and signatures.
+import { createHash, createPrivateKey, generateKeyPairSync, randomBytes, sign, timingSafeEqual } from 'node:crypto'
 
 /** URL-safe random string carrying `bytes` bytes of entropy (default 32 = 256 bits). */
 export function randomToken(bytes = 32): string {
@@ -35,4 +35,19 @@ export function safeEqual(a: string, b: string): boolean {
 /** Tokens that carry their owner's id in front, as Discord's do: base64url(id).random */
 export function ownedToken(ownerId: string, bytes = 32): string {
   return `${Buffer.from(ownerId).toString('base64url')}.${randomToken(bytes)}`
+}
+
+/** An Ed25519 key pair: the public key as Discord shows it (hex of the 32 raw bytes), the private key as PKCS#8 DER. */
+export function ed25519KeyPair(): { publicKeyHex: string; privateKey: string } {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
+  return {
+    publicKeyHex: Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('hex'),
+    privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+  }
+}
+
+/** An Ed25519 signature (hex, as Discord's X-Signature-Ed25519) of `message` with a private key of ed25519KeyPair. */
+export function ed25519SignHex(privateKey: string, message: string | Uint8Array): string {
+  const key = createPrivateKey({ key: Buffer.from(privateKey, 'base64'), format: 'der', type: 'pkcs8' })
+  return sign(null, typeof message === 'string' ? Buffer.from(message) : message, key).toString('hex')
 }

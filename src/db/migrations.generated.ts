@@ -5,6 +5,9 @@ import m2 from '../../drizzle/0002_schema.sql' with { type: 'text' }
 import m3 from '../../drizzle/0003_schema.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_schema.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_schema.sql' with { type: 'text' }
+import m6 from '../../drizzle/0006_schema.sql' with { type: 'text' }
+import m7 from '../../drizzle/0007_schema.sql' with { type: 'text' }
+import m8 from '../../drizzle/0008_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -15,4 +18,7 @@ export const sqlByTag: Record<string, string> = {
   '0003_schema': m3,
   '0004_schema': m4,
   '0005_schema': m5,
+  '0006_schema': m6,
+  '0007_schema': m7,
+  '0008_schema': m8,
 }

@@ -176,6 +176,11 @@ const EVENTS: Row[] = [
     `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?}\``,
   ],
   [
+    'MESSAGE_UPDATE',
+    'members who can view the channel',
+    "a lobby message's copy in the lobby's linked channel, as `MESSAGE_CREATE` gave it, with the `moderation_metadata` the application set on the lobby message",
+  ],
+  [
     'INVITE_CREATE',
     `members who can view the channel; ${TO_LOBBY} for an invite to the lobby's linked channel`,
     'guild invites: `{channel_id, guild_id, code, created_at, inviter, max_age, max_uses, temporary, uses, target_type?, target_user?}`; lobby invites: the whole invite as `POST /channels/{id}/invites` answers it, `target_user` the member it is for',
@@ -196,7 +201,12 @@ const EVENTS: Row[] = [
   [
     'LOBBY_MESSAGE_CREATE',
     TO_LOBBY,
-    `the lobby message (as \`GET /lobbies/{id}/messages\`): \`{id, type, content, lobby_id, channel_id (the lobby id), author: ${USER.slice(1, -1)}, metadata?, flags, tts, application_id, timestamp, nonce?, mentions: []}\``,
+    `the lobby message (as \`GET /lobbies/{id}/messages\`): \`{id, type, content, lobby_id, channel_id (the lobby id), author: ${USER.slice(1, -1)}, metadata?, moderation_metadata?, flags, tts, application_id, timestamp, edited_timestamp?, nonce?, mentions: []}\``,
+  ],
+  [
+    'LOBBY_MESSAGE_UPDATE',
+    TO_LOBBY,
+    'the lobby message as `LOBBY_MESSAGE_CREATE` gives it, with `moderation_metadata` and `edited_timestamp` (the application set its moderation metadata), `tts: false`',
   ],
   [
     'LOBBY_VOICE_STATE_UPDATE',

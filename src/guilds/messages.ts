@@ -9,7 +9,15 @@ import { channelAccess } from './access'
 import { notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
 import { serializeMessage, serializeMessages } from './serialize'
-import { cachedMessagePage, channelMessages, insertMessage, recentMessageWithNonce, setLastMessageId } from './store'
+import {
+  cachedMessagePage,
+  channelMessages,
+  findMessage,
+  getChannelRow,
+  insertMessage,
+  recentMessageWithNonce,
+  setLastMessageId,
+} from './store'
 import type { ChannelRow } from './tables'
 
 /** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
@@ -70,5 +78,19 @@ export function readMessages(userId: string, channelId: string, query: Paging): 
     return cachedMessagePage(channel.id, key, () =>
       JSON.stringify(serializeMessages(channelMessages(channel.id, query), channel.guildId)),
     )
+  })
+}
+
+/**
+ * MESSAGE_UPDATE for a message whose lobby original got moderation metadata (lobbies' linked channels): the message
+ * as stored, with the metadata the application wrote (the channel keeps no copy of it, as Discord's does not).
+ */
+export function announceModeration(messageId: string, moderationMetadata: Record<string, string>): void {
+  const row = findMessage(messageId)
+  const channel = row && getChannelRow(row.channelId)
+  if (!row || !channel) return
+  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', {
+    ...serializeMessage(row, channel.guildId),
+    moderation_metadata: moderationMetadata,
   })
 }

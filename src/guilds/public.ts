@@ -3,7 +3,7 @@
 import { clock } from '../core/clock'
 import { transaction } from '../db/client'
 import { channelPermissionsOf } from './channels'
-import { writeMessage } from './messages'
+import { announceModeration, writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
 import { getChannelRow, getGuild, insertInvite, memberCount } from './store'
 import { randomBytes } from 'node:crypto'
@@ -52,6 +52,9 @@ export const guildsForLobbies = {
   async createChannelMessage(input: { channelId: string; authorId: string; content: string }) {
     const channel = getChannelRow(input.channelId)
     return channel ? writeMessage(channel, input.authorId, input.content) : undefined
+  },
+  channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>) {
+    announceModeration(messageId, moderationMetadata)
   },
 }
 

@@ -503,6 +503,10 @@ export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Messa
   })!
 }
 
+export function findMessage(id: string): MessageRow | undefined {
+  return db().select().from(messages).where(eq(messages.id, id)).get()
+}
+
 /** A new message in the channel: its last_message_id. */
 export function setLastMessageId(_tx: DB, channelId: string, messageId: string): void {
   channelRows.forget(channelId)

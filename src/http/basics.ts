@@ -13,13 +13,15 @@ import { recordRequest } from '../core/metrics'
 import { parseBody } from './body'
 import { clientIp } from './client-ip'
 import { statusError } from './errors'
+import { JSON_TYPE, VIA } from './respond'
 import { rateLimits } from './rate-limits'
-import { validationTree } from './validation'
+import { type ElysiaValidationError, elysiaValidationTree } from './validation'
 
 /** What the access log needs of one request, kept on Elysia's per-request context. */
 export type Trace = { start: number; id: string; ip: string; status: number }
 const TRACE = '__trace'
-type Traced = { [TRACE]?: Trace }
+const SENT_BODY = '__sentBody'
+type Traced = { [TRACE]?: Trace; [SENT_BODY]?: unknown }
 
 export const UNMATCHED = '<unmatched>'
 
@@ -61,7 +63,7 @@ export function tooLarge(request: Request, trace: Trace): Response {
 export function errorResponse(error: ApiError, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(error.body()), {
     status: error.status,
-    headers: { ...headers, 'content-type': 'application/json', ...error.headers },
+    headers: { ...headers, 'content-type': JSON_TYPE, via: VIA, ...error.headers },
   })
 }
 
@@ -70,6 +72,14 @@ export function finish(method: string, route: string, status: number, trace: Tra
   const ms = performance.now() - trace.start
   accessLog(method, route, status, ms, trace.ip, trace.id)
   recordRequest(method, route, status, ms / 1000)
+}
+
+/** A value Elysia answers as JSON: a plain object or an array (not a Response, a string, a file or a stream). */
+function isJsonValue(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false
+  if (Array.isArray(value)) return true
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
 }
 
 function statusOf(value: unknown): number {
@@ -96,10 +106,23 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
     const trace = beginTrace(request, server)
     ;(ctx as Traced)[TRACE] = trace
     set.headers['x-request-id'] = trace.id
+    set.headers.via = VIA
     // Answered before routing: Elysia runs no after-response hook for it, so it is logged there.
     if (oversized(request)) return tooLarge(request, trace)
   })
-  .onParse({ as: 'global' }, ({ request, route }, contentType) => parseBody(request, route, contentType))
+  // The body as parsed is kept for the error hook: Elysia's cleaner rewrites a body to its schema's shape before the
+  // check (a string where a list belongs becomes a list of its characters), and errors are judged on what was sent.
+  .onParse({ as: 'global' }, async (ctx, contentType) => {
+    const { request, route } = ctx
+    const body = await parseBody(request, route, contentType)
+    ;(ctx as Traced)[SENT_BODY] = body
+    return body
+  })
+  // A JSON value is answered by Bun's Response.json, whose content type is `application/json;charset=utf-8` unless
+  // one is set: say Discord's exact `application/json` (respond.ts JSON_TYPE). A Response a handler built keeps its own.
+  .onAfterHandle({ as: 'global' }, ({ responseValue, set }) => {
+    if (isJsonValue(responseValue)) set.headers['content-type'] = JSON_TYPE
+  })
   .onError({ as: 'global' }, (ctx) => {
     const { code, error, request, route } = ctx as typeof ctx & { route?: string }
     const trace = (ctx as Traced)[TRACE]
@@ -109,7 +132,7 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
         if (trace) trace.status = response.status
         return response
       })
-    const response = errorFor(code, error, request.method, route)
+    const response = errorFor(code, error, request.method, route, undefined, (ctx as Traced)[SENT_BODY])
     if (trace) trace.status = response.status
     return response
   })
@@ -136,11 +159,12 @@ export function errorFor(
   method: string,
   route: string | undefined,
   headers?: Record<string, string>,
+  sentBody?: unknown,
 ): Response {
   if (error instanceof ApiError) return errorResponse(error, headers)
   switch (code) {
     case 'VALIDATION':
-      return errorResponse(Errors.invalidFormBody(validationTree((error as { all: never }).all)))
+      return errorResponse(Errors.invalidFormBody(elysiaValidationTree(error as ElysiaValidationError, sentBody)))
     case 'PARSE': {
       // Our parser's own refusals (413, 415, 408, 50109) arrive wrapped in Elysia's ParseError.
       const cause = (error as { cause?: unknown }).cause

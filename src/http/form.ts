@@ -36,12 +36,13 @@ export class FormCheck {
 
   /**
    * A string-to-string map: undefined stays undefined (not given), null stays null, otherwise at most `maxKeys`
-   * keys, keys and values at most `maxChars` long. The result has own properties only, so "__proto__" stays a key.
+   * keys, keys at most `maxKeyChars` (default `maxChars`) and values at most `maxChars` long. The result has own
+   * properties only, so "__proto__" stays a key. `path` "" is the body itself.
    */
   dict(
     path: string,
     value: unknown,
-    { maxKeys, maxChars }: { maxKeys: number; maxChars: number },
+    { maxKeys, maxChars, maxKeyChars = maxChars }: { maxKeys: number; maxChars: number; maxKeyChars?: number },
   ): Record<string, string> | null | undefined {
     if (value === undefined || value === null) return value
     if (typeof value !== 'object' || Array.isArray(value)) {
@@ -54,17 +55,18 @@ export class FormCheck {
       return undefined
     }
     const kept: [string, string][] = []
+    const at = (key: string) => [...path.split('.').filter(Boolean), key]
     for (const [key, v] of entries) {
-      if (key.length > maxChars) {
-        this.add(path, 'BASE_TYPE_MAX_LENGTH', `Keys must be ${maxChars} or fewer in length.`)
+      if (key.length > maxKeyChars) {
+        this.add(path, 'BASE_TYPE_MAX_LENGTH', `Keys must be ${maxKeyChars} or fewer in length.`)
         continue
       }
       if (typeof v !== 'string') {
-        this.add([...path.split('.'), key], 'BASE_TYPE_STRING', 'Could not interpret value as string.')
+        this.add(at(key), 'BASE_TYPE_STRING', 'Could not interpret value as string.')
         continue
       }
       if (v.length > maxChars) {
-        this.add([...path.split('.'), key], 'BASE_TYPE_MAX_LENGTH', `Must be ${maxChars} or fewer in length.`)
+        this.add(at(key), 'BASE_TYPE_MAX_LENGTH', `Must be ${maxChars} or fewer in length.`)
         continue
       }
       kept.push([key, v])

@@ -17,7 +17,7 @@ import { parseBody } from './body'
 import { corsHeaders } from './cors'
 import { type AuthRule, authorize } from './identity'
 import { limit } from './rate-limits'
-import { JSON_TYPE, JsonText, jsonText } from './respond'
+import { JSON_TYPE, JsonText, jsonText, VIA } from './respond'
 
 /** What a lane handler gets: the request, its path parameters and, on routes with an auth rule, its caller. */
 export type LaneRequest<P extends string = string> = {
@@ -106,7 +106,7 @@ function answer(route: string, { method, auth, run }: LaneRoute) {
     answered++
     const trace = beginTrace(request, server)
     if (oversized(request)) return tooLarge(request, trace)
-    const headers: Record<string, string> = { 'x-request-id': trace.id }
+    const headers: Record<string, string> = { 'x-request-id': trace.id, via: VIA }
     const done = (response: Response) => {
       finish(request.method, route, response.status, trace)
       return response

@@ -108,6 +108,35 @@ function unescapePointer(segment: string): string {
 /** As many errors as Elysia's ValidationError reports (its MAX_ERRORS). */
 const MAX_ERRORS = 64
 
+function firstErrors(found: Iterable<unknown>): ValueError[] {
+  const errors: ValueError[] = []
+  for (const error of found) if (errors.push(error as ValueError) >= MAX_ERRORS) break
+  return errors
+}
+
+/** What the error hook gets of Elysia's ValidationError. */
+export type ElysiaValidationError = {
+  type: string
+  all: ValueError[]
+  validator?: { Errors?: (value: unknown) => Iterable<unknown> }
+}
+
+/**
+ * The error tree of a failed Elysia body check, judged on the body as sent. Elysia's cleaner rewrites the body to the
+ * schema's shape before its check (`"members": "ab"` becomes a list of two objects without ids), so its own errors
+ * can name paths the client never sent. Asked again on the sent body, TypeBox gives one error per wrong value, at
+ * its path, and does not look inside it. Unknown fields are left out, as the cleaner drops them.
+ */
+export function elysiaValidationTree(error: ElysiaValidationError, sentBody: unknown): ErrorTree {
+  if (error.type === 'body' && sentBody !== undefined && sentBody !== null && error.validator?.Errors) {
+    const errors = firstErrors(error.validator.Errors(sentBody)).filter(
+      (e) => e.type !== ValueErrorType.ObjectAdditionalProperties,
+    )
+    if (errors.length) return validationTree(errors)
+  }
+  return validationTree(error.all)
+}
+
 /**
  * A route's body check, for a route that checks its body itself rather than through Elysia's `body` hook (a lane
  * route, which Bun's router answers without Elysia, and its Elysia twin call the same check). Compiled once. Judged
@@ -126,8 +155,6 @@ export function bodyCheck<T extends TSchema>(schema: T): (body: unknown) => Stat
     const value = body ?? {}
     // Decoded as Elysia decodes a body: its transforms applied (t.Integer turns a numeric string into a number).
     if (compiled.Check(value)) return decode(value as Record<string, unknown>) ? compiled.Decode(value) : value
-    const errors: ValueError[] = []
-    for (const error of compiled.Errors(value)) if (errors.push(error as ValueError) >= MAX_ERRORS) break
-    throw Errors.invalidFormBody(validationTree(errors))
+    throw Errors.invalidFormBody(validationTree(firstErrors(compiled.Errors(value))))
   }
 }

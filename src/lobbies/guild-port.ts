@@ -16,7 +16,13 @@ export type GuildPort = {
     maxAgeSeconds: number
   }): Promise<{ code: string; invite: unknown }>
   /** Post a message in the channel as the author (emits MESSAGE_CREATE to the channel's audience). */
-  createChannelMessage(input: { channelId: string; authorId: string; content: string }): Promise<unknown>
+  createChannelMessage(input: {
+    channelId: string
+    authorId: string
+    content: string
+  }): Promise<{ id: string } | undefined>
+  /** The lobby original of this channel message got moderation metadata: MESSAGE_UPDATE to the channel's audience. */
+  channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>): void
 }
 
 let port: GuildPort | undefined

@@ -12,6 +12,10 @@ export const IDLE_TIMEOUT_DEFAULT = 300
 export const MAX_CONTENT_CHARS = 4000
 export const MESSAGES_DEFAULT_LIMIT = 50
 export const MESSAGES_MAX_LIMIT = 200
+/** PUT .../moderation-metadata (WIRE.md §1): at most 5 keys, keys up to 1024 characters, values up to 2000. */
+export const MODERATION_METADATA_KEYS = 5
+export const MODERATION_METADATA_KEY_CHARS = 1024
+export const MODERATION_METADATA_VALUE_CHARS = 2000
 
 export const LobbyFlags = { REQUIRE_APPLICATION_AUTHORIZATION: 1 << 0 } as const
 export const LobbyMemberFlags = { CAN_LINK_LOBBY: 1 << 0 } as const

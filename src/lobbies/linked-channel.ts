@@ -3,6 +3,7 @@ import { hasGrant } from '../oauth2/store'
 import { findUser } from '../accounts/store'
 import { guildPort } from './guild-port'
 import { LobbyFlags } from './limits'
+import { setChannelCopy } from './store'
 import type { LobbyRow } from './tables'
 
 export async function linkedChannelObject(lobby: LobbyRow): Promise<unknown> {
@@ -11,7 +12,13 @@ export async function linkedChannelObject(lobby: LobbyRow): Promise<unknown> {
   return (await port.serializeChannel(lobby.linkedChannelId)) ?? undefined
 }
 
-export async function mirrorToLinkedChannel(lobby: LobbyRow, authorId: string, content: string): Promise<void> {
+/** Copy a lobby message to the linked channel; the copy's id is kept with the message (moderation updates name it). */
+export async function mirrorToLinkedChannel(
+  lobby: LobbyRow,
+  messageId: string,
+  authorId: string,
+  content: string,
+): Promise<void> {
   const port = guildPort()
   if (!lobby.linkedChannelId || !port) return
   // REQUIRE_APPLICATION_AUTHORIZATION: users must have authorized the application to speak in the channel.
@@ -19,5 +26,6 @@ export async function mirrorToLinkedChannel(lobby: LobbyRow, authorId: string, c
     const author = await findUser(authorId)
     if (!author?.bot && !(await hasGrant(authorId, lobby.applicationId))) return
   }
-  await port.createChannelMessage({ channelId: lobby.linkedChannelId, authorId, content })
+  const copy = await port.createChannelMessage({ channelId: lobby.linkedChannelId, authorId, content })
+  if (copy?.id) setChannelCopy(messageId, copy.id)
 }

@@ -2,16 +2,25 @@
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { queuedTransaction, reading } from '../db/client'
+import { queuedTransaction, reading, transaction } from '../db/client'
 import { findUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { events } from '../gateway/bus'
 import { lobbyAudience } from './effects'
 import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
+import { kickEventDeliveries, queueLobbyEvent } from './event-webhooks'
+import { guildPort } from './guild-port'
 import { mirrorToLinkedChannel } from './linked-channel'
 import { lobbyMessage } from './serialize'
-import { cachedMessagePage, findEnforcedNonce, insertMessage, listMessages, releaseEnforcedNonce } from './store'
+import {
+  cachedMessagePage,
+  findEnforcedNonce,
+  insertMessage,
+  listMessages,
+  releaseEnforcedNonce,
+  setModerationMetadata,
+} from './store'
 import type { LobbyRow, Metadata } from './tables'
 
 export type MessageInput = {
@@ -45,12 +54,13 @@ export async function postMessage(
   const author = findUser(authorId)
   if (!author) throw Errors.unauthorized()
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
-  const { row, lobby, created } = await queuedTransaction((tx) => {
+  const { row, lobby, created, queued } = await queuedTransaction((tx) => {
     const lobby = access()
     const now = clock.now()
     if (enforce) {
       const earlier = findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
-      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS) return { row: earlier, lobby, created: false }
+      if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS)
+        return { row: earlier, lobby, created: false, queued: false }
       // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
       if (earlier) releaseEnforcedNonce(tx, earlier.id)
     }
@@ -69,14 +79,17 @@ export async function postMessage(
     })
     // A message is activity: the lobby's idle countdown starts over.
     touchLobby(tx, lobby)
-    return { row: inserted, lobby, created: true }
+    // The application's event webhooks get it too (durable outbox, same transaction).
+    const queued = queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', lobbyMessage(inserted, author))
+    return { row: inserted, lobby, created: true, queued }
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }
+  if (queued) kickEventDeliveries()
   // Published after the commit, at once (nothing here is computed later, so no Effects to gather).
   events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
-  if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, author.id, input.content).catch(() => undefined)
+  if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, row.id, author.id, input.content).catch(() => undefined)
   return { message, created }
 }
 
@@ -96,4 +109,29 @@ export function readMessages(lobby: LobbyRow, page: { limit: number; before?: st
       )
     }),
   )
+}
+
+/**
+ * PUT /lobbies/{id}/messages/{message.id}/moderation-metadata: the application's moderation replaces the message's
+ * moderation metadata and stamps its edit time. The lobby hears LOBBY_MESSAGE_UPDATE (with edited_timestamp); the
+ * message's copy in a linked channel, MESSAGE_UPDATE. `access` gives the lobby or throws; asked again inside.
+ */
+export async function moderateMessage(access: () => LobbyRow, messageId: string, metadata: Metadata): Promise<void> {
+  const { row, lobby, author, queued } = transaction((tx) => {
+    const lobby = access()
+    const row = setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
+    const author = row && findUser(row.authorId)
+    // The application's event webhooks hear it too (durable outbox, same transaction).
+    const queued = !!author && queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author))
+    return { lobby, row, author, queued }
+  })
+  if (!row) throw Errors.unknownMessage()
+  if (queued) kickEventDeliveries()
+  if (author)
+    events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_UPDATE', {
+      ...lobbyMessage(row, author),
+      mentions: [],
+      tts: false,
+    })
+  if (row.channelMessageId) guildPort()?.channelMessageModerated(row.channelMessageId, metadata)
 }

@@ -1,9 +1,11 @@
 // The lobbies domain as the app mounts it (domain.ts): its routes, the lobby topics of a new Gateway session, the
-// guild port (guilds' channels, invites and messages, reached without guilds importing lobbies) and the idle sweeper.
+// guild port (guilds' channels, invites and messages, reached without guilds importing lobbies), the idle sweeper and
+// the event webhooks' delivery worker.
 import type { DomainModule } from '../domain'
 import { guildsForLobbies } from '../guilds/public'
 import { lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
 import { setGuildPort } from './guild-port'
+import { startEventDeliveries, stopEventDeliveries } from './event-webhooks'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
 import { lobbiesRoutes, lobbyGet, lobbyMessagePost, lobbyMessagesGet } from './routes'
 
@@ -15,6 +17,12 @@ export const lobbiesModule = {
   sessionStart: lobbySessionStart,
   sessionEnd: lobbySessionEnd,
   install: () => setGuildPort(guildsForLobbies),
-  start: startLobbySweeper,
-  stop: stopLobbySweeper,
+  start: () => {
+    startLobbySweeper()
+    startEventDeliveries()
+  },
+  stop: async () => {
+    await stopEventDeliveries()
+    stopLobbySweeper()
+  },
 } satisfies DomainModule

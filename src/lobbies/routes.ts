@@ -22,7 +22,7 @@ import {
 } from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
-import { postMessage, readMessages } from './messages'
+import { moderateMessage, postMessage, readMessages } from './messages'
 import {
   BulkDoc,
   BulkSchema,
@@ -39,6 +39,7 @@ import {
   MessageDoc,
   MessageSchema,
   MessagesQuery,
+  ModerationMetadataDoc,
   PatchLobbyDoc,
   PatchLobbySchema,
   PutLobbyDoc,
@@ -260,6 +261,27 @@ export const lobbiesRoutes = new Elysia()
       MessageDoc,
     ),
   })
+  .put(
+    '/lobbies/:lobbyId/messages/:messageId/moderation-metadata',
+    async ({ caller, params, body }) => {
+      const access = () => lobbyOf(caller, params.lobbyId)
+      access()
+      if (!isSnowflake(params.messageId)) throw Errors.unknownMessage()
+      const check = new FormCheck()
+      const metadata = check.moderationMetadata(body)
+      check.done()
+      await moderateMessage(access, params.messageId, metadata)
+      return noContent()
+    },
+    {
+      auth: APP,
+      detail: detail(
+        "Set a message's moderation metadata (LOBBY_MESSAGE_UPDATE; MESSAGE_UPDATE for its copy in a linked channel)",
+        { 204: NO_CONTENT },
+        ModerationMetadataDoc,
+      ),
+    },
+  )
   .post(
     '/lobbies/:lobbyId/members/@me/invites',
     ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),

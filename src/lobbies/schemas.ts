@@ -17,6 +17,9 @@ import {
   MAX_SECRET_CHARS,
   MEMBER_FLAGS_ALL,
   MESSAGES_MAX_LIMIT,
+  MODERATION_METADATA_KEY_CHARS,
+  MODERATION_METADATA_KEYS,
+  MODERATION_METADATA_VALUE_CHARS,
 } from './limits'
 
 const SNOWFLAKE = '^[0-9]{1,20}$'
@@ -218,10 +221,18 @@ export const LobbyMessageAnswer = t.Object(
     channel_id: t.String({ pattern: SNOWFLAKE, description: 'the lobby id' }),
     author: PublicUser,
     metadata: t.Optional(t.Record(t.String(), t.String())),
+    moderation_metadata: t.Optional(
+      t.Record(t.String(), t.String(), {
+        description: "what the application's moderation wrote (PUT .../moderation-metadata)",
+      }),
+    ),
     flags: Int(),
     tts: t.Boolean(),
     application_id: Snowflake,
     timestamp: t.String({ format: 'date-time' }),
+    edited_timestamp: t.Optional(
+      t.String({ format: 'date-time', description: 'when its moderation metadata last changed' }),
+    ),
     nonce: t.Optional(
       t.Union([t.String(), Int()], { description: 'as sent (answers to the POST; not stored for reads)' }),
     ),
@@ -230,3 +241,14 @@ export const LobbyMessageAnswer = t.Object(
 )
 export const LobbyMessagesAnswer = t.Array(LobbyMessageAnswer, { description: 'Messages, newest first' })
 export const LobbyInviteAnswer = t.Object({ code: t.String() }, { description: 'The invite code' })
+
+/** PUT .../moderation-metadata: the body is the map itself (judged by FormCheck.moderationMetadata). */
+export const ModerationMetadataDoc = t.Record(
+  t.String({ maxLength: MODERATION_METADATA_KEY_CHARS }),
+  t.String({ maxLength: MODERATION_METADATA_VALUE_CHARS }),
+  {
+    maxProperties: MODERATION_METADATA_KEYS,
+    description: `string keys and values: at most ${MODERATION_METADATA_KEYS} keys, keys up to ${MODERATION_METADATA_KEY_CHARS} characters, values up to ${MODERATION_METADATA_VALUE_CHARS}; replaces what the message had ({} clears it)`,
+    examples: [{ verdict: 'allowed', toxicity: '0.02' }],
+  },
+)

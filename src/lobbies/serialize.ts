@@ -70,10 +70,12 @@ export function lobbyMessage(m: LobbyMessageRow, author: UserRow, extra: { nonce
     channel_id: m.lobbyId,
     author: publicUser(author),
     ...(m.metadata ? { metadata: m.metadata } : {}),
+    ...(m.moderationMetadata ? { moderation_metadata: m.moderationMetadata } : {}),
     flags: m.flags,
     tts: m.tts,
     application_id: m.applicationId,
     timestamp: new Date(m.createdAt).toISOString(),
+    ...(m.editedAt !== null ? { edited_timestamp: new Date(m.editedAt).toISOString() } : {}),
     ...(extra.nonce !== undefined ? { nonce: extra.nonce } : {}),
   }
 }

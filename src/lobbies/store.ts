@@ -10,7 +10,9 @@ import { atBatchEnd, db, inQueuedBatch, jsonPlaceholder, prepared, toJson, trans
 import {
   lobbies,
   lobbyMembers,
+  lobbyEventDeliveries,
   lobbyMessages,
+  type LobbyEventDeliveryRow,
   type LobbyMemberRow,
   type LobbyMessageRow,
   type LobbyRow,
@@ -510,6 +512,9 @@ export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
     nonce: row.nonce ?? null,
     enforceNonce: row.enforceNonce ?? false,
     createdAt: row.createdAt,
+    moderationMetadata: null,
+    editedAt: null,
+    channelMessageId: null,
   }
   messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) })
   return written
@@ -540,4 +545,96 @@ export function listMessages(
   // After a cursor: the oldest `limit` newer ones, still answered newest first.
   if (after !== undefined) return pageAfter().all({ lobbyId, limit, after }).reverse()
   return pageNewest().all({ lobbyId, limit })
+}
+
+/** One message of the lobby, or undefined (another lobby's message is unknown here). */
+export function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db()): LobbyMessageRow | undefined {
+  return tx
+    .select()
+    .from(lobbyMessages)
+    .where(and(eq(lobbyMessages.id, messageId), eq(lobbyMessages.lobbyId, lobbyId)))
+    .get()
+}
+
+/** Replace a message's moderation metadata and stamp its edit time; the lobby's cached pages show it, so they go. */
+export function setModerationMetadata(
+  tx: DB,
+  lobbyId: string,
+  messageId: string,
+  moderationMetadata: Metadata,
+  editedAt: number,
+): LobbyMessageRow | undefined {
+  messagePages.forget(lobbyId)
+  return tx
+    .update(lobbyMessages)
+    .set({ moderationMetadata, editedAt })
+    .where(and(eq(lobbyMessages.id, messageId), eq(lobbyMessages.lobbyId, lobbyId)))
+    .returning()
+    .get()
+}
+
+/** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
+export function setChannelCopy(messageId: string, channelMessageId: string): void {
+  db().update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
+}
+
+// ---- the event webhooks outbox (event-webhooks.ts)
+
+/** Queue an event for the application's webhooks, in the transaction that made it. */
+export function enqueueEventDelivery(
+  tx: DB,
+  row: { lobbyId: string; applicationId: string; body: string; now: number },
+): void {
+  tx.insert(lobbyEventDeliveries)
+    .values({
+      lobbyId: row.lobbyId,
+      applicationId: row.applicationId,
+      body: row.body,
+      nextAttemptAt: row.now,
+      createdAt: row.now,
+    })
+    .run()
+}
+
+/** The oldest undelivered event of each lobby, when its next attempt is due: what may be sent now, in order. */
+export function dueEventDeliveries(now: number, limit: number): LobbyEventDeliveryRow[] {
+  const heads = db()
+    .select({ id: sql<number>`min(${lobbyEventDeliveries.id})`.as('head') })
+    .from(lobbyEventDeliveries)
+    .groupBy(lobbyEventDeliveries.lobbyId)
+    .as('heads')
+  return db()
+    .select()
+    .from(lobbyEventDeliveries)
+    .innerJoin(heads, eq(heads.id, lobbyEventDeliveries.id))
+    .where(lte(lobbyEventDeliveries.nextAttemptAt, now))
+    .orderBy(asc(lobbyEventDeliveries.id))
+    .limit(limit)
+    .all()
+    .map((r) => r.lobby_event_deliveries)
+}
+
+export function deleteEventDelivery(id: number): void {
+  db().delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
+}
+
+export function failEventDelivery(id: number, attempts: number, nextAttemptAt: number, error: string): void {
+  db()
+    .update(lobbyEventDeliveries)
+    .set({ attempts, nextAttemptAt, lastError: error })
+    .where(eq(lobbyEventDeliveries.id, id))
+    .run()
+}
+
+/** Drop what an application without enabled event webhooks still had queued. */
+export function dropEventDeliveries(applicationId: string): number {
+  return db()
+    .delete(lobbyEventDeliveries)
+    .where(eq(lobbyEventDeliveries.applicationId, applicationId))
+    .returning({ id: lobbyEventDeliveries.id })
+    .all().length
+}
+
+export function countEventDeliveries(): number {
+  return db().select({ n: count() }).from(lobbyEventDeliveries).get()?.n ?? 0
 }

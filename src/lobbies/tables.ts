@@ -85,6 +85,12 @@ export const lobbyMessages = sqliteTable(
     /** Sent with enforce_nonce: the author's next message with the same nonce in the lobby within 5 minutes is this one. */
     enforceNonce: integer({ mode: 'boolean' }).notNull().default(false),
     createdAt: integer().notNull(),
+    /** What the application's moderation wrote back (PUT .../moderation-metadata); null until it does. */
+    moderationMetadata: text({ mode: 'json' }).$type<Metadata>(),
+    /** When the message last changed after it was sent (its moderation metadata); null if never. */
+    editedAt: integer(),
+    /** The message's copy in the lobby's linked channel, once it was posted there (MESSAGE_UPDATE names it). */
+    channelMessageId: text(),
   },
   (t) => [
     // Pages are read newest first by the id's number (listMessages): this index answers them without a sort.
@@ -99,3 +105,28 @@ export const lobbyMessages = sqliteTable(
 export type LobbyRow = typeof lobbies.$inferSelect
 export type LobbyMemberRow = typeof lobbyMembers.$inferSelect
 export type LobbyMessageRow = typeof lobbyMessages.$inferSelect
+
+/**
+ * The durable outbox of the applications' event webhooks (oauth2/event-webhooks.ts signs and sends): one row per
+ * event, written in the transaction that made the event, deleted once the application's URL took it (at least once).
+ * Sent in `id` order per lobby, one at a time; a lobby's deletion takes its undelivered events with it.
+ */
+export const lobbyEventDeliveries = sqliteTable(
+  'lobby_event_deliveries',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    lobbyId: text()
+      .notNull()
+      .references(() => lobbies.id, { onDelete: 'cascade' }),
+    applicationId: text().notNull(),
+    /** The envelope as it is signed and sent: {version: 1, application_id, type: 1, event: {type, timestamp, data}}. */
+    body: text().notNull(),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: integer().notNull(),
+    /** Why the last attempt failed (a status or a network error), for operators. */
+    lastError: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index('lobby_event_deliveries_lobby_idx').on(t.lobbyId, t.id)],
+)
+export type LobbyEventDeliveryRow = typeof lobbyEventDeliveries.$inferSelect

@@ -1,12 +1,18 @@
 // Applications and their bot users. Secrets are shown once at creation and stored hashed.
 import type { BearerCaller, BotCaller, Resolved } from '../core/caller'
 import { clock } from '../core/clock'
-import { ownedToken, randomToken, sha256Hex } from '../core/crypto'
+import { ed25519KeyPair, ownedToken, randomToken, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { insertUser, isUserActive } from '../accounts/store'
 import { grantedScopes } from './scopes'
-import { findApplicationByBotTokenHash, findTokenByAccessHash, insertApplication } from './store'
+import {
+  findApplicationByBotTokenHash,
+  findTokenByAccessHash,
+  insertApplication,
+  setApplicationKeysOnce,
+} from './store'
+import type { ApplicationRow } from './tables'
 
 export type CreatedApplication = { id: string; name: string; bot_token: string; client_secret: string }
 
@@ -19,6 +25,7 @@ export async function createApplication(
   const botUserId = snowflake()
   const botToken = ownedToken(botUserId)
   const clientSecret = randomToken(32)
+  const keys = ed25519KeyPair()
   const now = clock.now()
   transaction((tx) => {
     insertUser(
@@ -34,9 +41,19 @@ export async function createApplication(
       clientSecretHash: sha256Hex(clientSecret),
       redirectUris,
       createdAt: now,
+      verifyKey: keys.publicKeyHex,
+      signingKey: keys.privateKey,
     })
   })
   return { id, name, bot_token: botToken, client_secret: clientSecret }
+}
+
+/** The application with its Ed25519 key pair, made now for an application created before applications had one. */
+export function ensureApplicationKeys(app: ApplicationRow): ApplicationRow & { verifyKey: string; signingKey: string } {
+  if (app.verifyKey && app.signingKey) return app as ApplicationRow & { verifyKey: string; signingKey: string }
+  const keys = ed25519KeyPair()
+  const updated = setApplicationKeysOnce(app.id, keys.publicKeyHex, keys.privateKey) ?? app
+  return updated as ApplicationRow & { verifyKey: string; signingKey: string }
 }
 
 /** Bot usernames share the users' namespace; suffix with the id so they never collide. */

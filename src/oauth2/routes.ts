@@ -1,6 +1,7 @@
 // OAuth2: the consent screen (GET/POST /oauth2/authorize, user token), the token endpoints (client authentication,
 // RFC 6749 error bodies) and /oauth2/@me (bearer).
 import { Elysia } from 'elysia'
+import type { Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { doc, NO_CONTENT, SECURITY } from '../http/docs'
 import { identity } from '../http/identity'
@@ -15,6 +16,7 @@ import {
   AuthorizeInfoAnswer,
   AuthorizeQuery,
   ConsentSchema,
+  CurrentApplicationAnswer,
   LocationAnswer,
   AuthorizedApps,
   MeAnswer,
@@ -24,9 +26,17 @@ import {
   TokenAnswer,
   TokenForm,
 } from './schemas'
-import { publicApplication } from './serialize'
+import { currentApplication, publicApplication } from './serialize'
 import { revokeAuthorization, revokeFamily } from './revocation'
-import { findApplication, findTokenByAnyHash, findTokenById, hasGrant, liveGrantsOfUser } from './store'
+import {
+  countAuthorizedUsers,
+  findApplication,
+  findTokenByAnyHash,
+  findTokenById,
+  hasGrant,
+  liveGrantsOfUser,
+} from './store'
+import { ensureApplicationKeys } from './applications'
 import { sha256Hex } from '../core/crypto'
 
 /** The token endpoints take form bodies and answer RFC 6749's errors; the client authenticates with HTTP Basic or in the form. */
@@ -35,6 +45,16 @@ const FORM = { body: TokenForm, error: OAuthErrorBody, security: CLIENT }
 
 // RFC 6749 5.1: token responses must not be cached.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
+
+/** GET /applications/@me and /oauth2/applications/@me: the calling bot's application (Discord takes only Bot tokens). */
+function ownApplication({ caller }: { caller: Caller }) {
+  if (caller.kind !== 'bot') throw Errors.unauthorized()
+  const row = findApplication(caller.applicationId)
+  const bot = row && findUser(row.botUserId)
+  if (!row || !bot) throw Errors.unauthorized()
+  const owner = row.ownerId ? findUser(row.ownerId) : undefined
+  return currentApplication(ensureApplicationKeys(row), bot, owner, countAuthorizedUsers(row.id))
+}
 
 function query(q: Record<string, unknown>): AuthorizeParams {
   const out: AuthorizeParams = {}
@@ -152,3 +172,13 @@ export const oauth2Routes = new Elysia()
     },
     { auth: 'bearer', ...doc('oauth2', 'The current OAuth2 authorization', { 200: MeAnswer }) },
   )
+  .get('/applications/@me', ownApplication, {
+    auth: 'bot',
+    ...doc('oauth2', "The calling bot's application", { 200: CurrentApplicationAnswer }),
+  })
+  .get('/oauth2/applications/@me', ownApplication, {
+    auth: 'bot',
+    ...doc('oauth2', "The calling bot's application (discord.py asks here at login)", {
+      200: CurrentApplicationAnswer,
+    }),
+  })

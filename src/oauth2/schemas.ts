@@ -123,3 +123,26 @@ export const MeAnswer = t.Object(
   },
   { description: 'The current authorization' },
 )
+
+export const CurrentApplicationAnswer = t.Object(
+  {
+    ...PublicApplication.properties,
+    bot: PublicUser,
+    owner: t.Object(PublicUser.properties, {
+      description: 'the owning account; the bot user for an application the operator made (no owning account)',
+    }),
+    team: t.Null(),
+    verify_key: t.String({ description: "the application's Ed25519 public key, hex: verifies its event webhooks" }),
+    flags_new: t.String(),
+    redirect_uris: t.Array(t.String()),
+    interactions_endpoint_url: t.Null(),
+    role_connections_verification_url: t.Null(),
+    approximate_user_authorization_count: Int({ description: 'users with a live OAuth2 grant' }),
+    event_webhooks_url: t.Nullable(
+      t.String({ description: 'where its event webhooks go (set by the operator: app set)' }),
+    ),
+    event_webhooks_status: Int({ description: '1 disabled, 2 enabled' }),
+    event_webhooks_types: t.Array(t.String(), { description: 'the events its webhooks receive' }),
+  },
+  { description: 'The application of the calling bot' },
+)

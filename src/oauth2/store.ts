@@ -3,6 +3,7 @@
 import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
+import { rowCache } from '../db/cache'
 import { db, prepared, type DB } from '../db/client'
 import {
   applications,
@@ -25,6 +26,66 @@ export function listApplications(): ApplicationRow[] {
 
 export function findApplication(id: string): ApplicationRow | undefined {
   return db().select().from(applications).where(eq(applications.id, id)).get()
+}
+
+/**
+ * Give an application made before key pairs existed its pair. Guarded (`verify_key IS NULL`): when two processes race,
+ * the first pair stays and both read it back.
+ */
+export function setApplicationKeysOnce(id: string, verifyKey: string, signingKey: string): ApplicationRow | undefined {
+  db()
+    .update(applications)
+    .set({ verifyKey, signingKey })
+    .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
+    .run()
+  return findApplication(id)
+}
+
+/** How many users have a live OAuth2 grant for the application (Discord's approximate_user_authorization_count). */
+export function countAuthorizedUsers(applicationId: string): number {
+  const now = clock.now()
+  return (
+    db()
+      .select({ n: sql<number>`count(distinct ${oauth2Tokens.userId})` })
+      .from(oauth2Tokens)
+      .where(
+        and(
+          eq(oauth2Tokens.applicationId, applicationId),
+          or(
+            gt(oauth2Tokens.expiresAt, now),
+            and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now)),
+          ),
+        ),
+      )
+      .get()?.n ?? 0
+  )
+}
+
+// Where an application's event webhooks go: asked for every lobby message (most applications have none), so kept.
+const webhookTargets = rowCache<string, { url: string | null }>(4096)
+
+/** The application's event webhooks URL when they are enabled, else null. */
+export function eventWebhookUrl(applicationId: string): string | null {
+  return (
+    webhookTargets.read(applicationId, () => {
+      const row = db()
+        .select({ url: applications.eventWebhooksUrl, status: applications.eventWebhooksStatus })
+        .from(applications)
+        .where(eq(applications.id, applicationId))
+        .get()
+      return row ? { url: row.status === 2 ? row.url : null } : undefined
+    })?.url ?? null
+  )
+}
+
+/** Set the event webhooks URL and status (1 disabled, 2 enabled). */
+export function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): void {
+  webhookTargets.forget(applicationId)
+  db()
+    .update(applications)
+    .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
+    .where(eq(applications.id, applicationId))
+    .run()
 }
 
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).

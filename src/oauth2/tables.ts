@@ -15,6 +15,17 @@ export const applications = sqliteTable('applications', {
   redirectUris: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
   flags: integer().notNull().default(0),
   createdAt: integer().notNull(),
+  /**
+   * Ed25519 public key, hex: Discord's `verify_key`, what the application checks its event webhooks' signatures with.
+   * Made with the application; one made before keys existed gets its pair when first asked (ensureApplicationKeys).
+   */
+  verifyKey: text(),
+  /** The matching private key (PKCS#8 DER, base64): signs the application's event webhooks; never leaves the server. */
+  signingKey: text(),
+  /** Where the application's event webhooks go (Discord's event_webhooks_url); set only after it answered a PING. */
+  eventWebhooksUrl: text(),
+  /** Discord's event_webhooks_status: 1 disabled, 2 enabled. */
+  eventWebhooksStatus: integer().notNull().default(1),
 })
 
 /**

@@ -475,6 +475,8 @@ const CASES: Record<string, Case | Case[]> = {
     },
   },
 
+  'GET /api/v9/applications/@me': { call: async () => ({ token: bot(await makeApp()) }) },
+  'GET /api/v9/oauth2/applications/@me': { call: async () => ({ token: bot(await makeApp()) }) },
   'POST /api/v9/lobbies': { call: async () => ({ token: bot(await makeApp()) }) },
   'PUT /api/v9/lobbies': [
     { what: 'bearer', call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
@@ -535,12 +537,25 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'GET /api/v9/lobbies/{lobbyId}/messages': {
     call: async () => {
-      const { bearer, lobby } = await lobbyWorld()
-      await api('POST', `/lobbies/${lobby.id}/messages`, {
+      const { app, bearer, lobby } = await lobbyWorld()
+      const sent = await api('POST', `/lobbies/${lobby.id}/messages`, {
         token: bearer,
         body: { content: 'gg', metadata: { k: 'v' }, nonce: 7 },
       })
+      // A moderated one too: moderation_metadata and edited_timestamp are documented.
+      await api('POST', `/lobbies/${lobby.id}/messages`, { token: bearer, body: { content: 'plain' } })
+      await api('PUT', `/lobbies/${lobby.id}/messages/${sent.body.id}/moderation-metadata`, {
+        token: bot(app),
+        body: { verdict: 'ok' },
+      })
       return { token: bearer, params: { lobbyId: lobby.id } }
+    },
+  },
+  'PUT /api/v9/lobbies/{lobbyId}/messages/{messageId}/moderation-metadata': {
+    call: async () => {
+      const { app, bearer, lobby } = await lobbyWorld()
+      const sent = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bearer, body: { content: 'gg' } })
+      return { token: bot(app), params: { lobbyId: lobby.id, messageId: sent.body.id } }
     },
   },
   'POST /api/v9/lobbies/{lobbyId}/messages': [
@@ -657,6 +672,12 @@ function fieldCodes(tree: unknown): string[] {
 
 /** Problems with one answer: its status is not documented, or its body does not match the documented schema. */
 function answerProblems(op: Operation, reply: Reply): string[] {
+  // Issue 28: Discord's exact content type on a JSON answer (discord.py compares it with `==`), and a Via header.
+  const type = reply.headers.get('content-type')
+  const wire = reply.headers.get('via') ? [] : ['no Via header']
+  if (reply.body !== null && typeof reply.body === 'object' && type !== 'application/json')
+    wire.push(`JSON answered as ${type}`)
+  if (wire.length) return wire
   const status = String(reply.status)
   const documented =
     op.responses[status] ?? (reply.status >= 400 && reply.status < 500 ? op.responses['4XX'] : undefined)

@@ -14,6 +14,7 @@ const thing = () =>
     members: t.Optional(t.Array(t.Object({ id: t.String() }), { maxItems: 2 })),
     flag: t.Optional(t.Boolean()),
     nonce: t.Optional(t.Union([t.String({ maxLength: 3 }), t.Integer()])),
+    deep: t.Optional(t.Object({ list: t.Array(t.Object({ tags: t.Array(t.String()) })) })),
   })
 const checkThing = bodyCheck(thing())
 
@@ -114,4 +115,49 @@ test("bodyCheck judges a body as the route's Elysia schema does: errors, extra f
   }
   // A numeric string too long for the string branch is Elysia's t.Integer: decoded to a number, on both.
   expect((await post('{"name":"abc","nonce":"12345"}', '/checked')).body.nonce).toBe(12345)
+})
+
+/** Every path of a Discord error tree with its codes. */
+function paths(tree: any, prefix = ''): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  for (const [key, value] of Object.entries(tree ?? {})) {
+    if (key === '_errors') out[prefix || '(body)'] = (value as { code: string }[]).map((e) => e.code)
+    else Object.assign(out, paths(value, prefix ? `${prefix}.${key}` : key))
+  }
+  return out
+}
+
+test('a wrong type at any depth is one error at its path (Elysia route and bodyCheck alike), never one per item', async () => {
+  const cases: [body: unknown, errors: Record<string, string[]>][] = [
+    [{ name: 123 }, { name: ['BASE_TYPE_STRING'] }],
+    [{ name: ['a', 'b', 'c'] }, { name: ['BASE_TYPE_STRING'] }],
+    [{ name: 'ab', flag: { a: 1 } }, { flag: ['BOOLEAN_TYPE_CONVERT'] }],
+    [{ name: 'ab', members: 'not-an-array' }, { members: ['LIST_TYPE_CONVERT'] }],
+    [{ name: 'ab', members: { 0: { id: 'x' } } }, { members: ['LIST_TYPE_CONVERT'] }],
+    [{ name: 'ab', members: ['abcdef'] }, { 'members.0': ['DICT_TYPE_CONVERT'] }],
+    [{ name: 'ab', members: [{ id: ['x', 'y'] }] }, { 'members.0.id': ['BASE_TYPE_STRING'] }],
+    [{ name: 'ab', deep: 'string' }, { deep: ['DICT_TYPE_CONVERT'] }],
+    [{ name: 'ab', deep: { list: 'string' } }, { 'deep.list': ['LIST_TYPE_CONVERT'] }],
+    [{ name: 'ab', deep: { list: ['xyz'] } }, { 'deep.list.0': ['DICT_TYPE_CONVERT'] }],
+    [{ name: 'ab', deep: { list: [{ tags: 'abc' }] } }, { 'deep.list.0.tags': ['LIST_TYPE_CONVERT'] }],
+    [
+      { name: 'ab', deep: { list: [{ tags: ['ok', 5, { x: 'y' }] }] } },
+      { 'deep.list.0.tags.1': ['BASE_TYPE_STRING'], 'deep.list.0.tags.2': ['BASE_TYPE_STRING'] },
+    ],
+    [
+      { name: 7, members: 'xy', deep: { list: [{ tags: 'zz' }] } },
+      { name: ['BASE_TYPE_STRING'], members: ['LIST_TYPE_CONVERT'], 'deep.list.0.tags': ['LIST_TYPE_CONVERT'] },
+    ],
+  ]
+  for (const [body, errors] of cases)
+    for (const path of ['/thing', '/checked']) {
+      const r = await post(JSON.stringify(body), path)
+      expect({ path, body, status: r.status, code: r.body.code, errors: paths(r.body.errors) }).toEqual({
+        path,
+        body,
+        status: 400,
+        code: 50035,
+        errors,
+      })
+    }
 })

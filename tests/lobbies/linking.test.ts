@@ -41,8 +41,9 @@ const fake: GuildPort = {
   },
   async createChannelMessage(input) {
     posted.push(input)
-    return {}
+    return { id: snowflake() }
   },
+  channelMessageModerated() {},
 }
 
 let previous: GuildPort | undefined

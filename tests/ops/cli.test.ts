@@ -12,6 +12,7 @@ const COMMANDS = [
   'serve',
   'app create',
   'app list',
+  'app set',
   'user create',
   'user list',
   'user lock',
@@ -210,6 +211,18 @@ describe('user create and user list', () => {
       ids.push(JSON.parse(r.stdout).id)
     }
     expect((await cli(env, ['app', 'create', '--name', 'Botty'])).code).toBe(0)
+    // app list shows each application's Ed25519 public key (Discord's verify_key), never the private one.
+    const apps = JSON.parse((await cli(env, ['app', 'list'])).stdout)
+    expect(apps).toEqual([
+      {
+        id: expect.any(String),
+        name: 'Botty',
+        bot_user_id: expect.any(String),
+        redirect_uris: [],
+        verify_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+        event_webhooks_url: null,
+      },
+    ])
     const all = JSON.parse((await cli(env, ['user', 'list'])).stdout)
     expect(all.map((u: { id: string }) => u.id)).toEqual(ids)
     expect(all[0]).toEqual({

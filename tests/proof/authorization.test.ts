@@ -212,6 +212,8 @@ const ROUTES: Record<string, Row> = {
   'GET /oauth2/@me': ['bearer'],
   'GET /oauth2/tokens': ['user'],
   'DELETE /oauth2/tokens/{tokenId}': ['user', { user: '404', other: '404' }],
+  'GET /applications/@me': ['bot', { user: '403/20002', other: '403/20002' }],
+  'GET /oauth2/applications/@me': ['bot', { user: '403/20002', other: '403/20002' }],
   'POST /lobbies': ['bot', {}, { metadata: { a: 'b' } }],
   'PUT /lobbies': ['oauth', {}, { secret: 'matrix' }],
   'GET /lobbies/{lobbyId}': ['oauth', LOBBY],
@@ -227,6 +229,7 @@ const ROUTES: Record<string, Row> = {
   'POST /lobbies/{lobbyId}/members/@me/invites': ['oauth', LOBBY],
   'POST /lobbies/{lobbyId}/members/{userId}/invites': ['oauth', LOBBY],
   'PATCH /lobbies/{lobbyId}/channel-linking': ['oauth', LOBBY, {}],
+  'PUT /lobbies/{lobbyId}/messages/{messageId}/moderation-metadata': ['bot', LOBBY, { verdict: 'ok' }],
   'POST /users/@me/remote-auth': ['user'],
   'POST /users/@me/remote-auth/finish': ['user'],
   'POST /users/@me/remote-auth/cancel': ['user'],
@@ -294,6 +297,7 @@ test('every route has a row, and every caller kind gets the answer its row says'
         .replace('{roleId}', role.id)
         .replace('{userId}', alice.id)
         .replace('{lobbyId}', lobby.id)
+        .replace('{messageId}', '1')
         .replace('{code}', invite.code)
         .replace('{type}', 'totp')
         .replace('{id}', 'AAAA')

@@ -1,0 +1,127 @@
+// The lobby events an application receives on its event webhooks (LOBBY_MESSAGE_CREATE, LOBBY_MESSAGE_UPDATE),
+// through a durable outbox: the event is a row written in the transaction that made it (so a crash after the commit
+// loses nothing, and a rolled-back change sends nothing), sent by a worker, deleted once the application's URL took
+// it with a 2xx. At least once, in order per lobby (a lobby's next event waits for the one before it), with
+// exponential backoff (1 s, doubling, at most a minute between attempts) for as long as the lobby exists; a deleted
+// lobby's undelivered events go with it (foreign key). oauth2/event-webhooks.ts signs and sends.
+import { clock } from '../core/clock'
+import { log } from '../core/log'
+import { collect } from '../core/metrics'
+import type { DB } from '../db/client'
+import { EventWebhookStatus, sendApplicationEvent } from '../oauth2/event-webhooks'
+import { eventWebhookUrl, findApplication } from '../oauth2/store'
+import {
+  countEventDeliveries,
+  deleteEventDelivery,
+  dropEventDeliveries,
+  dueEventDeliveries,
+  enqueueEventDelivery,
+  failEventDelivery,
+} from './store'
+import type { LobbyRow } from './tables'
+
+const TICK_MS = 500
+const BATCH = 64
+const FIRST_RETRY_MS = 1000
+const MAX_RETRY_MS = 60_000
+
+let delivered = 0
+let failedAttempts = 0
+
+/**
+ * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the application has them
+ * enabled (a cached lookup otherwise). Call `kickEventDeliveries()` after the commit.
+ */
+export function queueLobbyEvent(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>, type: string, data: unknown) {
+  if (!eventWebhookUrl(lobby.applicationId)) return false
+  const now = clock.now()
+  const body = JSON.stringify({
+    version: 1,
+    application_id: lobby.applicationId,
+    type: 1,
+    event: { type, timestamp: new Date(now).toISOString(), data },
+  })
+  enqueueEventDelivery(tx, { lobbyId: lobby.id, applicationId: lobby.applicationId, body, now })
+  return true
+}
+
+let timer: ReturnType<typeof setInterval> | undefined
+let running: Promise<void> | undefined
+let again = false
+
+/** Send what is due now (after a commit that queued events); a run in progress runs once more. */
+export function kickEventDeliveries(): void {
+  if (running) {
+    again = true
+    return
+  }
+  running = deliverDue().finally(() => {
+    running = undefined
+    if (again) {
+      again = false
+      kickEventDeliveries()
+    }
+  })
+}
+
+/** One pass: the head of every lobby's queue that is due, sent in parallel; repeats while sends succeed. */
+async function deliverDue(): Promise<void> {
+  for (;;) {
+    const due = dueEventDeliveries(clock.now(), BATCH)
+    if (due.length === 0) return
+    let progressed = false
+    await Promise.all(
+      due.map(async (row) => {
+        const app = findApplication(row.applicationId)
+        if (app?.eventWebhooksStatus !== EventWebhookStatus.ENABLED) {
+          // Turned off (or gone) since: what was queued for it is dropped.
+          dropEventDeliveries(row.applicationId)
+          return
+        }
+        const result = await sendApplicationEvent(row.applicationId, row.body)
+        if (result.ok) {
+          deleteEventDelivery(row.id)
+          delivered++
+          progressed = true
+          return
+        }
+        failedAttempts++
+        const wait = Math.min(FIRST_RETRY_MS * 2 ** row.attempts, MAX_RETRY_MS)
+        failEventDelivery(row.id, row.attempts + 1, clock.now() + wait, result.error)
+        if (row.attempts === 0)
+          log.warn('event webhook failed', { application: row.applicationId, error: result.error })
+      }),
+    )
+    if (!progressed) return
+  }
+}
+
+/** The worker: a pass every half second (retries come due), and at once after each commit that queued an event. */
+export function startEventDeliveries(): void {
+  collect(
+    'lobby_event_webhooks_delivered_total',
+    'Application event webhooks delivered (2xx).',
+    'counter',
+    () => delivered,
+  )
+  collect(
+    'lobby_event_webhooks_failed_attempts_total',
+    'Application event webhook calls that failed (status, timeout, network); each is retried.',
+    'counter',
+    () => failedAttempts,
+  )
+  collect('lobby_event_webhooks_pending', 'Application event webhooks waiting in the outbox.', 'gauge', () =>
+    countEventDeliveries(),
+  )
+  timer ??= setInterval(kickEventDeliveries, TICK_MS)
+  kickEventDeliveries()
+}
+
+export async function stopEventDeliveries(): Promise<void> {
+  clearInterval(timer)
+  timer = undefined
+  await running
+}
+
+/** Tests: wait for the pass in progress. */
+export const eventDeliveriesIdle = () => running ?? Promise.resolve()
