@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
+import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { clientIp } from '../http/client-ip'
@@ -60,7 +61,7 @@ type Connection = {
   /** clock.now() at Hello: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
   openedAt: number
   /** Set while the socket is not yet identified: it counts against its IP's pending sockets. */
-  pendingIp?: string
+  pendingIp?: IpKey
   /** Frames received in the current window (FRAME_WINDOW_MS from windowStart). */
   frames: number
   windowStart: number
@@ -69,7 +70,7 @@ type Connection = {
 }
 
 // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
-const pendingByIp = new Map<string, number>()
+const pendingByIp = new Map<IpKey, number>()
 
 function settlePending(conn: Connection): void {
   const ip = conn.pendingIp
@@ -398,7 +399,9 @@ export const gatewaySocket = new Elysia({ name: 'gateway-socket' }).ws('/gateway
     connections.set(raw, conn)
     ;(raw.data as { version?: number }).version = version
     const request = (ws.data as { request?: Request }).request
-    const ip = request ? clientIp(request, { requestIP: () => ({ address: raw.remoteAddress }) }) : raw.remoteAddress
+    const ip = ipKey(
+      request ? clientIp(request, { requestIP: () => ({ address: raw.remoteAddress }) }) : raw.remoteAddress,
+    )
     const pending = pendingByIp.get(ip) ?? 0
     if (pending >= MAX_PENDING_PER_IP) return close(raw, Close.RateLimited, 'Too many unidentified connections')
     pendingByIp.set(ip, pending + 1)

@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { config } from '../config'
 import { clock } from '../core/clock'
-import { clientIp, rateSubject } from './client-ip'
+import { ipKey } from '../core/ip-key'
+import { clientIp } from './client-ip'
 import { tooMany } from './errors'
 
 export type RouteLimit = { method: string; path: string; limit: number; windowMs: number }
@@ -100,7 +101,7 @@ export function limit(
   if (!bucket) return
   const auth = request.headers.get('authorization')
   // A 32-bit hash: a collision would only share a window, and one cannot be aimed at a token one does not know.
-  const caller = auth ? Bun.hash.cityHash32(auth).toString(36) : rateSubject(clientIp(request, server))
+  const caller = auth ? Bun.hash.cityHash32(auth).toString(36) : ipKey(clientIp(request, server))
   const key = bucket.major ? `${bucket.id}:${params?.[bucket.major] ?? ''}:${caller}` : `${bucket.id}::${caller}`
   const now = clock.now()
   let w = windows.get(key)
