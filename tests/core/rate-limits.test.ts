@@ -2,9 +2,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { REST, RESTEvents } from '@discordjs/rest'
 import { config, setConfig } from '../../src/config'
-import { cachedCallers, forgetCallers } from '../../src/core/caller'
+import { cachedCallers, forgetCallers, setTokenResolvers } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
 import { DEFAULT_ROUTE_LIMIT, ROUTE_LIMITS } from '../../src/http/rate-limits'
+import { modules } from '../../src/modules'
 import { withConfig } from '../auth/helpers'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -175,6 +176,43 @@ describe('limits', () => {
       expect(wrong).toEqual([49, 48, 47])
     } finally {
       clock.now = now
+    }
+  })
+
+  test('the limit and the identity check share one token lookup: none for a cached token, one for an unknown one', async () => {
+    const user = await makeUser()
+    let lookups = 0
+    const originals = modules.flatMap((m) => (m.tokens ? [m.tokens] : []))
+    for (const tokens of originals)
+      setTokenResolvers(
+        Object.fromEntries(
+          Object.entries(tokens).map(([kind, resolve]) => [
+            kind,
+            (token: string) => {
+              lookups += 1
+              return (resolve as (t: string) => unknown)(token)
+            },
+          ]),
+        ) as typeof tokens,
+      )
+    try {
+      // A lane GET, an Elysia GET and an Elysia POST with a body.
+      for (const [method, path] of [
+        ['GET', '/users/@me'],
+        ['GET', '/auth/sessions'],
+        ['POST', '/lobbies'],
+      ]) {
+        await raw(method, path, { token: user.token, body: method === 'POST' ? {} : undefined })
+        lookups = 0
+        for (let i = 0; i < 5; i++)
+          await raw(method, path, { token: user.token, body: method === 'POST' ? {} : undefined })
+        expect({ path, lookups }).toEqual({ path, lookups: 0 })
+        for (let i = 0; i < 5; i++)
+          await raw(method, path, { token: `unknown-${i}`, body: method === 'POST' ? {} : undefined })
+        expect({ path, lookups }).toEqual({ path, lookups: 5 })
+      }
+    } finally {
+      for (const tokens of originals) setTokenResolvers(tokens)
     }
   })
 
