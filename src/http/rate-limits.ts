@@ -97,8 +97,10 @@ type IpSource = { requestIP(request: Request): { address: string } | null } | nu
  */
 export type Looked = Caller | null | undefined
 
-/** The caller to check a route's rule against, given what the rate limit learnt (a token it found unknown is not
- * asked again; a known one is, from the cache, so a token ended while the body streamed fails). */
+/**
+ * The caller to check a route's rule against, given what the rate limit learnt: a token it found unknown is not looked
+ * up again; a known one is asked again from the cache, so a token ended while the body streamed fails.
+ */
 export function callerAfterLimit(request: Request, looked: Looked): Caller | undefined {
   return looked === null ? undefined : resolveAuthorization(request.headers.get('authorization'))
 }
