@@ -3,7 +3,9 @@
 //   circle can form between folders; an unknown folder fails until it is given a floor here and in docs/DESIGN.md;
 // - errors: `new ApiError(` only in core/errors.ts and the domains' errors.ts;
 // - queries: `db()` and query builders only in store.ts files (and db/ itself); another domain's tables only in
-//   tables.ts (foreign keys).
+//   tables.ts (foreign keys);
+// - ip-keys: a limit counts a client address only through core/ip-key.ts (IPv6 by /64): every rate-limit slot of an
+//   address is made by perIp(...), a Map or Set keyed by addresses is keyed by IpKey, and no other file makes a /64.
 // Prints every finding and exits 1 when there is one.
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -123,6 +125,7 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
         })
       }
     }
+    for (const detail of ipKeyFindings(rel, text)) findings.push({ rule: 'ip-keys', file: rel, detail })
     const errorList = rel === 'core/errors.ts' || base === 'errors.ts'
     if (!errorList && /\bnew ApiError\(/.test(text)) {
       findings.push({
@@ -133,6 +136,62 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
     }
   }
   return { findings, edges }
+}
+
+/** The text from `open` (an opening parenthesis) to its closing one, both included. */
+function balanced(text: string, open: number): string {
+  let depth = 0
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === '(') depth += 1
+    else if (text[i] === ')' && --depth === 0) return text.slice(open, i + 1)
+  }
+  return text.slice(open)
+}
+
+/** `text` without its perIp(...) calls (what they key is ipKey's). */
+function withoutPerIp(text: string): string {
+  let out = text
+  for (let at = out.search(/\bperIp\(/); at !== -1; at = out.search(/\bperIp\(/)) {
+    const open = out.indexOf('(', at)
+    out = out.slice(0, at) + out.slice(open + balanced(out, open).length)
+  }
+  return out
+}
+
+/** A bucket named for addresses (`'login-ip'`), or an expression that is a client address. */
+const ADDRESS = /'[\w-]+-ip'|\bclientIp\(|\bipOf\(|\.ip\b|\bip\b|\bremoteAddress\b|\bpendingIp\b/
+/** A rate-limit call of core/ratelimit.ts (not a method such as map.clear()). */
+const LIMIT_CALL = /(?<![.\w])(consume|reserve|tryConsume|clear)\(/g
+/** A slot written as a tuple: `['bucket', subject`. */
+const SLOT_TUPLE = /\[\s*'([\w-]+)'\s*,\s*([^,\]]+)/g
+/** A Map or Set whose name says it is keyed by addresses (pendingByIp, socketsPerIp, knownIps), with its key type. */
+const IP_COLLECTION = /\b(?:const|let|var)\s+(\w*(?:Ip|IP)s?|ips?)\s*(?::[^=]+)?=\s*new\s+(Map|Set)\b\s*(<[^>(]*>)?/g
+
+/**
+ * Where `text` (the file `rel` of src/) keys a limit by a raw client address instead of core/ip-key.ts's key (exported
+ * for tests/core/structure.test.ts).
+ */
+export function ipKeyFindings(rel: string, text: string): string[] {
+  if (rel === 'core/ip-key.ts' || rel === 'core/ratelimit.ts') return []
+  const out: string[] = []
+  if (/::\/64/.test(text)) out.push('makes a /64 of its own: use ipKey (core/ip-key.ts)')
+  for (const m of text.matchAll(LIMIT_CALL)) {
+    const args = balanced(text, m.index + m[0].length - 1)
+    const raw = ADDRESS.exec(withoutPerIp(args))
+    if (raw)
+      out.push(
+        `${m[1]}${args.replace(/\s+/g, ' ').slice(0, 80)} counts ${raw[0]}: make the slot with perIp(bucket, ip, limit)`,
+      )
+  }
+  for (const m of withoutPerIp(text).matchAll(SLOT_TUPLE)) {
+    if (m[1].endsWith('-ip') || ADDRESS.test(m[2]))
+      out.push(`slot ['${m[1]}', ${m[2].trim()}] counts a raw address: make it with perIp(bucket, ip, limit)`)
+  }
+  for (const m of text.matchAll(IP_COLLECTION)) {
+    if (!m[3]?.startsWith('<IpKey'))
+      out.push(`${m[1]} = new ${m[2]}${m[3] ?? ''}: a collection keyed by addresses is keyed by IpKey (core/ip-key.ts)`)
+  }
+  return out
 }
 
 /** Folders that import each other through a loop (strongly connected parts of more than one). */
@@ -179,5 +238,5 @@ if (import.meta.main) {
     console.log(`\n${findings.length} finding(s); the floors and rules are in docs/DESIGN.md`)
     process.exit(1)
   }
-  console.log('structure: floors, errors and queries as docs/DESIGN.md draws them')
+  console.log('structure: floors, errors, queries and ip-keys as docs/DESIGN.md draws them')
 }

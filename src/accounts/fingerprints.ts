@@ -4,10 +4,9 @@
 import { createHmac } from 'node:crypto'
 import { clock } from '../core/clock'
 import { safeEqual } from '../core/crypto'
-import { tryConsume } from '../core/ratelimit'
+import { perIp, tryConsume } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { getSecret } from '../db/secrets'
-import { rateSubject } from '../http/client-ip'
 import {
   claimFingerprintRow,
   deleteFingerprintsCreatedBy,
@@ -26,7 +25,7 @@ function mac(id: string): string {
 
 export function createFingerprint(ip: string): string {
   const id = snowflake()
-  if (tryConsume('fingerprint', rateSubject(ip), FINGERPRINT_LIMIT)) insertFingerprint(id, ip)
+  if (tryConsume(...perIp('fingerprint-ip', ip, FINGERPRINT_LIMIT))) insertFingerprint(id, ip)
   return `${id}.${mac(id)}`
 }
 

@@ -3,7 +3,7 @@
 import { createHmac } from 'node:crypto'
 import { clock } from '../core/clock'
 import { randomDigits } from '../core/crypto'
-import { reserve } from '../core/ratelimit'
+import { perIp, reserve } from '../core/ratelimit'
 import { getSecret } from '../db/secrets'
 import { sendSms } from '../delivery'
 import {
@@ -46,7 +46,7 @@ export async function issuePhoneCode(
   message = 'Your verification code is',
 ): Promise<void> {
   // Both or neither: a refused text does not use up the other allowance.
-  reserve(['sms-ip', ip, SMS_PER_IP], ['sms-phone', phone, SMS_PER_PHONE])
+  reserve(perIp('sms-ip', ip, SMS_PER_IP), ['sms-phone', phone, SMS_PER_PHONE])
   const code = randomDigits(6)
   upsertPhoneCode(phone, purpose, codeHash(phone, purpose, code), clock.now() + PHONE_CODE_TTL_MS)
   await sendSms({ to: phone, body: `${message} ${code}` })

@@ -1,7 +1,7 @@
 // POST /auth/login: e-mail or E.164 phone + password, enumeration-safe, rate-limited, with MFA, account state,
 // new-location confirmation and required actions.
 import { config } from '../config'
-import { clear, reserve, type Slot } from '../core/ratelimit'
+import { clear, perIp, reserve, type Slot } from '../core/ratelimit'
 import {
   findUser,
   findUserByEmail,
@@ -51,11 +51,9 @@ export async function login(input: LoginInput, context: LoginContext) {
   const ip = context.client.ip
   const accountKey = input.login.trim().toLowerCase()
   const user = findUserByLogin(input.login)
-  const pair = `${accountKey}|${ip}`
-  const slots: Slot[] = [
-    ['login-ip', ip, LOGIN_FAILURES_PER_IP],
-    ['login-account-ip', pair, LOGIN_FAILURES_PER_ACCOUNT_AND_IP],
-  ]
+  // This account from this source (an IPv6 client by its /64, as every per-IP limit).
+  const pair = perIp('login-account-ip', ip, LOGIN_FAILURES_PER_ACCOUNT_AND_IP, accountKey)
+  const slots: Slot[] = [perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair]
   if (!user || !isKnownIp(user.id, ip)) slots.push(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
   // Counted now, before the password hash is checked: parallel guesses cannot all pass the limit.
   const attempt = reserve(...slots)
@@ -65,7 +63,7 @@ export async function login(input: LoginInput, context: LoginContext) {
     : (await verifyPassword(input.password, await dummy()), false)
   if (!user || !ok) throw invalidLogin()
   attempt.release()
-  clear('login-account-ip', pair) // the owner got in from here: earlier typos from this source are forgiven
+  clear(pair[0], pair[1]) // the owner got in from here: earlier typos from this source are forgiven
 
   if (user.compromised) {
     throw accountCompromised()

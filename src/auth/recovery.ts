@@ -1,7 +1,7 @@
 // Password recovery (forgot/reset) and account recovery (e-mail change with a revert link; revert).
 import type { UserCaller } from '../core/caller'
 import { sha256Hex } from '../core/crypto'
-import { reserve } from '../core/ratelimit'
+import { perIp, reserve } from '../core/ratelimit'
 import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
 import { findUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
@@ -53,7 +53,7 @@ function mailResetLink(user: UserRow) {
 
 /** POST /auth/forgot: e-mail → always 204; phone → 70007 with a code texted, or 70009 with the e-mail link. */
 export async function forgotPassword(login: string, ip: string): Promise<void> {
-  reserve(['forgot-ip', ip, FORGOT_PER_IP], ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])
+  reserve(perIp('forgot-ip', ip, FORGOT_PER_IP), ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])
   const user = findUserByLogin(login)
   const usable = user && !user.bot && user.state !== 'disabled'
   if (!login.trim().startsWith('+')) {

@@ -2,7 +2,7 @@
 // the user to a server). Sends the e-mail verification link.
 import { config } from '../config'
 import { clock } from '../core/clock'
-import { consume } from '../core/ratelimit'
+import { consume, perIp, reserve } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { countryOf } from '../geo/country'
 import { FormCheck } from '../http/form'
@@ -44,7 +44,7 @@ function age(dateOfBirth: string, now: Date): number | null {
 }
 
 export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
-  consume('register-ip', client.ip, REGISTRATIONS_PER_IP)
+  reserve(perIp('register-ip', client.ip, REGISTRATIONS_PER_IP))
   const check = new FormCheck()
   const fail = (field: string, code: string, message: string) => check.add(field, code, message)
 

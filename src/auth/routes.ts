@@ -18,7 +18,7 @@ import {
 import { deleteSession, listSessions } from '../accounts/sessions'
 import { loginSettings } from '../accounts/settings'
 import { findUser } from '../accounts/store'
-import { consume } from '../core/ratelimit'
+import { perIp, reserve } from '../core/ratelimit'
 import { events } from '../gateway/bus'
 import { countryOf } from '../geo/country'
 import { clientIp } from '../http/client-ip'
@@ -116,7 +116,7 @@ export const authPublicRoutes = new Elysia()
     '/phone-verifications/verify',
     async (ctx) => {
       const { phone, code } = ctx.body
-      consume('phone-verify-ip', clientIp(ctx.request, ctx.server), { limit: 30, windowMs: 3600_000 })
+      reserve(perIp('phone-verify-ip', clientIp(ctx.request, ctx.server), { limit: 30, windowMs: 3600_000 }))
       // The code answers for whichever flow texted it (registration, phone change, password reset).
       const purpose = (pendingPurposes(phone).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
       if (!isE164(phone) || !verifyPhoneCode(phone, code, purpose)) throw verificationCodeInvalid()

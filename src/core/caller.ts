@@ -70,19 +70,53 @@ function remember<C extends Caller>(key: string, resolved: Resolved<C> | undefin
   return resolved.caller
 }
 
+/** The two schemes, in any case, then whitespace and the token. */
+const SCHEME = /^(bot|bearer)\s+(.+)$/i
+
 /**
- * Resolve an Authorization value: `Bot <token>`, `Bearer <token>`, or a raw user token.
+ * One spelling per credential: the value trimmed and `bot`/`BOT`/`Bot  ` written `Bot ` (likewise `Bearer `), so
+ * `Bot X`, `bot X`, `BOT X` and `Bot  X` are one cache entry. The spellings clients send are returned as they are.
+ */
+export function canonicalAuthorization(value: string): string {
+  const trimmed = value.trim()
+  // Raw user tokens start with base64url of a digit (M, N or O): only a value starting with b or B can have a scheme.
+  if ((trimmed.charCodeAt(0) | 0x20) !== 0x62) return trimmed
+  const match = SCHEME.exec(trimmed)
+  if (!match) return trimmed
+  const canonical = `${match[1].length === 3 ? 'Bot' : 'Bearer'} ${match[2]}`
+  return canonical === trimmed ? trimmed : canonical
+}
+
+/**
+ * Who a caller is for the limits that pace it (http/rate-limits.ts): the user for a session (every session of one
+ * user shares it, as Discord's per-user limits do), the application for its bot, the application and the user for an
+ * OAuth2 grant. Never the Authorization string: its spellings and a user's many sessions are one caller.
+ */
+export function callerKey(caller: Caller): string {
+  if (caller.kind === 'user') return `u${caller.userId}`
+  if (caller.kind === 'bot') return `b${caller.applicationId}`
+  return `o${caller.applicationId}.${caller.userId}`
+}
+
+/** Tests: how many answers the token cache holds. */
+export function cachedCallers(): number {
+  return cache.size
+}
+
+/**
+ * Resolve an Authorization value: `Bot <token>`, `Bearer <token>`, or a raw user token (the scheme in any case,
+ * spaces around it ignored).
  * `bare` lets the Gateway accept a token without prefix as Discord does at Identify: a user token first, then a bot
  * token (Discord's libraries send those bare), then an OAuth2 access token.
  */
 export function resolveAuthorization(value: string | null | undefined, { bare = false } = {}): Caller | undefined {
   if (!value) return undefined
-  const key = bare ? `\0${value}` : value
-  return cached(key, clock.now()) ?? remember(key, resolveUncached(value, bare))
+  const canonical = canonicalAuthorization(value)
+  const key = bare ? `\0${canonical}` : canonical
+  return cached(key, clock.now()) ?? remember(key, resolveUncached(canonical, bare))
 }
 
-function resolveUncached(value: string, bare: boolean): Resolved<Caller> | undefined {
-  const trimmed = value.trim()
+function resolveUncached(trimmed: string, bare: boolean): Resolved<Caller> | undefined {
   if (trimmed.length === 0 || trimmed.length > 512) return undefined
   const [scheme, rest] = splitScheme(trimmed)
   if (scheme === 'bot') return rest ? resolvers.bot?.(rest) : undefined
@@ -92,7 +126,7 @@ function resolveUncached(value: string, bare: boolean): Resolved<Caller> | undef
 }
 
 function splitScheme(value: string): ['bot' | 'bearer' | 'raw', string] {
-  const match = /^(bot|bearer)\s+(.+)$/i.exec(value)
+  const match = SCHEME.exec(value)
   if (!match) return ['raw', value]
   return [match[1].toLowerCase() as 'bot' | 'bearer', match[2].trim()]
 }

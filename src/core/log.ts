@@ -98,10 +98,12 @@ function flushPending(): Promise<unknown> | undefined {
       sink = Bun.stdout.writer()
       sink.unref?.()
     }
-    sink.write(chunk)
-    const flushed = sink.flush()
-    if (flushed instanceof Promise) {
-      inFlight = flushed.then(() => {
+    // A pipe that takes only part of the chunk makes write() (not just flush()) return a promise, and that promise
+    // rejects with EPIPE when the reader has gone: both are awaited here, so no rejection is left unhandled.
+    const wrote = sink.write(chunk) as unknown
+    const flushed = sink.flush() as unknown
+    if (wrote instanceof Promise || flushed instanceof Promise) {
+      inFlight = Promise.all([wrote, flushed]).then(() => {
         inFlight = undefined
         if (pending) flushSoon()
       }, stdoutFailed)

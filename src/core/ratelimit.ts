@@ -5,6 +5,7 @@
 // caller releases its reservation on success.
 import { clock } from './clock'
 import { Errors } from './errors'
+import { ipKey } from './ip-key'
 import { countRateLimitRefusal } from './metrics'
 
 export type Limit = { limit: number; windowMs: number }
@@ -19,6 +20,16 @@ function recent(key: string, windowMs: number): number[] {
   if (list.length) hits.set(key, list)
   else hits.delete(key)
   return list
+}
+
+/**
+ * A slot counted per client address: the address's ipKey (IPv6 by its /64, IPv4-mapped as IPv4), narrowed to
+ * `scope` (an account) when given. Every per-IP limit is made here; its bucket's name ends in `-ip`
+ * (scripts/check-structure.ts fails a limit that counts a raw address).
+ */
+export function perIp(bucket: `${string}-ip`, ip: string, limit: Limit, scope?: string): Slot {
+  const key = ipKey(ip)
+  return [bucket, scope === undefined ? key : `${scope}|${key}`, limit]
 }
 
 /**

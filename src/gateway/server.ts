@@ -7,6 +7,7 @@ import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
+import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { checkForeignCommits, foreignCommitsSeen } from '../db/cache'
@@ -64,7 +65,7 @@ type Connection = {
   /** clock.now() at Hello: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
   openedAt: number
   /** Set while the socket is not yet identified: it counts against its IP's pending sockets. */
-  pendingIp?: string
+  pendingIp?: IpKey
   /** Frames received in the current window (FRAME_WINDOW_MS from windowStart). */
   frames: number
   windowStart: number
@@ -73,7 +74,7 @@ type Connection = {
 }
 
 // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
-const pendingByIp = new Map<string, number>()
+const pendingByIp = new Map<IpKey, number>()
 
 function settlePending(conn: Connection): void {
   const ip = conn.pendingIp
@@ -440,7 +441,8 @@ type SocketData = {
   version: number
   compress: string | null
   encoding: string | null
-  ip: string
+  /** The client's address as per-IP limits count it (IPv6 by its /64). */
+  ip: IpKey
 }
 
 function onOpen(raw: Socket): void {
@@ -495,7 +497,7 @@ export function gatewayUpgrade(request: Request, bunServer: Server<unknown>): Re
     version: Number(query.get('v') ?? 9),
     compress: query.get('compress'),
     encoding: query.get('encoding'),
-    ip: clientIp(request, bunServer),
+    ip: ipKey(clientIp(request, bunServer)),
   }
   if (bunServer.upgrade(request, { data, headers: { 'x-request-id': trace.id } })) {
     finish('GET', '/gateway', 101, trace)

@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import { resolveAuthorization, type Caller, type CallerKind, type UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
+import { callerAfterLimit, LOOKED, type Looked } from './rate-limits'
 
 export type AuthRule = true | CallerKind | CallerKind[] | { kinds: CallerKind[]; scope?: string }
 
@@ -32,9 +33,11 @@ export function optionalCaller(request: Request): Caller | undefined {
 }
 
 // Checked in `transform`, which runs before body validation, so a wrong caller gets 401/403 as Discord answers,
-// not a form error about a body it may not send at all; kept on Elysia's per-request context for `resolve`.
+// not a form error about a body it may not send at all; kept on Elysia's per-request context for `resolve`. The
+// per-route rate limit ran first and left what it learnt of the Authorization (LOOKED): an unknown token is not looked
+// up a second time.
 const CALLER = '__caller'
-type Context = { request: Request; [CALLER]?: Caller }
+type Context = { request: Request; [CALLER]?: Caller; [LOOKED]?: Looked }
 
 /** The API document's security requirement for a rule (scheme names of http/docs.ts; a bearer lists its scope). */
 function security(rule: AuthRule) {
@@ -46,10 +49,10 @@ function security(rule: AuthRule) {
 // Written with the context destructured, never passed whole: Elysia reads a hook's source to decide what to prepare
 // per request, and a context handed to a function makes it parse headers, query and cookies for every request.
 function guard(rule: AuthRule) {
-  const check = (request: Request) => authorize(resolveAuthorization(request.headers.get('authorization')), rule)
+  const check = (request: Request, looked: Looked) => authorize(callerAfterLimit(request, looked), rule)
   const transform = (ctx: Context) => {
     const { request } = ctx
-    ctx[CALLER] ??= check(request)
+    ctx[CALLER] ??= check(request, ctx[LOOKED])
   }
   return { transform, check }
 }
@@ -69,7 +72,7 @@ export const identity = new Elysia({ name: 'identity' }).macro({
       transform,
       resolve: (ctx: Context) => {
         const { request } = ctx
-        return { caller: (ctx[CALLER] ??= check(request)) }
+        return { caller: (ctx[CALLER] ??= check(request, ctx[LOOKED])) }
       },
     }
   },
@@ -78,7 +81,7 @@ export const identity = new Elysia({ name: 'identity' }).macro({
     transform: userOnly.transform,
     resolve(ctx: Context): { caller: UserCaller } {
       const { request } = ctx
-      const caller = (ctx[CALLER] ??= userOnly.check(request))
+      const caller = (ctx[CALLER] ??= userOnly.check(request, ctx[LOOKED]))
       if (caller.kind !== 'user') throw Errors.unauthorized()
       return { caller }
     },

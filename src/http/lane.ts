@@ -10,13 +10,13 @@
 // and method the lane's handler is the one Bun calls. tests/core/lane.test.ts compares both answers.
 import type { BunRequest, Server } from 'bun'
 import { parseQueryFromURL } from 'elysia/parse-query'
-import { type Caller, resolveAuthorization } from '../core/caller'
+import type { Caller } from '../core/caller'
 import { ApiError, Errors } from '../core/errors'
 import { beginTrace, errorFor, finish, oversized, tooLarge } from './basics'
 import { parseBody } from './body'
 import { corsHeaders } from './cors'
 import { type AuthRule, authorize } from './identity'
-import { limit } from './rate-limits'
+import { callerAfterLimit, limit } from './rate-limits'
 import { JSON_TYPE, JsonText, jsonText, VIA } from './respond'
 
 /** What a lane handler gets: the request, its path parameters and, on routes with an auth rule, its caller. */
@@ -114,16 +114,20 @@ function answer(route: string, { method, auth, run }: LaneRoute) {
     const failed = (error: unknown) => done(errorFor('UNKNOWN', error, request.method, route, headers))
     try {
       corsHeaders(request, headers)
-      limit(route, request, request.params, headers, server)
+      const looked = limit(route, request, request.params, headers, server)
       const params = request.params
       const query = () => queryOf(request.url)
-      const callerOf = () =>
-        auth ? authorize(resolveAuthorization(request.headers.get('authorization')), auth) : undefined
       if (method === 'POST')
         return readBody(request, route)
-          .then((body) => run({ request, server, params, query, caller: callerOf()!, body }))
+          .then((body) => {
+            // Asked again after the body (from the token cache): a token ended while the body streamed fails.
+            const caller = auth ? authorize(callerAfterLimit(request, looked), auth) : undefined
+            return run({ request, server, params, query, caller: caller!, body })
+          })
           .then((v) => done(respond(v, headers)), failed)
-      const value = run({ request, server, params, query, caller: callerOf()!, body: undefined })
+      // A GET runs in the same step as the limit: the caller it resolved is the caller.
+      const caller = auth ? authorize(looked ?? undefined, auth) : undefined
+      const value = run({ request, server, params, query, caller: caller!, body: undefined })
       // Most answers are ready at once; a handler that awaits (a linked channel) is answered when it settles.
       if (value instanceof Promise) return value.then((v) => respond(v, headers)).then(done, failed)
       return done(respond(value, headers))

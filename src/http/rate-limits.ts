@@ -2,19 +2,23 @@
 // X-RateLimit-Limit, -Remaining, -Reset (epoch seconds), -Reset-After (seconds) and -Bucket (a hash per route); one
 // request past the limit gets 429 {message, retry_after, global: false} with Retry-After and X-RateLimit-Scope: user.
 //
-// A bucket is a route (method and path, the same under /api, /api/v9 and /api/v10); it counts per caller (the
-// Authorization value, hashed, or the client IP for requests without one) and per major parameter (the lobby,
-// channel or guild in the path), in fixed windows, as Discord's do. Counts live in memory (one process).
+// A bucket is a route (method and path, the same under /api, /api/v9 and /api/v10); it counts per caller (who the
+// Authorization resolves to: the user, the bot's application, the OAuth2 application and user, never the header's
+// spelling; the client address, IPv6 by /64, for requests without a credential that resolves) and per major parameter
+// (the lobby, channel or guild in the path), in fixed windows, as Discord's do. Counts live in memory (one process).
 // These limits are for pacing well-behaved clients. The limits that protect accounts (core/ratelimit.ts: logins,
 // codes, e-mails...) are separate and unchanged; their 429s carry these headers too.
 //
-// Hot path: one cached lookup of the route's bucket, one hash of the Authorization value, one string key, one Map
-// lookup and five header values per request. No URL parsing.
+// Hot path: one cached lookup of the route's bucket, the caller from the token cache (core/caller.ts; the identity
+// check that follows reuses the answer), one string key, one Map lookup and five header values per request. No URL
+// parsing.
 import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { config } from '../config'
+import { type Caller, callerKey, resolveAuthorization } from '../core/caller'
 import { clock } from '../core/clock'
-import { clientIp, rateSubject } from './client-ip'
+import { ipKey } from '../core/ip-key'
+import { clientIp } from './client-ip'
 import { tooMany } from './errors'
 
 export type RouteLimit = { method: string; path: string; limit: number; windowMs: number }
@@ -87,20 +91,36 @@ function sweep(now: number): void {
 type Headers = Record<string, string | number>
 type IpSource = { requestIP(request: Request): { address: string } | null } | null
 
-/** Count the request in its route's window and add the X-RateLimit headers; throws the 429 past the limit. */
+/**
+ * What the rate limit learnt of the request's Authorization: its caller, null when it has none or it resolves to
+ * nobody, undefined when the limit did not look (a route without a bucket).
+ */
+export type Looked = Caller | null | undefined
+
+/**
+ * The caller to check a route's rule against, given what the rate limit learnt: a token it found unknown is not looked
+ * up again; a known one is asked again from the cache, so a token ended while the body streamed fails.
+ */
+export function callerAfterLimit(request: Request, looked: Looked): Caller | undefined {
+  return looked === null ? undefined : resolveAuthorization(request.headers.get('authorization'))
+}
+
+/**
+ * Count the request in its route's window and add the X-RateLimit headers; throws the 429 past the limit. Returns
+ * what it learnt of the caller (see Looked).
+ */
 export function limit(
   route: string,
   request: Request,
   params: Record<string, string> | undefined,
   headers: Headers,
   server: IpSource,
-): void {
-  if (headers['x-ratelimit-bucket'] !== undefined || !route) return
+): Looked {
+  if (headers['x-ratelimit-bucket'] !== undefined || !route) return undefined
   const bucket = bucketFor(route, request.method)
-  if (!bucket) return
-  const auth = request.headers.get('authorization')
-  // A 32-bit hash: a collision would only share a window, and one cannot be aimed at a token one does not know.
-  const caller = auth ? Bun.hash.cityHash32(auth).toString(36) : rateSubject(clientIp(request, server))
+  if (!bucket) return undefined
+  const looked = resolveAuthorization(request.headers.get('authorization')) ?? null
+  const caller = looked ? callerKey(looked) : `ip${ipKey(clientIp(request, server))}`
   const key = bucket.major ? `${bucket.id}:${params?.[bucket.major] ?? ''}:${caller}` : `${bucket.id}::${caller}`
   const now = clock.now()
   let w = windows.get(key)
@@ -125,16 +145,34 @@ export function limit(
   }
   if (w.count < bucket.limit) w.count += 1
   headers['x-ratelimit-remaining'] = bucket.remaining[bucket.limit - w.count]
+  return looked
 }
 
+/** Where the Elysia hooks leave what the limit learnt, for the identity check (identity.ts) on the same context. */
+export const LOOKED = '__looked'
+type LimitContext = {
+  route: string
+  request: Request
+  params: unknown
+  set: { headers: unknown }
+  server: IpSource
+  [LOOKED]?: Looked
+}
+
+// Each hook destructures its context and never hands it on whole: Elysia reads a hook's source to decide what to
+// prepare per request (a context passed to a function would make it parse headers, query and cookies every time).
 export const rateLimits = new Elysia({ name: 'rate-limits' })
   // Parse runs before transform for requests with a body: count there first, so a refused body is counted too.
   // Returning nothing lets the body parser (http/body.ts) run next.
-  .onParse({ as: 'global' }, ({ route, request, params, set, server }) => {
-    limit(route, request, params as Record<string, string> | undefined, set.headers as Headers, server)
+  .onParse({ as: 'global' }, (ctx) => {
+    const { route, request, params, set, server } = ctx as unknown as LimitContext
+    const looked = limit(route, request, params as Record<string, string>, set.headers as Headers, server)
+    if (looked !== undefined) (ctx as unknown as LimitContext)[LOOKED] = looked
   })
-  .onTransform({ as: 'global' }, ({ route, request, params, set, server }) => {
-    limit(route, request, params as Record<string, string> | undefined, set.headers as Headers, server)
+  .onTransform({ as: 'global' }, (ctx) => {
+    const { route, request, params, set, server } = ctx as unknown as LimitContext
+    const looked = limit(route, request, params as Record<string, string>, set.headers as Headers, server)
+    if (looked !== undefined) (ctx as unknown as LimitContext)[LOOKED] = looked
   })
   .as('global')
 

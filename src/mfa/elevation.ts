@@ -5,6 +5,7 @@ import { jwtVerify, SignJWT } from 'jose'
 import type { UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
 import { getSecret } from '../db/secrets'
+import { cookieValue } from '../http/cookies'
 import { hasWebauthn, authenticationOptions } from './webauthn'
 import { elevationRequired } from './errors'
 import { methodsFor } from './factors'
@@ -44,14 +45,6 @@ async function isElevated(caller: UserCaller, jwt: string | undefined | null): P
   } catch {
     return false
   }
-}
-
-function cookieValue(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
-  }
-  return undefined
 }
 
 /** The 60003 answer: a new elevation ticket and the methods this user can use. */

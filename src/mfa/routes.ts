@@ -9,7 +9,7 @@ import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../accoun
 import { redeemOneTime } from '../accounts/one-time'
 import { endSessions, replaceSession } from '../accounts/sessions'
 import { Errors, formError } from '../core/errors'
-import { consume } from '../core/ratelimit'
+import { perIp, reserve } from '../core/ratelimit'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
@@ -101,7 +101,7 @@ export const mfaPublicRoutes = new Elysia()
   .post(
     '/auth/mfa/sms/send',
     async (ctx) => {
-      consume('mfa-sms-ip', ipOf(ctx), MFA_PER_IP)
+      reserve(perIp('mfa-sms-ip', ipOf(ctx), MFA_PER_IP))
       const row = anyTicket(ctx.body.ticket, ['login', 'reset', 'elevate'])
       return { phone: await sendTicketSms(row, ipOf(ctx)) }
     },
@@ -111,7 +111,7 @@ export const mfaPublicRoutes = new Elysia()
     '/auth/mfa/:type',
     async (ctx) => {
       if (!['totp', 'sms', 'backup', 'webauthn'].includes(ctx.params.type)) throw Errors.notFound()
-      consume('mfa-ip', ipOf(ctx), MFA_PER_IP)
+      reserve(perIp('mfa-ip', ipOf(ctx), MFA_PER_IP))
       const { ticket, code, login_source, gift_code_sku_id } = ctx.body
       const { token, user_settings, required_actions } = await finishMfaLogin(ctx.params.type, ticket, code, {
         client: clientOf(ctx),
@@ -137,7 +137,7 @@ export const mfaPublicRoutes = new Elysia()
           user_settings: loginSettings(userOf(caller.userId)),
         }
       }
-      consume('conditional-ip', ipOf(ctx), MFA_PER_IP)
+      reserve(perIp('conditional-ip', ipOf(ctx), MFA_PER_IP))
       const options = await authenticationOptions(null, 'required')
       return { ticket: issueTicket('conditional', null, { challenge: options.challenge }), challenge: options.json }
     },

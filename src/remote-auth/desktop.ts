@@ -9,6 +9,7 @@ import type { ServerWebSocket } from 'bun'
 import type { ClientInfo } from '../accounts/client-info'
 import { config } from '../config'
 import { clock } from '../core/clock'
+import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
 import { encryptTo, fingerprintOf, parsePublicKey, proves, type DesktopKey } from './crypto'
 import { HEARTBEAT_GRACE, MAX_FRAME_BYTES, MAX_SOCKETS, SWEEP_EVERY_MS, frameBudget } from './limits'
@@ -32,7 +33,8 @@ const VERSION = '2'
 
 type Desktop = {
   ws: Socket
-  ip: string
+  /** What the per-IP socket count keys this socket under (IPv6 by /64). */
+  ipKey: IpKey
   client: ClientInfo
   /** hello + timeout_ms: the socket's end whatever happens */
   expiresAt: number
@@ -51,7 +53,7 @@ type Desktop = {
 
 const desktops = new Map<Socket, Desktop>()
 const byFingerprint = new Map<string, Desktop>()
-const perIp = new Map<string, number>()
+const socketsByIp = new Map<IpKey, number>()
 
 function send(d: Desktop, frame: Record<string, unknown>): void {
   d.ws.send(JSON.stringify(frame))
@@ -60,9 +62,9 @@ function send(d: Desktop, frame: Record<string, unknown>): void {
 /** Forget a desktop: maps, IP count and its row (so its handshake token dies). Idempotent. */
 function forget(d: Desktop): void {
   if (!desktops.delete(d.ws)) return
-  const left = (perIp.get(d.ip) ?? 1) - 1
-  if (left > 0) perIp.set(d.ip, left)
-  else perIp.delete(d.ip)
+  const left = (socketsByIp.get(d.ipKey) ?? 1) - 1
+  if (left > 0) socketsByIp.set(d.ipKey, left)
+  else socketsByIp.delete(d.ipKey)
   if (d.fingerprint && byFingerprint.get(d.fingerprint) === d) {
     byFingerprint.delete(d.fingerprint)
     try {
@@ -87,7 +89,8 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
     return
   }
   const cfg = config()
-  const fromIp = perIp.get(client.ip) ?? 0
+  const key = ipKey(client.ip)
+  const fromIp = socketsByIp.get(key) ?? 0
   if (fromIp >= cfg.remoteAuthSocketsPerIp || desktops.size >= MAX_SOCKETS) {
     log.warn('remote-auth socket refused', {
       ip: client.ip,
@@ -99,7 +102,7 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
   const now = clock.now()
   const d: Desktop = {
     ws,
-    ip: client.ip,
+    ipKey: key,
     client,
     expiresAt: now + cfg.remoteAuthTimeoutMs,
     initBy: now + cfg.remoteAuthInitMs,
@@ -108,7 +111,7 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
     closed: false,
   }
   desktops.set(ws, d)
-  perIp.set(client.ip, fromIp + 1)
+  socketsByIp.set(key, fromIp + 1)
   // Origin is not required (desktop and test clients send none); it is logged.
   log.info('remote-auth socket opened', { ip: client.ip, origin: origin ?? '-' })
   send(d, { op: 'hello', heartbeat_interval: cfg.remoteAuthHeartbeatMs, timeout_ms: cfg.remoteAuthTimeoutMs })
@@ -167,7 +170,7 @@ function proof(d: Desktop, frame: Record<string, unknown>): void {
   insertDesktop({
     fingerprint,
     publicKey: d.key.encoded,
-    ip: d.ip,
+    ip: d.client.ip,
     clientOs: d.client.os,
     clientPlatform: d.client.platform,
     clientLocation: d.client.location,
@@ -234,5 +237,5 @@ export function stopRemoteAuthGateway(): void {
 }
 
 export function remoteAuthStats() {
-  return { sockets: desktops.size, proven: byFingerprint.size, ips: perIp.size }
+  return { sockets: desktops.size, proven: byFingerprint.size, ips: socketsByIp.size }
 }

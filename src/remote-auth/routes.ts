@@ -1,7 +1,7 @@
 // Remote (QR) login over REST (spec §4.10, WIRE.md §3): the mobile user's create / finish / cancel, and the desktop's
 // unauthenticated ticket exchange. The desktop's socket is socket.ts.
 import { Elysia } from 'elysia'
-import { consume } from '../core/ratelimit'
+import { consume, perIp, reserve } from '../core/ratelimit'
 import { clientIp } from '../http/client-ip'
 import { identity } from '../http/identity'
 import { doc, NO_CONTENT } from '../http/docs'
@@ -51,7 +51,7 @@ export const remoteAuthRoutes = new Elysia()
   .post(
     '/users/@me/remote-auth/login',
     (ctx) => {
-      consume('remote-auth-login-ip', clientIp(ctx.request, ctx.server), LOGIN_REQUESTS)
+      reserve(perIp('remote-auth-login-ip', clientIp(ctx.request, ctx.server), LOGIN_REQUESTS))
       return exchangeTicket(ctx.body.ticket)
     },
     {

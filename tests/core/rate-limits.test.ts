@@ -2,8 +2,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { REST, RESTEvents } from '@discordjs/rest'
 import { config, setConfig } from '../../src/config'
+import { cachedCallers, forgetCallers, setTokenResolvers } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
 import { DEFAULT_ROUTE_LIMIT, ROUTE_LIMITS } from '../../src/http/rate-limits'
+import { modules } from '../../src/modules'
 import { withConfig } from '../auth/helpers'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -125,6 +127,93 @@ describe('limits', () => {
     // The refused request was not counted as a message; the next window passes again.
     clock.advance(MESSAGES.windowMs)
     expect((await send(lobby.id)).status).toBe(201)
+  })
+
+  test('a bot token in any spelling is one caller: one message window per lobby, one token cache entry', async () => {
+    const { app, players } = await setup(1)
+    const lobby = await createLobby(`Bot ${app.bot_token}`, { members: [{ id: players[0].id }] })
+    const spellings = [`Bot ${app.bot_token}`, `bot ${app.bot_token}`, `BOT ${app.bot_token}`, `Bot  ${app.bot_token}`]
+    // One window for the whole test: the clock stands still, so a slow machine cannot cross into the next one.
+    const now = clock.now
+    const frozen = now()
+    clock.now = () => frozen
+    try {
+      forgetCallers()
+      const statuses: number[] = []
+      for (let i = 0; i <= MESSAGES.limit; i++)
+        statuses.push(
+          (await raw('POST', `/lobbies/${lobby.id}/messages`, { token: spellings[i % 4], body: { content: `m${i}` } }))
+            .status,
+        )
+      expect(statuses).toEqual([...Array(MESSAGES.limit).fill(201), 429])
+      expect(cachedCallers()).toBe(1)
+      // GET /users/@me for the bot (a lane route) counts in one window too, whatever the spelling.
+      const remaining = await Promise.all(
+        spellings.map(async (token) =>
+          (await raw('GET', '/users/@me', { token })).headers.get('x-ratelimit-remaining'),
+        ),
+      )
+      expect(remaining.map(Number).sort((a, b) => b - a)).toEqual([49, 48, 47, 46])
+      expect(cachedCallers()).toBe(1)
+    } finally {
+      clock.now = now
+    }
+  })
+
+  test("a user's sessions are one caller; a wrong token counts by the client address", async () => {
+    const user = await makeUser()
+    const second = (await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })).body
+      .token as string
+    const now = clock.now
+    const frozen = now()
+    clock.now = () => frozen
+    try {
+      const left = async (token: string) =>
+        Number((await raw('GET', '/users/@me', { token })).headers.get('x-ratelimit-remaining'))
+      expect([await left(user.token), await left(second), await left(` ${user.token} `)]).toEqual([49, 48, 47])
+      // Unknown tokens do not each get a window: they share the address's.
+      const wrong = [await left('not-a-token'), await left('Bot not-a-token'), await left('bearer nope')]
+      expect(wrong).toEqual([49, 48, 47])
+    } finally {
+      clock.now = now
+    }
+  })
+
+  test('the limit and the identity check share one token lookup: none for a cached token, one for an unknown one', async () => {
+    const user = await makeUser()
+    let lookups = 0
+    const originals = modules.flatMap((m) => (m.tokens ? [m.tokens] : []))
+    for (const tokens of originals)
+      setTokenResolvers(
+        Object.fromEntries(
+          Object.entries(tokens).map(([kind, resolve]) => [
+            kind,
+            (token: string) => {
+              lookups += 1
+              return (resolve as (t: string) => unknown)(token)
+            },
+          ]),
+        ) as typeof tokens,
+      )
+    try {
+      // A lane GET, an Elysia GET and an Elysia POST with a body.
+      for (const [method, path] of [
+        ['GET', '/users/@me'],
+        ['GET', '/auth/sessions'],
+        ['POST', '/lobbies'],
+      ]) {
+        await raw(method, path, { token: user.token, body: method === 'POST' ? {} : undefined })
+        lookups = 0
+        for (let i = 0; i < 5; i++)
+          await raw(method, path, { token: user.token, body: method === 'POST' ? {} : undefined })
+        expect({ path, lookups }).toEqual({ path, lookups: 0 })
+        for (let i = 0; i < 5; i++)
+          await raw(method, path, { token: `unknown-${i}`, body: method === 'POST' ? {} : undefined })
+        expect({ path, lookups }).toEqual({ path, lookups: 5 })
+      }
+    } finally {
+      for (const tokens of originals) setTokenResolvers(tokens)
+    }
   })
 
   test(`every other route: ${DEFAULT_ROUTE_LIMIT.limit} per window; unauthenticated callers count by IP`, async () => {

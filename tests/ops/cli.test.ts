@@ -316,6 +316,32 @@ describe('serve', () => {
     }
   })
 
+  test('a line larger than the pipe takes, after stdout closed: the write is refused quietly, the process carries on', async () => {
+    // A write the pipe takes only in part returns a promise (not only the flush), which rejects with EPIPE once the
+    // reader has gone: deterministic with a line larger than the pipe's buffer (64 KiB on Linux).
+    const log = join(import.meta.dir, '../../src/core/log.ts')
+    const script = `import { log, flushLogs } from ${JSON.stringify(log)}
+      log.info('ready'); await flushLogs()
+      await new Promise((r) => process.stdin.once('data', r))
+      for (let i = 0; i < 3; i++) { log.info('big', { pad: 'x'.repeat(300_000) }); await flushLogs(); await Bun.sleep(20) }
+      process.stderr.write('alive\\n')`
+    const proc = Bun.spawn([process.execPath, '-e', script], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    try {
+      const reader = proc.stdout.getReader()
+      let seen = ''
+      while (!seen.includes('ready')) seen += new TextDecoder().decode((await reader.read()).value)
+      await reader.cancel()
+      proc.stdin.write('go\n')
+      proc.stdin.end()
+      expect(await proc.exited).toBe(0)
+      expect(await new Response(proc.stderr).text()).toMatch(
+        /^\S+Z ERROR stdout failed \(EPIPE\): info and debug lines are no longer written\nalive\n$/,
+      )
+    } finally {
+      proc.kill('SIGKILL')
+    }
+  })
+
   test('METRICS_PORT: /metrics on its own listener only; the main port keeps answering 404', async () => {
     const metricsPort = freePort()
     const server = await serve(freshEnv({ METRICS_PORT: String(metricsPort) }).env)

@@ -294,6 +294,38 @@ export function bodyBytes(value: fc.Arbitrary<unknown>): fc.Arbitrary<Uint8Array
   })
 }
 
+/**
+ * Malformed percent-encodings: a lone `%`, bad hex, truncated and overlong UTF-8, an encoded surrogate, `%u`, and
+ * generated runs of `%XX` cut short. decodeURIComponent throws on each of them.
+ */
+export const badPercent: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('%', '%%', 'a%', '%z', '%zz', '%E0%A4%A', '%E0%A4', '%C0%AF', '%ED%A0%80', '%FF', '%uD800', '%%41'),
+  fc
+    .tuple(
+      fc.array(fc.constantFrom('%E0', '%A4', '%C3', '%28', '%F0', '%9F', '%80', '%41', '=', ';', 'x'), {
+        maxLength: 5,
+      }),
+      fc.constantFrom('%', '%E', '%A', '%G1', ''),
+    )
+    .map(([parts, tail]) => `${parts.join('')}${tail}`),
+)
+
+/** A Cookie header: the elevation cookie and others, well-formed and not (bad escapes, no `=`, quotes, repeats). */
+export const cookieHeader: fc.Arbitrary<string> = fc
+  .array(
+    fc.oneof(
+      latin1.map((v) => `__Secure-recent_mfa=${v}`),
+      badPercent.map((v) => `__Secure-recent_mfa=${v}`),
+      badPercent.map((v) => `__Secure-recent_mfa="${v}"`),
+      fc
+        .tuple(fc.oneof(badPercent, fc.constantFrom('a', '__proto__', 'constructor', '')), badPercent)
+        .map(([k, v]) => `${k}=${v}`),
+      fc.constantFrom('__proto__=1', 'constructor=2', '=', ';', 'novalue', '__Secure-recent_mfa', '"%"'),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((parts) => parts.join('; '))
+
 /** A query string from a query schema: its keys with good and bad values, unknown keys, repeats, bad escapes. */
 export function queryString(schema: Schema): fc.Arbitrary<string> {
   const keys = Object.keys(schema?.properties ?? {})
@@ -335,13 +367,17 @@ export function queryString(schema: Schema): fc.Arbitrary<string> {
     ),
     anyString,
   )
-  const raw = fc.constantFrom('%', '%zz', '%ff', '%c3%28', '%00', '%ed%a0%80', '&&', '=', '==', '+')
+  const raw = fc.oneof(
+    fc.constantFrom('%', '%zz', '%ff', '%c3%28', '%00', '%ed%a0%80', '&&', '=', '==', '+'),
+    badPercent,
+  )
   const pair = fc.oneof(
     {
       weight: 8,
       arbitrary: fc.tuple(key, value).map(([k, v]) => `${encodeURIComponentLoose(k)}=${encodeURIComponentLoose(v)}`),
     },
     { weight: 1, arbitrary: fc.tuple(key, raw).map(([k, r]) => `${encodeURIComponentLoose(k)}=${r}`) },
+    { weight: 1, arbitrary: fc.tuple(badPercent, fc.oneof(value, raw)).map(([k, v]) => `${k}=${v}`) },
     { weight: 1, arbitrary: key.map((k) => encodeURIComponentLoose(k)) },
   )
   return fc.array(pair, { maxLength: 6 }).map((pairs) => (pairs.length ? `?${pairs.join('&')}` : ''))
@@ -397,24 +433,19 @@ export const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
     fc.oneof(
       fc.tuple(
         fc.constant('x-fingerprint'),
-        fc.oneof(fc.constant('1.abc'), fc.stringMatching(/^[0-9]{1,20}\.[A-Za-z0-9_-]{0,43}$/), latin1),
+        fc.oneof(fc.constant('1.abc'), fc.stringMatching(/^[0-9]{1,20}\.[A-Za-z0-9_-]{0,43}$/), latin1, badPercent),
       ),
       fc.tuple(
         fc.constant('x-forwarded-for'),
-        fc.oneof(fc.ipV4(), fc.ipV6(), latin1, fc.constant('1.2.3.4, 5.6.7.8'), fc.constant('')),
+        fc.oneof(fc.ipV4(), fc.ipV6(), latin1, fc.constant('1.2.3.4, 5.6.7.8'), fc.constant(''), badPercent),
       ),
       fc.tuple(
         fc.constantFrom('x-service-mfa-authorization', 'x-discord-mfa-authorization'),
-        fc.oneof(latin1, fc.constant('eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.')),
+        fc.oneof(latin1, fc.constant('eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.'), badPercent),
       ),
-      fc.tuple(
-        fc.constant('cookie'),
-        fc.oneof(
-          latin1.map((v) => `__Secure-recent_mfa=${v}`),
-          fc.constant('__proto__=1; constructor=2'),
-        ),
-      ),
-      fc.tuple(fc.constant('x-super-properties'), latin1),
+      fc.tuple(fc.constant('cookie'), cookieHeader),
+      fc.tuple(fc.constant('x-super-properties'), fc.oneof(latin1, badPercent)),
+      fc.tuple(fc.constantFrom('x-request-id', 'x-audit-log-reason'), badPercent),
       fc.tuple(fc.constant('user-agent'), fc.oneof(latin1, fc.constant('A'.repeat(4000)))),
       fc.tuple(fc.constant('accept-language'), latin1),
       fc.tuple(fc.constant('origin'), fc.oneof(fc.webUrl(), latin1)),

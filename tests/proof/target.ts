@@ -5,6 +5,7 @@ import { Database } from 'bun:sqlite'
 import { createSession } from '../../src/accounts/sessions'
 import { config } from '../../src/config'
 import { rawDatabase } from '../../src/db/client'
+import { opHandlers } from '../../src/gateway/bus'
 import { api, makeApp, makeUser, server } from '../helpers'
 import { bearerFor } from '../oauth2/helpers'
 
@@ -113,6 +114,10 @@ process.on('message', async (message: { id: number; cmd: string }) => {
         break
       case 'world':
         reply = await world()
+        break
+      case 'opcodes':
+        // The client opcodes the domains registered with the Gateway (the fuzzer's oracle reads the same table).
+        reply = [...opHandlers.keys()]
         break
       case 'health':
         reply = {

@@ -1,0 +1,44 @@
+// scripts/check-structure.ts as a test: the source keeps its rules, and the ip-keys rule catches a limit that counts
+// a raw client address (each snippet below is how a limit was written before every per-IP limit went through ipKey).
+import { describe, expect, test } from 'bun:test'
+import { check, circles, ipKeyFindings } from '../../scripts/check-structure'
+
+test('src/ keeps its floors, errors, queries and ip-keys rules', () => {
+  const { findings, edges } = check()
+  expect(findings).toEqual([])
+  expect(circles(edges)).toEqual([])
+})
+
+describe('ip-keys', () => {
+  const raw = [
+    "consume('register-ip', client.ip, REGISTRATIONS_PER_IP)",
+    "reserve(['forgot-ip', ip, FORGOT_PER_IP], ['forgot-login', login, FORGOT_PER_LOGIN])",
+    "reserve(['sms-ip', ip, SMS_PER_IP], ['sms-phone', phone, SMS_PER_PHONE])",
+    "consume('mfa-sms-ip', ipOf(ctx), MFA_PER_IP)",
+    "consume('phone-verify-ip', clientIp(ctx.request, ctx.server), { limit: 30, windowMs: 3600_000 })",
+    "const slots: Slot[] = [\n  ['login-ip', ip, LOGIN_FAILURES_PER_IP],\n  ['login-account-ip', pair, X],\n]",
+    "clear('login-account-ip', pair)",
+    "tryConsume('fingerprint', rateSubject(ip), FINGERPRINT_LIMIT)",
+    'const pendingByIp = new Map<string, number>()',
+    'const perIp = new Map<string, number>()',
+    'const knownIps = new Set()',
+    'return `${groups.slice(0, 4).join(":")}::/64`',
+  ]
+  for (const snippet of raw)
+    test(`finds: ${snippet.split('\n')[0]}`, () => {
+      expect(ipKeyFindings('auth/example.ts', snippet).length).toBeGreaterThan(0)
+    })
+
+  const fine = [
+    "reserve(perIp('forgot-ip', ip, FORGOT_PER_IP), ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])",
+    "const pair = perIp('login-account-ip', ip, LIMIT, accountKey)\nclear(pair[0], pair[1])",
+    "tryConsume(...perIp('fingerprint-ip', ip, FINGERPRINT_LIMIT))",
+    "consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })",
+    'const socketsByIp = new Map<IpKey, number>()',
+    'rows.clear()\nthis.dirty.clear()',
+  ]
+  for (const snippet of fine)
+    test(`passes: ${snippet.split('\n')[0]}`, () => {
+      expect(ipKeyFindings('auth/example.ts', snippet)).toEqual([])
+    })
+})
