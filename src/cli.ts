@@ -1,5 +1,5 @@
-// The binary's command line: `server` (or `server serve [--port N] [--host H]`) serves; `server --help` lists the
-// operator commands (`server app create --name N`, `server user create --email E`, `server backup FILE`, ...).
+// The binary's command line: `lobby-server` (or `lobby-server serve [--port N] [--host H]`) serves; `lobby-server --help` lists the
+// operator commands (`lobby-server app create --name N`, `lobby-server user create --email E`, `lobby-server backup FILE`, ...).
 // Commands print JSON (or text) on stdout so scripts can read it; log lines and errors go to stderr.
 // Exit codes: 0 done, 1 refused or failed (one line on stderr), 2 bad usage (unknown command or option).
 import { chownSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
@@ -23,7 +23,7 @@ import { readOutbox } from './delivery'
 import { lockUser } from './auth/lock'
 import { DefinitionError } from './experiments/definitions'
 import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
-import { VERSION } from './version'
+import { VERSION, versionLine } from './version'
 
 /** node:util (~2 ms to load) only when a command parses its options, not on every start of the server. */
 const parseArgs: typeof util.parseArgs = (options) => (require('node:util') as typeof util).parseArgs(options)
@@ -268,7 +268,7 @@ const SERVE = {
 
 export class UsageError extends Error {}
 
-/** Commands contributed by other domains (e.g. `server outbox`). */
+/** Commands contributed by other domains (e.g. `lobby-server outbox`). */
 export function addCommand(name: string, command: Command): void {
   commands[name] = command
 }
@@ -278,12 +278,12 @@ function helpText(): string {
     SERVE,
     ...Object.values(commands),
     { usage: 'help, --help', summary: "this list (COMMAND --help: one command's usage)" },
-    { usage: '--version', summary: 'the version' },
+    { usage: '--version', summary: 'the version, commit, build date and target' },
   ]
   return [
-    `lobby-server ${VERSION}`,
+    versionLine(),
     '',
-    'usage: server [COMMAND] [OPTIONS]',
+    'usage: lobby-server [COMMAND] [OPTIONS]',
     '',
     'commands:',
     ...rows.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]),
@@ -309,12 +309,12 @@ export function parseInvocation(args: string[]): Invocation {
     return { kind: 'exit', code: 0 }
   }
   if (args[0] === '--version' || args[0] === 'version' || args[0] === '-v') {
-    console.log(`lobby-server ${VERSION}`)
+    console.log(versionLine())
     return { kind: 'exit', code: 0 }
   }
   if (args.length === 0 || args[0] === 'serve') {
     if (args.includes('--help') || args.includes('-h')) {
-      console.log(`usage: server ${SERVE.usage}\n${SERVE.summary}`)
+      console.log(`usage: lobby-server ${SERVE.usage}\n${SERVE.summary}`)
       return { kind: 'exit', code: 0 }
     }
     try {
@@ -331,7 +331,7 @@ export function parseInvocation(args: string[]): Invocation {
       if (values.host !== undefined && !values.host) throw new UsageError('--host must not be empty')
       return { kind: 'serve', port, host: values.host }
     } catch (error) {
-      console.error(`error: ${(error as Error).message}\nusage: server ${SERVE.usage}`)
+      console.error(`error: ${(error as Error).message}\nusage: lobby-server ${SERVE.usage}`)
       return { kind: 'exit', code: 2 }
     }
   }
@@ -341,12 +341,12 @@ export function parseInvocation(args: string[]): Invocation {
       .filter((a) => !a.startsWith('-'))
       .slice(0, 2)
       .join(' ')
-    console.error(`error: unknown command "${words || args[0]}"; "server --help" lists the commands`)
+    console.error(`error: unknown command "${words || args[0]}"; "lobby-server --help" lists the commands`)
     return { kind: 'exit', code: 2 }
   }
   const command = found[1]
   if (args.includes('--help') || args.includes('-h')) {
-    console.log(`usage: server ${command.usage}\n${command.summary}`)
+    console.log(`usage: lobby-server ${command.usage}\n${command.summary}`)
     return { kind: 'exit', code: 0 }
   }
   return { kind: 'command', args }
@@ -357,7 +357,7 @@ export async function runCli(args: string[]): Promise<number> {
   logToStderr()
   const found = findCommand(args)
   if (!found) {
-    console.error(`error: unknown command "${args.slice(0, 2).join(' ')}"; "server --help" lists the commands`)
+    console.error(`error: unknown command "${args.slice(0, 2).join(' ')}"; "lobby-server --help" lists the commands`)
     return 2
   }
   const [name, command] = found
@@ -369,7 +369,7 @@ export async function runCli(args: string[]): Promise<number> {
   } catch (error) {
     const usage = error instanceof UsageError || String((error as { code?: string })?.code).startsWith('ERR_PARSE_ARGS')
     console.error(
-      `error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}${usage ? `\nusage: server ${command.usage}` : ''}`,
+      `error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}${usage ? `\nusage: lobby-server ${command.usage}` : ''}`,
     )
     if (!usage && error instanceof Error && error.message.includes('\n'))
       console.error(error.message.split('\n').slice(1).join('\n'))
