@@ -20,10 +20,12 @@ export const TARGETS = [
 ] as const
 
 /** UTC, YYYY-MM-DD; SOURCE_DATE_EPOCH (seconds) when set, for reproducible builds. */
-const BUILD_DATE = new Date(process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now())
+export const BUILD_DATE = new Date(
+  process.env.SOURCE_DATE_EPOCH ? Number(process.env.SOURCE_DATE_EPOCH) * 1000 : Date.now(),
+)
   .toISOString()
   .slice(0, 10)
-const COMMIT = gitCommit() ?? 'unknown'
+export const COMMIT = gitCommit() ?? 'unknown'
 
 /** `bun build src/main.ts <flags> --outfile FILE`; with a target, a cross-compiled binary for it. */
 export function buildFlags(target?: string): string[] {
