@@ -24,7 +24,7 @@ import { readOutbox } from './delivery'
 import { lockUser } from './auth/lock'
 import { DefinitionError } from './experiments/definitions'
 import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
-import { VERSION } from './version'
+import { VERSION, versionLine } from './version'
 
 /** node:util (~2 ms to load) only when a command parses its options, not on every start of the server. */
 const parseArgs: typeof util.parseArgs = (options) => (require('node:util') as typeof util).parseArgs(options)
@@ -310,10 +310,10 @@ function helpText(): string {
     SERVE,
     ...Object.values(commands),
     { usage: 'help, --help', summary: "this list (COMMAND --help: one command's usage)" },
-    { usage: '--version', summary: 'the version' },
+    { usage: '--version', summary: 'the version, commit, build date and target' },
   ]
   return [
-    `lobby-server ${VERSION}`,
+    versionLine(),
     '',
     'usage: lobby-server [COMMAND] [OPTIONS]',
     '',
@@ -341,7 +341,7 @@ export function parseInvocation(args: string[]): Invocation {
     return { kind: 'exit', code: 0 }
   }
   if (args[0] === '--version' || args[0] === 'version' || args[0] === '-v') {
-    console.log(`lobby-server ${VERSION}`)
+    console.log(versionLine())
     return { kind: 'exit', code: 0 }
   }
   if (args.length === 0 || args[0] === 'serve') {

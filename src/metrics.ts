@@ -11,7 +11,7 @@ import { databaseSize } from './db/client'
 import { gatewayStats } from './gateway/server'
 import { countLobbies } from './lobbies/store'
 import { countUsers } from './accounts/store'
-import { VERSION } from './version'
+import { buildInfo } from './version'
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 const startedAt = Date.now() / 1000
@@ -44,7 +44,9 @@ export function installMetrics(): void {
   )
   collect('lobby_lobbies', 'Lobbies.', 'gauge', () => countLobbies())
   collect('lobby_users', 'User accounts (bots not counted).', 'gauge', () => countUsers())
-  collect('lobby_build_info', 'The running version.', 'gauge', () => [[{ version: VERSION }, 1]])
+  collect('lobby_build_info', 'The running version: its commit, build date and target.', 'gauge', () => [
+    [buildInfo(), 1],
+  ])
   collect(
     'process_start_time_seconds',
     'Start time of the process since the Unix epoch, in seconds.',

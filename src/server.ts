@@ -14,7 +14,7 @@ import { attachGateway, closeAllGatewaySockets } from './gateway/server'
 import { startHousekeeping, stopHousekeeping } from './housekeeping'
 import { installMetrics, startMetricsListener } from './metrics'
 import { modules } from './modules'
-import { VERSION } from './version'
+import { buildInfo } from './version'
 
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
@@ -114,7 +114,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   log.notice('listening', {
     url: config().baseUrl,
     database: cfg.databasePath,
-    version: VERSION,
+    ...buildInfo(),
     pid: process.pid,
     ...(metricsServer ? { metrics: `http://${cfg.metricsHost}:${metricsServer.port}/metrics` } : {}),
   })

@@ -44,10 +44,22 @@ describe('help, version, unknown commands', () => {
     expect(r.stdout).toContain('--password-stdin')
   })
 
-  test('--version prints the version', async () => {
+  test('--version prints the version, the commit, the build date and the target', async () => {
     const r = await cli(freshEnv().env, ['--version'])
     expect(r.code).toBe(0)
-    expect(r.stdout.trim()).toBe(`lobby-server ${version}`)
+    // From source: the checkout's commit (or "source" outside a git checkout), today, this machine.
+    const line = r.stdout.trim()
+    const [, v, commit, built, target] =
+      /^lobby-server (\S+) \(([0-9a-f]{7,}(?:-dirty)?|source), (\d{4}-\d{2}-\d{2}), ([a-z0-9]+-[a-z0-9]+)\)$/.exec(
+        line,
+      ) ?? []
+    expect(v).toBe(version)
+    expect(commit).toBeDefined()
+    expect(Math.abs(Date.parse(built) - Date.now())).toBeLessThan(2 * 86_400_000)
+    expect(target).toBe(`${process.platform}-${process.arch}`)
+    const help = await cli(freshEnv().env, ['--help'])
+    expect(help.stdout.split('\n')[0]).toBe(line)
+    expect(help.stdout).toContain('usage: lobby-server [COMMAND] [OPTIONS]')
   })
 
   test('an unknown command is named on stderr with exit 2; unknown options and bad values of known ones exit 2', async () => {

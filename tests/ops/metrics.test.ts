@@ -130,7 +130,9 @@ describe('content', () => {
     expect(sample(text, 'lobby_lobbies')).toBe(lobbies + 1)
     expect(sample(text, 'lobby_users')).toBeGreaterThanOrEqual(1)
     expect(sample(text, 'lobby_database_size_bytes')).toBeGreaterThan(4096)
-    expect(text).toMatch(/^lobby_build_info\{version="[^"]+"\} 1$/m)
+    expect(text).toMatch(
+      /^lobby_build_info\{version="[^"]+",commit="[^"]+",built="\d{4}-\d{2}-\d{2}",target="[^"]+"\} 1$/m,
+    )
     client.close()
   })
 
