@@ -3,6 +3,7 @@
 // (LOBBY_MEMBER_CONNECT/DISCONNECT, LOBBY_VOICE_STATE_UPDATE). Connected members hold off the idle close.
 import type { Caller } from '../core/caller'
 import { transaction } from '../db/client'
+import { audiences, sees } from '../gateway/bus'
 import { Effects } from './effects'
 import { armIdleDeadline } from './activity'
 import { eventMember, lobbyVoiceState } from './serialize'
@@ -17,9 +18,10 @@ export type VoiceFlags = { selfMute: boolean; selfDeaf: boolean }
  * application's lobbies); bots never. Unknown lobby and not a member look the same.
  */
 export function callAccess(caller: Caller, lobbyId: string): { lobbyId: string; idleTimeoutMs: number } | undefined {
-  if (caller.kind === 'bot') return undefined
   const lobby = getLobby(lobbyId)
-  if (!lobby || (caller.kind === 'bearer' && lobby.applicationId !== caller.applicationId)) return undefined
+  // Who may join is who sees the lobby (gateway/bus.ts sees): no bot; an OAuth2 session of its application, with
+  // lobbies.write.
+  if (!lobby || !sees(caller, audiences.lobby(lobby.applicationId))) return undefined
   if (!getMember(lobby.id, caller.userId)) return undefined
   return { lobbyId: lobby.id, idleTimeoutMs: lobby.idleTimeoutSeconds * 1000 }
 }

@@ -67,6 +67,20 @@ describe('lobby voice presence', () => {
         lobby.id,
       ),
     ).toBeDefined()
+    // Its own application's lobby, but without lobbies.write: the session does not see the lobby, nor its call.
+    expect(
+      callAccess(
+        {
+          kind: 'bearer',
+          userId: member!.id,
+          applicationId: app.id,
+          scopes: ['identify'],
+          grantId: 'g',
+          familyId: 'f',
+        },
+        lobby.id,
+      ),
+    ).toBeUndefined()
     expect(
       callAccess(
         { kind: 'bearer', userId: member!.id, applicationId: '1', scopes: [], grantId: 'g', familyId: 'f' },
