@@ -2,8 +2,9 @@
 // `{version: 1, application_id, type: 1, event: {type, timestamp, data}}`, signed as Discord signs interactions:
 // `X-Signature-Ed25519` is the application's Ed25519 signature (hex) of `X-Signature-Timestamp` (unix seconds)
 // followed by the body; the application checks it with its `verify_key`. A URL is taken only after it answered a
-// PING (`type: 0`) with a 2xx (Discord asks for 204). The outbox that retries lives with the events' owner
-// (lobbies/event-webhooks.ts).
+// PING (`type: 0`) with a 2xx (Discord asks for 204). A lobby may send its events to a URL of its own
+// (`override_event_webhooks_url`), verified and signed the same way with the application's key. The outbox that
+// retries lives with the events' owner (lobbies/event-webhooks.ts).
 //
 // SSRF: the URL must be http(s), and unless EVENT_WEBHOOKS_ALLOW_PRIVATE is set, every address its host resolves to
 // must be public (no loopback, private, link-local, CGNAT, multicast or unspecified addresses), checked when the URL
