@@ -41,7 +41,8 @@ function mayLink(caller: AppCaller, lobby: LobbyRow): void {
 
 export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, channelId: string | null | undefined) {
   mayLink(caller, lobby)
-  if (channelId === null || channelId === undefined) return unlink(lobby)
+  const forApp = caller.kind === 'bot'
+  if (channelId === null || channelId === undefined) return unlink(lobby, forApp)
   const port = guildPort()
   const channel = port ? await port.getChannel(channelId) : undefined
   if (!port || !channel) throw Errors.unknownChannel()
@@ -79,15 +80,15 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
     return row
   })
   await effects.flush()
-  return lobbyView(updated)
+  return lobbyView(updated, forApp)
 }
 
 const alreadyLinked = () =>
   formError({ channel_id: ['CHANNEL_ALREADY_LINKED', 'This channel is already linked to a lobby.'] })
 
-async function unlink(lobby: LobbyRow) {
+async function unlink(lobby: LobbyRow, forApp: boolean) {
   const previous = lobby.linkedChannelId
-  if (!previous) return lobbyView(lobby)
+  if (!previous) return lobbyView(lobby, forApp)
   const effects = new Effects()
   const row = transaction((tx) => {
     const updated = updateLobby(tx, lobby.id, { linkedChannelId: null, linkedBy: null, linkedAt: null })
@@ -100,7 +101,7 @@ async function unlink(lobby: LobbyRow) {
     return updated
   })
   await effects.flush()
-  return lobbyView(row)
+  return lobbyView(row, forApp)
 }
 
 /** POST .../members/{@me|user}/invites: a single-use, one-hour invite to the linked channel only `targetId` may accept. */

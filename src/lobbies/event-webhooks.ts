@@ -4,21 +4,42 @@
 // it with a 2xx. At least once, in order per lobby (a lobby's next event waits for the one before it), with
 // exponential backoff (1 s, doubling, at most a minute between attempts) for as long as the lobby exists; a deleted
 // lobby's undelivered events go with it (foreign key). oauth2/event-webhooks.ts signs and sends.
+//
+// Where an event goes is decided when it is sent, not when it is queued: the lobby's `override_event_webhooks_url`
+// if it has one, else the application's URL. So a change of the override (or of the application's URL) takes the
+// lobby's queued events with it, in order (a change of the override makes them due at once, with a fresh backoff),
+// and a lobby whose events have nowhere left to go (override cleared, application URL off) drops them.
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { collect } from '../core/metrics'
 import type { DB } from '../db/client'
-import { EventWebhookStatus, sendApplicationEvent } from '../oauth2/event-webhooks'
-import { eventWebhookUrl, findApplication } from '../oauth2/store'
+import { sendApplicationEvent, verifyEventWebhooksUrl, checkWebhookUrl } from '../oauth2/event-webhooks'
+import { eventWebhookUrl } from '../oauth2/store'
 import {
   countEventDeliveries,
   deleteEventDelivery,
-  dropEventDeliveries,
+  dropLobbyEventDeliveries,
   dueEventDeliveries,
   enqueueEventDelivery,
   failEventDelivery,
+  getLobby,
 } from './store'
 import type { LobbyRow } from './tables'
+
+export const OVERRIDE_FIELD = 'override_event_webhooks_url'
+
+/**
+ * A URL a lobby's events may be sent to instead of the application's: the SSRF guard, then a signed PING answered
+ * 2xx within EVENT_WEBHOOK_TIMEOUT_MS, as for the application's URL. Not PINGed again when it already is the lobby's
+ * override (`current`) or the application's own (verified) URL. Throws 400 50035 naming the field.
+ */
+export async function verifyOverrideUrl(applicationId: string, url: string, current?: string | null): Promise<void> {
+  if (url === current || new URL(url).toString() === eventWebhookUrl(applicationId)) {
+    await checkWebhookUrl(url, OVERRIDE_FIELD)
+    return
+  }
+  await verifyEventWebhooksUrl(applicationId, url, OVERRIDE_FIELD)
+}
 
 const TICK_MS = 500
 const BATCH = 64
@@ -29,11 +50,16 @@ let delivered = 0
 let failedAttempts = 0
 
 /**
- * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the application has them
- * enabled (a cached lookup otherwise). Call `kickEventDeliveries()` after the commit.
+ * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the lobby has an override
+ * URL or the application has its webhooks enabled (a cached lookup). Call `kickEventDeliveries()` after the commit.
  */
-export function queueLobbyEvent(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>, type: string, data: unknown) {
-  if (!eventWebhookUrl(lobby.applicationId)) return false
+export function queueLobbyEvent(
+  tx: DB,
+  lobby: Pick<LobbyRow, 'id' | 'applicationId' | 'overrideEventWebhooksUrl'>,
+  type: string,
+  data: unknown,
+) {
+  if (!lobby.overrideEventWebhooksUrl && !eventWebhookUrl(lobby.applicationId)) return false
   const now = clock.now()
   const body = JSON.stringify({
     version: 1,
@@ -72,13 +98,15 @@ async function deliverDue(): Promise<void> {
     let progressed = false
     await Promise.all(
       due.map(async (row) => {
-        const app = findApplication(row.applicationId)
-        if (app?.eventWebhooksStatus !== EventWebhookStatus.ENABLED) {
-          // Turned off (or gone) since: what was queued for it is dropped.
-          dropEventDeliveries(row.applicationId)
+        const lobby = getLobby(row.lobbyId)
+        const override = lobby?.overrideEventWebhooksUrl ?? null
+        if (!lobby || (!override && !eventWebhookUrl(row.applicationId))) {
+          // Nowhere to go any more (the override cleared, the application's URL turned off, the lobby gone): what
+          // was queued for the lobby is dropped.
+          dropLobbyEventDeliveries(row.lobbyId)
           return
         }
-        const result = await sendApplicationEvent(row.applicationId, row.body)
+        const result = await sendApplicationEvent(row.applicationId, row.body, override)
         if (result.ok) {
           deleteEventDelivery(row.id)
           delivered++
@@ -89,7 +117,12 @@ async function deliverDue(): Promise<void> {
         const wait = Math.min(FIRST_RETRY_MS * 2 ** row.attempts, MAX_RETRY_MS)
         failEventDelivery(row.id, row.attempts + 1, clock.now() + wait, result.error)
         if (row.attempts === 0)
-          log.warn('event webhook failed', { application: row.applicationId, error: result.error })
+          log.warn('event webhook failed', {
+            application: row.applicationId,
+            lobby: row.lobbyId,
+            override: override !== null,
+            error: result.error,
+          })
       }),
     )
     if (!progressed) return

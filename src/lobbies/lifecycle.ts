@@ -6,6 +6,7 @@ import { queuedTransaction, transaction, type DB } from '../db/client'
 import type { AppCaller } from './access'
 import { touchLobby } from './activity'
 import { Effects } from './effects'
+import { kickEventDeliveries } from './event-webhooks'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
 import { changeMembers, memberEffects, type MemberInput } from './member-changes'
@@ -17,6 +18,7 @@ import {
   insertMember,
   listMembers,
   memberOrder,
+  retargetEventDeliveries,
   updateLobby,
   updateLobbyMetadata,
   updateMember,
@@ -31,6 +33,8 @@ export type CreateInput = {
   members?: MemberInput[]
   idleTimeoutSeconds?: number | null
   flags?: number | null
+  /** Checked and PINGed already (routes.ts, verifyOverrideUrl). */
+  overrideEventWebhooksUrl?: string | null
 }
 
 type NewLobby = {
@@ -39,6 +43,7 @@ type NewLobby = {
   flags?: number | null
   secretHash?: string
   createdVia: 'post' | 'put'
+  overrideEventWebhooksUrl?: string | null
 }
 
 function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
@@ -56,6 +61,7 @@ function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
     // The countdown starts at creation; announceCreate stops it if a first member is online.
     idleDeadline: now + idle * 1000,
     createdAt: now,
+    overrideEventWebhooksUrl: input.overrideEventWebhooksUrl ?? null,
   })
 }
 
@@ -78,7 +84,7 @@ export async function createLobby(caller: AppCaller, input: CreateInput) {
     return { lobby: created, members: announceCreate(tx, created, effects) }
   })
   await effects.flush()
-  return restView(lobby, members)
+  return restView(lobby, members, true)
 }
 
 export type PutInput = {
@@ -139,7 +145,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     return { lobby: found, members, effects }
   })
   await effects.flush()
-  return restView(lobby, members)
+  return restView(lobby, members, caller.kind === 'bot')
 }
 
 /** The user joins (or, already a member, may change its metadata); returns the member list after it. */
@@ -181,17 +187,26 @@ export type PatchInput = {
   members?: MemberInput[]
   idleTimeoutSeconds?: number | null
   flags?: number | null
+  /** Checked and PINGed already (routes.ts, verifyOverrideUrl); null clears it. */
+  overrideEventWebhooksUrl?: string | null
 }
 
 /** PATCH /lobbies/{id}: `members`, when given, replaces the member list (members not listed are removed). */
 export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
   const effects = new Effects()
-  const updated = transaction((tx) => {
+  const { current: updated, retarget } = transaction((tx) => {
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
     if (input.idleTimeoutSeconds !== undefined)
       patch.idleTimeoutSeconds = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
+    const retarget =
+      input.overrideEventWebhooksUrl !== undefined && input.overrideEventWebhooksUrl !== lobby.overrideEventWebhooksUrl
+    if (retarget) {
+      patch.overrideEventWebhooksUrl = input.overrideEventWebhooksUrl
+      // What the lobby has queued follows it to its new destination, due now (event-webhooks.ts).
+      retargetEventDeliveries(tx, lobby.id, clock.now())
+    }
     const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
@@ -203,10 +218,11 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
     touchLobby(tx, lobby)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
-    return current
+    return { current, retarget }
   })
   await effects.flush()
-  return lobbyView(updated)
+  if (retarget) kickEventDeliveries()
+  return lobbyView(updated, true)
 }
 
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */

@@ -10,6 +10,8 @@ export const IDLE_TIMEOUT_MIN = 5
 export const IDLE_TIMEOUT_MAX = 604800
 export const IDLE_TIMEOUT_DEFAULT = 300
 export const MAX_CONTENT_CHARS = 4000
+/** `override_event_webhooks_url` (POST/PATCH /lobbies): at most this many characters, as Discord's URL fields. */
+export const MAX_WEBHOOK_URL_CHARS = 2048
 export const MESSAGES_DEFAULT_LIMIT = 50
 export const MESSAGES_MAX_LIMIT = 200
 /** PUT .../moderation-metadata (WIRE.md §1): at most 5 keys, keys up to 1024 characters, values up to 2000. */

@@ -11,6 +11,7 @@ import { bodyCheck } from '../http/validation'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyWithMembers } from './access'
+import { OVERRIDE_FIELD, verifyOverrideUrl } from './event-webhooks'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
 import {
   IDLE_TIMEOUT_MAX,
@@ -56,7 +57,7 @@ const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbi
 /** GET /lobbies/{id}: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
 export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', OAUTH2, ({ caller, params }) => {
   const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
-  const text = restText(lobby, members)
+  const text = restText(lobby, members, caller.kind === 'bot')
   return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
 })
 /** GET /lobbies/{id}/messages, through the lane like GET /lobbies/{id}: the lobby, then the page (cached text). */
@@ -109,6 +110,7 @@ function checkMembers(check: FormCheck, field: string, members: MemberBody[] | u
 const idle = (check: FormCheck, value: unknown) =>
   check.int('idle_timeout_seconds', value, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX)
 const lobbyFlags = (check: FormCheck, value: unknown) => check.int('flags', value, 0, LOBBY_FLAGS_ALL)
+const overrideUrl = (check: FormCheck, value: unknown) => check.webhookUrl(OVERRIDE_FIELD, value)
 
 /** PUT member bodies may be absent, empty or null: every field is optional and nullable. */
 function memberBody(body: unknown): { metadata?: unknown; flags?: unknown } {
@@ -125,15 +127,19 @@ export const lobbiesRoutes = new Elysia()
   .post(
     '/lobbies',
     async ({ caller, body }) => {
+      const app = appCaller(caller)
       const check = new FormCheck()
       const input = {
         metadata: check.metadata('metadata', body.metadata),
         members: checkMembers(check, 'members', body.members),
         idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
         flags: lobbyFlags(check, body.flags),
+        overrideEventWebhooksUrl: overrideUrl(check, body.override_event_webhooks_url),
       }
       check.done()
-      return json(await createLobby(appCaller(caller), input), 201)
+      // The override is PINGed before anything is written (a refusal leaves no lobby behind).
+      if (input.overrideEventWebhooksUrl) await verifyOverrideUrl(app.applicationId, input.overrideEventWebhooksUrl)
+      return json(await createLobby(app, input), 201)
     },
     { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby', { 201: LobbyAnswer }, CreateLobbyDoc) },
   )
@@ -163,7 +169,7 @@ export const lobbiesRoutes = new Elysia()
   })
   .patch(
     '/lobbies/:lobbyId',
-    ({ caller, params, body }) => {
+    async ({ caller, params, body }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       const check = new FormCheck()
       const input = {
@@ -171,9 +177,14 @@ export const lobbiesRoutes = new Elysia()
         members: checkMembers(check, 'members', body.members),
         idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
         flags: lobbyFlags(check, body.flags),
+        overrideEventWebhooksUrl: overrideUrl(check, body.override_event_webhooks_url),
       }
       check.done()
-      return patchLobby(lobby, input)
+      const url = input.overrideEventWebhooksUrl
+      if (!url) return patchLobby(lobby, input)
+      // PINGed before the write; the lobby is read again after the wait (it may have changed or gone meanwhile).
+      await verifyOverrideUrl(lobby.applicationId, url, lobby.overrideEventWebhooksUrl)
+      return patchLobby(lobbyOf(caller, params.lobbyId), input)
     },
     {
       auth: APP,

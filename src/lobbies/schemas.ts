@@ -15,6 +15,7 @@ import {
   MAX_METADATA_CHARS,
   MAX_METADATA_KEYS,
   MAX_SECRET_CHARS,
+  MAX_WEBHOOK_URL_CHARS,
   MEMBER_FLAGS_ALL,
   MESSAGES_MAX_LIMIT,
   MODERATION_METADATA_KEY_CHARS,
@@ -29,6 +30,9 @@ const Metadata = t.Optional(t.Unknown({ description: 'object of string keys and 
 const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null` }))
 const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null` }))
 const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null` }))
+const OverrideUrl = t.Optional(
+  t.Unknown({ description: `http(s) URL of at most ${MAX_WEBHOOK_URL_CHARS} characters, or null` }),
+)
 
 export const MemberSchema = t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags })
 
@@ -37,6 +41,7 @@ export const CreateLobbySchema = t.Object({
   members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
   idle_timeout_seconds: IdleTimeout,
   flags: LobbyFlags,
+  override_event_webhooks_url: OverrideUrl,
 })
 
 export const PutLobbySchema = t.Object({
@@ -52,6 +57,7 @@ export const PatchLobbySchema = t.Object({
   members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
   idle_timeout_seconds: IdleTimeout,
   flags: LobbyFlags,
+  override_event_webhooks_url: OverrideUrl,
 })
 
 export const BulkSchema = t.Array(
@@ -108,9 +114,21 @@ const MemberDoc = t.Object({
   flags: MemberFlagsDoc,
 })
 const MembersDoc = t.Optional(t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST }))
+const OverrideUrlDoc = t.Optional(
+  t.Nullable(t.String({ format: 'uri', maxLength: MAX_WEBHOOK_URL_CHARS }), {
+    description:
+      "where this lobby's event webhooks go instead of the application's URL: http(s), a public address, and it must answer a signed PING with a 2xx before it is taken; null clears it (back to the application's URL)",
+  }),
+)
 
 export const CreateLobbyDoc = t.Object(
-  { metadata: MetadataDoc, members: MembersDoc, idle_timeout_seconds: IdleTimeoutDoc, flags: LobbyFlagsDoc },
+  {
+    metadata: MetadataDoc,
+    members: MembersDoc,
+    idle_timeout_seconds: IdleTimeoutDoc,
+    flags: LobbyFlagsDoc,
+    override_event_webhooks_url: OverrideUrlDoc,
+  },
   // No member in the example: a member must be an existing user (see the bulk example), and this one works as it is.
   { examples: [{ metadata: { mode: 'ranked', region: 'eu' }, members: [], idle_timeout_seconds: 300, flags: 0 }] },
 )
@@ -141,6 +159,7 @@ export const PatchLobbyDoc = t.Object(
     ),
     idle_timeout_seconds: IdleTimeoutDoc,
     flags: LobbyFlagsDoc,
+    override_event_webhooks_url: OverrideUrlDoc,
   },
   { examples: [{ metadata: { mode: 'casual' }, idle_timeout_seconds: 600 }] },
 )
@@ -207,6 +226,12 @@ export const LobbyAnswer = t.Object(
     members: t.Array(LobbyMember),
     flags: Int(),
     linked_channel: t.Optional(Channel),
+    override_event_webhooks_url: t.Optional(
+      t.String({
+        description:
+          "where the lobby's event webhooks go instead of the application's URL; shown to the application's Bot only, and only when set",
+      }),
+    ),
   },
   { description: 'Lobby' },
 )

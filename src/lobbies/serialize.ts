@@ -41,7 +41,12 @@ export function lobbyVoiceState(
   }
 }
 
-export function restLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown) {
+/**
+ * The REST lobby object. `forApp`: the caller is the application's Bot, the only one shown the lobby's
+ * `override_event_webhooks_url` (where its events go is the application's business, not its players'); omitted when
+ * unset, like `linked_channel`.
+ */
+export function restLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown, forApp = false) {
   return {
     id: l.id,
     application_id: l.applicationId,
@@ -49,9 +54,11 @@ export function restLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?
     members: members.map(restMember),
     flags: l.flags,
     ...(linkedChannel ? { linked_channel: linkedChannel } : {}),
+    ...(forApp && l.overrideEventWebhooksUrl ? { override_event_webhooks_url: l.overrideEventWebhooksUrl } : {}),
   }
 }
 
+/** The Gateway lobby object (never with the override URL: members' sessions get it too). */
 export function gatewayLobby(l: LobbyRow, members: LobbyMemberRow[], linkedChannel?: unknown) {
   return {
     ...restLobby(l, members, linkedChannel),

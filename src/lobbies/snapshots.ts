@@ -1,5 +1,5 @@
 // Lobby objects: the REST one (of rows the request already holds, or read fresh after a change commits) and the
-// Gateway snapshot.
+// Gateway snapshot. `forApp`: the caller is the application's Bot (it alone sees override_event_webhooks_url).
 import { lazy } from './effects'
 import { linkedChannelObject } from './linked-channel'
 import { gatewayLobby, restLobby } from './serialize'
@@ -10,20 +10,25 @@ import type { LobbyMemberRow, LobbyRow } from './tables'
  * The REST lobby object of a row the request has just read (and its members, if it read them too). Synchronous
  * unless the lobby is linked to a channel (the hot GET of an unlinked lobby makes no promise).
  */
-export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id)) {
-  if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined)
-  return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel))
+export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id), forApp = false) {
+  if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined, forApp)
+  return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel, forApp))
 }
 
-/** GET /lobbies/{id}: restView as JSON text, cached with the lobby's rows when the lobby is not linked. */
-export function restText(lobby: LobbyRow, members: LobbyMemberRow[]): string | Promise<string> {
-  if (lobby.linkedChannelId) return Promise.resolve(restView(lobby, members)).then((view) => JSON.stringify(view))
+/**
+ * GET /lobbies/{id}: restView as JSON text, cached with the lobby's rows when the lobby is not linked (the cached text
+ * is the one without the override URL; the Bot's view of a lobby that has one is made each time).
+ */
+export function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false): string | Promise<string> {
+  if (lobby.linkedChannelId)
+    return Promise.resolve(restView(lobby, members, forApp)).then((view) => JSON.stringify(view))
+  if (forApp && lobby.overrideEventWebhooksUrl) return JSON.stringify(restLobby(lobby, members, undefined, true))
   return cachedLobbyText(lobby.id, () => JSON.stringify(restLobby(lobby, members, undefined)))
 }
 
 /** The REST lobby object read fresh after a change committed. */
-export async function lobbyView(lobby: LobbyRow) {
-  return restView(getLobby(lobby.id) ?? lobby)
+export async function lobbyView(lobby: LobbyRow, forApp = false) {
+  return restView(getLobby(lobby.id) ?? lobby, undefined, forApp)
 }
 
 export async function gatewayView(lobbyId: string) {

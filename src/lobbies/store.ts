@@ -81,6 +81,7 @@ const lobbyInsert = prepared((d) =>
       createdVia: ph('createdVia'),
       idleDeadline: ph('idleDeadline'),
       createdAt: ph('createdAt'),
+      overrideEventWebhooksUrl: ph('overrideEventWebhooksUrl'),
     })
     .returning()
     .prepare(),
@@ -156,6 +157,7 @@ export type LobbyInsert = Pick<
   | 'createdVia'
   | 'idleDeadline'
   | 'createdAt'
+  | 'overrideEventWebhooksUrl'
 >
 
 export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
@@ -172,6 +174,7 @@ export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
     createdVia: row.createdVia ?? 'put',
     idleDeadline: row.idleDeadline ?? null,
     createdAt: row.createdAt,
+    overrideEventWebhooksUrl: row.overrideEventWebhooksUrl ?? null,
   })!
 }
 
@@ -626,13 +629,21 @@ export function failEventDelivery(id: number, attempts: number, nextAttemptAt: n
     .run()
 }
 
-/** Drop what an application without enabled event webhooks still had queued. */
-export function dropEventDeliveries(applicationId: string): number {
+/** Drop what a lobby still had queued when its events have nowhere to go (no override, no application URL). */
+export function dropLobbyEventDeliveries(lobbyId: string): number {
   return db()
     .delete(lobbyEventDeliveries)
-    .where(eq(lobbyEventDeliveries.applicationId, applicationId))
+    .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
     .returning({ id: lobbyEventDeliveries.id })
     .all().length
+}
+
+/** The lobby's events now go elsewhere (its override changed): what is queued is due now, with a fresh backoff. */
+export function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): void {
+  tx.update(lobbyEventDeliveries)
+    .set({ attempts: 0, nextAttemptAt: now })
+    .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
+    .run()
 }
 
 export function countEventDeliveries(): number {

@@ -32,6 +32,11 @@ export const lobbies = sqliteTable(
       .notNull()
       .default('put'),
     createdAt: integer().notNull(),
+    /**
+     * Where this lobby's event webhooks go instead of the application's URL (POST/PATCH
+     * `override_event_webhooks_url`, PINGed before it is taken); null: the application's URL, if any.
+     */
+    overrideEventWebhooksUrl: text(),
   },
   (t) => [
     uniqueIndex('lobbies_app_secret_unique').on(t.applicationId, t.secretHash),

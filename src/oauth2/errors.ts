@@ -39,11 +39,14 @@ export function invalidAuthorizeRequest(field: string, code: string, message: st
 /** An authorization id (GET /oauth2/tokens) that is not the caller's, or no longer live. */
 export const unknownToken = () => new ApiError(404, 10012, 'Unknown Token')
 
-/** An event webhooks URL this server will not call, or one that did not answer the PING as Discord asks. */
-export const eventWebhookUrlRefused = (message: string) =>
+/**
+ * An event webhooks URL this server will not call, or one that did not answer the PING as Discord asks; `field` names
+ * it (the application's `event_webhooks_url`, a lobby's `override_event_webhooks_url`).
+ */
+export const eventWebhookUrlRefused = (message: string, field = 'event_webhooks_url') =>
   new ApiError(
     400,
     50035,
     'Invalid Form Body',
-    addFieldError(errorTree(), 'event_webhooks_url', { code: 'BASE_TYPE_INVALID', message }),
+    addFieldError(errorTree(), field, { code: 'BASE_TYPE_INVALID', message }),
   )

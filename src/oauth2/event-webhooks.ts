@@ -2,8 +2,9 @@
 // `{version: 1, application_id, type: 1, event: {type, timestamp, data}}`, signed as Discord signs interactions:
 // `X-Signature-Ed25519` is the application's Ed25519 signature (hex) of `X-Signature-Timestamp` (unix seconds)
 // followed by the body; the application checks it with its `verify_key`. A URL is taken only after it answered a
-// PING (`type: 0`) with a 2xx (Discord asks for 204). The outbox that retries lives with the events' owner
-// (lobbies/event-webhooks.ts).
+// PING (`type: 0`) with a 2xx (Discord asks for 204). A lobby may send its events to a URL of its own
+// (`override_event_webhooks_url`), verified and signed the same way with the application's key. The outbox that
+// retries lives with the events' owner (lobbies/event-webhooks.ts).
 //
 // SSRF: the URL must be http(s), and unless EVENT_WEBHOOKS_ALLOW_PRIVATE is set, every address its host resolves to
 // must be public (no loopback, private, link-local, CGNAT, multicast or unspecified addresses), checked when the URL
@@ -50,26 +51,38 @@ function blocked(address: string): boolean {
   return BLOCKED.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
 }
 
-/** The URL as this server will call it, or the reason it will not. */
-export async function checkWebhookUrl(raw: string): Promise<URL> {
+/** What is wrong with a URL's form (not a URL, not http(s), credentials in it), or undefined. No lookup. */
+export function webhookUrlProblem(raw: string): { code: string; message: string } | undefined {
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    throw eventWebhookUrlRefused('Not a URL.')
+    return { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' }
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw eventWebhookUrlRefused('Must be an http(s) URL.')
-  if (url.username || url.password) throw eventWebhookUrlRefused('Must not carry credentials.')
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return {
+      code: 'URL_TYPE_INVALID_SCHEME',
+      message: `Scheme "${url.protocol.slice(0, -1).slice(0, 32)}" is not supported. Scheme must be one of ('http', 'https').`,
+    }
+  if (url.username || url.password) return { code: 'BASE_TYPE_INVALID', message: 'Must not carry credentials.' }
+  return undefined
+}
+
+/** The URL as this server will call it, or the reason it will not (a form error naming `field`). */
+export async function checkWebhookUrl(raw: string, field?: string): Promise<URL> {
+  const problem = webhookUrlProblem(raw)
+  if (problem) throw eventWebhookUrlRefused(problem.message, field)
+  const url = new URL(raw)
   if (config().eventWebhooksAllowPrivate) return url
   const host = url.hostname.replace(/^\[|\]$/g, '')
   let addresses: string[]
   try {
     addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address)
   } catch {
-    throw eventWebhookUrlRefused('Its host does not resolve.')
+    throw eventWebhookUrlRefused('Its host does not resolve.', field)
   }
   if (addresses.length === 0 || addresses.some(blocked))
-    throw eventWebhookUrlRefused('Its host is a loopback, private or otherwise non-public address.')
+    throw eventWebhookUrlRefused('Its host is a loopback, private or otherwise non-public address.', field)
   return url
 }
 
@@ -106,12 +119,36 @@ async function post(url: string, signingKey: string, body: string): Promise<Send
   }
 }
 
-/** Send one event envelope (JSON text) to the application's current URL. */
-export async function sendApplicationEvent(applicationId: string, body: string): Promise<SendResult> {
+/**
+ * Send one event envelope (JSON text), signed with the application's key, to `url` (a lobby's override) or else to
+ * the application's current URL.
+ */
+export async function sendApplicationEvent(
+  applicationId: string,
+  body: string,
+  url?: string | null,
+): Promise<SendResult> {
   const app = findApplication(applicationId)
-  if (!app?.eventWebhooksUrl || app.eventWebhooksStatus !== EventWebhookStatus.ENABLED)
+  if (!app) return { ok: false, error: 'unknown application' }
+  if (url) return post(url, ensureApplicationKeys(app).signingKey, body)
+  if (!app.eventWebhooksUrl || app.eventWebhooksStatus !== EventWebhookStatus.ENABLED)
     return { ok: false, error: 'event webhooks are not enabled' }
   return post(app.eventWebhooksUrl, ensureApplicationKeys(app).signingKey, body)
+}
+
+/**
+ * Check a URL for the application's event webhooks (form, then the SSRF guard) and PING it, signed with the
+ * application's key: it is good only when it answers 2xx within EVENT_WEBHOOK_TIMEOUT_MS. Returns the URL as
+ * checked; otherwise throws a form error naming `field`.
+ */
+export async function verifyEventWebhooksUrl(applicationId: string, url: string, field?: string): Promise<string> {
+  const app = findApplication(applicationId)
+  if (!app) throw eventWebhookUrlRefused('Unknown application.', field)
+  const checked = (await checkWebhookUrl(url, field)).toString()
+  const ping = JSON.stringify({ version: 1, application_id: app.id, type: 0 })
+  const answer = await post(checked, ensureApplicationKeys(app).signingKey, ping)
+  if (!answer.ok) throw eventWebhookUrlRefused(`The URL did not acknowledge the PING (${answer.error}).`, field)
+  return checked
 }
 
 /**
@@ -119,15 +156,10 @@ export async function sendApplicationEvent(applicationId: string, body: string):
  * application's key, and taken only when it answers 2xx; otherwise nothing changes and the reason is thrown.
  */
 export async function setEventWebhooksUrl(applicationId: string, url: string | null): Promise<void> {
-  const app = findApplication(applicationId)
-  if (!app) throw eventWebhookUrlRefused('Unknown application.')
+  if (!findApplication(applicationId)) throw eventWebhookUrlRefused('Unknown application.')
   if (url === null) {
     setEventWebhooks(applicationId, null, EventWebhookStatus.DISABLED)
     return
   }
-  const checked = (await checkWebhookUrl(url)).toString()
-  const ping = JSON.stringify({ version: 1, application_id: app.id, type: 0 })
-  const answer = await post(checked, ensureApplicationKeys(app).signingKey, ping)
-  if (!answer.ok) throw eventWebhookUrlRefused(`The URL did not acknowledge the PING (${answer.error}).`)
-  setEventWebhooks(applicationId, checked, EventWebhookStatus.ENABLED)
+  setEventWebhooks(applicationId, await verifyEventWebhooksUrl(applicationId, url), EventWebhookStatus.ENABLED)
 }

@@ -3,12 +3,14 @@
 // or an operator can take, and expects the very next read to show the change.
 import { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, test } from 'bun:test'
-import { config } from '../../src/config'
+import { config, setConfig } from '../../src/config'
 import { transaction } from '../../src/db/client'
 import { getLobby, updateLobbyMetadata } from '../../src/lobbies/store'
 import { join, makeGuild } from '../guilds/helpers'
 import { api, makeUser, resetWorld } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
+import { newReceiver, stopReceivers } from '../lobbies/webhook-receiver'
+import { findApplication } from '../../src/oauth2/store'
 import { elevated, totpCode, userWithTotp } from '../mfa/helpers'
 
 afterEach(resetWorld)
@@ -93,6 +95,57 @@ describe('lobby rows and members', () => {
     ).toThrow('roll back')
     expect(getLobby(lobby.id)?.metadata).toEqual({ kept: 'yes' })
     expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ kept: 'yes' })
+  })
+})
+
+describe("a lobby's event webhooks override (the lobby row and the cached REST text)", () => {
+  test('set, changed, cleared, and written by another process: the next GET shows it (to the Bot only)', async () => {
+    setConfig({ ...config(), eventWebhooksAllowPrivate: true })
+    try {
+      const { app, bot, players } = await setup(1)
+      const r = newReceiver()
+      r.trust(findApplication(app.id)!.verifyKey!)
+      const lobby = await createLobby(bot, { metadata: { n: '1' }, members: [{ id: players[0].id }] })
+      const asPlayer = () => api('GET', `/lobbies/${lobby.id}`, { token: players[0].bearer })
+      const field = (reply: { body: Record<string, unknown> }) => reply.body.override_event_webhooks_url
+      expect(field(await readTimes(3, () => lobbyGet(bot, lobby.id)))).toBeUndefined()
+      expect(field(await readTimes(3, asPlayer))).toBeUndefined()
+
+      const patch = (body: object) => api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body })
+      expect((await patch({ override_event_webhooks_url: r.url })).status).toBe(200)
+      expect(field(await lobbyGet(bot, lobby.id))).toBe(r.url)
+      expect(field(await readTimes(3, asPlayer))).toBeUndefined()
+      expect(getLobby(lobby.id)?.overrideEventWebhooksUrl).toBe(r.url)
+
+      // Another change of the lobby keeps it; the players' cached text shows the change and still not the URL.
+      expect((await patch({ metadata: { n: '2' } })).status).toBe(200)
+      expect((await readTimes(3, () => lobbyGet(bot, lobby.id))).body).toMatchObject({
+        metadata: { n: '2' },
+        override_event_webhooks_url: r.url,
+      })
+      expect((await asPlayer()).body.metadata).toEqual({ n: '2' })
+
+      expect((await patch({ override_event_webhooks_url: `${r.url}?v=2` })).status).toBe(200)
+      expect(field(await lobbyGet(bot, lobby.id))).toBe(`${r.url}?v=2`)
+      expect((await patch({ override_event_webhooks_url: null })).status).toBe(200)
+      expect(field(await readTimes(3, () => lobbyGet(bot, lobby.id)))).toBeUndefined()
+
+      const other = otherConnection()
+      try {
+        other.run('UPDATE lobbies SET override_event_webhooks_url = ? WHERE id = ?', [
+          'https://example.com/x',
+          lobby.id,
+        ])
+      } finally {
+        other.close()
+      }
+      await Bun.sleep(2) // the change counter is looked at once per millisecond
+      expect(field(await lobbyGet(bot, lobby.id))).toBe('https://example.com/x')
+      expect(field(await asPlayer())).toBeUndefined()
+    } finally {
+      setConfig({ ...config(), eventWebhooksAllowPrivate: false })
+      stopReceivers()
+    }
   })
 })
 

@@ -12,79 +12,10 @@ import { setEventWebhooksUrl } from '../../src/oauth2/event-webhooks'
 import { findApplication } from '../../src/oauth2/store'
 import { api, makeApp, resetWorld } from '../helpers'
 import { cli, freshEnv, serve } from '../ops/process-helpers'
-import { createLobby, setup } from './helpers'
+import { createLobby } from './helpers'
+import { hooked, newReceiver, stopReceivers, until } from './webhook-receiver'
 
-type Call = { body: any; raw: string; verified: boolean }
-
-/** An application's webhook endpoint: verifies each signature, answers as `answer` says. */
-function receiver() {
-  const calls: Call[] = []
-  let verifyKey = ''
-  let answer: (call: Call, index: number) => number | Promise<number> = () => 204
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(request) {
-      const raw = await request.text()
-      const signature = request.headers.get('x-signature-ed25519') ?? ''
-      const timestamp = request.headers.get('x-signature-timestamp') ?? ''
-      let verified = false
-      try {
-        const key = await crypto.subtle.importKey('raw', Buffer.from(verifyKey, 'hex'), { name: 'Ed25519' }, false, [
-          'verify',
-        ])
-        verified = await crypto.subtle.verify(
-          { name: 'Ed25519' },
-          key,
-          Buffer.from(signature, 'hex'),
-          new TextEncoder().encode(timestamp + raw),
-        )
-      } catch {}
-      const call = { body: JSON.parse(raw), raw, verified }
-      calls.push(call)
-      // As Discord asks of an endpoint: a bad signature is 401.
-      if (!verified) return new Response('bad signature', { status: 401 })
-      return new Response(null, { status: await answer(call, calls.length - 1) })
-    },
-  })
-  return {
-    url: `http://127.0.0.1:${server.port}/events`,
-    calls,
-    events: () => calls.filter((c) => c.body.type === 1 && c.verified),
-    trust: (key: string) => (verifyKey = key),
-    answer: (fn: typeof answer) => (answer = fn),
-    stop: () => server.stop(true),
-  }
-}
-
-const receivers: ReturnType<typeof receiver>[] = []
-function newReceiver() {
-  const r = receiver()
-  receivers.push(r)
-  return r
-}
-afterAll(() => receivers.forEach((r) => r.stop()))
-
-/** An application whose event webhooks go to a fresh receiver. */
-async function hooked() {
-  const world = await setup(1)
-  const r = newReceiver()
-  r.trust(findApplication(world.app.id)!.verifyKey!)
-  await setEventWebhooksUrl(world.app.id, r.url)
-  return { ...world, receiver: r }
-}
-
-/** Wait until `check` holds, running the delivery worker (retries come due by moving the clock). */
-async function until(check: () => boolean, what: string, { advanceMs = 0 } = {}) {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return
-    if (advanceMs) clock.advance(advanceMs)
-    kickEventDeliveries()
-    await eventDeliveriesIdle()
-    await Bun.sleep(10)
-  }
-  throw new Error(`never: ${what}`)
-}
+afterAll(stopReceivers)
 
 describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => {
   beforeAll(() => setConfig({ ...config(), eventWebhooksAllowPrivate: true, eventWebhookTimeoutMs: 300 }))

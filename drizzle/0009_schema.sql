@@ -1,0 +1,1 @@
+ALTER TABLE `lobbies` ADD `override_event_webhooks_url` text;
