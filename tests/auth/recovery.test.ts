@@ -5,6 +5,7 @@ import { lockUser } from '../../src/auth/lock'
 import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { readOutbox } from '../../src/delivery'
+import { CODE_ALREADY_USED } from '../../src/mfa/errors'
 import { smsFactors } from '../../src/mfa/tables'
 import { users } from '../../src/accounts/tables'
 import { GatewayClient } from '../gateway-client'
@@ -111,8 +112,23 @@ describe('password reset by e-mail', () => {
     })
     expect(wrong.body.code).toBe(60008)
     expect((await login(user.email, NEW_PASSWORD)).status).toBe(400) // not changed yet
+    // This period's code spent at a login is refused at the reset, saying it was used.
+    const loginTicket = (await login(user.email, user.password)).body.ticket
+    const code = totpCode(user.secret)
+    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: loginTicket, code } })).status).toBe(200)
+    const used = await api('POST', '/auth/reset', {
+      body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code },
+    })
+    expect(used.status).toBe(400)
+    expect(used.body).toEqual({ code: 60008, message: CODE_ALREADY_USED })
     const r = await api('POST', '/auth/reset', {
-      body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code: totpCode(user.secret) },
+      body: {
+        token,
+        password: NEW_PASSWORD,
+        ticket: first.body.ticket,
+        method: 'totp',
+        code: totpCode(user.secret, 1),
+      },
     })
     expect(r.status).toBe(200)
     expect(typeof r.body.token).toBe('string')

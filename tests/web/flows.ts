@@ -120,28 +120,40 @@ export function webFlows(web: Web): void {
       expectNoSecretIn(urls, NEW_PASSWORD)
     })
 
-    browserTest(web, 'MFA: TOTP turned on in settings, then the next login asks for the code', async (page) => {
-      const user = await t().user()
-      await signIn(page, user.token)
-      await page.goto('/settings/security')
-      await page.getByRole('button', { name: 'Enable authenticator app' }).click()
-      await page.locator('#totp-qr svg').waitFor()
-      const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
-      await page.locator('#totp-code').fill(totpAt(secret))
-      await page.locator('#totp-password').fill(user.password)
-      await page.getByRole('button', { name: 'Turn on' }).click()
-      await expect(page.locator('#backup-list li').first().waitFor()).resolves.toBeUndefined()
-      expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
+    browserTest(
+      web,
+      'MFA: TOTP turned on in settings, then the next login asks for the code and refuses the used one',
+      async (page) => {
+        const user = await t().user()
+        await signIn(page, user.token)
+        await page.goto('/settings/security')
+        await page.getByRole('button', { name: 'Enable authenticator app' }).click()
+        await page.locator('#totp-qr svg').waitFor()
+        const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
+        const enrolmentCode = totpAt(secret)
+        await page.locator('#totp-code').fill(enrolmentCode)
+        await page.locator('#totp-password').fill(user.password)
+        await page.getByRole('button', { name: 'Turn on' }).click()
+        await expect(page.locator('#backup-list li').first().waitFor()).resolves.toBeUndefined()
+        expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
 
-      await page.getByRole('button', { name: 'Log out' }).first().click()
-      await page.waitForURL('**/login')
-      await logIn(page, user.email, user.password)
-      // The enrolment spent this period's code: the next period's is within the server's window.
-      await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
-      await page.getByRole('button', { name: 'Verify' }).click()
-      await page.waitForURL('**/settings/security')
-      expect((await me(await storedToken(page))).id).toBe(user.id)
-    })
+        await page.getByRole('button', { name: 'Log out' }).first().click()
+        await page.waitForURL('**/login')
+        await logIn(page, user.email, user.password)
+        // The enrolment spent this period's code: typed again, the page says it was used.
+        await page.getByLabel('Six-digit code from your authenticator app').fill(enrolmentCode)
+        await page.getByRole('button', { name: 'Verify' }).click()
+        await expectText(
+          page.locator('#mfa-code-error'),
+          'This two-factor code was already used. Wait for the next code.',
+        )
+        // The next period's code is within the server's window.
+        await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
+        await page.getByRole('button', { name: 'Verify' }).click()
+        await page.waitForURL('**/settings/security')
+        expect((await me(await storedToken(page))).id).toBe(user.id)
+      },
+    )
 
     browserTest(web, 'passkey: added in settings, then it signs in with no password', async (page) => {
       const user = await t().user()
