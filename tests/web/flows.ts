@@ -155,6 +155,77 @@ export function webFlows(web: Web): void {
       },
     )
 
+    browserTest(
+      web,
+      'settings: the authenticator app and SMS sections say which is on and offer only the other action',
+      async (page) => {
+        const user = await t().user()
+        const secret = new Secret({ size: 20 }).base32
+        const enabled = await t().api('POST', '/users/@me/mfa/totp/enable', {
+          token: user.token,
+          body: { secret, code: totpAt(secret), password: user.password },
+        })
+        expect(enabled.status).toBe(200)
+        const token = enabled.body.token as string
+        // A verified phone, as the settings page's phone form adds one.
+        const phone = `+1558${Math.floor(1e6 + Math.random() * 8.99e6)}`
+        expect((await t().api('POST', '/users/@me/phone', { token, body: { phone } })).status).toBe(204)
+        const code = /(\d{6})/.exec((await t().outbox(phone))[0] ?? '')?.[1]
+        const verified = await t().api('POST', '/phone-verifications/verify', { body: { phone, code } })
+        const phoneToken = verified.body.token
+        const added = await t().api('POST', '/users/@me/phone', {
+          token,
+          body: { phone_token: phoneToken, password: user.password },
+        })
+        expect(added.status).toBe(204)
+
+        const totp = page.locator('#totp-section')
+        const sms = page.locator('#sms-section')
+        const button = (name: string) => page.getByRole('button', { name, exact: true })
+        await signIn(page, token)
+        await page.goto('/settings/security')
+        await expectText(page.locator('#totp-state'), 'On: logins ask for a code from your app.')
+        expect(await totp.getAttribute('data-state')).toBe('on')
+        await button('Remove authenticator app').waitFor()
+        expect(await button('Enable authenticator app').isVisible()).toBe(false)
+        await expectText(page.locator('#sms-state'), `Off. Turn it on to receive codes at ${phone}.`)
+        expect(await button('Turn off SMS').isVisible()).toBe(false)
+
+        await page.locator('#sms-password').fill(user.password)
+        await button('Turn on SMS').click()
+        await expectText(
+          page.locator('#sms-state'),
+          `On: text messages to ${phone} can stand in for your authenticator.`,
+        )
+        expect(await sms.getAttribute('data-state')).toBe('on')
+        expect(await button('Turn on SMS').isVisible()).toBe(false)
+        expect((await me(await storedToken(page))).authenticator_types).toEqual([2, 3])
+
+        // Turning SMS off is sensitive: the page asks for a factor first (the next period's code).
+        await page.locator('#sms-password').fill(user.password)
+        await button('Turn off SMS').click()
+        const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+        await dialog.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
+        await dialog.getByRole('button', { name: 'Verify' }).click()
+        await expectText(page.locator('#sms-state'), `Off. Turn it on to receive codes at ${phone}.`)
+        expect(await button('Turn off SMS').isVisible()).toBe(false)
+        await button('Turn on SMS').waitFor()
+
+        // Within the elevation's five minutes, the app is removed at once; its section then offers only enabling.
+        await button('Remove authenticator app').click()
+        await expectText(page.locator('#totp-state'), 'Off.')
+        expect(await totp.getAttribute('data-state')).toBe('off')
+        await button('Enable authenticator app').waitFor()
+        expect(await button('Remove authenticator app').isVisible()).toBe(false)
+        await expectText(
+          page.locator('#sms-state'),
+          /^Off\. Phone .* once an authenticator app or a security key is set up\.$/,
+        )
+        expect(await button('Turn on SMS').isVisible()).toBe(false)
+        expect((await me(await storedToken(page))).authenticator_types).toEqual([])
+      },
+    )
+
     browserTest(web, 'passkey: added in settings, then it signs in with no password', async (page) => {
       const user = await t().user()
       await virtualAuthenticator(page)

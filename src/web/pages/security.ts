@@ -18,7 +18,11 @@ type Me = {
   verified: boolean
   phone: string | null
   mfa_enabled: boolean
+  /** Discord's authenticator types on: 1 security key or passkey, 2 authenticator app (TOTP), 3 SMS. */
+  authenticator_types?: number[]
 }
+const TOTP_ON = 2
+const SMS_ON = 3
 type Key = { id: string; name: string; type: number }
 type BackupCode = { code: string; consumed: boolean }
 type AuthSession = {
@@ -29,8 +33,6 @@ type AuthSession = {
 
 let me: Me
 let keys: Key[] = []
-/** What this page learned about TOTP (the user object only says whether any MFA is on). */
-let totpKnown: boolean | undefined
 const notice = $('#notice')
 
 installElevationDialog()
@@ -98,18 +100,15 @@ $('#resend-verification').addEventListener('click', () =>
 const totpForm = $<HTMLFormElement>('#totp-form')
 let pendingSecret: Secret | undefined
 
+const factorOn = (type: number) => me.authenticator_types?.includes(type) ?? false
+
+/** Only the action the state allows: enable when off, remove when on, and a sentence saying which it is. */
 function renderTotp() {
-  const hasKeys = keys.length > 0
-  // The API tells "MFA on" but not which factor: with keys and no answer from this page, TOTP may be either.
-  const on = totpKnown ?? (me.mfa_enabled && !hasKeys ? true : me.mfa_enabled ? undefined : false)
-  $('#totp-state').textContent =
-    on === true
-      ? 'On: logins ask for a code from your app.'
-      : on === false
-        ? 'Off.'
-        : 'Two-factor authentication is on.'
-  show($('#totp-start'), on !== true && totpForm.hidden)
-  show($('#totp-remove'), on !== false)
+  const on = factorOn(TOTP_ON)
+  $('#totp-state').textContent = on ? 'On: logins ask for a code from your app.' : 'Off.'
+  $('#totp-section').dataset.state = on ? 'on' : 'off'
+  show($('#totp-start'), !on && totpForm.hidden)
+  show($('#totp-remove'), on)
 }
 
 $('#totp-start').addEventListener('click', async () => {
@@ -149,7 +148,6 @@ totpForm.addEventListener('submit', (event) => {
         password: value(totpForm, 'password', false),
       })
       keepToken(reply)
-      totpKnown = true
       totpForm.reset()
       show(totpForm, false)
       await loadMe()
@@ -165,10 +163,13 @@ $('#totp-remove').addEventListener('click', () =>
     try {
       keepToken(await api('POST', '/users/@me/mfa/totp/disable'))
     } catch (error) {
-      if (error instanceof ApiFailure && error.code === 60002) totpKnown = false
+      // Removed meanwhile (another tab): show the state as it is.
+      if (error instanceof ApiFailure && error.code === 60002) {
+        await loadMe()
+        renderAll()
+      }
       throw error
     }
-    totpKnown = false
     await loadMe()
     say('Authenticator app removed.')
     renderAll()
@@ -309,23 +310,30 @@ let phoneToken = ''
 
 function renderSms() {
   const hasPhone = !!me.phone
-  $('#sms-state').textContent = !hasPhone
-    ? 'Add a phone number to use text messages.'
-    : me.mfa_enabled
-      ? `Phone ${me.phone}. Text-message codes can stand in for your authenticator.`
-      : `Phone ${me.phone}. Text messages can be turned on once an authenticator app or a security key is set up.`
-  show(smsForm, hasPhone && me.mfa_enabled)
+  const on = factorOn(SMS_ON)
+  $('#sms-state').textContent = on
+    ? `On: text messages to ${me.phone} can stand in for your authenticator.`
+    : !hasPhone
+      ? 'Off. Add a phone number to use text messages.'
+      : me.mfa_enabled
+        ? `Off. Turn it on to receive codes at ${me.phone}.`
+        : `Off. Phone ${me.phone}. Text messages can be turned on once an authenticator app or a security key is set up.`
+  $('#sms-section').dataset.state = on ? 'on' : 'off'
+  show(smsForm, on || (hasPhone && me.mfa_enabled))
+  show($('#sms-on'), !on)
+  show($('#sms-off'), on)
   show(phoneForm, !hasPhone)
 }
 
 smsForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  const action =
-    ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'disable' ? 'disable' : 'enable'
+  const action = factorOn(SMS_ON) ? 'disable' : 'enable'
   void submitting(smsForm, async () => {
     await api('POST', `/users/@me/mfa/sms/${action}`, { password: value(smsForm, 'password', false) })
     smsForm.reset()
+    await loadMe()
     say(action === 'enable' ? 'Text-message codes turned on.' : 'Text-message codes turned off.')
+    renderAll()
   })
 })
 
