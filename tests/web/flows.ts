@@ -244,27 +244,39 @@ export function webFlows(web: Web): void {
       expect((await me(token)).id).toBe(user.id)
     })
 
-    browserTest(web, 'reset: forgot on /login, the mailed link sets a new password', async (page) => {
-      const user = await t().user()
-      const urls = recordUrls(page)
-      await page.goto('/login')
-      await page.getByLabel('E-mail or phone number').fill(user.email)
-      await page.getByRole('button', { name: 'Forgot your password?' }).click()
-      await expectText(page.locator('#login-notice'), /we sent it a link to reset the password/)
-      let link: string | undefined
-      for (let i = 0; i < 50 && !link; i++) {
-        link = /https?:\/\/\S+\/reset#token=\S+/.exec((await t().outbox(user.email))[0] ?? '')?.[0]
-        if (!link) await Bun.sleep(100)
-      }
-      await page.goto(link!)
-      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
-      await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
-      await page.getByRole('button', { name: 'Change password' }).click()
-      await page.getByRole('heading', { name: 'Password changed' }).waitFor()
-      expect((await me(await storedToken(page))).id).toBe(user.id)
-      expectNoSecretIn(urls, NEW_PASSWORD)
-      expect(t().output()).not.toContain(NEW_PASSWORD)
-    })
+    browserTest(
+      web,
+      'reset: forgot on /login, the mailed link sets a new password; opened again it says it no longer works',
+      async (page) => {
+        const user = await t().user()
+        const urls = recordUrls(page)
+        await page.goto('/login')
+        await page.getByLabel('E-mail or phone number').fill(user.email)
+        await page.getByRole('button', { name: 'Forgot your password?' }).click()
+        await expectText(page.locator('#login-notice'), /we sent it a link to reset the password/)
+        let link: string | undefined
+        for (let i = 0; i < 50 && !link; i++) {
+          link = /https?:\/\/\S+\/reset#token=\S+/.exec((await t().outbox(user.email))[0] ?? '')?.[0]
+          if (!link) await Bun.sleep(100)
+        }
+        await page.goto(link!)
+        await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+        await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
+        await page.getByRole('button', { name: 'Change password' }).click()
+        await page.getByRole('heading', { name: 'Password changed' }).waitFor()
+        expect((await me(await storedToken(page))).id).toBe(user.id)
+        // The same link opened again says at once that it no longer works: no form to fill in for nothing.
+        await page.goto('/login')
+        await page.goto(link!)
+        await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+        expect(await page.getByLabel('New password', { exact: true }).isVisible()).toBe(false)
+        expect(new URL(page.url()).hash).toBe('') // the token left the address bar
+        await page.goto('/reset#token=not-a-real-token')
+        await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+        expectNoSecretIn(urls, NEW_PASSWORD)
+        expect(t().output()).not.toContain(NEW_PASSWORD)
+      },
+    )
 
     browserTest(web, 'QR login: a logged-in phone approves and the desktop is logged in', async (desktop, context) => {
       const user = await t().user()
