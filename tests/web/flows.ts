@@ -5,7 +5,7 @@
 import { describe, expect } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
 import type { Page, Request } from 'playwright-core'
-import { browserTest, expectText, otherContext, signIn, storedToken, type Web } from './browser'
+import { browserTest, expectCount, expectText, otherContext, signIn, storedToken, type Web } from './browser'
 
 const REDIRECT = 'http://localhost/callback'
 const NEW_PASSWORD = 'a brand new passphrase 42'
@@ -223,6 +223,56 @@ export function webFlows(web: Web): void {
         )
         expect(await button('Turn on SMS').isVisible()).toBe(false)
         expect((await me(await storedToken(page))).authenticator_types).toEqual([])
+      },
+    )
+
+    browserTest(
+      web,
+      'sessions: each shows its client, location and last use, this device marked, so the right one is logged out',
+      async (page) => {
+        const user = await t().user()
+        const firefox = await t().api('POST', '/auth/login', {
+          body: { login: user.email, password: user.password },
+          headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:120.0) Gecko/20100101 Firefox/120.0' },
+        })
+        expect(firefox.status).toBe(200)
+        await page.goto('/login')
+        await logIn(page, user.email, user.password)
+        await page.waitForURL('**/settings/security')
+
+        // What the API answers with real data: no address; the country as the location, "Unknown" for loopback.
+        const { body } = await t().api('GET', '/auth/sessions', { token: (await storedToken(page))! })
+        expect(body.user_sessions).toHaveLength(3)
+        for (const s of body.user_sessions) {
+          expect(Object.keys(s).sort()).toEqual(['approx_last_used_time', 'client_info', 'id_hash'])
+          expect(Object.keys(s.client_info).sort()).toEqual(['location', 'os', 'platform'])
+          expect([null, 'Unknown']).toContain(s.client_info.location) // a session the CLI made has none
+        }
+
+        const rows = page.locator('#sessions li')
+        await expectCount(rows, 3)
+        const mine = page.locator('#sessions li[data-current="true"]')
+        await expectText(mine.locator('.client'), /^(Headless ?)?Chrom(e|ium)( Headless)? on Linux\s*this device$/)
+        expect(await rows.first().getAttribute('data-current')).toBe('true') // listed first
+        await expectText(mine.locator('.location'), 'Unknown location')
+        await expectText(mine.locator('.last-used'), /^Last used just now \(.+\)$/)
+        expect(await mine.getByRole('button', { name: 'Log out' }).count()).toBe(0)
+
+        const other = page.locator('#sessions li', { hasText: 'Firefox on Windows' })
+        await expectText(other.locator('.location'), 'Unknown location')
+        await expectText(other.locator('.last-used'), /^Last used just now/)
+        // The session the user was made with (the CLI's, or the test helper's login) has no place either.
+        for (const row of await rows.all()) await expectText(row.locator('.location'), 'Unknown location')
+
+        // Logging out the Firefox one ends exactly that session (no MFA: the password confirms it).
+        await other.getByRole('button', { name: 'Log out' }).click()
+        const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+        await dialog.getByLabel('Your password').fill(user.password)
+        await dialog.getByRole('button', { name: 'Verify' }).click()
+        await expectCount(rows, 2)
+        expect(await page.locator('#sessions li', { hasText: 'Firefox on Windows' }).count()).toBe(0)
+        expect((await t().api('GET', '/users/@me', { token: firefox.body.token })).status).toBe(401)
+        expect((await t().api('GET', '/users/@me', { token: user.token })).status).toBe(200)
       },
     )
 

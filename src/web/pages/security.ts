@@ -380,9 +380,34 @@ phoneForm.addEventListener('submit', (event) => {
 
 let currentHash: string | null = null
 
-function describe(s: AuthSession): string {
-  const what = [s.client_info.os, s.client_info.platform].filter(Boolean).join(' · ') || 'Unknown device'
-  return s.client_info.location ? `${what} — ${s.client_info.location}` : what
+/** "Chrome on Linux", "Linux", "Chrome", or "Unknown client": what the session's client said it is. */
+function clientOf(s: AuthSession): string {
+  const { os, platform } = s.client_info
+  if (platform && os) return `${platform} on ${os}`
+  return platform || os || 'Unknown client'
+}
+
+/** The session's approximate place; the server says "Unknown" (or nothing) for addresses it cannot place (a LAN). */
+function locationOf(s: AuthSession): string {
+  const place = s.client_info.location?.trim()
+  return place && place.toLowerCase() !== 'unknown' ? place : 'Unknown location'
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+
+/** "Last used 5 minutes ago (<date and time>)": the server updates it at most once a minute. */
+function lastUsed(iso: string): string {
+  const at = new Date(iso)
+  const minutes = Math.round((at.getTime() - Date.now()) / 60_000)
+  const ago =
+    Math.abs(minutes) < 2
+      ? 'just now'
+      : Math.abs(minutes) < 60
+        ? relative.format(minutes, 'minute')
+        : Math.abs(minutes) < 48 * 60
+          ? relative.format(Math.round(minutes / 60), 'hour')
+          : relative.format(Math.round(minutes / 1440), 'day')
+  return `Last used ${ago} (${at.toLocaleString()})`
 }
 
 async function loadSessions() {
@@ -392,17 +417,22 @@ async function loadSessions() {
   ])
   currentHash = hash
   const others = user_sessions.filter((s) => s.id_hash !== currentHash)
+  // This device first, then the most recently used.
+  const sorted = [...user_sessions].sort(
+    (a, b) => Number(b.id_hash === currentHash) - Number(a.id_hash === currentHash),
+  )
   $('#sessions').replaceChildren(
-    ...user_sessions.map((s) => {
+    ...sorted.map((s) => {
       const mine = s.id_hash === currentHash
       return el(
         'li',
-        { 'data-session': s.id_hash },
+        { 'data-session': s.id_hash, 'data-current': String(mine) },
         el(
           'div',
           { class: 'what' },
-          el('span', {}, describe(s), mine ? el('span', { class: 'badge' }, 'this device') : null),
-          el('small', {}, `Last active ${new Date(s.approx_last_used_time).toLocaleString()}`),
+          el('span', { class: 'client' }, clientOf(s), mine ? el('span', { class: 'badge' }, 'this device') : null),
+          el('small', { class: 'location' }, locationOf(s)),
+          el('small', { class: 'last-used' }, lastUsed(s.approx_last_used_time)),
         ),
         mine
           ? null
