@@ -363,21 +363,69 @@ export function webFlows(web: Web): void {
       expect(back.searchParams.get('code')).toMatch(/^\S{20,}$/)
     })
 
-    browserTest(web, 'lobby page: a member sees the lobby connected and a message sent to it', async (page) => {
-      const user = await t().user()
+    browserTest(
+      web,
+      'lobby page: a member sees every member by name from the start, the messages, and newcomers named',
+      async (page) => {
+        const user = await t().user()
+        const friend = await t().user()
+        const named = await t().api('PATCH', '/users/@me', {
+          token: friend.token,
+          body: { global_name: 'Friend Person' },
+        })
+        expect(named.status).toBe(200)
+        const app = await t().app([REDIRECT])
+        const bot = `Bot ${app.bot_token}`
+        const lobby = await t().api('POST', '/lobbies', {
+          token: bot,
+          body: { members: [{ id: user.id }, { id: friend.id }] },
+        })
+        expect(lobby.status).toBe(201)
+        await signIn(page, user.token)
+        await page.goto(`/lobbies/${lobby.body.id}`)
+        await expectText(page.locator('#connection'), 'Connected.')
+        // Both members, by name, before either has done anything.
+        await expectText(page.locator(`#members li[data-user="${friend.id}"] .name`), 'Friend Person')
+        await expectText(page.locator(`#members li[data-user="${user.id}"] .name`), user.username)
+        expect(await page.locator('#members li').count()).toBe(2)
+        expect(await page.locator('#members').textContent()).not.toContain(`User ${friend.id}`)
+
+        const sent = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
+          token: bot,
+          body: { content: 'hello from the game' },
+        })
+        expect(sent.status).toBe(201)
+        await expectText(page.locator('#messages .content'), 'hello from the game')
+
+        // Someone added while the page is open appears by name.
+        const late = await t().user()
+        const added = await t().api('PUT', `/lobbies/${lobby.body.id}/members/${late.id}`, { token: bot, body: {} })
+        expect(added.status).toBe(200)
+        await expectText(page.locator(`#members li[data-user="${late.id}"] .name`), late.username)
+      },
+    )
+
+    browserTest(web, 'lobby page: a stranger, and an unknown lobby, are told so and never connect', async (page) => {
+      const member = await t().user()
+      const stranger = await t().user()
       const app = await t().app([REDIRECT])
-      const bot = `Bot ${app.bot_token}`
-      const lobby = await t().api('POST', '/lobbies', { token: bot, body: { members: [{ id: user.id }] } })
-      expect(lobby.status).toBe(201)
-      await signIn(page, user.token)
-      await page.goto(`/lobbies/${lobby.body.id}`)
-      await expectText(page.locator('#connection'), 'Connected.')
-      const sent = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
-        token: bot,
-        body: { content: 'hello from the game' },
+      const lobby = await t().api('POST', '/lobbies', {
+        token: `Bot ${app.bot_token}`,
+        body: { members: [{ id: member.id }] },
       })
-      expect(sent.status).toBe(201)
-      await expectText(page.locator('#messages .content'), 'hello from the game')
+      await signIn(page, stranger.token)
+      const sockets: string[] = []
+      page.on('websocket', (ws) => sockets.push(ws.url()))
+      for (const id of [lobby.body.id, '123']) {
+        await page.goto(`/lobbies/${id}`)
+        await expectText(page.locator('#lobby-notice'), 'This lobby does not exist, or you are not one of its members.')
+        expect(await page.locator('#connection').textContent()).toBe('')
+        expect(await page.getByRole('button', { name: 'Join voice' }).isVisible()).toBe(false)
+        expect(await page.locator('#members li').count()).toBe(0)
+        await Bun.sleep(300)
+        expect(await page.locator('#connection').textContent()).not.toContain('Connected')
+      }
+      expect(sockets.filter((url) => url.includes('/gateway'))).toEqual([])
     })
   })
 }
