@@ -6,7 +6,7 @@ import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { readOutbox } from '../../src/delivery'
 import { CODE_ALREADY_USED } from '../../src/mfa/errors'
-import { smsFactors } from '../../src/mfa/tables'
+import { insertSmsFactor } from '../../src/mfa/store'
 import { users } from '../../src/accounts/tables'
 import { GatewayClient } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
@@ -219,7 +219,7 @@ describe('password reset by phone', () => {
     const user = await userWithTotp()
     const phone = uniquePhone()
     updateUser(user.id, { phone })
-    db().insert(smsFactors).values({ userId: user.id, createdAt: Date.now() }).run()
+    insertSmsFactor(user.id) // through the store, which forgets the user's cached factors
     const r = await forgot(phone)
     expect(r.body.code).toBe(70009)
     expect(await lastLinkToken(user.email, 'reset')).toBeDefined()
