@@ -7,12 +7,23 @@ import { purgeExpiredOneTime } from './one-time'
 import { accountsRoutes, usersMe } from './routes'
 import { userForCaller } from './serialize'
 import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
+import { secondFactor } from './second-factor'
 import { findUser } from './store'
 
-/** READY's `user`: the private user for user sessions, the bot user (bot: true) for applications. */
+/**
+ * READY's `user`: the private user for user sessions, the bot user (bot: true) for applications; and for user
+ * sessions Discord's `auth: {authenticator_types}`, the second factors the account has on.
+ */
 function userReady(caller: Caller) {
   const user = findUser(caller.userId)
-  return { ready: { user: user ? userForCaller(user, caller) : null } }
+  return {
+    ready: {
+      user: user ? userForCaller(user, caller, secondFactor().enabled(user.id)) : null,
+      ...(caller.kind === 'user'
+        ? { auth: { authenticator_types: secondFactor().authenticatorTypes(caller.userId) } }
+        : {}),
+    },
+  }
 }
 
 export const accountsModule = {

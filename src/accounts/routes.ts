@@ -21,8 +21,11 @@ export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'],
     if (!user) throw Errors.unauthorized()
     const mfaEnabled = secondFactor().enabled(user.id)
     if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
-    // User sessions and bots see the whole private user: its text is kept with the row.
-    return new JsonText(cachedUserText(user.id, mfaEnabled, () => JSON.stringify(privateUser(user, mfaEnabled))))
+    // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+    const types = secondFactor().authenticatorTypes(user.id)
+    return new JsonText(
+      cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
+    )
   }),
 )
 

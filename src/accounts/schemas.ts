@@ -30,6 +30,12 @@ export const PrivateUser = t.Composite(
       flags: Int(),
       locale: t.String(),
       mfa_enabled: t.Boolean(),
+      authenticator_types: t.Optional(
+        t.Array(t.Union([t.Literal(1), t.Literal(2), t.Literal(3)]), {
+          description:
+            "The second factors on (Discord's authenticator types: 1 WebAuthn security key or passkey, 2 TOTP authenticator app, 3 SMS), ascending; user sessions and bots only",
+        }),
+      ),
     }),
   ],
   { description: 'The calling user' },

@@ -18,6 +18,11 @@ export type MfaRequired = {
 export type SecondFactor = {
   /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
   enabled(userId: string): boolean
+  /**
+   * Discord's authenticator types the user has enabled (1 WebAuthn, 2 TOTP, 3 SMS), ascending: READY's
+   * `auth.authenticator_types` and the private user's `authenticator_types`. Cached: answered without a query.
+   */
+  authenticatorTypes(userId: string): readonly number[]
   /** SMS is one of the user's second factors. */
   hasSms(userId: string): boolean
   /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */

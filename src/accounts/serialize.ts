@@ -14,7 +14,11 @@ export function publicUser(u: UserRow) {
   }
 }
 
-export function privateUser(u: UserRow, mfaEnabled = false) {
+/**
+ * The private user; `authenticatorTypes` (Discord's `authenticator_types`: 1 WebAuthn, 2 TOTP, 3 SMS) where the
+ * caller may see them: GET /users/@me for user sessions and bots (never READY's user, as Discord, nor OAuth2).
+ */
+export function privateUser(u: UserRow, mfaEnabled = false, authenticatorTypes?: readonly number[]) {
   return {
     ...publicUser(u),
     email: u.email,
@@ -23,6 +27,7 @@ export function privateUser(u: UserRow, mfaEnabled = false) {
     flags: u.flags,
     locale: u.locale,
     mfa_enabled: mfaEnabled,
+    ...(authenticatorTypes ? { authenticator_types: authenticatorTypes } : {}),
   }
 }
 

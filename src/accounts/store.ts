@@ -43,16 +43,17 @@ const userIdsByIds = prepared((d) =>
 // The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
 const userRows = rowCache<string, UserRow>(2048)
 // The private user's JSON text (GET /users/@me for user and bot tokens), forgotten with the row; it also holds the
-// mfa_enabled it was made with, which the caller compares (that flag lives in mfa's tables).
-const userTexts = rowCache<string, { text: string; mfaEnabled: boolean }>(2048)
+// second factors it was made with (mfa_enabled, authenticator_types), which the caller compares: those live in mfa's
+// tables, whose own cache forgets them when a factor changes.
+const userTexts = rowCache<string, { text: string; factors: string }>(2048)
 let usersWritten = 0
 
-/** The private user's JSON text for this mfa_enabled: cached with the row, else `build()`'s. */
-export function cachedUserText(id: string, mfaEnabled: boolean, build: () => string): string {
-  const hit = userTexts.read(id, () => ({ text: build(), mfaEnabled }))!
-  if (hit.mfaEnabled === mfaEnabled) return hit.text
+/** The private user's JSON text for these factors (any string naming them): cached with the row, else `build()`'s. */
+export function cachedUserText(id: string, factors: string, build: () => string): string {
+  const hit = userTexts.read(id, () => ({ text: build(), factors }))!
+  if (hit.factors === factors) return hit.text
   userTexts.forget(id)
-  return userTexts.read(id, () => ({ text: build(), mfaEnabled }))!.text
+  return userTexts.read(id, () => ({ text: build(), factors }))!.text
 }
 
 function forgetUser(id: string): void {

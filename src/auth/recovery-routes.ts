@@ -15,13 +15,21 @@ import { findUser, updateUser } from '../accounts/store'
 import { clientInfo } from '../accounts/client-info'
 import { confirmPassword, hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
-import { changeEmail, deactivateAccount, forgotPassword, resetPassword, revertAccount } from './recovery'
+import {
+  changeEmail,
+  checkResetToken,
+  deactivateAccount,
+  forgotPassword,
+  resetPassword,
+  revertAccount,
+} from './recovery'
 import {
   ForgotSchema,
   PasswordSchema,
   PatchMeAnswer,
   PatchMeSchema,
   ResetAnswer,
+  ResetCheckSchema,
   ResetSchema,
   RevertAnswer,
   RevertSchema,
@@ -48,6 +56,14 @@ export const recoveryPublicRoutes = new Elysia()
       ...doc('auth', 'Set a new password with a reset token', { 200: ResetAnswer }),
     },
   )
+  .post('/auth/reset/check', (ctx) => (checkResetToken(ctx.body.token, ipOf(ctx)), noContent()), {
+    body: ResetCheckSchema,
+    ...doc(
+      'auth',
+      'Check a reset token without spending it: 204 while /auth/reset would take it, else 400 TOKEN_INVALID (the reset page asks it when it opens)',
+      { 204: NO_CONTENT },
+    ),
+  })
   .post('/auth/revert', async ({ body }) => revertAccount(body.token, body.password), {
     body: RevertSchema,
     ...doc('auth', 'Undo an e-mail change and secure the account', { 200: RevertAnswer }),

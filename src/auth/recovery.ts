@@ -25,6 +25,8 @@ const RESET_TTL_MS = 3600_000
 const REVERT_TTL_MS = 2 * 24 * 3600_000
 const FORGOT_PER_IP = { limit: 10, windowMs: 3600_000 }
 const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
+/** Checks of reset tokens per IP (an IPv6 client by its /64): a page load each; guessing a token is hopeless anyway. */
+const RESET_CHECK_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
 
 // Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
 // and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
@@ -83,6 +85,15 @@ function resetTarget(token: string): { row: OneTimeRow; user: UserRow; purpose: 
     if (user) return { row: phone, user, purpose: 'phone' }
   }
   throw tokenInvalid()
+}
+
+/**
+ * POST /auth/reset/check: whether a reset token would still be taken (204), or is unknown, used or expired (400,
+ * the same body /auth/reset answers), without spending it and without saying whose it is. Counted per IP.
+ */
+export function checkResetToken(token: string, ip: string): void {
+  reserve(perIp('reset-check-ip', ip, RESET_CHECK_PER_IP))
+  resetTarget(token)
 }
 
 /**

@@ -176,6 +176,16 @@ export const ResetSchema = t.Object(
 )
 export type ResetInput = typeof ResetSchema.static
 
+export const ResetCheckSchema = t.Object(
+  {
+    token: t.String({
+      maxLength: 256,
+      description: "the reset link's token (e-mail), or the phone token of a texted code",
+    }),
+  },
+  { examples: [{ token: 'token-from-the-reset-link' }] },
+)
+
 export const RevertSchema = t.Object(
   {
     token: t.String({ maxLength: 256, description: "the revert link's token (sent to the old address)" }),

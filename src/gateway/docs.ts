@@ -128,7 +128,7 @@ const EVENTS: Row[] = [
   [
     'READY',
     'the identifying session',
-    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, scopes?, application?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential; \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; the experiment arrays as \`GET /experiments\``,
+    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; the experiment arrays as \`GET /experiments\``,
   ],
   ['RESUMED', 'the resuming session', '`{_trace}`, after the replayed events'],
   [

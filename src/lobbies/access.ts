@@ -1,6 +1,6 @@
 // Who may act on a lobby: its own application (Bot or OAuth2 token of that application); OAuth2 callers
 // additionally as members where they act through their membership. Anything else sees 404 Unknown Lobby.
-import type { BearerCaller, BotCaller, Caller } from '../core/caller'
+import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { reading } from '../db/client'
@@ -28,6 +28,20 @@ export function lobbyWithMembers(caller: Caller, lobbyId: string): { lobby: Lobb
     const lobby = lobbyOf(caller, lobbyId, { bearerMustBeMember: false })
     const members = listMembers(lobby.id)
     if (caller.kind === 'bearer' && !members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
+    return { lobby, members }
+  })
+}
+
+/**
+ * A user session's read of a lobby (the web client's lobby page): only a member reads it, whichever application's it
+ * is; an unknown lobby and one the user is not in are the same 404 Unknown Lobby. One snapshot.
+ */
+export function lobbyOfMember(caller: UserCaller, lobbyId: string): { lobby: LobbyRow; members: LobbyMemberRow[] } {
+  return reading(() => {
+    const lobby = isSnowflake(lobbyId) ? getLobby(lobbyId) : undefined
+    if (!lobby) throw Errors.unknownLobby()
+    const members = listMembers(lobby.id)
+    if (!members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
     return { lobby, members }
   })
 }

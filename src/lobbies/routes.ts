@@ -10,7 +10,7 @@ import { laneGet, lanePost } from '../http/lane'
 import { bodyCheck } from '../http/validation'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
-import { appCaller, lobbyOf, lobbyWithMembers } from './access'
+import { appCaller, lobbyOf, lobbyOfMember, lobbyWithMembers } from './access'
 import { OVERRIDE_FIELD, verifyOverrideUrl } from './event-webhooks'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
 import {
@@ -37,6 +37,7 @@ import {
   LobbyMembersAnswer,
   LobbyMessageAnswer,
   LobbyMessagesAnswer,
+  LobbyReadAnswer,
   MessageDoc,
   MessageSchema,
   MessagesQuery,
@@ -47,15 +48,22 @@ import {
   PutLobbySchema,
   PutMemberDoc,
 } from './schemas'
-import { restText } from './snapshots'
+import { memberView, restText } from './snapshots'
 import { getLobby } from './store'
 import { FormCheck } from './validate'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
 
+/** GET /lobbies/{id} also takes user sessions (members only: the web client's lobby page). */
+const READ_LOBBY = { kinds: ['user', 'bot', 'bearer'] as ('user' | 'bot' | 'bearer')[], scope: 'lobbies.write' }
+
 /** GET /lobbies/{id}: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
-export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', OAUTH2, ({ caller, params }) => {
+export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', READ_LOBBY, ({ caller, params }) => {
+  if (caller.kind === 'user') {
+    const { lobby, members } = lobbyOfMember(caller, params.lobbyId)
+    return memberView(lobby, members)
+  }
   const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
   const text = restText(lobby, members, caller.kind === 'bot')
   return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
@@ -164,8 +172,11 @@ export const lobbiesRoutes = new Elysia()
     },
   )
   .get('/lobbies/:lobbyId', lobbyGet.handle, {
-    auth: OAUTH2,
-    detail: detail('A lobby', { 200: LobbyAnswer }),
+    auth: READ_LOBBY,
+    detail: detail(
+      "A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; user session (the web client): any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031",
+      { 200: LobbyReadAnswer },
+    ),
   })
   .patch(
     '/lobbies/:lobbyId',

@@ -217,6 +217,17 @@ const LobbyMember = t.Object(
   { id: Snowflake, metadata: t.Nullable(t.Record(t.String(), t.String())), flags: Int() },
   { description: 'Lobby member' },
 )
+/** A member as GET /lobbies/{id} shows it to a user session: with `connected` (in the call) and the public user. */
+const LobbyMemberForMember = t.Object(
+  {
+    id: Snowflake,
+    metadata: t.Nullable(t.Record(t.String(), t.String())),
+    flags: Int(),
+    connected: t.Optional(t.Boolean({ description: 'in the lobby call (user sessions only)' })),
+    user: t.Optional(PublicUser),
+  },
+  { description: 'Lobby member' },
+)
 
 export const LobbyAnswer = t.Object(
   {
@@ -232,6 +243,37 @@ export const LobbyAnswer = t.Object(
           "where the lobby's event webhooks go instead of the application's URL; shown to the application's Bot only, and only when set",
       }),
     ),
+  },
+  { description: 'Lobby' },
+)
+const LobbyVoiceState = t.Object(
+  {
+    lobby_id: Snowflake,
+    channel_id: t.Null(),
+    user_id: Snowflake,
+    session_id: t.Nullable(t.String()),
+    deaf: t.Boolean(),
+    mute: t.Boolean(),
+    self_deaf: t.Boolean(),
+    self_mute: t.Boolean(),
+    self_video: t.Boolean(),
+    suppress: t.Boolean(),
+    request_to_speak_timestamp: t.Null(),
+    connected: t.Boolean(),
+  },
+  { description: 'Lobby voice state' },
+)
+/** GET /lobbies/{id}: the lobby; to a user session (a member) as the Gateway shows it, members named. */
+export const LobbyReadAnswer = t.Object(
+  {
+    id: Snowflake,
+    application_id: Snowflake,
+    metadata: t.Nullable(t.Record(t.String(), t.String())),
+    members: t.Array(LobbyMemberForMember),
+    flags: Int(),
+    linked_channel: t.Optional(Channel),
+    voice_states: t.Optional(t.Array(LobbyVoiceState, { description: 'the members in the call (user sessions only)' })),
+    override_event_webhooks_url: LobbyAnswer.properties.override_event_webhooks_url,
   },
   { description: 'Lobby' },
 )

@@ -2,6 +2,8 @@
 // Gateway snapshot. `forApp`: the caller is the application's Bot (it alone sees override_event_webhooks_url).
 import { lazy } from './effects'
 import { linkedChannelObject } from './linked-channel'
+import { findUsers } from '../accounts/store'
+import { publicUser } from '../accounts/serialize'
 import { gatewayLobby, restLobby } from './serialize'
 import { cachedLobbyText, getLobby, listMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
@@ -39,3 +41,19 @@ export async function gatewayView(lobbyId: string) {
 
 /** The Gateway lobby object as it is when the event goes out. */
 export const lobbySnapshot = (lobbyId: string) => lazy(() => gatewayView(lobbyId))
+
+/**
+ * GET /lobbies/{id} for a user session (a member): the Gateway lobby object (members with `connected`, the call's
+ * `voice_states`), each member with its public `user`, so a page can name the members before they act.
+ */
+export async function memberView(lobby: LobbyRow, members: LobbyMemberRow[]) {
+  const users = findUsers(members.map((m) => m.userId))
+  const view = gatewayLobby(lobby, members, lobby.linkedChannelId ? await linkedChannelObject(lobby) : undefined)
+  return {
+    ...view,
+    members: view.members.map((m) => {
+      const user = users.get(m.id)
+      return { ...m, ...(user ? { user: publicUser(user) } : {}) }
+    }),
+  }
+}

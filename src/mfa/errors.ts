@@ -15,6 +15,9 @@ export const invalidTicket = () => new ApiError(400, 60006, 'Invalid two-factor 
 
 export const invalidCode = (message = 'Invalid two-factor code') => new ApiError(400, 60008, message)
 
+/** 60008's message for a right TOTP code whose time step was already accepted (the code stays a wrong guess). */
+export const CODE_ALREADY_USED = 'This two-factor code was already used. Wait for the next code.'
+
 export const smsNotEnabled = () => new ApiError(400, 60010, 'SMS authentication is not enabled')
 
 export const smsCannotBeEnabled = () => new ApiError(400, 60012, 'SMS authentication cannot be enabled')

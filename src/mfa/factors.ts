@@ -3,7 +3,7 @@ import { isE164, issuePhoneCode, maskPhone, verifyPhoneCode } from '../accounts/
 import { verifyPassword } from '../accounts/passwords'
 import { reserve } from '../core/ratelimit'
 import { findUser } from '../accounts/store'
-import { smsNotEnabled } from './errors'
+import { CODE_ALREADY_USED, smsNotEnabled } from './errors'
 import { consumeBackupCode, hasBackupCodes, removeBackupCodes } from './backup-codes'
 import { deleteSmsFactor, hasAuthenticator, hasSmsFactor } from './store'
 import { MAX_WRONG_CODES, TICKET_TTL_MS, wrongCode, type TicketRow } from './tickets'
@@ -52,12 +52,16 @@ export async function sendTicketSms(row: TicketRow, ip: string): Promise<string>
   return maskPhone(user.phone)
 }
 
-async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise<boolean> {
+/** true, false, or 'used': a TOTP code whose time step was already accepted (it still counts as a wrong code). */
+async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise<boolean | 'used'> {
   const userId = row.userId!
   switch (type) {
-    case 'totp':
+    case 'totp': {
+      const totp = verifyTotp(userId, code)
+      if (totp !== 'wrong') return totp === 'ok' || 'used'
       // Discord's totp method also takes a backup code when backup_codes_allowed.
-      return verifyTotp(userId, code) || (hasTotp(userId) && (await consumeBackupCode(userId, code)))
+      return hasTotp(userId) && (await consumeBackupCode(userId, code))
+    }
     case 'backup':
       return consumeBackupCode(userId, code)
     case 'sms': {
@@ -88,6 +92,7 @@ export async function verifyFactor(row: TicketRow, type: string, code: unknown):
     code.length > 0 &&
     code.length <= 64 * 1024 &&
     (await codeMatches(row, type as MfaType, code))
+  if (ok === 'used') throw wrongCode(row, CODE_ALREADY_USED)
   if (!ok) throw wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
   attempt.release()
 }

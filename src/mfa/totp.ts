@@ -36,13 +36,16 @@ export function hasTotp(userId: string): boolean {
   return hasTotpSecret(userId)
 }
 
-/** Check a code against the user's secret and claim its step; true once per step. */
-export function verifyTotp(userId: string, code: string): boolean {
+/**
+ * Check a code against the user's secret and claim its step: 'ok' once per step; 'used' for a code of the window
+ * whose step (or a later one) was already accepted; 'wrong' otherwise.
+ */
+export function verifyTotp(userId: string, code: string): 'ok' | 'used' | 'wrong' {
   const row = findTotpSecret(userId)
-  if (!row) return false
+  if (!row) return 'wrong'
   const step = matchingStep(row.secret, code.replace(/\s+/g, ''))
-  if (step === undefined) return false
-  return claimTotpStep(userId, step)
+  if (step === undefined) return 'wrong'
+  return claimTotpStep(userId, step) ? 'ok' : 'used'
 }
 
 /** Enrol a secret; false when the user already has one (two parallel enables: one wins). */

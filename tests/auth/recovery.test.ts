@@ -5,12 +5,13 @@ import { lockUser } from '../../src/auth/lock'
 import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
 import { readOutbox } from '../../src/delivery'
-import { smsFactors } from '../../src/mfa/tables'
+import { CODE_ALREADY_USED } from '../../src/mfa/errors'
+import { insertSmsFactor } from '../../src/mfa/store'
 import { users } from '../../src/accounts/tables'
 import { GatewayClient } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
 import { elevated, totpCode, userWithTotp } from '../mfa/helpers'
-import { lastLinkToken, lastSmsCode, uniqueEmail } from './helpers'
+import { lastLinkToken, lastSmsCode, uniqueEmail, withConfig } from './helpers'
 
 afterEach(resetWorld)
 
@@ -111,12 +112,86 @@ describe('password reset by e-mail', () => {
     })
     expect(wrong.body.code).toBe(60008)
     expect((await login(user.email, NEW_PASSWORD)).status).toBe(400) // not changed yet
+    // This period's code spent at a login is refused at the reset, saying it was used.
+    const loginTicket = (await login(user.email, user.password)).body.ticket
+    const code = totpCode(user.secret)
+    expect((await api('POST', '/auth/mfa/totp', { body: { ticket: loginTicket, code } })).status).toBe(200)
+    const used = await api('POST', '/auth/reset', {
+      body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code },
+    })
+    expect(used.status).toBe(400)
+    expect(used.body).toEqual({ code: 60008, message: CODE_ALREADY_USED })
     const r = await api('POST', '/auth/reset', {
-      body: { token, password: NEW_PASSWORD, ticket: first.body.ticket, method: 'totp', code: totpCode(user.secret) },
+      body: {
+        token,
+        password: NEW_PASSWORD,
+        ticket: first.body.ticket,
+        method: 'totp',
+        code: totpCode(user.secret, 1),
+      },
     })
     expect(r.status).toBe(200)
     expect(typeof r.body.token).toBe('string')
     expect((await login(user.email, NEW_PASSWORD)).body.mfa).toBe(true)
+  })
+})
+
+describe('checking a reset token (POST /auth/reset/check)', () => {
+  const check = (token: unknown, headers?: Record<string, string>) =>
+    api('POST', '/auth/reset/check', { body: { token }, headers })
+
+  test('204 while the link works (without spending it), then 400 once used, expired or unknown; no account named', async () => {
+    const user = await makeUser()
+    const token = await resetToken(user.email)
+    const fresh = await check(token)
+    expect(fresh.status).toBe(204)
+    expect(fresh.body).toBeFalsy()
+    expect((await check(token)).status).toBe(204) // checking again spends nothing
+    expect((await api('POST', '/auth/reset', { body: { token, password: NEW_PASSWORD } })).status).toBe(200)
+
+    const used = await check(token)
+    expect(used.status).toBe(400)
+    const invalid = {
+      code: 50035,
+      message: 'Invalid Form Body',
+      errors: { token: { _errors: [{ code: 'TOKEN_INVALID', message: 'Invalid or expired token.' }] } },
+    }
+    expect(used.body).toEqual(invalid)
+    expect((await check('not-a-token-at-all')).body).toEqual(invalid)
+
+    const later = await resetToken(user.email)
+    expect((await check(later)).status).toBe(204)
+    clock.advance(3600_000 + 1)
+    expect((await check(later)).body).toEqual(invalid)
+  })
+
+  test('a phone reset token checks too; bad bodies are 400 50035, never 5xx', async () => {
+    const user = await makeUser()
+    const phone = uniquePhone()
+    updateUser(user.id, { phone })
+    expect((await forgot(phone)).body.code).toBe(70007)
+    const verified = await api('POST', '/phone-verifications/verify', {
+      body: { phone, code: await lastSmsCode(phone) },
+    })
+    expect((await check(verified.body.token)).status).toBe(204)
+    for (const body of [{}, { token: 5 }, { token: 'x'.repeat(300) }, []]) {
+      const r = await api('POST', '/auth/reset/check', { body })
+      expect(r.status).toBe(400)
+      expect(r.body.code).toBe(50035)
+    }
+  })
+
+  test('limited per IP, an IPv6 client by its /64: 429 with retry_after', async () => {
+    await withConfig({ trustProxy: true }, async () => {
+      for (let i = 0; i < 30; i++)
+        expect((await check(`guess-${i}`, { 'x-forwarded-for': `2001:db8:1:2::${i.toString(16)}` })).status).toBe(400)
+      const refused = await check('guess', { 'x-forwarded-for': '2001:db8:1:2:ffff::1' })
+      expect(refused.status).toBe(429)
+      expect(refused.body.retry_after).toBeGreaterThan(0)
+      // Another /64, and an IPv4 client, have their own allowance.
+      expect((await check('guess', { 'x-forwarded-for': '2001:db8:1:3::1' })).status).toBe(400)
+      expect((await check('guess', { 'x-forwarded-for': '198.51.100.7' })).status).toBe(400)
+    })
   })
 })
 
@@ -144,7 +219,7 @@ describe('password reset by phone', () => {
     const user = await userWithTotp()
     const phone = uniquePhone()
     updateUser(user.id, { phone })
-    db().insert(smsFactors).values({ userId: user.id, createdAt: Date.now() }).run()
+    insertSmsFactor(user.id) // through the store, which forgets the user's cached factors
     const r = await forgot(phone)
     expect(r.body.code).toBe(70009)
     expect(await lastLinkToken(user.email, 'reset')).toBeDefined()

@@ -368,6 +368,7 @@ const CASES: Record<string, Case | Case[]> = {
   'POST /api/v9/auth/handoff': { call: async () => ({ token: await session() }) },
   'POST /api/v9/auth/forgot': { call: async () => ({}) },
   'POST /api/v9/auth/reset': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
+  'POST /api/v9/auth/reset/check': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
   'POST /api/v9/auth/revert': { call: async () => ({}), expect: [400, 'TOKEN_INVALID'] },
   'POST /api/v9/users/@me/disable': { call: async () => ({ token: (await makeUser()).token }) },
   'POST /api/v9/users/@me/delete': { call: async () => ({ token: (await makeUser()).token }) },

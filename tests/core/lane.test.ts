@@ -72,8 +72,8 @@ function same({ lane, elysia }: Awaited<ReturnType<typeof both>>, status: number
 }
 
 describe('the lane answers as Elysia does', () => {
-  test('GET /lobbies/{id}: the lobby, unknown lobby, another application, no token, a user token', async () => {
-    const { bot, players } = await setup(1)
+  test('GET /lobbies/{id}: the lobby, unknown lobby, another application, no token, a member and a stranger', async () => {
+    const { bot, players } = await setup(2)
     const other = await setup(0)
     const lobby = await createLobby(bot, { metadata: { a: '1' }, members: [{ id: players[0].id }] })
     for (const prefix of ['/api/v9', '/api/v10', '/api']) {
@@ -85,7 +85,8 @@ describe('the lane answers as Elysia does', () => {
     same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: other.bot }), 404)
     same(await both(`/api/v9/lobbies/${lobby.id}`), 401)
     same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: 'Bot nonsense' }), 401)
-    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[0].token }), 403)
+    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[0].token }), 200)
+    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[1].token }), 404)
   })
 
   test('GET /lobbies/{id}/messages: pages, cursors, refusals of bad queries, a non-member bearer', async () => {

@@ -11,7 +11,9 @@ import { api, makeUser, resetWorld } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 import { newReceiver, stopReceivers } from '../lobbies/webhook-receiver'
 import { findApplication } from '../../src/oauth2/store'
-import { elevated, totpCode, userWithTotp } from '../mfa/helpers'
+import { addPhone, elevated, SoftAuthenticator, totpCode, userWithTotp } from '../mfa/helpers'
+import { GatewayClient } from '../gateway-client'
+import { clock } from '../../src/core/clock'
 
 afterEach(resetWorld)
 
@@ -193,6 +195,62 @@ describe('users and MFA', () => {
     )
     expect(retry.status).toBe(200)
     expect((await me(retry.body.token)).body.mfa_enabled).toBe(false)
+  })
+
+  test('authenticator_types follows TOTP, SMS and a security key on and off at once, in /users/@me and READY', async () => {
+    const user = await userWithTotp()
+    const types = async (token: string) => (await readTimes(3, () => me(token))).body.authenticator_types
+    const readyAuth = async (token: string) => {
+      const { client, ready } = await GatewayClient.identified(token)
+      client.close()
+      expect(ready.user).not.toHaveProperty('authenticator_types') // as Discord: READY says it in `auth` only
+      return ready.auth
+    }
+    expect(await types(user.token)).toEqual([2])
+    expect(await readyAuth(user.token)).toEqual({ authenticator_types: [2] })
+
+    await addPhone(user)
+    expect(await types(user.token)).toEqual([2])
+    const sms = { token: user.token, body: { password: user.password } }
+    expect((await api('POST', '/users/@me/mfa/sms/enable', sms)).status).toBe(204)
+    expect(await types(user.token)).toEqual([2, 3])
+    expect(await readyAuth(user.token)).toEqual({ authenticator_types: [2, 3] })
+    clock.advance(30_000)
+    const off = await elevated('POST', '/users/@me/mfa/sms/disable', user.token, sms.body, 'totp', () =>
+      totpCode(user.secret),
+    )
+    expect(off.retry.status).toBe(204)
+    expect(await types(user.token)).toEqual([2])
+
+    const key = new SoftAuthenticator()
+    const start = await api('POST', '/users/@me/mfa/webauthn/credentials', { token: user.token })
+    const added = await api('POST', '/users/@me/mfa/webauthn/credentials', {
+      token: user.token,
+      body: { ticket: start.body.ticket, name: 'Key', credential: key.register(start.body.challenge) },
+    })
+    expect(added.status).toBe(200)
+    expect(await types(user.token)).toEqual([1, 2])
+
+    clock.advance(30_000)
+    const totpOff = await elevated('POST', '/users/@me/mfa/totp/disable', user.token, undefined, 'totp', () =>
+      totpCode(user.secret),
+    )
+    expect(totpOff.retry.status).toBe(200)
+    const token = totpOff.retry.body.token as string
+    expect(await types(token)).toEqual([1])
+    const { retry } = await elevated(
+      'DELETE',
+      `/users/@me/mfa/webauthn/credentials/${added.body.id}`,
+      token,
+      undefined,
+      'webauthn',
+      (mfa) => key.assert(mfa.methods.find((m: { type: string }) => m.type === 'webauthn').challenge),
+    )
+    expect(retry.status).toBe(204)
+    const last = await readTimes(3, () => me(token))
+    expect(last.body.authenticator_types).toEqual([])
+    expect(last.body.mfa_enabled).toBe(false)
+    expect(await readyAuth(token)).toEqual({ authenticator_types: [] })
   })
 
   test('a user row another process changes is read within milliseconds', async () => {

@@ -172,7 +172,8 @@ describe('GET, PATCH, DELETE /lobbies/{id}', () => {
     const foreign = await api('GET', `/lobbies/${lobby.id}`, { token: `Bot ${other.bot_token}` })
     expect(foreign.status).toBe(404)
     expect(foreign.body.code).toBe(10031)
-    expect((await api('GET', `/lobbies/${lobby.id}`, { token: players[0].token })).body.code).toBe(20002)
+    // A user session reads it as a member (the web client: below).
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: players[0].token })).status).toBe(200)
     expect((await api('GET', '/lobbies/123', { token: bot })).body.code).toBe(10031)
     expect((await api('GET', '/lobbies/nope', { token: bot })).body.code).toBe(10031)
   })
@@ -247,5 +248,75 @@ describe('GET, PATCH, DELETE /lobbies/{id}', () => {
     expect(r.body).toBeNull()
     expect((await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(204)
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(404)
+  })
+})
+
+describe('GET /lobbies/{id} with a user session (the web client)', () => {
+  test('a member reads the lobby as the Gateway shows it, every member named; anyone else gets 404 10031', async () => {
+    const { bot, players } = await setup(3)
+    const [a, b, outsider] = players
+    const renamed = await api('PATCH', '/users/@me', { token: b.token, body: { global_name: 'Bee' } })
+    expect(renamed.status).toBe(200)
+    const lobby = await createLobby(bot, { members: [{ id: a.id }, { id: b.id, metadata: { team: 'red' } }] })
+
+    const read = await api('GET', `/lobbies/${lobby.id}`, { token: a.token })
+    expect(read.status).toBe(200)
+    expect(read.body).toMatchObject({ id: lobby.id, application_id: lobby.application_id, voice_states: [] })
+    expect(read.body.members).toEqual([
+      {
+        id: a.id,
+        metadata: null,
+        flags: 0,
+        connected: false,
+        user: expect.objectContaining({ id: a.id, username: expect.any(String) }),
+      },
+      {
+        id: b.id,
+        metadata: { team: 'red' },
+        flags: 0,
+        connected: false,
+        user: expect.objectContaining({ id: b.id, global_name: 'Bee' }),
+      },
+    ])
+    // A public user only: no e-mail or phone of another member.
+    expect(Object.keys(read.body.members[1].user).sort()).toEqual(
+      ['avatar', 'bot', 'discriminator', 'global_name', 'id', 'public_flags', 'username'].sort(),
+    )
+    // The bot's answer keeps Discord's REST shape.
+    const asBot = await api('GET', `/lobbies/${lobby.id}`, { token: bot })
+    expect(asBot.body.members[0]).toEqual({ id: a.id, metadata: null, flags: 0 })
+    expect(asBot.body.voice_states).toBeUndefined()
+
+    const unknownLobby = { code: 10031, message: 'Unknown Lobby' }
+    for (const path of [`/lobbies/${lobby.id}`, '/lobbies/123', '/lobbies/99999999999999999999', '/lobbies/abc']) {
+      const r = await api('GET', path, { token: outsider.token })
+      expect(r.status).toBe(404)
+      expect(r.body).toMatchObject({ code: 10031 })
+    }
+    expect((await api('GET', '/lobbies/123', { token: a.token })).body).toMatchObject(unknownLobby)
+
+    // Removed: the very next read is refused (the lobby's rows are cached).
+    expect((await api('DELETE', `/lobbies/${lobby.id}/members/${a.id}`, { token: bot })).status).toBe(204)
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: a.token })).status).toBe(404)
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: b.token })).status).toBe(200)
+    expect((await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(204)
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: b.token })).status).toBe(404)
+  })
+
+  test("another application's lobby: a user session reads only the ones it is in; OAuth2 keeps to its own application", async () => {
+    const first = await setup(1)
+    const second = await setup(0)
+    const [player] = first.players
+    const mine = await createLobby(second.bot, { members: [{ id: player.id }] })
+    const notMine = await createLobby(second.bot, {})
+    expect((await api('GET', `/lobbies/${mine.id}`, { token: player.token })).status).toBe(200)
+    expect((await api('GET', `/lobbies/${notMine.id}`, { token: player.token })).status).toBe(404)
+    // The player's OAuth2 token of the first application does not reach the second application's lobby.
+    expect((await api('GET', `/lobbies/${mine.id}`, { token: player.bearer })).status).toBe(404)
+    expect((await api('GET', `/lobbies/${mine.id}`, { token: first.bot })).status).toBe(404)
+    // Every other lobby route still refuses user sessions.
+    const patch = await api('PATCH', `/lobbies/${mine.id}`, { token: player.token, body: { metadata: {} } })
+    expect(patch.status).toBe(403)
+    expect((await api('GET', `/lobbies/${mine.id}/messages`, { token: player.token })).status).toBe(403)
   })
 })

@@ -5,6 +5,8 @@ import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } fr
 import { Secret, TOTP } from 'otpauth'
 import { config } from '../../src/config'
 import { clock } from '../../src/core/clock'
+import { expect } from 'bun:test'
+import { lastSmsCode } from '../auth/helpers'
 import { api, makeUser } from '../helpers'
 
 export function newSecret(bytes = 20): string {
@@ -173,4 +175,18 @@ export async function userWithKey() {
   })
   if (finish.status !== 200) throw new Error(`key registration failed: ${JSON.stringify(finish.body)}`)
   return { ...user, key, credential: finish.body }
+}
+
+export const uniquePhone = () => `+1558${Math.floor(1e6 + Math.random() * 8.99e6)}`
+
+/** Verify a phone for the user through the real endpoints. */
+export async function addPhone(user: { token: string; password: string }, phone = uniquePhone()) {
+  expect((await api('POST', '/users/@me/phone', { token: user.token, body: { phone } })).status).toBe(204)
+  const verified = await api('POST', '/phone-verifications/verify', { body: { phone, code: await lastSmsCode(phone) } })
+  const r = await api('POST', '/users/@me/phone', {
+    token: user.token,
+    body: { phone_token: verified.body.token, password: user.password },
+  })
+  expect(r.status).toBe(204)
+  return phone
 }

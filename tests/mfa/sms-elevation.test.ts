@@ -2,23 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { api, makeUser, resetWorld } from '../helpers'
 import { lastSmsCode } from '../auth/helpers'
-import { elevated, mfaTicket, totpCode, userWithTotp } from './helpers'
+import { addPhone, elevated, mfaTicket, totpCode, userWithTotp } from './helpers'
 
 afterEach(resetWorld)
-
-const uniquePhone = () => `+1558${Math.floor(1e6 + Math.random() * 8.99e6)}`
-
-/** Verify a phone for the user through the real endpoints. */
-async function addPhone(user: { token: string; password: string }, phone = uniquePhone()) {
-  expect((await api('POST', '/users/@me/phone', { token: user.token, body: { phone } })).status).toBe(204)
-  const verified = await api('POST', '/phone-verifications/verify', { body: { phone, code: await lastSmsCode(phone) } })
-  const r = await api('POST', '/users/@me/phone', {
-    token: user.token,
-    body: { phone_token: verified.body.token, password: user.password },
-  })
-  expect(r.status).toBe(204)
-  return phone
-}
 
 describe('phone and SMS factor', () => {
   test('a verified phone is set with the password; taken numbers are refused', async () => {

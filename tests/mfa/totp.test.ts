@@ -2,10 +2,11 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { clock } from '../../src/core/clock'
 import { db } from '../../src/db/client'
+import { CODE_ALREADY_USED } from '../../src/mfa/errors'
 import { backupCodes, totpSecrets } from '../../src/mfa/tables'
 import { GatewayClient } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
-import { mfaTicket, newSecret, totpCode, userWithTotp } from './helpers'
+import { elevated, mfaTicket, newSecret, totpCode, userWithTotp } from './helpers'
 
 afterEach(resetWorld)
 
@@ -81,7 +82,7 @@ describe('TOTP at login', () => {
     expect((await api('GET', '/users/@me', { token: r.body.token })).body.id).toBe(user.id)
   })
 
-  test('a step once used is refused again; ±1 step is accepted', async () => {
+  test('a step once used is refused again, saying so; ±1 step is accepted', async () => {
     const user = await userWithTotp()
     const code = totpCode(user.secret)
     expect(
@@ -89,7 +90,12 @@ describe('TOTP at login', () => {
     ).toBe(200)
     const replay = await api('POST', '/auth/mfa/totp', { body: { ticket: (await mfaTicket(user)).ticket, code } })
     expect(replay.status).toBe(400)
-    expect(replay.body).toEqual({ message: 'Invalid two-factor code', code: 60008 })
+    expect(replay.body).toEqual({ message: CODE_ALREADY_USED, code: 60008 })
+    // A code that was never right still reads as invalid.
+    const wrong = await api('POST', '/auth/mfa/totp', {
+      body: { ticket: (await mfaTicket(user)).ticket, code: totpCode(user.secret, 10) },
+    })
+    expect(wrong.body).toEqual({ message: 'Invalid two-factor code', code: 60008 })
     expect(
       (
         await api('POST', '/auth/mfa/totp', {
@@ -117,6 +123,31 @@ describe('TOTP at login', () => {
     ).toBe(200)
   })
 
+  test('a used code says so when it elevates too (/mfa/finish)', async () => {
+    const user = await userWithTotp()
+    const code = totpCode(user.secret)
+    const first = await elevated(
+      'POST',
+      '/users/@me/mfa/codes-verification',
+      user.token,
+      { regenerate: false },
+      'totp',
+      () => code,
+    )
+    expect(first.retry.status).toBe(200)
+    const again = await api('POST', '/users/@me/mfa/codes-verification', {
+      token: user.token,
+      body: { regenerate: true },
+    })
+    expect(again.body.code).toBe(60003)
+    const finish = await api('POST', '/mfa/finish', {
+      token: user.token,
+      body: { ticket: again.body.mfa.ticket, mfa_type: 'totp', data: code },
+    })
+    expect(finish.status).toBe(400)
+    expect(finish.body).toEqual({ message: CODE_ALREADY_USED, code: 60008 })
+  })
+
   test('20 parallel requests with one code: exactly one token', async () => {
     const user = await userWithTotp()
     const tickets = await ticketsFor(user, 20)
@@ -126,6 +157,7 @@ describe('TOTP at login', () => {
     )
     expect(results.filter((r) => r.status === 200)).toHaveLength(1)
     expect(results.filter((r) => r.body.code === 60008)).toHaveLength(19)
+    expect(results.filter((r) => r.body.message === CODE_ALREADY_USED)).toHaveLength(19)
   })
 
   test('a ticket dies after 5 wrong codes and after 10 minutes; it is single use', async () => {

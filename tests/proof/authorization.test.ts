@@ -144,6 +144,7 @@ const ROUTES: Record<string, Row> = {
   'POST /auth/handoff': ['user'],
   'POST /auth/forgot': ['public'],
   'POST /auth/reset': ['public'],
+  'POST /auth/reset/check': ['public'],
   'POST /auth/revert': ['public'],
   'POST /users/@me/disable': ['user'],
   'POST /users/@me/delete': ['user'],
@@ -216,7 +217,8 @@ const ROUTES: Record<string, Row> = {
   'GET /oauth2/applications/@me': ['bot', { user: '403/20002', other: '403/20002' }],
   'POST /lobbies': ['bot', {}, { metadata: { a: 'b' } }],
   'PUT /lobbies': ['oauth', {}, { secret: 'matrix' }],
-  'GET /lobbies/{lobbyId}': ['oauth', LOBBY],
+  // User sessions read the lobbies they are members of (the web client's lobby page); another user: unknown.
+  'GET /lobbies/{lobbyId}': ['oauth', { ...LOBBY, user: 'pass', other: '404/10031' }],
   'PATCH /lobbies/{lobbyId}': ['bot', LOBBY, { metadata: { a: 'c' } }],
   'DELETE /lobbies/{lobbyId}': ['bot', LOBBY],
   // The fixture lobby is made with POST /lobbies: its members cannot leave it themselves (spec §4.1).

@@ -5,7 +5,7 @@
 import { describe, expect } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
 import type { Page, Request } from 'playwright-core'
-import { browserTest, expectText, otherContext, signIn, storedToken, type Web } from './browser'
+import { browserTest, expectCount, expectText, otherContext, signIn, storedToken, type Web } from './browser'
 
 const REDIRECT = 'http://localhost/callback'
 const NEW_PASSWORD = 'a brand new passphrase 42'
@@ -120,28 +120,161 @@ export function webFlows(web: Web): void {
       expectNoSecretIn(urls, NEW_PASSWORD)
     })
 
-    browserTest(web, 'MFA: TOTP turned on in settings, then the next login asks for the code', async (page) => {
-      const user = await t().user()
-      await signIn(page, user.token)
-      await page.goto('/settings/security')
-      await page.getByRole('button', { name: 'Enable authenticator app' }).click()
-      await page.locator('#totp-qr svg').waitFor()
-      const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
-      await page.locator('#totp-code').fill(totpAt(secret))
-      await page.locator('#totp-password').fill(user.password)
-      await page.getByRole('button', { name: 'Turn on' }).click()
-      await expect(page.locator('#backup-list li').first().waitFor()).resolves.toBeUndefined()
-      expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
+    browserTest(
+      web,
+      'MFA: TOTP turned on in settings, then the next login asks for the code and refuses the used one',
+      async (page) => {
+        const user = await t().user()
+        await signIn(page, user.token)
+        await page.goto('/settings/security')
+        await page.getByRole('button', { name: 'Enable authenticator app' }).click()
+        await page.locator('#totp-qr svg').waitFor()
+        const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
+        const enrolmentCode = totpAt(secret)
+        await page.locator('#totp-code').fill(enrolmentCode)
+        await page.locator('#totp-password').fill(user.password)
+        await page.getByRole('button', { name: 'Turn on' }).click()
+        await expect(page.locator('#backup-list li').first().waitFor()).resolves.toBeUndefined()
+        expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
 
-      await page.getByRole('button', { name: 'Log out' }).first().click()
-      await page.waitForURL('**/login')
-      await logIn(page, user.email, user.password)
-      // The enrolment spent this period's code: the next period's is within the server's window.
-      await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
-      await page.getByRole('button', { name: 'Verify' }).click()
-      await page.waitForURL('**/settings/security')
-      expect((await me(await storedToken(page))).id).toBe(user.id)
-    })
+        await page.getByRole('button', { name: 'Log out' }).first().click()
+        await page.waitForURL('**/login')
+        await logIn(page, user.email, user.password)
+        // The enrolment spent this period's code: typed again, the page says it was used.
+        await page.getByLabel('Six-digit code from your authenticator app').fill(enrolmentCode)
+        await page.getByRole('button', { name: 'Verify' }).click()
+        await expectText(
+          page.locator('#mfa-code-error'),
+          'This two-factor code was already used. Wait for the next code.',
+        )
+        // The next period's code is within the server's window.
+        await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
+        await page.getByRole('button', { name: 'Verify' }).click()
+        await page.waitForURL('**/settings/security')
+        expect((await me(await storedToken(page))).id).toBe(user.id)
+      },
+    )
+
+    browserTest(
+      web,
+      'settings: the authenticator app and SMS sections say which is on and offer only the other action',
+      async (page) => {
+        const user = await t().user()
+        const secret = new Secret({ size: 20 }).base32
+        const enabled = await t().api('POST', '/users/@me/mfa/totp/enable', {
+          token: user.token,
+          body: { secret, code: totpAt(secret), password: user.password },
+        })
+        expect(enabled.status).toBe(200)
+        const token = enabled.body.token as string
+        // A verified phone, as the settings page's phone form adds one.
+        const phone = `+1558${Math.floor(1e6 + Math.random() * 8.99e6)}`
+        expect((await t().api('POST', '/users/@me/phone', { token, body: { phone } })).status).toBe(204)
+        const code = /(\d{6})/.exec((await t().outbox(phone))[0] ?? '')?.[1]
+        const verified = await t().api('POST', '/phone-verifications/verify', { body: { phone, code } })
+        const phoneToken = verified.body.token
+        const added = await t().api('POST', '/users/@me/phone', {
+          token,
+          body: { phone_token: phoneToken, password: user.password },
+        })
+        expect(added.status).toBe(204)
+
+        const totp = page.locator('#totp-section')
+        const sms = page.locator('#sms-section')
+        const button = (name: string) => page.getByRole('button', { name, exact: true })
+        await signIn(page, token)
+        await page.goto('/settings/security')
+        await expectText(page.locator('#totp-state'), 'On: logins ask for a code from your app.')
+        expect(await totp.getAttribute('data-state')).toBe('on')
+        await button('Remove authenticator app').waitFor()
+        expect(await button('Enable authenticator app').isVisible()).toBe(false)
+        await expectText(page.locator('#sms-state'), `Off. Turn it on to receive codes at ${phone}.`)
+        expect(await button('Turn off SMS').isVisible()).toBe(false)
+
+        await page.locator('#sms-password').fill(user.password)
+        await button('Turn on SMS').click()
+        await expectText(
+          page.locator('#sms-state'),
+          `On: text messages to ${phone} can stand in for your authenticator.`,
+        )
+        expect(await sms.getAttribute('data-state')).toBe('on')
+        expect(await button('Turn on SMS').isVisible()).toBe(false)
+        expect((await me(await storedToken(page))).authenticator_types).toEqual([2, 3])
+
+        // Turning SMS off is sensitive: the page asks for a factor first (the next period's code).
+        await page.locator('#sms-password').fill(user.password)
+        await button('Turn off SMS').click()
+        const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+        await dialog.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
+        await dialog.getByRole('button', { name: 'Verify' }).click()
+        await expectText(page.locator('#sms-state'), `Off. Turn it on to receive codes at ${phone}.`)
+        expect(await button('Turn off SMS').isVisible()).toBe(false)
+        await button('Turn on SMS').waitFor()
+
+        // Within the elevation's five minutes, the app is removed at once; its section then offers only enabling.
+        await button('Remove authenticator app').click()
+        await expectText(page.locator('#totp-state'), 'Off.')
+        expect(await totp.getAttribute('data-state')).toBe('off')
+        await button('Enable authenticator app').waitFor()
+        expect(await button('Remove authenticator app').isVisible()).toBe(false)
+        await expectText(
+          page.locator('#sms-state'),
+          /^Off\. Phone .* once an authenticator app or a security key is set up\.$/,
+        )
+        expect(await button('Turn on SMS').isVisible()).toBe(false)
+        expect((await me(await storedToken(page))).authenticator_types).toEqual([])
+      },
+    )
+
+    browserTest(
+      web,
+      'sessions: each shows its client, location and last use, this device marked, so the right one is logged out',
+      async (page) => {
+        const user = await t().user()
+        const firefox = await t().api('POST', '/auth/login', {
+          body: { login: user.email, password: user.password },
+          headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:120.0) Gecko/20100101 Firefox/120.0' },
+        })
+        expect(firefox.status).toBe(200)
+        await page.goto('/login')
+        await logIn(page, user.email, user.password)
+        await page.waitForURL('**/settings/security')
+
+        // What the API answers with real data: no address; the country as the location, "Unknown" for loopback.
+        const { body } = await t().api('GET', '/auth/sessions', { token: (await storedToken(page))! })
+        expect(body.user_sessions).toHaveLength(3)
+        for (const s of body.user_sessions) {
+          expect(Object.keys(s).sort()).toEqual(['approx_last_used_time', 'client_info', 'id_hash'])
+          expect(Object.keys(s.client_info).sort()).toEqual(['location', 'os', 'platform'])
+          expect([null, 'Unknown']).toContain(s.client_info.location) // a session the CLI made has none
+        }
+
+        const rows = page.locator('#sessions li')
+        await expectCount(rows, 3)
+        const mine = page.locator('#sessions li[data-current="true"]')
+        await expectText(mine.locator('.client'), /^(Headless ?)?Chrom(e|ium)( Headless)? on Linux\s*this device$/)
+        expect(await rows.first().getAttribute('data-current')).toBe('true') // listed first
+        await expectText(mine.locator('.location'), 'Unknown location')
+        await expectText(mine.locator('.last-used'), /^Last used just now \(.+\)$/)
+        expect(await mine.getByRole('button', { name: 'Log out' }).count()).toBe(0)
+
+        const other = page.locator('#sessions li', { hasText: 'Firefox on Windows' })
+        await expectText(other.locator('.location'), 'Unknown location')
+        await expectText(other.locator('.last-used'), /^Last used just now/)
+        // The session the user was made with (the CLI's, or the test helper's login) has no place either.
+        for (const row of await rows.all()) await expectText(row.locator('.location'), 'Unknown location')
+
+        // Logging out the Firefox one ends exactly that session (no MFA: the password confirms it).
+        await other.getByRole('button', { name: 'Log out' }).click()
+        const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
+        await dialog.getByLabel('Your password').fill(user.password)
+        await dialog.getByRole('button', { name: 'Verify' }).click()
+        await expectCount(rows, 2)
+        expect(await page.locator('#sessions li', { hasText: 'Firefox on Windows' }).count()).toBe(0)
+        expect((await t().api('GET', '/users/@me', { token: firefox.body.token })).status).toBe(401)
+        expect((await t().api('GET', '/users/@me', { token: user.token })).status).toBe(200)
+      },
+    )
 
     browserTest(web, 'passkey: added in settings, then it signs in with no password', async (page) => {
       const user = await t().user()
@@ -161,27 +294,39 @@ export function webFlows(web: Web): void {
       expect((await me(token)).id).toBe(user.id)
     })
 
-    browserTest(web, 'reset: forgot on /login, the mailed link sets a new password', async (page) => {
-      const user = await t().user()
-      const urls = recordUrls(page)
-      await page.goto('/login')
-      await page.getByLabel('E-mail or phone number').fill(user.email)
-      await page.getByRole('button', { name: 'Forgot your password?' }).click()
-      await expectText(page.locator('#login-notice'), /we sent it a link to reset the password/)
-      let link: string | undefined
-      for (let i = 0; i < 50 && !link; i++) {
-        link = /https?:\/\/\S+\/reset#token=\S+/.exec((await t().outbox(user.email))[0] ?? '')?.[0]
-        if (!link) await Bun.sleep(100)
-      }
-      await page.goto(link!)
-      await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
-      await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
-      await page.getByRole('button', { name: 'Change password' }).click()
-      await page.getByRole('heading', { name: 'Password changed' }).waitFor()
-      expect((await me(await storedToken(page))).id).toBe(user.id)
-      expectNoSecretIn(urls, NEW_PASSWORD)
-      expect(t().output()).not.toContain(NEW_PASSWORD)
-    })
+    browserTest(
+      web,
+      'reset: forgot on /login, the mailed link sets a new password; opened again it says it no longer works',
+      async (page) => {
+        const user = await t().user()
+        const urls = recordUrls(page)
+        await page.goto('/login')
+        await page.getByLabel('E-mail or phone number').fill(user.email)
+        await page.getByRole('button', { name: 'Forgot your password?' }).click()
+        await expectText(page.locator('#login-notice'), /we sent it a link to reset the password/)
+        let link: string | undefined
+        for (let i = 0; i < 50 && !link; i++) {
+          link = /https?:\/\/\S+\/reset#token=\S+/.exec((await t().outbox(user.email))[0] ?? '')?.[0]
+          if (!link) await Bun.sleep(100)
+        }
+        await page.goto(link!)
+        await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+        await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD)
+        await page.getByRole('button', { name: 'Change password' }).click()
+        await page.getByRole('heading', { name: 'Password changed' }).waitFor()
+        expect((await me(await storedToken(page))).id).toBe(user.id)
+        // The same link opened again says at once that it no longer works: no form to fill in for nothing.
+        await page.goto('/login')
+        await page.goto(link!)
+        await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+        expect(await page.getByLabel('New password', { exact: true }).isVisible()).toBe(false)
+        expect(new URL(page.url()).hash).toBe('') // the token left the address bar
+        await page.goto('/reset#token=not-a-real-token')
+        await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+        expectNoSecretIn(urls, NEW_PASSWORD)
+        expect(t().output()).not.toContain(NEW_PASSWORD)
+      },
+    )
 
     browserTest(web, 'QR login: a logged-in phone approves and the desktop is logged in', async (desktop, context) => {
       const user = await t().user()
@@ -218,21 +363,69 @@ export function webFlows(web: Web): void {
       expect(back.searchParams.get('code')).toMatch(/^\S{20,}$/)
     })
 
-    browserTest(web, 'lobby page: a member sees the lobby connected and a message sent to it', async (page) => {
-      const user = await t().user()
+    browserTest(
+      web,
+      'lobby page: a member sees every member by name from the start, the messages, and newcomers named',
+      async (page) => {
+        const user = await t().user()
+        const friend = await t().user()
+        const named = await t().api('PATCH', '/users/@me', {
+          token: friend.token,
+          body: { global_name: 'Friend Person' },
+        })
+        expect(named.status).toBe(200)
+        const app = await t().app([REDIRECT])
+        const bot = `Bot ${app.bot_token}`
+        const lobby = await t().api('POST', '/lobbies', {
+          token: bot,
+          body: { members: [{ id: user.id }, { id: friend.id }] },
+        })
+        expect(lobby.status).toBe(201)
+        await signIn(page, user.token)
+        await page.goto(`/lobbies/${lobby.body.id}`)
+        await expectText(page.locator('#connection'), 'Connected.')
+        // Both members, by name, before either has done anything.
+        await expectText(page.locator(`#members li[data-user="${friend.id}"] .name`), 'Friend Person')
+        await expectText(page.locator(`#members li[data-user="${user.id}"] .name`), user.username)
+        expect(await page.locator('#members li').count()).toBe(2)
+        expect(await page.locator('#members').textContent()).not.toContain(`User ${friend.id}`)
+
+        const sent = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
+          token: bot,
+          body: { content: 'hello from the game' },
+        })
+        expect(sent.status).toBe(201)
+        await expectText(page.locator('#messages .content'), 'hello from the game')
+
+        // Someone added while the page is open appears by name.
+        const late = await t().user()
+        const added = await t().api('PUT', `/lobbies/${lobby.body.id}/members/${late.id}`, { token: bot, body: {} })
+        expect(added.status).toBe(200)
+        await expectText(page.locator(`#members li[data-user="${late.id}"] .name`), late.username)
+      },
+    )
+
+    browserTest(web, 'lobby page: a stranger, and an unknown lobby, are told so and never connect', async (page) => {
+      const member = await t().user()
+      const stranger = await t().user()
       const app = await t().app([REDIRECT])
-      const bot = `Bot ${app.bot_token}`
-      const lobby = await t().api('POST', '/lobbies', { token: bot, body: { members: [{ id: user.id }] } })
-      expect(lobby.status).toBe(201)
-      await signIn(page, user.token)
-      await page.goto(`/lobbies/${lobby.body.id}`)
-      await expectText(page.locator('#connection'), 'Connected.')
-      const sent = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
-        token: bot,
-        body: { content: 'hello from the game' },
+      const lobby = await t().api('POST', '/lobbies', {
+        token: `Bot ${app.bot_token}`,
+        body: { members: [{ id: member.id }] },
       })
-      expect(sent.status).toBe(201)
-      await expectText(page.locator('#messages .content'), 'hello from the game')
+      await signIn(page, stranger.token)
+      const sockets: string[] = []
+      page.on('websocket', (ws) => sockets.push(ws.url()))
+      for (const id of [lobby.body.id, '123']) {
+        await page.goto(`/lobbies/${id}`)
+        await expectText(page.locator('#lobby-notice'), 'This lobby does not exist, or you are not one of its members.')
+        expect(await page.locator('#connection').textContent()).toBe('')
+        expect(await page.getByRole('button', { name: 'Join voice' }).isVisible()).toBe(false)
+        expect(await page.locator('#members li').count()).toBe(0)
+        await Bun.sleep(300)
+        expect(await page.locator('#connection').textContent()).not.toContain('Connected')
+      }
+      expect(sockets.filter((url) => url.includes('/gateway'))).toEqual([])
     })
   })
 }

@@ -18,7 +18,11 @@ export type Target = {
   /** Where the server listens (127.0.0.1); browsers use `http://localhost:<port>` (WebAuthn wants a name). */
   port: number
   /** A REST call under /api/v9 (or a path starting with /api). */
-  api<T = any>(method: string, path: string, options?: { token?: string; body?: unknown }): Promise<Reply<T>>
+  api<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Reply<T>>
   /** A verified user with a session, as `user create` makes one. */
   user(): Promise<TargetUser>
   /** An application with its bot, as `app create` makes one. */
@@ -138,7 +142,7 @@ export async function binaryTarget(env: Record<string, string> = {}): Promise<Ta
   }
 
   const api: Target['api'] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = {}
+    const headers: Record<string, string> = { ...options.headers }
     if (options.token) headers.authorization = options.token
     if (options.body !== undefined) headers['content-type'] = 'application/json'
     const url = `http://127.0.0.1:${port}${path.startsWith('/api') ? '' : '/api/v9'}${path}`

@@ -1,7 +1,7 @@
 // /lobbies/<lobby id>: a lobby for a logged-in member — members (with who is in the call), the chat as it happens,
-// and the call itself (Join voice, Mute, Leave, who is speaking). Everything comes over the person's own Gateway
-// connection: a user session follows the lobbies it is a member of, and the REST lobby endpoints take only Bot and
-// OAuth2 tokens, so the members and messages shown are the ones the Gateway announces while the page is open.
+// and the call itself (Join voice, Mute, Leave, who is speaking). The lobby and its members (named) are read first
+// (GET /lobbies/{id}, which a user session may read for its own lobbies: a stranger or an unknown lobby gets 404 and
+// the page says so); then the person's own Gateway connection keeps them current and brings the messages.
 import { api, ApiFailure, session } from './lib/api'
 import { GatewayConnection } from './lib/gateway'
 import { LobbyCall, type CallState } from './lib/lobby-call'
@@ -10,6 +10,11 @@ import { $, Cancelled, el, goLogin, pathParameter, show } from './lib/ui'
 
 type User = { id: string; username: string; global_name?: string | null }
 type Member = { id: string; connected: boolean; muted: boolean; speaking: boolean }
+type LobbyRead = {
+  id: string
+  members: { id: string; connected?: boolean; user?: User }[]
+  voice_states?: { user_id: string; self_mute: boolean; connected: boolean }[]
+}
 
 const lobbyId = pathParameter('/lobbies/')
 const members = new Map<string, Member>()
@@ -124,6 +129,45 @@ function lockOut(message: string) {
   joinButton.disabled = true
 }
 
+const NOT_A_MEMBER = 'This lobby does not exist, or you are not one of its members.'
+
+/**
+ * Read the lobby: its members, named, and who is in the call. false when it is out of reach (unknown, or this
+ * person is not a member): the page says so.
+ */
+async function loadLobby(): Promise<boolean> {
+  let lobby: LobbyRead
+  try {
+    lobby = await api<LobbyRead>('GET', `/lobbies/${lobbyId}`)
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 404) {
+      if (!closedFor) lockOut(NOT_A_MEMBER)
+      return false
+    }
+    throw error
+  }
+  const ids = new Set(lobby.members.map((m) => m.id))
+  for (const id of [...members.keys()]) if (!ids.has(id)) members.delete(id)
+  for (const m of lobby.members) {
+    if (m.user) names.set(m.id, displayName(m.user))
+    const row = member(m.id)
+    // This person's own call state is the call's to tell (setCallState).
+    if (m.id !== me.id || !call) row.connected = m.connected === true
+  }
+  for (const state of lobby.voice_states ?? [])
+    if (state.user_id !== me.id) member(state.user_id).muted = state.connected && state.self_mute
+  renderMembers()
+  return true
+}
+
+/** A member the page cannot name yet (added since the lobby was read): read it again, once at a time. */
+let reading: Promise<unknown> | undefined
+function learnNames() {
+  reading ??= loadLobby()
+    .catch(() => undefined)
+    .finally(() => (reading = undefined))
+}
+
 function onDispatch(type: string, d: any) {
   const ours =
     d?.lobby_id === lobbyId ||
@@ -146,6 +190,9 @@ function onDispatch(type: string, d: any) {
       lockOut(d.reason === 'removed' ? 'You are no longer a member of this lobby.' : 'This lobby was deleted.')
       break
     case 'LOBBY_MEMBER_ADD':
+      if (d.member?.id && !names.has(d.member.id)) learnNames()
+      if (d.member?.id) member(d.member.id).connected = d.member.connected === true
+      break
     case 'LOBBY_MEMBER_UPDATE':
     case 'LOBBY_MEMBER_CONNECT':
     case 'LOBBY_MEMBER_DISCONNECT':
@@ -185,15 +232,24 @@ async function start() {
     throw error
   }
   names.set(me.id, displayName(me))
-  member(me.id)
   $('#me-name').textContent = displayName(me)
-  renderMembers()
 
   const connection = $('#connection')
+  // Members only: a stranger (or an unknown lobby) is told so and never connects.
+  if (!(await loadLobby())) {
+    connection.textContent = ''
+    $('#lobby').removeAttribute('aria-busy')
+    show($('#call'), false)
+    show($('#chat'), false)
+    show($('#members-section'), false)
+    return
+  }
   const gateway = new GatewayConnection(session.token()!, {
     onReady: () => {
       connection.textContent = 'Connected.'
       $('#lobby').removeAttribute('aria-busy')
+      // Whatever changed while the connection was down (or before it was up) is read again.
+      learnNames()
     },
     onDispatch,
     onDown: (willRetry) => {

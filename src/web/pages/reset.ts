@@ -24,6 +24,25 @@ function done(reply: ResetReply) {
 if (!token) {
   show(form, false)
   show($('#no-token'))
+} else {
+  // A used or expired link says so at once, instead of failing only once the new password is typed. The check
+  // spends nothing; when it cannot answer (offline, too many checks) the form is shown and the reset itself decides.
+  show(form, false)
+  show($('#checking'))
+  api('POST', '/auth/reset/check', { token }, { anonymous: true }).then(
+    () => {
+      show($('#checking'), false)
+      show(form)
+      $<HTMLInputElement>('#password').focus()
+    },
+    (error) => {
+      show($('#checking'), false)
+      if (error instanceof ApiFailure && error.status === 400) {
+        forgetLinkToken('reset')
+        show($('#link-used'))
+      } else show(form)
+    },
+  )
 }
 
 form.addEventListener('submit', (event) => {

@@ -18,7 +18,11 @@ type Me = {
   verified: boolean
   phone: string | null
   mfa_enabled: boolean
+  /** Discord's authenticator types on: 1 security key or passkey, 2 authenticator app (TOTP), 3 SMS. */
+  authenticator_types?: number[]
 }
+const TOTP_ON = 2
+const SMS_ON = 3
 type Key = { id: string; name: string; type: number }
 type BackupCode = { code: string; consumed: boolean }
 type AuthSession = {
@@ -29,8 +33,6 @@ type AuthSession = {
 
 let me: Me
 let keys: Key[] = []
-/** What this page learned about TOTP (the user object only says whether any MFA is on). */
-let totpKnown: boolean | undefined
 const notice = $('#notice')
 
 installElevationDialog()
@@ -98,18 +100,15 @@ $('#resend-verification').addEventListener('click', () =>
 const totpForm = $<HTMLFormElement>('#totp-form')
 let pendingSecret: Secret | undefined
 
+const factorOn = (type: number) => me.authenticator_types?.includes(type) ?? false
+
+/** Only the action the state allows: enable when off, remove when on, and a sentence saying which it is. */
 function renderTotp() {
-  const hasKeys = keys.length > 0
-  // The API tells "MFA on" but not which factor: with keys and no answer from this page, TOTP may be either.
-  const on = totpKnown ?? (me.mfa_enabled && !hasKeys ? true : me.mfa_enabled ? undefined : false)
-  $('#totp-state').textContent =
-    on === true
-      ? 'On: logins ask for a code from your app.'
-      : on === false
-        ? 'Off.'
-        : 'Two-factor authentication is on.'
-  show($('#totp-start'), on !== true && totpForm.hidden)
-  show($('#totp-remove'), on !== false)
+  const on = factorOn(TOTP_ON)
+  $('#totp-state').textContent = on ? 'On: logins ask for a code from your app.' : 'Off.'
+  $('#totp-section').dataset.state = on ? 'on' : 'off'
+  show($('#totp-start'), !on && totpForm.hidden)
+  show($('#totp-remove'), on)
 }
 
 $('#totp-start').addEventListener('click', async () => {
@@ -149,7 +148,6 @@ totpForm.addEventListener('submit', (event) => {
         password: value(totpForm, 'password', false),
       })
       keepToken(reply)
-      totpKnown = true
       totpForm.reset()
       show(totpForm, false)
       await loadMe()
@@ -165,10 +163,13 @@ $('#totp-remove').addEventListener('click', () =>
     try {
       keepToken(await api('POST', '/users/@me/mfa/totp/disable'))
     } catch (error) {
-      if (error instanceof ApiFailure && error.code === 60002) totpKnown = false
+      // Removed meanwhile (another tab): show the state as it is.
+      if (error instanceof ApiFailure && error.code === 60002) {
+        await loadMe()
+        renderAll()
+      }
       throw error
     }
-    totpKnown = false
     await loadMe()
     say('Authenticator app removed.')
     renderAll()
@@ -309,23 +310,30 @@ let phoneToken = ''
 
 function renderSms() {
   const hasPhone = !!me.phone
-  $('#sms-state').textContent = !hasPhone
-    ? 'Add a phone number to use text messages.'
-    : me.mfa_enabled
-      ? `Phone ${me.phone}. Text-message codes can stand in for your authenticator.`
-      : `Phone ${me.phone}. Text messages can be turned on once an authenticator app or a security key is set up.`
-  show(smsForm, hasPhone && me.mfa_enabled)
+  const on = factorOn(SMS_ON)
+  $('#sms-state').textContent = on
+    ? `On: text messages to ${me.phone} can stand in for your authenticator.`
+    : !hasPhone
+      ? 'Off. Add a phone number to use text messages.'
+      : me.mfa_enabled
+        ? `Off. Turn it on to receive codes at ${me.phone}.`
+        : `Off. Phone ${me.phone}. Text messages can be turned on once an authenticator app or a security key is set up.`
+  $('#sms-section').dataset.state = on ? 'on' : 'off'
+  show(smsForm, on || (hasPhone && me.mfa_enabled))
+  show($('#sms-on'), !on)
+  show($('#sms-off'), on)
   show(phoneForm, !hasPhone)
 }
 
 smsForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  const action =
-    ((event as SubmitEvent).submitter as HTMLButtonElement | null)?.value === 'disable' ? 'disable' : 'enable'
+  const action = factorOn(SMS_ON) ? 'disable' : 'enable'
   void submitting(smsForm, async () => {
     await api('POST', `/users/@me/mfa/sms/${action}`, { password: value(smsForm, 'password', false) })
     smsForm.reset()
+    await loadMe()
     say(action === 'enable' ? 'Text-message codes turned on.' : 'Text-message codes turned off.')
+    renderAll()
   })
 })
 
@@ -372,9 +380,34 @@ phoneForm.addEventListener('submit', (event) => {
 
 let currentHash: string | null = null
 
-function describe(s: AuthSession): string {
-  const what = [s.client_info.os, s.client_info.platform].filter(Boolean).join(' · ') || 'Unknown device'
-  return s.client_info.location ? `${what} — ${s.client_info.location}` : what
+/** "Chrome on Linux", "Linux", "Chrome", or "Unknown client": what the session's client said it is. */
+function clientOf(s: AuthSession): string {
+  const { os, platform } = s.client_info
+  if (platform && os) return `${platform} on ${os}`
+  return platform || os || 'Unknown client'
+}
+
+/** The session's approximate place; the server says "Unknown" (or nothing) for addresses it cannot place (a LAN). */
+function locationOf(s: AuthSession): string {
+  const place = s.client_info.location?.trim()
+  return place && place.toLowerCase() !== 'unknown' ? place : 'Unknown location'
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+
+/** "Last used 5 minutes ago (<date and time>)": the server updates it at most once a minute. */
+function lastUsed(iso: string): string {
+  const at = new Date(iso)
+  const minutes = Math.round((at.getTime() - Date.now()) / 60_000)
+  const ago =
+    Math.abs(minutes) < 2
+      ? 'just now'
+      : Math.abs(minutes) < 60
+        ? relative.format(minutes, 'minute')
+        : Math.abs(minutes) < 48 * 60
+          ? relative.format(Math.round(minutes / 60), 'hour')
+          : relative.format(Math.round(minutes / 1440), 'day')
+  return `Last used ${ago} (${at.toLocaleString()})`
 }
 
 async function loadSessions() {
@@ -384,17 +417,22 @@ async function loadSessions() {
   ])
   currentHash = hash
   const others = user_sessions.filter((s) => s.id_hash !== currentHash)
+  // This device first, then the most recently used.
+  const sorted = [...user_sessions].sort(
+    (a, b) => Number(b.id_hash === currentHash) - Number(a.id_hash === currentHash),
+  )
   $('#sessions').replaceChildren(
-    ...user_sessions.map((s) => {
+    ...sorted.map((s) => {
       const mine = s.id_hash === currentHash
       return el(
         'li',
-        { 'data-session': s.id_hash },
+        { 'data-session': s.id_hash, 'data-current': String(mine) },
         el(
           'div',
           { class: 'what' },
-          el('span', {}, describe(s), mine ? el('span', { class: 'badge' }, 'this device') : null),
-          el('small', {}, `Last active ${new Date(s.approx_last_used_time).toLocaleString()}`),
+          el('span', { class: 'client' }, clientOf(s), mine ? el('span', { class: 'badge' }, 'this device') : null),
+          el('small', { class: 'location' }, locationOf(s)),
+          el('small', { class: 'last-used' }, lastUsed(s.approx_last_used_time)),
         ),
         mine
           ? null
