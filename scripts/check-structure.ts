@@ -3,9 +3,12 @@
 //   circle can form between folders; an unknown folder fails until it is given a floor here and in docs/DESIGN.md;
 // - errors: `new ApiError(` only in core/errors.ts and the domains' errors.ts;
 // - queries: `db()` and query builders only in store.ts files (and db/ itself); another domain's tables only in
-//   tables.ts (foreign keys);
+//   tables.ts (foreign keys), and in tables.pg.ts, their PostgreSQL mirror;
 // - ip-keys: a limit counts a client address only through core/ip-key.ts (IPv6 by /64): every rate-limit slot of an
-//   address is made by perIp(...), a Map or Set keyed by addresses is keyed by IpKey, and no other file makes a /64.
+//   address is made by perIp(...), a Map or Set keyed by addresses is keyed by IpKey, and no other file makes a /64;
+// - postgresql: the PostgreSQL side (tables.pg.ts files, db/pg/, the packages `postgres` and `drizzle-orm/pg-core`,
+//   `drizzle-orm/postgres-js`) is imported statically only by the PostgreSQL side, so none of it is loaded by the
+//   SQLite server or the binary (tests/db/pg-apart.test.ts checks the bundle too); an `import()` may reach it.
 // Prints every finding and exits 1 when there is one.
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -47,12 +50,21 @@ function unitOf(file: string): string {
 const IMPORT =
   /^\s*(import|export)\b(\s+type\b)?[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
 
-type Import = { specifier: string; typeOnly: boolean }
+type Import = { specifier: string; typeOnly: boolean; dynamic: boolean }
 
 function importsOf(text: string): Import[] {
   const out: Import[] = []
-  for (const m of text.matchAll(IMPORT)) out.push({ specifier: m[3] ?? m[4] ?? m[5], typeOnly: m[2] !== undefined })
+  for (const m of text.matchAll(IMPORT))
+    out.push({ specifier: m[3] ?? m[4] ?? m[5], typeOnly: m[2] !== undefined, dynamic: m[5] !== undefined })
   return out
+}
+
+const TABLES = /(^|\/)tables(\.pg)?(\.ts)?$/
+const PG_PACKAGE = /^(postgres|drizzle-orm\/(pg-core|postgres-js))(\/|$)/
+
+/** A file of the PostgreSQL side: a tables.pg.ts or anything under db/pg/ (paths relative to src/). */
+export function isPgFile(rel: string): boolean {
+  return /(^|\/)tables\.pg(\.ts)?$/.test(rel) || /^db\/pg(\/|$)/.test(rel)
 }
 
 /** The src/ file an import names, or undefined for packages, Bun built-ins and files outside src/. */
@@ -84,8 +96,18 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
         detail: `${unit} has no floor: add it to FLOORS in scripts/check-structure.ts and to docs/DESIGN.md`,
       })
 
-    for (const { specifier, typeOnly } of importsOf(text)) {
+    const tablesFile = base === 'tables.ts' || base === 'tables.pg.ts'
+    for (const { specifier, typeOnly, dynamic } of importsOf(text)) {
       const to = target(file, specifier)
+      if (!typeOnly && !dynamic && !isPgFile(rel)) {
+        const pg = to ? isPgFile(relative(SRC, to)) : PG_PACKAGE.test(specifier)
+        if (pg)
+          findings.push({
+            rule: 'postgresql',
+            file: rel,
+            detail: `imports ${to ? relative(SRC, to) : specifier}: the PostgreSQL side is loaded only by itself or through import()`,
+          })
+      }
       if (!to) continue
       const other = unitOf(to)
       const toRel = relative(SRC, to)
@@ -101,7 +123,7 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
             detail: `imports ${toRel}: ${other} is ${theirs === mine ? 'on the same floor' : 'a floor above'}`,
           })
         }
-        if (/(^|\/)tables(\.ts)?$/.test(specifier) && !typeOnly && base !== 'tables.ts') {
+        if (TABLES.test(specifier) && !typeOnly && !tablesFile) {
           findings.push({
             rule: 'queries',
             file: rel,
@@ -117,7 +139,7 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
         findings.push({ rule: 'queries', file: rel, detail: 'calls db(): queries belong in the domain store.ts' })
       if (/\btx\s*\.\s*(select|insert|update|delete)\s*\(/.test(text))
         findings.push({ rule: 'queries', file: rel, detail: 'builds a query: queries belong in the domain store.ts' })
-      if (base !== 'tables.ts' && importsOf(text).some((i) => i.specifier === 'drizzle-orm')) {
+      if (!tablesFile && importsOf(text).some((i) => i.specifier === 'drizzle-orm')) {
         findings.push({
           rule: 'queries',
           file: rel,
