@@ -229,23 +229,23 @@ const LobbyMemberForMember = t.Object(
   { description: 'Lobby member' },
 )
 
-export const LobbyAnswer = t.Object(
-  {
-    id: Snowflake,
-    application_id: Snowflake,
-    metadata: t.Nullable(t.Record(t.String(), t.String())),
-    members: t.Array(LobbyMember),
-    flags: Int(),
-    linked_channel: t.Optional(Channel),
-    override_event_webhooks_url: t.Optional(
-      t.String({
-        description:
-          "where the lobby's event webhooks go instead of the application's URL; shown to the application's Bot only, and only when set",
-      }),
-    ),
-  },
-  { description: 'Lobby' },
-)
+/** The fields every answer's lobby has; GET /lobbies/{id} adds what a member's read shows. */
+const lobbyFields = {
+  id: Snowflake,
+  application_id: Snowflake,
+  metadata: t.Nullable(t.Record(t.String(), t.String())),
+  members: t.Array(LobbyMember),
+  flags: Int(),
+  linked_channel: t.Optional(Channel),
+  override_event_webhooks_url: t.Optional(
+    t.String({
+      description:
+        "where the lobby's event webhooks go instead of the application's URL; shown to the application's Bot only, and only when set",
+    }),
+  ),
+}
+
+export const LobbyAnswer = t.Object(lobbyFields, { description: 'Lobby' })
 const LobbyVoiceState = t.Object(
   {
     lobby_id: Snowflake,
@@ -266,14 +266,9 @@ const LobbyVoiceState = t.Object(
 /** GET /lobbies/{id}: the lobby; to a user session (a member) as the Gateway shows it, members named. */
 export const LobbyReadAnswer = t.Object(
   {
-    id: Snowflake,
-    application_id: Snowflake,
-    metadata: t.Nullable(t.Record(t.String(), t.String())),
+    ...lobbyFields,
     members: t.Array(LobbyMemberForMember),
-    flags: Int(),
-    linked_channel: t.Optional(Channel),
     voice_states: t.Optional(t.Array(LobbyVoiceState, { description: 'the members in the call (user sessions only)' })),
-    override_event_webhooks_url: LobbyAnswer.properties.override_event_webhooks_url,
   },
   { description: 'Lobby' },
 )
