@@ -9,9 +9,8 @@ import { Elysia, type AnyElysia } from 'elysia'
 import type { Caller } from '../core/caller'
 import { type Answer, doc } from './docs'
 import { type AuthRule, identity } from './identity'
-import { type LaneBodyRequest, type LaneRoute, laneRoute } from './lane'
+import { elysiaHandler, type Handler, type LaneRoute, laneRoute } from './lane'
 import type { RouteLimit } from './rate-limits'
-import { JsonText, jsonText } from './respond'
 import { bodyCheck } from './validation'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -49,7 +48,7 @@ export type EndpointSpec<Path extends string, Body extends TSchema | undefined> 
   body?: Body
   /** The body as the docs show it, where `body` leaves fields open that the handler judges itself (FormCheck). */
   bodyDoc?: TSchema
-  /** The query's schema (checked by Elysia, documented). */
+  /** The query's schema: documented, and checked by Elysia (not by the lane: a hot handler judges its query itself). */
   query?: TObject
   /** What it answers by status: a schema (a JSON body) or a description (204); 4XX is Discord's error body. */
   answers: Record<number, Answer>
@@ -73,42 +72,6 @@ export type Endpoint = {
   mount: (app: AnyElysia) => AnyElysia
 }
 
-type ElysiaContext = {
-  caller?: Caller
-  body?: unknown
-  params: Record<string, string>
-  query: Record<string, unknown>
-  request: Request
-  server: Server<unknown> | null
-}
-
-type AnyHandler = (r: LaneBodyRequest) => unknown
-
-const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
-
-/**
- * The Elysia route's handler: the endpoint's handler on Elysia's context. Destructured, as every handler Elysia reads
- * (it prepares per request only what the source names: the query only for endpoints that have one). Async: Elysia
- * awaits only those inside its error handling (a promise it merely maps, it lets reject).
- */
-function elysiaHandler(run: AnyHandler, check: ((body: unknown) => unknown) | undefined, withQuery: boolean) {
-  const none = () => ({})
-  if (withQuery)
-    return async ({ caller, body, params, query, request, server }: ElysiaContext) =>
-      forElysia(
-        await run({
-          caller: caller!,
-          body: check ? check(body) : body,
-          params,
-          request,
-          server,
-          query: () => query as Record<string, string>,
-        }),
-      )
-  return async ({ caller, body, params, request, server }: ElysiaContext) =>
-    forElysia(await run({ caller: caller!, body: check ? check(body) : body, params, request, server, query: none }))
-}
-
 /** Declare an endpoint: the one place its route, docs, limit and (hot) lane handler come from. */
 export function endpoint<const Path extends string, Body extends TSchema | undefined = undefined>(
   spec: EndpointSpec<Path, Body>,
@@ -116,7 +79,7 @@ export function endpoint<const Path extends string, Body extends TSchema | undef
 ): Endpoint {
   const { method, path, auth, tag, summary, body, bodyDoc, query, answers, limit, hot } = spec
   if (hot && method !== 'GET' && method !== 'POST') throw new Error(`a hot endpoint is a GET or a POST: ${path}`)
-  const run = handler as AnyHandler
+  const run = handler as Handler
   // A hot endpoint checks its body itself (the lane has no Elysia hooks): one compiled check for both paths. Elysia
   // checks the others' bodies from the route's schema.
   const check = hot && body ? bodyCheck(body) : undefined

@@ -31,7 +31,7 @@ export type LaneCallerRequest<P extends string = string> = LaneRequest<P> & { ca
 /** A POST's request: its body as parsed (http/body.ts); the handler checks it (`bodyCheck`, http/validation.ts). */
 export type LaneBodyRequest<P extends string = string> = LaneCallerRequest<P> & { body: unknown }
 
-type Handler = (r: LaneBodyRequest) => unknown
+export type Handler = (r: LaneBodyRequest) => unknown
 type Method = 'GET' | 'POST'
 
 /** What the Elysia route's handler gets (the fields of Elysia's context the lane handlers use). */
@@ -58,6 +58,32 @@ export type LaneRoute = {
   handle: (ctx: ElysiaContext) => unknown
 }
 
+const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
+const noQuery = () => ({})
+
+/**
+ * The Elysia route's handler: `run` on Elysia's context, JsonText answered as a Response, the body checked first
+ * (`check`). Destructured, as every handler Elysia reads (it prepares per request only what the source names: the
+ * query only where `withQuery`). An async function: Elysia awaits only those inside its error handling (a promise it
+ * merely maps, it lets reject).
+ */
+export function elysiaHandler(run: Handler, check: ((body: unknown) => unknown) | undefined, withQuery: boolean) {
+  if (withQuery)
+    return async ({ caller, body, params, query, request, server }: ElysiaContext) =>
+      forElysia(
+        await run({
+          caller: caller!,
+          body: check ? check(body) : body,
+          params,
+          request,
+          server,
+          query: () => query as Record<string, string>,
+        }),
+      )
+  return async ({ caller, body, params, request, server }: ElysiaContext) =>
+    forElysia(await run({ caller: caller!, body: check ? check(body) : body, params, request, server, query: noQuery }))
+}
+
 /** A lane route (http/endpoint.ts makes those of hot endpoints; laneGet/lanePost those of undeclared routes). */
 export function laneRoute(
   method: Method,
@@ -66,20 +92,7 @@ export function laneRoute(
   run: Handler,
   check?: (body: unknown) => unknown,
 ): LaneRoute {
-  const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
-  // Destructured, as every handler Elysia reads (it prepares per request only what the source names). An async
-  // function: Elysia awaits only those inside its error handling (a promise it merely maps, it lets reject).
-  const handle = async ({ caller, body, params, query, request, server }: ElysiaContext) =>
-    forElysia(
-      await run({
-        caller: caller!,
-        body: check ? check(body) : body,
-        params,
-        request,
-        server,
-        query: () => query as Record<string, string>,
-      }),
-    )
+  const handle = elysiaHandler(run, check, true)
   return { method, path, auth, run, handle, check }
 }
 
