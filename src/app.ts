@@ -11,7 +11,9 @@ import { gatewayUpgrade } from './gateway/server'
 import { httpBasics } from './http/basics'
 import { cors } from './http/cors'
 import { docs } from './http/docs'
+import { endpointRoutes, hotRoutes, routeLimits } from './http/endpoint'
 import { laneRoutes } from './http/lane'
+import { setRouteLimits } from './http/rate-limits'
 import { metricsRoute } from './metrics'
 import { modules } from './modules'
 
@@ -20,6 +22,8 @@ function mount(): void {
   // A token whose session or account another process ended (the CLI) must fail on the next request.
   setCallerCacheGuard(checkForeignCommits)
   alsoForgetOnForeignCommit(forgetCallers)
+  // The routes with a limit of their own, as their endpoints declare it.
+  setRouteLimits(routeLimits(modules.flatMap((m) => m.endpoints ?? [])))
   for (const m of modules) {
     if (m.tokens) setTokenResolvers(m.tokens)
     if (m.liveSessions) setCredentialCheck('user', m.liveSessions)
@@ -35,7 +39,10 @@ function mount(): void {
 /** Every REST route of the service, without prefix. */
 function api() {
   const app = new Elysia().use(gatewayRoutes)
-  for (const m of modules) for (const routes of m.api ?? []) app.use(routes)
+  for (const m of modules) {
+    if (m.endpoints) app.use(endpointRoutes(m.endpoints))
+    for (const routes of m.api ?? []) app.use(routes)
+  }
   return app
 }
 
@@ -51,7 +58,10 @@ export function buildApp() {
     serve: {
       maxRequestBodySize: config().maxBodyBytes * 4,
       // The Gateway's upgrade too: a socket then keeps only what it needs (gateway/server.ts gatewayUpgrade).
-      routes: { ...laneRoutes(modules.flatMap((m) => m.lane ?? [])), '/gateway': { GET: gatewayUpgrade } },
+      routes: {
+        ...laneRoutes(modules.flatMap((m) => [...hotRoutes(m.endpoints ?? []), ...(m.lane ?? [])])),
+        '/gateway': { GET: gatewayUpgrade },
+      },
     },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
   })

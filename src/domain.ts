@@ -4,12 +4,18 @@
 import type { AnyElysia } from 'elysia'
 import type { BearerCaller, BotCaller, TokenResolver, UserCaller } from './core/caller'
 import type { CredentialCheck, CloseHook, IdentifyHook, OpHandler } from './gateway/bus'
+import type { Endpoint } from './http/endpoint'
 import type { LaneRoute } from './http/lane'
 
 export type DomainModule = {
   /** The domain's folder. */
   name: string
-  /** REST routes, mounted under /api/v9, /api/v10 and /api. */
+  /**
+   * REST endpoints, each one declaration (http/endpoint.ts), mounted under /api/v9, /api/v10 and /api: their routes,
+   * docs, limits and, for the hot ones, the lane's handlers.
+   */
+  endpoints?: Endpoint[]
+  /** REST routes not yet declared as endpoints, mounted like them. */
   api?: AnyElysia[]
   /** Hot routes of `api` that Bun's router answers directly (http/lane.ts); each is also in `api`. */
   lane?: LaneRoute[]

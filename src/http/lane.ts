@@ -5,7 +5,7 @@
 //
 // Why: on a GET answered from the caches, Elysia's generic work per request (the context object, its hooks, response
 // mapping, scheduling the after-response hook) was ~40 % of the time. The route stays declared in Elysia too, calling
-// the same function: that is the documented route, and it answers what Bun's router does not send here (HEAD,
+// the same function (a `hot` endpoint, http/endpoint.ts, makes both from one declaration): that is the documented route, and it answers what Bun's router does not send here (HEAD,
 // `/users/%40me`, `app.handle` in tests). Elysia hands `serve.routes` to Bun.serve after its own, so for the same path
 // and method the lane's handler is the one Bun calls. tests/core/lane.test.ts compares both answers.
 import type { BunRequest, Server } from 'bun'
@@ -31,7 +31,7 @@ export type LaneCallerRequest<P extends string = string> = LaneRequest<P> & { ca
 /** A POST's request: its body as parsed (http/body.ts); the handler checks it (`bodyCheck`, http/validation.ts). */
 export type LaneBodyRequest<P extends string = string> = LaneCallerRequest<P> & { body: unknown }
 
-type Handler = (r: LaneBodyRequest) => unknown
+export type Handler = (r: LaneBodyRequest) => unknown
 type Method = 'GET' | 'POST'
 
 /** What the Elysia route's handler gets (the fields of Elysia's context the lane handlers use). */
@@ -52,19 +52,48 @@ export type LaneRoute = {
   auth: AuthRule | null
   /** The answer (status 200): a JSON value, JsonText, or a Response, or a promise of one; throws ApiError. */
   run: Handler
+  /** A POST's body check (http/validation.ts bodyCheck), after the caller and before `run` (an endpoint's `body`). */
+  check?: (body: unknown) => unknown
   /** The Elysia route's handler: `run` on Elysia's context, JsonText answered as a Response. */
   handle: (ctx: ElysiaContext) => unknown
 }
 
-function route(method: Method, path: string, auth: AuthRule | null, run: Handler): LaneRoute {
-  const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
-  // Destructured, as every handler Elysia reads (it prepares per request only what the source names). An async
-  // function: Elysia awaits only those inside its error handling (a promise it merely maps, it lets reject).
-  const handle = async ({ caller, body, params, query, request, server }: ElysiaContext) =>
-    forElysia(
-      await run({ caller: caller!, body, params, request, server, query: () => query as Record<string, string> }),
-    )
-  return { method, path, auth, run, handle }
+const forElysia = (value: unknown) => (value instanceof JsonText ? jsonText(value.text, value.status) : value)
+const noQuery = () => ({})
+
+/**
+ * The Elysia route's handler: `run` on Elysia's context, JsonText answered as a Response, the body checked first
+ * (`check`). Destructured, as every handler Elysia reads (it prepares per request only what the source names: the
+ * query only where `withQuery`). An async function: Elysia awaits only those inside its error handling (a promise it
+ * merely maps, it lets reject).
+ */
+export function elysiaHandler(run: Handler, check: ((body: unknown) => unknown) | undefined, withQuery: boolean) {
+  if (withQuery)
+    return async ({ caller, body, params, query, request, server }: ElysiaContext) =>
+      forElysia(
+        await run({
+          caller: caller!,
+          body: check ? check(body) : body,
+          params,
+          request,
+          server,
+          query: () => query as Record<string, string>,
+        }),
+      )
+  return async ({ caller, body, params, request, server }: ElysiaContext) =>
+    forElysia(await run({ caller: caller!, body: check ? check(body) : body, params, request, server, query: noQuery }))
+}
+
+/** A lane route (http/endpoint.ts makes those of hot endpoints; laneGet/lanePost those of undeclared routes). */
+export function laneRoute(
+  method: Method,
+  path: string,
+  auth: AuthRule | null,
+  run: Handler,
+  check?: (body: unknown) => unknown,
+): LaneRoute {
+  const handle = elysiaHandler(run, check, true)
+  return { method, path, auth, run, handle, check }
 }
 
 /** A GET route for the lane whose callers must pass `auth`; `handle` is what the Elysia route calls. */
@@ -73,12 +102,12 @@ export function laneGet<P extends string>(
   auth: AuthRule,
   handler: (r: LaneCallerRequest<P>) => unknown,
 ): LaneRoute {
-  return route('GET', path, auth, handler as Handler)
+  return laneRoute('GET', path, auth, handler as Handler)
 }
 
 /** A GET route for the lane open to anonymous callers. */
 export function laneGetOpen<P extends string>(path: string, handler: (r: LaneRequest<P>) => unknown): LaneRoute {
-  return route('GET', path, null, handler as Handler)
+  return laneRoute('GET', path, null, handler as Handler)
 }
 
 /** A POST route for the lane whose callers must pass `auth`; the handler gets the parsed body and checks it. */
@@ -87,7 +116,7 @@ export function lanePost<P extends string>(
   auth: AuthRule,
   handler: (r: LaneBodyRequest<P>) => unknown,
 ): LaneRoute {
-  return route('POST', path, auth, handler as Handler)
+  return laneRoute('POST', path, auth, handler as Handler)
 }
 
 const PREFIXES = ['/api/v9', '/api/v10', '/api']
@@ -101,7 +130,7 @@ let answered = 0
 /** How many requests the lane has answered (tests: proof that Bun's router sends them here). */
 export const laneAnswered = () => answered
 
-function answer(route: string, { method, auth, run }: LaneRoute) {
+function answer(route: string, { method, auth, run, check }: LaneRoute) {
   return (request: BunRequest, server: Server<unknown>): Response | Promise<Response> => {
     answered++
     const trace = beginTrace(request, server)
@@ -122,7 +151,7 @@ function answer(route: string, { method, auth, run }: LaneRoute) {
           .then((body) => {
             // Asked again after the body (from the token cache): a token ended while the body streamed fails.
             const caller = auth ? authorize(callerAfterLimit(request, looked), auth) : undefined
-            return run({ request, server, params, query, caller: caller!, body })
+            return run({ request, server, params, query, caller: caller!, body: check ? check(body) : body })
           })
           .then((v) => done(respond(v, headers)), failed)
       // A GET runs in the same step as the limit: the caller it resolved is the caller.

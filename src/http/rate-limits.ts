@@ -23,12 +23,19 @@ import { tooMany } from './errors'
 
 export type RouteLimit = { method: string; path: string; limit: number; windowMs: number }
 
-/** Every API route not listed below. */
+/** Every API route without a limit of its own. */
 export const DEFAULT_ROUTE_LIMIT = { limit: 50, windowMs: 1000 }
-/** Routes with their own limit (path as mounted, without the /api/v* prefix). */
-export const ROUTE_LIMITS: RouteLimit[] = [
-  { method: 'POST', path: '/lobbies/:lobbyId/messages', limit: 10, windowMs: 1000 },
-]
+/**
+ * Routes with their own limit (path as mounted, without the /api/v* prefix): declared on the endpoint (`limit`,
+ * http/endpoint.ts) and handed here by app.ts.
+ */
+let routeLimits: RouteLimit[] = []
+
+/** The routes with their own limit (app.ts, from the endpoints' declarations); buckets are made again. */
+export function setRouteLimits(limits: RouteLimit[]): void {
+  routeLimits = limits
+  buckets.clear()
+}
 
 /** Path parameters that split a route's bucket, as Discord's channel and guild ids do. */
 const MAJOR_PARAMETERS = ['lobbyId', 'channelId', 'guildId'] as const
@@ -59,7 +66,7 @@ function makeBucket(route: string, method: string): Bucket | null {
   if (!prefix) return null
   const path = route.slice(prefix[0].length)
   if (path === '/docs' || path.startsWith('/docs/')) return null
-  const rule = ROUTE_LIMITS.find((r) => r.method === method && r.path === path) ?? DEFAULT_ROUTE_LIMIT
+  const rule = routeLimits.find((r) => r.method === method && r.path === path) ?? DEFAULT_ROUTE_LIMIT
   return {
     id: createHash('sha256').update(`${method} ${path}`).digest('hex').slice(0, 32),
     limit: rule.limit,

@@ -7,12 +7,11 @@ import { lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
 import { setGuildPort } from './guild-port'
 import { startEventDeliveries, stopEventDeliveries } from './event-webhooks'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
-import { lobbiesRoutes, lobbyGet, lobbyMessagePost, lobbyMessagesGet } from './routes'
+import { lobbyEndpoints } from './routes'
 
 export const lobbiesModule = {
   name: 'lobbies',
-  api: [lobbiesRoutes],
-  lane: [lobbyGet, lobbyMessagesGet, lobbyMessagePost],
+  endpoints: lobbyEndpoints,
   identify: lobbyIdentify,
   sessionStart: lobbySessionStart,
   sessionEnd: lobbySessionEnd,

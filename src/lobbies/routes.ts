@@ -1,13 +1,10 @@
 // Lobby endpoints (spec §4.1, WIRE.md §1). Application-only rows take a Bot token; OAuth2 rows take a Bearer token
 // with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
-import { Elysia, type TSchema } from 'elysia'
 import { Errors, formError } from '../core/errors'
 import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
-import { doc, NO_CONTENT, type Answer } from '../http/docs'
-import { identity } from '../http/identity'
-import { laneGet, lanePost } from '../http/lane'
-import { bodyCheck } from '../http/validation'
+import { NO_CONTENT } from '../http/docs'
+import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyOfMember, lobbyWithMembers } from './access'
@@ -58,49 +55,6 @@ const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbi
 /** GET /lobbies/{id} also takes user sessions (members only: the web client's lobby page). */
 const READ_LOBBY = { kinds: ['user', 'bot', 'bearer'] as ('user' | 'bot' | 'bearer')[], scope: 'lobbies.write' }
 
-/** GET /lobbies/{id}: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
-export const lobbyGet = laneGet<'lobbyId'>('/lobbies/:lobbyId', READ_LOBBY, ({ caller, params }) => {
-  if (caller.kind === 'user') {
-    const { lobby, members } = lobbyOfMember(caller, params.lobbyId)
-    return memberView(lobby, members)
-  }
-  const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
-  const text = restText(lobby, members, caller.kind === 'bot')
-  return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
-})
-/** GET /lobbies/{id}/messages, through the lane like GET /lobbies/{id}: the lobby, then the page (cached text). */
-export const lobbyMessagesGet = laneGet<'lobbyId'>('/lobbies/:lobbyId/messages', OAUTH2, ({ caller, params, query }) =>
-  // The lobby, the page and its authors in one snapshot (one read transaction).
-  reading(() => {
-    const lobby = lobbyOf(caller, params.lobbyId)
-    return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
-  }),
-)
-const messageBody = bodyCheck(MessageSchema)
-/** POST /lobbies/{id}/messages, through the lane: the body's check, the lobby, then the message (group commit). */
-export const lobbyMessagePost = lanePost<'lobbyId'>('/lobbies/:lobbyId/messages', OAUTH2, async (r) => {
-  const body = messageBody(r.body)
-  const access = () => lobbyOf(r.caller, r.params.lobbyId)
-  access()
-  const check = new FormCheck()
-  const metadata = check.metadata('metadata', body.metadata)
-  const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
-  check.done()
-  const { message, created } = await postMessage(access, r.caller.userId, {
-    content: body.content,
-    metadata,
-    flags,
-    nonce: body.nonce,
-    enforceNonce: body.enforce_nonce,
-    tts: body.tts,
-  })
-  // A retry answered by enforce_nonce is the original message, 200.
-  return new JsonText(JSON.stringify(message), created ? 201 : 200)
-})
-// `body`: the body as the docs show it (the route's own schema leaves FormCheck's fields open).
-const detail = (summary: string, answers: Record<number, Answer>, body?: TSchema) =>
-  doc('lobbies', summary, answers, { body }).detail
-
 type MemberBody = { id: string; metadata?: unknown; flags?: unknown }
 
 function checkMember(check: FormCheck, path: string, m: MemberBody) {
@@ -130,10 +84,21 @@ function memberBody(body: unknown): { metadata?: unknown; flags?: unknown } {
   return body as { metadata?: unknown; flags?: unknown }
 }
 
-export const lobbiesRoutes = new Elysia()
-  .use(identity)
-  .post(
-    '/lobbies',
+const tag = 'lobbies'
+
+/** The lobby endpoints; the hot ones are answered by Bun's router directly (http/lane.ts). */
+export const lobbyEndpoints = [
+  endpoint(
+    {
+      method: 'POST',
+      path: '/lobbies',
+      auth: APP,
+      tag,
+      summary: 'Create a lobby',
+      body: CreateLobbySchema,
+      bodyDoc: CreateLobbyDoc,
+      answers: { 201: LobbyAnswer },
+    },
     async ({ caller, body }) => {
       const app = appCaller(caller)
       const check = new FormCheck()
@@ -149,10 +114,18 @@ export const lobbiesRoutes = new Elysia()
       if (input.overrideEventWebhooksUrl) await verifyOverrideUrl(app.applicationId, input.overrideEventWebhooksUrl)
       return json(await createLobby(app, input), 201)
     },
-    { auth: APP, body: CreateLobbySchema, detail: detail('Create a lobby', { 201: LobbyAnswer }, CreateLobbyDoc) },
-  )
-  .put(
-    '/lobbies',
+  ),
+  endpoint(
+    {
+      method: 'PUT',
+      path: '/lobbies',
+      auth: OAUTH2,
+      tag,
+      summary: 'Join the lobby with this secret, or create it',
+      body: PutLobbySchema,
+      bodyDoc: PutLobbyDoc,
+      answers: { 200: LobbyAnswer },
+    },
     ({ caller, body }) => {
       const check = new FormCheck()
       const input = {
@@ -165,21 +138,39 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return createOrJoinLobby(appCaller(caller), input)
     },
+  ),
+  endpoint(
     {
-      auth: OAUTH2,
-      body: PutLobbySchema,
-      detail: detail('Join the lobby with this secret, or create it', { 200: LobbyAnswer }, PutLobbyDoc),
+      method: 'GET',
+      path: '/lobbies/:lobbyId',
+      auth: READ_LOBBY,
+      tag,
+      summary:
+        "A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; user session (the web client): any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031",
+      answers: { 200: LobbyReadAnswer },
+      hot: true,
     },
-  )
-  .get('/lobbies/:lobbyId', lobbyGet.handle, {
-    auth: READ_LOBBY,
-    detail: detail(
-      "A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; user session (the web client): any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031",
-      { 200: LobbyReadAnswer },
-    ),
-  })
-  .patch(
-    '/lobbies/:lobbyId',
+    ({ caller, params }) => {
+      if (caller.kind === 'user') {
+        const { lobby, members } = lobbyOfMember(caller, params.lobbyId)
+        return memberView(lobby, members)
+      }
+      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
+      const text = restText(lobby, members, caller.kind === 'bot')
+      return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
+    },
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/lobbies/:lobbyId',
+      auth: APP,
+      tag,
+      summary: 'Change a lobby; members replaces the member list',
+      body: PatchLobbySchema,
+      bodyDoc: PatchLobbyDoc,
+      answers: { 200: LobbyAnswer },
+    },
     async ({ caller, params, body }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       const check = new FormCheck()
@@ -197,14 +188,16 @@ export const lobbiesRoutes = new Elysia()
       await verifyOverrideUrl(lobby.applicationId, url, lobby.overrideEventWebhooksUrl)
       return patchLobby(lobbyOf(caller, params.lobbyId), input)
     },
+  ),
+  endpoint(
     {
+      method: 'DELETE',
+      path: '/lobbies/:lobbyId',
       auth: APP,
-      body: PatchLobbySchema,
-      detail: detail('Change a lobby; members replaces the member list', { 200: LobbyAnswer }, PatchLobbyDoc),
+      tag,
+      summary: 'Delete a lobby',
+      answers: { 204: NO_CONTENT },
     },
-  )
-  .delete(
-    '/lobbies/:lobbyId',
     async ({ caller, params }) => {
       const app = appCaller(caller)
       const lobby = isSnowflake(params.lobbyId) ? getLobby(params.lobbyId) : undefined
@@ -213,10 +206,16 @@ export const lobbiesRoutes = new Elysia()
       if (lobby) await deleteLobby(lobby.id)
       return noContent()
     },
-    { auth: APP, detail: detail('Delete a lobby', { 204: NO_CONTENT }) },
-  )
-  .delete(
-    '/lobbies/:lobbyId/members/@me',
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/lobbies/:lobbyId/members/@me',
+      auth: OAUTH2,
+      tag,
+      summary: 'Leave a lobby (not one created with POST /lobbies: 403 50001)',
+      answers: { 204: NO_CONTENT },
+    },
     async ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
       // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
@@ -224,13 +223,17 @@ export const lobbiesRoutes = new Elysia()
       await removeMember(lobby, caller.userId)
       return noContent()
     },
+  ),
+  endpoint(
     {
-      auth: OAUTH2,
-      detail: detail('Leave a lobby (not one created with POST /lobbies: 403 50001)', { 204: NO_CONTENT }),
+      method: 'PUT',
+      path: '/lobbies/:lobbyId/members/:userId',
+      auth: APP,
+      tag,
+      summary: 'Add or update a member',
+      bodyDoc: PutMemberDoc,
+      answers: { 200: LobbyMemberAnswer },
     },
-  )
-  .put(
-    '/lobbies/:lobbyId/members/:userId',
     ({ caller, params, body }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
@@ -239,19 +242,33 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return putMember(lobby, input)
     },
-    { auth: APP, detail: detail('Add or update a member', { 200: LobbyMemberAnswer }, PutMemberDoc) },
-  )
-  .delete(
-    '/lobbies/:lobbyId/members/:userId',
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/lobbies/:lobbyId/members/:userId',
+      auth: APP,
+      tag,
+      summary: 'Remove a member',
+      answers: { 204: NO_CONTENT },
+    },
     async ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
       return noContent()
     },
-    { auth: APP, detail: detail('Remove a member', { 204: NO_CONTENT }) },
-  )
-  .post(
-    '/lobbies/:lobbyId/members/bulk',
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/lobbies/:lobbyId/members/bulk',
+      auth: APP,
+      tag,
+      summary: 'Add, update and remove up to 25 members',
+      body: BulkSchema,
+      bodyDoc: BulkDoc,
+      answers: { 200: LobbyMembersAnswer },
+    },
     ({ caller, params, body }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       const check = new FormCheck()
@@ -264,27 +281,70 @@ export const lobbiesRoutes = new Elysia()
       check.done()
       return bulkMembers(lobby, items)
     },
+  ),
+  endpoint(
     {
-      auth: APP,
-      body: BulkSchema,
-      detail: detail('Add, update and remove up to 25 members', { 200: LobbyMembersAnswer }, BulkDoc),
+      method: 'GET',
+      path: '/lobbies/:lobbyId/messages',
+      auth: OAUTH2,
+      tag,
+      summary: 'Recent lobby messages, newest first',
+      query: MessagesQuery,
+      answers: { 200: LobbyMessagesAnswer },
+      hot: true,
     },
-  )
-  .get('/lobbies/:lobbyId/messages', lobbyMessagesGet.handle, {
-    auth: OAUTH2,
-    query: MessagesQuery,
-    detail: detail('Recent lobby messages, newest first', { 200: LobbyMessagesAnswer }),
-  })
-  .post('/lobbies/:lobbyId/messages', lobbyMessagePost.handle, {
-    auth: OAUTH2,
-    detail: detail(
-      'Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)',
-      { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer },
-      MessageDoc,
-    ),
-  })
-  .put(
-    '/lobbies/:lobbyId/messages/:messageId/moderation-metadata',
+    ({ caller, params, query }) =>
+      // The lobby, the page and its authors in one snapshot (one read transaction).
+      reading(() => {
+        const lobby = lobbyOf(caller, params.lobbyId)
+        return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
+      }),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/lobbies/:lobbyId/messages',
+      auth: OAUTH2,
+      tag,
+      summary:
+        'Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)',
+      body: MessageSchema,
+      bodyDoc: MessageDoc,
+      answers: { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer },
+      limit: { limit: 10, windowMs: 1000 },
+      hot: true,
+    },
+    // The body was checked; then the lobby, then the message (group commit).
+    async ({ caller, params, body }) => {
+      const access = () => lobbyOf(caller, params.lobbyId)
+      access()
+      const check = new FormCheck()
+      const metadata = check.metadata('metadata', body.metadata)
+      const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
+      check.done()
+      const { message, created } = await postMessage(access, caller.userId, {
+        content: body.content,
+        metadata,
+        flags,
+        nonce: body.nonce,
+        enforceNonce: body.enforce_nonce,
+        tts: body.tts,
+      })
+      // A retry answered by enforce_nonce is the original message, 200.
+      return new JsonText(JSON.stringify(message), created ? 201 : 200)
+    },
+  ),
+  endpoint(
+    {
+      method: 'PUT',
+      path: '/lobbies/:lobbyId/messages/:messageId/moderation-metadata',
+      auth: APP,
+      tag,
+      summary:
+        "Set a message's moderation metadata (LOBBY_MESSAGE_UPDATE; MESSAGE_UPDATE for its copy in a linked channel)",
+      bodyDoc: ModerationMetadataDoc,
+      answers: { 204: NO_CONTENT },
+    },
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
       access()
@@ -295,37 +355,44 @@ export const lobbiesRoutes = new Elysia()
       await moderateMessage(access, params.messageId, metadata)
       return noContent()
     },
+  ),
+  endpoint(
     {
-      auth: APP,
-      detail: detail(
-        "Set a message's moderation metadata (LOBBY_MESSAGE_UPDATE; MESSAGE_UPDATE for its copy in a linked channel)",
-        { 204: NO_CONTENT },
-        ModerationMetadataDoc,
-      ),
-    },
-  )
-  .post(
-    '/lobbies/:lobbyId/members/@me/invites',
-    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
-    {
+      method: 'POST',
+      path: '/lobbies/:lobbyId/members/@me/invites',
       auth: OAUTH2,
-      detail: detail('An invite to the linked channel only the current user can accept', { 200: LobbyInviteAnswer }),
+      tag,
+      summary: 'An invite to the linked channel only the current user can accept',
+      answers: { 200: LobbyInviteAnswer },
     },
-  )
-  .post(
-    '/lobbies/:lobbyId/members/:userId/invites',
+    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/lobbies/:lobbyId/members/:userId/invites',
+      auth: OAUTH2,
+      tag,
+      summary: 'An invite to the linked channel only this member can accept',
+      answers: { 200: LobbyInviteAnswer },
+    },
     ({ caller, params }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
     },
+  ),
+  endpoint(
     {
+      method: 'PATCH',
+      path: '/lobbies/:lobbyId/channel-linking',
       auth: OAUTH2,
-      detail: detail('An invite to the linked channel only this member can accept', { 200: LobbyInviteAnswer }),
+      tag,
+      summary: 'Link a guild text channel to the lobby, or unlink it (channel_id null or absent)',
+      body: LinkSchema,
+      bodyDoc: LinkDoc,
+      answers: { 200: LobbyAnswer },
     },
-  )
-  .patch(
-    '/lobbies/:lobbyId/channel-linking',
     ({ caller, params, body }) => {
       const lobby = lobbyOf(caller, params.lobbyId)
       const channelId = body?.channel_id
@@ -334,13 +401,5 @@ export const lobbiesRoutes = new Elysia()
       }
       return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
     },
-    {
-      auth: OAUTH2,
-      body: LinkSchema,
-      detail: detail(
-        'Link a guild text channel to the lobby, or unlink it (channel_id null or absent)',
-        { 200: LobbyAnswer },
-        LinkDoc,
-      ),
-    },
-  )
+  ),
+]

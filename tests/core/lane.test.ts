@@ -1,10 +1,14 @@
-// The hottest GETs are answered by Bun's router through the lane (src/http/lane.ts) instead of Elysia's pipeline. A
+// The hottest routes are answered by Bun's router through the lane (src/http/lane.ts) instead of Elysia's pipeline. A
 // client must not be able to tell: every case below is sent once over HTTP (the lane) and once through Elysia's own
 // handler (`app.handle`), and the two answers must have the same status, body and headers (values that change per
-// request aside: date, request id, rate-limit counters).
+// request aside: date, request id, rate-limit counters). Every lane route (the `hot` endpoints of the declarations,
+// http/endpoint.ts, and the routes still declared as laneGet twins) gets the common cases below, and must have its
+// own cases here (CASES).
 import { afterEach, describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
+import { hotRoutes } from '../../src/http/endpoint'
 import { laneAnswered } from '../../src/http/lane'
+import { modules } from '../../src/modules'
 import { api, makeUser, resetWorld, server } from '../helpers'
 import { join, makeGuild } from '../guilds/helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -70,6 +74,46 @@ function same({ lane, elysia }: Awaited<ReturnType<typeof both>>, status: number
   expect({ ...lane, id: undefined }).toEqual({ ...elysia, id: undefined })
   expect(lane.id).toBeString()
 }
+
+/** Every route Bun's router sends to the lane, from the modules' declarations. */
+const LANE = modules.flatMap((m) => [...hotRoutes(m.endpoints ?? []), ...(m.lane ?? [])])
+const UNKNOWN_ID = '1234567890123456789'
+
+/** The lane routes whose own cases are written below (a new hot route fails the first test until it has them). */
+const CASES = [
+  'GET /lobbies/:lobbyId',
+  'GET /lobbies/:lobbyId/messages',
+  'POST /lobbies/:lobbyId/messages',
+  'GET /users/@me',
+  'GET /auth/sessions',
+  'GET /experiments',
+  'GET /channels/:channelId/messages',
+]
+
+describe('every lane route', () => {
+  test('has its own cases below', () => {
+    expect(LANE.map((r) => `${r.method} ${r.path}`).sort()).toEqual([...CASES].sort())
+  })
+
+  for (const route of LANE)
+    test(`${route.method} ${route.path}: no token, a bad token, unknown ids, an empty body`, async () => {
+      const { bot } = await setup(0)
+      const path = `/api/v9${route.path.replace(/:[^/]+/g, UNKNOWN_ID)}`
+      const send =
+        route.method === 'GET'
+          ? both
+          : (p: string, h: Record<string, string> = {}) =>
+              bothPost(p, '{}', { 'content-type': 'application/json', ...h })
+      const noToken = await send(path)
+      if (route.auth !== null) same(noToken, 401)
+      // An open route answers anonymous callers (GET /experiments mints a new fingerprint each time).
+      else expect(noToken.elysia.status).toBe(noToken.lane.status)
+      const badToken = await send(path, { authorization: 'Bot nonsense' })
+      same(badToken, badToken.lane.status)
+      const unknown = await send(path, { authorization: bot })
+      same(unknown, unknown.lane.status)
+    })
+})
 
 describe('the lane answers as Elysia does', () => {
   test('GET /lobbies/{id}: the lobby, unknown lobby, another application, no token, a member and a stranger', async () => {

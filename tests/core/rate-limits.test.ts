@@ -4,7 +4,9 @@ import { REST, RESTEvents } from '@discordjs/rest'
 import { config, setConfig } from '../../src/config'
 import { cachedCallers, forgetCallers, setTokenResolvers } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
-import { DEFAULT_ROUTE_LIMIT, ROUTE_LIMITS } from '../../src/http/rate-limits'
+import { routeLimits } from '../../src/http/endpoint'
+import { DEFAULT_ROUTE_LIMIT } from '../../src/http/rate-limits'
+import { lobbyEndpoints } from '../../src/lobbies/routes'
 import { modules } from '../../src/modules'
 import { withConfig } from '../auth/helpers'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
@@ -18,7 +20,8 @@ beforeAll(async () => {
 })
 afterAll(() => setConfig({ ...config(), routeRateLimits: false }))
 
-const MESSAGES = ROUTE_LIMITS.find((r) => r.path === '/lobbies/:lobbyId/messages')!
+// The message POST's own limit, as its endpoint declares it.
+const MESSAGES = routeLimits(lobbyEndpoints).find((r) => r.path === '/lobbies/:lobbyId/messages')!
 const HEADERS = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',

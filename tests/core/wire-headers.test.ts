@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { createSession } from '../../src/accounts/sessions'
 import { config, setConfig } from '../../src/config'
-import { ROUTE_LIMITS } from '../../src/http/rate-limits'
+import { routeLimits } from '../../src/http/endpoint'
+import { lobbyEndpoints } from '../../src/lobbies/routes'
 import { makeApp, makeUser, resetWorld, server, type Reply } from '../helpers'
 import { makeGuild } from '../guilds/helpers'
 import { createLobby } from '../lobbies/helpers'
@@ -145,7 +146,7 @@ describe('a 429 carries Via and the exact content type', () => {
   }
 
   test("the lane's route limit (POST /lobbies/{id}/messages)", async () => {
-    expect(ROUTE_LIMITS.some((r) => r.path === '/lobbies/:lobbyId/messages')).toBe(true)
+    expect(routeLimits(lobbyEndpoints).some((r) => r.path === '/lobbies/:lobbyId/messages')).toBe(true)
     const app = await makeApp()
     const bot = `Bot ${app.bot_token}`
     const lobby = await createLobby(bot)
