@@ -59,7 +59,7 @@ export function buildApp() {
       maxRequestBodySize: config().maxBodyBytes * 4,
       // The Gateway's upgrade too: a socket then keeps only what it needs (gateway/server.ts gatewayUpgrade).
       routes: {
-        ...laneRoutes(modules.flatMap((m) => [...hotRoutes(m.endpoints ?? []), ...(m.lane ?? [])])),
+        ...laneRoutes(modules.flatMap((m) => hotRoutes(m.endpoints ?? []))),
         '/gateway': { GET: gatewayUpgrade },
       },
     },

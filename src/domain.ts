@@ -5,7 +5,6 @@ import type { AnyElysia } from 'elysia'
 import type { BearerCaller, BotCaller, TokenResolver, UserCaller } from './core/caller'
 import type { CredentialCheck, CloseHook, IdentifyHook, OpHandler } from './gateway/bus'
 import type { Endpoint } from './http/endpoint'
-import type { LaneRoute } from './http/lane'
 
 export type DomainModule = {
   /** The domain's folder. */
@@ -17,8 +16,6 @@ export type DomainModule = {
   endpoints?: Endpoint[]
   /** REST routes not yet declared as endpoints, mounted like them. */
   api?: AnyElysia[]
-  /** Hot routes of `api` that Bun's router answers directly (http/lane.ts); each is also in `api`. */
-  lane?: LaneRoute[]
   /** Routes outside the API prefixes (sockets, pages), mounted once at the root after the API. */
   root?: AnyElysia[]
   /** How the tokens this domain issues resolve to callers. */

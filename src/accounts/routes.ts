@@ -5,7 +5,7 @@ import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { doc } from '../http/docs'
 import { identity } from '../http/identity'
-import { laneGet } from '../http/lane'
+import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
 import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
@@ -13,28 +13,36 @@ import { privateUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { cachedUserText, findUser, updateUser } from './store'
 
-/** GET /users/@me: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
-export const usersMe = laneGet('/users/@me', { kinds: ['user', 'bot', 'bearer'], scope: 'identify' }, ({ caller }) =>
-  // The user row and whether MFA is on, in one snapshot (one read transaction).
-  reading(() => {
-    const user = findUser(caller.userId)
-    if (!user) throw Errors.unauthorized()
-    const mfaEnabled = secondFactor().enabled(user.id)
-    if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
-    // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-    const types = secondFactor().authenticatorTypes(user.id)
-    return new JsonText(
-      cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
-    )
-  }),
-)
+/** The accounts domain's declared endpoints (http/endpoint.ts); its other routes are `accountsRoutes` below. */
+export const accountEndpoints = [
+  endpoint(
+    {
+      method: 'GET',
+      path: '/users/@me',
+      auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' },
+      tag: 'users',
+      summary: 'The calling user',
+      answers: { 200: PrivateUser },
+      hot: true,
+    },
+    ({ caller }) =>
+      // The user row and whether MFA is on, in one snapshot (one read transaction).
+      reading(() => {
+        const user = findUser(caller.userId)
+        if (!user) throw Errors.unauthorized()
+        const mfaEnabled = secondFactor().enabled(user.id)
+        if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
+        // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+        const types = secondFactor().authenticatorTypes(user.id)
+        return new JsonText(
+          cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
+        )
+      }),
+  ),
+]
 
 export const accountsRoutes = new Elysia()
   .use(identity)
-  .get('/users/@me', usersMe.handle, {
-    auth: { kinds: ['user', 'bot', 'bearer'], scope: 'identify' },
-    ...doc('users', 'The calling user', { 200: PrivateUser }),
-  })
   .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
     user: true,
     ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),

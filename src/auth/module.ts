@@ -2,10 +2,10 @@
 // and account changes.
 import type { DomainModule } from '../domain'
 import { accountChangeRoutes, recoveryPublicRoutes } from './recovery-routes'
-import { authPublicRoutes, authSessionRoutes, authSessionsGet } from './routes'
+import { authEndpoints, authPublicRoutes, authSessionRoutes } from './routes'
 
 export const authModule = {
   name: 'auth',
+  endpoints: authEndpoints,
   api: [authPublicRoutes, authSessionRoutes, recoveryPublicRoutes, accountChangeRoutes],
-  lane: [authSessionsGet],
 } satisfies DomainModule

@@ -23,8 +23,8 @@ import { events } from '../gateway/bus'
 import { countryOf } from '../geo/country'
 import { clientIp } from '../http/client-ip'
 import { doc, NO_CONTENT } from '../http/docs'
+import { endpoint } from '../http/endpoint'
 import { identity, optionalCaller } from '../http/identity'
-import { laneGet } from '../http/lane'
 import { noContent } from '../http/respond'
 import { tokenInvalid, verificationCodeInvalid } from './errors'
 import { createHandoff, exchangeHandoff } from './handoff'
@@ -155,26 +155,36 @@ export const authPublicRoutes = new Elysia()
     ...doc('auth', 'Exchange a handoff token', { 200: HandoffExchangeAnswer }),
   })
 
-/** GET /auth/sessions, through the lane (http/lane.ts): the account's sessions, most recently used first. */
-export const authSessionsGet = laneGet('/auth/sessions', 'user', ({ caller }) => {
-  const rows = listSessions(caller.userId)
-    .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
-    .slice(0, 50)
-  return {
-    user_sessions: rows.map((s) => ({
-      id_hash: s.idHash,
-      approx_last_used_time: new Date(s.lastUsedAt).toISOString(),
-      client_info: { os: s.clientOs, platform: s.clientPlatform, location: s.clientLocation },
-    })),
-  }
-})
+/** The auth domain's declared endpoints (http/endpoint.ts); its other routes are the Elysia plugins here. */
+export const authEndpoints = [
+  endpoint(
+    {
+      method: 'GET',
+      path: '/auth/sessions',
+      auth: 'user',
+      tag: 'auth',
+      summary: 'Active sessions of the account (up to 50)',
+      answers: { 200: SessionsAnswer },
+      hot: true,
+    },
+    // The account's sessions, most recently used first.
+    ({ caller }) => {
+      const rows = listSessions(caller.userId)
+        .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
+        .slice(0, 50)
+      return {
+        user_sessions: rows.map((s) => ({
+          id_hash: s.idHash,
+          approx_last_used_time: new Date(s.lastUsedAt).toISOString(),
+          client_info: { os: s.clientOs, platform: s.clientPlatform, location: s.clientLocation },
+        })),
+      }
+    },
+  ),
+]
 
 export const authSessionRoutes = new Elysia()
   .use(identity)
-  .get('/auth/sessions', authSessionsGet.handle, {
-    user: true,
-    ...doc('auth', 'Active sessions of the account (up to 50)', { 200: SessionsAnswer }),
-  })
   .post(
     '/auth/logout',
     async ({ caller: me, body }) => {

@@ -1,11 +1,10 @@
 // The experiments domain as the app mounts it (domain.ts): GET /experiments and READY's assignments.
 import type { DomainModule } from '../domain'
-import { experimentsGet, experimentsRoutes } from './routes'
+import { experimentsEndpoints } from './routes'
 import { experimentsIdentify } from './service'
 
 export const experimentsModule = {
   name: 'experiments',
-  api: [experimentsRoutes],
-  lane: [experimentsGet],
+  endpoints: experimentsEndpoints,
   identify: experimentsIdentify,
 } satisfies DomainModule

@@ -1,10 +1,8 @@
 // GET /experiments (spec §4.11, WIRE.md §4). Unauthenticated calls are allowed: they are answered for the
 // fingerprint in X-Fingerprint, or for a new fingerprint when the request carries neither a token nor one.
-import { Elysia } from 'elysia'
 import { clientIp } from '../http/client-ip'
-import { doc } from '../http/docs'
+import { endpoint } from '../http/endpoint'
 import { optionalCaller } from '../http/identity'
-import { laneGetOpen } from '../http/lane'
 import { JsonText } from '../http/respond'
 import { PLATFORMS, type Platform } from './definitions'
 import { authenticationRequired, badBoolean, badPlatform } from './errors'
@@ -27,31 +25,34 @@ function platformQuery(raw: string | undefined): Platform | undefined {
   return raw as Platform
 }
 
-/** GET /experiments: Bun's router answers it through the lane (http/lane.ts); the Elysia route below documents it. */
-export const experimentsGet = laneGetOpen('/experiments', ({ query, request, server }) => {
-  const q = query()
-  const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
-  const platform = platformQuery(q.platform)
-  const authorization = request.headers.get('authorization')
-  const caller = authorization ? optionalCaller(request) : undefined
-  if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
-  const answer = experimentsAnswer({
-    caller,
-    fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
-    ip: () => clientIp(request, server),
-    withGuildExperiments,
-    platform,
-  })
-  return new JsonText(answer)
-})
-
-export const experimentsRoutes = new Elysia().get(
-  '/experiments',
-  experimentsGet.handle,
-  doc(
-    'experiments',
-    'Experiment assignments for the user or fingerprint, and optionally the server experiments',
-    { 200: ExperimentsAnswer },
-    { query: ExperimentsQuery },
+/** The experiments domain's endpoint (http/endpoint.ts); open to anonymous callers (it reads the Authorization). */
+export const experimentsEndpoints = [
+  endpoint(
+    {
+      method: 'GET',
+      path: '/experiments',
+      auth: null,
+      tag: 'experiments',
+      summary: 'Experiment assignments for the user or fingerprint, and optionally the server experiments',
+      query: ExperimentsQuery,
+      answers: { 200: ExperimentsAnswer },
+      hot: true,
+    },
+    ({ query, request, server }) => {
+      const q = query()
+      const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
+      const platform = platformQuery(q.platform)
+      const authorization = request.headers.get('authorization')
+      const caller = authorization ? optionalCaller(request) : undefined
+      if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
+      const answer = experimentsAnswer({
+        caller,
+        fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
+        ip: () => clientIp(request, server),
+        withGuildExperiments,
+        platform,
+      })
+      return new JsonText(answer)
+    },
   ),
-)
+]

@@ -1,11 +1,11 @@
 // The guilds domain as the app mounts it (domain.ts): guilds, channels, invites, and READY's guilds.
 import type { DomainModule } from '../domain'
 import { guildIdentify } from './gateway'
-import { channelMessagesGet, channelRoutes, guildRoutes, inviteRoutes } from './routes'
+import { channelRoutes, guildEndpoints, guildRoutes, inviteRoutes } from './routes'
 
 export const guildsModule = {
   name: 'guilds',
+  endpoints: guildEndpoints,
   api: [guildRoutes, channelRoutes, inviteRoutes],
-  lane: [channelMessagesGet],
   identify: guildIdentify,
 } satisfies DomainModule

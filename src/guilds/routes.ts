@@ -1,9 +1,9 @@
 // REST for the guild model: guilds, roles, members, channels, messages, invites.
 import { Elysia, t, type TSchema } from 'elysia'
 import { doc, NO_CONTENT } from '../http/docs'
+import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { identity } from '../http/identity'
-import { laneGet } from '../http/lane'
 import { json, JsonText, noContent } from '../http/respond'
 import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
@@ -35,13 +35,25 @@ import { guildMembers } from './store'
 
 const auth = { auth: ['user', 'bot'] as ('user' | 'bot')[] }
 
-/** GET /channels/{id}/messages: Bun's router answers it through the lane (http/lane.ts); the route below documents it. */
-export const channelMessagesGet = laneGet<'channelId'>(
-  '/channels/:channelId/messages',
-  auth.auth,
-  (r) => new JsonText(readMessages(r.caller.userId, r.params.channelId, paging(r.query(), 100, 50))),
-)
 const list = (item: TSchema, description: string) => t.Array(item, { description })
+
+/** The guilds domain's declared endpoints (http/endpoint.ts); its other routes are the Elysia plugins below. */
+export const guildEndpoints = [
+  endpoint(
+    {
+      method: 'GET',
+      path: '/channels/:channelId/messages',
+      auth: auth.auth,
+      tag: 'messages',
+      summary: 'Read messages, newest first (READ_MESSAGE_HISTORY)',
+      query: MessagesQuery,
+      answers: { 200: list(Message, 'Messages, newest first') },
+      hot: true,
+    },
+    ({ caller, params, query }) =>
+      new JsonText(readMessages(caller.userId, params.channelId, paging(query(), 100, 50))),
+  ),
+]
 
 export const guildRoutes = new Elysia()
   .use(identity)
@@ -176,13 +188,6 @@ export const channelRoutes = new Elysia()
       ...doc('messages', 'Send a message (SEND_MESSAGES)', { 200: Message }),
     },
   )
-  .get('/channels/:channelId/messages', channelMessagesGet.handle, {
-    ...auth,
-    query: MessagesQuery,
-    ...doc('messages', 'Read messages, newest first (READ_MESSAGE_HISTORY)', {
-      200: list(Message, 'Messages, newest first'),
-    }),
-  })
   .post(
     '/channels/:channelId/invites',
     ({ caller, params, body }) =>

@@ -19,19 +19,21 @@ import { type AuthRule, authorize } from './identity'
 import { callerAfterLimit, limit } from './rate-limits'
 import { JSON_TYPE, JsonText, jsonText, VIA } from './respond'
 
-/** What a lane handler gets: the request, its path parameters and, on routes with an auth rule, its caller. */
-export type LaneRequest<P extends string = string> = {
+/**
+ * What a lane handler gets: the request, its path parameters, the query string as Elysia parses it (the last of
+ * repeated keys wins, read when asked), on routes with an auth rule its caller, and a POST's body as parsed
+ * (http/body.ts) and checked (`check`). http/endpoint.ts types it per endpoint (EndpointRequest).
+ */
+type LaneRequest = {
   request: Request
   server: Server<unknown> | null
-  params: Record<P, string>
-  /** The query string as Elysia parses it (the last of repeated keys wins), read when asked. */
+  params: Record<string, string>
   query: () => Record<string, string>
+  caller: Caller
+  body: unknown
 }
-export type LaneCallerRequest<P extends string = string> = LaneRequest<P> & { caller: Caller }
-/** A POST's request: its body as parsed (http/body.ts); the handler checks it (`bodyCheck`, http/validation.ts). */
-export type LaneBodyRequest<P extends string = string> = LaneCallerRequest<P> & { body: unknown }
 
-export type Handler = (r: LaneBodyRequest) => unknown
+export type Handler = (r: LaneRequest) => unknown
 type Method = 'GET' | 'POST'
 
 /** What the Elysia route's handler gets (the fields of Elysia's context the lane handlers use). */
@@ -84,7 +86,7 @@ export function elysiaHandler(run: Handler, check: ((body: unknown) => unknown) 
     forElysia(await run({ caller: caller!, body: check ? check(body) : body, params, request, server, query: noQuery }))
 }
 
-/** A lane route (http/endpoint.ts makes those of hot endpoints; laneGet/lanePost those of undeclared routes). */
+/** A lane route (http/endpoint.ts makes one for each hot endpoint). */
 export function laneRoute(
   method: Method,
   path: string,
@@ -94,29 +96,6 @@ export function laneRoute(
 ): LaneRoute {
   const handle = elysiaHandler(run, check, true)
   return { method, path, auth, run, handle, check }
-}
-
-/** A GET route for the lane whose callers must pass `auth`; `handle` is what the Elysia route calls. */
-export function laneGet<P extends string>(
-  path: string,
-  auth: AuthRule,
-  handler: (r: LaneCallerRequest<P>) => unknown,
-): LaneRoute {
-  return laneRoute('GET', path, auth, handler as Handler)
-}
-
-/** A GET route for the lane open to anonymous callers. */
-export function laneGetOpen<P extends string>(path: string, handler: (r: LaneRequest<P>) => unknown): LaneRoute {
-  return laneRoute('GET', path, null, handler as Handler)
-}
-
-/** A POST route for the lane whose callers must pass `auth`; the handler gets the parsed body and checks it. */
-export function lanePost<P extends string>(
-  path: string,
-  auth: AuthRule,
-  handler: (r: LaneBodyRequest<P>) => unknown,
-): LaneRoute {
-  return laneRoute('POST', path, auth, handler as Handler)
 }
 
 const PREFIXES = ['/api/v9', '/api/v10', '/api']

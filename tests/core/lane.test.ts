@@ -2,8 +2,7 @@
 // client must not be able to tell: every case below is sent once over HTTP (the lane) and once through Elysia's own
 // handler (`app.handle`), and the two answers must have the same status, body and headers (values that change per
 // request aside: date, request id, rate-limit counters). Every lane route (the `hot` endpoints of the declarations,
-// http/endpoint.ts, and the routes still declared as laneGet twins) gets the common cases below, and must have its
-// own cases here (CASES).
+// http/endpoint.ts) gets the common cases below, and must have its own cases here (CASES).
 import { afterEach, describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
 import { hotRoutes } from '../../src/http/endpoint'
@@ -76,7 +75,7 @@ function same({ lane, elysia }: Awaited<ReturnType<typeof both>>, status: number
 }
 
 /** Every route Bun's router sends to the lane, from the modules' declarations. */
-const LANE = modules.flatMap((m) => [...hotRoutes(m.endpoints ?? []), ...(m.lane ?? [])])
+const LANE = modules.flatMap((m) => hotRoutes(m.endpoints ?? []))
 const UNKNOWN_ID = '1234567890123456789'
 
 /** The lane routes whose own cases are written below (a new hot route fails the first test until it has them). */
