@@ -10,11 +10,14 @@ import { createHash } from 'node:crypto'
 import { VERSION } from '../version'
 import { journal, sqlByTag } from './migrations.generated'
 
-type MigrationMeta = { tag: string; sql: string[]; bps: boolean; folderMillis: number; hash: string }
+export type MigrationMeta = { tag: string; sql: string[]; bps: boolean; folderMillis: number; hash: string }
 
 export class SchemaTooNewError extends Error {}
 
-export function embeddedMigrations(): MigrationMeta[] {
+type Journal = { entries: { tag: string; when: number; breakpoints: boolean }[] }
+
+/** The migrations of a generated module (drizzle/ for SQLite, drizzle-pg/ for PostgreSQL), in journal order. */
+export function migrationsOf(journal: Journal, sqlByTag: Record<string, string>): MigrationMeta[] {
   return journal.entries.map((entry) => {
     const text = sqlByTag[entry.tag]
     if (text === undefined) throw new Error(`migration ${entry.tag} is not embedded; run bun run db:generate`)
@@ -23,10 +26,23 @@ export function embeddedMigrations(): MigrationMeta[] {
       sql: text.split('--> statement-breakpoint'),
       bps: entry.breakpoints,
       folderMillis: entry.when,
-      // Same hash drizzle's own migrator computes, so both can run against one file.
+      // Same hash drizzle's own migrator computes, so both can run against one database.
       hash: createHash('sha256').update(text).digest('hex'),
     }
   })
+}
+
+export function embeddedMigrations(): MigrationMeta[] {
+  return migrationsOf(journal, sqlByTag)
+}
+
+/** The refusal of a database a newer version migrated, from what that version recorded (`migrated_by`, `schema`). */
+export function schemaTooNew(meta: Record<string, string>, newestTag: string): SchemaTooNewError {
+  const by = meta.migrated_by ? `lobby-server ${meta.migrated_by}` : 'a newer lobby-server'
+  const schema = meta.schema ? ` (schema ${meta.schema})` : ''
+  return new SchemaTooNewError(
+    `the database was migrated by ${by}${schema}; this binary is ${VERSION} and knows schema ${newestTag} at most: run ${meta.migrated_by ?? 'that version'} or newer (downgrades are refused; restore a backup taken before the upgrade to go back)`,
+  )
 }
 
 const META_TABLE = '__lobby_server'
@@ -57,11 +73,7 @@ export function applyMigrations(sqlite: Database): string[] {
           r.value,
         ]),
       )
-      const by = meta.migrated_by ? `lobby-server ${meta.migrated_by}` : 'a newer lobby-server'
-      const schema = meta.schema ? ` (schema ${meta.schema})` : ''
-      throw new SchemaTooNewError(
-        `the database was migrated by ${by}${schema}; this binary is ${VERSION} and knows schema ${newest.tag} at most: run ${meta.migrated_by ?? 'that version'} or newer (downgrades are refused; restore a backup taken before the upgrade to go back)`,
-      )
+      throw schemaTooNew(meta, newest.tag)
     }
     const done: string[] = []
     for (const migration of migrations) {

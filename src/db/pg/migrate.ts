@@ -4,28 +4,16 @@
 // in one transaction that first takes an advisory lock: several servers starting together on one database wait for
 // each other, and each one after the first finds nothing left to do. A database migrated by a newer version (a
 // migration newer than every one embedded) is refused, naming that version (`drizzle.__lobby_server`).
-import { createHash } from 'node:crypto'
 import type { Sql } from 'postgres'
 import { VERSION } from '../../version'
-import { SchemaTooNewError } from '../migrate'
+import { type MigrationMeta, migrationsOf, schemaTooNew } from '../migrate'
 import { journal, sqlByTag } from './migrations.generated'
-
-export type PgMigration = { tag: string; sql: string[]; folderMillis: number; hash: string }
 
 /** The advisory lock every applier takes first (pg_advisory_xact_lock(hashtext(...)), released at COMMIT). */
 export const MIGRATION_LOCK = 'lobby-server:migrations'
 
-export function embeddedPgMigrations(): PgMigration[] {
-  return journal.entries.map((entry) => {
-    const text = sqlByTag[entry.tag]
-    if (text === undefined) throw new Error(`migration ${entry.tag} is not embedded; run bun run db:generate`)
-    return {
-      tag: entry.tag,
-      sql: text.split('--> statement-breakpoint'),
-      folderMillis: entry.when,
-      hash: createHash('sha256').update(text).digest('hex'),
-    }
-  })
+export function embeddedPgMigrations(): MigrationMeta[] {
+  return migrationsOf(journal, sqlByTag)
 }
 
 /**
@@ -45,11 +33,7 @@ export async function applyPgMigrations(sql: Sql, migrations = embeddedPgMigrati
     if (lastMillis !== undefined && newest && lastMillis > newest.folderMillis) {
       const rows = await tx<{ key: string; value: string }[]>`SELECT key, value FROM drizzle.__lobby_server`
       const meta = Object.fromEntries(rows.map((r) => [r.key, r.value]))
-      const by = meta.migrated_by ? `lobby-server ${meta.migrated_by}` : 'a newer lobby-server'
-      const schema = meta.schema ? ` (schema ${meta.schema})` : ''
-      throw new SchemaTooNewError(
-        `the database was migrated by ${by}${schema}; this binary is ${VERSION} and knows schema ${newest.tag} at most: run ${meta.migrated_by ?? 'that version'} or newer (downgrades are refused; restore a backup taken before the upgrade to go back)`,
-      )
+      throw schemaTooNew(meta, newest.tag)
     }
     const done: string[] = []
     for (const migration of migrations) {
