@@ -108,11 +108,17 @@ function send(ws: Socket, payload: string): void {
   else ws.send(payload)
 }
 
-function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
+/** The dispatch frame with the next sequence, kept for Resume under `topicList` when replayable, and counted. */
+function stamp(topicList: string[], type: string, data: unknown, replayable: boolean): string {
   const seq = nextSeq()
   const payload = frame(Op.Dispatch, data, seq, type)
   if (replayable) remember({ seq, topics: topicList, payload })
   countEventPublished()
+  return payload
+}
+
+function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
+  const payload = stamp(topicList, type, data, replayable)
   if (!server) return
   for (const topic of topicList) server.publish(topic, payload)
   if (compressedByTopic.size > 0) dispatchCompressed(topicList, payload)
@@ -136,10 +142,7 @@ function dispatchCompressed(topicList: string[], payload: string): void {
 
 /** A dispatch for one session: kept for its Resume under its own topic, sent straight to its socket if live. */
 function sendDirect(session: GatewaySession, type: string, data: unknown, replayable = true): void {
-  const seq = nextSeq()
-  const payload = frame(Op.Dispatch, data, seq, type)
-  if (replayable) remember({ seq, topics: [ownTopic(session.id)], payload })
-  countEventPublished()
+  const payload = stamp([ownTopic(session.id)], type, data, replayable)
   if (session.ws) send(session.ws, payload)
 }
 
