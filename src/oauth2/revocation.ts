@@ -14,10 +14,7 @@ export function revokeFamily(familyId: string): void {
 /** End what a user granted one application (or every application): its tokens and its Gateway sessions. */
 export function revokeAuthorization(userId: string, applicationId?: string): number {
   const ended = deleteUserTokens(userId, applicationId)
-  if (applicationId === undefined) {
-    // Every application: the user's OAuth2 sessions of any of them.
-    events.closeGrants(userId, { applicationId: '*' }, CLOSE)
-  } else events.closeGrants(userId, { applicationId }, CLOSE)
+  events.closeGrants(userId, { applicationId: applicationId ?? '*' }, CLOSE)
   return ended
 }
 

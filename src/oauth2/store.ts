@@ -1,6 +1,6 @@
 // Every query of the oauth2 domain: applications, authorization codes and tokens. Synchronous, as every store
 // (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
-import { and, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { rowCache } from '../db/cache'
@@ -236,8 +236,11 @@ export function liveFamilies(familyIds: string[]): Map<string, string> {
   return live
 }
 
-/** A token that still buys something: its access token has not expired, or its refresh token is unspent and valid. */
-function liveToken(now: number) {
+/**
+ * A token that still buys something: its access token has not expired, or its refresh token is unspent and valid
+ * (`now` a time, or the placeholder of a prepared statement).
+ */
+function liveToken(now: number | Placeholder) {
   return or(
     gt(oauth2Tokens.expiresAt, now),
     and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now)),
@@ -252,10 +255,7 @@ const liveGrant = prepared((d) =>
       and(
         eq(oauth2Tokens.userId, sql.placeholder('userId')),
         eq(oauth2Tokens.applicationId, sql.placeholder('applicationId')),
-        or(
-          gt(oauth2Tokens.expiresAt, sql.placeholder('now')),
-          and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, sql.placeholder('now'))),
-        ),
+        liveToken(sql.placeholder('now')),
       ),
     )
     .limit(1)
