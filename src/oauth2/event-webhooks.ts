@@ -45,9 +45,8 @@ for (const [range, bits] of [
 ] as const)
   BLOCKED.addSubnet(range, bits, 'ipv6')
 
+// BlockList matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1, ::ffff:a00:1) against the IPv4 ranges itself.
 function blocked(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped) return BLOCKED.check(mapped[1], 'ipv4')
   return BLOCKED.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
 }
 
