@@ -4,7 +4,7 @@
 // brings it back on the same dir and port (the kill tests). If the test process dies without stopping it, a watchdog
 // shell that holds the other end of a pipe stops the server and throws the dir away (as tests/db/postgres.ts does).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -30,15 +30,12 @@ export type RedisServer = {
   stop(): void
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
+/** A port nothing listens on right now. */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const { port } = probe
+  probe.stop(true)
+  return port
 }
 
 /** Whether a PING on a new connection answers +PONG (not -LOADING while the server reads its file). */
@@ -160,7 +157,7 @@ export async function startRedis(): Promise<RedisServer> {
   }
 
   for (let attempt = 1; ; attempt++) {
-    if (await launch(await freePort())) return server
+    if (await launch(freePort())) return server
     const text = logOf(dir)
     if (attempt < 5 && /address already in use/i.test(text)) continue
     server.stop()
