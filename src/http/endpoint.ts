@@ -69,6 +69,15 @@ export type EndpointSpec<
   handlerBody?: TSchema
   /** The query's schema: documented, and checked by Elysia (not by the lane: a hot handler judges its query itself). */
   query?: TObject
+  /**
+   * A query the handler checks itself, documented only (OAuth2's authorize request answers its own errors, with
+   * RFC 6749's error name beside Discord's).
+   */
+  handlerQuery?: TObject
+  /** The 4XX body where a protocol has its own (OAuth2's token endpoints: RFC 6749's); Discord's error body otherwise. */
+  error?: TSchema
+  /** Credentials the handler reads itself (`auth: null`), as the docs' security requirements (OAuth2's client). */
+  security?: Record<string, string[]>[]
   /** What it answers by status: a schema (a JSON body) or a description (204); 4XX is Discord's error body. */
   answers: Record<number, Answer>
   /** Its own rate limit, where it is not the default (rate-limits.ts DEFAULT_ROUTE_LIMIT). */
@@ -91,6 +100,8 @@ export type Endpoint = {
   lane?: LaneRoute
   /** Adds the Elysia route (with its hook: auth, schemas, docs) to an app that uses `identity`. */
   mount: (app: AnyElysia) => AnyElysia
+  /** The declaration (tests hold the API document to it). */
+  spec: EndpointSpec<string, TSchema | undefined>
 }
 
 /** Declare an endpoint: the one place its route, docs, limit and (hot) lane handler come from. */
@@ -99,7 +110,8 @@ export function endpoint<
   Body extends TSchema | undefined = undefined,
   Auth extends AuthRule | null = AuthRule | null,
 >(spec: EndpointSpec<Path, Body, Auth>, handler: EndpointHandler<Path, Body, Auth>): Endpoint {
-  const { method, path, auth, tag, summary, body, bodyDoc, handlerBody, query, answers, limit, hot } = spec
+  const { method, path, auth, tag, summary, body, bodyDoc, handlerBody, query, handlerQuery } = spec
+  const { error, security, answers, limit, hot } = spec
   if (hot && method !== 'GET' && method !== 'POST') throw new Error(`a hot endpoint is a GET or a POST: ${path}`)
   const run = handler as Handler
   // A hot endpoint checks its body itself (the lane has no Elysia hooks): one compiled check for both paths. Elysia
@@ -107,7 +119,9 @@ export function endpoint<
   const check = hot && body ? bodyCheck(body) : undefined
   const detail = doc(tag, summary, answers, {
     body: bodyDoc ?? handlerBody ?? (check ? body : undefined),
-    query,
+    query: query ?? handlerQuery,
+    error,
+    security,
   }).detail
   const hook = {
     ...(auth === null ? {} : { auth }),
@@ -115,7 +129,7 @@ export function endpoint<
     ...(query ? { query } : {}),
     detail,
   }
-  const handle = elysiaHandler(run, check, query !== undefined)
+  const handle = elysiaHandler(run, check, query !== undefined || handlerQuery !== undefined)
   return {
     method,
     path,
@@ -123,6 +137,7 @@ export function endpoint<
     limit,
     lane: hot ? laneRoute(method as 'GET' | 'POST', path, auth, run, check) : undefined,
     mount: (app) => app.route(method, path, handle as never, hook as never) as AnyElysia,
+    spec,
   }
 }
 
