@@ -29,13 +29,14 @@ const CLOSE_TEXT: Record<number, string> = {
   [Close.RateLimited]: `more than 120 frames a minute (plus the heartbeats the interval asks for), or more than ${MAX_PENDING_PER_IP} unidentified sockets from one IP`,
   [Close.SessionTimedOut]:
     'no heartbeat within 1.5 intervals, or the session was resumed on another socket; resume (or identify again)',
+  [Close.InvalidShard]:
+    'Identify with a `shard` that is not `[shard_id, num_shards]`, integers with 0 ≤ shard_id < num_shards',
   [Close.InvalidApiVersion]: '`v` is not 9 or 10',
 }
 
 /** Discord's Gateway close codes this server never sends, and why. */
 const NEVER_SENT: Row[] = [
   [4006, 'Invalid Session (retired)', 'not sent'],
-  [4010, 'Invalid Shard', 'not sent: one shard, `shard` in Identify is ignored'],
   [4011, 'Sharding Required', 'not sent'],
   [
     4013,
@@ -67,7 +68,7 @@ const OPS: Row[] = [
     Op.Identify,
     'Identify',
     'client → server',
-    '`{token, properties, intents?, compress?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY',
+    '`{token, properties, intents?, compress?, shard?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY',
   ],
   [
     Op.Resume,
@@ -128,7 +129,7 @@ const EVENTS: Row[] = [
   [
     'READY',
     'the identifying session',
-    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; the experiment arrays as \`GET /experiments\``,
+    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, shard?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; \`shard\` as Identify sent it (there is one shard: \`GET /gateway/bot\` says \`shards: 1\`, and every shard gets every event); the experiment arrays as \`GET /experiments\``,
   ],
   ['RESUMED', 'the resuming session', '`{_trace}`, after the replayed events'],
   [

@@ -30,6 +30,7 @@ import {
   ACCEPTED_NOOP_OPS,
   Close,
   IDENTIFY_TIMEOUT_MS,
+  identifyShard,
   MAX_INBOUND_BYTES,
   MAX_PENDING_PER_IP,
   Op,
@@ -281,6 +282,8 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   if (typeof d?.token !== 'string') return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   const caller = await resolveAuthorization(d.token, { bare: true })
   if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
+  const shard = identifyShard(d.shard)
+  if (shard === false) return close(ws, Close.InvalidShard, 'Invalid shard')
   if (conn.session || conn.closing) return
   const session: GatewaySession = {
     id: randomBytes(16).toString('hex'),
@@ -300,6 +303,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
     ...(caller.kind === 'user' ? { auth_session_id_hash: caller.sessionIdHash } : {}),
     ...(caller.kind === 'bearer' ? { scopes: caller.scopes } : {}),
     ...(caller.kind !== 'user' ? { application: { id: caller.applicationId, flags: 0 } } : {}),
+    ...(shard ? { shard } : {}),
   }
   const extraTopics: string[] = []
   for (const hook of identifyHooks) {
