@@ -129,7 +129,7 @@ const EVENTS: Row[] = [
   [
     'READY',
     'the identifying session',
-    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, shard?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; \`shard\` as Identify sent it (there is one shard: \`GET /gateway/bot\` says \`shards: 1\`, and every shard gets every event); the experiment arrays as \`GET /experiments\``,
+    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, shard?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE, except for a bot: \`{id, unavailable: true}\` each, and a GUILD_CREATE for each follows READY (as Discord does for bots); \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; \`shard\` as Identify sent it (there is one shard: \`GET /gateway/bot\` says \`shards: 1\`, and every shard gets every event); the experiment arrays as \`GET /experiments\``,
   ],
   ['RESUMED', 'the resuming session', '`{_trace}`, after the replayed events'],
   [
@@ -145,8 +145,8 @@ const EVENTS: Row[] = [
   ['USER_SETTINGS_UPDATE', "the user's sessions", '`{locale, theme}`'],
   [
     'GUILD_CREATE',
-    'a member who joined (or created) a guild',
-    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `joined_at` (of the receiving member), `large: false`, `unavailable: false`',
+    "a member who joined (or created) a guild; a bot session, right after READY, for each of the bot's guilds",
+    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `members` (the receiving member alone, as `GET /guilds/{id}/members` lists it), `joined_at` (of the receiving member), `large: false`, `unavailable: false`',
   ],
   ['GUILD_UPDATE', "the guild's members", 'the guild (as `GET /guilds/{id}`)'],
   ['GUILD_DELETE', "the guild's members; a member who left or was kicked", '`{id}`'],
@@ -174,7 +174,7 @@ const EVENTS: Row[] = [
   [
     'MESSAGE_CREATE',
     'members who can view the channel',
-    `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?}\``,
+    `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?, member?}\`: \`member\` is the author's (as \`GET /guilds/{id}/members\` lists it, without \`user\`) while the author is in the guild`,
   ],
   [
     'MESSAGE_UPDATE',

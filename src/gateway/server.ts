@@ -306,10 +306,12 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
     ...(shard ? { shard } : {}),
   }
   const extraTopics: string[] = []
+  const after: [string, unknown][] = []
   for (const hook of identifyHooks) {
     const contribution = await hook(caller)
     if (contribution.ready) Object.assign(ready, contribution.ready)
     if (contribution.topics) extraTopics.push(...contribution.topics)
+    if (contribution.after) after.push(...contribution.after)
   }
   if (ws.readyState !== 1) return // closed while we were loading
   settlePending(conn)
@@ -322,6 +324,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
+  for (const [type, data] of after) sendDirect(session, type, data)
   const view = connectionView(session)
   for (const hook of sessionStartHooks)
     Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))

@@ -27,11 +27,19 @@ function viewableChannelIds(guild: GuildRow, userId: string): string[] {
 
 /**
  * READY's guilds and the topics to follow: the user's guilds with their roles, channels and counts, one query each.
- * An OAuth2 session gets the guild objects only with `guilds`, and follows nothing said inside them.
+ * An OAuth2 session gets the guild objects only with `guilds`, and follows nothing said inside them. A bot gets them
+ * as Discord gives them to bots: READY lists each as `{id, unavailable: true}` and its GUILD_CREATE follows (discord.js
+ * and Discordeno fill their guild caches from those GUILD_CREATEs; discord.js waits for them before `ready`).
  */
 export function guildIdentify(caller: Caller) {
   if (!sees(caller, audiences.guilds)) return {}
-  return reading(() => readyGuilds(caller, sees(caller, audiences.guildActivity)))
+  const { topics, ready } = reading(() => readyGuilds(caller, sees(caller, audiences.guildActivity)))
+  if (caller.kind !== 'bot') return { topics, ready }
+  return {
+    topics,
+    ready: { guilds: ready.guilds.map((g) => ({ id: g.id, unavailable: true })) },
+    after: ready.guilds.map((g): [string, unknown] => ['GUILD_CREATE', g]),
+  }
 }
 
 function readyGuilds(caller: Caller, followActivity: boolean) {
@@ -47,9 +55,10 @@ function readyGuilds(caller: Caller, followActivity: boolean) {
       roles: roles.get(guild.id) ?? [],
       channels: channels.get(guild.id) ?? [],
       memberCount: counts.get(guild.id) ?? 0,
+      memberRoleIds: mine.get(guild.id) ?? [],
     }
     const viewable = has(
-      permissionsFrom(guild, caller.userId, parts.roles, mine.get(guild.id) ?? []),
+      permissionsFrom(guild, caller.userId, parts.roles, parts.memberRoleIds),
       Permission.VIEW_CHANNEL,
     )
     if (followActivity)

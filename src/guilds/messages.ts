@@ -8,12 +8,13 @@ import type { Paging } from '../http/form'
 import { channelAccess } from './access'
 import { notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
-import { serializeMessage, serializeMessages } from './serialize'
+import { memberFields, serializeMessage, serializeMessages } from './serialize'
 import {
   cachedMessagePage,
   channelMessages,
   findMessage,
   getChannelRow,
+  getMember,
   insertMessage,
   recentMessageWithNonce,
   setLastMessageId,
@@ -63,7 +64,15 @@ export async function writeMessage(
     return inserted
   })
   const body = serializeMessage(row, channel.guildId)
-  if (fresh) events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', body)
+  if (fresh) {
+    // The event, not the REST answer, carries the author's member, as Discord's does.
+    const member = getMember(channel.guildId, authorId)
+    events.publish(
+      topics.channel(channel.id),
+      'MESSAGE_CREATE',
+      member ? { ...body, member: memberFields(member) } : body,
+    )
+  }
   return body
 }
 

@@ -40,7 +40,7 @@ export function serializeChannelRow(c: ChannelRow) {
 }
 
 /** What a guild object shows besides its row; READY reads these for all the user's guilds at once. */
-export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[] }
+export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[]; memberRoleIds?: string[] }
 
 export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>) {
   return {
@@ -64,11 +64,15 @@ export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>
   }
 }
 
-/** GUILD_CREATE and READY carry the channels and the joined_at of the receiving member. */
+/**
+ * GUILD_CREATE and READY carry the channels, and the receiving member: its joined_at, and itself in `members` (as
+ * Discord's do; discord.py's `guild.me` and discord.js's `guild.members.me` come from there).
+ */
 export function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?: GuildParts) {
   return {
     ...serializeGuild(g, parts),
     channels: (parts ? parts.channels : guildChannels(g.id)).map(serializeChannelRow),
+    members: member ? [serializeMember(member, findUser(member.userId), parts?.memberRoleIds)] : [],
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
@@ -80,8 +84,12 @@ export function serializeMember(
   user: UserRow | undefined,
   roleIds: string[] = memberRoleIds(m.guildId, m.userId),
 ) {
+  return { user: user ? publicUser(user) : null, ...memberFields(m, roleIds) }
+}
+
+/** A member without its user: MESSAGE_CREATE carries its author's so (discord.py makes `message.author` a Member). */
+export function memberFields(m: MemberRow, roleIds: string[] = memberRoleIds(m.guildId, m.userId)) {
   return {
-    user: user ? publicUser(user) : null,
     nick: m.nick,
     avatar: null,
     roles: roleIds,
