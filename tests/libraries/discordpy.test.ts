@@ -55,11 +55,7 @@ test.skipIf(skip)(
       stdout: 'pipe',
       stderr: 'pipe',
     })
-    const [out, err, code] = await Promise.all([
-      new Response(run.stdout).text(),
-      new Response(run.stderr).text(),
-      run.exited,
-    ])
+    const [out, err, code] = await Promise.all([run.stdout.text(), run.stderr.text(), run.exited])
     if (code !== 0) throw new Error(`discord.py exited ${code}: ${err}`)
     const r = JSON.parse(out.trim().split('\n').at(-1)!)
     // A step that raised says so here, with discord.py's traceback.
