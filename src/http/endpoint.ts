@@ -50,6 +50,8 @@ export type EndpointSpec<Path extends string, Body extends TSchema | undefined> 
   bodyDoc?: TSchema
   /** The query's schema: documented, and checked by Elysia (not by the lane: a hot handler judges its query itself). */
   query?: TObject
+  /** Path parameters as documented (not checked: the handler judges them), where not a snowflake or a plain string. */
+  params?: { [P in ParamNames<Path>]?: TSchema }
   /** What it answers by status: a schema (a JSON body) or a description (204); 4XX is Discord's error body. */
   answers: Record<number, Answer>
   /** Its own rate limit, where it is not the default (rate-limits.ts DEFAULT_ROUTE_LIMIT). */
@@ -77,13 +79,13 @@ export function endpoint<const Path extends string, Body extends TSchema | undef
   spec: EndpointSpec<Path, Body>,
   handler: EndpointHandler<Path, Body>,
 ): Endpoint {
-  const { method, path, auth, tag, summary, body, bodyDoc, query, answers, limit, hot } = spec
+  const { method, path, auth, tag, summary, body, bodyDoc, query, params, answers, limit, hot } = spec
   if (hot && method !== 'GET' && method !== 'POST') throw new Error(`a hot endpoint is a GET or a POST: ${path}`)
   const run = handler as Handler
   // A hot endpoint checks its body itself (the lane has no Elysia hooks): one compiled check for both paths. Elysia
   // checks the others' bodies from the route's schema.
   const check = hot && body ? bodyCheck(body) : undefined
-  const detail = doc(tag, summary, answers, { body: bodyDoc ?? (check ? body : undefined), query }).detail
+  const detail = doc(tag, summary, answers, { body: bodyDoc ?? (check ? body : undefined), query, params }).detail
   const hook = {
     ...(auth === null ? {} : { auth }),
     ...(body && !check ? { body } : {}),
