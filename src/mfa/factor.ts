@@ -52,7 +52,8 @@ export type FactorRoutesContext = {
 export type SecondFactor = Method & {
   /**
    * Discord's authenticator type (`authenticator_types`, READY's `auth`): 1 WebAuthn, 2 TOTP, 3 SMS; none for backup
-   * codes. Asked on every GET /users/@me, so `enrolled` is then a cached read (store.ts authenticatorTypes).
+   * codes. Asked with whether MFA is on by every GET /users/@me, which the registry answers from one cached read
+   * (store.ts authenticatorTypes): that read knows this type's rows, and `enrolled` reads the same.
    */
   authenticatorType?: number
   /**

@@ -8,7 +8,8 @@ import { reserve } from '../core/ratelimit'
 import { ELEVATION_TTL_S, hasElevation } from './elevation-jwt'
 import { CODE_ALREADY_USED, elevationRequired } from './errors'
 import type { Enrolment, Method, SecondFactor } from './factor'
-import { passwordMethod } from './password'
+import { PASSWORD, passwordMethod } from './password'
+import { authenticatorTypes as authenticatorsOn } from './store'
 import { issueTicket, MAX_WRONG_CODES, TICKET_TTL_MS, type TicketPurpose, type TicketRow, wrongCode } from './tickets'
 
 /** Wrong codes per user across tickets, so fresh tickets do not buy more guesses. */
@@ -30,7 +31,7 @@ export type Registry = {
   /** MFA is on: a strong factor is enrolled. */
   enabled(userId: string): boolean
   /** Discord's authenticator types of the factors on, ascending. */
-  authenticatorTypes(userId: string): number[]
+  authenticatorTypes(userId: string): readonly number[]
   /** The enrolled factors that prove the account's phone. */
   phoneFactors(userId: string): SecondFactor[]
   /** null without MFA; otherwise the "MFA required" login answer with a new ticket of `purpose` carrying `data`. */
@@ -48,15 +49,25 @@ export type Registry = {
 export function createRegistry(factors: readonly SecondFactor[]): Registry {
   const byType = new Map(factors.map((f) => [f.type, f]))
   const strong = factors.filter((f) => f.strong)
-  const typed = factors
-    .filter((f) => f.authenticatorType !== undefined)
-    .sort((a, b) => a.authenticatorType! - b.authenticatorType!)
+  const registeredTypes = new Set(factors.flatMap((f) => f.authenticatorType ?? []))
   const challengers = factors.filter((f) => f.challenge)
-  if (byType.size !== factors.length) throw new Error('two second factors share a type')
+  if (byType.size !== factors.length || byType.has(PASSWORD))
+    throw new Error('each second factor has a type of its own, and none is "password"')
   if (challengers.length > 1) throw new Error('a ticket keeps one challenge: only one factor may issue one')
   const challenger = challengers[0]
 
-  const enabled = (userId: string) => strong.some((f) => f.enrolled(userId))
+  // GET /users/@me asks both on every request: one cached read (store.ts authenticatorTypes, the rows of every factor
+  // with an authenticator type, which their `enrolled` read too) answers for those factors.
+  const strongTypes = strong.flatMap((f) => f.authenticatorType ?? [])
+  const strongUntyped = strong.filter((f) => f.authenticatorType === undefined)
+  const enabled = (userId: string) => {
+    const on = authenticatorsOn(userId)
+    return strongTypes.some((type) => on.includes(type)) || strongUntyped.some((f) => f.enrolled(userId))
+  }
+  const authenticatorTypes = (userId: string) => {
+    const on = authenticatorsOn(userId)
+    return on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
+  }
   const password = passwordMethod(enabled)
 
   async function issue(purpose: TicketPurpose, userId: string, options: TicketOptions): Promise<Issued> {
@@ -85,7 +96,7 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
     methods: [...factors, password],
     factor: (type) => byType.get(type),
     enabled,
-    authenticatorTypes: (userId) => typed.filter((f) => f.enrolled(userId)).map((f) => f.authenticatorType!),
+    authenticatorTypes,
     phoneFactors: (userId) => factors.filter((f) => f.onPhone && f.enrolled(userId)),
 
     async loginChallenge(userId, purpose, data = {}) {
