@@ -4,7 +4,7 @@ import type { Caller } from '../core/caller'
 import type { DomainModule } from '../domain'
 import { purgeExpiredFingerprints } from './fingerprints'
 import { purgeExpiredOneTime } from './one-time'
-import { accountEndpoints, accountsRoutes } from './routes'
+import { accountEndpoints } from './routes'
 import { userForCaller } from './serialize'
 import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
 import { secondFactor } from './second-factor'
@@ -29,7 +29,6 @@ function userReady(caller: Caller) {
 export const accountsModule = {
   name: 'accounts',
   endpoints: accountEndpoints,
-  api: [accountsRoutes],
   tokens: { user: resolveUserToken },
   liveSessions: liveSessionIds,
   identify: userReady,

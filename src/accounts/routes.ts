@@ -1,10 +1,7 @@
 // REST of the accounts domain: the calling user and its login settings.
-import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
 import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { doc } from '../http/docs'
-import { identity } from '../http/identity'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
 import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
@@ -13,7 +10,7 @@ import { privateUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { cachedUserText, findUser, updateUser } from './store'
 
-/** The accounts domain's declared endpoints (http/endpoint.ts); its other routes are `accountsRoutes` below. */
+/** The accounts domain's endpoints (http/endpoint.ts). */
 export const accountEndpoints = [
   endpoint(
     {
@@ -39,16 +36,27 @@ export const accountEndpoints = [
         )
       }),
   ),
-]
-
-export const accountsRoutes = new Elysia()
-  .use(identity)
-  .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
-    user: true,
-    ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),
-  })
-  .patch(
-    '/users/@me/settings',
+  endpoint(
+    {
+      method: 'GET',
+      path: '/users/@me/settings',
+      auth: 'user',
+      tag: 'auth',
+      summary: 'Login settings (locale, theme)',
+      answers: { 200: LoginSettings },
+    },
+    ({ caller }) => loginSettings(findUser(caller.userId)!),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/users/@me/settings',
+      auth: 'user',
+      tag: 'auth',
+      summary: 'Change locale or theme',
+      body: SettingsPatchSchema,
+      answers: { 200: LoginSettings },
+    },
     ({ caller, body }) => {
       const patch = {
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
@@ -59,5 +67,5 @@ export const accountsRoutes = new Elysia()
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },
-    { user: true, body: SettingsPatchSchema, ...doc('auth', 'Change locale or theme', { 200: LoginSettings }) },
-  )
+  ),
+]

@@ -14,7 +14,7 @@ import { clientIp } from '../http/client-ip'
 import { NO_CONTENT } from '../http/docs'
 import { type Endpoint, endpoint } from '../http/endpoint'
 import { json, noContent } from '../http/respond'
-import { accountOf, userCaller } from './caller'
+import { accountOf } from './caller'
 import { elevationCookie, signElevation } from './elevation-jwt'
 import { invalidTicket, phoneTaken } from './errors'
 import type { FactorRoutesContext } from './factor'
@@ -76,8 +76,7 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         body: ElevationSchema,
         answers: { 200: TokenAnswer },
       },
-      async ({ caller, body }) => {
-        const me = userCaller(caller)
+      async ({ caller: me, body }) => {
         const row = loadTicket('elevate', body.ticket)
         if (row.userId !== me.userId || row.sessionId !== me.sessionId) throw invalidTicket()
         await mfa.verify(row, body.mfa_type, body.data)
@@ -96,8 +95,7 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         body: PhoneSchema,
         answers: { 204: NO_CONTENT },
       },
-      async ({ caller, request, server, body }) => {
-        const me = userCaller(caller)
+      async ({ caller: me, request, server, body }) => {
         if (body.phone_token === undefined) {
           // Step one: text a code to the new number; /phone-verifications/verify turns it into a phone_token.
           if (!isE164(body.phone) || isPhoneBlocked(body.phone)) throw phoneNumberInvalid()
@@ -130,8 +128,7 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         body: PasswordSchema,
         answers: { 204: NO_CONTENT },
       },
-      async ({ caller, request, body }) => {
-        const me = userCaller(caller)
+      async ({ caller: me, request, body }) => {
         await confirmPassword(accountOf(me.userId), body.password)
         // The factors that prove this phone go with it, and need a fresh proof first.
         const onPhone = mfa.phoneFactors(me.userId)

@@ -4,13 +4,24 @@
 import { describe, expect, test } from 'bun:test'
 import type { TSchema } from 'elysia'
 import * as lobbies from '../../src/lobbies/schemas'
+import { modules } from '../../src/modules'
 import { server } from '../helpers'
 
 type Operation = {
   summary?: string
   responses?: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>
-  requestBody?: unknown
+  requestBody?: { content?: Record<string, { schema?: unknown }> }
+  parameters?: { name: string; in: string }[]
 }
+
+type Shape = TSchema & { properties?: Record<string, unknown>; required?: string[]; items?: Shape; anyOf?: Shape[] }
+/** The object a body schema describes: itself, its list's items, or the object of a union (nullable bodies). */
+const object = (schema: Shape): Shape =>
+  schema.items ? object(schema.items) : (schema.anyOf?.find((s) => s.properties) ?? schema)
+const fieldNames = (schema: Shape) => Object.keys(object(schema).properties ?? {}).sort()
+/** Whether the document shows the fields a declared schema has (of its object, its items, its union's object). */
+const sameFields = (declared: Shape, shown: Shape) =>
+  JSON.stringify(fieldNames(declared)) === JSON.stringify(fieldNames(shown))
 
 async function openapi(): Promise<{ paths: Record<string, Record<string, Operation>> }> {
   const { url } = await server()
@@ -69,11 +80,44 @@ describe('GET /api/docs/json', () => {
     })
   })
 
+  test('every declared endpoint documents its body, its query and each answer it declares', async () => {
+    const { paths } = await openapi()
+    const endpoints = modules.flatMap((m) => m.endpoints ?? [])
+    expect(endpoints.length).toBeGreaterThan(50)
+    const missing: string[] = []
+    for (const { method, path, spec } of endpoints) {
+      const at = `${method} ${path}`
+      const op = paths[`/api/v9${path.replace(/:(\w+)/g, '{$1}')}`]?.[method.toLowerCase()]
+      if (!op) {
+        missing.push(`${at}: no operation`)
+        continue
+      }
+      for (const [status, answer] of Object.entries(spec.answers)) {
+        const documented = op.responses?.[status]
+        // A schema is a JSON body, shown with the declared schema's fields; a description (204) has no body.
+        if (typeof answer === 'string') {
+          if (!documented || documented.content) missing.push(`${at}: answer ${status}`)
+          continue
+        }
+        const shown = documented?.content?.['application/json']?.schema as Shape | undefined
+        if (!shown) missing.push(`${at}: answer ${status}`)
+        else if (!sameFields(answer as Shape, shown)) missing.push(`${at}: answer ${status} fields`)
+      }
+      const body = (spec.body ?? spec.handlerBody) as Shape | undefined
+      const media = Object.entries(op.requestBody?.content ?? {})
+      if (body && !media.length) missing.push(`${at}: body`)
+      // Each content type the server reads has a schema; the JSON one (and the form, where read) the declared fields.
+      for (const [type, { schema }] of media)
+        if (!schema || (type !== 'multipart/form-data' && body && !sameFields(body, schema as Shape)))
+          missing.push(`${at}: body as ${type}`)
+      for (const name of Object.keys((spec.query ?? spec.handlerQuery)?.properties ?? {}))
+        if (!op.parameters?.some((p) => p.in === 'query' && p.name === name)) missing.push(`${at}: query ${name}`)
+    }
+    expect(missing).toEqual([])
+  })
+
   test('the lobby bodies the docs show have the fields and required fields of the schemas the routes check', () => {
     // The routes' schemas take any value where FormCheck judges it; the docs show the wire's types (lobbies/schemas.ts).
-    type Shape = TSchema & { properties?: Record<string, unknown>; required?: string[]; items?: Shape; anyOf?: Shape[] }
-    const object = (schema: Shape): Shape =>
-      schema.items ? object(schema.items) : (schema.anyOf?.find((s) => s.properties) ?? schema)
     const fields = (schema: Shape) => ({
       fields: Object.keys(object(schema).properties ?? {}).sort(),
       required: [...(object(schema).required ?? [])].sort(),

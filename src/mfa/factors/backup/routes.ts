@@ -1,5 +1,4 @@
 // Backup codes: view them (masked, with their consumed state) or make ten new ones, elevated.
-import { userCaller } from '../../caller'
 import { endpoint } from '../../../http/endpoint'
 import type { FactorRoutesContext } from '../../factor'
 import { notEnrolled } from '../../errors'
@@ -17,8 +16,7 @@ export const backupCodeEndpoints = (mfa: FactorRoutesContext) => [
       body: CodesSchema,
       answers: { 200: BackupCodesAnswer },
     },
-    async ({ caller, request, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request, body }) => {
       if (!mfa.enabled(me.userId)) throw notEnrolled()
       await mfa.requireElevation(me, request)
       return { backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : listBackupCodes(me.userId) }

@@ -6,7 +6,7 @@ import { clientIp } from '../../../http/client-ip'
 import { NO_CONTENT } from '../../../http/docs'
 import { endpoint } from '../../../http/endpoint'
 import { noContent } from '../../../http/respond'
-import { accountOf, userCaller } from '../../caller'
+import { accountOf } from '../../caller'
 import { smsCannotBeEnabled, smsNotEnabled } from '../../errors'
 import type { FactorRoutesContext } from '../../factor'
 import { PasswordSchema } from '../../schemas'
@@ -43,8 +43,7 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
       body: PasswordSchema,
       answers: { 204: NO_CONTENT },
     },
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       const account = accountOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
@@ -63,8 +62,7 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
       body: PasswordSchema,
       answers: { 204: NO_CONTENT },
     },
-    async ({ caller, request, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request, body }) => {
       await confirmPassword(accountOf(me.userId), body.password)
       if (!hasSmsFactor(me.userId)) throw smsNotEnabled()
       await mfa.requireElevation(me, request)

@@ -3,7 +3,7 @@ import { confirmPassword } from '../../../accounts/passwords'
 import { endSessions, replaceSession } from '../../../accounts/sessions'
 import { transaction } from '../../../db/client'
 import { endpoint } from '../../../http/endpoint'
-import { accountOf, userCaller } from '../../caller'
+import { accountOf } from '../../caller'
 import { alreadyEnrolled, invalidCode, invalidSecret, notEnrolled } from '../../errors'
 import type { FactorRoutesContext } from '../../factor'
 import { TokenAnswer } from '../../schemas'
@@ -22,8 +22,7 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       body: TotpEnableSchema,
       answers: { 200: TotpEnableAnswer },
     },
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       await confirmPassword(accountOf(me.userId), body.password)
       if (hasTotp(me.userId)) throw alreadyEnrolled()
       const secret = parseSecret(body.secret)
@@ -53,8 +52,7 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       summary: 'Disable TOTP (elevated)',
       answers: { 200: TokenAnswer },
     },
-    async ({ caller, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, request }) => {
       if (!hasTotp(me.userId)) throw notEnrolled()
       await mfa.requireElevation(me, request)
       removeTotp(me.userId)

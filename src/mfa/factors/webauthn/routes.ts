@@ -10,7 +10,7 @@ import { NO_CONTENT } from '../../../http/docs'
 import { endpoint } from '../../../http/endpoint'
 import { optionalCaller } from '../../../http/identity'
 import { noContent } from '../../../http/respond'
-import { accountOf, userCaller } from '../../caller'
+import { accountOf } from '../../caller'
 import { LoggedIn } from '../../schemas'
 import { invalidCode, invalidTicket } from '../../errors'
 import type { FactorRoutesContext } from '../../factor'
@@ -95,11 +95,10 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       tag: 'mfa',
       summary: 'Start (no body) or finish registering a security key',
       // Checked in the handler (a start has none): the schema documents it.
-      bodyDoc: CredentialSchema,
+      handlerBody: CredentialSchema,
       answers: { 200: CredentialAnswer },
     },
-    async ({ caller, body }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, body }) => {
       const input = (body ?? {}) as { ticket?: unknown; name?: unknown; credential?: unknown }
       if (input.ticket === undefined && input.credential === undefined) {
         const options = await registrationOptions(accountOf(me.userId))
@@ -131,7 +130,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       summary: 'Security keys',
       answers: { 200: AuthenticatorsAnswer },
     },
-    ({ caller }) => credentialsOf(userCaller(caller).userId).map(authenticatorView),
+    ({ caller }) => credentialsOf(caller.userId).map(authenticatorView),
   ),
   endpoint(
     {
@@ -145,7 +144,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 200: AuthenticatorAnswer },
     },
     ({ caller, params, body }) => {
-      const renamed = renameCredential(userCaller(caller).userId, params.id, body.name.trim())
+      const renamed = renameCredential(caller.userId, params.id, body.name.trim())
       if (!renamed) throw Errors.notFound()
       return authenticatorView(renamed)
     },
@@ -160,8 +159,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       params: { id: KeyIdParam },
       answers: { 204: NO_CONTENT },
     },
-    async ({ caller, params, request }) => {
-      const me = userCaller(caller)
+    async ({ caller: me, params, request }) => {
       if (!credentialsOf(me.userId).some((c) => c.id === params.id)) throw Errors.notFound()
       await mfa.requireElevation(me, request)
       if (!removeCredential(me.userId, params.id)) throw Errors.notFound()
