@@ -4,18 +4,13 @@
 // each other and both stand on accounts/.
 import type { UserCaller } from '../core/caller'
 
-/** POST /auth/login's answer for a user with MFA (a password reset answers it too). */
-export type MfaRequired = {
-  user_id: string
-  mfa: true
-  ticket: string
-  totp: boolean
-  sms: boolean
-  backup: boolean
-  webauthn: string | null
-}
+/**
+ * POST /auth/login's answer for a user with MFA (a password reset answers it too): the ticket, and a field per second
+ * factor (Discord's `totp`, `sms`, `backup`: whether it is on; `webauthn`: the challenge or null).
+ */
+export type MfaRequired = { user_id: string; mfa: true; ticket: string; [factor: string]: unknown }
 
-export type SecondFactor = {
+export type SecondFactorHook = {
   /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
   enabled(userId: string): boolean
   /**
@@ -23,7 +18,7 @@ export type SecondFactor = {
    * `auth.authenticator_types` and the private user's `authenticator_types`. Cached: answered without a query.
    */
   authenticatorTypes(userId: string): readonly number[]
-  /** SMS is one of the user's second factors. */
+  /** A second factor proves the user's phone (SMS). */
   hasSms(userId: string): boolean
   /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */
   challenge(userId: string, purpose: 'login' | 'reset', data?: Record<string, string>): Promise<MfaRequired | null>
@@ -45,14 +40,14 @@ export type SecondFactor = {
   removeAll(userId: string): void
 }
 
-let installed: SecondFactor | undefined
+let installed: SecondFactorHook | undefined
 
-export function installSecondFactor(next: SecondFactor): void {
+export function installSecondFactor(next: SecondFactorHook): void {
   installed = next
 }
 
 /** The implementation mfa/ installed; fails closed (throws) when none is. */
-export function secondFactor(): SecondFactor {
+export function secondFactor(): SecondFactorHook {
   if (!installed) throw new Error('no second factor is installed: mount mfa/')
   return installed
 }

@@ -69,6 +69,8 @@ export type EndpointSpec<
   handlerBody?: TSchema
   /** The query's schema: documented, and checked by Elysia (not by the lane: a hot handler judges its query itself). */
   query?: TObject
+  /** Path parameters as documented (not checked: the handler judges them), where not a snowflake or a plain string. */
+  params?: { [P in ParamNames<Path>]?: TSchema }
   /**
    * A query the handler checks itself, documented only (OAuth2's authorize request answers its own errors, with
    * RFC 6749's error name beside Discord's).
@@ -110,7 +112,7 @@ export function endpoint<
   Body extends TSchema | undefined = undefined,
   Auth extends AuthRule | null = AuthRule | null,
 >(spec: EndpointSpec<Path, Body, Auth>, handler: EndpointHandler<Path, Body, Auth>): Endpoint {
-  const { method, path, auth, tag, summary, body, bodyDoc, handlerBody, query, handlerQuery } = spec
+  const { method, path, auth, tag, summary, body, bodyDoc, handlerBody, query, handlerQuery, params } = spec
   const { error, security, answers, limit, hot } = spec
   if (hot && method !== 'GET' && method !== 'POST') throw new Error(`a hot endpoint is a GET or a POST: ${path}`)
   const run = handler as Handler
@@ -120,6 +122,7 @@ export function endpoint<
   const detail = doc(tag, summary, answers, {
     body: bodyDoc ?? handlerBody ?? (check ? body : undefined),
     query: query ?? handlerQuery,
+    params,
     error,
     security,
   }).detail
