@@ -1,14 +1,30 @@
 // REST of the accounts domain: the calling user and its login settings.
+import type { Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
-import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
+import { LoginSettings, PrivateUser, PublicUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
-import { privateUser, userForCaller } from './serialize'
+import { privateUser, publicUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { cachedUserText, findUser, updateUser } from './store'
+
+/** The calling user: the row and whether MFA is on, in one snapshot (one read transaction). */
+function me(caller: Caller) {
+  return reading(() => {
+    const user = findUser(caller.userId)
+    if (!user) throw Errors.unauthorized()
+    const mfaEnabled = secondFactor().enabled(user.id)
+    if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
+    // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+    const types = secondFactor().authenticatorTypes(user.id)
+    return new JsonText(
+      cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
+    )
+  })
+}
 
 /** The accounts domain's endpoints (http/endpoint.ts). */
 export const accountEndpoints = [
@@ -22,19 +38,7 @@ export const accountEndpoints = [
       answers: { 200: PrivateUser },
       hot: true,
     },
-    ({ caller }) =>
-      // The user row and whether MFA is on, in one snapshot (one read transaction).
-      reading(() => {
-        const user = findUser(caller.userId)
-        if (!user) throw Errors.unauthorized()
-        const mfaEnabled = secondFactor().enabled(user.id)
-        if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
-        // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-        const types = secondFactor().authenticatorTypes(user.id)
-        return new JsonText(
-          cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
-        )
-      }),
+    ({ caller }) => me(caller),
   ),
   endpoint(
     {
@@ -66,6 +70,23 @@ export const accountEndpoints = [
       const settings = loginSettings(findUser(caller.userId)!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
+    },
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/users/:userId',
+      auth: ['user', 'bot'],
+      tag: 'users',
+      summary: 'A user (its public fields)',
+      answers: { 200: PublicUser },
+    },
+    ({ caller, params }) => {
+      // `/users/%40me` reaches this route (the router matches the static `@me` only as sent).
+      if (params.userId === '@me') return me(caller)
+      const user = findUser(params.userId)
+      if (!user) throw Errors.unknownUser()
+      return publicUser(user)
     },
   ),
 ]

@@ -8,6 +8,7 @@ import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
 import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
+import { guildMember } from './members'
 import { postMessage, readMessages } from './messages'
 import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
 import {
@@ -20,6 +21,7 @@ import {
   Member,
   MembersQuery,
   Message,
+  MessageDoc,
   MessageSchema,
   MessagesQuery,
   MyGuildsQuery,
@@ -124,6 +126,17 @@ export const guildEndpoints = [
       const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
       return serializeMembers(params.guildId, rows)
     },
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/members/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'Get a member',
+      answers: { 200: Member },
+    },
+    ({ caller, params }) => guildMember(caller.userId, params.guildId, params.userId),
   ),
   endpoint(
     {
@@ -285,8 +298,9 @@ export const guildEndpoints = [
       path: '/channels/:channelId/messages',
       auth,
       tag: 'messages',
-      summary: 'Send a message (SEND_MESSAGES)',
+      summary: 'Send a message (SEND_MESSAGES): content, embeds or both',
       body: MessageSchema,
+      bodyDoc: MessageDoc,
       answers: { 200: Message },
     },
     ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body),

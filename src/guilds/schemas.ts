@@ -64,17 +64,88 @@ export const PatchChannelSchema = t.Object(
 )
 export type PatchChannelInput = typeof PatchChannelSchema.static
 
-export const MessageSchema = t.Object(
-  {
-    content: t.String({ minLength: 1, maxLength: 2000 }),
-    nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
-    enforce_nonce: t.Optional(
-      t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
+// Embeds as bots send them, with Discord's limits. The routes take `embeds` as sent and embeds.ts judges it: unset
+// fields may come as null (dropped before the check, so that an error inside an embed names its field, which a
+// nullable object's would not), then this schema, then what a schema cannot say (URLs, timestamps, 6000
+// characters across a message's embeds).
+const EmbedUrl = t.String({ maxLength: 2048 })
+export const EmbedSchema = t.Object({
+  type: t.Optional(t.String({ description: 'stored as "rich"' })),
+  title: t.Optional(t.String({ maxLength: 256 })),
+  description: t.Optional(t.String({ maxLength: 4096 })),
+  url: t.Optional(EmbedUrl),
+  timestamp: t.Optional(t.String({ description: 'ISO 8601' })),
+  color: t.Optional(t.Integer({ minimum: 0, maximum: 0xffffff })),
+  footer: t.Optional(t.Object({ text: t.String({ maxLength: 2048 }), icon_url: t.Optional(EmbedUrl) })),
+  image: t.Optional(t.Object({ url: EmbedUrl })),
+  thumbnail: t.Optional(t.Object({ url: EmbedUrl })),
+  author: t.Optional(
+    t.Object({
+      name: t.String({ maxLength: 256 }),
+      url: t.Optional(EmbedUrl),
+      icon_url: t.Optional(EmbedUrl),
+    }),
+  ),
+  fields: t.Optional(
+    t.Array(
+      t.Object({
+        name: t.String({ maxLength: 256, description: 'not empty' }),
+        value: t.String({ maxLength: 1024, description: 'not empty' }),
+        inline: t.Optional(t.Boolean()),
+      }),
+      { maxItems: 25 },
     ),
-  },
-  { examples: [{ content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true }] },
-)
+  ),
+})
+export const EmbedsSchema = t.Array(EmbedSchema, { maxItems: 10 })
+export type EmbedInput = typeof EmbedSchema.static
+const Content = t.Optional(t.Nullable(t.String({ maxLength: 2000 })))
+/** `embeds` as a route takes it (embeds.ts judges it) and as the docs show it. */
+const EmbedsAsSent = t.Optional(t.Unknown())
+const EmbedsDoc = t.Optional(t.Nullable(EmbedsSchema, { description: 'null: none' }))
+
+const messageFields = {
+  content: Content,
+  nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
+  enforce_nonce: t.Optional(
+    t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
+  ),
+}
+const messageExamples = {
+  examples: [
+    { content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true },
+    {
+      content: null,
+      embeds: [
+        {
+          title: 'Match found',
+          description: 'Two teams of five',
+          color: 5793266,
+          fields: [{ name: 'Map', value: 'Harbour', inline: true }],
+          footer: { text: 'Lobby 7' },
+          timestamp: '2025-01-01T12:00:00.000Z',
+        },
+      ],
+    },
+  ],
+}
+/** A message has content or embeds (50006 otherwise: messages.ts). */
+export const MessageSchema = t.Object({ ...messageFields, embeds: EmbedsAsSent }, messageExamples)
+export const MessageDoc = t.Object({ ...messageFields, embeds: EmbedsDoc }, messageExamples)
 export type MessageInput = typeof MessageSchema.static
+/** Only the author edits content and embeds; null clears one (the message may not end up empty). */
+const editExamples = { examples: [{ content: 'Ready in five minutes' }] }
+export const MessageEditSchema = t.Object({ content: Content, embeds: EmbedsAsSent }, editExamples)
+export const MessageEditDoc = t.Object({ content: Content, embeds: EmbedsDoc }, editExamples)
+export type MessageEditInput = typeof MessageEditSchema.static
+export const BulkDeleteSchema = t.Object(
+  { messages: t.Array(Snowflake, { minItems: 2, maxItems: 100 }) },
+  { examples: [{ messages: ['1234567890123456789', '1234567890123456790'] }] },
+)
+export const ReactionsQuery = t.Object({
+  limit: queryString('integer 1-100, default 25'),
+  after: queryString('user id'),
+})
 export const MessagesQuery = t.Object({
   limit: queryString('integer 1-100, default 50'),
   before: queryString('snowflake'),
@@ -193,6 +264,36 @@ export const Member = t.Object(
   { description: 'Member' },
 )
 
+const Url = t.String()
+export const Embed = t.Object(
+  {
+    type: t.Literal('rich'),
+    title: t.Optional(t.String()),
+    description: t.Optional(t.String()),
+    url: t.Optional(Url),
+    timestamp: t.Optional(Timestamp),
+    color: t.Optional(Int()),
+    footer: t.Optional(t.Object({ text: t.String(), icon_url: t.Optional(Url) })),
+    image: t.Optional(t.Object({ url: Url })),
+    thumbnail: t.Optional(t.Object({ url: Url })),
+    author: t.Optional(t.Object({ name: t.String(), url: t.Optional(Url), icon_url: t.Optional(Url) })),
+    fields: t.Optional(t.Array(t.Object({ name: t.String(), value: t.String(), inline: t.Boolean() }))),
+  },
+  { description: 'Embed (rich)' },
+)
+
+export const Reaction = t.Object(
+  {
+    emoji: t.Object({ id: NULL(always('null: unicode emoji')), name: t.String() }),
+    count: Int(),
+    count_details: t.Object({ burst: Int({ description: always('0') }), normal: Int() }),
+    burst_colors: t.Array(t.String(), { description: always('empty') }),
+    me_burst: t.Boolean({ description: always('false') }),
+    me: t.Boolean({ description: 'whether the caller reacted so' }),
+  },
+  { description: 'Reaction' },
+)
+
 export const Message = t.Object(
   {
     id: Snowflake,
@@ -202,16 +303,17 @@ export const Message = t.Object(
     guild_id: Snowflake,
     author: t.Nullable(PublicUser),
     attachments: t.Array(t.Object({}), { description: always('empty') }),
-    embeds: t.Array(t.Object({}), { description: always('empty') }),
+    embeds: t.Array(Embed),
     mentions: t.Array(PublicUser, { description: always('empty') }),
     mention_roles: t.Array(Snowflake, { description: always('empty') }),
     mention_everyone: t.Boolean(),
     pinned: t.Boolean(),
     tts: t.Boolean(),
     timestamp: Timestamp,
-    edited_timestamp: NULL(),
+    edited_timestamp: t.Nullable(Timestamp),
     flags: Int(),
     components: t.Array(t.Object({}), { description: always('empty') }),
+    reactions: t.Optional(t.Array(Reaction, { description: 'absent without reactions; `me` is the caller' })),
     nonce: t.Optional(t.Union([t.String(), Int()])),
   },
   { description: 'Message' },

@@ -3,7 +3,14 @@ import { ChannelType } from '../core/discord'
 import { publicUser } from '../accounts/serialize'
 import type { UserRow } from '../accounts/tables'
 import { findUser, findUsers } from '../accounts/store'
-import { guildChannels, guildRoles, memberCount, memberRoleIds, memberRoleIdsOfUsers } from './store'
+import {
+  guildChannels,
+  guildRoles,
+  memberCount,
+  memberRoleIds,
+  memberRoleIdsOfUsers,
+  type ReactionCount,
+} from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
 
 export function serializeRole(r: RoleRow) {
@@ -110,17 +117,35 @@ export function serializeMembers(guildId: string, rows: MemberRow[]) {
   return rows.map((m) => serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
-/** A page of messages, with their authors read in one query. */
-export function serializeMessages(rows: MessageRow[], guildId: string) {
+/** A page of messages, with their authors read in one query, and their reactions as the reader sees them. */
+export function serializeMessages(
+  rows: MessageRow[],
+  guildId: string,
+  reactions: Map<string, ReactionCount[]> = new Map(),
+) {
   const authors = findUsers(rows.map((m) => m.authorId))
   // null, not undefined, for an author that is gone: undefined would read it again.
-  return rows.map((m) => serializeMessage(m, guildId, authors.get(m.authorId) ?? null))
+  return rows.map((m) => serializeMessage(m, guildId, authors.get(m.authorId) ?? null, reactions.get(m.id)))
 }
 
+/** A reaction on a message: unicode emoji only, no super reactions. */
+export function reactionObject(r: ReactionCount) {
+  return {
+    emoji: { id: null, name: r.emoji },
+    count: r.count,
+    count_details: { burst: 0, normal: r.count },
+    burst_colors: [],
+    me_burst: false,
+    me: r.me,
+  }
+}
+
+/** A message; `reactions` as its reader sees them (`me`), left out when there are none, as Discord does. */
 export function serializeMessage(
   m: MessageRow,
   guildId: string,
   author: UserRow | null | undefined = findUser(m.authorId),
+  reactions?: ReactionCount[],
 ) {
   return {
     id: m.id,
@@ -130,16 +155,17 @@ export function serializeMessage(
     guild_id: guildId,
     author: author ? publicUser(author) : null,
     attachments: [],
-    embeds: [],
+    embeds: m.embeds,
     mentions: [],
     mention_roles: [],
     mention_everyone: false,
-    pinned: false,
+    pinned: m.pinnedAt !== null,
     tts: false,
     timestamp: new Date(m.createdAt).toISOString(),
-    edited_timestamp: null,
+    edited_timestamp: m.editedAt === null ? null : new Date(m.editedAt).toISOString(),
     flags: 0,
     components: [],
+    ...(reactions?.length ? { reactions: reactions.map(reactionObject) } : {}),
     ...(m.nonce !== null ? { nonce: m.nonce } : {}),
   }
 }

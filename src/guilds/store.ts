@@ -2,10 +2,23 @@
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
 // page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
 // inside an open transaction too, and the `tx` parameters stay for a store that goes async.
-import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
+import {
+  and,
+  asc,
+  count,
+  countDistinct,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNotNull,
+  sql,
+  type SQL,
+} from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { db, idsTable, idValue, prepared, type DB } from '../db/client'
+import { db, idsTable, idValue, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
 import {
   channels,
   guilds,
@@ -13,6 +26,7 @@ import {
   memberRoles,
   members,
   messages,
+  reactions,
   roles,
   type ChannelRow,
   type GuildRow,
@@ -468,6 +482,7 @@ const messageInsert = prepared((d) =>
       content: ph('content'),
       nonce: ph('nonce'),
       createdAt: ph('createdAt'),
+      embeds: jsonPlaceholder('embeds'),
     })
     .returning()
     .prepare(),
@@ -500,6 +515,7 @@ export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Messa
     content: row.content,
     nonce: row.nonce ?? null,
     createdAt: row.createdAt,
+    embeds: toJson(row.embeds ?? []),
   })!
 }
 
@@ -519,4 +535,157 @@ export function insertInvite(tx: DB, row: typeof invites.$inferInsert): InviteRo
 
 export function deleteInviteRow(tx: DB, code: string): void {
   tx.delete(invites).where(eq(invites.code, code)).run()
+}
+
+// ---- one message: edits, deletions, pins, reactions. Each writer forgets the channel's pages.
+
+/** The message if it is in this channel. */
+export function messageInChannel(channelId: string, id: string, tx: DB = db()): MessageRow | undefined {
+  return tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.id, id), eq(messages.channelId, channelId)))
+    .get()
+}
+
+/** Those of these messages that are in this channel. */
+export function messagesInChannel(channelId: string, ids: string[], tx: DB = db()): MessageRow[] {
+  return tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.channelId, channelId), inArray(messages.id, ids)))
+    .all()
+}
+
+export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'editedAt' | 'pinnedAt'>>
+
+/** Change a message of this channel; undefined when it is not there (deleted meanwhile). */
+export function updateMessageRow(tx: DB, channelId: string, id: string, patch: MessagePatch): MessageRow | undefined {
+  messagePages.forget(channelId)
+  return tx
+    .update(messages)
+    .set(patch)
+    .where(and(eq(messages.id, id), eq(messages.channelId, channelId)))
+    .returning()
+    .get()
+}
+
+/** Delete these messages of the channel (their reactions go with them); the ids that were there. */
+export function deleteMessageRows(tx: DB, channelId: string, ids: string[]): string[] {
+  messagePages.forget(channelId)
+  return tx
+    .delete(messages)
+    .where(and(eq(messages.channelId, channelId), inArray(messages.id, ids)))
+    .returning({ id: messages.id })
+    .all()
+    .map((r) => r.id)
+}
+
+const isPinned = (channelId: string) => and(eq(messages.channelId, channelId), isNotNull(messages.pinnedAt))
+
+/** The channel's pinned messages, the latest pinned first. */
+export function pinnedMessages(channelId: string): MessageRow[] {
+  return db().select().from(messages).where(isPinned(channelId)).orderBy(desc(messages.pinnedAt)).all()
+}
+
+export function pinCount(channelId: string, tx: DB = db()): number {
+  return tx.select({ n: count() }).from(messages).where(isPinned(channelId)).get()?.n ?? 0
+}
+
+/** When the channel's latest pin was made (CHANNEL_PINS_UPDATE's last_pin_timestamp); null without pins. */
+export function lastPinAt(channelId: string, tx: DB = db()): number | null {
+  return (
+    tx
+      .select({ at: sql<number | null>`max(${messages.pinnedAt})` })
+      .from(messages)
+      .where(isPinned(channelId))
+      .get()?.at ?? null
+  )
+}
+
+export type ReactionCount = { emoji: string; count: number; me: boolean }
+
+// Per message and emoji: how many, whether the reader is among them, in the order each emoji was first used.
+const reactionCountsOf = prepared((d) =>
+  d
+    .select({
+      messageId: reactions.messageId,
+      emoji: reactions.emoji,
+      count: count(),
+      me: sql<number | null>`max(${reactions.userId} = ${ph('userId')})`,
+    })
+    .from(idsTable())
+    .crossJoin(reactions)
+    .where(eq(reactions.messageId, idValue))
+    .groupBy(reactions.messageId, reactions.emoji)
+    .orderBy(sql`min(${reactions.createdAt})`, reactions.emoji)
+    .prepare(),
+)
+
+/** The reactions on these messages as the reader sees them (`me`; null: nobody's), in one query. */
+export function reactionCounts(messageIds: string[], readerId: string | null): Map<string, ReactionCount[]> {
+  const out = new Map<string, ReactionCount[]>()
+  if (!messageIds.length) return out
+  for (const r of reactionCountsOf().all({ ids: JSON.stringify(messageIds), userId: readerId })) {
+    const item = { emoji: r.emoji, count: r.count, me: r.me === 1 }
+    const list = out.get(r.messageId)
+    if (list) list.push(item)
+    else out.set(r.messageId, [item])
+  }
+  return out
+}
+
+/** The emoji on a message (at most 20 differ), and whether this one is among them. */
+export function messageEmoji(messageId: string, emoji: string, tx: DB = db()): { kinds: number; has: boolean } {
+  const row = tx
+    .select({
+      kinds: countDistinct(reactions.emoji),
+      has: sql<number>`coalesce(max(${reactions.emoji} = ${emoji}), 0)`,
+    })
+    .from(reactions)
+    .where(eq(reactions.messageId, messageId))
+    .get()
+  return { kinds: row?.kinds ?? 0, has: row?.has === 1 }
+}
+
+/** A user's reaction; false when it was already there. */
+export function insertReaction(tx: DB, channelId: string, row: typeof reactions.$inferInsert): boolean {
+  messagePages.forget(channelId)
+  return tx.insert(reactions).values(row).onConflictDoNothing().returning({ at: reactions.createdAt }).all().length > 0
+}
+
+/** Remove one user's reaction; false when there was none. */
+export function deleteReaction(tx: DB, channelId: string, messageId: string, emoji: string, userId: string): boolean {
+  messagePages.forget(channelId)
+  return (
+    tx
+      .delete(reactions)
+      .where(and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji), eq(reactions.userId, userId)))
+      .returning({ at: reactions.createdAt })
+      .all().length > 0
+  )
+}
+
+/** Remove every reaction on a message, or every one of an emoji; how many there were. */
+export function deleteReactions(tx: DB, channelId: string, messageId: string, emoji?: string): number {
+  messagePages.forget(channelId)
+  const where = emoji
+    ? and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji))
+    : eq(reactions.messageId, messageId)
+  return tx.delete(reactions).where(where).returning({ at: reactions.createdAt }).all().length
+}
+
+/** The ids of the users who reacted with an emoji, by id, after a user id. */
+export function reactionUserIds(messageId: string, emoji: string, after: string, limit: number): string[] {
+  const byId = sql`CAST(${reactions.userId} AS INTEGER)`
+  return db()
+    .select({ userId: reactions.userId })
+    .from(reactions)
+    .where(
+      and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji), gt(byId, sql`CAST(${after} AS INTEGER)`)),
+    )
+    .orderBy(byId)
+    .limit(limit)
+    .all()
+    .map((r) => r.userId)
 }

@@ -1,0 +1,115 @@
+// Reactions with unicode emoji (the model has no custom emoji: `name:id` is 10014 Unknown Emoji). Adding one needs
+// READ_MESSAGE_HISTORY, and ADD_REACTIONS when the message has no reaction with that emoji yet; at most 20 emoji per
+// message (30010). Removing another user's reactions needs MANAGE_MESSAGES. MESSAGE_REACTION_ADD, _REMOVE,
+// _REMOVE_ALL and _REMOVE_EMOJI go to the channel's viewers, only when something changed.
+import { clock } from '../core/clock'
+import { Permission } from '../core/discord'
+import { Errors } from '../core/errors'
+import { publicUser } from '../accounts/serialize'
+import { findUser, findUsers } from '../accounts/store'
+import { reading, transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import type { Paging } from '../http/form'
+import { channelAccess, type ChannelAccess } from './access'
+import { maxReactions, unknownEmoji } from './errors'
+import { messageOf } from './message-changes'
+import { has } from './permissions'
+import { serializeMember } from './serialize'
+import {
+  deleteReaction,
+  deleteReactions,
+  insertReaction,
+  messageEmoji,
+  messageInChannel,
+  reactionUserIds,
+} from './store'
+
+const MAX_EMOJI = 20
+// A fully-qualified emoji (keycaps, flags, sequences), or a pictograph with or without its emoji presentation.
+const UNICODE_EMOJI = /^(?:\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v
+
+/** The emoji of a path (decoded), or 400 10014. */
+export function emojiOf(value: string): string {
+  if (!UNICODE_EMOJI.test(value)) throw unknownEmoji()
+  return value
+}
+
+const emojiObject = (emoji: string) => ({ id: null, name: emoji })
+const target = (access: ChannelAccess, messageId: string) => ({
+  channel_id: access.channel.id,
+  message_id: messageId,
+  guild_id: access.channel.guildId,
+})
+
+export function addReaction(userId: string, channelId: string, messageId: string, rawEmoji: string): void {
+  const access = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+  const emoji = emojiOf(rawEmoji)
+  const added = transaction((tx) => {
+    const row = messageInChannel(access.channel.id, messageId, tx)
+    if (!row) throw Errors.unknownMessage()
+    const { kinds, has: present } = messageEmoji(row.id, emoji, tx)
+    if (!present && !has(access.permissions, Permission.ADD_REACTIONS)) throw Errors.missingPermissions()
+    if (!present && kinds >= MAX_EMOJI) throw maxReactions()
+    const fresh = insertReaction(tx, access.channel.id, { messageId: row.id, emoji, userId, createdAt: clock.now() })
+    return fresh ? row : undefined
+  })
+  if (!added) return
+  events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_ADD', {
+    user_id: userId,
+    ...target(access, added.id),
+    member: serializeMember(access.member, findUser(userId)),
+    emoji: emojiObject(emoji),
+    message_author_id: added.authorId,
+    burst: false,
+    burst_colors: [],
+    type: 0,
+  })
+}
+
+/** Remove the caller's reaction, or (MANAGE_MESSAGES) another user's. */
+export function removeReaction(
+  callerId: string,
+  channelId: string,
+  messageId: string,
+  rawEmoji: string,
+  userId: string,
+): void {
+  const access = channelAccess(channelId, callerId, userId === callerId ? 0n : Permission.MANAGE_MESSAGES)
+  const emoji = emojiOf(rawEmoji)
+  const message = messageOf(access.channel.id, messageId)
+  if (!transaction((tx) => deleteReaction(tx, access.channel.id, message.id, emoji, userId))) return
+  events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_REMOVE', {
+    user_id: userId,
+    ...target(access, message.id),
+    emoji: emojiObject(emoji),
+    burst: false,
+    type: 0,
+  })
+}
+
+/** Remove every reaction of a message, or every one with an emoji (MANAGE_MESSAGES). */
+export function clearReactions(userId: string, channelId: string, messageId: string, rawEmoji?: string): void {
+  const access = channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+  const emoji = rawEmoji === undefined ? undefined : emojiOf(rawEmoji)
+  const message = messageOf(access.channel.id, messageId)
+  if (!transaction((tx) => deleteReactions(tx, access.channel.id, message.id, emoji))) return
+  const topic = topics.channel(access.channel.id)
+  if (emoji === undefined) events.publish(topic, 'MESSAGE_REACTION_REMOVE_ALL', target(access, message.id))
+  else
+    events.publish(topic, 'MESSAGE_REACTION_REMOVE_EMOJI', { ...target(access, message.id), emoji: emojiObject(emoji) })
+}
+
+/** The users who reacted with an emoji, by id (READ_MESSAGE_HISTORY). */
+export function reactionUsers(userId: string, channelId: string, messageId: string, rawEmoji: string, page: Paging) {
+  return reading(() => {
+    const access = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    const emoji = emojiOf(rawEmoji)
+    const message = messageOf(access.channel.id, messageId)
+    const ids = reactionUserIds(message.id, emoji, page.after ?? '0', page.limit)
+    const users = findUsers(ids)
+    return ids.flatMap((id) => {
+      const user = users.get(id)
+      return user ? [publicUser(user)] : []
+    })
+  })
+}
