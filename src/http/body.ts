@@ -8,7 +8,10 @@ import { requestTimeout, unsupportedMediaType } from './errors'
 
 const FORM_ROUTES = [/\/oauth2\/token(\/revoke)?$/]
 // Every JSON body is an object, but for these lists (as Discord's bulk endpoints).
-const ARRAY_ROUTES = [/\/lobbies\/:lobbyId\/members\/bulk$/]
+const ARRAY_ROUTES = [
+  /\/lobbies\/:lobbyId\/members\/bulk$/,
+  /\/applications\/:applicationId(\/guilds\/:guildId)?\/commands$/,
+]
 const MULTIPART_ROUTES = [/\/channels\/:channelId\/messages$/, /\/lobbies\/:lobbyId\/messages$/]
 
 /** The body as bytes, refused with 413 past the limit and 408 past the deadline. */

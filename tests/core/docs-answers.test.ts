@@ -9,6 +9,8 @@ import { createVerifiedUser } from '../../src/accounts/users'
 import { createSession } from '../../src/accounts/sessions'
 import { findUser, findUserByEmail, insertUser, updateUser } from '../../src/accounts/store'
 import { loadDefinitions } from '../../src/experiments/service'
+import { addMember } from '../../src/guilds/lifecycle'
+import { getGuild } from '../../src/guilds/store'
 import { EXAMPLE_USER_ID } from '../../src/lobbies/schemas'
 import { api, makeApp, makeUser, resetWorld, server, type Reply } from '../helpers'
 import { authorizeQuery, bearerFor } from '../oauth2/helpers'
@@ -121,6 +123,47 @@ async function decoratedMessage(owner: User, member: User, channelId: string): P
       token: user.token,
     })
   return id
+}
+
+/** An application whose bot is in a guild, with a global command and a guild command of every field filled. */
+async function commandsWorld() {
+  const app = await makeApp()
+  const { guild } = await guildWorld()
+  const botId = (await api('GET', '/users/@me', { token: bot(app) })).body.id
+  addMember(getGuild(guild.id)!, botId)
+  const command = {
+    name: 'queue',
+    description: 'Join the queue',
+    name_localizations: { fr: 'file' },
+    description_localizations: { fr: "Rejoindre la file d'attente" },
+    default_member_permissions: '8192',
+    nsfw: false,
+    options: [
+      {
+        type: 2,
+        name: 'ranked',
+        description: 'Ranked play',
+        options: [
+          {
+            type: 1,
+            name: 'join',
+            description: 'Join',
+            options: [
+              { type: 3, name: 'mode', description: 'Mode', required: true, choices: [{ name: 'Solo', value: 'solo' }] },
+              { type: 4, name: 'size', description: 'Size', min_value: 1, max_value: 5, autocomplete: false },
+              { type: 7, name: 'channel', description: 'Where', channel_types: [0] },
+              { type: 3, name: 'note', description: 'Note', min_length: 1, max_length: 50 },
+            ],
+          },
+        ],
+      },
+    ],
+  }
+  const global = (await api('POST', `/applications/${app.id}/commands`, { token: bot(app), body: command })).body.id
+  const local = (
+    await api('POST', `/applications/${app.id}/guilds/${guild.id}/commands`, { token: bot(app), body: command })
+  ).body.id
+  return { app, guildId: guild.id as string, global: global as string, local: local as string }
 }
 
 async function role(owner: User, guildId: string): Promise<string> {
@@ -754,6 +797,79 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: bearer, params: { lobbyId: lobby.id } }
     },
     expect: [404, 10003],
+  },
+
+  'GET /api/v9/applications/{applicationId}/commands': {
+    call: async () => {
+      const { app } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id } }
+    },
+  },
+  'POST /api/v9/applications/{applicationId}/commands': {
+    call: async () => {
+      const app = await makeApp()
+      return { token: bot(app), params: { applicationId: app.id } }
+    },
+  },
+  'PUT /api/v9/applications/{applicationId}/commands': {
+    call: async () => {
+      const app = await makeApp()
+      return { token: bot(app), params: { applicationId: app.id } }
+    },
+  },
+  'GET /api/v9/applications/{applicationId}/commands/{commandId}': {
+    call: async () => {
+      const { app, global } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, commandId: global } }
+    },
+  },
+  'PATCH /api/v9/applications/{applicationId}/commands/{commandId}': {
+    call: async () => {
+      const { app, global } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, commandId: global } }
+    },
+  },
+  'DELETE /api/v9/applications/{applicationId}/commands/{commandId}': {
+    call: async () => {
+      const { app, global } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, commandId: global } }
+    },
+  },
+  'GET /api/v9/applications/{applicationId}/guilds/{guildId}/commands': {
+    call: async () => {
+      const { app, guildId } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId } }
+    },
+  },
+  'POST /api/v9/applications/{applicationId}/guilds/{guildId}/commands': {
+    call: async () => {
+      const { app, guildId } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId } }
+    },
+  },
+  'PUT /api/v9/applications/{applicationId}/guilds/{guildId}/commands': {
+    call: async () => {
+      const { app, guildId } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId } }
+    },
+  },
+  'GET /api/v9/applications/{applicationId}/guilds/{guildId}/commands/{commandId}': {
+    call: async () => {
+      const { app, guildId, local } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId, commandId: local } }
+    },
+  },
+  'PATCH /api/v9/applications/{applicationId}/guilds/{guildId}/commands/{commandId}': {
+    call: async () => {
+      const { app, guildId, local } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId, commandId: local } }
+    },
+  },
+  'DELETE /api/v9/applications/{applicationId}/guilds/{guildId}/commands/{commandId}': {
+    call: async () => {
+      const { app, guildId, local } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId, commandId: local } }
+    },
   },
 
   'GET /api/v9/experiments': [

@@ -1,0 +1,204 @@
+// Application commands, stored per application, globally or per guild (where the application's bot is a member):
+// created or replaced by name (POST), all of a scope replaced at once (PUT: what discord.py's tree.sync() sends),
+// edited, deleted. Discord's rules a schema cannot say: CHAT_INPUT names lowercase letters, digits, - and _;
+// CHAT_INPUT descriptions 1-100; required options before the others; names unique per type; 100 CHAT_INPUT, 15 USER
+// and 15 MESSAGE commands per scope (30032). A command's version changes with each change.
+import type { BotCaller } from '../core/caller'
+import { ALL_PERMISSIONS } from '../core/discord'
+import { Errors } from '../core/errors'
+import { snowflake } from '../core/snowflake'
+import { transaction, type DB } from '../db/client'
+import { isGuildMember } from '../guilds/public'
+import { FormCheck } from '../http/form'
+import { maxCommands, unknownCommand } from './errors'
+import type { CommandInput, CommandPatchInput } from './schemas'
+import { deleteCommandRows, insertCommand, scopeCommand, scopeCommands, updateCommand, type Scope } from './store'
+import type { CommandOption, CommandRow } from './tables'
+
+const CHAT_INPUT = 1
+const LIMITS: Record<number, number> = { 1: 100, 2: 15, 3: 15 }
+const NAME = /^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u
+const SUBCOMMAND = 1
+const GROUP = 2
+
+/** The caller's own application, and for guild commands a guild its bot is in (50001 otherwise). */
+export function scopeOf(caller: BotCaller, applicationId: string, guildId?: string): Scope {
+  if (caller.applicationId !== applicationId) throw Errors.missingAccess()
+  if (guildId !== undefined && !isGuildMember(guildId, caller.userId)) throw Errors.missingAccess()
+  return { applicationId, guildId: guildId ?? null }
+}
+
+type Fields = Omit<CommandRow, 'id' | 'version'>
+
+function checkName(check: FormCheck, at: (string | number)[], name: string): void {
+  if (NAME.test(name) && name === name.toLowerCase()) return
+  check.add([...at, 'name'], 'STRING_TYPE_REGEX', 'String value did not match validation regex.')
+  check.add([...at, 'name'], 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid')
+}
+
+function checkOptions(check: FormCheck, at: (string | number)[], options: CommandOption[]): void {
+  let optionalSeen = false
+  options.forEach((o, i) => {
+    checkName(check, [...at, 'options', i], o.name)
+    if (o.options) checkOptions(check, [...at, 'options', i], o.options)
+    if (o.type === SUBCOMMAND || o.type === GROUP) return
+    if (!o.required) optionalSeen = true
+    else if (optionalSeen)
+      check.add(
+        [...at, 'options'],
+        'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID',
+        'Required options must be placed before non-required options',
+      )
+  })
+}
+
+/** A command's stored fields from a body, its rules checked into `check` at `at`. */
+function fields(check: FormCheck, at: (string | number)[], input: CommandInput, scope: Scope): Fields {
+  const type = input.type ?? CHAT_INPUT
+  const chat = type === CHAT_INPUT
+  // The schema checked each option's fields (its recursion is spelled out, so its type is not).
+  const options = (input.options ?? []) as CommandOption[]
+  if (chat) {
+    checkName(check, at, input.name)
+    if (!input.description)
+      check.add([...at, 'description'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.')
+    checkOptions(check, at, options)
+  }
+  const permissions = input.default_member_permissions
+  if (permissions !== undefined && permissions !== null && BigInt(permissions) & ~ALL_PERMISSIONS)
+    check.add([...at, 'default_member_permissions'], 'BASE_TYPE_INVALID', 'Invalid permissions value.')
+  return {
+    applicationId: scope.applicationId,
+    guildId: scope.guildId,
+    type,
+    name: input.name,
+    // USER and MESSAGE commands have neither a description nor options.
+    description: chat ? (input.description ?? '') : '',
+    options: chat ? options : [],
+    defaultMemberPermissions: permissions === undefined || permissions === null ? null : String(permissions),
+    dmPermission: input.dm_permission ?? true,
+    nsfw: input.nsfw ?? false,
+    nameLocalizations: input.name_localizations ?? null,
+    descriptionLocalizations: input.description_localizations ?? null,
+  }
+}
+
+const key = (c: { type: number; name: string }) => `${c.type} ${c.name}`
+
+/** Whether the scope would hold more commands of a type than Discord allows. */
+function overLimit(all: { type: number }[]): boolean {
+  const counts = new Map<number, number>()
+  for (const c of all) counts.set(c.type, (counts.get(c.type) ?? 0) + 1)
+  return [...counts].some(([type, n]) => n > LIMITS[type])
+}
+
+/** Whether the stored command already is what the body says (then its version stays). */
+function same(row: CommandRow, f: Fields): boolean {
+  const { id: _, version: __, ...stored } = row
+  return JSON.stringify(stored) === JSON.stringify({ ...stored, ...f })
+}
+
+function save(tx: DB, old: CommandRow | undefined, f: Fields): CommandRow {
+  if (!old) return insertCommand(tx, { ...f, id: snowflake(), version: snowflake() })
+  return same(old, f) ? old : updateCommand(tx, old.id, { ...f, version: snowflake() })
+}
+
+export function serializeCommand(c: CommandRow) {
+  return {
+    id: c.id,
+    type: c.type,
+    application_id: c.applicationId,
+    ...(c.guildId ? { guild_id: c.guildId } : {}),
+    name: c.name,
+    name_localizations: c.nameLocalizations,
+    description: c.description,
+    description_localizations: c.descriptionLocalizations,
+    ...(c.options.length ? { options: c.options } : {}),
+    default_member_permissions: c.defaultMemberPermissions,
+    ...(c.guildId ? {} : { dm_permission: c.dmPermission }),
+    default_permission: true,
+    nsfw: c.nsfw,
+    version: c.version,
+  }
+}
+
+export const listCommands = (scope: Scope) => scopeCommands(scope).map(serializeCommand)
+
+export function getCommand(scope: Scope, id: string) {
+  const row = scopeCommand(scope, id)
+  if (!row) throw unknownCommand()
+  return serializeCommand(row)
+}
+
+/** Create a command, or replace the one of the same type and name; `created` says which. */
+export function upsertCommand(scope: Scope, input: CommandInput) {
+  const check = new FormCheck()
+  const f = fields(check, [], input, scope)
+  check.done()
+  return transaction((tx) => {
+    const all = scopeCommands(scope, tx)
+    const old = all.find((c) => key(c) === key(f))
+    if (!old && overLimit([...all, f])) throw maxCommands()
+    return { created: !old, command: serializeCommand(save(tx, old, f)) }
+  })
+}
+
+/** Replace every command of the scope: those of the same type and name keep their ids, the others go. */
+export function overwriteCommands(scope: Scope, inputs: CommandInput[]) {
+  const check = new FormCheck()
+  const seen = new Set<string>()
+  const wanted = inputs.map((input, i) => {
+    const f = fields(check, [i], input, scope)
+    if (seen.has(key(f)))
+      check.add([i], 'APPLICATION_COMMANDS_DUPLICATE_NAME', 'Application command names must be unique')
+    seen.add(key(f))
+    return f
+  })
+  check.done()
+  if (overLimit(wanted)) throw maxCommands()
+  const saved = transaction((tx) => {
+    const existing = new Map(scopeCommands(scope, tx).map((c) => [key(c), c]))
+    const rows = wanted.map((f) => save(tx, existing.get(key(f)), f))
+    const kept = new Set(rows.map((r) => r.id))
+    deleteCommandRows(
+      tx,
+      [...existing.values()].filter((c) => !kept.has(c.id)).map((c) => c.id),
+    )
+    return rows
+  })
+  return saved.map(serializeCommand)
+}
+
+/** Change a command's fields (not its type); its name stays unique. */
+export function editCommand(scope: Scope, id: string, patch: CommandPatchInput) {
+  return transaction((tx) => {
+    const old = scopeCommand(scope, id, tx)
+    if (!old) throw unknownCommand()
+    const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
+    const check = new FormCheck()
+    const f = fields(check, [], { ...inputOf(old), ...given, type: old.type }, scope)
+    if (scopeCommands(scope, tx).some((c) => c.id !== old.id && key(c) === key(f)))
+      check.add(['name'], 'APPLICATION_COMMANDS_DUPLICATE_NAME', 'Application command names must be unique')
+    check.done()
+    return serializeCommand(save(tx, old, f))
+  })
+}
+
+function inputOf(c: CommandRow): CommandInput {
+  return {
+    name: c.name,
+    type: c.type,
+    description: c.description,
+    options: c.options,
+    default_member_permissions: c.defaultMemberPermissions,
+    dm_permission: c.dmPermission,
+    nsfw: c.nsfw,
+    name_localizations: c.nameLocalizations,
+    description_localizations: c.descriptionLocalizations,
+  }
+}
+
+export function deleteCommand(scope: Scope, id: string): void {
+  const row = scopeCommand(scope, id)
+  if (!row || !transaction((tx) => deleteCommandRows(tx, [row.id]))) throw unknownCommand()
+}
