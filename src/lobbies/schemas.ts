@@ -59,7 +59,7 @@ const OverrideUrl = t.Optional(
   ),
 )
 
-export const MemberSchema = t.Object({
+const MemberSchema = t.Object({
   id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }),
   metadata: Metadata,
   flags: MemberFlags,

@@ -40,7 +40,7 @@ beforeAll(() => {
 afterAll(() => stop())
 
 async function both(body: string) {
-  const answers = []
+  const answers: { status: number; body: any }[] = []
   for (const path of ['/elysia', '/checked']) {
     const r = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
     answers.push({ status: r.status, body: await r.json() })
