@@ -219,10 +219,13 @@ export function openApiDocument(root: AnyElysia): unknown {
         return { ...route, hooks: { ...route.hooks, parse: undefined, ...(documented ? { body: undefined } : {}) } }
       }),
   } as unknown as AnyElysia
-  const { paths, components } = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
+  const generated = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
     paths: Record<string, Record<string, Operation>>
     components: Record<string, unknown>
   }
+  // A copy: the generator hands the routes' own schemas on, and the changes below must not reach the schemas that
+  // check bodies (a compiled check reads its schema again to say what is wrong).
+  const { paths, components } = structuredClone(generated)
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const own = pathParams.get(`${method} ${path}`)
