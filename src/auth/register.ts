@@ -17,6 +17,7 @@ import { emailTaken, tokenInvalid, usernameTaken } from './errors'
 import { mailEmailVerification } from './mail'
 import type { RegisterInput } from './schemas'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
+import { passwordProblem } from '../accounts/password-policy'
 import { hashPassword } from '../accounts/passwords'
 import { isPhoneBlocked, rememberPhone } from '../accounts/phone'
 
@@ -30,9 +31,9 @@ export function consentRequired(ip: string): boolean {
 }
 
 /**
- * The body was checked against RegisterSchema (each field's form, the username rules, the password policy, the date
- * of birth). What is judged here needs the database, the client's address or two fields together; those errors are
- * reported together.
+ * The body was checked against RegisterSchema (each field's form, the username rules, the password's length, the date
+ * of birth). What is judged here, once the attempt is counted, needs the database, the client's address, two fields
+ * together or the common-password look-up (milliseconds); those errors are reported together.
  */
 export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
   reserve(perIp('register-ip', client.ip, REGISTRATIONS_PER_IP))
@@ -44,6 +45,8 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
       'USERNAME_ALREADY_TAKEN',
       'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.',
     ]
+  const weak = input.password === undefined ? null : passwordProblem(input.password)
+  if (weak) refused.password = weak
   const email = input.email?.trim().toLowerCase()
   if (email !== undefined && findUserByEmail(email))
     refused.email = ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.']

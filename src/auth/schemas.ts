@@ -5,7 +5,7 @@ import { clock } from '../core/clock'
 import type { FieldError } from '../core/errors'
 import { Int } from '../http/docs'
 import { bodyCheck, Refine } from '../http/validation'
-import { PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../accounts/password-policy'
+import { PASSWORD_MAX, PASSWORD_MIN, passwordLengthProblem } from '../accounts/password-policy'
 import { LoginSettings, PrivateUser, PublicUser } from '../accounts/schemas'
 import { usernameProblem } from '../usernames/rules'
 
@@ -107,7 +107,8 @@ export const RegisterSchema = t.Object(
       Refine(
         'RegisterPassword',
         t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: 'not a common password' }),
-        (password) => asFieldError(passwordProblem(password)),
+        // Its length only: the common-password look-up runs in the handler, after the attempt is counted.
+        (password) => asFieldError(passwordLengthProblem(password)),
       ),
     ),
     date_of_birth: t.Optional(
