@@ -207,9 +207,8 @@ export function openApiDocument(root: AnyElysia): unknown {
     getGlobalDefinitions: () => app.getGlobalDefinitions?.(),
     getGlobalRoutes: () =>
       routes.map((route) => {
-        // A body documented with doc() (checked in the handler, or looser at run time than on the wire) is the one
-        // shown; without the app-wide parse hook the generator lists a body under every content type, and the ones
-        // the server reads are kept below.
+        // A body documented with doc() (checked in the handler) is the one shown; without the app-wide parse hook
+        // the generator lists a body under every content type, and the ones the server reads are kept below.
         const documented = route.hooks.detail?.requestBody !== undefined
         const operation = `${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`
         if (!documented && optionalBody(route.hooks.body)) optional.add(operation)
@@ -220,10 +219,13 @@ export function openApiDocument(root: AnyElysia): unknown {
         return { ...route, hooks: { ...route.hooks, parse: undefined, ...(documented ? { body: undefined } : {}) } }
       }),
   } as unknown as AnyElysia
-  const { paths, components } = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
+  const generated = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
     paths: Record<string, Record<string, Operation>>
     components: Record<string, unknown>
   }
+  // A copy: the generator hands the routes' own schemas on, and the changes below must not reach the schemas that
+  // check bodies (a compiled check reads its schema again to say what is wrong).
+  const { paths, components } = structuredClone(generated)
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const own = pathParams.get(`${method} ${path}`)
@@ -320,12 +322,12 @@ export type Answer = TSchema | string
 /**
  * A route's OpenAPI entry: its tag, summary and answers, plus Discord's error body for 4xx. Documentation only:
  * nothing checks an answer against these schemas at run time, so a good answer can never be turned into an error
- * and hot paths pay nothing for them. `body` documents the request body where the handler checks it itself, or where
- * the route's own schema is looser than the wire (fields FormCheck judges): it is shown instead of the route's, with
- * its `examples[0]` as the example. `query` documents a query the handler reads itself; `params` path parameters
- * (by name) the handler judges itself. `error` replaces Discord's error body where a protocol has its own (OAuth2's
- * token endpoints); `security` names credentials a route reads without the `auth` macro (which sets it for the
- * others). Content types are http/body.ts's (openApiDocument).
+ * and hot paths pay nothing for them. `body` documents the request body where the handler checks it itself (a hot
+ * endpoint's bodyCheck, the login body): it is shown instead of the route's, with its `examples[0]` as the example.
+ * `query` documents a query the handler reads itself; `params` path parameters (by name) the handler judges itself.
+ * `error` replaces Discord's error body where a protocol has its own (OAuth2's token endpoints); `security` names
+ * credentials a route reads without the `auth` macro (which sets it for the others). Content types are
+ * http/body.ts's (openApiDocument).
  */
 export function doc(
   tag: string,

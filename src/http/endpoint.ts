@@ -58,10 +58,8 @@ export type EndpointSpec<
   /** The OpenAPI tag and summary. */
   tag: string
   summary: string
-  /** The body's schema: checked (Discord's 50035) before the handler runs, and documented. */
+  /** The body's schema, with every static rule of its fields: checked (Discord's 50035) before the handler runs. */
   body?: Body
-  /** The body as the docs show it, where `body` leaves fields open that the handler judges itself (FormCheck). */
-  bodyDoc?: TSchema
   /**
    * A body the handler checks itself, documented only: Elysia and the lane hand it on as sent (POST /auth/login
    * answers a logged-in client whatever its body, so its body cannot be refused before the handler runs).
@@ -112,7 +110,7 @@ export function endpoint<
   Body extends TSchema | undefined = undefined,
   Auth extends AuthRule | null = AuthRule | null,
 >(spec: EndpointSpec<Path, Body, Auth>, handler: EndpointHandler<Path, Body, Auth>): Endpoint {
-  const { method, path, auth, tag, summary, body, bodyDoc, handlerBody, query, handlerQuery, params } = spec
+  const { method, path, auth, tag, summary, body, handlerBody, query, handlerQuery, params } = spec
   const { error, security, answers, limit, hot } = spec
   if (hot && method !== 'GET' && method !== 'POST') throw new Error(`a hot endpoint is a GET or a POST: ${path}`)
   const run = handler as Handler
@@ -120,7 +118,7 @@ export function endpoint<
   // checks the others' bodies from the route's schema.
   const check = hot && body ? bodyCheck(body) : undefined
   const detail = doc(tag, summary, answers, {
-    body: bodyDoc ?? handlerBody ?? (check ? body : undefined),
+    body: handlerBody ?? (check ? body : undefined),
     query: query ?? handlerQuery,
     params,
     error,
