@@ -4,12 +4,10 @@
 // CHAT_INPUT descriptions 1-100; required options before the others; names unique per type; 100 CHAT_INPUT, 15 USER
 // and 15 MESSAGE commands per scope (30032). A command's version changes with each change.
 import type { BotCaller } from '../core/caller'
-import { ALL_PERMISSIONS } from '../core/discord'
-import { Errors } from '../core/errors'
+import { Errors, formError } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction, type DB } from '../db/client'
 import { isGuildMember } from '../guilds/public'
-import { FormCheck } from '../http/form'
 import { maxCommands, unknownCommand } from './errors'
 import type { CommandInput, CommandPatchInput } from './schemas'
 import { deleteCommandRows, insertCommand, scopeCommand, scopeCommands, updateCommand, type Scope } from './store'
@@ -18,6 +16,7 @@ import type { CommandOption, CommandRow } from './tables'
 const CHAT_INPUT = 1
 const LIMITS: Record<number, number> = { 1: 100, 2: 15, 3: 15 }
 const NAME = /^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u
+const DUPLICATE = 'APPLICATION_COMMANDS_DUPLICATE_NAME'
 const SUBCOMMAND = 1
 const GROUP = 2
 
@@ -30,43 +29,46 @@ export function scopeOf(caller: BotCaller, applicationId: string, guildId?: stri
 
 type Fields = Omit<CommandRow, 'id' | 'version'>
 
-function checkName(check: FormCheck, at: (string | number)[], name: string): void {
-  if (NAME.test(name) && name === name.toLowerCase()) return
-  check.add([...at, 'name'], 'STRING_TYPE_REGEX', 'String value did not match validation regex.')
-  check.add([...at, 'name'], 'APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid')
+/** A request's field errors by dotted path, reported together (formError). */
+type Problems = Record<string, [code: string, message: string]>
+const path = (at: (string | number)[], field: string) => [...at, field].join('.')
+const report = (problems: Problems) => {
+  if (Object.keys(problems).length) throw formError(problems)
 }
 
-function checkOptions(check: FormCheck, at: (string | number)[], options: CommandOption[]): void {
+function checkName(problems: Problems, at: (string | number)[], name: string): void {
+  if (!NAME.test(name) || name !== name.toLowerCase())
+    problems[path(at, 'name')] = ['APPLICATION_COMMAND_INVALID_NAME', 'Command name is invalid']
+}
+
+function checkOptions(problems: Problems, at: (string | number)[], options: CommandOption[]): void {
   let optionalSeen = false
   options.forEach((o, i) => {
-    checkName(check, [...at, 'options', i], o.name)
-    if (o.options) checkOptions(check, [...at, 'options', i], o.options)
+    checkName(problems, [...at, 'options', i], o.name)
+    if (o.options) checkOptions(problems, [...at, 'options', i], o.options)
     if (o.type === SUBCOMMAND || o.type === GROUP) return
     if (!o.required) optionalSeen = true
     else if (optionalSeen)
-      check.add(
-        [...at, 'options'],
+      problems[path(at, 'options')] = [
         'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID',
         'Required options must be placed before non-required options',
-      )
+      ]
   })
 }
 
-/** A command's stored fields from a body, its rules checked into `check` at `at`. */
-function fields(check: FormCheck, at: (string | number)[], input: CommandInput, scope: Scope): Fields {
+/** A command's stored fields from a body, its rules reported into `problems` at `at`. */
+function fields(problems: Problems, at: (string | number)[], input: CommandInput, scope: Scope): Fields {
   const type = input.type ?? CHAT_INPUT
   const chat = type === CHAT_INPUT
   // The schema checked each option's fields (its recursion is spelled out, so its type is not).
   const options = (input.options ?? []) as CommandOption[]
   if (chat) {
-    checkName(check, at, input.name)
+    checkName(problems, at, input.name)
     if (!input.description)
-      check.add([...at, 'description'], 'BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.')
-    checkOptions(check, at, options)
+      problems[path(at, 'description')] = ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 100 in length.']
+    checkOptions(problems, at, options)
   }
   const permissions = input.default_member_permissions
-  if (permissions !== undefined && permissions !== null && BigInt(permissions) & ~ALL_PERMISSIONS)
-    check.add([...at, 'default_member_permissions'], 'BASE_TYPE_INVALID', 'Invalid permissions value.')
   return {
     applicationId: scope.applicationId,
     guildId: scope.guildId,
@@ -132,9 +134,9 @@ export function getCommand(scope: Scope, id: string) {
 
 /** Create a command, or replace the one of the same type and name; `created` says which. */
 export function upsertCommand(scope: Scope, input: CommandInput) {
-  const check = new FormCheck()
-  const f = fields(check, [], input, scope)
-  check.done()
+  const problems: Problems = {}
+  const f = fields(problems, [], input, scope)
+  report(problems)
   return transaction((tx) => {
     const all = scopeCommands(scope, tx)
     const old = all.find((c) => key(c) === key(f))
@@ -145,16 +147,15 @@ export function upsertCommand(scope: Scope, input: CommandInput) {
 
 /** Replace every command of the scope: those of the same type and name keep their ids, the others go. */
 export function overwriteCommands(scope: Scope, inputs: CommandInput[]) {
-  const check = new FormCheck()
+  const problems: Problems = {}
   const seen = new Set<string>()
   const wanted = inputs.map((input, i) => {
-    const f = fields(check, [i], input, scope)
-    if (seen.has(key(f)))
-      check.add([i], 'APPLICATION_COMMANDS_DUPLICATE_NAME', 'Application command names must be unique')
+    const f = fields(problems, [i], input, scope)
+    if (seen.has(key(f))) problems[String(i)] = [DUPLICATE, 'Application command names must be unique']
     seen.add(key(f))
     return f
   })
-  check.done()
+  report(problems)
   if (overLimit(wanted)) throw maxCommands()
   const saved = transaction((tx) => {
     const existing = new Map(scopeCommands(scope, tx).map((c) => [key(c), c]))
@@ -175,11 +176,11 @@ export function editCommand(scope: Scope, id: string, patch: CommandPatchInput) 
     const old = scopeCommand(scope, id, tx)
     if (!old) throw unknownCommand()
     const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
-    const check = new FormCheck()
-    const f = fields(check, [], { ...inputOf(old), ...given, type: old.type }, scope)
+    const problems: Problems = {}
+    const f = fields(problems, [], { ...inputOf(old), ...given, type: old.type }, scope)
     if (scopeCommands(scope, tx).some((c) => c.id !== old.id && key(c) === key(f)))
-      check.add(['name'], 'APPLICATION_COMMANDS_DUPLICATE_NAME', 'Application command names must be unique')
-    check.done()
+      problems.name = [DUPLICATE, 'Application command names must be unique']
+    report(problems)
     return serializeCommand(save(tx, old, f))
   })
 }

@@ -3,7 +3,9 @@
 // type) commands.ts judges.
 import type { TObject } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { ALL_PERMISSIONS } from '../core/discord'
 import { Int } from '../http/docs'
+import { Refine } from '../http/validation'
 
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Localizations = t.Optional(t.Nullable(t.Record(t.String(), t.String({ maxLength: 100 }))))
@@ -45,7 +47,16 @@ const commandFields = {
   description_localizations: Localizations,
   options: t.Optional(t.Array(option(2), { maxItems: 25 })),
   default_member_permissions: t.Optional(
-    t.Nullable(t.Union([t.String({ pattern: '^\\d{1,20}$' }), t.Integer({ minimum: 0 })])),
+    Refine(
+      'CommandPermissions',
+      t.Nullable(t.Union([t.String({ pattern: '^\\d{1,20}$' }), t.Number({ minimum: 0, multipleOf: 1 })]), {
+        description: 'permission bits (a decimal string or a number); null: everyone',
+      }),
+      (value) =>
+        BigInt(value) & ~ALL_PERMISSIONS
+          ? { code: 'BASE_TYPE_INVALID', message: 'Invalid permissions value.' }
+          : undefined,
+    ),
   ),
   dm_permission: t.Optional(t.Nullable(t.Boolean())),
   default_permission: t.Optional(t.Nullable(t.Boolean())),

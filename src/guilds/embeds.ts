@@ -1,61 +1,43 @@
-// A message's embeds as sent, judged as Discord does: null fields are unset, then EmbedsSchema (10 embeds, 25
-// fields, each text's limit), then what a schema cannot say, as Discord's form errors: URLs that parse (http, https,
-// or attachment://), timestamps in ISO 8601, and at most 6000 characters of text across a message's embeds (titles,
-// descriptions, field names and values, footer texts, author names). The stored embed is what Discord answers: type "rich",
-// fields with `inline`, unset values left out (undefined: the JSON column drops them).
-import { t } from 'elysia'
-import { FormCheck } from '../http/form'
-import { bodyCheck } from '../http/validation'
-import { EmbedsSchema, type EmbedInput } from './schemas'
+// Embeds: the field rules the schema (schemas.ts EmbedSchema) takes from here (URLs that parse as http, https or
+// attachment://; timestamps in ISO 8601), what concerns a message's embeds together (at most 6000 characters of
+// titles, descriptions, field names and values, footer texts and author names), and the embed as stored and
+// answered: type "rich", fields with `inline`, timestamps in one form, unset (or null) fields left out.
+import { formError } from '../core/errors'
+import type { FieldError } from '../core/errors'
+import { MAX_EMBED_TEXT } from './limits'
+import type { EmbedInput } from './schemas'
 import type { Embed } from './tables'
 
-const MAX_TEXT = 6000
-const embedsCheck = bodyCheck(t.Object({ embeds: EmbedsSchema }))
 const SCHEMES = new Set(['http:', 'https:', 'attachment:'])
 
-function url(check: FormCheck, path: (string | number)[], value: string | undefined): string | undefined {
-  if (value === undefined) return undefined
-  if (!URL.canParse(value) || !SCHEMES.has(new URL(value).protocol))
-    check.add(path, 'URL_TYPE_INVALID_URL', 'Not a well formed URL.')
-  return value
+export function embedUrlProblem(value: string): FieldError | undefined {
+  if (URL.canParse(value) && SCHEMES.has(new URL(value).protocol)) return undefined
+  return { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' }
 }
 
-function timestamp(check: FormCheck, path: (string | number)[], value: string | undefined) {
-  if (value === undefined) return undefined
-  const ms = /^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) ? Date.parse(value) : Number.NaN
-  if (Number.isNaN(ms)) {
-    check.add(path, 'DATE_TIME_TYPE_PARSE', `Could not parse ${value.slice(0, 64)}. Should be ISO8601.`)
-    return undefined
-  }
-  return new Date(ms).toISOString()
+const parsedTime = (value: string) => (/^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) ? Date.parse(value) : Number.NaN)
+
+export function timestampProblem(value: string): FieldError | undefined {
+  if (!Number.isNaN(parsedTime(value))) return undefined
+  return { code: 'DATE_TIME_TYPE_PARSE', message: `Could not parse ${value.slice(0, 64)}. Should be ISO8601.` }
 }
 
-function embed(check: FormCheck, i: number, e: EmbedInput): Embed {
-  const at = (...path: (string | number)[]) => ['embeds', i, ...path]
+/** An embed as stored (null fields dropped: undefined ones are left out of the JSON column). */
+function stored(e: EmbedInput): Embed {
   return {
-    type: 'rich' as const,
-    title: e.title,
-    description: e.description,
-    url: url(check, at('url'), e.url),
-    timestamp: timestamp(check, at('timestamp'), e.timestamp),
-    color: e.color,
-    footer: e.footer
-      ? { text: e.footer.text, icon_url: url(check, at('footer', 'icon_url'), e.footer.icon_url) }
-      : undefined,
-    image: e.image ? { url: url(check, at('image', 'url'), e.image.url)! } : undefined,
-    thumbnail: e.thumbnail ? { url: url(check, at('thumbnail', 'url'), e.thumbnail.url)! } : undefined,
+    type: 'rich',
+    title: e.title ?? undefined,
+    description: e.description ?? undefined,
+    url: e.url ?? undefined,
+    timestamp: e.timestamp ? new Date(parsedTime(e.timestamp)).toISOString() : undefined,
+    color: e.color ?? undefined,
+    footer: e.footer ? { text: e.footer.text, icon_url: e.footer.icon_url ?? undefined } : undefined,
+    image: e.image ? { url: e.image.url } : undefined,
+    thumbnail: e.thumbnail ? { url: e.thumbnail.url } : undefined,
     author: e.author
-      ? {
-          name: e.author.name,
-          url: url(check, at('author', 'url'), e.author.url),
-          icon_url: url(check, at('author', 'icon_url'), e.author.icon_url),
-        }
+      ? { name: e.author.name, url: e.author.url ?? undefined, icon_url: e.author.icon_url ?? undefined }
       : undefined,
-    fields: e.fields?.map((f, n) => {
-      for (const key of ['name', 'value'] as const)
-        if (!f[key]) check.add(at('fields', n, key), 'BASE_TYPE_REQUIRED', 'This field is required')
-      return { name: f.name, value: f.value, inline: f.inline ?? false }
-    }),
+    fields: e.fields?.map((f) => ({ name: f.name, value: f.value, inline: f.inline ?? false })),
   }
 }
 
@@ -67,24 +49,11 @@ function textLength(e: Embed): number {
   return n
 }
 
-/** The value without its objects' null fields, at any depth (a null inside a list stays, and fails the check). */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls)
-  if (value === null || typeof value !== 'object') return value
-  const out: Record<string, unknown> = {}
-  for (const [key, v] of Object.entries(value)) if (v !== null) out[key] = withoutNulls(v)
-  return out
-}
-
-/** The embeds to store (undefined: not given; null: none), or 400 50035 naming each bad field. */
-export function checkEmbeds(sent: unknown): Embed[] | undefined {
-  if (sent === undefined) return undefined
-  if (sent === null) return []
-  const input = embedsCheck({ embeds: withoutNulls(sent) }).embeds
-  const check = new FormCheck()
-  const embeds = input.map((e, i) => embed(check, i, e))
-  if (embeds.reduce((n, e) => n + textLength(e), 0) > MAX_TEXT)
-    check.add(['embeds'], 'MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${MAX_TEXT}`)
-  check.done()
+/** The embeds to store (undefined: not given; null: none), or 400 50035 past 6000 characters in all. */
+export function checkEmbeds(input: EmbedInput[] | null | undefined): Embed[] | undefined {
+  if (input === undefined) return undefined
+  const embeds = (input ?? []).map(stored)
+  if (embeds.reduce((n, e) => n + textLength(e), 0) > MAX_EMBED_TEXT)
+    throw formError({ embeds: ['MAX_EMBED_SIZE_EXCEEDED', `Embed size exceeds maximum size of ${MAX_EMBED_TEXT}`] })
   return embeds
 }

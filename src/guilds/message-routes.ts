@@ -9,7 +9,7 @@ import { noContent } from '../http/respond'
 import { bulkDeleteMessages, deleteMessage, editMessage, getMessage, startTyping } from './message-changes'
 import { listPins, setPinned } from './pins'
 import { addReaction, clearReactions, reactionUsers, removeReaction } from './reactions'
-import { BulkDeleteSchema, Message, MessageEditDoc, MessageEditSchema, ReactionsQuery } from './schemas'
+import { BulkDeleteSchema, Message, MessageEditSchema, ReactionsQuery } from './schemas'
 
 const auth: ('user' | 'bot')[] = ['user', 'bot']
 const tag = 'messages'
@@ -41,7 +41,6 @@ export const messageEndpoints = [
       tag,
       summary: 'Edit a message (its author: content, embeds)',
       body: MessageEditSchema,
-      bodyDoc: MessageEditDoc,
       answers: { 200: Message },
     },
     ({ caller, params, body }) => editMessage(caller.userId, params.channelId, params.messageId, body),

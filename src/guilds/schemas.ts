@@ -5,6 +5,25 @@ import { PublicUser } from '../accounts/schemas'
 import { ChannelType } from '../core/discord'
 import { Int } from '../http/docs'
 import { queryString } from '../http/form'
+import { NullableInt, NullableString, Refine, Snowflake as SnowflakeField } from '../http/validation'
+import { embedUrlProblem, timestampProblem } from './embeds'
+import {
+  BULK_DELETE_MAX,
+  BULK_DELETE_MIN,
+  MAX_CONTENT_CHARS,
+  MAX_EMBED_AUTHOR,
+  MAX_EMBED_DESCRIPTION,
+  MAX_EMBED_FIELD_NAME,
+  MAX_EMBED_FIELD_VALUE,
+  MAX_EMBED_FIELDS,
+  MAX_EMBED_FOOTER,
+  MAX_EMBED_TEXT,
+  MAX_EMBED_TITLE,
+  MAX_EMBED_URL,
+  MAX_EMBEDS,
+  REACTIONS_DEFAULT_LIMIT,
+  REACTIONS_MAX_LIMIT,
+} from './limits'
 
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Timestamp = t.String({ format: 'date-time' })
@@ -64,86 +83,97 @@ export const PatchChannelSchema = t.Object(
 )
 export type PatchChannelInput = typeof PatchChannelSchema.static
 
-// Embeds as bots send them, with Discord's limits. The routes take `embeds` as sent and embeds.ts judges it: unset
-// fields may come as null (dropped before the check, so that an error inside an embed names its field, which a
-// nullable object's would not), then this schema, then what a schema cannot say (URLs, timestamps, 6000
-// characters across a message's embeds).
-const EmbedUrl = t.String({ maxLength: 2048 })
+// Embeds as bots send them, each field with Discord's limit; an unset field may come as null. What concerns a
+// message's embeds together (6000 characters) embeds.ts judges.
+const EmbedUrl = t.Optional(Refine('EmbedUrl', NullableString(MAX_EMBED_URL), embedUrlProblem))
+const EmbedMedia = t.Optional(
+  t.Nullable(t.Object({ url: Refine('EmbedMediaUrl', t.String({ maxLength: MAX_EMBED_URL }), embedUrlProblem) })),
+)
+const EmbedText = (name: string, max: number) =>
+  Refine(name, t.String({ maxLength: max, description: 'not empty' }), (value) =>
+    value ? undefined : { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
+  )
 export const EmbedSchema = t.Object({
-  type: t.Optional(t.String({ description: 'stored as "rich"' })),
-  title: t.Optional(t.String({ maxLength: 256 })),
-  description: t.Optional(t.String({ maxLength: 4096 })),
-  url: t.Optional(EmbedUrl),
-  timestamp: t.Optional(t.String({ description: 'ISO 8601' })),
-  color: t.Optional(t.Integer({ minimum: 0, maximum: 0xffffff })),
-  footer: t.Optional(t.Object({ text: t.String({ maxLength: 2048 }), icon_url: t.Optional(EmbedUrl) })),
-  image: t.Optional(t.Object({ url: EmbedUrl })),
-  thumbnail: t.Optional(t.Object({ url: EmbedUrl })),
+  type: t.Optional(NullableString(64, { description: 'stored as "rich"' })),
+  title: t.Optional(NullableString(MAX_EMBED_TITLE)),
+  description: t.Optional(NullableString(MAX_EMBED_DESCRIPTION)),
+  url: EmbedUrl,
+  timestamp: t.Optional(Refine('EmbedTimestamp', NullableString(64, { description: 'ISO 8601' }), timestampProblem)),
+  color: t.Optional(NullableInt(0, 0xffffff)),
+  footer: t.Optional(t.Nullable(t.Object({ text: t.String({ maxLength: MAX_EMBED_FOOTER }), icon_url: EmbedUrl }))),
+  image: EmbedMedia,
+  thumbnail: EmbedMedia,
   author: t.Optional(
-    t.Object({
-      name: t.String({ maxLength: 256 }),
-      url: t.Optional(EmbedUrl),
-      icon_url: t.Optional(EmbedUrl),
-    }),
+    t.Nullable(t.Object({ name: t.String({ maxLength: MAX_EMBED_AUTHOR }), url: EmbedUrl, icon_url: EmbedUrl })),
   ),
   fields: t.Optional(
-    t.Array(
-      t.Object({
-        name: t.String({ maxLength: 256, description: 'not empty' }),
-        value: t.String({ maxLength: 1024, description: 'not empty' }),
-        inline: t.Optional(t.Boolean()),
-      }),
-      { maxItems: 25 },
+    t.Nullable(
+      t.Array(
+        t.Object({
+          name: EmbedText('EmbedFieldName', MAX_EMBED_FIELD_NAME),
+          value: EmbedText('EmbedFieldValue', MAX_EMBED_FIELD_VALUE),
+          inline: t.Optional(t.Nullable(t.Boolean())),
+        }),
+        { maxItems: MAX_EMBED_FIELDS },
+      ),
     ),
   ),
 })
-export const EmbedsSchema = t.Array(EmbedSchema, { maxItems: 10 })
 export type EmbedInput = typeof EmbedSchema.static
-const Content = t.Optional(t.Nullable(t.String({ maxLength: 2000 })))
-/** `embeds` as a route takes it (embeds.ts judges it) and as the docs show it. */
-const EmbedsAsSent = t.Optional(t.Unknown())
-const EmbedsDoc = t.Optional(t.Nullable(EmbedsSchema, { description: 'null: none' }))
+const Content = t.Optional(NullableString(MAX_CONTENT_CHARS))
+const Embeds = t.Optional(
+  t.Nullable(t.Array(EmbedSchema, { maxItems: MAX_EMBEDS }), {
+    description: `at most ${MAX_EMBED_TEXT} characters of text in all; null: none`,
+  }),
+)
 
-const messageFields = {
-  content: Content,
-  nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
-  enforce_nonce: t.Optional(
-    t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
-  ),
-}
-const messageExamples = {
-  examples: [
-    { content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true },
-    {
-      content: null,
-      embeds: [
-        {
-          title: 'Match found',
-          description: 'Two teams of five',
-          color: 5793266,
-          fields: [{ name: 'Map', value: 'Harbour', inline: true }],
-          footer: { text: 'Lobby 7' },
-          timestamp: '2025-01-01T12:00:00.000Z',
-        },
-      ],
-    },
-  ],
-}
 /** A message has content or embeds (50006 otherwise: messages.ts). */
-export const MessageSchema = t.Object({ ...messageFields, embeds: EmbedsAsSent }, messageExamples)
-export const MessageDoc = t.Object({ ...messageFields, embeds: EmbedsDoc }, messageExamples)
+export const MessageSchema = t.Object(
+  {
+    content: Content,
+    embeds: Embeds,
+    nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
+    enforce_nonce: t.Optional(
+      t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
+    ),
+  },
+  {
+    examples: [
+      { content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true },
+      {
+        content: null,
+        embeds: [
+          {
+            title: 'Match found',
+            description: 'Two teams of five',
+            color: 5793266,
+            fields: [{ name: 'Map', value: 'Harbour', inline: true }],
+            footer: { text: 'Lobby 7' },
+            timestamp: '2025-01-01T12:00:00.000Z',
+          },
+        ],
+      },
+    ],
+  },
+)
 export type MessageInput = typeof MessageSchema.static
 /** Only the author edits content and embeds; null clears one (the message may not end up empty). */
-const editExamples = { examples: [{ content: 'Ready in five minutes' }] }
-export const MessageEditSchema = t.Object({ content: Content, embeds: EmbedsAsSent }, editExamples)
-export const MessageEditDoc = t.Object({ content: Content, embeds: EmbedsDoc }, editExamples)
+export const MessageEditSchema = t.Object(
+  { content: Content, embeds: Embeds },
+  { examples: [{ content: 'Ready in five minutes' }] },
+)
 export type MessageEditInput = typeof MessageEditSchema.static
 export const BulkDeleteSchema = t.Object(
-  { messages: t.Array(Snowflake, { minItems: 2, maxItems: 100 }) },
+  {
+    messages: t.Array(SnowflakeField({ description: 'a message id' }), {
+      minItems: BULK_DELETE_MIN,
+      maxItems: BULK_DELETE_MAX,
+    }),
+  },
   { examples: [{ messages: ['1234567890123456789', '1234567890123456790'] }] },
 )
 export const ReactionsQuery = t.Object({
-  limit: queryString('integer 1-100, default 25'),
+  limit: queryString(`integer 1-${REACTIONS_MAX_LIMIT}, default ${REACTIONS_DEFAULT_LIMIT}`),
   after: queryString('user id'),
 })
 export const MessagesQuery = t.Object({

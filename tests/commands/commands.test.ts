@@ -17,7 +17,13 @@ const queue = {
   name: 'queue',
   description: 'Join the queue',
   options: [
-    { type: 3, name: 'mode', description: 'Which mode', required: true, choices: [{ name: 'Ranked', value: 'ranked' }] },
+    {
+      type: 3,
+      name: 'mode',
+      description: 'Which mode',
+      required: true,
+      choices: [{ name: 'Ranked', value: 'ranked' }],
+    },
     { type: 4, name: 'size', description: 'Team size', min_value: 1, max_value: 5 },
   ],
 }
@@ -47,7 +53,10 @@ describe('global commands', () => {
     const [pingCmd, queueCmd] = first.body
     const second = await api('PUT', global(app), {
       token: bot(app),
-      body: [{ ...ping, description: 'Pong!' }, { name: 'Report', type: 2, description: 'ignored' }],
+      body: [
+        { ...ping, description: 'Pong!' },
+        { name: 'Report', type: 2, description: 'ignored' },
+      ],
     })
     expect(second.body.map((c: { id: string }) => c.id)[0]).toBe(pingCmd.id)
     expect(second.body[0].version).not.toBe(pingCmd.version)
@@ -118,9 +127,8 @@ describe('global commands', () => {
     expect(noDesc.body.errors['0'].description._errors[0].code).toBe('BASE_TYPE_BAD_LENGTH')
     for (const bad of ['Ping', 'two words', 'ping!']) {
       const r = await put([{ name: bad, description: 'd' }])
-      expect(r.body.errors['0'].name._errors.map((e: { code: string }) => e.code), bad).toEqual([
-        'STRING_TYPE_REGEX',
-        'APPLICATION_COMMAND_INVALID_NAME',
+      expect(r.body.errors['0'].name._errors, bad).toEqual([
+        { code: 'APPLICATION_COMMAND_INVALID_NAME', message: 'Command name is invalid' },
       ])
     }
     // Context menus take any name.
@@ -138,7 +146,9 @@ describe('global commands', () => {
     expect(order.body.errors['0'].options._errors[0].code).toBe('APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID')
     const twice = await put([ping, ping])
     expect(twice.body.errors).toEqual({
-      1: { _errors: [{ code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: 'Application command names must be unique' }] },
+      1: {
+        _errors: [{ code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: 'Application command names must be unique' }],
+      },
     })
     const options = Array.from({ length: 26 }, (_, i) => ({ type: 3, name: `o${i}`, description: 'd' }))
     expect((await put([{ ...ping, options: options.slice(0, 25) }])).status).toBe(200)
@@ -153,7 +163,10 @@ describe('global commands', () => {
     const users = Array.from({ length: 15 }, (_, i) => ({ name: `U ${i}`, type: 2 }))
     expect((await api('PUT', global(app), { token: bot(app), body: [...chat, ...users] })).status).toBe(200)
     const over = { message: 'Maximum number of application commands reached', code: 30032 }
-    const more = await api('PUT', global(app), { token: bot(app), body: [...chat, ...users, { name: 'U 15', type: 2 }] })
+    const more = await api('PUT', global(app), {
+      token: bot(app),
+      body: [...chat, ...users, { name: 'U 15', type: 2 }],
+    })
     expect([more.status, more.body]).toEqual([400, over])
     const post = await api('POST', global(app), { token: bot(app), body: { name: 'c100', description: 'd' } })
     expect([post.status, post.body]).toEqual([400, over])
@@ -165,7 +178,7 @@ describe('global commands', () => {
 })
 
 describe('guild commands', () => {
-  test("in a guild the bot is in: its own list, guild_id on each; elsewhere 50001; gone with the guild", async () => {
+  test('in a guild the bot is in: its own list, guild_id on each; elsewhere 50001; gone with the guild', async () => {
     const app = await makeApp()
     const botUser = (await api('GET', '/users/@me', { token: bot(app) })).body
     const { owner, guild } = await makeGuild()

@@ -149,7 +149,13 @@ async function commandsWorld() {
             name: 'join',
             description: 'Join',
             options: [
-              { type: 3, name: 'mode', description: 'Mode', required: true, choices: [{ name: 'Solo', value: 'solo' }] },
+              {
+                type: 3,
+                name: 'mode',
+                description: 'Mode',
+                required: true,
+                choices: [{ name: 'Solo', value: 'solo' }],
+              },
               { type: 4, name: 'size', description: 'Size', min_value: 1, max_value: 5, autocomplete: false },
               { type: 7, name: 'channel', description: 'Where', channel_types: [0] },
               { type: 3, name: 'note', description: 'Note', min_length: 1, max_length: 50 },
