@@ -10,6 +10,7 @@ import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
 import { checkEmbeds } from './embeds'
 import { cannotEditOthers, emptyMessage, notTextChannel, tooOldToBulkDelete } from './errors'
+import { BULK_DELETE_MAX_AGE_MS } from './limits'
 import { has } from './permissions'
 import type { MessageEditInput } from './schemas'
 import { memberFields, serializeMember, serializeMessage } from './serialize'
@@ -22,9 +23,6 @@ import {
   updateMessageRow,
 } from './store'
 import type { MessageRow } from './tables'
-
-/** Bulk deletion takes messages younger than this. */
-const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000
 
 /** The message of this channel, or 404 10008. */
 export function messageOf(channelId: string, messageId: string): MessageRow {

@@ -7,6 +7,7 @@ import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { noContent } from '../http/respond'
 import { bulkDeleteMessages, deleteMessage, editMessage, getMessage, startTyping } from './message-changes'
+import { REACTIONS_DEFAULT_LIMIT, REACTIONS_MAX_LIMIT } from './limits'
 import { listPins, setPinned } from './pins'
 import { addReaction, clearReactions, reactionUsers, removeReaction } from './reactions'
 import { BulkDeleteSchema, Message, MessageEditSchema, ReactionsQuery } from './schemas'
@@ -170,7 +171,7 @@ export const messageEndpoints = [
         params.channelId,
         params.messageId,
         params.emoji,
-        paging({ limit, after }, 100, 25),
+        paging({ limit, after }, REACTIONS_MAX_LIMIT, REACTIONS_DEFAULT_LIMIT),
       )
     },
   ),

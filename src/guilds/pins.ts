@@ -8,11 +8,10 @@ import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
 import { maxPins } from './errors'
 import { messageEvent } from './message-changes'
+import { MAX_PINS } from './limits'
 import { has } from './permissions'
 import { serializeMessages } from './serialize'
 import { lastPinAt, messageInChannel, pinCount, pinnedMessages, reactionCounts, updateMessageRow } from './store'
-
-const MAX_PINS = 50
 
 /** The channel's pins, the latest first; none for a member who cannot read the channel's history, as Discord. */
 export function listPins(userId: string, channelId: string) {

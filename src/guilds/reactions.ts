@@ -12,6 +12,7 @@ import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
 import { channelAccess, type ChannelAccess } from './access'
 import { maxReactions, unknownEmoji } from './errors'
+import { MAX_REACTION_EMOJI } from './limits'
 import { messageOf } from './message-changes'
 import { has } from './permissions'
 import { serializeMember } from './serialize'
@@ -24,7 +25,6 @@ import {
   reactionUserIds,
 } from './store'
 
-const MAX_EMOJI = 20
 // A fully-qualified emoji (keycaps, flags, sequences), or a pictograph with or without its emoji presentation.
 const UNICODE_EMOJI = /^(?:\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v
 
@@ -49,7 +49,7 @@ export function addReaction(userId: string, channelId: string, messageId: string
     if (!row) throw Errors.unknownMessage()
     const { kinds, has: present } = messageEmoji(row.id, emoji, tx)
     if (!present && !has(access.permissions, Permission.ADD_REACTIONS)) throw Errors.missingPermissions()
-    if (!present && kinds >= MAX_EMOJI) throw maxReactions()
+    if (!present && kinds >= MAX_REACTION_EMOJI) throw maxReactions()
     const fresh = insertReaction(tx, access.channel.id, { messageId: row.id, emoji, userId, createdAt: clock.now() })
     return fresh ? row : undefined
   })
