@@ -131,6 +131,28 @@ test.skipIf(skip)(
       after_remove: 0,
       custom: { status: 400, code: 10014 },
     })
+    // CommandTree.sync(): the global list, then a guild's (copy_global_to), ids kept when synced again; fetch_commands.
+    const queue = {
+      name: 'queue',
+      type: 'chat_input',
+      options: [
+        ['mode', 'string', true],
+        ['size', 'integer', false],
+      ],
+    }
+    const report = { name: 'Report', type: 'message', options: [] }
+    expect(r.commands).toEqual({
+      synced: [
+        { ...queue, guild_id: null },
+        { ...report, guild_id: null },
+      ],
+      guild: [
+        { ...queue, guild_id: guild.id },
+        { ...report, guild_id: guild.id },
+      ],
+      same_ids: true,
+      fetched: ['queue', 'Report'],
+    })
     // Lobby routes through discord.http.Route (2.2.2 has no lobby API).
     expect(r.lobby.metadata).toEqual({ from: 'discord.py' })
     expect(r.lobby.message).toMatchObject({ lobby_id: r.lobby.id, content: 'lobby hello', author: { id: bot.id } })

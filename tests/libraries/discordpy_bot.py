@@ -254,6 +254,39 @@ async def reactions():
     }
 
 
+async def commands():
+    """app_commands.CommandTree.sync(): PUT of the global list, and of a guild's; fetch_commands reads them back."""
+    tree = discord.app_commands.CommandTree(client)
+
+    @tree.command(name='queue', description='Join the match queue')
+    @discord.app_commands.describe(mode='Which mode')
+    async def queue(interaction: discord.Interaction, mode: str, size: int = 5):
+        pass
+
+    @tree.context_menu(name='Report')
+    async def report(interaction: discord.Interaction, message: discord.Message):
+        pass
+
+    synced = await tree.sync()
+    guild = discord.Object(GUILD_ID)
+    tree.copy_global_to(guild=guild)
+    in_guild = await tree.sync(guild=guild)
+    again = await tree.sync()
+    fetched = await tree.fetch_commands()
+    shown = lambda c: {
+        'name': c.name,
+        'type': c.type.name,
+        'options': [(o.name, o.type.name, o.required) for o in c.options],
+        'guild_id': str(c.guild_id) if c.guild_id else None,
+    }
+    return {
+        'synced': [shown(c) for c in synced],
+        'guild': [shown(c) for c in in_guild],
+        'same_ids': [c.id for c in again] == [c.id for c in synced],
+        'fetched': [c.name for c in fetched],
+    }
+
+
 async def lobby():
     created = await client.http.request(Route('POST', '/lobbies'), json={'metadata': {'from': 'discord.py'}})
     lobby_id = created['id']
@@ -330,6 +363,7 @@ async def main():
         await step('typing', typing)
         await step('pins', pins)
         await step('reactions', reactions)
+        await step('commands', commands)
     await step('lobby', lobby)
     await step('pacing', pacing)
     await step('waited_out', waited_out)
