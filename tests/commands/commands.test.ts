@@ -14,17 +14,11 @@ const global = (app: App) => `/applications/${app.id}/commands`
 
 const ping = { name: 'ping', description: 'Pong back' }
 const queue = {
-  name: 'queue',
-  description: 'Join the queue',
+  name: 'lineup',
+  description: 'Pick a team size',
   options: [
-    {
-      type: 3,
-      name: 'mode',
-      description: 'Which mode',
-      required: true,
-      choices: [{ name: 'Ranked', value: 'ranked' }],
-    },
-    { type: 4, name: 'size', description: 'Team size', min_value: 1, max_value: 5 },
+    { type: 4, name: 'size', description: 'Team size', required: true, min_value: 1, max_value: 5 },
+    { type: 5, name: 'public', description: 'Open to all' },
   ],
 }
 
@@ -48,7 +42,7 @@ describe('global commands', () => {
         nsfw: false,
         version: expect.any(String),
       },
-      expect.objectContaining({ name: 'queue', options: queue.options }),
+      expect.objectContaining({ name: 'lineup', options: queue.options }),
     ])
     const [pingCmd, queueCmd] = first.body
     const second = await api('PUT', global(app), {

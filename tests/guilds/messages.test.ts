@@ -3,21 +3,16 @@
 // reactions, with the events each sends on a real socket and the permission each needs.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
-import { GatewayClient } from '../gateway-client'
+import { tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { join, makeGuild, type TestUser } from './helpers'
 
-const open: GatewayClient[] = []
+const sockets = tracked()
 afterEach(() => {
-  open.splice(0).forEach((c) => c.close())
+  sockets.closeAll()
   resetWorld()
 })
-
-async function socket(token: string) {
-  const { client } = await GatewayClient.identified(token)
-  open.push(client)
-  return client
-}
+const socket = (token: string) => sockets.identified(token)
 
 const VIEW = 1 << 10
 const SEND = 1 << 11
@@ -231,20 +226,21 @@ describe('embeds', () => {
   test('sent without content (null or absent), stored and echoed as Discord answers them; MESSAGE_CREATE carries them', async () => {
     const { owner, channelId, member } = await world()
     const watcher = await socket(member.token)
+    // Each field at work, the URLs of each scheme, the highest colour, a timestamp with an offset.
     const embed = {
-      title: 'Match found',
-      description: 'Two teams',
-      url: 'https://example.com/m',
-      timestamp: '2025-01-01T12:00:00+00:00',
-      color: 0xffffff,
-      footer: { text: 'Lobby 7', icon_url: 'https://example.com/f.png' },
-      image: { url: 'https://example.com/i.png' },
-      thumbnail: { url: 'attachment://t.png' },
       author: { name: 'Matchmaker' },
+      thumbnail: { url: 'attachment://t.png' },
+      image: { url: 'http://example.com/i.png' },
+      color: 0xffffff,
       fields: [
         { name: 'Map', value: 'Harbour', inline: true },
         { name: 'Mode', value: 'Ranked' },
       ],
+      title: 'Match found',
+      timestamp: '2025-01-01T14:00:00+02:00',
+      description: 'Two teams',
+      footer: { icon_url: 'https://example.com/f.png', text: 'Lobby 7' },
+      url: 'https://example.com/m',
     }
     const r = await post(owner, channelId, [embed])
     expect(r.status).toBe(200)
