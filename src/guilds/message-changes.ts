@@ -88,13 +88,11 @@ export function bulkDeleteMessages(userId: string, channelId: string, ids: strin
   const deleted = transaction((tx) => {
     const found = messagesInChannel(channel.id, [...new Set(ids)], tx)
     if (found.some((m) => m.createdAt < clock.now() - BULK_DELETE_MAX_AGE_MS)) throw tooOldToBulkDelete()
-    return found.length
-      ? deleteMessageRows(
-          tx,
-          channel.id,
-          found.map((m) => m.id),
-        )
-      : []
+    return deleteMessageRows(
+      tx,
+      channel.id,
+      found.map((m) => m.id),
+    )
   })
   if (deleted.length)
     events.publish(topics.channel(channel.id), 'MESSAGE_DELETE_BULK', {

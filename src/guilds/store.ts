@@ -572,6 +572,7 @@ export function updateMessageRow(tx: DB, channelId: string, id: string, patch: M
 
 /** Delete these messages of the channel (their reactions go with them); the ids that were there. */
 export function deleteMessageRows(tx: DB, channelId: string, ids: string[]): string[] {
+  if (!ids.length) return []
   messagePages.forget(channelId)
   return tx
     .delete(messages)
