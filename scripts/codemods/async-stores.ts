@@ -1,0 +1,361 @@
+// Codemod: every store function async, every caller awaiting it (issue 30, "Async stores on SQLite").
+//
+//   bun run scripts/codemods/async-stores.ts            rewrite the project (src, tests, scripts, bench)
+//   bun run scripts/codemods/async-stores.ts --check    print what it would change, change nothing (exit 1 if any)
+//   bun run scripts/codemods/async-stores.ts FILE...    rewrite only these files (the analysis still reads them all)
+//
+// Re-runnable: after merging a branch written against synchronous stores, run it again (or on the conflicted files)
+// and it adds what is missing; on an up-to-date tree it changes nothing. What it finds and cannot fix is printed as
+// "by hand" (callbacks of Array methods, getters, constructors, module init, callbacks whose type expects no promise,
+// functions passed as values): fix those, then run `bun run typecheck` and `bun run check:structure` (which fails on
+// a store call whose promise is neither awaited nor handed on).
+//
+// How: the seeds are the exported functions of every `src/**/store.ts` (but KEEP_SYNC), `db/secrets.ts`'s getSecret
+// and the db/client.ts functions that return promises. From each seed it finds every reference (TypeScript's
+// find-references); a call that is not already awaited (or handed to `void`, `.then`, `Promise.all`) gets `await`;
+// the function around it becomes `async` (its declared return type `T` becomes `Promise<T>`) and is itself followed,
+// to a fixed point. A function in an object literal typed by an interface also changes that interface's member.
+// The analysis reads the tree unchanged; every edit is then applied at once as text, and the whole runs again until
+// it finds nothing more to do.
+import { readFileSync, writeFileSync } from 'node:fs'
+import { relative } from 'node:path'
+import { type CallExpression, Node, Project, type SourceFile, SyntaxKind, type Type } from 'ts-morph'
+
+const ROOT = new URL('../..', import.meta.url).pathname
+/** Store functions that stay synchronous: they only read an in-memory cache with a synchronous builder. */
+const KEEP_SYNC = new Set(['cachedUserText', 'cachedLobbyText'])
+/** db/client.ts functions whose callers must await (they return promises now). */
+const CLIENT_ASYNC = new Set([
+  'transaction',
+  'write',
+  'reading',
+  'queuedTransaction',
+  'closeDatabase',
+  'optimizeDatabase',
+])
+const ARRAY_METHODS = new Set([
+  'map',
+  'flatMap',
+  'filter',
+  'some',
+  'every',
+  'find',
+  'findIndex',
+  'findLast',
+  'forEach',
+  'reduce',
+  'sort',
+  'toSorted',
+])
+const COMBINATORS = new Set(['all', 'allSettled', 'race', 'any'])
+/** Elysia's route methods: their handlers may be async. */
+const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'all', 'head', 'options', 'route'])
+
+type Edit = { pos: number; text: string; order: number; end?: number }
+
+const args = process.argv.slice(2)
+const check = args.includes('--check')
+const only = new Set(
+  args.filter((a) => !a.startsWith('--')).map((f) => relative(ROOT, new URL(f, `file://${process.cwd()}/`).pathname)),
+)
+
+function rel(file: SourceFile): string {
+  return relative(ROOT, file.getFilePath())
+}
+
+function round(): { edits: Map<string, Edit[]>; manual: string[] } {
+  const project = new Project({ tsConfigFilePath: `${ROOT}tsconfig.json` })
+  const edits = new Map<string, Edit[]>()
+  const manual = new Set<string>()
+  const visited = new Set<Node>()
+  const queue: Node[] = []
+  const asyncDone = new Set<Node>()
+
+  const where = (node: Node) => `${rel(node.getSourceFile())}:${node.getStartLineNumber()}`
+  const edit = (node: Node, e: Edit) => {
+    const file = node.getSourceFile().getFilePath()
+    const list = edits.get(file) ?? []
+    if (!list.some((x) => x.pos === e.pos && x.text === e.text && x.order === e.order)) list.push(e)
+    edits.set(file, list)
+  }
+  const enqueue = (decl: Node) => {
+    if (visited.has(decl)) return
+    visited.add(decl)
+    queue.push(decl)
+  }
+  const inProject = (node: Node) => !node.getSourceFile().getFilePath().includes('/node_modules/')
+
+  /** `T` → `Promise<T>` for a return type node (left alone when it is a promise already). */
+  function wrapReturnType(typeNode: Node | undefined, owner: Node): boolean {
+    if (!typeNode) return true
+    const text = typeNode.getText()
+    if (/^(Promise|PromiseLike)</.test(text)) return true
+    if (Node.isTypePredicate(typeNode)) {
+      manual.add(`${where(owner)} a type predicate cannot be async`)
+      return false
+    }
+    edit(typeNode, { pos: typeNode.getStart(), end: typeNode.getEnd(), text: `Promise<${text}>`, order: 0 })
+    return true
+  }
+
+  /** Make a function-like async (and its declared return type a promise). */
+  function makeAsync(fn: Node): void {
+    if (asyncDone.has(fn)) return
+    asyncDone.add(fn)
+    if (
+      !(
+        Node.isFunctionDeclaration(fn) ||
+        Node.isMethodDeclaration(fn) ||
+        Node.isArrowFunction(fn) ||
+        Node.isFunctionExpression(fn)
+      )
+    )
+      return
+    if (fn.isAsync()) return
+    if (
+      (Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn) || Node.isFunctionExpression(fn)) &&
+      fn.isGenerator()
+    ) {
+      manual.add(`${where(fn)} a generator calls a store`)
+      return
+    }
+    if (!wrapReturnType(fn.getReturnTypeNode(), fn)) return
+    let at: number
+    if (Node.isFunctionDeclaration(fn) || Node.isFunctionExpression(fn))
+      at = fn.getFirstChildByKindOrThrow(SyntaxKind.FunctionKeyword).getStart()
+    else if (Node.isMethodDeclaration(fn)) at = fn.getNameNode().getStart()
+    else at = fn.getStart()
+    edit(fn, { pos: at, text: 'async ', order: 0 })
+  }
+
+  /** A member of an interface or type literal: its function type's return becomes a promise; its callers follow. */
+  function changeMember(decl: Node, from: Node): void {
+    if (!inProject(decl)) {
+      manual.add(`${where(from)} implements a library's member: it cannot become async here`)
+      return
+    }
+    if (Node.isMethodSignature(decl)) {
+      if (wrapReturnType(decl.getReturnTypeNode(), decl)) enqueue(decl)
+    } else if (Node.isPropertySignature(decl)) {
+      const type = decl.getTypeNode()
+      if (type && Node.isFunctionTypeNode(type)) {
+        if (wrapReturnType(type.getReturnTypeNode(), decl)) enqueue(decl)
+      } else manual.add(`${where(decl)} member typed ${type?.getText() ?? '?'}: make its return a promise by hand`)
+    } else if (Node.isPropertyAssignment(decl) || Node.isMethodDeclaration(decl)) enqueue(decl)
+  }
+
+  /** A property of an object literal became async: so do the members its contextual type declares. */
+  function followContext(prop: Node): void {
+    const object = prop.getParent()
+    if (!object || !Node.isObjectLiteralExpression(object)) return
+    const name = (prop as unknown as { getName(): string }).getName()
+    const contextual = object.getContextualType()
+    if (!contextual) return
+    const types =
+      contextual.isUnion() || contextual.isIntersection()
+        ? [...contextual.getUnionTypes(), ...contextual.getIntersectionTypes()]
+        : [contextual]
+    for (const t of types)
+      for (const d of t.getProperty(name)?.getDeclarations() ?? []) if (d !== prop) changeMember(d, prop)
+  }
+
+  const acceptsPromise = (t: Type): boolean =>
+    t.isAny() ||
+    t.isUnknown() ||
+    /\b(Promise|PromiseLike|MaybePromise)\b/.test(t.getText()) ||
+    (t.isUnion() && t.getUnionTypes().some(acceptsPromise))
+
+  /** `.map(async ...)` whose array goes to Promise.all (or is awaited as such) is fine. */
+  function feedsCombinator(call: CallExpression): boolean {
+    const parent = call.getParent()
+    if (!parent || !Node.isCallExpression(parent)) return false
+    const callee = parent.getExpression()
+    return (
+      Node.isPropertyAccessExpression(callee) &&
+      callee.getExpression().getText() === 'Promise' &&
+      COMBINATORS.has(callee.getName())
+    )
+  }
+
+  /** The function around an awaited call: make it async, and follow it when others call it by name. */
+  function enclosing(call: Node): void {
+    const fn = call.getFirstAncestor((a) => Node.isFunctionLikeDeclaration(a))
+    if (!fn) {
+      manual.add(`${where(call)} a store call at module level`)
+      return
+    }
+    if (Node.isConstructorDeclaration(fn) || Node.isGetAccessorDeclaration(fn) || Node.isSetAccessorDeclaration(fn)) {
+      manual.add(`${where(call)} a store call in a ${fn.getKindName()}`)
+      return
+    }
+    if (Node.isFunctionDeclaration(fn)) {
+      makeAsync(fn)
+      enqueue(fn)
+      return
+    }
+    if (Node.isMethodDeclaration(fn)) {
+      makeAsync(fn)
+      enqueue(fn)
+      followContext(fn)
+      return
+    }
+    const parent = fn.getParentOrThrow()
+    if (Node.isVariableDeclaration(parent) || Node.isPropertyDeclaration(parent)) {
+      makeAsync(fn)
+      enqueue(parent)
+      return
+    }
+    if (Node.isPropertyAssignment(parent)) {
+      makeAsync(fn)
+      enqueue(parent)
+      followContext(parent)
+      return
+    }
+    if (Node.isCallExpression(parent) && parent.getArguments().includes(fn)) {
+      const callee = parent.getExpression()
+      if (Node.isPropertyAccessExpression(callee) && ARRAY_METHODS.has(callee.getName())) {
+        if ((callee.getName() === 'map' || callee.getName() === 'flatMap') && feedsCombinator(parent)) makeAsync(fn)
+        else manual.add(`${where(fn)} a callback of .${callee.getName()} calls a store`)
+        return
+      }
+      if (
+        Node.isPropertyAccessExpression(callee) &&
+        ROUTE_METHODS.has(callee.getName()) &&
+        /\bElysia\b/.test(callee.getExpression().getType().getText())
+      ) {
+        makeAsync(fn)
+        return
+      }
+      const signature = (fn as Node).getType().getCallSignatures()[0]
+      const contextual = (fn as unknown as { getContextualType(): Type | undefined }).getContextualType()
+      const expected = contextual?.getCallSignatures()[0]?.getReturnType()
+      if (expected && acceptsPromise(expected) && !expected.isTypeParameter()) {
+        makeAsync(fn)
+        return
+      }
+      manual.add(
+        `${where(fn)} a callback of ${callee.getText().slice(0, 60)} calls a store; it expects ${expected?.getText() ?? signature?.getReturnType().getText() ?? '?'}`,
+      )
+      return
+    }
+    manual.add(`${where(fn)} a function (${parent.getKindName()}) calls a store`)
+  }
+
+  /** Where a promise is already taken care of: awaited, voided, chained, or handed to Promise.all. */
+  function handled(call: CallExpression): boolean {
+    const parent = call.getParent()
+    if (!parent) return true
+    if (Node.isAwaitExpression(parent) || Node.isVoidExpression(parent)) return true
+    if (Node.isPropertyAccessExpression(parent) && ['then', 'catch', 'finally'].includes(parent.getName())) return true
+    if (Node.isArrayLiteralExpression(parent) && parent.getParent() && Node.isCallExpression(parent.getParent()!))
+      return feedsCombinator(parent as unknown as CallExpression)
+    if (Node.isCallExpression(parent) && parent.getArguments().includes(call) && feedsCombinator(call)) return true
+    return false
+  }
+
+  function awaitCall(call: CallExpression, callee: Node): void {
+    if (!handled(call)) {
+      // The analysis reads the tree as it was: isAsync() is the function's state before this run.
+      const was =
+        (callee as unknown as { isAsync?(): boolean }).isAsync?.() === true &&
+        !CLIENT_ASYNC.has((callee as unknown as { getName?(): string }).getName?.() ?? '')
+      if (was && Node.isExpressionStatement(call.getParent()!))
+        manual.add(
+          `${where(call)} now awaits ${call.getExpression().getText()}(), which was async and not awaited before: meant to run on its own? (then \`void\` it)`,
+        )
+      const parent = call.getParentOrThrow()
+      const parens =
+        (Node.isPropertyAccessExpression(parent) && parent.getExpression() === call) ||
+        (Node.isElementAccessExpression(parent) && parent.getExpression() === call) ||
+        (Node.isCallExpression(parent) && parent.getExpression() === call) ||
+        Node.isNonNullExpression(parent) ||
+        Node.isTaggedTemplateExpression(parent)
+      const length = call.getEnd() - call.getStart()
+      edit(call, { pos: call.getStart(), text: parens ? '(await ' : 'await ', order: -length })
+      if (parens) edit(call, { pos: call.getEnd(), text: ')', order: length })
+    }
+    // Awaited or not, the function around it waits on a store: it is async, and its callers follow.
+    if (call.getParent() && Node.isAwaitExpression(call.getParent()!)) enclosing(call)
+    else if (!handled(call)) enclosing(call)
+  }
+
+  /** The call a reference is the callee of (`f(...)`, `x.f(...)`), if any. */
+  function callOf(ref: Node): CallExpression | undefined {
+    let target: Node = ref
+    const parent = ref.getParent()
+    if (parent && Node.isPropertyAccessExpression(parent) && parent.getNameNode() === ref) target = parent
+    const call = target.getParent()
+    if (call && Node.isCallExpression(call) && call.getExpression() === target) return call
+    return undefined
+  }
+
+  function references(decl: Node): Node[] {
+    const name = (decl as unknown as { getNameNode?(): Node }).getNameNode?.()
+    if (!name || !Node.isIdentifier(name)) return []
+    return name.findReferencesAsNodes()
+  }
+
+  function follow(decl: Node): void {
+    let fn: Node = decl
+    if (Node.isVariableDeclaration(decl) || Node.isPropertyDeclaration(decl) || Node.isPropertyAssignment(decl)) {
+      const init = decl.getInitializer()
+      if (init && (Node.isArrowFunction(init) || Node.isFunctionExpression(init))) fn = init
+    }
+    makeAsync(fn)
+    for (const ref of references(decl)) {
+      const parent = ref.getParent()
+      if (!parent) continue
+      if (
+        Node.isImportSpecifier(parent) ||
+        Node.isExportSpecifier(parent) ||
+        Node.isTypeQuery(parent) ||
+        Node.isImportClause(parent) ||
+        parent === decl ||
+        (parent as unknown as { getNameNode?(): Node }).getNameNode?.() === ref
+      )
+        continue
+      const call = callOf(ref)
+      if (call) awaitCall(call, fn)
+      else if (!Node.isShorthandPropertyAssignment(parent) && !Node.isQualifiedName(parent))
+        manual.add(`${where(ref)} ${ref.getText()} is used as a value (not called): check what calls it`)
+      else if (Node.isShorthandPropertyAssignment(parent)) {
+        followContext(parent)
+        manual.add(`${where(ref)} ${ref.getText()} is handed on in an object: check what calls it`)
+      }
+    }
+  }
+
+  // Seeds.
+  for (const file of project.getSourceFiles()) {
+    const path = rel(file)
+    if (/^src\/(.+\/)?store\.ts$/.test(path))
+      for (const fn of file.getFunctions()) if (fn.isExported() && !KEEP_SYNC.has(fn.getName() ?? '')) enqueue(fn)
+    if (path === 'src/db/secrets.ts') enqueue(file.getFunctionOrThrow('getSecret'))
+    if (path === 'src/db/client.ts')
+      for (const fn of file.getFunctions()) if (CLIENT_ASYNC.has(fn.getName() ?? '')) enqueue(fn)
+  }
+  while (queue.length) follow(queue.shift()!)
+  return { edits, manual: [...manual].sort() }
+}
+
+function apply(file: string, list: Edit[]): void {
+  let text = readFileSync(file, 'utf8')
+  // From the end: positions before an edit stay right. At one position, an outer call's `await ` before an inner
+  // call's `(await `, and an inner `)` before an outer one (order: -length for starts, +length for ends).
+  const sorted = [...list].sort((a, b) => b.pos - a.pos || b.order - a.order)
+  for (const e of sorted) text = text.slice(0, e.pos) + e.text + text.slice(e.end ?? e.pos)
+  writeFileSync(file, text)
+}
+
+for (let pass = 1; ; pass++) {
+  const { edits, manual } = round()
+  const files = [...edits.keys()].filter((f) => only.size === 0 || only.has(relative(ROOT, f)))
+  const count = files.reduce((n, f) => n + edits.get(f)!.length, 0)
+  console.log(`pass ${pass}: ${count} edits in ${files.length} files`)
+  if (check || count === 0) {
+    for (const line of manual) console.log(`by hand: ${line}`)
+    if (check && count) for (const f of files) console.log(`would change ${relative(ROOT, f)}`)
+    process.exit(check && count ? 1 : 0)
+  }
+  for (const f of files) apply(f, edits.get(f)!)
+}
