@@ -221,7 +221,7 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
       if (
         Node.isPropertyAccessExpression(callee) &&
         ROUTE_METHODS.has(callee.getName()) &&
-        /\bElysia\b/.test(callee.getExpression().getType().getText())
+        /node_modules\/elysia\//.test(callee.getExpression().getType().getText())
       ) {
         makeAsync(fn)
         return
