@@ -3,6 +3,7 @@
 //   bun run scripts/codemods/async-stores.ts            rewrite the project (src, tests, scripts, bench)
 //   bun run scripts/codemods/async-stores.ts --check    print what it would change, change nothing (exit 1 if any)
 //   bun run scripts/codemods/async-stores.ts FILE...    rewrite only these files (the analysis still reads them all)
+// then `bunx biome format --write src tests scripts bench` (an added `await` may make a line too long).
 //
 // Re-runnable: after merging a branch written against synchronous stores, run it again (or on the conflicted files)
 // and it adds what is missing; on an up-to-date tree it changes nothing. What it finds and cannot fix is printed as
