@@ -71,6 +71,8 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
   const visited = new Set<Node>()
   const queue: Node[] = []
   const asyncDone = new Set<Node>()
+  /** The store functions and the db/client.ts ones: every call of them is awaited, whatever it was before. */
+  const seeds = new Set<Node>()
 
   const where = (node: Node) => `${rel(node.getSourceFile())}:${node.getStartLineNumber()}`
   const edit = (node: Node, e: Edit) => {
@@ -90,7 +92,8 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
   function wrapReturnType(typeNode: Node | undefined, owner: Node): boolean {
     if (!typeNode) return true
     const text = typeNode.getText()
-    if (/^(Promise|PromiseLike)</.test(text)) return true
+    // A promise already, or a union that admits one (`void | Promise<void>`): an async function fits as it is.
+    if (/\b(Promise|PromiseLike)</.test(text)) return true
     if (Node.isTypePredicate(typeNode)) {
       manual.add(`${where(owner)} a type predicate cannot be async`)
       return false
@@ -254,12 +257,36 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     return false
   }
 
+  /** Whether a function returned a promise before this run (the analysis reads the tree as it was). */
+  function returnedPromise(fn: Node): boolean {
+    const f = fn as unknown as { isAsync?(): boolean; getReturnTypeNode?(): Node | undefined }
+    return f.isAsync?.() === true || /^Promise</.test(f.getReturnTypeNode?.()?.getText() ?? '')
+  }
+
+  /**
+   * A call of a function that returned a promise before this run, where the promise is already taken care of: returned
+   * (by a return or an arrow's body: the function around it already returns a promise), or put where a promise is
+   * expected (`p ??= start()` into a Promise-typed slot, an argument typed Promise). Left as it is, and not followed.
+   */
+  function promiseKept(call: CallExpression, callee: Node): boolean {
+    if (seeds.has(callee) || !returnedPromise(callee)) return false
+    const parent = call.getParentOrThrow()
+    if (Node.isReturnStatement(parent) || Node.isArrowFunction(parent)) return true
+    if (Node.isExpressionStatement(parent)) return false
+    const expected = call.getContextualType()
+    return (
+      expected !== undefined &&
+      !expected.isAny() &&
+      !expected.isUnknown() &&
+      /\b(Promise|PromiseLike)</.test(expected.getText())
+    )
+  }
+
   function awaitCall(call: CallExpression, callee: Node): void {
+    if (promiseKept(call, callee)) return
     if (!handled(call)) {
-      // The analysis reads the tree as it was: isAsync() is the function's state before this run.
       const was =
-        (callee as unknown as { isAsync?(): boolean }).isAsync?.() === true &&
-        !CLIENT_ASYNC.has((callee as unknown as { getName?(): string }).getName?.() ?? '')
+        returnedPromise(callee) && !CLIENT_ASYNC.has((callee as unknown as { getName?(): string }).getName?.() ?? '')
       if (was && Node.isExpressionStatement(call.getParent()!))
         manual.add(
           `${where(call)} now awaits ${call.getExpression().getText()}(), which was async and not awaited before: meant to run on its own? (then \`void\` it)`,
@@ -327,13 +354,17 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
   }
 
   // Seeds.
+  const seed = (fn: Node) => {
+    seeds.add(fn)
+    enqueue(fn)
+  }
   for (const file of project.getSourceFiles()) {
     const path = rel(file)
     if (/^src\/(.+\/)?store\.ts$/.test(path))
-      for (const fn of file.getFunctions()) if (fn.isExported() && !KEEP_SYNC.has(fn.getName() ?? '')) enqueue(fn)
-    if (path === 'src/db/secrets.ts') enqueue(file.getFunctionOrThrow('getSecret'))
+      for (const fn of file.getFunctions()) if (fn.isExported() && !KEEP_SYNC.has(fn.getName() ?? '')) seed(fn)
+    if (path === 'src/db/secrets.ts') seed(file.getFunctionOrThrow('getSecret'))
     if (path === 'src/db/client.ts')
-      for (const fn of file.getFunctions()) if (CLIENT_ASYNC.has(fn.getName() ?? '')) enqueue(fn)
+      for (const fn of file.getFunctions()) if (CLIENT_ASYNC.has(fn.getName() ?? '')) seed(fn)
   }
   while (queue.length) follow(queue.shift()!)
   return { edits, manual: [...manual].sort() }
