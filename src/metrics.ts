@@ -42,8 +42,8 @@ export function installMetrics(): void {
   collect('lobby_database_size_bytes', 'Size of the SQLite database file and its write-ahead log.', 'gauge', () =>
     databaseSize(config().databasePath),
   )
-  collect('lobby_lobbies', 'Lobbies.', 'gauge', () => countLobbies())
-  collect('lobby_users', 'User accounts (bots not counted).', 'gauge', () => countUsers())
+  collect('lobby_lobbies', 'Lobbies.', 'gauge', () => await countLobbies())
+  collect('lobby_users', 'User accounts (bots not counted).', 'gauge', () => await countUsers())
   collect('lobby_build_info', 'The running version: its commit, build date and target.', 'gauge', () => [
     [buildInfo(), 1],
   ])

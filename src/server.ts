@@ -87,7 +87,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       throw await listenFailure(error, 'METRICS_HOST', cfg.metricsHost, cfg.metricsPort)
     }
   } catch (error) {
-    closeDatabase()
+    await closeDatabase()
     unlockDatabase()
     throw error
   }
@@ -131,7 +131,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       stopHousekeeping()
       await app.stop(true)
       await metricsServer?.stop(true)
-      closeDatabase()
+      await closeDatabase()
       unlockDatabase()
     },
   }

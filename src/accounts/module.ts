@@ -14,8 +14,8 @@ import { findUser } from './store'
  * READY's `user`: the private user for user sessions, the bot user (bot: true) for applications; and for user
  * sessions Discord's `auth: {authenticator_types}`, the second factors the account has on.
  */
-function userReady(caller: Caller) {
-  const user = findUser(caller.userId)
+async function userReady(caller: Caller) {
+  const user = await findUser(caller.userId)
   return {
     ready: {
       user: user ? userForCaller(user, caller, secondFactor().enabled(user.id)) : null,
@@ -34,8 +34,8 @@ export const accountsModule = {
   liveSessions: liveSessionIds,
   identify: userReady,
   async sweep() {
-    purgeExpiredOneTime()
-    purgeExpiredFingerprints()
+    await purgeExpiredOneTime()
+    await purgeExpiredFingerprints()
     await sweepIdleSessions()
   },
 } satisfies DomainModule

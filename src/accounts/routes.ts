@@ -25,10 +25,10 @@ export const accountEndpoints = [
       answers: { 200: PrivateUser },
       hot: true,
     },
-    ({ caller }) =>
+    async ({ caller }) =>
       // The user row and whether MFA is on, in one snapshot (one read transaction).
-      reading(() => {
-        const user = findUser(caller.userId)
+      await reading(async () => {
+        const user = await findUser(caller.userId)
         if (!user) throw Errors.unauthorized()
         const mfaEnabled = secondFactor().enabled(user.id)
         if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
@@ -43,19 +43,19 @@ export const accountEndpoints = [
 
 export const accountsRoutes = new Elysia()
   .use(identity)
-  .get('/users/@me/settings', ({ caller }) => loginSettings(findUser(caller.userId)!), {
+  .get('/users/@me/settings', async ({ caller }) => loginSettings((await findUser(caller.userId))!), {
     user: true,
     ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),
   })
   .patch(
     '/users/@me/settings',
-    ({ caller, body }) => {
+    async ({ caller, body }) => {
       const patch = {
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
         ...(body.theme !== undefined ? { theme: body.theme } : {}),
       }
-      if (Object.keys(patch).length) updateUser(caller.userId, patch)
-      const settings = loginSettings(findUser(caller.userId)!)
+      if (Object.keys(patch).length) await updateUser(caller.userId, patch)
+      const settings = loginSettings((await findUser(caller.userId))!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },

@@ -56,7 +56,7 @@ export const recoveryPublicRoutes = new Elysia()
       ...doc('auth', 'Set a new password with a reset token', { 200: ResetAnswer }),
     },
   )
-  .post('/auth/reset/check', (ctx) => (checkResetToken(ctx.body.token, ipOf(ctx)), noContent()), {
+  .post('/auth/reset/check', async (ctx) => (await checkResetToken(ctx.body.token, ipOf(ctx)), noContent()), {
     body: ResetCheckSchema,
     ...doc(
       'auth',
@@ -80,7 +80,7 @@ function deactivation(state: 'disabled' | 'deleted') {
     body: { password?: string }
     request: Request
   }) => {
-    const user = findUser(me.userId)
+    const user = await findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
     if (secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
@@ -121,7 +121,7 @@ export const accountChangeRoutes = new Elysia()
   .patch(
     '/users/@me',
     async ({ caller: me, body, request }) => {
-      const user = findUser(me.userId)
+      const user = await findUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined
       if (body.email !== undefined || body.new_password !== undefined) {
@@ -133,14 +133,14 @@ export const accountChangeRoutes = new Elysia()
         if (body.new_password !== undefined) {
           const problem = passwordProblem(body.new_password)
           if (problem) throw passwordRefused('new_password', problem)
-          updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
+          await updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
           // A new password ends every other session; this one continues under a new token.
           await endSessions(me.userId, me.sessionId)
           token = await replaceSession(me)
         }
       }
-      if (body.global_name !== undefined) updateUser(me.userId, { globalName: body.global_name?.trim() || null })
-      const view = privateUser(findUser(me.userId)!, secondFactor().enabled(me.userId))
+      if (body.global_name !== undefined) await updateUser(me.userId, { globalName: body.global_name?.trim() || null })
+      const view = privateUser((await findUser(me.userId))!, secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },

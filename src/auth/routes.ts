@@ -67,7 +67,7 @@ export const authPublicRoutes = new Elysia()
       // A client that is already logged in gets its session back, whatever the body.
       const caller = await optionalCaller(ctx.request)
       if (caller?.kind === 'user') {
-        const user = findUser(caller.userId)
+        const user = await findUser(caller.userId)
         if (user)
           return {
             user_id: user.id,
@@ -94,10 +94,10 @@ export const authPublicRoutes = new Elysia()
   })
   .post(
     '/auth/authorize-ip',
-    ({ body }) => {
-      const row = redeemOneTime('authorize_ip', body.token)
+    async ({ body }) => {
+      const row = await redeemOneTime('authorize_ip', body.token)
       if (!row?.userId || !row.data.ip) throw tokenInvalid()
-      rememberIp(row.userId, row.data.ip)
+      await rememberIp(row.userId, row.data.ip)
       return noContent()
     },
     { body: TokenSchema, ...doc('auth', 'Authorize a new login location with the mailed token', { 204: NO_CONTENT }) },
@@ -106,7 +106,7 @@ export const authPublicRoutes = new Elysia()
     '/auth/register/phone',
     async (ctx) => {
       const phone = ctx.body.phone
-      if (!isE164(phone) || isPhoneBlocked(phone)) throw phoneNumberInvalid()
+      if (!isE164(phone) || (await isPhoneBlocked(phone))) throw phoneNumberInvalid()
       await issuePhoneCode(phone, 'register', clientIp(ctx.request, ctx.server))
       return noContent()
     },
@@ -118,15 +118,15 @@ export const authPublicRoutes = new Elysia()
       const { phone, code } = ctx.body
       reserve(perIp('phone-verify-ip', clientIp(ctx.request, ctx.server), { limit: 30, windowMs: 3600_000 }))
       // The code answers for whichever flow texted it (registration, phone change, password reset).
-      const purpose = (pendingPurposes(phone).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
-      if (!isE164(phone) || !verifyPhoneCode(phone, code, purpose)) throw verificationCodeInvalid()
-      return { token: issueOneTime('phone', null, PHONE_TOKEN_TTL_MS, { phone, purpose }) }
+      const purpose = ((await pendingPurposes(phone)).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
+      if (!isE164(phone) || !(await verifyPhoneCode(phone, code, purpose))) throw verificationCodeInvalid()
+      return { token: await issueOneTime('phone', null, PHONE_TOKEN_TTL_MS, { phone, purpose }) }
     },
     { body: PhoneCodeSchema, ...doc('auth', 'Verify a texted code; returns a phone token', { 200: PhoneTokenAnswer }) },
   )
   .post(
     '/auth/fingerprint',
-    (ctx) => ({ fingerprint: createFingerprint(clientIp(ctx.request, ctx.server)) }),
+    async (ctx) => ({ fingerprint: await createFingerprint(clientIp(ctx.request, ctx.server)) }),
     doc('auth', 'A new fingerprint', { 200: FingerprintAnswer }),
   )
   .get(
@@ -150,10 +150,14 @@ export const authPublicRoutes = new Elysia()
     }),
     { body: PasswordCheckSchema, ...doc('auth', 'Check a password against the policy', { 200: PasswordCheckAnswer }) },
   )
-  .post('/auth/handoff/exchange', async (ctx) => exchangeHandoff(ctx.body.key, ctx.body.handoff_token, clientOf(ctx)), {
-    body: HandoffExchangeSchema,
-    ...doc('auth', 'Exchange a handoff token', { 200: HandoffExchangeAnswer }),
-  })
+  .post(
+    '/auth/handoff/exchange',
+    async (ctx) => await exchangeHandoff(ctx.body.key, ctx.body.handoff_token, clientOf(ctx)),
+    {
+      body: HandoffExchangeSchema,
+      ...doc('auth', 'Exchange a handoff token', { 200: HandoffExchangeAnswer }),
+    },
+  )
 
 /** The auth domain's declared endpoints (http/endpoint.ts); its other routes are the Elysia plugins here. */
 export const authEndpoints = [
@@ -168,10 +172,8 @@ export const authEndpoints = [
       hot: true,
     },
     // The account's sessions, most recently used first.
-    ({ caller }) => {
-      const rows = listSessions(caller.userId)
-        .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
-        .slice(0, 50)
+    async ({ caller }) => {
+      const rows = (await listSessions(caller.userId)).sort((a, b) => b.lastUsedAt - a.lastUsedAt).slice(0, 50)
       return {
         user_sessions: rows.map((s) => ({
           id_hash: s.idHash,
@@ -188,8 +190,8 @@ export const authSessionRoutes = new Elysia()
   .post(
     '/auth/logout',
     async ({ caller: me, body }) => {
-      if (body?.token) deletePushDeviceByToken(me.sessionId, body.token)
-      if (body?.voip_token) deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
+      if (body?.token) await deletePushDeviceByToken(me.sessionId, body.token)
+      if (body?.voip_token) await deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
       await deleteSession(me.sessionId)
       events.closeAuthSession(me.sessionId, 4004, 'Authentication failed')
       return noContent()
@@ -202,8 +204,8 @@ export const authSessionRoutes = new Elysia()
   )
   .post(
     '/users/@me/devices',
-    ({ caller: me, body }) => {
-      upsertPushDevice(me.sessionId, {
+    async ({ caller: me, body }) => {
+      await upsertPushDevice(me.sessionId, {
         provider: body.provider,
         token: body.token,
         voipProvider: body.voip_provider ?? null,
@@ -223,7 +225,9 @@ export const authSessionRoutes = new Elysia()
   })
   .post(
     '/auth/handoff',
-    (ctx) => ({ handoff_token: createHandoff(ctx.caller.userId, ctx.body.key, clientIp(ctx.request, ctx.server)) }),
+    async (ctx) => ({
+      handoff_token: await createHandoff(ctx.caller.userId, ctx.body.key, clientIp(ctx.request, ctx.server)),
+    }),
     {
       user: true,
       body: HandoffSchema,

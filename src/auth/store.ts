@@ -8,7 +8,7 @@ import { pushDevices } from './tables'
 export type PushDevice = { provider: string; token: string; voipProvider: string | null; voipToken: string | null }
 
 /** Register a push token for a session; registering it again updates its VoIP fields. */
-export function upsertPushDevice(sessionId: string, device: PushDevice): void {
+export async function upsertPushDevice(sessionId: string, device: PushDevice): Promise<void> {
   db()
     .insert(pushDevices)
     .values({ sessionId, ...device, createdAt: clock.now() })
@@ -19,14 +19,14 @@ export function upsertPushDevice(sessionId: string, device: PushDevice): void {
     .run()
 }
 
-export function deletePushDeviceByToken(sessionId: string, token: string): void {
+export async function deletePushDeviceByToken(sessionId: string, token: string): Promise<void> {
   db()
     .delete(pushDevices)
     .where(and(eq(pushDevices.token, token), eq(pushDevices.sessionId, sessionId)))
     .run()
 }
 
-export function deletePushDeviceByVoipToken(sessionId: string, voipToken: string): void {
+export async function deletePushDeviceByVoipToken(sessionId: string, voipToken: string): Promise<void> {
   db()
     .delete(pushDevices)
     .where(and(eq(pushDevices.voipToken, voipToken), eq(pushDevices.sessionId, sessionId)))

@@ -162,8 +162,8 @@ export async function closeDatabase(): Promise<void> {
 }
 
 /** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). It may write. */
-export function optimizeDatabase(): Promise<void> {
-  return write(() => {
+export async function optimizeDatabase(): Promise<void> {
+  return await write(() => {
     writer?.handle.exec('PRAGMA optimize')
   })
 }
@@ -490,7 +490,7 @@ function settle<T>(fn: () => T | Promise<T>): Promise<T> {
  * behind the write mutex (each statement commits on its own, as it would outside a transaction). When the mutex is
  * free a synchronous fn runs at once, in the caller's synchronous step.
  */
-export function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+export async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
   if (writeScope()) return settle(() => fn(opened().db))
   if (!locked) {
     locked = true
@@ -598,7 +598,7 @@ export function atBatchEnd(end: BatchEnd): void {
  * here (locks, the WAL write), one more queued write ~10 µs. fn may run twice (so it only reads and writes the
  * database) and must not open a transaction of its own. Inside a write transaction fn runs in it.
  */
-export function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
   if (writeScope()) return settle(() => fn(opened().db))
   return new Promise<T>((resolve, reject) => {
     // Outside whatever context queued it first: the batch makes its own.

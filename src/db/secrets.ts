@@ -6,7 +6,7 @@ import { serverSecrets } from './tables'
 
 const cache = new Map<string, Buffer>()
 
-export function getSecret(name: string): Buffer {
+export async function getSecret(name: string): Promise<Buffer> {
   const cached = cache.get(name)
   if (cached) return cached
   db()

@@ -30,12 +30,12 @@ export function buildSet(version: number, all: Compiled[]): ExperimentSet {
 }
 
 /** The current definitions (rebuilt when the version row moved). */
-export function experimentSet(): ExperimentSet {
+export async function experimentSet(): Promise<ExperimentSet> {
   const now = performance.now()
   if (cached && now - checkedAt < VERSION_CHECK_MS) return cached
   checkedAt = now
-  if (cached && readVersion() === cached.version) return cached
-  const { version, definitions } = readDefinitions()
+  if (cached && (await readVersion()) === cached.version) return cached
+  const { version, definitions } = await readDefinitions()
   cached = buildSet(version, compileAll(definitions))
   return cached
 }

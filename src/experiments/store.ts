@@ -17,12 +17,12 @@ const versionStmt = prepared((d) =>
 )
 
 /** The version of the loaded definitions (0 before any load). */
-export function readVersion(): number {
+export async function readVersion(): Promise<number> {
   return versionStmt().get()?.version ?? 0
 }
 
 /** The definitions in file order, with the version they belong to (one read transaction). */
-export function readDefinitions(): { version: number; definitions: Definition[] } {
+export async function readDefinitions(): Promise<{ version: number; definitions: Definition[] }> {
   return db().transaction((tx) => {
     const version =
       tx
@@ -40,7 +40,7 @@ export function readDefinitions(): { version: number; definitions: Definition[] 
 }
 
 /** Replace every definition in one transaction and bump the version; returns the new version. */
-export function replaceDefinitions(definitions: Definition[], now: number): number {
+export async function replaceDefinitions(definitions: Definition[], now: number): Promise<number> {
   return db().transaction(
     (tx) => {
       tx.delete(experimentDefinitions).run()

@@ -50,32 +50,44 @@ export const guildEndpoints = [
       answers: { 200: list(Message, 'Messages, newest first') },
       hot: true,
     },
-    ({ caller, params, query }) =>
-      new JsonText(readMessages(caller.userId, params.channelId, paging(query(), 100, 50))),
+    async ({ caller, params, query }) =>
+      new JsonText(await readMessages(caller.userId, params.channelId, paging(query(), 100, 50))),
   ),
 ]
 
 export const guildRoutes = new Elysia()
   .use(identity)
-  .post('/guilds', ({ caller, body }) => json(createGuild(caller.userId, body.name), 201), {
+  .post('/guilds', async ({ caller, body }) => json(await createGuild(caller.userId, body.name), 201), {
     ...auth,
     body: CreateGuildSchema,
     ...doc('guilds', 'Create a guild; the caller owns it', { 201: Guild }),
   })
-  .get('/guilds/:guildId', ({ caller, params }) => serializeGuild(guildAccess(params.guildId, caller.userId).guild), {
-    ...auth,
-    ...doc('guilds', 'Get a guild', { 200: Guild }),
-  })
-  .patch('/guilds/:guildId', ({ caller, params, body }) => renameGuild(caller.userId, params.guildId, body.name), {
-    ...auth,
-    body: PatchGuildSchema,
-    ...doc('guilds', 'Rename a guild (owner)', { 200: Guild }),
-  })
-  .delete('/guilds/:guildId', ({ caller, params }) => (deleteGuild(caller.userId, params.guildId), noContent()), {
-    ...auth,
-    ...doc('guilds', 'Delete a guild (owner)', { 204: NO_CONTENT }),
-  })
-  .get('/users/@me/guilds', ({ caller, query }) => myGuilds(caller.userId, paging(query, 200, 200)), {
+  .get(
+    '/guilds/:guildId',
+    async ({ caller, params }) => await serializeGuild((await guildAccess(params.guildId, caller.userId)).guild),
+    {
+      ...auth,
+      ...doc('guilds', 'Get a guild', { 200: Guild }),
+    },
+  )
+  .patch(
+    '/guilds/:guildId',
+    async ({ caller, params, body }) => await renameGuild(caller.userId, params.guildId, body.name),
+    {
+      ...auth,
+      body: PatchGuildSchema,
+      ...doc('guilds', 'Rename a guild (owner)', { 200: Guild }),
+    },
+  )
+  .delete(
+    '/guilds/:guildId',
+    async ({ caller, params }) => (await deleteGuild(caller.userId, params.guildId), noContent()),
+    {
+      ...auth,
+      ...doc('guilds', 'Delete a guild (owner)', { 204: NO_CONTENT }),
+    },
+  )
+  .get('/users/@me/guilds', async ({ caller, query }) => await myGuilds(caller.userId, paging(query, 200, 200)), {
     auth: { kinds: ['user', 'bot', 'bearer'], scope: 'guilds' },
     query: MyGuildsQuery,
     ...doc('guilds', 'Guilds of the caller', { 200: PartialGuilds }),
@@ -90,11 +102,11 @@ export const guildRoutes = new Elysia()
   )
   .get(
     '/guilds/:guildId/members',
-    ({ caller, params, query }) => {
-      guildAccess(params.guildId, caller.userId)
+    async ({ caller, params, query }) => {
+      await guildAccess(params.guildId, caller.userId)
       const page = paging(query, 1000, 1)
-      const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
-      return serializeMembers(params.guildId, rows)
+      const rows = await guildMembers(params.guildId, page.limit, page.after ?? '0')
+      return await serializeMembers(params.guildId, rows)
     },
     {
       ...auth,
@@ -110,18 +122,22 @@ export const guildRoutes = new Elysia()
       ...doc('guilds', 'Kick a member (KICK_MEMBERS)', { 204: NO_CONTENT }),
     },
   )
-  .get('/guilds/:guildId/roles', ({ caller, params }) => listRoles(caller.userId, params.guildId), {
+  .get('/guilds/:guildId/roles', async ({ caller, params }) => await listRoles(caller.userId, params.guildId), {
     ...auth,
     ...doc('roles', 'List roles', { 200: list(Role, 'Roles by position') }),
   })
-  .post('/guilds/:guildId/roles', ({ caller, params, body }) => createRole(caller.userId, params.guildId, body ?? {}), {
-    ...auth,
-    body: t.Optional(RoleSchema),
-    ...doc('roles', 'Create a role (MANAGE_ROLES)', { 200: Role }),
-  })
+  .post(
+    '/guilds/:guildId/roles',
+    async ({ caller, params, body }) => await createRole(caller.userId, params.guildId, body ?? {}),
+    {
+      ...auth,
+      body: t.Optional(RoleSchema),
+      ...doc('roles', 'Create a role (MANAGE_ROLES)', { 200: Role }),
+    },
+  )
   .patch(
     '/guilds/:guildId/roles/:roleId',
-    ({ caller, params, body }) => updateRole(caller.userId, params.guildId, params.roleId, body),
+    async ({ caller, params, body }) => await updateRole(caller.userId, params.guildId, params.roleId, body),
     {
       ...auth,
       body: RoleSchema,
@@ -130,7 +146,7 @@ export const guildRoutes = new Elysia()
   )
   .delete(
     '/guilds/:guildId/roles/:roleId',
-    ({ caller, params }) => (deleteRole(caller.userId, params.guildId, params.roleId), noContent()),
+    async ({ caller, params }) => (await deleteRole(caller.userId, params.guildId, params.roleId), noContent()),
     {
       ...auth,
       ...doc('roles', 'Delete a role (MANAGE_ROLES)', { 204: NO_CONTENT }),
@@ -153,29 +169,33 @@ export const guildRoutes = new Elysia()
 
 export const channelRoutes = new Elysia()
   .use(identity)
-  .get('/guilds/:guildId/channels', ({ caller, params }) => listChannels(caller.userId, params.guildId), {
+  .get('/guilds/:guildId/channels', async ({ caller, params }) => await listChannels(caller.userId, params.guildId), {
     ...auth,
     ...doc('channels', 'List channels', { 200: list(Channel, 'Channels by position') }),
   })
   .post(
     '/guilds/:guildId/channels',
-    ({ caller, params, body }) => json(createChannel(caller.userId, params.guildId, body), 201),
+    async ({ caller, params, body }) => json(await createChannel(caller.userId, params.guildId, body), 201),
     {
       ...auth,
       body: CreateChannelSchema,
       ...doc('channels', 'Create a channel (MANAGE_CHANNELS)', { 201: Channel }),
     },
   )
-  .get('/channels/:channelId', ({ caller, params }) => getChannel(caller.userId, params.channelId), {
+  .get('/channels/:channelId', async ({ caller, params }) => await getChannel(caller.userId, params.channelId), {
     ...auth,
     ...doc('channels', 'Get a channel', { 200: Channel }),
   })
-  .patch('/channels/:channelId', ({ caller, params, body }) => updateChannel(caller.userId, params.channelId, body), {
-    ...auth,
-    body: PatchChannelSchema,
-    ...doc('channels', 'Edit a channel (MANAGE_CHANNELS)', { 200: Channel }),
-  })
-  .delete('/channels/:channelId', ({ caller, params }) => deleteChannel(caller.userId, params.channelId), {
+  .patch(
+    '/channels/:channelId',
+    async ({ caller, params, body }) => await updateChannel(caller.userId, params.channelId, body),
+    {
+      ...auth,
+      body: PatchChannelSchema,
+      ...doc('channels', 'Edit a channel (MANAGE_CHANNELS)', { 200: Channel }),
+    },
+  )
+  .delete('/channels/:channelId', async ({ caller, params }) => await deleteChannel(caller.userId, params.channelId), {
     ...auth,
     ...doc('channels', 'Delete a channel (MANAGE_CHANNELS)', { 200: Channel }),
   })

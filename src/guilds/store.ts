@@ -55,15 +55,15 @@ const roleLists = rowCache<string, RoleRow[]>(1024)
 const memberRoleLists = rowCache<string, string[]>(8192)
 const memberKey = (guildId: string, userId: string) => `${guildId} ${userId}`
 
-export function getGuild(id: string): GuildRow | undefined {
+export async function getGuild(id: string): Promise<GuildRow | undefined> {
   return guildRows.read(id, () => guildStmt().get({ id }))
 }
 
-export function getMember(guildId: string, userId: string): MemberRow | undefined {
+export async function getMember(guildId: string, userId: string): Promise<MemberRow | undefined> {
   return memberRows.read(memberKey(guildId, userId), () => memberStmt().get({ guildId, userId }))
 }
 
-export function getChannelRow(id: string): ChannelRow | undefined {
+export async function getChannelRow(id: string): Promise<ChannelRow | undefined> {
   return channelRows.read(id, () => channelStmt().get({ id }))
 }
 
@@ -157,17 +157,17 @@ function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
   return out
 }
 
-export function guildRoles(guildId: string, _tx?: DB): RoleRow[] {
+export async function guildRoles(guildId: string, _tx?: DB): Promise<RoleRow[]> {
   return roleLists.read(guildId, () => rolesOf().all({ guildId }).sort(roleOrder))!
 }
 
 /** The roles of several guilds (each guild's in guildRoles' order), in one query. */
-export function rolesOfEach(guildIds: string[]): Map<string, RoleRow[]> {
+export async function rolesOfEach(guildIds: string[]): Promise<Map<string, RoleRow[]>> {
   return guildIds.length ? byGuild(rolesOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
 
 /** A user's role ids in several guilds, in one query. */
-export function memberRoleIdsOfEach(guildIds: string[], userId: string): Map<string, string[]> {
+export async function memberRoleIdsOfEach(guildIds: string[], userId: string): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!guildIds.length) return out
   for (const [guildId, rows] of byGuild(roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId })))
@@ -188,7 +188,7 @@ const roleIdsOfUsers = prepared((d) =>
 )
 
 /** The role ids of several members of one guild, in one query. */
-export function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Map<string, string[]> {
+export async function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!userIds.length) return out
   for (const { userId, roleId } of roleIdsOfUsers().all({ guildId, ids: JSON.stringify(userIds) })) {
@@ -200,12 +200,12 @@ export function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Map<st
 }
 
 /** The channels of several guilds (each guild's in guildChannels' order), in one query. */
-export function channelsOfEach(guildIds: string[]): Map<string, ChannelRow[]> {
+export async function channelsOfEach(guildIds: string[]): Promise<Map<string, ChannelRow[]>> {
   return guildIds.length ? byGuild(channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
 
 /** The member counts of several guilds, in one query. */
-export function memberCountOfEach(guildIds: string[]): Map<string, number> {
+export async function memberCountOfEach(guildIds: string[]): Promise<Map<string, number>> {
   if (!guildIds.length) return new Map()
   return new Map(
     memberCountsOf()
@@ -215,11 +215,11 @@ export function memberCountOfEach(guildIds: string[]): Map<string, number> {
 }
 
 /** The guilds a user is in, with the membership, by guild id. */
-export function membershipsOfUser(userId: string): { guild: GuildRow; member: MemberRow }[] {
+export async function membershipsOfUser(userId: string): Promise<{ guild: GuildRow; member: MemberRow }[]> {
   return membershipsOf().all({ userId })
 }
 
-export function getRole(guildId: string, roleId: string): RoleRow | undefined {
+export async function getRole(guildId: string, roleId: string): Promise<RoleRow | undefined> {
   return db()
     .select()
     .from(roles)
@@ -227,7 +227,7 @@ export function getRole(guildId: string, roleId: string): RoleRow | undefined {
     .get()
 }
 
-export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string[] {
+export async function memberRoleIds(guildId: string, userId: string, _tx?: DB): Promise<string[]> {
   return memberRoleLists.read(memberKey(guildId, userId), () =>
     roleIdsOfMember()
       .all({ guildId, userId })
@@ -235,7 +235,7 @@ export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string
   )!
 }
 
-export function guildMembers(guildId: string, limit = 1000, after = '0'): MemberRow[] {
+export async function guildMembers(guildId: string, limit = 1000, after = '0'): Promise<MemberRow[]> {
   return db()
     .select()
     .from(members)
@@ -247,7 +247,7 @@ export function guildMembers(guildId: string, limit = 1000, after = '0'): Member
     .all()
 }
 
-export function memberUserIds(guildId: string, tx: DB = db()): string[] {
+export async function memberUserIds(guildId: string, tx: DB = db()): Promise<string[]> {
   return tx
     .select({ id: members.userId })
     .from(members)
@@ -256,17 +256,17 @@ export function memberUserIds(guildId: string, tx: DB = db()): string[] {
     .map((r) => r.id)
 }
 
-export function memberCount(guildId: string, _tx?: DB): number {
+export async function memberCount(guildId: string, _tx?: DB): Promise<number> {
   return memberCountOf().get({ guildId })?.n ?? 0
 }
 
-export function guildsOfUser(userId: string): GuildRow[] {
+export async function guildsOfUser(userId: string): Promise<GuildRow[]> {
   return membershipsOf()
     .all({ userId })
     .map((r) => r.guild)
 }
 
-export function guildChannels(guildId: string, _tx?: DB): ChannelRow[] {
+export async function guildChannels(guildId: string, _tx?: DB): Promise<ChannelRow[]> {
   return channelsOf().all({ guildId })
 }
 
@@ -292,15 +292,15 @@ const pageAtOrBefore = messagePage(
 const messagePages = new PageCache(1024, 32, 64 * 1024 * 1024)
 
 /** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
-export function cachedMessagePage(channelId: string, query: string, build: () => string): string {
+export async function cachedMessagePage(channelId: string, query: string, build: () => string): Promise<string> {
   return messagePages.read(channelId, query, usersVersion(), build)
 }
 
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
-export function channelMessages(
+export async function channelMessages(
   channelId: string,
   q: { limit: number; before?: string; after?: string; around?: string },
-): MessageRow[] {
+): Promise<MessageRow[]> {
   if (q.around) {
     const half = Math.floor(q.limit / 2)
     const older = pageAtOrBefore().all({ channelId, around: q.around, limit: q.limit - half })
@@ -312,12 +312,12 @@ export function channelMessages(
   return pageNewest().all({ channelId, limit: q.limit })
 }
 
-export function getInvite(code: string): InviteRow | undefined {
+export async function getInvite(code: string): Promise<InviteRow | undefined> {
   return db().select().from(invites).where(eq(invites.code, code)).get()
 }
 
 /** Count one use if the invite is still valid for this user; atomic, so parallel joins never exceed max_uses. */
-export function claimInviteUse(code: string, now: number, userId: string): InviteRow | undefined {
+export async function claimInviteUse(code: string, now: number, userId: string): Promise<InviteRow | undefined> {
   return db()
     .update(invites)
     .set({ uses: sql`${invites.uses} + 1` })
@@ -333,14 +333,14 @@ export function claimInviteUse(code: string, now: number, userId: string): Invit
     .get()
 }
 
-export function reusableInvite(
+export async function reusableInvite(
   channelId: string,
   inviterId: string,
   maxAge: number,
   maxUses: number,
   temporary: boolean,
   now: number,
-): InviteRow | undefined {
+): Promise<InviteRow | undefined> {
   return db()
     .select()
     .from(invites)
@@ -361,44 +361,52 @@ export function reusableInvite(
 
 // ---- writers
 
-export function insertGuild(tx: DB, row: typeof guilds.$inferInsert): void {
+export async function insertGuild(tx: DB, row: typeof guilds.$inferInsert): Promise<void> {
   if (row.id) guildRows.forget(row.id)
   tx.insert(guilds).values(row).run()
 }
 
-export function updateGuild(tx: DB, id: string, patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>): void {
+export async function updateGuild(
+  tx: DB,
+  id: string,
+  patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>,
+): Promise<void> {
   guildRows.forget(id)
   tx.update(guilds).set(patch).where(eq(guilds.id, id)).run()
 }
 
-export function deleteGuildRow(tx: DB, id: string): void {
+export async function deleteGuildRow(tx: DB, id: string): Promise<void> {
   // Its channels, members, roles and messages go with it.
   for (const cache of [guildRows, channelRows, memberRows, roleLists, memberRoleLists, messagePages]) cache.clear()
   tx.delete(guilds).where(eq(guilds.id, id)).run()
 }
 
-export function insertRole(tx: DB, row: typeof roles.$inferInsert): RoleRow {
+export async function insertRole(tx: DB, row: typeof roles.$inferInsert): Promise<RoleRow> {
   roleLists.forget(row.guildId)
   return tx.insert(roles).values(row).returning().get()
 }
 
-export function updateRoleRow(tx: DB, id: string, patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>): RoleRow {
+export async function updateRoleRow(
+  tx: DB,
+  id: string,
+  patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>,
+): Promise<RoleRow> {
   roleLists.clear() // by role id: its guild is not known here
   return tx.update(roles).set(patch).where(eq(roles.id, id)).returning().get()
 }
 
-export function deleteRoleRow(tx: DB, id: string): void {
+export async function deleteRoleRow(tx: DB, id: string): Promise<void> {
   roleLists.clear()
   memberRoleLists.clear() // the role leaves every member who had it
   tx.delete(roles).where(eq(roles.id, id)).run()
 }
 
-export function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+export async function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): Promise<void> {
   memberRoleLists.forget(memberKey(guildId, userId))
   tx.insert(memberRoles).values({ guildId, userId, roleId }).onConflictDoNothing().run()
 }
 
-export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+export async function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): Promise<void> {
   memberRoleLists.forget(memberKey(guildId, userId))
   tx.delete(memberRoles)
     .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId)))
@@ -406,14 +414,14 @@ export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId
 }
 
 /** Add a member; undefined when the user already is one. */
-export function insertMember(tx: DB, row: typeof members.$inferInsert): MemberRow | undefined {
+export async function insertMember(tx: DB, row: typeof members.$inferInsert): Promise<MemberRow | undefined> {
   memberRows.forget(memberKey(row.guildId, row.userId))
   memberRoleLists.forget(memberKey(row.guildId, row.userId))
   return tx.insert(members).values(row).onConflictDoNothing().returning().get()
 }
 
 /** Remove a member and the member's roles. */
-export function deleteMember(tx: DB, guildId: string, userId: string): void {
+export async function deleteMember(tx: DB, guildId: string, userId: string): Promise<void> {
   memberRows.forget(memberKey(guildId, userId))
   memberRoleLists.forget(memberKey(guildId, userId))
   tx.delete(memberRoles)
@@ -424,21 +432,21 @@ export function deleteMember(tx: DB, guildId: string, userId: string): void {
     .run()
 }
 
-export function insertChannel(tx: DB, row: typeof channels.$inferInsert): ChannelRow {
+export async function insertChannel(tx: DB, row: typeof channels.$inferInsert): Promise<ChannelRow> {
   if (row.id) channelRows.forget(row.id)
   return tx.insert(channels).values(row).returning().get()
 }
 
-export function updateChannelRow(
+export async function updateChannelRow(
   tx: DB,
   id: string,
   patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>,
-): ChannelRow {
+): Promise<ChannelRow> {
   channelRows.forget(id)
   return tx.update(channels).set(patch).where(eq(channels.id, id)).returning().get()
 }
 
-export function deleteChannelRow(tx: DB, id: string): void {
+export async function deleteChannelRow(tx: DB, id: string): Promise<void> {
   messagePages.forget(id)
   channelRows.forget(id)
   tx.delete(channels).where(eq(channels.id, id)).run()
@@ -481,17 +489,17 @@ const lastMessageSet = prepared((d) =>
 )
 
 /** The author's message with this nonce in the channel since `since` (enforce_nonce). */
-export function recentMessageWithNonce(
+export async function recentMessageWithNonce(
   _tx: DB,
   channelId: string,
   authorId: string,
   nonce: string,
   since: number,
-): MessageRow | undefined {
+): Promise<MessageRow | undefined> {
   return recentNonce().get({ channelId, authorId, nonce, since })
 }
 
-export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): MessageRow {
+export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Promise<MessageRow> {
   messagePages.forget(row.channelId)
   return messageInsert().get({
     id: row.id,
@@ -503,20 +511,20 @@ export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Messa
   })!
 }
 
-export function findMessage(id: string): MessageRow | undefined {
+export async function findMessage(id: string): Promise<MessageRow | undefined> {
   return db().select().from(messages).where(eq(messages.id, id)).get()
 }
 
 /** A new message in the channel: its last_message_id. */
-export function setLastMessageId(_tx: DB, channelId: string, messageId: string): void {
+export async function setLastMessageId(_tx: DB, channelId: string, messageId: string): Promise<void> {
   channelRows.forget(channelId)
   lastMessageSet().run({ id: channelId, lastMessageId: messageId })
 }
 
-export function insertInvite(tx: DB, row: typeof invites.$inferInsert): InviteRow {
+export async function insertInvite(tx: DB, row: typeof invites.$inferInsert): Promise<InviteRow> {
   return tx.insert(invites).values(row).returning().get()
 }
 
-export function deleteInviteRow(tx: DB, code: string): void {
+export async function deleteInviteRow(tx: DB, code: string): Promise<void> {
   tx.delete(invites).where(eq(invites.code, code)).run()
 }

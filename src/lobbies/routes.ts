@@ -150,13 +150,13 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyReadAnswer },
       hot: true,
     },
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       if (caller.kind === 'user') {
-        const { lobby, members } = lobbyOfMember(caller, params.lobbyId)
+        const { lobby, members } = await lobbyOfMember(caller, params.lobbyId)
         return memberView(lobby, members)
       }
-      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
-      const text = restText(lobby, members, caller.kind === 'bot')
+      const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId)
+      const text = await restText(lobby, members, caller.kind === 'bot')
       return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
     },
   ),
@@ -172,7 +172,7 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyAnswer },
     },
     async ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+      const lobby = await lobbyOf(caller, params.lobbyId)
       const check = new FormCheck()
       const input = {
         metadata: check.metadata('metadata', body.metadata),
@@ -186,7 +186,7 @@ export const lobbyEndpoints = [
       if (!url) return patchLobby(lobby, input)
       // PINGed before the write; the lobby is read again after the wait (it may have changed or gone meanwhile).
       await verifyOverrideUrl(lobby.applicationId, url, lobby.overrideEventWebhooksUrl)
-      return patchLobby(lobbyOf(caller, params.lobbyId), input)
+      return patchLobby(await lobbyOf(caller, params.lobbyId), input)
     },
   ),
   endpoint(
@@ -200,7 +200,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params }) => {
       const app = appCaller(caller)
-      const lobby = isSnowflake(params.lobbyId) ? getLobby(params.lobbyId) : undefined
+      const lobby = isSnowflake(params.lobbyId) ? await getLobby(params.lobbyId) : undefined
       // Idempotent: an already deleted lobby is fine; another application's lobby is not found.
       if (lobby && lobby.applicationId !== app.applicationId) throw Errors.unknownLobby()
       if (lobby) await deleteLobby(lobby.id)
@@ -217,7 +217,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      const lobby = await lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
       // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
       if (caller.kind === 'bearer' && lobby.createdVia === 'post') throw Errors.missingAccess()
       await removeMember(lobby, caller.userId)
@@ -234,8 +234,8 @@ export const lobbyEndpoints = [
       bodyDoc: PutMemberDoc,
       answers: { 200: LobbyMemberAnswer },
     },
-    ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+    async ({ caller, params, body }) => {
+      const lobby = await lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       const check = new FormCheck()
       const input = checkMember(check, '', { ...memberBody(body), id: params.userId })
@@ -253,7 +253,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+      const lobby = await lobbyOf(caller, params.lobbyId)
       if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
       return noContent()
     },
@@ -269,8 +269,8 @@ export const lobbyEndpoints = [
       bodyDoc: BulkDoc,
       answers: { 200: LobbyMembersAnswer },
     },
-    ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+    async ({ caller, params, body }) => {
+      const lobby = await lobbyOf(caller, params.lobbyId)
       const check = new FormCheck()
       const items = body.map((item, i) => {
         const removal = item.remove_member
@@ -293,11 +293,11 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyMessagesAnswer },
       hot: true,
     },
-    ({ caller, params, query }) =>
+    async ({ caller, params, query }) =>
       // The lobby, the page and its authors in one snapshot (one read transaction).
-      reading(() => {
-        const lobby = lobbyOf(caller, params.lobbyId)
-        return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
+      await reading(async () => {
+        const lobby = await lobbyOf(caller, params.lobbyId)
+        return new JsonText(await readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
       }),
   ),
   endpoint(
@@ -316,8 +316,8 @@ export const lobbyEndpoints = [
     },
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
-      const access = () => lobbyOf(caller, params.lobbyId)
-      access()
+      const access = async () => await lobbyOf(caller, params.lobbyId)
+      await access()
       const check = new FormCheck()
       const metadata = check.metadata('metadata', body.metadata)
       const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
@@ -346,8 +346,8 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params, body }) => {
-      const access = () => lobbyOf(caller, params.lobbyId)
-      access()
+      const access = async () => await lobbyOf(caller, params.lobbyId)
+      await access()
       if (!isSnowflake(params.messageId)) throw Errors.unknownMessage()
       const check = new FormCheck()
       const metadata = check.moderationMetadata(body)
@@ -365,7 +365,8 @@ export const lobbyEndpoints = [
       summary: 'An invite to the linked channel only the current user can accept',
       answers: { 200: LobbyInviteAnswer },
     },
-    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
+    async ({ caller, params }) =>
+      inviteToLinkedChannel(appCaller(caller), await lobbyOf(caller, params.lobbyId), caller.userId),
   ),
   endpoint(
     {
@@ -376,8 +377,8 @@ export const lobbyEndpoints = [
       summary: 'An invite to the linked channel only this member can accept',
       answers: { 200: LobbyInviteAnswer },
     },
-    ({ caller, params }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+    async ({ caller, params }) => {
+      const lobby = await lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
     },
@@ -393,8 +394,8 @@ export const lobbyEndpoints = [
       bodyDoc: LinkDoc,
       answers: { 200: LobbyAnswer },
     },
-    ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+    async ({ caller, params, body }) => {
+      const lobby = await lobbyOf(caller, params.lobbyId)
       const channelId = body?.channel_id
       if (channelId !== undefined && channelId !== null && !isSnowflake(channelId)) {
         throw formError({ channel_id: ['NUMBER_TYPE_COERCE', `Value "${String(channelId)}" is not snowflake.`] })

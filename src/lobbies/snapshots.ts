@@ -12,7 +12,7 @@ import type { LobbyMemberRow, LobbyRow } from './tables'
  * The REST lobby object of a row the request has just read (and its members, if it read them too). Synchronous
  * unless the lobby is linked to a channel (the hot GET of an unlinked lobby makes no promise).
  */
-export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id), forApp = false) {
+export async function restView(lobby: LobbyRow, members: LobbyMemberRow[] = await listMembers(lobby.id), forApp = false) {
   if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined, forApp)
   return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel, forApp))
 }
@@ -21,22 +21,22 @@ export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMember
  * GET /lobbies/{id}: restView as JSON text, cached with the lobby's rows when the lobby is not linked (the cached text
  * is the one without the override URL; the Bot's view of a lobby that has one is made each time).
  */
-export function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false): string | Promise<string> {
+export async function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false): string | Promise<string> {
   if (lobby.linkedChannelId)
-    return Promise.resolve(restView(lobby, members, forApp)).then((view) => JSON.stringify(view))
+    return Promise.resolve(await restView(lobby, members, forApp)).then((view) => JSON.stringify(view))
   if (forApp && lobby.overrideEventWebhooksUrl) return JSON.stringify(restLobby(lobby, members, undefined, true))
   return cachedLobbyText(lobby.id, () => JSON.stringify(restLobby(lobby, members, undefined)))
 }
 
 /** The REST lobby object read fresh after a change committed. */
 export async function lobbyView(lobby: LobbyRow, forApp = false) {
-  return restView(getLobby(lobby.id) ?? lobby, undefined, forApp)
+  return await restView(await getLobby(lobby.id) ?? lobby, undefined, forApp)
 }
 
 export async function gatewayView(lobbyId: string) {
-  const lobby = getLobby(lobbyId)
+  const lobby = await getLobby(lobbyId)
   if (!lobby) return undefined
-  return gatewayLobby(lobby, listMembers(lobby.id), await linkedChannelObject(lobby))
+  return gatewayLobby(lobby, await listMembers(lobby.id), await linkedChannelObject(lobby))
 }
 
 /** The Gateway lobby object as it is when the event goes out. */
@@ -47,7 +47,7 @@ export const lobbySnapshot = (lobbyId: string) => lazy(() => gatewayView(lobbyId
  * `voice_states`), each member with its public `user`, so a page can name the members before they act.
  */
 export async function memberView(lobby: LobbyRow, members: LobbyMemberRow[]) {
-  const users = findUsers(members.map((m) => m.userId))
+  const users = await findUsers(members.map((m) => m.userId))
   const view = gatewayLobby(lobby, members, lobby.linkedChannelId ? await linkedChannelObject(lobby) : undefined)
   return {
     ...view,

@@ -42,7 +42,7 @@ const forgetMembers = (lobbyId: string) => {
 const messagePages = new PageCache(1024, 16, 64 * 1024 * 1024)
 
 /** The lobby's page of messages for this query as JSON text: cached, else `build()`'s. */
-export function cachedMessagePage(lobbyId: string, query: string, build: () => string): string {
+export async function cachedMessagePage(lobbyId: string, query: string, build: () => string): Promise<string> {
   return messagePages.read(lobbyId, query, usersVersion(), build)
 }
 
@@ -133,15 +133,15 @@ const idleDeadlineArm = prepared((d) =>
     .prepare(),
 )
 
-export function getLobby(id: string, _tx?: DB): LobbyRow | undefined {
+export async function getLobby(id: string, _tx?: DB): Promise<LobbyRow | undefined> {
   return lobbyRows.read(id, () => lobbyById().get({ id }))
 }
 
-export function getLobbyBySecret(_tx: DB, applicationId: string, secretHash: string): LobbyRow | undefined {
+export async function getLobbyBySecret(_tx: DB, applicationId: string, secretHash: string): Promise<LobbyRow | undefined> {
   return lobbyBySecret().get({ applicationId, secretHash })
 }
 
-export function getLobbyByChannel(channelId: string, tx: DB = db()): LobbyRow | undefined {
+export async function getLobbyByChannel(channelId: string, tx: DB = db()): Promise<LobbyRow | undefined> {
   return tx.select().from(lobbies).where(eq(lobbies.linkedChannelId, channelId)).get()
 }
 
@@ -160,7 +160,7 @@ export type LobbyInsert = Pick<
   | 'overrideEventWebhooksUrl'
 >
 
-export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
+export async function insertLobby(_tx: DB, row: LobbyInsert): Promise<LobbyRow> {
   forgetLobby(row.id)
   forgetMembers(row.id)
   return lobbyInsert().get({
@@ -179,17 +179,17 @@ export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
 }
 
 /** Change columns of a lobby (a patch of any shape: built per call). */
-export function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): LobbyRow {
+export async function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): Promise<LobbyRow> {
   forgetLobby(id)
   return tx.update(lobbies).set(patch).where(eq(lobbies.id, id)).returning().get()
 }
 
-export function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): LobbyRow {
+export async function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): Promise<LobbyRow> {
   forgetLobby(id)
   return lobbyMetadataUpdate().get({ id, metadata: toJson(metadata) })!
 }
 
-export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
+export async function deleteLobbyRow(_tx: DB, id: string): Promise<LobbyRow | undefined> {
   forgetLobby(id)
   forgetMembers(id)
   messagePages.forget(id)
@@ -197,7 +197,7 @@ export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
 }
 
 /** Delete a lobby only if its idle deadline has passed (the sweeper's compare-and-delete). */
-export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undefined {
+export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<LobbyRow | undefined> {
   forgetLobby(id)
   forgetMembers(id)
   messagePages.forget(id)
@@ -205,7 +205,7 @@ export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undef
 }
 
 /** Stop the lobby's idle countdown (someone keeps it active). */
-export function clearIdleDeadline(_tx: DB, id: string): void {
+export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
   pendingRestarts.delete(id)
   forgetLobby(id)
   idleDeadlineClear().run({ id })
@@ -229,7 +229,7 @@ atBatchEnd({
 })
 
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
-export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
+export async function restartIdleDeadline(_tx: DB, id: string, now: number): Promise<void> {
   if (inQueuedBatch()) {
     pendingRestarts.set(id, now)
     return
@@ -239,12 +239,12 @@ export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
 }
 
 /** Start the countdown from `now` unless it already runs. */
-export function armIdleDeadlineRow(_tx: DB, id: string, now: number): void {
+export async function armIdleDeadlineRow(_tx: DB, id: string, now: number): Promise<void> {
   forgetLobby(id)
   idleDeadlineArm().run({ id, now })
 }
 
-export function dueIdleLobbies(now: number, limit: number): string[] {
+export async function dueIdleLobbies(now: number, limit: number): Promise<string[]> {
   return db()
     .select({ id: lobbies.id })
     .from(lobbies)
@@ -255,7 +255,7 @@ export function dueIdleLobbies(now: number, limit: number): string[] {
 }
 
 /** Every lobby (the /metrics gauge). */
-export function countLobbies(): number {
+export async function countLobbies(): Promise<number> {
   return db().select({ n: count() }).from(lobbies).get()?.n ?? 0
 }
 
@@ -334,11 +334,11 @@ const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 /** A lobby's members, oldest first (joined_at, then user id). */
-export function listMembers(lobbyId: string, _tx?: DB): LobbyMemberRow[] {
+export async function listMembers(lobbyId: string, _tx?: DB): Promise<LobbyMemberRow[]> {
   return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
 }
 
-export function getMember(lobbyId: string, userId: string, _tx?: DB): LobbyMemberRow | undefined {
+export async function getMember(lobbyId: string, userId: string, _tx?: DB): Promise<LobbyMemberRow | undefined> {
   return memberOf().get({ lobbyId, userId })
 }
 
@@ -347,7 +347,7 @@ export type MemberInsert = Pick<
   'lobbyId' | 'userId' | 'applicationId' | 'metadata' | 'flags' | 'joinedAt'
 >
 
-export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
+export async function insertMember(_tx: DB, row: MemberInsert): Promise<LobbyMemberRow> {
   forgetMembers(row.lobbyId)
   return memberInsert().get({
     lobbyId: row.lobbyId,
@@ -360,51 +360,51 @@ export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
 }
 
 /** Change a member's metadata, and its flags when given. */
-export function updateMember(
+export async function updateMember(
   _tx: DB,
   lobbyId: string,
   userId: string,
   patch: { metadata: Metadata | null; flags?: number },
-): LobbyMemberRow {
+): Promise<LobbyMemberRow> {
   forgetMembers(lobbyId)
   const metadata = toJson(patch.metadata)
   if (patch.flags === undefined) return memberMetadataUpdate().get({ lobbyId, userId, metadata })!
   return memberUpdate().get({ lobbyId, userId, metadata, flags: patch.flags })!
 }
 
-export function deleteMember(_tx: DB, lobbyId: string, userId: string): LobbyMemberRow | undefined {
+export async function deleteMember(_tx: DB, lobbyId: string, userId: string): Promise<LobbyMemberRow | undefined> {
   forgetMembers(lobbyId)
   return memberDelete().get({ lobbyId, userId })
 }
 
-export function countMembers(_tx: DB, lobbyId: string): number {
+export async function countMembers(_tx: DB, lobbyId: string): Promise<number> {
   return memberCount().get({ lobbyId })?.n ?? 0
 }
 
-export function countUserLobbies(_tx: DB, userId: string, applicationId: string): number {
+export async function countUserLobbies(_tx: DB, userId: string, applicationId: string): Promise<number> {
   return userLobbyCount().get({ userId, applicationId })?.n ?? 0
 }
 
 /** Lobby ids a user belongs to (for gateway subscriptions), optionally of one application. */
-export function lobbyIdsOfUser(userId: string, applicationId?: string): string[] {
+export async function lobbyIdsOfUser(userId: string, applicationId?: string): Promise<string[]> {
   const rows = applicationId ? lobbyIdsOfApp().all({ userId, applicationId }) : lobbyIdsOf().all({ userId })
   return rows.map((r) => r.id)
 }
 
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
-export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
+export async function clearIdleDeadlinesOf(userId: string, applicationId?: string): Promise<void> {
   // Only lobbies whose countdown runs are written, each forgotten alone; their rows are read through the cache
   // (right outside a transaction): most identifies find none, and write nothing.
-  const running = lobbyIdsOfUser(userId, applicationId).filter((id) => getLobby(id)?.idleDeadline != null)
-  if (running.length) transaction((tx) => running.forEach((id) => clearIdleDeadline(tx, id)))
+  const running = (await lobbyIdsOfUser(userId, applicationId)).filter((id) => (await getLobby(id))?.idleDeadline != null)
+  if (running.length) await transaction((tx) => running.forEach((id) => await clearIdleDeadline(tx, id)))
 }
 
-export function setVoice(
+export async function setVoice(
   tx: DB,
   lobbyId: string,
   userId: string,
   voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean },
-): LobbyMemberRow | undefined {
+): Promise<LobbyMemberRow | undefined> {
   forgetMembers(lobbyId)
   return tx
     .update(lobbyMembers)
@@ -415,7 +415,7 @@ export function setVoice(
 }
 
 /** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
-export function resetVoiceAtStart(now: number): void {
+export async function resetVoiceAtStart(now: number): Promise<void> {
   lobbyRows.clear()
   memberLists.clear()
   lobbyTexts.clear()
@@ -501,7 +501,7 @@ export type MessageInsert = Pick<
 >
 
 /** The row as written: every column is given, so no RETURNING (it cost a third of the insert). */
-export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
+export async function insertMessage(_tx: DB, row: MessageInsert): Promise<LobbyMessageRow> {
   messagePages.forget(row.lobbyId)
   const written: LobbyMessageRow = {
     id: row.id,
@@ -524,24 +524,24 @@ export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
 }
 
 /** The author's message in the lobby that holds this enforced nonce, if any. */
-export function findEnforcedNonce(
+export async function findEnforcedNonce(
   _tx: DB,
   lobbyId: string,
   authorId: string,
   nonce: string | number,
-): LobbyMessageRow | undefined {
+): Promise<LobbyMessageRow | undefined> {
   return enforcedNonce().get({ lobbyId, authorId, nonce: toJson(nonce) })
 }
 
 /** (The enforce_nonce flag is not part of any answer: the lobby's cached pages stay.) */
-export function releaseEnforcedNonce(_tx: DB, messageId: string): void {
+export async function releaseEnforcedNonce(_tx: DB, messageId: string): Promise<void> {
   enforcedNonceRelease().run({ id: messageId })
 }
 
-export function listMessages(
+export async function listMessages(
   lobbyId: string,
   page: { limit: number; before?: string; after?: string },
-): LobbyMessageRow[] {
+): Promise<LobbyMessageRow[]> {
   const { limit, before, after } = page
   if (before !== undefined && after !== undefined) return pageBetween().all({ lobbyId, limit, before, after })
   if (before !== undefined) return pageBefore().all({ lobbyId, limit, before })
@@ -551,7 +551,7 @@ export function listMessages(
 }
 
 /** One message of the lobby, or undefined (another lobby's message is unknown here). */
-export function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db()): LobbyMessageRow | undefined {
+export async function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db()): Promise<LobbyMessageRow | undefined> {
   return tx
     .select()
     .from(lobbyMessages)
@@ -560,13 +560,13 @@ export function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db
 }
 
 /** Replace a message's moderation metadata and stamp its edit time; the lobby's cached pages show it, so they go. */
-export function setModerationMetadata(
+export async function setModerationMetadata(
   tx: DB,
   lobbyId: string,
   messageId: string,
   moderationMetadata: Metadata,
   editedAt: number,
-): LobbyMessageRow | undefined {
+): Promise<LobbyMessageRow | undefined> {
   messagePages.forget(lobbyId)
   return tx
     .update(lobbyMessages)
@@ -577,17 +577,17 @@ export function setModerationMetadata(
 }
 
 /** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
-export function setChannelCopy(messageId: string, channelMessageId: string): void {
+export async function setChannelCopy(messageId: string, channelMessageId: string): Promise<void> {
   db().update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
 }
 
 // ---- the event webhooks outbox (event-webhooks.ts)
 
 /** Queue an event for the application's webhooks, in the transaction that made it. */
-export function enqueueEventDelivery(
+export async function enqueueEventDelivery(
   tx: DB,
   row: { lobbyId: string; applicationId: string; body: string; now: number },
-): void {
+): Promise<void> {
   tx.insert(lobbyEventDeliveries)
     .values({
       lobbyId: row.lobbyId,
@@ -600,7 +600,7 @@ export function enqueueEventDelivery(
 }
 
 /** The oldest undelivered event of each lobby, when its next attempt is due: what may be sent now, in order. */
-export function dueEventDeliveries(now: number, limit: number): LobbyEventDeliveryRow[] {
+export async function dueEventDeliveries(now: number, limit: number): Promise<LobbyEventDeliveryRow[]> {
   const heads = db()
     .select({ id: sql<number>`min(${lobbyEventDeliveries.id})`.as('head') })
     .from(lobbyEventDeliveries)
@@ -617,11 +617,11 @@ export function dueEventDeliveries(now: number, limit: number): LobbyEventDelive
     .map((r) => r.lobby_event_deliveries)
 }
 
-export function deleteEventDelivery(id: number): void {
+export async function deleteEventDelivery(id: number): Promise<void> {
   db().delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
 }
 
-export function failEventDelivery(id: number, attempts: number, nextAttemptAt: number, error: string): void {
+export async function failEventDelivery(id: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
   db()
     .update(lobbyEventDeliveries)
     .set({ attempts, nextAttemptAt, lastError: error })
@@ -630,7 +630,7 @@ export function failEventDelivery(id: number, attempts: number, nextAttemptAt: n
 }
 
 /** Drop what a lobby still had queued when its events have nowhere to go (no override, no application URL). */
-export function dropLobbyEventDeliveries(lobbyId: string): number {
+export async function dropLobbyEventDeliveries(lobbyId: string): Promise<number> {
   return db()
     .delete(lobbyEventDeliveries)
     .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
@@ -639,13 +639,13 @@ export function dropLobbyEventDeliveries(lobbyId: string): number {
 }
 
 /** The lobby's events now go elsewhere (its override changed): what is queued is due now, with a fresh backoff. */
-export function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): void {
+export async function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): Promise<void> {
   tx.update(lobbyEventDeliveries)
     .set({ attempts: 0, nextAttemptAt: now })
     .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
     .run()
 }
 
-export function countEventDeliveries(): number {
+export async function countEventDeliveries(): Promise<number> {
   return db().select({ n: count() }).from(lobbyEventDeliveries).get()?.n ?? 0
 }

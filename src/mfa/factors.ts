@@ -17,22 +17,27 @@ export type Factors = { totp: boolean; sms: boolean; backup: boolean; webauthn: 
 /** Wrong codes per user across tickets, so fresh tickets do not buy more guesses. */
 const MFA_FAILURES_PER_USER = { limit: 20, windowMs: 15 * 60_000 }
 
-export function hasSms(userId: string): boolean {
-  return hasSmsFactor(userId)
+export async function hasSms(userId: string): Promise<boolean> {
+  return await hasSmsFactor(userId)
 }
 
-export function factorsOf(userId: string): Factors {
-  return { totp: hasTotp(userId), sms: hasSms(userId), backup: hasBackupCodes(userId), webauthn: hasWebauthn(userId) }
+export async function factorsOf(userId: string): Promise<Factors> {
+  return {
+    totp: await hasTotp(userId),
+    sms: await hasSms(userId),
+    backup: await hasBackupCodes(userId),
+    webauthn: await hasWebauthn(userId),
+  }
 }
 
 /** MFA is on with an authenticator app or a security key; SMS and backup codes only ever come on top of those. */
-export function mfaEnabled(userId: string): boolean {
-  return hasAuthenticator(userId)
+export async function mfaEnabled(userId: string): Promise<boolean> {
+  return await hasAuthenticator(userId)
 }
 
 /** The methods of Discord's "MFA required" object, strongest first; password only for users without MFA. */
-export function methodsFor(userId: string, webauthnChallenge: string | null) {
-  const f = factorsOf(userId)
+export async function methodsFor(userId: string, webauthnChallenge: string | null) {
+  const f = await factorsOf(userId)
   const methods: Record<string, unknown>[] = []
   if (f.webauthn && webauthnChallenge) methods.push({ type: 'webauthn', challenge: webauthnChallenge })
   if (f.totp) methods.push({ type: 'totp', backup_codes_allowed: f.backup })
@@ -46,8 +51,8 @@ const smsPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 32)}` as c
 
 /** Text a code for this ticket to the user's phone; returns the masked number. */
 export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
-  const user = findUser(row.userId!)
-  if (!user?.phone || !isE164(user.phone) || !hasSms(user.id)) throw smsNotEnabled()
+  const user = await findUser(row.userId!)
+  if (!user?.phone || !isE164(user.phone) || !(await hasSms(user.id))) throw smsNotEnabled()
   await issuePhoneCode(user.phone, smsPurpose(row), ip, 'Your login code is')
   return maskPhone(user.phone)
 }
@@ -57,22 +62,22 @@ async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise
   const userId = row.userId!
   switch (type) {
     case 'totp': {
-      const totp = verifyTotp(userId, code)
+      const totp = await verifyTotp(userId, code)
       if (totp !== 'wrong') return totp === 'ok' || 'used'
       // Discord's totp method also takes a backup code when backup_codes_allowed.
-      return hasTotp(userId) && (await consumeBackupCode(userId, code))
+      return (await hasTotp(userId)) && (await consumeBackupCode(userId, code))
     }
     case 'backup':
       return consumeBackupCode(userId, code)
     case 'sms': {
-      const phone = findUser(userId)?.phone
-      return !!phone && hasSms(userId) && verifyPhoneCode(phone, code, smsPurpose(row))
+      const phone = (await findUser(userId))?.phone
+      return !!phone && (await hasSms(userId)) && (await verifyPhoneCode(phone, code, smsPurpose(row)))
     }
     case 'webauthn':
       return !!row.challenge && !!(await verifyAssertion(code, row.challenge, userId))
     case 'password': {
-      if (mfaEnabled(userId)) return false
-      const hash = findUser(userId)?.passwordHash
+      if (await mfaEnabled(userId)) return false
+      const hash = (await findUser(userId))?.passwordHash
       return !!hash && verifyPassword(code, hash)
     }
   }
@@ -80,7 +85,7 @@ async function codeMatches(row: TicketRow, type: MfaType, code: string): Promise
 
 /** Check a code for a ticket's user; a wrong one counts against the ticket and the user (60008, then 429). */
 export async function verifyFactor(row: TicketRow, type: string, code: unknown): Promise<void> {
-  if (!MFA_TYPES.includes(type as MfaType)) throw wrongCode(row)
+  if (!MFA_TYPES.includes(type as MfaType)) throw await wrongCode(row)
   const userId = row.userId!
   // Counted before the (async) check, so parallel guesses cannot outrun the ticket's or the user's allowance.
   const attempt = reserve(
@@ -92,15 +97,15 @@ export async function verifyFactor(row: TicketRow, type: string, code: unknown):
     code.length > 0 &&
     code.length <= 64 * 1024 &&
     (await codeMatches(row, type as MfaType, code))
-  if (ok === 'used') throw wrongCode(row, CODE_ALREADY_USED)
-  if (!ok) throw wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
+  if (ok === 'used') throw await wrongCode(row, CODE_ALREADY_USED)
+  if (!ok) throw await wrongCode(row, type === 'password' ? 'Password does not match' : undefined)
   attempt.release()
 }
 
 /** Remove every second factor (account revert). */
-export function removeAllFactors(userId: string): void {
-  removeTotp(userId)
-  removeBackupCodes(userId)
-  removeAllCredentials(userId)
-  deleteSmsFactor(userId)
+export async function removeAllFactors(userId: string): Promise<void> {
+  await removeTotp(userId)
+  await removeBackupCodes(userId)
+  await removeAllCredentials(userId)
+  await deleteSmsFactor(userId)
 }

@@ -21,10 +21,10 @@ export async function mfaChallengeFor(
   purpose: TicketPurpose = 'login',
   data: Record<string, string> = {},
 ): Promise<MfaLoginChallenge | null> {
-  if (!mfaEnabled(userId)) return null
-  const f = factorsOf(userId)
+  if (!(await mfaEnabled(userId))) return null
+  const f = await factorsOf(userId)
   const webauthn = f.webauthn ? await authenticationOptions(userId) : null
-  const ticket = issueTicket(purpose, userId, { challenge: webauthn?.challenge, data })
+  const ticket = await issueTicket(purpose, userId, { challenge: webauthn?.challenge, data })
   return { ticket, totp: f.totp, sms: f.sms, backup: f.backup, webauthn: webauthn?.json ?? null }
 }
 
@@ -41,11 +41,11 @@ export const mfaLoginBody = (userId: string, c: MfaLoginChallenge): MfaRequired 
 
 /** POST /auth/mfa/{type}: a right code for a live login ticket → a session, once. */
 export async function finishMfaLogin(type: string, ticket: unknown, code: unknown, context: LoginContext) {
-  const row = loadTicket('login', ticket)
+  const row = await loadTicket('login', ticket)
   await verifyFactor(row, type, code)
-  if (!redeemTicket(row)) throw invalidTicket()
-  const user = findUser(row.userId!)
+  if (!(await redeemTicket(row))) throw invalidTicket()
+  const user = await findUser(row.userId!)
   if (!user || user.state !== 'active') throw invalidTicket()
   const requiredActions = row.data.required_actions ? row.data.required_actions.split(',') : []
-  return completeLogin(user, context, requiredActions)
+  return await completeLogin(user, context, requiredActions)
 }

@@ -82,19 +82,19 @@ const ipOf = (ctx: Ctx) => clientIp(ctx.request, ctx.server)
 const clientOf = (ctx: Ctx) => clientInfo(ctx.request, ipOf(ctx))
 const MFA_PER_IP = { limit: 60, windowMs: 10 * 60_000 }
 
-const userOf = (id: string): UserRow => {
-  const user = findUser(id)
+const userOf = async (id: string): Promise<UserRow> => {
+  const user = await findUser(id)
   if (!user) throw Errors.unauthorized()
   return user
 }
-const userChanged = (userId: string) =>
-  events.publish(topics.account(userId), 'USER_UPDATE', privateUser(userOf(userId), mfaEnabled(userId)))
+const userChanged = async (userId: string) =>
+  events.publish(topics.account(userId), 'USER_UPDATE', privateUser(await userOf(userId), await mfaEnabled(userId)))
 
 /** With no TOTP and no security key left, MFA is off: SMS and backup codes go with it. */
-function dropDependentFactors(userId: string) {
-  if (mfaEnabled(userId)) return
-  removeBackupCodes(userId)
-  deleteSmsFactor(userId)
+async function dropDependentFactors(userId: string) {
+  if (await mfaEnabled(userId)) return
+  await removeBackupCodes(userId)
+  await deleteSmsFactor(userId)
 }
 
 export const mfaPublicRoutes = new Elysia()
@@ -102,7 +102,7 @@ export const mfaPublicRoutes = new Elysia()
     '/auth/mfa/sms/send',
     async (ctx) => {
       reserve(perIp('mfa-sms-ip', ipOf(ctx), MFA_PER_IP))
-      const row = anyTicket(ctx.body.ticket, ['login', 'reset', 'elevate'])
+      const row = await anyTicket(ctx.body.ticket, ['login', 'reset', 'elevate'])
       return { phone: await sendTicketSms(row, ipOf(ctx)) }
     },
     { body: TicketSchema, ...doc('mfa', 'Text a login code for an MFA ticket', { 200: MaskedPhoneAnswer }) },
@@ -134,25 +134,28 @@ export const mfaPublicRoutes = new Elysia()
         return {
           user_id: caller.userId,
           token: ctx.request.headers.get('authorization')!.trim(),
-          user_settings: loginSettings(userOf(caller.userId)),
+          user_settings: loginSettings(await userOf(caller.userId)),
         }
       }
       reserve(perIp('conditional-ip', ipOf(ctx), MFA_PER_IP))
       const options = await authenticationOptions(null, 'required')
-      return { ticket: issueTicket('conditional', null, { challenge: options.challenge }), challenge: options.json }
+      return {
+        ticket: await issueTicket('conditional', null, { challenge: options.challenge }),
+        challenge: options.json,
+      }
     },
     doc('mfa', 'Start a passwordless WebAuthn login', { 200: ConditionalStartAnswer }),
   )
   .post(
     '/auth/conditional/finish',
     async (ctx) => {
-      const row = loadTicket('conditional', ctx.body.ticket)
-      if (!redeemTicket(row)) throw invalidTicket() // one assertion per challenge
+      const row = await loadTicket('conditional', ctx.body.ticket)
+      if (!(await redeemTicket(row))) throw invalidTicket() // one assertion per challenge
       const credential = await verifyAssertion(ctx.body.credential, row.challenge!, null)
       if (!credential) throw invalidCode()
-      const user = userOf(credential.userId)
+      const user = await userOf(credential.userId)
       if (user.state !== 'active' || user.compromised) throw invalidCode()
-      return completeLogin(user, {
+      return await completeLogin(user, {
         client: clientOf(ctx),
         loginSource: ctx.body.login_source,
         giftCodeSkuId: ctx.body.gift_code_sku_id,
@@ -164,10 +167,10 @@ export const mfaPublicRoutes = new Elysia()
     },
   )
 
-function anyTicket(ticket: string, purposes: TicketPurpose[]): TicketRow {
+async function anyTicket(ticket: string, purposes: TicketPurpose[]): Promise<TicketRow> {
   for (const p of purposes) {
     try {
-      return loadTicket(p, ticket)
+      return await loadTicket(p, ticket)
     } catch {}
   }
   throw invalidTicket()
@@ -178,10 +181,10 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/mfa/finish',
     async ({ caller: me, body, cookie }) => {
-      const row = loadTicket('elevate', body.ticket)
+      const row = await loadTicket('elevate', body.ticket)
       if (row.userId !== me.userId || row.sessionId !== me.sessionId) throw invalidTicket()
       await verifyFactor(row, body.mfa_type, body.data)
-      if (!redeemTicket(row)) throw invalidTicket()
+      if (!(await redeemTicket(row))) throw invalidTicket()
       const token = await signElevation(me)
       cookie[ELEVATION_COOKIE].set({
         value: token,
@@ -202,9 +205,9 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/totp/enable',
     async ({ caller: me, body }) => {
-      const account = userOf(me.userId)
+      const account = await userOf(me.userId)
       await confirmPassword(account, body.password)
-      if (hasTotp(me.userId)) throw alreadyEnrolled()
+      if (await hasTotp(me.userId)) throw alreadyEnrolled()
       const secret = parseSecret(body.secret)
       if (!secret) throw invalidSecret()
       const step = matchingStep(secret, body.code.replace(/\s+/g, ''))
@@ -212,14 +215,14 @@ export const mfaSessionRoutes = new Elysia()
       // The secret and its backup codes commit together (codes hashed first): a crash never leaves TOTP on
       // without backup codes.
       const fresh = await newBackupCodes()
-      const backup_codes = transaction(() => {
-        if (!saveTotp(me.userId, secret, step)) throw alreadyEnrolled()
-        return storeBackupCodes(me.userId, fresh)
+      const backup_codes = await transaction(async () => {
+        if (!(await saveTotp(me.userId, secret, step))) throw alreadyEnrolled()
+        return await storeBackupCodes(me.userId, fresh)
       })
       // New credentials, new token: every other session ends, this one continues under a new token.
       await endSessions(me.userId, me.sessionId)
       const token = await replaceSession(me)
-      userChanged(me.userId)
+      await userChanged(me.userId)
       return { token, backup_codes }
     },
     {
@@ -231,12 +234,12 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/totp/disable',
     async ({ caller: me, request }) => {
-      if (!hasTotp(me.userId)) throw notEnrolled()
+      if (!(await hasTotp(me.userId))) throw notEnrolled()
       await requireElevation(me, request)
-      removeTotp(me.userId)
-      dropDependentFactors(me.userId)
+      await removeTotp(me.userId)
+      await dropDependentFactors(me.userId)
       const token = await replaceSession(me)
-      userChanged(me.userId)
+      await userChanged(me.userId)
       return { token }
     },
     { user: true, ...doc('mfa', 'Disable TOTP (elevated)', { 200: TokenAnswer }) },
@@ -244,9 +247,11 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/codes-verification',
     async ({ caller: me, request, body }) => {
-      if (!mfaEnabled(me.userId)) throw notEnrolled()
+      if (!(await mfaEnabled(me.userId))) throw notEnrolled()
       await requireElevation(me, request)
-      return { backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : listBackupCodes(me.userId) }
+      return {
+        backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : await listBackupCodes(me.userId),
+      }
     },
     {
       user: true,
@@ -257,11 +262,11 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/sms/enable',
     async ({ caller: me, body }) => {
-      const account = userOf(me.userId)
+      const account = await userOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
-      if (!mfaEnabled(me.userId) || !account.phone) throw smsCannotBeEnabled()
-      insertSmsFactor(me.userId)
+      if (!(await mfaEnabled(me.userId)) || !account.phone) throw smsCannotBeEnabled()
+      await insertSmsFactor(me.userId)
       return noContent()
     },
     { user: true, body: PasswordSchema, ...doc('mfa', 'Enable SMS as a second factor', { 204: NO_CONTENT }) },
@@ -269,10 +274,10 @@ export const mfaSessionRoutes = new Elysia()
   .post(
     '/users/@me/mfa/sms/disable',
     async ({ caller: me, request, body }) => {
-      await confirmPassword(userOf(me.userId), body.password)
-      if (!hasSms(me.userId)) throw smsNotEnabled()
+      await confirmPassword(await userOf(me.userId), body.password)
+      if (!(await hasSms(me.userId))) throw smsNotEnabled()
       await requireElevation(me, request)
-      deleteSmsFactor(me.userId)
+      await deleteSmsFactor(me.userId)
       return noContent()
     },
     {
@@ -288,23 +293,23 @@ export const mfaSessionRoutes = new Elysia()
       const body = ctx.body
       if (body.phone_token === undefined) {
         // Step one: text a code to the new number; /phone-verifications/verify turns it into a phone_token.
-        if (!isE164(body.phone) || isPhoneBlocked(body.phone)) throw phoneNumberInvalid()
+        if (!isE164(body.phone) || (await isPhoneBlocked(body.phone))) throw phoneNumberInvalid()
         await issuePhoneCode(body.phone, 'verify', ipOf(ctx))
         return noContent()
       }
-      await confirmPassword(userOf(me.userId), body.password)
-      const row = redeemOneTime('phone', body.phone_token)
+      await confirmPassword(await userOf(me.userId), body.password)
+      const row = await redeemOneTime('phone', body.phone_token)
       const phone = row?.data.phone
-      if (!phone || row.data.purpose === 'reset' || isPhoneBlocked(phone)) throw phoneVerificationInvalid()
-      const owner = findUserByPhone(phone)
+      if (!phone || row.data.purpose === 'reset' || (await isPhoneBlocked(phone))) throw phoneVerificationInvalid()
+      const owner = await findUserByPhone(phone)
       if (owner && owner.id !== me.userId) throw phoneTaken()
       try {
-        updateUser(me.userId, { phone })
+        await updateUser(me.userId, { phone })
       } catch {
         throw phoneVerificationInvalid() // another account took it at the same moment
       }
-      rememberPhone(me.userId, phone)
-      userChanged(me.userId)
+      await rememberPhone(me.userId, phone)
+      await userChanged(me.userId)
       return noContent()
     },
     {
@@ -316,13 +321,13 @@ export const mfaSessionRoutes = new Elysia()
   .delete(
     '/users/@me/phone',
     async ({ caller: me, request, body }) => {
-      await confirmPassword(userOf(me.userId), body.password)
-      if (hasSms(me.userId)) {
+      await confirmPassword(await userOf(me.userId), body.password)
+      if (await hasSms(me.userId)) {
         await requireElevation(me, request)
-        deleteSmsFactor(me.userId)
+        await deleteSmsFactor(me.userId)
       }
-      updateUser(me.userId, { phone: null })
-      userChanged(me.userId)
+      await updateUser(me.userId, { phone: null })
+      await userChanged(me.userId)
       return noContent()
     },
     {
@@ -336,23 +341,23 @@ export const mfaSessionRoutes = new Elysia()
     async ({ caller: me, body }) => {
       const input = (body ?? {}) as { ticket?: unknown; name?: unknown; credential?: unknown }
       if (input.ticket === undefined && input.credential === undefined) {
-        const options = await registrationOptions(userOf(me.userId))
+        const options = await registrationOptions(await userOf(me.userId))
         return {
-          ticket: issueTicket('webauthn_register', me.userId, { challenge: options.challenge }),
+          ticket: await issueTicket('webauthn_register', me.userId, { challenge: options.challenge }),
           challenge: options.json,
         }
       }
       const name = typeof input.name === 'string' ? input.name.trim() : ''
       if (name.length < 1 || name.length > 32)
         throw formError({ name: ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.'] })
-      const row = loadTicket('webauthn_register', input.ticket)
+      const row = await loadTicket('webauthn_register', input.ticket)
       if (row.userId !== me.userId) throw invalidTicket()
-      const firstFactor = !mfaEnabled(me.userId)
+      const firstFactor = !(await mfaEnabled(me.userId))
       const created = await registerCredential(me.userId, row.challenge!, name, input.credential)
-      if (!created) throw wrongCode(row)
-      redeemTicket(row)
+      if (!created) throw await wrongCode(row)
+      await redeemTicket(row)
       const backup_codes = firstFactor ? await regenerateBackupCodes(me.userId) : undefined
-      if (firstFactor) userChanged(me.userId)
+      if (firstFactor) await userChanged(me.userId)
       return { ...authenticatorView(created), ...(backup_codes ? { backup_codes } : {}) }
     },
     // The body is checked in the handler (a start has none): the schema documents it.
@@ -366,14 +371,18 @@ export const mfaSessionRoutes = new Elysia()
       ),
     },
   )
-  .get('/users/@me/mfa/webauthn/credentials', ({ caller }) => credentialsOf(caller.userId).map(authenticatorView), {
-    user: true,
-    ...doc('mfa', 'Security keys', { 200: AuthenticatorsAnswer }),
-  })
+  .get(
+    '/users/@me/mfa/webauthn/credentials',
+    async ({ caller }) => (await credentialsOf(caller.userId)).map(authenticatorView),
+    {
+      user: true,
+      ...doc('mfa', 'Security keys', { 200: AuthenticatorsAnswer }),
+    },
+  )
   .patch(
     '/users/@me/mfa/webauthn/credentials/:id',
-    ({ caller, params, body }) => {
-      const renamed = renameCredential(caller.userId, params.id, body.name.trim())
+    async ({ caller, params, body }) => {
+      const renamed = await renameCredential(caller.userId, params.id, body.name.trim())
       if (!renamed) throw Errors.notFound()
       return authenticatorView(renamed)
     },
@@ -382,11 +391,11 @@ export const mfaSessionRoutes = new Elysia()
   .delete(
     '/users/@me/mfa/webauthn/credentials/:id',
     async ({ caller: me, params, request }) => {
-      if (!credentialsOf(me.userId).some((c) => c.id === params.id)) throw Errors.notFound()
+      if (!(await credentialsOf(me.userId)).some((c) => c.id === params.id)) throw Errors.notFound()
       await requireElevation(me, request)
-      if (!removeCredential(me.userId, params.id)) throw Errors.notFound()
-      dropDependentFactors(me.userId)
-      if (!hasWebauthn(me.userId)) userChanged(me.userId)
+      if (!(await removeCredential(me.userId, params.id))) throw Errors.notFound()
+      await dropDependentFactors(me.userId)
+      if (!(await hasWebauthn(me.userId))) await userChanged(me.userId)
       return noContent()
     },
     { user: true, ...doc('mfa', 'Remove a security key (elevated)', { 204: NO_CONTENT }) },

@@ -16,12 +16,12 @@ export const secondFactorForAccounts: SecondFactor = {
     return challenge && mfaLoginBody(userId, challenge)
   },
   async verify(purpose, ticket, expected, method, code) {
-    const row = loadTicket(purpose, ticket)
+    const row = await loadTicket(purpose, ticket)
     if (row.userId !== expected.userId || Object.entries(expected.data).some(([key, value]) => row.data[key] !== value))
       throw invalidTicket()
     await verifyFactor(row, method, code)
     return () => {
-      if (!redeemTicket(row)) throw invalidTicket()
+      if (!await redeemTicket(row)) throw invalidTicket()
     }
   },
   requireElevation,

@@ -42,7 +42,7 @@ export const AuthenticatorType = { WEBAUTHN: 1, TOTP: 2, SMS: 3 } as const
 // TOTP secrets, security keys and SMS factors below forget it (db/cache.ts has the rules).
 const authenticatorTypesOf = rowCache<string, readonly number[]>(8192)
 
-export function authenticatorTypes(userId: string): readonly number[] {
+export async function authenticatorTypes(userId: string): Promise<readonly number[]> {
   return authenticatorTypesOf.read(userId, () => {
     const types: number[] = []
     if (credentialOf().get({ userId }) !== undefined) types.push(AuthenticatorType.WEBAUTHN)
@@ -53,22 +53,22 @@ export function authenticatorTypes(userId: string): readonly number[] {
 }
 
 /** Whether the user has an authenticator app (TOTP) or a security key. */
-export function hasAuthenticator(userId: string): boolean {
-  return authenticatorTypes(userId).some((t) => t !== AuthenticatorType.SMS)
+export async function hasAuthenticator(userId: string): Promise<boolean> {
+  return (await authenticatorTypes(userId)).some((t) => t !== AuthenticatorType.SMS)
 }
 
 // ---- TOTP
 
-export function hasTotpSecret(userId: string): boolean {
+export async function hasTotpSecret(userId: string): Promise<boolean> {
   return totpOf().get({ userId }) !== undefined
 }
 
-export function findTotpSecret(userId: string): typeof totpSecrets.$inferSelect | undefined {
+export async function findTotpSecret(userId: string): Promise<typeof totpSecrets.$inferSelect | undefined> {
   return db().select().from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
 }
 
 /** Move the last accepted step forward to `step`: true once per step, even in parallel. */
-export function claimTotpStep(userId: string, step: number): boolean {
+export async function claimTotpStep(userId: string, step: number): Promise<boolean> {
   return !!db()
     .update(totpSecrets)
     .set({ lastStep: step })
@@ -78,7 +78,7 @@ export function claimTotpStep(userId: string, step: number): boolean {
 }
 
 /** false when the user already has a secret. */
-export function insertTotpSecret(userId: string, secret: string, step: number): boolean {
+export async function insertTotpSecret(userId: string, secret: string, step: number): Promise<boolean> {
   authenticatorTypesOf.forget(userId)
   return !!db()
     .insert(totpSecrets)
@@ -88,7 +88,7 @@ export function insertTotpSecret(userId: string, secret: string, step: number): 
     .get()
 }
 
-export function deleteTotpSecret(userId: string): void {
+export async function deleteTotpSecret(userId: string): Promise<void> {
   authenticatorTypesOf.forget(userId)
   db().delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
 }
@@ -96,7 +96,7 @@ export function deleteTotpSecret(userId: string): void {
 // ---- backup codes
 
 /** Replace a user's codes with these hashes, in one transaction. */
-export function replaceBackupCodes(userId: string, hashes: string[]): void {
+export async function replaceBackupCodes(userId: string, hashes: string[]): Promise<void> {
   db().transaction((tx) => {
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
     tx.insert(backupCodes)
@@ -105,11 +105,11 @@ export function replaceBackupCodes(userId: string, hashes: string[]): void {
   })
 }
 
-export function backupCodesOf(userId: string): BackupCodeRow[] {
+export async function backupCodesOf(userId: string): Promise<BackupCodeRow[]> {
   return db().select().from(backupCodes).where(eq(backupCodes.userId, userId)).all()
 }
 
-export function unusedBackupCodes(userId: string): BackupCodeRow[] {
+export async function unusedBackupCodes(userId: string): Promise<BackupCodeRow[]> {
   return db()
     .select()
     .from(backupCodes)
@@ -117,7 +117,7 @@ export function unusedBackupCodes(userId: string): BackupCodeRow[] {
     .all()
 }
 
-export function hasUnusedBackupCode(userId: string): boolean {
+export async function hasUnusedBackupCode(userId: string): Promise<boolean> {
   return !!db()
     .select({ id: backupCodes.id })
     .from(backupCodes)
@@ -126,7 +126,7 @@ export function hasUnusedBackupCode(userId: string): boolean {
 }
 
 /** Mark a code used: true for exactly one caller. */
-export function consumeBackupCodeRow(id: number): boolean {
+export async function consumeBackupCodeRow(id: number): Promise<boolean> {
   return !!db()
     .update(backupCodes)
     .set({ consumed: true })
@@ -135,42 +135,44 @@ export function consumeBackupCodeRow(id: number): boolean {
     .get()
 }
 
-export function deleteBackupCodes(userId: string): void {
+export async function deleteBackupCodes(userId: string): Promise<void> {
   db().delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
 }
 
 // ---- SMS
 
-export function hasSmsFactor(userId: string): boolean {
-  return authenticatorTypes(userId).includes(AuthenticatorType.SMS)
+export async function hasSmsFactor(userId: string): Promise<boolean> {
+  return (await authenticatorTypes(userId)).includes(AuthenticatorType.SMS)
 }
 
-export function insertSmsFactor(userId: string): void {
+export async function insertSmsFactor(userId: string): Promise<void> {
   authenticatorTypesOf.forget(userId)
   db().insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
 }
 
-export function deleteSmsFactor(userId: string): void {
+export async function deleteSmsFactor(userId: string): Promise<void> {
   authenticatorTypesOf.forget(userId)
   db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
 }
 
 // ---- security keys
 
-export function credentialsOfUser(userId: string): CredentialRow[] {
+export async function credentialsOfUser(userId: string): Promise<CredentialRow[]> {
   return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).all()
 }
 
-export function hasCredential(userId: string): boolean {
+export async function hasCredential(userId: string): Promise<boolean> {
   return credentialOf().get({ userId }) !== undefined
 }
 
-export function findCredentialByCredentialId(credentialId: string): CredentialRow | undefined {
+export async function findCredentialByCredentialId(credentialId: string): Promise<CredentialRow | undefined> {
   return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.credentialId, credentialId)).get()
 }
 
 /** undefined when the credential id is already registered. */
-export function insertCredential(row: typeof webauthnCredentials.$inferInsert): CredentialRow | undefined {
+export async function insertCredential(
+  row: typeof webauthnCredentials.$inferInsert,
+): Promise<CredentialRow | undefined> {
   authenticatorTypesOf.forget(row.userId)
   return db().insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
 }
@@ -179,7 +181,7 @@ export function insertCredential(row: typeof webauthnCredentials.$inferInsert): 
  * Store the counter of an assertion if it moved past the stored one (0/0: the authenticator keeps no counter);
  * undefined otherwise, which is a cloned authenticator or a replay.
  */
-export function advanceCounter(id: string, next: number): CredentialRow | undefined {
+export async function advanceCounter(id: string, next: number): Promise<CredentialRow | undefined> {
   return db()
     .update(webauthnCredentials)
     .set({ counter: next })
@@ -196,7 +198,11 @@ export function advanceCounter(id: string, next: number): CredentialRow | undefi
     .get()
 }
 
-export function renameCredentialRow(userId: string, id: string, name: string): CredentialRow | undefined {
+export async function renameCredentialRow(
+  userId: string,
+  id: string,
+  name: string,
+): Promise<CredentialRow | undefined> {
   return db()
     .update(webauthnCredentials)
     .set({ name })
@@ -205,7 +211,7 @@ export function renameCredentialRow(userId: string, id: string, name: string): C
     .get()
 }
 
-export function deleteCredential(userId: string, id: string): boolean {
+export async function deleteCredential(userId: string, id: string): Promise<boolean> {
   authenticatorTypesOf.forget(userId)
   return !!db()
     .delete(webauthnCredentials)
@@ -214,18 +220,18 @@ export function deleteCredential(userId: string, id: string): boolean {
     .get()
 }
 
-export function deleteCredentialsOf(userId: string): void {
+export async function deleteCredentialsOf(userId: string): Promise<void> {
   authenticatorTypesOf.forget(userId)
   db().delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
 }
 
 // ---- tickets
 
-export function insertTicket(row: typeof mfaTickets.$inferInsert): void {
+export async function insertTicket(row: typeof mfaTickets.$inferInsert): Promise<void> {
   db().insert(mfaTickets).values(row).run()
 }
 
-export function findLiveTicket(ticketHash: string, purpose: string, now: number): TicketRow | undefined {
+export async function findLiveTicket(ticketHash: string, purpose: string, now: number): Promise<TicketRow | undefined> {
   return db()
     .select()
     .from(mfaTickets)
@@ -233,7 +239,7 @@ export function findLiveTicket(ticketHash: string, purpose: string, now: number)
     .get()
 }
 
-export function countWrongCode(ticketHash: string): void {
+export async function countWrongCode(ticketHash: string): Promise<void> {
   db()
     .update(mfaTickets)
     .set({ attempts: sql`${mfaTickets.attempts} + 1` })
@@ -242,7 +248,7 @@ export function countWrongCode(ticketHash: string): void {
 }
 
 /** Delete a ticket that has tries left: true for exactly one caller. */
-export function takeTicket(ticketHash: string, maxWrongCodes: number): boolean {
+export async function takeTicket(ticketHash: string, maxWrongCodes: number): Promise<boolean> {
   return !!db()
     .delete(mfaTickets)
     .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
@@ -250,6 +256,6 @@ export function takeTicket(ticketHash: string, maxWrongCodes: number): boolean {
     .get()
 }
 
-export function deleteExpiredTickets(now: number): void {
+export async function deleteExpiredTickets(now: number): Promise<void> {
   db().delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
 }

@@ -47,13 +47,13 @@ const FORM = { body: TokenForm, error: OAuthErrorBody, security: CLIENT }
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 
 /** GET /applications/@me and /oauth2/applications/@me: the calling bot's application (Discord takes only Bot tokens). */
-function ownApplication({ caller }: { caller: Caller }) {
+async function ownApplication({ caller }: { caller: Caller }) {
   if (caller.kind !== 'bot') throw Errors.unauthorized()
-  const row = findApplication(caller.applicationId)
-  const bot = row && findUser(row.botUserId)
+  const row = await findApplication(caller.applicationId)
+  const bot = row && await findUser(row.botUserId)
   if (!row || !bot) throw Errors.unauthorized()
-  const owner = row.ownerId ? findUser(row.ownerId) : undefined
-  return currentApplication(ensureApplicationKeys(row), bot, owner, countAuthorizedUsers(row.id))
+  const owner = row.ownerId ? await findUser(row.ownerId) : undefined
+  return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
 }
 
 function query(q: Record<string, unknown>): AuthorizeParams {
@@ -68,12 +68,12 @@ export const oauth2Routes = new Elysia()
     '/oauth2/authorize',
     async ({ caller, query: q }) => {
       const request = await checkAuthorizeRequest(query(q))
-      const user = findUser(caller.userId)
+      const user = await findUser(caller.userId)
       if (!user) throw Errors.unauthorized()
       return {
         application: publicApplication(request.app),
         user: publicUser(user),
-        authorized: hasGrant(user.id, request.app.id),
+        authorized: await hasGrant(user.id, request.app.id),
         scopes: request.scopes,
         redirect_uri: request.redirectUri,
       }
@@ -128,8 +128,8 @@ export const oauth2Routes = new Elysia()
       const client = await authenticateClient(request, form)
       if (!form.token) throw new OAuthError('invalid_request', 'Missing "token" in request.')
       // RFC 7009: unknown or foreign tokens are not an error; revoking either token ends the whole grant.
-      const row = findTokenByAnyHash(sha256Hex(form.token))
-      if (row && row.applicationId === client.app.id) revokeFamily(row.familyId)
+      const row = await findTokenByAnyHash(sha256Hex(form.token))
+      if (row && row.applicationId === client.app.id) await revokeFamily(row.familyId)
       return json({}, 200, NO_STORE)
     },
     doc('oauth2', 'Revoke an access or refresh token', { 200: RevokedAnswer }, { ...FORM, body: RevokeForm }),
@@ -137,8 +137,8 @@ export const oauth2Routes = new Elysia()
   .get(
     '/oauth2/tokens',
     async ({ caller }) =>
-      liveGrantsOfUser(caller.userId).flatMap((grant) => {
-        const app = findApplication(grant.applicationId)
+      (await liveGrantsOfUser(caller.userId)).flatMap((grant) => {
+        const app = await findApplication(grant.applicationId)
         return app ? [{ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) }] : []
       }),
     { user: true, ...doc('oauth2', 'The applications the user authorized (one entry each)', { 200: AuthorizedApps }) },
@@ -148,9 +148,9 @@ export const oauth2Routes = new Elysia()
     async ({ caller, params }) => {
       // The id of an entry of GET /oauth2/tokens: the application loses every token the user granted it, and its
       // Gateway sessions close (4004). Another user's id, or a stale one, is unknown.
-      const grant = findTokenById(params.tokenId)
+      const grant = await findTokenById(params.tokenId)
       if (!grant || grant.userId !== caller.userId) throw unknownToken()
-      revokeAuthorization(caller.userId, grant.applicationId)
+      await revokeAuthorization(caller.userId, grant.applicationId)
       return noContent()
     },
     { user: true, ...doc('oauth2', "Remove an application's authorization", { 204: NO_CONTENT }) },
@@ -159,10 +159,10 @@ export const oauth2Routes = new Elysia()
     '/oauth2/@me',
     async ({ caller }) => {
       if (caller.kind !== 'bearer') throw Errors.unauthorized()
-      const app = findApplication(caller.applicationId)
-      const grant = findTokenById(caller.grantId)
+      const app = await findApplication(caller.applicationId)
+      const grant = await findTokenById(caller.grantId)
       if (!app || !grant) throw Errors.unauthorized()
-      const user = caller.scopes.includes('identify') ? findUser(caller.userId) : undefined
+      const user = caller.scopes.includes('identify') ? await findUser(caller.userId) : undefined
       return {
         application: publicApplication(app),
         scopes: grant.scopes.split(' '),

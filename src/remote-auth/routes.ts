@@ -41,9 +41,9 @@ export const remoteAuthRoutes = new Elysia()
   )
   .post(
     '/users/@me/remote-auth/cancel',
-    ({ caller: me, body }) => {
+    async ({ caller: me, body }) => {
       consume(BUCKET, me.userId, MOBILE_REQUESTS)
-      cancelRemoteAuth(me, body.handshake_token)
+      await cancelRemoteAuth(me, body.handshake_token)
       return noContent()
     },
     { user: true, body: CancelSchema, ...doc('remote-auth', 'Deny: the desktop receives cancel', { 204: NO_CONTENT }) },

@@ -46,8 +46,8 @@ describe('queuedTransaction', () => {
   test('the writes of one turn run later, in one transaction, and are all committed when the promises resolve', async () => {
     rawDatabase().run('DELETE FROM queued_writes')
     const seenInside: number[][] = []
-    const all = Array.from({ length: 20 }, (_, i) =>
-      queuedTransaction(() => {
+    const all = Array.from({ length: 20 }, async (_, i) =>
+      await queuedTransaction(() => {
         insert(i)
         seenInside.push(rows())
         return i
@@ -84,8 +84,8 @@ describe('lobby messages through the queue', () => {
     const lobby = await createLobby(bot)
     const botUser = (await api('GET', '/users/@me', { token: bot })).body.id as string
     const caller = { kind: 'bot' as const, userId: botUser, applicationId: app.id }
-    const pending = postMessage(() => lobbyOf(caller, lobby.id), caller.userId, { content: 'late' })
-    deleteLobbyRow(db(), lobby.id) // in the same turn, before the queue commits
+    const pending = await postMessage(() => await lobbyOf(caller, lobby.id), caller.userId, { content: 'late' })
+    await deleteLobbyRow(db(), lobby.id) // in the same turn, before the queue commits
     const error = await pending.then(
       () => undefined,
       (e) => e,
@@ -135,9 +135,9 @@ describe('lobby messages through the queue', () => {
     }
     const settled = deadline(lobbies[1].id)!
     await Bun.sleep(5)
-    const kept = postMessage(() => lobbyOf(caller, lobbies[1].id), caller.userId, { content: 'kept' })
-    const doomed = postMessage(() => lobbyOf(caller, lobbies[0].id), caller.userId, { content: 'late' })
-    deleteLobbyRow(db(), lobbies[0].id)
+    const kept = await postMessage(() => await lobbyOf(caller, lobbies[1].id), caller.userId, { content: 'kept' })
+    const doomed = await postMessage(() => await lobbyOf(caller, lobbies[0].id), caller.userId, { content: 'late' })
+    await deleteLobbyRow(db(), lobbies[0].id)
     const [ok, refused] = await Promise.allSettled([kept, doomed])
     expect(ok.status).toBe('fulfilled')
     expect(refused.status).toBe('rejected')

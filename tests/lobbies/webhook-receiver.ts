@@ -62,7 +62,7 @@ export const stopReceivers = () => receivers.splice(0).forEach((r) => r.stop())
 export async function hooked() {
   const world = await setup(1)
   const r = newReceiver()
-  r.trust(findApplication(world.app.id)!.verifyKey!)
+  r.trust((await findApplication(world.app.id))!.verifyKey!)
   await setEventWebhooksUrl(world.app.id, r.url)
   return { ...world, receiver: r }
 }

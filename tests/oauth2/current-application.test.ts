@@ -55,10 +55,10 @@ describe('GET /applications/@me and /oauth2/applications/@me', () => {
         expect(body.owner).toMatchObject({ id: owner.id, username: owner.username })
         expect(body.bot.bot).toBe(true)
         expect(body.verify_key).toMatch(/^[0-9a-f]{64}$/)
-        expect(JSON.stringify(body)).not.toContain(findApplication(app.id)!.signingKey!)
+        expect(JSON.stringify(body)).not.toContain((await findApplication(app.id))!.signingKey!)
       }
     const { verify_key } = (await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })).body
-    const row = findApplication(app.id)!
+    const row = (await findApplication(app.id))!
     expect(row.verifyKey).toBe(verify_key)
     const signature = ed25519SignHex(row.signingKey!, '1700000000{"type":0}')
     expect(verifies(verify_key, '1700000000{"type":0}', signature)).toBe(true)
@@ -82,7 +82,7 @@ describe('GET /applications/@me and /oauth2/applications/@me', () => {
     expect(first.body.verify_key).toMatch(/^[0-9a-f]{64}$/)
     const second = await api('GET', '/oauth2/applications/@me', { token: `Bot ${app.bot_token}` })
     expect(second.body.verify_key).toBe(first.body.verify_key)
-    expect(findApplication(app.id)!.verifyKey).toBe(first.body.verify_key)
+    expect((await findApplication(app.id))!.verifyKey).toBe(first.body.verify_key)
   })
 
   test('only a Bot token, as Discord: nobody 401, a user 403 20002, a bearer 401, a wrong bot token 401', async () => {
