@@ -93,7 +93,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   }
   const port = app.server!.port!
   attachGateway(app.server!)
-  for (const m of modules) m.start?.()
+  for (const m of modules) await m.start?.()
   startHousekeeping()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
