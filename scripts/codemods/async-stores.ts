@@ -148,19 +148,25 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     } else if (Node.isPropertyAssignment(decl) || Node.isMethodDeclaration(decl)) enqueue(decl)
   }
 
-  /** A property of an object literal became async: so do the members its contextual type declares. */
-  function followContext(prop: Node): void {
+  /** A property of an object literal became async: so do the members its contextual type declares (false: none). */
+  function followContext(prop: Node): boolean {
     const object = prop.getParent()
-    if (!object || !Node.isObjectLiteralExpression(object)) return
+    if (!object || !Node.isObjectLiteralExpression(object)) return false
     const name = (prop as unknown as { getName(): string }).getName()
     const contextual = object.getContextualType()
-    if (!contextual) return
+    if (!contextual) return false
     const types =
       contextual.isUnion() || contextual.isIntersection()
         ? [...contextual.getUnionTypes(), ...contextual.getIntersectionTypes()]
         : [contextual]
+    let found = false
     for (const t of types)
-      for (const d of t.getProperty(name)?.getDeclarations() ?? []) if (d !== prop) changeMember(d, prop)
+      for (const d of t.getProperty(name)?.getDeclarations() ?? [])
+        if (d !== prop) {
+          changeMember(d, prop)
+          found = true
+        }
+    return found
   }
 
   const acceptsPromise = (t: Type): boolean =>
@@ -338,18 +344,22 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
         Node.isExportSpecifier(parent) ||
         Node.isTypeQuery(parent) ||
         Node.isImportClause(parent) ||
-        parent === decl ||
-        (parent as unknown as { getNameNode?(): Node }).getNameNode?.() === ref
+        Node.isQualifiedName(parent)
       )
         continue
+      // Handed on in an object (`{ enabled: mfaEnabled }`, `{ authenticatorTypes }`): the member it fills follows.
+      if (
+        Node.isShorthandPropertyAssignment(parent) ||
+        (Node.isPropertyAssignment(parent) && parent.getInitializer() === ref)
+      ) {
+        if (!followContext(parent))
+          manual.add(`${where(ref)} ${ref.getText()} is handed on in an object: check what calls it`)
+        continue
+      }
+      if (parent === decl || (parent as unknown as { getNameNode?(): Node }).getNameNode?.() === ref) continue
       const call = callOf(ref)
       if (call) awaitCall(call, fn)
-      else if (!Node.isShorthandPropertyAssignment(parent) && !Node.isQualifiedName(parent))
-        manual.add(`${where(ref)} ${ref.getText()} is used as a value (not called): check what calls it`)
-      else if (Node.isShorthandPropertyAssignment(parent)) {
-        followContext(parent)
-        manual.add(`${where(ref)} ${ref.getText()} is handed on in an object: check what calls it`)
-      }
+      else manual.add(`${where(ref)} ${ref.getText()} is used as a value (not called): check what calls it`)
     }
   }
 
