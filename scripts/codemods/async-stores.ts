@@ -356,7 +356,20 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
           manual.add(`${where(ref)} ${ref.getText()} is handed on in an object: check what calls it`)
         continue
       }
-      if (parent === decl || (parent as unknown as { getNameNode?(): Node }).getNameNode?.() === ref) continue
+      // Another declaration of the same name (an object's member, an interface's): not a use.
+      if (
+        parent === decl ||
+        ((Node.isPropertyAssignment(parent) ||
+          Node.isMethodDeclaration(parent) ||
+          Node.isPropertySignature(parent) ||
+          Node.isMethodSignature(parent) ||
+          Node.isPropertyDeclaration(parent) ||
+          Node.isVariableDeclaration(parent) ||
+          Node.isFunctionDeclaration(parent) ||
+          Node.isBindingElement(parent)) &&
+          parent.getNameNode() === ref)
+      )
+        continue
       const call = callOf(ref)
       if (call) awaitCall(call, fn)
       else manual.add(`${where(ref)} ${ref.getText()} is used as a value (not called): check what calls it`)
