@@ -18,9 +18,9 @@ async function userReady(caller: Caller) {
   const user = await findUser(caller.userId)
   return {
     ready: {
-      user: user ? userForCaller(user, caller, secondFactor().enabled(user.id)) : null,
+      user: user ? userForCaller(user, caller, await secondFactor().enabled(user.id)) : null,
       ...(caller.kind === 'user'
-        ? { auth: { authenticator_types: secondFactor().authenticatorTypes(caller.userId) } }
+        ? { auth: { authenticator_types: await secondFactor().authenticatorTypes(caller.userId) } }
         : {}),
     },
   }

@@ -67,7 +67,7 @@ export async function forgotPassword(login: string, ip: string): Promise<void> {
   }
   if (!isE164(login.trim())) throw phoneNumberInvalid('login')
   // A phone that is also the second factor cannot reset on its own: the reset goes by e-mail.
-  if (usable && secondFactor().hasSms(user.id) && user.email) {
+  if (usable && (await secondFactor().hasSms(user.id)) && user.email) {
     await mailResetLink(user)
     throw phoneResetByEmail()
   }
@@ -111,7 +111,7 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   const { user, purpose } = await resetTarget(input.token)
   const mfa = secondFactor()
   let spendTicket: (() => void) | undefined
-  if (mfa.enabled(user.id)) {
+  if (await mfa.enabled(user.id)) {
     if (!input.ticket) return (await mfa.challenge(user.id, 'reset', { token: sha256Hex(input.token) }))!
     spendTicket = await mfa.verify(
       'reset',
@@ -200,7 +200,7 @@ export async function revertAccount(token: string, password: string): Promise<{ 
       phone: null,
       compromised: false,
     })
-    secondFactor().removeAll(spent.userId)
+    await secondFactor().removeAll(spent.userId)
     await revokeOneTime(spent.userId, 'revert_email')
     await revokeOneTime(spent.userId, 'reset_password')
     await revokeOneTime(spent.userId, 'verify_email')

@@ -135,9 +135,7 @@ async function resolveUncached(trimmed: string, bare: boolean): Promise<Resolved
   if (scheme === 'bot') return rest ? resolvers.bot?.(rest) : undefined
   if (scheme === 'bearer') return rest ? resolvers.bearer?.(rest) : undefined
   if (!bare) return resolvers.user?.(trimmed)
-  return (
-    (await resolvers.user?.(trimmed)) ?? (await resolvers.bot?.(trimmed)) ?? (await resolvers.bearer?.(trimmed))
-  )
+  return (await resolvers.user?.(trimmed)) ?? (await resolvers.bot?.(trimmed)) ?? (await resolvers.bearer?.(trimmed))
 }
 
 function splitScheme(value: string): ['bot' | 'bearer' | 'raw', string] {
