@@ -1,12 +1,11 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
-// fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
-// another domain's rows take it as `tx`. Hot statements are prepared once; bun:sqlite is one synchronous connection,
-// so they run inside the caller's open transaction too, and the `tx` parameters stay for a store that goes async.
+// fingerprints. Async, as every store (docs/DESIGN.md, "Stores"): a write runs in the caller's write transaction when
+// it has one open, else alone behind the write mutex (`write`). Hot statements are prepared once per connection.
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
-import { rowCache } from '../db/cache'
-import { db, idsTable, idValue, prepared, type DB } from '../db/client'
+import { forgetThrough, rowCache } from '../db/cache'
+import { db, idsTable, idValue, prepared, write, type DB } from '../db/client'
 import {
   authSessions,
   blockedPhones,
@@ -59,11 +58,13 @@ export function cachedUserText(id: string, factors: string, build: () => string)
 function forgetUser(id: string): void {
   userRows.forget(id)
   userTexts.forget(id)
-  usersWritten++
 }
 
-/** Changes whenever this process writes a user row: answers made of many users (message authors) compare it. */
-export const usersVersion = () => usersWritten
+/**
+ * Changes whenever this process writes a user row, and again when the write's scope ends (its commit): answers made of
+ * many users (message authors) compare it.
+ */
+export const usersVersion = () => usersWritten + userRows.version
 
 export async function findUser(id: string): Promise<UserRow | undefined> {
   return userRows.read(id, () => userById().get({ id }))
@@ -105,10 +106,12 @@ export async function findUserByPhone(phone: string): Promise<UserRow | undefine
 }
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
-export async function insertUser(row: UserInsert, tx: DB = db()): Promise<UserRow> {
-  if (row.id) forgetUser(row.id)
-  else usersWritten++
-  return tx.insert(users).values(row).returning().get()
+export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
+  return write((w) => {
+    if (row.id) forgetUser(row.id)
+    else usersWritten++
+    return w.insert(users).values(row).returning().get()
+  })
 }
 
 const userStateById = prepared((d) =>
@@ -127,21 +130,24 @@ export async function isUserActive(id: string): Promise<boolean> {
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
 export async function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): Promise<void> {
-  forgetUser(id)
-  db()
-    .update(users)
-    .set({ passwordWeak: weak })
-    .where(and(eq(users.id, id), eq(users.passwordHash, passwordHash)))
-    .run()
+  return write((w) => {
+    forgetUser(id)
+    w.update(users)
+      .set({ passwordWeak: weak })
+      .where(and(eq(users.id, id), eq(users.passwordHash, passwordHash)))
+      .run()
+  })
 }
 
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
 export async function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): Promise<UserRow | undefined> {
-  forgetCallers() // the account's state decides whether its tokens work
-  forgetUser(id)
-  // A new password has not been judged by the policy unless the caller says so.
-  if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
-  return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
+  return write((w) => {
+    forgetThrough(forgetCallers) // the account's state decides whether its tokens work
+    forgetUser(id)
+    // A new password has not been judged by the policy unless the caller says so.
+    if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
+    return w.update(users).set(patch).where(eq(users.id, id)).returning().get()
+  })
 }
 
 /** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
@@ -198,8 +204,10 @@ const sessionInsert = prepared((d) => {
 
 /** Every column given (null where unknown): the row inserted is the row returned. */
 export async function insertSession(row: AuthSessionRow): Promise<AuthSessionRow> {
-  sessionInsert().run(row)
-  return row
+  return write((w) => {
+    sessionInsert().run(row)
+    return row
+  })
 }
 
 const sessionByTokenHash = prepared((d) =>
@@ -249,7 +257,9 @@ export async function findActiveSessionByTokenHash(
 }
 
 export async function touchSessionAt(id: string, now: number): Promise<void> {
-  touchSession().run({ now, id })
+  return write((w) => {
+    touchSession().run({ now, id })
+  })
 }
 
 export async function findSession(id: string): Promise<AuthSessionRow | undefined> {
@@ -257,8 +267,10 @@ export async function findSession(id: string): Promise<AuthSessionRow | undefine
 }
 
 export async function deleteSessionRow(id: string): Promise<void> {
-  forgetCallers()
-  db().delete(authSessions).where(eq(authSessions.id, id)).run()
+  return write((w) => {
+    forgetThrough(forgetCallers)
+    w.delete(authSessions).where(eq(authSessions.id, id)).run()
+  })
 }
 
 const sessionsOf = prepared((d) =>
@@ -275,22 +287,25 @@ export async function sessionsOfUser(userId: string): Promise<AuthSessionRow[]> 
 
 /** Delete sessions last used before `cutoff`; returns how many. */
 export async function deleteSessionsIdleSince(cutoff: number): Promise<number> {
-  forgetCallers()
-  return db().delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
-    .length
+  return write((w) => {
+    forgetThrough(forgetCallers)
+    return w.delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
+      .length
+  })
 }
 
 /** Delete a user's sessions but `exceptId`; returns the ids deleted. */
 export async function deleteSessionsOfUser(userId: string, exceptId?: string): Promise<string[]> {
-  forgetCallers()
-  const rows = db().select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
-  const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
-  for (const id of ids)
-    db()
-      .delete(authSessions)
-      .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId)))
-      .run()
-  return ids
+  return write((w) => {
+    forgetThrough(forgetCallers)
+    const rows = w.select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
+    const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
+    for (const id of ids)
+      w.delete(authSessions)
+        .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId)))
+        .run()
+    return ids
+  })
 }
 
 /** The ids of a user's sessions with these id hashes. */
@@ -321,18 +336,26 @@ export async function liveSessionIdsSince(ids: string[], cutoff: number): Promis
 // ---- one-time tokens
 
 export async function insertOneTime(row: typeof oneTimeTokens.$inferInsert): Promise<void> {
-  db().insert(oneTimeTokens).values(row).run()
+  return write((w) => {
+    w.insert(oneTimeTokens).values(row).run()
+  })
 }
 
 /** Delete and return a live token row: exactly one caller gets it. */
 export async function takeOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
-  return db()
-    .delete(oneTimeTokens)
-    .where(
-      and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)),
-    )
-    .returning()
-    .get()
+  return write((w) => {
+    return w
+      .delete(oneTimeTokens)
+      .where(
+        and(
+          eq(oneTimeTokens.tokenHash, tokenHash),
+          eq(oneTimeTokens.purpose, purpose),
+          gt(oneTimeTokens.expiresAt, now),
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
 export async function findOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
@@ -346,14 +369,17 @@ export async function findOneTime(tokenHash: string, purpose: string, now: numbe
 }
 
 export async function deleteOneTimeOf(userId: string, purpose: string): Promise<void> {
-  db()
-    .delete(oneTimeTokens)
-    .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
-    .run()
+  return write((w) => {
+    w.delete(oneTimeTokens)
+      .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
+      .run()
+  })
 }
 
 export async function deleteExpiredOneTime(now: number): Promise<void> {
-  db().delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
+  return write((w) => {
+    w.delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
+  })
 }
 
 // ---- known IPs
@@ -383,7 +409,9 @@ const knownIpInsert = prepared((d) =>
 )
 
 export async function insertKnownIp(userId: string, ip: string): Promise<void> {
-  knownIpInsert().run({ userId, ip, createdAt: clock.now() })
+  return write((w) => {
+    knownIpInsert().run({ userId, ip, createdAt: clock.now() })
+  })
 }
 
 export async function isKnownIp(userId: string, ip: string): Promise<boolean> {
@@ -407,11 +435,12 @@ export async function upsertPhoneCode(
   codeHash: string,
   expiresAt: number,
 ): Promise<void> {
-  db()
-    .insert(phoneCodes)
-    .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
-    .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
-    .run()
+  return write((w) => {
+    w.insert(phoneCodes)
+      .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
+      .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
+      .run()
+  })
 }
 
 /** Delete the code if it matches, is live and has tries left: true for exactly one caller. */
@@ -422,27 +451,30 @@ export async function takePhoneCode(
   now: number,
   maxAttempts: number,
 ): Promise<boolean> {
-  return !!db()
-    .delete(phoneCodes)
-    .where(
-      and(
-        eq(phoneCodes.phone, phone),
-        eq(phoneCodes.purpose, purpose),
-        eq(phoneCodes.codeHash, codeHash),
-        gt(phoneCodes.expiresAt, now),
-        sql`${phoneCodes.attempts} < ${maxAttempts}`,
-      ),
-    )
-    .returning()
-    .get()
+  return write((w) => {
+    return !!w
+      .delete(phoneCodes)
+      .where(
+        and(
+          eq(phoneCodes.phone, phone),
+          eq(phoneCodes.purpose, purpose),
+          eq(phoneCodes.codeHash, codeHash),
+          gt(phoneCodes.expiresAt, now),
+          sql`${phoneCodes.attempts} < ${maxAttempts}`,
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
 export async function countPhoneCodeAttempt(phone: string, purpose: string): Promise<void> {
-  db()
-    .update(phoneCodes)
-    .set({ attempts: sql`${phoneCodes.attempts} + 1` })
-    .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
-    .run()
+  return write((w) => {
+    w.update(phoneCodes)
+      .set({ attempts: sql`${phoneCodes.attempts} + 1` })
+      .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
+      .run()
+  })
 }
 
 export async function livePhoneCodePurposes(phone: string, now: number): Promise<string[]> {
@@ -455,20 +487,26 @@ export async function livePhoneCodePurposes(phone: string, now: number): Promise
 }
 
 export async function insertUserPhone(userId: string, phone: string): Promise<void> {
-  db().insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+  return write((w) => {
+    w.insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+  })
 }
 
 /** Block every number the user ever had. */
 export async function blockPhonesOfUser(userId: string): Promise<void> {
-  const phones = db().select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
-  for (const { phone } of phones)
-    db().insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+  return write((w) => {
+    const phones = w.select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
+    for (const { phone } of phones)
+      w.insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+  })
 }
 
 // ---- fingerprints
 
 export async function insertFingerprint(id: string, ip: string): Promise<void> {
-  db().insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+  return write((w) => {
+    w.insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+  })
 }
 
 /** A fingerprint row created after `since`. */
@@ -490,22 +528,27 @@ export async function fingerprintUser(id: string): Promise<{ usedBy: string | nu
 
 /** Mark a valid, unused fingerprint used by `userId`: true for exactly one caller. */
 export async function claimFingerprintRow(id: string, userId: string): Promise<boolean> {
-  return !!db()
-    .update(fingerprints)
-    .set({ usedBy: userId })
-    .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
-    .returning()
-    .get()
+  return write((w) => {
+    return !!w
+      .update(fingerprints)
+      .set({ usedBy: userId })
+      .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
+      .returning()
+      .get()
+  })
 }
 
 export async function retireFingerprintRow(id: string, userId: string): Promise<void> {
-  db()
-    .update(fingerprints)
-    .set({ usedBy: userId })
-    .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
-    .run()
+  return write((w) => {
+    w.update(fingerprints)
+      .set({ usedBy: userId })
+      .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
+      .run()
+  })
 }
 
 export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void> {
-  db().delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
+  return write((w) => {
+    w.delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
+  })
 }

@@ -1,10 +1,12 @@
-// Every query of the delivery domain: the outbox. Synchronous, as every store (docs/DESIGN.md, "Stores").
+// Every query of the delivery domain: the outbox. Async, as every store (docs/DESIGN.md, "Stores").
 import { desc, eq } from 'drizzle-orm'
-import { db } from '../db/client'
+import { db, write } from '../db/client'
 import { outbox, type OutboxRow } from './tables'
 
 export async function insertOutbox(row: typeof outbox.$inferInsert): Promise<void> {
-  db().insert(outbox).values(row).run()
+  return write((w) => {
+    w.insert(outbox).values(row).run()
+  })
 }
 
 /** Newest first; only those sent to `to` when given. */

@@ -1,7 +1,7 @@
 // Every query of the experiments domain: the definitions (replaced whole) and the version row that tells a server
 // another process loaded new ones.
 import { asc, eq, sql } from 'drizzle-orm'
-import { db, prepared } from '../db/client'
+import { db, prepared, reading, transaction } from '../db/client'
 import type { Definition } from './definitions'
 import { experimentDefinitions, experimentState } from './tables'
 
@@ -23,7 +23,8 @@ export async function readVersion(): Promise<number> {
 
 /** The definitions in file order, with the version they belong to (one read transaction). */
 export async function readDefinitions(): Promise<{ version: number; definitions: Definition[] }> {
-  return db().transaction((tx) => {
+  return reading(() => {
+    const tx = db()
     const version =
       tx
         .select({ version: experimentState.version })
@@ -41,25 +42,22 @@ export async function readDefinitions(): Promise<{ version: number; definitions:
 
 /** Replace every definition in one transaction and bump the version; returns the new version. */
 export async function replaceDefinitions(definitions: Definition[], now: number): Promise<number> {
-  return db().transaction(
-    (tx) => {
-      tx.delete(experimentDefinitions).run()
-      for (let i = 0; i < definitions.length; i += INSERT_CHUNK) {
-        const chunk = definitions
-          .slice(i, i + INSERT_CHUNK)
-          .map((definition, j) => ({ name: definition.name, position: i + j, definition }))
-        tx.insert(experimentDefinitions).values(chunk).run()
-      }
-      return tx
-        .insert(experimentState)
-        .values({ id: STATE_ID, version: 1, loadedAt: now })
-        .onConflictDoUpdate({
-          target: experimentState.id,
-          set: { version: sql`${experimentState.version} + 1`, loadedAt: now },
-        })
-        .returning({ version: experimentState.version })
-        .get().version
-    },
-    { behavior: 'immediate' },
-  )
+  return transaction((tx) => {
+    tx.delete(experimentDefinitions).run()
+    for (let i = 0; i < definitions.length; i += INSERT_CHUNK) {
+      const chunk = definitions
+        .slice(i, i + INSERT_CHUNK)
+        .map((definition, j) => ({ name: definition.name, position: i + j, definition }))
+      tx.insert(experimentDefinitions).values(chunk).run()
+    }
+    return tx
+      .insert(experimentState)
+      .values({ id: STATE_ID, version: 1, loadedAt: now })
+      .onConflictDoUpdate({
+        target: experimentState.id,
+        set: { version: sql`${experimentState.version} + 1`, loadedAt: now },
+      })
+      .returning({ version: experimentState.version })
+      .get().version
+  })
 }

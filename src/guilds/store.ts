@@ -5,7 +5,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { db, idsTable, idValue, prepared, type DB } from '../db/client'
+import { db, idsTable, idValue, prepared, write, type DB } from '../db/client'
 import {
   channels,
   guilds,
@@ -292,7 +292,11 @@ const pageAtOrBefore = messagePage(
 const messagePages = new PageCache(1024, 32, 64 * 1024 * 1024)
 
 /** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
-export async function cachedMessagePage(channelId: string, query: string, build: () => string): Promise<string> {
+export async function cachedMessagePage(
+  channelId: string,
+  query: string,
+  build: () => Promise<string>,
+): Promise<string> {
   return messagePages.read(channelId, query, usersVersion(), build)
 }
 
@@ -318,19 +322,21 @@ export async function getInvite(code: string): Promise<InviteRow | undefined> {
 
 /** Count one use if the invite is still valid for this user; atomic, so parallel joins never exceed max_uses. */
 export async function claimInviteUse(code: string, now: number, userId: string): Promise<InviteRow | undefined> {
-  return db()
-    .update(invites)
-    .set({ uses: sql`${invites.uses} + 1` })
-    .where(
-      and(
-        eq(invites.code, code),
-        sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
-        sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
-        sql`(${invites.targetUserId} IS NULL OR ${invites.targetUserId} = ${userId})`,
-      ),
-    )
-    .returning()
-    .get()
+  return write((w) => {
+    return w
+      .update(invites)
+      .set({ uses: sql`${invites.uses} + 1` })
+      .where(
+        and(
+          eq(invites.code, code),
+          sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
+          sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
+          sql`(${invites.targetUserId} IS NULL OR ${invites.targetUserId} = ${userId})`,
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
 export async function reusableInvite(

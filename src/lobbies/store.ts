@@ -6,7 +6,17 @@
 import { and, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { atBatchEnd, db, inQueuedBatch, jsonPlaceholder, prepared, toJson, transaction, type DB } from '../db/client'
+import {
+  atBatchEnd,
+  db,
+  inQueuedBatch,
+  jsonPlaceholder,
+  prepared,
+  toJson,
+  transaction,
+  write,
+  type DB,
+} from '../db/client'
 import {
   lobbies,
   lobbyMembers,
@@ -42,7 +52,7 @@ const forgetMembers = (lobbyId: string) => {
 const messagePages = new PageCache(1024, 16, 64 * 1024 * 1024)
 
 /** The lobby's page of messages for this query as JSON text: cached, else `build()`'s. */
-export async function cachedMessagePage(lobbyId: string, query: string, build: () => string): Promise<string> {
+export async function cachedMessagePage(lobbyId: string, query: string, build: () => Promise<string>): Promise<string> {
   return messagePages.read(lobbyId, query, usersVersion(), build)
 }
 
@@ -137,7 +147,11 @@ export async function getLobby(id: string, _tx?: DB): Promise<LobbyRow | undefin
   return lobbyRows.read(id, () => lobbyById().get({ id }))
 }
 
-export async function getLobbyBySecret(_tx: DB, applicationId: string, secretHash: string): Promise<LobbyRow | undefined> {
+export async function getLobbyBySecret(
+  _tx: DB,
+  applicationId: string,
+  secretHash: string,
+): Promise<LobbyRow | undefined> {
   return lobbyBySecret().get({ applicationId, secretHash })
 }
 
@@ -395,8 +409,13 @@ export async function lobbyIdsOfUser(userId: string, applicationId?: string): Pr
 export async function clearIdleDeadlinesOf(userId: string, applicationId?: string): Promise<void> {
   // Only lobbies whose countdown runs are written, each forgotten alone; their rows are read through the cache
   // (right outside a transaction): most identifies find none, and write nothing.
-  const running = (await lobbyIdsOfUser(userId, applicationId)).filter((id) => (await getLobby(id))?.idleDeadline != null)
-  if (running.length) await transaction((tx) => running.forEach((id) => await clearIdleDeadline(tx, id)))
+  const running: string[] = []
+  for (const id of await lobbyIdsOfUser(userId, applicationId))
+    if ((await getLobby(id))?.idleDeadline != null) running.push(id)
+  if (running.length)
+    await transaction(async (tx) => {
+      for (const id of running) await clearIdleDeadline(tx, id)
+    })
 }
 
 export async function setVoice(
@@ -416,19 +435,16 @@ export async function setVoice(
 
 /** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
 export async function resetVoiceAtStart(now: number): Promise<void> {
-  lobbyRows.clear()
-  memberLists.clear()
-  lobbyTexts.clear()
-  db().transaction(
-    (tx) => {
-      tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
-      tx.update(lobbies)
-        .set({ idleDeadline: sql`${now} + ${lobbies.idleTimeoutSeconds} * 1000` })
-        .where(sql`${lobbies.idleDeadline} IS NULL`)
-        .run()
-    },
-    { behavior: 'immediate' },
-  )
+  await transaction((tx) => {
+    lobbyRows.clear()
+    memberLists.clear()
+    lobbyTexts.clear()
+    tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
+    tx.update(lobbies)
+      .set({ idleDeadline: sql`${now} + ${lobbies.idleTimeoutSeconds} * 1000` })
+      .where(sql`${lobbies.idleDeadline} IS NULL`)
+      .run()
+  })
 }
 
 // ---- messages
@@ -551,7 +567,11 @@ export async function listMessages(
 }
 
 /** One message of the lobby, or undefined (another lobby's message is unknown here). */
-export async function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db()): Promise<LobbyMessageRow | undefined> {
+export async function findLobbyMessage(
+  lobbyId: string,
+  messageId: string,
+  tx: DB = db(),
+): Promise<LobbyMessageRow | undefined> {
   return tx
     .select()
     .from(lobbyMessages)
@@ -578,7 +598,9 @@ export async function setModerationMetadata(
 
 /** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
 export async function setChannelCopy(messageId: string, channelMessageId: string): Promise<void> {
-  db().update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
+  return write((w) => {
+    w.update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
+  })
 }
 
 // ---- the event webhooks outbox (event-webhooks.ts)
@@ -618,24 +640,34 @@ export async function dueEventDeliveries(now: number, limit: number): Promise<Lo
 }
 
 export async function deleteEventDelivery(id: number): Promise<void> {
-  db().delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
+  return write((w) => {
+    w.delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
+  })
 }
 
-export async function failEventDelivery(id: number, attempts: number, nextAttemptAt: number, error: string): Promise<void> {
-  db()
-    .update(lobbyEventDeliveries)
-    .set({ attempts, nextAttemptAt, lastError: error })
-    .where(eq(lobbyEventDeliveries.id, id))
-    .run()
+export async function failEventDelivery(
+  id: number,
+  attempts: number,
+  nextAttemptAt: number,
+  error: string,
+): Promise<void> {
+  return write((w) => {
+    w.update(lobbyEventDeliveries)
+      .set({ attempts, nextAttemptAt, lastError: error })
+      .where(eq(lobbyEventDeliveries.id, id))
+      .run()
+  })
 }
 
 /** Drop what a lobby still had queued when its events have nowhere to go (no override, no application URL). */
 export async function dropLobbyEventDeliveries(lobbyId: string): Promise<number> {
-  return db()
-    .delete(lobbyEventDeliveries)
-    .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
-    .returning({ id: lobbyEventDeliveries.id })
-    .all().length
+  return write((w) => {
+    return w
+      .delete(lobbyEventDeliveries)
+      .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
+      .returning({ id: lobbyEventDeliveries.id })
+      .all().length
+  })
 }
 
 /** The lobby's events now go elsewhere (its override changed): what is queued is due now, with a fresh backoff. */

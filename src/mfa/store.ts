@@ -4,7 +4,7 @@
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { rowCache } from '../db/cache'
-import { db, prepared } from '../db/client'
+import { db, prepared, transaction, write } from '../db/client'
 import { backupCodes, mfaTickets, smsFactors, totpSecrets, webauthnCredentials } from './tables'
 
 export type TicketRow = typeof mfaTickets.$inferSelect
@@ -69,35 +69,41 @@ export async function findTotpSecret(userId: string): Promise<typeof totpSecrets
 
 /** Move the last accepted step forward to `step`: true once per step, even in parallel. */
 export async function claimTotpStep(userId: string, step: number): Promise<boolean> {
-  return !!db()
-    .update(totpSecrets)
-    .set({ lastStep: step })
-    .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
-    .returning({ u: totpSecrets.userId })
-    .get()
+  return write((w) => {
+    return !!w
+      .update(totpSecrets)
+      .set({ lastStep: step })
+      .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
+      .returning({ u: totpSecrets.userId })
+      .get()
+  })
 }
 
 /** false when the user already has a secret. */
 export async function insertTotpSecret(userId: string, secret: string, step: number): Promise<boolean> {
-  authenticatorTypesOf.forget(userId)
-  return !!db()
-    .insert(totpSecrets)
-    .values({ userId, secret, lastStep: step, createdAt: clock.now() })
-    .onConflictDoNothing()
-    .returning()
-    .get()
+  return write((w) => {
+    authenticatorTypesOf.forget(userId)
+    return !!w
+      .insert(totpSecrets)
+      .values({ userId, secret, lastStep: step, createdAt: clock.now() })
+      .onConflictDoNothing()
+      .returning()
+      .get()
+  })
 }
 
 export async function deleteTotpSecret(userId: string): Promise<void> {
-  authenticatorTypesOf.forget(userId)
-  db().delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+  return write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+  })
 }
 
 // ---- backup codes
 
 /** Replace a user's codes with these hashes, in one transaction. */
 export async function replaceBackupCodes(userId: string, hashes: string[]): Promise<void> {
-  db().transaction((tx) => {
+  await transaction((tx) => {
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
     tx.insert(backupCodes)
       .values(hashes.map((codeHash) => ({ userId, codeHash })))
@@ -127,16 +133,20 @@ export async function hasUnusedBackupCode(userId: string): Promise<boolean> {
 
 /** Mark a code used: true for exactly one caller. */
 export async function consumeBackupCodeRow(id: number): Promise<boolean> {
-  return !!db()
-    .update(backupCodes)
-    .set({ consumed: true })
-    .where(and(eq(backupCodes.id, id), eq(backupCodes.consumed, false)))
-    .returning({ id: backupCodes.id })
-    .get()
+  return write((w) => {
+    return !!w
+      .update(backupCodes)
+      .set({ consumed: true })
+      .where(and(eq(backupCodes.id, id), eq(backupCodes.consumed, false)))
+      .returning({ id: backupCodes.id })
+      .get()
+  })
 }
 
 export async function deleteBackupCodes(userId: string): Promise<void> {
-  db().delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+  return write((w) => {
+    w.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+  })
 }
 
 // ---- SMS
@@ -146,13 +156,17 @@ export async function hasSmsFactor(userId: string): Promise<boolean> {
 }
 
 export async function insertSmsFactor(userId: string): Promise<void> {
-  authenticatorTypesOf.forget(userId)
-  db().insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
+  return write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
+  })
 }
 
 export async function deleteSmsFactor(userId: string): Promise<void> {
-  authenticatorTypesOf.forget(userId)
-  db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+  return write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+  })
 }
 
 // ---- security keys
@@ -173,8 +187,10 @@ export async function findCredentialByCredentialId(credentialId: string): Promis
 export async function insertCredential(
   row: typeof webauthnCredentials.$inferInsert,
 ): Promise<CredentialRow | undefined> {
-  authenticatorTypesOf.forget(row.userId)
-  return db().insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
+  return write((w) => {
+    authenticatorTypesOf.forget(row.userId)
+    return w.insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
+  })
 }
 
 /**
@@ -182,20 +198,22 @@ export async function insertCredential(
  * undefined otherwise, which is a cloned authenticator or a replay.
  */
 export async function advanceCounter(id: string, next: number): Promise<CredentialRow | undefined> {
-  return db()
-    .update(webauthnCredentials)
-    .set({ counter: next })
-    .where(
-      and(
-        eq(webauthnCredentials.id, id),
-        or(
-          lt(webauthnCredentials.counter, next),
-          and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)),
+  return write((w) => {
+    return w
+      .update(webauthnCredentials)
+      .set({ counter: next })
+      .where(
+        and(
+          eq(webauthnCredentials.id, id),
+          or(
+            lt(webauthnCredentials.counter, next),
+            and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)),
+          ),
         ),
-      ),
-    )
-    .returning()
-    .get()
+      )
+      .returning()
+      .get()
+  })
 }
 
 export async function renameCredentialRow(
@@ -203,32 +221,40 @@ export async function renameCredentialRow(
   id: string,
   name: string,
 ): Promise<CredentialRow | undefined> {
-  return db()
-    .update(webauthnCredentials)
-    .set({ name })
-    .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
-    .returning()
-    .get()
+  return write((w) => {
+    return w
+      .update(webauthnCredentials)
+      .set({ name })
+      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+      .returning()
+      .get()
+  })
 }
 
 export async function deleteCredential(userId: string, id: string): Promise<boolean> {
-  authenticatorTypesOf.forget(userId)
-  return !!db()
-    .delete(webauthnCredentials)
-    .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
-    .returning()
-    .get()
+  return write((w) => {
+    authenticatorTypesOf.forget(userId)
+    return !!w
+      .delete(webauthnCredentials)
+      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+      .returning()
+      .get()
+  })
 }
 
 export async function deleteCredentialsOf(userId: string): Promise<void> {
-  authenticatorTypesOf.forget(userId)
-  db().delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+  return write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+  })
 }
 
 // ---- tickets
 
 export async function insertTicket(row: typeof mfaTickets.$inferInsert): Promise<void> {
-  db().insert(mfaTickets).values(row).run()
+  return write((w) => {
+    w.insert(mfaTickets).values(row).run()
+  })
 }
 
 export async function findLiveTicket(ticketHash: string, purpose: string, now: number): Promise<TicketRow | undefined> {
@@ -240,22 +266,27 @@ export async function findLiveTicket(ticketHash: string, purpose: string, now: n
 }
 
 export async function countWrongCode(ticketHash: string): Promise<void> {
-  db()
-    .update(mfaTickets)
-    .set({ attempts: sql`${mfaTickets.attempts} + 1` })
-    .where(eq(mfaTickets.ticketHash, ticketHash))
-    .run()
+  return write((w) => {
+    w.update(mfaTickets)
+      .set({ attempts: sql`${mfaTickets.attempts} + 1` })
+      .where(eq(mfaTickets.ticketHash, ticketHash))
+      .run()
+  })
 }
 
 /** Delete a ticket that has tries left: true for exactly one caller. */
 export async function takeTicket(ticketHash: string, maxWrongCodes: number): Promise<boolean> {
-  return !!db()
-    .delete(mfaTickets)
-    .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
-    .returning({ h: mfaTickets.ticketHash })
-    .get()
+  return write((w) => {
+    return !!w
+      .delete(mfaTickets)
+      .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
+      .returning({ h: mfaTickets.ticketHash })
+      .get()
+  })
 }
 
 export async function deleteExpiredTickets(now: number): Promise<void> {
-  db().delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
+  return write((w) => {
+    w.delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
+  })
 }

@@ -1,10 +1,10 @@
-// Every query of the oauth2 domain: applications, authorization codes and tokens. Synchronous, as every store
+// Every query of the oauth2 domain: applications, authorization codes and tokens. Async, as every store
 // (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
 import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
-import { rowCache } from '../db/cache'
-import { db, prepared, type DB } from '../db/client'
+import { forgetThrough, rowCache } from '../db/cache'
+import { db, prepared, write, type DB } from '../db/client'
 import {
   applications,
   oauth2Codes,
@@ -37,12 +37,13 @@ export async function setApplicationKeysOnce(
   verifyKey: string,
   signingKey: string,
 ): Promise<ApplicationRow | undefined> {
-  db()
-    .update(applications)
-    .set({ verifyKey, signingKey })
-    .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
-    .run()
-  return await findApplication(id)
+  return write(async (w) => {
+    w.update(applications)
+      .set({ verifyKey, signingKey })
+      .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
+      .run()
+    return await findApplication(id)
+  })
 }
 
 /** How many users have a live OAuth2 grant for the application (Discord's approximate_user_authorization_count). */
@@ -84,12 +85,13 @@ export async function eventWebhookUrl(applicationId: string): Promise<string | n
 
 /** Set the event webhooks URL and status (1 disabled, 2 enabled). */
 export async function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): Promise<void> {
-  webhookTargets.forget(applicationId)
-  db()
-    .update(applications)
-    .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
-    .where(eq(applications.id, applicationId))
-    .run()
+  return write((w) => {
+    webhookTargets.forget(applicationId)
+    w.update(applications)
+      .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
+      .where(eq(applications.id, applicationId))
+      .run()
+  })
 }
 
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
@@ -132,23 +134,26 @@ export async function findTokenByAccessHash(
 }
 
 export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<void> {
-  const now = clock.now()
-  // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
-  db()
-    .delete(oauth2Codes)
-    .where(lt(oauth2Codes.expiresAt, now - 3600_000))
-    .run()
-  db().insert(oauth2Codes).values(row).run()
+  return write((w) => {
+    const now = clock.now()
+    // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
+    w.delete(oauth2Codes)
+      .where(lt(oauth2Codes.expiresAt, now - 3600_000))
+      .run()
+    w.insert(oauth2Codes).values(row).run()
+  })
 }
 
 /** Mark a code used; undefined when it does not exist or was already used (atomic: one statement). */
 export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
-  return db()
-    .update(oauth2Codes)
-    .set({ usedAt: clock.now() })
-    .where(and(eq(oauth2Codes.codeHash, codeHash), isNull(oauth2Codes.usedAt)))
-    .returning()
-    .get()
+  return write((w) => {
+    return w
+      .update(oauth2Codes)
+      .set({ usedAt: clock.now() })
+      .where(and(eq(oauth2Codes.codeHash, codeHash), isNull(oauth2Codes.usedAt)))
+      .returning()
+      .get()
+  })
 }
 
 export async function findCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
@@ -177,7 +182,7 @@ export async function findTokenByAnyHash(hash: string): Promise<OAuth2TokenRow |
 
 /** Spend a refresh token and end its access token, in one statement; undefined if someone spent it first. */
 export async function spendRefreshToken(tx: DB, id: string): Promise<OAuth2TokenRow | undefined> {
-  forgetCallers() // its access token ends here
+  forgetThrough(forgetCallers) // its access token ends here
   const now = clock.now()
   return tx
     .update(oauth2Tokens)
@@ -189,28 +194,32 @@ export async function spendRefreshToken(tx: DB, id: string): Promise<OAuth2Token
 
 /** Delete every token of a grant family; the users whose tokens went (one, or none when it was gone already). */
 export async function deleteFamily(familyId: string): Promise<string[]> {
-  forgetCallers()
-  const gone = db()
-    .delete(oauth2Tokens)
-    .where(eq(oauth2Tokens.familyId, familyId))
-    .returning({ userId: oauth2Tokens.userId })
-    .all()
-  return [...new Set(gone.map((r) => r.userId))]
+  return write((w) => {
+    forgetThrough(forgetCallers)
+    const gone = w
+      .delete(oauth2Tokens)
+      .where(eq(oauth2Tokens.familyId, familyId))
+      .returning({ userId: oauth2Tokens.userId })
+      .all()
+    return [...new Set(gone.map((r) => r.userId))]
+  })
 }
 
 /** Delete every token a user granted (to one application, or to all): their authorization is gone. */
 export async function deleteUserTokens(userId: string, applicationId?: string): Promise<number> {
-  forgetCallers()
-  return db()
-    .delete(oauth2Tokens)
-    .where(
-      and(
-        eq(oauth2Tokens.userId, userId),
-        applicationId === undefined ? undefined : eq(oauth2Tokens.applicationId, applicationId),
-      ),
-    )
-    .returning({ id: oauth2Tokens.id })
-    .all().length
+  return write((w) => {
+    forgetThrough(forgetCallers)
+    return w
+      .delete(oauth2Tokens)
+      .where(
+        and(
+          eq(oauth2Tokens.userId, userId),
+          applicationId === undefined ? undefined : eq(oauth2Tokens.applicationId, applicationId),
+        ),
+      )
+      .returning({ id: oauth2Tokens.id })
+      .all().length
+  })
 }
 
 /** The user's live grants, one row per application: its newest token (id, scopes, application). */

@@ -1,11 +1,13 @@
 // Every query of the remote-auth domain. Single use is one guarded UPDATE or DELETE ... RETURNING, so parallel
 // requests find exactly one winner.
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm'
-import { db, prepared, transaction, type DB } from '../db/client'
+import { db, prepared, transaction, write, type DB } from '../db/client'
 import { remoteAuthDesktops, remoteAuthTickets, type RemoteAuthDesktopRow, type RemoteAuthTicketRow } from './tables'
 
 export async function insertDesktop(row: typeof remoteAuthDesktops.$inferInsert): Promise<void> {
-  db().insert(remoteAuthDesktops).values(row).run()
+  return write((w) => {
+    w.insert(remoteAuthDesktops).values(row).run()
+  })
 }
 
 /** Whether a live desktop already holds this fingerprint. */
@@ -18,12 +20,16 @@ export async function fingerprintInUse(fingerprint: string, now: number): Promis
 }
 
 export async function deleteDesktop(fingerprint: string): Promise<void> {
-  db().delete(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).run()
+  return write((w) => {
+    w.delete(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).run()
+  })
 }
 
 /** At start: no socket survives a restart, so no desktop row is live. */
 export async function deleteAllDesktops(): Promise<number> {
-  return db().delete(remoteAuthDesktops).returning({ f: remoteAuthDesktops.fingerprint }).all().length
+  return write((w) => {
+    return w.delete(remoteAuthDesktops).returning({ f: remoteAuthDesktops.fingerprint }).all().length
+  })
 }
 
 /** A mobile user takes a waiting desktop: only one ever does. */
@@ -33,18 +39,20 @@ export async function claimDesktop(
   handshakeHash: string,
   now: number,
 ): Promise<RemoteAuthDesktopRow | undefined> {
-  return db()
-    .update(remoteAuthDesktops)
-    .set({ userId, handshakeHash, claimedAt: now })
-    .where(
-      and(
-        eq(remoteAuthDesktops.fingerprint, fingerprint),
-        isNull(remoteAuthDesktops.userId),
-        gt(remoteAuthDesktops.expiresAt, now),
-      ),
-    )
-    .returning()
-    .get()
+  return write((w) => {
+    return w
+      .update(remoteAuthDesktops)
+      .set({ userId, handshakeHash, claimedAt: now })
+      .where(
+        and(
+          eq(remoteAuthDesktops.fingerprint, fingerprint),
+          isNull(remoteAuthDesktops.userId),
+          gt(remoteAuthDesktops.expiresAt, now),
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
 const byHandshake = prepared((d) =>
@@ -90,7 +98,7 @@ export async function takeHandshake(
   userId: string,
   now: number,
 ): Promise<RemoteAuthDesktopRow | undefined> {
-  return takeHandshakeIn(db(), handshakeHash, userId, now)
+  return write((w) => takeHandshakeIn(w, handshakeHash, userId, now))
 }
 
 /** Use a handshake token and leave a ticket in its place, in one transaction. */
@@ -123,24 +131,28 @@ export async function exchangeHandshakeForTicket(
 
 /** Redeem a ticket: returned once, then never again; undefined if unknown, used or expired. */
 export async function takeTicket(ticketHash: string, now: number): Promise<RemoteAuthTicketRow | undefined> {
-  return db()
-    .delete(remoteAuthTickets)
-    .where(and(eq(remoteAuthTickets.ticketHash, ticketHash), gt(remoteAuthTickets.expiresAt, now)))
-    .returning()
-    .get()
+  return write((w) => {
+    return w
+      .delete(remoteAuthTickets)
+      .where(and(eq(remoteAuthTickets.ticketHash, ticketHash), gt(remoteAuthTickets.expiresAt, now)))
+      .returning()
+      .get()
+  })
 }
 
 /** Drop desktops and tickets past their deadline. */
 export async function purgeExpired(now: number): Promise<{ desktops: number; tickets: number }> {
-  const desktops = db()
-    .delete(remoteAuthDesktops)
-    .where(lte(remoteAuthDesktops.expiresAt, now))
-    .returning({ f: remoteAuthDesktops.fingerprint })
-    .all()
-  const tickets = db()
-    .delete(remoteAuthTickets)
-    .where(lte(remoteAuthTickets.expiresAt, now))
-    .returning({ t: remoteAuthTickets.ticketHash })
-    .all()
-  return { desktops: desktops.length, tickets: tickets.length }
+  return write((w) => {
+    const desktops = w
+      .delete(remoteAuthDesktops)
+      .where(lte(remoteAuthDesktops.expiresAt, now))
+      .returning({ f: remoteAuthDesktops.fingerprint })
+      .all()
+    const tickets = w
+      .delete(remoteAuthTickets)
+      .where(lte(remoteAuthTickets.expiresAt, now))
+      .returning({ t: remoteAuthTickets.ticketHash })
+      .all()
+    return { desktops: desktops.length, tickets: tickets.length }
+  })
 }
