@@ -57,14 +57,17 @@ const commands: Record<string, Command> = {
     summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url)',
     async run() {
       const apps = await listApplications()
-      return apps.map((a) => ({
-        id: a.id,
-        name: a.name,
-        bot_user_id: a.botUserId,
-        redirect_uris: a.redirectUris,
-        verify_key: (await ensureApplicationKeys(a)).verifyKey,
-        event_webhooks_url: a.eventWebhooksUrl,
-      }))
+      const listed = []
+      for (const a of apps)
+        listed.push({
+          id: a.id,
+          name: a.name,
+          bot_user_id: a.botUserId,
+          redirect_uris: a.redirectUris,
+          verify_key: (await ensureApplicationKeys(a)).verifyKey,
+          event_webhooks_url: a.eventWebhooksUrl,
+        })
+      return listed
     },
   },
   'app set': {

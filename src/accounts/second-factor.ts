@@ -38,7 +38,7 @@ export type SecondFactor = {
     expected: { userId: string; data: Record<string, string> },
     method: string,
     code: unknown,
-  ): Promise<() => void>
+  ): Promise<() => Promise<void>>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** Remove every second factor (account revert). */

@@ -1,7 +1,7 @@
 // POST /auth/login: e-mail or E.164 phone + password, enumeration-safe, rate-limited, with MFA, account state,
 // new-location confirmation and required actions.
 import { config } from '../config'
-import { clear, perIp, reserve, type Slot } from '../core/ratelimit'
+import { clear, perIp, type Reservation, reserve } from '../core/ratelimit'
 import {
   findUser,
   findUserByEmail,
@@ -50,19 +50,29 @@ export async function findUserByLogin(login: string): Promise<UserRow | undefine
 export async function login(input: LoginInput, context: LoginContext) {
   const ip = context.client.ip
   const accountKey = input.login.trim().toLowerCase()
-  const user = await findUserByLogin(input.login)
   // This account from this source (an IPv6 client by its /64, as every per-IP limit).
   const pair = perIp('login-account-ip', ip, LOGIN_FAILURES_PER_ACCOUNT_AND_IP, accountKey)
-  const slots: Slot[] = [perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair]
-  if (!user || !(await isKnownIp(user.id, ip))) slots.push(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
-  // Counted now, before the password hash is checked: parallel guesses cannot all pass the limit.
-  const attempt = reserve(...slots)
+  // Counted now, before any await (the account's lookup) and before the password hash is checked: parallel guesses
+  // cannot all pass the limit.
+  const attempt = reserve(perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair)
+  const user = await findUserByLogin(input.login)
+  // From a place the account never logged in from: counted per account too (both counts, or neither).
+  let fromElsewhere: Reservation | undefined
+  if (!user || !(await isKnownIp(user.id, ip))) {
+    try {
+      fromElsewhere = reserve(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
+    } catch (error) {
+      attempt.release()
+      throw error
+    }
+  }
   const hash = user?.passwordHash && !user.bot ? user.passwordHash : undefined
   const ok = hash
     ? await verifyPassword(input.password, hash)
     : (await verifyPassword(input.password, await dummy()), false)
   if (!user || !ok) throw invalidLogin()
   attempt.release()
+  fromElsewhere?.release()
   clear(pair[0], pair[1]) // the owner got in from here: earlier typos from this source are forgiven
 
   if (user.compromised) {

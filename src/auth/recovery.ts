@@ -110,7 +110,7 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   checkNewPassword(input.password)
   const { user, purpose } = await resetTarget(input.token)
   const mfa = secondFactor()
-  let spendTicket: (() => void) | undefined
+  let spendTicket: (() => Promise<void>) | undefined
   if (await mfa.enabled(user.id)) {
     if (!input.ticket) return (await mfa.challenge(user.id, 'reset', { token: sha256Hex(input.token) }))!
     spendTicket = await mfa.verify(
@@ -125,7 +125,7 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   // leaves either a usable token or the new password, never a spent token and the old password.
   const passwordHash = await oneAtATime(input.token, () => hashPassword(input.password))
   await transaction(async () => {
-    spendTicket?.()
+    await spendTicket?.()
     if (!(await redeemOneTime(purpose, input.token))) throw tokenInvalid()
     await updateUser(user.id, {
       passwordHash,

@@ -43,7 +43,7 @@ export const experimentsEndpoints = [
       const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
       const platform = platformQuery(q.platform)
       const authorization = request.headers.get('authorization')
-      const caller = authorization ? optionalCaller(request) : undefined
+      const caller = authorization ? await optionalCaller(request) : undefined
       if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
       const answer = await experimentsAnswer({
         caller,

@@ -17,7 +17,7 @@ import {
   membershipsOfUser,
   rolesOfEach,
 } from './store'
-import { serializeGuildForGateway } from './serialize'
+import { gatewayGuildObject } from './serialize'
 import type { GuildRow } from './tables'
 
 async function viewableChannelIds(guild: GuildRow, userId: string): Promise<string[]> {
@@ -54,7 +54,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
     )
     if (followActivity)
       topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
-    return await serializeGuildForGateway(guild, member, parts)
+    return gatewayGuildObject(guild, member, parts)
   })
   return { topics: topicList, ready: { guilds: ready } }
 }
@@ -62,7 +62,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
 /** Make a member's live sessions follow exactly the guild's channels it can view. */
 export async function syncMemberTopics(guildId: string, userId: string): Promise<void> {
   const guild = await getGuild(guildId)
-  if (!guild || !await getMember(guildId, userId)) return
+  if (!guild || !(await getMember(guildId, userId))) return
   events.subscribeUser(userId, topics.guild(guildId), audiences.guildActivity)
   const visible = new Set(await viewableChannelIds(guild, userId))
   for (const channel of await guildChannels(guildId)) {

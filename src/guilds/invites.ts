@@ -46,7 +46,7 @@ export type InviteInput = {
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {
   const { channel, guild } = await channelAccess(channelId, userId, Permission.CREATE_INSTANT_INVITE)
-  if (input.targetUserId && !await findUser(input.targetUserId)) throw Errors.unknownUser()
+  if (input.targetUserId && !(await findUser(input.targetUserId))) throw Errors.unknownUser()
   const maxAge = input.maxAge ?? 86400
   const maxUses = input.maxUses ?? 0
   const temporary = input.temporary ?? false
@@ -55,19 +55,20 @@ export async function createInvite(userId: string, channelId: string, input: Inv
     const existing = await reusableInvite(channel.id, userId, maxAge, maxUses, temporary, now)
     if (existing) return serializeInvite(existing, guild, channel)
   }
-  const row = await transaction(async (tx) =>
-    await insertInvite(tx, {
-      code: inviteCode(),
-      guildId: guild.id,
-      channelId: channel.id,
-      inviterId: userId,
-      targetUserId: input.targetUserId ?? null,
-      maxAge,
-      maxUses,
-      temporary,
-      createdAt: now,
-      expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
-    }),
+  const row = await transaction(
+    async (tx) =>
+      await insertInvite(tx, {
+        code: inviteCode(),
+        guildId: guild.id,
+        channelId: channel.id,
+        inviterId: userId,
+        targetUserId: input.targetUserId ?? null,
+        maxAge,
+        maxUses,
+        temporary,
+        createdAt: now,
+        expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
+      }),
   )
   const body = await serializeInvite(row, guild, channel)
   events.publish(topics.channel(channel.id), 'INVITE_CREATE', {
@@ -117,8 +118,11 @@ export async function joinGuildByInvite(userId: string, code: string) {
   }
   // The use is claimed in the transaction that adds the member: counted exactly when someone joined.
   let claimed: InviteRow | undefined
-  if (!await addMember(guild, userId, () => !!(claimed = await claimInviteUse(code, clock.now(), userId))) || !claimed) {
-    if (await getMember(guild.id, userId) && live(existing, clock.now()))
+  if (
+    !(await addMember(guild, userId, async () => !!(claimed = await claimInviteUse(code, clock.now(), userId)))) ||
+    !claimed
+  ) {
+    if ((await getMember(guild.id, userId)) && live(existing, clock.now()))
       return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
     throw Errors.unknownInvite()
   }
@@ -130,7 +134,7 @@ export async function deleteInvite(userId: string, code: string) {
   if (!invite) throw Errors.unknownInvite()
   const guild = await getGuild(invite.guildId)
   const channel = await getChannelRow(invite.channelId)
-  if (!guild || !channel || !await getMember(guild.id, userId)) throw Errors.unknownInvite()
+  if (!guild || !channel || !(await getMember(guild.id, userId))) throw Errors.unknownInvite()
   const perms = await permissionsOf(guild, userId)
   if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD))
     throw Errors.missingPermissions()

@@ -91,12 +91,16 @@ class NotClaimed extends Error {}
  * the same transaction once the member row is new; when it returns false nothing is written, so a use is counted
  * exactly when someone joined, even if the process dies in between.
  */
-export async function addMember(guild: GuildRow, userId: string, claim: () => boolean = () => true): Promise<boolean> {
+export async function addMember(
+  guild: GuildRow,
+  userId: string,
+  claim: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
   let inserted: unknown
   try {
     inserted = await transaction(async (tx) => {
       const row = await insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() })
-      if (row && !claim()) throw new NotClaimed()
+      if (row && !(await claim())) throw new NotClaimed()
       return row
     })
   } catch (error) {
@@ -111,7 +115,10 @@ export async function addMember(guild: GuildRow, userId: string, claim: () => bo
 async function announceJoin(guild: GuildRow, userId: string) {
   const member = (await getMember(guild.id, userId))!
   const user = await findUser(userId)
-  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', { guild_id: guild.id, ...await serializeMember(member, user) })
+  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', {
+    guild_id: guild.id,
+    ...(await serializeMember(member, user)),
+  })
   await syncMemberTopics(guild.id, userId)
   events.publishToUser(userId, audiences.guilds, 'GUILD_CREATE', await serializeGuildForGateway(guild, member))
 }
@@ -144,10 +151,10 @@ export async function leaveGuild(userId: string, guildId: string): Promise<void>
 
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
   const { guild } = await guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
-  if (!await getMember(guildId, targetId)) throw Errors.unknownMember()
+  if (!(await getMember(guildId, targetId))) throw Errors.unknownMember()
   if (
     targetId === guild.ownerId ||
-    (actorId !== guild.ownerId && await topPosition(guild, targetId) >= await topPosition(guild, actorId))
+    (actorId !== guild.ownerId && (await topPosition(guild, targetId)) >= (await topPosition(guild, actorId)))
   ) {
     throw Errors.missingPermissions()
   }
@@ -163,13 +170,16 @@ export async function myGuilds(userId: string, page: { limit: number; before?: s
     list = list.filter((g) => id(g) < BigInt(page.before!))
     if (page.after === undefined) list = list.slice(-page.limit)
   }
-  return list.slice(0, page.limit).map((g) => ({
+  const shown = list.slice(0, page.limit)
+  const permissions: bigint[] = []
+  for (const g of shown) permissions.push(await permissionsOf(g, userId))
+  return shown.map((g, i) => ({
     id: g.id,
     name: g.name,
     icon: null,
     banner: null,
     owner: g.ownerId === userId,
-    permissions: (await permissionsOf(g, userId)).toString(),
+    permissions: permissions[i].toString(),
     features: g.features,
   }))
 }

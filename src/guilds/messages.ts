@@ -45,7 +45,13 @@ export async function writeMessage(
   let fresh = true
   const row = await transaction(async (tx) => {
     if (enforceNonce && nonce !== undefined) {
-      const earlier = await recentMessageWithNonce(tx, channel.id, authorId, String(nonce), clock.now() - NONCE_WINDOW_MS)
+      const earlier = await recentMessageWithNonce(
+        tx,
+        channel.id,
+        authorId,
+        String(nonce),
+        clock.now() - NONCE_WINDOW_MS,
+      )
       if (earlier) {
         fresh = false
         return earlier
@@ -75,7 +81,7 @@ export async function readMessages(userId: string, channelId: string, query: Pag
   return await reading(async () => {
     const { channel } = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     const key = `${query.limit} ${query.before ?? ''} ${query.after ?? ''} ${query.around ?? ''}`
-    return await cachedMessagePage(channel.id, key, () =>
+    return await cachedMessagePage(channel.id, key, async () =>
       JSON.stringify(await serializeMessages(await channelMessages(channel.id, query), channel.guildId)),
     )
   })
@@ -87,10 +93,10 @@ export async function readMessages(userId: string, channelId: string, query: Pag
  */
 export async function announceModeration(messageId: string, moderationMetadata: Record<string, string>): Promise<void> {
   const row = await findMessage(messageId)
-  const channel = row && await getChannelRow(row.channelId)
+  const channel = row && (await getChannelRow(row.channelId))
   if (!row || !channel) return
   events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', {
-    ...await serializeMessage(row, channel.guildId),
+    ...(await serializeMessage(row, channel.guildId)),
     moderation_metadata: moderationMetadata,
   })
 }

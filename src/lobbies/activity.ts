@@ -54,7 +54,7 @@ export async function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicati
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
 export async function armIdleDeadline(tx: DB, lobbyId: string): Promise<void> {
   const lobby = await getLobby(lobbyId, tx)
-  if (!lobby || lobby.idleDeadline !== null || await lobbyActive(tx, lobby)) return
+  if (!lobby || lobby.idleDeadline !== null || (await lobbyActive(tx, lobby))) return
   await armIdleDeadlineRow(tx, lobbyId, clock.now())
 }
 
@@ -83,5 +83,8 @@ export async function sessionEnded(caller: Caller): Promise<void> {
   else bump(userSessions, s.userId, -1)
   if (isOnline(s.userId, s.applicationId ?? '')) return
   const ids = await lobbyIdsOfUser(s.userId, s.applicationId)
-  if (ids.length) await transaction((tx) => ids.forEach((id) => await armIdleDeadline(tx, id)))
+  if (ids.length)
+    await transaction(async (tx) => {
+      for (const id of ids) await armIdleDeadline(tx, id)
+    })
 }

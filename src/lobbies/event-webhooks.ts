@@ -34,7 +34,7 @@ export const OVERRIDE_FIELD = 'override_event_webhooks_url'
  * override (`current`) or the application's own (verified) URL. Throws 400 50035 naming the field.
  */
 export async function verifyOverrideUrl(applicationId: string, url: string, current?: string | null): Promise<void> {
-  if (url === current || new URL(url).toString() === await eventWebhookUrl(applicationId)) {
+  if (url === current || new URL(url).toString() === (await eventWebhookUrl(applicationId))) {
     await checkWebhookUrl(url, OVERRIDE_FIELD)
     return
   }
@@ -59,7 +59,7 @@ export async function queueLobbyEvent(
   type: string,
   data: unknown,
 ) {
-  if (!lobby.overrideEventWebhooksUrl && !await eventWebhookUrl(lobby.applicationId)) return false
+  if (!lobby.overrideEventWebhooksUrl && !(await eventWebhookUrl(lobby.applicationId))) return false
   const now = clock.now()
   const body = JSON.stringify({
     version: 1,
@@ -77,17 +77,19 @@ let again = false
 
 /** Send what is due now (after a commit that queued events); a run in progress runs once more. */
 export function kickEventDeliveries(): void {
-  if (running) {
+  if (running !== undefined) {
     again = true
     return
   }
-  running = deliverDue().finally(() => {
-    running = undefined
-    if (again) {
-      again = false
-      kickEventDeliveries()
-    }
-  })
+  running = deliverDue()
+    .catch((error) => log.error('event webhooks delivery failed', { error: String(error) }))
+    .finally(() => {
+      running = undefined
+      if (again) {
+        again = false
+        kickEventDeliveries()
+      }
+    })
 }
 
 /** One pass: the head of every lobby's queue that is due, sent in parallel; repeats while sends succeed. */
@@ -100,7 +102,7 @@ async function deliverDue(): Promise<void> {
       due.map(async (row) => {
         const lobby = await getLobby(row.lobbyId)
         const override = lobby?.overrideEventWebhooksUrl ?? null
-        if (!lobby || (!override && !await eventWebhookUrl(row.applicationId))) {
+        if (!lobby || (!override && !(await eventWebhookUrl(row.applicationId)))) {
           // Nowhere to go any more (the override cleared, the application's URL turned off, the lobby gone): what
           // was queued for the lobby is dropped.
           await dropLobbyEventDeliveries(row.lobbyId)
@@ -143,8 +145,11 @@ export function startEventDeliveries(): void {
     'counter',
     () => failedAttempts,
   )
-  collect('lobby_event_webhooks_pending', 'Application event webhooks waiting in the outbox.', 'gauge', () =>
-    await countEventDeliveries(),
+  collect(
+    'lobby_event_webhooks_pending',
+    'Application event webhooks waiting in the outbox.',
+    'gauge',
+    countEventDeliveries,
   )
   timer ??= setInterval(kickEventDeliveries, TICK_MS)
   kickEventDeliveries()

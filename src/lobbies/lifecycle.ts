@@ -117,7 +117,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
       found = undefined
     }
     if (!found) {
-      if (userId && await countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP)
+      if (userId && (await countUserLobbies(tx, userId, caller.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
         throw userLobbyLimit('secret')
       const created = await newLobby(tx, caller.applicationId, {
         ...input,
@@ -165,7 +165,8 @@ async function joinBySecret(
     return members.map((m) => (m.userId === userId ? updated : m))
   }
   if (members.length >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
-  if (await countUserLobbies(tx, userId, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
+  if ((await countUserLobbies(tx, userId, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
+    throw userLobbyLimit('secret')
   const added = await insertMember(tx, {
     lobbyId: lobby.id,
     userId,
@@ -210,9 +211,7 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     const current = Object.keys(patch).length ? await updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
-      const removes = (await listMembers(lobby.id, tx))
-        .map((m) => m.userId)
-        .filter((id) => !listed.has(id))
+      const removes = (await listMembers(lobby.id, tx)).map((m) => m.userId).filter((id) => !listed.has(id))
       memberEffects(current, await changeMembers(tx, current, input.members, removes), effects)
     }
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
@@ -228,12 +227,12 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
 export async function deleteLobby(
   lobbyId: string,
-  remove: (tx: DB) => LobbyRow | undefined = (tx) => await deleteLobbyRow(tx, lobbyId),
+  remove: (tx: DB) => Promise<LobbyRow | undefined> = (tx) => deleteLobbyRow(tx, lobbyId),
 ): Promise<boolean> {
   const effects = new Effects()
   const gone = await transaction(async (tx) => {
     const members = await listMembers(lobbyId, tx)
-    const row = remove(tx)
+    const row = await remove(tx)
     if (!row) return undefined
     effects.toLobby(row, 'LOBBY_DELETE', { id: row.id, reason: 'deleted' })
     for (const m of members) {

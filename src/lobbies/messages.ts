@@ -45,7 +45,7 @@ const NONCE_WINDOW_MS = 5 * 60_000
  * writes queued before it.
  */
 export async function postMessage(
-  access: () => LobbyRow,
+  access: () => Promise<LobbyRow>,
   authorId: string,
   input: MessageInput,
 ): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
@@ -55,7 +55,7 @@ export async function postMessage(
   if (!author) throw Errors.unauthorized()
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
   const { row, lobby, created, queued } = await queuedTransaction(async (tx) => {
-    const lobby = access()
+    const lobby = await access()
     const now = clock.now()
     if (enforce) {
       const earlier = await findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
@@ -94,10 +94,13 @@ export async function postMessage(
 }
 
 /** Newest first; `before`/`after` page through the whole history. As JSON text, kept until the lobby gets a message. */
-export async function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }): Promise<string> {
+export async function readMessages(
+  lobby: LobbyRow,
+  page: { limit: number; before?: string; after?: string },
+): Promise<string> {
   const key = `${page.limit} ${page.before ?? ''} ${page.after ?? ''}`
   return await cachedMessagePage(lobby.id, key, () =>
-    await reading(async () => {
+    reading(async () => {
       const rows = await listMessages(lobby.id, page)
       // The page's authors in one query.
       const authors = await findUsers(rows.map((r) => r.authorId))
@@ -116,13 +119,17 @@ export async function readMessages(lobby: LobbyRow, page: { limit: number; befor
  * moderation metadata and stamps its edit time. The lobby hears LOBBY_MESSAGE_UPDATE (with edited_timestamp); the
  * message's copy in a linked channel, MESSAGE_UPDATE. `access` gives the lobby or throws; asked again inside.
  */
-export async function moderateMessage(access: () => LobbyRow, messageId: string, metadata: Metadata): Promise<void> {
+export async function moderateMessage(
+  access: () => Promise<LobbyRow>,
+  messageId: string,
+  metadata: Metadata,
+): Promise<void> {
   const { row, lobby, author, queued } = await transaction(async (tx) => {
-    const lobby = access()
+    const lobby = await access()
     const row = await setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
-    const author = row && await findUser(row.authorId)
+    const author = row && (await findUser(row.authorId))
     // The application's event webhooks hear it too (durable outbox, same transaction).
-    const queued = !!author && await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author))
+    const queued = !!author && (await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author)))
     return { lobby, row, author, queued }
   })
   if (!row) throw Errors.unknownMessage()

@@ -156,7 +156,7 @@ export const lobbyEndpoints = [
         return memberView(lobby, members)
       }
       const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId)
-      const text = await restText(lobby, members, caller.kind === 'bot')
+      const text = restText(lobby, members, caller.kind === 'bot')
       return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
     },
   ),
@@ -316,7 +316,7 @@ export const lobbyEndpoints = [
     },
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
-      const access = async () => await lobbyOf(caller, params.lobbyId)
+      const access = () => lobbyOf(caller, params.lobbyId)
       await access()
       const check = new FormCheck()
       const metadata = check.metadata('metadata', body.metadata)
@@ -346,7 +346,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params, body }) => {
-      const access = async () => await lobbyOf(caller, params.lobbyId)
+      const access = () => lobbyOf(caller, params.lobbyId)
       await access()
       if (!isSnowflake(params.messageId)) throw Errors.unknownMessage()
       const check = new FormCheck()

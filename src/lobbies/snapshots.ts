@@ -9,10 +9,10 @@ import { cachedLobbyText, getLobby, listMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /**
- * The REST lobby object of a row the request has just read (and its members, if it read them too). Synchronous
- * unless the lobby is linked to a channel (the hot GET of an unlinked lobby makes no promise).
+ * The REST lobby object of a row the request has just read, and its members. Synchronous unless the lobby is linked
+ * to a channel (the hot GET of an unlinked lobby makes no promise here).
  */
-export async function restView(lobby: LobbyRow, members: LobbyMemberRow[] = await listMembers(lobby.id), forApp = false) {
+export function restView(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false) {
   if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined, forApp)
   return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel, forApp))
 }
@@ -21,16 +21,17 @@ export async function restView(lobby: LobbyRow, members: LobbyMemberRow[] = awai
  * GET /lobbies/{id}: restView as JSON text, cached with the lobby's rows when the lobby is not linked (the cached text
  * is the one without the override URL; the Bot's view of a lobby that has one is made each time).
  */
-export async function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false): string | Promise<string> {
+export function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false): string | Promise<string> {
   if (lobby.linkedChannelId)
-    return Promise.resolve(await restView(lobby, members, forApp)).then((view) => JSON.stringify(view))
+    return Promise.resolve(restView(lobby, members, forApp)).then((view) => JSON.stringify(view))
   if (forApp && lobby.overrideEventWebhooksUrl) return JSON.stringify(restLobby(lobby, members, undefined, true))
   return cachedLobbyText(lobby.id, () => JSON.stringify(restLobby(lobby, members, undefined)))
 }
 
 /** The REST lobby object read fresh after a change committed. */
 export async function lobbyView(lobby: LobbyRow, forApp = false) {
-  return await restView(await getLobby(lobby.id) ?? lobby, undefined, forApp)
+  const row = (await getLobby(lobby.id)) ?? lobby
+  return restView(row, await listMembers(row.id), forApp)
 }
 
 export async function gatewayView(lobbyId: string) {

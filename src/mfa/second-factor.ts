@@ -20,8 +20,8 @@ export const secondFactorForAccounts: SecondFactor = {
     if (row.userId !== expected.userId || Object.entries(expected.data).some(([key, value]) => row.data[key] !== value))
       throw invalidTicket()
     await verifyFactor(row, method, code)
-    return () => {
-      if (!await redeemTicket(row)) throw invalidTicket()
+    return async () => {
+      if (!(await redeemTicket(row))) throw invalidTicket()
     }
   },
   requireElevation,

@@ -102,7 +102,7 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
 /** Why a just-spent code buys nothing for this client and form, or undefined when it is good. */
 async function codeProblem(
   client: AuthenticatedClient,
-  code: NonNullable<ReturnType<typeof useCode>>,
+  code: NonNullable<Awaited<ReturnType<typeof useCode>>>,
   form: FormBody,
 ): Promise<OAuthError | undefined> {
   if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) return invalidGrant('code')

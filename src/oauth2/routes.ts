@@ -50,7 +50,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 async function ownApplication({ caller }: { caller: Caller }) {
   if (caller.kind !== 'bot') throw Errors.unauthorized()
   const row = await findApplication(caller.applicationId)
-  const bot = row && await findUser(row.botUserId)
+  const bot = row && (await findUser(row.botUserId))
   if (!row || !bot) throw Errors.unauthorized()
   const owner = row.ownerId ? await findUser(row.ownerId) : undefined
   return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
@@ -136,11 +136,14 @@ export const oauth2Routes = new Elysia()
   )
   .get(
     '/oauth2/tokens',
-    async ({ caller }) =>
-      (await liveGrantsOfUser(caller.userId)).flatMap((grant) => {
+    async ({ caller }) => {
+      const authorized = []
+      for (const grant of await liveGrantsOfUser(caller.userId)) {
         const app = await findApplication(grant.applicationId)
-        return app ? [{ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) }] : []
-      }),
+        if (app) authorized.push({ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) })
+      }
+      return authorized
+    },
     { user: true, ...doc('oauth2', 'The applications the user authorized (one entry each)', { 200: AuthorizedApps }) },
   )
   .delete(

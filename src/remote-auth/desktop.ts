@@ -49,6 +49,8 @@ type Desktop = {
   /** set once the proof passed and the row exists */
   fingerprint?: string
   closed: boolean
+  /** The frame being handled (they await the stores): the next one waits for it. */
+  handling: Promise<void>
 }
 
 const desktops = new Map<Socket, Desktop>()
@@ -109,6 +111,7 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
     heartbeatBy: now + cfg.remoteAuthHeartbeatMs * HEARTBEAT_GRACE,
     framesLeft: frameBudget(cfg.remoteAuthTimeoutMs, cfg.remoteAuthHeartbeatMs),
     closed: false,
+    handling: Promise.resolve(),
   }
   desktops.set(ws, d)
   socketsByIp.set(key, fromIp + 1)
@@ -126,11 +129,17 @@ function frameSize(message: unknown): number {
   }
 }
 
-/** One client frame (already JSON-parsed by Elysia when it was JSON). */
-export async function onFrame(ws: Socket, message: unknown): Promise<void> {
+/** One client frame (already JSON-parsed by Elysia when it was JSON), handled after the ones before it, in order. */
+export function onFrame(ws: Socket, message: unknown): Promise<void> {
   const d = desktops.get(ws)
-  if (!d || d.closed) return
-  if (--d.framesLeft < 0) return await close(d, Close.PolicyViolation, 'Too many frames')
+  if (!d || d.closed) return Promise.resolve()
+  if (--d.framesLeft < 0) return close(d, Close.PolicyViolation, 'Too many frames')
+  const handled = d.handling.then(() => (d.closed ? undefined : handleFrame(d, message)))
+  d.handling = handled.catch(() => undefined)
+  return handled
+}
+
+async function handleFrame(d: Desktop, message: unknown): Promise<void> {
   if (frameSize(message) > MAX_FRAME_BYTES) return await close(d, Close.DecodeError, 'Frame too large')
   if (typeof message !== 'object' || message === null || Array.isArray(message) || message instanceof Uint8Array) {
     return await close(d, Close.DecodeError, 'Decode error')
@@ -164,21 +173,39 @@ async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> 
   d.nonce = undefined
   const fingerprint = fingerprintOf(d.key.spki)
   const now = clock.now()
-  // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket.
-  if (byFingerprint.has(fingerprint) || await fingerprintInUse(fingerprint, now))
-    return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
-  await insertDesktop({
-    fingerprint,
-    publicKey: d.key.encoded,
-    ip: d.client.ip,
-    clientOs: d.client.os,
-    clientPlatform: d.client.platform,
-    clientLocation: d.client.location,
-    createdAt: now,
-    expiresAt: d.expiresAt,
-  })
-  d.fingerprint = fingerprint
+  // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket. Taken
+  // here before the store is asked, so a second socket proving the same key meanwhile is refused too.
+  if (byFingerprint.has(fingerprint)) return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
   byFingerprint.set(fingerprint, d)
+  const release = () => {
+    if (byFingerprint.get(fingerprint) === d) byFingerprint.delete(fingerprint)
+  }
+  if (await fingerprintInUse(fingerprint, now)) {
+    release()
+    return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
+  }
+  try {
+    await insertDesktop({
+      fingerprint,
+      publicKey: d.key.encoded,
+      ip: d.client.ip,
+      clientOs: d.client.os,
+      clientPlatform: d.client.platform,
+      clientLocation: d.client.location,
+      createdAt: now,
+      expiresAt: d.expiresAt,
+    })
+  } catch (error) {
+    release()
+    throw error
+  }
+  if (d.closed) {
+    // The socket closed while its row was written: the row goes with it.
+    release()
+    await deleteDesktop(fingerprint)
+    return
+  }
+  d.fingerprint = fingerprint
   send(d, { op: 'pending_remote_init', fingerprint })
 }
 
@@ -219,12 +246,16 @@ let sweeper: Timer | undefined
 export async function startRemoteAuthGateway(): Promise<void> {
   const stale = await deleteAllDesktops()
   if (stale) log.info('remote-auth stale desktops removed', { count: stale })
+  let sweeping = false
   sweeper ??= setInterval(() => {
-    try {
-      await sweepRemoteAuth()
-    } catch (error) {
-      log.error('remote-auth sweep failed', { error: String(error) })
-    }
+    // One sweep at a time, even if one outlasts the interval (it waits for the write mutex).
+    if (sweeping) return
+    sweeping = true
+    sweepRemoteAuth()
+      .catch((error) => log.error('remote-auth sweep failed', { error: String(error) }))
+      .finally(() => {
+        sweeping = false
+      })
   }, SWEEP_EVERY_MS)
   sweeper.unref?.()
 }

@@ -87,7 +87,7 @@ export async function cancelRemoteAuth(me: UserCaller, handshakeToken: string): 
   const desktop = liveDesktop(row.fingerprint)
   if (desktop) {
     desktop.send({ op: 'cancel' })
-    desktop.close()
+    await desktop.close()
   }
 }
 
