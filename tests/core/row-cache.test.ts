@@ -88,14 +88,13 @@ describe('lobby rows and members', () => {
     const { bot } = await setup(0)
     const lobby = await createLobby(bot, { metadata: { kept: 'yes' } })
     await readTimes(3, () => lobbyGet(bot, lobby.id))
-    expect(
-      async () =>
-        await transaction(async (tx) => {
-          await updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
-          expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
-          throw new Error('roll back')
-        }),
-    ).toThrow('roll back')
+    await expect(
+      transaction(async (tx) => {
+        await updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
+        expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
     expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'yes' })
     expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ kept: 'yes' })
   })

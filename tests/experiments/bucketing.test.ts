@@ -252,15 +252,16 @@ describe('stability', () => {
     const ids = randomIds(rand, 200)
     const defs = randomDefinitions(rand, ids, 10)
     await load(defs)
-    const before = ids.map((id) => await userAssignments(id))
+    const before: Awaited<ReturnType<typeof userAssignments>>[] = []
+    for (const id of ids) before.push(await userAssignments(id))
     await load(defs.map((d) => ({ ...d, revision: d.revision + 1 })))
-    ids.forEach((id, i) => {
+    for (const [i, id] of ids.entries()) {
       const after = await userAssignments(id)
       after.forEach((array, j) => {
         expect(array[1]).toBe((before[i][j][1] as number) + 1)
         expect([...array.slice(2, 8)]).toEqual([...before[i][j].slice(2, 8)])
       })
-    })
+    }
   })
 
   test('definitions compiled afresh from the database (as after a restart) give the same arrays', async () => {

@@ -308,7 +308,7 @@ describe('load', () => {
     expect(result).toMatchObject({ loaded: 50, warnings: [] })
     const list = await listDefinitions()
     expect(list).toHaveLength(50)
-    list.forEach((row, i) => {
+    for (const [i, row] of list.entries()) {
       const d = file[i]
       expect(row as Record<string, unknown>).toEqual({
         name: d.name,
@@ -323,7 +323,7 @@ describe('load', () => {
         populations: d.populations.length,
         overrides: d.overrides?.[0].k.length ?? 0,
       })
-      expect(await showDefinition(d.name) as unknown).toEqual(d)
-    })
+      expect((await showDefinition(d.name)) as unknown).toEqual(d)
+    }
   })
 })

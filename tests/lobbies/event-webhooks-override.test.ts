@@ -76,7 +76,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
         data: expect.objectContaining({ id: sent.body.id, content: 'to the override', lobby_id: lobbyId }),
       },
     })
-    await until(() => await countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
   })
 
   test("the application's URL keeps the other lobbies; clearing the override goes back to it", async () => {
@@ -100,7 +100,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
     await until(() => appUrl.events().length === 2, 'the cleared lobby at the application URL')
     expect(appUrl.events()[1].body.event.data).toMatchObject({ lobby_id: special.id, content: 's2' })
     expect(own.events()).toHaveLength(1)
-    await until(() => await countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
   })
 
   test('an application without a URL: a cleared override sends nothing, and what it had queued is dropped', async () => {
@@ -112,7 +112,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
     await until(() => r.events().length >= 1, 'a failed attempt')
     expect(await countEventDeliveries()).toBe(1)
     expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { [FIELD]: null } })).status).toBe(200)
-    await until(() => await countEventDeliveries() === 0, 'the queued event dropped')
+    await until(async () => (await countEventDeliveries()) === 0, 'the queued event dropped')
     r.answer(() => 204)
     const before = r.calls.length
     await say(lobby.id, players[0].bearer, 'nowhere')
@@ -135,7 +135,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
     expect(moved.body[FIELD]).toBe(next.url)
     expect(next.calls[0].body.type).toBe(0) // PINGed before it was taken
     // No clock move: the change made them due now (the old URL's backoff does not hold them).
-    await until(() => await countEventDeliveries() === 0, 'the queued events at the new URL')
+    await until(async () => (await countEventDeliveries()) === 0, 'the queued events at the new URL')
     expect(next.events().map((c) => c.body.event.data.id)).toEqual(ids)
     expect(old.events().every((c) => c.body.event.data.id === ids[0])).toBe(true)
     // The same URL again is not PINGed again (it is the lobby's already); nothing else changes.

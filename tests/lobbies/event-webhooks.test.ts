@@ -85,7 +85,7 @@ describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => 
       edited_timestamp: expect.any(String),
     })
     // The receiver has the bodies before the server has read its 2xx and emptied the outbox row.
-    await until(() => await countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
   })
 
   test('failures are retried with backoff, and a lobby waits for its oldest event: delivered once each, in order', async () => {
@@ -101,7 +101,7 @@ describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => 
     await until(() => r.events().filter((c) => c.body.event.data.id === ids[2]).length > 0, 'the last one', {
       advanceMs: 5_000,
     })
-    await until(() => await countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
     const delivered = r.calls.filter((c, i) => c.body.type === 1 && ![1, 2, 3].includes(i))
     expect(delivered.map((c) => c.body.event.data.id)).toEqual(ids)
     // Before the first was taken, no later one was tried.

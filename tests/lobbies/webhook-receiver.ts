@@ -68,9 +68,9 @@ export async function hooked() {
 }
 
 /** Wait until `check` holds, running the delivery worker (retries come due by moving the clock). */
-export async function until(check: () => boolean, what: string, { advanceMs = 0 } = {}) {
+export async function until(check: () => boolean | Promise<boolean>, what: string, { advanceMs = 0 } = {}) {
   for (let i = 0; i < 200; i++) {
-    if (check()) return
+    if (await check()) return
     if (advanceMs) clock.advance(advanceMs)
     kickEventDeliveries()
     await eventDeliveriesIdle()

@@ -7,7 +7,7 @@ import { createSession } from '../../src/accounts/sessions'
 import { ed25519SignHex } from '../../src/core/crypto'
 import { createApplication } from '../../src/oauth2/applications'
 import { findApplication } from '../../src/oauth2/store'
-import { db } from '../../src/db/client'
+import { write } from '../../src/db/client'
 import { applications } from '../../src/oauth2/tables'
 import { eq } from 'drizzle-orm'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
@@ -77,7 +77,9 @@ describe('GET /applications/@me and /oauth2/applications/@me', () => {
 
   test('an application made before key pairs gets one when first asked, and keeps it', async () => {
     const app = await makeApp()
-    db().update(applications).set({ verifyKey: null, signingKey: null }).where(eq(applications.id, app.id)).run()
+    await write((w) =>
+      w.update(applications).set({ verifyKey: null, signingKey: null }).where(eq(applications.id, app.id)).run(),
+    )
     const first = await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })
     expect(first.body.verify_key).toMatch(/^[0-9a-f]{64}$/)
     const second = await api('GET', '/oauth2/applications/@me', { token: `Bot ${app.bot_token}` })
