@@ -16,12 +16,11 @@ import { findUser } from './store'
  */
 async function userReady(caller: Caller) {
   const user = await findUser(caller.userId)
+  const { enabled, types } = await secondFactor().factors(caller.userId)
   return {
     ready: {
-      user: user ? userForCaller(user, caller, await secondFactor().enabled(user.id)) : null,
-      ...(caller.kind === 'user'
-        ? { auth: { authenticator_types: await secondFactor().authenticatorTypes(caller.userId) } }
-        : {}),
+      user: user ? userForCaller(user, caller, enabled) : null,
+      ...(caller.kind === 'user' ? { auth: { authenticator_types: types } } : {}),
     },
   }
 }

@@ -18,6 +18,8 @@ export type MfaRequired = {
 export type SecondFactor = {
   /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
   enabled(userId: string): Promise<boolean>
+  /** Both `enabled` and `authenticatorTypes` in one call (the private user shows both; cached: no query). */
+  factors(userId: string): Promise<{ enabled: boolean; types: readonly number[] }>
   /**
    * Discord's authenticator types the user has enabled (1 WebAuthn, 2 TOTP, 3 SMS), ascending: READY's
    * `auth.authenticator_types` and the private user's `authenticator_types`. Cached: answered without a query.

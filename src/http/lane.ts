@@ -127,10 +127,18 @@ function answer(route: string, { method, auth, run, check }: LaneRoute) {
       const query = () => queryOf(request.url)
       if (method === 'POST')
         return readBody(request, route)
-          .then(async (body) => {
+          .then((body) => {
+            const post = (caller: Caller | undefined) =>
+              run({ request, server, params, query, caller: caller!, body: check ? check(body) : body })
+            if (!auth) return post(undefined)
             // Asked again after the body (from the token cache): a token ended while the body streamed fails.
-            const caller = auth ? authorize(await callerAfterLimit(request, await looked), auth) : undefined
-            return run({ request, server, params, query, caller: caller!, body: check ? check(body) : body })
+            const again = (looked: Looked) => {
+              const caller = callerAfterLimit(request, looked)
+              return caller instanceof Promise
+                ? caller.then((c) => post(authorize(c, auth)))
+                : post(authorize(caller, auth))
+            }
+            return looked instanceof Promise ? looked.then(again) : again(looked)
           })
           .then((v) => done(respond(v, headers)), failed)
       // A GET runs once the limit has its caller (at once from the token cache): the caller it resolved is the caller.

@@ -17,7 +17,7 @@ import {
   lobbyIdsOfUser,
   restartIdleDeadline,
 } from './store'
-import type { LobbyRow } from './tables'
+import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /** userId → identified user sessions. */
 const userSessions = new Map<string, number>()
@@ -36,10 +36,13 @@ export function isOnline(userId: string, applicationId: string): boolean {
 
 /** A lobby is active while a member is in its call or online on the Gateway (its member list is cached). */
 export async function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<boolean> {
-  const members = await listMembers(lobby.id)
+  return activeWith(await listMembers(lobby.id), lobby.applicationId)
+}
+
+function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
   if (members.some((m) => m.voiceSessionId !== null)) return true
   if (userSessions.size === 0 && appSessions.size === 0) return false
-  return members.some((m) => isOnline(m.userId, lobby.applicationId))
+  return members.some((m) => isOnline(m.userId, applicationId))
 }
 
 /**
@@ -47,7 +50,7 @@ export async function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applica
  * while the lobby is active. One UPDATE, without reading the lobby again.
  */
 export async function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<void> {
-  if (await lobbyActive(tx, lobby)) await clearIdleDeadline(tx, lobby.id)
+  if (activeWith(await listMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(tx, lobby.id)
   else await restartIdleDeadline(tx, lobby.id, clock.now())
 }
 

@@ -31,9 +31,7 @@ export async function factorsOf(userId: string): Promise<Factors> {
 }
 
 /** MFA is on with an authenticator app or a security key; SMS and backup codes only ever come on top of those. */
-export async function mfaEnabled(userId: string): Promise<boolean> {
-  return await hasAuthenticator(userId)
-}
+export const mfaEnabled: (userId: string) => Promise<boolean> = hasAuthenticator
 
 /** The methods of Discord's "MFA required" object, strongest first; password only for users without MFA. */
 export async function methodsFor(userId: string, webauthnChallenge: string | null) {

@@ -4,12 +4,13 @@ import { requireElevation } from './elevation'
 import { hasSms, mfaEnabled, removeAllFactors, verifyFactor } from './factors'
 import { mfaChallengeFor, mfaLoginBody } from './login'
 import { invalidTicket } from './errors'
-import { authenticatorTypes } from './store'
+import { authenticatorTypes, factors } from './store'
 import { loadTicket, redeemTicket } from './tickets'
 
 export const secondFactorForAccounts: SecondFactor = {
   enabled: mfaEnabled,
   authenticatorTypes,
+  factors,
   hasSms,
   async challenge(userId, purpose, data = {}) {
     const challenge = await mfaChallengeFor(userId, purpose, data)

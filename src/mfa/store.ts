@@ -52,9 +52,17 @@ export async function authenticatorTypes(userId: string): Promise<readonly numbe
   })!
 }
 
+const anAuthenticator = (types: readonly number[]) => types.some((t) => t !== AuthenticatorType.SMS)
+
 /** Whether the user has an authenticator app (TOTP) or a security key. */
 export async function hasAuthenticator(userId: string): Promise<boolean> {
-  return (await authenticatorTypes(userId)).some((t) => t !== AuthenticatorType.SMS)
+  return anAuthenticator(await authenticatorTypes(userId))
+}
+
+/** The user's authenticator types and whether one of them turns MFA on (hasAuthenticator), from one read. */
+export async function factors(userId: string): Promise<{ enabled: boolean; types: readonly number[] }> {
+  const types = await authenticatorTypes(userId)
+  return { enabled: anAuthenticator(types), types }
 }
 
 // ---- TOTP
