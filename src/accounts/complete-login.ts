@@ -15,7 +15,7 @@ export async function rememberIp(userId: string, ip: string): Promise<void> {
   await insertKnownIp(userId, ip)
 }
 
-/** Synchronous, its writes one transaction: a caller can make it part of its own (spending a single-use token). */
+/** Its writes one transaction: a caller can make it part of its own (spending a single-use token), as a savepoint. */
 export async function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
   const token = await transaction(async () => {
     // Read again inside the transaction: a lock that came after the flow began (an MFA ticket, a handoff or QR

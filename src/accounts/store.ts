@@ -1,5 +1,5 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
-// fingerprints. Async, as every store (docs/DESIGN.md, "Stores"): a write runs in the caller's write transaction when
+// fingerprints. Async, as every store (docs/DESIGN.md, "Stores are async"): a write runs in the caller's write transaction when
 // it has one open, else alone behind the write mutex (`write`). Hot statements are prepared once per connection.
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'

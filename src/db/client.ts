@@ -1,6 +1,6 @@
 // One SQLite file through bun:sqlite, wrapped by Drizzle. Opened once by main.ts (or the test harness).
 //
-// Store functions are async (docs/DESIGN.md, "Stores"): a write transaction may span an `await`, and on one
+// Store functions are async (docs/DESIGN.md, "Stores are async"): a write transaction may span an `await`, and on one
 // connection a statement another request runs meanwhile would join that open transaction (and read its uncommitted
 // rows). So the file is opened on several connections:
 // - the write connection: every write transaction (`transaction`, `queuedTransaction`) and every write outside one

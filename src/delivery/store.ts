@@ -1,4 +1,4 @@
-// Every query of the delivery domain: the outbox. Async, as every store (docs/DESIGN.md, "Stores").
+// Every query of the delivery domain: the outbox. Async, as every store (docs/DESIGN.md, "Stores are async").
 import { desc, eq } from 'drizzle-orm'
 import { db, write } from '../db/client'
 import { outbox, type OutboxRow } from './tables'

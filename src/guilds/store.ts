@@ -1,7 +1,7 @@
-// Every query of the guilds domain. Synchronous, as every store (docs/DESIGN.md, "Stores"): readers take the open
+// Every query of the guilds domain, async as every store (docs/DESIGN.md, "Stores are async"): readers take the open
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
-// page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
-// inside an open transaction too, and the `tx` parameters stay for a store that goes async.
+// page of messages, posting one, READY) are prepared once per connection and run on the connection of the caller's
+// scope (inside a transaction, the write connection).
 import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'

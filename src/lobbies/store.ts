@@ -1,8 +1,8 @@
-// Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
+// Every query of the lobbies domain, async as every store (docs/DESIGN.md, "Stores are async"). Writers that are
+// part of a caller's transaction take it as `tx`; the others run behind the write mutex (`write`).
 //
-// The queries of the hot paths are prepared once (`prepared()`, db/client.ts). bun:sqlite is one synchronous
-// connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
-// their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
+// The queries of the hot paths are prepared once per connection (`prepared()`, db/client.ts); they run on the
+// connection of the caller's scope (inside a transaction, the write connection).
 import { and, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'

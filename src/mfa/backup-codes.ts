@@ -28,7 +28,7 @@ export async function newBackupCodes(): Promise<NewBackupCodes> {
   return { codes, hashes: await Promise.all(codes.map((c) => hashPassword(c))) }
 }
 
-/** Replace the user's codes (synchronous: may run inside a caller's transaction); returns them in clear. */
+/** Replace the user's codes (in the caller's transaction when it has one open); returns them in clear. */
 export async function storeBackupCodes(userId: string, fresh: NewBackupCodes): Promise<BackupCodeView[]> {
   await replaceBackupCodes(userId, fresh.hashes)
   return fresh.codes.map((code) => ({ user_id: userId, code, consumed: false }))

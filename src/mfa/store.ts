@@ -1,5 +1,5 @@
-// Every query of the mfa domain: TOTP secrets, backup codes, SMS factors, security keys and MFA tickets. Synchronous,
-// as every store (docs/DESIGN.md, "Stores"). Single-use steps are one guarded UPDATE or DELETE ... RETURNING each.
+// Every query of the mfa domain: TOTP secrets, backup codes, SMS factors, security keys and MFA tickets. Async,
+// as every store (docs/DESIGN.md, "Stores are async"). Single-use steps are one guarded UPDATE or DELETE ... RETURNING each.
 // What every request may ask (is MFA on: /users/@me's mfa_enabled) is prepared once.
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'

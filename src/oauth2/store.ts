@@ -1,5 +1,5 @@
 // Every query of the oauth2 domain: applications, authorization codes and tokens. Async, as every store
-// (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
+// (docs/DESIGN.md, "Stores are async"). Single-use steps are one UPDATE ... RETURNING each.
 import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'

@@ -37,13 +37,14 @@ const handshakeHash = (token: string) => (token.length > 0 && token.length <= 12
 export async function claimRemoteAuth(me: UserCaller, fingerprint: string): Promise<{ handshake_token: string }> {
   const user = await findUser(me.userId)
   if (!usable(user)) throw invalidFingerprint()
-  // From here on synchronous: the socket cannot go between the check and the claim.
   if (!FINGERPRINT_PATTERN.test(fingerprint)) throw invalidFingerprint()
-  const desktop = liveDesktop(fingerprint)
-  if (!desktop) throw invalidFingerprint()
+  if (!liveDesktop(fingerprint)) throw invalidFingerprint()
   const token = randomToken(32)
   const claimed = await claimDesktop(fingerprint, user.id, sha256Hex(token), clock.now())
-  if (!claimed) throw invalidFingerprint()
+  // Asked again after the claim (it may have waited for the write mutex): a socket gone meanwhile takes its row with
+  // it, and nobody gets a handshake for it.
+  const desktop = liveDesktop(fingerprint)
+  if (!claimed || !desktop) throw invalidFingerprint()
   desktop.send({
     op: 'pending_ticket',
     encrypted_user_payload: encryptTo(keyFrom(claimed.publicKey), userPayload(user)),
@@ -65,18 +66,19 @@ export async function finishRemoteAuth(
   if (!usable(user)) throw invalidHandshakeToken()
   // A 60003 leaves the handshake as it was: the retry with the elevation token uses it.
   if (await mfaEnabled(user.id)) await requireElevation(me, request)
-  // Synchronous from here: check the socket, swap handshake for ticket, tell the desktop.
+  // Check the socket, swap handshake for ticket, check the socket again (the swap may have waited for the write
+  // mutex: a desktop gone meanwhile never gets the ticket, which expires unused), tell the desktop.
   const row = await findHandshake(hash, me.userId, clock.now())
-  const desktop = row && liveDesktop(row.fingerprint)
-  if (!row || !desktop) {
+  if (!row || !liveDesktop(row.fingerprint)) {
     if (row) await deleteDesktop(row.fingerprint)
     throw invalidHandshakeToken()
   }
   const ticket = randomToken(32)
-  if (!(await exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS)))
-    throw invalidHandshakeToken()
+  const swapped = await exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS)
+  const desktop = liveDesktop(row.fingerprint)
+  if (!swapped || !desktop) throw invalidHandshakeToken()
   desktop.send({ op: 'pending_login', ticket })
-  desktop.close()
+  await desktop.close()
 }
 
 /** POST .../cancel: the handshake is used up; the desktop gets cancel. */
