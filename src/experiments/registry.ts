@@ -36,7 +36,8 @@ export async function experimentSet(): Promise<ExperimentSet> {
   checkedAt = now
   if (cached && (await readVersion()) === cached.version) return cached
   const { version, definitions } = await readDefinitions()
-  cached = buildSet(version, compileAll(definitions))
+  // A load in this process may have put a newer set meanwhile (useSet): an older one never replaces it.
+  if (!cached || version > cached.version) cached = buildSet(version, compileAll(definitions))
   return cached
 }
 

@@ -28,46 +28,65 @@ const assignedText = new Lru<string, string>(1024)
 const guildText = new Map<string, string>()
 let textsFrom: ExperimentSet | undefined
 
-async function textsOfCurrentSet(): Promise<void> {
+/** The current set, the text caches emptied when it is a new one. */
+async function textsOfCurrentSet(): Promise<ExperimentSet> {
   const set = await experimentSet()
-  if (set === textsFrom) return
+  if (set === textsFrom) return set
   assignedText.clear()
   guildText.clear()
   textsFrom = set
+  return set
 }
 
-/** The user experiment arrays for a user ID or a fingerprint's snowflake, in file order. */
-export async function userAssignments(resourceId: string, platform?: Platform): Promise<UserExperimentArray[]> {
+function assignmentsOf(set: ExperimentSet, resourceId: string, platform: Platform | undefined): UserExperimentArray[] {
   const now = clock.now()
   const out: UserExperimentArray[] = []
-  for (const exp of (await experimentSet()).user)
+  for (const exp of set.user)
     if (visible(exp, platform)) out.push(userArray(exp, evaluate(exp, resourceId, undefined, now)))
   return out
 }
 
-/** userAssignments as JSON text, kept per resource and platform until the definitions change. */
+/** The user experiment arrays for a user ID or a fingerprint's snowflake, in file order. */
+export async function userAssignments(resourceId: string, platform?: Platform): Promise<UserExperimentArray[]> {
+  return assignmentsOf(await experimentSet(), resourceId, platform)
+}
+
+/**
+ * userAssignments as JSON text, kept per resource and platform until the definitions change. Made from the set the
+ * caches belong to, in one step: a text of an older set never lands among a newer set's.
+ */
 async function assignmentsText(resourceId: string, platform?: Platform): Promise<string> {
-  await textsOfCurrentSet()
+  const set = await textsOfCurrentSet()
   const key = platform ? `${resourceId} ${platform}` : resourceId
   let text = assignedText.get(key)
-  if (text === undefined) assignedText.set(key, (text = JSON.stringify(await userAssignments(resourceId, platform))))
+  if (text === undefined) {
+    text = JSON.stringify(assignmentsOf(set, resourceId, platform))
+    if (textsFrom === set) assignedText.set(key, text)
+  }
   return text
+}
+
+function guildArraysOf(set: ExperimentSet, platform: Platform | undefined): GuildExperimentArray[] {
+  const out: GuildExperimentArray[] = []
+  for (const { experiment, array } of set.guild) if (visible(experiment, platform)) out.push(array)
+  return out
 }
 
 /** guildExperimentArrays as JSON text, kept per platform until the definitions change. */
 async function guildArraysText(platform?: Platform): Promise<string> {
-  await textsOfCurrentSet()
+  const set = await textsOfCurrentSet()
   const key = platform ?? ''
   let text = guildText.get(key)
-  if (text === undefined) guildText.set(key, (text = JSON.stringify(await guildExperimentArrays(platform))))
+  if (text === undefined) {
+    text = JSON.stringify(guildArraysOf(set, platform))
+    if (textsFrom === set) guildText.set(key, text)
+  }
   return text
 }
 
 /** Every server experiment as Discord encodes it, for the client to evaluate. */
 export async function guildExperimentArrays(platform?: Platform): Promise<GuildExperimentArray[]> {
-  const out: GuildExperimentArray[] = []
-  for (const { experiment, array } of (await experimentSet()).guild) if (visible(experiment, platform)) out.push(array)
-  return out
+  return guildArraysOf(await experimentSet(), platform)
 }
 
 export type ExperimentsRequest = {
