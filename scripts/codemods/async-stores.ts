@@ -237,8 +237,7 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
         return
       }
       const signature = (fn as Node).getType().getCallSignatures()[0]
-      const contextual = (fn as unknown as { getContextualType(): Type | undefined }).getContextualType()
-      const expected = contextual?.getCallSignatures()[0]?.getReturnType()
+      const expected = expectedReturn(fn, parent)
       if (expected && acceptsPromise(expected) && !expected.isTypeParameter()) {
         makeAsync(fn)
         return
@@ -249,6 +248,42 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
       return
     }
     manual.add(`${where(fn)} a function (${parent.getKindName()}) calls a store`)
+  }
+
+  /**
+   * What a callback passed to a call is expected to return: from its contextual type, else from the parameter it fills
+   * in the call's resolved signature.
+   */
+  function expectedReturn(fn: Node, call: CallExpression): Type | undefined {
+    const contextual = (fn as unknown as { getContextualType(): Type | undefined }).getContextualType()
+    const fromContext = contextual?.getCallSignatures()[0]?.getReturnType()
+    if (fromContext) return fromContext
+    const index = call.getArguments().indexOf(fn)
+    const parameter = call.getProject().getTypeChecker().getResolvedSignature(call)?.getParameters()[index]
+    return parameter?.getTypeAtLocation(call).getCallSignatures()[0]?.getReturnType()
+  }
+
+  /** A variable holding the promise and using it as one (awaited later, chained, or handed to Promise.all). */
+  function keptInVariable(call: CallExpression): boolean {
+    const declaration = call.getParent()
+    if (!declaration || !Node.isVariableDeclaration(declaration) || declaration.getInitializer() !== call) return false
+    const name = declaration.getNameNode()
+    if (!Node.isIdentifier(name)) return false
+    return name.findReferencesAsNodes().some((ref) => {
+      const parent = ref.getParent()
+      if (!parent || parent === declaration) return false
+      if (Node.isAwaitExpression(parent)) return true
+      if (Node.isPropertyAccessExpression(parent) && ['then', 'catch', 'finally'].includes(parent.getName()))
+        return true
+      const list = Node.isArrayLiteralExpression(parent) ? parent.getParent() : parent
+      const callee = list && Node.isCallExpression(list) ? list.getExpression() : undefined
+      return (
+        !!callee &&
+        Node.isPropertyAccessExpression(callee) &&
+        callee.getExpression().getText() === 'Promise' &&
+        COMBINATORS.has(callee.getName())
+      )
+    })
   }
 
   /** Where a promise is already taken care of: awaited, voided, chained, or handed to Promise.all. */
@@ -279,6 +314,7 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     const parent = call.getParentOrThrow()
     if (Node.isReturnStatement(parent) || Node.isArrowFunction(parent)) return true
     if (Node.isExpressionStatement(parent)) return false
+    if (keptInVariable(call)) return true
     const expected = call.getContextualType()
     return (
       expected !== undefined &&
