@@ -247,6 +247,15 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
       )
       return
     }
+    // Elsewhere (a parameter's default, a returned function): async when its type expects a promise.
+    const expected = (fn as unknown as { getContextualType(): Type | undefined })
+      .getContextualType()
+      ?.getCallSignatures()[0]
+      ?.getReturnType()
+    if (expected && acceptsPromise(expected) && !expected.isTypeParameter()) {
+      makeAsync(fn)
+      return
+    }
     manual.add(`${where(fn)} a function (${parent.getKindName()}) calls a store`)
   }
 
@@ -295,6 +304,10 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     if (Node.isArrayLiteralExpression(parent) && parent.getParent() && Node.isCallExpression(parent.getParent()!))
       return feedsCombinator(parent as unknown as CallExpression)
     if (Node.isCallExpression(parent) && parent.getArguments().includes(call) && feedsCombinator(call)) return true
+    // A test's `expect(promise).rejects` / `.resolves`.
+    const after = Node.isCallExpression(parent) ? parent.getParent() : undefined
+    if (after && Node.isPropertyAccessExpression(after) && ['rejects', 'resolves'].includes(after.getName()))
+      return true
     return false
   }
 
