@@ -272,7 +272,10 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     return parameter?.getTypeAtLocation(call).getCallSignatures()[0]?.getReturnType()
   }
 
-  /** A variable holding the promise and using it as one (awaited later, chained, or handed to Promise.all). */
+  /**
+   * A variable holding the promise and using it as one (awaited later, chained, handed to Promise.all or to a test's
+   * `expect(...).rejects`): the code means the promise, whatever the function.
+   */
   function keptInVariable(call: CallExpression): boolean {
     const declaration = call.getParent()
     if (!declaration || !Node.isVariableDeclaration(declaration) || declaration.getInitializer() !== call) return false
@@ -283,6 +286,9 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
       if (!parent || parent === declaration) return false
       if (Node.isAwaitExpression(parent)) return true
       if (Node.isPropertyAccessExpression(parent) && ['then', 'catch', 'finally'].includes(parent.getName()))
+        return true
+      const after = Node.isCallExpression(parent) ? parent.getParent() : undefined
+      if (after && Node.isPropertyAccessExpression(after) && ['rejects', 'resolves'].includes(after.getName()))
         return true
       const list = Node.isArrayLiteralExpression(parent) ? parent.getParent() : parent
       const callee = list && Node.isCallExpression(list) ? list.getExpression() : undefined
@@ -323,6 +329,7 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
    * expected (`p ??= start()` into a Promise-typed slot, an argument typed Promise). Left as it is, and not followed.
    */
   function promiseKept(call: CallExpression, callee: Node): boolean {
+    if (keptInVariable(call)) return true
     if (seeds.has(callee) || !returnedPromise(callee)) return false
     const parent = call.getParentOrThrow()
     if (Node.isReturnStatement(parent) || Node.isArrowFunction(parent)) return true
