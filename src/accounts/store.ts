@@ -107,7 +107,7 @@ export async function findUserByPhone(phone: string): Promise<UserRow | undefine
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
 export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
-  return write((w) => {
+  return await write((w) => {
     if (row.id) forgetUser(row.id)
     else usersWritten++
     return w.insert(users).values(row).returning().get()
@@ -130,7 +130,7 @@ export async function isUserActive(id: string): Promise<boolean> {
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
 export async function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     forgetUser(id)
     w.update(users)
       .set({ passwordWeak: weak })
@@ -141,7 +141,7 @@ export async function setPasswordVerdict(id: string, passwordHash: string, weak:
 
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
 export async function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): Promise<UserRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     forgetThrough(forgetCallers) // the account's state decides whether its tokens work
     forgetUser(id)
     // A new password has not been judged by the policy unless the caller says so.
@@ -204,7 +204,7 @@ const sessionInsert = prepared((d) => {
 
 /** Every column given (null where unknown): the row inserted is the row returned. */
 export async function insertSession(row: AuthSessionRow): Promise<AuthSessionRow> {
-  return write((w) => {
+  return await write((w) => {
     sessionInsert().run(row)
     return row
   })
@@ -257,7 +257,7 @@ export async function findActiveSessionByTokenHash(
 }
 
 export async function touchSessionAt(id: string, now: number): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     touchSession().run({ now, id })
   })
 }
@@ -267,7 +267,7 @@ export async function findSession(id: string): Promise<AuthSessionRow | undefine
 }
 
 export async function deleteSessionRow(id: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     forgetThrough(forgetCallers)
     w.delete(authSessions).where(eq(authSessions.id, id)).run()
   })
@@ -287,7 +287,7 @@ export async function sessionsOfUser(userId: string): Promise<AuthSessionRow[]> 
 
 /** Delete sessions last used before `cutoff`; returns how many. */
 export async function deleteSessionsIdleSince(cutoff: number): Promise<number> {
-  return write((w) => {
+  return await write((w) => {
     forgetThrough(forgetCallers)
     return w.delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
       .length
@@ -296,7 +296,7 @@ export async function deleteSessionsIdleSince(cutoff: number): Promise<number> {
 
 /** Delete a user's sessions but `exceptId`; returns the ids deleted. */
 export async function deleteSessionsOfUser(userId: string, exceptId?: string): Promise<string[]> {
-  return write((w) => {
+  return await write((w) => {
     forgetThrough(forgetCallers)
     const rows = w.select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
     const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
@@ -336,14 +336,14 @@ export async function liveSessionIdsSince(ids: string[], cutoff: number): Promis
 // ---- one-time tokens
 
 export async function insertOneTime(row: typeof oneTimeTokens.$inferInsert): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(oneTimeTokens).values(row).run()
   })
 }
 
 /** Delete and return a live token row: exactly one caller gets it. */
 export async function takeOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .delete(oneTimeTokens)
       .where(
@@ -369,7 +369,7 @@ export async function findOneTime(tokenHash: string, purpose: string, now: numbe
 }
 
 export async function deleteOneTimeOf(userId: string, purpose: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(oneTimeTokens)
       .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
       .run()
@@ -377,7 +377,7 @@ export async function deleteOneTimeOf(userId: string, purpose: string): Promise<
 }
 
 export async function deleteExpiredOneTime(now: number): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
   })
 }
@@ -409,7 +409,7 @@ const knownIpInsert = prepared((d) =>
 )
 
 export async function insertKnownIp(userId: string, ip: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     knownIpInsert().run({ userId, ip, createdAt: clock.now() })
   })
 }
@@ -435,7 +435,7 @@ export async function upsertPhoneCode(
   codeHash: string,
   expiresAt: number,
 ): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(phoneCodes)
       .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
       .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
@@ -451,7 +451,7 @@ export async function takePhoneCode(
   now: number,
   maxAttempts: number,
 ): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     return !!w
       .delete(phoneCodes)
       .where(
@@ -469,7 +469,7 @@ export async function takePhoneCode(
 }
 
 export async function countPhoneCodeAttempt(phone: string, purpose: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.update(phoneCodes)
       .set({ attempts: sql`${phoneCodes.attempts} + 1` })
       .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
@@ -487,14 +487,14 @@ export async function livePhoneCodePurposes(phone: string, now: number): Promise
 }
 
 export async function insertUserPhone(userId: string, phone: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
   })
 }
 
 /** Block every number the user ever had. */
 export async function blockPhonesOfUser(userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     const phones = w.select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
     for (const { phone } of phones)
       w.insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
@@ -504,7 +504,7 @@ export async function blockPhonesOfUser(userId: string): Promise<void> {
 // ---- fingerprints
 
 export async function insertFingerprint(id: string, ip: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
   })
 }
@@ -528,7 +528,7 @@ export async function fingerprintUser(id: string): Promise<{ usedBy: string | nu
 
 /** Mark a valid, unused fingerprint used by `userId`: true for exactly one caller. */
 export async function claimFingerprintRow(id: string, userId: string): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     return !!w
       .update(fingerprints)
       .set({ usedBy: userId })
@@ -539,7 +539,7 @@ export async function claimFingerprintRow(id: string, userId: string): Promise<b
 }
 
 export async function retireFingerprintRow(id: string, userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.update(fingerprints)
       .set({ usedBy: userId })
       .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
@@ -548,7 +548,7 @@ export async function retireFingerprintRow(id: string, userId: string): Promise<
 }
 
 export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
   })
 }

@@ -9,7 +9,7 @@ export type PushDevice = { provider: string; token: string; voipProvider: string
 
 /** Register a push token for a session; registering it again updates its VoIP fields. */
 export async function upsertPushDevice(sessionId: string, device: PushDevice): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(pushDevices)
       .values({ sessionId, ...device, createdAt: clock.now() })
       .onConflictDoUpdate({
@@ -21,7 +21,7 @@ export async function upsertPushDevice(sessionId: string, device: PushDevice): P
 }
 
 export async function deletePushDeviceByToken(sessionId: string, token: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(pushDevices)
       .where(and(eq(pushDevices.token, token), eq(pushDevices.sessionId, sessionId)))
       .run()
@@ -29,7 +29,7 @@ export async function deletePushDeviceByToken(sessionId: string, token: string):
 }
 
 export async function deletePushDeviceByVoipToken(sessionId: string, voipToken: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(pushDevices)
       .where(and(eq(pushDevices.voipToken, voipToken), eq(pushDevices.sessionId, sessionId)))
       .run()

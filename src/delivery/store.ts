@@ -4,7 +4,7 @@ import { db, write } from '../db/client'
 import { outbox, type OutboxRow } from './tables'
 
 export async function insertOutbox(row: typeof outbox.$inferInsert): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(outbox).values(row).run()
   })
 }

@@ -23,7 +23,7 @@ export async function readVersion(): Promise<number> {
 
 /** The definitions in file order, with the version they belong to (one read transaction). */
 export async function readDefinitions(): Promise<{ version: number; definitions: Definition[] }> {
-  return reading(() => {
+  return await reading(() => {
     const tx = db()
     const version =
       tx
@@ -42,7 +42,7 @@ export async function readDefinitions(): Promise<{ version: number; definitions:
 
 /** Replace every definition in one transaction and bump the version; returns the new version. */
 export async function replaceDefinitions(definitions: Definition[], now: number): Promise<number> {
-  return transaction((tx) => {
+  return await transaction((tx) => {
     tx.delete(experimentDefinitions).run()
     for (let i = 0; i < definitions.length; i += INSERT_CHUNK) {
       const chunk = definitions

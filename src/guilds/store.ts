@@ -322,7 +322,7 @@ export async function getInvite(code: string): Promise<InviteRow | undefined> {
 
 /** Count one use if the invite is still valid for this user; atomic, so parallel joins never exceed max_uses. */
 export async function claimInviteUse(code: string, now: number, userId: string): Promise<InviteRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .update(invites)
       .set({ uses: sql`${invites.uses} + 1` })

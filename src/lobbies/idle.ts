@@ -15,7 +15,7 @@ export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
   let closed = 0
   for (;;) {
     const due = await dueIdleLobbies(now, BATCH)
-    for (const id of due) if (await deleteLobby(id, (tx) => deleteIfIdle(tx, id, now))) closed += 1
+    for (const id of due) if (await deleteLobby(id, async (tx) => await deleteIfIdle(tx, id, now))) closed += 1
     if (due.length < BATCH) return closed
   }
 }

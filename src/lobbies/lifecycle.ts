@@ -227,7 +227,7 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
 export async function deleteLobby(
   lobbyId: string,
-  remove: (tx: DB) => Promise<LobbyRow | undefined> = (tx) => deleteLobbyRow(tx, lobbyId),
+  remove: (tx: DB) => Promise<LobbyRow | undefined> = async (tx) => await deleteLobbyRow(tx, lobbyId),
 ): Promise<boolean> {
   const effects = new Effects()
   const gone = await transaction(async (tx) => {

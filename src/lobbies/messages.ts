@@ -99,18 +99,21 @@ export async function readMessages(
   page: { limit: number; before?: string; after?: string },
 ): Promise<string> {
   const key = `${page.limit} ${page.before ?? ''} ${page.after ?? ''}`
-  return await cachedMessagePage(lobby.id, key, () =>
-    reading(async () => {
-      const rows = await listMessages(lobby.id, page)
-      // The page's authors in one query.
-      const authors = await findUsers(rows.map((r) => r.authorId))
-      return JSON.stringify(
-        rows.flatMap((r) => {
-          const author = authors.get(r.authorId)
-          return author ? [lobbyMessage(r, author)] : []
-        }),
-      )
-    }),
+  return await cachedMessagePage(
+    lobby.id,
+    key,
+    async () =>
+      await reading(async () => {
+        const rows = await listMessages(lobby.id, page)
+        // The page's authors in one query.
+        const authors = await findUsers(rows.map((r) => r.authorId))
+        return JSON.stringify(
+          rows.flatMap((r) => {
+            const author = authors.get(r.authorId)
+            return author ? [lobbyMessage(r, author)] : []
+          }),
+        )
+      }),
   )
 }
 

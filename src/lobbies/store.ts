@@ -598,7 +598,7 @@ export async function setModerationMetadata(
 
 /** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
 export async function setChannelCopy(messageId: string, channelMessageId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
   })
 }
@@ -640,7 +640,7 @@ export async function dueEventDeliveries(now: number, limit: number): Promise<Lo
 }
 
 export async function deleteEventDelivery(id: number): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
   })
 }
@@ -651,7 +651,7 @@ export async function failEventDelivery(
   nextAttemptAt: number,
   error: string,
 ): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.update(lobbyEventDeliveries)
       .set({ attempts, nextAttemptAt, lastError: error })
       .where(eq(lobbyEventDeliveries.id, id))
@@ -661,7 +661,7 @@ export async function failEventDelivery(
 
 /** Drop what a lobby still had queued when its events have nowhere to go (no override, no application URL). */
 export async function dropLobbyEventDeliveries(lobbyId: string): Promise<number> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .delete(lobbyEventDeliveries)
       .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))

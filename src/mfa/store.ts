@@ -77,7 +77,7 @@ export async function findTotpSecret(userId: string): Promise<typeof totpSecrets
 
 /** Move the last accepted step forward to `step`: true once per step, even in parallel. */
 export async function claimTotpStep(userId: string, step: number): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     return !!w
       .update(totpSecrets)
       .set({ lastStep: step })
@@ -89,7 +89,7 @@ export async function claimTotpStep(userId: string, step: number): Promise<boole
 
 /** false when the user already has a secret. */
 export async function insertTotpSecret(userId: string, secret: string, step: number): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(userId)
     return !!w
       .insert(totpSecrets)
@@ -101,7 +101,7 @@ export async function insertTotpSecret(userId: string, secret: string, step: num
 }
 
 export async function deleteTotpSecret(userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(userId)
     w.delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
   })
@@ -141,7 +141,7 @@ export async function hasUnusedBackupCode(userId: string): Promise<boolean> {
 
 /** Mark a code used: true for exactly one caller. */
 export async function consumeBackupCodeRow(id: number): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     return !!w
       .update(backupCodes)
       .set({ consumed: true })
@@ -152,7 +152,7 @@ export async function consumeBackupCodeRow(id: number): Promise<boolean> {
 }
 
 export async function deleteBackupCodes(userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
   })
 }
@@ -164,14 +164,14 @@ export async function hasSmsFactor(userId: string): Promise<boolean> {
 }
 
 export async function insertSmsFactor(userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(userId)
     w.insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
   })
 }
 
 export async function deleteSmsFactor(userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(userId)
     w.delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
   })
@@ -195,7 +195,7 @@ export async function findCredentialByCredentialId(credentialId: string): Promis
 export async function insertCredential(
   row: typeof webauthnCredentials.$inferInsert,
 ): Promise<CredentialRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(row.userId)
     return w.insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
   })
@@ -206,7 +206,7 @@ export async function insertCredential(
  * undefined otherwise, which is a cloned authenticator or a replay.
  */
 export async function advanceCounter(id: string, next: number): Promise<CredentialRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .update(webauthnCredentials)
       .set({ counter: next })
@@ -229,7 +229,7 @@ export async function renameCredentialRow(
   id: string,
   name: string,
 ): Promise<CredentialRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .update(webauthnCredentials)
       .set({ name })
@@ -240,7 +240,7 @@ export async function renameCredentialRow(
 }
 
 export async function deleteCredential(userId: string, id: string): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(userId)
     return !!w
       .delete(webauthnCredentials)
@@ -251,7 +251,7 @@ export async function deleteCredential(userId: string, id: string): Promise<bool
 }
 
 export async function deleteCredentialsOf(userId: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     authenticatorTypesOf.forget(userId)
     w.delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
   })
@@ -260,7 +260,7 @@ export async function deleteCredentialsOf(userId: string): Promise<void> {
 // ---- tickets
 
 export async function insertTicket(row: typeof mfaTickets.$inferInsert): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(mfaTickets).values(row).run()
   })
 }
@@ -274,7 +274,7 @@ export async function findLiveTicket(ticketHash: string, purpose: string, now: n
 }
 
 export async function countWrongCode(ticketHash: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.update(mfaTickets)
       .set({ attempts: sql`${mfaTickets.attempts} + 1` })
       .where(eq(mfaTickets.ticketHash, ticketHash))
@@ -284,7 +284,7 @@ export async function countWrongCode(ticketHash: string): Promise<void> {
 
 /** Delete a ticket that has tries left: true for exactly one caller. */
 export async function takeTicket(ticketHash: string, maxWrongCodes: number): Promise<boolean> {
-  return write((w) => {
+  return await write((w) => {
     return !!w
       .delete(mfaTickets)
       .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
@@ -294,7 +294,7 @@ export async function takeTicket(ticketHash: string, maxWrongCodes: number): Pro
 }
 
 export async function deleteExpiredTickets(now: number): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
   })
 }

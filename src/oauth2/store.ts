@@ -37,7 +37,7 @@ export async function setApplicationKeysOnce(
   verifyKey: string,
   signingKey: string,
 ): Promise<ApplicationRow | undefined> {
-  return write(async (w) => {
+  return await write(async (w) => {
     w.update(applications)
       .set({ verifyKey, signingKey })
       .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
@@ -85,7 +85,7 @@ export async function eventWebhookUrl(applicationId: string): Promise<string | n
 
 /** Set the event webhooks URL and status (1 disabled, 2 enabled). */
 export async function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     webhookTargets.forget(applicationId)
     w.update(applications)
       .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
@@ -134,7 +134,7 @@ export async function findTokenByAccessHash(
 }
 
 export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     const now = clock.now()
     // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
     w.delete(oauth2Codes)
@@ -146,7 +146,7 @@ export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<
 
 /** Mark a code used; undefined when it does not exist or was already used (atomic: one statement). */
 export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .update(oauth2Codes)
       .set({ usedAt: clock.now() })
@@ -194,7 +194,7 @@ export async function spendRefreshToken(tx: DB, id: string): Promise<OAuth2Token
 
 /** Delete every token of a grant family; the users whose tokens went (one, or none when it was gone already). */
 export async function deleteFamily(familyId: string): Promise<string[]> {
-  return write((w) => {
+  return await write((w) => {
     forgetThrough(forgetCallers)
     const gone = w
       .delete(oauth2Tokens)
@@ -207,7 +207,7 @@ export async function deleteFamily(familyId: string): Promise<string[]> {
 
 /** Delete every token a user granted (to one application, or to all): their authorization is gone. */
 export async function deleteUserTokens(userId: string, applicationId?: string): Promise<number> {
-  return write((w) => {
+  return await write((w) => {
     forgetThrough(forgetCallers)
     return w
       .delete(oauth2Tokens)

@@ -5,7 +5,7 @@ import { db, prepared, transaction, write, type DB } from '../db/client'
 import { remoteAuthDesktops, remoteAuthTickets, type RemoteAuthDesktopRow, type RemoteAuthTicketRow } from './tables'
 
 export async function insertDesktop(row: typeof remoteAuthDesktops.$inferInsert): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.insert(remoteAuthDesktops).values(row).run()
   })
 }
@@ -20,14 +20,14 @@ export async function fingerprintInUse(fingerprint: string, now: number): Promis
 }
 
 export async function deleteDesktop(fingerprint: string): Promise<void> {
-  return write((w) => {
+  return await write((w) => {
     w.delete(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).run()
   })
 }
 
 /** At start: no socket survives a restart, so no desktop row is live. */
 export async function deleteAllDesktops(): Promise<number> {
-  return write((w) => {
+  return await write((w) => {
     return w.delete(remoteAuthDesktops).returning({ f: remoteAuthDesktops.fingerprint }).all().length
   })
 }
@@ -39,7 +39,7 @@ export async function claimDesktop(
   handshakeHash: string,
   now: number,
 ): Promise<RemoteAuthDesktopRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .update(remoteAuthDesktops)
       .set({ userId, handshakeHash, claimedAt: now })
@@ -98,7 +98,7 @@ export async function takeHandshake(
   userId: string,
   now: number,
 ): Promise<RemoteAuthDesktopRow | undefined> {
-  return write((w) => takeHandshakeIn(w, handshakeHash, userId, now))
+  return await write((w) => takeHandshakeIn(w, handshakeHash, userId, now))
 }
 
 /** Use a handshake token and leave a ticket in its place, in one transaction. */
@@ -131,7 +131,7 @@ export async function exchangeHandshakeForTicket(
 
 /** Redeem a ticket: returned once, then never again; undefined if unknown, used or expired. */
 export async function takeTicket(ticketHash: string, now: number): Promise<RemoteAuthTicketRow | undefined> {
-  return write((w) => {
+  return await write((w) => {
     return w
       .delete(remoteAuthTickets)
       .where(and(eq(remoteAuthTickets.ticketHash, ticketHash), gt(remoteAuthTickets.expiresAt, now)))
@@ -142,7 +142,7 @@ export async function takeTicket(ticketHash: string, now: number): Promise<Remot
 
 /** Drop desktops and tickets past their deadline. */
 export async function purgeExpired(now: number): Promise<{ desktops: number; tickets: number }> {
-  return write((w) => {
+  return await write((w) => {
     const desktops = w
       .delete(remoteAuthDesktops)
       .where(lte(remoteAuthDesktops.expiresAt, now))

@@ -43,7 +43,7 @@ describe('a write transaction open across an await', () => {
         .all()
         .some((u) => u.id === row.id),
     ).toBe(false)
-    expect(await reading(() => findUser(row.id))).toBeUndefined()
+    expect(await reading(async () => await findUser(row.id))).toBeUndefined()
     release.open()
     await expect(held).rejects.toThrow('roll back')
     // Rolled back, and nothing cached from it.
