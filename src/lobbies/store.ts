@@ -352,6 +352,18 @@ export async function listMembers(lobbyId: string, _tx?: DB): Promise<LobbyMembe
   return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
 }
 
+/**
+ * A lobby and its members (GET /lobbies/{id}), read together in one synchronous step: from the caches, else on the
+ * read connection with nothing of this process committed in between.
+ */
+export async function getLobbyWithMembers(
+  id: string,
+): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] } | undefined> {
+  const lobby = lobbyRows.read(id, () => lobbyById().get({ id }))
+  if (!lobby) return undefined
+  return { lobby, members: memberLists.read(id, () => membersOf().all({ lobbyId: id }).sort(memberOrder))! }
+}
+
 export async function getMember(lobbyId: string, userId: string, _tx?: DB): Promise<LobbyMemberRow | undefined> {
   return memberOf().get({ lobbyId, userId })
 }
