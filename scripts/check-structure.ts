@@ -7,8 +7,10 @@
 // - ip-keys: a limit counts a client address only through core/ip-key.ts (IPv6 by /64): every rate-limit slot of an
 //   address is made by perIp(...), a Map or Set keyed by addresses is keyed by IpKey, and no other file makes a /64;
 // - postgresql: the PostgreSQL side (tables.pg.ts files, db/pg/, the packages `postgres` and `drizzle-orm/pg-core`,
-//   `drizzle-orm/postgres-js`) is imported statically only by the PostgreSQL side, so none of it is loaded by the
-//   SQLite server or the binary (tests/db/pg-apart.test.ts checks the bundle too); an `import()` may reach it.
+//   `drizzle-orm/postgres-js`) is imported statically only by the PostgreSQL side and the cluster side, so none of it
+//   is loaded by the SQLite server or the binary (tests/db/pg-apart.test.ts checks the bundle too); an `import()` may
+//   reach it;
+// - cluster: the cluster side (cluster/, the package `ioredis`) likewise, imported statically only by itself.
 // Prints every finding and exits 1 when there is one.
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
@@ -19,7 +21,7 @@ export const FLOORS: string[][] = [
   ['config.ts', 'db'],
   ['delivery', 'http'],
   ['gateway'],
-  ['domain.ts'],
+  ['domain.ts', 'cluster'],
   ['accounts'],
   ['usernames', 'oauth2', 'guilds'],
   ['auth', 'mfa', 'lobbies', 'experiments'],
@@ -67,6 +69,41 @@ export function isPgFile(rel: string): boolean {
   return /(^|\/)tables\.pg(\.ts)?$/.test(rel) || /^db\/pg(\/|$)/.test(rel)
 }
 
+const REDIS_PACKAGE = /^ioredis(\/|$)/
+
+/** A file of the cluster side (several nodes on PostgreSQL and Redis): anything under cluster/. */
+export function isClusterFile(rel: string): boolean {
+  return /^cluster(\/|$)/.test(rel)
+}
+
+/**
+ * Where the file `rel` of src/ loads the PostgreSQL or the cluster side with a static import (exported for
+ * tests/core/structure.test.ts). Type-only imports are erased, and `import()` loads only when it runs.
+ */
+export function apartFindings(rel: string, text: string): Finding[] {
+  const out: Finding[] = []
+  const from = join(SRC, rel)
+  for (const { specifier, typeOnly, dynamic } of importsOf(text)) {
+    if (typeOnly || dynamic) continue
+    const to = target(from, specifier)
+    const toRel = to ? relative(SRC, to) : undefined
+    const named = toRel ?? specifier
+    if ((toRel ? isPgFile(toRel) : PG_PACKAGE.test(specifier)) && !isPgFile(rel) && !isClusterFile(rel))
+      out.push({
+        rule: 'postgresql',
+        file: rel,
+        detail: `imports ${named}: the PostgreSQL side is loaded only by itself, the cluster side or through import()`,
+      })
+    if ((toRel ? isClusterFile(toRel) : REDIS_PACKAGE.test(specifier)) && !isClusterFile(rel))
+      out.push({
+        rule: 'cluster',
+        file: rel,
+        detail: `imports ${named}: the cluster side (cluster/, ioredis) is loaded only by itself or through import()`,
+      })
+  }
+  return out
+}
+
 /** The src/ file an import names, or undefined for packages, Bun built-ins and files outside src/. */
 function target(from: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined
@@ -97,17 +134,9 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
       })
 
     const tablesFile = base === 'tables.ts' || base === 'tables.pg.ts'
-    for (const { specifier, typeOnly, dynamic } of importsOf(text)) {
+    findings.push(...apartFindings(rel, text))
+    for (const { specifier, typeOnly } of importsOf(text)) {
       const to = target(file, specifier)
-      if (!typeOnly && !dynamic && !isPgFile(rel)) {
-        const pg = to ? isPgFile(relative(SRC, to)) : PG_PACKAGE.test(specifier)
-        if (pg)
-          findings.push({
-            rule: 'postgresql',
-            file: rel,
-            detail: `imports ${to ? relative(SRC, to) : specifier}: the PostgreSQL side is loaded only by itself or through import()`,
-          })
-      }
       if (!to) continue
       const other = unitOf(to)
       const toRel = relative(SRC, to)

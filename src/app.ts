@@ -41,7 +41,6 @@ function api() {
   const app = new Elysia().use(gatewayRoutes)
   for (const m of modules) {
     if (m.endpoints) app.use(endpointRoutes(m.endpoints))
-    for (const routes of m.api ?? []) app.use(routes)
   }
   return app
 }

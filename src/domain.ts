@@ -14,8 +14,6 @@ export type DomainModule = {
    * docs, limits and, for the hot ones, the lane's handlers.
    */
   endpoints?: Endpoint[]
-  /** REST routes not yet declared as endpoints, mounted like them. */
-  api?: AnyElysia[]
   /** Routes outside the API prefixes (sockets, pages), mounted once at the root after the API. */
   root?: AnyElysia[]
   /** How the tokens this domain issues resolve to callers. */

@@ -4,7 +4,7 @@ import type { Caller } from '../core/caller'
 import type { DomainModule } from '../domain'
 import { purgeExpiredFingerprints } from './fingerprints'
 import { purgeExpiredOneTime } from './one-time'
-import { accountEndpoints, accountsRoutes } from './routes'
+import { accountEndpoints } from './routes'
 import { userForCaller } from './serialize'
 import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
 import { secondFactor } from './second-factor'
@@ -28,7 +28,6 @@ async function userReady(caller: Caller) {
 export const accountsModule = {
   name: 'accounts',
   endpoints: accountEndpoints,
-  api: [accountsRoutes],
   tokens: { user: resolveUserToken },
   liveSessions: liveSessionIds,
   identify: userReady,

@@ -35,11 +35,21 @@ function isCommon(password: string): boolean {
   )
 }
 
-/** Why a password does not meet today's policy, as a Discord field error; null when it does. */
-export function passwordProblem(password: string): [code: string, message: string] | null {
+/** A password's length outside the policy, as a Discord field error; null when it fits. Cheap: schemas use it. */
+export function passwordLengthProblem(password: string): [code: string, message: string] | null {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     return ['BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN} and ${PASSWORD_MAX} in length.`]
   }
+  return null
+}
+
+/**
+ * Why a password does not meet today's policy, as a Discord field error; null when it does. The common-password
+ * look-up costs milliseconds: a handler asks it only after its rate limit counted the attempt.
+ */
+export function passwordProblem(password: string): [code: string, message: string] | null {
+  const length = passwordLengthProblem(password)
+  if (length) return length
   if (isCommon(password)) return ['PASSWORD_TOO_WEAK', 'Password is too weak or common to use.']
   return null
 }

@@ -1,9 +1,7 @@
 // REST of the accounts domain: the calling user and its login settings.
-import { Elysia } from 'elysia'
 import { Errors } from '../core/errors'
+import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { doc } from '../http/docs'
-import { identity } from '../http/identity'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
 import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
@@ -12,7 +10,7 @@ import { privateUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { cachedUserText, findUser, updateUser } from './store'
 
-/** The accounts domain's declared endpoints (http/endpoint.ts); its other routes are `accountsRoutes` below. */
+/** The accounts domain's endpoints (http/endpoint.ts). */
 export const accountEndpoints = [
   endpoint(
     {
@@ -24,37 +22,50 @@ export const accountEndpoints = [
       answers: { 200: PrivateUser },
       hot: true,
     },
-    // The user row and its second factors: both cached, each one read when it is not.
-    async ({ caller }) => {
-      const user = await findUser(caller.userId)
-      if (!user) throw Errors.unauthorized()
-      const { enabled, types } = await secondFactor().factors(user.id)
-      if (caller.kind === 'bearer') return userForCaller(user, caller, enabled)
-      // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-      return new JsonText(
-        cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, enabled, types))),
-      )
-    },
+    ({ caller }) =>
+      // The user row and whether MFA is on, in one snapshot (one read transaction).
+      reading(() => {
+        const user = findUser(caller.userId)
+        if (!user) throw Errors.unauthorized()
+        const mfaEnabled = secondFactor().enabled(user.id)
+        if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
+        // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+        const types = secondFactor().authenticatorTypes(user.id)
+        return new JsonText(
+          cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
+        )
+      }),
   ),
-]
-
-export const accountsRoutes = new Elysia()
-  .use(identity)
-  .get('/users/@me/settings', async ({ caller }) => loginSettings((await findUser(caller.userId))!), {
-    user: true,
-    ...doc('auth', 'Login settings (locale, theme)', { 200: LoginSettings }),
-  })
-  .patch(
-    '/users/@me/settings',
-    async ({ caller, body }) => {
+  endpoint(
+    {
+      method: 'GET',
+      path: '/users/@me/settings',
+      auth: 'user',
+      tag: 'auth',
+      summary: 'Login settings (locale, theme)',
+      answers: { 200: LoginSettings },
+    },
+    ({ caller }) => loginSettings(findUser(caller.userId)!),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/users/@me/settings',
+      auth: 'user',
+      tag: 'auth',
+      summary: 'Change locale or theme',
+      body: SettingsPatchSchema,
+      answers: { 200: LoginSettings },
+    },
+    ({ caller, body }) => {
       const patch = {
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
         ...(body.theme !== undefined ? { theme: body.theme } : {}),
       }
-      if (Object.keys(patch).length) await updateUser(caller.userId, patch)
-      const settings = loginSettings((await findUser(caller.userId))!)
+      if (Object.keys(patch).length) updateUser(caller.userId, patch)
+      const settings = loginSettings(findUser(caller.userId)!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },
-    { user: true, body: SettingsPatchSchema, ...doc('auth', 'Change locale or theme', { 200: LoginSettings }) },
-  )
+  ),
+]

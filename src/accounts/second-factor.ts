@@ -4,29 +4,22 @@
 // each other and both stand on accounts/.
 import type { UserCaller } from '../core/caller'
 
-/** POST /auth/login's answer for a user with MFA (a password reset answers it too). */
-export type MfaRequired = {
-  user_id: string
-  mfa: true
-  ticket: string
-  totp: boolean
-  sms: boolean
-  backup: boolean
-  webauthn: string | null
-}
+/**
+ * POST /auth/login's answer for a user with MFA (a password reset answers it too): the ticket, and a field per second
+ * factor (Discord's `totp`, `sms`, `backup`: whether it is on; `webauthn`: the challenge or null).
+ */
+export type MfaRequired = { user_id: string; mfa: true; ticket: string; [factor: string]: unknown }
 
-export type SecondFactor = {
+export type SecondFactorHook = {
   /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
-  enabled(userId: string): Promise<boolean>
-  /** Both `enabled` and `authenticatorTypes` in one call (the private user shows both; cached: no query). */
-  factors(userId: string): Promise<{ enabled: boolean; types: readonly number[] }>
+  enabled(userId: string): boolean
   /**
    * Discord's authenticator types the user has enabled (1 WebAuthn, 2 TOTP, 3 SMS), ascending: READY's
    * `auth.authenticator_types` and the private user's `authenticator_types`. Cached: answered without a query.
    */
-  authenticatorTypes(userId: string): Promise<readonly number[]>
-  /** SMS is one of the user's second factors. */
-  hasSms(userId: string): Promise<boolean>
+  authenticatorTypes(userId: string): readonly number[]
+  /** A second factor proves the user's phone (SMS). */
+  hasSms(userId: string): boolean
   /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */
   challenge(userId: string, purpose: 'login' | 'reset', data?: Record<string, string>): Promise<MfaRequired | null>
   /**
@@ -40,21 +33,21 @@ export type SecondFactor = {
     expected: { userId: string; data: Record<string, string> },
     method: string,
     code: unknown,
-  ): Promise<() => Promise<void>>
+  ): Promise<() => void>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** Remove every second factor (account revert). */
-  removeAll(userId: string): Promise<void>
+  removeAll(userId: string): void
 }
 
-let installed: SecondFactor | undefined
+let installed: SecondFactorHook | undefined
 
-export function installSecondFactor(next: SecondFactor): void {
+export function installSecondFactor(next: SecondFactorHook): void {
   installed = next
 }
 
 /** The implementation mfa/ installed; fails closed (throws) when none is. */
-export function secondFactor(): SecondFactor {
+export function secondFactor(): SecondFactorHook {
   if (!installed) throw new Error('no second factor is installed: mount mfa/')
   return installed
 }

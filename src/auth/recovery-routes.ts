@@ -1,12 +1,12 @@
 // REST for recovery and account changes: forgot/reset/revert (unauthenticated), PATCH /users/@me and
 // POST /auth/sessions/logout (elevated).
-import { Elysia } from 'elysia'
 import type { UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
-import { identity, optionalCaller } from '../http/identity'
-import { doc, NO_CONTENT } from '../http/docs'
+import { optionalCaller } from '../http/identity'
+import { NO_CONTENT } from '../http/docs'
+import { endpoint } from '../http/endpoint'
 import { noContent } from '../http/respond'
 import { passwordRefused } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
@@ -37,37 +37,7 @@ import {
 } from './schemas'
 import { endSessions, endSessionsByHash, replaceSession } from '../accounts/sessions'
 
-type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
-const ipOf = (ctx: Ctx) => clientIp(ctx.request, ctx.server)
-
-export const recoveryPublicRoutes = new Elysia()
-  .post('/auth/forgot', async (ctx) => (await forgotPassword(ctx.body.login, ipOf(ctx)), noContent()), {
-    body: ForgotSchema,
-    ...doc('auth', 'Send a password reset link (e-mail) or code (phone)', { 204: NO_CONTENT }),
-  })
-  .post(
-    '/auth/reset',
-    async (ctx) => {
-      const caller = await optionalCaller(ctx.request)
-      return resetPassword(ctx.body, clientInfo(ctx.request, ipOf(ctx)), caller?.kind === 'user' ? caller : undefined)
-    },
-    {
-      body: ResetSchema,
-      ...doc('auth', 'Set a new password with a reset token', { 200: ResetAnswer }),
-    },
-  )
-  .post('/auth/reset/check', async (ctx) => (await checkResetToken(ctx.body.token, ipOf(ctx)), noContent()), {
-    body: ResetCheckSchema,
-    ...doc(
-      'auth',
-      'Check a reset token without spending it: 204 while /auth/reset would take it, else 400 TOKEN_INVALID (the reset page asks it when it opens)',
-      { 204: NO_CONTENT },
-    ),
-  })
-  .post('/auth/revert', async ({ body }) => revertAccount(body.token, body.password), {
-    body: RevertSchema,
-    ...doc('auth', 'Undo an e-mail change and secure the account', { 200: RevertAnswer }),
-  })
+const tag = 'auth'
 
 /** POST /users/@me/disable and /users/@me/delete: the password, and elevation when MFA is on. */
 function deactivation(state: 'disabled' | 'deleted') {
@@ -80,48 +50,122 @@ function deactivation(state: 'disabled' | 'deleted') {
     body: { password?: string }
     request: Request
   }) => {
-    const user = await findUser(me.userId)
+    const user = findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
-    if (await secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
+    if (secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
     await deactivateAccount(me.userId, state)
     return noContent()
   }
 }
 
-export const accountChangeRoutes = new Elysia()
-  .use(identity)
-  .post('/users/@me/disable', deactivation('disabled'), {
-    user: true,
-    body: PasswordSchema,
-    ...doc('auth', 'Disable the account (password; elevated with MFA); log in with undelete to restore', {
-      204: NO_CONTENT,
-    }),
-  })
-  .post('/users/@me/delete', deactivation('deleted'), {
-    user: true,
-    body: PasswordSchema,
-    ...doc('auth', 'Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore', {
-      204: NO_CONTENT,
-    }),
-  })
-  .post(
-    '/auth/sessions/logout',
+/** The recovery and account-change endpoints (http/endpoint.ts), part of the auth domain's list. */
+export const recoveryEndpoints = [
+  endpoint(
+    {
+      method: 'POST',
+      path: '/auth/forgot',
+      auth: null,
+      tag,
+      summary: 'Send a password reset link (e-mail) or code (phone)',
+      body: ForgotSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ request, server, body }) => (await forgotPassword(body.login, clientIp(request, server)), noContent()),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/auth/reset',
+      auth: null,
+      tag,
+      summary: 'Set a new password with a reset token',
+      body: ResetSchema,
+      answers: { 200: ResetAnswer },
+    },
+    async ({ request, server, body }) => {
+      const caller = await optionalCaller(request)
+      const client = clientInfo(request, clientIp(request, server))
+      return resetPassword(body, client, caller?.kind === 'user' ? caller : undefined)
+    },
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/auth/reset/check',
+      auth: null,
+      tag,
+      summary:
+        'Check a reset token without spending it: 204 while /auth/reset would take it, else 400 TOKEN_INVALID (the reset page asks it when it opens)',
+      body: ResetCheckSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    ({ request, server, body }) => (checkResetToken(body.token, clientIp(request, server)), noContent()),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/auth/revert',
+      auth: null,
+      tag,
+      summary: 'Undo an e-mail change and secure the account',
+      body: RevertSchema,
+      answers: { 200: RevertAnswer },
+    },
+    ({ body }) => revertAccount(body.token, body.password),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/users/@me/disable',
+      auth: 'user',
+      tag,
+      summary: 'Disable the account (password; elevated with MFA); log in with undelete to restore',
+      body: PasswordSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    deactivation('disabled'),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/users/@me/delete',
+      auth: 'user',
+      tag,
+      summary: 'Schedule the account for deletion (password; elevated with MFA); log in with undelete to restore',
+      body: PasswordSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    deactivation('deleted'),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/auth/sessions/logout',
+      auth: 'user',
+      tag,
+      summary: 'End sessions by their id hashes (elevated)',
+      body: SessionsLogoutSchema,
+      answers: { 204: NO_CONTENT },
+    },
     async ({ caller: me, body, request }) => {
       await secondFactor().requireElevation(me, request)
       await endSessionsByHash(me.userId, body.session_id_hashes)
       return noContent()
     },
+  ),
+  endpoint(
     {
-      user: true,
-      body: SessionsLogoutSchema,
-      ...doc('auth', 'End sessions by their id hashes (elevated)', { 204: NO_CONTENT }),
+      method: 'PATCH',
+      path: '/users/@me',
+      auth: 'user',
+      tag: 'users',
+      summary: 'Change the e-mail (elevated), password or display name',
+      body: PatchMeSchema,
+      answers: { 200: PatchMeAnswer },
     },
-  )
-  .patch(
-    '/users/@me',
     async ({ caller: me, body, request }) => {
-      const user = await findUser(me.userId)
+      const user = findUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined
       if (body.email !== undefined || body.new_password !== undefined) {
@@ -133,20 +177,16 @@ export const accountChangeRoutes = new Elysia()
         if (body.new_password !== undefined) {
           const problem = passwordProblem(body.new_password)
           if (problem) throw passwordRefused('new_password', problem)
-          await updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
+          updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
           // A new password ends every other session; this one continues under a new token.
           await endSessions(me.userId, me.sessionId)
           token = await replaceSession(me)
         }
       }
-      if (body.global_name !== undefined) await updateUser(me.userId, { globalName: body.global_name?.trim() || null })
-      const view = privateUser((await findUser(me.userId))!, await secondFactor().enabled(me.userId))
+      if (body.global_name !== undefined) updateUser(me.userId, { globalName: body.global_name?.trim() || null })
+      const view = privateUser(findUser(me.userId)!, secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },
-    {
-      user: true,
-      body: PatchMeSchema,
-      ...doc('users', 'Change the e-mail (elevated), password or display name', { 200: PatchMeAnswer }),
-    },
-  )
+  ),
+]

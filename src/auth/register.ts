@@ -2,12 +2,12 @@
 // the user to a server). Sends the e-mail verification link.
 import { config } from '../config'
 import { clock } from '../core/clock'
+import { formError } from '../core/errors'
 import { consume, perIp, reserve } from '../core/ratelimit'
 import { snowflake } from '../core/snowflake'
 import { countryOf } from '../geo/country'
-import { FormCheck } from '../http/form'
 import { joinGuildByInvite } from '../guilds/public'
-import { suggestUsername, usernameProblem, isUsernameTaken } from '../usernames/rules'
+import { suggestUsername, isUsernameTaken } from '../usernames/rules'
 import { findUser, findUserByEmail, findUserByPhone, insertUser, updateUser, type UserInsert } from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin, rememberIp } from '../accounts/complete-login'
@@ -17,13 +17,12 @@ import { emailTaken, tokenInvalid, usernameTaken } from './errors'
 import { mailEmailVerification } from './mail'
 import type { RegisterInput } from './schemas'
 import { issueOneTime, redeemOneTime } from '../accounts/one-time'
-import { hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
+import { hashPassword } from '../accounts/passwords'
 import { isPhoneBlocked, rememberPhone } from '../accounts/phone'
 
 const REGISTRATIONS_PER_IP = { limit: 30, windowMs: 3600_000 }
 export const VERIFY_EMAIL_TTL_MS = 7 * 24 * 3600_000
-const MIN_AGE_YEARS = 13
 
 /** Explicit consent where the rules ask for it, and wherever the country is unknown (private or unlisted address). */
 export function consentRequired(ip: string): boolean {
@@ -31,75 +30,46 @@ export function consentRequired(ip: string): boolean {
   return country === null || config().consentCountries.includes(country)
 }
 
-function age(dateOfBirth: string, now: Date): number | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(dateOfBirth)
-  if (!m) return null
-  const [y, mo, d] = m.slice(1).map(Number)
-  const birth = new Date(Date.UTC(y, mo - 1, d))
-  if (birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d || birth > now)
-    return null
-  let years = now.getUTCFullYear() - y
-  if (now.getUTCMonth() < mo - 1 || (now.getUTCMonth() === mo - 1 && now.getUTCDate() < d)) years -= 1
-  return years
-}
-
+/**
+ * The body was checked against RegisterSchema (each field's form, the username rules, the password's length, the date
+ * of birth). What is judged here, once the attempt is counted, needs the database, the client's address, two fields
+ * together or the common-password look-up (milliseconds); those errors are reported together.
+ */
 export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
   reserve(perIp('register-ip', client.ip, REGISTRATIONS_PER_IP))
-  const check = new FormCheck()
-  const fail = (field: string, code: string, message: string) => check.add(field, code, message)
-
+  const refused: Record<string, [code: string, message: string]> = {}
   const username = input.username?.toLowerCase()
-  if (!username && !input.global_name) fail('username', 'BASE_TYPE_REQUIRED', 'This field is required')
-  if (username) {
-    const problem = usernameProblem(username)
-    if (problem) fail('username', ...problem)
-    else if (await isUsernameTaken(username))
-      fail(
-        'username',
-        'USERNAME_ALREADY_TAKEN',
-        'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.',
-      )
-  }
+  if (!username && !input.global_name) refused.username = ['BASE_TYPE_REQUIRED', 'This field is required']
+  else if (username && (await isUsernameTaken(username)))
+    refused.username = [
+      'USERNAME_ALREADY_TAKEN',
+      'Username is unavailable. Try adding numbers, letters, underscores _ , or periods.',
+    ]
+  const weak = input.password === undefined ? null : passwordProblem(input.password)
+  if (weak) refused.password = weak
   const email = input.email?.trim().toLowerCase()
-  if (email !== undefined) {
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
-      fail('email', 'EMAIL_TYPE_INVALID_EMAIL', 'Not a well formed email address.')
-    else if (await findUserByEmail(email)) fail('email', 'EMAIL_ALREADY_REGISTERED', 'Email is already registered.')
-  }
-  if (input.password !== undefined) {
-    const problem = passwordProblem(input.password)
-    if (problem) fail('password', ...problem)
-  } else if (email !== undefined) {
-    fail('password', 'BASE_TYPE_REQUIRED', 'This field is required')
-  }
-  if (input.date_of_birth !== undefined) {
-    const years = age(input.date_of_birth, clock.date())
-    if (years === null) fail('date_of_birth', 'DATE_OF_BIRTH_INVALID', 'Not a valid date of birth.')
-    else if (years < MIN_AGE_YEARS)
-      fail(
-        'date_of_birth',
-        'DATE_OF_BIRTH_IS_UNDERAGE',
-        `You need to be ${MIN_AGE_YEARS} or older to use this service.`,
-      )
-  }
+  if (email !== undefined && findUserByEmail(email))
+    refused.email = ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.']
+  if (email !== undefined && input.password === undefined)
+    refused.password = ['BASE_TYPE_REQUIRED', 'This field is required']
   if (consentRequired(client.ip) && input.consent !== true)
-    fail('consent', 'CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.')
-  check.done()
+    refused.consent = ['CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.']
+  if (Object.keys(refused).length) throw formError(refused)
 
   // Single-use inputs are consumed only once every check passed.
   let phone: string | null = null
   if (input.phone_token !== undefined) {
-    const row = await redeemOneTime('phone', input.phone_token)
+    const row = redeemOneTime('phone', input.phone_token)
     phone = row?.data.phone ?? null
-    if (!phone || (await isPhoneBlocked(phone)) || (await findUserByPhone(phone))) {
+    if (!phone || isPhoneBlocked(phone) || findUserByPhone(phone)) {
       throw phoneVerificationInvalid()
     }
   }
   const provisionalId = snowflake()
-  const id = (await claimFingerprint(input.fingerprint ?? headerFingerprint, provisionalId)) ?? provisionalId
+  const id = claimFingerprint(input.fingerprint ?? headerFingerprint, provisionalId) ?? provisionalId
   const values = {
     id,
-    username: username ?? (await suggestUsername(input.global_name)),
+    username: username || (await suggestUsername(input.global_name)),
     globalName: input.global_name ?? null,
     email: email ?? null,
     phone,
@@ -108,11 +78,10 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
     promotionalEmailOptIn: input.promotional_email_opt_in ?? false,
     createdAt: clock.now(),
   }
-  const user = await insertOrExplain(values)
-  await rememberIp(user.id, client.ip)
-  if (phone) await rememberPhone(user.id, phone)
-  if (email)
-    await mailEmailVerification(email, await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email }))
+  const user = insertOrExplain(values)
+  rememberIp(user.id, client.ip)
+  if (phone) rememberPhone(user.id, phone)
+  if (email) await mailEmailVerification(email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email }))
 
   let joined = false
   if (input.invite) {
@@ -127,9 +96,9 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
 }
 
 /** Two registrations racing for one username or e-mail: the loser gets the form error, not a 500. */
-async function insertOrExplain(values: UserInsert) {
+function insertOrExplain(values: UserInsert) {
   try {
-    return await insertUser(values)
+    return insertUser(values)
   } catch (error) {
     const message = String((error as Error).message)
     if (message.includes('users.username')) {
@@ -147,22 +116,22 @@ async function insertOrExplain(values: UserInsert) {
 
 /** POST /auth/verify: the link's token marks the address verified (once) and logs the user in. */
 export async function verifyEmail(token: string, client: ClientInfo) {
-  const row = await redeemOneTime('verify_email', token)
-  const user = row?.userId ? await findUser(row.userId) : undefined
+  const row = redeemOneTime('verify_email', token)
+  const user = row?.userId ? findUser(row.userId) : undefined
   if (!row || !user || user.email !== row.data.email) {
     throw tokenInvalid()
   }
-  await updateUser(user.id, { emailVerified: true })
+  updateUser(user.id, { emailVerified: true })
   const { token: session, user_id } = await completeLogin(user, { client })
   return { token: session, user_id }
 }
 
 export async function resendVerification(userId: string): Promise<void> {
   consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
-  const user = await findUser(userId)
+  const user = findUser(userId)
   if (!user?.email || user.emailVerified) return
   await mailEmailVerification(
     user.email,
-    await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }),
+    issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }),
   )
 }

@@ -1,15 +1,23 @@
 // TypeBox schemas of login, registration, recovery, sessions and handoff: request bodies (input types derived from
 // them) and the answers documented in /api/docs.
 import { t } from 'elysia'
+import { clock } from '../core/clock'
+import type { FieldError } from '../core/errors'
 import { Int } from '../http/docs'
-import { PASSWORD_MAX, PASSWORD_MIN } from '../accounts/password-policy'
+import { bodyCheck, Refine } from '../http/validation'
+import { PASSWORD_MAX, PASSWORD_MIN, passwordLengthProblem } from '../accounts/password-policy'
 import { LoginSettings, PrivateUser, PublicUser } from '../accounts/schemas'
-import { FormCheck } from '../http/form'
+import { usernameProblem } from '../usernames/rules'
 
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Password = t.String({ maxLength: 256 })
 /** The password the examples use (the one of tests/helpers.ts's users). */
 const EXAMPLE_PASSWORD = 'correct horse battery staple'
+
+const REQUIRED: FieldError = { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' }
+/** A [code, message] problem of a rule's module as a field error. */
+const asFieldError = (problem: [code: string, message: string] | null): FieldError | undefined =>
+  problem ? { code: problem[0], message: problem[1] } : undefined
 
 const LOGIN_SOURCES = [
   'gift',
@@ -22,12 +30,17 @@ const LOGIN_SOURCES = [
 ] as const
 
 /**
- * POST /auth/login. Documented here but checked by `checkLogin` inside the handler: a client that is already logged
- * in gets its session back whatever the body, so the body cannot be refused before the handler runs.
+ * POST /auth/login. Checked inside the handler (checkLogin): a client that is already logged in gets its session
+ * back whatever the body, so the body cannot be refused before the handler runs.
  */
 export const LoginSchema = t.Object(
   {
-    login: t.String({ maxLength: 320, description: 'e-mail address or phone number (E.164)' }),
+    // Discord's: a blank login is a missing one.
+    login: Refine(
+      'Login',
+      t.String({ maxLength: 320, description: 'e-mail address or phone number (E.164)' }),
+      (login) => (login.trim() ? undefined : REQUIRED),
+    ),
     password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
     undelete: t.Optional(t.Boolean({ description: 'restore an account that was disabled or scheduled for deletion' })),
     login_source: t.Optional(t.Nullable(t.Union(LOGIN_SOURCES.map((s) => t.Literal(s))))),
@@ -38,45 +51,73 @@ export const LoginSchema = t.Object(
 )
 export type LoginInput = typeof LoginSchema.static
 
-/** The login body as Discord judges it (a blank login is missing; every bad field named at once). */
-export function checkLogin(body: unknown): LoginInput {
-  const check = new FormCheck()
-  const required = (field: string) => check.add(field, 'BASE_TYPE_REQUIRED', 'This field is required')
-  if (!body || typeof body !== 'object') {
-    required('login')
-    required('password')
-    check.done()
-  }
-  const b = body as Record<string, unknown>
-  if (typeof b.login !== 'string' || !b.login.trim()) required('login')
-  else if (b.login.length > 320) check.add('login', 'BASE_TYPE_MAX_LENGTH', 'Must be 320 or fewer in length.')
-  if (typeof b.password !== 'string') required('password')
-  else if (b.password.length < PASSWORD_MIN || b.password.length > PASSWORD_MAX) {
-    check.add('password', 'BASE_TYPE_BAD_LENGTH', `Must be between ${PASSWORD_MIN} and ${PASSWORD_MAX} in length.`)
-  }
-  if (b.undelete !== undefined && typeof b.undelete !== 'boolean')
-    check.add('undelete', 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
-  if (b.login_source != null && !LOGIN_SOURCES.includes(b.login_source as never)) {
-    check.add('login_source', 'BASE_TYPE_CHOICES', `Value must be one of ${JSON.stringify(LOGIN_SOURCES)}.`)
-  }
-  if (
-    b.gift_code_sku_id != null &&
-    (typeof b.gift_code_sku_id !== 'string' || !/^\d{1,20}$/.test(b.gift_code_sku_id))
-  ) {
-    check.add('gift_code_sku_id', 'BASE_TYPE_INVALID', 'Invalid value.')
-  }
-  check.done()
-  return b as LoginInput
+/** The login body as LoginSchema says (every bad field named at once); 400 50035 otherwise. */
+export const checkLogin: (body: unknown) => LoginInput = bodyCheck(LoginSchema)
+
+const MIN_AGE_YEARS = 13
+
+/** Whole years since `dateOfBirth` (YYYY-MM-DD), or null when it is not a past date. */
+function age(dateOfBirth: string, now: Date): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(dateOfBirth)
+  if (!m) return null
+  const [y, mo, d] = m.slice(1).map(Number)
+  const birth = new Date(Date.UTC(y, mo - 1, d))
+  if (birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d || birth > now)
+    return null
+  let years = now.getUTCFullYear() - y
+  if (now.getUTCMonth() < mo - 1 || (now.getUTCMonth() === mo - 1 && now.getUTCDate() < d)) years -= 1
+  return years
+}
+
+function dateOfBirthProblem(dateOfBirth: string): FieldError | undefined {
+  const years = age(dateOfBirth, clock.date())
+  if (years === null) return { code: 'DATE_OF_BIRTH_INVALID', message: 'Not a valid date of birth.' }
+  if (years < MIN_AGE_YEARS)
+    return {
+      code: 'DATE_OF_BIRTH_IS_UNDERAGE',
+      message: `You need to be ${MIN_AGE_YEARS} or older to use this service.`,
+    }
+  return undefined
+}
+
+/** Its form (the address is compared trimmed and in lower case, as it is stored). */
+function emailProblem(email: string): FieldError | undefined {
+  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email.trim().toLowerCase())
+    ? undefined
+    : { code: 'EMAIL_TYPE_INVALID_EMAIL', message: 'Not a well formed email address.' }
 }
 
 export const RegisterSchema = t.Object(
   {
-    username: t.Optional(t.String({ maxLength: 64 })),
+    // Empty: not given (then global_name is required, and a username is made from it). Taken: the handler's.
+    username: t.Optional(
+      Refine(
+        'RegisterUsername',
+        t.String({
+          maxLength: 64,
+          description: 'compared in lower case: 2-32 of a-z, 0-9, _ and . (no ".."), no reserved word',
+        }),
+        (username) => (username === '' ? undefined : asFieldError(usernameProblem(username.toLowerCase()))),
+      ),
+    ),
     global_name: t.Optional(t.Nullable(t.String({ minLength: 1, maxLength: 32 }))),
-    email: t.Optional(t.String({ maxLength: 254 })),
+    email: t.Optional(Refine('RegisterEmail', t.String({ maxLength: 254 }), emailProblem)),
     phone_token: t.Optional(t.String({ maxLength: 256 })),
-    password: t.Optional(t.String({ maxLength: 256 })),
-    date_of_birth: t.Optional(t.String({ maxLength: 10 })),
+    password: t.Optional(
+      Refine(
+        'RegisterPassword',
+        t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, description: 'not a common password' }),
+        // Its length only: the common-password look-up runs in the handler, after the attempt is counted.
+        (password) => asFieldError(passwordLengthProblem(password)),
+      ),
+    ),
+    date_of_birth: t.Optional(
+      Refine(
+        'DateOfBirth',
+        t.String({ maxLength: 10, description: `YYYY-MM-DD, at least ${MIN_AGE_YEARS} years ago` }),
+        dateOfBirthProblem,
+      ),
+    ),
     fingerprint: t.Optional(t.String({ maxLength: 64 })),
     invite: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
     guild_template_code: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),

@@ -14,6 +14,8 @@ export type IdentifyContribution = {
   topics?: string[]
   /** Fields merged into READY's d (e.g. guilds). */
   ready?: Record<string, unknown>
+  /** Dispatches sent right after READY, in order, before any other event (e.g. a bot's GUILD_CREATEs). */
+  after?: [type: string, data: unknown][]
 }
 
 /**

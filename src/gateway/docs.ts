@@ -29,13 +29,14 @@ const CLOSE_TEXT: Record<number, string> = {
   [Close.RateLimited]: `more than 120 frames a minute (plus the heartbeats the interval asks for), or more than ${MAX_PENDING_PER_IP} unidentified sockets from one IP`,
   [Close.SessionTimedOut]:
     'no heartbeat within 1.5 intervals, or the session was resumed on another socket; resume (or identify again)',
+  [Close.InvalidShard]:
+    'Identify with a `shard` that is not `[shard_id, num_shards]`, integers with 0 ≤ shard_id < num_shards',
   [Close.InvalidApiVersion]: '`v` is not 9 or 10',
 }
 
 /** Discord's Gateway close codes this server never sends, and why. */
 const NEVER_SENT: Row[] = [
   [4006, 'Invalid Session (retired)', 'not sent'],
-  [4010, 'Invalid Shard', 'not sent: one shard, `shard` in Identify is ignored'],
   [4011, 'Sharding Required', 'not sent'],
   [
     4013,
@@ -67,7 +68,7 @@ const OPS: Row[] = [
     Op.Identify,
     'Identify',
     'client → server',
-    '`{token, properties, intents?, compress?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY',
+    '`{token, properties, intents?, compress?, shard?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY',
   ],
   [
     Op.Resume,
@@ -128,7 +129,7 @@ const EVENTS: Row[] = [
   [
     'READY',
     'the identifying session',
-    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE; \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; the experiment arrays as \`GET /experiments\``,
+    `\`{v, user, guilds, session_id, session_type, resume_gateway_url, auth_session_id_hash?, auth?, scopes?, application?, shard?, experiments, guild_experiments}\`: \`user\` as \`GET /users/@me\` answers this credential (without \`authenticator_types\`); \`guilds\` as GUILD_CREATE, except for a bot: \`{id, unavailable: true}\` each, and a GUILD_CREATE for each follows READY (as Discord does for bots); \`session_type\` "normal" or "oauth"; \`auth_session_id_hash\` and \`auth: {authenticator_types}\` (the second factors on: 1 WebAuthn, 2 TOTP, 3 SMS) for user tokens; \`scopes\` for OAuth2; \`application: {id, flags}\` for bots and OAuth2; \`shard\` as Identify sent it (there is one shard: \`GET /gateway/bot\` says \`shards: 1\`, and every shard gets every event); the experiment arrays as \`GET /experiments\``,
   ],
   ['RESUMED', 'the resuming session', '`{_trace}`, after the replayed events'],
   [
@@ -144,8 +145,8 @@ const EVENTS: Row[] = [
   ['USER_SETTINGS_UPDATE', "the user's sessions", '`{locale, theme}`'],
   [
     'GUILD_CREATE',
-    'a member who joined (or created) a guild',
-    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `joined_at` (of the receiving member), `large: false`, `unavailable: false`',
+    "a member who joined (or created) a guild; a bot session, right after READY, for each of the bot's guilds",
+    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `members` (the receiving member alone, as `GET /guilds/{id}/members` lists it), `joined_at` (of the receiving member), `large: false`, `unavailable: false`',
   ],
   ['GUILD_UPDATE', "the guild's members", 'the guild (as `GET /guilds/{id}`)'],
   ['GUILD_DELETE', "the guild's members; a member who left or was kicked", '`{id}`'],
@@ -173,7 +174,7 @@ const EVENTS: Row[] = [
   [
     'MESSAGE_CREATE',
     'members who can view the channel',
-    `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?}\``,
+    `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?, member?}\`: \`member\` is the author's (as \`GET /guilds/{id}/members\` lists it, without \`user\`) while the author is in the guild`,
   ],
   [
     'MESSAGE_UPDATE',

@@ -38,8 +38,20 @@ export const Close = {
   InvalidSeq: 4007,
   RateLimited: 4008,
   SessionTimedOut: 4009,
+  InvalidShard: 4010,
   InvalidApiVersion: 4012,
 } as const
+
+/**
+ * Identify's `shard: [shard_id, num_shards]`, which READY gives back (discord.py's AutoShardedClient reads it there);
+ * undefined when not sent, false when it is not two integers with 0 <= shard_id < num_shards (Discord closes 4010).
+ */
+export function identifyShard(value: unknown): [number, number] | undefined | false {
+  if (value === undefined || value === null) return undefined
+  if (!Array.isArray(value) || value.length !== 2) return false
+  const [id, count] = value
+  return Number.isSafeInteger(id) && Number.isSafeInteger(count) && id >= 0 && id < count ? [id, count] : false
+}
 
 export const MAX_INBOUND_BYTES = 15 * 1024
 /** The largest WebSocket frame Bun accepts on any socket of the server (set app-wide in app.ts). */

@@ -30,6 +30,7 @@ import {
   ACCEPTED_NOOP_OPS,
   Close,
   IDENTIFY_TIMEOUT_MS,
+  identifyShard,
   MAX_INBOUND_BYTES,
   MAX_PENDING_PER_IP,
   Op,
@@ -288,6 +289,8 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   if (typeof d?.token !== 'string') return close(ws, Close.AuthenticationFailed, 'Authentication failed')
   const caller = await resolveAuthorization(d.token, { bare: true })
   if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
+  const shard = identifyShard(d.shard)
+  if (shard === false) return close(ws, Close.InvalidShard, 'Invalid shard')
   if (conn.session || conn.closing) return
   const session: GatewaySession = {
     id: randomBytes(16).toString('hex'),
@@ -307,12 +310,15 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
     ...(caller.kind === 'user' ? { auth_session_id_hash: caller.sessionIdHash } : {}),
     ...(caller.kind === 'bearer' ? { scopes: caller.scopes } : {}),
     ...(caller.kind !== 'user' ? { application: { id: caller.applicationId, flags: 0 } } : {}),
+    ...(shard ? { shard } : {}),
   }
   const extraTopics: string[] = []
+  const after: [string, unknown][] = []
   for (const hook of identifyHooks) {
     const contribution = await hook(caller)
     if (contribution.ready) Object.assign(ready, contribution.ready)
     if (contribution.topics) extraTopics.push(...contribution.topics)
+    if (contribution.after) after.push(...contribution.after)
   }
   if (ws.readyState !== 1) return // closed while we were loading
   settlePending(conn)
@@ -325,6 +331,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
+  for (const [type, data] of after) sendDirect(session, type, data)
   const view = connectionView(session)
   for (const hook of sessionStartHooks)
     Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))

@@ -129,11 +129,12 @@ const SNOWFLAKE_PARAM = {
   examples: ['1234567890123456789'],
 }
 
-/** Path parameters as the routes read them (the generator types them all as bare strings). */
+/**
+ * Path parameters as the routes read them (the generator types them all as bare strings), where a route does not
+ * document its own (doc()'s `params`).
+ */
 const PATH_PARAMS: Record<string, Schema> = {
   code: { type: 'string', description: 'invite code', examples: ['aBcD1234'] },
-  type: { type: 'string', enum: ['totp', 'sms', 'backup', 'webauthn'], description: 'the second factor' },
-  id: { type: 'string', description: 'security key id (from GET /users/@me/mfa/webauthn/credentials)' },
 }
 
 /** A body schema the server may receive empty: documented as not required. */
@@ -200,30 +201,39 @@ export function openApiDocument(root: AnyElysia): unknown {
   const routes = app.getGlobalRoutes()
   if (cached?.routes === routes.length) return cached.document
   const optional = new Set<string>()
+  // The path parameters routes document themselves (doc()'s `params`), by operation.
+  const pathParams = new Map<string, Record<string, Schema>>()
   const view = {
     getGlobalDefinitions: () => app.getGlobalDefinitions?.(),
     getGlobalRoutes: () =>
       routes.map((route) => {
-        // A body documented with doc() (checked in the handler, or looser at run time than on the wire) is the one
-        // shown; without the app-wide parse hook the generator lists a body under every content type, and the ones
-        // the server reads are kept below.
+        // A body documented with doc() (checked in the handler) is the one shown; without the app-wide parse hook
+        // the generator lists a body under every content type, and the ones the server reads are kept below.
         const documented = route.hooks.detail?.requestBody !== undefined
-        if (!documented && optionalBody(route.hooks.body))
-          optional.add(`${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`)
+        const operation = `${route.method.toLowerCase()} ${route.path.replace(/:([^/]+)/g, '{$1}')}`
+        if (!documented && optionalBody(route.hooks.body)) optional.add(operation)
+        const own = (route.hooks.detail?.parameters as Parameter[] | undefined)?.filter((p) => p.in === 'path')
+        // Copied: tidy() below rewrites the document's schemas in place.
+        if (own?.length)
+          pathParams.set(operation, Object.fromEntries(own.map((p) => [p.name, structuredClone(p.schema!)])))
         return { ...route, hooks: { ...route.hooks, parse: undefined, ...(documented ? { body: undefined } : {}) } }
       }),
   } as unknown as AnyElysia
-  const { paths, components } = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
+  const generated = toOpenAPISchema(view, exclude, undefined, undefined, '3.1.1') as {
     paths: Record<string, Record<string, Operation>>
     components: Record<string, unknown>
   }
+  // A copy: the generator hands the routes' own schemas on, and the changes below must not reach the schemas that
+  // check bodies (a compiled check reads its schema again to say what is wrong).
+  const { paths, components } = structuredClone(generated)
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      const own = pathParams.get(`${method} ${path}`)
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in !== 'path') continue
-        parameter.schema = parameter.name.endsWith('Id')
-          ? SNOWFLAKE_PARAM
-          : (PATH_PARAMS[parameter.name] ?? parameter.schema)
+        parameter.schema =
+          own?.[parameter.name] ??
+          (parameter.name.endsWith('Id') ? SNOWFLAKE_PARAM : (PATH_PARAMS[parameter.name] ?? parameter.schema))
       }
       const body = operation.requestBody
       if (!body?.content) continue
@@ -288,7 +298,7 @@ export const ErrorBody = t.Object(
           ticket: t.String({ description: 'for POST /mfa/finish' }),
           methods: t.Array(
             t.Object({
-              type: t.Union(['webauthn', 'totp', 'sms', 'backup', 'password'].map((m) => t.Literal(m))),
+              type: t.String({ description: "a second factor's type, or password (accounts without MFA)" }),
               challenge: t.Optional(t.String({ description: 'webauthn: the assertion options (JSON)' })),
               backup_codes_allowed: t.Optional(t.Boolean({ description: 'totp: whether a backup code may stand in' })),
             }),
@@ -312,11 +322,12 @@ export type Answer = TSchema | string
 /**
  * A route's OpenAPI entry: its tag, summary and answers, plus Discord's error body for 4xx. Documentation only:
  * nothing checks an answer against these schemas at run time, so a good answer can never be turned into an error
- * and hot paths pay nothing for them. `body` documents the request body where the handler checks it itself, or where
- * the route's own schema is looser than the wire (fields FormCheck judges): it is shown instead of the route's, with
- * its `examples[0]` as the example. `query` documents a query the handler reads itself. `error` replaces Discord's
- * error body where a protocol has its own (OAuth2's token endpoints); `security` names credentials a route reads
- * without the `auth` macro (which sets it for the others). Content types are http/body.ts's (openApiDocument).
+ * and hot paths pay nothing for them. `body` documents the request body where the handler checks it itself (a hot
+ * endpoint's bodyCheck, the login body): it is shown instead of the route's, with its `examples[0]` as the example.
+ * `query` documents a query the handler reads itself; `params` path parameters (by name) the handler judges itself.
+ * `error` replaces Discord's error body where a protocol has its own (OAuth2's token endpoints); `security` names
+ * credentials a route reads without the `auth` macro (which sets it for the others). Content types are
+ * http/body.ts's (openApiDocument).
  */
 export function doc(
   tag: string,
@@ -325,9 +336,16 @@ export function doc(
   {
     body,
     query,
+    params,
     error = ErrorBody,
     security,
-  }: { body?: TSchema; query?: TObject; error?: TSchema; security?: Record<string, string[]>[] } = {},
+  }: {
+    body?: TSchema
+    query?: TObject
+    params?: Record<string, TSchema | undefined>
+    error?: TSchema
+    security?: Record<string, string[]>[]
+  } = {},
 ) {
   const responses: Record<string, { description: string; content?: Record<string, { schema: TSchema }> }> = {}
   for (const [status, answer] of Object.entries(answers)) {
@@ -339,13 +357,18 @@ export function doc(
   responses['4XX'] = { description: error.description ?? 'Error', content: { 'application/json': { schema: error } } }
   const detail: DocumentDecoration = { tags: [tag], summary, responses, ...(security ? { security } : {}) }
   if (body) detail.requestBody = { required: !optionalBody(body), content: { 'application/json': { schema: body } } }
-  if (query)
-    detail.parameters = Object.entries(query.properties).map(([name, schema]) => ({
+  const parameters = [
+    ...Object.entries(params ?? {}).flatMap(([name, schema]) =>
+      schema ? [{ name, in: 'path', required: true, schema }] : [],
+    ),
+    ...Object.entries(query?.properties ?? {}).map(([name, schema]) => ({
       name,
       in: 'query',
       required: false,
       schema: schema as TSchema,
-    }))
+    })),
+  ]
+  if (parameters.length) detail.parameters = parameters
   return { detail }
 }
 

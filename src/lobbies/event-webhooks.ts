@@ -26,7 +26,7 @@ import {
 } from './store'
 import type { LobbyRow } from './tables'
 
-export const OVERRIDE_FIELD = 'override_event_webhooks_url'
+const OVERRIDE_FIELD = 'override_event_webhooks_url'
 
 /**
  * A URL a lobby's events may be sent to instead of the application's: the SSRF guard, then a signed PING answered

@@ -1,6 +1,6 @@
 // Lobby endpoints (spec §4.1, WIRE.md §1). Application-only rows take a Bot token; OAuth2 rows take a Bearer token
 // with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
-import { Errors, formError } from '../core/errors'
+import { Errors } from '../core/errors'
 import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
 import { NO_CONTENT } from '../http/docs'
@@ -8,25 +8,15 @@ import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
 import { appCaller, lobbyOf, lobbyOfMember, lobbyWithMembers } from './access'
-import { OVERRIDE_FIELD, verifyOverrideUrl } from './event-webhooks'
+import { verifyOverrideUrl } from './event-webhooks'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
-import {
-  IDLE_TIMEOUT_MAX,
-  IDLE_TIMEOUT_MIN,
-  LOBBY_FLAGS_ALL,
-  MEMBER_FLAGS_ALL,
-  MESSAGES_DEFAULT_LIMIT,
-  MESSAGES_MAX_LIMIT,
-} from './limits'
+import { MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
 import { moderateMessage, postMessage, readMessages } from './messages'
 import {
-  BulkDoc,
   BulkSchema,
-  CreateLobbyDoc,
   CreateLobbySchema,
-  LinkDoc,
   LinkSchema,
   LobbyAnswer,
   LobbyInviteAnswer,
@@ -35,19 +25,15 @@ import {
   LobbyMessageAnswer,
   LobbyMessagesAnswer,
   LobbyReadAnswer,
-  MessageDoc,
   MessageSchema,
   MessagesQuery,
-  ModerationMetadataDoc,
-  PatchLobbyDoc,
+  ModerationMetadataSchema,
   PatchLobbySchema,
-  PutLobbyDoc,
   PutLobbySchema,
-  PutMemberDoc,
+  PutMemberSchema,
 } from './schemas'
 import { memberView, restText } from './snapshots'
 import { getLobby } from './store'
-import { FormCheck } from './validate'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
@@ -55,33 +41,15 @@ const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbi
 /** GET /lobbies/{id} also takes user sessions (members only: the web client's lobby page). */
 const READ_LOBBY = { kinds: ['user', 'bot', 'bearer'] as ('user' | 'bot' | 'bearer')[], scope: 'lobbies.write' }
 
-type MemberBody = { id: string; metadata?: unknown; flags?: unknown }
-
-function checkMember(check: FormCheck, path: string, m: MemberBody) {
+/** POST and PATCH /lobbies: the checked body's fields as lifecycle.ts takes them. */
+function lobbyInput(body: typeof CreateLobbySchema.static) {
   return {
-    id: m.id,
-    metadata: check.metadata(`${path}metadata`, m.metadata),
-    flags: check.int(`${path}flags`, m.flags, 0, MEMBER_FLAGS_ALL),
+    metadata: body.metadata,
+    members: body.members,
+    idleTimeoutSeconds: body.idle_timeout_seconds,
+    flags: body.flags,
+    overrideEventWebhooksUrl: body.override_event_webhooks_url,
   }
-}
-
-function checkMembers(check: FormCheck, field: string, members: MemberBody[] | undefined) {
-  return members?.map((m, i) => checkMember(check, `${field}.${i}.`, m))
-}
-
-const idle = (check: FormCheck, value: unknown) =>
-  check.int('idle_timeout_seconds', value, IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX)
-const lobbyFlags = (check: FormCheck, value: unknown) => check.int('flags', value, 0, LOBBY_FLAGS_ALL)
-const overrideUrl = (check: FormCheck, value: unknown) => check.webhookUrl(OVERRIDE_FIELD, value)
-
-/** PUT member bodies may be absent, empty or null: every field is optional and nullable. */
-function memberBody(body: unknown): { metadata?: unknown; flags?: unknown } {
-  if (body === undefined || body === null || body === '') return {}
-  if (typeof body !== 'object' || Array.isArray(body))
-    throw Errors.invalidFormBody({
-      _errors: [{ code: 'DICT_TYPE_CONVERT', message: 'Only dictionaries may be used in a DictType' }],
-    })
-  return body as { metadata?: unknown; flags?: unknown }
 }
 
 const tag = 'lobbies'
@@ -96,20 +64,11 @@ export const lobbyEndpoints = [
       tag,
       summary: 'Create a lobby',
       body: CreateLobbySchema,
-      bodyDoc: CreateLobbyDoc,
       answers: { 201: LobbyAnswer },
     },
     async ({ caller, body }) => {
       const app = appCaller(caller)
-      const check = new FormCheck()
-      const input = {
-        metadata: check.metadata('metadata', body.metadata),
-        members: checkMembers(check, 'members', body.members),
-        idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
-        flags: lobbyFlags(check, body.flags),
-        overrideEventWebhooksUrl: overrideUrl(check, body.override_event_webhooks_url),
-      }
-      check.done()
+      const input = lobbyInput(body)
       // The override is PINGed before anything is written (a refusal leaves no lobby behind).
       if (input.overrideEventWebhooksUrl) await verifyOverrideUrl(app.applicationId, input.overrideEventWebhooksUrl)
       return json(await createLobby(app, input), 201)
@@ -123,21 +82,16 @@ export const lobbyEndpoints = [
       tag,
       summary: 'Join the lobby with this secret, or create it',
       body: PutLobbySchema,
-      bodyDoc: PutLobbyDoc,
       answers: { 200: LobbyAnswer },
     },
-    ({ caller, body }) => {
-      const check = new FormCheck()
-      const input = {
+    ({ caller, body }) =>
+      createOrJoinLobby(appCaller(caller), {
         secret: body.secret,
-        lobbyMetadata: check.metadata('lobby_metadata', body.lobby_metadata),
-        memberMetadata: check.metadata('member_metadata', body.member_metadata),
-        idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
-        flags: lobbyFlags(check, body.flags),
-      }
-      check.done()
-      return createOrJoinLobby(appCaller(caller), input)
-    },
+        lobbyMetadata: body.lobby_metadata,
+        memberMetadata: body.member_metadata,
+        idleTimeoutSeconds: body.idle_timeout_seconds,
+        flags: body.flags,
+      }),
   ),
   endpoint(
     {
@@ -150,12 +104,12 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyReadAnswer },
       hot: true,
     },
-    async ({ caller, params }) => {
+    ({ caller, params }) => {
       if (caller.kind === 'user') {
-        const { lobby, members } = await lobbyOfMember(caller, params.lobbyId)
+        const { lobby, members } = lobbyOfMember(caller, params.lobbyId)
         return memberView(lobby, members)
       }
-      const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId)
+      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
       const text = restText(lobby, members, caller.kind === 'bot')
       return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
     },
@@ -168,25 +122,16 @@ export const lobbyEndpoints = [
       tag,
       summary: 'Change a lobby; members replaces the member list',
       body: PatchLobbySchema,
-      bodyDoc: PatchLobbyDoc,
       answers: { 200: LobbyAnswer },
     },
     async ({ caller, params, body }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId)
-      const check = new FormCheck()
-      const input = {
-        metadata: check.metadata('metadata', body.metadata),
-        members: checkMembers(check, 'members', body.members),
-        idleTimeoutSeconds: idle(check, body.idle_timeout_seconds),
-        flags: lobbyFlags(check, body.flags),
-        overrideEventWebhooksUrl: overrideUrl(check, body.override_event_webhooks_url),
-      }
-      check.done()
+      const lobby = lobbyOf(caller, params.lobbyId)
+      const input = lobbyInput(body)
       const url = input.overrideEventWebhooksUrl
       if (!url) return patchLobby(lobby, input)
       // PINGed before the write; the lobby is read again after the wait (it may have changed or gone meanwhile).
       await verifyOverrideUrl(lobby.applicationId, url, lobby.overrideEventWebhooksUrl)
-      return patchLobby(await lobbyOf(caller, params.lobbyId), input)
+      return patchLobby(lobbyOf(caller, params.lobbyId), input)
     },
   ),
   endpoint(
@@ -200,7 +145,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params }) => {
       const app = appCaller(caller)
-      const lobby = isSnowflake(params.lobbyId) ? await getLobby(params.lobbyId) : undefined
+      const lobby = isSnowflake(params.lobbyId) ? getLobby(params.lobbyId) : undefined
       // Idempotent: an already deleted lobby is fine; another application's lobby is not found.
       if (lobby && lobby.applicationId !== app.applicationId) throw Errors.unknownLobby()
       if (lobby) await deleteLobby(lobby.id)
@@ -217,7 +162,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
       // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
       if (caller.kind === 'bearer' && lobby.createdVia === 'post') throw Errors.missingAccess()
       await removeMember(lobby, caller.userId)
@@ -231,16 +176,13 @@ export const lobbyEndpoints = [
       auth: APP,
       tag,
       summary: 'Add or update a member',
-      bodyDoc: PutMemberDoc,
+      body: PutMemberSchema,
       answers: { 200: LobbyMemberAnswer },
     },
-    async ({ caller, params, body }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId)
+    ({ caller, params, body }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
-      const check = new FormCheck()
-      const input = checkMember(check, '', { ...memberBody(body), id: params.userId })
-      check.done()
-      return putMember(lobby, input)
+      return putMember(lobby, { id: params.userId, metadata: body?.metadata, flags: body?.flags })
     },
   ),
   endpoint(
@@ -253,7 +195,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId)
+      const lobby = lobbyOf(caller, params.lobbyId)
       if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
       return noContent()
     },
@@ -266,21 +208,13 @@ export const lobbyEndpoints = [
       tag,
       summary: 'Add, update and remove up to 25 members',
       body: BulkSchema,
-      bodyDoc: BulkDoc,
       answers: { 200: LobbyMembersAnswer },
     },
-    async ({ caller, params, body }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId)
-      const check = new FormCheck()
-      const items = body.map((item, i) => {
-        const removal = item.remove_member
-        if (removal !== undefined && removal !== null && typeof removal !== 'boolean')
-          check.add(`${i}.remove_member`, 'BOOLEAN_TYPE_CONVERT', 'Must be either true or false.')
-        return { ...checkMember(check, `${i}.`, item), remove_member: removal === true }
-      })
-      check.done()
-      return bulkMembers(lobby, items)
-    },
+    ({ caller, params, body }) =>
+      bulkMembers(
+        lobbyOf(caller, params.lobbyId),
+        body.map(({ id, metadata, flags, remove_member }) => ({ id, metadata, flags, remove_member: !!remove_member })),
+      ),
   ),
   endpoint(
     {
@@ -293,11 +227,11 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyMessagesAnswer },
       hot: true,
     },
-    async ({ caller, params, query }) =>
+    ({ caller, params, query }) =>
       // The lobby, the page and its authors in one snapshot (one read transaction).
-      await reading(async () => {
-        const lobby = await lobbyOf(caller, params.lobbyId)
-        return new JsonText(await readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
+      reading(() => {
+        const lobby = lobbyOf(caller, params.lobbyId)
+        return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
       }),
   ),
   endpoint(
@@ -309,7 +243,6 @@ export const lobbyEndpoints = [
       summary:
         'Send a lobby message (enforce_nonce: a retry with the same nonce within 5 minutes answers the original, 200)',
       body: MessageSchema,
-      bodyDoc: MessageDoc,
       answers: { 200: LobbyMessageAnswer, 201: LobbyMessageAnswer },
       limit: { limit: 10, windowMs: 1000 },
       hot: true,
@@ -317,15 +250,11 @@ export const lobbyEndpoints = [
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
-      await access()
-      const check = new FormCheck()
-      const metadata = check.metadata('metadata', body.metadata)
-      const flags = check.int('flags', body.flags, 0, 2 ** 31 - 1)
-      check.done()
+      access()
       const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,
-        metadata,
-        flags,
+        metadata: body.metadata,
+        flags: body.flags,
         nonce: body.nonce,
         enforceNonce: body.enforce_nonce,
         tts: body.tts,
@@ -342,17 +271,14 @@ export const lobbyEndpoints = [
       tag,
       summary:
         "Set a message's moderation metadata (LOBBY_MESSAGE_UPDATE; MESSAGE_UPDATE for its copy in a linked channel)",
-      bodyDoc: ModerationMetadataDoc,
+      body: ModerationMetadataSchema,
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
-      await access()
+      access()
       if (!isSnowflake(params.messageId)) throw Errors.unknownMessage()
-      const check = new FormCheck()
-      const metadata = check.moderationMetadata(body)
-      check.done()
-      await moderateMessage(access, params.messageId, metadata)
+      await moderateMessage(access, params.messageId, body ?? {})
       return noContent()
     },
   ),
@@ -365,8 +291,7 @@ export const lobbyEndpoints = [
       summary: 'An invite to the linked channel only the current user can accept',
       answers: { 200: LobbyInviteAnswer },
     },
-    async ({ caller, params }) =>
-      inviteToLinkedChannel(appCaller(caller), await lobbyOf(caller, params.lobbyId), caller.userId),
+    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
   ),
   endpoint(
     {
@@ -377,8 +302,8 @@ export const lobbyEndpoints = [
       summary: 'An invite to the linked channel only this member can accept',
       answers: { 200: LobbyInviteAnswer },
     },
-    async ({ caller, params }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId)
+    ({ caller, params }) => {
+      const lobby = lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
     },
@@ -391,16 +316,9 @@ export const lobbyEndpoints = [
       tag,
       summary: 'Link a guild text channel to the lobby, or unlink it (channel_id null or absent)',
       body: LinkSchema,
-      bodyDoc: LinkDoc,
       answers: { 200: LobbyAnswer },
     },
-    async ({ caller, params, body }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId)
-      const channelId = body?.channel_id
-      if (channelId !== undefined && channelId !== null && !isSnowflake(channelId)) {
-        throw formError({ channel_id: ['NUMBER_TYPE_COERCE', `Value "${String(channelId)}" is not snowflake.`] })
-      }
-      return setLinkedChannel(appCaller(caller), lobby, channelId as string | null | undefined)
-    },
+    ({ caller, params, body }) =>
+      setLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), body?.channel_id),
   ),
 ]

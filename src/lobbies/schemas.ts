@@ -1,11 +1,14 @@
-// TypeBox schemas of the lobby endpoints. Metadata maps and nullable integers are t.Unknown here and checked by
-// FormCheck (validate.ts), which reports key count, key/value length and bounds the way Discord's form errors do; the
-// API docs show the bodies as the wire has them (the *Doc schemas below, with the examples the docs offer).
+// TypeBox schemas of the lobby endpoints. Each field carries every static rule of it (bounds, nullability, the limits
+// of a metadata map, the form of a URL): the route's check reports them as Discord's form errors (http/validation.ts)
+// and /api/docs shows them, with the examples the docs offer. What needs the database or the network (a member is a
+// user, the override URL answers its PING) is the handlers'.
 import { t } from 'elysia'
 import { PublicUser } from '../accounts/schemas'
 import { Channel } from '../guilds/schemas'
 import { Int } from '../http/docs'
 import { queryString } from '../http/form'
+import { Dict, NullableInt, NullableString, Refine, Snowflake as SnowflakeField } from '../http/validation'
+import { webhookUrlProblem } from '../oauth2/event-webhooks'
 import {
   IDLE_TIMEOUT_MAX,
   IDLE_TIMEOUT_MIN,
@@ -25,120 +28,62 @@ import {
 
 const SNOWFLAKE = '^[0-9]{1,20}$'
 const Snowflake = t.String({ pattern: SNOWFLAKE })
-const Metadata = t.Optional(t.Unknown({ description: 'object of string keys and values, or null' }))
-// Nullable integers are checked by FormCheck.int (bounds below) so the error names the bound.
-const IdleTimeout = t.Optional(t.Unknown({ description: `integer ${IDLE_TIMEOUT_MIN}-${IDLE_TIMEOUT_MAX} or null` }))
-const LobbyFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${LOBBY_FLAGS_ALL}) or null` }))
-const MemberFlags = t.Optional(t.Unknown({ description: `integer bit field (max ${MEMBER_FLAGS_ALL}) or null` }))
-const OverrideUrl = t.Optional(
-  t.Unknown({ description: `http(s) URL of at most ${MAX_WEBHOOK_URL_CHARS} characters, or null` }),
-)
-
-export const MemberSchema = t.Object({ id: Snowflake, metadata: Metadata, flags: MemberFlags })
-
-export const CreateLobbySchema = t.Object({
-  metadata: Metadata,
-  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
-  idle_timeout_seconds: IdleTimeout,
-  flags: LobbyFlags,
-  override_event_webhooks_url: OverrideUrl,
-})
-
-export const PutLobbySchema = t.Object({
-  secret: t.String({ minLength: 1, maxLength: MAX_SECRET_CHARS }),
-  lobby_metadata: Metadata,
-  member_metadata: Metadata,
-  idle_timeout_seconds: IdleTimeout,
-  flags: LobbyFlags,
-})
-
-export const PatchLobbySchema = t.Object({
-  metadata: Metadata,
-  members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
-  idle_timeout_seconds: IdleTimeout,
-  flags: LobbyFlags,
-  override_event_webhooks_url: OverrideUrl,
-})
-
-export const BulkSchema = t.Array(
-  t.Object({
-    id: Snowflake,
-    metadata: Metadata,
-    flags: MemberFlags,
-    remove_member: t.Optional(t.Unknown({ description: 'boolean or null' })),
-  }),
-  { minItems: 1, maxItems: MAX_MEMBERS_PER_REQUEST },
-)
-
-export const MessageSchema = t.Object({
-  content: t.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
-  metadata: Metadata,
-  flags: t.Optional(t.Unknown({ description: 'integer bit field or null' })),
-  nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
-  tts: t.Optional(t.Boolean()),
-  enforce_nonce: t.Optional(t.Boolean()),
-})
-
-export const MessagesQuery = t.Object({
-  limit: queryString(`integer 1-${MESSAGES_MAX_LIMIT}, default 50`),
-  before: queryString('snowflake: messages older than this one'),
-  after: queryString('snowflake: messages newer than this one'),
-})
-
-export const LinkSchema = t.Optional(
-  t.Object({ channel_id: t.Optional(t.Unknown({ description: 'snowflake or null' })) }),
-)
-
-// ---- bodies as the API docs show them (the schemas above take any value where FormCheck judges it)
 
 /** The user id the bulk example names (put a real user's id there: a member must be an existing user). */
 export const EXAMPLE_USER_ID = '1234567890123456789'
-const MetadataDoc = t.Optional(
-  t.Nullable(t.Record(t.String(), t.String({ maxLength: MAX_METADATA_CHARS })), {
-    maxProperties: MAX_METADATA_KEYS,
-    description: `string keys and values (at most ${MAX_METADATA_KEYS} keys, each key and value at most ${MAX_METADATA_CHARS} characters), or null`,
+
+const Metadata = t.Optional(
+  Dict(
+    { maxKeys: MAX_METADATA_KEYS, maxChars: MAX_METADATA_CHARS },
+    { description: 'string keys and values, or null' },
+  ),
+)
+const IdleTimeout = t.Optional(
+  NullableInt(IDLE_TIMEOUT_MIN, IDLE_TIMEOUT_MAX, {
+    description: 'seconds without activity before the lobby closes (PUT: default 300)',
   }),
 )
-const nullableInt = (minimum: number, maximum: number, description: string) =>
-  t.Optional(t.Nullable(Int({ minimum, maximum }), { description }))
-const IdleTimeoutDoc = nullableInt(
-  IDLE_TIMEOUT_MIN,
-  IDLE_TIMEOUT_MAX,
-  'seconds without activity before the lobby closes (PUT: default 300)',
+const LobbyFlags = t.Optional(
+  NullableInt(0, LOBBY_FLAGS_ALL, { description: 'bit field: 1 REQUIRE_APPLICATION_AUTHORIZATION' }),
 )
-const LobbyFlagsDoc = nullableInt(0, LOBBY_FLAGS_ALL, 'bit field: 1 REQUIRE_APPLICATION_AUTHORIZATION')
-const MemberFlagsDoc = nullableInt(0, MEMBER_FLAGS_ALL, 'bit field: 1 CAN_LINK_LOBBY')
-const MemberDoc = t.Object({
-  id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }),
-  metadata: MetadataDoc,
-  flags: MemberFlagsDoc,
-})
-const MembersDoc = t.Optional(t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST }))
-const OverrideUrlDoc = t.Optional(
-  t.Nullable(t.String({ format: 'uri', maxLength: MAX_WEBHOOK_URL_CHARS }), {
-    description:
-      "where this lobby's event webhooks go instead of the application's URL: http(s), a public address, and it must answer a signed PING with a 2xx before it is taken; null clears it (back to the application's URL)",
-  }),
+const MemberFlags = t.Optional(NullableInt(0, MEMBER_FLAGS_ALL, { description: 'bit field: 1 CAN_LINK_LOBBY' }))
+/** Its form here; its host and its answer to a signed PING are judged by the handler (event-webhooks.ts). */
+const OverrideUrl = t.Optional(
+  Refine(
+    'OverrideEventWebhooksUrl',
+    NullableString(MAX_WEBHOOK_URL_CHARS, {
+      description:
+        "where this lobby's event webhooks go instead of the application's URL: http(s), a public address, and it must answer a signed PING with a 2xx before it is taken; null clears it (back to the application's URL)",
+    }),
+    webhookUrlProblem,
+  ),
 )
 
-export const CreateLobbyDoc = t.Object(
+const MemberSchema = t.Object({
+  id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }),
+  metadata: Metadata,
+  flags: MemberFlags,
+})
+
+export const CreateLobbySchema = t.Object(
   {
-    metadata: MetadataDoc,
-    members: MembersDoc,
-    idle_timeout_seconds: IdleTimeoutDoc,
-    flags: LobbyFlagsDoc,
-    override_event_webhooks_url: OverrideUrlDoc,
+    metadata: Metadata,
+    members: t.Optional(t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST })),
+    idle_timeout_seconds: IdleTimeout,
+    flags: LobbyFlags,
+    override_event_webhooks_url: OverrideUrl,
   },
   // No member in the example: a member must be an existing user (see the bulk example), and this one works as it is.
   { examples: [{ metadata: { mode: 'ranked', region: 'eu' }, members: [], idle_timeout_seconds: 300, flags: 0 }] },
 )
-export const PutLobbyDoc = t.Object(
+
+export const PutLobbySchema = t.Object(
   {
     secret: t.String({ minLength: 1, maxLength: MAX_SECRET_CHARS, description: 'the players of one match share it' }),
-    lobby_metadata: MetadataDoc,
-    member_metadata: MetadataDoc,
-    idle_timeout_seconds: IdleTimeoutDoc,
-    flags: LobbyFlagsDoc,
+    lobby_metadata: Metadata,
+    member_metadata: Metadata,
+    idle_timeout_seconds: IdleTimeout,
+    flags: LobbyFlags,
   },
   {
     examples: [
@@ -151,30 +96,34 @@ export const PutLobbyDoc = t.Object(
     ],
   },
 )
-export const PatchLobbyDoc = t.Object(
+
+export const PatchLobbySchema = t.Object(
   {
-    metadata: MetadataDoc,
+    metadata: Metadata,
     members: t.Optional(
-      t.Array(MemberDoc, { maxItems: MAX_MEMBERS_PER_REQUEST, description: 'replaces the member list' }),
+      t.Array(MemberSchema, { maxItems: MAX_MEMBERS_PER_REQUEST, description: 'replaces the member list' }),
     ),
-    idle_timeout_seconds: IdleTimeoutDoc,
-    flags: LobbyFlagsDoc,
-    override_event_webhooks_url: OverrideUrlDoc,
+    idle_timeout_seconds: IdleTimeout,
+    flags: LobbyFlags,
+    override_event_webhooks_url: OverrideUrl,
   },
   { examples: [{ metadata: { mode: 'casual' }, idle_timeout_seconds: 600 }] },
 )
-export const PutMemberDoc = t.Optional(
-  t.Nullable(t.Object({ metadata: MetadataDoc, flags: MemberFlagsDoc }), {
+
+/** PUT .../members/{userId}: the body may be absent, empty or null. */
+export const PutMemberSchema = t.Optional(
+  t.Nullable(t.Object({ metadata: Metadata, flags: MemberFlags }), {
     description: 'may be absent, empty or null',
     examples: [{ metadata: { team: 'red' }, flags: 1 }],
   }),
 )
-export const BulkDoc = t.Array(
+
+export const BulkSchema = t.Array(
   t.Object({
-    id: MemberDoc.properties.id,
-    metadata: MetadataDoc,
-    flags: MemberFlagsDoc,
-    remove_member: t.Optional(t.Nullable(t.Boolean(), { description: 'true removes the member' })),
+    id: MemberSchema.properties.id,
+    metadata: Metadata,
+    flags: MemberFlags,
+    remove_member: t.Optional(t.Nullable(t.Boolean({ description: 'true removes the member' }))),
   }),
   {
     minItems: 1,
@@ -183,16 +132,17 @@ export const BulkDoc = t.Array(
     examples: [[{ id: EXAMPLE_USER_ID, metadata: { team: 'red' }, flags: 0 }]],
   },
 )
-export const MessageDoc = t.Object(
+
+export const MessageSchema = t.Object(
   {
     content: t.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS }),
-    metadata: MetadataDoc,
+    metadata: Metadata,
     flags: t.Optional(
-      t.Nullable(Int({ minimum: 0, maximum: 2 ** 31 - 1 }), {
+      NullableInt(0, 2 ** 31 - 1, {
         description: 'bit field: 4 SUPPRESS_EMBEDS, 4096 SUPPRESS_NOTIFICATIONS (others ignored)',
       }),
     ),
-    nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), Int()])),
+    nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
     tts: t.Optional(t.Boolean()),
     enforce_nonce: t.Optional(
       t.Boolean({ description: 'a retry with the same nonce within 5 minutes answers the original message (200)' }),
@@ -200,11 +150,33 @@ export const MessageDoc = t.Object(
   },
   { examples: [{ content: 'gg', metadata: { kind: 'chat' }, nonce: '1234567890', enforce_nonce: true }] },
 )
-export const LinkDoc = t.Optional(
+
+/** PUT .../moderation-metadata: the body is the map itself; absent or null is {} (it clears the message's). */
+export const ModerationMetadataSchema = t.Optional(
+  Dict(
+    {
+      maxKeys: MODERATION_METADATA_KEYS,
+      maxKeyChars: MODERATION_METADATA_KEY_CHARS,
+      maxChars: MODERATION_METADATA_VALUE_CHARS,
+    },
+    {
+      description: "string keys and values; replaces what the message's moderation wrote ({} or null clears it)",
+      examples: [{ verdict: 'allowed', toxicity: '0.02' }],
+    },
+  ),
+)
+
+export const MessagesQuery = t.Object({
+  limit: queryString(`integer 1-${MESSAGES_MAX_LIMIT}, default 50`),
+  before: queryString('snowflake: messages older than this one'),
+  after: queryString('snowflake: messages newer than this one'),
+})
+
+export const LinkSchema = t.Optional(
   t.Object(
     {
       channel_id: t.Optional(
-        t.Nullable(t.String({ pattern: SNOWFLAKE, description: 'a guild text channel; null or absent unlinks' })),
+        t.Nullable(SnowflakeField({ description: 'a guild text channel; null or absent unlinks' })),
       ),
     },
     { examples: [{ channel_id: '1234567890123456789' }] },
@@ -303,14 +275,3 @@ export const LobbyMessageAnswer = t.Object(
 )
 export const LobbyMessagesAnswer = t.Array(LobbyMessageAnswer, { description: 'Messages, newest first' })
 export const LobbyInviteAnswer = t.Object({ code: t.String() }, { description: 'The invite code' })
-
-/** PUT .../moderation-metadata: the body is the map itself (judged by FormCheck.moderationMetadata). */
-export const ModerationMetadataDoc = t.Record(
-  t.String({ maxLength: MODERATION_METADATA_KEY_CHARS }),
-  t.String({ maxLength: MODERATION_METADATA_VALUE_CHARS }),
-  {
-    maxProperties: MODERATION_METADATA_KEYS,
-    description: `string keys and values: at most ${MODERATION_METADATA_KEYS} keys, keys up to ${MODERATION_METADATA_KEY_CHARS} characters, values up to ${MODERATION_METADATA_VALUE_CHARS}; replaces what the message had ({} clears it)`,
-    examples: [{ verdict: 'allowed', toxicity: '0.02' }],
-  },
-)

@@ -1,14 +1,15 @@
-// The mfa domain as the app mounts it (domain.ts): its routes, the second-factor hook the account flows call, and
-// the sweep of expired tickets.
+// The mfa domain as the app mounts it (domain.ts): its endpoints and the second-factor hook the account flows call,
+// both answered by the registry of factors (factors/index.ts), and the sweep of expired tickets.
 import { installSecondFactor } from '../accounts/second-factor'
 import type { DomainModule } from '../domain'
-import { mfaPublicRoutes, mfaSessionRoutes } from './routes'
-import { secondFactorForAccounts } from './second-factor'
+import { registry } from './factors'
+import { mfaEndpoints } from './routes'
+import { secondFactorHook } from './second-factor'
 import { purgeExpiredTickets } from './tickets'
 
 export const mfaModule = {
   name: 'mfa',
-  api: [mfaPublicRoutes, mfaSessionRoutes],
-  install: () => installSecondFactor(secondFactorForAccounts),
+  endpoints: mfaEndpoints(registry),
+  install: () => installSecondFactor(secondFactorHook(registry)),
   sweep: purgeExpiredTickets,
 } satisfies DomainModule

@@ -11,6 +11,8 @@ export type { TicketRow }
 
 export const TICKET_TTL_MS = 10 * 60_000
 export const MAX_WRONG_CODES = 5
+/** Per client address: codes tried, codes texted, passwordless logins started. */
+export const MFA_PER_IP = { limit: 60, windowMs: 10 * 60_000 }
 
 export async function issueTicket(
   purpose: TicketPurpose,

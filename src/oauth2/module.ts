@@ -2,11 +2,11 @@
 import type { DomainModule } from '../domain'
 import { resolveBearerToken, resolveBotToken } from './applications'
 import { liveGrantFamilies } from './revocation'
-import { oauth2Routes } from './routes'
+import { oauth2Endpoints } from './routes'
 
 export const oauth2Module = {
   name: 'oauth2',
-  api: [oauth2Routes],
+  endpoints: oauth2Endpoints,
   tokens: { bot: resolveBotToken, bearer: resolveBearerToken },
   liveGrants: liveGrantFamilies,
 } satisfies DomainModule

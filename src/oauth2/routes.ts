@@ -1,10 +1,9 @@
 // OAuth2: the consent screen (GET/POST /oauth2/authorize, user token), the token endpoints (client authentication,
 // RFC 6749 error bodies) and /oauth2/@me (bearer).
-import { Elysia } from 'elysia'
-import type { Caller } from '../core/caller'
+import type { BotCaller } from '../core/caller'
 import { Errors } from '../core/errors'
-import { doc, NO_CONTENT, SECURITY } from '../http/docs'
-import { identity } from '../http/identity'
+import { NO_CONTENT, SECURITY } from '../http/docs'
+import { endpoint } from '../http/endpoint'
 import { json, noContent } from '../http/respond'
 import { findUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
@@ -41,68 +40,82 @@ import { sha256Hex } from '../core/crypto'
 
 /** The token endpoints take form bodies and answer RFC 6749's errors; the client authenticates with HTTP Basic or in the form. */
 const CLIENT: Record<string, string[]>[] = [{ [SECURITY.client]: [] }, {}]
-const FORM = { body: TokenForm, error: OAuthErrorBody, security: CLIENT }
 
 // RFC 6749 5.1: token responses must not be cached.
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 
 /** GET /applications/@me and /oauth2/applications/@me: the calling bot's application (Discord takes only Bot tokens). */
-async function ownApplication({ caller }: { caller: Caller }) {
-  if (caller.kind !== 'bot') throw Errors.unauthorized()
-  const row = await findApplication(caller.applicationId)
-  const bot = row && (await findUser(row.botUserId))
+function ownApplication({ caller }: { caller: BotCaller }) {
+  const row = findApplication(caller.applicationId)
+  const bot = row && findUser(row.botUserId)
   if (!row || !bot) throw Errors.unauthorized()
-  const owner = row.ownerId ? await findUser(row.ownerId) : undefined
-  return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
+  const owner = row.ownerId ? findUser(row.ownerId) : undefined
+  return currentApplication(ensureApplicationKeys(row), bot, owner, countAuthorizedUsers(row.id))
 }
 
-function query(q: Record<string, unknown>): AuthorizeParams {
+/** The authorize request's parameters: the query's string values. */
+function authorizeParams(q: Record<string, unknown>): AuthorizeParams {
   const out: AuthorizeParams = {}
   for (const [key, value] of Object.entries(q)) if (typeof value === 'string') out[key] = value
   return out
 }
 
-export const oauth2Routes = new Elysia()
-  .use(identity)
-  .get(
-    '/oauth2/authorize',
-    async ({ caller, query: q }) => {
-      const request = await checkAuthorizeRequest(query(q))
-      const user = await findUser(caller.userId)
+const tag = 'oauth2'
+
+/** The oauth2 domain's endpoints (http/endpoint.ts). */
+export const oauth2Endpoints = [
+  endpoint(
+    {
+      method: 'GET',
+      path: '/oauth2/authorize',
+      auth: 'user',
+      tag,
+      summary: 'What an authorization request asks for',
+      handlerQuery: AuthorizeQuery,
+      answers: { 200: AuthorizeInfoAnswer },
+    },
+    async ({ caller, query }) => {
+      const request = await checkAuthorizeRequest(authorizeParams(query()))
+      const user = findUser(caller.userId)
       if (!user) throw Errors.unauthorized()
       return {
         application: publicApplication(request.app),
         user: publicUser(user),
-        authorized: await hasGrant(user.id, request.app.id),
+        authorized: hasGrant(user.id, request.app.id),
         scopes: request.scopes,
         redirect_uri: request.redirectUri,
       }
     },
+  ),
+  endpoint(
     {
-      user: true,
-      ...doc(
-        'oauth2',
-        'What an authorization request asks for',
-        { 200: AuthorizeInfoAnswer },
-        { query: AuthorizeQuery },
-      ),
+      method: 'POST',
+      path: '/oauth2/authorize',
+      auth: 'user',
+      tag,
+      summary: 'Approve or deny an authorization request',
+      body: ConsentSchema,
+      handlerQuery: AuthorizeQuery,
+      answers: { 200: LocationAnswer },
     },
-  )
-  .post(
-    '/oauth2/authorize',
-    async ({ caller, query: q, body }) => {
-      const request = await checkAuthorizeRequest(query(q))
+    async ({ caller, query, body }) => {
+      const request = await checkAuthorizeRequest(authorizeParams(query()))
       if (!body.authorize) return { location: denied(request) }
       return { location: await grantCode(request, caller.userId) }
     },
+  ),
+  endpoint(
     {
-      user: true,
-      body: ConsentSchema,
-      ...doc('oauth2', 'Approve or deny an authorization request', { 200: LocationAnswer }, { query: AuthorizeQuery }),
+      method: 'POST',
+      path: '/oauth2/token',
+      auth: null,
+      tag,
+      summary: 'Exchange a code, a refresh token or client credentials for tokens',
+      handlerBody: TokenForm,
+      error: OAuthErrorBody,
+      security: CLIENT,
+      answers: { 200: TokenAnswer },
     },
-  )
-  .post(
-    '/oauth2/token',
     async ({ request, body }) => {
       const form = formFields(body)
       const grant = form.grant_type
@@ -119,53 +132,76 @@ export const oauth2Routes = new Elysia()
             : await clientCredentials(client, form)
       return json(issued, 200, NO_STORE)
     },
-    doc('oauth2', 'Exchange a code, a refresh token or client credentials for tokens', { 200: TokenAnswer }, FORM),
-  )
-  .post(
-    '/oauth2/token/revoke',
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/oauth2/token/revoke',
+      auth: null,
+      tag,
+      summary: 'Revoke an access or refresh token',
+      handlerBody: RevokeForm,
+      error: OAuthErrorBody,
+      security: CLIENT,
+      answers: { 200: RevokedAnswer },
+    },
     async ({ request, body }) => {
       const form = formFields(body)
       const client = await authenticateClient(request, form)
       if (!form.token) throw new OAuthError('invalid_request', 'Missing "token" in request.')
       // RFC 7009: unknown or foreign tokens are not an error; revoking either token ends the whole grant.
-      const row = await findTokenByAnyHash(sha256Hex(form.token))
-      if (row && row.applicationId === client.app.id) await revokeFamily(row.familyId)
+      const row = findTokenByAnyHash(sha256Hex(form.token))
+      if (row && row.applicationId === client.app.id) revokeFamily(row.familyId)
       return json({}, 200, NO_STORE)
     },
-    doc('oauth2', 'Revoke an access or refresh token', { 200: RevokedAnswer }, { ...FORM, body: RevokeForm }),
-  )
-  .get(
-    '/oauth2/tokens',
-    async ({ caller }) => {
-      const authorized = []
-      for (const grant of await liveGrantsOfUser(caller.userId)) {
-        const app = await findApplication(grant.applicationId)
-        if (app) authorized.push({ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) })
-      }
-      return authorized
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/oauth2/tokens',
+      auth: 'user',
+      tag,
+      summary: 'The applications the user authorized (one entry each)',
+      answers: { 200: AuthorizedApps },
     },
-    { user: true, ...doc('oauth2', 'The applications the user authorized (one entry each)', { 200: AuthorizedApps }) },
-  )
-  .delete(
-    '/oauth2/tokens/:tokenId',
-    async ({ caller, params }) => {
+    ({ caller }) =>
+      liveGrantsOfUser(caller.userId).flatMap((grant) => {
+        const app = findApplication(grant.applicationId)
+        return app ? [{ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) }] : []
+      }),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/oauth2/tokens/:tokenId',
+      auth: 'user',
+      tag,
+      summary: "Remove an application's authorization",
+      answers: { 204: NO_CONTENT },
+    },
+    ({ caller, params }) => {
       // The id of an entry of GET /oauth2/tokens: the application loses every token the user granted it, and its
       // Gateway sessions close (4004). Another user's id, or a stale one, is unknown.
-      const grant = await findTokenById(params.tokenId)
+      const grant = findTokenById(params.tokenId)
       if (!grant || grant.userId !== caller.userId) throw unknownToken()
-      await revokeAuthorization(caller.userId, grant.applicationId)
+      revokeAuthorization(caller.userId, grant.applicationId)
       return noContent()
     },
-    { user: true, ...doc('oauth2', "Remove an application's authorization", { 204: NO_CONTENT }) },
-  )
-  .get(
-    '/oauth2/@me',
-    async ({ caller }) => {
-      if (caller.kind !== 'bearer') throw Errors.unauthorized()
-      const app = await findApplication(caller.applicationId)
-      const grant = await findTokenById(caller.grantId)
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/oauth2/@me',
+      auth: 'bearer',
+      tag,
+      summary: 'The current OAuth2 authorization',
+      answers: { 200: MeAnswer },
+    },
+    ({ caller }) => {
+      const app = findApplication(caller.applicationId)
+      const grant = findTokenById(caller.grantId)
       if (!app || !grant) throw Errors.unauthorized()
-      const user = caller.scopes.includes('identify') ? await findUser(caller.userId) : undefined
+      const user = caller.scopes.includes('identify') ? findUser(caller.userId) : undefined
       return {
         application: publicApplication(app),
         scopes: grant.scopes.split(' '),
@@ -173,15 +209,27 @@ export const oauth2Routes = new Elysia()
         ...(user ? { user: publicUser(user) } : {}),
       }
     },
-    { auth: 'bearer', ...doc('oauth2', 'The current OAuth2 authorization', { 200: MeAnswer }) },
-  )
-  .get('/applications/@me', ownApplication, {
-    auth: 'bot',
-    ...doc('oauth2', "The calling bot's application", { 200: CurrentApplicationAnswer }),
-  })
-  .get('/oauth2/applications/@me', ownApplication, {
-    auth: 'bot',
-    ...doc('oauth2', "The calling bot's application (discord.py asks here at login)", {
-      200: CurrentApplicationAnswer,
-    }),
-  })
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/applications/@me',
+      auth: 'bot',
+      tag,
+      summary: "The calling bot's application",
+      answers: { 200: CurrentApplicationAnswer },
+    },
+    ownApplication,
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/oauth2/applications/@me',
+      auth: 'bot',
+      tag,
+      summary: "The calling bot's application (discord.py asks here at login)",
+      answers: { 200: CurrentApplicationAnswer },
+    },
+    ownApplication,
+  ),
+]

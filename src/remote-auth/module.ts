@@ -2,12 +2,12 @@
 // sweeper.
 import type { DomainModule } from '../domain'
 import { startRemoteAuthGateway, stopRemoteAuthGateway } from './desktop'
-import { remoteAuthRoutes } from './routes'
+import { remoteAuthEndpoints } from './routes'
 import { remoteAuthSocket } from './socket'
 
 export const remoteAuthModule = {
   name: 'remote-auth',
-  api: [remoteAuthRoutes],
+  endpoints: remoteAuthEndpoints,
   root: [remoteAuthSocket],
   start: startRemoteAuthGateway,
   stop: stopRemoteAuthGateway,

@@ -1,5 +1,5 @@
 // The usernames domain as the app mounts it (domain.ts).
 import type { DomainModule } from '../domain'
-import { usernameRoutes } from './routes'
+import { usernameEndpoints } from './routes'
 
-export const usernamesModule = { name: 'usernames', api: [usernameRoutes] } satisfies DomainModule
+export const usernamesModule = { name: 'usernames', endpoints: usernameEndpoints } satisfies DomainModule

@@ -1,23 +1,33 @@
-// REST of Discord's username rules: a suggestion from a display name, and whether a username is taken.
-import { Elysia } from 'elysia'
-import { doc } from '../http/docs'
+// REST of Discord's username rules: a suggestion from a display name, and whether a username is taken. Both are open
+// to anonymous callers (the registration form asks them).
+import { endpoint } from '../http/endpoint'
 import { isUsernameTaken, suggestUsername, usernameProblem } from './rules'
 import { AttemptAnswer, AttemptSchema, SuggestionAnswer, SuggestionQuery } from './schemas'
 
-export const usernameRoutes = new Elysia()
-  .get(
-    '/unique-username/username-suggestions-unauthed',
-    async ({ query }) => ({ username: await suggestUsername(query.global_name) }),
+/** The usernames domain's endpoints (http/endpoint.ts). */
+export const usernameEndpoints = [
+  endpoint(
     {
+      method: 'GET',
+      path: '/unique-username/username-suggestions-unauthed',
+      auth: null,
+      tag: 'usernames',
+      summary: 'Suggest a free username',
       query: SuggestionQuery,
-      ...doc('usernames', 'Suggest a free username', { 200: SuggestionAnswer }),
+      answers: { 200: SuggestionAnswer },
     },
-  )
-  .post(
-    '/unique-username/username-attempt-unauthed',
-    async ({ body }) => ({ taken: usernameProblem(body.username) ? null : await isUsernameTaken(body.username) }),
+    async ({ query }) => ({ username: await suggestUsername(query().global_name) }),
+  ),
+  endpoint(
     {
+      method: 'POST',
+      path: '/unique-username/username-attempt-unauthed',
+      auth: null,
+      tag: 'usernames',
+      summary: 'Is a username taken? null when it is invalid',
       body: AttemptSchema,
-      ...doc('usernames', 'Is a username taken? null when it is invalid', { 200: AttemptAnswer }),
+      answers: { 200: AttemptAnswer },
     },
-  )
+    async ({ body }) => ({ taken: usernameProblem(body.username) ? null : await isUsernameTaken(body.username) }),
+  ),
+]

@@ -4,7 +4,8 @@ import { Elysia } from 'elysia'
 import { type Config, config } from '../config'
 import { Errors } from '../core/errors'
 import { log } from '../core/log'
-import { clientPage, FAVICON_SVG, type Message, messagePage, stylesheetOf } from './shell'
+import { registry } from '../mfa/factors'
+import { clientPage, escapeHtml, FAVICON_SVG, type Message, messagePage, stylesheetOf } from './shell'
 import { ASSETS, embeddedPaths, loadSite, type PageName, type WebFile } from './site'
 
 /** No inline script or style, nothing from elsewhere, never framed (login and consent are click-jacking targets). */
@@ -76,6 +77,14 @@ async function site() {
   }
 }
 
+/**
+ * How the pages ask for each MFA method (its label, the kind of input, whether a code is sent), from the registry of
+ * second factors (mfa/factor.ts PagePrompt): read by pages/lib/mfa.ts from a meta tag (the CSP allows no inline script).
+ */
+const MFA_METHODS = `<meta name="mfa-methods" content="${escapeHtml(
+  JSON.stringify(registry.methods.map((m) => ({ type: m.type, ...m.page }))),
+)}">`
+
 /** Pages with the settings in, per configuration (a new one only when the configuration changes: tests). */
 const branded = new WeakMap<Config, Map<string, string>>()
 
@@ -87,7 +96,7 @@ async function page(name: PageName): Promise<Response> {
   if (html === undefined) {
     const built = (await site()).pages.get(name)
     if (built === undefined) throw Errors.notFound()
-    pages.set(name, (html = clientPage(built, cfg)))
+    pages.set(name, (html = clientPage(built, cfg).replace('</head>', `${MFA_METHODS}</head>`)))
   }
   return new Response(html, { headers: { ...pageHeaders(cfg), 'permissions-policy': PERMISSIONS(name === 'lobby') } })
 }

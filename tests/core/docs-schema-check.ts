@@ -28,6 +28,7 @@ const KNOWN = new Set([
   'maximum',
   'maxProperties',
   'minProperties',
+  'propertyNames',
 ])
 
 type Schema = Record<string, any>
@@ -88,7 +89,11 @@ export function schemaErrors(schema: Schema, value: unknown, at = '$'): string[]
   }
   if (
     typeOf(value) === 'object' &&
-    (schema.properties || schema.patternProperties || schema.additionalProperties !== undefined || schema.required)
+    (schema.properties ||
+      schema.patternProperties ||
+      schema.additionalProperties !== undefined ||
+      schema.required ||
+      schema.propertyNames)
   ) {
     const object = value as Record<string, unknown>
     for (const key of schema.required ?? []) if (!(key in object)) errors.push(`${at}: missing ${key}`)
@@ -97,6 +102,7 @@ export function schemaErrors(schema: Schema, value: unknown, at = '$'): string[]
       errors.push(`${at}: more than ${schema.maxProperties} keys`)
     for (const key of keys) {
       const path = `${at}.${key}`
+      if (schema.propertyNames) errors.push(...schemaErrors(schema.propertyNames, key, `${path} (key)`))
       if (schema.properties && key in schema.properties) {
         errors.push(...schemaErrors(schema.properties[key], object[key], path))
         continue

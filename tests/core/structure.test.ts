@@ -1,7 +1,7 @@
 // scripts/check-structure.ts as a test: the source keeps its rules, and the ip-keys rule catches a limit that counts
 // a raw client address (each snippet below is how a limit was written before every per-IP limit went through ipKey).
 import { describe, expect, test } from 'bun:test'
-import { check, circles, ipKeyFindings } from '../../scripts/check-structure'
+import { apartFindings, check, circles, ipKeyFindings } from '../../scripts/check-structure'
 
 test('src/ keeps its floors, errors, queries and ip-keys rules', () => {
   const { findings, edges } = check()
@@ -40,5 +40,33 @@ describe('ip-keys', () => {
   for (const snippet of fine)
     test(`passes: ${snippet.split('\n')[0]}`, () => {
       expect(ipKeyFindings('auth/example.ts', snippet)).toEqual([])
+    })
+})
+
+describe('the PostgreSQL and cluster sides are loaded only through import()', () => {
+  const found = [
+    ['gateway/server.ts', "import { Redis } from 'ioredis'", 'cluster'],
+    ['gateway/server.ts', "import { startConsumer } from '../cluster/log'", 'cluster'],
+    ['server.ts', "export { GatewayLog } from './cluster/log'", 'cluster'],
+    ['db/pg/migrate.ts', "import { openRedis } from '../../cluster/redis'", 'cluster'],
+    ['accounts/store.ts', "import postgres from 'postgres'", 'postgresql'],
+    ['db/client.ts', "import { applyPgMigrations } from './pg/migrate'", 'postgresql'],
+  ]
+  for (const [rel, snippet, rule] of found)
+    test(`finds in ${rel}: ${snippet}`, () => {
+      expect(apartFindings(rel, snippet).map((f) => f.rule)).toEqual([rule])
+    })
+
+  const fine = [
+    ['server.ts', "const { startCluster } = await import('./cluster/log')"],
+    ['gateway/server.ts', "import type { LogEntry } from '../cluster/log'"],
+    ['cluster/log.ts', "import { Redis } from 'ioredis'"],
+    ['cluster/log.ts', "import { openRedis } from './redis'"],
+    ['cluster/nodes.ts', "import postgres from 'postgres'"],
+    ['db/pg/migrate.ts', "import postgres from 'postgres'"],
+  ]
+  for (const [rel, snippet] of fine)
+    test(`passes in ${rel}: ${snippet}`, () => {
+      expect(apartFindings(rel, snippet)).toEqual([])
     })
 })

@@ -3,7 +3,8 @@
 // `drizzle-orm/pg-core` than drizzle-orm itself drags in for SQLite (its sql.ts and relations.ts import three pg-core
 // files, with what those import). Checked twice: in the bundle of src/main.ts (what `bun run build` compiles, every
 // chunk), and in the modules a started SQLite server has loaded (Bun's require.cache, ES modules included).
-// When the server learns DATABASE_URL, it reaches the PostgreSQL side through import(): the second check keeps
+// Nor anything of the cluster side: ioredis (with the packages only it uses) and src/cluster/.
+// When the server learns DATABASE_URL and REDIS_URL, it reaches those sides through import(): the second check keeps
 // holding for SQLite, and the first should then look only at chunks that import() does not lead to.
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -14,6 +15,8 @@ import { ROOT } from './schema-shape'
 const PG =
   /(node_modules\/postgres\/|node_modules\/drizzle-orm\/postgres-js\/|src\/(.*\/)?tables\.pg\.ts|src\/db\/pg\/)/
 const PG_CORE = /node_modules\/drizzle-orm\/pg-core\/\S+/
+const CLUSTER =
+  /(node_modules\/(ioredis|@ioredis\/commands|cluster-key-slot|denque|redis-errors|standard-as-callback)\/|src\/cluster\/)/
 
 const dir = mkdtempSync(join(tmpdir(), 'lobby-pg-apart-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -33,7 +36,7 @@ async function bundledModules(entry: string, out: string): Promise<string[]> {
   return [...new Set(named.map((path) => path.replace(/^(\.\.\/)*(.*?\/)?(?=node_modules\/)/, '')))]
 }
 
-test('the bundle of src/main.ts holds nothing of PostgreSQL beyond what drizzle-orm brings for SQLite', async () => {
+test('the bundle of src/main.ts holds nothing of the cluster side, nor of PostgreSQL beyond what drizzle-orm brings for SQLite', async () => {
   writeFileSync(join(dir, 'baseline.ts'), BASELINE)
   const baseline = new Set(
     (await bundledModules(join(dir, 'baseline.ts'), join(dir, 'b1'))).filter((m) => PG_CORE.test(m)),
@@ -44,9 +47,10 @@ test('the bundle of src/main.ts holds nothing of PostgreSQL beyond what drizzle-
   expect(modules.some((m) => m.includes('node_modules/drizzle-orm/sqlite-core/'))).toBe(true)
   expect(modules.filter((m) => PG.test(m))).toEqual([])
   expect(modules.filter((m) => PG_CORE.test(m) && !baseline.has(m))).toEqual([])
+  expect(modules.filter((m) => CLUSTER.test(m))).toEqual([])
 }, 60_000)
 
-test('a started SQLite server has loaded nothing of PostgreSQL beyond what drizzle-orm brings', async () => {
+test('a started SQLite server has loaded nothing of the cluster side, nor of PostgreSQL beyond what drizzle-orm brings', async () => {
   const script = join(dir, 'loaded.ts')
   writeFileSync(
     script,
@@ -62,7 +66,7 @@ process.exit(0)
   )
   const proc = Bun.spawn([process.execPath, script], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent' },
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -82,4 +86,5 @@ process.exit(0)
   const baseline = new Set(before)
   expect(after.filter((m) => PG.test(m))).toEqual([])
   expect(after.filter((m) => PG_CORE.test(m) && !baseline.has(m))).toEqual([])
+  expect(after.filter((m) => CLUSTER.test(m))).toEqual([])
 }, 60_000)

@@ -132,6 +132,18 @@ describe('handshake', () => {
       large_threshold: 250,
     })
     expect(ready.user.id).toBe(user.id)
+    // READY gives the shard back, as Discord does (discord.py's AutoShardedClient reads it); without one, none.
+    expect(ready.shard).toEqual([0, 1])
+    expect((await identified(user.token)).ready.shard).toBeUndefined()
+  })
+
+  test('an Identify with a shard that is not [shard_id < num_shards] closes 4010', async () => {
+    const app = await makeApp()
+    for (const shard of [[1, 1], [0, 0], [-1, 2], [0.5, 2], [0], [0, 1, 2], '0,1', { 0: 0, 1: 1 }]) {
+      const c = await connect()
+      c.send(2, { token: `Bot ${app.bot_token}`, properties: {}, intents: 0, shard })
+      expect((await c.waitForClose()).code).toBe(4010)
+    }
   })
 
   test('heartbeat is acknowledged', async () => {

@@ -1,6 +1,8 @@
 import { afterEach, expect, test } from 'bun:test'
 import { GatewayClient } from '../gateway-client'
-import { api, makeUser, resetWorld } from '../helpers'
+import { addMember } from '../../src/guilds/lifecycle'
+import { getGuild } from '../../src/guilds/store'
+import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { join, makeGuild } from './helpers'
 
 const open: GatewayClient[] = []
@@ -20,6 +22,26 @@ test("READY lists the user's guilds with channels", async () => {
   const listed = ready.guilds.find((g: { id: string }) => g.id === guild.id)
   expect(listed.channels.length).toBe(2)
   expect(listed.member_count).toBe(1)
+  expect(listed.members.map((m: { user: { id: string } }) => m.user.id)).toEqual([owner.id])
+})
+
+test('a bot gets its guilds as Discord gives them to bots: unavailable in READY, then a GUILD_CREATE each', async () => {
+  const { owner, guild, channelId } = await makeGuild()
+  const app = await makeApp()
+  const botUser = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
+  addMember(getGuild(guild.id)!, botUser.id)
+  const { client, ready } = await connected(`Bot ${app.bot_token}`)
+  expect(ready.guilds).toEqual([{ id: guild.id, unavailable: true }])
+  const created = await client.waitFor('GUILD_CREATE')
+  expect(created.s).toBe(client.dispatches('READY')[0].s! + 1)
+  expect(created.d).toMatchObject({ id: guild.id, unavailable: false, channels: [{ id: channelId }, {}] })
+  // Itself among the members (discord.py's guild.me), and the author's member on its messages.
+  expect(created.d.members).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: botUser.id }) })])
+  await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'hi bot' } })
+  const message = (await client.waitFor('MESSAGE_CREATE')).d
+  expect(message.author.id).toBe(owner.id)
+  expect(message.member).toMatchObject({ roles: [], joined_at: expect.any(String) })
+  expect(message.member.user).toBeUndefined()
 })
 
 test('joining: GUILD_CREATE to the joiner, GUILD_MEMBER_ADD to members, live subscription to messages', async () => {

@@ -65,8 +65,8 @@ function startMfa(ticket: string, reply: LoginReply) {
   const form = factorForm({
     methods: methodsOfLogin(reply),
     submit: async (type, code) => finish(await api('POST', `/auth/mfa/${type}`, { ticket, code }, { anonymous: true })),
-    sendSms: async () =>
-      (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
+    sendCode: async (type) =>
+      (await api<{ phone?: string }>('POST', `/auth/mfa/${type}/send`, { ticket }, { anonymous: true })).phone,
     onCancel: () => step(loginForm),
   })
   mfaStep.replaceChildren(form)

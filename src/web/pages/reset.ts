@@ -64,8 +64,8 @@ form.addEventListener('submit', (event) => {
         title: 'Two-factor authentication',
         submit: async (method, code) =>
           done(await api<ResetReply>('POST', '/auth/reset', { ...body, ticket, method, code })),
-        sendSms: async () =>
-          (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket }, { anonymous: true })).phone,
+        sendCode: async (type) =>
+          (await api<{ phone?: string }>('POST', `/auth/mfa/${type}/send`, { ticket }, { anonymous: true })).phone,
         onCancel: () => (show(mfaStep, false), show(form)),
       }),
     )

@@ -1,43 +1,52 @@
-// The second-factor step shared by login, password reset and elevation: choose a method the account has (app code,
-// security key or passkey, text message, backup code, password), prove it, errors beside the code.
+// The second-factor step shared by login, password reset and elevation: choose one of the methods the server's answer
+// offers, prove it, errors beside the code. How each method is asked for (label, kind of input, a code to send) is
+// the server's too: web/ puts every method's description in the page (a meta tag, from mfa's registry), so no factor is
+// named here.
 import { startAuthentication } from '@simplewebauthn/browser'
 import { api, onElevationRequired, type MfaMethod, type MfaRequired } from './api'
 import { Cancelled, el, show, submitting } from './ui'
 
-const LABELS: Record<string, string> = {
-  totp: 'Authenticator app',
-  webauthn: 'Security key or passkey',
-  sms: 'Text message',
-  backup: 'Backup code',
-  password: 'Password',
+/** How the page asks for a method (the server's mfa/factor.ts PagePrompt). */
+type Prompt = {
+  type: string
+  label: string
+  prompt?: string
+  /** digits or text: a code typed in; password: hidden; assertion: the browser signs the method's challenge. */
+  input: 'digits' | 'text' | 'password' | 'assertion'
+  submit?: string
+  /** A code is sent when asked for: POST /auth/mfa/<type>/send. */
+  send?: boolean
 }
-const INPUT_LABELS: Record<string, string> = {
-  totp: 'Six-digit code from your authenticator app',
-  sms: 'Six-digit code from the text message',
-  backup: 'Eight-character backup code',
-  password: 'Your password',
+
+let prompts: Map<string, Prompt> | undefined
+/** The server's description of a method (a method it did not describe: its type as the label, a text code). */
+function promptOf(type: string): Prompt {
+  if (!prompts) {
+    const meta = document.querySelector<HTMLMetaElement>('meta[name="mfa-methods"]')
+    prompts = new Map((JSON.parse(meta?.content || '[]') as Prompt[]).map((p) => [p.type, p]))
+  }
+  return prompts.get(type) ?? { type, label: type, input: 'text' }
 }
+
 /** Wrong-code answers belong beside the code field. */
 export const CODE_ERRORS = { 50037: 'code', 60005: 'code', 60006: 'code', 60008: 'code', 60010: 'code' }
 
-/** An answer that may ask for a second factor (login, password reset): the ticket and the account's methods. */
-export type MfaChallenge = {
-  ticket?: string
-  mfa?: boolean
-  totp?: boolean
-  sms?: boolean
-  backup?: boolean
-  webauthn?: string | null
-}
+/**
+ * An answer that may ask for a second factor (login, password reset): the ticket, and one field per factor of the
+ * account, in the server's order (strongest first): true when usable, or its challenge (a string).
+ */
+export type MfaChallenge = { ticket?: string; mfa?: boolean; [factor: string]: unknown }
 
-/** The methods of an MFA login body ({totp, sms, backup, webauthn}) in the shape elevation uses. */
+/** The fields of an MFA login answer that are not a factor's. */
+const ENVELOPE = new Set(['user_id', 'mfa', 'ticket', 'login_instance_id'])
+
+/** The methods of an MFA login answer (its factors' fields) in the shape elevation uses. */
 export function methodsOfLogin(body: MfaChallenge): MfaMethod[] {
-  const methods: MfaMethod[] = []
-  if (body.webauthn) methods.push({ type: 'webauthn', challenge: body.webauthn })
-  if (body.totp) methods.push({ type: 'totp' })
-  if (body.sms) methods.push({ type: 'sms' })
-  if (body.backup) methods.push({ type: 'backup' })
-  return methods
+  return Object.entries(body).flatMap(([type, value]): MfaMethod[] => {
+    if (ENVELOPE.has(type)) return []
+    if (typeof value === 'string') return [{ type, challenge: value }]
+    return value === true ? [{ type }] : []
+  })
 }
 
 /** The stringified credential for a WebAuthn challenge ({publicKey} JSON from the server). */
@@ -51,13 +60,13 @@ export type FactorOptions = {
   title?: string
   /** Prove the factor; throw (ApiFailure) to show the error beside the code. */
   submit: (type: string, data: string) => Promise<void>
-  /** Text a code to the account's phone; returns the masked number. */
-  sendSms?: () => Promise<string>
+  /** Send a code for a method that sends one (POST /auth/mfa/<type>/send); returns where it went. */
+  sendCode?: (type: string) => Promise<string | undefined>
   onCancel?: () => void
 }
 
 export function factorForm(options: FactorOptions): HTMLFormElement {
-  const methods = options.methods.length ? options.methods : [{ type: 'totp' }]
+  const { methods } = options
   let current = methods[0]
   const input = el('input', {
     id: 'mfa-code',
@@ -69,9 +78,9 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
   })
   const label = el('label', { for: 'mfa-code' })
   const codeField = el('div', { class: 'field' }, label, input)
-  const smsNote = el('p', { class: 'hint', role: 'status' })
+  const sentNote = el('p', { class: 'hint', role: 'status' })
   const sendButton = el('button', { type: 'button', class: 'secondary' }, 'Send code')
-  const smsRow = el('div', { class: 'actions' }, sendButton, smsNote)
+  const sendRow = el('div', { class: 'actions' }, sendButton, sentNote)
   const submitButton = el('button', { type: 'submit' }, 'Verify')
   const chooser = el('fieldset', { class: 'field' }, el('legend', {}, 'Verify with'))
   for (const method of methods) {
@@ -88,7 +97,7 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
           checked: method === current,
           onchange: () => select(method),
         }),
-        el('label', { for: id }, LABELS[method.type] ?? method.type),
+        el('label', { for: id }, promptOf(method.type).label),
       ),
     )
   }
@@ -99,26 +108,27 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
     'form',
     { class: 'factor', novalidate: true },
     el('h2', {}, options.title ?? 'Two-factor authentication'),
-    methods.length > 1 ? chooser : el('p', { class: 'muted' }, `Verify with: ${LABELS[current.type] ?? current.type}`),
+    methods.length > 1 ? chooser : el('p', { class: 'muted' }, `Verify with: ${promptOf(current.type).label}`),
     codeField,
-    smsRow,
+    sendRow,
     actions,
     el('p', { class: 'form-error', role: 'alert' }),
   )
 
   function select(method: MfaMethod) {
     current = method
-    const isKey = method.type === 'webauthn'
+    const { input: kind, prompt, send, submit } = promptOf(method.type)
+    const isKey = kind === 'assertion'
     show(codeField, !isKey)
-    show(smsRow, method.type === 'sms' && !!options.sendSms)
+    show(sendRow, !!send && !!options.sendCode)
     input.required = !isKey
     input.value = ''
-    input.type = method.type === 'password' ? 'password' : 'text'
-    input.autocomplete = method.type === 'password' ? 'current-password' : 'one-time-code'
-    input.inputMode = method.type === 'totp' || method.type === 'sms' ? 'numeric' : 'text'
-    input.className = method.type === 'password' ? '' : 'code'
-    label.textContent = INPUT_LABELS[method.type] ?? 'Code'
-    submitButton.textContent = isKey ? 'Use security key or passkey' : 'Verify'
+    input.type = kind === 'password' ? 'password' : 'text'
+    input.autocomplete = kind === 'password' ? 'current-password' : 'one-time-code'
+    input.inputMode = kind === 'digits' ? 'numeric' : 'text'
+    input.className = kind === 'password' ? '' : 'code'
+    label.textContent = prompt ?? 'Code'
+    submitButton.textContent = submit ?? 'Verify'
   }
   select(current)
 
@@ -126,7 +136,8 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
     submitting(
       form,
       async () => {
-        smsNote.textContent = `Code sent to ${await options.sendSms!()}.`
+        const to = await options.sendCode!(current.type)
+        sentNote.textContent = to ? `Code sent to ${to}.` : 'Code sent.'
         input.focus()
       },
       CODE_ERRORS,
@@ -137,15 +148,16 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
     void submitting(
       form,
       async () => {
+        const kind = promptOf(current.type).input
         const data =
-          current.type === 'webauthn'
+          kind === 'assertion'
             ? await signChallenge(current.challenge!)
-            : input.value.trim().replace(/\s+/g, current.type === 'password' ? ' ' : '')
-        if (current.type !== 'password' && current.type !== 'webauthn' && !data) {
+            : input.value.trim().replace(/\s+/g, kind === 'password' ? ' ' : '')
+        if (kind !== 'password' && kind !== 'assertion' && !data) {
           input.focus()
           throw new Error('Enter the code.')
         }
-        await options.submit(current.type, current.type === 'password' ? input.value : data)
+        await options.submit(current.type, kind === 'password' ? input.value : data)
       },
       CODE_ERRORS,
     )
@@ -180,9 +192,15 @@ export function installElevationDialog(): void {
             )
             close(token)
           },
-          sendSms: async () =>
-            (await api<{ phone: string }>('POST', '/auth/mfa/sms/send', { ticket: mfa.ticket }, { anonymous: true }))
-              .phone,
+          sendCode: async (type) =>
+            (
+              await api<{ phone?: string }>(
+                'POST',
+                `/auth/mfa/${type}/send`,
+                { ticket: mfa.ticket },
+                { anonymous: true },
+              )
+            ).phone,
           onCancel: () => close(),
         })
         form.querySelector('h2')!.id = 'elevate-title'

@@ -1,8 +1,8 @@
 // TOTP (RFC 6238: SHA-1, 6 digits, 30 s) with ±1 step of skew and no step ever accepted twice for a user:
 // the step is claimed with one guarded UPDATE, so two parallel requests with the same code cannot both pass.
 import type * as OTPAuth from 'otpauth'
-import { clock } from '../core/clock'
-import { claimTotpStep, deleteTotpSecret, findTotpSecret, hasTotpSecret, insertTotpSecret } from './store'
+import { clock } from '../../../core/clock'
+import { claimTotpStep, deleteTotpSecret, findTotpSecret, hasTotpSecret, insertTotpSecret } from '../../store'
 
 // otpauth (~1-2 ms of module loading) on the first TOTP check rather than at every start.
 const otpauth = () => require('otpauth') as typeof OTPAuth

@@ -1,10 +1,10 @@
 // WebAuthn through @simplewebauthn/server: registration and assertions always against the challenge this server issued
 // with a ticket (never one the client names), the configured origins and RP ID, and the stored signature counter.
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
-import { config } from '../config'
-import { clock } from '../core/clock'
-import { snowflake } from '../core/snowflake'
-import type { UserRow } from '../accounts/tables'
+import { config } from '../../../config'
+import { clock } from '../../../core/clock'
+import { snowflake } from '../../../core/snowflake'
+import type { UserRow } from '../../../accounts/tables'
 import {
   advanceCounter,
   credentialsOfUser,
@@ -15,7 +15,7 @@ import {
   insertCredential,
   renameCredentialRow,
   type CredentialRow,
-} from './store'
+} from '../../store'
 
 /**
  * @simplewebauthn/server and its x509/asn1 chain (~15 ms of module loading in the binary), loaded on the first

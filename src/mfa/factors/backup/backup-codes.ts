@@ -1,7 +1,7 @@
 // Backup codes: ten 8-character codes, single use, argon2id-hashed (ASVS 6.5.2: under 112 bits of entropy needs a
 // password hash). Shown in clear only when generated.
 import { randomInt } from 'node:crypto'
-import { hashPassword, verifyPassword } from '../accounts/passwords'
+import { hashPassword, verifyPassword } from '../../../accounts/passwords'
 import {
   backupCodesOf,
   consumeBackupCodeRow,
@@ -9,7 +9,7 @@ import {
   hasUnusedBackupCode,
   replaceBackupCodes,
   unusedBackupCodes,
-} from './store'
+} from '../../store'
 
 const BACKUP_CODE_COUNT = 10
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'

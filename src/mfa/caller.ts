@@ -1,0 +1,11 @@
+// The account an mfa route acts for.
+import type { UserRow } from '../accounts/tables'
+import { findUser } from '../accounts/store'
+import { Errors } from '../core/errors'
+
+/** The caller's account (gone meanwhile: 401). */
+export function accountOf(userId: string): UserRow {
+  const user = findUser(userId)
+  if (!user) throw Errors.unauthorized()
+  return user
+}
