@@ -22,10 +22,10 @@ export const accountEndpoints = [
       answers: { 200: PrivateUser },
       hot: true,
     },
-    ({ caller }) =>
+    async ({ caller }) =>
       // The user row and whether MFA is on, in one snapshot (one read transaction).
-      reading(() => {
-        const user = findUser(caller.userId)
+      await reading(async () => {
+        const user = await findUser(caller.userId)
         if (!user) throw Errors.unauthorized()
         const mfaEnabled = secondFactor().enabled(user.id)
         if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
@@ -45,7 +45,7 @@ export const accountEndpoints = [
       summary: 'Login settings (locale, theme)',
       answers: { 200: LoginSettings },
     },
-    ({ caller }) => loginSettings(findUser(caller.userId)!),
+    async ({ caller }) => loginSettings((await findUser(caller.userId))!),
   ),
   endpoint(
     {
@@ -57,13 +57,13 @@ export const accountEndpoints = [
       body: SettingsPatchSchema,
       answers: { 200: LoginSettings },
     },
-    ({ caller, body }) => {
+    async ({ caller, body }) => {
       const patch = {
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
         ...(body.theme !== undefined ? { theme: body.theme } : {}),
       }
-      if (Object.keys(patch).length) updateUser(caller.userId, patch)
-      const settings = loginSettings(findUser(caller.userId)!)
+      if (Object.keys(patch).length) await updateUser(caller.userId, patch)
+      const settings = loginSettings((await findUser(caller.userId))!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },

@@ -42,7 +42,7 @@ export function serializeChannelRow(c: ChannelRow) {
 /** What a guild object shows besides its row; READY reads these for all the user's guilds at once. */
 export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[]; memberRoleIds?: string[] }
 
-export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>) {
+export async function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>) {
   return {
     id: g.id,
     name: g.name,
@@ -52,8 +52,8 @@ export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>
     features: g.features,
     vanity_url_code: g.vanityUrlCode,
     hub_type: g.hubType,
-    member_count: parts ? parts.memberCount : memberCount(g.id),
-    roles: (parts ? parts.roles : guildRoles(g.id)).map(serializeRole),
+    member_count: parts ? parts.memberCount : await memberCount(g.id),
+    roles: (parts ? parts.roles : await guildRoles(g.id)).map(serializeRole),
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
@@ -68,27 +68,27 @@ export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>
  * GUILD_CREATE and READY carry the channels, and the receiving member: its joined_at, and itself in `members` (as
  * Discord's do; discord.py's `guild.me` and discord.js's `guild.members.me` come from there).
  */
-export function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?: GuildParts) {
+export async function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?: GuildParts) {
   return {
-    ...serializeGuild(g, parts),
-    channels: (parts ? parts.channels : guildChannels(g.id)).map(serializeChannelRow),
-    members: member ? [serializeMember(member, findUser(member.userId), parts?.memberRoleIds)] : [],
+    ...await serializeGuild(g, parts),
+    channels: (parts ? parts.channels : await guildChannels(g.id)).map(serializeChannelRow),
+    members: member ? [await serializeMember(member, await findUser(member.userId), parts?.memberRoleIds)] : [],
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
   }
 }
 
-export function serializeMember(
+export async function serializeMember(
   m: MemberRow,
   user: UserRow | undefined,
-  roleIds: string[] = memberRoleIds(m.guildId, m.userId),
+  roleIds: string[] = await memberRoleIds(m.guildId, m.userId),
 ) {
-  return { user: user ? publicUser(user) : null, ...memberFields(m, roleIds) }
+  return { user: user ? publicUser(user) : null, ...await memberFields(m, roleIds) }
 }
 
 /** A member without its user: MESSAGE_CREATE carries its author's so (discord.py makes `message.author` a Member). */
-export function memberFields(m: MemberRow, roleIds: string[] = memberRoleIds(m.guildId, m.userId)) {
+export async function memberFields(m: MemberRow, roleIds: string[] = await memberRoleIds(m.guildId, m.userId)) {
   return {
     nick: m.nick,
     avatar: null,
@@ -103,24 +103,24 @@ export function memberFields(m: MemberRow, roleIds: string[] = memberRoleIds(m.g
 }
 
 /** Members of one guild, with their users and role ids read in one query each. */
-export function serializeMembers(guildId: string, rows: MemberRow[]) {
+export async function serializeMembers(guildId: string, rows: MemberRow[]) {
   const ids = rows.map((m) => m.userId)
-  const users = findUsers(ids)
-  const roles = memberRoleIdsOfUsers(guildId, ids)
-  return rows.map((m) => serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
+  const users = await findUsers(ids)
+  const roles = await memberRoleIdsOfUsers(guildId, ids)
+  return rows.map((m) => await serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
 /** A page of messages, with their authors read in one query. */
-export function serializeMessages(rows: MessageRow[], guildId: string) {
-  const authors = findUsers(rows.map((m) => m.authorId))
+export async function serializeMessages(rows: MessageRow[], guildId: string) {
+  const authors = await findUsers(rows.map((m) => m.authorId))
   // null, not undefined, for an author that is gone: undefined would read it again.
-  return rows.map((m) => serializeMessage(m, guildId, authors.get(m.authorId) ?? null))
+  return rows.map((m) => await serializeMessage(m, guildId, authors.get(m.authorId) ?? null))
 }
 
-export function serializeMessage(
+export async function serializeMessage(
   m: MessageRow,
   guildId: string,
-  author: UserRow | null | undefined = findUser(m.authorId),
+  author: UserRow | null | undefined = await findUser(m.authorId),
 ) {
   return {
     id: m.id,
@@ -145,8 +145,8 @@ export function serializeMessage(
 }
 
 export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: ChannelRow) {
-  const inviter = i.inviterId ? findUser(i.inviterId) : undefined
-  const target = i.targetUserId ? findUser(i.targetUserId) : undefined
+  const inviter = i.inviterId ? await findUser(i.inviterId) : undefined
+  const target = i.targetUserId ? await findUser(i.targetUserId) : undefined
   return {
     code: i.code,
     type: 0,
@@ -167,6 +167,6 @@ export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: Ch
     temporary: i.temporary,
     created_at: new Date(i.createdAt).toISOString(),
     expires_at: i.expiresAt === null ? null : new Date(i.expiresAt).toISOString(),
-    approximate_member_count: memberCount(guild.id),
+    approximate_member_count: await memberCount(guild.id),
   }
 }

@@ -15,7 +15,7 @@ export function passwordMethod(enabled: (userId: string) => boolean): Method {
     async verify(ticket, code) {
       const userId = ticket.userId!
       if (enabled(userId)) return false
-      const hash = findUser(userId)?.passwordHash
+      const hash = (await findUser(userId))?.passwordHash
       return !!hash && verifyPassword(code, hash)
     },
   }

@@ -29,9 +29,9 @@ export type Registry = {
   /** The factor answering POST /auth/mfa/<type>. */
   factor(type: string): SecondFactor | undefined
   /** MFA is on: a strong factor is enrolled. */
-  enabled(userId: string): boolean
+  enabled(userId: string): Promise<boolean>
   /** Discord's authenticator types of the factors on, ascending. */
-  authenticatorTypes(userId: string): readonly number[]
+  authenticatorTypes(userId: string): Promise<readonly number[]>
   /** The enrolled factors that prove the account's phone. */
   phoneFactors(userId: string): SecondFactor[]
   /** null without MFA; otherwise the "MFA required" login answer with a new ticket of `purpose` carrying `data`. */
@@ -41,9 +41,9 @@ export type Registry = {
   /** Throws 60003 (a new elevation ticket and the methods) unless the request carries a fresh elevation. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** After a strong factor went: with none left, MFA is off and the factors that only come on top go too. */
-  dropDependents(userId: string): void
+  dropDependents(userId: string): Promise<void>
   /** Remove every factor (account revert). */
-  removeAll(userId: string): void
+  removeAll(userId: string): Promise<void>
 }
 
 export function createRegistry(factors: readonly SecondFactor[]): Registry {
@@ -60,20 +60,20 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
   // with an authenticator type, which their `enrolled` read too) answers for those factors.
   const strongTypes = strong.flatMap((f) => f.authenticatorType ?? [])
   const strongUntyped = strong.filter((f) => f.authenticatorType === undefined)
-  const enabled = (userId: string) => {
-    const on = authenticatorsOn(userId)
-    return strongTypes.some((type) => on.includes(type)) || strongUntyped.some((f) => f.enrolled(userId))
+  const enabled = async (userId: string) => {
+    const on = await authenticatorsOn(userId)
+    return strongTypes.some((type) => on.includes(type)) || strongUntyped.some((f) => await f.enrolled(userId))
   }
-  const authenticatorTypes = (userId: string) => {
-    const on = authenticatorsOn(userId)
+  const authenticatorTypes = async (userId: string) => {
+    const on = await authenticatorsOn(userId)
     return on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
   }
   const password = passwordMethod(enabled)
 
   async function issue(purpose: TicketPurpose, userId: string, options: TicketOptions): Promise<Issued> {
-    const on: Enrolment = new Set(factors.filter((f) => f.enrolled(userId)).map((f) => f.type))
+    const on: Enrolment = new Set(factors.filter((f) => await f.enrolled(userId)).map((f) => f.type))
     const challenge = challenger && on.has(challenger.type) ? await challenger.challenge!(userId) : undefined
-    const ticket = issueTicket(purpose, userId, { ...options, challenge: challenge?.ticket })
+    const ticket = await issueTicket(purpose, userId, { ...options, challenge: challenge?.ticket })
     return { ticket, on, challenge: challenge?.wire ?? null }
   }
 
@@ -97,10 +97,10 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
     factor: (type) => byType.get(type),
     enabled,
     authenticatorTypes,
-    phoneFactors: (userId) => factors.filter((f) => f.onPhone && f.enrolled(userId)),
+    phoneFactors: (userId) => factors.filter((f) => f.onPhone && await f.enrolled(userId)),
 
     async loginChallenge(userId, purpose, data = {}) {
-      if (!enabled(userId)) return null
+      if (!await enabled(userId)) return null
       const issued = await issue(purpose, userId, { data })
       const body: MfaRequired = { user_id: userId, mfa: true, ticket: issued.ticket }
       for (const f of factors) body[f.type] = f.login ? f.login(issued.on, issued.challenge) : issued.on.has(f.type)
@@ -109,7 +109,7 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
 
     async verify(row, type, code) {
       const method = methodOf(type)
-      if (!method) throw wrongCode(row)
+      if (!method) throw await wrongCode(row)
       // Counted before the (async) check, so parallel guesses cannot outrun the ticket's or the user's allowance.
       const attempt = reserve(
         ['mfa-user', row.userId!, MFA_FAILURES_PER_USER],
@@ -117,8 +117,8 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
       )
       const verdict =
         typeof code === 'string' && code.length > 0 && code.length <= MAX_CODE_CHARS && (await method.verify(row, code))
-      if (verdict === 'used') throw wrongCode(row, CODE_ALREADY_USED)
-      if (!verdict) throw wrongCode(row, method.wrongCode)
+      if (verdict === 'used') throw await wrongCode(row, CODE_ALREADY_USED)
+      if (!verdict) throw await wrongCode(row, method.wrongCode)
       attempt.release()
     },
 
@@ -131,13 +131,13 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
       throw elevationRequired({ ticket: issued.ticket, methods: methods(issued) })
     },
 
-    dropDependents(userId) {
-      if (enabled(userId)) return
-      for (const f of factors) if (!f.strong) f.remove(userId)
+    async dropDependents(userId) {
+      if (await enabled(userId)) return
+      for (const f of factors) if (!f.strong) await f.remove(userId)
     },
 
-    removeAll(userId) {
-      for (const f of factors) f.remove(userId)
+    async removeAll(userId) {
+      for (const f of factors) await f.remove(userId)
     },
   }
 }

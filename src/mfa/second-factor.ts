@@ -12,7 +12,7 @@ export function secondFactorHook(mfa: Registry): SecondFactorHook {
     hasSms: (userId) => mfa.phoneFactors(userId).length > 0,
     challenge: mfa.loginChallenge,
     async verify(purpose, ticket, expected, method, code) {
-      const row = loadTicket(purpose, ticket)
+      const row = await loadTicket(purpose, ticket)
       if (
         row.userId !== expected.userId ||
         Object.entries(expected.data).some(([key, value]) => row.data[key] !== value)
@@ -20,7 +20,7 @@ export function secondFactorHook(mfa: Registry): SecondFactorHook {
         throw invalidTicket()
       await mfa.verify(row, method, code)
       return () => {
-        if (!redeemTicket(row)) throw invalidTicket()
+        if (!await redeemTicket(row)) throw invalidTicket()
       }
     },
     requireElevation: mfa.requireElevation,

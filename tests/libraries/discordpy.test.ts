@@ -40,7 +40,7 @@ test.skipIf(skip)(
     const app = await makeApp()
     const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
     const { owner, guild, channelId } = await makeGuild('discord.py guild')
-    addMember(getGuild(guild.id)!, bot.id)
+    await addMember((await getGuild(guild.id))!, bot.id)
     await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'before the bot' } })
 
     const run = Bun.spawn([PYTHON, join(import.meta.dir, 'discordpy_bot.py')], {

@@ -19,7 +19,9 @@ export const backupCodeEndpoints = (mfa: FactorRoutesContext) => [
     async ({ caller: me, request, body }) => {
       if (!mfa.enabled(me.userId)) throw notEnrolled()
       await mfa.requireElevation(me, request)
-      return { backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : listBackupCodes(me.userId) }
+      return {
+        backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : await listBackupCodes(me.userId),
+      }
     },
   ),
 ]

@@ -10,8 +10,8 @@ export const ticketPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 
 
 /** Text a code for this ticket to the user's phone; returns the masked number. */
 export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
-  const user = findUser(row.userId!)
-  if (!user?.phone || !isE164(user.phone) || !hasSmsFactor(user.id)) throw smsNotEnabled()
+  const user = await findUser(row.userId!)
+  if (!user?.phone || !isE164(user.phone) || !(await hasSmsFactor(user.id))) throw smsNotEnabled()
   await issuePhoneCode(user.phone, ticketPurpose(row), ip, 'Your login code is')
   return maskPhone(user.phone)
 }
