@@ -403,12 +403,16 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
         Node.isQualifiedName(parent)
       )
         continue
-      // Handed on in an object (`{ enabled: mfaEnabled }`, `{ authenticatorTypes }`): the member it fills follows.
+      // Handed on in an object (`{ enabled: mfaEnabled }`, `{ authenticatorTypes }`, `{ enabled: mfa.enabled }`): the
+      // member it fills follows.
+      const value = Node.isPropertyAccessExpression(parent) && parent.getNameNode() === ref ? parent : ref
+      const holder = value.getParent()
       if (
         Node.isShorthandPropertyAssignment(parent) ||
-        (Node.isPropertyAssignment(parent) && parent.getInitializer() === ref)
+        (holder && Node.isPropertyAssignment(holder) && holder.getInitializer() === value)
       ) {
-        if (!followContext(parent))
+        const property = Node.isShorthandPropertyAssignment(parent) ? parent : holder!
+        if (!followContext(property))
           manual.add(`${where(ref)} ${ref.getText()} is handed on in an object: check what calls it`)
         continue
       }
