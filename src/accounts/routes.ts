@@ -27,10 +27,10 @@ export const accountEndpoints = [
       await reading(async () => {
         const user = await findUser(caller.userId)
         if (!user) throw Errors.unauthorized()
-        const mfaEnabled = secondFactor().enabled(user.id)
+        const mfaEnabled = await secondFactor().enabled(user.id)
         if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
         // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-        const types = secondFactor().authenticatorTypes(user.id)
+        const types = await secondFactor().authenticatorTypes(user.id)
         return new JsonText(
           cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
         )

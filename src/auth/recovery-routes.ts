@@ -53,7 +53,7 @@ function deactivation(state: 'disabled' | 'deleted') {
     const user = await findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
-    if (secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
+    if (await secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
     await deactivateAccount(me.userId, state)
     return noContent()
   }
@@ -184,7 +184,7 @@ export const recoveryEndpoints = [
         }
       }
       if (body.global_name !== undefined) await updateUser(me.userId, { globalName: body.global_name?.trim() || null })
-      const view = privateUser((await findUser(me.userId))!, secondFactor().enabled(me.userId))
+      const view = privateUser((await findUser(me.userId))!, await secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },

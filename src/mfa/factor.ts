@@ -40,11 +40,11 @@ export type Enrolment = ReadonlySet<string>
 /** What the registry gives a factor's own routes. */
 export type FactorRoutesContext = {
   /** MFA is on: a strong factor is enrolled. */
-  enabled(userId: string): boolean
+  enabled(userId: string): Promise<boolean>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a fresh elevation. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** After a strong factor went: with none left, MFA is off and the factors that only come on top go too. */
-  dropDependents(userId: string): void
+  dropDependents(userId: string): Promise<void>
   /** Tell the user's sessions (USER_UPDATE) that the account changed: mfa_enabled, the phone. */
   userChanged(userId: string): Promise<void>
 }

@@ -47,7 +47,7 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
       const account = await accountOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
-      if (!mfa.enabled(me.userId) || !account.phone) throw smsCannotBeEnabled()
+      if (!(await mfa.enabled(me.userId)) || !account.phone) throw smsCannotBeEnabled()
       await insertSmsFactor(me.userId)
       return noContent()
     },

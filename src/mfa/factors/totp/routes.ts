@@ -56,7 +56,7 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       if (!(await hasTotp(me.userId))) throw notEnrolled()
       await mfa.requireElevation(me, request)
       await removeTotp(me.userId)
-      mfa.dropDependents(me.userId)
+      await mfa.dropDependents(me.userId)
       const token = await replaceSession(me)
       await mfa.userChanged(me.userId)
       return { token }

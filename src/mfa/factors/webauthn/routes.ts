@@ -115,7 +115,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
         throw formError({ name: ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.'] })
       const row = await loadTicket('webauthn_register', input.ticket)
       if (row.userId !== me.userId) throw invalidTicket()
-      const firstFactor = !mfa.enabled(me.userId)
+      const firstFactor = !(await mfa.enabled(me.userId))
       const created = await registerCredential(me.userId, row.challenge!, name, input.credential)
       if (!created) throw await wrongCode(row)
       await redeemTicket(row)
@@ -166,7 +166,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       if (!(await credentialsOf(me.userId)).some((c) => c.id === params.id)) throw Errors.notFound()
       await mfa.requireElevation(me, request)
       if (!(await removeCredential(me.userId, params.id))) throw Errors.notFound()
-      mfa.dropDependents(me.userId)
+      await mfa.dropDependents(me.userId)
       if (!(await hasWebauthn(me.userId))) await mfa.userChanged(me.userId)
       return noContent()
     },
