@@ -317,6 +317,15 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     return false
   }
 
+  /** In the try block of a try statement of its own function. */
+  function insideTry(node: Node): boolean {
+    for (let n: Node | undefined = node; n && !Node.isFunctionLikeDeclaration(n); n = n.getParent()) {
+      const parent = n.getParent()
+      if (parent && Node.isTryStatement(parent) && parent.getTryBlock() === n) return true
+    }
+    return false
+  }
+
   /** Whether a function returned a promise before this run (the analysis reads the tree as it was). */
   function returnedPromise(fn: Node): boolean {
     const f = fn as unknown as { isAsync?(): boolean; getReturnTypeNode?(): Node | undefined }
@@ -332,7 +341,8 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
     if (keptInVariable(call)) return true
     if (seeds.has(callee) || !returnedPromise(callee)) return false
     const parent = call.getParentOrThrow()
-    if (Node.isReturnStatement(parent) || Node.isArrowFunction(parent)) return true
+    // Returned as it is, unless inside a try block, whose catch would no longer see the rejection.
+    if (Node.isReturnStatement(parent) || Node.isArrowFunction(parent)) return !insideTry(call)
     if (Node.isExpressionStatement(parent)) return false
     if (keptInVariable(call)) return true
     const expected = call.getContextualType()
