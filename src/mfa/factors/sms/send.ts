@@ -17,10 +17,10 @@ export async function sendTicketSms(row: TicketRow, ip: string): Promise<string>
 }
 
 /** A live ticket of any of these purposes, or 60006. */
-export function anyTicket(ticket: string, purposes: TicketPurpose[]): TicketRow {
+export async function anyTicket(ticket: string, purposes: TicketPurpose[]): Promise<TicketRow> {
   for (const p of purposes) {
     try {
-      return loadTicket(p, ticket)
+      return await loadTicket(p, ticket)
     } catch {}
   }
   throw invalidTicket()
