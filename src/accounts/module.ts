@@ -16,7 +16,7 @@ import { findUser } from './store'
  */
 async function userReady(caller: Caller) {
   const user = await findUser(caller.userId)
-  const { enabled, types } = await secondFactor().factors(caller.userId)
+  const { enabled, authenticatorTypes: types } = await secondFactor().state(caller.userId)
   return {
     ready: {
       user: user ? userForCaller(user, caller, enabled) : null,

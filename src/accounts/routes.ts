@@ -1,6 +1,5 @@
 // REST of the accounts domain: the calling user and its login settings.
 import { Errors } from '../core/errors'
-import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
@@ -22,19 +21,17 @@ export const accountEndpoints = [
       answers: { 200: PrivateUser },
       hot: true,
     },
-    async ({ caller }) =>
-      // The user row and whether MFA is on, in one snapshot (one read transaction).
-      await reading(async () => {
-        const user = await findUser(caller.userId)
-        if (!user) throw Errors.unauthorized()
-        const mfaEnabled = await secondFactor().enabled(user.id)
-        if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
-        // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-        const types = await secondFactor().authenticatorTypes(user.id)
-        return new JsonText(
-          cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
-        )
-      }),
+    // The user row and its second factors: both cached, each one read when it is not.
+    async ({ caller }) => {
+      const user = await findUser(caller.userId)
+      if (!user) throw Errors.unauthorized()
+      const { enabled, authenticatorTypes: types } = await secondFactor().state(user.id)
+      if (caller.kind === 'bearer') return userForCaller(user, caller, enabled)
+      // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+      return new JsonText(
+        cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, enabled, types))),
+      )
+    },
   ),
   endpoint(
     {

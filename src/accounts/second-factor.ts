@@ -18,8 +18,10 @@ export type SecondFactorHook = {
    * `auth.authenticator_types` and the private user's `authenticator_types`. Cached: answered without a query.
    */
   authenticatorTypes(userId: string): Promise<readonly number[]>
+  /** Both `enabled` and `authenticatorTypes` in one call (GET /users/@me and READY show both; cached: no query). */
+  state(userId: string): Promise<{ enabled: boolean; authenticatorTypes: readonly number[] }>
   /** A second factor proves the user's phone (SMS). */
-  hasSms(userId: string): boolean
+  hasSms(userId: string): Promise<boolean>
   /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */
   challenge(userId: string, purpose: 'login' | 'reset', data?: Record<string, string>): Promise<MfaRequired | null>
   /**
@@ -33,7 +35,7 @@ export type SecondFactorHook = {
     expected: { userId: string; data: Record<string, string> },
     method: string,
     code: unknown,
-  ): Promise<() => void>
+  ): Promise<() => Promise<void>>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** Remove every second factor (account revert). */

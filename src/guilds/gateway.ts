@@ -1,5 +1,6 @@
 // Gateway wiring for guilds: which topics a member follows (the guild, and each channel it can view),
 // READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
+import { findUser } from '../accounts/store'
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
 import { reading } from '../db/client'
@@ -17,7 +18,7 @@ import {
   membershipsOfUser,
   rolesOfEach,
 } from './store'
-import { serializeGuildForGateway } from './serialize'
+import { gatewayGuildObject } from './serialize'
 import type { GuildRow } from './tables'
 
 async function viewableChannelIds(guild: GuildRow, userId: string): Promise<string[]> {
@@ -49,6 +50,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
   const mine = await memberRoleIdsOfEach(ids, caller.userId)
   const channels = await channelsOfEach(ids)
   const counts = await memberCountOfEach(ids)
+  const me = joined.length ? await findUser(caller.userId) : undefined
   const topicList: string[] = []
   const ready = joined.map(({ guild, member }) => {
     const parts = {
@@ -63,7 +65,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
     )
     if (followActivity)
       topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
-    return await serializeGuildForGateway(guild, member, parts)
+    return gatewayGuildObject(guild, member, me, parts)
   })
   return { topics: topicList, ready: { guilds: ready } }
 }
@@ -71,7 +73,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
 /** Make a member's live sessions follow exactly the guild's channels it can view. */
 export async function syncMemberTopics(guildId: string, userId: string): Promise<void> {
   const guild = await getGuild(guildId)
-  if (!guild || !await getMember(guildId, userId)) return
+  if (!guild || !(await getMember(guildId, userId))) return
   events.subscribeUser(userId, topics.guild(guildId), audiences.guildActivity)
   const visible = new Set(await viewableChannelIds(guild, userId))
   for (const channel of await guildChannels(guildId)) {

@@ -40,9 +40,10 @@ export function serializeChannelRow(c: ChannelRow) {
 }
 
 /** What a guild object shows besides its row; READY reads these for all the user's guilds at once. */
-export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[]; memberRoleIds?: string[] }
+export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[]; memberRoleIds: string[] }
 
-export async function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>) {
+/** The guild object from its row and what it shows besides (READY has those of all the user's guilds at once). */
+export function guildObject(g: GuildRow, parts: Pick<GuildParts, 'memberCount' | 'roles'>) {
   return {
     id: g.id,
     name: g.name,
@@ -52,8 +53,8 @@ export async function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'chan
     features: g.features,
     vanity_url_code: g.vanityUrlCode,
     hub_type: g.hubType,
-    member_count: parts ? parts.memberCount : await memberCount(g.id),
-    roles: (parts ? parts.roles : await guildRoles(g.id)).map(serializeRole),
+    member_count: parts.memberCount,
+    roles: parts.roles.map(serializeRole),
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
@@ -64,31 +65,56 @@ export async function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'chan
   }
 }
 
+export async function serializeGuild(g: GuildRow) {
+  return guildObject(g, { memberCount: await memberCount(g.id), roles: await guildRoles(g.id) })
+}
+
 /**
  * GUILD_CREATE and READY carry the channels, and the receiving member: its joined_at, and itself in `members` (as
  * Discord's do; discord.py's `guild.me` and discord.js's `guild.members.me` come from there).
  */
-export async function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?: GuildParts) {
+export function gatewayGuildObject(
+  g: GuildRow,
+  member: MemberRow | undefined,
+  memberUser: UserRow | undefined,
+  parts: GuildParts,
+) {
   return {
-    ...await serializeGuild(g, parts),
-    channels: (parts ? parts.channels : await guildChannels(g.id)).map(serializeChannelRow),
-    members: member ? [await serializeMember(member, await findUser(member.userId), parts?.memberRoleIds)] : [],
+    ...guildObject(g, parts),
+    channels: parts.channels.map(serializeChannelRow),
+    members: member ? [memberObject(member, memberUser, parts.memberRoleIds)] : [],
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
   }
 }
 
-export async function serializeMember(
-  m: MemberRow,
-  user: UserRow | undefined,
-  roleIds: string[] = await memberRoleIds(m.guildId, m.userId),
-) {
-  return { user: user ? publicUser(user) : null, ...await memberFields(m, roleIds) }
+/** GUILD_CREATE for one guild: what it shows read. */
+export async function serializeGuildForGateway(g: GuildRow, member?: MemberRow) {
+  const parts: GuildParts = {
+    memberCount: await memberCount(g.id),
+    roles: await guildRoles(g.id),
+    channels: await guildChannels(g.id),
+    memberRoleIds: member ? await memberRoleIds(g.id, member.userId) : [],
+  }
+  return gatewayGuildObject(g, member, member && (await findUser(member.userId)), parts)
+}
+
+export function memberObject(m: MemberRow, user: UserRow | undefined, roleIds: string[]) {
+  return { user: user ? publicUser(user) : null, ...memberFieldsWith(m, roleIds) }
+}
+
+/** A member, its role ids read. */
+export async function serializeMember(m: MemberRow, user: UserRow | undefined) {
+  return memberObject(m, user, await memberRoleIds(m.guildId, m.userId))
 }
 
 /** A member without its user: MESSAGE_CREATE carries its author's so (discord.py makes `message.author` a Member). */
-export async function memberFields(m: MemberRow, roleIds: string[] = await memberRoleIds(m.guildId, m.userId)) {
+export async function memberFields(m: MemberRow) {
+  return memberFieldsWith(m, await memberRoleIds(m.guildId, m.userId))
+}
+
+function memberFieldsWith(m: MemberRow, roleIds: string[]) {
   return {
     nick: m.nick,
     avatar: null,
@@ -107,21 +133,21 @@ export async function serializeMembers(guildId: string, rows: MemberRow[]) {
   const ids = rows.map((m) => m.userId)
   const users = await findUsers(ids)
   const roles = await memberRoleIdsOfUsers(guildId, ids)
-  return rows.map((m) => await serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
+  return rows.map((m) => memberObject(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
 /** A page of messages, with their authors read in one query. */
 export async function serializeMessages(rows: MessageRow[], guildId: string) {
   const authors = await findUsers(rows.map((m) => m.authorId))
-  // null, not undefined, for an author that is gone: undefined would read it again.
-  return rows.map((m) => await serializeMessage(m, guildId, authors.get(m.authorId) ?? null))
+  return rows.map((m) => messageObject(m, guildId, authors.get(m.authorId)))
 }
 
-export async function serializeMessage(
-  m: MessageRow,
-  guildId: string,
-  author: UserRow | null | undefined = await findUser(m.authorId),
-) {
+/** A message, its author read. */
+export async function serializeMessage(m: MessageRow, guildId: string) {
+  return messageObject(m, guildId, await findUser(m.authorId))
+}
+
+export function messageObject(m: MessageRow, guildId: string, author: UserRow | undefined) {
   return {
     id: m.id,
     type: 0,

@@ -250,7 +250,7 @@ export const lobbyEndpoints = [
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
-      access()
+      await access()
       const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,
         metadata: body.metadata,
@@ -276,7 +276,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
-      access()
+      await access()
       if (!isSnowflake(params.messageId)) throw Errors.unknownMessage()
       await moderateMessage(access, params.messageId, body ?? {})
       return noContent()

@@ -32,8 +32,10 @@ export type Registry = {
   enabled(userId: string): Promise<boolean>
   /** Discord's authenticator types of the factors on, ascending. */
   authenticatorTypes(userId: string): Promise<readonly number[]>
+  /** Both, from one read of the cached authenticator types (GET /users/@me and READY show both). */
+  state(userId: string): Promise<{ enabled: boolean; authenticatorTypes: readonly number[] }>
   /** The enrolled factors that prove the account's phone. */
-  phoneFactors(userId: string): SecondFactor[]
+  phoneFactors(userId: string): Promise<SecondFactor[]>
   /** null without MFA; otherwise the "MFA required" login answer with a new ticket of `purpose` carrying `data`. */
   loginChallenge(userId: string, purpose: TicketPurpose, data?: Record<string, string>): Promise<MfaRequired | null>
   /** Check a code of method `type` for the ticket; a wrong one counts against the ticket and the user (60008, 429). */
@@ -60,18 +62,27 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
   // with an authenticator type, which their `enrolled` read too) answers for those factors.
   const strongTypes = strong.flatMap((f) => f.authenticatorType ?? [])
   const strongUntyped = strong.filter((f) => f.authenticatorType === undefined)
-  const enabled = async (userId: string) => {
-    const on = await authenticatorsOn(userId)
-    return strongTypes.some((type) => on.includes(type)) || strongUntyped.some((f) => await f.enrolled(userId))
+  /** The factors of `list` the user has enrolled, in its order. */
+  const enrolledOf = async (userId: string, list: readonly SecondFactor[]) => {
+    const on: SecondFactor[] = []
+    for (const f of list) if (await f.enrolled(userId)) on.push(f)
+    return on
   }
-  const authenticatorTypes = async (userId: string) => {
+  const enabledWith = async (userId: string, on: readonly number[]) =>
+    strongTypes.some((type) => on.includes(type)) ||
+    (strongUntyped.length > 0 && (await enrolledOf(userId, strongUntyped)).length > 0)
+  const typesOf = (on: readonly number[]) =>
+    on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
+  const enabled = async (userId: string) => enabledWith(userId, await authenticatorsOn(userId))
+  const authenticatorTypes = async (userId: string) => typesOf(await authenticatorsOn(userId))
+  const state = async (userId: string) => {
     const on = await authenticatorsOn(userId)
-    return on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
+    return { enabled: await enabledWith(userId, on), authenticatorTypes: typesOf(on) }
   }
   const password = passwordMethod(enabled)
 
   async function issue(purpose: TicketPurpose, userId: string, options: TicketOptions): Promise<Issued> {
-    const on: Enrolment = new Set(factors.filter((f) => await f.enrolled(userId)).map((f) => f.type))
+    const on: Enrolment = new Set((await enrolledOf(userId, factors)).map((f) => f.type))
     const challenge = challenger && on.has(challenger.type) ? await challenger.challenge!(userId) : undefined
     const ticket = await issueTicket(purpose, userId, { ...options, challenge: challenge?.ticket })
     return { ticket, on, challenge: challenge?.wire ?? null }
@@ -97,10 +108,15 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
     factor: (type) => byType.get(type),
     enabled,
     authenticatorTypes,
-    phoneFactors: (userId) => factors.filter((f) => f.onPhone && await f.enrolled(userId)),
+    state,
+    phoneFactors: (userId) =>
+      enrolledOf(
+        userId,
+        factors.filter((f) => f.onPhone),
+      ),
 
     async loginChallenge(userId, purpose, data = {}) {
-      if (!await enabled(userId)) return null
+      if (!(await enabled(userId))) return null
       const issued = await issue(purpose, userId, { data })
       const body: MfaRequired = { user_id: userId, mfa: true, ticket: issued.ticket }
       for (const f of factors) body[f.type] = f.login ? f.login(issued.on, issued.challenge) : issued.on.has(f.type)

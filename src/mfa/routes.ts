@@ -135,7 +135,7 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
       async ({ caller: me, request, body }) => {
         await confirmPassword(await accountOf(me.userId), body.password)
         // The factors that prove this phone go with it, and need a fresh proof first.
-        const onPhone = mfa.phoneFactors(me.userId)
+        const onPhone = await mfa.phoneFactors(me.userId)
         if (onPhone.length) {
           await mfa.requireElevation(me, request)
           for (const f of onPhone) await f.remove(me.userId)

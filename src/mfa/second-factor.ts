@@ -9,7 +9,8 @@ export function secondFactorHook(mfa: Registry): SecondFactorHook {
   return {
     enabled: mfa.enabled,
     authenticatorTypes: mfa.authenticatorTypes,
-    hasSms: (userId) => mfa.phoneFactors(userId).length > 0,
+    state: mfa.state,
+    hasSms: async (userId) => (await mfa.phoneFactors(userId)).length > 0,
     challenge: mfa.loginChallenge,
     async verify(purpose, ticket, expected, method, code) {
       const row = await loadTicket(purpose, ticket)
@@ -19,8 +20,8 @@ export function secondFactorHook(mfa: Registry): SecondFactorHook {
       )
         throw invalidTicket()
       await mfa.verify(row, method, code)
-      return () => {
-        if (!await redeemTicket(row)) throw invalidTicket()
+      return async () => {
+        if (!(await redeemTicket(row))) throw invalidTicket()
       }
     },
     requireElevation: mfa.requireElevation,

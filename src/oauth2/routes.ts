@@ -47,7 +47,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 /** GET /applications/@me and /oauth2/applications/@me: the calling bot's application (Discord takes only Bot tokens). */
 async function ownApplication({ caller }: { caller: BotCaller }) {
   const row = await findApplication(caller.applicationId)
-  const bot = row && await findUser(row.botUserId)
+  const bot = row && (await findUser(row.botUserId))
   if (!row || !bot) throw Errors.unauthorized()
   const owner = row.ownerId ? await findUser(row.ownerId) : undefined
   return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
@@ -164,11 +164,14 @@ export const oauth2Endpoints = [
       summary: 'The applications the user authorized (one entry each)',
       answers: { 200: AuthorizedApps },
     },
-    async ({ caller }) =>
-      (await liveGrantsOfUser(caller.userId)).flatMap((grant) => {
+    async ({ caller }) => {
+      const authorized = []
+      for (const grant of await liveGrantsOfUser(caller.userId)) {
         const app = await findApplication(grant.applicationId)
-        return app ? [{ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) }] : []
-      }),
+        if (app) authorized.push({ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) })
+      }
+      return authorized
+    },
   ),
   endpoint(
     {

@@ -22,9 +22,9 @@ const pigeon: SecondFactor = {
   type: 'pigeon',
   strong: true,
   page: { label: 'Carrier pigeon', prompt: 'The word the pigeon brought', input: 'text' },
-  enrolled: (userId) => pigeons.has(userId),
+  enrolled: async (userId) => pigeons.has(userId),
   verify: async (ticket, code) => code === `coo-${ticket.userId}`,
-  remove: (userId) => void pigeons.delete(userId),
+  remove: async (userId) => void pigeons.delete(userId),
 }
 
 // First in the list: the strongest, so first in every answer.
