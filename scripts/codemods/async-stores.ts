@@ -355,6 +355,8 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
   }
 
   function awaitCall(call: CallExpression, callee: Node): void {
+    // Awaited already: the function around it waits on a store, and its callers follow.
+    if (call.getParent() && Node.isAwaitExpression(call.getParent()!)) return enclosing(call)
     if (promiseKept(call, callee)) return
     if (!handled(call)) {
       const was =
@@ -374,9 +376,8 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
       edit(call, { pos: call.getStart(), text: parens ? '(await ' : 'await ', order: -length })
       if (parens) edit(call, { pos: call.getEnd(), text: ')', order: length })
     }
-    // Awaited or not, the function around it waits on a store: it is async, and its callers follow.
-    if (call.getParent() && Node.isAwaitExpression(call.getParent()!)) enclosing(call)
-    else if (!handled(call)) enclosing(call)
+    // Awaited now, the function around it waits on a store: it is async, and its callers follow.
+    if (!handled(call)) enclosing(call)
   }
 
   /** The call a reference is the callee of (`f(...)`, `x.f(...)`), if any. */
