@@ -307,8 +307,8 @@ export const authEndpoints = [
       body: HandoffSchema,
       answers: { 200: HandoffAnswer },
     },
-    ({ caller, request, server, body }) => ({
-      handoff_token: createHandoff(caller.userId, body.key, clientIp(request, server)),
+    async ({ caller, request, server, body }) => ({
+      handoff_token: await createHandoff(caller.userId, body.key, clientIp(request, server)),
     }),
   ),
 ]
