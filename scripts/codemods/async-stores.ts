@@ -198,27 +198,19 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
       manual.add(`${where(call)} a store call in a ${fn.getKindName()}`)
       return
     }
-    if (Node.isFunctionDeclaration(fn)) {
-      makeAsync(fn)
-      enqueue(fn)
-      return
-    }
-    if (Node.isMethodDeclaration(fn)) {
-      makeAsync(fn)
-      enqueue(fn)
-      followContext(fn)
-      return
-    }
     const parent = fn.getParentOrThrow()
-    if (Node.isVariableDeclaration(parent) || Node.isPropertyDeclaration(parent)) {
+    // Called by name (a declaration, a method, the function of a variable or a property): async, and followed; a
+    // member of an object literal also changes the member its type declares.
+    const named =
+      Node.isFunctionDeclaration(fn) || Node.isMethodDeclaration(fn)
+        ? fn
+        : Node.isVariableDeclaration(parent) || Node.isPropertyDeclaration(parent) || Node.isPropertyAssignment(parent)
+          ? parent
+          : undefined
+    if (named) {
       makeAsync(fn)
-      enqueue(parent)
-      return
-    }
-    if (Node.isPropertyAssignment(parent)) {
-      makeAsync(fn)
-      enqueue(parent)
-      followContext(parent)
+      enqueue(named)
+      if (Node.isMethodDeclaration(named) || Node.isPropertyAssignment(named)) followContext(named)
       return
     }
     if (Node.isCallExpression(parent) && parent.getArguments().includes(fn)) {

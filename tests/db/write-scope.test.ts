@@ -19,20 +19,34 @@ function gate() {
 
 const newUser = () => ({ id: snowflake(), username: `w${snowflake()}`, createdAt: Date.now() })
 
+/**
+ * A transaction that runs `work` and then stays open (awaiting) until `release()`, rolled back at the end when
+ * `rollBack`; answered once `work` has run, with the transaction's promise.
+ */
+async function openTransaction(work: () => Promise<unknown>, { rollBack = false } = {}) {
+  const written = gate()
+  const released = gate()
+  const held = transaction(async () => {
+    await work()
+    written.open()
+    await released.promise
+    if (rollBack) throw new Error('roll back')
+  })
+  await written.promise
+  return { held, release: released.open }
+}
+
 describe('a write transaction open across an await', () => {
   test('another request reading meanwhile does not see its uncommitted row, which is then rolled back', async () => {
     await server()
     const row = newUser()
-    const written = gate()
-    const release = gate()
-    const held = transaction(async () => {
-      await insertUser(row)
-      expect((await findUser(row.id))?.username).toBe(row.username) // the transaction reads its own row
-      written.open()
-      await release.promise
-      throw new Error('roll back')
-    })
-    await written.promise
+    const { held, release } = await openTransaction(
+      async () => {
+        await insertUser(row)
+        expect((await findUser(row.id))?.username).toBe(row.username) // the transaction reads its own row
+      },
+      { rollBack: true },
+    )
     // Another request, while the transaction is open: the row is not there, through the store or the API.
     expect(inWriteTransaction()).toBe(false)
     expect(await findUser(row.id)).toBeUndefined()
@@ -44,7 +58,7 @@ describe('a write transaction open across an await', () => {
         .some((u) => u.id === row.id),
     ).toBe(false)
     expect(await reading(async () => await findUser(row.id))).toBeUndefined()
-    release.open()
+    release()
     await expect(held).rejects.toThrow('roll back')
     // Rolled back, and nothing cached from it.
     expect(await findUser(row.id)).toBeUndefined()
@@ -53,22 +67,14 @@ describe('a write transaction open across an await', () => {
   test('a write outside the transaction waits for it and commits on its own, whatever the transaction does', async () => {
     const user = await makeUser()
     const row = newUser()
-    const written = gate()
-    const release = gate()
-    const held = transaction(async () => {
-      await insertUser(row)
-      written.open()
-      await release.promise
-      throw new Error('roll back')
-    })
-    await written.promise
+    const { held, release } = await openTransaction(() => insertUser(row), { rollBack: true })
     let renamed = false
     const other = updateUser(user.id, { globalName: 'kept' }).then(() => {
       renamed = true
     })
     await Bun.sleep(20)
     expect(renamed).toBe(false) // behind the write mutex, not inside the open transaction
-    release.open()
+    release()
     await expect(held).rejects.toThrow('roll back')
     await other
     expect((await findUser(user.id))?.globalName).toBe('kept')
@@ -79,18 +85,11 @@ describe('a write transaction open across an await', () => {
     const user = await makeUser()
     const token = user.token
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBeNull()
-    const written = gate()
-    const release = gate()
-    const held = transaction(async () => {
-      await updateUser(user.id, { globalName: 'renamed' })
-      written.open()
-      await release.promise
-    })
-    await written.promise
+    const { held, release } = await openTransaction(() => updateUser(user.id, { globalName: 'renamed' }))
     // Read (and cached) meanwhile: the committed row, the old name.
     expect((await findUser(user.id))?.globalName).toBeNull()
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBeNull()
-    release.open()
+    release()
     await held
     // Once the transaction committed, nobody is answered the row it replaced.
     expect((await findUser(user.id))?.globalName).toBe('renamed')
@@ -117,14 +116,7 @@ describe('a write transaction open across an await', () => {
 
   test('queued writes wait for an open transaction and commit in their own batch', async () => {
     const row = newUser()
-    const written = gate()
-    const release = gate()
-    const held = transaction(async () => {
-      await insertUser(row)
-      written.open()
-      await release.promise
-    })
-    await written.promise
+    const { held, release } = await openTransaction(() => insertUser(row))
     const queuedRow = newUser()
     const queued = queuedTransaction(async () => {
       await insertUser(queuedRow)
@@ -132,7 +124,7 @@ describe('a write transaction open across an await', () => {
     })
     await Bun.sleep(20)
     expect(await findUser(queuedRow.id)).toBeUndefined()
-    release.open()
+    release()
     await held
     expect(await queued).toBe('queued')
     expect((await findUser(queuedRow.id))?.id).toBe(queuedRow.id)
