@@ -26,7 +26,7 @@ const newUser = () => ({ id: snowflake(), username: `w${snowflake()}`, createdAt
 async function openTransaction(work: () => Promise<unknown>, { rollBack = false } = {}) {
   const written = gate()
   const released = gate()
-  const held = transaction(async () => {
+  const held = await transaction(async () => {
     await work()
     written.open()
     await released.promise
@@ -67,7 +67,7 @@ describe('a write transaction open across an await', () => {
   test('a write outside the transaction waits for it and commits on its own, whatever the transaction does', async () => {
     const user = await makeUser()
     const row = newUser()
-    const { held, release } = await openTransaction(() => insertUser(row), { rollBack: true })
+    const { held, release } = await openTransaction(async () => await insertUser(row), { rollBack: true })
     let renamed = false
     const other = updateUser(user.id, { globalName: 'kept' }).then(() => {
       renamed = true
@@ -85,7 +85,7 @@ describe('a write transaction open across an await', () => {
     const user = await makeUser()
     const token = user.token
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBeNull()
-    const { held, release } = await openTransaction(() => updateUser(user.id, { globalName: 'renamed' }))
+    const { held, release } = await openTransaction(async () => await updateUser(user.id, { globalName: 'renamed' }))
     // Read (and cached) meanwhile: the committed row, the old name.
     expect((await findUser(user.id))?.globalName).toBeNull()
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBeNull()
@@ -116,7 +116,7 @@ describe('a write transaction open across an await', () => {
 
   test('queued writes wait for an open transaction and commit in their own batch', async () => {
     const row = newUser()
-    const { held, release } = await openTransaction(() => insertUser(row))
+    const { held, release } = await openTransaction(async () => await insertUser(row))
     const queuedRow = newUser()
     const queued = queuedTransaction(async () => {
       await insertUser(queuedRow)
