@@ -330,6 +330,14 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
    * expected (`p ??= start()` into a Promise-typed slot, an argument typed Promise). Left as it is, and not followed.
    */
   function promiseKept(call: CallExpression, callee: Node): boolean {
+    // Put in a variable declared as a promise (`const held: Promise<void> = transaction(...)`).
+    const declaration = call.getParent()
+    if (
+      declaration &&
+      Node.isVariableDeclaration(declaration) &&
+      /^(Promise|PromiseLike)</.test(declaration.getTypeNode()?.getText() ?? '')
+    )
+      return true
     if (keptInVariable(call)) return true
     if (seeds.has(callee) || !returnedPromise(callee)) return false
     const parent = call.getParentOrThrow()

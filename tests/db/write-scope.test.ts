@@ -26,7 +26,7 @@ const newUser = () => ({ id: snowflake(), username: `w${snowflake()}`, createdAt
 async function openTransaction(work: () => Promise<unknown>, { rollBack = false } = {}) {
   const written = gate()
   const released = gate()
-  const held = await transaction(async () => {
+  const held: Promise<void> = transaction(async () => {
     await work()
     written.open()
     await released.promise
