@@ -68,16 +68,18 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
     for (const f of list) if (await f.enrolled(userId)) on.push(f)
     return on
   }
-  const enabledWith = async (userId: string, on: readonly number[]) =>
-    strongTypes.some((type) => on.includes(type)) ||
-    (strongUntyped.length > 0 && (await enrolledOf(userId, strongUntyped)).length > 0)
+  const strongOn = (on: readonly number[]) => strongTypes.some((type) => on.includes(type))
+  // Strong factors without a type are asked only when there are some (the usual list has none: no more awaits).
+  const untypedOn = async (userId: string) => (await enrolledOf(userId, strongUntyped)).length > 0
   const typesOf = (on: readonly number[]) =>
     on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
-  const enabled = async (userId: string) => enabledWith(userId, await authenticatorsOn(userId))
+  const enabled = async (userId: string) =>
+    strongOn(await authenticatorsOn(userId)) || (strongUntyped.length > 0 && (await untypedOn(userId)))
   const authenticatorTypes = async (userId: string) => typesOf(await authenticatorsOn(userId))
   const state = async (userId: string) => {
     const on = await authenticatorsOn(userId)
-    return { enabled: await enabledWith(userId, on), authenticatorTypes: typesOf(on) }
+    const enabled = strongOn(on) || (strongUntyped.length > 0 && (await untypedOn(userId)))
+    return { enabled, authenticatorTypes: typesOf(on) }
   }
   const password = passwordMethod(enabled)
 
