@@ -56,15 +56,18 @@ const commands: Record<string, Command> = {
     usage: 'app list',
     summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url)',
     async run() {
-      const apps = listApplications()
-      return apps.map((a) => ({
-        id: a.id,
-        name: a.name,
-        bot_user_id: a.botUserId,
-        redirect_uris: a.redirectUris,
-        verify_key: ensureApplicationKeys(a).verifyKey,
-        event_webhooks_url: a.eventWebhooksUrl,
-      }))
+      const apps = await listApplications()
+      const listed = []
+      for (const a of apps)
+        listed.push({
+          id: a.id,
+          name: a.name,
+          bot_user_id: a.botUserId,
+          redirect_uris: a.redirectUris,
+          verify_key: (await ensureApplicationKeys(a)).verifyKey,
+          event_webhooks_url: a.eventWebhooksUrl,
+        })
+      return listed
     },
   },
   'app set': {
@@ -87,7 +90,7 @@ const commands: Record<string, Command> = {
           `--event-webhook-url refused: ${field?.event_webhooks_url?._errors?.[0]?.message ?? String(error)}`,
         )
       }
-      const app = listApplications().find((a) => a.id === values.id)!
+      const app = (await listApplications()).find((a) => a.id === values.id)!
       return { id: app.id, event_webhooks_url: app.eventWebhooksUrl, event_webhooks_status: app.eventWebhooksStatus }
     },
   },
@@ -112,7 +115,7 @@ const commands: Record<string, Command> = {
       const email = values.email.trim().toLowerCase()
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
         throw new Error(`--email: not a well formed e-mail address: ${values.email}`)
-      if (findUserByEmail(email)) throw new Error(`--email: ${email} is already registered`)
+      if (await findUserByEmail(email)) throw new Error(`--email: ${email} is already registered`)
       let username: string
       if (values.username !== undefined) {
         username = values.username.toLowerCase()
@@ -141,7 +144,7 @@ const commands: Record<string, Command> = {
         throw new UsageError('--limit must be an integer from 1 to 100000')
       if (values.after !== undefined && !/^\d{1,20}$/.test(values.after))
         throw new UsageError(`--after: not an ID: ${values.after}`)
-      const rows = listUsers({ limit, after: values.after })
+      const rows = await listUsers({ limit, after: values.after })
       return rows.map((u) => ({
         id: u.id,
         username: u.username,
@@ -202,7 +205,7 @@ const commands: Record<string, Command> = {
       if (!values.id) throw new UsageError('--id is required')
       const hubType = values['hub-type']
       if (hubType !== undefined && !/^\d+$/.test(hubType)) throw new UsageError('--hub-type must be a number')
-      return setGuildAttributes(values.id, {
+      return await setGuildAttributes(values.id, {
         features: values.feature,
         hubType: hubType === undefined ? undefined : Number(hubType),
         vanity: values.vanity,
@@ -224,7 +227,7 @@ const commands: Record<string, Command> = {
         throw new Error(`${positionals[0]}: not valid JSON (${(error as Error).message})`)
       }
       try {
-        return loadDefinitions(parsed)
+        return await loadDefinitions(parsed)
       } catch (error) {
         if (error instanceof DefinitionError)
           throw new Error(`${positionals[0]} refused, the loaded definitions stay:\n${error.message}`)
@@ -236,7 +239,7 @@ const commands: Record<string, Command> = {
     usage: 'experiments list',
     summary: 'the loaded experiments, as JSON',
     async run() {
-      return listDefinitions()
+      return await listDefinitions()
     },
   },
   'experiments show': {
@@ -245,7 +248,7 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
       if (positionals.length !== 1) throw new UsageError('give one experiment name')
-      const definition = showDefinition(positionals[0])
+      const definition = await showDefinition(positionals[0])
       if (!definition) throw new Error(`no experiment named "${positionals[0]}"`)
       return JSON.stringify(definition, null, 2)
     },
@@ -263,7 +266,7 @@ const commands: Record<string, Command> = {
       for (const id of [values.guild, values.user])
         if (id !== undefined && !/^\d{1,20}$/.test(id)) throw new UsageError(`not an ID: ${id}`)
       try {
-        return evaluateOne(positionals[0], { guild: values.guild, user: values.user })
+        return await evaluateOne(positionals[0], { guild: values.guild, user: values.user })
       } catch (error) {
         if (error instanceof UnknownResource) throw new Error(error.message)
         throw error
@@ -407,7 +410,7 @@ export async function runCli(args: string[]): Promise<number> {
       console.error(error.message.split('\n').slice(1).join('\n'))
     return usage ? 2 : 1
   } finally {
-    closeDatabase()
+    await closeDatabase()
   }
 }
 

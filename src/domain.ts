@@ -35,6 +35,6 @@ export type DomainModule = {
   /** Delete what only expires (tokens, tickets, idle sessions); run every 10 minutes. */
   sweep?(): void | Promise<void>
   /** Timers and sockets: started once the server listens, stopped (in reverse order) before it closes. */
-  start?(): void
+  start?(): void | Promise<void>
   stop?(): void | Promise<void>
 }

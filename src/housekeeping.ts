@@ -18,7 +18,7 @@ export async function runHousekeeping(): Promise<void> {
   }
   sweepRateLimits()
   try {
-    optimizeDatabase()
+    await optimizeDatabase()
   } catch (error) {
     log.error('housekeeping failed', { domain: 'db', error: String(error) })
   }

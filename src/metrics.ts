@@ -42,8 +42,8 @@ export function installMetrics(): void {
   collect('lobby_database_size_bytes', 'Size of the SQLite database file and its write-ahead log.', 'gauge', () =>
     databaseSize(config().databasePath),
   )
-  collect('lobby_lobbies', 'Lobbies.', 'gauge', () => countLobbies())
-  collect('lobby_users', 'User accounts (bots not counted).', 'gauge', () => countUsers())
+  collect('lobby_lobbies', 'Lobbies.', 'gauge', countLobbies)
+  collect('lobby_users', 'User accounts (bots not counted).', 'gauge', countUsers)
   collect('lobby_build_info', 'The running version: its commit, build date and target.', 'gauge', () => [
     [buildInfo(), 1],
   ])
@@ -57,7 +57,7 @@ export function installMetrics(): void {
 }
 
 /** The /metrics answer: the text, 401 without the token when one is set. */
-export function metricsResponse(request: Request): Response {
+export async function metricsResponse(request: Request): Promise<Response> {
   const token = config().metricsToken
   if (token) {
     const given = request.headers.get('authorization') ?? ''
@@ -68,11 +68,11 @@ export function metricsResponse(request: Request): Response {
       })
     }
   }
-  return new Response(renderMetrics(), { headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' } })
+  return new Response(await renderMetrics(), { headers: { 'content-type': CONTENT_TYPE, 'cache-control': 'no-store' } })
 }
 
 /** The main port's route: a 404 like any unknown path unless METRICS=true. */
-export function metricsRoute({ request }: { request: Request }): Response {
+export async function metricsRoute({ request }: { request: Request }): Promise<Response> {
   if (!config().metrics) throw Errors.notFound()
   return metricsResponse(request)
 }

@@ -87,13 +87,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       throw await listenFailure(error, 'METRICS_HOST', cfg.metricsHost, cfg.metricsPort)
     }
   } catch (error) {
-    closeDatabase()
+    await closeDatabase()
     unlockDatabase()
     throw error
   }
   const port = app.server!.port!
   attachGateway(app.server!)
-  for (const m of modules) m.start?.()
+  for (const m of modules) await m.start?.()
   startHousekeeping()
   // BASE_URL derived from the real port when it was not given (port 0 in tests).
   if (!process.env.BASE_URL && !overrides.baseUrl) {
@@ -131,7 +131,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       stopHousekeeping()
       await app.stop(true)
       await metricsServer?.stop(true)
-      closeDatabase()
+      await closeDatabase()
       unlockDatabase()
     },
   }

@@ -25,4 +25,4 @@ for (let i = 0; i < count; i++) {
   users.push({ id: user.id, token, email })
 }
 await Bun.write(out, JSON.stringify({ users, hash }))
-closeDatabase()
+await closeDatabase()

@@ -11,17 +11,17 @@ import type { UserRow } from './tables'
 
 export type LoginContext = { client: ClientInfo; loginSource?: string | null; giftCodeSkuId?: string | null }
 
-export function rememberIp(userId: string, ip: string): void {
-  insertKnownIp(userId, ip)
+export async function rememberIp(userId: string, ip: string): Promise<void> {
+  await insertKnownIp(userId, ip)
 }
 
-/** Synchronous, its writes one transaction: a caller can make it part of its own (spending a single-use token). */
-export function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
-  const token = transaction(() => {
+/** Its writes one transaction: a caller can make it part of its own (spending a single-use token), as a savepoint. */
+export async function completeLogin(user: UserRow, context: LoginContext, requiredActions: string[] = []) {
+  const token = await transaction(async () => {
     // Read again inside the transaction: a lock that came after the flow began (an MFA ticket, a handoff or QR
     // token, a passkey ceremony) still stops it here, whatever the flow checked before.
-    if (findUser(user.id)?.compromised) throw accountCompromised()
-    const { token } = createSession(user.id, {
+    if ((await findUser(user.id))?.compromised) throw accountCompromised()
+    const { token } = await createSession(user.id, {
       ip: context.client.ip,
       os: context.client.os,
       platform: context.client.platform,
@@ -29,8 +29,8 @@ export function completeLogin(user: UserRow, context: LoginContext, requiredActi
       loginSource: context.loginSource ?? null,
       giftCodeSkuId: context.giftCodeSkuId ?? null,
     })
-    rememberIp(user.id, context.client.ip)
-    if (context.client.fingerprint) retireFingerprint(context.client.fingerprint, user.id)
+    await rememberIp(user.id, context.client.ip)
+    if (context.client.fingerprint) await retireFingerprint(context.client.fingerprint, user.id)
     return token
   })
   return {

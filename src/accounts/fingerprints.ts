@@ -19,51 +19,54 @@ import {
 const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
 const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000
 
-function mac(id: string): string {
-  return createHmac('sha256', getSecret('fingerprint')).update(id).digest('base64url').slice(0, 27)
+async function mac(id: string): Promise<string> {
+  return createHmac('sha256', await getSecret('fingerprint'))
+    .update(id)
+    .digest('base64url')
+    .slice(0, 27)
 }
 
-export function createFingerprint(ip: string): string {
+export async function createFingerprint(ip: string): Promise<string> {
   const id = snowflake()
-  if (tryConsume(...perIp('fingerprint-ip', ip, FINGERPRINT_LIMIT))) insertFingerprint(id, ip)
-  return `${id}.${mac(id)}`
+  if (tryConsume(...perIp('fingerprint-ip', ip, FINGERPRINT_LIMIT))) await insertFingerprint(id, ip)
+  return `${id}.${await mac(id)}`
 }
 
 /** The snowflake of a fingerprint that is authentic and valid; undefined otherwise. */
-function validFingerprint(value: unknown): string | undefined {
+async function validFingerprint(value: unknown): Promise<string | undefined> {
   if (typeof value !== 'string' || value.length > 64) return undefined
   const [id, given] = value.split('.')
-  if (!id || !given || !/^\d{1,20}$/.test(id) || !safeEqual(given, mac(id))) return undefined
-  const row = findFingerprint(id, clock.now() - FINGERPRINT_TTL_MS)
+  if (!id || !given || !/^\d{1,20}$/.test(id) || !safeEqual(given, await mac(id))) return undefined
+  const row = await findFingerprint(id, clock.now() - FINGERPRINT_TTL_MS)
   return row?.valid ? id : undefined
 }
 
 /** Claim a valid, unused fingerprint for a new account (atomic: one account per fingerprint). */
-export function claimFingerprint(value: unknown, userId: string): string | undefined {
-  const id = validFingerprint(value)
+export async function claimFingerprint(value: unknown, userId: string): Promise<string | undefined> {
+  const id = await validFingerprint(value)
   if (!id) return undefined
-  return claimFingerprintRow(id, userId) ? id : undefined
+  return (await claimFingerprintRow(id, userId)) ? id : undefined
 }
 
 /** Forget fingerprints past their life (housekeeping). */
-export function purgeExpiredFingerprints(): void {
-  deleteFingerprintsCreatedBy(clock.now() - FINGERPRINT_TTL_MS)
+export async function purgeExpiredFingerprints(): Promise<void> {
+  await deleteFingerprintsCreatedBy(clock.now() - FINGERPRINT_TTL_MS)
 }
 
 /**
  * The snowflake of a fingerprint still honoured (GET /experiments): authentic and valid, and not yet ended by the
  * login or registration that took it. Undefined otherwise.
  */
-export function honouredFingerprint(value: unknown): string | undefined {
-  const id = validFingerprint(value)
+export async function honouredFingerprint(value: unknown): Promise<string | undefined> {
+  const id = await validFingerprint(value)
   if (!id) return undefined
-  const row = fingerprintUser(id)
+  const row = await fingerprintUser(id)
   return row && row.usedBy === null ? id : undefined
 }
 
 /** Fingerprints are honoured until login: a login that carries one ends it (the account's ID takes over). */
-export function retireFingerprint(value: unknown, userId: string): void {
-  const id = validFingerprint(value)
+export async function retireFingerprint(value: unknown, userId: string): Promise<void> {
+  const id = await validFingerprint(value)
   if (!id) return
-  retireFingerprintRow(id, userId)
+  await retireFingerprintRow(id, userId)
 }

@@ -14,14 +14,13 @@ import { findUser } from './store'
  * READY's `user`: the private user for user sessions, the bot user (bot: true) for applications; and for user
  * sessions Discord's `auth: {authenticator_types}`, the second factors the account has on.
  */
-function userReady(caller: Caller) {
-  const user = findUser(caller.userId)
+async function userReady(caller: Caller) {
+  const user = await findUser(caller.userId)
+  const { enabled, authenticatorTypes: types } = await secondFactor().state(caller.userId)
   return {
     ready: {
-      user: user ? userForCaller(user, caller, secondFactor().enabled(user.id)) : null,
-      ...(caller.kind === 'user'
-        ? { auth: { authenticator_types: secondFactor().authenticatorTypes(caller.userId) } }
-        : {}),
+      user: user ? userForCaller(user, caller, enabled) : null,
+      ...(caller.kind === 'user' ? { auth: { authenticator_types: types } } : {}),
     },
   }
 }
@@ -33,8 +32,8 @@ export const accountsModule = {
   liveSessions: liveSessionIds,
   identify: userReady,
   async sweep() {
-    purgeExpiredOneTime()
-    purgeExpiredFingerprints()
+    await purgeExpiredOneTime()
+    await purgeExpiredFingerprints()
     await sweepIdleSessions()
   },
 } satisfies DomainModule

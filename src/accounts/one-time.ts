@@ -14,35 +14,35 @@ import {
 export type OneTimePurpose = 'verify_email' | 'authorize_ip' | 'reset_password' | 'revert_email' | 'phone' | 'handoff'
 export type { OneTimeRow }
 
-export function issueOneTime(
+export async function issueOneTime(
   purpose: OneTimePurpose,
   userId: string | null,
   ttlMs: number,
   data: Record<string, string> = {},
-): string {
+): Promise<string> {
   const token = randomToken(32)
   const now = clock.now()
-  insertOneTime({ tokenHash: sha256Hex(token), purpose, userId, data, createdAt: now, expiresAt: now + ttlMs })
+  await insertOneTime({ tokenHash: sha256Hex(token), purpose, userId, data, createdAt: now, expiresAt: now + ttlMs })
   return token
 }
 
 /** Consume a token: returns its row once, then never again; undefined if unknown, expired or used. */
-export function redeemOneTime(purpose: OneTimePurpose, token: string): OneTimeRow | undefined {
+export async function redeemOneTime(purpose: OneTimePurpose, token: string): Promise<OneTimeRow | undefined> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) return undefined
-  return takeOneTime(sha256Hex(token), purpose, clock.now())
+  return await takeOneTime(sha256Hex(token), purpose, clock.now())
 }
 
 /** Look at a token without consuming it (a reset that must first pass MFA). */
-export function peekOneTime(purpose: OneTimePurpose, token: string): OneTimeRow | undefined {
+export async function peekOneTime(purpose: OneTimePurpose, token: string): Promise<OneTimeRow | undefined> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 256) return undefined
-  return findOneTime(sha256Hex(token), purpose, clock.now())
+  return await findOneTime(sha256Hex(token), purpose, clock.now())
 }
 
 /** Invalidate a user's outstanding tokens of a purpose (a new reset link replaces the old one). */
-export function revokeOneTime(userId: string, purpose: OneTimePurpose): void {
-  deleteOneTimeOf(userId, purpose)
+export async function revokeOneTime(userId: string, purpose: OneTimePurpose): Promise<void> {
+  await deleteOneTimeOf(userId, purpose)
 }
 
-export function purgeExpiredOneTime(): void {
-  deleteExpiredOneTime(clock.now())
+export async function purgeExpiredOneTime(): Promise<void> {
+  await deleteExpiredOneTime(clock.now())
 }

@@ -34,8 +34,10 @@ export function maskPhone(phone: string): string {
   return `${phone.slice(0, 1)}${'*'.repeat(Math.max(phone.length - 5, 0))}${phone.slice(-4)}`
 }
 
-function codeHash(phone: string, purpose: string, code: string): string {
-  return createHmac('sha256', getSecret('phone-codes')).update(`${purpose}:${phone}:${code}`).digest('hex')
+async function codeHash(phone: string, purpose: string, code: string): Promise<string> {
+  return createHmac('sha256', await getSecret('phone-codes'))
+    .update(`${purpose}:${phone}:${code}`)
+    .digest('hex')
 }
 
 /** Text a new code (replacing any earlier one for this phone and purpose). */
@@ -48,34 +50,34 @@ export async function issuePhoneCode(
   // Both or neither: a refused text does not use up the other allowance.
   reserve(perIp('sms-ip', ip, SMS_PER_IP), ['sms-phone', phone, SMS_PER_PHONE])
   const code = randomDigits(6)
-  upsertPhoneCode(phone, purpose, codeHash(phone, purpose, code), clock.now() + PHONE_CODE_TTL_MS)
+  await upsertPhoneCode(phone, purpose, await codeHash(phone, purpose, code), clock.now() + PHONE_CODE_TTL_MS)
   await sendSms({ to: phone, body: `${message} ${code}` })
 }
 
 /** True once for the right code within its life; wrong codes count towards killing it. */
-export function verifyPhoneCode(phone: string, code: string, purpose: PhonePurpose): boolean {
-  if (typeof code !== 'string' || !/^\d{6}$/.test(code)) return failAttempt(phone, purpose)
-  return takePhoneCode(phone, purpose, codeHash(phone, purpose, code), clock.now(), MAX_ATTEMPTS)
+export async function verifyPhoneCode(phone: string, code: string, purpose: PhonePurpose): Promise<boolean> {
+  if (typeof code !== 'string' || !/^\d{6}$/.test(code)) return await failAttempt(phone, purpose)
+  return (await takePhoneCode(phone, purpose, await codeHash(phone, purpose, code), clock.now(), MAX_ATTEMPTS))
     ? true
-    : failAttempt(phone, purpose)
+    : await failAttempt(phone, purpose)
 }
 
-function failAttempt(phone: string, purpose: string): false {
-  countPhoneCodeAttempt(phone, purpose)
+async function failAttempt(phone: string, purpose: string): Promise<false> {
+  await countPhoneCodeAttempt(phone, purpose)
   return false
 }
 
 /** Which purposes have a live code for this phone (phone verification answers for the flow that sent it). */
-export function pendingPurposes(phone: string): string[] {
-  return livePhoneCodePurposes(phone, clock.now())
+export async function pendingPurposes(phone: string): Promise<string[]> {
+  return await livePhoneCodePurposes(phone, clock.now())
 }
 
 /** Keep a number an account has had (an account revert blocks them all). */
-export function rememberPhone(userId: string, phone: string): void {
-  insertUserPhone(userId, phone)
+export async function rememberPhone(userId: string, phone: string): Promise<void> {
+  await insertUserPhone(userId, phone)
 }
 
 /** Remove a user's phone and block every number the account ever had. */
-export function blockPhonesOf(userId: string): void {
-  blockPhonesOfUser(userId)
+export async function blockPhonesOf(userId: string): Promise<void> {
+  await blockPhonesOfUser(userId)
 }

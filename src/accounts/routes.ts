@@ -1,7 +1,6 @@
 // REST of the accounts domain: the calling user and its login settings.
 import type { Caller } from '../core/caller'
 import { Errors } from '../core/errors'
-import { reading } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
@@ -11,19 +10,14 @@ import { privateUser, publicUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { cachedUserText, findUser, updateUser } from './store'
 
-/** The calling user: the row and whether MFA is on, in one snapshot (one read transaction). */
-function me(caller: Caller) {
-  return reading(() => {
-    const user = findUser(caller.userId)
-    if (!user) throw Errors.unauthorized()
-    const mfaEnabled = secondFactor().enabled(user.id)
-    if (caller.kind === 'bearer') return userForCaller(user, caller, mfaEnabled)
-    // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-    const types = secondFactor().authenticatorTypes(user.id)
-    return new JsonText(
-      cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, mfaEnabled, types))),
-    )
-  })
+/** The calling user: the user row and its second factors, both cached, each one read when it is not. */
+async function me(caller: Caller) {
+  const user = await findUser(caller.userId)
+  if (!user) throw Errors.unauthorized()
+  const { enabled, authenticatorTypes: types } = await secondFactor().state(user.id)
+  if (caller.kind === 'bearer') return userForCaller(user, caller, enabled)
+  // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+  return new JsonText(cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, enabled, types))))
 }
 
 /** The accounts domain's endpoints (http/endpoint.ts). */
@@ -49,7 +43,7 @@ export const accountEndpoints = [
       summary: 'Login settings (locale, theme)',
       answers: { 200: LoginSettings },
     },
-    ({ caller }) => loginSettings(findUser(caller.userId)!),
+    async ({ caller }) => loginSettings((await findUser(caller.userId))!),
   ),
   endpoint(
     {
@@ -61,13 +55,13 @@ export const accountEndpoints = [
       body: SettingsPatchSchema,
       answers: { 200: LoginSettings },
     },
-    ({ caller, body }) => {
+    async ({ caller, body }) => {
       const patch = {
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
         ...(body.theme !== undefined ? { theme: body.theme } : {}),
       }
-      if (Object.keys(patch).length) updateUser(caller.userId, patch)
-      const settings = loginSettings(findUser(caller.userId)!)
+      if (Object.keys(patch).length) await updateUser(caller.userId, patch)
+      const settings = loginSettings((await findUser(caller.userId))!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },
@@ -81,10 +75,10 @@ export const accountEndpoints = [
       summary: 'A user (its public fields)',
       answers: { 200: PublicUser },
     },
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       // `/users/%40me` reaches this route (the router matches the static `@me` only as sent).
       if (params.userId === '@me') return me(caller)
-      const user = findUser(params.userId)
+      const user = await findUser(params.userId)
       if (!user) throw Errors.unknownUser()
       return publicUser(user)
     },

@@ -12,14 +12,16 @@ export type MfaRequired = { user_id: string; mfa: true; ticket: string; [factor:
 
 export type SecondFactorHook = {
   /** MFA is on: an authenticator app or a security key (SMS and backup codes only come on top of those). */
-  enabled(userId: string): boolean
+  enabled(userId: string): Promise<boolean>
   /**
    * Discord's authenticator types the user has enabled (1 WebAuthn, 2 TOTP, 3 SMS), ascending: READY's
    * `auth.authenticator_types` and the private user's `authenticator_types`. Cached: answered without a query.
    */
-  authenticatorTypes(userId: string): readonly number[]
+  authenticatorTypes(userId: string): Promise<readonly number[]>
+  /** Both `enabled` and `authenticatorTypes` in one call (GET /users/@me and READY show both; cached: no query). */
+  state(userId: string): Promise<{ enabled: boolean; authenticatorTypes: readonly number[] }>
   /** A second factor proves the user's phone (SMS). */
-  hasSms(userId: string): boolean
+  hasSms(userId: string): Promise<boolean>
   /** null for a user without MFA; otherwise the MFA-required body with a new ticket of `purpose` carrying `data`. */
   challenge(userId: string, purpose: 'login' | 'reset', data?: Record<string, string>): Promise<MfaRequired | null>
   /**
@@ -33,11 +35,11 @@ export type SecondFactorHook = {
     expected: { userId: string; data: Record<string, string> },
     method: string,
     code: unknown,
-  ): Promise<() => void>
+  ): Promise<() => Promise<void>>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a valid elevation for this caller. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** Remove every second factor (account revert). */
-  removeAll(userId: string): void
+  removeAll(userId: string): Promise<void>
 }
 
 let installed: SecondFactorHook | undefined

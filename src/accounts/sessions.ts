@@ -30,11 +30,14 @@ export type SessionClient = {
 
 const TOUCH_EVERY_MS = 60_000
 
-export function createSession(userId: string, client: SessionClient = {}): { token: string; session: AuthSessionRow } {
+export async function createSession(
+  userId: string,
+  client: SessionClient = {},
+): Promise<{ token: string; session: AuthSessionRow }> {
   const token = ownedToken(userId)
   const id = randomToken(16)
   const now = clock.now()
-  const session = insertSession({
+  const session = await insertSession({
     id,
     userId,
     tokenHash: sha256Hex(token),
@@ -56,18 +59,18 @@ function idleLimitMs(): number {
 }
 
 /** The session a user token belongs to, if it exists and has not idled out. */
-export function resolveUserToken(token: string): Resolved<UserCaller> | undefined {
-  const session = findActiveSessionByTokenHash(sha256Hex(token))
+export async function resolveUserToken(token: string): Promise<Resolved<UserCaller> | undefined> {
+  const session = await findActiveSessionByTokenHash(sha256Hex(token))
   if (!session) return undefined
   const now = clock.now()
   if (now - session.lastUsedAt > idleLimitMs()) {
-    deleteSessionRow(session.id)
+    await deleteSessionRow(session.id)
     return undefined
   }
   // approx_last_used_time is approximate on purpose: at most one write a minute per session.
   let lastUsedAt = session.lastUsedAt
   if (now - lastUsedAt > TOUCH_EVERY_MS) {
-    touchSessionAt(session.id, now)
+    await touchSessionAt(session.id, now)
     lastUsedAt = now
   }
   // Reused until the next touch is due (or the session would idle out): ending it forgets it at once (store).
@@ -79,30 +82,30 @@ export function resolveUserToken(token: string): Resolved<UserCaller> | undefine
 }
 
 export async function deleteSession(id: string): Promise<void> {
-  deleteSessionRow(id)
+  await deleteSessionRow(id)
 }
 
-export function listSessions(userId: string): AuthSessionRow[] {
-  return sessionsOfUser(userId)
+export async function listSessions(userId: string): Promise<AuthSessionRow[]> {
+  return await sessionsOfUser(userId)
 }
 
 /** Remove sessions idle past the limit (run now and then by the server). */
 export async function sweepIdleSessions(): Promise<number> {
-  return deleteSessionsIdleSince(clock.now() - idleLimitMs())
+  return await deleteSessionsIdleSince(clock.now() - idleLimitMs())
 }
 
 export async function deleteUserSessions(userId: string, exceptId?: string): Promise<string[]> {
-  return deleteSessionsOfUser(userId, exceptId)
+  return await deleteSessionsOfUser(userId, exceptId)
 }
 
 /** Which of these sessions still exist, have not idled out, and belong to an active account. */
-export function liveSessionIds(ids: string[]): Set<string> {
-  return liveSessionIdsSince(ids, clock.now() - idleLimitMs())
+export async function liveSessionIds(ids: string[]): Promise<Set<string>> {
+  return await liveSessionIdsSince(ids, clock.now() - idleLimitMs())
 }
 
 /** A new token for the caller in place of the current one (after an MFA change); its gateway connections follow. */
 export async function replaceSession(caller: UserCaller): Promise<string> {
-  const old = findSession(caller.sessionId)
+  const old = await findSession(caller.sessionId)
   const { token, session } = await createSession(caller.userId, {
     ip: old?.ip ?? undefined,
     os: old?.clientOs,
@@ -134,7 +137,7 @@ export async function endSessions(userId: string, exceptId?: string, changedTo?:
 
 /** End the sessions with these id hashes (of this user only); returns how many ended. */
 export async function endSessionsByHash(userId: string, idHashes: string[]): Promise<number> {
-  const ids = sessionIdsByHash(userId, idHashes)
+  const ids = await sessionIdsByHash(userId, idHashes)
   for (const id of ids) {
     await deleteSession(id)
     events.closeAuthSession(id, 4004, 'Authentication failed')
@@ -142,6 +145,6 @@ export async function endSessionsByHash(userId: string, idHashes: string[]): Pro
   return ids.length
 }
 
-export function findSessionByToken(token: string): AuthSessionRow | undefined {
-  return findSessionByTokenHash(sha256Hex(token))
+export async function findSessionByToken(token: string): Promise<AuthSessionRow | undefined> {
+  return await findSessionByTokenHash(sha256Hex(token))
 }

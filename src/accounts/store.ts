@@ -1,12 +1,11 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
-// fingerprints. Synchronous, as every store (docs/DESIGN.md, "Stores"): writers that must share a transaction with
-// another domain's rows take it as `tx`. Hot statements are prepared once; bun:sqlite is one synchronous connection,
-// so they run inside the caller's open transaction too, and the `tx` parameters stay for a store that goes async.
+// fingerprints. Async, as every store (docs/DESIGN.md, "Stores are async"): a write runs in the caller's write transaction when
+// it has one open, else alone behind the write mutex (`write`). Hot statements are prepared once per connection.
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
-import { rowCache } from '../db/cache'
-import { db, idsTable, idValue, prepared, type DB } from '../db/client'
+import { forgetThrough, rowCache } from '../db/cache'
+import { db, idsTable, idValue, prepared, write, type DB } from '../db/client'
 import {
   authSessions,
   blockedPhones,
@@ -59,18 +58,20 @@ export function cachedUserText(id: string, factors: string, build: () => string)
 function forgetUser(id: string): void {
   userRows.forget(id)
   userTexts.forget(id)
-  usersWritten++
 }
 
-/** Changes whenever this process writes a user row: answers made of many users (message authors) compare it. */
-export const usersVersion = () => usersWritten
+/**
+ * Changes whenever this process writes a user row, and again when the write's scope ends (its commit): answers made of
+ * many users (message authors) compare it.
+ */
+export const usersVersion = () => usersWritten + userRows.version
 
-export function findUser(id: string): UserRow | undefined {
+export async function findUser(id: string): Promise<UserRow | undefined> {
   return userRows.read(id, () => userById().get({ id }))
 }
 
 /** The users among these ids, by id (one query for a page of authors). */
-export function findUsers(ids: Iterable<string>): Map<string, UserRow> {
+export async function findUsers(ids: Iterable<string>): Promise<Map<string, UserRow>> {
   const unique = [...new Set(ids)]
   const found = new Map<string, UserRow>()
   if (unique.length === 0) return found
@@ -91,24 +92,26 @@ const userByEmail = userBy(users.email)
 const userByUsername = userBy(users.username)
 const userByPhone = userBy(users.phone)
 
-export function findUserByEmail(email: string): UserRow | undefined {
+export async function findUserByEmail(email: string): Promise<UserRow | undefined> {
   return userByEmail().get({ value: email.toLowerCase() })
 }
 
-export function findUserByUsername(username: string): UserRow | undefined {
+export async function findUserByUsername(username: string): Promise<UserRow | undefined> {
   return userByUsername().get({ value: username.toLowerCase() })
 }
 
 /** The user holding this E.164 number. */
-export function findUserByPhone(phone: string): UserRow | undefined {
+export async function findUserByPhone(phone: string): Promise<UserRow | undefined> {
   return userByPhone().get({ value: phone })
 }
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
-export function insertUser(row: UserInsert, tx: DB = db()): UserRow {
-  if (row.id) forgetUser(row.id)
-  else usersWritten++
-  return tx.insert(users).values(row).returning().get()
+export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
+  return await write((w) => {
+    if (row.id) forgetUser(row.id)
+    else usersWritten++
+    return w.insert(users).values(row).returning().get()
+  })
 }
 
 const userStateById = prepared((d) =>
@@ -120,32 +123,35 @@ const userStateById = prepared((d) =>
 )
 
 /** The account exists, is neither disabled nor deleted, and is not locked (the tokens it granted work only then). */
-export function isUserActive(id: string): boolean {
+export async function isUserActive(id: string): Promise<boolean> {
   const row = userStateById().get({ id })
   return row?.state === 'active' && !row.compromised
 }
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
-export function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): void {
-  forgetUser(id)
-  db()
-    .update(users)
-    .set({ passwordWeak: weak })
-    .where(and(eq(users.id, id), eq(users.passwordHash, passwordHash)))
-    .run()
+export async function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): Promise<void> {
+  return await write((w) => {
+    forgetUser(id)
+    w.update(users)
+      .set({ passwordWeak: weak })
+      .where(and(eq(users.id, id), eq(users.passwordHash, passwordHash)))
+      .run()
+  })
 }
 
 /** Change columns of a user row; undefined when there is no such user. Unique columns throw when taken. */
-export function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): UserRow | undefined {
-  forgetCallers() // the account's state decides whether its tokens work
-  forgetUser(id)
-  // A new password has not been judged by the policy unless the caller says so.
-  if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
-  return db().update(users).set(patch).where(eq(users.id, id)).returning().get()
+export async function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id'>>): Promise<UserRow | undefined> {
+  return await write((w) => {
+    forgetThrough(forgetCallers) // the account's state decides whether its tokens work
+    forgetUser(id)
+    // A new password has not been judged by the policy unless the caller says so.
+    if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
+    return w.update(users).set(patch).where(eq(users.id, id)).returning().get()
+  })
 }
 
 /** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
-export function listUsers(page: { limit: number; after?: string }): UserRow[] {
+export async function listUsers(page: { limit: number; after?: string }): Promise<UserRow[]> {
   const people = eq(users.bot, false)
   const after = page.after ? sql`(length(${users.id}), ${users.id}) > (${page.after.length}, ${page.after})` : undefined
   return db()
@@ -158,12 +164,12 @@ export function listUsers(page: { limit: number; after?: string }): UserRow[] {
 }
 
 /** People (not bots) (the /metrics gauge). */
-export function countUsers(): number {
+export async function countUsers(): Promise<number> {
   return db().select({ n: count() }).from(users).where(eq(users.bot, false)).get()?.n ?? 0
 }
 
 /** The ids among `ids` that are users. (A prepared statement runs inside the caller's open transaction too.) */
-export function existingUserIds(_tx: DB, ids: string[]): Set<string> {
+export async function existingUserIds(_tx: DB, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
   return new Set(
     userIdsByIds()
@@ -197,9 +203,11 @@ const sessionInsert = prepared((d) => {
 })
 
 /** Every column given (null where unknown): the row inserted is the row returned. */
-export function insertSession(row: AuthSessionRow): AuthSessionRow {
-  sessionInsert().run(row)
-  return row
+export async function insertSession(row: AuthSessionRow): Promise<AuthSessionRow> {
+  return await write((w) => {
+    sessionInsert().run(row)
+    return row
+  })
 }
 
 const sessionByTokenHash = prepared((d) =>
@@ -237,28 +245,32 @@ const touchSession = prepared((d) =>
     .prepare(),
 )
 
-export function findSessionByTokenHash(hash: string): AuthSessionRow | undefined {
+export async function findSessionByTokenHash(hash: string): Promise<AuthSessionRow | undefined> {
   return sessionByTokenHash().get({ hash })
 }
 
 /** The session of a token hash, only while its user is active (every authenticated request asks). */
-export function findActiveSessionByTokenHash(
+export async function findActiveSessionByTokenHash(
   hash: string,
-): Pick<AuthSessionRow, 'id' | 'userId' | 'idHash' | 'lastUsedAt'> | undefined {
+): Promise<Pick<AuthSessionRow, 'id' | 'userId' | 'idHash' | 'lastUsedAt'> | undefined> {
   return activeSessionByTokenHash().get({ hash })
 }
 
-export function touchSessionAt(id: string, now: number): void {
-  touchSession().run({ now, id })
+export async function touchSessionAt(id: string, now: number): Promise<void> {
+  return await write((w) => {
+    touchSession().run({ now, id })
+  })
 }
 
-export function findSession(id: string): AuthSessionRow | undefined {
+export async function findSession(id: string): Promise<AuthSessionRow | undefined> {
   return db().select().from(authSessions).where(eq(authSessions.id, id)).get()
 }
 
-export function deleteSessionRow(id: string): void {
-  forgetCallers()
-  db().delete(authSessions).where(eq(authSessions.id, id)).run()
+export async function deleteSessionRow(id: string): Promise<void> {
+  return await write((w) => {
+    forgetThrough(forgetCallers)
+    w.delete(authSessions).where(eq(authSessions.id, id)).run()
+  })
 }
 
 const sessionsOf = prepared((d) =>
@@ -269,32 +281,35 @@ const sessionsOf = prepared((d) =>
     .prepare(),
 )
 
-export function sessionsOfUser(userId: string): AuthSessionRow[] {
+export async function sessionsOfUser(userId: string): Promise<AuthSessionRow[]> {
   return sessionsOf().all({ userId })
 }
 
 /** Delete sessions last used before `cutoff`; returns how many. */
-export function deleteSessionsIdleSince(cutoff: number): number {
-  forgetCallers()
-  return db().delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
-    .length
+export async function deleteSessionsIdleSince(cutoff: number): Promise<number> {
+  return await write((w) => {
+    forgetThrough(forgetCallers)
+    return w.delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
+      .length
+  })
 }
 
 /** Delete a user's sessions but `exceptId`; returns the ids deleted. */
-export function deleteSessionsOfUser(userId: string, exceptId?: string): string[] {
-  forgetCallers()
-  const rows = db().select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
-  const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
-  for (const id of ids)
-    db()
-      .delete(authSessions)
-      .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId)))
-      .run()
-  return ids
+export async function deleteSessionsOfUser(userId: string, exceptId?: string): Promise<string[]> {
+  return await write((w) => {
+    forgetThrough(forgetCallers)
+    const rows = w.select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
+    const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
+    for (const id of ids)
+      w.delete(authSessions)
+        .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId)))
+        .run()
+    return ids
+  })
 }
 
 /** The ids of a user's sessions with these id hashes. */
-export function sessionIdsByHash(userId: string, idHashes: string[]): string[] {
+export async function sessionIdsByHash(userId: string, idHashes: string[]): Promise<string[]> {
   return db()
     .select({ id: authSessions.id })
     .from(authSessions)
@@ -304,7 +319,7 @@ export function sessionIdsByHash(userId: string, idHashes: string[]): string[] {
 }
 
 /** Which of these sessions exist, were used at or after `cutoff`, and belong to an active account. */
-export function liveSessionIdsSince(ids: string[], cutoff: number): Set<string> {
+export async function liveSessionIdsSince(ids: string[], cutoff: number): Promise<Set<string>> {
   const alive = new Set<string>()
   for (let i = 0; i < ids.length; i += 500) {
     const rows = db()
@@ -320,22 +335,30 @@ export function liveSessionIdsSince(ids: string[], cutoff: number): Set<string> 
 
 // ---- one-time tokens
 
-export function insertOneTime(row: typeof oneTimeTokens.$inferInsert): void {
-  db().insert(oneTimeTokens).values(row).run()
+export async function insertOneTime(row: typeof oneTimeTokens.$inferInsert): Promise<void> {
+  return await write((w) => {
+    w.insert(oneTimeTokens).values(row).run()
+  })
 }
 
 /** Delete and return a live token row: exactly one caller gets it. */
-export function takeOneTime(tokenHash: string, purpose: string, now: number): OneTimeRow | undefined {
-  return db()
-    .delete(oneTimeTokens)
-    .where(
-      and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)),
-    )
-    .returning()
-    .get()
+export async function takeOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
+  return await write((w) => {
+    return w
+      .delete(oneTimeTokens)
+      .where(
+        and(
+          eq(oneTimeTokens.tokenHash, tokenHash),
+          eq(oneTimeTokens.purpose, purpose),
+          gt(oneTimeTokens.expiresAt, now),
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
-export function findOneTime(tokenHash: string, purpose: string, now: number): OneTimeRow | undefined {
+export async function findOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
   return db()
     .select()
     .from(oneTimeTokens)
@@ -345,15 +368,18 @@ export function findOneTime(tokenHash: string, purpose: string, now: number): On
     .get()
 }
 
-export function deleteOneTimeOf(userId: string, purpose: string): void {
-  db()
-    .delete(oneTimeTokens)
-    .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
-    .run()
+export async function deleteOneTimeOf(userId: string, purpose: string): Promise<void> {
+  return await write((w) => {
+    w.delete(oneTimeTokens)
+      .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
+      .run()
+  })
 }
 
-export function deleteExpiredOneTime(now: number): void {
-  db().delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
+export async function deleteExpiredOneTime(now: number): Promise<void> {
+  return await write((w) => {
+    w.delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
+  })
 }
 
 // ---- known IPs
@@ -382,65 +408,76 @@ const knownIpInsert = prepared((d) =>
     .prepare(),
 )
 
-export function insertKnownIp(userId: string, ip: string): void {
-  knownIpInsert().run({ userId, ip, createdAt: clock.now() })
+export async function insertKnownIp(userId: string, ip: string): Promise<void> {
+  return await write((w) => {
+    knownIpInsert().run({ userId, ip, createdAt: clock.now() })
+  })
 }
 
-export function isKnownIp(userId: string, ip: string): boolean {
+export async function isKnownIp(userId: string, ip: string): Promise<boolean> {
   return knownIp().get({ userId, ip }) !== undefined
 }
 
-export function hasKnownIps(userId: string): boolean {
+export async function hasKnownIps(userId: string): Promise<boolean> {
   return anyKnownIp().get({ userId }) !== undefined
 }
 
 // ---- phone codes and numbers
 
-export function isPhoneBlocked(phone: string): boolean {
+export async function isPhoneBlocked(phone: string): Promise<boolean> {
   return !!db().select().from(blockedPhones).where(eq(blockedPhones.phone, phone)).get()
 }
 
 /** The live code of a phone and purpose, replacing any earlier one. */
-export function upsertPhoneCode(phone: string, purpose: string, codeHash: string, expiresAt: number): void {
-  db()
-    .insert(phoneCodes)
-    .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
-    .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
-    .run()
+export async function upsertPhoneCode(
+  phone: string,
+  purpose: string,
+  codeHash: string,
+  expiresAt: number,
+): Promise<void> {
+  return await write((w) => {
+    w.insert(phoneCodes)
+      .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
+      .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
+      .run()
+  })
 }
 
 /** Delete the code if it matches, is live and has tries left: true for exactly one caller. */
-export function takePhoneCode(
+export async function takePhoneCode(
   phone: string,
   purpose: string,
   codeHash: string,
   now: number,
   maxAttempts: number,
-): boolean {
-  return !!db()
-    .delete(phoneCodes)
-    .where(
-      and(
-        eq(phoneCodes.phone, phone),
-        eq(phoneCodes.purpose, purpose),
-        eq(phoneCodes.codeHash, codeHash),
-        gt(phoneCodes.expiresAt, now),
-        sql`${phoneCodes.attempts} < ${maxAttempts}`,
-      ),
-    )
-    .returning()
-    .get()
+): Promise<boolean> {
+  return await write((w) => {
+    return !!w
+      .delete(phoneCodes)
+      .where(
+        and(
+          eq(phoneCodes.phone, phone),
+          eq(phoneCodes.purpose, purpose),
+          eq(phoneCodes.codeHash, codeHash),
+          gt(phoneCodes.expiresAt, now),
+          sql`${phoneCodes.attempts} < ${maxAttempts}`,
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
-export function countPhoneCodeAttempt(phone: string, purpose: string): void {
-  db()
-    .update(phoneCodes)
-    .set({ attempts: sql`${phoneCodes.attempts} + 1` })
-    .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
-    .run()
+export async function countPhoneCodeAttempt(phone: string, purpose: string): Promise<void> {
+  return await write((w) => {
+    w.update(phoneCodes)
+      .set({ attempts: sql`${phoneCodes.attempts} + 1` })
+      .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
+      .run()
+  })
 }
 
-export function livePhoneCodePurposes(phone: string, now: number): string[] {
+export async function livePhoneCodePurposes(phone: string, now: number): Promise<string[]> {
   return db()
     .select({ purpose: phoneCodes.purpose })
     .from(phoneCodes)
@@ -449,25 +486,34 @@ export function livePhoneCodePurposes(phone: string, now: number): string[] {
     .map((r) => r.purpose)
 }
 
-export function insertUserPhone(userId: string, phone: string): void {
-  db().insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+export async function insertUserPhone(userId: string, phone: string): Promise<void> {
+  return await write((w) => {
+    w.insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+  })
 }
 
 /** Block every number the user ever had. */
-export function blockPhonesOfUser(userId: string): void {
-  const phones = db().select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
-  for (const { phone } of phones)
-    db().insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+export async function blockPhonesOfUser(userId: string): Promise<void> {
+  return await write((w) => {
+    const phones = w.select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
+    for (const { phone } of phones)
+      w.insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+  })
 }
 
 // ---- fingerprints
 
-export function insertFingerprint(id: string, ip: string): void {
-  db().insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+export async function insertFingerprint(id: string, ip: string): Promise<void> {
+  return await write((w) => {
+    w.insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+  })
 }
 
 /** A fingerprint row created after `since`. */
-export function findFingerprint(id: string, since: number): typeof fingerprints.$inferSelect | undefined {
+export async function findFingerprint(
+  id: string,
+  since: number,
+): Promise<typeof fingerprints.$inferSelect | undefined> {
   return db()
     .select()
     .from(fingerprints)
@@ -476,28 +522,33 @@ export function findFingerprint(id: string, since: number): typeof fingerprints.
 }
 
 /** Who used a fingerprint (null: nobody yet); undefined when there is no such row. */
-export function fingerprintUser(id: string): { usedBy: string | null } | undefined {
+export async function fingerprintUser(id: string): Promise<{ usedBy: string | null } | undefined> {
   return db().select({ usedBy: fingerprints.usedBy }).from(fingerprints).where(eq(fingerprints.id, id)).get()
 }
 
 /** Mark a valid, unused fingerprint used by `userId`: true for exactly one caller. */
-export function claimFingerprintRow(id: string, userId: string): boolean {
-  return !!db()
-    .update(fingerprints)
-    .set({ usedBy: userId })
-    .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
-    .returning()
-    .get()
+export async function claimFingerprintRow(id: string, userId: string): Promise<boolean> {
+  return await write((w) => {
+    return !!w
+      .update(fingerprints)
+      .set({ usedBy: userId })
+      .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
+      .returning()
+      .get()
+  })
 }
 
-export function retireFingerprintRow(id: string, userId: string): void {
-  db()
-    .update(fingerprints)
-    .set({ usedBy: userId })
-    .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
-    .run()
+export async function retireFingerprintRow(id: string, userId: string): Promise<void> {
+  return await write((w) => {
+    w.update(fingerprints)
+      .set({ usedBy: userId })
+      .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
+      .run()
+  })
 }
 
-export function deleteFingerprintsCreatedBy(cutoff: number): void {
-  db().delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
+export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void> {
+  return await write((w) => {
+    w.delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
+  })
 }

@@ -13,14 +13,14 @@ export async function createVerifiedUser(input: {
   username?: string
 }): Promise<UserRow> {
   const email = input.email.trim().toLowerCase()
-  if (findUserByEmail(email)) throw new UserExistsError(`a user with e-mail ${email} exists`)
+  if (await findUserByEmail(email)) throw new UserExistsError(`a user with e-mail ${email} exists`)
   const username =
     (input.username ?? email.split('@')[0])
       .toLowerCase()
       .replace(/[^a-z0-9_.]/g, '')
       .slice(0, 32) || 'user'
-  if (findUserByUsername(username)) throw new UserExistsError(`username ${username} is taken`)
-  return insertUser({
+  if (await findUserByUsername(username)) throw new UserExistsError(`username ${username} is taken`)
+  return await insertUser({
     id: snowflake(),
     username,
     email,

@@ -11,19 +11,19 @@ import { issueOneTime, redeemOneTime } from '../accounts/one-time'
 
 const HANDOFF_TTL_MS = 5 * 60_000
 
-export function createHandoff(userId: string, key: string, ip: string): string {
-  return issueOneTime('handoff', userId, HANDOFF_TTL_MS, { key: sha256Hex(key), ip })
+export async function createHandoff(userId: string, key: string, ip: string): Promise<string> {
+  return await issueOneTime('handoff', userId, HANDOFF_TTL_MS, { key: sha256Hex(key), ip })
 }
 
-export function exchangeHandoff(key: string, handoffToken: string, client: ClientInfo) {
+export async function exchangeHandoff(key: string, handoffToken: string, client: ClientInfo) {
   // One transaction spends the token and makes the session: both happen, or neither. Redeemed first, checked after:
   // a token presented with the wrong key or from the wrong IP is burnt (the transaction commits without a session).
-  const login = transaction(() => {
-    const row = redeemOneTime('handoff', handoffToken)
+  const login = await transaction(async () => {
+    const row = await redeemOneTime('handoff', handoffToken)
     if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) return undefined
-    const user = findUser(row.userId)
+    const user = await findUser(row.userId)
     if (!user || user.state !== 'active' || user.compromised) return undefined // a lock also stops tokens minted before it
-    return { token: completeLogin(user, { client }).token, user }
+    return { token: (await completeLogin(user, { client })).token, user }
   })
   if (!login) throw handoffTokenInvalid()
   return { token: login.token, user: publicUser(login.user) }

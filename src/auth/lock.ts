@@ -6,12 +6,12 @@ import { events } from '../gateway/bus'
 import { revokeAuthorization } from '../oauth2/revocation'
 
 export async function lockUser(userId: string) {
-  const updated = updateUser(userId, { compromised: true })
+  const updated = await updateUser(userId, { compromised: true })
   if (!updated) throw new Error(`no user with id ${userId}`)
   const ended = await deleteUserSessions(userId)
   // Nothing of the account authenticates until the password is reset: its OAuth2 grants end too (the applications
   // ask the user again), and every socket closes, whatever it identified with.
-  revokeAuthorization(userId)
+  await revokeAuthorization(userId)
   events.closeUser(userId, 4004, 'Authentication failed')
   return { id: userId, locked: true, sessions_ended: ended.length }
 }

@@ -1,7 +1,7 @@
 // POST /auth/login: e-mail or E.164 phone + password, enumeration-safe, rate-limited, with MFA, account state,
 // new-location confirmation and required actions.
 import { config } from '../config'
-import { clear, perIp, reserve, type Slot } from '../core/ratelimit'
+import { clear, perIp, type Reservation, reserve } from '../core/ratelimit'
 import {
   findUser,
   findUserByEmail,
@@ -42,27 +42,37 @@ const AUTHORIZE_IP_TTL_MS = 24 * 3600_000
 let dummyHash: Promise<string> | undefined
 const dummy = () => (dummyHash ??= hashPassword('not-a-real-password-just-for-timing'))
 
-export function findUserByLogin(login: string): UserRow | undefined {
+export async function findUserByLogin(login: string): Promise<UserRow | undefined> {
   const value = login.trim()
-  return value.startsWith('+') ? findUserByPhone(value) : findUserByEmail(value)
+  return value.startsWith('+') ? await findUserByPhone(value) : await findUserByEmail(value)
 }
 
 export async function login(input: LoginInput, context: LoginContext) {
   const ip = context.client.ip
   const accountKey = input.login.trim().toLowerCase()
-  const user = findUserByLogin(input.login)
   // This account from this source (an IPv6 client by its /64, as every per-IP limit).
   const pair = perIp('login-account-ip', ip, LOGIN_FAILURES_PER_ACCOUNT_AND_IP, accountKey)
-  const slots: Slot[] = [perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair]
-  if (!user || !isKnownIp(user.id, ip)) slots.push(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
-  // Counted now, before the password hash is checked: parallel guesses cannot all pass the limit.
-  const attempt = reserve(...slots)
+  // Counted now, before any await (the account's lookup) and before the password hash is checked: parallel guesses
+  // cannot all pass the limit.
+  const attempt = reserve(perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair)
+  const user = await findUserByLogin(input.login)
+  // From a place the account never logged in from: counted per account too (both counts, or neither).
+  let fromElsewhere: Reservation | undefined
+  if (!user || !(await isKnownIp(user.id, ip))) {
+    try {
+      fromElsewhere = reserve(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
+    } catch (error) {
+      attempt.release()
+      throw error
+    }
+  }
   const hash = user?.passwordHash && !user.bot ? user.passwordHash : undefined
   const ok = hash
     ? await verifyPassword(input.password, hash)
     : (await verifyPassword(input.password, await dummy()), false)
   if (!user || !ok) throw invalidLogin()
   attempt.release()
+  fromElsewhere?.release()
   clear(pair[0], pair[1]) // the owner got in from here: earlier typos from this source are forgiven
 
   if (user.compromised) {
@@ -72,19 +82,19 @@ export async function login(input: LoginInput, context: LoginContext) {
     if (!input.undelete) {
       throw user.state === 'disabled' ? accountDisabled() : accountScheduledForDeletion()
     }
-    updateUser(user.id, { state: 'active' })
+    await updateUser(user.id, { state: 'active' })
   }
-  if (config().newLoginLocationCheck && user.email && user.emailVerified && isNewLocation(user.id, ip)) {
-    const token = issueOneTime('authorize_ip', user.id, AUTHORIZE_IP_TTL_MS, { ip })
+  if (config().newLoginLocationCheck && user.email && user.emailVerified && (await isNewLocation(user.id, ip))) {
+    const token = await issueOneTime('authorize_ip', user.id, AUTHORIZE_IP_TTL_MS, { ip })
     await mailLoginLocation(user.email, token, ip, context.client.location)
     throw newLoginLocation()
   }
   // The policy's verdict (a dictionary check of ~5-20 ms on this thread) is kept with the password: judged once.
   const weak = user.passwordWeak ?? passwordProblem(input.password) !== null
   if (needsRehash(user.passwordHash!)) {
-    updateUser(user.id, { passwordHash: await hashPassword(input.password), passwordWeak: weak })
+    await updateUser(user.id, { passwordHash: await hashPassword(input.password), passwordWeak: weak })
   } else if (user.passwordWeak === null) {
-    setPasswordVerdict(user.id, user.passwordHash!, weak)
+    await setPasswordVerdict(user.id, user.passwordHash!, weak)
   }
   const requiredActions = weak ? ['update_password'] : []
   // The ticket remembers the required actions for when the second factor finishes the login.
@@ -94,10 +104,10 @@ export async function login(input: LoginInput, context: LoginContext) {
     requiredActions.length ? { required_actions: requiredActions.join(',') } : {},
   )
   if (mfa) return mfa
-  return completeLogin(findUser(user.id)!, context, requiredActions)
+  return await completeLogin((await findUser(user.id))!, context, requiredActions)
 }
 
 /** An IP the account never logged in from. An account with no known IP yet (created by an operator) is not asked. */
-function isNewLocation(userId: string, ip: string): boolean {
-  return hasKnownIps(userId) && !isKnownIp(userId, ip)
+async function isNewLocation(userId: string, ip: string): Promise<boolean> {
+  return (await hasKnownIps(userId)) && !(await isKnownIp(userId, ip))
 }

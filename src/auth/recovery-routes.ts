@@ -50,10 +50,10 @@ function deactivation(state: 'disabled' | 'deleted') {
     body: { password?: string }
     request: Request
   }) => {
-    const user = findUser(me.userId)
+    const user = await findUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
-    if (secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
+    if (await secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
     await deactivateAccount(me.userId, state)
     return noContent()
   }
@@ -100,7 +100,7 @@ export const recoveryEndpoints = [
       body: ResetCheckSchema,
       answers: { 204: NO_CONTENT },
     },
-    ({ request, server, body }) => (checkResetToken(body.token, clientIp(request, server)), noContent()),
+    async ({ request, server, body }) => (await checkResetToken(body.token, clientIp(request, server)), noContent()),
   ),
   endpoint(
     {
@@ -165,7 +165,7 @@ export const recoveryEndpoints = [
       answers: { 200: PatchMeAnswer },
     },
     async ({ caller: me, body, request }) => {
-      const user = findUser(me.userId)
+      const user = await findUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined
       if (body.email !== undefined || body.new_password !== undefined) {
@@ -177,14 +177,14 @@ export const recoveryEndpoints = [
         if (body.new_password !== undefined) {
           const problem = passwordProblem(body.new_password)
           if (problem) throw passwordRefused('new_password', problem)
-          updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
+          await updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
           // A new password ends every other session; this one continues under a new token.
           await endSessions(me.userId, me.sessionId)
           token = await replaceSession(me)
         }
       }
-      if (body.global_name !== undefined) updateUser(me.userId, { globalName: body.global_name?.trim() || null })
-      const view = privateUser(findUser(me.userId)!, secondFactor().enabled(me.userId))
+      if (body.global_name !== undefined) await updateUser(me.userId, { globalName: body.global_name?.trim() || null })
+      const view = privateUser((await findUser(me.userId))!, await secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },

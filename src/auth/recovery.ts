@@ -47,25 +47,28 @@ function checkNewPassword(password: string) {
   if (problem) throw passwordRefused('password', problem)
 }
 
-function mailResetLink(user: UserRow) {
-  revokeOneTime(user.id, 'reset_password') // a new link replaces the old one
+async function mailResetLink(user: UserRow) {
+  await revokeOneTime(user.id, 'reset_password') // a new link replaces the old one
   // Not awaited: the answer takes the same time whether or not a mail goes out.
-  void mailPasswordReset(user.email!, issueOneTime('reset_password', user.id, RESET_TTL_MS, { email: user.email! }))
+  void mailPasswordReset(
+    user.email!,
+    await issueOneTime('reset_password', user.id, RESET_TTL_MS, { email: user.email! }),
+  )
 }
 
 /** POST /auth/forgot: e-mail → always 204; phone → 70007 with a code texted, or 70009 with the e-mail link. */
 export async function forgotPassword(login: string, ip: string): Promise<void> {
   reserve(perIp('forgot-ip', ip, FORGOT_PER_IP), ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])
-  const user = findUserByLogin(login)
+  const user = await findUserByLogin(login)
   const usable = user && !user.bot && user.state !== 'disabled'
   if (!login.trim().startsWith('+')) {
-    if (usable && user.email) mailResetLink(user)
+    if (usable && user.email) await mailResetLink(user)
     return
   }
   if (!isE164(login.trim())) throw phoneNumberInvalid('login')
   // A phone that is also the second factor cannot reset on its own: the reset goes by e-mail.
-  if (usable && secondFactor().hasSms(user.id) && user.email) {
-    mailResetLink(user)
+  if (usable && (await secondFactor().hasSms(user.id)) && user.email) {
+    await mailResetLink(user)
     throw phoneResetByEmail()
   }
   if (usable) await issuePhoneCode(user.phone!, 'reset', ip, 'Your password reset code is')
@@ -73,15 +76,17 @@ export async function forgotPassword(login: string, ip: string): Promise<void> {
 }
 
 /** The user a reset token (mailed link or verified reset phone) belongs to; peeked, not yet consumed. */
-function resetTarget(token: string): { row: OneTimeRow; user: UserRow; purpose: 'reset_password' | 'phone' } {
-  const mailed = peekOneTime('reset_password', token)
+async function resetTarget(
+  token: string,
+): Promise<{ row: OneTimeRow; user: UserRow; purpose: 'reset_password' | 'phone' }> {
+  const mailed = await peekOneTime('reset_password', token)
   if (mailed?.userId) {
-    const user = findUser(mailed.userId)
+    const user = await findUser(mailed.userId)
     if (user) return { row: mailed, user, purpose: 'reset_password' }
   }
-  const phone = peekOneTime('phone', token)
+  const phone = await peekOneTime('phone', token)
   if (phone?.data.purpose === 'reset' && phone.data.phone) {
-    const user = findUserByPhone(phone.data.phone)
+    const user = await findUserByPhone(phone.data.phone)
     if (user) return { row: phone, user, purpose: 'phone' }
   }
   throw tokenInvalid()
@@ -91,9 +96,9 @@ function resetTarget(token: string): { row: OneTimeRow; user: UserRow; purpose: 
  * POST /auth/reset/check: whether a reset token would still be taken (204), or is unknown, used or expired (400,
  * the same body /auth/reset answers), without spending it and without saying whose it is. Counted per IP.
  */
-export function checkResetToken(token: string, ip: string): void {
+export async function checkResetToken(token: string, ip: string): Promise<void> {
   reserve(perIp('reset-check-ip', ip, RESET_CHECK_PER_IP))
-  resetTarget(token)
+  await resetTarget(token)
 }
 
 /**
@@ -103,10 +108,10 @@ export function checkResetToken(token: string, ip: string): void {
  */
 export async function resetPassword(input: ResetInput, client: ClientInfo, current?: UserCaller) {
   checkNewPassword(input.password)
-  const { user, purpose } = resetTarget(input.token)
+  const { user, purpose } = await resetTarget(input.token)
   const mfa = secondFactor()
-  let spendTicket: (() => void) | undefined
-  if (mfa.enabled(user.id)) {
+  let spendTicket: (() => Promise<void>) | undefined
+  if (await mfa.enabled(user.id)) {
     if (!input.ticket) return (await mfa.challenge(user.id, 'reset', { token: sha256Hex(input.token) }))!
     spendTicket = await mfa.verify(
       'reset',
@@ -119,19 +124,19 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   // Hashed first, then the ticket and the token are spent in the transaction that sets the password: a crash
   // leaves either a usable token or the new password, never a spent token and the old password.
   const passwordHash = await oneAtATime(input.token, () => hashPassword(input.password))
-  transaction(() => {
-    spendTicket?.()
-    if (!redeemOneTime(purpose, input.token)) throw tokenInvalid()
-    updateUser(user.id, {
+  await transaction(async () => {
+    await spendTicket?.()
+    if (!(await redeemOneTime(purpose, input.token))) throw tokenInvalid()
+    await updateUser(user.id, {
       passwordHash,
       compromised: false,
       state: 'active',
       ...(purpose === 'reset_password' ? { emailVerified: true } : {}),
     })
   })
-  const fresh = findUser(user.id)!
+  const fresh = (await findUser(user.id))!
   const login = await completeLogin(fresh, { client })
-  const newSession = findSessionByToken(login.token)!
+  const newSession = (await findSessionByToken(login.token))!
   if (current?.userId === user.id) {
     events.changeAuthSession(current.sessionId, {
       kind: 'user',
@@ -153,19 +158,19 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   const next = email.trim().toLowerCase()
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw emailInvalid()
   if (next === user.email) return
-  if (findUserByEmail(next)) throw emailTaken()
+  if (await findUserByEmail(next)) throw emailTaken()
   // The new address and the old one's revert token commit together: no change without its way back.
   let revert: string | undefined
   let verify: string | undefined
-  transaction(() => {
+  await transaction(async () => {
     try {
-      updateUser(user.id, { email: next, emailVerified: false })
+      await updateUser(user.id, { email: next, emailVerified: false })
     } catch {
       throw emailTaken() // taken at the same moment by another account
     }
-    revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
-    verify = issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })
-    if (user.email) revert = issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
+    await revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
+    verify = await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })
+    if (user.email) revert = await issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
   })
   if (verify) await mailNewEmailVerification(next, verify)
   if (user.email && revert) await mailEmailChanged(user.email, next, revert)
@@ -177,28 +182,28 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
  */
 export async function revertAccount(token: string, password: string): Promise<{ email: string }> {
   checkNewPassword(password)
-  const peeked = peekOneTime('revert_email', token)
+  const peeked = await peekOneTime('revert_email', token)
   if (!peeked?.userId || !peeked.data.email) throw tokenInvalid()
-  const holder = findUserByEmail(peeked.data.email)
+  const holder = await findUserByEmail(peeked.data.email)
   if (holder && holder.id !== peeked.userId) throw emailTaken()
   // Hashed first, then the token is spent in the transaction that gives the account back: a crash leaves either a
   // usable token or the account restored, never a spent token and the account still in other hands.
   const passwordHash = await oneAtATime(token, () => hashPassword(password))
-  const row = transaction(() => {
-    const spent = redeemOneTime('revert_email', token)
+  const row = await transaction(async () => {
+    const spent = await redeemOneTime('revert_email', token)
     if (!spent?.userId) throw tokenInvalid()
-    blockPhonesOf(spent.userId)
-    updateUser(spent.userId, {
+    await blockPhonesOf(spent.userId)
+    await updateUser(spent.userId, {
       email: spent.data.email,
       emailVerified: true,
       passwordHash,
       phone: null,
       compromised: false,
     })
-    secondFactor().removeAll(spent.userId)
-    revokeOneTime(spent.userId, 'revert_email')
-    revokeOneTime(spent.userId, 'reset_password')
-    revokeOneTime(spent.userId, 'verify_email')
+    await secondFactor().removeAll(spent.userId)
+    await revokeOneTime(spent.userId, 'revert_email')
+    await revokeOneTime(spent.userId, 'reset_password')
+    await revokeOneTime(spent.userId, 'verify_email')
     return spent as OneTimeRow & { userId: string }
   })
   const userId = row.userId
@@ -212,6 +217,6 @@ export async function revertAccount(token: string, password: string): Promise<{ 
  * logging in again with `undelete: true` brings it back (20013 / 20011 otherwise).
  */
 export async function deactivateAccount(userId: string, state: 'disabled' | 'deleted'): Promise<void> {
-  updateUser(userId, { state })
+  await updateUser(userId, { state })
   await endSessions(userId)
 }

@@ -48,7 +48,7 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   const weak = input.password === undefined ? null : passwordProblem(input.password)
   if (weak) refused.password = weak
   const email = input.email?.trim().toLowerCase()
-  if (email !== undefined && findUserByEmail(email))
+  if (email !== undefined && (await findUserByEmail(email)))
     refused.email = ['EMAIL_ALREADY_REGISTERED', 'Email is already registered.']
   if (email !== undefined && input.password === undefined)
     refused.password = ['BASE_TYPE_REQUIRED', 'This field is required']
@@ -59,14 +59,14 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
   // Single-use inputs are consumed only once every check passed.
   let phone: string | null = null
   if (input.phone_token !== undefined) {
-    const row = redeemOneTime('phone', input.phone_token)
+    const row = await redeemOneTime('phone', input.phone_token)
     phone = row?.data.phone ?? null
-    if (!phone || isPhoneBlocked(phone) || findUserByPhone(phone)) {
+    if (!phone || (await isPhoneBlocked(phone)) || (await findUserByPhone(phone))) {
       throw phoneVerificationInvalid()
     }
   }
   const provisionalId = snowflake()
-  const id = claimFingerprint(input.fingerprint ?? headerFingerprint, provisionalId) ?? provisionalId
+  const id = (await claimFingerprint(input.fingerprint ?? headerFingerprint, provisionalId)) ?? provisionalId
   const values = {
     id,
     username: username || (await suggestUsername(input.global_name)),
@@ -78,10 +78,11 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
     promotionalEmailOptIn: input.promotional_email_opt_in ?? false,
     createdAt: clock.now(),
   }
-  const user = insertOrExplain(values)
-  rememberIp(user.id, client.ip)
-  if (phone) rememberPhone(user.id, phone)
-  if (email) await mailEmailVerification(email, issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email }))
+  const user = await insertOrExplain(values)
+  await rememberIp(user.id, client.ip)
+  if (phone) await rememberPhone(user.id, phone)
+  if (email)
+    await mailEmailVerification(email, await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email }))
 
   let joined = false
   if (input.invite) {
@@ -96,9 +97,9 @@ export async function register(input: RegisterInput, client: ClientInfo, headerF
 }
 
 /** Two registrations racing for one username or e-mail: the loser gets the form error, not a 500. */
-function insertOrExplain(values: UserInsert) {
+async function insertOrExplain(values: UserInsert) {
   try {
-    return insertUser(values)
+    return await insertUser(values)
   } catch (error) {
     const message = String((error as Error).message)
     if (message.includes('users.username')) {
@@ -116,22 +117,22 @@ function insertOrExplain(values: UserInsert) {
 
 /** POST /auth/verify: the link's token marks the address verified (once) and logs the user in. */
 export async function verifyEmail(token: string, client: ClientInfo) {
-  const row = redeemOneTime('verify_email', token)
-  const user = row?.userId ? findUser(row.userId) : undefined
+  const row = await redeemOneTime('verify_email', token)
+  const user = row?.userId ? await findUser(row.userId) : undefined
   if (!row || !user || user.email !== row.data.email) {
     throw tokenInvalid()
   }
-  updateUser(user.id, { emailVerified: true })
+  await updateUser(user.id, { emailVerified: true })
   const { token: session, user_id } = await completeLogin(user, { client })
   return { token: session, user_id }
 }
 
 export async function resendVerification(userId: string): Promise<void> {
   consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
-  const user = findUser(userId)
+  const user = await findUser(userId)
   if (!user?.email || user.emailVerified) return
   await mailEmailVerification(
     user.email,
-    issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }),
+    await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: user.email }),
   )
 }

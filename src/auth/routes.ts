@@ -77,7 +77,7 @@ export const authEndpoints = [
       // A client that is already logged in gets its session back, whatever the body.
       const caller = await optionalCaller(request)
       if (caller?.kind === 'user') {
-        const user = findUser(caller.userId)
+        const user = await findUser(caller.userId)
         if (user)
           return {
             user_id: user.id,
@@ -126,10 +126,10 @@ export const authEndpoints = [
       body: TokenSchema,
       answers: { 204: NO_CONTENT },
     },
-    ({ body }) => {
-      const row = redeemOneTime('authorize_ip', body.token)
+    async ({ body }) => {
+      const row = await redeemOneTime('authorize_ip', body.token)
       if (!row?.userId || !row.data.ip) throw tokenInvalid()
-      rememberIp(row.userId, row.data.ip)
+      await rememberIp(row.userId, row.data.ip)
       return noContent()
     },
   ),
@@ -145,7 +145,7 @@ export const authEndpoints = [
     },
     async ({ request, server, body }) => {
       const phone = body.phone
-      if (!isE164(phone) || isPhoneBlocked(phone)) throw phoneNumberInvalid()
+      if (!isE164(phone) || (await isPhoneBlocked(phone))) throw phoneNumberInvalid()
       await issuePhoneCode(phone, 'register', clientIp(request, server))
       return noContent()
     },
@@ -160,13 +160,13 @@ export const authEndpoints = [
       body: PhoneCodeSchema,
       answers: { 200: PhoneTokenAnswer },
     },
-    ({ request, server, body }) => {
+    async ({ request, server, body }) => {
       const { phone, code } = body
       reserve(perIp('phone-verify-ip', clientIp(request, server), { limit: 30, windowMs: 3600_000 }))
       // The code answers for whichever flow texted it (registration, phone change, password reset).
-      const purpose = (pendingPurposes(phone).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
-      if (!isE164(phone) || !verifyPhoneCode(phone, code, purpose)) throw verificationCodeInvalid()
-      return { token: issueOneTime('phone', null, PHONE_TOKEN_TTL_MS, { phone, purpose }) }
+      const purpose = ((await pendingPurposes(phone)).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
+      if (!isE164(phone) || !(await verifyPhoneCode(phone, code, purpose))) throw verificationCodeInvalid()
+      return { token: await issueOneTime('phone', null, PHONE_TOKEN_TTL_MS, { phone, purpose }) }
     },
   ),
   endpoint(
@@ -178,7 +178,7 @@ export const authEndpoints = [
       summary: 'A new fingerprint',
       answers: { 200: FingerprintAnswer },
     },
-    ({ request, server }) => ({ fingerprint: createFingerprint(clientIp(request, server)) }),
+    async ({ request, server }) => ({ fingerprint: await createFingerprint(clientIp(request, server)) }),
   ),
   endpoint(
     {
@@ -237,10 +237,8 @@ export const authEndpoints = [
       hot: true,
     },
     // The account's sessions, most recently used first.
-    ({ caller }) => {
-      const rows = listSessions(caller.userId)
-        .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
-        .slice(0, 50)
+    async ({ caller }) => {
+      const rows = (await listSessions(caller.userId)).sort((a, b) => b.lastUsedAt - a.lastUsedAt).slice(0, 50)
       return {
         user_sessions: rows.map((s) => ({
           id_hash: s.idHash,
@@ -261,8 +259,8 @@ export const authEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller: me, body }) => {
-      if (body?.token) deletePushDeviceByToken(me.sessionId, body.token)
-      if (body?.voip_token) deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
+      if (body?.token) await deletePushDeviceByToken(me.sessionId, body.token)
+      if (body?.voip_token) await deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
       await deleteSession(me.sessionId)
       events.closeAuthSession(me.sessionId, 4004, 'Authentication failed')
       return noContent()
@@ -278,8 +276,8 @@ export const authEndpoints = [
       body: DeviceSchema,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller: me, body }) => {
-      upsertPushDevice(me.sessionId, {
+    async ({ caller: me, body }) => {
+      await upsertPushDevice(me.sessionId, {
         provider: body.provider,
         token: body.token,
         voipProvider: body.voip_provider ?? null,
@@ -309,8 +307,8 @@ export const authEndpoints = [
       body: HandoffSchema,
       answers: { 200: HandoffAnswer },
     },
-    ({ caller, request, server, body }) => ({
-      handoff_token: createHandoff(caller.userId, body.key, clientIp(request, server)),
+    async ({ caller, request, server, body }) => ({
+      handoff_token: await createHandoff(caller.userId, body.key, clientIp(request, server)),
     }),
   ),
 ]

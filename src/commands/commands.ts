@@ -21,9 +21,9 @@ const SUBCOMMAND = 1
 const GROUP = 2
 
 /** The caller's own application, and for guild commands a guild its bot is in (50001 otherwise). */
-export function scopeOf(caller: BotCaller, applicationId: string, guildId?: string): Scope {
+export async function scopeOf(caller: BotCaller, applicationId: string, guildId?: string): Promise<Scope> {
   if (caller.applicationId !== applicationId) throw Errors.missingAccess()
-  if (guildId !== undefined && !isGuildMember(guildId, caller.userId)) throw Errors.missingAccess()
+  if (guildId !== undefined && !(await isGuildMember(guildId, caller.userId))) throw Errors.missingAccess()
   return { applicationId, guildId: guildId ?? null }
 }
 
@@ -100,9 +100,9 @@ function same(row: CommandRow, f: Fields): boolean {
   return JSON.stringify(stored) === JSON.stringify({ ...stored, ...f })
 }
 
-function save(tx: DB, old: CommandRow | undefined, f: Fields): CommandRow {
-  if (!old) return insertCommand(tx, { ...f, id: snowflake(), version: snowflake() })
-  return same(old, f) ? old : updateCommand(tx, old.id, { ...f, version: snowflake() })
+async function save(tx: DB, old: CommandRow | undefined, f: Fields): Promise<CommandRow> {
+  if (!old) return await insertCommand(tx, { ...f, id: snowflake(), version: snowflake() })
+  return same(old, f) ? old : await updateCommand(tx, old.id, { ...f, version: snowflake() })
 }
 
 export function serializeCommand(c: CommandRow) {
@@ -124,29 +124,29 @@ export function serializeCommand(c: CommandRow) {
   }
 }
 
-export const listCommands = (scope: Scope) => scopeCommands(scope).map(serializeCommand)
+export const listCommands = async (scope: Scope) => (await scopeCommands(scope)).map(serializeCommand)
 
-export function getCommand(scope: Scope, id: string) {
-  const row = scopeCommand(scope, id)
+export async function getCommand(scope: Scope, id: string) {
+  const row = await scopeCommand(scope, id)
   if (!row) throw unknownCommand()
   return serializeCommand(row)
 }
 
 /** Create a command, or replace the one of the same type and name; `created` says which. */
-export function upsertCommand(scope: Scope, input: CommandInput) {
+export async function upsertCommand(scope: Scope, input: CommandInput) {
   const problems: Problems = {}
   const f = fields(problems, [], input, scope)
   report(problems)
-  return transaction((tx) => {
-    const all = scopeCommands(scope, tx)
+  return await transaction(async (tx) => {
+    const all = await scopeCommands(scope, tx)
     const old = all.find((c) => key(c) === key(f))
     if (!old && overLimit([...all, f])) throw maxCommands()
-    return { created: !old, command: serializeCommand(save(tx, old, f)) }
+    return { created: !old, command: serializeCommand(await save(tx, old, f)) }
   })
 }
 
 /** Replace every command of the scope: those of the same type and name keep their ids, the others go. */
-export function overwriteCommands(scope: Scope, inputs: CommandInput[]) {
+export async function overwriteCommands(scope: Scope, inputs: CommandInput[]) {
   const problems: Problems = {}
   const seen = new Set<string>()
   const wanted = inputs.map((input, i) => {
@@ -157,11 +157,13 @@ export function overwriteCommands(scope: Scope, inputs: CommandInput[]) {
   })
   report(problems)
   if (overLimit(wanted)) throw maxCommands()
-  const saved = transaction((tx) => {
-    const existing = new Map(scopeCommands(scope, tx).map((c) => [key(c), c]))
-    const rows = wanted.map((f) => save(tx, existing.get(key(f)), f))
+  const saved = await transaction(async (tx) => {
+    const existing = new Map((await scopeCommands(scope, tx)).map((c) => [key(c), c]))
+    // One after another: the steps of a transaction never run side by side.
+    const rows: CommandRow[] = []
+    for (const f of wanted) rows.push(await save(tx, existing.get(key(f)), f))
     const kept = new Set(rows.map((r) => r.id))
-    deleteCommandRows(
+    await deleteCommandRows(
       tx,
       [...existing.values()].filter((c) => !kept.has(c.id)).map((c) => c.id),
     )
@@ -171,17 +173,17 @@ export function overwriteCommands(scope: Scope, inputs: CommandInput[]) {
 }
 
 /** Change a command's fields (not its type); its name stays unique. */
-export function editCommand(scope: Scope, id: string, patch: CommandPatchInput) {
-  return transaction((tx) => {
-    const old = scopeCommand(scope, id, tx)
+export async function editCommand(scope: Scope, id: string, patch: CommandPatchInput) {
+  return await transaction(async (tx) => {
+    const old = await scopeCommand(scope, id, tx)
     if (!old) throw unknownCommand()
     const given = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
     const problems: Problems = {}
     const f = fields(problems, [], { ...inputOf(old), ...given, type: old.type }, scope)
-    if (scopeCommands(scope, tx).some((c) => c.id !== old.id && key(c) === key(f)))
+    if ((await scopeCommands(scope, tx)).some((c) => c.id !== old.id && key(c) === key(f)))
       problems.name = [DUPLICATE, 'Application command names must be unique']
     report(problems)
-    return serializeCommand(save(tx, old, f))
+    return serializeCommand(await save(tx, old, f))
   })
 }
 
@@ -199,7 +201,7 @@ function inputOf(c: CommandRow): CommandInput {
   }
 }
 
-export function deleteCommand(scope: Scope, id: string): void {
-  const row = scopeCommand(scope, id)
-  if (!row || !transaction((tx) => deleteCommandRows(tx, [row.id]))) throw unknownCommand()
+export async function deleteCommand(scope: Scope, id: string): Promise<void> {
+  const row = await scopeCommand(scope, id)
+  if (!row || !(await transaction(async (tx) => await deleteCommandRows(tx, [row.id])))) throw unknownCommand()
 }

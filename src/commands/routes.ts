@@ -22,11 +22,11 @@ const list = t.Array(Command, { description: 'The commands, oldest first' })
 function scopeEndpoints(base: string, guild: boolean): Endpoint[] {
   const where = guild ? "a guild's" : 'global'
   type Params = { applicationId: string; guildId?: string; commandId?: string }
-  const scope = (caller: BotCaller, params: Params) => scopeOf(caller, params.applicationId, params.guildId)
+  const scope = async (caller: BotCaller, params: Params) => await scopeOf(caller, params.applicationId, params.guildId)
   return [
     endpoint(
       { method: 'GET', path: base, auth: 'bot', tag, summary: `List the ${where} commands`, answers: { 200: list } },
-      ({ caller, params }) => listCommands(scope(caller, params as Params)),
+      async ({ caller, params }) => await listCommands(await scope(caller, params as Params)),
     ),
     endpoint(
       {
@@ -38,8 +38,8 @@ function scopeEndpoints(base: string, guild: boolean): Endpoint[] {
         body: CommandSchema,
         answers: { 200: Command, 201: Command },
       },
-      ({ caller, params, body }) => {
-        const { created, command } = upsertCommand(scope(caller, params as Params), body)
+      async ({ caller, params, body }) => {
+        const { created, command } = await upsertCommand(await scope(caller, params as Params), body)
         return json(command, created ? 201 : 200)
       },
     ),
@@ -53,7 +53,7 @@ function scopeEndpoints(base: string, guild: boolean): Endpoint[] {
         body: CommandsSchema,
         answers: { 200: list },
       },
-      ({ caller, params, body }) => overwriteCommands(scope(caller, params as Params), body),
+      async ({ caller, params, body }) => await overwriteCommands(await scope(caller, params as Params), body),
     ),
     endpoint(
       {
@@ -64,9 +64,9 @@ function scopeEndpoints(base: string, guild: boolean): Endpoint[] {
         summary: `Get a ${where} command`,
         answers: { 200: Command },
       },
-      ({ caller, params }) => {
+      async ({ caller, params }) => {
         const p = params as Params
-        return getCommand(scope(caller, p), p.commandId!)
+        return await getCommand(await scope(caller, p), p.commandId!)
       },
     ),
     endpoint(
@@ -79,9 +79,9 @@ function scopeEndpoints(base: string, guild: boolean): Endpoint[] {
         body: CommandPatchSchema,
         answers: { 200: Command },
       },
-      ({ caller, params, body }) => {
+      async ({ caller, params, body }) => {
         const p = params as Params
-        return editCommand(scope(caller, p), p.commandId!, body)
+        return await editCommand(await scope(caller, p), p.commandId!, body)
       },
     ),
     endpoint(
@@ -93,9 +93,9 @@ function scopeEndpoints(base: string, guild: boolean): Endpoint[] {
         summary: `Delete a ${where} command`,
         answers: { 204: NO_CONTENT },
       },
-      ({ caller, params }) => {
+      async ({ caller, params }) => {
         const p = params as Params
-        return (deleteCommand(scope(caller, p), p.commandId!), noContent())
+        return (await deleteCommand(await scope(caller, p), p.commandId!), noContent())
       },
     ),
   ]

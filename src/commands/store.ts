@@ -1,5 +1,5 @@
-// Every query of application commands. Synchronous, as every store (docs/DESIGN.md, "Stores"): readers take the
-// open transaction as an optional last `tx`, writers take it first.
+// Every query of application commands, async as every store (docs/DESIGN.md, "Stores are async"): readers take the
+// open transaction as an optional last `tx`, writers (always inside a transaction) take it first.
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { db, type DB } from '../db/client'
 import { commands, type CommandRow } from './tables'
@@ -14,7 +14,7 @@ const inScope = (scope: Scope) =>
   )
 
 /** The scope's commands, oldest first. */
-export function scopeCommands(scope: Scope, tx: DB = db()): CommandRow[] {
+export async function scopeCommands(scope: Scope, tx: DB = db()): Promise<CommandRow[]> {
   return tx
     .select()
     .from(commands)
@@ -23,7 +23,7 @@ export function scopeCommands(scope: Scope, tx: DB = db()): CommandRow[] {
     .all()
 }
 
-export function scopeCommand(scope: Scope, id: string, tx: DB = db()): CommandRow | undefined {
+export async function scopeCommand(scope: Scope, id: string, tx: DB = db()): Promise<CommandRow | undefined> {
   return tx
     .select()
     .from(commands)
@@ -31,15 +31,15 @@ export function scopeCommand(scope: Scope, id: string, tx: DB = db()): CommandRo
     .get()
 }
 
-export function insertCommand(tx: DB, row: typeof commands.$inferInsert): CommandRow {
+export async function insertCommand(tx: DB, row: typeof commands.$inferInsert): Promise<CommandRow> {
   return tx.insert(commands).values(row).returning().get()
 }
 
-export function updateCommand(tx: DB, id: string, patch: Partial<Omit<CommandRow, 'id'>>): CommandRow {
+export async function updateCommand(tx: DB, id: string, patch: Partial<Omit<CommandRow, 'id'>>): Promise<CommandRow> {
   return tx.update(commands).set(patch).where(eq(commands.id, id)).returning().get()
 }
 
-export function deleteCommandRows(tx: DB, ids: string[]): number {
+export async function deleteCommandRows(tx: DB, ids: string[]): Promise<number> {
   if (!ids.length) return 0
   return tx.delete(commands).where(inArray(commands.id, ids)).returning({ id: commands.id }).all().length
 }

@@ -21,8 +21,10 @@ export type CallerKind = Caller['kind']
 
 /** A token's caller and the clock time (ms) up to which that answer may be reused without asking the domain again. */
 export type Resolved<C extends Caller> = { caller: C; until: number }
-/** Synchronous: every request asks, and bun:sqlite answers synchronously. */
-export type TokenResolver<C extends Caller> = (token: string) => Resolved<C> | undefined
+/** Asked on a token-cache miss: the domain's store answers (a promise). */
+export type TokenResolver<C extends Caller> = (
+  token: string,
+) => Resolved<C> | undefined | Promise<Resolved<C> | undefined>
 
 const resolvers: {
   user?: TokenResolver<UserCaller>
@@ -37,14 +39,18 @@ export function setTokenResolvers(next: typeof resolvers): void {
 // Token -> caller answers, so that a request does not hash its token and read the database to learn who it is. A
 // bounded Map (core/lru.ts). Only successful answers are kept (a flood of wrong tokens cannot fill it). Every store
 // write that could end a token's life (sessions deleted, the user row changed, a refresh token spent, a token family
-// revoked) calls forgetCallers() in the same process; for writes by another process (the CLI) the guard is asked
-// before every lookup (db/cache.ts checkForeignCommits, which calls forgetCallers when another process committed).
+// revoked) calls forgetCallers() in the same process (again when its write transaction ends: db/cache.ts
+// forgetThrough); for writes by another process (the CLI) the guard is asked before every lookup (db/cache.ts
+// checkForeignCommits, which calls forgetCallers when another process committed). An answer looked up while a
+// forgetCallers() happened is not kept: it may have been read before the write.
 const cache = new Lru<string, Resolved<Caller>>(4096)
 let guard: (() => void) | undefined
+let forgotten = 0
 
 /** Drop every cached answer: call after any write that may end or change what a token resolves to. */
 export function forgetCallers(): void {
   cache.clear()
+  forgotten++
 }
 
 /** Asked before every lookup: drops answers another process's commit may have ended (by calling forgetCallers). */
@@ -64,9 +70,9 @@ function cached(key: string, now: number): Caller | undefined {
   return hit.caller
 }
 
-function remember<C extends Caller>(key: string, resolved: Resolved<C> | undefined): C | undefined {
+function remember<C extends Caller>(key: string, resolved: Resolved<C> | undefined, since: number): C | undefined {
   if (!resolved) return undefined
-  cache.set(key, resolved)
+  if (since === forgotten) cache.set(key, resolved)
   return resolved.caller
 }
 
@@ -105,24 +111,31 @@ export function cachedCallers(): number {
 
 /**
  * Resolve an Authorization value: `Bot <token>`, `Bearer <token>`, or a raw user token (the scheme in any case,
- * spaces around it ignored).
+ * spaces around it ignored). From the token cache at once (no value, or one of a cached token); otherwise a promise
+ * of the domains' answer.
  * `bare` lets the Gateway accept a token without prefix as Discord does at Identify: a user token first, then a bot
  * token (Discord's libraries send those bare), then an OAuth2 access token.
  */
-export function resolveAuthorization(value: string | null | undefined, { bare = false } = {}): Caller | undefined {
+export function resolveAuthorization(
+  value: string | null | undefined,
+  { bare = false } = {},
+): Caller | undefined | Promise<Caller | undefined> {
   if (!value) return undefined
   const canonical = canonicalAuthorization(value)
   const key = bare ? `\0${canonical}` : canonical
-  return cached(key, clock.now()) ?? remember(key, resolveUncached(canonical, bare))
+  const hit = cached(key, clock.now())
+  if (hit) return hit
+  if (canonical.length === 0 || canonical.length > 512) return undefined
+  const since = forgotten
+  return resolveUncached(canonical, bare).then((resolved) => remember(key, resolved, since))
 }
 
-function resolveUncached(trimmed: string, bare: boolean): Resolved<Caller> | undefined {
-  if (trimmed.length === 0 || trimmed.length > 512) return undefined
+async function resolveUncached(trimmed: string, bare: boolean): Promise<Resolved<Caller> | undefined> {
   const [scheme, rest] = splitScheme(trimmed)
   if (scheme === 'bot') return rest ? resolvers.bot?.(rest) : undefined
   if (scheme === 'bearer') return rest ? resolvers.bearer?.(rest) : undefined
   if (!bare) return resolvers.user?.(trimmed)
-  return resolvers.user?.(trimmed) ?? resolvers.bot?.(trimmed) ?? resolvers.bearer?.(trimmed)
+  return (await resolvers.user?.(trimmed)) ?? (await resolvers.bot?.(trimmed)) ?? (await resolvers.bearer?.(trimmed))
 }
 
 function splitScheme(value: string): ['bot' | 'bearer' | 'raw', string] {

@@ -62,7 +62,7 @@ const FLUSH_AT_CHARS = 64 * 1024
 
 function flushSoon(): void {
   if (pending.length >= FLUSH_AT_CHARS && !inFlight) {
-    flushPending()
+    void flushPending()
     return
   }
   if (scheduled) return
@@ -85,7 +85,7 @@ function stdoutFailed(error: unknown): void {
 
 function flushPending(): Promise<unknown> | undefined {
   scheduled = false
-  if (inFlight) return inFlight
+  if (inFlight !== undefined) return inFlight
   if (!pending || broken) return undefined
   let chunk = pending
   pending = ''

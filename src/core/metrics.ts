@@ -8,7 +8,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 type Histogram = { method: string; route: string; counts: number[]; sum: number; count: number }
 type Sample = [labels: Record<string, string>, value: number]
-type Collected = { name: string; help: string; type: 'gauge' | 'counter'; read: () => number | Sample[] }
+type Reading = number | Sample[]
+type Collected = { name: string; help: string; type: 'gauge' | 'counter'; read: () => Reading | Promise<Reading> }
 
 let on = false
 const requests = new Map<string, { method: string; route: string; status: number; count: number }>()
@@ -54,8 +55,13 @@ export function countRateLimitRefusal(limit: string): void {
   refusals.set(name, (refusals.get(name) ?? 0) + 1)
 }
 
-/** A value read at scrape time (open sockets, database size, row counts). */
-export function collect(name: string, help: string, type: 'gauge' | 'counter', read: () => number | Sample[]): void {
+/** A value read at scrape time (open sockets, database size, row counts: a store's promise). */
+export function collect(
+  name: string,
+  help: string,
+  type: 'gauge' | 'counter',
+  read: () => Reading | Promise<Reading>,
+): void {
   const existing = collected.findIndex((c) => c.name === name)
   if (existing >= 0) collected.splice(existing, 1)
   collected.push({ name, help, type, read })
@@ -84,7 +90,7 @@ function header(lines: string[], name: string, help: string, type: string): void
   lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
 }
 
-export function renderMetrics(): string {
+export async function renderMetrics(): Promise<string> {
   const lines: string[] = []
   header(lines, 'lobby_http_requests_total', 'HTTP requests answered, by method, route template and status.', 'counter')
   for (const r of requests.values())
@@ -117,9 +123,9 @@ export function renderMetrics(): string {
   header(lines, 'lobby_rate_limit_refusals_total', 'Requests refused by a rate limit (429), by limit.', 'counter')
   for (const [limit, count] of refusals) lines.push(`lobby_rate_limit_refusals_total${labels({ limit })} ${count}`)
   for (const c of collected) {
-    let value: number | Sample[]
+    let value: Reading
     try {
-      value = c.read()
+      value = await c.read()
     } catch {
       continue
     }

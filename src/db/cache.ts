@@ -3,13 +3,17 @@
 // it reads anything; a hit here is one Map lookup.
 //
 // Kept correct by the store that owns the rows: every store function that writes a cached row forgets its key in
-// the same synchronous step (a bulk write empties the cache), so the next read after a write goes to the database.
-// A row read inside a write transaction after that transaction wrote it is not kept (it may still roll back), and
-// commits by another process (the CLI) are seen through SQLite's data_version, looked at once per millisecond, which
-// empties every cache.
+// the write's own step, inside its write scope (db/client.ts: a transaction, a batch, a `write`; a bulk write empties
+// the cache), so the next read after a write goes to the database. Write transactions span awaits, so:
+// - inside a write scope, a key it forgot is read from the database (its own, uncommitted row) and never kept;
+// - meanwhile other requests read the committed row from a read connection and may keep it: when the scope ends
+//   (committed or rolled back) every key it forgot is forgotten again;
+// - a read in a `reading()` snapshot begun before such an end is not kept (it may show the rows replaced).
+// So a cache never holds an uncommitted row, nor, once a write is answered, the row it replaced. Commits by another
+// process (the CLI) are seen through SQLite's data_version, looked at once per millisecond, which empties every cache.
 // Cached values are shared between requests: callers treat them as read-only.
 import { Lru } from '../core/lru'
-import { dataVersion, inWriteTransaction, whenOpened } from './client'
+import { dataVersion, inWriteTransaction, readsAreCurrent, whenOpened, writeScope, type WriteScope } from './client'
 
 const caches: RowCache<unknown, unknown>[] = []
 let seenVersion: number | undefined
@@ -53,13 +57,22 @@ export function checkForeignCommits(): void {
 /** A bound on what a cache holds besides its entry count: each value's weight (members, characters) and a total. */
 export type Budget<V> = { weigh: (value: V) => number; total: number }
 
+/**
+ * Run `forget` (a cache's clear outside this file: the token cache) now, and again when the write scope open in this
+ * context ends: what another request cached meanwhile from a read connection may be what the write replaces.
+ */
+export function forgetThrough(forget: () => void): void {
+  forget()
+  const scope = writeScope()
+  if (scope) (scope.ends ??= []).push(forget)
+}
+
 export class RowCache<K, V> {
   private readonly lru: Lru<K, V>
-  /** Keys written (forgotten) by the write transaction now open, or by one before it with no read outside since. */
-  private readonly dirty = new Set<K>()
-  private allDirty = false
   /** The weight added since the cache was last emptied (what was dropped meanwhile still counts: an upper bound). */
   private weight = 0
+  /** Moves whenever a key is forgotten or the cache emptied (a writer's step, a write scope's end). */
+  version = 0
 
   constructor(
     max: number,
@@ -69,48 +82,71 @@ export class RowCache<K, V> {
   }
 
   /**
-   * The cached value, else `load()`'s, kept unless it is undefined or was read inside a write transaction that has
-   * written it (that transaction may still roll back; rows it has not written are read as committed).
+   * The cached value, else `load()`'s, kept unless it is undefined, was read inside a write scope that wrote it (it
+   * may still roll back: the scope reads it from the database each time), or was read in a snapshot older than the
+   * last write that forgot cached rows.
    */
   read(key: K, load: () => V | undefined): V | undefined {
     checkForeignCommits()
+    const scope = writeScope()
+    if (scope !== undefined && this.wroteIn(scope, key)) return load()
     const hit = this.lru.get(key)
     if (hit !== undefined) return hit
     const value = load()
-    if (value === undefined) return value
-    if (!inWriteTransaction()) {
-      if (this.allDirty || this.dirty.size) {
-        this.dirty.clear()
-        this.allDirty = false
-      }
-      this.keep(key, value)
-    } else if (!this.allDirty && !this.dirty.has(key)) this.keep(key, value)
+    if (value !== undefined && (scope !== undefined || readsAreCurrent())) this.keep(key, value)
     return value
   }
 
-  /** Call before writing the key's row. */
+  /** Call before writing the key's row, inside the write's scope. */
   forget(key: K): void {
     this.lru.delete(key)
-    if (inWriteTransaction()) this.dirty.add(key)
+    this.version++
+    const scope = writeScope()
+    if (scope) this.mark(scope, key)
   }
 
   /** Call before a write that may touch any key. */
   clear(): void {
     this.drop()
-    if (inWriteTransaction()) this.allDirty = true
+    const scope = writeScope()
+    if (scope) this.mark(scope, undefined)
   }
 
-  /** Drop everything, outside any transaction's bookkeeping (another process committed, another database). */
+  /** Drop everything, outside any scope's bookkeeping (another process committed, another database). */
   reset(): void {
     this.drop()
-    this.dirty.clear()
-    this.allDirty = false
   }
 
   /** Drop every entry (never wrong: what is not cached is read). */
   drop(): void {
     this.lru.clear()
     this.weight = 0
+    this.version++
+  }
+
+  private wroteIn(scope: WriteScope, key: K): boolean {
+    const marks = scope.marks?.get(this) as Set<K> | true | undefined
+    return marks === true || (marks !== undefined && marks.has(key))
+  }
+
+  /** Remember in the scope that it wrote `key` (undefined: any key), and forget it again when the scope ends. */
+  private mark(scope: WriteScope, key: K | undefined): void {
+    const all = (scope.marks ??= new Map())
+    const marks = all.get(this) as Set<K> | true | undefined
+    if (marks === true) return
+    if (marks === undefined) (scope.ends ??= []).push(() => this.ended(scope))
+    if (key === undefined) all.set(this, true)
+    else if (marks === undefined) all.set(this, new Set([key]))
+    else marks.add(key)
+  }
+
+  private ended(scope: WriteScope): void {
+    const marks = scope.marks!.get(this) as Set<K> | true
+    if (marks === true) this.drop()
+    else {
+      for (const key of marks) this.lru.delete(key)
+      this.version++
+    }
   }
 
   private keep(key: K, value: V): void {
@@ -155,13 +191,23 @@ export class PageCache {
     this.owners = rowCache(owners)
   }
 
-  read(owner: string, query: string, version: number, build: () => string): string {
+  /**
+   * The page's text, else `build()`'s, kept when it was made outside a write scope and no page of this cache was
+   * forgotten while it was made. `version` is the version of the other rows it shows (its authors), read before.
+   */
+  async read(owner: string, query: string, version: number, build: () => string | Promise<string>): Promise<string> {
     const pages = this.owners.read(owner, () => new Map())!
     const hit = pages.get(query)
     if (hit && hit.version === version) return hit.text
-    const text = build()
-    // Read inside a write transaction: not kept (whether or not it wrote these rows, the map may not be cached).
-    if (!inWriteTransaction() && text.length <= this.chars / 16) {
+    const before = this.owners.version
+    const text = await build()
+    // Read inside a write scope: not kept (whether or not it wrote these rows, the map may not be cached).
+    if (
+      this.owners.version === before &&
+      !inWriteTransaction() &&
+      readsAreCurrent() &&
+      text.length <= this.chars / 16
+    ) {
       this.kept += text.length
       if (this.kept > this.chars) {
         this.owners.drop()

@@ -1,7 +1,22 @@
 // One SQLite file through bun:sqlite, wrapped by Drizzle. Opened once by main.ts (or the test harness).
+//
+// Store functions are async (docs/DESIGN.md, "Stores are async"): a write transaction may span an `await`, and on one
+// connection a statement another request runs meanwhile would join that open transaction (and read its uncommitted
+// rows). So the file is opened on several connections:
+// - the write connection: every write transaction (`transaction`, `queuedTransaction`) and every write outside one
+//   (`write`) runs on it behind one process-wide async mutex, one at a time;
+// - the read connection (`PRAGMA query_only`): reads outside a write transaction; in WAL mode it sees committed rows
+//   only;
+// - snapshot connections (up to SNAPSHOT_READERS, opened when first needed): `reading()` gives a request's reads one
+//   snapshot on a connection of its own.
+// Which connection a statement runs on belongs to the async context (AsyncLocalStorage): inside a write transaction
+// (or a write, or a group-commit batch) the write connection, inside `reading()` its snapshot, else the read
+// connection. "Inside a write transaction" is that context, never inferred from a connection's state.
 import { Database, Statement, type SQLQueryBindings } from 'bun:sqlite'
-import { mkdirSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { Column, is, noopDecoder, Param, Placeholder, sql, SQL, Subquery } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { log } from '../core/log'
@@ -14,9 +29,6 @@ const onOpen: (() => void)[] = []
 export function whenOpened(fn: () => void): void {
   onOpen.push(fn)
 }
-
-let sqlite: Database | undefined
-let current: DB | undefined
 
 /** A database that cannot be opened or used: one line for the operator, no stack. */
 export class DatabaseOpenError extends Error {}
@@ -44,8 +56,56 @@ export function openSqlite(path: string, { syncFull = false, create = true } = {
   }
 }
 
+/** A read connection to the (already WAL) file: it refuses every write, so a write that missed the mutex fails loudly. */
+function openReader(path: string): Database {
+  const handle = new Database(path, { create: false, strict: true })
+  handle.exec('PRAGMA busy_timeout = 10000')
+  handle.exec('PRAGMA query_only = 1')
+  handle.exec('PRAGMA temp_store = MEMORY')
+  return handle
+}
+
+// ---- Connections
+
+/** One connection: its slot (prepared statements are kept per slot), the database it belongs to (`epoch`). */
+type Conn = { slot: number; epoch: number; handle: Database; db: DB; control: Map<string, Statement> }
+
+/** How many snapshot connections `reading()` may hold at once; past them a snapshot reads on the read connection. */
+const SNAPSHOT_READERS = 8
+
+let epoch = 0
+let file: string | undefined
+/** The folder of a `:memory:` database's file (removed when it is closed). */
+let tempDir: string | undefined
+let writer: Conn | undefined
+let reader: Conn | undefined
+let snapshotsOpened = 0
+const idleSnapshots: Conn[] = []
+
+function connect(slot: number, handle: Database): Conn {
+  return { slot, epoch, handle, db: drizzle({ client: handle, casing: 'snake_case' }), control: new Map() }
+}
+
+/** A statement of the connection's own (BEGIN, COMMIT, SAVEPOINT ...), prepared once per connection. */
+function control(c: Conn, text: string): Statement {
+  let statement = c.control.get(text)
+  if (!statement) c.control.set(text, (statement = c.handle.prepare(text)))
+  return statement
+}
+
+/**
+ * Open the database: the write connection (migrations applied), then the read connection. `:memory:` is a file in a
+ * temp folder, removed when it is closed: a read connection needs a file (the data lives as long as the process, as
+ * an in-memory database's would).
+ */
 export function openDatabase(path: string, { syncFull = false } = {}): DB {
-  const handle = openSqlite(path, { syncFull })
+  let target = path
+  let temp: string | undefined
+  if (path === ':memory:') {
+    temp = mkdtempSync(join(tmpdir(), 'lobby-memory-'))
+    target = join(temp, 'database.sqlite')
+  }
+  const handle = openSqlite(target, { syncFull })
   let applied: string[]
   try {
     applied = applyMigrations(handle)
@@ -59,65 +119,173 @@ export function openDatabase(path: string, { syncFull = false } = {}): DB {
   // the last close may describe a nearly empty database.
   handle.exec('PRAGMA analysis_limit = 400')
   handle.exec('PRAGMA optimize = 0x10002')
-  const db = drizzle({ client: handle, casing: 'snake_case' })
+  let readHandle: Database
+  try {
+    readHandle = openReader(target)
+  } catch (error) {
+    handle.close()
+    throw new DatabaseOpenError(`cannot open database ${path}: ${reason(error)}`)
+  }
+  if (writer) closeConnections()
+  epoch += 1
+  file = target
+  tempDir = temp
+  writer = connect(0, handle)
+  reader = connect(1, readHandle)
   onOpen.forEach((fn) => fn())
-  sqlite = handle
-  current = db
-  return db
+  return writer.db
 }
 
-/** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). */
-export function optimizeDatabase(): void {
-  sqlite?.exec('PRAGMA optimize')
+function closeConnections(): void {
+  for (const c of idleSnapshots.splice(0)) c.handle.close()
+  snapshotsOpened = 0
+  reader?.handle.close()
+  try {
+    writer?.handle.exec('PRAGMA optimize')
+  } catch {}
+  // The write connection last: the last connection to close checkpoints the WAL into the file.
+  writer?.handle.close()
+  if (tempDir) rmSync(tempDir, { recursive: true, force: true })
+  writer = reader = undefined
+  file = tempDir = undefined
+}
+
+/** Close every connection, once the write under way (if any) has finished. */
+export async function closeDatabase(): Promise<void> {
+  if (!writer) return
+  await lock()
+  try {
+    closeConnections()
+  } finally {
+    unlock()
+  }
+}
+
+/** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). It may write. */
+export async function optimizeDatabase(): Promise<void> {
+  return await write(() => {
+    writer?.handle.exec('PRAGMA optimize')
+  })
 }
 
 /** Bytes the database takes on disk: the file and its write-ahead log. */
 export function databaseSize(path: string): number {
   let total = 0
-  for (const file of [path, `${path}-wal`]) {
+  for (const f of [path, `${path}-wal`]) {
     try {
-      total += statSync(file).size
+      total += statSync(f).size
     } catch {}
   }
   return total
 }
 
-/** The open database; throws if main.ts or the test harness did not open one. */
-export function db(): DB {
-  if (!current) throw new Error('database is not open')
-  return current
+function opened(): Conn {
+  if (!writer) throw new Error('database is not open')
+  return writer
 }
 
+/** The write connection's bun:sqlite handle: tests that write around the stores, and the CLI's backup. */
 export function rawDatabase(): Database {
-  if (!sqlite) throw new Error('database is not open')
-  return sqlite
+  return opened().handle
 }
 
-export function closeDatabase(): void {
-  try {
-    sqlite?.exec('PRAGMA optimize')
-  } catch {}
-  sqlite?.close()
-  sqlite = undefined
-  current = undefined
+// ---- The async context: which connection this request's statements run on
+
+/** A write transaction, a group-commit batch or a write outside a transaction, on the write connection. */
+export type WriteScope = {
+  readonly write: true
+  /** False once it ended: work started inside it that outlives it runs outside. */
+  open: boolean
+  /** A group-commit batch: a store may defer its writes to the batch's end (atBatchEnd). */
+  batch: boolean
+  /** Open savepoints (a transaction inside a transaction). */
+  depth: number
+  /** Run when it ends, committed or not: db/cache.ts forgets again what it forgot during the scope. */
+  ends: (() => void)[] | undefined
+  /** db/cache.ts's bookkeeping: what each cache forgot during the scope. */
+  marks: Map<object, unknown> | undefined
+}
+
+/** `reading()`: the snapshot connection it holds (taken at its first statement), and the commits seen by then. */
+type ReadScope = { readonly write: false; open: boolean; conn: Conn | undefined; since: number }
+
+const scopes = new AsyncLocalStorage<WriteScope | ReadScope>()
+
+/** Bumped when a write scope that forgot cached rows ends: a snapshot begun before may hold what they replaced. */
+let generation = 0
+
+const newWriteScope = (batch: boolean): WriteScope => ({
+  write: true,
+  open: true,
+  batch,
+  depth: 0,
+  ends: undefined,
+  marks: undefined,
+})
+
+function endWrite(scope: WriteScope): void {
+  scope.open = false
+  if (!scope.ends) return
+  generation += 1
+  for (const end of scope.ends) end()
+}
+
+/** The write scope this async context is inside, if one is open. */
+export function writeScope(): WriteScope | undefined {
+  const s = scopes.getStore()
+  return s !== undefined && s.open && s.write ? s : undefined
+}
+
+/** A write transaction is open in this context: what it reads may still be rolled back (db/cache.ts keeps none of it). */
+export function inWriteTransaction(): boolean {
+  return writeScope() !== undefined
+}
+
+/** A group-commit batch is running in this context: a store may defer its write to the batch's end (atBatchEnd). */
+export const inQueuedBatch = (): boolean => writeScope()?.batch === true
+
+/**
+ * Whether rows read now may be cached as current: true outside a write scope, unless this context reads a snapshot
+ * begun before the last commit that forgot cached rows (it may show rows they replaced). Inside a write scope
+ * db/cache.ts decides by what the scope wrote.
+ */
+export function readsAreCurrent(): boolean {
+  const s = scopes.getStore()
+  if (s === undefined || !s.open || s.write) return true
+  return s.conn === undefined || s.conn === reader || s.since === generation
+}
+
+/** The connection this context's statements run on. */
+function current(): Conn {
+  const s = scopes.getStore()
+  if (s !== undefined && s.open) {
+    if (s.write) return opened()
+    return s.conn ?? beginSnapshot(s)
+  }
+  if (!reader) throw new Error('database is not open')
+  return reader
+}
+
+/** The Drizzle database of this context: the write connection inside a write scope, else a read connection. */
+export function db(): DB {
+  return current().db
 }
 
 /**
- * A prepared statement (a Drizzle one, or bun:sqlite's own) built on first use for the open database, rebuilt if the
- * database is reopened.
- * Hot paths use it: prepared statements roughly double throughput on bun:sqlite. The statement runs through
- * `direct()` below.
+ * A prepared statement (a Drizzle one) built on first use on each connection it runs on, rebuilt when the database
+ * is reopened. Hot paths use it: prepared statements roughly double throughput on bun:sqlite. It runs through
+ * `direct()` below. A write statement run outside a write scope runs on a read connection, which refuses it.
  */
 export function prepared<T>(build: (db: DB) => T): () => T {
-  let forDb: DB | undefined
-  let statement: T
+  let forEpoch = -1
+  let bySlot: T[] = []
   return () => {
-    const d = db()
-    if (forDb !== d) {
-      statement = direct(build(d))
-      forDb = d
+    const c = current()
+    if (forEpoch !== c.epoch) {
+      bySlot = []
+      forEpoch = c.epoch
     }
-    return statement
+    return (bySlot[c.slot] ??= direct(build(c.db)))
   }
 }
 
@@ -244,47 +412,169 @@ export const toJson = (value: unknown): string | null =>
 export const idsTable = (name = 'ids') => sql`json_each(${sql.placeholder(name)}) as ids`
 export const idValue = sql`ids.value`
 
-const snapshotStatements = prepared(() => ({
-  begin: rawDatabase().prepare('BEGIN DEFERRED'),
-  commit: rawDatabase().prepare('COMMIT'),
-}))
+// ---- Reads
+
+/** A snapshot connection for this `reading()` scope, its read transaction begun (the snapshot starts at its first read). */
+function beginSnapshot(s: ReadScope): Conn {
+  let c = idleSnapshots.pop()
+  if (!c && snapshotsOpened < SNAPSHOT_READERS && file) {
+    c = connect(2 + snapshotsOpened, openReader(file))
+    snapshotsOpened += 1
+  }
+  s.since = generation
+  if (!c) return (s.conn = reader!) // every snapshot connection is held: each statement reads committed rows
+  control(c, 'BEGIN DEFERRED').run()
+  return (s.conn = c)
+}
+
+function endRead(s: ReadScope): void {
+  s.open = false
+  const c = s.conn
+  if (!c || c === reader) return
+  try {
+    // Nothing was written: COMMIT ends the read transaction whether fn returned or threw.
+    if (c.handle.inTransaction) control(c, 'COMMIT').run()
+  } catch {}
+  if (c.epoch === epoch && writer) idleSnapshots.push(c)
+  else c.handle.close()
+}
 
 /**
- * Run fn's reads in one read transaction (BEGIN DEFERRED ... COMMIT): they see one snapshot, and the WAL read lock is
- * taken once instead of once per statement (outside a transaction every statement takes and drops its own, a few
- * microseconds of locking each). For the several reads of one request; fn is synchronous and only reads. Inside an
- * open transaction it just runs fn.
+ * Run fn's reads in one snapshot (one read transaction on a connection of its own, taken at its first statement, so
+ * a request whose rows are all cached takes none): they see one state of the database, and the WAL read lock is
+ * taken once instead of once per statement. For the several reads of one request; fn only reads. Inside a write
+ * scope, or another `reading()`, it just runs fn.
  */
-export function reading<T>(fn: () => T): T {
-  const handle = sqlite
-  if (!handle || handle.inTransaction) return fn()
-  const { begin, commit } = snapshotStatements()
-  begin.run()
-  inSnapshot = true
+export async function reading<T>(fn: () => T | Promise<T>): Promise<T> {
+  const s = scopes.getStore()
+  if (s !== undefined && s.open) return fn()
+  const scope: ReadScope = { write: false, open: true, conn: undefined, since: 0 }
   try {
-    return fn()
+    return await scopes.run(scope, fn)
   } finally {
-    inSnapshot = false
-    // Nothing was written: COMMIT ends the read transaction whether fn returned or threw.
-    if (handle.inTransaction) commit.run()
+    endRead(scope)
   }
 }
 
-let inSnapshot = false
+// ---- Writes: one at a time on the write connection
 
-/** A transaction that may write is open: what is read now may still be rolled back (db/cache.ts keeps none of it). */
-export function inWriteTransaction(): boolean {
-  return sqlite !== undefined && sqlite.inTransaction && !inSnapshot
+let locked = false
+const waiting: (() => void)[] = []
+
+/** Take the write mutex: undefined when it was free (taken now), else a promise that resolves once it is ours. */
+function lock(): Promise<void> | undefined {
+  if (!locked) {
+    locked = true
+    return undefined
+  }
+  return new Promise<void>((resolve) => waiting.push(resolve))
 }
 
-/** Run fn in one IMMEDIATE transaction (synchronous: bun:sqlite transactions cannot span an await). */
-export function transaction<T>(fn: (tx: DB) => T): T {
-  return db().transaction((tx) => fn(tx as unknown as DB), { behavior: 'immediate' })
+/** Hand the mutex to the next waiter, in order, or free it. */
+function unlock(): void {
+  const next = waiting.shift()
+  if (next) next()
+  else locked = false
+}
+
+function settle<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(fn())
+  } catch (error) {
+    return Promise.reject(error)
+  }
+}
+
+/**
+ * A store's writes: fn runs on the write connection, in the write transaction this context has open, else alone
+ * behind the write mutex (each statement commits on its own, as it would outside a transaction). When the mutex is
+ * free a synchronous fn runs at once, in the caller's synchronous step.
+ */
+export async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (writeScope()) return settle(() => fn(opened().db))
+  if (!locked) {
+    locked = true
+    return writeAlone(fn)
+  }
+  return new Promise<void>((resolve) => waiting.push(resolve)).then(() => writeAlone(fn))
+}
+
+function writeAlone<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const scope = newWriteScope(false)
+  const done = () => {
+    endWrite(scope)
+    unlock()
+  }
+  let value: T | Promise<T>
+  try {
+    const w = opened()
+    value = scopes.run(scope, () => fn(w.db))
+  } catch (error) {
+    done()
+    return Promise.reject(error)
+  }
+  if (value instanceof Promise) return value.finally(done)
+  done()
+  return Promise.resolve(value)
+}
+
+/**
+ * Run fn in one IMMEDIATE transaction on the write connection, behind the write mutex; fn may await (the store
+ * functions it calls run in the transaction: the async context says so). Inside an open transaction it runs in a
+ * SAVEPOINT of it (undone alone if fn throws). Steps inside a transaction run one after another, never side by side.
+ */
+export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const outer = writeScope()
+  if (outer) return savepoint(outer, fn)
+  await lock()
+  const scope = newWriteScope(false)
+  try {
+    const w = opened()
+    control(w, 'BEGIN IMMEDIATE').run()
+    try {
+      const value = await scopes.run(scope, () => fn(w.db))
+      control(w, 'COMMIT').run()
+      return value
+    } catch (error) {
+      rollback(w)
+      throw error
+    }
+  } finally {
+    endWrite(scope)
+    unlock()
+  }
+}
+
+function rollback(w: Conn): void {
+  try {
+    if (w.handle.inTransaction) control(w, 'ROLLBACK').run()
+  } catch {}
+}
+
+async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const w = opened()
+  const name = `sp${++scope.depth}`
+  control(w, `SAVEPOINT ${name}`).run()
+  try {
+    const value = await fn(w.db)
+    control(w, `RELEASE ${name}`).run()
+    return value
+  } catch (error) {
+    control(w, `ROLLBACK TO ${name}`).run()
+    control(w, `RELEASE ${name}`).run()
+    throw error
+  } finally {
+    scope.depth -= 1
+  }
 }
 
 // ---- Group commit
 
-type Queued = { fn: (tx: DB) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+type Queued = {
+  fn: (tx: DB) => unknown
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
 let queue: Queued[] = []
 
 /**
@@ -292,103 +582,91 @@ let queue: Queued[] = []
  * before its COMMIT (one UPDATE for what twenty writes of the batch would each have made), `discard` when the batch
  * is rolled back.
  */
-export type BatchEnd = { flush: () => void; discard: () => void }
+export type BatchEnd = { flush: () => void | Promise<void>; discard: () => void }
 const batchEnds: BatchEnd[] = []
-let inBatch = false
 
 /** Register a store's deferred writes (at module load). */
 export function atBatchEnd(end: BatchEnd): void {
   batchEnds.push(end)
 }
 
-/** A queued write is running: a store may defer its write to the batch's end (atBatchEnd). */
-export const inQueuedBatch = (): boolean => inBatch
-
-const groupStatements = prepared(() => {
-  const raw = rawDatabase()
-  return {
-    begin: raw.prepare('BEGIN IMMEDIATE'),
-    commit: raw.prepare('COMMIT'),
-    rollback: raw.prepare('ROLLBACK'),
-    savepoint: raw.prepare('SAVEPOINT queued'),
-    release: raw.prepare('RELEASE queued'),
-    undo: raw.prepare('ROLLBACK TO queued'),
-  }
-})
-
 /**
  * Run fn in a write transaction shared with the other writes queued in the same event-loop turn (group commit): one
- * BEGIN IMMEDIATE … COMMIT for all of them; one that throws is undone alone (the batch runs again with a SAVEPOINT
- * for each) and its promise rejects with its error. Every promise settles after the COMMIT: a caller answers its
- * client only once its write is committed. A transaction costs ~65 µs here (locks, the WAL write), one more queued
- * write ~10 µs. fn is synchronous, may run twice (so it only reads and writes the database), and must not open a
- * transaction of its own.
+ * BEGIN IMMEDIATE … COMMIT for all of them, behind the write mutex; they run one after another. One that throws is
+ * undone alone (the batch runs again with a SAVEPOINT for each) and its promise rejects with its error. Every promise
+ * settles after the COMMIT: a caller answers its client only once its write is committed. A transaction costs ~65 µs
+ * here (locks, the WAL write), one more queued write ~10 µs. fn may run twice (so it only reads and writes the
+ * database) and must not open a transaction of its own. Inside a write transaction fn runs in it.
  */
-export function queuedTransaction<T>(fn: (tx: DB) => T): Promise<T> {
+export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (writeScope()) return settle(() => fn(opened().db))
   return new Promise<T>((resolve, reject) => {
-    if (queue.length === 0) setImmediate(commitQueue)
+    // Outside whatever context queued it first: the batch makes its own.
+    if (queue.length === 0) setImmediate(() => scopes.exit(commitQueue))
     queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
   })
 }
 
-function commitQueue(): void {
+async function commitQueue(): Promise<void> {
   const batch = queue
   queue = []
-  let s: ReturnType<typeof groupStatements>
+  await lock()
   try {
-    s = groupStatements()
+    // Most batches succeed whole: first without a savepoint per write (two statements each). If any write throws,
+    // the transaction is rolled back and the batch runs again with savepoints, so only that write fails (the writes
+    // are database work only: running one again is safe, and nothing was answered yet).
+    if (!(await runBatch(batch, false)) && batch.length > 1) await runBatch(batch, true)
   } catch (error) {
     for (const q of batch) q.reject(error)
-    return
+  } finally {
+    unlock()
   }
-  // Most batches succeed whole: first without a savepoint per write (two statements each). If any write throws, the
-  // transaction is rolled back and the batch runs again with savepoints, so only that write fails (the writes are
-  // synchronous database work: running one again is safe, and nothing was answered yet).
-  if (!runBatch(batch, s, false) && batch.length > 1) runBatch(batch, s, true)
 }
 
 /** One transaction for the batch; false when a write threw without savepoints (all rolled back, nothing settled). */
-function runBatch(batch: Queued[], s: ReturnType<typeof groupStatements>, savepoints: boolean): boolean {
+async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
+  const w = opened()
+  const scope = newWriteScope(true)
   const results: { ok: boolean; value: unknown }[] = []
   try {
-    s.begin.run()
-    inBatch = true
-    for (const q of batch) {
-      if (!savepoints) {
-        results.push({ ok: true, value: q.fn(current!) })
-        continue
+    control(w, 'BEGIN IMMEDIATE').run()
+    await scopes.run(scope, async () => {
+      for (const q of batch) {
+        if (!savepoints) {
+          results.push({ ok: true, value: await q.fn(w.db) })
+          continue
+        }
+        control(w, 'SAVEPOINT queued').run()
+        try {
+          results.push({ ok: true, value: await q.fn(w.db) })
+          control(w, 'RELEASE queued').run()
+        } catch (error) {
+          control(w, 'ROLLBACK TO queued').run()
+          control(w, 'RELEASE queued').run()
+          results.push({ ok: false, value: error })
+        }
       }
-      s.savepoint.run()
-      try {
-        results.push({ ok: true, value: q.fn(current!) })
-        s.release.run()
-      } catch (error) {
-        s.undo.run()
-        s.release.run()
-        results.push({ ok: false, value: error })
-      }
-    }
-    inBatch = false
-    for (const end of batchEnds) end.flush()
-    s.commit.run()
+      scope.batch = false
+      for (const end of batchEnds) await end.flush()
+    })
+    control(w, 'COMMIT').run()
   } catch (error) {
-    inBatch = false
+    scope.batch = false
     for (const end of batchEnds) end.discard()
-    try {
-      if (sqlite?.inTransaction) s.rollback.run()
-    } catch {}
+    rollback(w)
+    endWrite(scope)
     // A write that threw outside a savepoint: try again with them (a lone write has its answer: the error).
     if (!savepoints && batch.length > 1 && results.length < batch.length) return false
     for (const q of batch) q.reject(error)
     return true
   }
+  endWrite(scope)
   batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
   return true
 }
 
-const dataVersionStatement = prepared(() => rawDatabase().prepare<{ data_version: number }, []>('PRAGMA data_version'))
-
-/** SQLite's data_version: it changes when another connection (the CLI, another process) commits to this database. */
+/** SQLite's data_version of the write connection: it changes when another connection (the CLI, another process)
+ * commits to this database (the read connections would count this process's own commits too). */
 export function dataVersion(): number {
-  return dataVersionStatement().get()!.data_version
+  return (control(opened(), 'PRAGMA data_version').get() as { data_version: number }).data_version
 }

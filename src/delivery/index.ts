@@ -36,7 +36,7 @@ async function deliver<M>(
   }
   // A delivered message's links are live credentials: keep them only while the outbox is the delivery.
   const kept = status === 'sent' ? '(delivered; body not kept)' : body
-  insertOutbox({ id: snowflake(), channel, to, subject, body: kept, status, createdAt: clock.now() })
+  await insertOutbox({ id: snowflake(), channel, to, subject, body: kept, status, createdAt: clock.now() })
   log.info(`${channel} ${status}`, { to, subject: subject ?? '' })
 }
 
@@ -49,5 +49,5 @@ export function sendSms(sms: Sms): Promise<void> {
 }
 
 export async function readOutbox(to?: string): Promise<OutboxRow[]> {
-  return outboxRows(to)
+  return await outboxRows(to)
 }

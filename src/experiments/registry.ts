@@ -30,13 +30,14 @@ export function buildSet(version: number, all: Compiled[]): ExperimentSet {
 }
 
 /** The current definitions (rebuilt when the version row moved). */
-export function experimentSet(): ExperimentSet {
+export async function experimentSet(): Promise<ExperimentSet> {
   const now = performance.now()
   if (cached && now - checkedAt < VERSION_CHECK_MS) return cached
   checkedAt = now
-  if (cached && readVersion() === cached.version) return cached
-  const { version, definitions } = readDefinitions()
-  cached = buildSet(version, compileAll(definitions))
+  if (cached && (await readVersion()) === cached.version) return cached
+  const { version, definitions } = await readDefinitions()
+  // A load in this process may have put a newer set meanwhile (useSet): an older one never replaces it.
+  if (!cached || version > cached.version) cached = buildSet(version, compileAll(definitions))
   return cached
 }
 

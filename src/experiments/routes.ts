@@ -38,14 +38,14 @@ export const experimentsEndpoints = [
       answers: { 200: ExperimentsAnswer },
       hot: true,
     },
-    ({ query, request, server }) => {
+    async ({ query, request, server }) => {
       const q = query()
       const withGuildExperiments = booleanQuery('with_guild_experiments', q.with_guild_experiments)
       const platform = platformQuery(q.platform)
       const authorization = request.headers.get('authorization')
-      const caller = authorization ? optionalCaller(request) : undefined
+      const caller = authorization ? await optionalCaller(request) : undefined
       if ((authorization && !caller) || (platform && !caller)) throw authenticationRequired()
-      const answer = experimentsAnswer({
+      const answer = await experimentsAnswer({
         caller,
         fingerprint: request.headers.get('x-fingerprint')?.trim() || null,
         ip: () => clientIp(request, server),

@@ -28,46 +28,65 @@ const assignedText = new Lru<string, string>(1024)
 const guildText = new Map<string, string>()
 let textsFrom: ExperimentSet | undefined
 
-function textsOfCurrentSet(): void {
-  const set = experimentSet()
-  if (set === textsFrom) return
+/** The current set, the text caches emptied when it is a new one. */
+async function textsOfCurrentSet(): Promise<ExperimentSet> {
+  const set = await experimentSet()
+  if (set === textsFrom) return set
   assignedText.clear()
   guildText.clear()
   textsFrom = set
+  return set
 }
 
-/** The user experiment arrays for a user ID or a fingerprint's snowflake, in file order. */
-export function userAssignments(resourceId: string, platform?: Platform): UserExperimentArray[] {
+function assignmentsOf(set: ExperimentSet, resourceId: string, platform: Platform | undefined): UserExperimentArray[] {
   const now = clock.now()
   const out: UserExperimentArray[] = []
-  for (const exp of experimentSet().user)
+  for (const exp of set.user)
     if (visible(exp, platform)) out.push(userArray(exp, evaluate(exp, resourceId, undefined, now)))
   return out
 }
 
-/** userAssignments as JSON text, kept per resource and platform until the definitions change. */
-function assignmentsText(resourceId: string, platform?: Platform): string {
-  textsOfCurrentSet()
+/** The user experiment arrays for a user ID or a fingerprint's snowflake, in file order. */
+export async function userAssignments(resourceId: string, platform?: Platform): Promise<UserExperimentArray[]> {
+  return assignmentsOf(await experimentSet(), resourceId, platform)
+}
+
+/**
+ * userAssignments as JSON text, kept per resource and platform until the definitions change. Made from the set the
+ * caches belong to, in one step: a text of an older set never lands among a newer set's.
+ */
+async function assignmentsText(resourceId: string, platform?: Platform): Promise<string> {
+  const set = await textsOfCurrentSet()
   const key = platform ? `${resourceId} ${platform}` : resourceId
   let text = assignedText.get(key)
-  if (text === undefined) assignedText.set(key, (text = JSON.stringify(userAssignments(resourceId, platform))))
+  if (text === undefined) {
+    text = JSON.stringify(assignmentsOf(set, resourceId, platform))
+    if (textsFrom === set) assignedText.set(key, text)
+  }
   return text
 }
 
+function guildArraysOf(set: ExperimentSet, platform: Platform | undefined): GuildExperimentArray[] {
+  const out: GuildExperimentArray[] = []
+  for (const { experiment, array } of set.guild) if (visible(experiment, platform)) out.push(array)
+  return out
+}
+
 /** guildExperimentArrays as JSON text, kept per platform until the definitions change. */
-function guildArraysText(platform?: Platform): string {
-  textsOfCurrentSet()
+async function guildArraysText(platform?: Platform): Promise<string> {
+  const set = await textsOfCurrentSet()
   const key = platform ?? ''
   let text = guildText.get(key)
-  if (text === undefined) guildText.set(key, (text = JSON.stringify(guildExperimentArrays(platform))))
+  if (text === undefined) {
+    text = JSON.stringify(guildArraysOf(set, platform))
+    if (textsFrom === set) guildText.set(key, text)
+  }
   return text
 }
 
 /** Every server experiment as Discord encodes it, for the client to evaluate. */
-export function guildExperimentArrays(platform?: Platform): GuildExperimentArray[] {
-  const out: GuildExperimentArray[] = []
-  for (const { experiment, array } of experimentSet().guild) if (visible(experiment, platform)) out.push(array)
-  return out
+export async function guildExperimentArrays(platform?: Platform): Promise<GuildExperimentArray[]> {
+  return guildArraysOf(await experimentSet(), platform)
 }
 
 export type ExperimentsRequest = {
@@ -85,38 +104,42 @@ export type ExperimentsRequest = {
  * without a token, those of the fingerprint sent, or of a new one (a fingerprint past the per-IP allowance, or one
  * already ended by a login, is not honoured: no assignments).
  */
-export function experimentsAnswer(request: ExperimentsRequest): string {
+export async function experimentsAnswer(request: ExperimentsRequest): Promise<string> {
   let generated: string | undefined
   let resource: string | undefined
   if (request.caller) resource = request.caller.userId
-  else if (request.fingerprint) resource = honouredFingerprint(request.fingerprint)
+  else if (request.fingerprint) resource = await honouredFingerprint(request.fingerprint)
   else {
-    generated = createFingerprint(request.ip())
-    resource = honouredFingerprint(generated)
+    generated = await createFingerprint(request.ip())
+    resource = await honouredFingerprint(generated)
   }
   const fingerprint = generated ? `"fingerprint":${JSON.stringify(generated)},` : ''
-  const assignments = resource ? assignmentsText(resource, request.platform) : '[]'
-  const guilds = request.withGuildExperiments ? `,"guild_experiments":${guildArraysText(request.platform)}` : ''
+  const assignments = resource ? await assignmentsText(resource, request.platform) : '[]'
+  const guilds = request.withGuildExperiments ? `,"guild_experiments":${await guildArraysText(request.platform)}` : ''
   return `{${fingerprint}"assignments":${assignments}${guilds}}`
 }
 
 /** READY: the user's assignments and the server experiments, from the same cached definitions. */
-export function experimentsIdentify(caller: Caller): IdentifyContribution {
+export async function experimentsIdentify(caller: Caller): Promise<IdentifyContribution> {
   if (caller.kind !== 'user') return {}
-  return { ready: { experiments: userAssignments(caller.userId), guild_experiments: guildExperimentArrays() } }
+  return {
+    ready: { experiments: await userAssignments(caller.userId), guild_experiments: await guildExperimentArrays() },
+  }
 }
 
 /** Validate and store a definitions file (replace-all); this process uses it at once, others within a second. */
-export function loadDefinitions(input: unknown): { loaded: number; version: number; warnings: string[] } {
+export async function loadDefinitions(
+  input: unknown,
+): Promise<{ loaded: number; version: number; warnings: string[] }> {
   const { definitions, warnings } = validateDefinitions(input)
   const compiled = compileAll(definitions)
-  const version = replaceDefinitions(definitions, clock.now())
+  const version = await replaceDefinitions(definitions, clock.now())
   useSet(buildSet(version, compiled))
   return { loaded: definitions.length, version, warnings }
 }
 
-export function listDefinitions() {
-  return experimentSet().all.map((c) => ({
+export async function listDefinitions() {
+  return (await experimentSet()).all.map((c) => ({
     name: c.name,
     kind: c.kind,
     revision: c.revision,
@@ -131,14 +154,14 @@ export function listDefinitions() {
   }))
 }
 
-export function showDefinition(name: string): Definition | undefined {
-  return experimentSet().byName.get(name)?.definition
+export async function showDefinition(name: string): Promise<Definition | undefined> {
+  return (await experimentSet()).byName.get(name)?.definition
 }
 
 export class UnknownResource extends Error {}
 
-function guildFacts(guildId: string): GuildFacts | undefined {
-  const g = guildForExperiments(guildId)
+async function guildFacts(guildId: string): Promise<GuildFacts | undefined> {
+  const g = await guildForExperiments(guildId)
   if (!g) return undefined
   return {
     id: g.id,
@@ -150,14 +173,14 @@ function guildFacts(guildId: string): GuildFacts | undefined {
 }
 
 /** One experiment for one server (guild experiments) or user/fingerprint ID (user experiments). */
-export function evaluateOne(name: string, target: { guild?: string; user?: string }) {
-  const exp = experimentSet().byName.get(name)
+export async function evaluateOne(name: string, target: { guild?: string; user?: string }) {
+  const exp = (await experimentSet()).byName.get(name)
   if (!exp) throw new UnknownResource(`no experiment named "${name}"`)
   let facts: GuildFacts | undefined
   let resourceId: string
   if (exp.kind === 'guild') {
     if (!target.guild) throw new UnknownResource(`"${name}" is a guild experiment: give --guild ID`)
-    facts = guildFacts(target.guild)
+    facts = await guildFacts(target.guild)
     if (!facts) throw new UnknownResource(`no server with ID ${target.guild}`)
     resourceId = target.guild
   } else {

@@ -1,7 +1,7 @@
 // Every query of the experiments domain: the definitions (replaced whole) and the version row that tells a server
 // another process loaded new ones.
 import { asc, eq, sql } from 'drizzle-orm'
-import { db, prepared } from '../db/client'
+import { db, prepared, reading, transaction } from '../db/client'
 import type { Definition } from './definitions'
 import { experimentDefinitions, experimentState } from './tables'
 
@@ -17,13 +17,14 @@ const versionStmt = prepared((d) =>
 )
 
 /** The version of the loaded definitions (0 before any load). */
-export function readVersion(): number {
+export async function readVersion(): Promise<number> {
   return versionStmt().get()?.version ?? 0
 }
 
 /** The definitions in file order, with the version they belong to (one read transaction). */
-export function readDefinitions(): { version: number; definitions: Definition[] } {
-  return db().transaction((tx) => {
+export async function readDefinitions(): Promise<{ version: number; definitions: Definition[] }> {
+  return await reading(() => {
+    const tx = db()
     const version =
       tx
         .select({ version: experimentState.version })
@@ -40,26 +41,23 @@ export function readDefinitions(): { version: number; definitions: Definition[] 
 }
 
 /** Replace every definition in one transaction and bump the version; returns the new version. */
-export function replaceDefinitions(definitions: Definition[], now: number): number {
-  return db().transaction(
-    (tx) => {
-      tx.delete(experimentDefinitions).run()
-      for (let i = 0; i < definitions.length; i += INSERT_CHUNK) {
-        const chunk = definitions
-          .slice(i, i + INSERT_CHUNK)
-          .map((definition, j) => ({ name: definition.name, position: i + j, definition }))
-        tx.insert(experimentDefinitions).values(chunk).run()
-      }
-      return tx
-        .insert(experimentState)
-        .values({ id: STATE_ID, version: 1, loadedAt: now })
-        .onConflictDoUpdate({
-          target: experimentState.id,
-          set: { version: sql`${experimentState.version} + 1`, loadedAt: now },
-        })
-        .returning({ version: experimentState.version })
-        .get().version
-    },
-    { behavior: 'immediate' },
-  )
+export async function replaceDefinitions(definitions: Definition[], now: number): Promise<number> {
+  return await transaction((tx) => {
+    tx.delete(experimentDefinitions).run()
+    for (let i = 0; i < definitions.length; i += INSERT_CHUNK) {
+      const chunk = definitions
+        .slice(i, i + INSERT_CHUNK)
+        .map((definition, j) => ({ name: definition.name, position: i + j, definition }))
+      tx.insert(experimentDefinitions).values(chunk).run()
+    }
+    return tx
+      .insert(experimentState)
+      .values({ id: STATE_ID, version: 1, loadedAt: now })
+      .onConflictDoUpdate({
+        target: experimentState.id,
+        set: { version: sql`${experimentState.version} + 1`, loadedAt: now },
+      })
+      .returning({ version: experimentState.version })
+      .get().version
+  })
 }

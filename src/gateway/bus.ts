@@ -153,7 +153,7 @@ export function onSessionEnd(hook: CloseHook): void {
 }
 
 /** Which of these credentials still authenticate: auth session ids (user sessions) or token families (OAuth2). */
-export type CredentialCheck = (ids: string[]) => Set<string>
+export type CredentialCheck = (ids: string[]) => Set<string> | Promise<Set<string>>
 
 /**
  * The accounts domain says which auth sessions still live, the oauth2 domain which token families; the Gateway

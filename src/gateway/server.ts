@@ -72,6 +72,8 @@ type Connection = {
   windowStart: number
   /** `?compress=zlib-stream`: every frame to this socket goes through its own zlib context. */
   zlib?: ZlibStream
+  /** While a message is being handled (handlers await the stores): the ones that came since, handled next in order. */
+  backlog?: (string | Buffer)[]
 }
 
 // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
@@ -221,7 +223,7 @@ function sweepExpired(): void {
   const commits = foreignCommitsSeen()
   if (commits !== commitsChecked || sweeps % CREDENTIAL_CHECK_EVERY === 0) {
     commitsChecked = commits
-    closeEndedCredentials()
+    void closeEndedCredentials()
   }
 }
 
@@ -231,15 +233,20 @@ function credentialOf(caller: Caller): string | undefined {
 }
 
 /** Close (4004) the connections whose auth session or token family no longer authenticates. */
-export function closeEndedCredentials(): void {
+export async function closeEndedCredentials(): Promise<void> {
   for (const kind of ['user', 'bearer'] as const) {
     const check = credentialChecks[kind]
     if (!check) continue
     const held = [...sessions.values()].filter((s) => s.caller.kind === kind)
     if (!held.length) continue
     try {
-      const alive = check([...new Set(held.map((s) => credentialOf(s.caller)!))])
-      for (const s of held) if (!alive.has(credentialOf(s.caller)!)) endSession(s, 4004, 'Authentication failed')
+      const ids = held.map((s) => credentialOf(s.caller)!)
+      const alive = await check([...new Set(ids)])
+      // Only sessions still held with the credential checked (one may have ended or moved to a new token meanwhile).
+      held.forEach((s, i) => {
+        if (!alive.has(ids[i]) && sessions.get(s.id) === s && credentialOf(s.caller) === ids[i])
+          endSession(s, 4004, 'Authentication failed')
+      })
     } catch (error) {
       log.error('credential check failed', { kind, error: String(error) })
     }
@@ -369,14 +376,6 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
 async function onMessage(ws: Socket, message: unknown): Promise<void> {
   const conn = connections.get(ws)
   if (!conn || conn.closing) return
-  const now = clock.now()
-  if (now - conn.windowStart >= FRAME_WINDOW_MS) {
-    conn.windowStart = now
-    conn.frames = 0
-  }
-  conn.frames += 1
-  if (conn.frames > framesPerWindow(config().gatewayHeartbeatMs))
-    return close(ws, Close.RateLimited, 'You are being rate limited.')
   if (
     typeof message !== 'object' ||
     message === null ||
@@ -483,13 +482,39 @@ function decodeFrame(message: string | Buffer): unknown {
   }
 }
 
-async function onRawMessage(raw: Socket, message: string | Buffer): Promise<void> {
-  try {
-    await onMessage(raw, decodeFrame(message))
-  } catch (error) {
-    log.error('gateway message failed', { error: String(error) })
-    close(raw, Close.UnknownError, 'Unknown error')
+/**
+ * A socket's messages are handled one after another, in the order they came: a handler may await the stores, and
+ * the next message waits for it. Frames are counted as they come (the rate limit bounds what can wait).
+ */
+function onRawMessage(raw: Socket, message: string | Buffer): void {
+  const conn = connections.get(raw)
+  if (!conn || conn.closing) return
+  const now = clock.now()
+  if (now - conn.windowStart >= FRAME_WINDOW_MS) {
+    conn.windowStart = now
+    conn.frames = 0
   }
+  conn.frames += 1
+  if (conn.frames > framesPerWindow(config().gatewayHeartbeatMs))
+    return close(raw, Close.RateLimited, 'You are being rate limited.')
+  if (conn.backlog) {
+    conn.backlog.push(message)
+    return
+  }
+  conn.backlog = []
+  void handleInOrder(raw, conn, message)
+}
+
+async function handleInOrder(raw: Socket, conn: Connection, first: string | Buffer): Promise<void> {
+  for (let message: string | Buffer | undefined = first; message !== undefined; message = conn.backlog?.shift()) {
+    try {
+      await onMessage(raw, decodeFrame(message))
+    } catch (error) {
+      log.error('gateway message failed', { error: String(error) })
+      close(raw, Close.UnknownError, 'Unknown error')
+    }
+  }
+  conn.backlog = undefined
 }
 
 const handlers = { open: onOpen, message: onRawMessage, close: onClose }

@@ -6,8 +6,8 @@ import { computePermissions, has } from './permissions'
 import { getChannelRow, getGuild, getMember, guildRoles, memberRoleIds } from './store'
 import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
-export function permissionsOf(guild: GuildRow, userId: string): bigint {
-  return permissionsFrom(guild, userId, guildRoles(guild.id), memberRoleIds(guild.id, userId))
+export async function permissionsOf(guild: GuildRow, userId: string): Promise<bigint> {
+  return permissionsFrom(guild, userId, await guildRoles(guild.id), await memberRoleIds(guild.id, userId))
 }
 
 /** A member's permissions from the guild's roles and the member's role ids, already read. */
@@ -22,19 +22,19 @@ export function permissionsFrom(guild: GuildRow, userId: string, all: RoleRow[],
 }
 
 /** The highest role position a member holds (owner: above every role). */
-export function topPosition(guild: GuildRow, userId: string): number {
+export async function topPosition(guild: GuildRow, userId: string): Promise<number> {
   if (guild.ownerId === userId) return Number.MAX_SAFE_INTEGER
-  const mine = new Set(memberRoleIds(guild.id, userId))
-  return guildRoles(guild.id).reduce((top, r) => (mine.has(r.id) && r.position > top ? r.position : top), 0)
+  const mine = new Set(await memberRoleIds(guild.id, userId))
+  return (await guildRoles(guild.id)).reduce((top, r) => (mine.has(r.id) && r.position > top ? r.position : top), 0)
 }
 
 export type GuildAccess = { guild: GuildRow; member: MemberRow; permissions: bigint }
 
-export function guildAccess(guildId: string, userId: string, needed: bigint = 0n): GuildAccess {
-  const guild = getGuild(guildId)
-  const member = guild && getMember(guild.id, userId)
+export async function guildAccess(guildId: string, userId: string, needed: bigint = 0n): Promise<GuildAccess> {
+  const guild = await getGuild(guildId)
+  const member = guild && (await getMember(guild.id, userId))
   if (!guild || !member) throw Errors.unknownGuild()
-  const permissions = permissionsOf(guild, userId)
+  const permissions = await permissionsOf(guild, userId)
   if (!has(permissions, needed)) throw Errors.missingPermissions()
   return { guild, member, permissions }
 }
@@ -42,12 +42,12 @@ export function guildAccess(guildId: string, userId: string, needed: bigint = 0n
 export type ChannelAccess = GuildAccess & { channel: ChannelRow }
 
 /** A channel the user can see (VIEW_CHANNEL), plus any further permission needed. */
-export function channelAccess(channelId: string, userId: string, needed: bigint = 0n): ChannelAccess {
-  const channel = getChannelRow(channelId)
-  const guild = channel && getGuild(channel.guildId)
-  const member = guild && getMember(guild.id, userId)
+export async function channelAccess(channelId: string, userId: string, needed: bigint = 0n): Promise<ChannelAccess> {
+  const channel = await getChannelRow(channelId)
+  const guild = channel && (await getGuild(channel.guildId))
+  const member = guild && (await getMember(guild.id, userId))
   if (!channel || !guild || !member) throw Errors.unknownChannel()
-  const permissions = permissionsOf(guild, userId)
+  const permissions = await permissionsOf(guild, userId)
   if (!has(permissions, Permission.VIEW_CHANNEL)) throw Errors.missingPermissions()
   if (!has(permissions, needed)) throw Errors.missingPermissions()
   return { guild, member, channel, permissions }

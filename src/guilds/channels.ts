@@ -20,38 +20,39 @@ import type { CreateChannelInput, PatchChannelInput } from './schemas'
 import { serializeChannelRow } from './serialize'
 import type { ChannelRow } from './tables'
 
-export function createChannel(userId: string, guildId: string, input: CreateChannelInput) {
-  guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
-  const row = transaction((tx) =>
-    insertChannel(tx, {
-      id: snowflake(),
-      guildId,
-      type: input.type ?? ChannelType.GUILD_TEXT,
-      name: input.name,
-      topic: input.topic ?? null,
-      position: input.position ?? guildChannels(guildId, tx).length,
-      nsfw: input.nsfw ?? false,
-      createdAt: clock.now(),
-    }),
+export async function createChannel(userId: string, guildId: string, input: CreateChannelInput) {
+  await guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
+  const row = await transaction(
+    async (tx) =>
+      await insertChannel(tx, {
+        id: snowflake(),
+        guildId,
+        type: input.type ?? ChannelType.GUILD_TEXT,
+        name: input.name,
+        topic: input.topic ?? null,
+        position: input.position ?? (await guildChannels(guildId, tx)).length,
+        nsfw: input.nsfw ?? false,
+        createdAt: clock.now(),
+      }),
   )
   // Members who can view it follow the channel before its creation is announced there.
-  syncAllMembers(guildId)
+  await syncAllMembers(guildId)
   const body = serializeChannelRow(row)
   events.publish(topics.channel(row.id), 'CHANNEL_CREATE', body)
   return body
 }
 
-export function listChannels(userId: string, guildId: string) {
-  const { permissions } = guildAccess(guildId, userId)
-  return has(permissions, Permission.VIEW_CHANNEL) ? guildChannels(guildId).map(serializeChannelRow) : []
+export async function listChannels(userId: string, guildId: string) {
+  const { permissions } = await guildAccess(guildId, userId)
+  return has(permissions, Permission.VIEW_CHANNEL) ? (await guildChannels(guildId)).map(serializeChannelRow) : []
 }
 
-export function getChannel(userId: string, channelId: string) {
-  return serializeChannelRow(channelAccess(channelId, userId).channel)
+export async function getChannel(userId: string, channelId: string) {
+  return serializeChannelRow((await channelAccess(channelId, userId)).channel)
 }
 
-export function updateChannel(userId: string, channelId: string, input: PatchChannelInput) {
-  const { channel } = channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
+export async function updateChannel(userId: string, channelId: string, input: PatchChannelInput) {
+  const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
   const changes = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.topic !== undefined ? { topic: input.topic } : {}),
@@ -60,24 +61,25 @@ export function updateChannel(userId: string, channelId: string, input: PatchCha
   }
   // An empty edit changes nothing and announces nothing (Discord answers the channel as it is).
   if (Object.keys(changes).length === 0) return serializeChannelRow(channel)
-  const row = transaction((tx) => updateChannelRow(tx, channelId, changes))
+  const row = await transaction(async (tx) => await updateChannelRow(tx, channelId, changes))
   const body = serializeChannelRow(row)
   events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
   return body
 }
 
-export function deleteChannel(userId: string, channelId: string) {
-  const { channel } = channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
-  transaction((tx) => deleteChannelRow(tx, channelId))
+export async function deleteChannel(userId: string, channelId: string) {
+  const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
+  await transaction(async (tx) => await deleteChannelRow(tx, channelId))
   const body = serializeChannelRow(channel)
   events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)
-  for (const memberId of memberUserIds(channel.guildId)) events.unsubscribeUser(memberId, topics.channel(channelId))
+  for (const memberId of await memberUserIds(channel.guildId))
+    events.unsubscribeUser(memberId, topics.channel(channelId))
   return body
 }
 
 /** Effective permissions of a user on a channel; 0 when the user is not in its guild. */
-export function channelPermissionsOf(userId: string, channel: ChannelRow): bigint {
-  const guild = getGuild(channel.guildId)
-  if (!guild || !getMember(guild.id, userId)) return 0n
-  return permissionsOf(guild, userId)
+export async function channelPermissionsOf(userId: string, channel: ChannelRow): Promise<bigint> {
+  const guild = await getGuild(channel.guildId)
+  if (!guild || !(await getMember(guild.id, userId))) return 0n
+  return await permissionsOf(guild, userId)
 }

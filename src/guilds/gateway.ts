@@ -1,5 +1,6 @@
 // Gateway wiring for guilds: which topics a member follows (the guild, and each channel it can view),
 // READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
+import { findUser } from '../accounts/store'
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
 import { reading } from '../db/client'
@@ -17,12 +18,12 @@ import {
   membershipsOfUser,
   rolesOfEach,
 } from './store'
-import { serializeGuildForGateway } from './serialize'
+import { gatewayGuildObject } from './serialize'
 import type { GuildRow } from './tables'
 
-function viewableChannelIds(guild: GuildRow, userId: string): string[] {
-  const perms = permissionsOf(guild, userId)
-  return has(perms, Permission.VIEW_CHANNEL) ? guildChannels(guild.id).map((c) => c.id) : []
+async function viewableChannelIds(guild: GuildRow, userId: string): Promise<string[]> {
+  const perms = await permissionsOf(guild, userId)
+  return has(perms, Permission.VIEW_CHANNEL) ? (await guildChannels(guild.id)).map((c) => c.id) : []
 }
 
 /**
@@ -31,9 +32,9 @@ function viewableChannelIds(guild: GuildRow, userId: string): string[] {
  * as Discord gives them to bots: READY lists each as `{id, unavailable: true}` and its GUILD_CREATE follows (discord.js
  * and Discordeno fill their guild caches from those GUILD_CREATEs; discord.js waits for them before `ready`).
  */
-export function guildIdentify(caller: Caller) {
+export async function guildIdentify(caller: Caller) {
   if (!sees(caller, audiences.guilds)) return {}
-  const { topics, ready } = reading(() => readyGuilds(caller, sees(caller, audiences.guildActivity)))
+  const { topics, ready } = await reading(async () => await readyGuilds(caller, sees(caller, audiences.guildActivity)))
   if (caller.kind !== 'bot') return { topics, ready }
   return {
     topics,
@@ -42,13 +43,14 @@ export function guildIdentify(caller: Caller) {
   }
 }
 
-function readyGuilds(caller: Caller, followActivity: boolean) {
-  const joined = membershipsOfUser(caller.userId)
+async function readyGuilds(caller: Caller, followActivity: boolean) {
+  const joined = await membershipsOfUser(caller.userId)
   const ids = joined.map((j) => j.guild.id)
-  const roles = rolesOfEach(ids)
-  const mine = memberRoleIdsOfEach(ids, caller.userId)
-  const channels = channelsOfEach(ids)
-  const counts = memberCountOfEach(ids)
+  const roles = await rolesOfEach(ids)
+  const mine = await memberRoleIdsOfEach(ids, caller.userId)
+  const channels = await channelsOfEach(ids)
+  const counts = await memberCountOfEach(ids)
+  const me = joined.length ? await findUser(caller.userId) : undefined
   const topicList: string[] = []
   const ready = joined.map(({ guild, member }) => {
     const parts = {
@@ -63,25 +65,25 @@ function readyGuilds(caller: Caller, followActivity: boolean) {
     )
     if (followActivity)
       topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
-    return serializeGuildForGateway(guild, member, parts)
+    return gatewayGuildObject(guild, member, me, parts)
   })
   return { topics: topicList, ready: { guilds: ready } }
 }
 
 /** Make a member's live sessions follow exactly the guild's channels it can view. */
-export function syncMemberTopics(guildId: string, userId: string): void {
-  const guild = getGuild(guildId)
-  if (!guild || !getMember(guildId, userId)) return
+export async function syncMemberTopics(guildId: string, userId: string): Promise<void> {
+  const guild = await getGuild(guildId)
+  if (!guild || !(await getMember(guildId, userId))) return
   events.subscribeUser(userId, topics.guild(guildId), audiences.guildActivity)
-  const visible = new Set(viewableChannelIds(guild, userId))
-  for (const channel of guildChannels(guildId)) {
+  const visible = new Set(await viewableChannelIds(guild, userId))
+  for (const channel of await guildChannels(guildId)) {
     if (visible.has(channel.id)) events.subscribeUser(userId, topics.channel(channel.id), audiences.guildActivity)
     else events.unsubscribeUser(userId, topics.channel(channel.id))
   }
 }
 
-export function syncAllMembers(guildId: string): void {
-  for (const userId of memberUserIds(guildId)) syncMemberTopics(guildId, userId)
+export async function syncAllMembers(guildId: string): Promise<void> {
+  for (const userId of await memberUserIds(guildId)) await syncMemberTopics(guildId, userId)
 }
 
 /** After leaving, being kicked, or the guild's deletion: drop the guild's topics from the user's sessions. */

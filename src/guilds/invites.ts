@@ -45,29 +45,30 @@ export type InviteInput = {
 
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {
-  const { channel, guild } = channelAccess(channelId, userId, Permission.CREATE_INSTANT_INVITE)
-  if (input.targetUserId && !findUser(input.targetUserId)) throw Errors.unknownUser()
+  const { channel, guild } = await channelAccess(channelId, userId, Permission.CREATE_INSTANT_INVITE)
+  if (input.targetUserId && !(await findUser(input.targetUserId))) throw Errors.unknownUser()
   const maxAge = input.maxAge ?? 86400
   const maxUses = input.maxUses ?? 0
   const temporary = input.temporary ?? false
   const now = clock.now()
   if (!input.unique && !input.targetUserId) {
-    const existing = reusableInvite(channel.id, userId, maxAge, maxUses, temporary, now)
+    const existing = await reusableInvite(channel.id, userId, maxAge, maxUses, temporary, now)
     if (existing) return serializeInvite(existing, guild, channel)
   }
-  const row = transaction((tx) =>
-    insertInvite(tx, {
-      code: inviteCode(),
-      guildId: guild.id,
-      channelId: channel.id,
-      inviterId: userId,
-      targetUserId: input.targetUserId ?? null,
-      maxAge,
-      maxUses,
-      temporary,
-      createdAt: now,
-      expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
-    }),
+  const row = await transaction(
+    async (tx) =>
+      await insertInvite(tx, {
+        code: inviteCode(),
+        guildId: guild.id,
+        channelId: channel.id,
+        inviterId: userId,
+        targetUserId: input.targetUserId ?? null,
+        maxAge,
+        maxUses,
+        temporary,
+        createdAt: now,
+        expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
+      }),
   )
   const body = await serializeInvite(row, guild, channel)
   events.publish(topics.channel(channel.id), 'INVITE_CREATE', {
@@ -94,10 +95,10 @@ function live(invite: InviteRow | undefined, now: number): invite is InviteRow {
 }
 
 export async function lookupInvite(code: string) {
-  const invite = getInvite(code)
+  const invite = await getInvite(code)
   if (!live(invite, clock.now())) throw Errors.unknownInvite()
-  const guild = getGuild(invite.guildId)!
-  const channel = getChannelRow(invite.channelId)!
+  const guild = (await getGuild(invite.guildId))!
+  const channel = (await getChannelRow(invite.channelId))!
   return serializeInvite(invite, guild, channel)
 }
 
@@ -106,19 +107,22 @@ export async function lookupInvite(code: string) {
  * A member who is already in the guild gets the invite back without using it.
  */
 export async function joinGuildByInvite(userId: string, code: string) {
-  const existing = getInvite(code)
+  const existing = await getInvite(code)
   if (!existing || (existing.targetUserId && existing.targetUserId !== userId)) throw Errors.unknownInvite()
-  const guild = getGuild(existing.guildId)
-  const channel = getChannelRow(existing.channelId)
+  const guild = await getGuild(existing.guildId)
+  const channel = await getChannelRow(existing.channelId)
   if (!guild || !channel) throw Errors.unknownInvite()
-  if (getMember(guild.id, userId)) {
+  if (await getMember(guild.id, userId)) {
     if (!live(existing, clock.now())) throw Errors.unknownInvite()
     return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
   }
   // The use is claimed in the transaction that adds the member: counted exactly when someone joined.
   let claimed: InviteRow | undefined
-  if (!addMember(guild, userId, () => !!(claimed = claimInviteUse(code, clock.now(), userId))) || !claimed) {
-    if (getMember(guild.id, userId) && live(existing, clock.now()))
+  if (
+    !(await addMember(guild, userId, async () => !!(claimed = await claimInviteUse(code, clock.now(), userId)))) ||
+    !claimed
+  ) {
+    if ((await getMember(guild.id, userId)) && live(existing, clock.now()))
       return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
     throw Errors.unknownInvite()
   }
@@ -126,15 +130,15 @@ export async function joinGuildByInvite(userId: string, code: string) {
 }
 
 export async function deleteInvite(userId: string, code: string) {
-  const invite = getInvite(code)
+  const invite = await getInvite(code)
   if (!invite) throw Errors.unknownInvite()
-  const guild = getGuild(invite.guildId)
-  const channel = getChannelRow(invite.channelId)
-  if (!guild || !channel || !getMember(guild.id, userId)) throw Errors.unknownInvite()
-  const perms = permissionsOf(guild, userId)
+  const guild = await getGuild(invite.guildId)
+  const channel = await getChannelRow(invite.channelId)
+  if (!guild || !channel || !(await getMember(guild.id, userId))) throw Errors.unknownInvite()
+  const perms = await permissionsOf(guild, userId)
   if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD))
     throw Errors.missingPermissions()
-  transaction((tx) => deleteInviteRow(tx, code))
+  await transaction(async (tx) => await deleteInviteRow(tx, code))
   events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
   return serializeInvite(invite, guild, channel)
 }

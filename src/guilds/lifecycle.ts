@@ -27,14 +27,14 @@ import {
 import { serializeGuild, serializeGuildForGateway, serializeMember } from './serialize'
 import type { GuildRow } from './tables'
 
-export function createGuild(ownerId: string, name: string) {
+export async function createGuild(ownerId: string, name: string) {
   const id = snowflake()
   const now = clock.now()
-  transaction((tx) => {
-    insertGuild(tx, { id, name, ownerId, createdAt: now })
-    insertRole(tx, { id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 })
-    insertMember(tx, { guildId: id, userId: ownerId, joinedAt: now })
-    insertChannel(tx, {
+  await transaction(async (tx) => {
+    await insertGuild(tx, { id, name, ownerId, createdAt: now })
+    await insertRole(tx, { id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 })
+    await insertMember(tx, { guildId: id, userId: ownerId, joinedAt: now })
+    await insertChannel(tx, {
       id: snowflake(),
       guildId: id,
       type: ChannelType.GUILD_TEXT,
@@ -42,7 +42,7 @@ export function createGuild(ownerId: string, name: string) {
       position: 0,
       createdAt: now,
     })
-    insertChannel(tx, {
+    await insertChannel(tx, {
       id: snowflake(),
       guildId: id,
       type: ChannelType.GUILD_VOICE,
@@ -51,33 +51,33 @@ export function createGuild(ownerId: string, name: string) {
       createdAt: now,
     })
   })
-  const guild = getGuild(id)!
-  syncMemberTopics(id, ownerId)
+  const guild = (await getGuild(id))!
+  await syncMemberTopics(id, ownerId)
   events.publishToUser(
     ownerId,
     audiences.guilds,
     'GUILD_CREATE',
-    serializeGuildForGateway(guild, getMember(id, ownerId)),
+    await serializeGuildForGateway(guild, await getMember(id, ownerId)),
   )
-  return serializeGuild(guild)
+  return await serializeGuild(guild)
 }
 
-export function renameGuild(userId: string, guildId: string, name: string | undefined) {
-  const { guild } = guildAccess(guildId, userId)
+export async function renameGuild(userId: string, guildId: string, name: string | undefined) {
+  const { guild } = await guildAccess(guildId, userId)
   if (guild.ownerId !== userId) throw Errors.missingPermissions()
-  if (name !== undefined) transaction((tx) => updateGuild(tx, guildId, { name }))
-  const body = serializeGuild(getGuild(guildId)!)
+  if (name !== undefined) await transaction(async (tx) => await updateGuild(tx, guildId, { name }))
+  const body = await serializeGuild((await getGuild(guildId))!)
   events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)
   return body
 }
 
-export function deleteGuild(userId: string, guildId: string): void {
-  const { guild } = guildAccess(guildId, userId)
+export async function deleteGuild(userId: string, guildId: string): Promise<void> {
+  const { guild } = await guildAccess(guildId, userId)
   if (guild.ownerId !== userId) throw Errors.missingPermissions()
-  const channelIds = guildChannels(guildId).map((c) => c.id)
-  const memberIds = transaction((tx) => {
-    const ids = memberUserIds(guildId, tx)
-    deleteGuildRow(tx, guildId)
+  const channelIds = (await guildChannels(guildId)).map((c) => c.id)
+  const memberIds = await transaction(async (tx) => {
+    const ids = await memberUserIds(guildId, tx)
+    await deleteGuildRow(tx, guildId)
     return ids
   })
   events.publish(topics.guild(guildId), 'GUILD_DELETE', { id: guildId })
@@ -91,12 +91,16 @@ class NotClaimed extends Error {}
  * the same transaction once the member row is new; when it returns false nothing is written, so a use is counted
  * exactly when someone joined, even if the process dies in between.
  */
-export function addMember(guild: GuildRow, userId: string, claim: () => boolean = () => true): boolean {
+export async function addMember(
+  guild: GuildRow,
+  userId: string,
+  claim: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
   let inserted: unknown
   try {
-    inserted = transaction((tx) => {
-      const row = insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() })
-      if (row && !claim()) throw new NotClaimed()
+    inserted = await transaction(async (tx) => {
+      const row = await insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() })
+      if (row && !(await claim())) throw new NotClaimed()
       return row
     })
   } catch (error) {
@@ -104,24 +108,27 @@ export function addMember(guild: GuildRow, userId: string, claim: () => boolean 
     throw error
   }
   if (!inserted) return false
-  announceJoin(guild, userId)
+  await announceJoin(guild, userId)
   return true
 }
 
 async function announceJoin(guild: GuildRow, userId: string) {
-  const member = getMember(guild.id, userId)!
-  const user = findUser(userId)
-  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', { guild_id: guild.id, ...serializeMember(member, user) })
-  syncMemberTopics(guild.id, userId)
-  events.publishToUser(userId, audiences.guilds, 'GUILD_CREATE', serializeGuildForGateway(guild, member))
+  const member = (await getMember(guild.id, userId))!
+  const user = await findUser(userId)
+  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', {
+    guild_id: guild.id,
+    ...(await serializeMember(member, user)),
+  })
+  await syncMemberTopics(guild.id, userId)
+  events.publishToUser(userId, audiences.guilds, 'GUILD_CREATE', await serializeGuildForGateway(guild, member))
 }
 
-function removeMember(guild: GuildRow, userId: string): void {
-  const channelIds = guildChannels(guild.id).map((c) => c.id)
-  transaction((tx) => deleteMember(tx, guild.id, userId))
+async function removeMember(guild: GuildRow, userId: string): Promise<void> {
+  const channelIds = (await guildChannels(guild.id)).map((c) => c.id)
+  await transaction(async (tx) => await deleteMember(tx, guild.id, userId))
   dropGuildTopics(userId, guild.id, channelIds)
   events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })
-  const user = findUser(userId)
+  const user = await findUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', {
     guild_id: guild.id,
     user: user
@@ -137,55 +144,58 @@ function removeMember(guild: GuildRow, userId: string): void {
 }
 
 export async function leaveGuild(userId: string, guildId: string): Promise<void> {
-  const { guild } = guildAccess(guildId, userId)
+  const { guild } = await guildAccess(guildId, userId)
   if (guild.ownerId === userId) throw invalidGuild()
-  removeMember(guild, userId)
+  await removeMember(guild, userId)
 }
 
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
-  const { guild } = guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
-  if (!getMember(guildId, targetId)) throw Errors.unknownMember()
+  const { guild } = await guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
+  if (!(await getMember(guildId, targetId))) throw Errors.unknownMember()
   if (
     targetId === guild.ownerId ||
-    (actorId !== guild.ownerId && topPosition(guild, targetId) >= topPosition(guild, actorId))
+    (actorId !== guild.ownerId && (await topPosition(guild, targetId)) >= (await topPosition(guild, actorId)))
   ) {
     throw Errors.missingPermissions()
   }
-  removeMember(guild, targetId)
+  await removeMember(guild, targetId)
 }
 
 /** The caller's guilds in id order, paged by `before`/`after` and `limit` as Discord's. */
-export function myGuilds(userId: string, page: { limit: number; before?: string; after?: string }) {
+export async function myGuilds(userId: string, page: { limit: number; before?: string; after?: string }) {
   const id = (g: { id: string }) => BigInt(g.id)
-  let list = guildsOfUser(userId).sort((a, b) => (id(a) < id(b) ? -1 : 1))
+  let list = (await guildsOfUser(userId)).sort((a, b) => (id(a) < id(b) ? -1 : 1))
   if (page.after !== undefined) list = list.filter((g) => id(g) > BigInt(page.after!))
   if (page.before !== undefined) {
     list = list.filter((g) => id(g) < BigInt(page.before!))
     if (page.after === undefined) list = list.slice(-page.limit)
   }
-  return list.slice(0, page.limit).map((g) => ({
+  const shown = list.slice(0, page.limit)
+  const permissions: bigint[] = []
+  for (const g of shown) permissions.push(await permissionsOf(g, userId))
+  return shown.map((g, i) => ({
     id: g.id,
     name: g.name,
     icon: null,
     banner: null,
     owner: g.ownerId === userId,
-    permissions: permissionsOf(g, userId).toString(),
+    permissions: permissions[i].toString(),
     features: g.features,
   }))
 }
 
 /** Operator settings (CLI): features, hub type, vanity code. */
-export function setGuildAttributes(
+export async function setGuildAttributes(
   guildId: string,
   input: { features?: string[]; hubType?: number | null; vanity?: string | null },
 ) {
-  const guild = getGuild(guildId)
+  const guild = await getGuild(guildId)
   if (!guild) throw Errors.unknownGuild()
   const changes = {
     ...(input.features !== undefined ? { features: input.features } : {}),
     ...(input.hubType !== undefined ? { hubType: input.hubType } : {}),
     ...(input.vanity !== undefined ? { vanityUrlCode: input.vanity } : {}),
   }
-  if (Object.keys(changes).length > 0) transaction((tx) => updateGuild(tx, guildId, changes))
-  return serializeGuild(getGuild(guildId)!)
+  if (Object.keys(changes).length > 0) await transaction(async (tx) => await updateGuild(tx, guildId, changes))
+  return await serializeGuild((await getGuild(guildId))!)
 }

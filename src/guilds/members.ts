@@ -6,11 +6,11 @@ import { guildAccess } from './access'
 import { serializeMember } from './serialize'
 import { getMember } from './store'
 
-export function guildMember(callerId: string, guildId: string, userId: string) {
-  return reading(() => {
-    const { guild } = guildAccess(guildId, callerId)
-    const member = getMember(guild.id, userId)
+export async function guildMember(callerId: string, guildId: string, userId: string) {
+  return await reading(async () => {
+    const { guild } = await guildAccess(guildId, callerId)
+    const member = await getMember(guild.id, userId)
     if (!member) throw Errors.unknownMember()
-    return serializeMember(member, findUser(member.userId))
+    return serializeMember(member, await findUser(member.userId))
   })
 }

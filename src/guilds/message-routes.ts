@@ -32,7 +32,7 @@ export const messageEndpoints = [
       summary: 'Get a message (READ_MESSAGE_HISTORY)',
       answers: { 200: Message },
     },
-    ({ caller, params }) => getMessage(caller.userId, params.channelId, params.messageId),
+    async ({ caller, params }) => await getMessage(caller.userId, params.channelId, params.messageId),
   ),
   endpoint(
     {
@@ -44,7 +44,7 @@ export const messageEndpoints = [
       body: MessageEditSchema,
       answers: { 200: Message },
     },
-    ({ caller, params, body }) => editMessage(caller.userId, params.channelId, params.messageId, body),
+    async ({ caller, params, body }) => await editMessage(caller.userId, params.channelId, params.messageId, body),
   ),
   endpoint(
     {
@@ -55,7 +55,7 @@ export const messageEndpoints = [
       summary: 'Delete a message (its author, or MANAGE_MESSAGES)',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (deleteMessage(caller.userId, params.channelId, params.messageId), noContent()),
+    async ({ caller, params }) => (await deleteMessage(caller.userId, params.channelId, params.messageId), noContent()),
   ),
   endpoint(
     {
@@ -67,7 +67,9 @@ export const messageEndpoints = [
       body: BulkDeleteSchema,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params, body }) => (bulkDeleteMessages(caller.userId, params.channelId, body.messages), noContent()),
+    async ({ caller, params, body }) => (
+      await bulkDeleteMessages(caller.userId, params.channelId, body.messages), noContent()
+    ),
   ),
   endpoint(
     {
@@ -78,7 +80,7 @@ export const messageEndpoints = [
       summary: 'Show the caller typing (SEND_MESSAGES): TYPING_START',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (startTyping(caller.userId, params.channelId), noContent()),
+    async ({ caller, params }) => (await startTyping(caller.userId, params.channelId), noContent()),
   ),
   endpoint(
     {
@@ -89,7 +91,7 @@ export const messageEndpoints = [
       summary: 'Pinned messages, the latest pinned first',
       answers: { 200: t.Array(Message, { description: 'Pinned messages (none without READ_MESSAGE_HISTORY)' }) },
     },
-    ({ caller, params }) => listPins(caller.userId, params.channelId),
+    async ({ caller, params }) => await listPins(caller.userId, params.channelId),
   ),
   endpoint(
     {
@@ -100,7 +102,9 @@ export const messageEndpoints = [
       summary: 'Pin a message (MANAGE_MESSAGES; 50 per channel)',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (setPinned(caller.userId, params.channelId, params.messageId, true), noContent()),
+    async ({ caller, params }) => (
+      await setPinned(caller.userId, params.channelId, params.messageId, true), noContent()
+    ),
   ),
   endpoint(
     {
@@ -111,7 +115,9 @@ export const messageEndpoints = [
       summary: 'Unpin a message (MANAGE_MESSAGES)',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (setPinned(caller.userId, params.channelId, params.messageId, false), noContent()),
+    async ({ caller, params }) => (
+      await setPinned(caller.userId, params.channelId, params.messageId, false), noContent()
+    ),
   ),
   endpoint(
     {
@@ -123,7 +129,9 @@ export const messageEndpoints = [
       params: emoji,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (addReaction(caller.userId, params.channelId, params.messageId, params.emoji), noContent()),
+    async ({ caller, params }) => (
+      await addReaction(caller.userId, params.channelId, params.messageId, params.emoji), noContent()
+    ),
   ),
   endpoint(
     {
@@ -135,8 +143,8 @@ export const messageEndpoints = [
       params: emoji,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (
-      removeReaction(caller.userId, params.channelId, params.messageId, params.emoji, caller.userId), noContent()
+    async ({ caller, params }) => (
+      await removeReaction(caller.userId, params.channelId, params.messageId, params.emoji, caller.userId), noContent()
     ),
   ),
   endpoint(
@@ -149,8 +157,8 @@ export const messageEndpoints = [
       params: emoji,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (
-      removeReaction(caller.userId, params.channelId, params.messageId, params.emoji, params.userId), noContent()
+    async ({ caller, params }) => (
+      await removeReaction(caller.userId, params.channelId, params.messageId, params.emoji, params.userId), noContent()
     ),
   ),
   endpoint(
@@ -164,9 +172,9 @@ export const messageEndpoints = [
       query: ReactionsQuery,
       answers: { 200: t.Array(PublicUser, { description: 'Users by id, after `after`' }) },
     },
-    ({ caller, params, query }) => {
+    async ({ caller, params, query }) => {
       const { limit, after } = query()
-      return reactionUsers(
+      return await reactionUsers(
         caller.userId,
         params.channelId,
         params.messageId,
@@ -185,8 +193,8 @@ export const messageEndpoints = [
       params: emoji,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (
-      clearReactions(caller.userId, params.channelId, params.messageId, params.emoji), noContent()
+    async ({ caller, params }) => (
+      await clearReactions(caller.userId, params.channelId, params.messageId, params.emoji), noContent()
     ),
   ),
   endpoint(
@@ -198,6 +206,8 @@ export const messageEndpoints = [
       summary: 'Remove every reaction (MANAGE_MESSAGES)',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (clearReactions(caller.userId, params.channelId, params.messageId), noContent()),
+    async ({ caller, params }) => (
+      await clearReactions(caller.userId, params.channelId, params.messageId), noContent()
+    ),
   ),
 ]

@@ -27,7 +27,7 @@ import type { ChannelRow, Embed } from './tables'
 const NONCE_WINDOW_MS = 5 * 60_000
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
-  const { channel } = channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const { channel } = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
   const embeds = checkEmbeds(input.embeds) ?? []
   const content = input.content ?? ''
   if (!content && !embeds.length) throw emptyMessage()
@@ -50,15 +50,21 @@ export async function writeMessage(
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
   let fresh = true
-  const row = transaction((tx) => {
+  const row = await transaction(async (tx) => {
     if (enforceNonce && nonce !== undefined) {
-      const earlier = recentMessageWithNonce(tx, channel.id, authorId, String(nonce), clock.now() - NONCE_WINDOW_MS)
+      const earlier = await recentMessageWithNonce(
+        tx,
+        channel.id,
+        authorId,
+        String(nonce),
+        clock.now() - NONCE_WINDOW_MS,
+      )
       if (earlier) {
         fresh = false
         return earlier
       }
     }
-    const inserted = insertMessage(tx, {
+    const inserted = await insertMessage(tx, {
       id,
       channelId: channel.id,
       authorId,
@@ -67,17 +73,17 @@ export async function writeMessage(
       createdAt: clock.now(),
       embeds,
     })
-    setLastMessageId(tx, channel.id, id)
+    await setLastMessageId(tx, channel.id, id)
     return inserted
   })
-  const body = serializeMessage(row, channel.guildId)
+  const body = await serializeMessage(row, channel.guildId)
   if (fresh) {
     // The event, not the REST answer, carries the author's member, as Discord's does.
-    const member = getMember(channel.guildId, authorId)
+    const member = await getMember(channel.guildId, authorId)
     events.publish(
       topics.channel(channel.id),
       'MESSAGE_CREATE',
-      member ? { ...body, member: memberFields(member) } : body,
+      member ? { ...body, member: await memberFields(member) } : body,
     )
   }
   return body
@@ -87,40 +93,40 @@ export async function writeMessage(
  * GET /channels/{id}/messages as JSON text: access, the page and its authors in one snapshot (one read
  * transaction). The page's text is kept until the channel gets a message or an author changes (store.ts).
  */
-export function readMessages(userId: string, channelId: string, query: Paging): string {
-  return reading(() => {
-    const { channel } = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+export async function readMessages(userId: string, channelId: string, query: Paging): Promise<string> {
+  return await reading(async () => {
+    const { channel } = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     const key = `${query.limit} ${query.before ?? ''} ${query.after ?? ''} ${query.around ?? ''}`
     // A page with reactions differs by reader (their `me`), so it is kept per reader; one without, once for all.
-    const shared = cachedMessagePage(channel.id, key, () => pageText(channel, query, null))
+    const shared = await cachedMessagePage(channel.id, key, async () => await pageText(channel, query, null))
     if (shared !== PER_READER) return shared
-    return cachedMessagePage(channel.id, `${userId} ${key}`, () => pageText(channel, query, userId))
+    return await cachedMessagePage(channel.id, `${userId} ${key}`, async () => await pageText(channel, query, userId))
   })
 }
 
 /** What the shared entry of a page holds when its messages have reactions. */
 const PER_READER = ''
 
-function pageText(channel: ChannelRow, query: Paging, readerId: string | null): string {
-  const rows = channelMessages(channel.id, query)
-  const reactions = reactionCounts(
+async function pageText(channel: ChannelRow, query: Paging, readerId: string | null): Promise<string> {
+  const rows = await channelMessages(channel.id, query)
+  const reactions = await reactionCounts(
     rows.map((m) => m.id),
     readerId,
   )
   if (readerId === null && reactions.size) return PER_READER
-  return JSON.stringify(serializeMessages(rows, channel.guildId, reactions))
+  return JSON.stringify(await serializeMessages(rows, channel.guildId, reactions))
 }
 
 /**
  * MESSAGE_UPDATE for a message whose lobby original got moderation metadata (lobbies' linked channels): the message
  * as stored, with the metadata the application wrote (the channel keeps no copy of it, as Discord's does not).
  */
-export function announceModeration(messageId: string, moderationMetadata: Record<string, string>): void {
-  const row = findMessage(messageId)
-  const channel = row && getChannelRow(row.channelId)
+export async function announceModeration(messageId: string, moderationMetadata: Record<string, string>): Promise<void> {
+  const row = await findMessage(messageId)
+  const channel = row && (await getChannelRow(row.channelId))
   if (!row || !channel) return
   events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', {
-    ...serializeMessage(row, channel.guildId),
+    ...(await serializeMessage(row, channel.guildId)),
     moderation_metadata: moderationMetadata,
   })
 }

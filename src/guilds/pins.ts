@@ -14,12 +14,12 @@ import { serializeMessages } from './serialize'
 import { lastPinAt, messageInChannel, pinCount, pinnedMessages, reactionCounts, updateMessageRow } from './store'
 
 /** The channel's pins, the latest first; none for a member who cannot read the channel's history, as Discord. */
-export function listPins(userId: string, channelId: string) {
-  return reading(() => {
-    const { channel, permissions } = channelAccess(channelId, userId)
+export async function listPins(userId: string, channelId: string) {
+  return await reading(async () => {
+    const { channel, permissions } = await channelAccess(channelId, userId)
     if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) return []
-    const rows = pinnedMessages(channel.id)
-    const reactions = reactionCounts(
+    const rows = await pinnedMessages(channel.id)
+    const reactions = await reactionCounts(
       rows.map((m) => m.id),
       userId,
     )
@@ -28,18 +28,18 @@ export function listPins(userId: string, channelId: string) {
 }
 
 /** Pin or unpin; a message already so is left as it is, without events. */
-export function setPinned(userId: string, channelId: string, messageId: string, pinned: boolean): void {
-  const { channel } = channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
-  const changed = transaction((tx) => {
-    const row = messageInChannel(channel.id, messageId, tx)
+export async function setPinned(userId: string, channelId: string, messageId: string, pinned: boolean): Promise<void> {
+  const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+  const changed = await transaction(async (tx) => {
+    const row = await messageInChannel(channel.id, messageId, tx)
     if (!row) throw Errors.unknownMessage()
     if ((row.pinnedAt !== null) === pinned) return undefined
-    if (pinned && pinCount(channel.id, tx) >= MAX_PINS) throw maxPins()
-    const updated = updateMessageRow(tx, channel.id, row.id, { pinnedAt: pinned ? clock.now() : null })!
-    return { row: updated, lastPin: lastPinAt(channel.id, tx) }
+    if (pinned && (await pinCount(channel.id, tx)) >= MAX_PINS) throw maxPins()
+    const updated = (await updateMessageRow(tx, channel.id, row.id, { pinnedAt: pinned ? clock.now() : null }))!
+    return { row: updated, lastPin: await lastPinAt(channel.id, tx) }
   })
   if (!changed) return
-  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', messageEvent(changed.row, channel.guildId))
+  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(changed.row, channel.guildId))
   events.publish(topics.channel(channel.id), 'CHANNEL_PINS_UPDATE', {
     guild_id: channel.guildId,
     channel_id: channel.id,

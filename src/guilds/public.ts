@@ -13,16 +13,16 @@ export { setGuildAttributes } from './lifecycle'
 
 export const guildsForLobbies = {
   async getChannel(id: string) {
-    const c = getChannelRow(id)
+    const c = await getChannelRow(id)
     return c ? { id: c.id, type: c.type, guildId: c.guildId, nsfw: c.nsfw } : undefined
   },
-  serializeChannel(id: string) {
-    const c = getChannelRow(id)
+  async serializeChannel(id: string) {
+    const c = await getChannelRow(id)
     return c ? serializeChannelRow(c) : undefined
   },
   async channelPermissions(userId: string, channelId: string) {
-    const c = getChannelRow(channelId)
-    return c ? channelPermissionsOf(userId, c) : 0n
+    const c = await getChannelRow(channelId)
+    return c ? await channelPermissionsOf(userId, c) : 0n
   },
   /** Single-use invite only `targetUserId` can accept; the lobby domain checked the inviter's right to link. */
   async createTargetedInvite(input: {
@@ -31,41 +31,42 @@ export const guildsForLobbies = {
     targetUserId: string
     maxAgeSeconds: number
   }) {
-    const channel = getChannelRow(input.channelId)!
-    const guild = getGuild(channel.guildId)!
+    const channel = (await getChannelRow(input.channelId))!
+    const guild = (await getGuild(channel.guildId))!
     const now = clock.now()
-    const row = transaction((tx) =>
-      insertInvite(tx, {
-        code: randomBytes(8).toString('base64url'),
-        guildId: guild.id,
-        channelId: channel.id,
-        inviterId: input.inviterId,
-        targetUserId: input.targetUserId,
-        maxAge: input.maxAgeSeconds,
-        maxUses: 1,
-        createdAt: now,
-        expiresAt: now + input.maxAgeSeconds * 1000,
-      }),
+    const row = await transaction(
+      async (tx) =>
+        await insertInvite(tx, {
+          code: randomBytes(8).toString('base64url'),
+          guildId: guild.id,
+          channelId: channel.id,
+          inviterId: input.inviterId,
+          targetUserId: input.targetUserId,
+          maxAge: input.maxAgeSeconds,
+          maxUses: 1,
+          createdAt: now,
+          expiresAt: now + input.maxAgeSeconds * 1000,
+        }),
     )
     return { code: row.code, invite: await serializeInvite(row, guild, channel) }
   },
   async createChannelMessage(input: { channelId: string; authorId: string; content: string }) {
-    const channel = getChannelRow(input.channelId)
-    return channel ? writeMessage(channel, input.authorId, input.content) : undefined
+    const channel = await getChannelRow(input.channelId)
+    return channel ? await writeMessage(channel, input.authorId, input.content) : undefined
   },
-  channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>) {
-    announceModeration(messageId, moderationMetadata)
+  async channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>) {
+    await announceModeration(messageId, moderationMetadata)
   },
 }
 
 /** The attributes server experiments filter on. */
-export function guildForExperiments(guildId: string) {
-  const g = getGuild(guildId)
+export async function guildForExperiments(guildId: string) {
+  const g = await getGuild(guildId)
   if (!g) return undefined
   return {
     id: g.id,
     features: g.features,
-    member_count: memberCount(g.id),
+    member_count: await memberCount(g.id),
     vanity_url_code: g.vanityUrlCode,
     hub_type: g.hubType,
     created_at: g.createdAt,
@@ -73,6 +74,6 @@ export function guildForExperiments(guildId: string) {
 }
 
 /** Whether the user is a member of the guild (application commands of a guild need its bot there). */
-export function isGuildMember(guildId: string, userId: string): boolean {
-  return getMember(guildId, userId) !== undefined
+export async function isGuildMember(guildId: string, userId: string): Promise<boolean> {
+  return (await getMember(guildId, userId)) !== undefined
 }

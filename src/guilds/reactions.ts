@@ -41,23 +41,33 @@ const target = (access: ChannelAccess, messageId: string) => ({
   guild_id: access.channel.guildId,
 })
 
-export function addReaction(userId: string, channelId: string, messageId: string, rawEmoji: string): void {
-  const access = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+export async function addReaction(
+  userId: string,
+  channelId: string,
+  messageId: string,
+  rawEmoji: string,
+): Promise<void> {
+  const access = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
   const emoji = emojiOf(rawEmoji)
-  const added = transaction((tx) => {
-    const row = messageInChannel(access.channel.id, messageId, tx)
+  const added = await transaction(async (tx) => {
+    const row = await messageInChannel(access.channel.id, messageId, tx)
     if (!row) throw Errors.unknownMessage()
-    const { kinds, has: present } = messageEmoji(row.id, emoji, tx)
+    const { kinds, has: present } = await messageEmoji(row.id, emoji, tx)
     if (!present && !has(access.permissions, Permission.ADD_REACTIONS)) throw Errors.missingPermissions()
     if (!present && kinds >= MAX_REACTION_EMOJI) throw maxReactions()
-    const fresh = insertReaction(tx, access.channel.id, { messageId: row.id, emoji, userId, createdAt: clock.now() })
+    const fresh = await insertReaction(tx, access.channel.id, {
+      messageId: row.id,
+      emoji,
+      userId,
+      createdAt: clock.now(),
+    })
     return fresh ? row : undefined
   })
   if (!added) return
   events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_ADD', {
     user_id: userId,
     ...target(access, added.id),
-    member: serializeMember(access.member, findUser(userId)),
+    member: await serializeMember(access.member, await findUser(userId)),
     emoji: emojiObject(emoji),
     message_author_id: added.authorId,
     burst: false,
@@ -67,17 +77,17 @@ export function addReaction(userId: string, channelId: string, messageId: string
 }
 
 /** Remove the caller's reaction, or (MANAGE_MESSAGES) another user's. */
-export function removeReaction(
+export async function removeReaction(
   callerId: string,
   channelId: string,
   messageId: string,
   rawEmoji: string,
   userId: string,
-): void {
-  const access = channelAccess(channelId, callerId, userId === callerId ? 0n : Permission.MANAGE_MESSAGES)
+): Promise<void> {
+  const access = await channelAccess(channelId, callerId, userId === callerId ? 0n : Permission.MANAGE_MESSAGES)
   const emoji = emojiOf(rawEmoji)
-  const message = messageOf(access.channel.id, messageId)
-  if (!transaction((tx) => deleteReaction(tx, access.channel.id, message.id, emoji, userId))) return
+  const message = await messageOf(access.channel.id, messageId)
+  if (!(await transaction(async (tx) => await deleteReaction(tx, access.channel.id, message.id, emoji, userId)))) return
   events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_REMOVE', {
     user_id: userId,
     ...target(access, message.id),
@@ -88,11 +98,16 @@ export function removeReaction(
 }
 
 /** Remove every reaction of a message, or every one with an emoji (MANAGE_MESSAGES). */
-export function clearReactions(userId: string, channelId: string, messageId: string, rawEmoji?: string): void {
-  const access = channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+export async function clearReactions(
+  userId: string,
+  channelId: string,
+  messageId: string,
+  rawEmoji?: string,
+): Promise<void> {
+  const access = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
   const emoji = rawEmoji === undefined ? undefined : emojiOf(rawEmoji)
-  const message = messageOf(access.channel.id, messageId)
-  if (!transaction((tx) => deleteReactions(tx, access.channel.id, message.id, emoji))) return
+  const message = await messageOf(access.channel.id, messageId)
+  if (!(await transaction(async (tx) => await deleteReactions(tx, access.channel.id, message.id, emoji)))) return
   const topic = topics.channel(access.channel.id)
   if (emoji === undefined) events.publish(topic, 'MESSAGE_REACTION_REMOVE_ALL', target(access, message.id))
   else
@@ -100,13 +115,19 @@ export function clearReactions(userId: string, channelId: string, messageId: str
 }
 
 /** The users who reacted with an emoji, by id (READ_MESSAGE_HISTORY). */
-export function reactionUsers(userId: string, channelId: string, messageId: string, rawEmoji: string, page: Paging) {
-  return reading(() => {
-    const access = channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+export async function reactionUsers(
+  userId: string,
+  channelId: string,
+  messageId: string,
+  rawEmoji: string,
+  page: Paging,
+) {
+  return await reading(async () => {
+    const access = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     const emoji = emojiOf(rawEmoji)
-    const message = messageOf(access.channel.id, messageId)
-    const ids = reactionUserIds(message.id, emoji, page.after ?? '0', page.limit)
-    const users = findUsers(ids)
+    const message = await messageOf(access.channel.id, messageId)
+    const ids = await reactionUserIds(message.id, emoji, page.after ?? '0', page.limit)
+    const users = await findUsers(ids)
     return ids.flatMap((id) => {
       const user = users.get(id)
       return user ? [publicUser(user)] : []

@@ -34,41 +34,42 @@ function grantable(access: GuildAccess, permissions: string | undefined): string
   return bits.toString()
 }
 
-function manageable(access: GuildAccess, role: RoleRow): void {
+async function manageable(access: GuildAccess, role: RoleRow): Promise<void> {
   if (
     access.guild.ownerId !== access.member.userId &&
-    role.position >= topPosition(access.guild, access.member.userId)
+    role.position >= (await topPosition(access.guild, access.member.userId))
   ) {
     throw Errors.missingPermissions()
   }
 }
 
-export function createRole(userId: string, guildId: string, input: RoleInput) {
-  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
+export async function createRole(userId: string, guildId: string, input: RoleInput) {
+  const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const permissions = grantable(access, input.permissions) ?? '0'
-  const position = guildRoles(guildId).length
-  const row = transaction((tx) =>
-    insertRole(tx, {
-      id: snowflake(),
-      guildId,
-      name: input.name ?? 'new role',
-      permissions,
-      position,
-      color: input.color ?? 0,
-      hoist: input.hoist ?? false,
-      mentionable: input.mentionable ?? false,
-    }),
+  const position = (await guildRoles(guildId)).length
+  const row = await transaction(
+    async (tx) =>
+      await insertRole(tx, {
+        id: snowflake(),
+        guildId,
+        name: input.name ?? 'new role',
+        permissions,
+        position,
+        color: input.color ?? 0,
+        hoist: input.hoist ?? false,
+        mentionable: input.mentionable ?? false,
+      }),
   )
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: body })
   return body
 }
 
-export function updateRole(userId: string, guildId: string, roleId: string, input: RoleInput) {
-  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
-  const role = getRole(guildId, roleId)
+export async function updateRole(userId: string, guildId: string, roleId: string, input: RoleInput) {
+  const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
+  const role = await getRole(guildId, roleId)
   if (!role) throw Errors.unknownRole()
-  if (role.id !== guildId) manageable(access, role)
+  if (role.id !== guildId) await manageable(access, role)
   const permissions = grantable(access, input.permissions)
   const changes = {
     ...(input.name !== undefined && role.id !== guildId ? { name: input.name } : {}),
@@ -78,22 +79,22 @@ export function updateRole(userId: string, guildId: string, roleId: string, inpu
     ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
   }
   if (Object.keys(changes).length === 0) return serializeRole(role)
-  const row = transaction((tx) => updateRoleRow(tx, roleId, changes))
+  const row = await transaction(async (tx) => await updateRoleRow(tx, roleId, changes))
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
-  if (permissions !== undefined) syncAllMembers(guildId)
+  if (permissions !== undefined) await syncAllMembers(guildId)
   return body
 }
 
-export function deleteRole(userId: string, guildId: string, roleId: string): void {
-  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
-  const role = getRole(guildId, roleId)
+export async function deleteRole(userId: string, guildId: string, roleId: string): Promise<void> {
+  const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
+  const role = await getRole(guildId, roleId)
   if (!role) throw Errors.unknownRole()
   if (role.id === guildId) throw everyoneUndeletable()
-  manageable(access, role)
-  transaction((tx) => deleteRoleRow(tx, roleId))
+  await manageable(access, role)
+  await transaction(async (tx) => await deleteRoleRow(tx, roleId))
   events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })
-  syncAllMembers(guildId)
+  await syncAllMembers(guildId)
 }
 
 export async function setMemberRole(
@@ -103,24 +104,24 @@ export async function setMemberRole(
   roleId: string,
   give: boolean,
 ): Promise<void> {
-  const access = guildAccess(guildId, userId, Permission.MANAGE_ROLES)
-  const member = getMember(guildId, targetId)
+  const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
+  const member = await getMember(guildId, targetId)
   if (!member) throw Errors.unknownMember()
-  const role = getRole(guildId, roleId)
+  const role = await getRole(guildId, roleId)
   if (!role || role.id === guildId) throw Errors.unknownRole()
-  manageable(access, role)
-  transaction((tx) => {
-    if (give) addMemberRole(tx, guildId, targetId, roleId)
-    else removeMemberRole(tx, guildId, targetId, roleId)
+  await manageable(access, role)
+  await transaction(async (tx) => {
+    if (give) await addMemberRole(tx, guildId, targetId, roleId)
+    else await removeMemberRole(tx, guildId, targetId, roleId)
   })
-  syncMemberTopics(guildId, targetId)
+  await syncMemberTopics(guildId, targetId)
   events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', {
     guild_id: guildId,
-    ...serializeMember(member, findUser(targetId)),
+    ...(await serializeMember(member, await findUser(targetId))),
   })
 }
 
-export function listRoles(userId: string, guildId: string) {
-  guildAccess(guildId, userId)
-  return guildRoles(guildId).map(serializeRole)
+export async function listRoles(userId: string, guildId: string) {
+  await guildAccess(guildId, userId)
+  return (await guildRoles(guildId)).map(serializeRole)
 }

@@ -50,7 +50,7 @@ export const guildEndpoints = [
       body: CreateGuildSchema,
       answers: { 201: Guild },
     },
-    ({ caller, body }) => json(createGuild(caller.userId, body.name), 201),
+    async ({ caller, body }) => json(await createGuild(caller.userId, body.name), 201),
   ),
   endpoint(
     {
@@ -61,7 +61,7 @@ export const guildEndpoints = [
       summary: 'Get a guild',
       answers: { 200: Guild },
     },
-    ({ caller, params }) => serializeGuild(guildAccess(params.guildId, caller.userId).guild),
+    async ({ caller, params }) => await serializeGuild((await guildAccess(params.guildId, caller.userId)).guild),
   ),
   endpoint(
     {
@@ -84,7 +84,7 @@ export const guildEndpoints = [
       summary: 'Delete a guild (owner)',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (deleteGuild(caller.userId, params.guildId), noContent()),
+    async ({ caller, params }) => (await deleteGuild(caller.userId, params.guildId), noContent()),
   ),
   endpoint(
     {
@@ -119,11 +119,11 @@ export const guildEndpoints = [
       query: MembersQuery,
       answers: { 200: list(Member, 'Members in user id order') },
     },
-    ({ caller, params, query }) => {
-      guildAccess(params.guildId, caller.userId)
+    async ({ caller, params, query }) => {
+      await guildAccess(params.guildId, caller.userId)
       const page = paging(query(), 1000, 1)
-      const rows = guildMembers(params.guildId, page.limit, page.after ?? '0')
-      return serializeMembers(params.guildId, rows)
+      const rows = await guildMembers(params.guildId, page.limit, page.after ?? '0')
+      return await serializeMembers(params.guildId, rows)
     },
   ),
   endpoint(
@@ -135,7 +135,7 @@ export const guildEndpoints = [
       summary: 'Get a member',
       answers: { 200: Member },
     },
-    ({ caller, params }) => guildMember(caller.userId, params.guildId, params.userId),
+    async ({ caller, params }) => await guildMember(caller.userId, params.guildId, params.userId),
   ),
   endpoint(
     {
@@ -192,7 +192,7 @@ export const guildEndpoints = [
       summary: 'Delete a role (MANAGE_ROLES)',
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => (deleteRole(caller.userId, params.guildId, params.roleId), noContent()),
+    async ({ caller, params }) => (await deleteRole(caller.userId, params.guildId, params.roleId), noContent()),
   ),
   endpoint(
     {
@@ -241,7 +241,7 @@ export const guildEndpoints = [
       body: CreateChannelSchema,
       answers: { 201: Channel },
     },
-    ({ caller, params, body }) => json(createChannel(caller.userId, params.guildId, body), 201),
+    async ({ caller, params, body }) => json(await createChannel(caller.userId, params.guildId, body), 201),
   ),
   endpoint(
     {
@@ -288,8 +288,8 @@ export const guildEndpoints = [
       answers: { 200: list(Message, 'Messages, newest first') },
       hot: true,
     },
-    ({ caller, params, query }) =>
-      new JsonText(readMessages(caller.userId, params.channelId, paging(query(), 100, 50))),
+    async ({ caller, params, query }) =>
+      new JsonText(await readMessages(caller.userId, params.channelId, paging(query(), 100, 50))),
   ),
   endpoint(
     {

@@ -47,9 +47,10 @@ export function serializeChannelRow(c: ChannelRow) {
 }
 
 /** What a guild object shows besides its row; READY reads these for all the user's guilds at once. */
-export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[]; memberRoleIds?: string[] }
+export type GuildParts = { memberCount: number; roles: RoleRow[]; channels: ChannelRow[]; memberRoleIds: string[] }
 
-export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>) {
+/** The guild object from its row and what it shows besides (READY has those of all the user's guilds at once). */
+export function guildObject(g: GuildRow, parts: Pick<GuildParts, 'memberCount' | 'roles'>) {
   return {
     id: g.id,
     name: g.name,
@@ -59,8 +60,8 @@ export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>
     features: g.features,
     vanity_url_code: g.vanityUrlCode,
     hub_type: g.hubType,
-    member_count: parts ? parts.memberCount : memberCount(g.id),
-    roles: (parts ? parts.roles : guildRoles(g.id)).map(serializeRole),
+    member_count: parts.memberCount,
+    roles: parts.roles.map(serializeRole),
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
@@ -71,31 +72,56 @@ export function serializeGuild(g: GuildRow, parts?: Omit<GuildParts, 'channels'>
   }
 }
 
+export async function serializeGuild(g: GuildRow) {
+  return guildObject(g, { memberCount: await memberCount(g.id), roles: await guildRoles(g.id) })
+}
+
 /**
  * GUILD_CREATE and READY carry the channels, and the receiving member: its joined_at, and itself in `members` (as
  * Discord's do; discord.py's `guild.me` and discord.js's `guild.members.me` come from there).
  */
-export function serializeGuildForGateway(g: GuildRow, member?: MemberRow, parts?: GuildParts) {
+export function gatewayGuildObject(
+  g: GuildRow,
+  member: MemberRow | undefined,
+  memberUser: UserRow | undefined,
+  parts: GuildParts,
+) {
   return {
-    ...serializeGuild(g, parts),
-    channels: (parts ? parts.channels : guildChannels(g.id)).map(serializeChannelRow),
-    members: member ? [serializeMember(member, findUser(member.userId), parts?.memberRoleIds)] : [],
+    ...guildObject(g, parts),
+    channels: parts.channels.map(serializeChannelRow),
+    members: member ? [memberObject(member, memberUser, parts.memberRoleIds)] : [],
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
   }
 }
 
-export function serializeMember(
-  m: MemberRow,
-  user: UserRow | undefined,
-  roleIds: string[] = memberRoleIds(m.guildId, m.userId),
-) {
-  return { user: user ? publicUser(user) : null, ...memberFields(m, roleIds) }
+/** GUILD_CREATE for one guild: what it shows read. */
+export async function serializeGuildForGateway(g: GuildRow, member?: MemberRow) {
+  const parts: GuildParts = {
+    memberCount: await memberCount(g.id),
+    roles: await guildRoles(g.id),
+    channels: await guildChannels(g.id),
+    memberRoleIds: member ? await memberRoleIds(g.id, member.userId) : [],
+  }
+  return gatewayGuildObject(g, member, member && (await findUser(member.userId)), parts)
+}
+
+export function memberObject(m: MemberRow, user: UserRow | undefined, roleIds: string[]) {
+  return { user: user ? publicUser(user) : null, ...memberFieldsWith(m, roleIds) }
+}
+
+/** A member, its role ids read. */
+export async function serializeMember(m: MemberRow, user: UserRow | undefined) {
+  return memberObject(m, user, await memberRoleIds(m.guildId, m.userId))
 }
 
 /** A member without its user: MESSAGE_CREATE carries its author's so (discord.py makes `message.author` a Member). */
-export function memberFields(m: MemberRow, roleIds: string[] = memberRoleIds(m.guildId, m.userId)) {
+export async function memberFields(m: MemberRow) {
+  return memberFieldsWith(m, await memberRoleIds(m.guildId, m.userId))
+}
+
+function memberFieldsWith(m: MemberRow, roleIds: string[]) {
   return {
     nick: m.nick,
     avatar: null,
@@ -110,22 +136,26 @@ export function memberFields(m: MemberRow, roleIds: string[] = memberRoleIds(m.g
 }
 
 /** Members of one guild, with their users and role ids read in one query each. */
-export function serializeMembers(guildId: string, rows: MemberRow[]) {
+export async function serializeMembers(guildId: string, rows: MemberRow[]) {
   const ids = rows.map((m) => m.userId)
-  const users = findUsers(ids)
-  const roles = memberRoleIdsOfUsers(guildId, ids)
-  return rows.map((m) => serializeMember(m, users.get(m.userId), roles.get(m.userId) ?? []))
+  const users = await findUsers(ids)
+  const roles = await memberRoleIdsOfUsers(guildId, ids)
+  return rows.map((m) => memberObject(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
 /** A page of messages, with their authors read in one query, and their reactions as the reader sees them. */
-export function serializeMessages(
+export async function serializeMessages(
   rows: MessageRow[],
   guildId: string,
   reactions: Map<string, ReactionCount[]> = new Map(),
 ) {
-  const authors = findUsers(rows.map((m) => m.authorId))
-  // null, not undefined, for an author that is gone: undefined would read it again.
-  return rows.map((m) => serializeMessage(m, guildId, authors.get(m.authorId) ?? null, reactions.get(m.id)))
+  const authors = await findUsers(rows.map((m) => m.authorId))
+  return rows.map((m) => messageObject(m, guildId, authors.get(m.authorId), reactions.get(m.id)))
+}
+
+/** A message, its author read; `reactions` as its reader sees them. */
+export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
+  return messageObject(m, guildId, await findUser(m.authorId), reactions)
 }
 
 /** A reaction on a message: unicode emoji only, no super reactions. */
@@ -141,10 +171,10 @@ export function reactionObject(r: ReactionCount) {
 }
 
 /** A message; `reactions` as its reader sees them (`me`), left out when there are none, as Discord does. */
-export function serializeMessage(
+export function messageObject(
   m: MessageRow,
   guildId: string,
-  author: UserRow | null | undefined = findUser(m.authorId),
+  author: UserRow | undefined,
   reactions?: ReactionCount[],
 ) {
   return {
@@ -171,8 +201,8 @@ export function serializeMessage(
 }
 
 export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: ChannelRow) {
-  const inviter = i.inviterId ? findUser(i.inviterId) : undefined
-  const target = i.targetUserId ? findUser(i.targetUserId) : undefined
+  const inviter = i.inviterId ? await findUser(i.inviterId) : undefined
+  const target = i.targetUserId ? await findUser(i.targetUserId) : undefined
   return {
     code: i.code,
     type: 0,
@@ -193,6 +223,6 @@ export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: Ch
     temporary: i.temporary,
     created_at: new Date(i.createdAt).toISOString(),
     expires_at: i.expiresAt === null ? null : new Date(i.expiresAt).toISOString(),
-    approximate_member_count: memberCount(guild.id),
+    approximate_member_count: await memberCount(guild.id),
   }
 }

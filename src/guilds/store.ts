@@ -1,7 +1,7 @@
-// Every query of the guilds domain. Synchronous, as every store (docs/DESIGN.md, "Stores"): readers take the open
+// Every query of the guilds domain, async as every store (docs/DESIGN.md, "Stores are async"): readers take the open
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
-// page of messages, posting one, READY) are prepared once: bun:sqlite is one synchronous connection, so they run
-// inside an open transaction too, and the `tx` parameters stay for a store that goes async.
+// page of messages, posting one, READY) are prepared once per connection and run on the connection of the caller's
+// scope (inside a transaction, the write connection).
 import {
   and,
   asc,
@@ -18,7 +18,7 @@ import {
 } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { db, idsTable, idValue, jsonPlaceholder, prepared, toJson, type DB } from '../db/client'
+import { db, idsTable, idValue, jsonPlaceholder, prepared, toJson, write, type DB } from '../db/client'
 import {
   channels,
   guilds,
@@ -69,15 +69,15 @@ const roleLists = rowCache<string, RoleRow[]>(1024)
 const memberRoleLists = rowCache<string, string[]>(8192)
 const memberKey = (guildId: string, userId: string) => `${guildId} ${userId}`
 
-export function getGuild(id: string): GuildRow | undefined {
+export async function getGuild(id: string): Promise<GuildRow | undefined> {
   return guildRows.read(id, () => guildStmt().get({ id }))
 }
 
-export function getMember(guildId: string, userId: string): MemberRow | undefined {
+export async function getMember(guildId: string, userId: string): Promise<MemberRow | undefined> {
   return memberRows.read(memberKey(guildId, userId), () => memberStmt().get({ guildId, userId }))
 }
 
-export function getChannelRow(id: string): ChannelRow | undefined {
+export async function getChannelRow(id: string): Promise<ChannelRow | undefined> {
   return channelRows.read(id, () => channelStmt().get({ id }))
 }
 
@@ -171,17 +171,17 @@ function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
   return out
 }
 
-export function guildRoles(guildId: string, _tx?: DB): RoleRow[] {
+export async function guildRoles(guildId: string, _tx?: DB): Promise<RoleRow[]> {
   return roleLists.read(guildId, () => rolesOf().all({ guildId }).sort(roleOrder))!
 }
 
 /** The roles of several guilds (each guild's in guildRoles' order), in one query. */
-export function rolesOfEach(guildIds: string[]): Map<string, RoleRow[]> {
+export async function rolesOfEach(guildIds: string[]): Promise<Map<string, RoleRow[]>> {
   return guildIds.length ? byGuild(rolesOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
 
 /** A user's role ids in several guilds, in one query. */
-export function memberRoleIdsOfEach(guildIds: string[], userId: string): Map<string, string[]> {
+export async function memberRoleIdsOfEach(guildIds: string[], userId: string): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!guildIds.length) return out
   for (const [guildId, rows] of byGuild(roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId })))
@@ -202,7 +202,7 @@ const roleIdsOfUsers = prepared((d) =>
 )
 
 /** The role ids of several members of one guild, in one query. */
-export function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Map<string, string[]> {
+export async function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!userIds.length) return out
   for (const { userId, roleId } of roleIdsOfUsers().all({ guildId, ids: JSON.stringify(userIds) })) {
@@ -214,12 +214,12 @@ export function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Map<st
 }
 
 /** The channels of several guilds (each guild's in guildChannels' order), in one query. */
-export function channelsOfEach(guildIds: string[]): Map<string, ChannelRow[]> {
+export async function channelsOfEach(guildIds: string[]): Promise<Map<string, ChannelRow[]>> {
   return guildIds.length ? byGuild(channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
 
 /** The member counts of several guilds, in one query. */
-export function memberCountOfEach(guildIds: string[]): Map<string, number> {
+export async function memberCountOfEach(guildIds: string[]): Promise<Map<string, number>> {
   if (!guildIds.length) return new Map()
   return new Map(
     memberCountsOf()
@@ -229,11 +229,11 @@ export function memberCountOfEach(guildIds: string[]): Map<string, number> {
 }
 
 /** The guilds a user is in, with the membership, by guild id. */
-export function membershipsOfUser(userId: string): { guild: GuildRow; member: MemberRow }[] {
+export async function membershipsOfUser(userId: string): Promise<{ guild: GuildRow; member: MemberRow }[]> {
   return membershipsOf().all({ userId })
 }
 
-export function getRole(guildId: string, roleId: string): RoleRow | undefined {
+export async function getRole(guildId: string, roleId: string): Promise<RoleRow | undefined> {
   return db()
     .select()
     .from(roles)
@@ -241,7 +241,7 @@ export function getRole(guildId: string, roleId: string): RoleRow | undefined {
     .get()
 }
 
-export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string[] {
+export async function memberRoleIds(guildId: string, userId: string, _tx?: DB): Promise<string[]> {
   return memberRoleLists.read(memberKey(guildId, userId), () =>
     roleIdsOfMember()
       .all({ guildId, userId })
@@ -249,7 +249,7 @@ export function memberRoleIds(guildId: string, userId: string, _tx?: DB): string
   )!
 }
 
-export function guildMembers(guildId: string, limit = 1000, after = '0'): MemberRow[] {
+export async function guildMembers(guildId: string, limit = 1000, after = '0'): Promise<MemberRow[]> {
   return db()
     .select()
     .from(members)
@@ -261,7 +261,7 @@ export function guildMembers(guildId: string, limit = 1000, after = '0'): Member
     .all()
 }
 
-export function memberUserIds(guildId: string, tx: DB = db()): string[] {
+export async function memberUserIds(guildId: string, tx: DB = db()): Promise<string[]> {
   return tx
     .select({ id: members.userId })
     .from(members)
@@ -270,17 +270,17 @@ export function memberUserIds(guildId: string, tx: DB = db()): string[] {
     .map((r) => r.id)
 }
 
-export function memberCount(guildId: string, _tx?: DB): number {
+export async function memberCount(guildId: string, _tx?: DB): Promise<number> {
   return memberCountOf().get({ guildId })?.n ?? 0
 }
 
-export function guildsOfUser(userId: string): GuildRow[] {
+export async function guildsOfUser(userId: string): Promise<GuildRow[]> {
   return membershipsOf()
     .all({ userId })
     .map((r) => r.guild)
 }
 
-export function guildChannels(guildId: string, _tx?: DB): ChannelRow[] {
+export async function guildChannels(guildId: string, _tx?: DB): Promise<ChannelRow[]> {
   return channelsOf().all({ guildId })
 }
 
@@ -306,15 +306,19 @@ const pageAtOrBefore = messagePage(
 const messagePages = new PageCache(1024, 32, 64 * 1024 * 1024)
 
 /** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
-export function cachedMessagePage(channelId: string, query: string, build: () => string): string {
+export async function cachedMessagePage(
+  channelId: string,
+  query: string,
+  build: () => Promise<string>,
+): Promise<string> {
   return messagePages.read(channelId, query, usersVersion(), build)
 }
 
 /** Newest first. `before`/`after` exclusive; `around` splits the limit on both sides. */
-export function channelMessages(
+export async function channelMessages(
   channelId: string,
   q: { limit: number; before?: string; after?: string; around?: string },
-): MessageRow[] {
+): Promise<MessageRow[]> {
   if (q.around) {
     const half = Math.floor(q.limit / 2)
     const older = pageAtOrBefore().all({ channelId, around: q.around, limit: q.limit - half })
@@ -326,35 +330,37 @@ export function channelMessages(
   return pageNewest().all({ channelId, limit: q.limit })
 }
 
-export function getInvite(code: string): InviteRow | undefined {
+export async function getInvite(code: string): Promise<InviteRow | undefined> {
   return db().select().from(invites).where(eq(invites.code, code)).get()
 }
 
 /** Count one use if the invite is still valid for this user; atomic, so parallel joins never exceed max_uses. */
-export function claimInviteUse(code: string, now: number, userId: string): InviteRow | undefined {
-  return db()
-    .update(invites)
-    .set({ uses: sql`${invites.uses} + 1` })
-    .where(
-      and(
-        eq(invites.code, code),
-        sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
-        sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
-        sql`(${invites.targetUserId} IS NULL OR ${invites.targetUserId} = ${userId})`,
-      ),
-    )
-    .returning()
-    .get()
+export async function claimInviteUse(code: string, now: number, userId: string): Promise<InviteRow | undefined> {
+  return await write((w) => {
+    return w
+      .update(invites)
+      .set({ uses: sql`${invites.uses} + 1` })
+      .where(
+        and(
+          eq(invites.code, code),
+          sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
+          sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
+          sql`(${invites.targetUserId} IS NULL OR ${invites.targetUserId} = ${userId})`,
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
-export function reusableInvite(
+export async function reusableInvite(
   channelId: string,
   inviterId: string,
   maxAge: number,
   maxUses: number,
   temporary: boolean,
   now: number,
-): InviteRow | undefined {
+): Promise<InviteRow | undefined> {
   return db()
     .select()
     .from(invites)
@@ -375,44 +381,52 @@ export function reusableInvite(
 
 // ---- writers
 
-export function insertGuild(tx: DB, row: typeof guilds.$inferInsert): void {
+export async function insertGuild(tx: DB, row: typeof guilds.$inferInsert): Promise<void> {
   if (row.id) guildRows.forget(row.id)
   tx.insert(guilds).values(row).run()
 }
 
-export function updateGuild(tx: DB, id: string, patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>): void {
+export async function updateGuild(
+  tx: DB,
+  id: string,
+  patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>,
+): Promise<void> {
   guildRows.forget(id)
   tx.update(guilds).set(patch).where(eq(guilds.id, id)).run()
 }
 
-export function deleteGuildRow(tx: DB, id: string): void {
+export async function deleteGuildRow(tx: DB, id: string): Promise<void> {
   // Its channels, members, roles and messages go with it.
   for (const cache of [guildRows, channelRows, memberRows, roleLists, memberRoleLists, messagePages]) cache.clear()
   tx.delete(guilds).where(eq(guilds.id, id)).run()
 }
 
-export function insertRole(tx: DB, row: typeof roles.$inferInsert): RoleRow {
+export async function insertRole(tx: DB, row: typeof roles.$inferInsert): Promise<RoleRow> {
   roleLists.forget(row.guildId)
   return tx.insert(roles).values(row).returning().get()
 }
 
-export function updateRoleRow(tx: DB, id: string, patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>): RoleRow {
+export async function updateRoleRow(
+  tx: DB,
+  id: string,
+  patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>,
+): Promise<RoleRow> {
   roleLists.clear() // by role id: its guild is not known here
   return tx.update(roles).set(patch).where(eq(roles.id, id)).returning().get()
 }
 
-export function deleteRoleRow(tx: DB, id: string): void {
+export async function deleteRoleRow(tx: DB, id: string): Promise<void> {
   roleLists.clear()
   memberRoleLists.clear() // the role leaves every member who had it
   tx.delete(roles).where(eq(roles.id, id)).run()
 }
 
-export function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+export async function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): Promise<void> {
   memberRoleLists.forget(memberKey(guildId, userId))
   tx.insert(memberRoles).values({ guildId, userId, roleId }).onConflictDoNothing().run()
 }
 
-export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): void {
+export async function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): Promise<void> {
   memberRoleLists.forget(memberKey(guildId, userId))
   tx.delete(memberRoles)
     .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId)))
@@ -420,14 +434,14 @@ export function removeMemberRole(tx: DB, guildId: string, userId: string, roleId
 }
 
 /** Add a member; undefined when the user already is one. */
-export function insertMember(tx: DB, row: typeof members.$inferInsert): MemberRow | undefined {
+export async function insertMember(tx: DB, row: typeof members.$inferInsert): Promise<MemberRow | undefined> {
   memberRows.forget(memberKey(row.guildId, row.userId))
   memberRoleLists.forget(memberKey(row.guildId, row.userId))
   return tx.insert(members).values(row).onConflictDoNothing().returning().get()
 }
 
 /** Remove a member and the member's roles. */
-export function deleteMember(tx: DB, guildId: string, userId: string): void {
+export async function deleteMember(tx: DB, guildId: string, userId: string): Promise<void> {
   memberRows.forget(memberKey(guildId, userId))
   memberRoleLists.forget(memberKey(guildId, userId))
   tx.delete(memberRoles)
@@ -438,21 +452,21 @@ export function deleteMember(tx: DB, guildId: string, userId: string): void {
     .run()
 }
 
-export function insertChannel(tx: DB, row: typeof channels.$inferInsert): ChannelRow {
+export async function insertChannel(tx: DB, row: typeof channels.$inferInsert): Promise<ChannelRow> {
   if (row.id) channelRows.forget(row.id)
   return tx.insert(channels).values(row).returning().get()
 }
 
-export function updateChannelRow(
+export async function updateChannelRow(
   tx: DB,
   id: string,
   patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>,
-): ChannelRow {
+): Promise<ChannelRow> {
   channelRows.forget(id)
   return tx.update(channels).set(patch).where(eq(channels.id, id)).returning().get()
 }
 
-export function deleteChannelRow(tx: DB, id: string): void {
+export async function deleteChannelRow(tx: DB, id: string): Promise<void> {
   messagePages.forget(id)
   channelRows.forget(id)
   tx.delete(channels).where(eq(channels.id, id)).run()
@@ -496,17 +510,17 @@ const lastMessageSet = prepared((d) =>
 )
 
 /** The author's message with this nonce in the channel since `since` (enforce_nonce). */
-export function recentMessageWithNonce(
+export async function recentMessageWithNonce(
   _tx: DB,
   channelId: string,
   authorId: string,
   nonce: string,
   since: number,
-): MessageRow | undefined {
+): Promise<MessageRow | undefined> {
   return recentNonce().get({ channelId, authorId, nonce, since })
 }
 
-export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): MessageRow {
+export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Promise<MessageRow> {
   messagePages.forget(row.channelId)
   return messageInsert().get({
     id: row.id,
@@ -519,28 +533,28 @@ export function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Messa
   })!
 }
 
-export function findMessage(id: string): MessageRow | undefined {
+export async function findMessage(id: string): Promise<MessageRow | undefined> {
   return db().select().from(messages).where(eq(messages.id, id)).get()
 }
 
 /** A new message in the channel: its last_message_id. */
-export function setLastMessageId(_tx: DB, channelId: string, messageId: string): void {
+export async function setLastMessageId(_tx: DB, channelId: string, messageId: string): Promise<void> {
   channelRows.forget(channelId)
   lastMessageSet().run({ id: channelId, lastMessageId: messageId })
 }
 
-export function insertInvite(tx: DB, row: typeof invites.$inferInsert): InviteRow {
+export async function insertInvite(tx: DB, row: typeof invites.$inferInsert): Promise<InviteRow> {
   return tx.insert(invites).values(row).returning().get()
 }
 
-export function deleteInviteRow(tx: DB, code: string): void {
+export async function deleteInviteRow(tx: DB, code: string): Promise<void> {
   tx.delete(invites).where(eq(invites.code, code)).run()
 }
 
 // ---- one message: edits, deletions, pins, reactions. Each writer forgets the channel's pages.
 
 /** The message if it is in this channel. */
-export function messageInChannel(channelId: string, id: string, tx: DB = db()): MessageRow | undefined {
+export async function messageInChannel(channelId: string, id: string, tx: DB = db()): Promise<MessageRow | undefined> {
   return tx
     .select()
     .from(messages)
@@ -549,7 +563,7 @@ export function messageInChannel(channelId: string, id: string, tx: DB = db()): 
 }
 
 /** Those of these messages that are in this channel. */
-export function messagesInChannel(channelId: string, ids: string[], tx: DB = db()): MessageRow[] {
+export async function messagesInChannel(channelId: string, ids: string[], tx: DB = db()): Promise<MessageRow[]> {
   return tx
     .select()
     .from(messages)
@@ -560,7 +574,12 @@ export function messagesInChannel(channelId: string, ids: string[], tx: DB = db(
 export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'editedAt' | 'pinnedAt'>>
 
 /** Change a message of this channel; undefined when it is not there (deleted meanwhile). */
-export function updateMessageRow(tx: DB, channelId: string, id: string, patch: MessagePatch): MessageRow | undefined {
+export async function updateMessageRow(
+  tx: DB,
+  channelId: string,
+  id: string,
+  patch: MessagePatch,
+): Promise<MessageRow | undefined> {
   messagePages.forget(channelId)
   return tx
     .update(messages)
@@ -571,7 +590,7 @@ export function updateMessageRow(tx: DB, channelId: string, id: string, patch: M
 }
 
 /** Delete these messages of the channel (their reactions go with them); the ids that were there. */
-export function deleteMessageRows(tx: DB, channelId: string, ids: string[]): string[] {
+export async function deleteMessageRows(tx: DB, channelId: string, ids: string[]): Promise<string[]> {
   if (!ids.length) return []
   messagePages.forget(channelId)
   return tx
@@ -585,16 +604,16 @@ export function deleteMessageRows(tx: DB, channelId: string, ids: string[]): str
 const isPinned = (channelId: string) => and(eq(messages.channelId, channelId), isNotNull(messages.pinnedAt))
 
 /** The channel's pinned messages, the latest pinned first. */
-export function pinnedMessages(channelId: string): MessageRow[] {
+export async function pinnedMessages(channelId: string): Promise<MessageRow[]> {
   return db().select().from(messages).where(isPinned(channelId)).orderBy(desc(messages.pinnedAt)).all()
 }
 
-export function pinCount(channelId: string, tx: DB = db()): number {
+export async function pinCount(channelId: string, tx: DB = db()): Promise<number> {
   return tx.select({ n: count() }).from(messages).where(isPinned(channelId)).get()?.n ?? 0
 }
 
 /** When the channel's latest pin was made (CHANNEL_PINS_UPDATE's last_pin_timestamp); null without pins. */
-export function lastPinAt(channelId: string, tx: DB = db()): number | null {
+export async function lastPinAt(channelId: string, tx: DB = db()): Promise<number | null> {
   return (
     tx
       .select({ at: sql<number | null>`max(${messages.pinnedAt})` })
@@ -624,7 +643,10 @@ const reactionCountsOf = prepared((d) =>
 )
 
 /** The reactions on these messages as the reader sees them (`me`; null: nobody's), in one query. */
-export function reactionCounts(messageIds: string[], readerId: string | null): Map<string, ReactionCount[]> {
+export async function reactionCounts(
+  messageIds: string[],
+  readerId: string | null,
+): Promise<Map<string, ReactionCount[]>> {
   const out = new Map<string, ReactionCount[]>()
   if (!messageIds.length) return out
   for (const r of reactionCountsOf().all({ ids: JSON.stringify(messageIds), userId: readerId })) {
@@ -637,7 +659,11 @@ export function reactionCounts(messageIds: string[], readerId: string | null): M
 }
 
 /** The emoji on a message (at most 20 differ), and whether this one is among them. */
-export function messageEmoji(messageId: string, emoji: string, tx: DB = db()): { kinds: number; has: boolean } {
+export async function messageEmoji(
+  messageId: string,
+  emoji: string,
+  tx: DB = db(),
+): Promise<{ kinds: number; has: boolean }> {
   const row = tx
     .select({
       kinds: countDistinct(reactions.emoji),
@@ -650,13 +676,19 @@ export function messageEmoji(messageId: string, emoji: string, tx: DB = db()): {
 }
 
 /** A user's reaction; false when it was already there. */
-export function insertReaction(tx: DB, channelId: string, row: typeof reactions.$inferInsert): boolean {
+export async function insertReaction(tx: DB, channelId: string, row: typeof reactions.$inferInsert): Promise<boolean> {
   messagePages.forget(channelId)
   return tx.insert(reactions).values(row).onConflictDoNothing().returning({ at: reactions.createdAt }).all().length > 0
 }
 
 /** Remove one user's reaction; false when there was none. */
-export function deleteReaction(tx: DB, channelId: string, messageId: string, emoji: string, userId: string): boolean {
+export async function deleteReaction(
+  tx: DB,
+  channelId: string,
+  messageId: string,
+  emoji: string,
+  userId: string,
+): Promise<boolean> {
   messagePages.forget(channelId)
   return (
     tx
@@ -668,7 +700,7 @@ export function deleteReaction(tx: DB, channelId: string, messageId: string, emo
 }
 
 /** Remove every reaction on a message, or every one of an emoji; how many there were. */
-export function deleteReactions(tx: DB, channelId: string, messageId: string, emoji?: string): number {
+export async function deleteReactions(tx: DB, channelId: string, messageId: string, emoji?: string): Promise<number> {
   messagePages.forget(channelId)
   const where = emoji
     ? and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji))
@@ -677,7 +709,12 @@ export function deleteReactions(tx: DB, channelId: string, messageId: string, em
 }
 
 /** The ids of the users who reacted with an emoji, by id, after a user id. */
-export function reactionUserIds(messageId: string, emoji: string, after: string, limit: number): string[] {
+export async function reactionUserIds(
+  messageId: string,
+  emoji: string,
+  after: string,
+  limit: number,
+): Promise<string[]> {
   const byId = sql`CAST(${reactions.userId} AS INTEGER)`
   return db()
     .select({ userId: reactions.userId })

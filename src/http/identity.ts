@@ -28,7 +28,7 @@ export function authorize(caller: Caller | undefined, rule: AuthRule): Caller {
 }
 
 /** The caller of a request, if its Authorization resolves (for routes where a token is optional). */
-export function optionalCaller(request: Request): Caller | undefined {
+export async function optionalCaller(request: Request): Promise<Caller | undefined> {
   return resolveAuthorization(request.headers.get('authorization'))
 }
 
@@ -49,10 +49,10 @@ function security(rule: AuthRule) {
 // Written with the context destructured, never passed whole: Elysia reads a hook's source to decide what to prepare
 // per request, and a context handed to a function makes it parse headers, query and cookies for every request.
 function guard(rule: AuthRule) {
-  const check = (request: Request, looked: Looked) => authorize(callerAfterLimit(request, looked), rule)
-  const transform = (ctx: Context) => {
+  const check = async (request: Request, looked: Looked) => authorize(await callerAfterLimit(request, looked), rule)
+  const transform = async (ctx: Context) => {
     const { request } = ctx
-    ctx[CALLER] ??= check(request, ctx[LOOKED])
+    ctx[CALLER] ??= await check(request, ctx[LOOKED])
   }
   return { transform, check }
 }
@@ -70,18 +70,18 @@ export const identity = new Elysia({ name: 'identity' }).macro({
     return {
       detail: { security: security(rule) },
       transform,
-      resolve: (ctx: Context) => {
+      resolve: async (ctx: Context) => {
         const { request } = ctx
-        return { caller: (ctx[CALLER] ??= check(request, ctx[LOOKED])) }
+        return { caller: (ctx[CALLER] ??= await check(request, ctx[LOOKED])) }
       },
     }
   },
   user: {
     detail: { security: security('user') },
     transform: userOnly.transform,
-    resolve(ctx: Context): { caller: UserCaller } {
+    async resolve(ctx: Context): Promise<{ caller: UserCaller }> {
       const { request } = ctx
-      const caller = (ctx[CALLER] ??= userOnly.check(request, ctx[LOOKED]))
+      const caller = (ctx[CALLER] ??= await userOnly.check(request, ctx[LOOKED]))
       if (caller.kind !== 'user') throw Errors.unauthorized()
       return { caller }
     },

@@ -16,7 +16,7 @@ import { beginTrace, errorFor, finish, oversized, tooLarge } from './basics'
 import { parseBody } from './body'
 import { corsHeaders } from './cors'
 import { type AuthRule, authorize } from './identity'
-import { callerAfterLimit, limit } from './rate-limits'
+import { callerAfterLimit, limit, type Looked } from './rate-limits'
 import { JSON_TYPE, JsonText, jsonText, VIA } from './respond'
 
 /**
@@ -128,15 +128,26 @@ function answer(route: string, { method, auth, run, check }: LaneRoute) {
       if (method === 'POST')
         return readBody(request, route)
           .then((body) => {
+            const post = (caller: Caller | undefined) =>
+              run({ request, server, params, query, caller: caller!, body: check ? check(body) : body })
+            if (!auth) return post(undefined)
             // Asked again after the body (from the token cache): a token ended while the body streamed fails.
-            const caller = auth ? authorize(callerAfterLimit(request, looked), auth) : undefined
-            return run({ request, server, params, query, caller: caller!, body: check ? check(body) : body })
+            const again = (looked: Looked) => {
+              const caller = callerAfterLimit(request, looked)
+              return caller instanceof Promise
+                ? caller.then((c) => post(authorize(c, auth)))
+                : post(authorize(caller, auth))
+            }
+            return looked instanceof Promise ? looked.then(again) : again(looked)
           })
           .then((v) => done(respond(v, headers)), failed)
-      // A GET runs in the same step as the limit: the caller it resolved is the caller.
-      const caller = auth ? authorize(looked ?? undefined, auth) : undefined
-      const value = run({ request, server, params, query, caller: caller!, body: undefined })
-      // Most answers are ready at once; a handler that awaits (a linked channel) is answered when it settles.
+      // A GET runs once the limit has its caller (at once from the token cache): the caller it resolved is the caller.
+      const get = (looked: Looked) => {
+        const caller = auth ? authorize(looked ?? undefined, auth) : undefined
+        return run({ request, server, params, query, caller: caller!, body: undefined })
+      }
+      const value = looked instanceof Promise ? looked.then(get) : get(looked)
+      // Handlers that read the stores answer a promise; one that answers at once is answered in this step.
       if (value instanceof Promise) return value.then((v) => respond(v, headers)).then(done, failed)
       return done(respond(value, headers))
     } catch (error) {

@@ -108,13 +108,13 @@ export type Looked = Caller | null | undefined
  * The caller to check a route's rule against, given what the rate limit learnt: a token it found unknown is not looked
  * up again; a known one is asked again from the cache, so a token ended while the body streamed fails.
  */
-export function callerAfterLimit(request: Request, looked: Looked): Caller | undefined {
+export function callerAfterLimit(request: Request, looked: Looked): Caller | undefined | Promise<Caller | undefined> {
   return looked === null ? undefined : resolveAuthorization(request.headers.get('authorization'))
 }
 
 /**
  * Count the request in its route's window and add the X-RateLimit headers; throws the 429 past the limit. Returns
- * what it learnt of the caller (see Looked).
+ * what it learnt of the caller (see Looked): at once when the token cache knew the token, else a promise.
  */
 export function limit(
   route: string,
@@ -122,11 +122,24 @@ export function limit(
   params: Record<string, string> | undefined,
   headers: Headers,
   server: IpSource,
-): Looked {
+): Looked | Promise<Looked> {
   if (headers['x-ratelimit-bucket'] !== undefined || !route) return undefined
   const bucket = bucketFor(route, request.method)
   if (!bucket) return undefined
-  const looked = resolveAuthorization(request.headers.get('authorization')) ?? null
+  const resolved = resolveAuthorization(request.headers.get('authorization'))
+  if (resolved instanceof Promise)
+    return resolved.then((caller) => count(bucket, caller ?? null, request, params, headers, server))
+  return count(bucket, resolved ?? null, request, params, headers, server)
+}
+
+function count(
+  bucket: Bucket,
+  looked: Caller | null,
+  request: Request,
+  params: Record<string, string> | undefined,
+  headers: Headers,
+  server: IpSource,
+): Looked {
   const caller = looked ? callerKey(looked) : `ip${ipKey(clientIp(request, server))}`
   const key = bucket.major ? `${bucket.id}:${params?.[bucket.major] ?? ''}:${caller}` : `${bucket.id}::${caller}`
   const now = clock.now()
@@ -171,14 +184,14 @@ type LimitContext = {
 export const rateLimits = new Elysia({ name: 'rate-limits' })
   // Parse runs before transform for requests with a body: count there first, so a refused body is counted too.
   // Returning nothing lets the body parser (http/body.ts) run next.
-  .onParse({ as: 'global' }, (ctx) => {
+  .onParse({ as: 'global' }, async (ctx) => {
     const { route, request, params, set, server } = ctx as unknown as LimitContext
-    const looked = limit(route, request, params as Record<string, string>, set.headers as Headers, server)
+    const looked = await limit(route, request, params as Record<string, string>, set.headers as Headers, server)
     if (looked !== undefined) (ctx as unknown as LimitContext)[LOOKED] = looked
   })
-  .onTransform({ as: 'global' }, (ctx) => {
+  .onTransform({ as: 'global' }, async (ctx) => {
     const { route, request, params, set, server } = ctx as unknown as LimitContext
-    const looked = limit(route, request, params as Record<string, string>, set.headers as Headers, server)
+    const looked = await limit(route, request, params as Record<string, string>, set.headers as Headers, server)
     if (looked !== undefined) (ctx as unknown as LimitContext)[LOOKED] = looked
   })
   .as('global')

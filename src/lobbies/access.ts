@@ -3,8 +3,7 @@
 import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
-import { reading } from '../db/client'
-import { getLobby, getMember, listMembers } from './store'
+import { getLobby, getLobbyWithMembers, getMember } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 export type AppCaller = BotCaller | BearerCaller
@@ -14,34 +13,36 @@ export function appCaller(caller: Caller): AppCaller {
   return caller
 }
 
-export function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = true } = {}): LobbyRow {
+export async function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = true } = {}): Promise<LobbyRow> {
   const c = appCaller(caller)
-  const lobby = isSnowflake(lobbyId) ? getLobby(lobbyId) : undefined
+  const lobby = isSnowflake(lobbyId) ? await getLobby(lobbyId) : undefined
   if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
-  if (c.kind === 'bearer' && bearerMustBeMember && !getMember(lobby.id, c.userId)) throw Errors.unknownLobby()
+  if (c.kind === 'bearer' && bearerMustBeMember && !(await getMember(lobby.id, c.userId))) throw Errors.unknownLobby()
   return lobby
 }
 
-/** lobbyOf, with the member list read once (an OAuth2 caller must be in it); one snapshot. */
-export function lobbyWithMembers(caller: Caller, lobbyId: string): { lobby: LobbyRow; members: LobbyMemberRow[] } {
-  return reading(() => {
-    const lobby = lobbyOf(caller, lobbyId, { bearerMustBeMember: false })
-    const members = listMembers(lobby.id)
-    if (caller.kind === 'bearer' && !members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
-    return { lobby, members }
-  })
+/** lobbyOf, with the member list read once and with the lobby (an OAuth2 caller must be in it). */
+export async function lobbyWithMembers(
+  caller: Caller,
+  lobbyId: string,
+): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] }> {
+  const c = appCaller(caller)
+  const found = isSnowflake(lobbyId) ? await getLobbyWithMembers(lobbyId) : undefined
+  if (!found || found.lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
+  if (c.kind === 'bearer' && !found.members.some((m) => m.userId === c.userId)) throw Errors.unknownLobby()
+  return found
 }
 
 /**
  * A user session's read of a lobby (the web client's lobby page): only a member reads it, whichever application's it
- * is; an unknown lobby and one the user is not in are the same 404 Unknown Lobby. One snapshot.
+ * is; an unknown lobby and one the user is not in are the same 404 Unknown Lobby. The lobby and its members are read
+ * together.
  */
-export function lobbyOfMember(caller: UserCaller, lobbyId: string): { lobby: LobbyRow; members: LobbyMemberRow[] } {
-  return reading(() => {
-    const lobby = isSnowflake(lobbyId) ? getLobby(lobbyId) : undefined
-    if (!lobby) throw Errors.unknownLobby()
-    const members = listMembers(lobby.id)
-    if (!members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
-    return { lobby, members }
-  })
+export async function lobbyOfMember(
+  caller: UserCaller,
+  lobbyId: string,
+): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] }> {
+  const found = isSnowflake(lobbyId) ? await getLobbyWithMembers(lobbyId) : undefined
+  if (!found || !found.members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
+  return found
 }

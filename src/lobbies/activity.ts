@@ -17,7 +17,7 @@ import {
   lobbyIdsOfUser,
   restartIdleDeadline,
 } from './store'
-import type { LobbyRow } from './tables'
+import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /** userId → identified user sessions. */
 const userSessions = new Map<string, number>()
@@ -35,27 +35,30 @@ export function isOnline(userId: string, applicationId: string): boolean {
 }
 
 /** A lobby is active while a member is in its call or online on the Gateway (its member list is cached). */
-export function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): boolean {
-  const members = listMembers(lobby.id)
+export async function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<boolean> {
+  return activeWith(await listMembers(lobby.id), lobby.applicationId)
+}
+
+function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
   if (members.some((m) => m.voiceSessionId !== null)) return true
   if (userSessions.size === 0 && appSessions.size === 0) return false
-  return members.some((m) => isOnline(m.userId, lobby.applicationId))
+  return members.some((m) => isOnline(m.userId, applicationId))
 }
 
 /**
  * Activity now: the countdown starts over (idle_timeout_seconds as the row holds it in this transaction), or stays off
  * while the lobby is active. One UPDATE, without reading the lobby again.
  */
-export function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): void {
-  if (lobbyActive(tx, lobby)) clearIdleDeadline(tx, lobby.id)
-  else restartIdleDeadline(tx, lobby.id, clock.now())
+export async function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<void> {
+  if (activeWith(await listMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(tx, lobby.id)
+  else await restartIdleDeadline(tx, lobby.id, clock.now())
 }
 
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
-export function armIdleDeadline(tx: DB, lobbyId: string): void {
-  const lobby = getLobby(lobbyId, tx)
-  if (!lobby || lobby.idleDeadline !== null || lobbyActive(tx, lobby)) return
-  armIdleDeadlineRow(tx, lobbyId, clock.now())
+export async function armIdleDeadline(tx: DB, lobbyId: string): Promise<void> {
+  const lobby = await getLobby(lobbyId, tx)
+  if (!lobby || lobby.idleDeadline !== null || (await lobbyActive(tx, lobby))) return
+  await armIdleDeadlineRow(tx, lobbyId, clock.now())
 }
 
 /** The lobbies a session counts for: all of a user's for a user session, its application's for an OAuth2 one. */
@@ -67,21 +70,24 @@ function scope(caller: Caller): { userId: string; applicationId?: string } | und
 }
 
 /** A Gateway session was identified: its user's lobbies are active. */
-export function sessionStarted(caller: Caller): void {
+export async function sessionStarted(caller: Caller): Promise<void> {
   const s = scope(caller)
   if (!s) return
   if (s.applicationId) bump(appSessions, `${s.userId}:${s.applicationId}`, 1)
   else bump(userSessions, s.userId, 1)
-  clearIdleDeadlinesOf(s.userId, s.applicationId)
+  await clearIdleDeadlinesOf(s.userId, s.applicationId)
 }
 
 /** A Gateway session ended for good (not a resumable drop): lobbies nobody else keeps active start counting down. */
-export function sessionEnded(caller: Caller): void {
+export async function sessionEnded(caller: Caller): Promise<void> {
   const s = scope(caller)
   if (!s) return
   if (s.applicationId) bump(appSessions, `${s.userId}:${s.applicationId}`, -1)
   else bump(userSessions, s.userId, -1)
   if (isOnline(s.userId, s.applicationId ?? '')) return
-  const ids = lobbyIdsOfUser(s.userId, s.applicationId)
-  if (ids.length) transaction((tx) => ids.forEach((id) => armIdleDeadline(tx, id)))
+  const ids = await lobbyIdsOfUser(s.userId, s.applicationId)
+  if (ids.length)
+    await transaction(async (tx) => {
+      for (const id of ids) await armIdleDeadline(tx, id)
+    })
 }

@@ -32,15 +32,15 @@ async function channelWithLink(channelId: string, lobby: LobbyRow | undefined) {
 }
 
 /** The application that created the lobby may (re)link; an OAuth2 member needs CAN_LINK_LOBBY. */
-function mayLink(caller: AppCaller, lobby: LobbyRow): void {
+async function mayLink(caller: AppCaller, lobby: LobbyRow): Promise<void> {
   if (caller.kind === 'bot') return
-  const member = getMember(lobby.id, caller.userId)
+  const member = await getMember(lobby.id, caller.userId)
   if (!member) throw Errors.unknownLobby()
   if ((member.flags & LobbyMemberFlags.CAN_LINK_LOBBY) === 0) throw Errors.missingPermissions()
 }
 
 export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, channelId: string | null | undefined) {
-  mayLink(caller, lobby)
+  await mayLink(caller, lobby)
   const forApp = caller.kind === 'bot'
   if (channelId === null || channelId === undefined) return unlink(lobby, forApp)
   const port = guildPort()
@@ -55,12 +55,12 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
   if ((permissions & NEEDED) !== NEEDED) throw Errors.missingPermissions()
 
   const effects = new Effects()
-  const updated = transaction((tx) => {
-    const holder = getLobbyByChannel(channel.id, tx)
+  const updated = await transaction(async (tx) => {
+    const holder = await getLobbyByChannel(channel.id, tx)
     if (holder && holder.id !== lobby.id) throw alreadyLinked()
     if (holder) return holder
     const previous = lobby.linkedChannelId
-    const row = updateLobby(tx, lobby.id, {
+    const row = await updateLobby(tx, lobby.id, {
       linkedChannelId: channel.id,
       linkedBy: caller.userId,
       linkedAt: clock.now(),
@@ -90,8 +90,8 @@ async function unlink(lobby: LobbyRow, forApp: boolean) {
   const previous = lobby.linkedChannelId
   if (!previous) return lobbyView(lobby, forApp)
   const effects = new Effects()
-  const row = transaction((tx) => {
-    const updated = updateLobby(tx, lobby.id, { linkedChannelId: null, linkedBy: null, linkedAt: null })
+  const row = await transaction(async (tx) => {
+    const updated = await updateLobby(tx, lobby.id, { linkedChannelId: null, linkedBy: null, linkedAt: null })
     effects.toLobby(updated, 'LOBBY_UPDATE', lobbySnapshot(updated.id))
     effects.toLobby(
       updated,
@@ -110,7 +110,7 @@ export async function inviteToLinkedChannel(
   lobby: LobbyRow,
   targetId: string,
 ): Promise<{ code: string }> {
-  if (!getMember(lobby.id, targetId)) throw Errors.unknownUser()
+  if (!(await getMember(lobby.id, targetId))) throw Errors.unknownUser()
   const port = guildPort()
   if (!lobby.linkedChannelId || !port) throw Errors.unknownChannel()
   const { code, invite } = await port.createTargetedInvite({

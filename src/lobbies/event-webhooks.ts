@@ -34,7 +34,7 @@ const OVERRIDE_FIELD = 'override_event_webhooks_url'
  * override (`current`) or the application's own (verified) URL. Throws 400 50035 naming the field.
  */
 export async function verifyOverrideUrl(applicationId: string, url: string, current?: string | null): Promise<void> {
-  if (url === current || new URL(url).toString() === eventWebhookUrl(applicationId)) {
+  if (url === current || new URL(url).toString() === (await eventWebhookUrl(applicationId))) {
     await checkWebhookUrl(url, OVERRIDE_FIELD)
     return
   }
@@ -53,13 +53,13 @@ let failedAttempts = 0
  * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the lobby has an override
  * URL or the application has its webhooks enabled (a cached lookup). Call `kickEventDeliveries()` after the commit.
  */
-export function queueLobbyEvent(
+export async function queueLobbyEvent(
   tx: DB,
   lobby: Pick<LobbyRow, 'id' | 'applicationId' | 'overrideEventWebhooksUrl'>,
   type: string,
   data: unknown,
 ) {
-  if (!lobby.overrideEventWebhooksUrl && !eventWebhookUrl(lobby.applicationId)) return false
+  if (!lobby.overrideEventWebhooksUrl && !(await eventWebhookUrl(lobby.applicationId))) return false
   const now = clock.now()
   const body = JSON.stringify({
     version: 1,
@@ -67,7 +67,7 @@ export function queueLobbyEvent(
     type: 1,
     event: { type, timestamp: new Date(now).toISOString(), data },
   })
-  enqueueEventDelivery(tx, { lobbyId: lobby.id, applicationId: lobby.applicationId, body, now })
+  await enqueueEventDelivery(tx, { lobbyId: lobby.id, applicationId: lobby.applicationId, body, now })
   return true
 }
 
@@ -77,45 +77,47 @@ let again = false
 
 /** Send what is due now (after a commit that queued events); a run in progress runs once more. */
 export function kickEventDeliveries(): void {
-  if (running) {
+  if (running !== undefined) {
     again = true
     return
   }
-  running = deliverDue().finally(() => {
-    running = undefined
-    if (again) {
-      again = false
-      kickEventDeliveries()
-    }
-  })
+  running = deliverDue()
+    .catch((error) => log.error('event webhooks delivery failed', { error: String(error) }))
+    .finally(() => {
+      running = undefined
+      if (again) {
+        again = false
+        kickEventDeliveries()
+      }
+    })
 }
 
 /** One pass: the head of every lobby's queue that is due, sent in parallel; repeats while sends succeed. */
 async function deliverDue(): Promise<void> {
   for (;;) {
-    const due = dueEventDeliveries(clock.now(), BATCH)
+    const due = await dueEventDeliveries(clock.now(), BATCH)
     if (due.length === 0) return
     let progressed = false
     await Promise.all(
       due.map(async (row) => {
-        const lobby = getLobby(row.lobbyId)
+        const lobby = await getLobby(row.lobbyId)
         const override = lobby?.overrideEventWebhooksUrl ?? null
-        if (!lobby || (!override && !eventWebhookUrl(row.applicationId))) {
+        if (!lobby || (!override && !(await eventWebhookUrl(row.applicationId)))) {
           // Nowhere to go any more (the override cleared, the application's URL turned off, the lobby gone): what
           // was queued for the lobby is dropped.
-          dropLobbyEventDeliveries(row.lobbyId)
+          await dropLobbyEventDeliveries(row.lobbyId)
           return
         }
         const result = await sendApplicationEvent(row.applicationId, row.body, override)
         if (result.ok) {
-          deleteEventDelivery(row.id)
+          await deleteEventDelivery(row.id)
           delivered++
           progressed = true
           return
         }
         failedAttempts++
         const wait = Math.min(FIRST_RETRY_MS * 2 ** row.attempts, MAX_RETRY_MS)
-        failEventDelivery(row.id, row.attempts + 1, clock.now() + wait, result.error)
+        await failEventDelivery(row.id, row.attempts + 1, clock.now() + wait, result.error)
         if (row.attempts === 0)
           log.warn('event webhook failed', {
             application: row.applicationId,
@@ -143,8 +145,11 @@ export function startEventDeliveries(): void {
     'counter',
     () => failedAttempts,
   )
-  collect('lobby_event_webhooks_pending', 'Application event webhooks waiting in the outbox.', 'gauge', () =>
-    countEventDeliveries(),
+  collect(
+    'lobby_event_webhooks_pending',
+    'Application event webhooks waiting in the outbox.',
+    'gauge',
+    countEventDeliveries,
   )
   timer ??= setInterval(kickEventDeliveries, TICK_MS)
   kickEventDeliveries()

@@ -5,14 +5,14 @@ import { audiences, type GatewayConnection, sees, topics } from '../gateway/bus'
 import { sessionEnded, sessionStarted } from './activity'
 import { lobbyIdsOfUser } from './store'
 
-export function lobbyIdentify(caller: Caller) {
+export async function lobbyIdentify(caller: Caller) {
   if (caller.kind === 'bot') return {}
   // A user session hears about all of the user's lobbies; an OAuth2 session with `lobbies.write` about its own
   // application's (gateway/bus.ts sees), without it about none.
   if (caller.kind === 'bearer' && !sees(caller, audiences.lobby(caller.applicationId))) return {}
-  const ids = lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
+  const ids = await lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
   return { topics: ids.map(topics.lobby) }
 }
 
-export const lobbySessionStart = (connection: GatewayConnection) => sessionStarted(connection.caller)
-export const lobbySessionEnd = (connection: GatewayConnection) => sessionEnded(connection.caller)
+export const lobbySessionStart = async (connection: GatewayConnection) => await sessionStarted(connection.caller)
+export const lobbySessionEnd = async (connection: GatewayConnection) => await sessionEnded(connection.caller)

@@ -14,16 +14,16 @@ let timer: ReturnType<typeof setInterval> | undefined
 export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
   let closed = 0
   for (;;) {
-    const due = dueIdleLobbies(now, BATCH)
-    for (const id of due) if (await deleteLobby(id, (tx) => deleteIfIdle(tx, id, now))) closed += 1
+    const due = await dueIdleLobbies(now, BATCH)
+    for (const id of due) if (await deleteLobby(id, async (tx) => await deleteIfIdle(tx, id, now))) closed += 1
     if (due.length < BATCH) return closed
   }
 }
 
-export function startLobbySweeper(): void {
+export async function startLobbySweeper(): Promise<void> {
   stopLobbySweeper()
   // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again.
-  resetVoiceAtStart(clock.now())
+  await resetVoiceAtStart(clock.now())
   let running = false
   timer = setInterval(async () => {
     // One sweep at a time, even if one outlasts the interval.

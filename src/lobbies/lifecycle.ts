@@ -46,10 +46,10 @@ type NewLobby = {
   overrideEventWebhooksUrl?: string | null
 }
 
-function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
+async function newLobby(tx: DB, applicationId: string, input: NewLobby): Promise<LobbyRow> {
   const now = clock.now()
   const idle = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
-  return insertLobby(tx, {
+  return await insertLobby(tx, {
     id: snowflake(),
     applicationId,
     metadata: input.metadata ?? null,
@@ -66,9 +66,9 @@ function newLobby(tx: DB, applicationId: string, input: NewLobby): LobbyRow {
 }
 
 /** Subscribe the first members and announce the lobby to them and to the application's bots; returns the members. */
-function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): LobbyMemberRow[] {
-  touchLobby(tx, lobby)
-  const members = listMembers(lobby.id, tx)
+async function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): Promise<LobbyMemberRow[]> {
+  await touchLobby(tx, lobby)
+  const members = await listMembers(lobby.id, tx)
   for (const m of members) effects.subscribe(m.userId, lobby)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
   return members
@@ -78,13 +78,13 @@ function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): LobbyMemberR
 export async function createLobby(caller: AppCaller, input: CreateInput) {
   const effects = new Effects()
   // The answer shows the lobby as this transaction left it (no read after the commit).
-  const { lobby, members } = transaction((tx) => {
-    const created = newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
-    changeMembers(tx, created, input.members ?? [], [])
-    return { lobby: created, members: announceCreate(tx, created, effects) }
+  const { lobby, members } = await transaction(async (tx) => {
+    const created = await newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
+    await changeMembers(tx, created, input.members ?? [], [])
+    return { lobby: created, members: await announceCreate(tx, created, effects) }
   })
   await effects.flush()
-  return restView(lobby, members, true)
+  return await restView(lobby, members, true)
 }
 
 export type PutInput = {
@@ -106,50 +106,50 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
   // The lobby and its members are read once, in the transaction; the answer shows them as it left them. Committed
   // with the other writes of this event-loop turn (group commit: a client asking again writes nothing of its own
   // but its lobby's idle deadline, once per batch); the effects are gathered by the run that commits.
-  const { lobby, members, effects } = await queuedTransaction((tx) => {
+  const { lobby, members, effects } = await queuedTransaction(async (tx) => {
     const effects = new Effects()
     const now = clock.now()
-    let found = getLobbyBySecret(tx, caller.applicationId, secretHash)
-    let members = found ? listMembers(found.id, tx) : []
+    let found = await getLobbyBySecret(tx, caller.applicationId, secretHash)
+    let members = found ? await listMembers(found.id, tx) : []
     const member = found && userId ? members.find((m) => m.userId === userId) : undefined
     if (found && !member && (found.secretExpiresAt ?? 0) <= now) {
-      updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
+      await updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
       found = undefined
     }
     if (!found) {
-      if (userId && countUserLobbies(tx, userId, caller.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP)
+      if (userId && (await countUserLobbies(tx, userId, caller.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
         throw userLobbyLimit('secret')
-      const created = newLobby(tx, caller.applicationId, {
+      const created = await newLobby(tx, caller.applicationId, {
         ...input,
         metadata: input.lobbyMetadata,
         secretHash,
         createdVia: 'put',
       })
       if (userId)
-        insertMember(tx, {
+        await insertMember(tx, {
           lobbyId: created.id,
           userId,
           applicationId: created.applicationId,
           metadata: input.memberMetadata ?? null,
           joinedAt: now,
         })
-      return { lobby: created, members: announceCreate(tx, created, effects), effects }
+      return { lobby: created, members: await announceCreate(tx, created, effects), effects }
     }
-    if (userId) members = joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
+    if (userId) members = await joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
     if (input.lobbyMetadata !== undefined) {
-      found = updateLobbyMetadata(tx, found.id, input.lobbyMetadata)
+      found = await updateLobbyMetadata(tx, found.id, input.lobbyMetadata)
       effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
     }
     // A member joining or asking again, or new lobby metadata, is activity.
-    if (userId || input.lobbyMetadata !== undefined) touchLobby(tx, found)
+    if (userId || input.lobbyMetadata !== undefined) await touchLobby(tx, found)
     return { lobby: found, members, effects }
   })
   await effects.flush()
-  return restView(lobby, members, caller.kind === 'bot')
+  return await restView(lobby, members, caller.kind === 'bot')
 }
 
 /** The user joins (or, already a member, may change its metadata); returns the member list after it. */
-function joinBySecret(
+async function joinBySecret(
   tx: DB,
   lobby: LobbyRow,
   userId: string,
@@ -157,16 +157,17 @@ function joinBySecret(
   members: LobbyMemberRow[],
   metadata: Metadata | null | undefined,
   effects: Effects,
-): LobbyMemberRow[] {
+): Promise<LobbyMemberRow[]> {
   if (member) {
     if (metadata === undefined) return members
-    const updated = updateMember(tx, lobby.id, userId, { metadata })
+    const updated = await updateMember(tx, lobby.id, userId, { metadata })
     memberEffects(lobby, { added: [], updated: [updated], removed: [] }, effects)
     return members.map((m) => (m.userId === userId ? updated : m))
   }
   if (members.length >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
-  if (countUserLobbies(tx, userId, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) throw userLobbyLimit('secret')
-  const added = insertMember(tx, {
+  if ((await countUserLobbies(tx, userId, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
+    throw userLobbyLimit('secret')
+  const added = await insertMember(tx, {
     lobbyId: lobby.id,
     userId,
     applicationId: lobby.applicationId,
@@ -194,7 +195,7 @@ export type PatchInput = {
 /** PATCH /lobbies/{id}: `members`, when given, replaces the member list (members not listed are removed). */
 export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
   const effects = new Effects()
-  const { current: updated, retarget } = transaction((tx) => {
+  const { current: updated, retarget } = await transaction(async (tx) => {
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
@@ -205,18 +206,16 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     if (retarget) {
       patch.overrideEventWebhooksUrl = input.overrideEventWebhooksUrl
       // What the lobby has queued follows it to its new destination, due now (event-webhooks.ts).
-      retargetEventDeliveries(tx, lobby.id, clock.now())
+      await retargetEventDeliveries(tx, lobby.id, clock.now())
     }
-    const current = Object.keys(patch).length ? updateLobby(tx, lobby.id, patch) : lobby
+    const current = Object.keys(patch).length ? await updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
-      const removes = listMembers(lobby.id, tx)
-        .map((m) => m.userId)
-        .filter((id) => !listed.has(id))
-      memberEffects(current, changeMembers(tx, current, input.members, removes), effects)
+      const removes = (await listMembers(lobby.id, tx)).map((m) => m.userId).filter((id) => !listed.has(id))
+      memberEffects(current, await changeMembers(tx, current, input.members, removes), effects)
     }
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
-    touchLobby(tx, lobby)
+    await touchLobby(tx, lobby)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
     return { current, retarget }
   })
@@ -228,12 +227,12 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
 export async function deleteLobby(
   lobbyId: string,
-  remove: (tx: DB) => LobbyRow | undefined = (tx) => deleteLobbyRow(tx, lobbyId),
+  remove: (tx: DB) => Promise<LobbyRow | undefined> = async (tx) => await deleteLobbyRow(tx, lobbyId),
 ): Promise<boolean> {
   const effects = new Effects()
-  const gone = transaction((tx) => {
-    const members = listMembers(lobbyId, tx)
-    const row = remove(tx)
+  const gone = await transaction(async (tx) => {
+    const members = await listMembers(lobbyId, tx)
+    const row = await remove(tx)
     if (!row) return undefined
     effects.toLobby(row, 'LOBBY_DELETE', { id: row.id, reason: 'deleted' })
     for (const m of members) {

@@ -27,5 +27,5 @@ export async function mirrorToLinkedChannel(
     if (!author?.bot && !(await hasGrant(authorId, lobby.applicationId))) return
   }
   const copy = await port.createChannelMessage({ channelId: lobby.linkedChannelId, authorId, content })
-  if (copy?.id) setChannelCopy(messageId, copy.id)
+  if (copy?.id) await setChannelCopy(messageId, copy.id)
 }

@@ -29,25 +29,25 @@ type Options = {
 const sameMetadata = (a: Metadata | null, b: Metadata | null) => JSON.stringify(a) === JSON.stringify(b)
 
 /** Upsert `upserts` and remove `removes`. Omitted or null fields mean the defaults (no metadata, no flags). */
-export function changeMembers(
+export async function changeMembers(
   tx: DB,
   lobby: LobbyRow,
   upserts: MemberInput[],
   removes: string[],
   options: Options = {},
-): MemberChanges {
+): Promise<MemberChanges> {
   const field = options.field ?? 'members'
   const wanted = new Map<string, MemberInput>()
   for (const m of upserts) wanted.set(m.id, m)
-  const known = existingUserIds(tx, [...wanted.keys()])
+  const known = await existingUserIds(tx, [...wanted.keys()])
   for (const id of wanted.keys()) if (!known.has(id)) throw Errors.unknownUser()
 
-  const current = new Map(listMembers(lobby.id, tx).map((m) => [m.userId, m]))
+  const current = new Map((await listMembers(lobby.id, tx)).map((m) => [m.userId, m]))
   const changes: MemberChanges = { added: [], updated: [], removed: [] }
 
   for (const id of new Set(removes)) {
     if (wanted.has(id)) continue
-    const gone = current.has(id) ? deleteMember(tx, lobby.id, id) : undefined
+    const gone = current.has(id) ? await deleteMember(tx, lobby.id, id) : undefined
     if (gone) changes.removed.push(gone)
   }
 
@@ -58,15 +58,15 @@ export function changeMembers(
     const existing = current.get(input.id)
     if (existing) {
       if (!options.reportUnchanged && sameMetadata(existing.metadata, metadata) && existing.flags === flags) continue
-      changes.updated.push(updateMember(tx, lobby.id, input.id, { metadata, flags }))
+      changes.updated.push(await updateMember(tx, lobby.id, input.id, { metadata, flags }))
       continue
     }
-    if (countUserLobbies(tx, input.id, lobby.applicationId) >= MAX_LOBBIES_PER_USER_PER_APP) {
+    if ((await countUserLobbies(tx, input.id, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP) {
       if (options.dropOverUserLimit) continue
       throw userLobbyLimit(field)
     }
     changes.added.push(
-      insertMember(tx, {
+      await insertMember(tx, {
         lobbyId: lobby.id,
         userId: input.id,
         applicationId: lobby.applicationId,
@@ -77,9 +77,9 @@ export function changeMembers(
     )
   }
 
-  if (changes.added.length > 0 && countMembers(tx, lobby.id) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
+  if (changes.added.length > 0 && (await countMembers(tx, lobby.id)) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
   // A member change is activity: the idle countdown starts over (or stays off while someone keeps the lobby active).
-  if (changes.added.length + changes.updated.length + changes.removed.length > 0) touchLobby(tx, lobby)
+  if (changes.added.length + changes.updated.length + changes.removed.length > 0) await touchLobby(tx, lobby)
   return changes
 }
 

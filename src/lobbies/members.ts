@@ -8,8 +8,8 @@ import type { LobbyRow } from './tables'
 /** PUT /lobbies/{id}/members/{user}: add, or update an existing member (member add / member update). */
 export async function putMember(lobby: LobbyRow, input: MemberInput) {
   const effects = new Effects()
-  const member = transaction((tx) => {
-    const changes = changeMembers(tx, lobby, [input], [], { field: 'id', reportUnchanged: true })
+  const member = await transaction(async (tx) => {
+    const changes = await changeMembers(tx, lobby, [input], [], { field: 'id', reportUnchanged: true })
     memberEffects(lobby, changes, effects)
     return changes.added[0] ?? changes.updated[0]
   })
@@ -20,7 +20,7 @@ export async function putMember(lobby: LobbyRow, input: MemberInput) {
 /** DELETE /lobbies/{id}/members/{user} and .../@me: safe when the user is not a member. */
 export async function removeMember(lobby: LobbyRow, userId: string): Promise<void> {
   const effects = new Effects()
-  transaction((tx) => memberEffects(lobby, changeMembers(tx, lobby, [], [userId]), effects))
+  await transaction(async (tx) => memberEffects(lobby, await changeMembers(tx, lobby, [], [userId]), effects))
   await effects.flush()
 }
 
@@ -34,8 +34,8 @@ export async function bulkMembers(lobby: LobbyRow, items: BulkItem[]) {
   for (const item of items) last.set(item.id, item)
   const upserts = [...last.values()].filter((i) => !i.remove_member)
   const removes = [...last.values()].filter((i) => i.remove_member).map((i) => i.id)
-  const changes = transaction((tx) => {
-    const result = changeMembers(tx, lobby, upserts, removes, { dropOverUserLimit: true, reportUnchanged: true })
+  const changes = await transaction(async (tx) => {
+    const result = await changeMembers(tx, lobby, upserts, removes, { dropOverUserLimit: true, reportUnchanged: true })
     memberEffects(lobby, result, effects)
     return result
   })

@@ -45,26 +45,26 @@ const NONCE_WINDOW_MS = 5 * 60_000
  * writes queued before it.
  */
 export async function postMessage(
-  access: () => LobbyRow,
+  access: () => Promise<LobbyRow>,
   authorId: string,
   input: MessageInput,
 ): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
-  const author = findUser(authorId)
+  const author = await findUser(authorId)
   if (!author) throw Errors.unauthorized()
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
-  const { row, lobby, created, queued } = await queuedTransaction((tx) => {
-    const lobby = access()
+  const { row, lobby, created, queued } = await queuedTransaction(async (tx) => {
+    const lobby = await access()
     const now = clock.now()
     if (enforce) {
-      const earlier = findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
+      const earlier = await findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
       if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS)
         return { row: earlier, lobby, created: false, queued: false }
       // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
-      if (earlier) releaseEnforcedNonce(tx, earlier.id)
+      if (earlier) await releaseEnforcedNonce(tx, earlier.id)
     }
-    const inserted = insertMessage(tx, {
+    const inserted = await insertMessage(tx, {
       id: snowflake(),
       lobbyId: lobby.id,
       applicationId: lobby.applicationId,
@@ -78,9 +78,9 @@ export async function postMessage(
       createdAt: now,
     })
     // A message is activity: the lobby's idle countdown starts over.
-    touchLobby(tx, lobby)
+    await touchLobby(tx, lobby)
     // The application's event webhooks get it too (durable outbox, same transaction).
-    const queued = queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', lobbyMessage(inserted, author))
+    const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', lobbyMessage(inserted, author))
     return { row: inserted, lobby, created: true, queued }
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
@@ -94,20 +94,26 @@ export async function postMessage(
 }
 
 /** Newest first; `before`/`after` page through the whole history. As JSON text, kept until the lobby gets a message. */
-export function readMessages(lobby: LobbyRow, page: { limit: number; before?: string; after?: string }): string {
+export async function readMessages(
+  lobby: LobbyRow,
+  page: { limit: number; before?: string; after?: string },
+): Promise<string> {
   const key = `${page.limit} ${page.before ?? ''} ${page.after ?? ''}`
-  return cachedMessagePage(lobby.id, key, () =>
-    reading(() => {
-      const rows = listMessages(lobby.id, page)
-      // The page's authors in one query.
-      const authors = findUsers(rows.map((r) => r.authorId))
-      return JSON.stringify(
-        rows.flatMap((r) => {
-          const author = authors.get(r.authorId)
-          return author ? [lobbyMessage(r, author)] : []
-        }),
-      )
-    }),
+  return await cachedMessagePage(
+    lobby.id,
+    key,
+    async () =>
+      await reading(async () => {
+        const rows = await listMessages(lobby.id, page)
+        // The page's authors in one query.
+        const authors = await findUsers(rows.map((r) => r.authorId))
+        return JSON.stringify(
+          rows.flatMap((r) => {
+            const author = authors.get(r.authorId)
+            return author ? [lobbyMessage(r, author)] : []
+          }),
+        )
+      }),
   )
 }
 
@@ -116,13 +122,17 @@ export function readMessages(lobby: LobbyRow, page: { limit: number; before?: st
  * moderation metadata and stamps its edit time. The lobby hears LOBBY_MESSAGE_UPDATE (with edited_timestamp); the
  * message's copy in a linked channel, MESSAGE_UPDATE. `access` gives the lobby or throws; asked again inside.
  */
-export async function moderateMessage(access: () => LobbyRow, messageId: string, metadata: Metadata): Promise<void> {
-  const { row, lobby, author, queued } = transaction((tx) => {
-    const lobby = access()
-    const row = setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
-    const author = row && findUser(row.authorId)
+export async function moderateMessage(
+  access: () => Promise<LobbyRow>,
+  messageId: string,
+  metadata: Metadata,
+): Promise<void> {
+  const { row, lobby, author, queued } = await transaction(async (tx) => {
+    const lobby = await access()
+    const row = await setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
+    const author = row && (await findUser(row.authorId))
     // The application's event webhooks hear it too (durable outbox, same transaction).
-    const queued = !!author && queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author))
+    const queued = !!author && (await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author)))
     return { lobby, row, author, queued }
   })
   if (!row) throw Errors.unknownMessage()

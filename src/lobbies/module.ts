@@ -16,8 +16,8 @@ export const lobbiesModule = {
   sessionStart: lobbySessionStart,
   sessionEnd: lobbySessionEnd,
   install: () => setGuildPort(guildsForLobbies),
-  start: () => {
-    startLobbySweeper()
+  start: async () => {
+    await startLobbySweeper()
     startEventDeliveries()
   },
   stop: async () => {

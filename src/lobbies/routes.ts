@@ -104,12 +104,12 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyReadAnswer },
       hot: true,
     },
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       if (caller.kind === 'user') {
-        const { lobby, members } = lobbyOfMember(caller, params.lobbyId)
+        const { lobby, members } = await lobbyOfMember(caller, params.lobbyId)
         return memberView(lobby, members)
       }
-      const { lobby, members } = lobbyWithMembers(caller, params.lobbyId)
+      const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId)
       const text = restText(lobby, members, caller.kind === 'bot')
       return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
     },
@@ -125,13 +125,13 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyAnswer },
     },
     async ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+      const lobby = await lobbyOf(caller, params.lobbyId)
       const input = lobbyInput(body)
       const url = input.overrideEventWebhooksUrl
       if (!url) return patchLobby(lobby, input)
       // PINGed before the write; the lobby is read again after the wait (it may have changed or gone meanwhile).
       await verifyOverrideUrl(lobby.applicationId, url, lobby.overrideEventWebhooksUrl)
-      return patchLobby(lobbyOf(caller, params.lobbyId), input)
+      return patchLobby(await lobbyOf(caller, params.lobbyId), input)
     },
   ),
   endpoint(
@@ -145,7 +145,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params }) => {
       const app = appCaller(caller)
-      const lobby = isSnowflake(params.lobbyId) ? getLobby(params.lobbyId) : undefined
+      const lobby = isSnowflake(params.lobbyId) ? await getLobby(params.lobbyId) : undefined
       // Idempotent: an already deleted lobby is fine; another application's lobby is not found.
       if (lobby && lobby.applicationId !== app.applicationId) throw Errors.unknownLobby()
       if (lobby) await deleteLobby(lobby.id)
@@ -162,7 +162,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      const lobby = await lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
       // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
       if (caller.kind === 'bearer' && lobby.createdVia === 'post') throw Errors.missingAccess()
       await removeMember(lobby, caller.userId)
@@ -179,8 +179,8 @@ export const lobbyEndpoints = [
       body: PutMemberSchema,
       answers: { 200: LobbyMemberAnswer },
     },
-    ({ caller, params, body }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+    async ({ caller, params, body }) => {
+      const lobby = await lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return putMember(lobby, { id: params.userId, metadata: body?.metadata, flags: body?.flags })
     },
@@ -195,7 +195,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+      const lobby = await lobbyOf(caller, params.lobbyId)
       if (isSnowflake(params.userId)) await removeMember(lobby, params.userId)
       return noContent()
     },
@@ -210,9 +210,9 @@ export const lobbyEndpoints = [
       body: BulkSchema,
       answers: { 200: LobbyMembersAnswer },
     },
-    ({ caller, params, body }) =>
+    async ({ caller, params, body }) =>
       bulkMembers(
-        lobbyOf(caller, params.lobbyId),
+        await lobbyOf(caller, params.lobbyId),
         body.map(({ id, metadata, flags, remove_member }) => ({ id, metadata, flags, remove_member: !!remove_member })),
       ),
   ),
@@ -227,11 +227,11 @@ export const lobbyEndpoints = [
       answers: { 200: LobbyMessagesAnswer },
       hot: true,
     },
-    ({ caller, params, query }) =>
+    async ({ caller, params, query }) =>
       // The lobby, the page and its authors in one snapshot (one read transaction).
-      reading(() => {
-        const lobby = lobbyOf(caller, params.lobbyId)
-        return new JsonText(readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
+      await reading(async () => {
+        const lobby = await lobbyOf(caller, params.lobbyId)
+        return new JsonText(await readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
       }),
   ),
   endpoint(
@@ -250,7 +250,7 @@ export const lobbyEndpoints = [
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
-      access()
+      await access()
       const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,
         metadata: body.metadata,
@@ -276,7 +276,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId)
-      access()
+      await access()
       if (!isSnowflake(params.messageId)) throw Errors.unknownMessage()
       await moderateMessage(access, params.messageId, body ?? {})
       return noContent()
@@ -291,7 +291,8 @@ export const lobbyEndpoints = [
       summary: 'An invite to the linked channel only the current user can accept',
       answers: { 200: LobbyInviteAnswer },
     },
-    ({ caller, params }) => inviteToLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), caller.userId),
+    async ({ caller, params }) =>
+      inviteToLinkedChannel(appCaller(caller), await lobbyOf(caller, params.lobbyId), caller.userId),
   ),
   endpoint(
     {
@@ -302,8 +303,8 @@ export const lobbyEndpoints = [
       summary: 'An invite to the linked channel only this member can accept',
       answers: { 200: LobbyInviteAnswer },
     },
-    ({ caller, params }) => {
-      const lobby = lobbyOf(caller, params.lobbyId)
+    async ({ caller, params }) => {
+      const lobby = await lobbyOf(caller, params.lobbyId)
       if (!isSnowflake(params.userId)) throw Errors.unknownUser()
       return inviteToLinkedChannel(appCaller(caller), lobby, params.userId)
     },
@@ -318,7 +319,7 @@ export const lobbyEndpoints = [
       body: LinkSchema,
       answers: { 200: LobbyAnswer },
     },
-    ({ caller, params, body }) =>
-      setLinkedChannel(appCaller(caller), lobbyOf(caller, params.lobbyId), body?.channel_id),
+    async ({ caller, params, body }) =>
+      setLinkedChannel(appCaller(caller), await lobbyOf(caller, params.lobbyId), body?.channel_id),
   ),
 ]

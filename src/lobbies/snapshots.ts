@@ -9,10 +9,10 @@ import { cachedLobbyText, getLobby, listMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /**
- * The REST lobby object of a row the request has just read (and its members, if it read them too). Synchronous
- * unless the lobby is linked to a channel (the hot GET of an unlinked lobby makes no promise).
+ * The REST lobby object of a row the request has just read, and its members. Synchronous unless the lobby is linked
+ * to a channel (the hot GET of an unlinked lobby makes no promise here).
  */
-export function restView(lobby: LobbyRow, members: LobbyMemberRow[] = listMembers(lobby.id), forApp = false) {
+export function restView(lobby: LobbyRow, members: LobbyMemberRow[], forApp = false) {
   if (!lobby.linkedChannelId) return restLobby(lobby, members, undefined, forApp)
   return linkedChannelObject(lobby).then((channel) => restLobby(lobby, members, channel, forApp))
 }
@@ -30,13 +30,14 @@ export function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = fa
 
 /** The REST lobby object read fresh after a change committed. */
 export async function lobbyView(lobby: LobbyRow, forApp = false) {
-  return restView(getLobby(lobby.id) ?? lobby, undefined, forApp)
+  const row = (await getLobby(lobby.id)) ?? lobby
+  return restView(row, await listMembers(row.id), forApp)
 }
 
 export async function gatewayView(lobbyId: string) {
-  const lobby = getLobby(lobbyId)
+  const lobby = await getLobby(lobbyId)
   if (!lobby) return undefined
-  return gatewayLobby(lobby, listMembers(lobby.id), await linkedChannelObject(lobby))
+  return gatewayLobby(lobby, await listMembers(lobby.id), await linkedChannelObject(lobby))
 }
 
 /** The Gateway lobby object as it is when the event goes out. */
@@ -47,7 +48,7 @@ export const lobbySnapshot = (lobbyId: string) => lazy(() => gatewayView(lobbyId
  * `voice_states`), each member with its public `user`, so a page can name the members before they act.
  */
 export async function memberView(lobby: LobbyRow, members: LobbyMemberRow[]) {
-  const users = findUsers(members.map((m) => m.userId))
+  const users = await findUsers(members.map((m) => m.userId))
   const view = gatewayLobby(lobby, members, lobby.linkedChannelId ? await linkedChannelObject(lobby) : undefined)
   return {
     ...view,

@@ -1,12 +1,22 @@
-// Every query of the lobbies domain. Writers take the transaction (bun:sqlite transactions are synchronous).
+// Every query of the lobbies domain, async as every store (docs/DESIGN.md, "Stores are async"). Writers that are
+// part of a caller's transaction take it as `tx`; the others run behind the write mutex (`write`).
 //
-// The queries of the hot paths are prepared once (`prepared()`, db/client.ts). bun:sqlite is one synchronous
-// connection, so a statement prepared on db() runs inside an open `transaction((tx) => ...)` too; the functions keep
-// their `tx` parameter anyway, so callers stay right if the store goes async (docs/DESIGN.md, "Stores").
+// The queries of the hot paths are prepared once per connection (`prepared()`, db/client.ts); they run on the
+// connection of the caller's scope (inside a transaction, the write connection).
 import { and, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { atBatchEnd, db, inQueuedBatch, jsonPlaceholder, prepared, toJson, transaction, type DB } from '../db/client'
+import {
+  atBatchEnd,
+  db,
+  inQueuedBatch,
+  jsonPlaceholder,
+  prepared,
+  toJson,
+  transaction,
+  write,
+  type DB,
+} from '../db/client'
 import {
   lobbies,
   lobbyMembers,
@@ -42,7 +52,7 @@ const forgetMembers = (lobbyId: string) => {
 const messagePages = new PageCache(1024, 16, 64 * 1024 * 1024)
 
 /** The lobby's page of messages for this query as JSON text: cached, else `build()`'s. */
-export function cachedMessagePage(lobbyId: string, query: string, build: () => string): string {
+export async function cachedMessagePage(lobbyId: string, query: string, build: () => Promise<string>): Promise<string> {
   return messagePages.read(lobbyId, query, usersVersion(), build)
 }
 
@@ -133,15 +143,19 @@ const idleDeadlineArm = prepared((d) =>
     .prepare(),
 )
 
-export function getLobby(id: string, _tx?: DB): LobbyRow | undefined {
+export async function getLobby(id: string, _tx?: DB): Promise<LobbyRow | undefined> {
   return lobbyRows.read(id, () => lobbyById().get({ id }))
 }
 
-export function getLobbyBySecret(_tx: DB, applicationId: string, secretHash: string): LobbyRow | undefined {
+export async function getLobbyBySecret(
+  _tx: DB,
+  applicationId: string,
+  secretHash: string,
+): Promise<LobbyRow | undefined> {
   return lobbyBySecret().get({ applicationId, secretHash })
 }
 
-export function getLobbyByChannel(channelId: string, tx: DB = db()): LobbyRow | undefined {
+export async function getLobbyByChannel(channelId: string, tx: DB = db()): Promise<LobbyRow | undefined> {
   return tx.select().from(lobbies).where(eq(lobbies.linkedChannelId, channelId)).get()
 }
 
@@ -160,7 +174,7 @@ export type LobbyInsert = Pick<
   | 'overrideEventWebhooksUrl'
 >
 
-export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
+export async function insertLobby(_tx: DB, row: LobbyInsert): Promise<LobbyRow> {
   forgetLobby(row.id)
   forgetMembers(row.id)
   return lobbyInsert().get({
@@ -179,17 +193,17 @@ export function insertLobby(_tx: DB, row: LobbyInsert): LobbyRow {
 }
 
 /** Change columns of a lobby (a patch of any shape: built per call). */
-export function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): LobbyRow {
+export async function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): Promise<LobbyRow> {
   forgetLobby(id)
   return tx.update(lobbies).set(patch).where(eq(lobbies.id, id)).returning().get()
 }
 
-export function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): LobbyRow {
+export async function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): Promise<LobbyRow> {
   forgetLobby(id)
   return lobbyMetadataUpdate().get({ id, metadata: toJson(metadata) })!
 }
 
-export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
+export async function deleteLobbyRow(_tx: DB, id: string): Promise<LobbyRow | undefined> {
   forgetLobby(id)
   forgetMembers(id)
   messagePages.forget(id)
@@ -197,7 +211,7 @@ export function deleteLobbyRow(_tx: DB, id: string): LobbyRow | undefined {
 }
 
 /** Delete a lobby only if its idle deadline has passed (the sweeper's compare-and-delete). */
-export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undefined {
+export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<LobbyRow | undefined> {
   forgetLobby(id)
   forgetMembers(id)
   messagePages.forget(id)
@@ -205,7 +219,7 @@ export function deleteIfIdle(_tx: DB, id: string, now: number): LobbyRow | undef
 }
 
 /** Stop the lobby's idle countdown (someone keeps it active). */
-export function clearIdleDeadline(_tx: DB, id: string): void {
+export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
   pendingRestarts.delete(id)
   forgetLobby(id)
   idleDeadlineClear().run({ id })
@@ -229,7 +243,7 @@ atBatchEnd({
 })
 
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
-export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
+export async function restartIdleDeadline(_tx: DB, id: string, now: number): Promise<void> {
   if (inQueuedBatch()) {
     pendingRestarts.set(id, now)
     return
@@ -239,12 +253,12 @@ export function restartIdleDeadline(_tx: DB, id: string, now: number): void {
 }
 
 /** Start the countdown from `now` unless it already runs. */
-export function armIdleDeadlineRow(_tx: DB, id: string, now: number): void {
+export async function armIdleDeadlineRow(_tx: DB, id: string, now: number): Promise<void> {
   forgetLobby(id)
   idleDeadlineArm().run({ id, now })
 }
 
-export function dueIdleLobbies(now: number, limit: number): string[] {
+export async function dueIdleLobbies(now: number, limit: number): Promise<string[]> {
   return db()
     .select({ id: lobbies.id })
     .from(lobbies)
@@ -255,7 +269,7 @@ export function dueIdleLobbies(now: number, limit: number): string[] {
 }
 
 /** Every lobby (the /metrics gauge). */
-export function countLobbies(): number {
+export async function countLobbies(): Promise<number> {
   return db().select({ n: count() }).from(lobbies).get()?.n ?? 0
 }
 
@@ -334,11 +348,23 @@ const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 /** A lobby's members, oldest first (joined_at, then user id). */
-export function listMembers(lobbyId: string, _tx?: DB): LobbyMemberRow[] {
+export async function listMembers(lobbyId: string, _tx?: DB): Promise<LobbyMemberRow[]> {
   return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
 }
 
-export function getMember(lobbyId: string, userId: string, _tx?: DB): LobbyMemberRow | undefined {
+/**
+ * A lobby and its members (GET /lobbies/{id}), read together in one synchronous step: from the caches, else on the
+ * read connection with nothing of this process committed in between.
+ */
+export async function getLobbyWithMembers(
+  id: string,
+): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] } | undefined> {
+  const lobby = lobbyRows.read(id, () => lobbyById().get({ id }))
+  if (!lobby) return undefined
+  return { lobby, members: memberLists.read(id, () => membersOf().all({ lobbyId: id }).sort(memberOrder))! }
+}
+
+export async function getMember(lobbyId: string, userId: string, _tx?: DB): Promise<LobbyMemberRow | undefined> {
   return memberOf().get({ lobbyId, userId })
 }
 
@@ -347,7 +373,7 @@ export type MemberInsert = Pick<
   'lobbyId' | 'userId' | 'applicationId' | 'metadata' | 'flags' | 'joinedAt'
 >
 
-export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
+export async function insertMember(_tx: DB, row: MemberInsert): Promise<LobbyMemberRow> {
   forgetMembers(row.lobbyId)
   return memberInsert().get({
     lobbyId: row.lobbyId,
@@ -360,51 +386,56 @@ export function insertMember(_tx: DB, row: MemberInsert): LobbyMemberRow {
 }
 
 /** Change a member's metadata, and its flags when given. */
-export function updateMember(
+export async function updateMember(
   _tx: DB,
   lobbyId: string,
   userId: string,
   patch: { metadata: Metadata | null; flags?: number },
-): LobbyMemberRow {
+): Promise<LobbyMemberRow> {
   forgetMembers(lobbyId)
   const metadata = toJson(patch.metadata)
   if (patch.flags === undefined) return memberMetadataUpdate().get({ lobbyId, userId, metadata })!
   return memberUpdate().get({ lobbyId, userId, metadata, flags: patch.flags })!
 }
 
-export function deleteMember(_tx: DB, lobbyId: string, userId: string): LobbyMemberRow | undefined {
+export async function deleteMember(_tx: DB, lobbyId: string, userId: string): Promise<LobbyMemberRow | undefined> {
   forgetMembers(lobbyId)
   return memberDelete().get({ lobbyId, userId })
 }
 
-export function countMembers(_tx: DB, lobbyId: string): number {
+export async function countMembers(_tx: DB, lobbyId: string): Promise<number> {
   return memberCount().get({ lobbyId })?.n ?? 0
 }
 
-export function countUserLobbies(_tx: DB, userId: string, applicationId: string): number {
+export async function countUserLobbies(_tx: DB, userId: string, applicationId: string): Promise<number> {
   return userLobbyCount().get({ userId, applicationId })?.n ?? 0
 }
 
 /** Lobby ids a user belongs to (for gateway subscriptions), optionally of one application. */
-export function lobbyIdsOfUser(userId: string, applicationId?: string): string[] {
+export async function lobbyIdsOfUser(userId: string, applicationId?: string): Promise<string[]> {
   const rows = applicationId ? lobbyIdsOfApp().all({ userId, applicationId }) : lobbyIdsOf().all({ userId })
   return rows.map((r) => r.id)
 }
 
 /** A member came online: the countdown of each of their lobbies (of one application, if given) stops. */
-export function clearIdleDeadlinesOf(userId: string, applicationId?: string): void {
+export async function clearIdleDeadlinesOf(userId: string, applicationId?: string): Promise<void> {
   // Only lobbies whose countdown runs are written, each forgotten alone; their rows are read through the cache
   // (right outside a transaction): most identifies find none, and write nothing.
-  const running = lobbyIdsOfUser(userId, applicationId).filter((id) => getLobby(id)?.idleDeadline != null)
-  if (running.length) transaction((tx) => running.forEach((id) => clearIdleDeadline(tx, id)))
+  const running: string[] = []
+  for (const id of await lobbyIdsOfUser(userId, applicationId))
+    if ((await getLobby(id))?.idleDeadline != null) running.push(id)
+  if (running.length)
+    await transaction(async (tx) => {
+      for (const id of running) await clearIdleDeadline(tx, id)
+    })
 }
 
-export function setVoice(
+export async function setVoice(
   tx: DB,
   lobbyId: string,
   userId: string,
   voice: { voiceSessionId: string | null; selfMute?: boolean; selfDeaf?: boolean },
-): LobbyMemberRow | undefined {
+): Promise<LobbyMemberRow | undefined> {
   forgetMembers(lobbyId)
   return tx
     .update(lobbyMembers)
@@ -415,20 +446,17 @@ export function setVoice(
 }
 
 /** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
-export function resetVoiceAtStart(now: number): void {
-  lobbyRows.clear()
-  memberLists.clear()
-  lobbyTexts.clear()
-  db().transaction(
-    (tx) => {
-      tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
-      tx.update(lobbies)
-        .set({ idleDeadline: sql`${now} + ${lobbies.idleTimeoutSeconds} * 1000` })
-        .where(sql`${lobbies.idleDeadline} IS NULL`)
-        .run()
-    },
-    { behavior: 'immediate' },
-  )
+export async function resetVoiceAtStart(now: number): Promise<void> {
+  await transaction((tx) => {
+    lobbyRows.clear()
+    memberLists.clear()
+    lobbyTexts.clear()
+    tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
+    tx.update(lobbies)
+      .set({ idleDeadline: sql`${now} + ${lobbies.idleTimeoutSeconds} * 1000` })
+      .where(sql`${lobbies.idleDeadline} IS NULL`)
+      .run()
+  })
 }
 
 // ---- messages
@@ -501,7 +529,7 @@ export type MessageInsert = Pick<
 >
 
 /** The row as written: every column is given, so no RETURNING (it cost a third of the insert). */
-export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
+export async function insertMessage(_tx: DB, row: MessageInsert): Promise<LobbyMessageRow> {
   messagePages.forget(row.lobbyId)
   const written: LobbyMessageRow = {
     id: row.id,
@@ -524,24 +552,24 @@ export function insertMessage(_tx: DB, row: MessageInsert): LobbyMessageRow {
 }
 
 /** The author's message in the lobby that holds this enforced nonce, if any. */
-export function findEnforcedNonce(
+export async function findEnforcedNonce(
   _tx: DB,
   lobbyId: string,
   authorId: string,
   nonce: string | number,
-): LobbyMessageRow | undefined {
+): Promise<LobbyMessageRow | undefined> {
   return enforcedNonce().get({ lobbyId, authorId, nonce: toJson(nonce) })
 }
 
 /** (The enforce_nonce flag is not part of any answer: the lobby's cached pages stay.) */
-export function releaseEnforcedNonce(_tx: DB, messageId: string): void {
+export async function releaseEnforcedNonce(_tx: DB, messageId: string): Promise<void> {
   enforcedNonceRelease().run({ id: messageId })
 }
 
-export function listMessages(
+export async function listMessages(
   lobbyId: string,
   page: { limit: number; before?: string; after?: string },
-): LobbyMessageRow[] {
+): Promise<LobbyMessageRow[]> {
   const { limit, before, after } = page
   if (before !== undefined && after !== undefined) return pageBetween().all({ lobbyId, limit, before, after })
   if (before !== undefined) return pageBefore().all({ lobbyId, limit, before })
@@ -551,7 +579,11 @@ export function listMessages(
 }
 
 /** One message of the lobby, or undefined (another lobby's message is unknown here). */
-export function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db()): LobbyMessageRow | undefined {
+export async function findLobbyMessage(
+  lobbyId: string,
+  messageId: string,
+  tx: DB = db(),
+): Promise<LobbyMessageRow | undefined> {
   return tx
     .select()
     .from(lobbyMessages)
@@ -560,13 +592,13 @@ export function findLobbyMessage(lobbyId: string, messageId: string, tx: DB = db
 }
 
 /** Replace a message's moderation metadata and stamp its edit time; the lobby's cached pages show it, so they go. */
-export function setModerationMetadata(
+export async function setModerationMetadata(
   tx: DB,
   lobbyId: string,
   messageId: string,
   moderationMetadata: Metadata,
   editedAt: number,
-): LobbyMessageRow | undefined {
+): Promise<LobbyMessageRow | undefined> {
   messagePages.forget(lobbyId)
   return tx
     .update(lobbyMessages)
@@ -577,17 +609,19 @@ export function setModerationMetadata(
 }
 
 /** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
-export function setChannelCopy(messageId: string, channelMessageId: string): void {
-  db().update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
+export async function setChannelCopy(messageId: string, channelMessageId: string): Promise<void> {
+  return await write((w) => {
+    w.update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
+  })
 }
 
 // ---- the event webhooks outbox (event-webhooks.ts)
 
 /** Queue an event for the application's webhooks, in the transaction that made it. */
-export function enqueueEventDelivery(
+export async function enqueueEventDelivery(
   tx: DB,
   row: { lobbyId: string; applicationId: string; body: string; now: number },
-): void {
+): Promise<void> {
   tx.insert(lobbyEventDeliveries)
     .values({
       lobbyId: row.lobbyId,
@@ -600,7 +634,7 @@ export function enqueueEventDelivery(
 }
 
 /** The oldest undelivered event of each lobby, when its next attempt is due: what may be sent now, in order. */
-export function dueEventDeliveries(now: number, limit: number): LobbyEventDeliveryRow[] {
+export async function dueEventDeliveries(now: number, limit: number): Promise<LobbyEventDeliveryRow[]> {
   const heads = db()
     .select({ id: sql<number>`min(${lobbyEventDeliveries.id})`.as('head') })
     .from(lobbyEventDeliveries)
@@ -617,35 +651,45 @@ export function dueEventDeliveries(now: number, limit: number): LobbyEventDelive
     .map((r) => r.lobby_event_deliveries)
 }
 
-export function deleteEventDelivery(id: number): void {
-  db().delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
+export async function deleteEventDelivery(id: number): Promise<void> {
+  return await write((w) => {
+    w.delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
+  })
 }
 
-export function failEventDelivery(id: number, attempts: number, nextAttemptAt: number, error: string): void {
-  db()
-    .update(lobbyEventDeliveries)
-    .set({ attempts, nextAttemptAt, lastError: error })
-    .where(eq(lobbyEventDeliveries.id, id))
-    .run()
+export async function failEventDelivery(
+  id: number,
+  attempts: number,
+  nextAttemptAt: number,
+  error: string,
+): Promise<void> {
+  return await write((w) => {
+    w.update(lobbyEventDeliveries)
+      .set({ attempts, nextAttemptAt, lastError: error })
+      .where(eq(lobbyEventDeliveries.id, id))
+      .run()
+  })
 }
 
 /** Drop what a lobby still had queued when its events have nowhere to go (no override, no application URL). */
-export function dropLobbyEventDeliveries(lobbyId: string): number {
-  return db()
-    .delete(lobbyEventDeliveries)
-    .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
-    .returning({ id: lobbyEventDeliveries.id })
-    .all().length
+export async function dropLobbyEventDeliveries(lobbyId: string): Promise<number> {
+  return await write((w) => {
+    return w
+      .delete(lobbyEventDeliveries)
+      .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
+      .returning({ id: lobbyEventDeliveries.id })
+      .all().length
+  })
 }
 
 /** The lobby's events now go elsewhere (its override changed): what is queued is due now, with a fresh backoff. */
-export function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): void {
+export async function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): Promise<void> {
   tx.update(lobbyEventDeliveries)
     .set({ attempts: 0, nextAttemptAt: now })
     .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
     .run()
 }
 
-export function countEventDeliveries(): number {
+export async function countEventDeliveries(): Promise<number> {
   return db().select({ n: count() }).from(lobbyEventDeliveries).get()?.n ?? 0
 }

@@ -17,24 +17,27 @@ export type VoiceFlags = { selfMute: boolean; selfDeaf: boolean }
  * May this caller join the lobby's call? A user or OAuth2 session of a member (an OAuth2 session only in its own
  * application's lobbies); bots never. Unknown lobby and not a member look the same.
  */
-export function callAccess(caller: Caller, lobbyId: string): { lobbyId: string; idleTimeoutMs: number } | undefined {
-  const lobby = getLobby(lobbyId)
+export async function callAccess(
+  caller: Caller,
+  lobbyId: string,
+): Promise<{ lobbyId: string; idleTimeoutMs: number } | undefined> {
+  const lobby = await getLobby(lobbyId)
   // Who may join is who sees the lobby (gateway/bus.ts sees): no bot; an OAuth2 session of its application, with
   // lobbies.write.
   if (!lobby || !sees(caller, audiences.lobby(lobby.applicationId))) return undefined
-  if (!getMember(lobby.id, caller.userId)) return undefined
+  if (!(await getMember(lobby.id, caller.userId))) return undefined
   return { lobbyId: lobby.id, idleTimeoutMs: lobby.idleTimeoutSeconds * 1000 }
 }
 
 /** The lobby's idle timeout (a call with no media this long ends); undefined once the lobby is gone. */
-export function callIdleTimeoutMs(lobbyId: string): number | undefined {
-  const lobby = getLobby(lobbyId)
+export async function callIdleTimeoutMs(lobbyId: string): Promise<number | undefined> {
+  const lobby = await getLobby(lobbyId)
   return lobby ? lobby.idleTimeoutSeconds * 1000 : undefined
 }
 
 /** The user ids that are (still) members of the lobby. */
-export function memberIds(lobbyId: string): Set<string> {
-  return new Set(listMembers(lobbyId).map((m) => m.userId))
+export async function memberIds(lobbyId: string): Promise<Set<string>> {
+  return new Set((await listMembers(lobbyId)).map((m) => m.userId))
 }
 
 /** The member's peer connection is up: connected, the idle countdown stops. False when not (or no longer) a member. */
@@ -45,12 +48,12 @@ export async function markConnected(
   flags: VoiceFlags,
 ): Promise<boolean> {
   const effects = new Effects()
-  const ok = transaction((tx) => {
-    const lobby = getLobby(lobbyId, tx)
-    const before = lobby && getMember(lobbyId, userId, tx)
+  const ok = await transaction(async (tx) => {
+    const lobby = await getLobby(lobbyId, tx)
+    const before = lobby && (await getMember(lobbyId, userId, tx))
     if (!lobby || !before) return false
-    const after = setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags })!
-    if (lobby.idleDeadline !== null) updateLobby(tx, lobbyId, { idleDeadline: null })
+    const after = (await setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags }))!
+    if (lobby.idleDeadline !== null) await updateLobby(tx, lobbyId, { idleDeadline: null })
     const base = { member: eventMember(after), lobby_id: lobby.id, application_id: lobby.applicationId }
     if (before.voiceSessionId === null) effects.toLobby(lobby, 'LOBBY_MEMBER_CONNECT', base)
     effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState(after))
@@ -68,15 +71,15 @@ export async function markVoiceFlags(
   flags: VoiceFlags,
 ): Promise<void> {
   const effects = new Effects()
-  transaction((tx) => {
-    const lobby = getLobby(lobbyId, tx)
-    const before = lobby && getMember(lobbyId, userId, tx)
+  await transaction(async (tx) => {
+    const lobby = await getLobby(lobbyId, tx)
+    const before = lobby && (await getMember(lobbyId, userId, tx))
     if (!lobby || !before || before.voiceSessionId !== sessionId) return
     if (before.selfMute === flags.selfMute && before.selfDeaf === flags.selfDeaf) return
     effects.toLobby(
       lobby,
       'LOBBY_VOICE_STATE_UPDATE',
-      lobbyVoiceState(setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags })!),
+      lobbyVoiceState((await setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags }))!),
     )
   })
   await effects.flush()
@@ -88,19 +91,19 @@ export async function markVoiceFlags(
  */
 export async function markDisconnected(lobbyId: string, userId: string, sessionId: string): Promise<void> {
   const effects = new Effects()
-  transaction((tx) => {
-    const lobby = getLobby(lobbyId, tx)
+  await transaction(async (tx) => {
+    const lobby = await getLobby(lobbyId, tx)
     if (!lobby) return
-    const before = getMember(lobbyId, userId, tx)
+    const before = await getMember(lobbyId, userId, tx)
     if (before && before.voiceSessionId !== sessionId) return
     if (before) {
-      const after = setVoice(tx, lobbyId, userId, { voiceSessionId: null, selfMute: false, selfDeaf: false })!
+      const after = (await setVoice(tx, lobbyId, userId, { voiceSessionId: null, selfMute: false, selfDeaf: false }))!
       effects.toLobby(lobby, 'LOBBY_MEMBER_DISCONNECT', {
         member: eventMember(after),
         lobby_id: lobby.id,
         application_id: lobby.applicationId,
       })
-      armIdleDeadline(tx, lobbyId)
+      await armIdleDeadline(tx, lobbyId)
     }
     effects.toLobby(
       lobby,

@@ -4,8 +4,8 @@ import { findUser } from '../accounts/store'
 import { Errors } from '../core/errors'
 
 /** The caller's account (gone meanwhile: 401). */
-export function accountOf(userId: string): UserRow {
-  const user = findUser(userId)
+export async function accountOf(userId: string): Promise<UserRow> {
+  const user = await findUser(userId)
   if (!user) throw Errors.unauthorized()
   return user
 }

@@ -13,9 +13,9 @@ export const ELEVATION_COOKIE = '__Secure-recent_mfa'
 const ISSUER = 'urn:service-api'
 const AUDIENCE = 'urn:service-mfa-reprompt'
 
-const key = () => new Uint8Array(getSecret('mfa-elevation'))
+const key = async () => new Uint8Array(await getSecret('mfa-elevation'))
 
-export function signElevation(caller: UserCaller): Promise<string> {
+export async function signElevation(caller: UserCaller): Promise<string> {
   const now = clock.seconds()
   return new SignJWT({ sid: caller.sessionIdHash })
     .setProtectedHeader({ alg: 'HS512', typ: 'JWT' })
@@ -25,14 +25,14 @@ export function signElevation(caller: UserCaller): Promise<string> {
     .setIssuedAt(now)
     .setNotBefore(now)
     .setExpirationTime(now + ELEVATION_TTL_S)
-    .sign(key())
+    .sign(await key())
 }
 
 /** Whether the JWT is ours (HS512 only), unexpired, and for this user and this session. */
 async function isElevated(caller: UserCaller, jwt: string | undefined | null): Promise<boolean> {
   if (!jwt || jwt.length > 2048) return false
   try {
-    const { payload } = await jwtVerify(jwt, key(), {
+    const { payload } = await jwtVerify(jwt, await key(), {
       algorithms: ['HS512'],
       issuer: ISSUER,
       audience: AUDIENCE,

@@ -40,13 +40,13 @@ export type Enrolment = ReadonlySet<string>
 /** What the registry gives a factor's own routes. */
 export type FactorRoutesContext = {
   /** MFA is on: a strong factor is enrolled. */
-  enabled(userId: string): boolean
+  enabled(userId: string): Promise<boolean>
   /** Throws 60003 (with a ticket and the methods) unless the request carries a fresh elevation. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** After a strong factor went: with none left, MFA is off and the factors that only come on top go too. */
-  dropDependents(userId: string): void
+  dropDependents(userId: string): Promise<void>
   /** Tell the user's sessions (USER_UPDATE) that the account changed: mfa_enabled, the phone. */
-  userChanged(userId: string): void
+  userChanged(userId: string): Promise<void>
 }
 
 export type SecondFactor = Method & {
@@ -63,7 +63,7 @@ export type SecondFactor = Method & {
   strong: boolean
   /** It proves the account's phone: removing the phone removes it (elevated); the phone alone resets no password. */
   onPhone?: true
-  enrolled(userId: string): boolean
+  enrolled(userId: string): Promise<boolean>
   /**
    * A challenge issued with each ticket of a user who has this factor (WebAuthn's assertion options): `ticket` is kept
    * on the ticket for `verify`, `wire` goes to the client. A ticket keeps one: at most one factor has a challenge.
@@ -74,7 +74,7 @@ export type SecondFactor = Method & {
   /** Its entry in a 60003 answer's `methods`, or undefined; without this, `{type}` when it is on. */
   method?(on: Enrolment, challenge: string | null): Record<string, unknown> | undefined
   /** Remove it: MFA turned off, the phone removed (onPhone), the account reverted. */
-  remove(userId: string): void
+  remove(userId: string): Promise<void>
   /** Its own routes (enrolment, removal, sending a code), mounted with the module's. */
   endpoints?(mfa: FactorRoutesContext): Endpoint[]
 }

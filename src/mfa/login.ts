@@ -14,10 +14,10 @@ export async function finishMfaLogin(
   code: unknown,
   context: LoginContext,
 ) {
-  const row = loadTicket('login', ticket)
+  const row = await loadTicket('login', ticket)
   await mfa.verify(row, type, code)
-  if (!redeemTicket(row)) throw invalidTicket()
-  const user = findUser(row.userId!)
+  if (!(await redeemTicket(row))) throw invalidTicket()
+  const user = await findUser(row.userId!)
   if (!user || user.state !== 'active') throw invalidTicket()
   const requiredActions = row.data.required_actions ? row.data.required_actions.split(',') : []
   return completeLogin(user, context, requiredActions)

@@ -7,15 +7,15 @@ import type { Method } from './factor'
 export const PASSWORD = 'password'
 
 /** The method, for a registry whose `enabled` says when it no longer counts. */
-export function passwordMethod(enabled: (userId: string) => boolean): Method {
+export function passwordMethod(enabled: (userId: string) => Promise<boolean>): Method {
   return {
     type: PASSWORD,
     page: { label: 'Password', prompt: 'Your password', input: 'password' },
     wrongCode: 'Password does not match',
     async verify(ticket, code) {
       const userId = ticket.userId!
-      if (enabled(userId)) return false
-      const hash = findUser(userId)?.passwordHash
+      if (await enabled(userId)) return false
+      const hash = (await findUser(userId))?.passwordHash
       return !!hash && verifyPassword(code, hash)
     },
   }

@@ -29,11 +29,13 @@ export type Registry = {
   /** The factor answering POST /auth/mfa/<type>. */
   factor(type: string): SecondFactor | undefined
   /** MFA is on: a strong factor is enrolled. */
-  enabled(userId: string): boolean
+  enabled(userId: string): Promise<boolean>
   /** Discord's authenticator types of the factors on, ascending. */
-  authenticatorTypes(userId: string): readonly number[]
+  authenticatorTypes(userId: string): Promise<readonly number[]>
+  /** Both, from one read of the cached authenticator types (GET /users/@me and READY show both). */
+  state(userId: string): Promise<{ enabled: boolean; authenticatorTypes: readonly number[] }>
   /** The enrolled factors that prove the account's phone. */
-  phoneFactors(userId: string): SecondFactor[]
+  phoneFactors(userId: string): Promise<SecondFactor[]>
   /** null without MFA; otherwise the "MFA required" login answer with a new ticket of `purpose` carrying `data`. */
   loginChallenge(userId: string, purpose: TicketPurpose, data?: Record<string, string>): Promise<MfaRequired | null>
   /** Check a code of method `type` for the ticket; a wrong one counts against the ticket and the user (60008, 429). */
@@ -41,9 +43,9 @@ export type Registry = {
   /** Throws 60003 (a new elevation ticket and the methods) unless the request carries a fresh elevation. */
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** After a strong factor went: with none left, MFA is off and the factors that only come on top go too. */
-  dropDependents(userId: string): void
+  dropDependents(userId: string): Promise<void>
   /** Remove every factor (account revert). */
-  removeAll(userId: string): void
+  removeAll(userId: string): Promise<void>
 }
 
 export function createRegistry(factors: readonly SecondFactor[]): Registry {
@@ -60,20 +62,31 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
   // with an authenticator type, which their `enrolled` read too) answers for those factors.
   const strongTypes = strong.flatMap((f) => f.authenticatorType ?? [])
   const strongUntyped = strong.filter((f) => f.authenticatorType === undefined)
-  const enabled = (userId: string) => {
-    const on = authenticatorsOn(userId)
-    return strongTypes.some((type) => on.includes(type)) || strongUntyped.some((f) => f.enrolled(userId))
+  /** The factors of `list` the user has enrolled, in its order. */
+  const enrolledOf = async (userId: string, list: readonly SecondFactor[]) => {
+    const on: SecondFactor[] = []
+    for (const f of list) if (await f.enrolled(userId)) on.push(f)
+    return on
   }
-  const authenticatorTypes = (userId: string) => {
-    const on = authenticatorsOn(userId)
-    return on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
+  const strongOn = (on: readonly number[]) => strongTypes.some((type) => on.includes(type))
+  // Strong factors without a type are asked only when there are some (the usual list has none: no more awaits).
+  const untypedOn = async (userId: string) => (await enrolledOf(userId, strongUntyped)).length > 0
+  const typesOf = (on: readonly number[]) =>
+    on.every((type) => registeredTypes.has(type)) ? on : on.filter((type) => registeredTypes.has(type))
+  const enabled = async (userId: string) =>
+    strongOn(await authenticatorsOn(userId)) || (strongUntyped.length > 0 && (await untypedOn(userId)))
+  const authenticatorTypes = async (userId: string) => typesOf(await authenticatorsOn(userId))
+  const state = async (userId: string) => {
+    const on = await authenticatorsOn(userId)
+    const enabled = strongOn(on) || (strongUntyped.length > 0 && (await untypedOn(userId)))
+    return { enabled, authenticatorTypes: typesOf(on) }
   }
   const password = passwordMethod(enabled)
 
   async function issue(purpose: TicketPurpose, userId: string, options: TicketOptions): Promise<Issued> {
-    const on: Enrolment = new Set(factors.filter((f) => f.enrolled(userId)).map((f) => f.type))
+    const on: Enrolment = new Set((await enrolledOf(userId, factors)).map((f) => f.type))
     const challenge = challenger && on.has(challenger.type) ? await challenger.challenge!(userId) : undefined
-    const ticket = issueTicket(purpose, userId, { ...options, challenge: challenge?.ticket })
+    const ticket = await issueTicket(purpose, userId, { ...options, challenge: challenge?.ticket })
     return { ticket, on, challenge: challenge?.wire ?? null }
   }
 
@@ -97,10 +110,15 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
     factor: (type) => byType.get(type),
     enabled,
     authenticatorTypes,
-    phoneFactors: (userId) => factors.filter((f) => f.onPhone && f.enrolled(userId)),
+    state,
+    phoneFactors: (userId) =>
+      enrolledOf(
+        userId,
+        factors.filter((f) => f.onPhone),
+      ),
 
     async loginChallenge(userId, purpose, data = {}) {
-      if (!enabled(userId)) return null
+      if (!(await enabled(userId))) return null
       const issued = await issue(purpose, userId, { data })
       const body: MfaRequired = { user_id: userId, mfa: true, ticket: issued.ticket }
       for (const f of factors) body[f.type] = f.login ? f.login(issued.on, issued.challenge) : issued.on.has(f.type)
@@ -109,7 +127,7 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
 
     async verify(row, type, code) {
       const method = methodOf(type)
-      if (!method) throw wrongCode(row)
+      if (!method) throw await wrongCode(row)
       // Counted before the (async) check, so parallel guesses cannot outrun the ticket's or the user's allowance.
       const attempt = reserve(
         ['mfa-user', row.userId!, MFA_FAILURES_PER_USER],
@@ -117,8 +135,8 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
       )
       const verdict =
         typeof code === 'string' && code.length > 0 && code.length <= MAX_CODE_CHARS && (await method.verify(row, code))
-      if (verdict === 'used') throw wrongCode(row, CODE_ALREADY_USED)
-      if (!verdict) throw wrongCode(row, method.wrongCode)
+      if (verdict === 'used') throw await wrongCode(row, CODE_ALREADY_USED)
+      if (!verdict) throw await wrongCode(row, method.wrongCode)
       attempt.release()
     },
 
@@ -131,13 +149,13 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
       throw elevationRequired({ ticket: issued.ticket, methods: methods(issued) })
     },
 
-    dropDependents(userId) {
-      if (enabled(userId)) return
-      for (const f of factors) if (!f.strong) f.remove(userId)
+    async dropDependents(userId) {
+      if (await enabled(userId)) return
+      for (const f of factors) if (!f.strong) await f.remove(userId)
     },
 
-    removeAll(userId) {
-      for (const f of factors) f.remove(userId)
+    async removeAll(userId) {
+      for (const f of factors) await f.remove(userId)
     },
   }
 }

@@ -33,8 +33,12 @@ import { loadTicket, MFA_PER_IP, redeemTicket } from './tickets'
 
 /** The module's endpoints for a registry: MFA's own, then each factor's. */
 export function mfaEndpoints(mfa: Registry): Endpoint[] {
-  const userChanged = (userId: string) =>
-    events.publish(topics.account(userId), 'USER_UPDATE', privateUser(accountOf(userId), mfa.enabled(userId)))
+  const userChanged = async (userId: string) =>
+    events.publish(
+      topics.account(userId),
+      'USER_UPDATE',
+      privateUser(await accountOf(userId), await mfa.enabled(userId)),
+    )
   const context: FactorRoutesContext = {
     enabled: mfa.enabled,
     requireElevation: mfa.requireElevation,
@@ -77,10 +81,10 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         answers: { 200: TokenAnswer },
       },
       async ({ caller: me, body }) => {
-        const row = loadTicket('elevate', body.ticket)
+        const row = await loadTicket('elevate', body.ticket)
         if (row.userId !== me.userId || row.sessionId !== me.sessionId) throw invalidTicket()
         await mfa.verify(row, body.mfa_type, body.data)
-        if (!redeemTicket(row)) throw invalidTicket()
+        if (!(await redeemTicket(row))) throw invalidTicket()
         const token = await signElevation(me)
         return json({ token }, 200, { 'set-cookie': elevationCookie(token) })
       },
@@ -98,23 +102,23 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
       async ({ caller: me, request, server, body }) => {
         if (body.phone_token === undefined) {
           // Step one: text a code to the new number; /phone-verifications/verify turns it into a phone_token.
-          if (!isE164(body.phone) || isPhoneBlocked(body.phone)) throw phoneNumberInvalid()
+          if (!isE164(body.phone) || (await isPhoneBlocked(body.phone))) throw phoneNumberInvalid()
           await issuePhoneCode(body.phone, 'verify', clientIp(request, server))
           return noContent()
         }
-        await confirmPassword(accountOf(me.userId), body.password)
-        const row = redeemOneTime('phone', body.phone_token)
+        await confirmPassword(await accountOf(me.userId), body.password)
+        const row = await redeemOneTime('phone', body.phone_token)
         const phone = row?.data.phone
-        if (!phone || row.data.purpose === 'reset' || isPhoneBlocked(phone)) throw phoneVerificationInvalid()
-        const owner = findUserByPhone(phone)
+        if (!phone || row.data.purpose === 'reset' || (await isPhoneBlocked(phone))) throw phoneVerificationInvalid()
+        const owner = await findUserByPhone(phone)
         if (owner && owner.id !== me.userId) throw phoneTaken()
         try {
-          updateUser(me.userId, { phone })
+          await updateUser(me.userId, { phone })
         } catch {
           throw phoneVerificationInvalid() // another account took it at the same moment
         }
-        rememberPhone(me.userId, phone)
-        userChanged(me.userId)
+        await rememberPhone(me.userId, phone)
+        await userChanged(me.userId)
         return noContent()
       },
     ),
@@ -129,15 +133,15 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         answers: { 204: NO_CONTENT },
       },
       async ({ caller: me, request, body }) => {
-        await confirmPassword(accountOf(me.userId), body.password)
+        await confirmPassword(await accountOf(me.userId), body.password)
         // The factors that prove this phone go with it, and need a fresh proof first.
-        const onPhone = mfa.phoneFactors(me.userId)
+        const onPhone = await mfa.phoneFactors(me.userId)
         if (onPhone.length) {
           await mfa.requireElevation(me, request)
-          for (const f of onPhone) f.remove(me.userId)
+          for (const f of onPhone) await f.remove(me.userId)
         }
-        updateUser(me.userId, { phone: null })
-        userChanged(me.userId)
+        await updateUser(me.userId, { phone: null })
+        await userChanged(me.userId)
         return noContent()
       },
     ),

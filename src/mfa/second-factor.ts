@@ -9,18 +9,19 @@ export function secondFactorHook(mfa: Registry): SecondFactorHook {
   return {
     enabled: mfa.enabled,
     authenticatorTypes: mfa.authenticatorTypes,
-    hasSms: (userId) => mfa.phoneFactors(userId).length > 0,
+    state: mfa.state,
+    hasSms: async (userId) => (await mfa.phoneFactors(userId)).length > 0,
     challenge: mfa.loginChallenge,
     async verify(purpose, ticket, expected, method, code) {
-      const row = loadTicket(purpose, ticket)
+      const row = await loadTicket(purpose, ticket)
       if (
         row.userId !== expected.userId ||
         Object.entries(expected.data).some(([key, value]) => row.data[key] !== value)
       )
         throw invalidTicket()
       await mfa.verify(row, method, code)
-      return () => {
-        if (!redeemTicket(row)) throw invalidTicket()
+      return async () => {
+        if (!(await redeemTicket(row))) throw invalidTicket()
       }
     },
     requireElevation: mfa.requireElevation,

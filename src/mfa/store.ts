@@ -1,11 +1,11 @@
-// Every query of the mfa domain: TOTP secrets, backup codes, SMS factors, security keys and MFA tickets. Synchronous,
-// as every store (docs/DESIGN.md, "Stores"). Single-use steps are one guarded UPDATE or DELETE ... RETURNING each.
-// What every request may ask (which authenticators are on: /users/@me's mfa_enabled and authenticator_types) is
+// Every query of the mfa domain: TOTP secrets, backup codes, SMS factors, security keys and MFA tickets. Async, as
+// every store (docs/DESIGN.md, "Stores are async"). Single-use steps are one guarded UPDATE or DELETE ... RETURNING
+// each. What every request may ask (which authenticators are on: /users/@me's mfa_enabled and authenticator_types) is
 // prepared once and cached.
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { rowCache } from '../db/cache'
-import { db, prepared } from '../db/client'
+import { db, prepared, transaction, write } from '../db/client'
 import { backupCodes, mfaTickets, smsFactors, totpSecrets, webauthnCredentials } from './tables'
 
 export type TicketRow = typeof mfaTickets.$inferSelect
@@ -45,7 +45,7 @@ export const AuthenticatorType = { WEBAUTHN: 1, TOTP: 2, SMS: 3 } as const
 const authenticatorTypesOf = rowCache<string, readonly number[]>(8192)
 
 /** The authenticator types whose rows the user has, ascending (cached). */
-export function authenticatorTypes(userId: string): readonly number[] {
+export async function authenticatorTypes(userId: string): Promise<readonly number[]> {
   return authenticatorTypesOf.read(userId, () => {
     const types: number[] = []
     if (credentialOf().get({ userId }) !== undefined) types.push(AuthenticatorType.WEBAUTHN)
@@ -57,45 +57,51 @@ export function authenticatorTypes(userId: string): readonly number[] {
 
 // ---- TOTP
 
-export function hasTotpSecret(userId: string): boolean {
-  return authenticatorTypes(userId).includes(AuthenticatorType.TOTP)
+export async function hasTotpSecret(userId: string): Promise<boolean> {
+  return (await authenticatorTypes(userId)).includes(AuthenticatorType.TOTP)
 }
 
-export function findTotpSecret(userId: string): typeof totpSecrets.$inferSelect | undefined {
+export async function findTotpSecret(userId: string): Promise<typeof totpSecrets.$inferSelect | undefined> {
   return db().select().from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
 }
 
 /** Move the last accepted step forward to `step`: true once per step, even in parallel. */
-export function claimTotpStep(userId: string, step: number): boolean {
-  return !!db()
-    .update(totpSecrets)
-    .set({ lastStep: step })
-    .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
-    .returning({ u: totpSecrets.userId })
-    .get()
+export async function claimTotpStep(userId: string, step: number): Promise<boolean> {
+  return await write((w) => {
+    return !!w
+      .update(totpSecrets)
+      .set({ lastStep: step })
+      .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
+      .returning({ u: totpSecrets.userId })
+      .get()
+  })
 }
 
 /** false when the user already has a secret. */
-export function insertTotpSecret(userId: string, secret: string, step: number): boolean {
-  authenticatorTypesOf.forget(userId)
-  return !!db()
-    .insert(totpSecrets)
-    .values({ userId, secret, lastStep: step, createdAt: clock.now() })
-    .onConflictDoNothing()
-    .returning()
-    .get()
+export async function insertTotpSecret(userId: string, secret: string, step: number): Promise<boolean> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(userId)
+    return !!w
+      .insert(totpSecrets)
+      .values({ userId, secret, lastStep: step, createdAt: clock.now() })
+      .onConflictDoNothing()
+      .returning()
+      .get()
+  })
 }
 
-export function deleteTotpSecret(userId: string): void {
-  authenticatorTypesOf.forget(userId)
-  db().delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+export async function deleteTotpSecret(userId: string): Promise<void> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+  })
 }
 
 // ---- backup codes
 
 /** Replace a user's codes with these hashes, in one transaction. */
-export function replaceBackupCodes(userId: string, hashes: string[]): void {
-  db().transaction((tx) => {
+export async function replaceBackupCodes(userId: string, hashes: string[]): Promise<void> {
+  await transaction((tx) => {
     tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
     tx.insert(backupCodes)
       .values(hashes.map((codeHash) => ({ userId, codeHash })))
@@ -103,11 +109,11 @@ export function replaceBackupCodes(userId: string, hashes: string[]): void {
   })
 }
 
-export function backupCodesOf(userId: string): BackupCodeRow[] {
+export async function backupCodesOf(userId: string): Promise<BackupCodeRow[]> {
   return db().select().from(backupCodes).where(eq(backupCodes.userId, userId)).all()
 }
 
-export function unusedBackupCodes(userId: string): BackupCodeRow[] {
+export async function unusedBackupCodes(userId: string): Promise<BackupCodeRow[]> {
   return db()
     .select()
     .from(backupCodes)
@@ -115,7 +121,7 @@ export function unusedBackupCodes(userId: string): BackupCodeRow[] {
     .all()
 }
 
-export function hasUnusedBackupCode(userId: string): boolean {
+export async function hasUnusedBackupCode(userId: string): Promise<boolean> {
   return !!db()
     .select({ id: backupCodes.id })
     .from(backupCodes)
@@ -124,106 +130,132 @@ export function hasUnusedBackupCode(userId: string): boolean {
 }
 
 /** Mark a code used: true for exactly one caller. */
-export function consumeBackupCodeRow(id: number): boolean {
-  return !!db()
-    .update(backupCodes)
-    .set({ consumed: true })
-    .where(and(eq(backupCodes.id, id), eq(backupCodes.consumed, false)))
-    .returning({ id: backupCodes.id })
-    .get()
+export async function consumeBackupCodeRow(id: number): Promise<boolean> {
+  return await write((w) => {
+    return !!w
+      .update(backupCodes)
+      .set({ consumed: true })
+      .where(and(eq(backupCodes.id, id), eq(backupCodes.consumed, false)))
+      .returning({ id: backupCodes.id })
+      .get()
+  })
 }
 
-export function deleteBackupCodes(userId: string): void {
-  db().delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+export async function deleteBackupCodes(userId: string): Promise<void> {
+  return await write((w) => {
+    w.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+  })
 }
 
 // ---- SMS
 
-export function hasSmsFactor(userId: string): boolean {
-  return authenticatorTypes(userId).includes(AuthenticatorType.SMS)
+export async function hasSmsFactor(userId: string): Promise<boolean> {
+  return (await authenticatorTypes(userId)).includes(AuthenticatorType.SMS)
 }
 
-export function insertSmsFactor(userId: string): void {
-  authenticatorTypesOf.forget(userId)
-  db().insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
+export async function insertSmsFactor(userId: string): Promise<void> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
+  })
 }
 
-export function deleteSmsFactor(userId: string): void {
-  authenticatorTypesOf.forget(userId)
-  db().delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+export async function deleteSmsFactor(userId: string): Promise<void> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+  })
 }
 
 // ---- security keys
 
-export function credentialsOfUser(userId: string): CredentialRow[] {
+export async function credentialsOfUser(userId: string): Promise<CredentialRow[]> {
   return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).all()
 }
 
-export function hasCredential(userId: string): boolean {
-  return authenticatorTypes(userId).includes(AuthenticatorType.WEBAUTHN)
+export async function hasCredential(userId: string): Promise<boolean> {
+  return (await authenticatorTypes(userId)).includes(AuthenticatorType.WEBAUTHN)
 }
 
-export function findCredentialByCredentialId(credentialId: string): CredentialRow | undefined {
+export async function findCredentialByCredentialId(credentialId: string): Promise<CredentialRow | undefined> {
   return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.credentialId, credentialId)).get()
 }
 
 /** undefined when the credential id is already registered. */
-export function insertCredential(row: typeof webauthnCredentials.$inferInsert): CredentialRow | undefined {
-  authenticatorTypesOf.forget(row.userId)
-  return db().insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
+export async function insertCredential(
+  row: typeof webauthnCredentials.$inferInsert,
+): Promise<CredentialRow | undefined> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(row.userId)
+    return w.insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
+  })
 }
 
 /**
  * Store the counter of an assertion if it moved past the stored one (0/0: the authenticator keeps no counter);
  * undefined otherwise, which is a cloned authenticator or a replay.
  */
-export function advanceCounter(id: string, next: number): CredentialRow | undefined {
-  return db()
-    .update(webauthnCredentials)
-    .set({ counter: next })
-    .where(
-      and(
-        eq(webauthnCredentials.id, id),
-        or(
-          lt(webauthnCredentials.counter, next),
-          and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)),
+export async function advanceCounter(id: string, next: number): Promise<CredentialRow | undefined> {
+  return await write((w) => {
+    return w
+      .update(webauthnCredentials)
+      .set({ counter: next })
+      .where(
+        and(
+          eq(webauthnCredentials.id, id),
+          or(
+            lt(webauthnCredentials.counter, next),
+            and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)),
+          ),
         ),
-      ),
-    )
-    .returning()
-    .get()
+      )
+      .returning()
+      .get()
+  })
 }
 
-export function renameCredentialRow(userId: string, id: string, name: string): CredentialRow | undefined {
-  return db()
-    .update(webauthnCredentials)
-    .set({ name })
-    .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
-    .returning()
-    .get()
+export async function renameCredentialRow(
+  userId: string,
+  id: string,
+  name: string,
+): Promise<CredentialRow | undefined> {
+  return await write((w) => {
+    return w
+      .update(webauthnCredentials)
+      .set({ name })
+      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+      .returning()
+      .get()
+  })
 }
 
-export function deleteCredential(userId: string, id: string): boolean {
-  authenticatorTypesOf.forget(userId)
-  return !!db()
-    .delete(webauthnCredentials)
-    .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
-    .returning()
-    .get()
+export async function deleteCredential(userId: string, id: string): Promise<boolean> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(userId)
+    return !!w
+      .delete(webauthnCredentials)
+      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+      .returning()
+      .get()
+  })
 }
 
-export function deleteCredentialsOf(userId: string): void {
-  authenticatorTypesOf.forget(userId)
-  db().delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+export async function deleteCredentialsOf(userId: string): Promise<void> {
+  return await write((w) => {
+    authenticatorTypesOf.forget(userId)
+    w.delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+  })
 }
 
 // ---- tickets
 
-export function insertTicket(row: typeof mfaTickets.$inferInsert): void {
-  db().insert(mfaTickets).values(row).run()
+export async function insertTicket(row: typeof mfaTickets.$inferInsert): Promise<void> {
+  return await write((w) => {
+    w.insert(mfaTickets).values(row).run()
+  })
 }
 
-export function findLiveTicket(ticketHash: string, purpose: string, now: number): TicketRow | undefined {
+export async function findLiveTicket(ticketHash: string, purpose: string, now: number): Promise<TicketRow | undefined> {
   return db()
     .select()
     .from(mfaTickets)
@@ -231,23 +263,28 @@ export function findLiveTicket(ticketHash: string, purpose: string, now: number)
     .get()
 }
 
-export function countWrongCode(ticketHash: string): void {
-  db()
-    .update(mfaTickets)
-    .set({ attempts: sql`${mfaTickets.attempts} + 1` })
-    .where(eq(mfaTickets.ticketHash, ticketHash))
-    .run()
+export async function countWrongCode(ticketHash: string): Promise<void> {
+  return await write((w) => {
+    w.update(mfaTickets)
+      .set({ attempts: sql`${mfaTickets.attempts} + 1` })
+      .where(eq(mfaTickets.ticketHash, ticketHash))
+      .run()
+  })
 }
 
 /** Delete a ticket that has tries left: true for exactly one caller. */
-export function takeTicket(ticketHash: string, maxWrongCodes: number): boolean {
-  return !!db()
-    .delete(mfaTickets)
-    .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
-    .returning({ h: mfaTickets.ticketHash })
-    .get()
+export async function takeTicket(ticketHash: string, maxWrongCodes: number): Promise<boolean> {
+  return await write((w) => {
+    return !!w
+      .delete(mfaTickets)
+      .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
+      .returning({ h: mfaTickets.ticketHash })
+      .get()
+  })
 }
 
-export function deleteExpiredTickets(now: number): void {
-  db().delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
+export async function deleteExpiredTickets(now: number): Promise<void> {
+  return await write((w) => {
+    w.delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
+  })
 }

@@ -14,13 +14,13 @@ export const MAX_WRONG_CODES = 5
 /** Per client address: codes tried, codes texted, passwordless logins started. */
 export const MFA_PER_IP = { limit: 60, windowMs: 10 * 60_000 }
 
-export function issueTicket(
+export async function issueTicket(
   purpose: TicketPurpose,
   userId: string | null,
   options: { sessionId?: string; challenge?: string; data?: Record<string, string>; ttlMs?: number } = {},
-): string {
+): Promise<string> {
   const ticket = randomToken(32)
-  insertTicket({
+  await insertTicket({
     ticketHash: sha256Hex(ticket),
     purpose,
     userId,
@@ -33,24 +33,24 @@ export function issueTicket(
 }
 
 /** A live ticket of this purpose, or 60006. */
-export function loadTicket(purpose: TicketPurpose, ticket: unknown): TicketRow {
+export async function loadTicket(purpose: TicketPurpose, ticket: unknown): Promise<TicketRow> {
   if (typeof ticket !== 'string' || !ticket || ticket.length > 256) throw invalidTicket()
-  const row = findLiveTicket(sha256Hex(ticket), purpose, clock.now())
+  const row = await findLiveTicket(sha256Hex(ticket), purpose, clock.now())
   if (!row || row.attempts >= MAX_WRONG_CODES) throw invalidTicket()
   return row
 }
 
 /** Count a wrong code; the fifth kills the ticket. Returns the 60008 error to throw. */
-export function wrongCode(row: TicketRow, message?: string): ApiError {
-  countWrongCode(row.ticketHash)
+export async function wrongCode(row: TicketRow, message?: string): Promise<ApiError> {
+  await countWrongCode(row.ticketHash)
   return invalidCode(message)
 }
 
 /** Use the ticket up: true for exactly one caller, even under concurrency. */
-export function redeemTicket(row: TicketRow): boolean {
-  return takeTicket(row.ticketHash, MAX_WRONG_CODES)
+export async function redeemTicket(row: TicketRow): Promise<boolean> {
+  return await takeTicket(row.ticketHash, MAX_WRONG_CODES)
 }
 
-export function purgeExpiredTickets(): void {
-  deleteExpiredTickets(clock.now())
+export async function purgeExpiredTickets(): Promise<void> {
+  await deleteExpiredTickets(clock.now())
 }

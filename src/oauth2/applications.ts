@@ -27,12 +27,12 @@ export async function createApplication(
   const clientSecret = randomToken(32)
   const keys = ed25519KeyPair()
   const now = clock.now()
-  transaction((tx) => {
-    insertUser(
+  await transaction(async (tx) => {
+    await insertUser(
       { id: botUserId, username: botUsername(name, botUserId), globalName: name, bot: true, createdAt: now },
       tx,
     )
-    insertApplication(tx, {
+    await insertApplication(tx, {
       id,
       name,
       ownerId,
@@ -49,10 +49,12 @@ export async function createApplication(
 }
 
 /** The application with its Ed25519 key pair, made now for an application created before applications had one. */
-export function ensureApplicationKeys(app: ApplicationRow): ApplicationRow & { verifyKey: string; signingKey: string } {
+export async function ensureApplicationKeys(
+  app: ApplicationRow,
+): Promise<ApplicationRow & { verifyKey: string; signingKey: string }> {
   if (app.verifyKey && app.signingKey) return app as ApplicationRow & { verifyKey: string; signingKey: string }
   const keys = ed25519KeyPair()
-  const updated = setApplicationKeysOnce(app.id, keys.publicKeyHex, keys.privateKey) ?? app
+  const updated = (await setApplicationKeysOnce(app.id, keys.publicKeyHex, keys.privateKey)) ?? app
   return updated as ApplicationRow & { verifyKey: string; signingKey: string }
 }
 
@@ -69,16 +71,16 @@ function botUsername(name: string, id: string): string {
 /** How long a resolved bot token is reused at most; a reset or a deleted application forgets it at once (store). */
 const BOT_REUSE_MS = 60_000
 
-export function resolveBotToken(token: string): Resolved<BotCaller> | undefined {
-  const app = findApplicationByBotTokenHash(sha256Hex(token))
+export async function resolveBotToken(token: string): Promise<Resolved<BotCaller> | undefined> {
+  const app = await findApplicationByBotTokenHash(sha256Hex(token))
   if (!app) return undefined
   return { caller: { kind: 'bot', userId: app.botUserId, applicationId: app.id }, until: clock.now() + BOT_REUSE_MS }
 }
 
-export function resolveBearerToken(token: string): Resolved<BearerCaller> | undefined {
-  const grant = findTokenByAccessHash(sha256Hex(token))
+export async function resolveBearerToken(token: string): Promise<Resolved<BearerCaller> | undefined> {
+  const grant = await findTokenByAccessHash(sha256Hex(token))
   const now = clock.now()
-  if (!grant || grant.expiresAt <= now || !isUserActive(grant.userId)) return undefined
+  if (!grant || grant.expiresAt <= now || !(await isUserActive(grant.userId))) return undefined
   return {
     caller: {
       kind: 'bearer',

@@ -27,7 +27,7 @@ export async function checkAuthorizeRequest(q: AuthorizeParams): Promise<Authori
   if (!q.client_id) throw invalid('client_id', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
   if (!isSnowflake(q.client_id))
     throw invalid('client_id', 'NUMBER_TYPE_COERCE', `Value "${q.client_id}" is not snowflake.`, 'invalid_request')
-  const app = findApplication(q.client_id)
+  const app = await findApplication(q.client_id)
   if (!app) throw Errors.unknownApplication()
 
   // redirect_uri first: until it is known to be registered, nothing may be sent to it.
@@ -71,7 +71,7 @@ function redirectTo(uri: string, params: Record<string, string | undefined>): st
 export async function grantCode(request: AuthorizeRequest, userId: string): Promise<string> {
   const code = randomToken(32)
   const now = clock.now()
-  insertCode({
+  await insertCode({
     codeHash: sha256Hex(code),
     applicationId: request.app.id,
     userId,

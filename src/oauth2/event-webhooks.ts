@@ -127,12 +127,12 @@ export async function sendApplicationEvent(
   body: string,
   url?: string | null,
 ): Promise<SendResult> {
-  const app = findApplication(applicationId)
+  const app = await findApplication(applicationId)
   if (!app) return { ok: false, error: 'unknown application' }
-  if (url) return post(url, ensureApplicationKeys(app).signingKey, body)
+  if (url) return post(url, (await ensureApplicationKeys(app)).signingKey, body)
   if (!app.eventWebhooksUrl || app.eventWebhooksStatus !== EventWebhookStatus.ENABLED)
     return { ok: false, error: 'event webhooks are not enabled' }
-  return post(app.eventWebhooksUrl, ensureApplicationKeys(app).signingKey, body)
+  return post(app.eventWebhooksUrl, (await ensureApplicationKeys(app)).signingKey, body)
 }
 
 /**
@@ -141,11 +141,11 @@ export async function sendApplicationEvent(
  * checked; otherwise throws a form error naming `field`.
  */
 export async function verifyEventWebhooksUrl(applicationId: string, url: string, field?: string): Promise<string> {
-  const app = findApplication(applicationId)
+  const app = await findApplication(applicationId)
   if (!app) throw eventWebhookUrlRefused('Unknown application.', field)
   const checked = (await checkWebhookUrl(url, field)).toString()
   const ping = JSON.stringify({ version: 1, application_id: app.id, type: 0 })
-  const answer = await post(checked, ensureApplicationKeys(app).signingKey, ping)
+  const answer = await post(checked, (await ensureApplicationKeys(app)).signingKey, ping)
   if (!answer.ok) throw eventWebhookUrlRefused(`The URL did not acknowledge the PING (${answer.error}).`, field)
   return checked
 }
@@ -155,10 +155,10 @@ export async function verifyEventWebhooksUrl(applicationId: string, url: string,
  * application's key, and taken only when it answers 2xx; otherwise nothing changes and the reason is thrown.
  */
 export async function setEventWebhooksUrl(applicationId: string, url: string | null): Promise<void> {
-  if (!findApplication(applicationId)) throw eventWebhookUrlRefused('Unknown application.')
+  if (!(await findApplication(applicationId))) throw eventWebhookUrlRefused('Unknown application.')
   if (url === null) {
-    setEventWebhooks(applicationId, null, EventWebhookStatus.DISABLED)
+    await setEventWebhooks(applicationId, null, EventWebhookStatus.DISABLED)
     return
   }
-  setEventWebhooks(applicationId, await verifyEventWebhooksUrl(applicationId, url), EventWebhookStatus.ENABLED)
+  await setEventWebhooks(applicationId, await verifyEventWebhooksUrl(applicationId, url), EventWebhookStatus.ENABLED)
 }

@@ -29,7 +29,7 @@ function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url')
 }
 
-function issue(input: {
+async function issue(input: {
   applicationId: string
   userId: string
   scopes: string
@@ -38,13 +38,13 @@ function issue(input: {
   publicClient: boolean
   /** The spent row of a refresh, so spending and issuing commit together. */
   spend?: string
-}): TokenResponse {
+}): Promise<TokenResponse> {
   const accessToken = randomToken(32)
   const refreshToken = input.refresh ? randomToken(32) : undefined
   const now = clock.now()
-  transaction((tx) => {
-    if (input.spend && !spendRefreshToken(tx, input.spend)) throw new RefreshRace()
-    insertToken(tx, {
+  await transaction(async (tx) => {
+    if (input.spend && !(await spendRefreshToken(tx, input.spend))) throw new RefreshRace()
+    await insertToken(tx, {
       id: snowflake(),
       applicationId: input.applicationId,
       userId: input.userId,
@@ -76,17 +76,17 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
   const hash = sha256Hex(form.code)
   // The code is spent and its tokens written in one transaction: a crash cannot spend it without a token. A code
   // that fails a check stays spent (the transaction commits the spending, and the error is thrown after).
-  const outcome = transaction(() => {
-    const code = useCode(hash)
+  const outcome = await transaction(async () => {
+    const code = await useCode(hash)
     if (!code) {
       // A replayed code: whatever it bought is revoked (RFC 6749 4.1.2).
-      const spent = findCode(hash)
-      if (spent) revokeFamily(spent.familyId)
+      const spent = await findCode(hash)
+      if (spent) await revokeFamily(spent.familyId)
       return invalidGrant('code')
     }
-    const problem = codeProblem(client, code, form)
+    const problem = await codeProblem(client, code, form)
     if (problem) return problem
-    return issue({
+    return await issue({
       applicationId: code.applicationId,
       userId: code.userId,
       scopes: code.scopes,
@@ -100,14 +100,14 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
 }
 
 /** Why a just-spent code buys nothing for this client and form, or undefined when it is good. */
-function codeProblem(
+async function codeProblem(
   client: AuthenticatedClient,
-  code: NonNullable<ReturnType<typeof useCode>>,
+  code: NonNullable<Awaited<ReturnType<typeof useCode>>>,
   form: FormBody,
-): OAuthError | undefined {
+): Promise<OAuthError | undefined> {
   if (code.applicationId !== client.app.id || code.expiresAt <= clock.now()) return invalidGrant('code')
   // An account disabled or locked since it consented: the code buys nothing.
-  if (!isUserActive(code.userId)) return invalidGrant('code')
+  if (!(await isUserActive(code.userId))) return invalidGrant('code')
   const redirect = form.redirect_uri
   if ((code.redirectUriGiven || redirect !== undefined) && redirect !== code.redirectUri)
     return invalidGrant('redirect_uri')
@@ -126,16 +126,16 @@ function codeProblem(
 
 export async function refresh(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!form.refresh_token) throw new OAuthError('invalid_request', 'Missing "refresh_token" in request.')
-  const row = findTokenByRefreshHash(sha256Hex(form.refresh_token))
+  const row = await findTokenByRefreshHash(sha256Hex(form.refresh_token))
   if (!row || row.applicationId !== client.app.id) throw invalidGrant('refresh_token')
   if (!client.confidential && !row.publicClient) throw new OAuthError('invalid_client', 'Invalid client_secret')
   if (row.refreshUsedAt !== null) {
     // Reuse of a rotated refresh token: someone else holds a copy. End the whole grant.
-    revokeFamily(row.familyId)
+    await revokeFamily(row.familyId)
     throw invalidGrant('refresh_token')
   }
   if (row.refreshExpiresAt === null || row.refreshExpiresAt <= clock.now()) throw invalidGrant('refresh_token')
-  if (!isUserActive(row.userId)) throw invalidGrant('refresh_token')
+  if (!(await isUserActive(row.userId))) throw invalidGrant('refresh_token')
   let scopes = row.scopes
   if (form.scope !== undefined) {
     const asked = parseScopes(form.scope)
@@ -145,7 +145,7 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
     scopes = asked.join(' ')
   }
   try {
-    return issue({
+    return await issue({
       applicationId: row.applicationId,
       userId: row.userId,
       scopes,
@@ -157,7 +157,7 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
   } catch (error) {
     if (!(error instanceof RefreshRace)) throw error
     // Two requests raced with one refresh token: the loser is a reuse.
-    revokeFamily(row.familyId)
+    await revokeFamily(row.familyId)
     throw invalidGrant('refresh_token')
   }
 }
@@ -167,7 +167,7 @@ export async function clientCredentials(client: AuthenticatedClient, form: FormB
   const scopes = form.scope === undefined ? ['identify'] : parseScopes(form.scope)
   if (!scopes) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
   // Discord issues client-credential tokens for the application's owner; an unowned application acts as its bot.
-  return issue({
+  return await issue({
     applicationId: client.app.id,
     userId: client.app.ownerId ?? client.app.botUserId,
     scopes: scopes.join(' '),

@@ -7,24 +7,24 @@ import { deleteFamily, deleteUserTokens, liveFamilies } from './store'
 const CLOSE = 4004
 
 /** End a token family: every token of it, and its Gateway sessions. */
-export function revokeFamily(familyId: string): void {
-  for (const userId of deleteFamily(familyId)) events.closeGrants(userId, { familyId }, CLOSE)
+export async function revokeFamily(familyId: string): Promise<void> {
+  for (const userId of await deleteFamily(familyId)) events.closeGrants(userId, { familyId }, CLOSE)
 }
 
 /** End what a user granted one application (or every application): its tokens and its Gateway sessions. */
-export function revokeAuthorization(userId: string, applicationId?: string): number {
-  const ended = deleteUserTokens(userId, applicationId)
+export async function revokeAuthorization(userId: string, applicationId?: string): Promise<number> {
+  const ended = await deleteUserTokens(userId, applicationId)
   events.closeGrants(userId, { applicationId: applicationId ?? '*' }, CLOSE)
   return ended
 }
 
 /** Which of these token families still authenticate (a usable token, an active account that is not locked). */
-export function liveGrantFamilies(familyIds: string[]): Set<string> {
+export async function liveGrantFamilies(familyIds: string[]): Promise<Set<string>> {
   const alive = new Set<string>()
   const active = new Map<string, boolean>()
-  for (const [familyId, userId] of liveFamilies(familyIds)) {
+  for (const [familyId, userId] of await liveFamilies(familyIds)) {
     let ok = active.get(userId)
-    if (ok === undefined) active.set(userId, (ok = isUserActive(userId)))
+    if (ok === undefined) active.set(userId, (ok = await isUserActive(userId)))
     if (ok) alive.add(familyId)
   }
   return alive

@@ -45,12 +45,12 @@ const CLIENT: Record<string, string[]>[] = [{ [SECURITY.client]: [] }, {}]
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 
 /** GET /applications/@me and /oauth2/applications/@me: the calling bot's application (Discord takes only Bot tokens). */
-function ownApplication({ caller }: { caller: BotCaller }) {
-  const row = findApplication(caller.applicationId)
-  const bot = row && findUser(row.botUserId)
+async function ownApplication({ caller }: { caller: BotCaller }) {
+  const row = await findApplication(caller.applicationId)
+  const bot = row && (await findUser(row.botUserId))
   if (!row || !bot) throw Errors.unauthorized()
-  const owner = row.ownerId ? findUser(row.ownerId) : undefined
-  return currentApplication(ensureApplicationKeys(row), bot, owner, countAuthorizedUsers(row.id))
+  const owner = row.ownerId ? await findUser(row.ownerId) : undefined
+  return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
 }
 
 /** The authorize request's parameters: the query's string values. */
@@ -76,12 +76,12 @@ export const oauth2Endpoints = [
     },
     async ({ caller, query }) => {
       const request = await checkAuthorizeRequest(authorizeParams(query()))
-      const user = findUser(caller.userId)
+      const user = await findUser(caller.userId)
       if (!user) throw Errors.unauthorized()
       return {
         application: publicApplication(request.app),
         user: publicUser(user),
-        authorized: hasGrant(user.id, request.app.id),
+        authorized: await hasGrant(user.id, request.app.id),
         scopes: request.scopes,
         redirect_uri: request.redirectUri,
       }
@@ -150,8 +150,8 @@ export const oauth2Endpoints = [
       const client = await authenticateClient(request, form)
       if (!form.token) throw new OAuthError('invalid_request', 'Missing "token" in request.')
       // RFC 7009: unknown or foreign tokens are not an error; revoking either token ends the whole grant.
-      const row = findTokenByAnyHash(sha256Hex(form.token))
-      if (row && row.applicationId === client.app.id) revokeFamily(row.familyId)
+      const row = await findTokenByAnyHash(sha256Hex(form.token))
+      if (row && row.applicationId === client.app.id) await revokeFamily(row.familyId)
       return json({}, 200, NO_STORE)
     },
   ),
@@ -164,11 +164,14 @@ export const oauth2Endpoints = [
       summary: 'The applications the user authorized (one entry each)',
       answers: { 200: AuthorizedApps },
     },
-    ({ caller }) =>
-      liveGrantsOfUser(caller.userId).flatMap((grant) => {
-        const app = findApplication(grant.applicationId)
-        return app ? [{ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) }] : []
-      }),
+    async ({ caller }) => {
+      const authorized = []
+      for (const grant of await liveGrantsOfUser(caller.userId)) {
+        const app = await findApplication(grant.applicationId)
+        if (app) authorized.push({ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) })
+      }
+      return authorized
+    },
   ),
   endpoint(
     {
@@ -179,12 +182,12 @@ export const oauth2Endpoints = [
       summary: "Remove an application's authorization",
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, params }) => {
+    async ({ caller, params }) => {
       // The id of an entry of GET /oauth2/tokens: the application loses every token the user granted it, and its
       // Gateway sessions close (4004). Another user's id, or a stale one, is unknown.
-      const grant = findTokenById(params.tokenId)
+      const grant = await findTokenById(params.tokenId)
       if (!grant || grant.userId !== caller.userId) throw unknownToken()
-      revokeAuthorization(caller.userId, grant.applicationId)
+      await revokeAuthorization(caller.userId, grant.applicationId)
       return noContent()
     },
   ),
@@ -197,11 +200,11 @@ export const oauth2Endpoints = [
       summary: 'The current OAuth2 authorization',
       answers: { 200: MeAnswer },
     },
-    ({ caller }) => {
-      const app = findApplication(caller.applicationId)
-      const grant = findTokenById(caller.grantId)
+    async ({ caller }) => {
+      const app = await findApplication(caller.applicationId)
+      const grant = await findTokenById(caller.grantId)
       if (!app || !grant) throw Errors.unauthorized()
-      const user = caller.scopes.includes('identify') ? findUser(caller.userId) : undefined
+      const user = caller.scopes.includes('identify') ? await findUser(caller.userId) : undefined
       return {
         application: publicApplication(app),
         scopes: grant.scopes.split(' '),

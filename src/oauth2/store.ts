@@ -1,10 +1,10 @@
-// Every query of the oauth2 domain: applications, authorization codes and tokens. Synchronous, as every store
-// (docs/DESIGN.md, "Stores"). Single-use steps are one UPDATE ... RETURNING each.
+// Every query of the oauth2 domain: applications, authorization codes and tokens. Async, as every store
+// (docs/DESIGN.md, "Stores are async"). Single-use steps are one UPDATE ... RETURNING each.
 import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
-import { rowCache } from '../db/cache'
-import { db, prepared, type DB } from '../db/client'
+import { forgetThrough, rowCache } from '../db/cache'
+import { db, prepared, write, type DB } from '../db/client'
 import {
   applications,
   oauth2Codes,
@@ -16,15 +16,15 @@ import {
 
 // ---- applications
 
-export function insertApplication(tx: DB, row: typeof applications.$inferInsert): void {
+export async function insertApplication(tx: DB, row: typeof applications.$inferInsert): Promise<void> {
   tx.insert(applications).values(row).run()
 }
 
-export function listApplications(): ApplicationRow[] {
+export async function listApplications(): Promise<ApplicationRow[]> {
   return db().select().from(applications).all()
 }
 
-export function findApplication(id: string): ApplicationRow | undefined {
+export async function findApplication(id: string): Promise<ApplicationRow | undefined> {
   return db().select().from(applications).where(eq(applications.id, id)).get()
 }
 
@@ -32,17 +32,22 @@ export function findApplication(id: string): ApplicationRow | undefined {
  * Give an application made before key pairs existed its pair. Guarded (`verify_key IS NULL`): when two processes race,
  * the first pair stays and both read it back.
  */
-export function setApplicationKeysOnce(id: string, verifyKey: string, signingKey: string): ApplicationRow | undefined {
-  db()
-    .update(applications)
-    .set({ verifyKey, signingKey })
-    .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
-    .run()
-  return findApplication(id)
+export async function setApplicationKeysOnce(
+  id: string,
+  verifyKey: string,
+  signingKey: string,
+): Promise<ApplicationRow | undefined> {
+  return await write(async (w) => {
+    w.update(applications)
+      .set({ verifyKey, signingKey })
+      .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
+      .run()
+    return await findApplication(id)
+  })
 }
 
 /** How many users have a live OAuth2 grant for the application (Discord's approximate_user_authorization_count). */
-export function countAuthorizedUsers(applicationId: string): number {
+export async function countAuthorizedUsers(applicationId: string): Promise<number> {
   const now = clock.now()
   return (
     db()
@@ -65,7 +70,7 @@ export function countAuthorizedUsers(applicationId: string): number {
 const webhookTargets = rowCache<string, { url: string | null }>(4096)
 
 /** The application's event webhooks URL when they are enabled, else null. */
-export function eventWebhookUrl(applicationId: string): string | null {
+export async function eventWebhookUrl(applicationId: string): Promise<string | null> {
   return (
     webhookTargets.read(applicationId, () => {
       const row = db()
@@ -79,13 +84,14 @@ export function eventWebhookUrl(applicationId: string): string | null {
 }
 
 /** Set the event webhooks URL and status (1 disabled, 2 enabled). */
-export function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): void {
-  webhookTargets.forget(applicationId)
-  db()
-    .update(applications)
-    .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
-    .where(eq(applications.id, applicationId))
-    .run()
+export async function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): Promise<void> {
+  return await write((w) => {
+    webhookTargets.forget(applicationId)
+    w.update(applications)
+      .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
+      .where(eq(applications.id, applicationId))
+      .run()
+  })
 }
 
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
@@ -97,7 +103,9 @@ const applicationByBotTokenHash = prepared((d) =>
     .prepare(),
 )
 
-export function findApplicationByBotTokenHash(hash: string): Pick<ApplicationRow, 'id' | 'botUserId'> | undefined {
+export async function findApplicationByBotTokenHash(
+  hash: string,
+): Promise<Pick<ApplicationRow, 'id' | 'botUserId'> | undefined> {
   return applicationByBotTokenHash().get({ hash })
 }
 
@@ -119,49 +127,52 @@ const tokenByAccessTokenHash = prepared((d) =>
 )
 
 /** What a Bearer request needs of its grant (every Bearer request asks). */
-export function findTokenByAccessHash(
+export async function findTokenByAccessHash(
   hash: string,
-): Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt' | 'familyId'> | undefined {
+): Promise<Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt' | 'familyId'> | undefined> {
   return tokenByAccessTokenHash().get({ hash })
 }
 
-export function insertCode(row: typeof oauth2Codes.$inferInsert): void {
-  const now = clock.now()
-  // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
-  db()
-    .delete(oauth2Codes)
-    .where(lt(oauth2Codes.expiresAt, now - 3600_000))
-    .run()
-  db().insert(oauth2Codes).values(row).run()
+export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<void> {
+  return await write((w) => {
+    const now = clock.now()
+    // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
+    w.delete(oauth2Codes)
+      .where(lt(oauth2Codes.expiresAt, now - 3600_000))
+      .run()
+    w.insert(oauth2Codes).values(row).run()
+  })
 }
 
 /** Mark a code used; undefined when it does not exist or was already used (atomic: one statement). */
-export function useCode(codeHash: string): OAuth2CodeRow | undefined {
-  return db()
-    .update(oauth2Codes)
-    .set({ usedAt: clock.now() })
-    .where(and(eq(oauth2Codes.codeHash, codeHash), isNull(oauth2Codes.usedAt)))
-    .returning()
-    .get()
+export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
+  return await write((w) => {
+    return w
+      .update(oauth2Codes)
+      .set({ usedAt: clock.now() })
+      .where(and(eq(oauth2Codes.codeHash, codeHash), isNull(oauth2Codes.usedAt)))
+      .returning()
+      .get()
+  })
 }
 
-export function findCode(codeHash: string): OAuth2CodeRow | undefined {
+export async function findCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
   return db().select().from(oauth2Codes).where(eq(oauth2Codes.codeHash, codeHash)).get()
 }
 
-export function insertToken(tx: DB, row: typeof oauth2Tokens.$inferInsert): void {
+export async function insertToken(tx: DB, row: typeof oauth2Tokens.$inferInsert): Promise<void> {
   tx.insert(oauth2Tokens).values(row).run()
 }
 
-export function findTokenByRefreshHash(hash: string): OAuth2TokenRow | undefined {
+export async function findTokenByRefreshHash(hash: string): Promise<OAuth2TokenRow | undefined> {
   return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.refreshTokenHash, hash)).get()
 }
 
-export function findTokenById(id: string): OAuth2TokenRow | undefined {
+export async function findTokenById(id: string): Promise<OAuth2TokenRow | undefined> {
   return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.id, id)).get()
 }
 
-export function findTokenByAnyHash(hash: string): OAuth2TokenRow | undefined {
+export async function findTokenByAnyHash(hash: string): Promise<OAuth2TokenRow | undefined> {
   return db()
     .select()
     .from(oauth2Tokens)
@@ -170,8 +181,8 @@ export function findTokenByAnyHash(hash: string): OAuth2TokenRow | undefined {
 }
 
 /** Spend a refresh token and end its access token, in one statement; undefined if someone spent it first. */
-export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefined {
-  forgetCallers() // its access token ends here
+export async function spendRefreshToken(tx: DB, id: string): Promise<OAuth2TokenRow | undefined> {
+  forgetThrough(forgetCallers) // its access token ends here
   const now = clock.now()
   return tx
     .update(oauth2Tokens)
@@ -182,33 +193,39 @@ export function spendRefreshToken(tx: DB, id: string): OAuth2TokenRow | undefine
 }
 
 /** Delete every token of a grant family; the users whose tokens went (one, or none when it was gone already). */
-export function deleteFamily(familyId: string): string[] {
-  forgetCallers()
-  const gone = db()
-    .delete(oauth2Tokens)
-    .where(eq(oauth2Tokens.familyId, familyId))
-    .returning({ userId: oauth2Tokens.userId })
-    .all()
-  return [...new Set(gone.map((r) => r.userId))]
+export async function deleteFamily(familyId: string): Promise<string[]> {
+  return await write((w) => {
+    forgetThrough(forgetCallers)
+    const gone = w
+      .delete(oauth2Tokens)
+      .where(eq(oauth2Tokens.familyId, familyId))
+      .returning({ userId: oauth2Tokens.userId })
+      .all()
+    return [...new Set(gone.map((r) => r.userId))]
+  })
 }
 
 /** Delete every token a user granted (to one application, or to all): their authorization is gone. */
-export function deleteUserTokens(userId: string, applicationId?: string): number {
-  forgetCallers()
-  return db()
-    .delete(oauth2Tokens)
-    .where(
-      and(
-        eq(oauth2Tokens.userId, userId),
-        applicationId === undefined ? undefined : eq(oauth2Tokens.applicationId, applicationId),
-      ),
-    )
-    .returning({ id: oauth2Tokens.id })
-    .all().length
+export async function deleteUserTokens(userId: string, applicationId?: string): Promise<number> {
+  return await write((w) => {
+    forgetThrough(forgetCallers)
+    return w
+      .delete(oauth2Tokens)
+      .where(
+        and(
+          eq(oauth2Tokens.userId, userId),
+          applicationId === undefined ? undefined : eq(oauth2Tokens.applicationId, applicationId),
+        ),
+      )
+      .returning({ id: oauth2Tokens.id })
+      .all().length
+  })
 }
 
 /** The user's live grants, one row per application: its newest token (id, scopes, application). */
-export function liveGrantsOfUser(userId: string): Pick<OAuth2TokenRow, 'id' | 'applicationId' | 'scopes'>[] {
+export async function liveGrantsOfUser(
+  userId: string,
+): Promise<Pick<OAuth2TokenRow, 'id' | 'applicationId' | 'scopes'>[]> {
   const now = clock.now()
   const rows = db()
     .select({ id: oauth2Tokens.id, applicationId: oauth2Tokens.applicationId, scopes: oauth2Tokens.scopes })
@@ -222,7 +239,7 @@ export function liveGrantsOfUser(userId: string): Pick<OAuth2TokenRow, 'id' | 'a
 }
 
 /** Of these token families, those with a token still usable (its access token, or a refresh token not spent), by user. */
-export function liveFamilies(familyIds: string[]): Map<string, string> {
+export async function liveFamilies(familyIds: string[]): Promise<Map<string, string>> {
   const live = new Map<string, string>()
   const now = clock.now()
   for (let i = 0; i < familyIds.length; i += 500) {
@@ -263,6 +280,6 @@ const liveGrant = prepared((d) =>
 )
 
 /** Whether the user has a live grant for the application (it "authorized" the application). */
-export function hasGrant(userId: string, applicationId: string): boolean {
+export async function hasGrant(userId: string, applicationId: string): Promise<boolean> {
   return liveGrant().get({ userId, applicationId, now: clock.now() }) !== undefined
 }

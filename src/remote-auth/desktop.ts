@@ -49,6 +49,8 @@ type Desktop = {
   /** set once the proof passed and the row exists */
   fingerprint?: string
   closed: boolean
+  /** The frame being handled (they await the stores): the next one waits for it. */
+  handling: Promise<void>
 }
 
 const desktops = new Map<Socket, Desktop>()
@@ -60,7 +62,7 @@ function send(d: Desktop, frame: Record<string, unknown>): void {
 }
 
 /** Forget a desktop: maps, IP count and its row (so its handshake token dies). Idempotent. */
-function forget(d: Desktop): void {
+async function forget(d: Desktop): Promise<void> {
   if (!desktops.delete(d.ws)) return
   const left = (socketsByIp.get(d.ipKey) ?? 1) - 1
   if (left > 0) socketsByIp.set(d.ipKey, left)
@@ -68,17 +70,17 @@ function forget(d: Desktop): void {
   if (d.fingerprint && byFingerprint.get(d.fingerprint) === d) {
     byFingerprint.delete(d.fingerprint)
     try {
-      deleteDesktop(d.fingerprint)
+      await deleteDesktop(d.fingerprint)
     } catch (error) {
       log.error('remote-auth desktop row delete failed', { error: String(error) })
     }
   }
 }
 
-function close(d: Desktop, code: number, reason: string): void {
+async function close(d: Desktop, code: number, reason: string): Promise<void> {
   if (d.closed) return
   d.closed = true
-  forget(d)
+  await forget(d)
   d.ws.close(code, reason)
 }
 
@@ -109,6 +111,7 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
     heartbeatBy: now + cfg.remoteAuthHeartbeatMs * HEARTBEAT_GRACE,
     framesLeft: frameBudget(cfg.remoteAuthTimeoutMs, cfg.remoteAuthHeartbeatMs),
     closed: false,
+    handling: Promise.resolve(),
   }
   desktops.set(ws, d)
   socketsByIp.set(key, fromIp + 1)
@@ -126,14 +129,20 @@ function frameSize(message: unknown): number {
   }
 }
 
-/** One client frame (already JSON-parsed by Elysia when it was JSON). */
-export function onFrame(ws: Socket, message: unknown): void {
+/** One client frame (already JSON-parsed by Elysia when it was JSON), handled after the ones before it, in order. */
+export function onFrame(ws: Socket, message: unknown): Promise<void> {
   const d = desktops.get(ws)
-  if (!d || d.closed) return
+  if (!d || d.closed) return Promise.resolve()
   if (--d.framesLeft < 0) return close(d, Close.PolicyViolation, 'Too many frames')
-  if (frameSize(message) > MAX_FRAME_BYTES) return close(d, Close.DecodeError, 'Frame too large')
+  const handled = d.handling.then(() => (d.closed ? undefined : handleFrame(d, message)))
+  d.handling = handled.catch(() => undefined)
+  return handled
+}
+
+async function handleFrame(d: Desktop, message: unknown): Promise<void> {
+  if (frameSize(message) > MAX_FRAME_BYTES) return await close(d, Close.DecodeError, 'Frame too large')
   if (typeof message !== 'object' || message === null || Array.isArray(message) || message instanceof Uint8Array) {
-    return close(d, Close.DecodeError, 'Decode error')
+    return await close(d, Close.DecodeError, 'Decode error')
   }
   const frame = message as Record<string, unknown>
   switch (frame.op) {
@@ -141,97 +150,119 @@ export function onFrame(ws: Socket, message: unknown): void {
       d.heartbeatBy = clock.now() + config().remoteAuthHeartbeatMs * HEARTBEAT_GRACE
       return send(d, { op: 'heartbeat_ack' })
     case 'init':
-      return init(d, frame)
+      return await init(d, frame)
     case 'nonce_proof':
-      return proof(d, frame)
+      return await proof(d, frame)
     default:
-      return close(d, Close.DecodeError, typeof frame.op === 'string' ? 'Unknown op' : 'Decode error')
+      return await close(d, Close.DecodeError, typeof frame.op === 'string' ? 'Unknown op' : 'Decode error')
   }
 }
 
-function init(d: Desktop, frame: Record<string, unknown>): void {
-  if (d.key) return close(d, Close.HandshakeFailure, 'Already initialized')
+async function init(d: Desktop, frame: Record<string, unknown>): Promise<void> {
+  if (d.key) return await close(d, Close.HandshakeFailure, 'Already initialized')
   const key = parsePublicKey(frame.encoded_public_key)
-  if (!key) return close(d, Close.HandshakeFailure, 'Invalid public key')
+  if (!key) return await close(d, Close.HandshakeFailure, 'Invalid public key')
   d.key = key
   d.nonce = randomBytes(32)
   send(d, { op: 'nonce_proof', encrypted_nonce: encryptTo(key.key, d.nonce) })
 }
 
-function proof(d: Desktop, frame: Record<string, unknown>): void {
-  if (!d.key || !d.nonce || d.fingerprint) return close(d, Close.HandshakeFailure, 'Unexpected nonce proof')
-  if (!proves(frame, d.nonce)) return close(d, Close.HandshakeFailure, 'Invalid nonce proof')
+async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> {
+  if (!d.key || !d.nonce || d.fingerprint) return await close(d, Close.HandshakeFailure, 'Unexpected nonce proof')
+  if (!proves(frame, d.nonce)) return await close(d, Close.HandshakeFailure, 'Invalid nonce proof')
   d.nonce = undefined
   const fingerprint = fingerprintOf(d.key.spki)
   const now = clock.now()
-  // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket.
-  if (byFingerprint.has(fingerprint) || fingerprintInUse(fingerprint, now))
-    return close(d, Close.HandshakeFailure, 'Fingerprint in use')
-  insertDesktop({
-    fingerprint,
-    publicKey: d.key.encoded,
-    ip: d.client.ip,
-    clientOs: d.client.os,
-    clientPlatform: d.client.platform,
-    clientLocation: d.client.location,
-    createdAt: now,
-    expiresAt: d.expiresAt,
-  })
-  d.fingerprint = fingerprint
+  // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket. Taken
+  // here before the store is asked, so a second socket proving the same key meanwhile is refused too.
+  if (byFingerprint.has(fingerprint)) return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
   byFingerprint.set(fingerprint, d)
+  const release = () => {
+    if (byFingerprint.get(fingerprint) === d) byFingerprint.delete(fingerprint)
+  }
+  if (await fingerprintInUse(fingerprint, now)) {
+    release()
+    return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
+  }
+  try {
+    await insertDesktop({
+      fingerprint,
+      publicKey: d.key.encoded,
+      ip: d.client.ip,
+      clientOs: d.client.os,
+      clientPlatform: d.client.platform,
+      clientLocation: d.client.location,
+      createdAt: now,
+      expiresAt: d.expiresAt,
+    })
+  } catch (error) {
+    release()
+    throw error
+  }
+  if (d.closed) {
+    // The socket closed while its row was written: the row goes with it.
+    release()
+    await deleteDesktop(fingerprint)
+    return
+  }
+  d.fingerprint = fingerprint
   send(d, { op: 'pending_remote_init', fingerprint })
 }
 
 /** Bun's close event (the client left, or we closed it). */
-export function onSocketClosed(ws: Socket): void {
+export async function onSocketClosed(ws: Socket): Promise<void> {
   const d = desktops.get(ws)
   if (d) {
     d.closed = true
-    forget(d)
+    await forget(d)
   }
 }
 
 /** The desktop a fingerprint names, if its socket is here, proven and open. */
 export function liveDesktop(
   fingerprint: string,
-): { send(frame: Record<string, unknown>): void; close(): void } | undefined {
+): { send(frame: Record<string, unknown>): void; close(): Promise<void> } | undefined {
   const d = byFingerprint.get(fingerprint)
   if (!d || d.closed || d.ws.readyState !== 1 || d.expiresAt <= clock.now()) return undefined
   return {
     send: (frame) => send(d, frame),
-    close: () => close(d, Close.Normal, 'Normal closure'),
+    close: async () => await close(d, Close.Normal, 'Normal closure'),
   }
 }
 
 /** Close sockets past a deadline (lifetime, init, heartbeat) and delete expired rows. Tests call it after moving the clock. */
-export function sweepRemoteAuth(now = clock.now()): void {
+export async function sweepRemoteAuth(now = clock.now()): Promise<void> {
   for (const d of [...desktops.values()]) {
-    if (now >= d.expiresAt) close(d, Close.Timeout, 'Timed out')
-    else if (!d.key && now >= d.initBy) close(d, Close.Timeout, 'Init timed out')
-    else if (now >= d.heartbeatBy) close(d, Close.Timeout, 'Heartbeat timed out')
+    if (now >= d.expiresAt) await close(d, Close.Timeout, 'Timed out')
+    else if (!d.key && now >= d.initBy) await close(d, Close.Timeout, 'Init timed out')
+    else if (now >= d.heartbeatBy) await close(d, Close.Timeout, 'Heartbeat timed out')
   }
-  purgeExpired(now)
+  await purgeExpired(now)
 }
 
 let sweeper: Timer | undefined
 
 /** At start: rows of sockets from before a restart are zombies; then sweep every second. */
-export function startRemoteAuthGateway(): void {
-  const stale = deleteAllDesktops()
+export async function startRemoteAuthGateway(): Promise<void> {
+  const stale = await deleteAllDesktops()
   if (stale) log.info('remote-auth stale desktops removed', { count: stale })
+  let sweeping = false
   sweeper ??= setInterval(() => {
-    try {
-      sweepRemoteAuth()
-    } catch (error) {
-      log.error('remote-auth sweep failed', { error: String(error) })
-    }
+    // One sweep at a time, even if one outlasts the interval (it waits for the write mutex).
+    if (sweeping) return
+    sweeping = true
+    sweepRemoteAuth()
+      .catch((error) => log.error('remote-auth sweep failed', { error: String(error) }))
+      .finally(() => {
+        sweeping = false
+      })
   }, SWEEP_EVERY_MS)
   sweeper.unref?.()
 }
 
 /** On shutdown: close every socket with 1001 and stop sweeping. */
-export function stopRemoteAuthGateway(): void {
-  for (const d of [...desktops.values()]) close(d, Close.GoingAway, 'Server shutting down')
+export async function stopRemoteAuthGateway(): Promise<void> {
+  for (const d of [...desktops.values()]) await close(d, Close.GoingAway, 'Server shutting down')
   clearInterval(sweeper)
   sweeper = undefined
 }

@@ -37,13 +37,14 @@ const handshakeHash = (token: string) => (token.length > 0 && token.length <= 12
 export async function claimRemoteAuth(me: UserCaller, fingerprint: string): Promise<{ handshake_token: string }> {
   const user = await findUser(me.userId)
   if (!usable(user)) throw invalidFingerprint()
-  // From here on synchronous: the socket cannot go between the check and the claim.
   if (!FINGERPRINT_PATTERN.test(fingerprint)) throw invalidFingerprint()
-  const desktop = liveDesktop(fingerprint)
-  if (!desktop) throw invalidFingerprint()
+  if (!liveDesktop(fingerprint)) throw invalidFingerprint()
   const token = randomToken(32)
-  const claimed = claimDesktop(fingerprint, user.id, sha256Hex(token), clock.now())
-  if (!claimed) throw invalidFingerprint()
+  const claimed = await claimDesktop(fingerprint, user.id, sha256Hex(token), clock.now())
+  // Asked again after the claim (it may have waited for the write mutex): a socket gone meanwhile takes its row with
+  // it, and nobody gets a handshake for it.
+  const desktop = liveDesktop(fingerprint)
+  if (!claimed || !desktop) throw invalidFingerprint()
   desktop.send({
     op: 'pending_ticket',
     encrypted_user_payload: encryptTo(keyFrom(claimed.publicKey), userPayload(user)),
@@ -60,41 +61,42 @@ export async function finishRemoteAuth(
 ): Promise<void> {
   if (temporaryToken === true) throw temporaryTokenUnsupported()
   const hash = handshakeHash(handshakeToken)
-  if (!hash || !findHandshake(hash, me.userId, clock.now())) throw invalidHandshakeToken()
+  if (!hash || !(await findHandshake(hash, me.userId, clock.now()))) throw invalidHandshakeToken()
   const user = await findUser(me.userId)
   if (!usable(user)) throw invalidHandshakeToken()
   // A 60003 leaves the handshake as it was: the retry with the elevation token uses it.
-  if (mfaEnabled(user.id)) await requireElevation(me, request)
-  // Synchronous from here: check the socket, swap handshake for ticket, tell the desktop.
-  const row = findHandshake(hash, me.userId, clock.now())
-  const desktop = row && liveDesktop(row.fingerprint)
-  if (!row || !desktop) {
-    if (row) deleteDesktop(row.fingerprint)
+  if (await mfaEnabled(user.id)) await requireElevation(me, request)
+  // Check the socket, swap handshake for ticket, check the socket again (the swap may have waited for the write
+  // mutex: a desktop gone meanwhile never gets the ticket, which expires unused), tell the desktop.
+  const row = await findHandshake(hash, me.userId, clock.now())
+  if (!row || !liveDesktop(row.fingerprint)) {
+    if (row) await deleteDesktop(row.fingerprint)
     throw invalidHandshakeToken()
   }
   const ticket = randomToken(32)
-  if (!exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS))
-    throw invalidHandshakeToken()
+  const swapped = await exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS)
+  const desktop = liveDesktop(row.fingerprint)
+  if (!swapped || !desktop) throw invalidHandshakeToken()
   desktop.send({ op: 'pending_login', ticket })
-  desktop.close()
+  await desktop.close()
 }
 
 /** POST .../cancel: the handshake is used up; the desktop gets cancel. */
-export function cancelRemoteAuth(me: UserCaller, handshakeToken: string): void {
+export async function cancelRemoteAuth(me: UserCaller, handshakeToken: string): Promise<void> {
   const hash = handshakeHash(handshakeToken)
-  const row = hash ? takeHandshake(hash, me.userId, clock.now()) : undefined
+  const row = hash ? await takeHandshake(hash, me.userId, clock.now()) : undefined
   if (!row) throw invalidHandshakeToken()
   const desktop = liveDesktop(row.fingerprint)
   if (desktop) {
     desktop.send({ op: 'cancel' })
-    desktop.close()
+    await desktop.close()
   }
 }
 
 /** POST .../login (no auth): the ticket, once, for a session with the desktop's client info, encrypted to its key. */
 export async function exchangeTicket(ticket: string): Promise<{ encrypted_token: string }> {
   if (ticket.length === 0 || ticket.length > 128) throw invalidTicket()
-  const row = takeTicket(sha256Hex(ticket), clock.now())
+  const row = await takeTicket(sha256Hex(ticket), clock.now())
   if (!row) throw invalidTicket()
   const user = await findUser(row.userId)
   if (!usable(user)) throw invalidTicket() // an operator lock after finish still stops it

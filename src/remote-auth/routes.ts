@@ -56,9 +56,9 @@ export const remoteAuthEndpoints = [
       body: CancelSchema,
       answers: { 204: NO_CONTENT },
     },
-    ({ caller, body }) => {
+    async ({ caller, body }) => {
       consume(BUCKET, caller.userId, MOBILE_REQUESTS)
-      cancelRemoteAuth(caller, body.handshake_token)
+      await cancelRemoteAuth(caller, body.handshake_token)
       return noContent()
     },
   ),

@@ -16,16 +16,16 @@ export const remoteAuthSocket = new Elysia({ name: 'remote-auth-socket' }).ws('/
     const ip = clientIp(request, { requestIP: () => ({ address: raw.remoteAddress }) })
     openDesktop(raw, query?.v, clientInfo(request, ip), request.headers.get('origin'))
   },
-  message(ws, message) {
+  async message(ws, message) {
     const raw = ws.raw as Socket
     try {
-      onFrame(raw, message)
+      await onFrame(raw, message)
     } catch (error) {
       log.error('remote-auth frame failed', { error: String(error) })
       raw.close(Close.DecodeError, 'Decode error')
     }
   },
-  close(ws) {
-    onSocketClosed(ws.raw as Socket)
+  async close(ws) {
+    await onSocketClosed(ws.raw as Socket)
   },
 })

@@ -1,15 +1,17 @@
 // Every query of the remote-auth domain. Single use is one guarded UPDATE or DELETE ... RETURNING, so parallel
 // requests find exactly one winner.
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm'
-import { db, prepared, transaction, type DB } from '../db/client'
+import { db, prepared, transaction, write, type DB } from '../db/client'
 import { remoteAuthDesktops, remoteAuthTickets, type RemoteAuthDesktopRow, type RemoteAuthTicketRow } from './tables'
 
-export function insertDesktop(row: typeof remoteAuthDesktops.$inferInsert): void {
-  db().insert(remoteAuthDesktops).values(row).run()
+export async function insertDesktop(row: typeof remoteAuthDesktops.$inferInsert): Promise<void> {
+  return await write((w) => {
+    w.insert(remoteAuthDesktops).values(row).run()
+  })
 }
 
 /** Whether a live desktop already holds this fingerprint. */
-export function fingerprintInUse(fingerprint: string, now: number): boolean {
+export async function fingerprintInUse(fingerprint: string, now: number): Promise<boolean> {
   return !!db()
     .select({ f: remoteAuthDesktops.fingerprint })
     .from(remoteAuthDesktops)
@@ -17,34 +19,40 @@ export function fingerprintInUse(fingerprint: string, now: number): boolean {
     .get()
 }
 
-export function deleteDesktop(fingerprint: string): void {
-  db().delete(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).run()
+export async function deleteDesktop(fingerprint: string): Promise<void> {
+  return await write((w) => {
+    w.delete(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).run()
+  })
 }
 
 /** At start: no socket survives a restart, so no desktop row is live. */
-export function deleteAllDesktops(): number {
-  return db().delete(remoteAuthDesktops).returning({ f: remoteAuthDesktops.fingerprint }).all().length
+export async function deleteAllDesktops(): Promise<number> {
+  return await write((w) => {
+    return w.delete(remoteAuthDesktops).returning({ f: remoteAuthDesktops.fingerprint }).all().length
+  })
 }
 
 /** A mobile user takes a waiting desktop: only one ever does. */
-export function claimDesktop(
+export async function claimDesktop(
   fingerprint: string,
   userId: string,
   handshakeHash: string,
   now: number,
-): RemoteAuthDesktopRow | undefined {
-  return db()
-    .update(remoteAuthDesktops)
-    .set({ userId, handshakeHash, claimedAt: now })
-    .where(
-      and(
-        eq(remoteAuthDesktops.fingerprint, fingerprint),
-        isNull(remoteAuthDesktops.userId),
-        gt(remoteAuthDesktops.expiresAt, now),
-      ),
-    )
-    .returning()
-    .get()
+): Promise<RemoteAuthDesktopRow | undefined> {
+  return await write((w) => {
+    return w
+      .update(remoteAuthDesktops)
+      .set({ userId, handshakeHash, claimedAt: now })
+      .where(
+        and(
+          eq(remoteAuthDesktops.fingerprint, fingerprint),
+          isNull(remoteAuthDesktops.userId),
+          gt(remoteAuthDesktops.expiresAt, now),
+        ),
+      )
+      .returning()
+      .get()
+  })
 }
 
 const byHandshake = prepared((d) =>
@@ -62,7 +70,11 @@ const byHandshake = prepared((d) =>
 )
 
 /** The live desktop this user's handshake token names, without using the token. */
-export function findHandshake(handshakeHash: string, userId: string, now: number): RemoteAuthDesktopRow | undefined {
+export async function findHandshake(
+  handshakeHash: string,
+  userId: string,
+  now: number,
+): Promise<RemoteAuthDesktopRow | undefined> {
   return byHandshake().get({ hash: handshakeHash, userId, now })
 }
 
@@ -81,19 +93,23 @@ function takeHandshakeIn(tx: DB, handshakeHash: string, userId: string, now: num
 }
 
 /** Use a handshake token (cancel): the desktop row goes with it. */
-export function takeHandshake(handshakeHash: string, userId: string, now: number): RemoteAuthDesktopRow | undefined {
-  return takeHandshakeIn(db(), handshakeHash, userId, now)
+export async function takeHandshake(
+  handshakeHash: string,
+  userId: string,
+  now: number,
+): Promise<RemoteAuthDesktopRow | undefined> {
+  return await write((w) => takeHandshakeIn(w, handshakeHash, userId, now))
 }
 
 /** Use a handshake token and leave a ticket in its place, in one transaction. */
-export function exchangeHandshakeForTicket(
+export async function exchangeHandshakeForTicket(
   handshakeHash: string,
   userId: string,
   now: number,
   ticketHash: string,
   ticketTtlMs: number,
-): RemoteAuthDesktopRow | undefined {
-  return transaction((tx) => {
+): Promise<RemoteAuthDesktopRow | undefined> {
+  return await transaction((tx) => {
     const desktop = takeHandshakeIn(tx, handshakeHash, userId, now)
     if (!desktop) return undefined
     tx.insert(remoteAuthTickets)
@@ -114,25 +130,29 @@ export function exchangeHandshakeForTicket(
 }
 
 /** Redeem a ticket: returned once, then never again; undefined if unknown, used or expired. */
-export function takeTicket(ticketHash: string, now: number): RemoteAuthTicketRow | undefined {
-  return db()
-    .delete(remoteAuthTickets)
-    .where(and(eq(remoteAuthTickets.ticketHash, ticketHash), gt(remoteAuthTickets.expiresAt, now)))
-    .returning()
-    .get()
+export async function takeTicket(ticketHash: string, now: number): Promise<RemoteAuthTicketRow | undefined> {
+  return await write((w) => {
+    return w
+      .delete(remoteAuthTickets)
+      .where(and(eq(remoteAuthTickets.ticketHash, ticketHash), gt(remoteAuthTickets.expiresAt, now)))
+      .returning()
+      .get()
+  })
 }
 
 /** Drop desktops and tickets past their deadline. */
-export function purgeExpired(now: number): { desktops: number; tickets: number } {
-  const desktops = db()
-    .delete(remoteAuthDesktops)
-    .where(lte(remoteAuthDesktops.expiresAt, now))
-    .returning({ f: remoteAuthDesktops.fingerprint })
-    .all()
-  const tickets = db()
-    .delete(remoteAuthTickets)
-    .where(lte(remoteAuthTickets.expiresAt, now))
-    .returning({ t: remoteAuthTickets.ticketHash })
-    .all()
-  return { desktops: desktops.length, tickets: tickets.length }
+export async function purgeExpired(now: number): Promise<{ desktops: number; tickets: number }> {
+  return await write((w) => {
+    const desktops = w
+      .delete(remoteAuthDesktops)
+      .where(lte(remoteAuthDesktops.expiresAt, now))
+      .returning({ f: remoteAuthDesktops.fingerprint })
+      .all()
+    const tickets = w
+      .delete(remoteAuthTickets)
+      .where(lte(remoteAuthTickets.expiresAt, now))
+      .returning({ t: remoteAuthTickets.ticketHash })
+      .all()
+    return { desktops: desktops.length, tickets: tickets.length }
+  })
 }

@@ -110,7 +110,7 @@ type MemberCaller = Exclude<Caller, { kind: 'bot' }>
 async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller, state: VoiceState): Promise<void> {
   const { Participant } = await loadPeers()
   const { lobbyId } = state
-  if (!callAccess(caller, lobbyId)) return refuse(connection.send, lobbyId, 'not_member')
+  if (!(await callAccess(caller, lobbyId))) return refuse(connection.send, lobbyId, 'not_member')
   // One call per member: joining from another session ends the one there.
   for (
     let existing = rooms.get(lobbyId)?.members.get(caller.userId);
@@ -197,12 +197,12 @@ export async function memberLeft(lobbyId: string, userId: string, reason: LeaveR
 /** Idle calls, peers that never connected or lost consent, members who left by a path without a hook. */
 export async function sweepCalls(now = clock.now()): Promise<void> {
   for (const room of [...rooms.values()]) {
-    const idleMs = callIdleTimeoutMs(room.lobbyId)
+    const idleMs = await callIdleTimeoutMs(room.lobbyId)
     if (idleMs === undefined || now - room.lastMediaAt >= idleMs) {
       for (const p of [...room.members.values()]) await leave(p, idleMs === undefined ? 'lobby_deleted' : 'idle')
       continue
     }
-    const members = memberIds(room.lobbyId)
+    const members = await memberIds(room.lobbyId)
     for (const p of [...room.members.values()]) {
       if (!members.has(p.userId)) await leave(p, 'removed')
       else if (

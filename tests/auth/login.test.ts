@@ -28,7 +28,7 @@ describe('POST /auth/login', () => {
   test('E.164 phone and password', async () => {
     const user = await makeUser()
     const phone = `+1555${Math.floor(1e6 + Math.random() * 8e6)}`
-    updateUser(user.id, { phone })
+    await updateUser(user.id, { phone })
     const r = await login({ login: phone, password: user.password })
     expect(r.status).toBe(200)
     expect(r.body.user_id).toBe(user.id)
@@ -94,7 +94,7 @@ describe('POST /auth/login', () => {
       ['deletion_scheduled', 20011],
     ] as const) {
       const user = await makeUser()
-      updateUser(user.id, { state })
+      await updateUser(user.id, { state })
       const refused = await login({ login: user.email, password: user.password })
       expect(refused.status).toBe(400)
       expect(refused.body.code).toBe(code)
@@ -141,7 +141,7 @@ describe('POST /auth/login', () => {
   test('a hash made with other parameters is replaced on login', async () => {
     const user = await makeUser()
     const old = await Bun.password.hash(user.password, { algorithm: 'argon2id', memoryCost: 4096, timeCost: 1 })
-    updateUser(user.id, { passwordHash: old })
+    await updateUser(user.id, { passwordHash: old })
     expect((await login({ login: user.email, password: user.password })).status).toBe(200)
     const stored = db().select().from(users).where(eq(users.id, user.id)).get()!.passwordHash!
     expect(stored).not.toBe(old)
@@ -169,7 +169,7 @@ describe('POST /auth/login', () => {
 
   test('locked (compromised) account answers ACCOUNT_COMPROMISED_RESET_PASSWORD', async () => {
     const user = await makeUser()
-    updateUser(user.id, { compromised: true })
+    await updateUser(user.id, { compromised: true })
     const r = await login({ login: user.email, password: user.password })
     expect(r.status).toBe(400)
     expect(r.body.errors.login._errors[0].code).toBe('ACCOUNT_COMPROMISED_RESET_PASSWORD')
@@ -217,7 +217,7 @@ describe('new login location', () => {
   test('an unverified e-mail is not asked; the check can be turned off', async () => {
     await withConfig({ newLoginLocationCheck: true, trustProxy: true }, async () => {
       const user = await makeUser()
-      updateUser(user.id, { emailVerified: false })
+      await updateUser(user.id, { emailVerified: false })
       expect(
         (await login({ login: user.email, password: user.password }, { 'x-forwarded-for': '198.51.100.1' })).status,
       ).toBe(200)

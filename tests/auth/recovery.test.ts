@@ -168,7 +168,7 @@ describe('checking a reset token (POST /auth/reset/check)', () => {
   test('a phone reset token checks too; bad bodies are 400 50035, never 5xx', async () => {
     const user = await makeUser()
     const phone = uniquePhone()
-    updateUser(user.id, { phone })
+    await updateUser(user.id, { phone })
     expect((await forgot(phone)).body.code).toBe(70007)
     const verified = await api('POST', '/phone-verifications/verify', {
       body: { phone, code: await lastSmsCode(phone) },
@@ -199,7 +199,7 @@ describe('password reset by phone', () => {
   test('70007 with a texted code; the verified phone token resets; unknown phones look the same', async () => {
     const user = await makeUser()
     const phone = uniquePhone()
-    updateUser(user.id, { phone })
+    await updateUser(user.id, { phone })
     const r = await forgot(phone)
     expect(r.status).toBe(400)
     expect(r.body.code).toBe(70007)
@@ -218,8 +218,8 @@ describe('password reset by phone', () => {
   test('a phone that is also the second factor: 70009 and the e-mail link', async () => {
     const user = await userWithTotp()
     const phone = uniquePhone()
-    updateUser(user.id, { phone })
-    insertSmsFactor(user.id) // through the store, which forgets the user's cached factors
+    await updateUser(user.id, { phone })
+    await insertSmsFactor(user.id) // through the store, which forgets the user's cached factors
     const r = await forgot(phone)
     expect(r.body.code).toBe(70009)
     expect(await lastLinkToken(user.email, 'reset')).toBeDefined()
@@ -230,7 +230,7 @@ describe('e-mail change and revert', () => {
   test('change (elevated by password) mails a revert link; revert restores, secures and ends everything, once', async () => {
     const user = await makeUser()
     const phone = uniquePhone()
-    updateUser(user.id, { phone })
+    await updateUser(user.id, { phone })
     const { rememberPhone } = await import('../../src/accounts/phone')
     rememberPhone(user.id, phone)
     const next = uniqueEmail('new')

@@ -179,7 +179,7 @@ describe('guild commands', () => {
     const path = `/applications/${app.id}/guilds/${guild.id}/commands`
     const outside = await api('PUT', path, { token: bot(app), body: [ping] })
     expect([outside.status, outside.body.code]).toEqual([403, 50001])
-    addMember(getGuild(guild.id)!, botUser.id)
+    await addMember((await getGuild(guild.id))!, botUser.id)
     const put = await api('PUT', path, { token: bot(app), body: [ping] })
     expect(put.body).toEqual([expect.objectContaining({ name: 'ping', guild_id: guild.id })])
     expect(put.body[0].dm_permission).toBeUndefined()

@@ -29,7 +29,7 @@ describe('RowCache with a budget', () => {
 })
 
 describe('PageCache', () => {
-  test('pages past the character budget are dropped, pages over a sixteenth are never kept; answers stay right', () => {
+  test('pages past the character budget are dropped, pages over a sixteenth are never kept; answers stay right', async () => {
     const pages = new PageCache(100, 100, 1600)
     let builds = 0
     const page = (owner: string, query: string, text: string) =>
@@ -37,24 +37,24 @@ describe('PageCache', () => {
         builds++
         return text
       })
-    expect(page('c1', 'q', 'a'.repeat(100))).toBe('a'.repeat(100))
-    expect(page('c1', 'q', 'unused')).toBe('a'.repeat(100))
+    expect(await page('c1', 'q', 'a'.repeat(100))).toBe('a'.repeat(100))
+    expect(await page('c1', 'q', 'unused')).toBe('a'.repeat(100))
     expect(builds).toBe(1)
-    for (let i = 0; i < 15; i++) page('c2', `q${i}`, 'p'.repeat(100)) // 1600 in all
-    expect(page('c1', 'q', 'unused')).toBe('a'.repeat(100))
+    for (let i = 0; i < 15; i++) await page('c2', `q${i}`, 'p'.repeat(100)) // 1600 in all
+    expect(await page('c1', 'q', 'unused')).toBe('a'.repeat(100))
     expect(builds).toBe(16)
-    page('c3', 'q', 'n'.repeat(100)) // 1700: everything dropped
-    expect(page('c1', 'q', 'rebuilt')).toBe('rebuilt')
+    await page('c3', 'q', 'n'.repeat(100)) // 1700: everything dropped
+    expect(await page('c1', 'q', 'rebuilt')).toBe('rebuilt')
     expect(builds).toBe(18)
-    page('c4', 'q', 'h'.repeat(101)) // over 1600 / 16
-    expect(page('c4', 'q', 'fresh')).toBe('fresh')
+    await page('c4', 'q', 'h'.repeat(101)) // over 1600 / 16
+    expect(await page('c4', 'q', 'fresh')).toBe('fresh')
     expect(builds).toBe(20)
   })
 
-  test('a newer version of the rows it shows makes the page again', () => {
+  test('a newer version of the rows it shows makes the page again', async () => {
     const pages = new PageCache(10, 10, 10_000)
-    expect(pages.read('c', 'q', 1, () => 'v1')).toBe('v1')
-    expect(pages.read('c', 'q', 1, () => 'unused')).toBe('v1')
-    expect(pages.read('c', 'q', 2, () => 'v2')).toBe('v2')
+    expect(await pages.read('c', 'q', 1, () => 'v1')).toBe('v1')
+    expect(await pages.read('c', 'q', 1, () => 'unused')).toBe('v1')
+    expect(await pages.read('c', 'q', 2, () => 'v2')).toBe('v2')
   })
 })

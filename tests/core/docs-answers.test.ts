@@ -31,7 +31,7 @@ beforeAll(async () => {
 })
 afterEach(resetWorld)
 // The experiments case loads definitions; the server is shared with other test files.
-afterAll(() => loadDefinitions([]))
+afterAll(async () => await loadDefinitions([]))
 
 type User = Awaited<ReturnType<typeof makeUser>>
 type App = Awaited<ReturnType<typeof makeApp>>
@@ -130,7 +130,7 @@ async function commandsWorld() {
   const app = await makeApp()
   const { guild } = await guildWorld()
   const botId = (await api('GET', '/users/@me', { token: bot(app) })).body.id
-  addMember(getGuild(guild.id)!, botId)
+  await addMember((await getGuild(guild.id))!, botId)
   const command = {
     name: 'queue',
     description: 'Join the queue',
@@ -225,12 +225,13 @@ async function elevation(
 /** The user the bulk members example names (created once with the example's id). */
 async function exampleMember() {
   await server()
-  if (!findUser(EXAMPLE_USER_ID)) insertUser({ id: EXAMPLE_USER_ID, username: 'example_member', createdAt: Date.now() })
+  if (!(await findUser(EXAMPLE_USER_ID)))
+    await insertUser({ id: EXAMPLE_USER_ID, username: 'example_member', createdAt: Date.now() })
 }
 
 /** The account the login example names (created once, verified, with the example's password). */
 async function exampleAccount(email: string) {
-  if (!findUserByEmail(email)) await createVerifiedUser({ email, password: PASSWORD })
+  if (!(await findUserByEmail(email))) await createVerifiedUser({ email, password: PASSWORD })
 }
 
 const CASES: Record<string, Case | Case[]> = {
@@ -630,14 +631,14 @@ const CASES: Record<string, Case | Case[]> = {
   'POST /api/v9/users/@me/mfa/sms/enable': {
     call: async () => {
       const user = await userWithTotp()
-      updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
+      await updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
       return { token: user.token }
     },
   },
   'POST /api/v9/users/@me/mfa/sms/disable': {
     call: async () => {
       const user = await userWithTotp()
-      updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
+      await updateUser(user.id, { phone: `+1555${String(Date.now()).slice(-7)}` })
       await api('POST', '/users/@me/mfa/sms/enable', { token: user.token, body: { password: user.password } })
       const body = example('POST /api/v9/users/@me/mfa/sms/disable')
       return {
@@ -884,7 +885,7 @@ const CASES: Record<string, Case | Case[]> = {
       what: "user, the README's example definitions loaded",
       call: async () => {
         await server()
-        loadDefinitions(await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json())
+        await loadDefinitions(await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json())
         return { token: (await makeUser()).token, query: 'with_guild_experiments=true' }
       },
     },

@@ -2,7 +2,7 @@
 // when it throws, and every promise settles only after the COMMIT. Lobby messages are written this way.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { ApiError } from '../../src/core/errors'
-import { db, queuedTransaction, rawDatabase } from '../../src/db/client'
+import { queuedTransaction, rawDatabase, write } from '../../src/db/client'
 import { lobbyOf } from '../../src/lobbies/access'
 import { postMessage } from '../../src/lobbies/messages'
 import { deleteLobbyRow } from '../../src/lobbies/store'
@@ -46,12 +46,14 @@ describe('queuedTransaction', () => {
   test('the writes of one turn run later, in one transaction, and are all committed when the promises resolve', async () => {
     rawDatabase().run('DELETE FROM queued_writes')
     const seenInside: number[][] = []
-    const all = Array.from({ length: 20 }, (_, i) =>
-      queuedTransaction(() => {
-        insert(i)
-        seenInside.push(rows())
-        return i
-      }),
+    const all = Array.from(
+      { length: 20 },
+      async (_, i) =>
+        await queuedTransaction(() => {
+          insert(i)
+          seenInside.push(rows())
+          return i
+        }),
     )
     expect(rows()).toEqual([]) // queued, not yet run
     expect(await Promise.all(all)).toEqual(Array.from({ length: 20 }, (_, i) => i))
@@ -85,7 +87,7 @@ describe('lobby messages through the queue', () => {
     const botUser = (await api('GET', '/users/@me', { token: bot })).body.id as string
     const caller = { kind: 'bot' as const, userId: botUser, applicationId: app.id }
     const pending = postMessage(() => lobbyOf(caller, lobby.id), caller.userId, { content: 'late' })
-    deleteLobbyRow(db(), lobby.id) // in the same turn, before the queue commits
+    await write(async (w) => await deleteLobbyRow(w, lobby.id)) // in the same turn, before the queue commits
     const error = await pending.then(
       () => undefined,
       (e) => e,
@@ -137,7 +139,7 @@ describe('lobby messages through the queue', () => {
     await Bun.sleep(5)
     const kept = postMessage(() => lobbyOf(caller, lobbies[1].id), caller.userId, { content: 'kept' })
     const doomed = postMessage(() => lobbyOf(caller, lobbies[0].id), caller.userId, { content: 'late' })
-    deleteLobbyRow(db(), lobbies[0].id)
+    await write(async (w) => await deleteLobbyRow(w, lobbies[0].id))
     const [ok, refused] = await Promise.allSettled([kept, doomed])
     expect(ok.status).toBe('fulfilled')
     expect(refused.status).toBe('rejected')

@@ -88,14 +88,14 @@ describe('lobby rows and members', () => {
     const { bot } = await setup(0)
     const lobby = await createLobby(bot, { metadata: { kept: 'yes' } })
     await readTimes(3, () => lobbyGet(bot, lobby.id))
-    expect(() =>
-      transaction((tx) => {
-        updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
-        expect(getLobby(lobby.id)?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
+    await expect(
+      transaction(async (tx) => {
+        await updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
+        expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
         throw new Error('roll back')
       }),
-    ).toThrow('roll back')
-    expect(getLobby(lobby.id)?.metadata).toEqual({ kept: 'yes' })
+    ).rejects.toThrow('roll back')
+    expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'yes' })
     expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ kept: 'yes' })
   })
 })
@@ -106,7 +106,7 @@ describe("a lobby's event webhooks override (the lobby row and the cached REST t
     try {
       const { app, bot, players } = await setup(1)
       const r = newReceiver()
-      r.trust(findApplication(app.id)!.verifyKey!)
+      r.trust((await findApplication(app.id))!.verifyKey!)
       const lobby = await createLobby(bot, { metadata: { n: '1' }, members: [{ id: players[0].id }] })
       const asPlayer = () => api('GET', `/lobbies/${lobby.id}`, { token: players[0].bearer })
       const field = (reply: { body: Record<string, unknown> }) => reply.body.override_event_webhooks_url
@@ -117,7 +117,7 @@ describe("a lobby's event webhooks override (the lobby row and the cached REST t
       expect((await patch({ override_event_webhooks_url: r.url })).status).toBe(200)
       expect(field(await lobbyGet(bot, lobby.id))).toBe(r.url)
       expect(field(await readTimes(3, asPlayer))).toBeUndefined()
-      expect(getLobby(lobby.id)?.overrideEventWebhooksUrl).toBe(r.url)
+      expect((await getLobby(lobby.id))?.overrideEventWebhooksUrl).toBe(r.url)
 
       // Another change of the lobby keeps it; the players' cached text shows the change and still not the URL.
       expect((await patch({ metadata: { n: '2' } })).status).toBe(200)

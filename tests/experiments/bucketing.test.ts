@@ -46,7 +46,7 @@ describe('user bucketing', () => {
     let overridden = 0
     let heldOut = 0
     for (const id of ids) {
-      const arrays = userAssignments(id)
+      const arrays = await userAssignments(id)
       expect(arrays).toHaveLength(40)
       arrays.forEach((array, i) => {
         const expected = refUserArray(defs, defs[i].name, id)
@@ -75,8 +75,8 @@ describe('user bucketing', () => {
     await load(defs)
     const position = mmh3(`ov:${id}`) % 10000
     // A/A does not hide an override.
-    expect(userAssignments(id)).toEqual([[mmh3('ov'), 2, 3, 0, -1, position, 1, 0]])
-    expect(userAssignments('42')).toEqual([[mmh3('ov'), 2, -1, -1, 0, mmh3('ov:42') % 10000, 1, 0]])
+    expect(await userAssignments(id)).toEqual([[mmh3('ov'), 2, 3, 0, -1, position, 1, 0]])
+    expect(await userAssignments('42')).toEqual([[mmh3('ov'), 2, -1, -1, 0, mmh3('ov:42') % 10000, 1, 0]])
   })
 
   test('A/A mode: bucket None (-1) though a population holds the position', async () => {
@@ -90,7 +90,7 @@ describe('user bucketing', () => {
         populations: [{ ranges: [{ bucket: 2, rollout: [{ s: 0, e: 9999 }] }] }],
       },
     ])
-    expect(userAssignments('7')).toEqual([[mmh3('aa'), 1, -1, -1, 0, mmh3('aa:7') % 10000, 1, 1]])
+    expect(await userAssignments('7')).toEqual([[mmh3('aa'), 1, -1, -1, 0, mmh3('aa:7') % 10000, 1, 1]])
   })
 
   test('the first population whose range holds the position wins; the range ends are inclusive', async () => {
@@ -110,17 +110,17 @@ describe('user bucketing', () => {
     ]
     expect(p).toBeGreaterThan(5)
     await load(defs)
-    expect(userAssignments(id)[0].slice(2, 6)).toEqual([1, -1, 1, p])
+    expect((await userAssignments(id))[0].slice(2, 6)).toEqual([1, -1, 1, p])
     defs[0].populations[1].ranges[0].rollout[0] = { s: p + 1, e: 9999 }
     await load(defs)
-    expect(userAssignments(id)[0].slice(2, 6)).toEqual([2, -1, 2, p])
+    expect((await userAssignments(id))[0].slice(2, 6)).toEqual([2, -1, 2, p])
     defs[0].populations[1].ranges[0].rollout[0] = { s: p, e: p }
     await load(defs)
-    expect(userAssignments(id)[0].slice(2, 6)).toEqual([1, -1, 1, p])
+    expect((await userAssignments(id))[0].slice(2, 6)).toEqual([1, -1, 1, p])
     // No population holds it: None, population -1.
     defs[0].populations = [{ ranges: [{ bucket: 1, rollout: [{ s: p + 1, e: 9999 }] }] }]
     await load(defs)
-    expect(userAssignments(id)[0].slice(2, 6)).toEqual([-1, -1, -1, p])
+    expect((await userAssignments(id))[0].slice(2, 6)).toEqual([-1, -1, -1, p])
   })
 
   test('hash_key replaces the name in the position, not in the hash', async () => {
@@ -133,7 +133,7 @@ describe('user bucketing', () => {
         populations: [{ ranges: [{ bucket: 1, rollout: [{ s: 0, e: 9999 }] }] }],
       },
     ])
-    expect(userAssignments('99')[0]).toEqual([mmh3('named'), 1, 1, -1, 0, mmh3('other:99') % 10000, 0, 0])
+    expect((await userAssignments('99'))[0]).toEqual([mmh3('named'), 1, 1, -1, 0, mmh3('other:99') % 10000, 0, 0])
   })
 })
 
@@ -153,7 +153,7 @@ describe('holdouts', () => {
       },
     ]
     await load(defs)
-    const [holdout, held] = userAssignments('123')
+    const [holdout, held] = await userAssignments('123')
     expect(holdout).toEqual([
       mmh3('2025-02_user_profile_editing'),
       2,
@@ -184,7 +184,7 @@ describe('holdouts', () => {
       { name: 'h', kind: 'user', revision: 1, populations: everyone(1) },
       { name: 'x', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 0 }, populations: everyone(4) },
     ])
-    expect(userAssignments('1')[1]).toEqual([mmh3('x'), 1, 4, -1, 0, mmh3('x:1') % 10000, 0, 0])
+    expect((await userAssignments('1'))[1]).toEqual([mmh3('x'), 1, 4, -1, 0, mmh3('x:1') % 10000, 0, 0])
   })
 
   test('an override beats the holdout; a holdout only disables an assigned bucket', async () => {
@@ -200,8 +200,8 @@ describe('holdouts', () => {
       },
       { name: 'y', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 0 }, populations: [{ ranges: [] }] },
     ])
-    expect(userAssignments('5')[1].slice(2, 5)).toEqual([2, 0, -1])
-    expect(userAssignments('5')[2]).toEqual([mmh3('y'), 1, -1, -1, -1, mmh3('y:5') % 10000, 0, 0])
+    expect((await userAssignments('5'))[1].slice(2, 5)).toEqual([2, 0, -1])
+    expect((await userAssignments('5'))[2]).toEqual([mmh3('y'), 1, -1, -1, -1, mmh3('y:5') % 10000, 0, 0])
   })
 
   test("the holdout's bucket counts before its own A/A mode hides it; an overridden holdout bucket counts too", async () => {
@@ -217,9 +217,9 @@ describe('holdouts', () => {
       { name: 'x', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 0 }, populations: everyone(4) },
       { name: 'z', kind: 'user', revision: 1, holdout: { name: 'h', bucket: 1 }, populations: everyone(4) },
     ])
-    expect(userAssignments('7')[1]).toEqual([mmh3('x'), 1, -1, -1, 0, mmh3('x:7') % 10000, 0, 0, 'h', 1, 0])
-    expect(userAssignments('8')[1][2]).toBe(4)
-    expect(userAssignments('8')[2]).toEqual([mmh3('z'), 1, -1, -1, 0, mmh3('z:8') % 10000, 0, 0, 'h', 1, 1])
+    expect((await userAssignments('7'))[1]).toEqual([mmh3('x'), 1, -1, -1, 0, mmh3('x:7') % 10000, 0, 0, 'h', 1, 0])
+    expect((await userAssignments('8'))[1][2]).toBe(4)
+    expect((await userAssignments('8'))[2]).toEqual([mmh3('z'), 1, -1, -1, 0, mmh3('z:8') % 10000, 0, 0, 'h', 1, 1])
   })
 
   test('a holdout held out by its own holdout holds nothing out', async () => {
@@ -228,7 +228,7 @@ describe('holdouts', () => {
       { name: 'b', kind: 'user', revision: 1, holdout: { name: 'a', bucket: 0 }, populations: everyone(1) },
       { name: 'c', kind: 'user', revision: 1, holdout: { name: 'b', bucket: 1 }, populations: everyone(2) },
     ])
-    const [, b, c] = userAssignments('3')
+    const [, b, c] = await userAssignments('3')
     expect(b[2]).toBe(-1)
     expect(c.slice(2, 5)).toEqual([2, -1, 0])
     expect(c).toHaveLength(8)
@@ -252,24 +252,25 @@ describe('stability', () => {
     const ids = randomIds(rand, 200)
     const defs = randomDefinitions(rand, ids, 10)
     await load(defs)
-    const before = ids.map((id) => userAssignments(id))
+    const before: Awaited<ReturnType<typeof userAssignments>>[] = []
+    for (const id of ids) before.push(await userAssignments(id))
     await load(defs.map((d) => ({ ...d, revision: d.revision + 1 })))
-    ids.forEach((id, i) => {
-      const after = userAssignments(id)
+    for (const [i, id] of ids.entries()) {
+      const after = await userAssignments(id)
       after.forEach((array, j) => {
         expect(array[1]).toBe((before[i][j][1] as number) + 1)
         expect([...array.slice(2, 8)]).toEqual([...before[i][j].slice(2, 8)])
       })
-    })
+    }
   })
 
   test('definitions compiled afresh from the database (as after a restart) give the same arrays', async () => {
     const rand = prng(5)
     const ids = randomIds(rand, 100)
     await load(randomDefinitions(rand, ids, 15))
-    const fresh = compileAll(readDefinitions().definitions)
+    const fresh = compileAll((await readDefinitions()).definitions)
     const now = Date.now()
     for (const id of ids)
-      expect(fresh.map((c) => userArray(c, evaluate(c, id, undefined, now)))).toEqual(userAssignments(id))
+      expect(fresh.map((c) => userArray(c, evaluate(c, id, undefined, now)))).toEqual(await userAssignments(id))
   })
 })

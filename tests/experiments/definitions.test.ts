@@ -259,10 +259,10 @@ describe('validation', () => {
 describe('load', () => {
   test('a bad file is refused whole and the loaded definitions stay', async () => {
     await load([user('kept-1'), user('kept-2')])
-    const before = listDefinitions()
+    const before = await listDefinitions()
     const fresh = await api('GET', '/experiments')
     await expect(load([user('new-1'), { ...user('new-2'), revision: -1 }])).rejects.toThrow('[1].revision: must be ≥ 0')
-    expect(listDefinitions()).toEqual(before)
+    expect(await listDefinitions()).toEqual(before)
     const again = await api('GET', '/experiments', { headers: { 'x-fingerprint': fresh.body.fingerprint } })
     expect(again.body.assignments.map((a: number[]) => a[0])).toEqual([mmh3('kept-1'), mmh3('kept-2')])
   })
@@ -270,8 +270,8 @@ describe('load', () => {
   test('load replaces every definition', async () => {
     await load([user('old-1'), user('old-2')])
     await load([user('only')])
-    expect(listDefinitions().map((d) => d.name)).toEqual(['only'])
-    expect(showDefinition('old-1')).toBeUndefined()
+    expect((await listDefinitions()).map((d) => d.name)).toEqual(['only'])
+    expect(await showDefinition('old-1')).toBeUndefined()
   })
 
   test('50 experiments round-trip through load, list and show', async () => {
@@ -306,9 +306,9 @@ describe('load', () => {
     )
     const result = await load(file)
     expect(result).toMatchObject({ loaded: 50, warnings: [] })
-    const list = listDefinitions()
+    const list = await listDefinitions()
     expect(list).toHaveLength(50)
-    list.forEach((row, i) => {
+    for (const [i, row] of list.entries()) {
       const d = file[i]
       expect(row as Record<string, unknown>).toEqual({
         name: d.name,
@@ -323,7 +323,7 @@ describe('load', () => {
         populations: d.populations.length,
         overrides: d.overrides?.[0].k.length ?? 0,
       })
-      expect(showDefinition(d.name) as unknown).toEqual(d)
-    })
+      expect((await showDefinition(d.name)) as unknown).toEqual(d)
+    }
   })
 })

@@ -65,7 +65,7 @@ describe('encoding', () => {
         overrides: [{ b: 2, k: ['111', '112'] }],
       },
     ])
-    expect(guildExperimentArrays()).toEqual([
+    expect(await guildExperimentArrays()).toEqual([
       [mmh3('g-holdout'), 'g-holdout', 1, [[[[1, [{ s: 0, e: 10000 }]]], []]], [], [], null, null, 0, 0],
       [
         3308995832,
@@ -140,7 +140,7 @@ describe('encoding', () => {
         ],
       },
     ])
-    const [array] = guildExperimentArrays()
+    const [array] = await guildExperimentArrays()
     expect(array.slice(0, 3)).toEqual([1405831955, '2021-06_guild_role_subscriptions', 0])
     expect(array[3]).toEqual([
       [
@@ -167,8 +167,8 @@ describe('encoding', () => {
       { name: 'plain', kind: 'guild', revision: 1, populations: [] },
       { name: 'portal', kind: 'guild', revision: 1, platform: 'DEVELOPER_PORTAL', populations: [] },
     ])
-    expect(guildExperimentArrays().map((a) => a[1])).toEqual(['plain'])
-    expect(guildExperimentArrays('DEVELOPER_PORTAL').map((a) => a[1])).toEqual(['plain', 'portal'])
+    expect((await guildExperimentArrays()).map((a) => a[1])).toEqual(['plain'])
+    expect((await guildExperimentArrays('DEVELOPER_PORTAL')).map((a) => a[1])).toEqual(['plain', 'portal'])
   })
 })
 
@@ -300,7 +300,7 @@ describe('server-side evaluation of real servers (server experiments eval)', () 
       },
     ])
     const position = mmh3(`real:${guild.id}`) % 10000
-    expect(evaluateOne('real', { guild: guild.id })).toEqual({
+    expect(await evaluateOne('real', { guild: guild.id })).toEqual({
       experiment: 'real',
       kind: 'guild',
       resource_id: guild.id,
@@ -309,18 +309,18 @@ describe('server-side evaluation of real servers (server experiments eval)', () 
       position,
       override: false,
     })
-    setGuildAttributes(guild.id, { features: ['COMMUNITY'], vanity: `v${guild.id}`, hubType: 2 })
-    expect(evaluateOne('real', { guild: guild.id }).bucket).toBe(-1) // one member
+    await setGuildAttributes(guild.id, { features: ['COMMUNITY'], vanity: `v${guild.id}`, hubType: 2 })
+    expect((await evaluateOne('real', { guild: guild.id })).bucket).toBe(-1) // one member
     await join(channelId, owner)
-    expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1, population: 0, position })
+    expect(await evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1, population: 0, position })
     // The ID's time, not the clock at creation (IDs never go backwards when other tests moved the clock).
     // Date.now() held still, so that no real millisecond passes between setting the age and reading it.
     setSystemTime(new Date(Date.now()))
     try {
       clock.advance(snowflakeTime(guild.id) + 4 * DAY - 1 - clock.now())
-      expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1 })
+      expect(await evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: 1 })
       clock.advance(1)
-      expect(evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: -1, population: -1 })
+      expect(await evaluateOne('real', { guild: guild.id })).toMatchObject({ bucket: -1, population: -1 })
     } finally {
       setSystemTime()
     }
@@ -466,8 +466,8 @@ describe("the encoded arrays, evaluated as Discord's client does, agree with the
       defs.push(d)
     }
     expect((await load(defs)).warnings).toEqual([])
-    const byHash = new Map(guildExperimentArrays().map((a) => [a[0] as number, a as Wire]))
-    const set = experimentSet()
+    const byHash = new Map((await guildExperimentArrays()).map((a) => [a[0] as number, a as Wire]))
+    const set = await experimentSet()
     const seen = new Set<number>()
     for (const g of guilds) {
       for (const d of defs) {

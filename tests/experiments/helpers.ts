@@ -22,7 +22,7 @@ export const mmh3 = (key: string) => Bun.hash.murmur32v3(key, 0)
 
 export async function load(defs: unknown) {
   await server()
-  return loadDefinitions(defs)
+  return await loadDefinitions(defs)
 }
 
 /** A user whose ID the test chooses, with a session token. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { sha256Hex, randomToken } from '../../src/core/crypto'
 import { snowflake } from '../../src/core/snowflake'
-import { db } from '../../src/db/client'
+import { write } from '../../src/db/client'
 import { audiences, events, topics } from '../../src/gateway/bus'
 import { oauth2Tokens } from '../../src/oauth2/tables'
 import { tracked } from '../gateway-client'
@@ -23,19 +23,21 @@ async function identified(token: string) {
 async function bearerToken(appId: string, userId: string, scopes = 'identify') {
   await server()
   const token = randomToken()
-  db()
-    .insert(oauth2Tokens)
-    .values({
-      id: snowflake(),
-      applicationId: appId,
-      userId,
-      scopes,
-      accessTokenHash: sha256Hex(token),
-      familyId: snowflake(),
-      expiresAt: Date.now() + 3600_000,
-      createdAt: Date.now(),
-    } as any)
-    .run()
+  await write((w) =>
+    w
+      .insert(oauth2Tokens)
+      .values({
+        id: snowflake(),
+        applicationId: appId,
+        userId,
+        scopes,
+        accessTokenHash: sha256Hex(token),
+        familyId: snowflake(),
+        expiresAt: Date.now() + 3600_000,
+        createdAt: Date.now(),
+      } as any)
+      .run(),
+  )
   return token
 }
 

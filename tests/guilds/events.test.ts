@@ -29,7 +29,7 @@ test('a bot gets its guilds as Discord gives them to bots: unavailable in READY,
   const { owner, guild, channelId } = await makeGuild()
   const app = await makeApp()
   const botUser = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
-  addMember(getGuild(guild.id)!, botUser.id)
+  await addMember((await getGuild(guild.id))!, botUser.id)
   const { client, ready } = await connected(`Bot ${app.bot_token}`)
   expect(ready.guilds).toEqual([{ id: guild.id, unavailable: true }])
   const created = await client.waitFor('GUILD_CREATE')

@@ -75,7 +75,7 @@ describe('guilds', () => {
 
   test('operator-set features, hub type and vanity show on the guild', async () => {
     const { owner, guild } = await makeGuild()
-    setGuildAttributes(guild.id, { features: ['COMMUNITY', 'DISCOVERABLE'], hubType: 1, vanity: `v${guild.id}` })
+    await setGuildAttributes(guild.id, { features: ['COMMUNITY', 'DISCOVERABLE'], hubType: 1, vanity: `v${guild.id}` })
     const r = await api('GET', `/guilds/${guild.id}`, { token: owner.token })
     expect(r.body).toMatchObject({
       features: ['COMMUNITY', 'DISCOVERABLE'],

@@ -80,7 +80,7 @@ async function botInGuild() {
   const app = await makeApp()
   const user = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
   const { owner, guild, channelId } = await makeGuild('Discordeno guild')
-  addMember(getGuild(guild.id)!, user.id)
+  await addMember((await getGuild(guild.id))!, user.id)
   return { url, app, user, owner, guild, channelId }
 }
 

@@ -40,7 +40,7 @@ test.skipIf(skip)(
     const app = await makeApp()
     const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
     const { owner, guild, channelId } = await makeGuild('discord.py guild')
-    addMember(getGuild(guild.id)!, bot.id)
+    await addMember((await getGuild(guild.id))!, bot.id)
     // MANAGE_MESSAGES, for the pins and the bulk deletion.
     const role = await api('POST', `/guilds/${guild.id}/roles`, {
       token: owner.token,

@@ -19,9 +19,9 @@ afterAll(stopReceivers)
 const FIELD = 'override_event_webhooks_url'
 
 /** A receiver that trusts the application's key. */
-function receiverFor(applicationId: string) {
+async function receiverFor(applicationId: string) {
   const r = newReceiver()
-  r.trust(findApplication(applicationId)!.verifyKey!)
+  r.trust((await findApplication(applicationId))!.verifyKey!)
   return r
 }
 
@@ -44,8 +44,8 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
 
   test('POST with an override: PINGed first, shown to the Bot, and the lobby events go there although the app has no URL', async () => {
     const { app, bot, players } = await setup(1)
-    expect(findApplication(app.id)!.eventWebhooksUrl).toBeNull()
-    const r = receiverFor(app.id)
+    expect((await findApplication(app.id))!.eventWebhooksUrl).toBeNull()
+    const r = await receiverFor(app.id)
     const created = await api('POST', '/lobbies', {
       token: bot,
       body: { members: [{ id: players[0].id }], [FIELD]: r.url },
@@ -76,12 +76,12 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
         data: expect.objectContaining({ id: sent.body.id, content: 'to the override', lobby_id: lobbyId }),
       },
     })
-    await until(() => countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
   })
 
   test("the application's URL keeps the other lobbies; clearing the override goes back to it", async () => {
     const { app, bot, players, receiver: appUrl } = await hooked()
-    const own = receiverFor(app.id)
+    const own = await receiverFor(app.id)
     const special = await createLobby(bot, { members: [{ id: players[0].id }], [FIELD]: own.url })
     const plain = await createLobby(bot, { members: [{ id: players[0].id }] })
     expect(plain).not.toHaveProperty(FIELD)
@@ -100,42 +100,42 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
     await until(() => appUrl.events().length === 2, 'the cleared lobby at the application URL')
     expect(appUrl.events()[1].body.event.data).toMatchObject({ lobby_id: special.id, content: 's2' })
     expect(own.events()).toHaveLength(1)
-    await until(() => countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
   })
 
   test('an application without a URL: a cleared override sends nothing, and what it had queued is dropped', async () => {
     const { app, bot, players } = await setup(1)
-    const r = receiverFor(app.id)
+    const r = await receiverFor(app.id)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }], [FIELD]: r.url })
     r.answer(() => 500)
     await say(lobby.id, players[0].bearer, 'stuck')
     await until(() => r.events().length >= 1, 'a failed attempt')
-    expect(countEventDeliveries()).toBe(1)
+    expect(await countEventDeliveries()).toBe(1)
     expect((await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { [FIELD]: null } })).status).toBe(200)
-    await until(() => countEventDeliveries() === 0, 'the queued event dropped')
+    await until(async () => (await countEventDeliveries()) === 0, 'the queued event dropped')
     r.answer(() => 204)
     const before = r.calls.length
     await say(lobby.id, players[0].bearer, 'nowhere')
-    expect(countEventDeliveries()).toBe(0) // nothing was queued
+    expect(await countEventDeliveries()).toBe(0) // nothing was queued
     await Bun.sleep(50)
     expect(r.calls.length).toBe(before)
   })
 
   test('queued events follow a change of the override: due at once, in order, at the new URL', async () => {
     const { app, bot, players } = await setup(1)
-    const old = receiverFor(app.id)
+    const old = await receiverFor(app.id)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }], [FIELD]: old.url })
     old.answer((call) => (call.body.type === 0 ? 204 : 503))
     const ids: string[] = []
     for (const content of ['a', 'b', 'c']) ids.push((await say(lobby.id, players[0].bearer, content)).body.id)
     await until(() => old.events().length >= 1, 'the old URL failing')
-    const next = receiverFor(app.id)
+    const next = await receiverFor(app.id)
     const moved = await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { [FIELD]: next.url } })
     expect(moved.status).toBe(200)
     expect(moved.body[FIELD]).toBe(next.url)
     expect(next.calls[0].body.type).toBe(0) // PINGed before it was taken
     // No clock move: the change made them due now (the old URL's backoff does not hold them).
-    await until(() => countEventDeliveries() === 0, 'the queued events at the new URL')
+    await until(async () => (await countEventDeliveries()) === 0, 'the queued events at the new URL')
     expect(next.events().map((c) => c.body.event.data.id)).toEqual(ids)
     expect(old.events().every((c) => c.body.event.data.id === ids[0])).toBe(true)
     // The same URL again is not PINGed again (it is the lobby's already); nothing else changes.
@@ -146,19 +146,19 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
 
   test('a URL that does not answer the PING (error, bad signature, timeout) is refused and nothing is written', async () => {
     const { app, bot } = await setup(0)
-    const r = receiverFor(app.id)
-    const lobbies = countLobbies()
+    const r = await receiverFor(app.id)
+    const lobbies = await countLobbies()
     r.answer(() => 500)
     refusedAt(await api('POST', '/lobbies', { token: bot, body: { [FIELD]: r.url } }), 'BASE_TYPE_INVALID')
-    expect(countLobbies()).toBe(lobbies)
+    expect(await countLobbies()).toBe(lobbies)
     const lobby = await createLobby(bot, { metadata: { v: '1' } })
     // Checked with another application's key: the receiver answers 401.
-    r.trust(findApplication((await makeApp()).id)!.verifyKey!)
+    r.trust((await findApplication((await makeApp()).id))!.verifyKey!)
     r.answer(() => 204)
     refusedAt(
       await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { metadata: { v: '2' }, [FIELD]: r.url } }),
     )
-    r.trust(findApplication(app.id)!.verifyKey!)
+    r.trust((await findApplication(app.id))!.verifyKey!)
     r.answer(() => Bun.sleep(1000).then(() => 204))
     refusedAt(await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { [FIELD]: `${r.url}?slow` } }))
     const after = await api('GET', `/lobbies/${lobby.id}`, { token: bot })
@@ -171,7 +171,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
     const { url } = await server()
     const paths = ((await (await fetch(`${url}/api/docs/json`)).json()) as { paths: Record<string, any> }).paths
     const { app, bot, players } = await setup(1)
-    const r = receiverFor(app.id)
+    const r = await receiverFor(app.id)
     const body = { [FIELD]: r.url }
     const schemaOf = (path: string, method: string, status: string) =>
       paths[path][method].responses[status].content['application/json'].schema
@@ -193,14 +193,14 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
 
   test('limits at the edge: 2048 characters pass, 2049 fail; not a URL, not http(s), not a string: 400 50035 there', async () => {
     const { app, bot } = await setup(0)
-    const r = receiverFor(app.id)
+    const r = await receiverFor(app.id)
     const sized = (n: number) => `${r.url}?pad=${'x'.repeat(n - r.url.length - 5)}`
     expect(sized(2048)).toHaveLength(2048)
     const atLimit = await api('POST', '/lobbies', { token: bot, body: { [FIELD]: sized(2048) } })
     expect(atLimit.status).toBe(201)
     expect(atLimit.body[FIELD]).toBe(sized(2048))
     const lobby = atLimit.body.id
-    const lobbies = countLobbies()
+    const lobbies = await countLobbies()
     const pings = r.calls.length
     for (const [value, code] of [
       [sized(2049), 'BASE_TYPE_MAX_LENGTH'],
@@ -214,7 +214,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
       refusedAt(await api('POST', '/lobbies', { token: bot, body: { [FIELD]: value } }), code)
       refusedAt(await api('PATCH', `/lobbies/${lobby}`, { token: bot, body: { [FIELD]: value } }), code)
     }
-    expect(countLobbies()).toBe(lobbies)
+    expect(await countLobbies()).toBe(lobbies)
     expect(r.calls.length).toBe(pings) // refused on their form: nothing was called
     const patched = await api('PATCH', `/lobbies/${lobby}`, { token: bot, body: { [FIELD]: sized(2047) } })
     expect(patched.status).toBe(200)
@@ -226,7 +226,7 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
 
   test("who may: another application's bot 404 10031, a user token 403 20002, a Bearer 401; none PINGs", async () => {
     const { app, bot, players } = await setup(1)
-    const r = receiverFor(app.id)
+    const r = await receiverFor(app.id)
     const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
     const other = await makeApp()
     const foreign = await api('PATCH', `/lobbies/${lobby.id}`, {
@@ -252,9 +252,9 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
 test('the SSRF guard: loopback, private and link-local overrides are refused as the application URL is, without a call', async () => {
   expect(config().eventWebhooksAllowPrivate).toBe(false)
   const { app, bot } = await setup(0)
-  const r = receiverFor(app.id)
+  const r = await receiverFor(app.id)
   const lobby = await createLobby(bot)
-  const lobbies = countLobbies()
+  const lobbies = await countLobbies()
   for (const url of [
     r.url,
     'http://localhost:9/x',
@@ -268,6 +268,6 @@ test('the SSRF guard: loopback, private and link-local overrides are refused as 
     refusedAt(await api('PATCH', `/lobbies/${lobby.id}`, { token: bot, body: { [FIELD]: url } }), 'BASE_TYPE_INVALID')
   }
   expect(r.calls).toEqual([])
-  expect(countLobbies()).toBe(lobbies)
+  expect(await countLobbies()).toBe(lobbies)
   expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).body).not.toHaveProperty(FIELD)
 })

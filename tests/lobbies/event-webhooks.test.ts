@@ -25,27 +25,27 @@ describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => 
   test('PING first: a URL that does not acknowledge it (or answers a bad signature) is refused and nothing changes', async () => {
     const app = await makeApp()
     const r = newReceiver()
-    r.trust(findApplication(app.id)!.verifyKey!)
+    r.trust((await findApplication(app.id))!.verifyKey!)
     r.answer(() => 500)
     await expect(setEventWebhooksUrl(app.id, r.url)).rejects.toMatchObject({ code: 50035 })
-    expect(findApplication(app.id)).toMatchObject({ eventWebhooksUrl: null, eventWebhooksStatus: 1 })
+    expect(await findApplication(app.id)).toMatchObject({ eventWebhooksUrl: null, eventWebhooksStatus: 1 })
     // The PING: signed, {version: 1, application_id, type: 0}.
     expect(r.calls[0]).toMatchObject({ verified: true, body: { version: 1, application_id: app.id, type: 0 } })
     // A receiver that checks against another key refuses the PING (401): refused here too.
-    r.trust(findApplication((await makeApp()).id)!.verifyKey!)
+    r.trust((await findApplication((await makeApp()).id))!.verifyKey!)
     r.answer(() => 204)
     await expect(setEventWebhooksUrl(app.id, r.url)).rejects.toMatchObject({ code: 50035 })
-    r.trust(findApplication(app.id)!.verifyKey!)
+    r.trust((await findApplication(app.id))!.verifyKey!)
     await setEventWebhooksUrl(app.id, r.url)
-    expect(findApplication(app.id)).toMatchObject({ eventWebhooksUrl: r.url, eventWebhooksStatus: 2 })
+    expect(await findApplication(app.id)).toMatchObject({ eventWebhooksUrl: r.url, eventWebhooksStatus: 2 })
     const shown = await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })
     expect(shown.body).toMatchObject({ event_webhooks_url: r.url, event_webhooks_status: 2 })
     // A timeout is a failure.
     r.answer(() => Bun.sleep(1000).then(() => 204))
     await expect(setEventWebhooksUrl(app.id, `${r.url}?slow`)).rejects.toMatchObject({ code: 50035 })
-    expect(findApplication(app.id)!.eventWebhooksUrl).toBe(r.url)
+    expect((await findApplication(app.id))!.eventWebhooksUrl).toBe(r.url)
     await setEventWebhooksUrl(app.id, null)
-    expect(findApplication(app.id)).toMatchObject({ eventWebhooksUrl: null, eventWebhooksStatus: 1 })
+    expect(await findApplication(app.id)).toMatchObject({ eventWebhooksUrl: null, eventWebhooksStatus: 1 })
   })
 
   test('LOBBY_MESSAGE_CREATE and LOBBY_MESSAGE_UPDATE, signed, in order, in the envelope Discord sends', async () => {
@@ -85,7 +85,7 @@ describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => 
       edited_timestamp: expect.any(String),
     })
     // The receiver has the bodies before the server has read its 2xx and emptied the outbox row.
-    await until(() => countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
   })
 
   test('failures are retried with backoff, and a lobby waits for its oldest event: delivered once each, in order', async () => {
@@ -101,7 +101,7 @@ describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => 
     await until(() => r.events().filter((c) => c.body.event.data.id === ids[2]).length > 0, 'the last one', {
       advanceMs: 5_000,
     })
-    await until(() => countEventDeliveries() === 0, 'an empty outbox')
+    await until(async () => (await countEventDeliveries()) === 0, 'an empty outbox')
     const delivered = r.calls.filter((c, i) => c.body.type === 1 && ![1, 2, 3].includes(i))
     expect(delivered.map((c) => c.body.event.data.id)).toEqual(ids)
     // Before the first was taken, no later one was tried.
@@ -115,7 +115,7 @@ describe('with private addresses allowed (the receiver is on 127.0.0.1)', () => 
     r.answer(() => 500)
     await api('POST', `/lobbies/${lobby.id}/messages`, { token: players[0].bearer, body: { content: 'doomed' } })
     await until(() => r.events().length >= 1, 'a failed attempt')
-    expect(countEventDeliveries()).toBeGreaterThan(0)
+    expect(await countEventDeliveries()).toBeGreaterThan(0)
     expect((await api('DELETE', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(204)
     r.answer(() => 204)
     const before = r.calls.length
@@ -143,7 +143,7 @@ test('the SSRF guard: loopback, private, link-local and non-http URLs are refuse
   ])
     await expect(setEventWebhooksUrl(app.id, url)).rejects.toMatchObject({ status: 400, code: 50035 })
   expect(r.calls).toEqual([])
-  expect(findApplication(app.id)!.eventWebhooksUrl).toBeNull()
+  expect((await findApplication(app.id))!.eventWebhooksUrl).toBeNull()
 })
 
 test('an event queued before a kill -9 is delivered after the restart (the outbox is in the database)', async () => {

@@ -230,7 +230,7 @@ describe('invites and mirrored messages', () => {
     rawDatabase().query('DELETE FROM oauth2_tokens WHERE user_id = ?').run(plain.id)
     const { postMessage } = await import('../../src/lobbies/messages')
     const { getLobby } = await import('../../src/lobbies/store')
-    await postMessage(() => getLobby(lobby.id)!, plain.id, { content: 'not authorized' })
+    await postMessage(async () => (await getLobby(lobby.id))!, plain.id, { content: 'not authorized' })
     expect(posted.length).toBe(before + 1)
   })
 })

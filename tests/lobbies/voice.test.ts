@@ -53,9 +53,9 @@ describe('lobby voice presence', () => {
     const { app, bot, players } = await setup(2)
     const [member, outsider] = players
     const lobby = await createLobby(bot, { idle_timeout_seconds: 10, members: [{ id: member!.id }] })
-    expect(callAccess(user(member!.id), lobby.id)).toEqual({ lobbyId: lobby.id, idleTimeoutMs: 10_000 })
+    expect(await callAccess(user(member!.id), lobby.id)).toEqual({ lobbyId: lobby.id, idleTimeoutMs: 10_000 })
     expect(
-      callAccess(
+      await callAccess(
         {
           kind: 'bearer',
           userId: member!.id,
@@ -69,7 +69,7 @@ describe('lobby voice presence', () => {
     ).toBeDefined()
     // Its own application's lobby, but without lobbies.write: the session does not see the lobby, nor its call.
     expect(
-      callAccess(
+      await callAccess(
         {
           kind: 'bearer',
           userId: member!.id,
@@ -82,14 +82,14 @@ describe('lobby voice presence', () => {
       ),
     ).toBeUndefined()
     expect(
-      callAccess(
+      await callAccess(
         { kind: 'bearer', userId: member!.id, applicationId: '1', scopes: [], grantId: 'g', familyId: 'f' },
         lobby.id,
       ),
     ).toBeUndefined()
-    expect(callAccess(user(outsider!.id), lobby.id)).toBeUndefined()
-    expect(callAccess({ kind: 'bot', userId: 'b', applicationId: app.id }, lobby.id)).toBeUndefined()
-    expect(callAccess(user(member!.id), '1234567890123456789')).toBeUndefined()
+    expect(await callAccess(user(outsider!.id), lobby.id)).toBeUndefined()
+    expect(await callAccess({ kind: 'bot', userId: 'b', applicationId: app.id }, lobby.id)).toBeUndefined()
+    expect(await callAccess(user(member!.id), '1234567890123456789')).toBeUndefined()
     expect(await markConnected(lobby.id, outsider!.id, 's', quiet)).toBe(false)
     expect(deadline(lobby.id)).not.toBeNull()
   })

@@ -62,15 +62,15 @@ export const stopReceivers = () => receivers.splice(0).forEach((r) => r.stop())
 export async function hooked() {
   const world = await setup(1)
   const r = newReceiver()
-  r.trust(findApplication(world.app.id)!.verifyKey!)
+  r.trust((await findApplication(world.app.id))!.verifyKey!)
   await setEventWebhooksUrl(world.app.id, r.url)
   return { ...world, receiver: r }
 }
 
 /** Wait until `check` holds, running the delivery worker (retries come due by moving the clock). */
-export async function until(check: () => boolean, what: string, { advanceMs = 0 } = {}) {
+export async function until(check: () => boolean | Promise<boolean>, what: string, { advanceMs = 0 } = {}) {
   for (let i = 0; i < 200; i++) {
-    if (check()) return
+    if (await check()) return
     if (advanceMs) clock.advance(advanceMs)
     kickEventDeliveries()
     await eventDeliveriesIdle()

@@ -22,9 +22,9 @@ const pigeon: SecondFactor = {
   type: 'pigeon',
   strong: true,
   page: { label: 'Carrier pigeon', prompt: 'The word the pigeon brought', input: 'text' },
-  enrolled: (userId) => pigeons.has(userId),
+  enrolled: async (userId) => pigeons.has(userId),
   verify: async (ticket, code) => code === `coo-${ticket.userId}`,
-  remove: (userId) => void pigeons.delete(userId),
+  remove: async (userId) => void pigeons.delete(userId),
 }
 
 // First in the list: the strongest, so first in every answer.
@@ -78,8 +78,8 @@ describe('a factor registered only in a test registry', () => {
   test('turns MFA on by itself, is a 60003 method first, and elevates through POST /mfa/finish', async () => {
     const user = await makeUser()
     pigeons.add(user.id)
-    expect(withPigeon.enabled(user.id)).toBe(true)
-    expect(registry.enabled(user.id)).toBe(false)
+    expect(await withPigeon.enabled(user.id)).toBe(true)
+    expect(await registry.enabled(user.id)).toBe(false)
 
     const auth = { authorization: user.token }
     const first = await call('POST', '/users/@me/mfa/codes-verification', {}, auth)
@@ -102,7 +102,7 @@ describe('a factor registered only in a test registry', () => {
     expect(retry).toEqual({ status: 200, body: { backup_codes: [] } })
 
     // Removing every factor (an account revert) removes it too: MFA is off again (60002).
-    withPigeon.removeAll(user.id)
+    await withPigeon.removeAll(user.id)
     expect(pigeons.has(user.id)).toBe(false)
     const again = await call('POST', '/users/@me/mfa/codes-verification', {}, auth)
     expect(again.body.code).toBe(60002)
@@ -132,7 +132,7 @@ describe('the registry the server runs with', () => {
   test('authenticator_types are its factors with a type, ascending, and the pages get every method in its order', async () => {
     const user = await userWithTotp()
     const me = await api('GET', '/users/@me', { token: user.token })
-    expect(me.body.authenticator_types).toEqual(registry.authenticatorTypes(user.id))
+    expect(me.body.authenticator_types).toEqual(await registry.authenticatorTypes(user.id))
     expect(me.body.authenticator_types).toEqual([2])
 
     const { url } = await server()

@@ -7,7 +7,7 @@ import { createSession } from '../../src/accounts/sessions'
 import { ed25519SignHex } from '../../src/core/crypto'
 import { createApplication } from '../../src/oauth2/applications'
 import { findApplication } from '../../src/oauth2/store'
-import { db } from '../../src/db/client'
+import { write } from '../../src/db/client'
 import { applications } from '../../src/oauth2/tables'
 import { eq } from 'drizzle-orm'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
@@ -55,10 +55,10 @@ describe('GET /applications/@me and /oauth2/applications/@me', () => {
         expect(body.owner).toMatchObject({ id: owner.id, username: owner.username })
         expect(body.bot.bot).toBe(true)
         expect(body.verify_key).toMatch(/^[0-9a-f]{64}$/)
-        expect(JSON.stringify(body)).not.toContain(findApplication(app.id)!.signingKey!)
+        expect(JSON.stringify(body)).not.toContain((await findApplication(app.id))!.signingKey!)
       }
     const { verify_key } = (await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })).body
-    const row = findApplication(app.id)!
+    const row = (await findApplication(app.id))!
     expect(row.verifyKey).toBe(verify_key)
     const signature = ed25519SignHex(row.signingKey!, '1700000000{"type":0}')
     expect(verifies(verify_key, '1700000000{"type":0}', signature)).toBe(true)
@@ -77,12 +77,14 @@ describe('GET /applications/@me and /oauth2/applications/@me', () => {
 
   test('an application made before key pairs gets one when first asked, and keeps it', async () => {
     const app = await makeApp()
-    db().update(applications).set({ verifyKey: null, signingKey: null }).where(eq(applications.id, app.id)).run()
+    await write((w) =>
+      w.update(applications).set({ verifyKey: null, signingKey: null }).where(eq(applications.id, app.id)).run(),
+    )
     const first = await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })
     expect(first.body.verify_key).toMatch(/^[0-9a-f]{64}$/)
     const second = await api('GET', '/oauth2/applications/@me', { token: `Bot ${app.bot_token}` })
     expect(second.body.verify_key).toBe(first.body.verify_key)
-    expect(findApplication(app.id)!.verifyKey).toBe(first.body.verify_key)
+    expect((await findApplication(app.id))!.verifyKey).toBe(first.body.verify_key)
   })
 
   test('only a Bot token, as Discord: nobody 401, a user 403 20002, a bearer 401, a wrong bot token 401', async () => {

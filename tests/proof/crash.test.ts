@@ -109,7 +109,7 @@ async function desktop(w: World, key: { privateKey: KeyObject; publicKey: KeyObj
       const seen = frames.find((f) => f.op === op)
       if (seen) return resolve(seen)
       waiting.push([op, resolve])
-      closed.then(() => reject(new NoAnswer(`socket closed before ${op}`)))
+      void closed.then(() => reject(new NoAnswer(`socket closed before ${op}`)))
     })
   await new Promise<void>((resolve, reject) => {
     ws.onopen = () => resolve()

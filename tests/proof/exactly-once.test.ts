@@ -3,7 +3,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { snowflake } from '../../src/core/snowflake'
-import { db } from '../../src/db/client'
+import { write } from '../../src/db/client'
 import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from '../../src/lobbies/limits'
 import { lobbies, lobbyMembers } from '../../src/lobbies/tables'
 import { users } from '../../src/accounts/tables'
@@ -46,10 +46,12 @@ async function quickUsers(n: number) {
     return { id, username: `q${id}`, email: `q${id}@example.test`, emailVerified: true, createdAt: now }
   })
   for (let i = 0; i < rows.length; i += 200)
-    db()
-      .insert(users)
-      .values(rows.slice(i, i + 200))
-      .run()
+    await write((w) =>
+      w
+        .insert(users)
+        .values(rows.slice(i, i + 200))
+        .run(),
+    )
   return Promise.all(
     rows.map(async (r) => ({ id: r.id, token: (await createSession(r.id, { platform: 'test' })).token })),
   )
@@ -294,10 +296,12 @@ test(`lobby join by secret at the ${MAX_MEMBERS_PER_LOBBY}-member limit: one of 
   const now = clock.now()
   const rows = filler.map((u) => ({ lobbyId: created.body.id, userId: u.id, applicationId: app.id, joinedAt: now }))
   for (let i = 0; i < rows.length; i += 200)
-    db()
-      .insert(lobbyMembers)
-      .values(rows.slice(i, i + 200))
-      .run()
+    await write((w) =>
+      w
+        .insert(lobbyMembers)
+        .values(rows.slice(i, i + 200))
+        .run(),
+    )
   const racers = await quickUsers(N)
   const bearers = await Promise.all(racers.map((u) => bearerFor(u, app)))
   const r = outcome(
@@ -319,14 +323,14 @@ test(`the per-user ${MAX_LOBBIES_PER_USER_PER_APP}-lobby limit: one of 50 joins`
   const bearer = await bearerFor(user, app)
   const now = clock.now()
   const ids = Array.from({ length: MAX_LOBBIES_PER_USER_PER_APP - 1 }, () => snowflake())
-  db()
-    .insert(lobbies)
-    .values(ids.map((id) => ({ id, applicationId: app.id, idleTimeoutSeconds: 300, createdAt: now })))
-    .run()
-  db()
-    .insert(lobbyMembers)
-    .values(ids.map((lobbyId) => ({ lobbyId, userId: user.id, applicationId: app.id, joinedAt: now })))
-    .run()
+  await write((w) => {
+    w.insert(lobbies)
+      .values(ids.map((id) => ({ id, applicationId: app.id, idleTimeoutSeconds: 300, createdAt: now })))
+      .run()
+    w.insert(lobbyMembers)
+      .values(ids.map((lobbyId) => ({ lobbyId, userId: user.id, applicationId: app.id, joinedAt: now })))
+      .run()
+  })
   const r = outcome(
     await race((i, v, headers) =>
       api('PUT', `${v}/lobbies`, { token: bearer, body: { secret: `secret ${i}` }, headers }),

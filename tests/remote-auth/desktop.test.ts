@@ -210,11 +210,11 @@ describe('close codes', () => {
       const c = await ready()
       expect(c.frames[0].heartbeat_interval).toBe(600_000)
       clock.advance(config().remoteAuthTimeoutMs - 2000)
-      sweepRemoteAuth()
+      await sweepRemoteAuth()
       await Bun.sleep(50)
       expect(c.closed).toBeNull()
       clock.advance(2000)
-      sweepRemoteAuth()
+      await sweepRemoteAuth()
       expect(await c.waitForClose()).toEqual({ code: 4003, reason: 'Timed out' })
       expect(desktopRow(c.fingerprint)).toBeUndefined()
     })
@@ -227,11 +227,11 @@ describe('close codes', () => {
     await busy.waitFor('nonce_proof')
     // Margins of a second: real time also passes while the test runs.
     clock.advance(config().remoteAuthInitMs - 1000)
-    sweepRemoteAuth()
+    await sweepRemoteAuth()
     await Bun.sleep(50)
     expect(idle.closed).toBeNull()
     clock.advance(1000)
-    sweepRemoteAuth()
+    await sweepRemoteAuth()
     expect(await idle.waitForClose()).toEqual({ code: 4003, reason: 'Init timed out' })
     await Bun.sleep(50)
     expect(busy.closed).toBeNull()
@@ -244,11 +244,11 @@ describe('close codes', () => {
     c.send({ op: 'heartbeat' })
     await c.waitFor('heartbeat_ack')
     clock.advance(interval * 1.5 - 1000)
-    sweepRemoteAuth()
+    await sweepRemoteAuth()
     await Bun.sleep(50)
     expect(c.closed).toBeNull()
     clock.advance(1000)
-    sweepRemoteAuth()
+    await sweepRemoteAuth()
     expect(await c.waitForClose()).toEqual({ code: 4003, reason: 'Heartbeat timed out' })
   })
 
@@ -291,7 +291,7 @@ describe('limits', () => {
   })
 
   test('a restart keeps no desktop rows (their sockets are gone)', async () => {
-    insertDesktop({
+    await insertDesktop({
       fingerprint: 'Z'.repeat(43),
       publicKey: 'AAAA',
       ip: '203.0.113.9',
@@ -299,7 +299,7 @@ describe('limits', () => {
       expiresAt: clock.now() + 60_000,
     })
     expect(desktopRow('Z'.repeat(43))).toBeDefined()
-    startRemoteAuthGateway() // what start-up does; the sweeper is already running and is not doubled
+    await startRemoteAuthGateway() // what start-up does; the sweeper is already running and is not doubled
     expect(desktopRow('Z'.repeat(43))).toBeUndefined()
   })
 })

@@ -107,7 +107,7 @@ describe('the whole flow', () => {
 
   test('the payload carries the avatar hash when there is one', async () => {
     const user = await makeUser()
-    updateUser(user.id, { avatar: 'a_0123456789abcdef0123456789abcdef' })
+    await updateUser(user.id, { avatar: 'a_0123456789abcdef0123456789abcdef' })
     const d = await desktop()
     expect((await claim(user.token, d.fingerprint)).status).toBe(200)
     expect(d.decrypt((await d.waitFor('pending_ticket')).encrypted_user_payload).toString()).toBe(
@@ -329,7 +329,7 @@ describe('tickets', () => {
   test('a restart loses no completed login: the ticket outlives the desktop rows', async () => {
     const user = await makeUser()
     const ticket = await ticketFor(user, await desktop())
-    startRemoteAuthGateway() // start-up's clean-up of desktop rows
+    await startRemoteAuthGateway() // start-up's clean-up of desktop rows
     expect((await login(ticket)).status).toBe(200)
   })
 

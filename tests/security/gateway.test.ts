@@ -112,7 +112,7 @@ describe('OAuth2 scopes', () => {
   test('identify: no e-mail, no phone; email scope: e-mail and verified, still no phone', async () => {
     const app = await makeApp()
     const user = await makeUser()
-    updateUser(user.id, { phone: '+15555550123' })
+    await updateUser(user.id, { phone: '+15555550123' })
     const identify = await api('GET', '/users/@me', { token: await bearerFor(user, app, 'identify') })
     expect(identify.status).toBe(200)
     expect(identify.body.id).toBe(user.id)
@@ -147,7 +147,7 @@ describe('account states', () => {
       const user = await makeUser()
       const c = await connect()
       await c.identify(user.token)
-      updateUser(user.id, { state })
+      await updateUser(user.id, { state })
       expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401)
       await closeEndedCredentials()
       expect((await c.waitForClose()).code).toBe(4004)

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { api, makeUser, resetWorld } from '../helpers'
 import { withConfig } from '../auth/helpers'
 import { userWithTotp, mfaTicket } from '../mfa/helpers'
-import { db } from '../../src/db/client'
+import { write } from '../../src/db/client'
 import { knownIps } from '../../src/accounts/tables'
 
 afterEach(resetWorld)
@@ -43,7 +43,7 @@ describe('login', () => {
 
   test('a distributed guess (100 failures from new IPs) holds every new IP, but not the owner on a known IP', async () => {
     const user = await makeUser()
-    db().insert(knownIps).values({ userId: user.id, ip: '192.0.2.99', createdAt: Date.now() }).run()
+    await write((w) => w.insert(knownIps).values({ userId: user.id, ip: '192.0.2.99', createdAt: Date.now() }).run())
     await withConfig({ trustProxy: true, newLoginLocationCheck: false }, async () => {
       const guesses = await Promise.all(
         Array.from({ length: 120 }, (_, i) => login(user.email, `wrong-guess-${i}`, `10.9.${i >> 8}.${i & 255}`)),

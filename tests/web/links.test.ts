@@ -61,7 +61,7 @@ describe('new login location', () => {
     'a login from a new place shows the e-mail notice; the mailed /authorize-ip link lets the next login through',
     async (page) => {
       const user = await makeUser()
-      rememberIp(user.id, '203.0.113.7') // the account knows another place only
+      await rememberIp(user.id, '203.0.113.7') // the account knows another place only
       await withConfig({ newLoginLocationCheck: true }, async () => {
         await page.goto('/login')
         await page.getByLabel('E-mail or phone number').fill(user.email)

@@ -14,4 +14,4 @@ export const FACTORS: readonly SecondFactor[] = [webauthn, totp, sms, backupCode
 export const registry = createRegistry(FACTORS)
 
 /** MFA is on (remote-auth asks before a QR login's finish). */
-export const mfaEnabled = (userId: string): boolean => registry.enabled(userId)
+export const mfaEnabled = async (userId: string): Promise<boolean> => await registry.enabled(userId)

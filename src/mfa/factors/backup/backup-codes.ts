@@ -28,37 +28,37 @@ export async function newBackupCodes(): Promise<NewBackupCodes> {
   return { codes, hashes: await Promise.all(codes.map((c) => hashPassword(c))) }
 }
 
-/** Replace the user's codes (synchronous: may run inside a caller's transaction); returns them in clear. */
-export function storeBackupCodes(userId: string, fresh: NewBackupCodes): BackupCodeView[] {
-  replaceBackupCodes(userId, fresh.hashes)
+/** Replace the user's codes (in the caller's transaction when it has one open); returns them in clear. */
+export async function storeBackupCodes(userId: string, fresh: NewBackupCodes): Promise<BackupCodeView[]> {
+  await replaceBackupCodes(userId, fresh.hashes)
   return fresh.codes.map((code) => ({ user_id: userId, code, consumed: false }))
 }
 
 /** Replace the user's codes with ten new ones; returns them in clear (the only time they are). */
 export async function regenerateBackupCodes(userId: string): Promise<BackupCodeView[]> {
-  return storeBackupCodes(userId, await newBackupCodes())
+  return await storeBackupCodes(userId, await newBackupCodes())
 }
 
 /** The user's codes as stored: which are used; the codes themselves are masked (only their hashes are kept). */
-export function listBackupCodes(userId: string): BackupCodeView[] {
-  return backupCodesOf(userId).map((r) => ({ user_id: userId, code: '********', consumed: r.consumed }))
+export async function listBackupCodes(userId: string): Promise<BackupCodeView[]> {
+  return (await backupCodesOf(userId)).map((r) => ({ user_id: userId, code: '********', consumed: r.consumed }))
 }
 
-export function hasBackupCodes(userId: string): boolean {
-  return hasUnusedBackupCode(userId)
+export async function hasBackupCodes(userId: string): Promise<boolean> {
+  return await hasUnusedBackupCode(userId)
 }
 
 /** Use a code: true once, even when the same code is sent in parallel. */
 export async function consumeBackupCode(userId: string, input: string): Promise<boolean> {
   const code = input.toLowerCase().replace(/[\s-]/g, '')
   if (!/^[a-z0-9]{8}$/.test(code)) return false
-  for (const row of unusedBackupCodes(userId)) {
+  for (const row of await unusedBackupCodes(userId)) {
     if (!(await verifyPassword(code, row.codeHash))) continue
-    return consumeBackupCodeRow(row.id)
+    return await consumeBackupCodeRow(row.id)
   }
   return false
 }
 
-export function removeBackupCodes(userId: string): void {
-  deleteBackupCodes(userId)
+export async function removeBackupCodes(userId: string): Promise<void> {
+  await deleteBackupCodes(userId)
 }

@@ -17,9 +17,11 @@ export const backupCodeEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 200: BackupCodesAnswer },
     },
     async ({ caller: me, request, body }) => {
-      if (!mfa.enabled(me.userId)) throw notEnrolled()
+      if (!(await mfa.enabled(me.userId))) throw notEnrolled()
       await mfa.requireElevation(me, request)
-      return { backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : listBackupCodes(me.userId) }
+      return {
+        backup_codes: body?.regenerate ? await regenerateBackupCodes(me.userId) : await listBackupCodes(me.userId),
+      }
     },
   ),
 ]

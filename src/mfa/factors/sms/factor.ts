@@ -17,8 +17,8 @@ export const sms: SecondFactor = {
   enrolled: hasSmsFactor,
   async verify(ticket, code) {
     const userId = ticket.userId!
-    const phone = findUser(userId)?.phone
-    return !!phone && hasSmsFactor(userId) && verifyPhoneCode(phone, code, ticketPurpose(ticket))
+    const phone = (await findUser(userId))?.phone
+    return !!phone && (await hasSmsFactor(userId)) && verifyPhoneCode(phone, code, ticketPurpose(ticket))
   },
   remove: deleteSmsFactor,
   endpoints: smsEndpoints,

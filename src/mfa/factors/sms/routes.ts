@@ -29,7 +29,7 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
     async ({ request, server, body }) => {
       const ip = clientIp(request, server)
       reserve(perIp('mfa-sms-ip', ip, MFA_PER_IP))
-      const row = anyTicket(body.ticket, ['login', 'reset', 'elevate'])
+      const row = await anyTicket(body.ticket, ['login', 'reset', 'elevate'])
       return { phone: await sendTicketSms(row, ip) }
     },
   ),
@@ -44,11 +44,11 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller: me, body }) => {
-      const account = accountOf(me.userId)
+      const account = await accountOf(me.userId)
       await confirmPassword(account, body.password)
       // SMS only comes on top of a stronger factor, and needs a verified phone.
-      if (!mfa.enabled(me.userId) || !account.phone) throw smsCannotBeEnabled()
-      insertSmsFactor(me.userId)
+      if (!(await mfa.enabled(me.userId)) || !account.phone) throw smsCannotBeEnabled()
+      await insertSmsFactor(me.userId)
       return noContent()
     },
   ),
@@ -63,10 +63,10 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller: me, request, body }) => {
-      await confirmPassword(accountOf(me.userId), body.password)
-      if (!hasSmsFactor(me.userId)) throw smsNotEnabled()
+      await confirmPassword(await accountOf(me.userId), body.password)
+      if (!(await hasSmsFactor(me.userId))) throw smsNotEnabled()
       await mfa.requireElevation(me, request)
-      deleteSmsFactor(me.userId)
+      await deleteSmsFactor(me.userId)
       return noContent()
     },
   ),

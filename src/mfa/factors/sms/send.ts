@@ -10,17 +10,17 @@ export const ticketPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 
 
 /** Text a code for this ticket to the user's phone; returns the masked number. */
 export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
-  const user = findUser(row.userId!)
-  if (!user?.phone || !isE164(user.phone) || !hasSmsFactor(user.id)) throw smsNotEnabled()
+  const user = await findUser(row.userId!)
+  if (!user?.phone || !isE164(user.phone) || !(await hasSmsFactor(user.id))) throw smsNotEnabled()
   await issuePhoneCode(user.phone, ticketPurpose(row), ip, 'Your login code is')
   return maskPhone(user.phone)
 }
 
 /** A live ticket of any of these purposes, or 60006. */
-export function anyTicket(ticket: string, purposes: TicketPurpose[]): TicketRow {
+export async function anyTicket(ticket: string, purposes: TicketPurpose[]): Promise<TicketRow> {
   for (const p of purposes) {
     try {
-      return loadTicket(p, ticket)
+      return await loadTicket(p, ticket)
     } catch {}
   }
   throw invalidTicket()

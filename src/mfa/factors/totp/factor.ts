@@ -16,9 +16,9 @@ export const totp: SecondFactor = {
   method: (on) => (on.has('totp') ? { type: 'totp', backup_codes_allowed: on.has(backupCodes.type) } : undefined),
   async verify(ticket, code) {
     const userId = ticket.userId!
-    const verdict = verifyTotp(userId, code)
+    const verdict = await verifyTotp(userId, code)
     if (verdict !== 'wrong') return verdict === 'ok' || 'used'
-    return hasTotp(userId) && (await consumeBackupCode(userId, code))
+    return (await hasTotp(userId)) && (await consumeBackupCode(userId, code))
   },
   remove: removeTotp,
   endpoints: totpEndpoints,

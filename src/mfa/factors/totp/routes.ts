@@ -23,8 +23,8 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 200: TotpEnableAnswer },
     },
     async ({ caller: me, body }) => {
-      await confirmPassword(accountOf(me.userId), body.password)
-      if (hasTotp(me.userId)) throw alreadyEnrolled()
+      await confirmPassword(await accountOf(me.userId), body.password)
+      if (await hasTotp(me.userId)) throw alreadyEnrolled()
       const secret = parseSecret(body.secret)
       if (!secret) throw invalidSecret()
       const step = matchingStep(secret, body.code.replace(/\s+/g, ''))
@@ -32,14 +32,14 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       // The secret and its backup codes commit together (codes hashed first): a crash never leaves TOTP on
       // without backup codes.
       const fresh = await newBackupCodes()
-      const backup_codes = transaction(() => {
-        if (!saveTotp(me.userId, secret, step)) throw alreadyEnrolled()
+      const backup_codes = await transaction(async () => {
+        if (!(await saveTotp(me.userId, secret, step))) throw alreadyEnrolled()
         return storeBackupCodes(me.userId, fresh)
       })
       // New credentials, new token: every other session ends, this one continues under a new token.
       await endSessions(me.userId, me.sessionId)
       const token = await replaceSession(me)
-      mfa.userChanged(me.userId)
+      await mfa.userChanged(me.userId)
       return { token, backup_codes }
     },
   ),
@@ -53,12 +53,12 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 200: TokenAnswer },
     },
     async ({ caller: me, request }) => {
-      if (!hasTotp(me.userId)) throw notEnrolled()
+      if (!(await hasTotp(me.userId))) throw notEnrolled()
       await mfa.requireElevation(me, request)
-      removeTotp(me.userId)
-      mfa.dropDependents(me.userId)
+      await removeTotp(me.userId)
+      await mfa.dropDependents(me.userId)
       const token = await replaceSession(me)
-      mfa.userChanged(me.userId)
+      await mfa.userChanged(me.userId)
       return { token }
     },
   ),

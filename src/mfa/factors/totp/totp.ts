@@ -32,27 +32,27 @@ export function matchingStep(secret: string, code: string): number | undefined {
   return delta === null ? undefined : Math.floor(now / 1000 / PERIOD_S) + delta
 }
 
-export function hasTotp(userId: string): boolean {
-  return hasTotpSecret(userId)
+export async function hasTotp(userId: string): Promise<boolean> {
+  return await hasTotpSecret(userId)
 }
 
 /**
  * Check a code against the user's secret and claim its step: 'ok' once per step; 'used' for a code of the window
  * whose step (or a later one) was already accepted; 'wrong' otherwise.
  */
-export function verifyTotp(userId: string, code: string): 'ok' | 'used' | 'wrong' {
-  const row = findTotpSecret(userId)
+export async function verifyTotp(userId: string, code: string): Promise<'ok' | 'used' | 'wrong'> {
+  const row = await findTotpSecret(userId)
   if (!row) return 'wrong'
   const step = matchingStep(row.secret, code.replace(/\s+/g, ''))
   if (step === undefined) return 'wrong'
-  return claimTotpStep(userId, step) ? 'ok' : 'used'
+  return (await claimTotpStep(userId, step)) ? 'ok' : 'used'
 }
 
 /** Enrol a secret; false when the user already has one (two parallel enables: one wins). */
-export function saveTotp(userId: string, secret: string, step: number): boolean {
-  return insertTotpSecret(userId, secret, step)
+export async function saveTotp(userId: string, secret: string, step: number): Promise<boolean> {
+  return await insertTotpSecret(userId, secret, step)
 }
 
-export function removeTotp(userId: string): void {
-  deleteTotpSecret(userId)
+export async function removeTotp(userId: string): Promise<void> {
+  await deleteTotpSecret(userId)
 }

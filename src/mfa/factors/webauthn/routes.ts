@@ -55,12 +55,15 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
         return {
           user_id: caller.userId,
           token: request.headers.get('authorization')!.trim(),
-          user_settings: loginSettings(accountOf(caller.userId)),
+          user_settings: loginSettings(await accountOf(caller.userId)),
         }
       }
       reserve(perIp('conditional-ip', clientIp(request, server), MFA_PER_IP))
       const options = await authenticationOptions(null, 'required')
-      return { ticket: issueTicket('conditional', null, { challenge: options.challenge }), challenge: options.json }
+      return {
+        ticket: await issueTicket('conditional', null, { challenge: options.challenge }),
+        challenge: options.json,
+      }
     },
   ),
   endpoint(
@@ -74,11 +77,11 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 200: LoggedIn },
     },
     async ({ request, server, body }) => {
-      const row = loadTicket('conditional', body.ticket)
-      if (!redeemTicket(row)) throw invalidTicket() // one assertion per challenge
+      const row = await loadTicket('conditional', body.ticket)
+      if (!(await redeemTicket(row))) throw invalidTicket() // one assertion per challenge
       const credential = await verifyAssertion(body.credential, row.challenge!, null)
       if (!credential) throw invalidCode()
-      const user = accountOf(credential.userId)
+      const user = await accountOf(credential.userId)
       if (user.state !== 'active' || user.compromised) throw invalidCode()
       return completeLogin(user, {
         client: clientInfo(request, clientIp(request, server)),
@@ -101,23 +104,23 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
     async ({ caller: me, body }) => {
       const input = (body ?? {}) as { ticket?: unknown; name?: unknown; credential?: unknown }
       if (input.ticket === undefined && input.credential === undefined) {
-        const options = await registrationOptions(accountOf(me.userId))
+        const options = await registrationOptions(await accountOf(me.userId))
         return {
-          ticket: issueTicket('webauthn_register', me.userId, { challenge: options.challenge }),
+          ticket: await issueTicket('webauthn_register', me.userId, { challenge: options.challenge }),
           challenge: options.json,
         }
       }
       const name = typeof input.name === 'string' ? input.name.trim() : ''
       if (name.length < 1 || name.length > 32)
         throw formError({ name: ['BASE_TYPE_BAD_LENGTH', 'Must be between 1 and 32 in length.'] })
-      const row = loadTicket('webauthn_register', input.ticket)
+      const row = await loadTicket('webauthn_register', input.ticket)
       if (row.userId !== me.userId) throw invalidTicket()
-      const firstFactor = !mfa.enabled(me.userId)
+      const firstFactor = !(await mfa.enabled(me.userId))
       const created = await registerCredential(me.userId, row.challenge!, name, input.credential)
-      if (!created) throw wrongCode(row)
-      redeemTicket(row)
+      if (!created) throw await wrongCode(row)
+      await redeemTicket(row)
       const backup_codes = firstFactor ? await regenerateBackupCodes(me.userId) : undefined
-      if (firstFactor) mfa.userChanged(me.userId)
+      if (firstFactor) await mfa.userChanged(me.userId)
       return { ...authenticatorView(created), ...(backup_codes ? { backup_codes } : {}) }
     },
   ),
@@ -130,7 +133,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       summary: 'Security keys',
       answers: { 200: AuthenticatorsAnswer },
     },
-    ({ caller }) => credentialsOf(caller.userId).map(authenticatorView),
+    async ({ caller }) => (await credentialsOf(caller.userId)).map(authenticatorView),
   ),
   endpoint(
     {
@@ -143,8 +146,8 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       body: RenameSchema,
       answers: { 200: AuthenticatorAnswer },
     },
-    ({ caller, params, body }) => {
-      const renamed = renameCredential(caller.userId, params.id, body.name.trim())
+    async ({ caller, params, body }) => {
+      const renamed = await renameCredential(caller.userId, params.id, body.name.trim())
       if (!renamed) throw Errors.notFound()
       return authenticatorView(renamed)
     },
@@ -160,11 +163,11 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller: me, params, request }) => {
-      if (!credentialsOf(me.userId).some((c) => c.id === params.id)) throw Errors.notFound()
+      if (!(await credentialsOf(me.userId)).some((c) => c.id === params.id)) throw Errors.notFound()
       await mfa.requireElevation(me, request)
-      if (!removeCredential(me.userId, params.id)) throw Errors.notFound()
-      mfa.dropDependents(me.userId)
-      if (!hasWebauthn(me.userId)) mfa.userChanged(me.userId)
+      if (!(await removeCredential(me.userId, params.id))) throw Errors.notFound()
+      await mfa.dropDependents(me.userId)
+      if (!(await hasWebauthn(me.userId))) await mfa.userChanged(me.userId)
       return noContent()
     },
   ),

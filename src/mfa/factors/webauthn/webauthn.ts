@@ -36,12 +36,12 @@ const WEBAUTHN_TIMEOUT_MS = 120_000
 /** Discord's authenticator object (type 1 = WebAuthn). */
 export const authenticatorView = (c: CredentialRow) => ({ id: c.id, name: c.name, type: 1 })
 
-export function credentialsOf(userId: string): CredentialRow[] {
-  return credentialsOfUser(userId)
+export async function credentialsOf(userId: string): Promise<CredentialRow[]> {
+  return await credentialsOfUser(userId)
 }
 
-export function hasWebauthn(userId: string): boolean {
-  return hasCredential(userId)
+export async function hasWebauthn(userId: string): Promise<boolean> {
+  return await hasCredential(userId)
 }
 
 /** Registration options for a user (its existing credentials excluded); the challenge goes on the ticket. */
@@ -55,7 +55,7 @@ export async function registrationOptions(user: UserRow) {
     userID: new TextEncoder().encode(user.id),
     attestationType: 'none',
     timeout: WEBAUTHN_TIMEOUT_MS,
-    excludeCredentials: credentialsOf(user.id).map((c) => ({ id: c.credentialId, transports: c.transports })),
+    excludeCredentials: (await credentialsOf(user.id)).map((c) => ({ id: c.credentialId, transports: c.transports })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
   })
   return { challenge: options.challenge, json: JSON.stringify({ publicKey: options }) }
@@ -72,7 +72,7 @@ export async function authenticationOptions(
     timeout: WEBAUTHN_TIMEOUT_MS,
     userVerification,
     allowCredentials: userId
-      ? credentialsOf(userId).map((c) => ({ id: c.credentialId, transports: c.transports as never }))
+      ? (await credentialsOf(userId)).map((c) => ({ id: c.credentialId, transports: c.transports as never }))
       : [],
   })
   return { challenge: options.challenge, json: JSON.stringify({ publicKey: options }) }
@@ -109,7 +109,7 @@ export async function registerCredential(
     })
     if (!result.verified) return undefined
     const { credential: c } = result.registrationInfo
-    return insertCredential({
+    return await insertCredential({
       id: snowflake(),
       userId,
       credentialId: c.id,
@@ -136,7 +136,7 @@ export async function verifyAssertion(
 ): Promise<CredentialRow | undefined> {
   const response = parseJson<AuthenticationResponseJSON>(credential)
   if (!response || typeof response.id !== 'string') return undefined
-  const row = findCredentialByCredentialId(response.id)
+  const row = await findCredentialByCredentialId(response.id)
   if (!row || (userId !== null && row.userId !== userId)) return undefined
   // Passwordless: the authenticator must name the same user it was registered for.
   if (
@@ -162,20 +162,20 @@ export async function verifyAssertion(
     })
     if (!result.verified) return undefined
     // A counter that did not move past the stored one is a cloned authenticator or a replay (0/0 means no counter).
-    return advanceCounter(row.id, result.authenticationInfo.newCounter)
+    return await advanceCounter(row.id, result.authenticationInfo.newCounter)
   } catch {
     return undefined
   }
 }
 
-export function renameCredential(userId: string, id: string, name: string): CredentialRow | undefined {
-  return renameCredentialRow(userId, id, name)
+export async function renameCredential(userId: string, id: string, name: string): Promise<CredentialRow | undefined> {
+  return await renameCredentialRow(userId, id, name)
 }
 
-export function removeCredential(userId: string, id: string): boolean {
-  return deleteCredential(userId, id)
+export async function removeCredential(userId: string, id: string): Promise<boolean> {
+  return await deleteCredential(userId, id)
 }
 
-export function removeAllCredentials(userId: string): void {
-  deleteCredentialsOf(userId)
+export async function removeAllCredentials(userId: string): Promise<void> {
+  await deleteCredentialsOf(userId)
 }
