@@ -1,26 +1,11 @@
-// Embeds: the field rules the schema (schemas.ts EmbedSchema) takes from here (URLs that parse as http, https or
-// attachment://; timestamps in ISO 8601), what concerns a message's embeds together (at most 6000 characters of
-// titles, descriptions, field names and values, footer texts and author names), and the embed as stored and
-// answered: type "rich", fields with `inline`, timestamps in one form, unset (or null) fields left out.
+// Embeds: what concerns a message's embeds together (at most 6000 characters of titles, descriptions, field names and
+// values, footer texts and author names), and the embed as stored and answered: type "rich", fields with `inline`,
+// timestamps in one form, unset (or null) fields left out. The rules of single fields are embed-fields.ts's.
 import { formError } from '../core/errors'
-import type { FieldError } from '../core/errors'
+import { parsedTime } from './embed-fields'
 import { MAX_EMBED_TEXT } from './limits'
 import type { EmbedInput } from './schemas'
 import type { Embed } from './tables'
-
-const SCHEMES = new Set(['http:', 'https:', 'attachment:'])
-
-export function embedUrlProblem(value: string): FieldError | undefined {
-  if (URL.canParse(value) && SCHEMES.has(new URL(value).protocol)) return undefined
-  return { code: 'URL_TYPE_INVALID_URL', message: 'Not a well formed URL.' }
-}
-
-const parsedTime = (value: string) => (/^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) ? Date.parse(value) : Number.NaN)
-
-export function timestampProblem(value: string): FieldError | undefined {
-  if (!Number.isNaN(parsedTime(value))) return undefined
-  return { code: 'DATE_TIME_TYPE_PARSE', message: `Could not parse ${value.slice(0, 64)}. Should be ISO8601.` }
-}
 
 /** An embed as stored (null fields dropped: undefined ones are left out of the JSON column). */
 function stored(e: EmbedInput): Embed {

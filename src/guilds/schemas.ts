@@ -6,7 +6,7 @@ import { ChannelType } from '../core/discord'
 import { Int } from '../http/docs'
 import { queryString } from '../http/form'
 import { NullableInt, NullableString, Refine, Snowflake as SnowflakeField } from '../http/validation'
-import { embedUrlProblem, timestampProblem } from './embeds'
+import { embedUrlProblem, timestampProblem } from './embed-fields'
 import {
   BULK_DELETE_MAX,
   BULK_DELETE_MIN,
