@@ -6,7 +6,7 @@ import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
 import { loginSettings } from './settings'
-import { findUser, insertKnownIp, isKnownIp } from './store'
+import { cachedUser, insertKnownIp, isKnownIp } from './store'
 import { accountCompromised } from './errors'
 import type { UserRow } from './tables'
 
@@ -28,7 +28,7 @@ export async function completeLogin(user: UserRow, context: LoginContext, requir
   const token = await transaction(async () => {
     // Read again inside the transaction: a lock that came after the flow began (an MFA ticket, a handoff or QR
     // token, a passkey ceremony) still stops it here, whatever the flow checked before.
-    if ((await findUser(user.id))?.compromised) throw accountCompromised()
+    if ((await cachedUser(user.id))?.compromised) throw accountCompromised()
     const { token } = await createSession(user.id, {
       ip: context.client.ip,
       os: context.client.os,

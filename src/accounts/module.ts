@@ -8,14 +8,14 @@ import { accountEndpoints } from './routes'
 import { userForCaller } from './serialize'
 import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
 import { secondFactor } from './second-factor'
-import { findUser } from './store'
+import { cachedUser } from './store'
 
 /**
  * READY's `user`: the private user for user sessions, the bot user (bot: true) for applications; and for user
  * sessions Discord's `auth: {authenticator_types}`, the second factors the account has on.
  */
 async function userReady(caller: Caller) {
-  const user = await findUser(caller.userId)
+  const user = await cachedUser(caller.userId)
   const { enabled, authenticatorTypes: types } = await secondFactor().state(caller.userId)
   return {
     ready: {

@@ -8,11 +8,11 @@ import { LoginSettings, PrivateUser, PublicUser, SettingsPatchSchema } from './s
 import { secondFactor } from './second-factor'
 import { privateUser, publicUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
-import { cachedUserText, findUser, updateUser } from './store'
+import { cachedUserText, cachedUser, updateUser } from './store'
 
 /** The calling user: the user row and its second factors, both cached, each one read when it is not. */
 async function me(caller: Caller) {
-  const user = await findUser(caller.userId)
+  const user = await cachedUser(caller.userId)
   if (!user) throw Errors.unauthorized()
   const { enabled, authenticatorTypes: types } = await secondFactor().state(user.id)
   if (caller.kind === 'bearer') return userForCaller(user, caller, enabled)
@@ -43,7 +43,7 @@ export const accountEndpoints = [
       summary: 'Login settings (locale, theme)',
       answers: { 200: LoginSettings },
     },
-    async ({ caller }) => loginSettings((await findUser(caller.userId))!),
+    async ({ caller }) => loginSettings((await cachedUser(caller.userId))!),
   ),
   endpoint(
     {
@@ -61,7 +61,7 @@ export const accountEndpoints = [
         ...(body.theme !== undefined ? { theme: body.theme } : {}),
       }
       if (Object.keys(patch).length) await updateUser(caller.userId, patch)
-      const settings = loginSettings((await findUser(caller.userId))!)
+      const settings = loginSettings((await cachedUser(caller.userId))!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
     },
@@ -78,7 +78,7 @@ export const accountEndpoints = [
     async ({ caller, params }) => {
       // `/users/%40me` reaches this route (the router matches the static `@me` only as sent).
       if (params.userId === '@me') return me(caller)
-      const user = await findUser(params.userId)
+      const user = await cachedUser(params.userId)
       if (!user) throw Errors.unknownUser()
       return publicUser(user)
     },

@@ -66,7 +66,7 @@ function forgetUser(id: string): void {
  */
 export const usersVersion = () => usersWritten + userRows.version
 
-export async function findUser(id: string): Promise<UserRow | undefined> {
+export async function cachedUser(id: string): Promise<UserRow | undefined> {
   return userRows.read(id, () => userById().get({ id }))
 }
 

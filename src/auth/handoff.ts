@@ -3,7 +3,7 @@
 import { safeEqual, sha256Hex } from '../core/crypto'
 import { transaction } from '../db/client'
 import { publicUser } from '../accounts/serialize'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { handoffTokenInvalid } from './errors'
@@ -21,7 +21,7 @@ export async function exchangeHandoff(key: string, handoffToken: string, client:
   const login = await transaction(async () => {
     const row = await redeemOneTime('handoff', handoffToken)
     if (!row?.userId || !safeEqual(row.data.key ?? '', sha256Hex(key)) || row.data.ip !== client.ip) return undefined
-    const user = await findUser(row.userId)
+    const user = await cachedUser(row.userId)
     if (!user || user.state !== 'active' || user.compromised) return undefined // a lock also stops tokens minted before it
     return { token: (await completeLogin(user, { client })).token, user }
   })

@@ -3,7 +3,7 @@
 import { config } from '../config'
 import { clear, perIp, type Reservation, reserve } from '../core/ratelimit'
 import {
-  findUser,
+  cachedUser,
   findUserByEmail,
   findUserByPhone,
   hasKnownIps,
@@ -103,7 +103,7 @@ export async function login(input: LoginInput, context: LoginContext) {
     requiredActions.length ? { required_actions: requiredActions.join(',') } : {},
   )
   if (mfa) return mfa
-  return await completeLogin((await findUser(user.id))!, context, requiredActions)
+  return await completeLogin((await cachedUser(user.id))!, context, requiredActions)
 }
 
 /** An IP the account never logged in from. An account with no known IP yet (created by an operator) is not asked. */

@@ -11,7 +11,7 @@ import { noContent } from '../http/respond'
 import { passwordRefused } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
 import { privateUser } from '../accounts/serialize'
-import { findUser, updateUser } from '../accounts/store'
+import { cachedUser, updateUser } from '../accounts/store'
 import { clientInfo } from '../accounts/client-info'
 import { confirmPassword, hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
@@ -50,7 +50,7 @@ function deactivation(state: 'disabled' | 'deleted') {
     body: { password?: string }
     request: Request
   }) => {
-    const user = await findUser(me.userId)
+    const user = await cachedUser(me.userId)
     if (!user) throw Errors.unauthorized()
     await confirmPassword(user, body.password)
     if (await secondFactor().enabled(me.userId)) await secondFactor().requireElevation(me, request)
@@ -165,7 +165,7 @@ export const recoveryEndpoints = [
       answers: { 200: PatchMeAnswer },
     },
     async ({ caller: me, body, request }) => {
-      const user = await findUser(me.userId)
+      const user = await cachedUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined
       if (body.email !== undefined || body.new_password !== undefined) {
@@ -184,7 +184,7 @@ export const recoveryEndpoints = [
         }
       }
       if (body.global_name !== undefined) await updateUser(me.userId, { globalName: body.global_name?.trim() || null })
-      const view = privateUser((await findUser(me.userId))!, await secondFactor().enabled(me.userId))
+      const view = privateUser((await cachedUser(me.userId))!, await secondFactor().enabled(me.userId))
       events.publish(topics.account(me.userId), 'USER_UPDATE', view)
       return { ...view, ...(token ? { token } : {}) }
     },

@@ -4,7 +4,7 @@ import { sha256Hex } from '../core/crypto'
 import { perIp, reserve } from '../core/ratelimit'
 import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
-import { findUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
+import { cachedUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
@@ -81,7 +81,7 @@ async function resetTarget(
 ): Promise<{ row: OneTimeRow; user: UserRow; purpose: 'reset_password' | 'phone' }> {
   const mailed = await peekOneTime('reset_password', token)
   if (mailed?.userId) {
-    const user = await findUser(mailed.userId)
+    const user = await cachedUser(mailed.userId)
     if (user) return { row: mailed, user, purpose: 'reset_password' }
   }
   const phone = await peekOneTime('phone', token)
@@ -134,7 +134,7 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
       ...(purpose === 'reset_password' ? { emailVerified: true } : {}),
     })
   })
-  const fresh = (await findUser(user.id))!
+  const fresh = (await cachedUser(user.id))!
   const login = await completeLogin(fresh, { client })
   const newSession = (await findSessionByToken(login.token))!
   if (current?.userId === user.id) {

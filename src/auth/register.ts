@@ -8,7 +8,14 @@ import { snowflake } from '../core/snowflake'
 import { countryOf } from '../geo/country'
 import { joinGuildByInvite } from '../guilds/public'
 import { suggestUsername, isUsernameTaken } from '../usernames/rules'
-import { findUser, findUserByEmail, findUserByPhone, insertUser, updateUser, type UserInsert } from '../accounts/store'
+import {
+  cachedUser,
+  findUserByEmail,
+  findUserByPhone,
+  insertUser,
+  updateUser,
+  type UserInsert,
+} from '../accounts/store'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin, rememberIp } from '../accounts/complete-login'
 import { phoneVerificationInvalid } from '../accounts/errors'
@@ -118,7 +125,7 @@ async function insertOrExplain(values: UserInsert) {
 /** POST /auth/verify: the link's token marks the address verified (once) and logs the user in. */
 export async function verifyEmail(token: string, client: ClientInfo) {
   const row = await redeemOneTime('verify_email', token)
-  const user = row?.userId ? await findUser(row.userId) : undefined
+  const user = row?.userId ? await cachedUser(row.userId) : undefined
   if (!row || !user || user.email !== row.data.email) {
     throw tokenInvalid()
   }
@@ -129,7 +136,7 @@ export async function verifyEmail(token: string, client: ClientInfo) {
 
 export async function resendVerification(userId: string): Promise<void> {
   consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
-  const user = await findUser(userId)
+  const user = await cachedUser(userId)
   if (!user?.email || user.emailVerified) return
   await mailEmailVerification(
     user.email,

@@ -17,7 +17,7 @@ import {
 } from '../accounts/phone'
 import { deleteSession, listSessions } from '../accounts/sessions'
 import { loginSettings } from '../accounts/settings'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { perIp, reserve } from '../core/ratelimit'
 import { events } from '../gateway/bus'
 import { countryOf } from '../geo/country'
@@ -77,7 +77,7 @@ export const authEndpoints = [
       // A client that is already logged in gets its session back, whatever the body.
       const caller = await optionalCaller(request)
       if (caller?.kind === 'user') {
-        const user = await findUser(caller.userId)
+        const user = await cachedUser(caller.userId)
         if (user)
           return {
             user_id: user.id,

@@ -360,7 +360,8 @@ function compileRow(
  * A Drizzle prepared query whose get/all/values/run call the bun:sqlite statement directly: the parameters are
  * filled and the rows mapped by functions compiled once, where Drizzle resolves every parameter and every column
  * again on each call (about a third of a 50-row read). Same results as Drizzle's (same statement, same decoders);
- * any shape it does not cover (custom mappers, left joins, deeper nesting) keeps Drizzle's own methods.
+ * any shape it does not cover (custom mappers, left joins, deeper nesting) keeps Drizzle's own methods. It reads
+ * Drizzle's private fields: tests/db/direct.test.ts fails when an upgrade moves them (instead of falling back silently).
  */
 function direct<T>(query: T): T {
   const q = query as unknown as DrizzlePrepared

@@ -3,11 +3,11 @@
 import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { computePermissions, has } from './permissions'
-import { getChannelRow, getGuild, getMember, guildRoles, memberRoleIds } from './store'
+import { cachedChannel, cachedGuild, cachedGuildMember, cachedGuildRoles, cachedMemberRoleIds } from './store'
 import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 export async function permissionsOf(guild: GuildRow, userId: string): Promise<bigint> {
-  return permissionsFrom(guild, userId, await guildRoles(guild.id), await memberRoleIds(guild.id, userId))
+  return permissionsFrom(guild, userId, await cachedGuildRoles(guild.id), await cachedMemberRoleIds(guild.id, userId))
 }
 
 /** A member's permissions from the guild's roles and the member's role ids, already read. */
@@ -24,15 +24,18 @@ export function permissionsFrom(guild: GuildRow, userId: string, all: RoleRow[],
 /** The highest role position a member holds (owner: above every role). */
 export async function topPosition(guild: GuildRow, userId: string): Promise<number> {
   if (guild.ownerId === userId) return Number.MAX_SAFE_INTEGER
-  const mine = new Set(await memberRoleIds(guild.id, userId))
-  return (await guildRoles(guild.id)).reduce((top, r) => (mine.has(r.id) && r.position > top ? r.position : top), 0)
+  const mine = new Set(await cachedMemberRoleIds(guild.id, userId))
+  return (await cachedGuildRoles(guild.id)).reduce(
+    (top, r) => (mine.has(r.id) && r.position > top ? r.position : top),
+    0,
+  )
 }
 
 export type GuildAccess = { guild: GuildRow; member: MemberRow; permissions: bigint }
 
 export async function guildAccess(guildId: string, userId: string, needed: bigint = 0n): Promise<GuildAccess> {
-  const guild = await getGuild(guildId)
-  const member = guild && (await getMember(guild.id, userId))
+  const guild = await cachedGuild(guildId)
+  const member = guild && (await cachedGuildMember(guild.id, userId))
   if (!guild || !member) throw Errors.unknownGuild()
   const permissions = await permissionsOf(guild, userId)
   if (!has(permissions, needed)) throw Errors.missingPermissions()
@@ -43,9 +46,9 @@ export type ChannelAccess = GuildAccess & { channel: ChannelRow }
 
 /** A channel the user can see (VIEW_CHANNEL), plus any further permission needed. */
 export async function channelAccess(channelId: string, userId: string, needed: bigint = 0n): Promise<ChannelAccess> {
-  const channel = await getChannelRow(channelId)
-  const guild = channel && (await getGuild(channel.guildId))
-  const member = guild && (await getMember(guild.id, userId))
+  const channel = await cachedChannel(channelId)
+  const guild = channel && (await cachedGuild(channel.guildId))
+  const member = guild && (await cachedGuildMember(guild.id, userId))
   if (!channel || !guild || !member) throw Errors.unknownChannel()
   const permissions = await permissionsOf(guild, userId)
   if (!has(permissions, Permission.VIEW_CHANNEL)) throw Errors.missingPermissions()

@@ -9,8 +9,8 @@ import { syncAllMembers } from './gateway'
 import { has } from './permissions'
 import {
   deleteChannelRow,
-  getGuild,
-  getMember,
+  cachedGuild,
+  cachedGuildMember,
   guildChannels,
   insertChannel,
   memberUserIds,
@@ -79,7 +79,7 @@ export async function deleteChannel(userId: string, channelId: string) {
 
 /** Effective permissions of a user on a channel; 0 when the user is not in its guild. */
 export async function channelPermissionsOf(userId: string, channel: ChannelRow): Promise<bigint> {
-  const guild = await getGuild(channel.guildId)
-  if (!guild || !(await getMember(guild.id, userId))) return 0n
+  const guild = await cachedGuild(channel.guildId)
+  if (!guild || !(await cachedGuildMember(guild.id, userId))) return 0n
   return await permissionsOf(guild, userId)
 }

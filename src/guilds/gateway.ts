@@ -1,6 +1,6 @@
 // Gateway wiring for guilds: which topics a member follows (the guild, and each channel it can view),
 // READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
 import { reading } from '../db/client'
@@ -9,8 +9,8 @@ import { permissionsFrom, permissionsOf } from './access'
 import { has } from './permissions'
 import {
   channelsOfEach,
-  getGuild,
-  getMember,
+  cachedGuild,
+  cachedGuildMember,
   guildChannels,
   memberCountOfEach,
   memberRoleIdsOfEach,
@@ -50,7 +50,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
   const mine = await memberRoleIdsOfEach(ids, caller.userId)
   const channels = await channelsOfEach(ids)
   const counts = await memberCountOfEach(ids)
-  const me = joined.length ? await findUser(caller.userId) : undefined
+  const me = joined.length ? await cachedUser(caller.userId) : undefined
   const topicList: string[] = []
   const ready = joined.map(({ guild, member }) => {
     const parts = {
@@ -72,8 +72,8 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
 
 /** Make a member's live sessions follow exactly the guild's channels it can view. */
 export async function syncMemberTopics(guildId: string, userId: string): Promise<void> {
-  const guild = await getGuild(guildId)
-  if (!guild || !(await getMember(guildId, userId))) return
+  const guild = await cachedGuild(guildId)
+  if (!guild || !(await cachedGuildMember(guildId, userId))) return
   events.subscribeUser(userId, topics.guild(guildId), audiences.guildActivity)
   const visible = new Set(await viewableChannelIds(guild, userId))
   for (const channel of await guildChannels(guildId)) {

@@ -6,17 +6,17 @@ import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { channelAccess, permissionsOf } from './access'
 import { addMember } from './lifecycle'
 import { has } from './permissions'
 import {
   claimInviteUse,
   deleteInviteRow,
-  getChannelRow,
-  getGuild,
+  cachedChannel,
+  cachedGuild,
   getInvite,
-  getMember,
+  cachedGuildMember,
   insertInvite,
   reusableInvite,
 } from './store'
@@ -46,7 +46,7 @@ export type InviteInput = {
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {
   const { channel, guild } = await channelAccess(channelId, userId, Permission.CREATE_INSTANT_INVITE)
-  if (input.targetUserId && !(await findUser(input.targetUserId))) throw Errors.unknownUser()
+  if (input.targetUserId && !(await cachedUser(input.targetUserId))) throw Errors.unknownUser()
   const maxAge = input.maxAge ?? 86400
   const maxUses = input.maxUses ?? 0
   const temporary = input.temporary ?? false
@@ -97,8 +97,8 @@ function live(invite: InviteRow | undefined, now: number): invite is InviteRow {
 export async function lookupInvite(code: string) {
   const invite = await getInvite(code)
   if (!live(invite, clock.now())) throw Errors.unknownInvite()
-  const guild = (await getGuild(invite.guildId))!
-  const channel = (await getChannelRow(invite.channelId))!
+  const guild = (await cachedGuild(invite.guildId))!
+  const channel = (await cachedChannel(invite.channelId))!
   return serializeInvite(invite, guild, channel)
 }
 
@@ -109,10 +109,10 @@ export async function lookupInvite(code: string) {
 export async function joinGuildByInvite(userId: string, code: string) {
   const existing = await getInvite(code)
   if (!existing || (existing.targetUserId && existing.targetUserId !== userId)) throw Errors.unknownInvite()
-  const guild = await getGuild(existing.guildId)
-  const channel = await getChannelRow(existing.channelId)
+  const guild = await cachedGuild(existing.guildId)
+  const channel = await cachedChannel(existing.channelId)
   if (!guild || !channel) throw Errors.unknownInvite()
-  if (await getMember(guild.id, userId)) {
+  if (await cachedGuildMember(guild.id, userId)) {
     if (!live(existing, clock.now())) throw Errors.unknownInvite()
     return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
   }
@@ -122,7 +122,7 @@ export async function joinGuildByInvite(userId: string, code: string) {
     !(await addMember(guild, userId, async () => !!(claimed = await claimInviteUse(code, clock.now(), userId)))) ||
     !claimed
   ) {
-    if ((await getMember(guild.id, userId)) && live(existing, clock.now()))
+    if ((await cachedGuildMember(guild.id, userId)) && live(existing, clock.now()))
       return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
     throw Errors.unknownInvite()
   }
@@ -132,9 +132,9 @@ export async function joinGuildByInvite(userId: string, code: string) {
 export async function deleteInvite(userId: string, code: string) {
   const invite = await getInvite(code)
   if (!invite) throw Errors.unknownInvite()
-  const guild = await getGuild(invite.guildId)
-  const channel = await getChannelRow(invite.channelId)
-  if (!guild || !channel || !(await getMember(guild.id, userId))) throw Errors.unknownInvite()
+  const guild = await cachedGuild(invite.guildId)
+  const channel = await cachedChannel(invite.channelId)
+  if (!guild || !channel || !(await cachedGuildMember(guild.id, userId))) throw Errors.unknownInvite()
   const perms = await permissionsOf(guild, userId)
   if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD))
     throw Errors.missingPermissions()

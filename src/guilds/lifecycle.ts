@@ -5,7 +5,7 @@ import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { audiences, events, topics } from '../gateway/bus'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { guildAccess, permissionsOf, topPosition } from './access'
 import { invalidGuild } from './errors'
 import { dropGuildTopics, syncMemberTopics } from './gateway'
@@ -13,8 +13,8 @@ import { DEFAULT_EVERYONE } from './permissions'
 import {
   deleteGuildRow,
   deleteMember,
-  getGuild,
-  getMember,
+  cachedGuild,
+  cachedGuildMember,
   guildChannels,
   guildsOfUser,
   insertChannel,
@@ -51,13 +51,13 @@ export async function createGuild(ownerId: string, name: string) {
       createdAt: now,
     })
   })
-  const guild = (await getGuild(id))!
+  const guild = (await cachedGuild(id))!
   await syncMemberTopics(id, ownerId)
   events.publishToUser(
     ownerId,
     audiences.guilds,
     'GUILD_CREATE',
-    await serializeGuildForGateway(guild, await getMember(id, ownerId)),
+    await serializeGuildForGateway(guild, await cachedGuildMember(id, ownerId)),
   )
   return await serializeGuild(guild)
 }
@@ -66,7 +66,7 @@ export async function renameGuild(userId: string, guildId: string, name: string 
   const { guild } = await guildAccess(guildId, userId)
   if (guild.ownerId !== userId) throw Errors.missingPermissions()
   if (name !== undefined) await transaction(async (tx) => await updateGuild(tx, guildId, { name }))
-  const body = await serializeGuild((await getGuild(guildId))!)
+  const body = await serializeGuild((await cachedGuild(guildId))!)
   events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)
   return body
 }
@@ -113,8 +113,8 @@ export async function addMember(
 }
 
 async function announceJoin(guild: GuildRow, userId: string) {
-  const member = (await getMember(guild.id, userId))!
-  const user = await findUser(userId)
+  const member = (await cachedGuildMember(guild.id, userId))!
+  const user = await cachedUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', {
     guild_id: guild.id,
     ...(await serializeMember(member, user)),
@@ -128,7 +128,7 @@ async function removeMember(guild: GuildRow, userId: string): Promise<void> {
   await transaction(async (tx) => await deleteMember(tx, guild.id, userId))
   dropGuildTopics(userId, guild.id, channelIds)
   events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })
-  const user = await findUser(userId)
+  const user = await cachedUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', {
     guild_id: guild.id,
     user: user
@@ -151,7 +151,7 @@ export async function leaveGuild(userId: string, guildId: string): Promise<void>
 
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
   const { guild } = await guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
-  if (!(await getMember(guildId, targetId))) throw Errors.unknownMember()
+  if (!(await cachedGuildMember(guildId, targetId))) throw Errors.unknownMember()
   if (
     targetId === guild.ownerId ||
     (actorId !== guild.ownerId && (await topPosition(guild, targetId)) >= (await topPosition(guild, actorId)))
@@ -189,7 +189,7 @@ export async function setGuildAttributes(
   guildId: string,
   input: { features?: string[]; hubType?: number | null; vanity?: string | null },
 ) {
-  const guild = await getGuild(guildId)
+  const guild = await cachedGuild(guildId)
   if (!guild) throw Errors.unknownGuild()
   const changes = {
     ...(input.features !== undefined ? { features: input.features } : {}),
@@ -197,5 +197,5 @@ export async function setGuildAttributes(
     ...(input.vanity !== undefined ? { vanityUrlCode: input.vanity } : {}),
   }
   if (Object.keys(changes).length > 0) await transaction(async (tx) => await updateGuild(tx, guildId, changes))
-  return await serializeGuild((await getGuild(guildId))!)
+  return await serializeGuild((await cachedGuild(guildId))!)
 }

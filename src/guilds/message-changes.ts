@@ -4,7 +4,7 @@
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { Errors } from '../core/errors'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess } from './access'
@@ -16,7 +16,7 @@ import type { MessageEditInput } from './schemas'
 import { memberFields, serializeMember, serializeMessage } from './serialize'
 import {
   deleteMessageRows,
-  getMember,
+  cachedGuildMember,
   messageInChannel,
   messagesInChannel,
   reactionCounts,
@@ -39,7 +39,7 @@ export async function messageFor(row: MessageRow, guildId: string, readerId: str
 /** A message as the channel's viewers get it in an event: with its author's member, as MESSAGE_CREATE. */
 export async function messageEvent(row: MessageRow, guildId: string) {
   const body = await serializeMessage(row, guildId)
-  const member = await getMember(guildId, row.authorId)
+  const member = await cachedGuildMember(guildId, row.authorId)
   return member ? { ...body, member: await memberFields(member) } : body
 }
 
@@ -111,6 +111,6 @@ export async function startTyping(userId: string, channelId: string): Promise<vo
     guild_id: channel.guildId,
     user_id: userId,
     timestamp: Math.floor(clock.now() / 1000),
-    member: await serializeMember(member, await findUser(userId)),
+    member: await serializeMember(member, await cachedUser(userId)),
   })
 }

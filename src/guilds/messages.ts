@@ -14,8 +14,8 @@ import {
   cachedMessagePage,
   channelMessages,
   findMessage,
-  getChannelRow,
-  getMember,
+  cachedChannel,
+  cachedGuildMember,
   insertMessage,
   reactionCounts,
   recentMessageWithNonce,
@@ -79,7 +79,7 @@ export async function writeMessage(
   const body = await serializeMessage(row, channel.guildId)
   if (fresh) {
     // The event, not the REST answer, carries the author's member, as Discord's does.
-    const member = await getMember(channel.guildId, authorId)
+    const member = await cachedGuildMember(channel.guildId, authorId)
     events.publish(
       topics.channel(channel.id),
       'MESSAGE_CREATE',
@@ -123,7 +123,7 @@ async function pageText(channel: ChannelRow, query: Paging, readerId: string | n
  */
 export async function announceModeration(messageId: string, moderationMetadata: Record<string, string>): Promise<void> {
   const row = await findMessage(messageId)
-  const channel = row && (await getChannelRow(row.channelId))
+  const channel = row && (await cachedChannel(row.channelId))
   if (!row || !channel) return
   events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', {
     ...(await serializeMessage(row, channel.guildId)),

@@ -5,7 +5,7 @@ import { transaction } from '../db/client'
 import { channelPermissionsOf } from './channels'
 import { announceModeration, writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
-import { getChannelRow, getGuild, getMember, insertInvite, memberCount } from './store'
+import { cachedChannel, cachedGuild, cachedGuildMember, insertInvite, memberCount } from './store'
 import { randomBytes } from 'node:crypto'
 
 export { joinGuildByInvite } from './invites'
@@ -13,15 +13,15 @@ export { setGuildAttributes } from './lifecycle'
 
 export const guildsForLobbies = {
   async getChannel(id: string) {
-    const c = await getChannelRow(id)
+    const c = await cachedChannel(id)
     return c ? { id: c.id, type: c.type, guildId: c.guildId, nsfw: c.nsfw } : undefined
   },
   async serializeChannel(id: string) {
-    const c = await getChannelRow(id)
+    const c = await cachedChannel(id)
     return c ? serializeChannelRow(c) : undefined
   },
   async channelPermissions(userId: string, channelId: string) {
-    const c = await getChannelRow(channelId)
+    const c = await cachedChannel(channelId)
     return c ? await channelPermissionsOf(userId, c) : 0n
   },
   /** Single-use invite only `targetUserId` can accept; the lobby domain checked the inviter's right to link. */
@@ -31,8 +31,8 @@ export const guildsForLobbies = {
     targetUserId: string
     maxAgeSeconds: number
   }) {
-    const channel = (await getChannelRow(input.channelId))!
-    const guild = (await getGuild(channel.guildId))!
+    const channel = (await cachedChannel(input.channelId))!
+    const guild = (await cachedGuild(channel.guildId))!
     const now = clock.now()
     const row = await transaction(
       async (tx) =>
@@ -51,7 +51,7 @@ export const guildsForLobbies = {
     return { code: row.code, invite: await serializeInvite(row, guild, channel) }
   },
   async createChannelMessage(input: { channelId: string; authorId: string; content: string }) {
-    const channel = await getChannelRow(input.channelId)
+    const channel = await cachedChannel(input.channelId)
     return channel ? await writeMessage(channel, input.authorId, input.content) : undefined
   },
   async channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>) {
@@ -61,7 +61,7 @@ export const guildsForLobbies = {
 
 /** The attributes server experiments filter on. */
 export async function guildForExperiments(guildId: string) {
-  const g = await getGuild(guildId)
+  const g = await cachedGuild(guildId)
   if (!g) return undefined
   return {
     id: g.id,
@@ -75,5 +75,5 @@ export async function guildForExperiments(guildId: string) {
 
 /** Whether the user is a member of the guild (application commands of a guild need its bot there). */
 export async function isGuildMember(guildId: string, userId: string): Promise<boolean> {
-  return (await getMember(guildId, userId)) !== undefined
+  return (await cachedGuildMember(guildId, userId)) !== undefined
 }

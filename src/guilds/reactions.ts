@@ -6,7 +6,7 @@ import { clock } from '../core/clock'
 import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { publicUser } from '../accounts/serialize'
-import { findUser, findUsers } from '../accounts/store'
+import { cachedUser, findUsers } from '../accounts/store'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
@@ -67,7 +67,7 @@ export async function addReaction(
   events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_ADD', {
     user_id: userId,
     ...target(access, added.id),
-    member: await serializeMember(access.member, await findUser(userId)),
+    member: await serializeMember(access.member, await cachedUser(userId)),
     emoji: emojiObject(emoji),
     message_author_id: added.authorId,
     burst: false,

@@ -5,7 +5,7 @@ import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { guildAccess, topPosition, type GuildAccess } from './access'
 import { everyoneUndeletable, invalidPermissions } from './errors'
 import { syncAllMembers, syncMemberTopics } from './gateway'
@@ -13,9 +13,9 @@ import { parsePermissions } from './permissions'
 import {
   addMemberRole,
   deleteRoleRow,
-  getMember,
+  cachedGuildMember,
   getRole,
-  guildRoles,
+  cachedGuildRoles,
   insertRole,
   removeMemberRole,
   updateRoleRow,
@@ -46,7 +46,7 @@ async function manageable(access: GuildAccess, role: RoleRow): Promise<void> {
 export async function createRole(userId: string, guildId: string, input: RoleInput) {
   const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const permissions = grantable(access, input.permissions) ?? '0'
-  const position = (await guildRoles(guildId)).length
+  const position = (await cachedGuildRoles(guildId)).length
   const row = await transaction(
     async (tx) =>
       await insertRole(tx, {
@@ -105,7 +105,7 @@ export async function setMemberRole(
   give: boolean,
 ): Promise<void> {
   const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
-  const member = await getMember(guildId, targetId)
+  const member = await cachedGuildMember(guildId, targetId)
   if (!member) throw Errors.unknownMember()
   const role = await getRole(guildId, roleId)
   if (!role || role.id === guildId) throw Errors.unknownRole()
@@ -117,11 +117,11 @@ export async function setMemberRole(
   await syncMemberTopics(guildId, targetId)
   events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', {
     guild_id: guildId,
-    ...(await serializeMember(member, await findUser(targetId))),
+    ...(await serializeMember(member, await cachedUser(targetId))),
   })
 }
 
 export async function listRoles(userId: string, guildId: string) {
   await guildAccess(guildId, userId)
-  return (await guildRoles(guildId)).map(serializeRole)
+  return (await cachedGuildRoles(guildId)).map(serializeRole)
 }

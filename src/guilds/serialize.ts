@@ -2,12 +2,12 @@
 import { ChannelType } from '../core/discord'
 import { publicUser } from '../accounts/serialize'
 import type { UserRow } from '../accounts/tables'
-import { findUser, findUsers } from '../accounts/store'
+import { cachedUser, findUsers } from '../accounts/store'
 import {
   guildChannels,
-  guildRoles,
+  cachedGuildRoles,
   memberCount,
-  memberRoleIds,
+  cachedMemberRoleIds,
   memberRoleIdsOfUsers,
   type ReactionCount,
 } from './store'
@@ -73,7 +73,7 @@ export function guildObject(g: GuildRow, parts: Pick<GuildParts, 'memberCount' |
 }
 
 export async function serializeGuild(g: GuildRow) {
-  return guildObject(g, { memberCount: await memberCount(g.id), roles: await guildRoles(g.id) })
+  return guildObject(g, { memberCount: await memberCount(g.id), roles: await cachedGuildRoles(g.id) })
 }
 
 /**
@@ -100,11 +100,11 @@ export function gatewayGuildObject(
 export async function serializeGuildForGateway(g: GuildRow, member?: MemberRow) {
   const parts: GuildParts = {
     memberCount: await memberCount(g.id),
-    roles: await guildRoles(g.id),
+    roles: await cachedGuildRoles(g.id),
     channels: await guildChannels(g.id),
-    memberRoleIds: member ? await memberRoleIds(g.id, member.userId) : [],
+    memberRoleIds: member ? await cachedMemberRoleIds(g.id, member.userId) : [],
   }
-  return gatewayGuildObject(g, member, member && (await findUser(member.userId)), parts)
+  return gatewayGuildObject(g, member, member && (await cachedUser(member.userId)), parts)
 }
 
 export function memberObject(m: MemberRow, user: UserRow | undefined, roleIds: string[]) {
@@ -113,12 +113,12 @@ export function memberObject(m: MemberRow, user: UserRow | undefined, roleIds: s
 
 /** A member, its role ids read. */
 export async function serializeMember(m: MemberRow, user: UserRow | undefined) {
-  return memberObject(m, user, await memberRoleIds(m.guildId, m.userId))
+  return memberObject(m, user, await cachedMemberRoleIds(m.guildId, m.userId))
 }
 
 /** A member without its user: MESSAGE_CREATE carries its author's so (discord.py makes `message.author` a Member). */
 export async function memberFields(m: MemberRow) {
-  return memberFieldsWith(m, await memberRoleIds(m.guildId, m.userId))
+  return memberFieldsWith(m, await cachedMemberRoleIds(m.guildId, m.userId))
 }
 
 function memberFieldsWith(m: MemberRow, roleIds: string[]) {
@@ -155,7 +155,7 @@ export async function serializeMessages(
 
 /** A message, its author read; `reactions` as its reader sees them. */
 export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
-  return messageObject(m, guildId, await findUser(m.authorId), reactions)
+  return messageObject(m, guildId, await cachedUser(m.authorId), reactions)
 }
 
 /** A reaction on a message: unicode emoji only, no super reactions. */
@@ -201,8 +201,8 @@ export function messageObject(
 }
 
 export async function serializeInvite(i: InviteRow, guild: GuildRow, channel: ChannelRow) {
-  const inviter = i.inviterId ? await findUser(i.inviterId) : undefined
-  const target = i.targetUserId ? await findUser(i.targetUserId) : undefined
+  const inviter = i.inviterId ? await cachedUser(i.inviterId) : undefined
+  const target = i.targetUserId ? await cachedUser(i.targetUserId) : undefined
   return {
     code: i.code,
     type: 0,

@@ -69,15 +69,15 @@ const roleLists = rowCache<string, RoleRow[]>(1024)
 const memberRoleLists = rowCache<string, string[]>(8192)
 const memberKey = (guildId: string, userId: string) => `${guildId} ${userId}`
 
-export async function getGuild(id: string): Promise<GuildRow | undefined> {
+export async function cachedGuild(id: string): Promise<GuildRow | undefined> {
   return guildRows.read(id, () => guildStmt().get({ id }))
 }
 
-export async function getMember(guildId: string, userId: string): Promise<MemberRow | undefined> {
+export async function cachedGuildMember(guildId: string, userId: string): Promise<MemberRow | undefined> {
   return memberRows.read(memberKey(guildId, userId), () => memberStmt().get({ guildId, userId }))
 }
 
-export async function getChannelRow(id: string): Promise<ChannelRow | undefined> {
+export async function cachedChannel(id: string): Promise<ChannelRow | undefined> {
   return channelRows.read(id, () => channelStmt().get({ id }))
 }
 
@@ -171,11 +171,11 @@ function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
   return out
 }
 
-export async function guildRoles(guildId: string, _tx?: DB): Promise<RoleRow[]> {
+export async function cachedGuildRoles(guildId: string, _tx?: DB): Promise<RoleRow[]> {
   return roleLists.read(guildId, () => rolesOf().all({ guildId }).sort(roleOrder))!
 }
 
-/** The roles of several guilds (each guild's in guildRoles' order), in one query. */
+/** The roles of several guilds (each guild's in cachedGuildRoles' order), in one query. */
 export async function rolesOfEach(guildIds: string[]): Promise<Map<string, RoleRow[]>> {
   return guildIds.length ? byGuild(rolesOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
@@ -241,7 +241,7 @@ export async function getRole(guildId: string, roleId: string): Promise<RoleRow 
     .get()
 }
 
-export async function memberRoleIds(guildId: string, userId: string, _tx?: DB): Promise<string[]> {
+export async function cachedMemberRoleIds(guildId: string, userId: string, _tx?: DB): Promise<string[]> {
   return memberRoleLists.read(memberKey(guildId, userId), () =>
     roleIdsOfMember()
       .all({ guildId, userId })

@@ -3,7 +3,7 @@
 import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
-import { getLobby, getLobbyWithMembers, getMember } from './store'
+import { cachedLobby, cachedLobbyWithMembers, getMember } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 export type AppCaller = BotCaller | BearerCaller
@@ -15,7 +15,7 @@ export function appCaller(caller: Caller): AppCaller {
 
 export async function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = true } = {}): Promise<LobbyRow> {
   const c = appCaller(caller)
-  const lobby = isSnowflake(lobbyId) ? await getLobby(lobbyId) : undefined
+  const lobby = isSnowflake(lobbyId) ? await cachedLobby(lobbyId) : undefined
   if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
   if (c.kind === 'bearer' && bearerMustBeMember && !(await getMember(lobby.id, c.userId))) throw Errors.unknownLobby()
   return lobby
@@ -27,7 +27,7 @@ export async function lobbyWithMembers(
   lobbyId: string,
 ): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] }> {
   const c = appCaller(caller)
-  const found = isSnowflake(lobbyId) ? await getLobbyWithMembers(lobbyId) : undefined
+  const found = isSnowflake(lobbyId) ? await cachedLobbyWithMembers(lobbyId) : undefined
   if (!found || found.lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
   if (c.kind === 'bearer' && !found.members.some((m) => m.userId === c.userId)) throw Errors.unknownLobby()
   return found
@@ -42,7 +42,7 @@ export async function lobbyOfMember(
   caller: UserCaller,
   lobbyId: string,
 ): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] }> {
-  const found = isSnowflake(lobbyId) ? await getLobbyWithMembers(lobbyId) : undefined
+  const found = isSnowflake(lobbyId) ? await cachedLobbyWithMembers(lobbyId) : undefined
   if (!found || !found.members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
   return found
 }

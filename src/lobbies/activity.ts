@@ -12,8 +12,8 @@ import {
   armIdleDeadlineRow,
   clearIdleDeadline,
   clearIdleDeadlinesOf,
-  getLobby,
-  listMembers,
+  cachedLobby,
+  cachedLobbyMembers,
   lobbyIdsOfUser,
   restartIdleDeadline,
 } from './store'
@@ -36,7 +36,7 @@ export function isOnline(userId: string, applicationId: string): boolean {
 
 /** A lobby is active while a member is in its call or online on the Gateway (its member list is cached). */
 export async function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<boolean> {
-  return activeWith(await listMembers(lobby.id), lobby.applicationId)
+  return activeWith(await cachedLobbyMembers(lobby.id), lobby.applicationId)
 }
 
 function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
@@ -50,13 +50,13 @@ function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
  * while the lobby is active. One UPDATE, without reading the lobby again.
  */
 export async function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<void> {
-  if (activeWith(await listMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(tx, lobby.id)
+  if (activeWith(await cachedLobbyMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(tx, lobby.id)
   else await restartIdleDeadline(tx, lobby.id, clock.now())
 }
 
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
 export async function armIdleDeadline(tx: DB, lobbyId: string): Promise<void> {
-  const lobby = await getLobby(lobbyId, tx)
+  const lobby = await cachedLobby(lobbyId, tx)
   if (!lobby || lobby.idleDeadline !== null || (await lobbyActive(tx, lobby))) return
   await armIdleDeadlineRow(tx, lobbyId, clock.now())
 }

@@ -14,7 +14,7 @@ import { log } from '../core/log'
 import { collect } from '../core/metrics'
 import type { DB } from '../db/client'
 import { sendApplicationEvent, verifyEventWebhooksUrl, checkWebhookUrl } from '../oauth2/event-webhooks'
-import { eventWebhookUrl } from '../oauth2/store'
+import { cachedEventWebhookUrl } from '../oauth2/store'
 import {
   countEventDeliveries,
   deleteEventDelivery,
@@ -22,7 +22,7 @@ import {
   dueEventDeliveries,
   enqueueEventDelivery,
   failEventDelivery,
-  getLobby,
+  cachedLobby,
 } from './store'
 import type { LobbyRow } from './tables'
 
@@ -34,7 +34,7 @@ const OVERRIDE_FIELD = 'override_event_webhooks_url'
  * override (`current`) or the application's own (verified) URL. Throws 400 50035 naming the field.
  */
 export async function verifyOverrideUrl(applicationId: string, url: string, current?: string | null): Promise<void> {
-  if (url === current || new URL(url).toString() === (await eventWebhookUrl(applicationId))) {
+  if (url === current || new URL(url).toString() === (await cachedEventWebhookUrl(applicationId))) {
     await checkWebhookUrl(url, OVERRIDE_FIELD)
     return
   }
@@ -59,7 +59,7 @@ export async function queueLobbyEvent(
   type: string,
   data: unknown,
 ) {
-  if (!lobby.overrideEventWebhooksUrl && !(await eventWebhookUrl(lobby.applicationId))) return false
+  if (!lobby.overrideEventWebhooksUrl && !(await cachedEventWebhookUrl(lobby.applicationId))) return false
   const now = clock.now()
   const body = JSON.stringify({
     version: 1,
@@ -100,9 +100,9 @@ async function deliverDue(): Promise<void> {
     let progressed = false
     await Promise.all(
       due.map(async (row) => {
-        const lobby = await getLobby(row.lobbyId)
+        const lobby = await cachedLobby(row.lobbyId)
         const override = lobby?.overrideEventWebhooksUrl ?? null
-        if (!lobby || (!override && !(await eventWebhookUrl(row.applicationId)))) {
+        if (!lobby || (!override && !(await cachedEventWebhookUrl(row.applicationId)))) {
           // Nowhere to go any more (the override cleared, the application's URL turned off, the lobby gone): what
           // was queued for the lobby is dropped.
           await dropLobbyEventDeliveries(row.lobbyId)

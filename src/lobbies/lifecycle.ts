@@ -16,7 +16,7 @@ import {
   getLobbyBySecret,
   insertLobby,
   insertMember,
-  listMembers,
+  cachedLobbyMembers,
   memberOrder,
   retargetEventDeliveries,
   updateLobby,
@@ -68,7 +68,7 @@ async function newLobby(tx: DB, applicationId: string, input: NewLobby): Promise
 /** Subscribe the first members and announce the lobby to them and to the application's bots; returns the members. */
 async function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): Promise<LobbyMemberRow[]> {
   await touchLobby(tx, lobby)
-  const members = await listMembers(lobby.id, tx)
+  const members = await cachedLobbyMembers(lobby.id, tx)
   for (const m of members) effects.subscribe(m.userId, lobby)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
   return members
@@ -110,7 +110,7 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     const effects = new Effects()
     const now = clock.now()
     let found = await getLobbyBySecret(tx, caller.applicationId, secretHash)
-    let members = found ? await listMembers(found.id, tx) : []
+    let members = found ? await cachedLobbyMembers(found.id, tx) : []
     const member = found && userId ? members.find((m) => m.userId === userId) : undefined
     if (found && !member && (found.secretExpiresAt ?? 0) <= now) {
       await updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
@@ -178,7 +178,7 @@ async function joinBySecret(
   return withMember(members, added)
 }
 
-/** The list with a new member, in listMembers' order. */
+/** The list with a new member, in cachedLobbyMembers' order. */
 function withMember(members: LobbyMemberRow[], added: LobbyMemberRow): LobbyMemberRow[] {
   return [...members, added].sort(memberOrder)
 }
@@ -211,7 +211,7 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     const current = Object.keys(patch).length ? await updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
-      const removes = (await listMembers(lobby.id, tx)).map((m) => m.userId).filter((id) => !listed.has(id))
+      const removes = (await cachedLobbyMembers(lobby.id, tx)).map((m) => m.userId).filter((id) => !listed.has(id))
       memberEffects(current, await changeMembers(tx, current, input.members, removes), effects)
     }
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
@@ -231,7 +231,7 @@ export async function deleteLobby(
 ): Promise<boolean> {
   const effects = new Effects()
   const gone = await transaction(async (tx) => {
-    const members = await listMembers(lobbyId, tx)
+    const members = await cachedLobbyMembers(lobbyId, tx)
     const row = await remove(tx)
     if (!row) return undefined
     effects.toLobby(row, 'LOBBY_DELETE', { id: row.id, reason: 'deleted' })

@@ -1,6 +1,6 @@
 // The linked guild channel as lobby objects show it, and the copy of lobby messages in it.
 import { hasGrant } from '../oauth2/store'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { guildPort } from './guild-port'
 import { LobbyFlags } from './limits'
 import { setChannelCopy } from './store'
@@ -23,7 +23,7 @@ export async function mirrorToLinkedChannel(
   if (!lobby.linkedChannelId || !port) return
   // REQUIRE_APPLICATION_AUTHORIZATION: users must have authorized the application to speak in the channel.
   if (lobby.flags & LobbyFlags.REQUIRE_APPLICATION_AUTHORIZATION) {
-    const author = await findUser(authorId)
+    const author = await cachedUser(authorId)
     if (!author?.bot && !(await hasGrant(authorId, lobby.applicationId))) return
   }
   const copy = await port.createChannelMessage({ channelId: lobby.linkedChannelId, authorId, content })

@@ -10,7 +10,7 @@ import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
 import { eventMember } from './serialize'
 import { lobbySnapshot } from './snapshots'
 import { touchLobby } from './activity'
-import { countMembers, countUserLobbies, deleteMember, insertMember, listMembers, updateMember } from './store'
+import { countMembers, countUserLobbies, deleteMember, insertMember, cachedLobbyMembers, updateMember } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 
 export type MemberInput = { id: string; metadata?: Metadata | null; flags?: number | null }
@@ -42,7 +42,7 @@ export async function changeMembers(
   const known = await existingUserIds(tx, [...wanted.keys()])
   for (const id of wanted.keys()) if (!known.has(id)) throw Errors.unknownUser()
 
-  const current = new Map((await listMembers(lobby.id, tx)).map((m) => [m.userId, m]))
+  const current = new Map((await cachedLobbyMembers(lobby.id, tx)).map((m) => [m.userId, m]))
   const changes: MemberChanges = { added: [], updated: [], removed: [] }
 
   for (const id of new Set(removes)) {

@@ -3,7 +3,7 @@ import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { queuedTransaction, reading, transaction } from '../db/client'
-import { findUser, findUsers } from '../accounts/store'
+import { cachedUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { events } from '../gateway/bus'
 import { lobbyAudience } from './effects'
@@ -51,7 +51,7 @@ export async function postMessage(
 ): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
-  const author = await findUser(authorId)
+  const author = await cachedUser(authorId)
   if (!author) throw Errors.unauthorized()
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
   const { row, lobby, created, queued } = await queuedTransaction(async (tx) => {
@@ -130,7 +130,7 @@ export async function moderateMessage(
   const { row, lobby, author, queued } = await transaction(async (tx) => {
     const lobby = await access()
     const row = await setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
-    const author = row && (await findUser(row.authorId))
+    const author = row && (await cachedUser(row.authorId))
     // The application's event webhooks hear it too (durable outbox, same transaction).
     const queued = !!author && (await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author)))
     return { lobby, row, author, queued }

@@ -33,7 +33,7 @@ import {
   PutMemberSchema,
 } from './schemas'
 import { memberView, restText } from './snapshots'
-import { getLobby } from './store'
+import { cachedLobby } from './store'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
@@ -145,7 +145,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params }) => {
       const app = appCaller(caller)
-      const lobby = isSnowflake(params.lobbyId) ? await getLobby(params.lobbyId) : undefined
+      const lobby = isSnowflake(params.lobbyId) ? await cachedLobby(params.lobbyId) : undefined
       // Idempotent: an already deleted lobby is fine; another application's lobby is not found.
       if (lobby && lobby.applicationId !== app.applicationId) throw Errors.unknownLobby()
       if (lobby) await deleteLobby(lobby.id)

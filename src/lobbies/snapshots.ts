@@ -5,7 +5,7 @@ import { linkedChannelObject } from './linked-channel'
 import { findUsers } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
 import { gatewayLobby, restLobby } from './serialize'
-import { cachedLobbyText, getLobby, listMembers } from './store'
+import { cachedLobbyText, cachedLobby, cachedLobbyMembers } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /**
@@ -30,14 +30,14 @@ export function restText(lobby: LobbyRow, members: LobbyMemberRow[], forApp = fa
 
 /** The REST lobby object read fresh after a change committed. */
 export async function lobbyView(lobby: LobbyRow, forApp = false) {
-  const row = (await getLobby(lobby.id)) ?? lobby
-  return restView(row, await listMembers(row.id), forApp)
+  const row = (await cachedLobby(lobby.id)) ?? lobby
+  return restView(row, await cachedLobbyMembers(row.id), forApp)
 }
 
 export async function gatewayView(lobbyId: string) {
-  const lobby = await getLobby(lobbyId)
+  const lobby = await cachedLobby(lobbyId)
   if (!lobby) return undefined
-  return gatewayLobby(lobby, await listMembers(lobby.id), await linkedChannelObject(lobby))
+  return gatewayLobby(lobby, await cachedLobbyMembers(lobby.id), await linkedChannelObject(lobby))
 }
 
 /** The Gateway lobby object as it is when the event goes out. */

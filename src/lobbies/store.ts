@@ -143,7 +143,7 @@ const idleDeadlineArm = prepared((d) =>
     .prepare(),
 )
 
-export async function getLobby(id: string, _tx?: DB): Promise<LobbyRow | undefined> {
+export async function cachedLobby(id: string, _tx?: DB): Promise<LobbyRow | undefined> {
   return lobbyRows.read(id, () => lobbyById().get({ id }))
 }
 
@@ -348,7 +348,7 @@ const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 /** A lobby's members, oldest first (joined_at, then user id). */
-export async function listMembers(lobbyId: string, _tx?: DB): Promise<LobbyMemberRow[]> {
+export async function cachedLobbyMembers(lobbyId: string, _tx?: DB): Promise<LobbyMemberRow[]> {
   return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
 }
 
@@ -356,7 +356,7 @@ export async function listMembers(lobbyId: string, _tx?: DB): Promise<LobbyMembe
  * A lobby and its members (GET /lobbies/{id}), read together in one synchronous step: from the caches, else on the
  * read connection with nothing of this process committed in between.
  */
-export async function getLobbyWithMembers(
+export async function cachedLobbyWithMembers(
   id: string,
 ): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] } | undefined> {
   const lobby = lobbyRows.read(id, () => lobbyById().get({ id }))
@@ -423,7 +423,7 @@ export async function clearIdleDeadlinesOf(userId: string, applicationId?: strin
   // (right outside a transaction): most identifies find none, and write nothing.
   const running: string[] = []
   for (const id of await lobbyIdsOfUser(userId, applicationId))
-    if ((await getLobby(id))?.idleDeadline != null) running.push(id)
+    if ((await cachedLobby(id))?.idleDeadline != null) running.push(id)
   if (running.length)
     await transaction(async (tx) => {
       for (const id of running) await clearIdleDeadline(tx, id)

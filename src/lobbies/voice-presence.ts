@@ -7,7 +7,7 @@ import { audiences, sees } from '../gateway/bus'
 import { Effects } from './effects'
 import { armIdleDeadline } from './activity'
 import { eventMember, lobbyVoiceState } from './serialize'
-import { getLobby, getMember, listMembers, setVoice, updateLobby } from './store'
+import { cachedLobby, getMember, cachedLobbyMembers, setVoice, updateLobby } from './store'
 
 export { onMemberLeave, type LeaveReason } from './leave-hooks'
 
@@ -21,7 +21,7 @@ export async function callAccess(
   caller: Caller,
   lobbyId: string,
 ): Promise<{ lobbyId: string; idleTimeoutMs: number } | undefined> {
-  const lobby = await getLobby(lobbyId)
+  const lobby = await cachedLobby(lobbyId)
   // Who may join is who sees the lobby (gateway/bus.ts sees): no bot; an OAuth2 session of its application, with
   // lobbies.write.
   if (!lobby || !sees(caller, audiences.lobby(lobby.applicationId))) return undefined
@@ -31,13 +31,13 @@ export async function callAccess(
 
 /** The lobby's idle timeout (a call with no media this long ends); undefined once the lobby is gone. */
 export async function callIdleTimeoutMs(lobbyId: string): Promise<number | undefined> {
-  const lobby = await getLobby(lobbyId)
+  const lobby = await cachedLobby(lobbyId)
   return lobby ? lobby.idleTimeoutSeconds * 1000 : undefined
 }
 
 /** The user ids that are (still) members of the lobby. */
 export async function memberIds(lobbyId: string): Promise<Set<string>> {
-  return new Set((await listMembers(lobbyId)).map((m) => m.userId))
+  return new Set((await cachedLobbyMembers(lobbyId)).map((m) => m.userId))
 }
 
 /** The member's peer connection is up: connected, the idle countdown stops. False when not (or no longer) a member. */
@@ -49,7 +49,7 @@ export async function markConnected(
 ): Promise<boolean> {
   const effects = new Effects()
   const ok = await transaction(async (tx) => {
-    const lobby = await getLobby(lobbyId, tx)
+    const lobby = await cachedLobby(lobbyId, tx)
     const before = lobby && (await getMember(lobbyId, userId, tx))
     if (!lobby || !before) return false
     const after = (await setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags }))!
@@ -72,7 +72,7 @@ export async function markVoiceFlags(
 ): Promise<void> {
   const effects = new Effects()
   await transaction(async (tx) => {
-    const lobby = await getLobby(lobbyId, tx)
+    const lobby = await cachedLobby(lobbyId, tx)
     const before = lobby && (await getMember(lobbyId, userId, tx))
     if (!lobby || !before || before.voiceSessionId !== sessionId) return
     if (before.selfMute === flags.selfMute && before.selfDeaf === flags.selfDeaf) return
@@ -92,7 +92,7 @@ export async function markVoiceFlags(
 export async function markDisconnected(lobbyId: string, userId: string, sessionId: string): Promise<void> {
   const effects = new Effects()
   await transaction(async (tx) => {
-    const lobby = await getLobby(lobbyId, tx)
+    const lobby = await cachedLobby(lobbyId, tx)
     if (!lobby) return
     const before = await getMember(lobbyId, userId, tx)
     if (before && before.voiceSessionId !== sessionId) return

@@ -1,7 +1,7 @@
 // MFA at login: finishing a login with a second factor's code for the ticket POST /auth/login answered (the answer
 // itself: registry.ts loginChallenge).
 import { completeLogin, type LoginContext } from '../accounts/complete-login'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { invalidTicket } from './errors'
 import type { Registry } from './registry'
 import { loadTicket, redeemTicket } from './tickets'
@@ -17,7 +17,7 @@ export async function finishMfaLogin(
   const row = await loadTicket('login', ticket)
   await mfa.verify(row, type, code)
   if (!(await redeemTicket(row))) throw invalidTicket()
-  const user = await findUser(row.userId!)
+  const user = await cachedUser(row.userId!)
   if (!user || user.state !== 'active') throw invalidTicket()
   const requiredActions = row.data.required_actions ? row.data.required_actions.split(',') : []
   return completeLogin(user, context, requiredActions)

@@ -1,7 +1,7 @@
 // The password as a method: an account without MFA proves itself with it where a 60003 answer asks (POST /mfa/finish).
 // Not a second factor: nothing to enrol or remove, never offered at login, refused once MFA is on.
 import { verifyPassword } from '../accounts/passwords'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import type { Method } from './factor'
 
 export const PASSWORD = 'password'
@@ -15,7 +15,7 @@ export function passwordMethod(enabled: (userId: string) => Promise<boolean>): M
     async verify(ticket, code) {
       const userId = ticket.userId!
       if (await enabled(userId)) return false
-      const hash = (await findUser(userId))?.passwordHash
+      const hash = (await cachedUser(userId))?.passwordHash
       return !!hash && verifyPassword(code, hash)
     },
   }

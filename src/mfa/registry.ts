@@ -9,7 +9,7 @@ import { ELEVATION_TTL_S, hasElevation } from './elevation-jwt'
 import { CODE_ALREADY_USED, elevationRequired } from './errors'
 import type { Enrolment, Method, SecondFactor } from './factor'
 import { PASSWORD, passwordMethod } from './password'
-import { authenticatorTypes as authenticatorsOn } from './store'
+import { cachedAuthenticatorTypes as authenticatorsOn } from './store'
 import { issueTicket, MAX_WRONG_CODES, TICKET_TTL_MS, type TicketPurpose, type TicketRow, wrongCode } from './tickets'
 
 /** Wrong codes per user across tickets, so fresh tickets do not buy more guesses. */

@@ -45,7 +45,7 @@ export const AuthenticatorType = { WEBAUTHN: 1, TOTP: 2, SMS: 3 } as const
 const authenticatorTypesOf = rowCache<string, readonly number[]>(8192)
 
 /** The authenticator types whose rows the user has, ascending (cached). */
-export async function authenticatorTypes(userId: string): Promise<readonly number[]> {
+export async function cachedAuthenticatorTypes(userId: string): Promise<readonly number[]> {
   return authenticatorTypesOf.read(userId, () => {
     const types: number[] = []
     if (credentialOf().get({ userId }) !== undefined) types.push(AuthenticatorType.WEBAUTHN)
@@ -58,7 +58,7 @@ export async function authenticatorTypes(userId: string): Promise<readonly numbe
 // ---- TOTP
 
 export async function hasTotpSecret(userId: string): Promise<boolean> {
-  return (await authenticatorTypes(userId)).includes(AuthenticatorType.TOTP)
+  return (await cachedAuthenticatorTypes(userId)).includes(AuthenticatorType.TOTP)
 }
 
 export async function findTotpSecret(userId: string): Promise<typeof totpSecrets.$inferSelect | undefined> {
@@ -150,7 +150,7 @@ export async function deleteBackupCodes(userId: string): Promise<void> {
 // ---- SMS
 
 export async function hasSmsFactor(userId: string): Promise<boolean> {
-  return (await authenticatorTypes(userId)).includes(AuthenticatorType.SMS)
+  return (await cachedAuthenticatorTypes(userId)).includes(AuthenticatorType.SMS)
 }
 
 export async function insertSmsFactor(userId: string): Promise<void> {
@@ -174,7 +174,7 @@ export async function credentialsOfUser(userId: string): Promise<CredentialRow[]
 }
 
 export async function hasCredential(userId: string): Promise<boolean> {
-  return (await authenticatorTypes(userId)).includes(AuthenticatorType.WEBAUTHN)
+  return (await cachedAuthenticatorTypes(userId)).includes(AuthenticatorType.WEBAUTHN)
 }
 
 export async function findCredentialByCredentialId(credentialId: string): Promise<CredentialRow | undefined> {

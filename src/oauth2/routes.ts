@@ -5,7 +5,7 @@ import { Errors } from '../core/errors'
 import { NO_CONTENT, SECURITY } from '../http/docs'
 import { endpoint } from '../http/endpoint'
 import { json, noContent } from '../http/respond'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
 import { checkAuthorizeRequest, denied, grantCode, type AuthorizeParams } from './authorize'
 import { authenticateClient, formFields } from './client-auth'
@@ -47,9 +47,9 @@ const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 /** GET /applications/@me and /oauth2/applications/@me: the calling bot's application (Discord takes only Bot tokens). */
 async function ownApplication({ caller }: { caller: BotCaller }) {
   const row = await findApplication(caller.applicationId)
-  const bot = row && (await findUser(row.botUserId))
+  const bot = row && (await cachedUser(row.botUserId))
   if (!row || !bot) throw Errors.unauthorized()
-  const owner = row.ownerId ? await findUser(row.ownerId) : undefined
+  const owner = row.ownerId ? await cachedUser(row.ownerId) : undefined
   return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
 }
 
@@ -76,7 +76,7 @@ export const oauth2Endpoints = [
     },
     async ({ caller, query }) => {
       const request = await checkAuthorizeRequest(authorizeParams(query()))
-      const user = await findUser(caller.userId)
+      const user = await cachedUser(caller.userId)
       if (!user) throw Errors.unauthorized()
       return {
         application: publicApplication(request.app),
@@ -204,7 +204,7 @@ export const oauth2Endpoints = [
       const app = await findApplication(caller.applicationId)
       const grant = await findTokenById(caller.grantId)
       if (!app || !grant) throw Errors.unauthorized()
-      const user = caller.scopes.includes('identify') ? await findUser(caller.userId) : undefined
+      const user = caller.scopes.includes('identify') ? await cachedUser(caller.userId) : undefined
       return {
         application: publicApplication(app),
         scopes: grant.scopes.split(' '),

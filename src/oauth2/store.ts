@@ -70,7 +70,7 @@ export async function countAuthorizedUsers(applicationId: string): Promise<numbe
 const webhookTargets = rowCache<string, { url: string | null }>(4096)
 
 /** The application's event webhooks URL when they are enabled, else null. */
-export async function eventWebhookUrl(applicationId: string): Promise<string | null> {
+export async function cachedEventWebhookUrl(applicationId: string): Promise<string | null> {
   return (
     webhookTargets.read(applicationId, () => {
       const row = db()

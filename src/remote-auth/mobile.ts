@@ -9,7 +9,7 @@ import { clock } from '../core/clock'
 import { randomToken, sha256Hex } from '../core/crypto'
 import { requireElevation } from '../mfa/elevation'
 import { mfaEnabled } from '../mfa/factors'
-import { findUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import { FINGERPRINT_PATTERN, encryptTo, keyFrom } from './crypto'
 import { liveDesktop } from './desktop'
@@ -35,7 +35,7 @@ const handshakeHash = (token: string) => (token.length > 0 && token.length <= 12
 
 /** POST /users/@me/remote-auth: claim the desktop, send it pending_ticket, return the handshake token. */
 export async function claimRemoteAuth(me: UserCaller, fingerprint: string): Promise<{ handshake_token: string }> {
-  const user = await findUser(me.userId)
+  const user = await cachedUser(me.userId)
   if (!usable(user)) throw invalidFingerprint()
   if (!FINGERPRINT_PATTERN.test(fingerprint)) throw invalidFingerprint()
   if (!liveDesktop(fingerprint)) throw invalidFingerprint()
@@ -62,7 +62,7 @@ export async function finishRemoteAuth(
   if (temporaryToken === true) throw temporaryTokenUnsupported()
   const hash = handshakeHash(handshakeToken)
   if (!hash || !(await findHandshake(hash, me.userId, clock.now()))) throw invalidHandshakeToken()
-  const user = await findUser(me.userId)
+  const user = await cachedUser(me.userId)
   if (!usable(user)) throw invalidHandshakeToken()
   // A 60003 leaves the handshake as it was: the retry with the elevation token uses it.
   if (await mfaEnabled(user.id)) await requireElevation(me, request)
@@ -98,7 +98,7 @@ export async function exchangeTicket(ticket: string): Promise<{ encrypted_token:
   if (ticket.length === 0 || ticket.length > 128) throw invalidTicket()
   const row = await takeTicket(sha256Hex(ticket), clock.now())
   if (!row) throw invalidTicket()
-  const user = await findUser(row.userId)
+  const user = await cachedUser(row.userId)
   if (!usable(user)) throw invalidTicket() // an operator lock after finish still stops it
   const client: ClientInfo = {
     ip: row.ip,

@@ -2,7 +2,7 @@
 // by name, PATCH, DELETE, GET, global and per guild, with Discord's rules and limits at their edges.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { addMember } from '../../src/guilds/lifecycle'
-import { getGuild } from '../../src/guilds/store'
+import { cachedGuild } from '../../src/guilds/store'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { makeGuild } from '../guilds/helpers'
 
@@ -179,7 +179,7 @@ describe('guild commands', () => {
     const path = `/applications/${app.id}/guilds/${guild.id}/commands`
     const outside = await api('PUT', path, { token: bot(app), body: [ping] })
     expect([outside.status, outside.body.code]).toEqual([403, 50001])
-    await addMember((await getGuild(guild.id))!, botUser.id)
+    await addMember((await cachedGuild(guild.id))!, botUser.id)
     const put = await api('PUT', path, { token: bot(app), body: [ping] })
     expect(put.body).toEqual([expect.objectContaining({ name: 'ping', guild_id: guild.id })])
     expect(put.body[0].dm_permission).toBeUndefined()

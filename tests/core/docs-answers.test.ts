@@ -7,10 +7,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { join } from 'node:path'
 import { createVerifiedUser } from '../../src/accounts/users'
 import { createSession } from '../../src/accounts/sessions'
-import { findUser, findUserByEmail, insertUser, updateUser } from '../../src/accounts/store'
+import { cachedUser, findUserByEmail, insertUser, updateUser } from '../../src/accounts/store'
 import { loadDefinitions } from '../../src/experiments/service'
 import { addMember } from '../../src/guilds/lifecycle'
-import { getGuild } from '../../src/guilds/store'
+import { cachedGuild } from '../../src/guilds/store'
 import { EXAMPLE_USER_ID } from '../../src/lobbies/schemas'
 import { api, makeApp, makeUser, resetWorld, server, type Reply } from '../helpers'
 import { authorizeQuery, bearerFor } from '../oauth2/helpers'
@@ -130,7 +130,7 @@ async function commandsWorld() {
   const app = await makeApp()
   const { guild } = await guildWorld()
   const botId = (await api('GET', '/users/@me', { token: bot(app) })).body.id
-  await addMember((await getGuild(guild.id))!, botId)
+  await addMember((await cachedGuild(guild.id))!, botId)
   const command = {
     name: 'queue',
     description: 'Join the queue',
@@ -225,7 +225,7 @@ async function elevation(
 /** The user the bulk members example names (created once with the example's id). */
 async function exampleMember() {
   await server()
-  if (!(await findUser(EXAMPLE_USER_ID)))
+  if (!(await cachedUser(EXAMPLE_USER_ID)))
     await insertUser({ id: EXAMPLE_USER_ID, username: 'example_member', createdAt: Date.now() })
 }
 

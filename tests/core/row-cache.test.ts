@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
 import { transaction } from '../../src/db/client'
-import { getLobby, updateLobbyMetadata } from '../../src/lobbies/store'
+import { cachedLobby, updateLobbyMetadata } from '../../src/lobbies/store'
 import { join, makeGuild } from '../guilds/helpers'
 import { api, makeUser, resetWorld } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -91,11 +91,11 @@ describe('lobby rows and members', () => {
     await expect(
       transaction(async (tx) => {
         await updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
-        expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
+        expect((await cachedLobby(lobby.id))?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
         throw new Error('roll back')
       }),
     ).rejects.toThrow('roll back')
-    expect((await getLobby(lobby.id))?.metadata).toEqual({ kept: 'yes' })
+    expect((await cachedLobby(lobby.id))?.metadata).toEqual({ kept: 'yes' })
     expect((await lobbyGet(bot, lobby.id)).body.metadata).toEqual({ kept: 'yes' })
   })
 })
@@ -117,7 +117,7 @@ describe("a lobby's event webhooks override (the lobby row and the cached REST t
       expect((await patch({ override_event_webhooks_url: r.url })).status).toBe(200)
       expect(field(await lobbyGet(bot, lobby.id))).toBe(r.url)
       expect(field(await readTimes(3, asPlayer))).toBeUndefined()
-      expect((await getLobby(lobby.id))?.overrideEventWebhooksUrl).toBe(r.url)
+      expect((await cachedLobby(lobby.id))?.overrideEventWebhooksUrl).toBe(r.url)
 
       // Another change of the lobby keeps it; the players' cached text shows the change and still not the URL.
       expect((await patch({ metadata: { n: '2' } })).status).toBe(200)

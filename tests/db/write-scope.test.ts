@@ -2,7 +2,7 @@
 // must not see what it has not committed, nor write into it, nor cache what it replaces. Each test holds a transaction
 // open on a promise the test resolves, and does meanwhile what another request would.
 import { describe, expect, test } from 'bun:test'
-import { findUser, insertUser, updateUser } from '../../src/accounts/store'
+import { cachedUser, insertUser, updateUser } from '../../src/accounts/store'
 import { snowflake } from '../../src/core/snowflake'
 import { db, inWriteTransaction, queuedTransaction, reading, transaction, write } from '../../src/db/client'
 import { users } from '../../src/accounts/tables'
@@ -43,13 +43,13 @@ describe('a write transaction open across an await', () => {
     const { held, release } = await openTransaction(
       async () => {
         await insertUser(row)
-        expect((await findUser(row.id))?.username).toBe(row.username) // the transaction reads its own row
+        expect((await cachedUser(row.id))?.username).toBe(row.username) // the transaction reads its own row
       },
       { rollBack: true },
     )
     // Another request, while the transaction is open: the row is not there, through the store or the API.
     expect(inWriteTransaction()).toBe(false)
-    expect(await findUser(row.id)).toBeUndefined()
+    expect(await cachedUser(row.id)).toBeUndefined()
     expect(
       db()
         .select()
@@ -57,11 +57,11 @@ describe('a write transaction open across an await', () => {
         .all()
         .some((u) => u.id === row.id),
     ).toBe(false)
-    expect(await reading(async () => await findUser(row.id))).toBeUndefined()
+    expect(await reading(async () => await cachedUser(row.id))).toBeUndefined()
     release()
     await expect(held).rejects.toThrow('roll back')
     // Rolled back, and nothing cached from it.
-    expect(await findUser(row.id)).toBeUndefined()
+    expect(await cachedUser(row.id)).toBeUndefined()
   })
 
   test('a write outside the transaction waits for it and commits on its own, whatever the transaction does', async () => {
@@ -77,8 +77,8 @@ describe('a write transaction open across an await', () => {
     release()
     await expect(held).rejects.toThrow('roll back')
     await other
-    expect((await findUser(user.id))?.globalName).toBe('kept')
-    expect(await findUser(row.id)).toBeUndefined()
+    expect((await cachedUser(user.id))?.globalName).toBe('kept')
+    expect(await cachedUser(row.id)).toBeUndefined()
   })
 
   test('a row read from the read connection while a transaction changes it is not served after the commit', async () => {
@@ -87,31 +87,31 @@ describe('a write transaction open across an await', () => {
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBeNull()
     const { held, release } = await openTransaction(async () => await updateUser(user.id, { globalName: 'renamed' }))
     // Read (and cached) meanwhile: the committed row, the old name.
-    expect((await findUser(user.id))?.globalName).toBeNull()
+    expect((await cachedUser(user.id))?.globalName).toBeNull()
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBeNull()
     release()
     await held
     // Once the transaction committed, nobody is answered the row it replaced.
-    expect((await findUser(user.id))?.globalName).toBe('renamed')
+    expect((await cachedUser(user.id))?.globalName).toBe('renamed')
     expect((await api('GET', '/users/@me', { token })).body.global_name).toBe('renamed')
   })
 
   test('a snapshot begun before a commit does not cache the row the commit replaced', async () => {
     const user = await makeUser()
-    await findUser(user.id) // cached
+    await cachedUser(user.id) // cached
     const inSnapshot = gate()
     const committed = gate()
     const snapshot = reading(async () => {
       db().select().from(users).limit(1).all() // the snapshot starts here
       inSnapshot.open()
       await committed.promise
-      return (await findUser(user.id))?.globalName // forgotten by the commit: read from this (older) snapshot
+      return (await cachedUser(user.id))?.globalName // forgotten by the commit: read from this (older) snapshot
     })
     await inSnapshot.promise
     await updateUser(user.id, { globalName: 'newer' })
     committed.open()
     expect(await snapshot).toBeNull() // what the snapshot shows
-    expect((await findUser(user.id))?.globalName).toBe('newer') // and it was not kept
+    expect((await cachedUser(user.id))?.globalName).toBe('newer') // and it was not kept
   })
 
   test('queued writes wait for an open transaction and commit in their own batch', async () => {
@@ -123,11 +123,11 @@ describe('a write transaction open across an await', () => {
       return 'queued'
     })
     await Bun.sleep(20)
-    expect(await findUser(queuedRow.id)).toBeUndefined()
+    expect(await cachedUser(queuedRow.id)).toBeUndefined()
     release()
     await held
     expect(await queued).toBe('queued')
-    expect((await findUser(queuedRow.id))?.id).toBe(queuedRow.id)
+    expect((await cachedUser(queuedRow.id))?.id).toBe(queuedRow.id)
   })
 })
 
@@ -137,7 +137,7 @@ describe('the read connection', () => {
     expect(() => db().insert(users).values(newUser()).run()).toThrow(/readonly|read-only|query_only/i)
     const row = newUser()
     await write((w) => w.insert(users).values(row).run())
-    expect((await findUser(row.id))?.id).toBe(row.id)
+    expect((await cachedUser(row.id))?.id).toBe(row.id)
   })
 
   test('a transaction inside a transaction is a savepoint: undone alone when it throws', async () => {
@@ -153,7 +153,7 @@ describe('the read connection', () => {
         }),
       ).rejects.toThrow('inner')
     })
-    expect((await findUser(outer.id))?.id).toBe(outer.id)
-    expect(await findUser(inner.id)).toBeUndefined()
+    expect((await cachedUser(outer.id))?.id).toBe(outer.id)
+    expect(await cachedUser(inner.id)).toBeUndefined()
   })
 })

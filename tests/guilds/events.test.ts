@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'bun:test'
 import { GatewayClient } from '../gateway-client'
 import { addMember } from '../../src/guilds/lifecycle'
-import { getGuild } from '../../src/guilds/store'
+import { cachedGuild } from '../../src/guilds/store'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { join, makeGuild } from './helpers'
 
@@ -29,7 +29,7 @@ test('a bot gets its guilds as Discord gives them to bots: unavailable in READY,
   const { owner, guild, channelId } = await makeGuild()
   const app = await makeApp()
   const botUser = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
-  await addMember((await getGuild(guild.id))!, botUser.id)
+  await addMember((await cachedGuild(guild.id))!, botUser.id)
   const { client, ready } = await connected(`Bot ${app.bot_token}`)
   expect(ready.guilds).toEqual([{ id: guild.id, unavailable: true }])
   const created = await client.waitFor('GUILD_CREATE')

@@ -5,7 +5,7 @@ import { createBot, GatewayIntents, ShardState } from '@discordeno/bot'
 import { config, setConfig } from '../../src/config'
 import { sessionsOfUser } from '../../src/gateway/sessions'
 import { addMember } from '../../src/guilds/lifecycle'
-import { getGuild } from '../../src/guilds/store'
+import { cachedGuild } from '../../src/guilds/store'
 import { api, makeApp, resetWorld, server } from '../helpers'
 import { makeGuild } from '../guilds/helpers'
 
@@ -80,7 +80,7 @@ async function botInGuild() {
   const app = await makeApp()
   const user = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
   const { owner, guild, channelId } = await makeGuild('Discordeno guild')
-  await addMember((await getGuild(guild.id))!, user.id)
+  await addMember((await cachedGuild(guild.id))!, user.id)
   return { url, app, user, owner, guild, channelId }
 }
 

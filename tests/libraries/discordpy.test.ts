@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { config, setConfig } from '../../src/config'
 import { sessionsOfUser } from '../../src/gateway/sessions'
-import { getGuild } from '../../src/guilds/store'
+import { cachedGuild } from '../../src/guilds/store'
 import { addMember } from '../../src/guilds/lifecycle'
 import { api, makeApp, resetWorld, server } from '../helpers'
 import { makeGuild } from '../guilds/helpers'
@@ -40,7 +40,7 @@ test.skipIf(skip)(
     const app = await makeApp()
     const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
     const { owner, guild, channelId } = await makeGuild('discord.py guild')
-    await addMember((await getGuild(guild.id))!, bot.id)
+    await addMember((await cachedGuild(guild.id))!, bot.id)
     // MANAGE_MESSAGES, for the pins and the bulk deletion.
     const role = await api('POST', `/guilds/${guild.id}/roles`, {
       token: owner.token,

@@ -1,7 +1,7 @@
 // SMS as a second factor: a code texted to the account's verified phone for a ticket (keyed to that ticket, so a code
 // texted for one ticket fails on another). It only comes on top of a strong factor (60012 otherwise), authenticator
 // type 3, and it is the phone's: removing the phone removes it.
-import { findUser } from '../../../accounts/store'
+import { cachedUser } from '../../../accounts/store'
 import { verifyPhoneCode } from '../../../accounts/phone'
 import type { SecondFactor } from '../../factor'
 import { AuthenticatorType, deleteSmsFactor, hasSmsFactor } from '../../store'
@@ -17,7 +17,7 @@ export const sms: SecondFactor = {
   enrolled: hasSmsFactor,
   async verify(ticket, code) {
     const userId = ticket.userId!
-    const phone = (await findUser(userId))?.phone
+    const phone = (await cachedUser(userId))?.phone
     return !!phone && (await hasSmsFactor(userId)) && verifyPhoneCode(phone, code, ticketPurpose(ticket))
   },
   remove: deleteSmsFactor,

@@ -1,6 +1,6 @@
 // Texting a login code for a ticket (login, password reset or elevation) to the account's phone.
 import { isE164, issuePhoneCode, maskPhone } from '../../../accounts/phone'
-import { findUser } from '../../../accounts/store'
+import { cachedUser } from '../../../accounts/store'
 import { invalidTicket, smsNotEnabled } from '../../errors'
 import { hasSmsFactor } from '../../store'
 import { loadTicket, type TicketPurpose, type TicketRow } from '../../tickets'
@@ -10,7 +10,7 @@ export const ticketPurpose = (row: TicketRow) => `mfa:${row.ticketHash.slice(0, 
 
 /** Text a code for this ticket to the user's phone; returns the masked number. */
 export async function sendTicketSms(row: TicketRow, ip: string): Promise<string> {
-  const user = await findUser(row.userId!)
+  const user = await cachedUser(row.userId!)
   if (!user?.phone || !isE164(user.phone) || !(await hasSmsFactor(user.id))) throw smsNotEnabled()
   await issuePhoneCode(user.phone, ticketPurpose(row), ip, 'Your login code is')
   return maskPhone(user.phone)
