@@ -60,7 +60,8 @@ import { ZlibStream } from './zlib-stream'
 
 type Connection = {
   session?: GatewaySession
-  heartbeatTimer?: Timer
+  /** performance.now() by which the next heartbeat must arrive (the sweep closes the socket after it). */
+  beatBy: number
   closing?: boolean
   identifying?: boolean
   /** clock.now() at Hello: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
@@ -211,9 +212,12 @@ const CREDENTIAL_CHECK_EVERY = 5 // sweeps (seconds), or at the next sweep after
 
 function sweepExpired(): void {
   const now = clock.now()
+  const beatNow = performance.now()
   for (const s of sessions.values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
   for (const [ws, conn] of connections) {
-    if (!conn.session && !conn.closing && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS)
+    if (conn.closing) continue
+    if (beatNow > conn.beatBy) close(ws, Close.SessionTimedOut, 'Session timed out')
+    else if (!conn.session && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS)
       close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
   sweeps += 1
@@ -265,11 +269,13 @@ function close(ws: Socket, code: number, reason: string): void {
   else ws.close(code, reason)
 }
 
-function armHeartbeat(ws: Socket, conn: Connection): void {
-  clearTimeout(conn.heartbeatTimer)
-  const interval = config().gatewayHeartbeatMs
-  // The first beat is jittered over a whole interval; allow half an interval more for latency.
-  conn.heartbeatTimer = setTimeout(() => close(ws, Close.SessionTimedOut, 'Session timed out'), interval * 1.5)
+/**
+ * The next heartbeat is due within an interval and a half (the first beat is jittered over a whole interval; half an
+ * interval more for latency). Real time, not clock.now() (tests move that). The sweep closes late sockets: one
+ * deadline per socket rather than a timer, whose object and closure cost more than the rest of the connection.
+ */
+function heartbeatDeadline(): number {
+  return performance.now() + config().gatewayHeartbeatMs * 1.5
 }
 
 /** Topics a caller's session follows before the domains add theirs. */
@@ -389,7 +395,7 @@ async function onMessage(ws: Socket, message: unknown): Promise<void> {
   const { op, d } = message as { op?: unknown; d?: unknown }
   if (typeof op !== 'number') return close(ws, Close.DecodeError, 'Decode error')
   if (op === Op.Heartbeat || op === QOS_HEARTBEAT) {
-    armHeartbeat(ws, conn)
+    conn.beatBy = heartbeatDeadline()
     send(ws, frame(Op.HeartbeatAck, null))
     return
   }
@@ -413,7 +419,6 @@ function onClose(ws: Socket, code: number): void {
   connections.delete(ws)
   if (!conn) return
   settlePending(conn)
-  clearTimeout(conn.heartbeatTimer)
   conn.zlib?.end()
   const session = conn.session
   if (!session || session.ws !== ws) return
@@ -457,7 +462,7 @@ type SocketData = {
 function onOpen(raw: Socket): void {
   const data = raw.data as SocketData
   const now = clock.now()
-  const conn: Connection = { openedAt: now, frames: 0, windowStart: now }
+  const conn: Connection = { openedAt: now, beatBy: heartbeatDeadline(), frames: 0, windowStart: now }
   // Discord's transport compression; other values (zstd-stream) are not offered: those clients get plain text frames.
   if (data.compress === 'zlib-stream') conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
   connections.set(raw, conn)
@@ -469,7 +474,6 @@ function onOpen(raw: Socket): void {
   if (data.version !== 9 && data.version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
   if (data.encoding && data.encoding !== 'json') return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
   send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
-  armHeartbeat(raw, conn)
 }
 
 /** A text frame is JSON; anything that is not (or a binary frame) is answered by onMessage's decode error. */
