@@ -301,7 +301,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session: GatewaySession = {
     id: randomBytes(16).toString('hex'),
     caller,
-    topics: new Set(),
+    topics: [],
     ws: null,
     resumableUntil: 0,
     readySeq: 0,
@@ -355,12 +355,10 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
   // Replay starts after it, and never before the session's own READY.
   const seq = d?.seq === null ? 0 : d?.seq
+  const followed = new Set(session?.topics)
   const validSeq =
-    Number.isSafeInteger(seq) &&
-    seq >= 0 &&
-    session !== undefined &&
-    seq <= lastSeqFor(session.topics, session.readySeq)
-  const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), session.topics) : null
+    Number.isSafeInteger(seq) && seq >= 0 && session !== undefined && seq <= lastSeqFor(followed, session.readySeq)
+  const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), followed) : null
   if (!session || !sameCaller || !replay || (!session.ws && session.resumableUntil <= clock.now())) {
     send(ws, frame(Op.InvalidSession, false))
     return

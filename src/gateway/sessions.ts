@@ -5,10 +5,18 @@ import type { Caller } from '../core/caller'
 
 export type Socket = ServerWebSocket<unknown>
 
+/**
+ * A session's topics. Most sessions follow a handful (their own, the account's, a few lobbies): an array, as a Set
+ * costs ~300 bytes even with one entry (measured, bench/RESULTS.md issue 26). A member of many guilds follows one
+ * topic per channel it can view: past SMALL_TOPICS the list becomes a Set, so following one stays O(1).
+ */
+export type TopicList = string[] | Set<string>
+const SMALL_TOPICS = 16
+
 export type GatewaySession = {
   id: string
   caller: Caller
-  topics: Set<string>
+  topics: TopicList
   ws: Socket | null
   /**
    * The live socket asked for zlib-stream: it needs bytes of its own, so it is not subscribed to Bun's pub/sub (which
@@ -22,23 +30,27 @@ export type GatewaySession = {
 }
 
 export const sessions = new Map<string, GatewaySession>()
-const byUser = new Map<string, Set<GatewaySession>>()
+/** userId → the user's sessions: an array (a user holds a few; a Set would cost ~300 bytes each). */
+const byUser = new Map<string, GatewaySession[]>()
 
 export function addSession(session: GatewaySession): void {
   sessions.set(session.id, session)
-  let set = byUser.get(session.caller.userId)
-  if (!set) byUser.set(session.caller.userId, (set = new Set()))
-  set.add(session)
+  const list = byUser.get(session.caller.userId)
+  if (list) list.push(session)
+  else byUser.set(session.caller.userId, [session])
 }
 
 export function removeSession(session: GatewaySession): void {
   sessions.delete(session.id)
-  const set = byUser.get(session.caller.userId)
-  set?.delete(session)
-  if (set?.size === 0) byUser.delete(session.caller.userId)
+  const list = byUser.get(session.caller.userId)
+  const at = list?.indexOf(session) ?? -1
+  if (at < 0) return
+  list!.splice(at, 1)
+  if (list!.length === 0) byUser.delete(session.caller.userId)
 }
 
-export function sessionsOfUser(userId: string): Iterable<GatewaySession> {
+/** A user's sessions (the live list: copy it before ending sessions while iterating). */
+export function sessionsOfUser(userId: string): readonly GatewaySession[] {
   return byUser.get(userId) ?? []
 }
 
@@ -70,12 +82,20 @@ function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
 }
 
 export function follow(session: GatewaySession, topic: string): void {
-  session.topics.add(topic)
+  const list = session.topics
+  if (!Array.isArray(list)) list.add(topic)
+  else if (list.includes(topic)) return
+  else if (list.length < SMALL_TOPICS) list.push(topic)
+  else session.topics = new Set(list).add(topic)
   if (session.ws) subscribe(session, session.ws, topic)
 }
 
 export function unfollow(session: GatewaySession, topic: string): void {
-  session.topics.delete(topic)
+  const list = session.topics
+  if (Array.isArray(list)) {
+    const at = list.indexOf(topic)
+    if (at >= 0) list.splice(at, 1)
+  } else list.delete(topic)
   if (session.ws) unsubscribe(session, session.ws, topic)
 }
 
