@@ -66,7 +66,7 @@ export const compressedByTopic = new Map<string, Set<GatewaySession>>()
 // A session's own topic is only for its Resume: what is meant for it alone is sent straight to its socket
 // (server.ts sendDirect), so no socket subscribes to it (one native subscription less per socket).
 function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
-  if (topic.startsWith(OWN)) return
+  if (topic === session.id) return
   if (!session.compressed) return void ws.subscribe(topic)
   let set = compressedByTopic.get(topic)
   if (!set) compressedByTopic.set(topic, (set = new Set()))
@@ -74,7 +74,7 @@ function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
 }
 
 function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
-  if (topic.startsWith(OWN)) return
+  if (topic === session.id) return
   if (!session.compressed) return void ws.unsubscribe(topic)
   const set = compressedByTopic.get(topic)
   set?.delete(session)
@@ -116,9 +116,10 @@ export function detach(session: GatewaySession): void {
   session.compressed = false
 }
 
-const OWN = 'gw:'
-
-/** The topic of the dispatches meant for one session alone (kept for its Resume; never a native subscription). */
+/**
+ * The topic of the dispatches meant for one session alone (kept for its Resume; never a native subscription): the
+ * session's id itself, which no other topic can be (theirs all start with a `kind:`), so it costs no string of its own.
+ */
 export function ownTopic(sessionId: string): string {
-  return OWN + sessionId
+  return sessionId
 }
