@@ -1,7 +1,8 @@
 // The Discord Gateway at /gateway: Hello, Identify, Heartbeat, Resume, Dispatch; and the EventBus domains publish to.
-// Fan-out uses Bun's native pub/sub: one publish per event, identical bytes to every subscribed socket. Sockets that
-// asked for zlib-stream compression need bytes of their own (one zlib context each): they are not subscribed to the
-// native topics, and each dispatch is deflated for each of them (compressedByTopic); plain sockets pay nothing for it.
+// Fan-out uses Bun's native pub/sub: one publish per event, identical bytes to every subscribed socket. The Gateway
+// delivers some topics itself (deliveredByTopic): every topic for sockets that asked for zlib-stream compression (they
+// need bytes of their own, one zlib context each: each dispatch is deflated for each of them), and the private topics
+// of one user (a native topic each cost ~1 KB per socket, measured); plain sockets pay nothing for the first.
 import type { Server } from 'bun'
 import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
@@ -18,6 +19,7 @@ import {
   credentialChecks,
   identifyHooks,
   installBus,
+  isPrivateTopic,
   opHandlers,
   sessionEndHooks,
   sessionStartHooks,
@@ -44,7 +46,7 @@ import { currentSeq, lastSeqFor, nextSeq, remember, replaySince, replayStats, se
 import {
   addSession,
   attach,
-  compressedByTopic,
+  deliveredByTopic,
   detach,
   follow,
   ownTopic,
@@ -151,15 +153,15 @@ function stamp(topicList: string[], type: string, data: unknown, replayable: boo
 function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
   const payload = stamp(topicList, type, data, replayable)
   if (!server) return
-  for (const topic of topicList) server.publish(topic, payload)
-  if (compressedByTopic.size > 0) dispatchCompressed(topicList, payload)
+  for (const topic of topicList) if (!isPrivateTopic(topic)) server.publish(topic, payload)
+  if (deliveredByTopic.size > 0) deliverHere(topicList, payload)
 }
 
-/** The compressed sockets following any of the topics, each once. */
-function dispatchCompressed(topicList: string[], payload: string): void {
+/** The sessions the Gateway delivers to itself that follow any of the topics, each once. */
+function deliverHere(topicList: string[], payload: string): void {
   let seen: Set<GatewaySession> | undefined
   for (const topic of topicList) {
-    const followers = compressedByTopic.get(topic)
+    const followers = deliveredByTopic.get(topic)
     if (!followers) continue
     for (const session of followers) {
       if (topicList.length > 1) {

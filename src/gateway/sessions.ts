@@ -2,6 +2,7 @@
 // so domains can change subscriptions and end sessions without knowing about sockets.
 import type { ServerWebSocket } from 'bun'
 import type { Caller } from '../core/caller'
+import { isPrivateTopic } from './bus'
 
 export type Socket = ServerWebSocket<unknown>
 
@@ -20,7 +21,7 @@ export type GatewaySession = {
   ws: Socket | null
   /**
    * The live socket asked for zlib-stream: it needs bytes of its own, so it is not subscribed to Bun's pub/sub (which
-   * sends identical bytes to every subscriber) but listed in compressedByTopic, and dispatches reach it one by one.
+   * sends identical bytes to every subscriber) but listed in deliveredByTopic, and dispatches reach it one by one.
    */
   compressed?: boolean
   /** clock.now() after which a disconnected session can no longer resume */
@@ -60,25 +61,33 @@ export function sessionsOfAuthSession(authSessionId: string): GatewaySession[] {
   return out
 }
 
-/** topic → sessions whose live socket compresses (zlib-stream); the Gateway delivers to them itself. */
-export const compressedByTopic = new Map<string, Set<GatewaySession>>()
+/**
+ * topic → the sessions the Gateway delivers it to itself rather than through Bun's pub/sub: every topic of a compressed
+ * socket, and every private topic (one user's: its account, an auth session), whose native topic would cost ~1 KB per
+ * socket (measured, bench/RESULTS.md issue 26) for the one or two sessions that follow it. Arrays: most hold one.
+ */
+export const deliveredByTopic = new Map<string, GatewaySession[]>()
+
+const deliveredHere = (session: GatewaySession, topic: string) => session.compressed || isPrivateTopic(topic)
 
 // A session's own topic is only for its Resume: what is meant for it alone is sent straight to its socket
 // (server.ts sendDirect), so no socket subscribes to it (one native subscription less per socket).
 function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
   if (topic === session.id) return
-  if (!session.compressed) return void ws.subscribe(topic)
-  let set = compressedByTopic.get(topic)
-  if (!set) compressedByTopic.set(topic, (set = new Set()))
-  set.add(session)
+  if (!deliveredHere(session, topic)) return void ws.subscribe(topic)
+  const list = deliveredByTopic.get(topic)
+  if (!list) deliveredByTopic.set(topic, [session])
+  else if (!list.includes(session)) list.push(session)
 }
 
 function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
   if (topic === session.id) return
-  if (!session.compressed) return void ws.unsubscribe(topic)
-  const set = compressedByTopic.get(topic)
-  set?.delete(session)
-  if (set?.size === 0) compressedByTopic.delete(topic)
+  if (!deliveredHere(session, topic)) return void ws.unsubscribe(topic)
+  const list = deliveredByTopic.get(topic)
+  const at = list?.indexOf(session) ?? -1
+  if (at < 0) return
+  list!.splice(at, 1)
+  if (list!.length === 0) deliveredByTopic.delete(topic)
 }
 
 export function follow(session: GatewaySession, topic: string): void {
@@ -111,7 +120,7 @@ export function attach(session: GatewaySession, ws: Socket, compressed: boolean)
 export function detach(session: GatewaySession): void {
   const ws = session.ws
   if (!ws) return
-  if (session.compressed) for (const topic of session.topics) unsubscribe(session, ws, topic)
+  for (const topic of session.topics) if (deliveredHere(session, topic)) unsubscribe(session, ws, topic)
   session.ws = null
   session.compressed = false
 }
