@@ -2,6 +2,7 @@
 // so domains can change subscriptions and end sessions without knowing about sockets.
 import type { ServerWebSocket } from 'bun'
 import type { Caller } from '../core/caller'
+import { Lru } from '../core/lru'
 import { isPrivateTopic } from './bus'
 
 export type Socket = ServerWebSocket<unknown>
@@ -90,7 +91,23 @@ function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
   if (list!.length === 0) deliveredByTopic.delete(topic)
 }
 
-export function follow(session: GatewaySession, topic: string): void {
+/**
+ * One string per shared topic name (a lobby, a guild, a channel), whichever session follows it: otherwise each
+ * session's list holds its own copy, and a guild member follows one topic per channel. Bounded: past it, a name is
+ * merely held twice. A private topic has one follower: nothing to share.
+ */
+const sharedNames = new Lru<string, string>(8192)
+
+function shared(topic: string): string {
+  if (isPrivateTopic(topic)) return topic
+  const known = sharedNames.get(topic)
+  if (known !== undefined) return known
+  sharedNames.set(topic, topic)
+  return topic
+}
+
+export function follow(session: GatewaySession, name: string): void {
+  const topic = shared(name)
   const list = session.topics
   if (!Array.isArray(list)) list.add(topic)
   else if (list.includes(topic)) return
