@@ -2,6 +2,7 @@
 // server.ts starts them in this order and stops them in the reverse one.
 import { accountsModule } from './accounts/module'
 import { authModule } from './auth/module'
+import { commandsModule } from './commands/module'
 import type { DomainModule } from './domain'
 import { experimentsModule } from './experiments/module'
 import { guildsModule } from './guilds/module'
@@ -22,6 +23,7 @@ export const modules: readonly DomainModule[] = [
   mfaModule,
   lobbiesModule,
   experimentsModule,
+  commandsModule,
   voiceModule,
   remoteAuthModule,
   webModule,

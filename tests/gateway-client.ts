@@ -141,6 +141,12 @@ export function tracked() {
       open.push(c)
       return c
     },
+    /** A socket identified with the token, past its READY. */
+    async identified(token: string) {
+      const { client } = await GatewayClient.identified(token)
+      open.push(client)
+      return client
+    },
     closeAll() {
       open.splice(0).forEach((c) => c.close())
     },

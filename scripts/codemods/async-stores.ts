@@ -8,8 +8,12 @@
 // Re-runnable: after merging a branch written against synchronous stores, run it again (or on the conflicted files)
 // and it adds what is missing; on an up-to-date tree it changes nothing. What it finds and cannot fix is printed as
 // "by hand" (callbacks of Array methods, getters, constructors, module init, callbacks whose type expects no promise,
-// functions passed as values): fix those, then run `bun run typecheck` and `bun run check:structure` (which fails on
-// a store call whose promise is neither awaited nor handed on).
+// functions passed as values, members typed by a function type alias): fix those, then run `bun run typecheck` (a
+// promise used as a row) and `bun run lint` (Biome's noFloatingPromises / noMisusedPromises: a promise neither awaited
+// nor handed on, an async callback where none is expected). A call of a function that was already async before a run
+// is awaited only where its promise was not meant (not returned, not kept in a promise-typed place or a variable used
+// as a promise): on a re-run, a promise put into an untyped answer is caught by none of these but by the API tests
+// (tests/core/docs-answers.test.ts checks every answer against its documented schema).
 //
 // How: the seeds are the exported functions of every `src/**/store.ts` (but KEEP_SYNC), `db/secrets.ts`'s getSecret
 // and the db/client.ts functions that return promises. From each seed it finds every reference (TypeScript's

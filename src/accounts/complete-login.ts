@@ -1,18 +1,26 @@
 // What every successful authentication ends with (password login, MFA, passwordless, handoff, registration):
 // a new session for the client, the IP remembered as known, the client's fingerprint ended, and the login success body.
+import { ipKey } from '../core/ip-key'
 import { transaction } from '../db/client'
 import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
 import { createSession } from './sessions'
 import { loginSettings } from './settings'
-import { findUser, insertKnownIp } from './store'
+import { findUser, insertKnownIp, isKnownIp } from './store'
 import { accountCompromised } from './errors'
 import type { UserRow } from './tables'
 
 export type LoginContext = { client: ClientInfo; loginSource?: string | null; giftCodeSkuId?: string | null }
 
+/** A place the user logged in from: an IPv6 address by its /64 (core/ip-key.ts), as the limits count a client. */
 export async function rememberIp(userId: string, ip: string): Promise<void> {
-  await insertKnownIp(userId, ip)
+  await insertKnownIp(userId, ipKey(ip))
+}
+
+/** The user logged in from this place before: its /64, or (rows kept before they were keyed so) the exact address. */
+export async function isKnownLocation(userId: string, ip: string): Promise<boolean> {
+  const key = ipKey(ip)
+  return (await isKnownIp(userId, key)) || (key !== ip && (await isKnownIp(userId, ip)))
 }
 
 /** Its writes one transaction: a caller can make it part of its own (spending a single-use token), as a savepoint. */

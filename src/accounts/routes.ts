@@ -1,13 +1,24 @@
 // REST of the accounts domain: the calling user and its login settings.
+import type { Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { events, topics } from '../gateway/bus'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
-import { LoginSettings, PrivateUser, SettingsPatchSchema } from './schemas'
+import { LoginSettings, PrivateUser, PublicUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
-import { privateUser, userForCaller } from './serialize'
+import { privateUser, publicUser, userForCaller } from './serialize'
 import { loginSettings } from './settings'
 import { cachedUserText, findUser, updateUser } from './store'
+
+/** The calling user: the user row and its second factors, both cached, each one read when it is not. */
+async function me(caller: Caller) {
+  const user = await findUser(caller.userId)
+  if (!user) throw Errors.unauthorized()
+  const { enabled, authenticatorTypes: types } = await secondFactor().state(user.id)
+  if (caller.kind === 'bearer') return userForCaller(user, caller, enabled)
+  // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
+  return new JsonText(cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, enabled, types))))
+}
 
 /** The accounts domain's endpoints (http/endpoint.ts). */
 export const accountEndpoints = [
@@ -21,17 +32,7 @@ export const accountEndpoints = [
       answers: { 200: PrivateUser },
       hot: true,
     },
-    // The user row and its second factors: both cached, each one read when it is not.
-    async ({ caller }) => {
-      const user = await findUser(caller.userId)
-      if (!user) throw Errors.unauthorized()
-      const { enabled, authenticatorTypes: types } = await secondFactor().state(user.id)
-      if (caller.kind === 'bearer') return userForCaller(user, caller, enabled)
-      // User sessions and bots see the whole private user, with its authenticator types: its text is kept with the row.
-      return new JsonText(
-        cachedUserText(user.id, types.join(','), () => JSON.stringify(privateUser(user, enabled, types))),
-      )
-    },
+    ({ caller }) => me(caller),
   ),
   endpoint(
     {
@@ -63,6 +64,23 @@ export const accountEndpoints = [
       const settings = loginSettings((await findUser(caller.userId))!)
       events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
       return settings
+    },
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/users/:userId',
+      auth: ['user', 'bot'],
+      tag: 'users',
+      summary: 'A user (its public fields)',
+      answers: { 200: PublicUser },
+    },
+    async ({ caller, params }) => {
+      // `/users/%40me` reaches this route (the router matches the static `@me` only as sent).
+      if (params.userId === '@me') return me(caller)
+      const user = await findUser(params.userId)
+      if (!user) throw Errors.unknownUser()
+      return publicUser(user)
     },
   ),
 ]

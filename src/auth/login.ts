@@ -7,12 +7,11 @@ import {
   findUserByEmail,
   findUserByPhone,
   hasKnownIps,
-  isKnownIp,
   setPasswordVerdict,
   updateUser,
 } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
-import { completeLogin, type LoginContext } from '../accounts/complete-login'
+import { completeLogin, isKnownLocation, type LoginContext } from '../accounts/complete-login'
 import { secondFactor } from '../accounts/second-factor'
 import {
   accountCompromised,
@@ -58,7 +57,7 @@ export async function login(input: LoginInput, context: LoginContext) {
   const user = await findUserByLogin(input.login)
   // From a place the account never logged in from: counted per account too (both counts, or neither).
   let fromElsewhere: Reservation | undefined
-  if (!user || !(await isKnownIp(user.id, ip))) {
+  if (!user || !(await isKnownLocation(user.id, ip))) {
     try {
       fromElsewhere = reserve(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
     } catch (error) {
@@ -109,5 +108,5 @@ export async function login(input: LoginInput, context: LoginContext) {
 
 /** An IP the account never logged in from. An account with no known IP yet (created by an operator) is not asked. */
 async function isNewLocation(userId: string, ip: string): Promise<boolean> {
-  return (await hasKnownIps(userId)) && !(await isKnownIp(userId, ip))
+  return (await hasKnownIps(userId)) && !(await isKnownLocation(userId, ip))
 }

@@ -9,6 +9,8 @@ import m6 from '../../drizzle/0006_schema.sql' with { type: 'text' }
 import m7 from '../../drizzle/0007_schema.sql' with { type: 'text' }
 import m8 from '../../drizzle/0008_schema.sql' with { type: 'text' }
 import m9 from '../../drizzle/0009_schema.sql' with { type: 'text' }
+import m10 from '../../drizzle/0010_schema.sql' with { type: 'text' }
+import m11 from '../../drizzle/0011_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -23,4 +25,6 @@ export const sqlByTag: Record<string, string> = {
   '0007_schema': m7,
   '0008_schema': m8,
   '0009_schema': m9,
+  '0010_schema': m10,
+  '0011_schema': m11,
 }

@@ -179,7 +179,35 @@ const EVENTS: Row[] = [
   [
     'MESSAGE_UPDATE',
     'members who can view the channel',
-    "a lobby message's copy in the lobby's linked channel, as `MESSAGE_CREATE` gave it, with the `moderation_metadata` the application set on the lobby message",
+    "the message as `MESSAGE_CREATE` gives it (with the author's `member`, without `reactions`), after an edit (`edited_timestamp`) or a pin or unpin (`pinned`); a lobby message's copy in the lobby's linked channel, with the `moderation_metadata` the application set on the lobby message",
+  ],
+  ['MESSAGE_DELETE', 'members who can view the channel', '`{id, channel_id, guild_id}`'],
+  ['MESSAGE_DELETE_BULK', 'members who can view the channel', '`{ids, channel_id, guild_id}`: the messages deleted'],
+  [
+    'TYPING_START',
+    'members who can view the channel',
+    '`{channel_id, guild_id, user_id, timestamp, member}`: `timestamp` in seconds, `member` with its `user`',
+  ],
+  [
+    'CHANNEL_PINS_UPDATE',
+    'members who can view the channel',
+    '`{guild_id, channel_id, last_pin_timestamp}`: the latest pin still there, or null',
+  ],
+  [
+    'MESSAGE_REACTION_ADD',
+    'members who can view the channel',
+    '`{user_id, channel_id, message_id, guild_id, member, emoji: {id: null, name}, message_author_id, burst: false, burst_colors: [], type: 0}`',
+  ],
+  [
+    'MESSAGE_REACTION_REMOVE',
+    'members who can view the channel',
+    '`{user_id, channel_id, message_id, guild_id, emoji: {id: null, name}, burst: false, type: 0}`',
+  ],
+  ['MESSAGE_REACTION_REMOVE_ALL', 'members who can view the channel', '`{channel_id, message_id, guild_id}`'],
+  [
+    'MESSAGE_REACTION_REMOVE_EMOJI',
+    'members who can view the channel',
+    '`{channel_id, message_id, guild_id, emoji: {id: null, name}}`',
   ],
   [
     'INVITE_CREATE',

@@ -10,3 +10,17 @@ export const invalidPermissions = () => formError({ permissions: ['BASE_TYPE_INV
 
 export const everyoneUndeletable = () =>
   formError({ role_id: ['BASE_TYPE_INVALID', 'The @everyone role cannot be deleted.'] })
+
+export const cannotEditOthers = () => new ApiError(403, 50005, 'Cannot edit a message authored by another user')
+
+export const emptyMessage = () => new ApiError(400, 50006, 'Cannot send an empty message')
+
+export const tooOldToBulkDelete = () =>
+  new ApiError(400, 50034, 'You can only bulk delete messages that are under 14 days old.')
+
+export const maxPins = () => new ApiError(400, 30003, 'Maximum number of pins reached (50)')
+
+export const maxReactions = () => new ApiError(400, 30010, 'Maximum number of reactions reached (20)')
+
+/** A custom emoji (the model has none) or text that is not a unicode emoji. */
+export const unknownEmoji = () => new ApiError(400, 10014, 'Unknown Emoji')

@@ -6,7 +6,8 @@ import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
 import { channelAccess } from './access'
-import { notTextChannel } from './errors'
+import { checkEmbeds } from './embeds'
+import { emptyMessage, notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
 import { memberFields, serializeMessage, serializeMessages } from './serialize'
 import {
@@ -16,17 +17,21 @@ import {
   getChannelRow,
   getMember,
   insertMessage,
+  reactionCounts,
   recentMessageWithNonce,
   setLastMessageId,
 } from './store'
-import type { ChannelRow } from './tables'
+import type { ChannelRow, Embed } from './tables'
 
 /** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
 const NONCE_WINDOW_MS = 5 * 60_000
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
   const { channel } = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
-  return writeMessage(channel, userId, input.content, input.nonce, input.enforce_nonce === true)
+  const embeds = checkEmbeds(input.embeds) ?? []
+  const content = input.content ?? ''
+  if (!content && !embeds.length) throw emptyMessage()
+  return writeMessage(channel, userId, content, input.nonce, input.enforce_nonce === true, embeds)
 }
 
 /**
@@ -40,6 +45,7 @@ export async function writeMessage(
   content: string,
   nonce?: string | number,
   enforceNonce = false,
+  embeds: Embed[] = [],
 ) {
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
@@ -65,6 +71,7 @@ export async function writeMessage(
       content,
       nonce: nonce === undefined ? null : String(nonce),
       createdAt: clock.now(),
+      embeds,
     })
     await setLastMessageId(tx, channel.id, id)
     return inserted
@@ -90,10 +97,24 @@ export async function readMessages(userId: string, channelId: string, query: Pag
   return await reading(async () => {
     const { channel } = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     const key = `${query.limit} ${query.before ?? ''} ${query.after ?? ''} ${query.around ?? ''}`
-    return await cachedMessagePage(channel.id, key, async () =>
-      JSON.stringify(await serializeMessages(await channelMessages(channel.id, query), channel.guildId)),
-    )
+    // A page with reactions differs by reader (their `me`), so it is kept per reader; one without, once for all.
+    const shared = await cachedMessagePage(channel.id, key, async () => await pageText(channel, query, null))
+    if (shared !== PER_READER) return shared
+    return await cachedMessagePage(channel.id, `${userId} ${key}`, async () => await pageText(channel, query, userId))
   })
+}
+
+/** What the shared entry of a page holds when its messages have reactions. */
+const PER_READER = ''
+
+async function pageText(channel: ChannelRow, query: Paging, readerId: string | null): Promise<string> {
+  const rows = await channelMessages(channel.id, query)
+  const reactions = await reactionCounts(
+    rows.map((m) => m.id),
+    readerId,
+  )
+  if (readerId === null && reactions.size) return PER_READER
+  return JSON.stringify(await serializeMessages(rows, channel.guildId, reactions))
 }
 
 /**

@@ -5,7 +5,7 @@ import { transaction } from '../db/client'
 import { channelPermissionsOf } from './channels'
 import { announceModeration, writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
-import { getChannelRow, getGuild, insertInvite, memberCount } from './store'
+import { getChannelRow, getGuild, getMember, insertInvite, memberCount } from './store'
 import { randomBytes } from 'node:crypto'
 
 export { joinGuildByInvite } from './invites'
@@ -71,4 +71,9 @@ export async function guildForExperiments(guildId: string) {
     hub_type: g.hubType,
     created_at: g.createdAt,
   }
+}
+
+/** Whether the user is a member of the guild (application commands of a guild need its bot there). */
+export async function isGuildMember(guildId: string, userId: string): Promise<boolean> {
+  return (await getMember(guildId, userId)) !== undefined
 }

@@ -8,6 +8,7 @@ import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
 import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
+import { guildMember } from './members'
 import { postMessage, readMessages } from './messages'
 import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
 import {
@@ -124,6 +125,17 @@ export const guildEndpoints = [
       const rows = await guildMembers(params.guildId, page.limit, page.after ?? '0')
       return await serializeMembers(params.guildId, rows)
     },
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/members/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'Get a member',
+      answers: { 200: Member },
+    },
+    async ({ caller, params }) => await guildMember(caller.userId, params.guildId, params.userId),
   ),
   endpoint(
     {
@@ -285,7 +297,7 @@ export const guildEndpoints = [
       path: '/channels/:channelId/messages',
       auth,
       tag: 'messages',
-      summary: 'Send a message (SEND_MESSAGES)',
+      summary: 'Send a message (SEND_MESSAGES): content, embeds or both',
       body: MessageSchema,
       answers: { 200: Message },
     },

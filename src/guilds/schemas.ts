@@ -5,6 +5,25 @@ import { PublicUser } from '../accounts/schemas'
 import { ChannelType } from '../core/discord'
 import { Int } from '../http/docs'
 import { queryString } from '../http/form'
+import { NullableInt, NullableString, Refine, Snowflake as SnowflakeField } from '../http/validation'
+import { embedUrlProblem, timestampProblem } from './embed-fields'
+import {
+  BULK_DELETE_MAX,
+  BULK_DELETE_MIN,
+  MAX_CONTENT_CHARS,
+  MAX_EMBED_AUTHOR,
+  MAX_EMBED_DESCRIPTION,
+  MAX_EMBED_FIELD_NAME,
+  MAX_EMBED_FIELD_VALUE,
+  MAX_EMBED_FIELDS,
+  MAX_EMBED_FOOTER,
+  MAX_EMBED_TEXT,
+  MAX_EMBED_TITLE,
+  MAX_EMBED_URL,
+  MAX_EMBEDS,
+  REACTIONS_DEFAULT_LIMIT,
+  REACTIONS_MAX_LIMIT,
+} from './limits'
 
 const Snowflake = t.String({ pattern: '^\\d{1,20}$' })
 const Timestamp = t.String({ format: 'date-time' })
@@ -64,17 +83,99 @@ export const PatchChannelSchema = t.Object(
 )
 export type PatchChannelInput = typeof PatchChannelSchema.static
 
+// Embeds as bots send them, each field with Discord's limit; an unset field may come as null. What concerns a
+// message's embeds together (6000 characters) embeds.ts judges.
+const EmbedUrl = t.Optional(Refine('EmbedUrl', NullableString(MAX_EMBED_URL), embedUrlProblem))
+const EmbedMedia = t.Optional(
+  t.Nullable(t.Object({ url: Refine('EmbedMediaUrl', t.String({ maxLength: MAX_EMBED_URL }), embedUrlProblem) })),
+)
+const EmbedText = (name: string, max: number) =>
+  Refine(name, t.String({ maxLength: max, description: 'not empty' }), (value) =>
+    value ? undefined : { code: 'BASE_TYPE_REQUIRED', message: 'This field is required' },
+  )
+export const EmbedSchema = t.Object({
+  type: t.Optional(NullableString(64, { description: 'stored as "rich"' })),
+  title: t.Optional(NullableString(MAX_EMBED_TITLE)),
+  description: t.Optional(NullableString(MAX_EMBED_DESCRIPTION)),
+  url: EmbedUrl,
+  timestamp: t.Optional(Refine('EmbedTimestamp', NullableString(64, { description: 'ISO 8601' }), timestampProblem)),
+  color: t.Optional(NullableInt(0, 0xffffff)),
+  footer: t.Optional(t.Nullable(t.Object({ text: t.String({ maxLength: MAX_EMBED_FOOTER }), icon_url: EmbedUrl }))),
+  image: EmbedMedia,
+  thumbnail: EmbedMedia,
+  author: t.Optional(
+    t.Nullable(t.Object({ name: t.String({ maxLength: MAX_EMBED_AUTHOR }), url: EmbedUrl, icon_url: EmbedUrl })),
+  ),
+  fields: t.Optional(
+    t.Nullable(
+      t.Array(
+        t.Object({
+          name: EmbedText('EmbedFieldName', MAX_EMBED_FIELD_NAME),
+          value: EmbedText('EmbedFieldValue', MAX_EMBED_FIELD_VALUE),
+          inline: t.Optional(t.Nullable(t.Boolean())),
+        }),
+        { maxItems: MAX_EMBED_FIELDS },
+      ),
+    ),
+  ),
+})
+export type EmbedInput = typeof EmbedSchema.static
+const Content = t.Optional(NullableString(MAX_CONTENT_CHARS))
+const Embeds = t.Optional(
+  t.Nullable(t.Array(EmbedSchema, { maxItems: MAX_EMBEDS }), {
+    description: `at most ${MAX_EMBED_TEXT} characters of text in all; null: none`,
+  }),
+)
+
+/** A message has content or embeds (50006 otherwise: messages.ts). */
 export const MessageSchema = t.Object(
   {
-    content: t.String({ minLength: 1, maxLength: 2000 }),
+    content: Content,
+    embeds: Embeds,
     nonce: t.Optional(t.Union([t.String({ maxLength: 25 }), t.Integer()])),
     enforce_nonce: t.Optional(
       t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
     ),
   },
-  { examples: [{ content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true }] },
+  {
+    examples: [
+      { content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true },
+      {
+        content: null,
+        embeds: [
+          {
+            title: 'Match found',
+            description: 'Two teams of five',
+            color: 5793266,
+            fields: [{ name: 'Map', value: 'Harbour', inline: true }],
+            footer: { text: 'Lobby 7' },
+            timestamp: '2025-01-01T12:00:00.000Z',
+          },
+        ],
+      },
+    ],
+  },
 )
 export type MessageInput = typeof MessageSchema.static
+/** Only the author edits content and embeds; null clears one (the message may not end up empty). */
+export const MessageEditSchema = t.Object(
+  { content: Content, embeds: Embeds },
+  { examples: [{ content: 'Ready in five minutes' }] },
+)
+export type MessageEditInput = typeof MessageEditSchema.static
+export const BulkDeleteSchema = t.Object(
+  {
+    messages: t.Array(SnowflakeField({ description: 'a message id' }), {
+      minItems: BULK_DELETE_MIN,
+      maxItems: BULK_DELETE_MAX,
+    }),
+  },
+  { examples: [{ messages: ['1234567890123456789', '1234567890123456790'] }] },
+)
+export const ReactionsQuery = t.Object({
+  limit: queryString(`integer 1-${REACTIONS_MAX_LIMIT}, default ${REACTIONS_DEFAULT_LIMIT}`),
+  after: queryString('user id'),
+})
 export const MessagesQuery = t.Object({
   limit: queryString('integer 1-100, default 50'),
   before: queryString('snowflake'),
@@ -193,6 +294,36 @@ export const Member = t.Object(
   { description: 'Member' },
 )
 
+const Url = t.String()
+export const Embed = t.Object(
+  {
+    type: t.Literal('rich'),
+    title: t.Optional(t.String()),
+    description: t.Optional(t.String()),
+    url: t.Optional(Url),
+    timestamp: t.Optional(Timestamp),
+    color: t.Optional(Int()),
+    footer: t.Optional(t.Object({ text: t.String(), icon_url: t.Optional(Url) })),
+    image: t.Optional(t.Object({ url: Url })),
+    thumbnail: t.Optional(t.Object({ url: Url })),
+    author: t.Optional(t.Object({ name: t.String(), url: t.Optional(Url), icon_url: t.Optional(Url) })),
+    fields: t.Optional(t.Array(t.Object({ name: t.String(), value: t.String(), inline: t.Boolean() }))),
+  },
+  { description: 'Embed (rich)' },
+)
+
+export const Reaction = t.Object(
+  {
+    emoji: t.Object({ id: NULL(always('null: unicode emoji')), name: t.String() }),
+    count: Int(),
+    count_details: t.Object({ burst: Int({ description: always('0') }), normal: Int() }),
+    burst_colors: t.Array(t.String(), { description: always('empty') }),
+    me_burst: t.Boolean({ description: always('false') }),
+    me: t.Boolean({ description: 'whether the caller reacted so' }),
+  },
+  { description: 'Reaction' },
+)
+
 export const Message = t.Object(
   {
     id: Snowflake,
@@ -202,16 +333,17 @@ export const Message = t.Object(
     guild_id: Snowflake,
     author: t.Nullable(PublicUser),
     attachments: t.Array(t.Object({}), { description: always('empty') }),
-    embeds: t.Array(t.Object({}), { description: always('empty') }),
+    embeds: t.Array(Embed),
     mentions: t.Array(PublicUser, { description: always('empty') }),
     mention_roles: t.Array(Snowflake, { description: always('empty') }),
     mention_everyone: t.Boolean(),
     pinned: t.Boolean(),
     tts: t.Boolean(),
     timestamp: Timestamp,
-    edited_timestamp: NULL(),
+    edited_timestamp: t.Nullable(Timestamp),
     flags: Int(),
     components: t.Array(t.Object({}), { description: always('empty') }),
+    reactions: t.Optional(t.Array(Reaction, { description: 'absent without reactions; `me` is the caller' })),
     nonce: t.Optional(t.Union([t.String(), Int()])),
   },
   { description: 'Message' },

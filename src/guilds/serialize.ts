@@ -3,7 +3,14 @@ import { ChannelType } from '../core/discord'
 import { publicUser } from '../accounts/serialize'
 import type { UserRow } from '../accounts/tables'
 import { findUser, findUsers } from '../accounts/store'
-import { guildChannels, guildRoles, memberCount, memberRoleIds, memberRoleIdsOfUsers } from './store'
+import {
+  guildChannels,
+  guildRoles,
+  memberCount,
+  memberRoleIds,
+  memberRoleIdsOfUsers,
+  type ReactionCount,
+} from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
 
 export function serializeRole(r: RoleRow) {
@@ -136,18 +143,40 @@ export async function serializeMembers(guildId: string, rows: MemberRow[]) {
   return rows.map((m) => memberObject(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
-/** A page of messages, with their authors read in one query. */
-export async function serializeMessages(rows: MessageRow[], guildId: string) {
+/** A page of messages, with their authors read in one query, and their reactions as the reader sees them. */
+export async function serializeMessages(
+  rows: MessageRow[],
+  guildId: string,
+  reactions: Map<string, ReactionCount[]> = new Map(),
+) {
   const authors = await findUsers(rows.map((m) => m.authorId))
-  return rows.map((m) => messageObject(m, guildId, authors.get(m.authorId)))
+  return rows.map((m) => messageObject(m, guildId, authors.get(m.authorId), reactions.get(m.id)))
 }
 
-/** A message, its author read. */
-export async function serializeMessage(m: MessageRow, guildId: string) {
-  return messageObject(m, guildId, await findUser(m.authorId))
+/** A message, its author read; `reactions` as its reader sees them. */
+export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
+  return messageObject(m, guildId, await findUser(m.authorId), reactions)
 }
 
-export function messageObject(m: MessageRow, guildId: string, author: UserRow | undefined) {
+/** A reaction on a message: unicode emoji only, no super reactions. */
+export function reactionObject(r: ReactionCount) {
+  return {
+    emoji: { id: null, name: r.emoji },
+    count: r.count,
+    count_details: { burst: 0, normal: r.count },
+    burst_colors: [],
+    me_burst: false,
+    me: r.me,
+  }
+}
+
+/** A message; `reactions` as its reader sees them (`me`), left out when there are none, as Discord does. */
+export function messageObject(
+  m: MessageRow,
+  guildId: string,
+  author: UserRow | undefined,
+  reactions?: ReactionCount[],
+) {
   return {
     id: m.id,
     type: 0,
@@ -156,16 +185,17 @@ export function messageObject(m: MessageRow, guildId: string, author: UserRow | 
     guild_id: guildId,
     author: author ? publicUser(author) : null,
     attachments: [],
-    embeds: [],
+    embeds: m.embeds,
     mentions: [],
     mention_roles: [],
     mention_everyone: false,
-    pinned: false,
+    pinned: m.pinnedAt !== null,
     tts: false,
     timestamp: new Date(m.createdAt).toISOString(),
-    edited_timestamp: null,
+    edited_timestamp: m.editedAt === null ? null : new Date(m.editedAt).toISOString(),
     flags: 0,
     components: [],
+    ...(reactions?.length ? { reactions: reactions.map(reactionObject) } : {}),
     ...(m.nonce !== null ? { nonce: m.nonce } : {}),
   }
 }

@@ -2,10 +2,23 @@
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
 // page of messages, posting one, READY) are prepared once per connection and run on the connection of the caller's
 // scope (inside a transaction, the write connection).
-import { and, asc, count, desc, eq, getTableColumns, gt, sql, type SQL } from 'drizzle-orm'
+import {
+  and,
+  asc,
+  count,
+  countDistinct,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNotNull,
+  sql,
+  type SQL,
+} from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { db, idsTable, idValue, prepared, write, type DB } from '../db/client'
+import { db, idsTable, idValue, jsonPlaceholder, prepared, toJson, write, type DB } from '../db/client'
 import {
   channels,
   guilds,
@@ -13,6 +26,7 @@ import {
   memberRoles,
   members,
   messages,
+  reactions,
   roles,
   type ChannelRow,
   type GuildRow,
@@ -482,6 +496,7 @@ const messageInsert = prepared((d) =>
       content: ph('content'),
       nonce: ph('nonce'),
       createdAt: ph('createdAt'),
+      embeds: jsonPlaceholder('embeds'),
     })
     .returning()
     .prepare(),
@@ -514,6 +529,7 @@ export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert):
     content: row.content,
     nonce: row.nonce ?? null,
     createdAt: row.createdAt,
+    embeds: toJson(row.embeds ?? []),
   })!
 }
 
@@ -533,4 +549,181 @@ export async function insertInvite(tx: DB, row: typeof invites.$inferInsert): Pr
 
 export async function deleteInviteRow(tx: DB, code: string): Promise<void> {
   tx.delete(invites).where(eq(invites.code, code)).run()
+}
+
+// ---- one message: edits, deletions, pins, reactions. Each writer forgets the channel's pages.
+
+/** The message if it is in this channel. */
+export async function messageInChannel(channelId: string, id: string, tx: DB = db()): Promise<MessageRow | undefined> {
+  return tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.id, id), eq(messages.channelId, channelId)))
+    .get()
+}
+
+/** Those of these messages that are in this channel. */
+export async function messagesInChannel(channelId: string, ids: string[], tx: DB = db()): Promise<MessageRow[]> {
+  return tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.channelId, channelId), inArray(messages.id, ids)))
+    .all()
+}
+
+export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'editedAt' | 'pinnedAt'>>
+
+/** Change a message of this channel; undefined when it is not there (deleted meanwhile). */
+export async function updateMessageRow(
+  tx: DB,
+  channelId: string,
+  id: string,
+  patch: MessagePatch,
+): Promise<MessageRow | undefined> {
+  messagePages.forget(channelId)
+  return tx
+    .update(messages)
+    .set(patch)
+    .where(and(eq(messages.id, id), eq(messages.channelId, channelId)))
+    .returning()
+    .get()
+}
+
+/** Delete these messages of the channel (their reactions go with them); the ids that were there. */
+export async function deleteMessageRows(tx: DB, channelId: string, ids: string[]): Promise<string[]> {
+  if (!ids.length) return []
+  messagePages.forget(channelId)
+  return tx
+    .delete(messages)
+    .where(and(eq(messages.channelId, channelId), inArray(messages.id, ids)))
+    .returning({ id: messages.id })
+    .all()
+    .map((r) => r.id)
+}
+
+const isPinned = (channelId: string) => and(eq(messages.channelId, channelId), isNotNull(messages.pinnedAt))
+
+/** The channel's pinned messages, the latest pinned first. */
+export async function pinnedMessages(channelId: string): Promise<MessageRow[]> {
+  return db().select().from(messages).where(isPinned(channelId)).orderBy(desc(messages.pinnedAt)).all()
+}
+
+export async function pinCount(channelId: string, tx: DB = db()): Promise<number> {
+  return tx.select({ n: count() }).from(messages).where(isPinned(channelId)).get()?.n ?? 0
+}
+
+/** When the channel's latest pin was made (CHANNEL_PINS_UPDATE's last_pin_timestamp); null without pins. */
+export async function lastPinAt(channelId: string, tx: DB = db()): Promise<number | null> {
+  return (
+    tx
+      .select({ at: sql<number | null>`max(${messages.pinnedAt})` })
+      .from(messages)
+      .where(isPinned(channelId))
+      .get()?.at ?? null
+  )
+}
+
+export type ReactionCount = { emoji: string; count: number; me: boolean }
+
+// Per message and emoji: how many, whether the reader is among them, in the order each emoji was first used.
+const reactionCountsOf = prepared((d) =>
+  d
+    .select({
+      messageId: reactions.messageId,
+      emoji: reactions.emoji,
+      count: count(),
+      me: sql<number | null>`max(${reactions.userId} = ${ph('userId')})`,
+    })
+    .from(idsTable())
+    .crossJoin(reactions)
+    .where(eq(reactions.messageId, idValue))
+    .groupBy(reactions.messageId, reactions.emoji)
+    .orderBy(sql`min(${reactions.createdAt})`, reactions.emoji)
+    .prepare(),
+)
+
+/** The reactions on these messages as the reader sees them (`me`; null: nobody's), in one query. */
+export async function reactionCounts(
+  messageIds: string[],
+  readerId: string | null,
+): Promise<Map<string, ReactionCount[]>> {
+  const out = new Map<string, ReactionCount[]>()
+  if (!messageIds.length) return out
+  for (const r of reactionCountsOf().all({ ids: JSON.stringify(messageIds), userId: readerId })) {
+    const item = { emoji: r.emoji, count: r.count, me: r.me === 1 }
+    const list = out.get(r.messageId)
+    if (list) list.push(item)
+    else out.set(r.messageId, [item])
+  }
+  return out
+}
+
+/** The emoji on a message (at most 20 differ), and whether this one is among them. */
+export async function messageEmoji(
+  messageId: string,
+  emoji: string,
+  tx: DB = db(),
+): Promise<{ kinds: number; has: boolean }> {
+  const row = tx
+    .select({
+      kinds: countDistinct(reactions.emoji),
+      has: sql<number>`coalesce(max(${reactions.emoji} = ${emoji}), 0)`,
+    })
+    .from(reactions)
+    .where(eq(reactions.messageId, messageId))
+    .get()
+  return { kinds: row?.kinds ?? 0, has: row?.has === 1 }
+}
+
+/** A user's reaction; false when it was already there. */
+export async function insertReaction(tx: DB, channelId: string, row: typeof reactions.$inferInsert): Promise<boolean> {
+  messagePages.forget(channelId)
+  return tx.insert(reactions).values(row).onConflictDoNothing().returning({ at: reactions.createdAt }).all().length > 0
+}
+
+/** Remove one user's reaction; false when there was none. */
+export async function deleteReaction(
+  tx: DB,
+  channelId: string,
+  messageId: string,
+  emoji: string,
+  userId: string,
+): Promise<boolean> {
+  messagePages.forget(channelId)
+  return (
+    tx
+      .delete(reactions)
+      .where(and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji), eq(reactions.userId, userId)))
+      .returning({ at: reactions.createdAt })
+      .all().length > 0
+  )
+}
+
+/** Remove every reaction on a message, or every one of an emoji; how many there were. */
+export async function deleteReactions(tx: DB, channelId: string, messageId: string, emoji?: string): Promise<number> {
+  messagePages.forget(channelId)
+  const where = emoji
+    ? and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji))
+    : eq(reactions.messageId, messageId)
+  return tx.delete(reactions).where(where).returning({ at: reactions.createdAt }).all().length
+}
+
+/** The ids of the users who reacted with an emoji, by id, after a user id. */
+export async function reactionUserIds(
+  messageId: string,
+  emoji: string,
+  after: string,
+  limit: number,
+): Promise<string[]> {
+  const byId = sql`CAST(${reactions.userId} AS INTEGER)`
+  return db()
+    .select({ userId: reactions.userId })
+    .from(reactions)
+    .where(
+      and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji), gt(byId, sql`CAST(${after} AS INTEGER)`)),
+    )
+    .orderBy(byId)
+    .limit(limit)
+    .all()
+    .map((r) => r.userId)
 }

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm'
 import { boolean, index, integer, pgTable, primaryKey, uniqueIndex } from 'drizzle-orm/pg-core'
 import { users } from '../accounts/tables.pg'
 import { jsonDefault, jsonText, long, text } from '../db/pg/columns'
+import type { Embed } from './tables'
 
 export const guilds = pgTable('guilds', {
   id: text().primaryKey(),
@@ -93,8 +94,32 @@ export const messages = pgTable(
     content: text().notNull(),
     nonce: text(),
     createdAt: long().notNull(),
+    editedAt: long(),
+    embeds: jsonText<Embed[]>().notNull().default(jsonDefault([])),
+    pinnedAt: long(),
   },
-  (t) => [index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS bigint)`)],
+  (t) => [
+    index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS bigint)`),
+    index('channel_messages_pins_idx').on(t.channelId, t.pinnedAt).where(sql`${t.pinnedAt} IS NOT NULL`),
+  ],
+)
+
+export const reactions = pgTable(
+  'channel_message_reactions',
+  {
+    messageId: text()
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    emoji: text().notNull(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: long().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.messageId, t.emoji, t.userId] }),
+    index('channel_message_reactions_user_idx').on(t.userId),
+  ],
 )
 
 export const invites = pgTable(

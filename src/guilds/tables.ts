@@ -92,10 +92,38 @@ export const messages = sqliteTable(
     content: text().notNull(),
     nonce: text(),
     createdAt: integer().notNull(),
+    /** ms; null: never edited */
+    editedAt: integer(),
+    /** Rich embeds as the author sent them (embeds.ts normalizes them). */
+    embeds: text({ mode: 'json' }).$type<Embed[]>().notNull().default([]),
+    /** ms; null: not pinned */
+    pinnedAt: integer(),
   },
   // Pages are read newest first by the id's number (channelMessages): this index answers them without a sort, and
-  // without reading the channel's older messages.
-  (t) => [index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS INTEGER)`)],
+  // without reading the channel's older messages. Pins are read and counted (50 per channel) from their own index.
+  (t) => [
+    index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS INTEGER)`),
+    index('channel_messages_pins_idx').on(t.channelId, t.pinnedAt).where(sql`${t.pinnedAt} IS NOT NULL`),
+  ],
+)
+
+/** One row per user and emoji on a message (unicode emoji only: the model has no custom emoji). */
+export const reactions = sqliteTable(
+  'channel_message_reactions',
+  {
+    messageId: text()
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    emoji: text().notNull(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.messageId, t.emoji, t.userId] }),
+    index('channel_message_reactions_user_idx').on(t.userId),
+  ],
 )
 
 export const invites = sqliteTable(
@@ -123,9 +151,25 @@ export const invites = sqliteTable(
   (t) => [index('invites_channel_idx').on(t.channelId), uniqueIndex('invites_code_idx').on(t.code)],
 )
 
+/** A rich embed as stored and answered (Discord's embed object, the fields a bot sends). */
+export type Embed = {
+  type: 'rich'
+  title?: string
+  description?: string
+  url?: string
+  timestamp?: string
+  color?: number
+  footer?: { text: string; icon_url?: string }
+  image?: { url: string }
+  thumbnail?: { url: string }
+  author?: { name: string; url?: string; icon_url?: string }
+  fields?: { name: string; value: string; inline: boolean }[]
+}
+
 export type GuildRow = typeof guilds.$inferSelect
 export type RoleRow = typeof roles.$inferSelect
 export type MemberRow = typeof members.$inferSelect
 export type ChannelRow = typeof channels.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type InviteRow = typeof invites.$inferSelect
+export type ReactionRow = typeof reactions.$inferSelect

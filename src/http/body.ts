@@ -8,7 +8,10 @@ import { requestTimeout, unsupportedMediaType } from './errors'
 
 const FORM_ROUTES = [/\/oauth2\/token(\/revoke)?$/]
 // Every JSON body is an object, but for these lists (as Discord's bulk endpoints).
-const ARRAY_ROUTES = [/\/lobbies\/:lobbyId\/members\/bulk$/]
+const ARRAY_ROUTES = [
+  /\/lobbies\/:lobbyId\/members\/bulk$/,
+  /\/applications\/:applicationId(\/guilds\/:guildId)?\/commands$/,
+]
 const MULTIPART_ROUTES = [/\/channels\/:channelId\/messages$/, /\/lobbies\/:lobbyId\/messages$/]
 
 /** The body as bytes, refused with 413 past the limit and 408 past the deadline. */
@@ -56,13 +59,23 @@ async function readLimited(request: Request): Promise<Uint8Array> {
 // Fatal: invalid UTF-8 is refused, not replaced. Decoding a whole buffer keeps no state, so one decoder serves all.
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
+// Snowflakes may come as JSON numbers (discord.py sends message ids so): past 2^53 a number would be rounded, so an
+// integer that long is read as the digits sent, a string as the routes' snowflakes are. Only bodies that hold a
+// number of 16 digits or more pay for the reviver.
+const LONG_NUMBER = /[[:,]\s*-?\d{16}/
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? '')
+    ? context!.source
+    : value
+}
+
 function parseJson(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return null
   let text: string
   let value: unknown
   try {
     text = utf8.decode(bytes)
-    value = JSON.parse(text)
+    value = LONG_NUMBER.test(text) ? JSON.parse(text, exactIntegers) : JSON.parse(text)
   } catch {
     throw Errors.invalidJson()
   }

@@ -205,6 +205,26 @@ describe('new login location', () => {
     })
   })
 
+  test('an IPv6 place is its /64: another address of the same /64 is known, another /64 is new', async () => {
+    await withConfig({ newLoginLocationCheck: true, trustProxy: true }, async () => {
+      const user = await makeUser()
+      const from = (ip: string) => login({ login: user.email, password: user.password }, { 'x-forwarded-for': ip })
+      expect((await from('2001:db8:5:7::1')).status).toBe(200) // first login: nothing known yet
+      expect((await from('2001:db8:5:7:aaaa:bbbb:cccc:dddd')).status).toBe(200) // the same /64 (a new temporary address)
+      const refused = await from('2001:db8:5:8::1')
+      expect(refused.status).toBe(400)
+      expect(refused.body.errors.login._errors[0].code).toBe('ACCOUNT_LOGIN_VERIFICATION_EMAIL')
+      expect(
+        db()
+          .select()
+          .from(knownIps)
+          .where(eq(knownIps.userId, user.id))
+          .all()
+          .map((r) => r.ip),
+      ).toEqual(['2001:db8:5:7::/64'])
+    })
+  })
+
   test('without TRUST_PROXY, X-Forwarded-For is ignored', async () => {
     await withConfig({ newLoginLocationCheck: true, trustProxy: false }, async () => {
       const user = await makeUser()

@@ -9,6 +9,8 @@ import { createVerifiedUser } from '../../src/accounts/users'
 import { createSession } from '../../src/accounts/sessions'
 import { findUser, findUserByEmail, insertUser, updateUser } from '../../src/accounts/store'
 import { loadDefinitions } from '../../src/experiments/service'
+import { addMember } from '../../src/guilds/lifecycle'
+import { getGuild } from '../../src/guilds/store'
 import { EXAMPLE_USER_ID } from '../../src/lobbies/schemas'
 import { api, makeApp, makeUser, resetWorld, server, type Reply } from '../helpers'
 import { authorizeQuery, bearerFor } from '../oauth2/helpers'
@@ -76,6 +78,98 @@ async function guildWorld() {
   const member = await makeUser()
   await api('POST', `/invites/${invite.code}`, { token: member.token })
   return { owner, guild, channelId, member, code: invite.code as string }
+}
+
+/** A message the user sent; its id. */
+async function sent(user: User, channelId: string): Promise<string> {
+  return (await api('POST', `/channels/${channelId}/messages`, { token: user.token, body: { content: 'm' } })).body.id
+}
+
+/** Every field an embed may have, filled. */
+const RICH_EMBEDS = [
+  {
+    title: 'Match found',
+    description: 'Two teams of five',
+    url: 'https://example.com/match/7',
+    timestamp: '2025-01-01T12:00:00+00:00',
+    color: 5793266,
+    footer: { text: 'Lobby 7', icon_url: 'https://example.com/f.png' },
+    image: { url: 'https://example.com/i.png' },
+    thumbnail: { url: 'https://example.com/t.png' },
+    author: { name: 'Matchmaker', url: 'https://example.com/m', icon_url: 'https://example.com/a.png' },
+    fields: [
+      { name: 'Map', value: 'Harbour', inline: true },
+      { name: 'Mode', value: 'Ranked' },
+    ],
+  },
+]
+
+/** A message with everything a message shows: embeds, an edit, a pin, reactions (the member's 👍 among them). */
+async function decoratedMessage(owner: User, member: User, channelId: string): Promise<string> {
+  const id = (
+    await api('POST', `/channels/${channelId}/messages`, {
+      token: member.token,
+      body: { content: 'decorated', embeds: RICH_EMBEDS },
+    })
+  ).body.id
+  await api('PATCH', `/channels/${channelId}/messages/${id}`, { token: member.token, body: { content: 'edited' } })
+  await api('PUT', `/channels/${channelId}/pins/${id}`, { token: owner.token })
+  for (const [user, emoji] of [
+    [member, '👍'],
+    [owner, '👍'],
+    [owner, '🎉'],
+  ] as const)
+    await api('PUT', `/channels/${channelId}/messages/${id}/reactions/${encodeURIComponent(emoji)}/@me`, {
+      token: user.token,
+    })
+  return id
+}
+
+/** An application whose bot is in a guild, with a global command and a guild command of every field filled. */
+async function commandsWorld() {
+  const app = await makeApp()
+  const { guild } = await guildWorld()
+  const botId = (await api('GET', '/users/@me', { token: bot(app) })).body.id
+  await addMember((await getGuild(guild.id))!, botId)
+  const command = {
+    name: 'queue',
+    description: 'Join the queue',
+    name_localizations: { fr: 'file' },
+    description_localizations: { fr: "Rejoindre la file d'attente" },
+    default_member_permissions: '8192',
+    nsfw: false,
+    options: [
+      {
+        type: 2,
+        name: 'ranked',
+        description: 'Ranked play',
+        options: [
+          {
+            type: 1,
+            name: 'join',
+            description: 'Join',
+            options: [
+              {
+                type: 3,
+                name: 'mode',
+                description: 'Mode',
+                required: true,
+                choices: [{ name: 'Solo', value: 'solo' }],
+              },
+              { type: 4, name: 'size', description: 'Size', min_value: 1, max_value: 5, autocomplete: false },
+              { type: 7, name: 'channel', description: 'Where', channel_types: [0] },
+              { type: 3, name: 'note', description: 'Note', min_length: 1, max_length: 50 },
+            ],
+          },
+        ],
+      },
+    ],
+  }
+  const global = (await api('POST', `/applications/${app.id}/commands`, { token: bot(app), body: command })).body.id
+  const local = (
+    await api('POST', `/applications/${app.id}/guilds/${guild.id}/commands`, { token: bot(app), body: command })
+  ).body.id
+  return { app, guildId: guild.id as string, global: global as string, local: local as string }
 }
 
 async function role(owner: User, guildId: string): Promise<string> {
@@ -156,6 +250,13 @@ const CASES: Record<string, Case | Case[]> = {
       call: async () => ({ token: await bearerFor(await reader(), await makeApp(), 'identify email') }),
     },
   ],
+  'GET /api/v9/users/{userId}': [
+    { what: 'user', call: async () => ({ token: await session(), params: { userId: (await makeUser()).id } }) },
+    {
+      what: 'bot',
+      call: async () => ({ token: bot(await makeApp()), params: { userId: (await reader()).id } }),
+    },
+  ],
   'PATCH /api/v9/users/@me': { call: async () => ({ token: await session() }) },
   'GET /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
   'PATCH /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
@@ -225,6 +326,12 @@ const CASES: Record<string, Case | Case[]> = {
     call: async () => {
       const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id }, query: 'limit=10' }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/members/{userId}': {
+    call: async () => {
+      const { owner, guild, member } = await sharedGuild()
+      return { token: member.token, params: { guildId: guild.id, userId: owner.id } }
     },
   },
   'DELETE /api/v9/guilds/{guildId}/members/{userId}': {
@@ -304,12 +411,21 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: owner.token, params: { channelId } }
     },
   },
-  'POST /api/v9/channels/{channelId}/messages': {
-    call: async () => {
-      const { member, channelId } = await sharedGuild()
-      return { token: member.token, params: { channelId } }
+  'POST /api/v9/channels/{channelId}/messages': [
+    {
+      call: async () => {
+        const { member, channelId } = await sharedGuild()
+        return { token: member.token, params: { channelId } }
+      },
     },
-  },
+    {
+      what: 'embeds only',
+      call: async () => {
+        const { member, channelId } = await sharedGuild()
+        return { token: member.token, params: { channelId }, body: { content: null, embeds: RICH_EMBEDS } }
+      },
+    },
+  ],
   'GET /api/v9/channels/{channelId}/messages': {
     call: async () => {
       const { owner, channelId } = await sharedGuild()
@@ -317,7 +433,101 @@ const CASES: Record<string, Case | Case[]> = {
         token: owner.token,
         body: { content: 'hello', nonce: 'n1' },
       })
+      await decoratedMessage(owner, (await sharedGuild()).member, channelId)
       return { token: owner.token, params: { channelId } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/messages/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      const messageId = await decoratedMessage(owner, member, channelId)
+      return { token: member.token, params: { channelId, messageId } }
+    },
+  },
+  'PATCH /api/v9/channels/{channelId}/messages/{messageId}': {
+    call: async () => {
+      const { member, channelId } = await sharedGuild()
+      return { token: member.token, params: { channelId, messageId: await sent(member, channelId) } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId, messageId: await sent(member, channelId) } }
+    },
+  },
+  'POST /api/v9/channels/{channelId}/messages/bulk-delete': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'POST /api/v9/channels/{channelId}/typing': {
+    call: async () => {
+      const { member, channelId } = await sharedGuild()
+      return { token: member.token, params: { channelId } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/pins': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      await decoratedMessage(owner, member, channelId)
+      return { token: member.token, params: { channelId } }
+    },
+  },
+  'PUT /api/v9/channels/{channelId}/pins/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await guildWorld()
+      return { token: owner.token, params: { channelId, messageId: await sent(member, channelId) } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/pins/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await guildWorld()
+      const messageId = await sent(member, channelId)
+      await api('PUT', `/channels/${channelId}/pins/${messageId}`, { token: owner.token })
+      return { token: owner.token, params: { channelId, messageId } }
+    },
+  },
+  'PUT /api/v9/channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': {
+    call: async () => {
+      const { member, channelId } = await sharedGuild()
+      return { token: member.token, params: { channelId, messageId: await sent(member, channelId), emoji: '👍' } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      const messageId = await decoratedMessage(owner, member, channelId)
+      return { token: member.token, params: { channelId, messageId, emoji: '👍' } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/{messageId}/reactions/{emoji}/{userId}': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      const messageId = await decoratedMessage(owner, member, channelId)
+      return { token: owner.token, params: { channelId, messageId, emoji: '👍', userId: member.id } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/messages/{messageId}/reactions/{emoji}': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      const messageId = await decoratedMessage(owner, member, channelId)
+      return { token: member.token, params: { channelId, messageId, emoji: '👍' }, query: 'limit=10' }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/{messageId}/reactions/{emoji}': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      const messageId = await decoratedMessage(owner, member, channelId)
+      return { token: owner.token, params: { channelId, messageId, emoji: '👍' } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/{messageId}/reactions': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      const messageId = await decoratedMessage(owner, member, channelId)
+      return { token: owner.token, params: { channelId, messageId } }
     },
   },
   'POST /api/v9/channels/{channelId}/invites': {
@@ -594,6 +804,79 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: bearer, params: { lobbyId: lobby.id } }
     },
     expect: [404, 10003],
+  },
+
+  'GET /api/v9/applications/{applicationId}/commands': {
+    call: async () => {
+      const { app } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id } }
+    },
+  },
+  'POST /api/v9/applications/{applicationId}/commands': {
+    call: async () => {
+      const app = await makeApp()
+      return { token: bot(app), params: { applicationId: app.id } }
+    },
+  },
+  'PUT /api/v9/applications/{applicationId}/commands': {
+    call: async () => {
+      const app = await makeApp()
+      return { token: bot(app), params: { applicationId: app.id } }
+    },
+  },
+  'GET /api/v9/applications/{applicationId}/commands/{commandId}': {
+    call: async () => {
+      const { app, global } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, commandId: global } }
+    },
+  },
+  'PATCH /api/v9/applications/{applicationId}/commands/{commandId}': {
+    call: async () => {
+      const { app, global } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, commandId: global } }
+    },
+  },
+  'DELETE /api/v9/applications/{applicationId}/commands/{commandId}': {
+    call: async () => {
+      const { app, global } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, commandId: global } }
+    },
+  },
+  'GET /api/v9/applications/{applicationId}/guilds/{guildId}/commands': {
+    call: async () => {
+      const { app, guildId } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId } }
+    },
+  },
+  'POST /api/v9/applications/{applicationId}/guilds/{guildId}/commands': {
+    call: async () => {
+      const { app, guildId } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId } }
+    },
+  },
+  'PUT /api/v9/applications/{applicationId}/guilds/{guildId}/commands': {
+    call: async () => {
+      const { app, guildId } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId } }
+    },
+  },
+  'GET /api/v9/applications/{applicationId}/guilds/{guildId}/commands/{commandId}': {
+    call: async () => {
+      const { app, guildId, local } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId, commandId: local } }
+    },
+  },
+  'PATCH /api/v9/applications/{applicationId}/guilds/{guildId}/commands/{commandId}': {
+    call: async () => {
+      const { app, guildId, local } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId, commandId: local } }
+    },
+  },
+  'DELETE /api/v9/applications/{applicationId}/guilds/{guildId}/commands/{commandId}': {
+    call: async () => {
+      const { app, guildId, local } = await commandsWorld()
+      return { token: bot(app), params: { applicationId: app.id, guildId, commandId: local } }
+    },
   },
 
   'GET /api/v9/experiments': [

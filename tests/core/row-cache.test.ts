@@ -289,6 +289,36 @@ describe('channel message pages', () => {
     ])
   })
 
+  test('an edit, a pin, a reaction (per reader), a deletion and a bulk deletion show on the next page', async () => {
+    const { owner, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const page = (token = owner.token) => api('GET', `/channels/${channelId}/messages`, { token })
+    const send = async (content: string) =>
+      (await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content } })).body.id
+    const [a, b, c] = [await send('a'), await send('b'), await send('c')]
+    const path = `/channels/${channelId}/messages/${a}`
+    const oldest = async (token?: string) => (await page(token)).body.at(-1)
+    await readTimes(3, page)
+    await api('PATCH', path, { token: member.token, body: { content: 'a, edited' } })
+    expect((await oldest()).content).toBe('a, edited')
+    await readTimes(3, page)
+    await api('PUT', `/channels/${channelId}/pins/${a}`, { token: owner.token })
+    expect((await oldest()).pinned).toBe(true)
+    await readTimes(3, page)
+    await readTimes(3, () => page(member.token))
+    await api('PUT', `${path}/reactions/${encodeURIComponent('👍')}/@me`, { token: member.token })
+    expect((await oldest()).reactions).toMatchObject([{ count: 1, me: false }])
+    expect((await oldest(member.token)).reactions).toMatchObject([{ count: 1, me: true }])
+    await api('DELETE', `${path}/reactions/${encodeURIComponent('👍')}/@me`, { token: member.token })
+    expect((await oldest(member.token)).reactions).toBeUndefined()
+    expect((await oldest()).reactions).toBeUndefined()
+    await api('DELETE', `/channels/${channelId}/messages/${c}`, { token: member.token })
+    expect((await page()).body.map((m: { id: string }) => m.id)).toEqual([b, a])
+    await readTimes(3, page)
+    await api('POST', `/channels/${channelId}/messages/bulk-delete`, { token: owner.token, body: { messages: [a, b] } })
+    expect((await page()).body).toEqual([])
+  })
+
   test('a deleted channel has no page left; another channel keeps its own', async () => {
     const { owner, guild, channelId } = await makeGuild()
     const other = await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'other' } })

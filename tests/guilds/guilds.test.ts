@@ -182,8 +182,8 @@ describe('messages', () => {
     const member = await join(channelId, owner)
     const outsider = await makeUser()
     expect(
-      (await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: '' } })).status,
-    ).toBe(400)
+      (await api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content: '' } })).body,
+    ).toEqual({ message: 'Cannot send an empty message', code: 50006 })
     expect(
       (
         await api('POST', `/channels/${channelId}/messages`, {

@@ -41,6 +41,12 @@ test.skipIf(skip)(
     const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
     const { owner, guild, channelId } = await makeGuild('discord.py guild')
     await addMember((await getGuild(guild.id))!, bot.id)
+    // MANAGE_MESSAGES, for the pins and the bulk deletion.
+    const role = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: owner.token,
+      body: { name: 'bot', permissions: String(1 << 13) },
+    })
+    await api('PUT', `/guilds/${guild.id}/members/${bot.id}/roles/${role.body.id}`, { token: owner.token })
     await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'before the bot' } })
 
     const run = Bun.spawn([PYTHON, join(import.meta.dir, 'discordpy_bot.py')], {
@@ -75,13 +81,78 @@ test.skipIf(skip)(
     expect(r.message).toMatchObject({ event_author_id: bot.id, event_channel_id: channelId, event_guild_id: guild.id })
     // A member's message: its author is a discord.Member (MESSAGE_CREATE carries the author's member).
     expect(r.members_message).toEqual({ author_id: owner.id, class: 'Member', joined: true })
-    // channel.history: newest first (the owner's two messages around the bot's).
+    // channel.history: newest first (the owner's two messages around the bot's), before the steps below add theirs.
     expect(r.history.map((m: { author_id: string }) => m.author_id)).toEqual([owner.id, bot.id, owner.id])
     expect(r.history[1].id).toBe(r.message.sent_id)
     expect(r.history[2].content).toBe('before the bot')
     // A form error is discord.HTTPException with Discord's code and the field in its text.
     expect(r.form_error).toMatchObject({ class: 'HTTPException', status: 400, code: 50035 })
     expect(r.form_error.text).toContain('In content')
+    // Client.fetch_user and Guild.fetch_member; an unknown user is discord.NotFound with 10013.
+    expect(r.users).toEqual({
+      user: { id: owner.id, name: owner.username, bot: false },
+      member: { id: owner.id, class: 'Member', joined: true },
+      unknown: { class: 'NotFound', code: 10013 },
+    })
+    // fetch_message, Message.edit with on_message_edit, Message.delete with on_raw_message_delete, delete_messages.
+    expect(r.edits).toMatchObject({
+      fetched: { content: 'to be edited', author_id: bot.id },
+      edited: { content: 'edited by discord.py', edited_at: true },
+      event: { before: 'to be edited', after: 'edited by discord.py' },
+      deleted: { id: r.edits.fetched.id, channel_id: channelId },
+      gone: { class: 'NotFound', code: 10008 },
+      bulk: true,
+    })
+    // channel.send(embed=discord.Embed(...)): the same embed from the answer and from on_message.
+    const embed = {
+      title: 'Match found',
+      description: 'Two teams of five',
+      colour: 0x5865f2,
+      fields: [['Map', 'Harbour', true]],
+      footer: 'Lobby 7',
+    }
+    expect(r.embeds).toEqual({ content: '', sent: embed, event: embed })
+    // channel.typing(), and on_typing from its TYPING_START with the bot's member.
+    expect(r.typing).toEqual({ channel_id: channelId, user_id: bot.id, member: 'Member' })
+    // Message.pin (on_guild_channel_pins_update), TextChannel.pins, the message's pinned, Message.unpin.
+    expect(r.pins).toEqual({
+      event: { channel_id: channelId, last_pin: true },
+      pins: [r.pins.message_id],
+      message_id: expect.any(String),
+      pinned: true,
+      after_unpin: [],
+    })
+    // Message.add_reaction('👍') with on_raw_reaction_add, the count with `me`, Reaction.users, remove_reaction; a
+    // custom emoji is 400 10014.
+    expect(r.reactions).toEqual({
+      event: { user_id: bot.id, emoji: '👍', member: true },
+      reaction: { emoji: '👍', count: 1, me: true },
+      users: [bot.id],
+      after_remove: 0,
+      custom: { status: 400, code: 10014 },
+    })
+    // CommandTree.sync(): the global list, then a guild's (copy_global_to), ids kept when synced again; fetch_commands.
+    const queue = {
+      name: 'queue',
+      type: 'chat_input',
+      options: [
+        ['mode', 'string', true],
+        ['size', 'integer', false],
+      ],
+    }
+    const report = { name: 'Report', type: 'message', options: [] }
+    expect(r.commands).toEqual({
+      synced: [
+        { ...queue, guild_id: null },
+        { ...report, guild_id: null },
+      ],
+      guild: [
+        { ...queue, guild_id: guild.id },
+        { ...report, guild_id: guild.id },
+      ],
+      same_ids: true,
+      fetched: ['queue', 'Report'],
+    })
     // Lobby routes through discord.http.Route (2.2.2 has no lobby API).
     expect(r.lobby.metadata).toEqual({ from: 'discord.py' })
     expect(r.lobby.message).toMatchObject({ lobby_id: r.lobby.id, content: 'lobby hello', author: { id: bot.id } })

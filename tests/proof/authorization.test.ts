@@ -120,6 +120,8 @@ const BY_RULE: Record<Rule, Record<Caller, Expect>> = {
 const GUILD = { other: '404/10004', bot: '404/10004', otherBot: '404/10004' }
 const CHANNEL = { other: '404/10003', bot: '404/10003', otherBot: '404/10003' }
 const LOBBY = { otherBot: '404/10031' }
+const APP = { otherBot: '403/50001' }
+const OUTSIDE_GUILD = { bot: '403/50001', otherBot: '403/50001' }
 
 type Row = [Rule, Partial<Record<Caller, Expect>>?, unknown?]
 const ROUTES: Record<string, Row> = {
@@ -191,6 +193,22 @@ const ROUTES: Record<string, Row> = {
   'POST /channels/{channelId}/messages': ['members', CHANNEL, { content: 'hello' }],
   'GET /channels/{channelId}/messages': ['members', CHANNEL],
   'POST /channels/{channelId}/invites': ['members', CHANNEL, { max_uses: 1 }],
+  'GET /users/{userId}': ['members'],
+  'GET /guilds/{guildId}/members/{userId}': ['members', GUILD],
+  'GET /channels/{channelId}/messages/{messageId}': ['members', CHANNEL],
+  'PATCH /channels/{channelId}/messages/{messageId}': ['members', CHANNEL, { content: 'edited' }],
+  'DELETE /channels/{channelId}/messages/{messageId}': ['members', CHANNEL],
+  'POST /channels/{channelId}/messages/bulk-delete': ['members', CHANNEL, { messages: ['1', '2'] }],
+  'POST /channels/{channelId}/typing': ['members', CHANNEL],
+  'GET /channels/{channelId}/pins': ['members', CHANNEL],
+  'PUT /channels/{channelId}/pins/{messageId}': ['members', CHANNEL],
+  'DELETE /channels/{channelId}/pins/{messageId}': ['members', CHANNEL],
+  'PUT /channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': ['members', CHANNEL],
+  'DELETE /channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': ['members', CHANNEL],
+  'DELETE /channels/{channelId}/messages/{messageId}/reactions/{emoji}/{userId}': ['members', CHANNEL],
+  'GET /channels/{channelId}/messages/{messageId}/reactions/{emoji}': ['members', CHANNEL],
+  'DELETE /channels/{channelId}/messages/{messageId}/reactions/{emoji}': ['members', CHANNEL],
+  'DELETE /channels/{channelId}/messages/{messageId}/reactions': ['members', CHANNEL],
   'GET /invites/{code}': ['public'],
   'POST /invites/{code}': ['user'],
   'DELETE /invites/{code}': ['members', { other: '404/10006', bot: '404/10006', otherBot: '404/10006' }],
@@ -232,6 +250,23 @@ const ROUTES: Record<string, Row> = {
   'POST /lobbies/{lobbyId}/members/{userId}/invites': ['oauth', LOBBY],
   'PATCH /lobbies/{lobbyId}/channel-linking': ['oauth', LOBBY, {}],
   'PUT /lobbies/{lobbyId}/messages/{messageId}/moderation-metadata': ['bot', LOBBY, { verdict: 'ok' }],
+  // An application's own commands: another application's bot may not touch them, and its bot is not in the guild.
+  'GET /applications/{applicationId}/commands': ['bot', APP],
+  'POST /applications/{applicationId}/commands': ['bot', APP, { name: 'ping', description: 'pong' }],
+  'PUT /applications/{applicationId}/commands': ['bot', APP, []],
+  'GET /applications/{applicationId}/commands/{commandId}': ['bot', APP],
+  'PATCH /applications/{applicationId}/commands/{commandId}': ['bot', APP, { description: 'd' }],
+  'DELETE /applications/{applicationId}/commands/{commandId}': ['bot', APP],
+  'GET /applications/{applicationId}/guilds/{guildId}/commands': ['bot', OUTSIDE_GUILD],
+  'POST /applications/{applicationId}/guilds/{guildId}/commands': [
+    'bot',
+    OUTSIDE_GUILD,
+    { name: 'p', description: 'd' },
+  ],
+  'PUT /applications/{applicationId}/guilds/{guildId}/commands': ['bot', OUTSIDE_GUILD, []],
+  'GET /applications/{applicationId}/guilds/{guildId}/commands/{commandId}': ['bot', OUTSIDE_GUILD],
+  'PATCH /applications/{applicationId}/guilds/{guildId}/commands/{commandId}': ['bot', OUTSIDE_GUILD, { name: 'n' }],
+  'DELETE /applications/{applicationId}/guilds/{guildId}/commands/{commandId}': ['bot', OUTSIDE_GUILD],
   'POST /users/@me/remote-auth': ['user'],
   'POST /users/@me/remote-auth/finish': ['user'],
   'POST /users/@me/remote-auth/cancel': ['user'],
@@ -300,6 +335,9 @@ test('every route has a row, and every caller kind gets the answer its row says'
         .replace('{userId}', alice.id)
         .replace('{lobbyId}', lobby.id)
         .replace('{messageId}', '1')
+        .replace('{emoji}', encodeURIComponent('👍'))
+        .replace('{applicationId}', game.id)
+        .replace('{commandId}', '1')
         .replace('{code}', invite.code)
         .replace('{type}', 'totp')
         .replace('{id}', 'AAAA')

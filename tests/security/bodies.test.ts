@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { connect as tcpConnect } from 'node:net'
 import { config } from '../../src/config'
-import { api, resetWorld, server } from '../helpers'
+import { api, makeUser, resetWorld, server } from '../helpers'
+import { makeGuild } from '../guilds/helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 import { withConfig } from '../auth/helpers'
 
@@ -61,6 +62,27 @@ describe('JSON', () => {
       expect(r.status).toBe(400)
       expect(r.body).toEqual({ code: 50109, message: 'The request body contains invalid JSON.' })
     }
+  })
+
+  test('an integer past 2^53 is read as the digits sent (a snowflake as a JSON number), a safe one stays a number', async () => {
+    const { owner, channelId } = await makeGuild()
+    const send = async () =>
+      (await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'x' } })).body.id
+    const ids: string[] = [await send(), await send()]
+    expect(BigInt(ids[0]) > BigInt(Number.MAX_SAFE_INTEGER)).toBe(true)
+    const r = await api('POST', `/channels/${channelId}/messages/bulk-delete`, {
+      token: owner.token,
+      raw: `{"messages": [${ids[0]},${ids[1]}]}`,
+    })
+    expect(r.status).toBe(204)
+    expect((await api('GET', `/channels/${channelId}/messages`, { token: owner.token })).body).toEqual([])
+    // Exactly the digits sent: a user id as a number names that user.
+    const target = await makeUser()
+    const invite = await api('POST', `/channels/${channelId}/invites`, {
+      token: owner.token,
+      raw: `{"max_age": 0, "target_user_id": ${target.id}}`,
+    })
+    expect(invite.body.target_user.id).toBe(target.id)
   })
 
   test('a scalar or a list where a dictionary is expected: 400 50035, never treated as {}', async () => {

@@ -1,0 +1,22 @@
+// Discord's limits on channel messages, embeds, pins and reactions.
+export const MAX_CONTENT_CHARS = 2000
+/** Embeds: per message, and the characters of their titles, descriptions, fields, footers and authors together. */
+export const MAX_EMBEDS = 10
+export const MAX_EMBED_TEXT = 6000
+export const MAX_EMBED_TITLE = 256
+export const MAX_EMBED_DESCRIPTION = 4096
+export const MAX_EMBED_FIELDS = 25
+export const MAX_EMBED_FIELD_NAME = 256
+export const MAX_EMBED_FIELD_VALUE = 1024
+export const MAX_EMBED_FOOTER = 2048
+export const MAX_EMBED_AUTHOR = 256
+export const MAX_EMBED_URL = 2048
+/** Bulk deletion: 2 to 100 messages, each under 14 days old. */
+export const BULK_DELETE_MIN = 2
+export const BULK_DELETE_MAX = 100
+export const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000
+export const MAX_PINS = 50
+/** Different emoji on one message. */
+export const MAX_REACTION_EMOJI = 20
+export const REACTIONS_DEFAULT_LIMIT = 25
+export const REACTIONS_MAX_LIMIT = 100

@@ -1,0 +1,116 @@
+// One channel message: read (READ_MESSAGE_HISTORY), edited by its author (MESSAGE_UPDATE), deleted by its author or
+// with MANAGE_MESSAGES (MESSAGE_DELETE), several deleted at once with MANAGE_MESSAGES (MESSAGE_DELETE_BULK); and
+// TYPING_START. Events go to the channel's viewers after the commit.
+import { clock } from '../core/clock'
+import { ChannelType, Permission } from '../core/discord'
+import { Errors } from '../core/errors'
+import { findUser } from '../accounts/store'
+import { reading, transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { channelAccess } from './access'
+import { checkEmbeds } from './embeds'
+import { cannotEditOthers, emptyMessage, notTextChannel, tooOldToBulkDelete } from './errors'
+import { BULK_DELETE_MAX_AGE_MS } from './limits'
+import { has } from './permissions'
+import type { MessageEditInput } from './schemas'
+import { memberFields, serializeMember, serializeMessage } from './serialize'
+import {
+  deleteMessageRows,
+  getMember,
+  messageInChannel,
+  messagesInChannel,
+  reactionCounts,
+  updateMessageRow,
+} from './store'
+import type { MessageRow } from './tables'
+
+/** The message of this channel, or 404 10008. */
+export async function messageOf(channelId: string, messageId: string): Promise<MessageRow> {
+  const row = await messageInChannel(channelId, messageId)
+  if (!row) throw Errors.unknownMessage()
+  return row
+}
+
+/** A message as the reader sees it (its reactions' `me`). */
+export async function messageFor(row: MessageRow, guildId: string, readerId: string) {
+  return await serializeMessage(row, guildId, (await reactionCounts([row.id], readerId)).get(row.id))
+}
+
+/** A message as the channel's viewers get it in an event: with its author's member, as MESSAGE_CREATE. */
+export async function messageEvent(row: MessageRow, guildId: string) {
+  const body = await serializeMessage(row, guildId)
+  const member = await getMember(guildId, row.authorId)
+  return member ? { ...body, member: await memberFields(member) } : body
+}
+
+export async function getMessage(userId: string, channelId: string, messageId: string) {
+  return await reading(async () => {
+    const { channel } = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    return await messageFor(await messageOf(channel.id, messageId), channel.guildId, userId)
+  })
+}
+
+/** The author changes content or embeds (null clears one); the message may not end up empty. */
+export async function editMessage(userId: string, channelId: string, messageId: string, input: MessageEditInput) {
+  const { channel } = await channelAccess(channelId, userId)
+  const found = await messageOf(channel.id, messageId)
+  if (found.authorId !== userId) throw cannotEditOthers()
+  const embeds = checkEmbeds(input.embeds) ?? found.embeds
+  const content = input.content === undefined ? found.content : (input.content ?? '')
+  if (!content && !embeds.length) throw emptyMessage()
+  const row = await transaction(
+    async (tx) => await updateMessageRow(tx, channel.id, found.id, { content, embeds, editedAt: clock.now() }),
+  )
+  if (!row) throw Errors.unknownMessage()
+  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
+  return await messageFor(row, channel.guildId, userId)
+}
+
+export async function deleteMessage(userId: string, channelId: string, messageId: string): Promise<void> {
+  const { channel, permissions } = await channelAccess(channelId, userId)
+  const found = await messageOf(channel.id, messageId)
+  if (found.authorId !== userId && !has(permissions, Permission.MANAGE_MESSAGES)) throw Errors.missingPermissions()
+  const deleted = await transaction(async (tx) => await deleteMessageRows(tx, channel.id, [found.id]))
+  if (!deleted.length) throw Errors.unknownMessage()
+  events.publish(topics.channel(channel.id), 'MESSAGE_DELETE', {
+    id: found.id,
+    channel_id: channel.id,
+    guild_id: channel.guildId,
+  })
+}
+
+/**
+ * Delete 2 to 100 messages (MANAGE_MESSAGES). Ids of messages that are not in the channel count towards the limits
+ * and are passed over, as Discord's are; one message older than two weeks refuses them all (50034).
+ */
+export async function bulkDeleteMessages(userId: string, channelId: string, ids: string[]): Promise<void> {
+  const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+  const deleted = await transaction(async (tx) => {
+    const found = await messagesInChannel(channel.id, [...new Set(ids)], tx)
+    if (found.some((m) => m.createdAt < clock.now() - BULK_DELETE_MAX_AGE_MS)) throw tooOldToBulkDelete()
+    return await deleteMessageRows(
+      tx,
+      channel.id,
+      found.map((m) => m.id),
+    )
+  })
+  if (deleted.length)
+    events.publish(topics.channel(channel.id), 'MESSAGE_DELETE_BULK', {
+      ids: deleted,
+      channel_id: channel.id,
+      guild_id: channel.guildId,
+    })
+}
+
+/** TYPING_START to the channel's viewers (SEND_MESSAGES), with the typist's member; clients show it for 10 s. */
+export async function startTyping(userId: string, channelId: string): Promise<void> {
+  const { channel, member } = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
+  events.publish(topics.channel(channel.id), 'TYPING_START', {
+    channel_id: channel.id,
+    guild_id: channel.guildId,
+    user_id: userId,
+    timestamp: Math.floor(clock.now() / 1000),
+    member: await serializeMember(member, await findUser(userId)),
+  })
+}

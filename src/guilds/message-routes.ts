@@ -1,0 +1,213 @@
+// REST for one channel message and what hangs on it: reading, editing and deleting it, bulk deletion, typing, pins
+// and reactions (the channel's pages and new messages are in routes.ts).
+import { t } from 'elysia'
+import { PublicUser } from '../accounts/schemas'
+import { NO_CONTENT } from '../http/docs'
+import { endpoint } from '../http/endpoint'
+import { paging } from '../http/form'
+import { noContent } from '../http/respond'
+import { bulkDeleteMessages, deleteMessage, editMessage, getMessage, startTyping } from './message-changes'
+import { REACTIONS_DEFAULT_LIMIT, REACTIONS_MAX_LIMIT } from './limits'
+import { listPins, setPinned } from './pins'
+import { addReaction, clearReactions, reactionUsers, removeReaction } from './reactions'
+import { BulkDeleteSchema, Message, MessageEditSchema, ReactionsQuery } from './schemas'
+
+const auth: ('user' | 'bot')[] = ['user', 'bot']
+const tag = 'messages'
+const EmojiParam = t.String({
+  description: 'a unicode emoji, URL-encoded (custom emoji `name:id` are unknown here: 10014)',
+  examples: ['%F0%9F%91%8D'],
+})
+const emoji = { emoji: EmojiParam }
+const reactions = '/channels/:channelId/messages/:messageId/reactions'
+
+/** The guilds domain's endpoints for single messages, pins and reactions (http/endpoint.ts). */
+export const messageEndpoints = [
+  endpoint(
+    {
+      method: 'GET',
+      path: '/channels/:channelId/messages/:messageId',
+      auth,
+      tag,
+      summary: 'Get a message (READ_MESSAGE_HISTORY)',
+      answers: { 200: Message },
+    },
+    async ({ caller, params }) => await getMessage(caller.userId, params.channelId, params.messageId),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/channels/:channelId/messages/:messageId',
+      auth,
+      tag,
+      summary: 'Edit a message (its author: content, embeds)',
+      body: MessageEditSchema,
+      answers: { 200: Message },
+    },
+    async ({ caller, params, body }) => await editMessage(caller.userId, params.channelId, params.messageId, body),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/channels/:channelId/messages/:messageId',
+      auth,
+      tag,
+      summary: 'Delete a message (its author, or MANAGE_MESSAGES)',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (await deleteMessage(caller.userId, params.channelId, params.messageId), noContent()),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/channels/:channelId/messages/bulk-delete',
+      auth,
+      tag,
+      summary: 'Delete 2-100 messages under 14 days old (MANAGE_MESSAGES)',
+      body: BulkDeleteSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params, body }) => (
+      await bulkDeleteMessages(caller.userId, params.channelId, body.messages), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/channels/:channelId/typing',
+      auth,
+      tag,
+      summary: 'Show the caller typing (SEND_MESSAGES): TYPING_START',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (await startTyping(caller.userId, params.channelId), noContent()),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/channels/:channelId/pins',
+      auth,
+      tag,
+      summary: 'Pinned messages, the latest pinned first',
+      answers: { 200: t.Array(Message, { description: 'Pinned messages (none without READ_MESSAGE_HISTORY)' }) },
+    },
+    async ({ caller, params }) => await listPins(caller.userId, params.channelId),
+  ),
+  endpoint(
+    {
+      method: 'PUT',
+      path: '/channels/:channelId/pins/:messageId',
+      auth,
+      tag,
+      summary: 'Pin a message (MANAGE_MESSAGES; 50 per channel)',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await setPinned(caller.userId, params.channelId, params.messageId, true), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/channels/:channelId/pins/:messageId',
+      auth,
+      tag,
+      summary: 'Unpin a message (MANAGE_MESSAGES)',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await setPinned(caller.userId, params.channelId, params.messageId, false), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'PUT',
+      path: `${reactions}/:emoji/@me`,
+      auth,
+      tag,
+      summary: 'React (READ_MESSAGE_HISTORY; ADD_REACTIONS for an emoji not yet there; 20 emoji per message)',
+      params: emoji,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await addReaction(caller.userId, params.channelId, params.messageId, params.emoji), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: `${reactions}/:emoji/@me`,
+      auth,
+      tag,
+      summary: "Remove the caller's reaction",
+      params: emoji,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await removeReaction(caller.userId, params.channelId, params.messageId, params.emoji, caller.userId), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: `${reactions}/:emoji/:userId`,
+      auth,
+      tag,
+      summary: "Remove a user's reaction (MANAGE_MESSAGES)",
+      params: emoji,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await removeReaction(caller.userId, params.channelId, params.messageId, params.emoji, params.userId), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: `${reactions}/:emoji`,
+      auth,
+      tag,
+      summary: 'Users who reacted with an emoji, by id (READ_MESSAGE_HISTORY)',
+      params: emoji,
+      query: ReactionsQuery,
+      answers: { 200: t.Array(PublicUser, { description: 'Users by id, after `after`' }) },
+    },
+    async ({ caller, params, query }) => {
+      const { limit, after } = query()
+      return await reactionUsers(
+        caller.userId,
+        params.channelId,
+        params.messageId,
+        params.emoji,
+        paging({ limit, after }, REACTIONS_MAX_LIMIT, REACTIONS_DEFAULT_LIMIT),
+      )
+    },
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: `${reactions}/:emoji`,
+      auth,
+      tag,
+      summary: 'Remove every reaction with an emoji (MANAGE_MESSAGES)',
+      params: emoji,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await clearReactions(caller.userId, params.channelId, params.messageId, params.emoji), noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: reactions,
+      auth,
+      tag,
+      summary: 'Remove every reaction (MANAGE_MESSAGES)',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (
+      await clearReactions(caller.userId, params.channelId, params.messageId), noContent()
+    ),
+  ),
+]

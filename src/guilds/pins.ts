@@ -1,0 +1,48 @@
+// Pinned messages: at most 50 per channel (30003), pinned and unpinned with MANAGE_MESSAGES. A change is a
+// MESSAGE_UPDATE of the message (`pinned`) and a CHANNEL_PINS_UPDATE with the channel's latest pin time.
+import { clock } from '../core/clock'
+import { Permission } from '../core/discord'
+import { Errors } from '../core/errors'
+import { reading, transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { channelAccess } from './access'
+import { maxPins } from './errors'
+import { messageEvent } from './message-changes'
+import { MAX_PINS } from './limits'
+import { has } from './permissions'
+import { serializeMessages } from './serialize'
+import { lastPinAt, messageInChannel, pinCount, pinnedMessages, reactionCounts, updateMessageRow } from './store'
+
+/** The channel's pins, the latest first; none for a member who cannot read the channel's history, as Discord. */
+export async function listPins(userId: string, channelId: string) {
+  return await reading(async () => {
+    const { channel, permissions } = await channelAccess(channelId, userId)
+    if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) return []
+    const rows = await pinnedMessages(channel.id)
+    const reactions = await reactionCounts(
+      rows.map((m) => m.id),
+      userId,
+    )
+    return serializeMessages(rows, channel.guildId, reactions)
+  })
+}
+
+/** Pin or unpin; a message already so is left as it is, without events. */
+export async function setPinned(userId: string, channelId: string, messageId: string, pinned: boolean): Promise<void> {
+  const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+  const changed = await transaction(async (tx) => {
+    const row = await messageInChannel(channel.id, messageId, tx)
+    if (!row) throw Errors.unknownMessage()
+    if ((row.pinnedAt !== null) === pinned) return undefined
+    if (pinned && (await pinCount(channel.id, tx)) >= MAX_PINS) throw maxPins()
+    const updated = (await updateMessageRow(tx, channel.id, row.id, { pinnedAt: pinned ? clock.now() : null }))!
+    return { row: updated, lastPin: await lastPinAt(channel.id, tx) }
+  })
+  if (!changed) return
+  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(changed.row, channel.guildId))
+  events.publish(topics.channel(channel.id), 'CHANNEL_PINS_UPDATE', {
+    guild_id: channel.guildId,
+    channel_id: channel.id,
+    last_pin_timestamp: changed.lastPin === null ? null : new Date(changed.lastPin).toISOString(),
+  })
+}
