@@ -61,7 +61,8 @@ const warmSeconds = Number(process.env.BENCH_WARM_SECONDS ?? 2)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const dir = mkdtempSync(join(tmpdir(), 'lobby-bench-'))
-const userCount = selected.has('gateway-5000') ? 5000 : selected.has('gateway') ? 1000 : 8
+// The Gateway scenarios hold 2N sockets, each its own user (bench/gateway.ts).
+const userCount = selected.has('gateway-5000') ? 10000 : selected.has('gateway') ? 2000 : 8
 const m = machine()
 const started = performance.now()
 

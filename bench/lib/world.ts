@@ -32,7 +32,7 @@ export type World = {
   secret: string
   /** a guild text channel with 50 messages from 4 authors */
   channel: { id: string; guildId: string }
-  /** a lobby with the first min(1000, users) users as members, for the Gateway fan-out */
+  /** a lobby with the first min(1000, users) users as members, for the Gateway fan-out (every next 1000 have one too) */
   fanoutLobby: { id: string }
 }
 
@@ -188,16 +188,22 @@ export async function seedOnline(
     })
   }
 
-  const fanoutLobby = await call(server, 'POST', '/lobbies', bot, {})
-  const fanoutMembers = users.slice(0, 1000)
-  for (let i = 0; i < fanoutMembers.length; i += 25) {
-    await call(
-      server,
-      'POST',
-      `/lobbies/${fanoutLobby.id}/members/bulk`,
-      bot,
-      fanoutMembers.slice(i, i + 25).map((u) => ({ id: u.id })),
-    )
+  // Every user in one lobby of 1000 (the most a lobby holds), so each Gateway socket follows one; the first is the
+  // fan-out's.
+  const memberLobbies: { id: string }[] = []
+  for (let start = 0; start < users.length; start += 1000) {
+    const created = await call(server, 'POST', '/lobbies', bot, {})
+    const members = users.slice(start, start + 1000)
+    for (let i = 0; i < members.length; i += 25) {
+      await call(
+        server,
+        'POST',
+        `/lobbies/${created.id}/members/bulk`,
+        bot,
+        members.slice(i, i + 25).map((u) => ({ id: u.id })),
+      )
+    }
+    memberLobbies.push({ id: created.id })
   }
 
   return {
@@ -214,6 +220,6 @@ export async function seedOnline(
     chatLobby: { id: chatLobby.id },
     secret,
     channel: { id: channel.id, guildId: guild.id },
-    fanoutLobby: { id: fanoutLobby.id },
+    fanoutLobby: memberLobbies[0],
   }
 }

@@ -114,7 +114,9 @@ export function cachedCallers(): number {
  * spaces around it ignored). From the token cache at once (no value, or one of a cached token); otherwise a promise
  * of the domains' answer.
  * `bare` lets the Gateway accept a token without prefix as Discord does at Identify: a user token first, then a bot
- * token (Discord's libraries send those bare), then an OAuth2 access token.
+ * token (Discord's libraries send those bare), then an OAuth2 access token. Those answers are not kept: a Gateway
+ * session resolves its token once (Identify, Resume), and keeping them cost ~200 B per connected user and pushed the
+ * tokens REST calls with out of the bounded cache (bench/RESULTS.md issue 26).
  */
 export function resolveAuthorization(
   value: string | null | undefined,
@@ -122,12 +124,12 @@ export function resolveAuthorization(
 ): Caller | undefined | Promise<Caller | undefined> {
   if (!value) return undefined
   const canonical = canonicalAuthorization(value)
-  const key = bare ? `\0${canonical}` : canonical
-  const hit = cached(key, clock.now())
-  if (hit) return hit
   if (canonical.length === 0 || canonical.length > 512) return undefined
+  if (bare) return resolveUncached(canonical, true).then((resolved) => resolved?.caller)
+  const hit = cached(canonical, clock.now())
+  if (hit) return hit
   const since = forgotten
-  return resolveUncached(canonical, bare).then((resolved) => remember(key, resolved, since))
+  return resolveUncached(canonical, false).then((resolved) => remember(canonical, resolved, since))
 }
 
 async function resolveUncached(trimmed: string, bare: boolean): Promise<Resolved<Caller> | undefined> {

@@ -49,8 +49,8 @@ export function evaluate(exp: Compiled, resourceId: string, guild: GuildFacts | 
   let assigned = -1
   for (let i = 0; i < exp.populations.length && population === -1; i++) {
     const p = exp.populations[i]
-    if (p.predicates.length && (!guild || !p.predicates.every((holds) => holds(guild, now)))) continue
-    const range = p.ranges.find((r) => r.spans.some(([s, e]) => s <= position && position <= e))
+    if (p.predicates.length && !(guild && allHold(p.predicates, guild, now))) continue
+    const range = rangeAt(p.ranges, position)
     if (range) {
       population = i
       assigned = range.bucket
@@ -64,14 +64,22 @@ export function evaluate(exp: Compiled, resourceId: string, guild: GuildFacts | 
       assigned = -1
     }
   }
-  return {
-    bucket: exp.aaMode ? -1 : assigned,
-    assigned,
-    override: false,
-    population,
-    position,
-    ...(holdout ? { holdout } : {}),
-  }
+  const a: Assignment = { bucket: exp.aaMode ? -1 : assigned, assigned, override: false, population, position }
+  if (holdout) a.holdout = holdout
+  return a
+}
+
+// Plain loops, not closures: READY evaluates every user experiment for each session it starts, and a closure per
+// population and range was most of what an Identify allocated (measured, bench/RESULTS.md issue 26).
+function allHold(predicates: Predicate[], guild: GuildFacts, now: number): boolean {
+  for (const holds of predicates) if (!holds(guild, now)) return false
+  return true
+}
+
+/** The first range one of whose spans holds the position. */
+function rangeAt(ranges: CompiledPopulation['ranges'], position: number) {
+  for (const range of ranges) for (const [s, e] of range.spans) if (s <= position && position <= e) return range
+  return undefined
 }
 
 export type UserExperimentArray = (number | string)[]

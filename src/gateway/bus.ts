@@ -120,6 +120,14 @@ export const topics = {
   lobby: (id: string) => `lobby:${id}`,
 }
 
+/**
+ * Topics only one user's sessions follow (its account, one auth session): the Gateway delivers them to those sessions
+ * itself rather than through a native topic per user (gateway/sessions.ts deliveredByTopic).
+ */
+export function isPrivateTopic(topic: string): boolean {
+  return topic.startsWith('account:') || topic.startsWith('session:')
+}
+
 export type IdentifyHook = (caller: Caller) => IdentifyContribution | Promise<IdentifyContribution>
 export type OpHandler = (connection: GatewayConnection, data: unknown) => void | Promise<void>
 export type CloseHook = (connection: GatewayConnection) => void | Promise<void>

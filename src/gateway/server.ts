@@ -1,7 +1,8 @@
 // The Discord Gateway at /gateway: Hello, Identify, Heartbeat, Resume, Dispatch; and the EventBus domains publish to.
-// Fan-out uses Bun's native pub/sub: one publish per event, identical bytes to every subscribed socket. Sockets that
-// asked for zlib-stream compression need bytes of their own (one zlib context each): they are not subscribed to the
-// native topics, and each dispatch is deflated for each of them (compressedByTopic); plain sockets pay nothing for it.
+// Fan-out uses Bun's native pub/sub: one publish per event, identical bytes to every subscribed socket. The Gateway
+// delivers some topics itself (deliveredByTopic): every topic for sockets that asked for zlib-stream compression (they
+// need bytes of their own, one zlib context each: each dispatch is deflated for each of them), and the private topics
+// of one user (a native topic each cost ~1 KB per socket, measured); plain sockets pay nothing for the first.
 import type { Server } from 'bun'
 import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
@@ -18,6 +19,7 @@ import {
   credentialChecks,
   identifyHooks,
   installBus,
+  isPrivateTopic,
   opHandlers,
   sessionEndHooks,
   sessionStartHooks,
@@ -44,7 +46,7 @@ import { currentSeq, lastSeqFor, nextSeq, remember, replaySince, replayStats, se
 import {
   addSession,
   attach,
-  compressedByTopic,
+  deliveredByTopic,
   detach,
   follow,
   ownTopic,
@@ -58,23 +60,51 @@ import {
 } from './sessions'
 import { ZlibStream } from './zlib-stream'
 
-type Connection = {
-  session?: GatewaySession
-  heartbeatTimer?: Timer
-  closing?: boolean
-  identifying?: boolean
-  /** clock.now() at Hello: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
-  openedAt: number
-  /** Set while the socket is not yet identified: it counts against its IP's pending sockets. */
-  pendingIp?: IpKey
+/**
+ * What Bun keeps with each Gateway socket (its `data`): what the upgrade read and the connection's state, one object.
+ * Elysia's app-wide WebSocket handler calls the data's open, message and close: the class's, shared by every socket.
+ */
+class Connection {
+  session?: GatewaySession = undefined
+  /** performance.now() by which the next heartbeat must arrive (the sweep closes the socket after it). */
+  beatBy = heartbeatDeadline()
+  /** Closing or closed: nothing more is handled. */
+  closing = false
+  identifying = false
+  /** clock.now() at the upgrade: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
+  readonly openedAt = clock.now()
   /** Frames received in the current window (FRAME_WINDOW_MS from windowStart). */
-  frames: number
-  windowStart: number
+  frames = 0
+  windowStart = this.openedAt
   /** `?compress=zlib-stream`: every frame to this socket goes through its own zlib context. */
-  zlib?: ZlibStream
+  zlib?: ZlibStream = undefined
   /** While a message is being handled (handlers await the stores): the ones that came since, handled next in order. */
-  backlog?: (string | Buffer)[]
+  backlog?: (string | Buffer)[] = undefined
+
+  constructor(
+    readonly version: number,
+    /** The client's address (IPv6 by its /64) while the socket is unidentified and counts against its IP's limit. */
+    public pendingIp: IpKey | undefined,
+    /** Asked for `?compress=zlib-stream`. */
+    readonly compress: boolean,
+    /** Asked for an encoding other than JSON (closed at open). */
+    readonly badEncoding: boolean,
+  ) {}
+
+  open(ws: Socket): void {
+    onOpen(ws, this)
+  }
+
+  message(ws: Socket, message: string | Buffer): void {
+    onRawMessage(ws, this, message)
+  }
+
+  close(ws: Socket, code: number): void {
+    onClose(ws, this, code)
+  }
 }
+
+const connectionOf = (ws: Socket) => ws.data as Connection
 
 // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
 const pendingByIp = new Map<IpKey, number>()
@@ -88,7 +118,7 @@ function settlePending(conn: Connection): void {
   else pendingByIp.delete(ip)
 }
 
-const connections = new Map<Socket, Connection>()
+const connections = new Set<Socket>()
 let server: Server<unknown> | null = null
 let sweeper: Timer | undefined
 
@@ -106,7 +136,7 @@ export function gatewayUrl(): string {
 
 /** A frame to one socket, deflated when the socket asked for zlib-stream. */
 function send(ws: Socket, payload: string): void {
-  const zlib = connections.get(ws)?.zlib
+  const zlib = connectionOf(ws).zlib
   if (zlib) zlib.send(payload)
   else ws.send(payload)
 }
@@ -123,15 +153,15 @@ function stamp(topicList: string[], type: string, data: unknown, replayable: boo
 function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
   const payload = stamp(topicList, type, data, replayable)
   if (!server) return
-  for (const topic of topicList) server.publish(topic, payload)
-  if (compressedByTopic.size > 0) dispatchCompressed(topicList, payload)
+  for (const topic of topicList) if (!isPrivateTopic(topic)) server.publish(topic, payload)
+  if (deliveredByTopic.size > 0) deliverHere(topicList, payload)
 }
 
-/** The compressed sockets following any of the topics, each once. */
-function dispatchCompressed(topicList: string[], payload: string): void {
+/** The sessions the Gateway delivers to itself that follow any of the topics, each once. */
+function deliverHere(topicList: string[], payload: string): void {
   let seen: Set<GatewaySession> | undefined
   for (const topic of topicList) {
-    const followers = compressedByTopic.get(topic)
+    const followers = deliveredByTopic.get(topic)
     if (!followers) continue
     for (const session of followers) {
       if (topicList.length > 1) {
@@ -211,9 +241,13 @@ const CREDENTIAL_CHECK_EVERY = 5 // sweeps (seconds), or at the next sweep after
 
 function sweepExpired(): void {
   const now = clock.now()
+  const beatNow = performance.now()
   for (const s of sessions.values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
-  for (const [ws, conn] of connections) {
-    if (!conn.session && !conn.closing && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS)
+  for (const ws of connections) {
+    const conn = connectionOf(ws)
+    if (conn.closing) continue
+    if (beatNow > conn.beatBy) close(ws, Close.SessionTimedOut, 'Session timed out')
+    else if (!conn.session && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS)
       close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
   sweeps += 1
@@ -259,17 +293,19 @@ function connectionView(session: GatewaySession): GatewayConnection {
 
 /** Close a socket; a compressed one first gets the frames already queued for it (e.g. AUTH_SESSION_CHANGE). */
 function close(ws: Socket, code: number, reason: string): void {
-  const conn = connections.get(ws)
-  if (conn) conn.closing = true
-  if (conn?.zlib) conn.zlib.whenFlushed(() => ws.close(code, reason))
+  const conn = connectionOf(ws)
+  conn.closing = true
+  if (conn.zlib) conn.zlib.whenFlushed(() => ws.close(code, reason))
   else ws.close(code, reason)
 }
 
-function armHeartbeat(ws: Socket, conn: Connection): void {
-  clearTimeout(conn.heartbeatTimer)
-  const interval = config().gatewayHeartbeatMs
-  // The first beat is jittered over a whole interval; allow half an interval more for latency.
-  conn.heartbeatTimer = setTimeout(() => close(ws, Close.SessionTimedOut, 'Session timed out'), interval * 1.5)
+/**
+ * The next heartbeat is due within an interval and a half (the first beat is jittered over a whole interval; half an
+ * interval more for latency). Real time, not clock.now() (tests move that). The sweep closes late sockets: one
+ * deadline per socket rather than a timer, whose object and closure cost more than the rest of the connection.
+ */
+function heartbeatDeadline(): number {
+  return performance.now() + config().gatewayHeartbeatMs * 1.5
 }
 
 /** Topics a caller's session follows before the domains add theirs. */
@@ -295,7 +331,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session: GatewaySession = {
     id: randomBytes(16).toString('hex'),
     caller,
-    topics: new Set(),
+    topics: [],
     ws: null,
     resumableUntil: 0,
     readySeq: 0,
@@ -327,7 +363,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   session.readySeq = currentSeq() + 1
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
-  ready.v = (ws.data as SocketData).version
+  ready.v = conn.version
   // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
@@ -349,12 +385,10 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
   // Replay starts after it, and never before the session's own READY.
   const seq = d?.seq === null ? 0 : d?.seq
+  const followed = new Set(session?.topics)
   const validSeq =
-    Number.isSafeInteger(seq) &&
-    seq >= 0 &&
-    session !== undefined &&
-    seq <= lastSeqFor(session.topics, session.readySeq)
-  const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), session.topics) : null
+    Number.isSafeInteger(seq) && seq >= 0 && session !== undefined && seq <= lastSeqFor(followed, session.readySeq)
+  const replay = session && sameCaller && validSeq ? replaySince(Math.max(seq, session.readySeq), followed) : null
   if (!session || !sameCaller || !replay || (!session.ws && session.resumableUntil <= clock.now())) {
     send(ws, frame(Op.InvalidSession, false))
     return
@@ -362,8 +396,7 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   // A client may reconnect before we noticed its old socket die: the new socket takes over.
   if (session.ws && session.ws !== ws) {
     const old = session.ws
-    const oldConn = connections.get(old)
-    if (oldConn) oldConn.session = undefined
+    connectionOf(old).session = undefined
     close(old, Close.SessionTimedOut, 'Session resumed elsewhere')
   }
   settlePending(conn)
@@ -373,9 +406,8 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
 }
 
-async function onMessage(ws: Socket, message: unknown): Promise<void> {
-  const conn = connections.get(ws)
-  if (!conn || conn.closing) return
+async function onMessage(ws: Socket, conn: Connection, message: unknown): Promise<void> {
+  if (conn.closing) return
   if (
     typeof message !== 'object' ||
     message === null ||
@@ -389,7 +421,7 @@ async function onMessage(ws: Socket, message: unknown): Promise<void> {
   const { op, d } = message as { op?: unknown; d?: unknown }
   if (typeof op !== 'number') return close(ws, Close.DecodeError, 'Decode error')
   if (op === Op.Heartbeat || op === QOS_HEARTBEAT) {
-    armHeartbeat(ws, conn)
+    conn.beatBy = heartbeatDeadline()
     send(ws, frame(Op.HeartbeatAck, null))
     return
   }
@@ -408,12 +440,10 @@ async function onMessage(ws: Socket, message: unknown): Promise<void> {
   if (handler) await handler(connectionView(conn.session), d)
 }
 
-function onClose(ws: Socket, code: number): void {
-  const conn = connections.get(ws)
-  connections.delete(ws)
-  if (!conn) return
+function onClose(ws: Socket, conn: Connection, code: number): void {
+  if (!connections.delete(ws)) return
+  conn.closing = true
   settlePending(conn)
-  clearTimeout(conn.heartbeatTimer)
   conn.zlib?.end()
   const session = conn.session
   if (!session || session.ws !== ws) return
@@ -434,7 +464,8 @@ export function requestReconnect(userId: string): void {
  */
 export function closeAllGatewaySockets(): void {
   const reconnect = frame(Op.Reconnect, null)
-  for (const [ws, conn] of [...connections]) {
+  for (const ws of [...connections]) {
+    const conn = connectionOf(ws)
     if (conn.session && !conn.closing) send(ws, reconnect)
     close(ws, 1001, 'Server shutting down')
   }
@@ -442,34 +473,20 @@ export function closeAllGatewaySockets(): void {
   sweeper = undefined
 }
 
-/** What Bun keeps with each Gateway socket: what the upgrade read, and the handlers (shared by every socket). */
-type SocketData = {
-  open(ws: Socket): void
-  message(ws: Socket, message: string | Buffer): void
-  close(ws: Socket, code: number): void
-  version: number
-  compress: string | null
-  encoding: string | null
-  /** The client's address as per-IP limits count it (IPv6 by its /64). */
-  ip: IpKey
-}
-
-function onOpen(raw: Socket): void {
-  const data = raw.data as SocketData
-  const now = clock.now()
-  const conn: Connection = { openedAt: now, frames: 0, windowStart: now }
+function onOpen(raw: Socket, conn: Connection): void {
   // Discord's transport compression; other values (zstd-stream) are not offered: those clients get plain text frames.
-  if (data.compress === 'zlib-stream') conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
-  connections.set(raw, conn)
-  const ip = data.ip
+  if (conn.compress) conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
+  connections.add(raw)
+  const ip = conn.pendingIp!
   const pending = pendingByIp.get(ip) ?? 0
-  if (pending >= MAX_PENDING_PER_IP) return close(raw, Close.RateLimited, 'Too many unidentified connections')
+  if (pending >= MAX_PENDING_PER_IP) {
+    conn.pendingIp = undefined // not counted
+    return close(raw, Close.RateLimited, 'Too many unidentified connections')
+  }
   pendingByIp.set(ip, pending + 1)
-  conn.pendingIp = ip
-  if (data.version !== 9 && data.version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
-  if (data.encoding && data.encoding !== 'json') return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
+  if (conn.version !== 9 && conn.version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
+  if (conn.badEncoding) return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
   send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
-  armHeartbeat(raw, conn)
 }
 
 /** A text frame is JSON; anything that is not (or a binary frame) is answered by onMessage's decode error. */
@@ -486,9 +503,8 @@ function decodeFrame(message: string | Buffer): unknown {
  * A socket's messages are handled one after another, in the order they came: a handler may await the stores, and
  * the next message waits for it. Frames are counted as they come (the rate limit bounds what can wait).
  */
-function onRawMessage(raw: Socket, message: string | Buffer): void {
-  const conn = connections.get(raw)
-  if (!conn || conn.closing) return
+function onRawMessage(raw: Socket, conn: Connection, message: string | Buffer): void {
+  if (conn.closing) return
   const now = clock.now()
   if (now - conn.windowStart >= FRAME_WINDOW_MS) {
     conn.windowStart = now
@@ -508,7 +524,7 @@ function onRawMessage(raw: Socket, message: string | Buffer): void {
 async function handleInOrder(raw: Socket, conn: Connection, first: string | Buffer): Promise<void> {
   for (let message: string | Buffer | undefined = first; message !== undefined; message = conn.backlog?.shift()) {
     try {
-      await onMessage(raw, decodeFrame(message))
+      await onMessage(raw, conn, decodeFrame(message))
     } catch (error) {
       log.error('gateway message failed', { error: String(error) })
       close(raw, Close.UnknownError, 'Unknown error')
@@ -516,8 +532,6 @@ async function handleInOrder(raw: Socket, conn: Connection, first: string | Buff
   }
   conn.backlog = undefined
 }
-
-const handlers = { open: onOpen, message: onRawMessage, close: onClose }
 
 /**
  * GET /gateway, answered by Bun's router (app.ts): the upgrade, logged as a request. Elysia's WebSocket route kept its
@@ -527,13 +541,13 @@ const handlers = { open: onOpen, message: onRawMessage, close: onClose }
 export function gatewayUpgrade(request: Request, bunServer: Server<unknown>): Response | undefined {
   const trace = beginTrace(request, bunServer)
   const query = new URL(request.url).searchParams
-  const data: SocketData = {
-    ...handlers,
-    version: Number(query.get('v') ?? 9),
-    compress: query.get('compress'),
-    encoding: query.get('encoding'),
-    ip: ipKey(clientIp(request, bunServer)),
-  }
+  const encoding = query.get('encoding')
+  const data = new Connection(
+    Number(query.get('v') ?? 9),
+    ipKey(clientIp(request, bunServer)),
+    query.get('compress') === 'zlib-stream',
+    !!encoding && encoding !== 'json',
+  )
   if (bunServer.upgrade(request, { data, headers: { 'x-request-id': trace.id } })) {
     finish('GET', '/gateway', 101, trace)
     return undefined

@@ -2,17 +2,27 @@
 // so domains can change subscriptions and end sessions without knowing about sockets.
 import type { ServerWebSocket } from 'bun'
 import type { Caller } from '../core/caller'
+import { Lru } from '../core/lru'
+import { isPrivateTopic } from './bus'
 
 export type Socket = ServerWebSocket<unknown>
+
+/**
+ * A session's topics. Most sessions follow a handful (their own, the account's, a few lobbies): an array, as a Set
+ * costs ~300 bytes even with one entry (measured, bench/RESULTS.md issue 26). A member of many guilds follows one
+ * topic per channel it can view: past SMALL_TOPICS the list becomes a Set, so following one stays O(1).
+ */
+export type TopicList = string[] | Set<string>
+const SMALL_TOPICS = 16
 
 export type GatewaySession = {
   id: string
   caller: Caller
-  topics: Set<string>
+  topics: TopicList
   ws: Socket | null
   /**
    * The live socket asked for zlib-stream: it needs bytes of its own, so it is not subscribed to Bun's pub/sub (which
-   * sends identical bytes to every subscriber) but listed in compressedByTopic, and dispatches reach it one by one.
+   * sends identical bytes to every subscriber) but listed in deliveredByTopic, and dispatches reach it one by one.
    */
   compressed?: boolean
   /** clock.now() after which a disconnected session can no longer resume */
@@ -22,23 +32,27 @@ export type GatewaySession = {
 }
 
 export const sessions = new Map<string, GatewaySession>()
-const byUser = new Map<string, Set<GatewaySession>>()
+/** userId → the user's sessions: an array (a user holds a few; a Set would cost ~300 bytes each). */
+const byUser = new Map<string, GatewaySession[]>()
 
 export function addSession(session: GatewaySession): void {
   sessions.set(session.id, session)
-  let set = byUser.get(session.caller.userId)
-  if (!set) byUser.set(session.caller.userId, (set = new Set()))
-  set.add(session)
+  const list = byUser.get(session.caller.userId)
+  if (list) list.push(session)
+  else byUser.set(session.caller.userId, [session])
 }
 
 export function removeSession(session: GatewaySession): void {
   sessions.delete(session.id)
-  const set = byUser.get(session.caller.userId)
-  set?.delete(session)
-  if (set?.size === 0) byUser.delete(session.caller.userId)
+  const list = byUser.get(session.caller.userId)
+  const at = list?.indexOf(session) ?? -1
+  if (at < 0) return
+  list!.splice(at, 1)
+  if (list!.length === 0) byUser.delete(session.caller.userId)
 }
 
-export function sessionsOfUser(userId: string): Iterable<GatewaySession> {
+/** A user's sessions (the live list: copy it before ending sessions while iterating). */
+export function sessionsOfUser(userId: string): readonly GatewaySession[] {
   return byUser.get(userId) ?? []
 }
 
@@ -48,34 +62,66 @@ export function sessionsOfAuthSession(authSessionId: string): GatewaySession[] {
   return out
 }
 
-/** topic → sessions whose live socket compresses (zlib-stream); the Gateway delivers to them itself. */
-export const compressedByTopic = new Map<string, Set<GatewaySession>>()
+/**
+ * topic → the sessions the Gateway delivers it to itself rather than through Bun's pub/sub: every topic of a compressed
+ * socket, and every private topic (one user's: its account, an auth session), whose native topic would cost ~1 KB per
+ * socket (measured, bench/RESULTS.md issue 26) for the one or two sessions that follow it. Arrays: most hold one.
+ */
+export const deliveredByTopic = new Map<string, GatewaySession[]>()
+
+const deliveredHere = (session: GatewaySession, topic: string) => session.compressed || isPrivateTopic(topic)
 
 // A session's own topic is only for its Resume: what is meant for it alone is sent straight to its socket
 // (server.ts sendDirect), so no socket subscribes to it (one native subscription less per socket).
 function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
-  if (topic.startsWith(OWN)) return
-  if (!session.compressed) return void ws.subscribe(topic)
-  let set = compressedByTopic.get(topic)
-  if (!set) compressedByTopic.set(topic, (set = new Set()))
-  set.add(session)
+  if (topic === session.id) return
+  if (!deliveredHere(session, topic)) return void ws.subscribe(topic)
+  const list = deliveredByTopic.get(topic)
+  if (!list) deliveredByTopic.set(topic, [session])
+  else if (!list.includes(session)) list.push(session)
 }
 
 function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
-  if (topic.startsWith(OWN)) return
-  if (!session.compressed) return void ws.unsubscribe(topic)
-  const set = compressedByTopic.get(topic)
-  set?.delete(session)
-  if (set?.size === 0) compressedByTopic.delete(topic)
+  if (topic === session.id) return
+  if (!deliveredHere(session, topic)) return void ws.unsubscribe(topic)
+  const list = deliveredByTopic.get(topic)
+  const at = list?.indexOf(session) ?? -1
+  if (at < 0) return
+  list!.splice(at, 1)
+  if (list!.length === 0) deliveredByTopic.delete(topic)
 }
 
-export function follow(session: GatewaySession, topic: string): void {
-  session.topics.add(topic)
+/**
+ * One string per shared topic name (a lobby, a guild, a channel), whichever session follows it: otherwise each
+ * session's list holds its own copy, and a guild member follows one topic per channel. Bounded: past it, a name is
+ * merely held twice. A private topic has one follower: nothing to share.
+ */
+const sharedNames = new Lru<string, string>(8192)
+
+function shared(topic: string): string {
+  if (isPrivateTopic(topic)) return topic
+  const known = sharedNames.get(topic)
+  if (known !== undefined) return known
+  sharedNames.set(topic, topic)
+  return topic
+}
+
+export function follow(session: GatewaySession, name: string): void {
+  const topic = shared(name)
+  const list = session.topics
+  if (!Array.isArray(list)) list.add(topic)
+  else if (list.includes(topic)) return
+  else if (list.length < SMALL_TOPICS) list.push(topic)
+  else session.topics = new Set(list).add(topic)
   if (session.ws) subscribe(session, session.ws, topic)
 }
 
 export function unfollow(session: GatewaySession, topic: string): void {
-  session.topics.delete(topic)
+  const list = session.topics
+  if (Array.isArray(list)) {
+    const at = list.indexOf(topic)
+    if (at >= 0) list.splice(at, 1)
+  } else list.delete(topic)
   if (session.ws) unsubscribe(session, session.ws, topic)
 }
 
@@ -91,14 +137,15 @@ export function attach(session: GatewaySession, ws: Socket, compressed: boolean)
 export function detach(session: GatewaySession): void {
   const ws = session.ws
   if (!ws) return
-  if (session.compressed) for (const topic of session.topics) unsubscribe(session, ws, topic)
+  for (const topic of session.topics) if (deliveredHere(session, topic)) unsubscribe(session, ws, topic)
   session.ws = null
   session.compressed = false
 }
 
-const OWN = 'gw:'
-
-/** The topic of the dispatches meant for one session alone (kept for its Resume; never a native subscription). */
+/**
+ * The topic of the dispatches meant for one session alone (kept for its Resume; never a native subscription): the
+ * session's id itself, which no other topic can be (theirs all start with a `kind:`), so it costs no string of its own.
+ */
 export function ownTopic(sessionId: string): string {
-  return OWN + sessionId
+  return sessionId
 }

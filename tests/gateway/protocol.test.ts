@@ -231,6 +231,27 @@ describe('dispatch and subscriptions', () => {
     await c.expectNo('ROOM_EVENT', 150)
   })
 
+  test('a session following many topics (a member of many channels) gets each once, loses the ones it leaves, and resumes on them', async () => {
+    const user = await makeUser()
+    const { c, ready } = await identified(user.token)
+    const many = Array.from({ length: 40 }, (_, i) => `test:${user.id}:${i}`)
+    for (const topic of [...many, ...many.slice(0, 5)]) events.subscribeUser(user.id, topic, audiences.account)
+    many.forEach((topic, i) => events.publish(topic, 'ROOM_EVENT', { i }))
+    await c.waitFor((f) => f.t === 'ROOM_EVENT' && f.d.i === 39)
+    expect(c.dispatches('ROOM_EVENT').map((f) => f.d.i)).toEqual(many.map((_, i) => i))
+    for (const topic of many.slice(20)) events.unsubscribeUser(user.id, topic)
+    events.publish(topics.account(user.id), 'SEEN', {})
+    await c.waitFor('SEEN')
+    const seq = c.lastSeq!
+    c.close(4000)
+    await c.waitForClose()
+    many.forEach((topic, i) => events.publish(topic, 'MISSED', { i }))
+    const r = await connect()
+    r.send(6, { token: user.token, session_id: ready.session_id, seq })
+    await r.waitFor('RESUMED')
+    expect(r.dispatches('MISSED').map((f) => f.d.i)).toEqual(many.slice(0, 20).map((_, i) => i))
+  })
+
   test('bots receive their application topic, users do not', async () => {
     const app = await makeApp()
     const user = await makeUser()
