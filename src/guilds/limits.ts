@@ -16,6 +16,8 @@ export const BULK_DELETE_MIN = 2
 export const BULK_DELETE_MAX = 100
 export const BULK_DELETE_MAX_AGE_MS = 14 * 24 * 3600_000
 export const MAX_PINS = 50
+/** GET /channels/{id}/messages/pins: its `limit`'s maximum and default. */
+export const MAX_PINS_PAGE = 50
 /** Different emoji on one message. */
 export const MAX_REACTION_EMOJI = 20
 export const REACTIONS_DEFAULT_LIMIT = 25

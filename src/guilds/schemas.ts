@@ -18,6 +18,7 @@ import {
   MAX_EMBED_FIELDS,
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
+  MAX_PINS_PAGE,
   MAX_EMBED_TITLE,
   MAX_EMBED_URL,
   MAX_EMBEDS,
@@ -175,6 +176,10 @@ export const BulkDeleteSchema = t.Object(
 export const ReactionsQuery = t.Object({
   limit: queryString(`integer 1-${REACTIONS_MAX_LIMIT}, default ${REACTIONS_DEFAULT_LIMIT}`),
   after: queryString('user id'),
+})
+export const PinsQuery = t.Object({
+  before: queryString('ISO 8601 timestamp: pins made before it'),
+  limit: queryString(`integer 1-${MAX_PINS_PAGE}, default ${MAX_PINS_PAGE}`),
 })
 export const MessagesQuery = t.Object({
   limit: queryString('integer 1-100, default 50'),
@@ -347,6 +352,14 @@ export const Message = t.Object(
     nonce: t.Optional(t.Union([t.String(), Int()])),
   },
   { description: 'Message' },
+)
+
+export const PinsPage = t.Object(
+  {
+    items: t.Array(t.Object({ pinned_at: Timestamp, message: Message })),
+    has_more: t.Boolean({ description: 'older pins remain (ask again with `before` the last `pinned_at`)' }),
+  },
+  { description: 'Pins, the latest pinned first (none without READ_MESSAGE_HISTORY)' },
 )
 
 export const Invite = t.Object(

@@ -489,6 +489,27 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: owner.token, params: { channelId, messageId } }
     },
   },
+  'GET /api/v9/channels/{channelId}/messages/pins': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      await decoratedMessage(owner, member, channelId)
+      return { token: member.token, params: { channelId } }
+    },
+  },
+  'PUT /api/v9/channels/{channelId}/messages/pins/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await guildWorld()
+      return { token: owner.token, params: { channelId, messageId: await sent(member, channelId) } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/pins/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await guildWorld()
+      const messageId = await sent(member, channelId)
+      await api('PUT', `/channels/${channelId}/messages/pins/${messageId}`, { token: owner.token })
+      return { token: owner.token, params: { channelId, messageId } }
+    },
+  },
   'PUT /api/v9/channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': {
     call: async () => {
       const { member, channelId } = await sharedGuild()

@@ -427,6 +427,66 @@ describe('pins', () => {
     expect([r.status, r.body]).toEqual([400, { message: 'Maximum number of pins reached (50)', code: 30003 }])
     expect((await api('GET', `/channels/${channelId}/pins`, { token: owner.token })).body).toHaveLength(50)
   })
+  test('/messages/pins (discord.js 14.20+): PUT and DELETE as /pins; GET pages {items: [{pinned_at, message}], has_more}', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const ids = [
+      await sent(member, channelId, 'a'),
+      await sent(member, channelId, 'b'),
+      await sent(member, channelId, 'c'),
+    ]
+    const pinned: string[] = []
+    for (const id of ids) {
+      const denied = await api('PUT', `/channels/${channelId}/messages/pins/${id}`, { token: member.token })
+      expect([denied.status, denied.body.code]).toEqual([403, 50013])
+      expect((await api('PUT', `/channels/${channelId}/messages/pins/${id}`, { token: owner.token })).status).toBe(204)
+      pinned.push(new Date(clock.now()).toISOString())
+      clock.advance(1000)
+    }
+    const all = await api('GET', `/channels/${channelId}/messages/pins`, { token: member.token })
+    expect(all.status).toBe(200)
+    expect(all.body.has_more).toBe(false)
+    expect(all.body.items.map((p: any) => [p.pinned_at, p.message.id, p.message.pinned, p.message.content])).toEqual([
+      [pinned[2], ids[2], true, 'c'],
+      [pinned[1], ids[1], true, 'b'],
+      [pinned[0], ids[0], true, 'a'],
+    ])
+    // A page of 2, then the rest before the last pin time seen.
+    const first = await api('GET', `/channels/${channelId}/messages/pins?limit=2`, { token: member.token })
+    expect([first.body.items.map((p: any) => p.message.id), first.body.has_more]).toEqual([[ids[2], ids[1]], true])
+    const before = encodeURIComponent(first.body.items[1].pinned_at)
+    const rest = await api('GET', `/channels/${channelId}/messages/pins?before=${before}`, { token: member.token })
+    expect([rest.body.items.map((p: any) => p.message.id), rest.body.has_more]).toEqual([[ids[0]], false])
+    // Unpinned there, gone from both lists; unknown message 10008.
+    expect((await api('DELETE', `/channels/${channelId}/messages/pins/${ids[0]}`, { token: owner.token })).status).toBe(
+      204,
+    )
+    expect(
+      (await api('GET', `/channels/${channelId}/pins`, { token: member.token })).body.map((m: any) => m.id),
+    ).toEqual([ids[2], ids[1]])
+    const unknown = await api('PUT', `/channels/${channelId}/messages/pins/1`, { token: owner.token })
+    expect([unknown.status, unknown.body.code]).toEqual([404, 10008])
+    // limit 1-50 and an ISO 8601 `before`, both reported at once.
+    for (const [query, errors] of [
+      ['limit=0', { limit: 'NUMBER_TYPE_MIN' }],
+      ['limit=51', { limit: 'NUMBER_TYPE_MAX' }],
+      ['limit=50&before=2025-01-01T00%3A00%3A00Z', {}],
+      ['before=yesterday&limit=x', { before: 'DATE_TIME_TYPE_PARSE', limit: 'NUMBER_TYPE_COERCE' }],
+    ] as const) {
+      const r = await api('GET', `/channels/${channelId}/messages/pins?${query}`, { token: member.token })
+      if (!Object.keys(errors).length) {
+        expect([r.status, r.body]).toEqual([200, { items: [], has_more: false }])
+        continue
+      }
+      expect([r.status, r.body.code]).toEqual([400, 50035])
+      expect(
+        Object.fromEntries(Object.entries(r.body.errors).map(([k, v]: [string, any]) => [k, v._errors[0].code])),
+      ).toEqual(errors)
+    }
+    // Without READ_MESSAGE_HISTORY: no pins, as the older route.
+    await everyone(owner, guild.id, VIEW | SEND)
+    const hidden = await api('GET', `/channels/${channelId}/messages/pins`, { token: member.token })
+    expect(hidden.body).toEqual({ items: [], has_more: false })
+  })
 })
 
 describe('reactions', () => {
