@@ -1,4 +1,4 @@
-// Discord's limits on channel messages, embeds, pins and reactions.
+// Discord's limits on channel messages, embeds, pins and reactions, and on members.
 export const MAX_CONTENT_CHARS = 2000
 /** Embeds: per message, and the characters of their titles, descriptions, fields, footers and authors together. */
 export const MAX_EMBEDS = 10
@@ -22,3 +22,7 @@ export const MAX_PINS_PAGE = 50
 export const MAX_REACTION_EMOJI = 20
 export const REACTIONS_DEFAULT_LIMIT = 25
 export const REACTIONS_MAX_LIMIT = 100
+/** A member's nickname (empty or null: none). */
+export const MAX_NICK_CHARS = 32
+/** Roles in one member edit (a guild holds at most 250). */
+export const MAX_MEMBER_ROLES = 250

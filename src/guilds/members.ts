@@ -1,10 +1,23 @@
-// Reading one member of a guild the caller is in (10007 when the user is not a member).
-import { Errors } from '../core/errors'
+// One member of a guild: read (10007 when the user is not a member), and edited (nickname, role list) as Discord's
+// Modify Guild Member and Modify Current Member.
 import { cachedUser } from '../accounts/store'
-import { reading } from '../db/client'
-import { guildAccess } from './access'
+import { Permission } from '../core/discord'
+import { Errors } from '../core/errors'
+import { reading, transaction } from '../db/client'
+import { events, topics } from '../gateway/bus'
+import { guildAccess, topPosition } from './access'
+import { syncMemberTopics } from './gateway'
+import { has } from './permissions'
+import type { MemberEditInput } from './schemas'
 import { serializeMember } from './serialize'
-import { cachedGuildMember } from './store'
+import {
+  addMemberRole,
+  cachedGuildMember,
+  cachedGuildRoles,
+  cachedMemberRoleIds,
+  removeMemberRole,
+  updateMemberNick,
+} from './store'
 
 export async function guildMember(callerId: string, guildId: string, userId: string) {
   return await reading(async () => {
@@ -13,4 +26,48 @@ export async function guildMember(callerId: string, guildId: string, userId: str
     if (!member) throw Errors.unknownMember()
     return serializeMember(member, await cachedUser(member.userId))
   })
+}
+
+/**
+ * Change a member's nickname and role list. Another member's nickname takes MANAGE_NICKNAMES and a higher role than
+ * theirs (never the owner's); one's own, CHANGE_NICKNAME or MANAGE_NICKNAMES. Roles take MANAGE_ROLES, and each role
+ * added or removed must sit below the caller's highest (the @everyone id in the list is passed over, as Discord).
+ * An edit that changes something sends GUILD_MEMBER_UPDATE; the member is answered either way.
+ */
+export async function editMember(actorId: string, guildId: string, targetId: string, input: MemberEditInput) {
+  const access = await guildAccess(guildId, actorId)
+  const { guild } = access
+  const member = await cachedGuildMember(guild.id, targetId)
+  if (!member) throw Errors.unknownMember()
+  const isOwner = guild.ownerId === actorId
+  const nick = input.nick === undefined ? undefined : input.nick || null
+  if (nick !== undefined && nick !== member.nick) {
+    const own = targetId === actorId && has(access.permissions, Permission.CHANGE_NICKNAME)
+    if (!own && !has(access.permissions, Permission.MANAGE_NICKNAMES)) throw Errors.missingPermissions()
+    const outranks = isOwner || (await topPosition(guild, targetId)) < (await topPosition(guild, actorId))
+    if (targetId !== actorId && (targetId === guild.ownerId || !outranks)) throw Errors.missingPermissions()
+  }
+  const current = await cachedMemberRoleIds(guild.id, targetId)
+  const wanted = input.roles === undefined ? current : [...new Set(input.roles)].filter((id) => id !== guild.id)
+  const added = wanted.filter((id) => !current.includes(id))
+  const removed = current.filter((id) => !wanted.includes(id))
+  if (added.length || removed.length) {
+    if (!has(access.permissions, Permission.MANAGE_ROLES)) throw Errors.missingPermissions()
+    const roles = new Map((await cachedGuildRoles(guild.id)).map((r) => [r.id, r]))
+    if (added.some((id) => !roles.has(id))) throw Errors.unknownRole()
+    const top = isOwner ? Number.MAX_SAFE_INTEGER : await topPosition(guild, actorId)
+    if ([...added, ...removed].some((id) => (roles.get(id)?.position ?? 0) >= top)) throw Errors.missingPermissions()
+  }
+  const nickChanged = nick !== undefined && nick !== member.nick
+  if (!nickChanged && !added.length && !removed.length) return await serializeMember(member, await cachedUser(targetId))
+  const row = await transaction(async (tx) => {
+    for (const id of added) await addMemberRole(tx, guild.id, targetId, id)
+    for (const id of removed) await removeMemberRole(tx, guild.id, targetId, id)
+    return nickChanged ? await updateMemberNick(tx, guild.id, targetId, nick) : member
+  })
+  if (!row) throw Errors.unknownMember()
+  if (added.length || removed.length) await syncMemberTopics(guild.id, targetId)
+  const body = await serializeMember(row, await cachedUser(targetId))
+  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_UPDATE', { guild_id: guild.id, ...body })
+  return body
 }

@@ -8,7 +8,7 @@ import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
 import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
-import { guildMember } from './members'
+import { editMember, guildMember } from './members'
 import { postMessage, readMessages } from './messages'
 import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
 import {
@@ -19,6 +19,8 @@ import {
   Invite,
   InviteSchema,
   Member,
+  MemberEditMeSchema,
+  MemberEditSchema,
   MembersQuery,
   Message,
   MessageSchema,
@@ -136,6 +138,30 @@ export const guildEndpoints = [
       answers: { 200: Member },
     },
     async ({ caller, params }) => await guildMember(caller.userId, params.guildId, params.userId),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/members/@me',
+      auth,
+      tag: 'guilds',
+      summary: "Change the caller's own nickname (CHANGE_NICKNAME): GUILD_MEMBER_UPDATE",
+      body: MemberEditMeSchema,
+      answers: { 200: Member },
+    },
+    async ({ caller, params, body }) => await editMember(caller.userId, params.guildId, caller.userId, body),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/members/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'Change a member: nickname (MANAGE_NICKNAMES), role list (MANAGE_ROLES): GUILD_MEMBER_UPDATE',
+      body: MemberEditSchema,
+      answers: { 200: Member },
+    },
+    async ({ caller, params, body }) => await editMember(caller.userId, params.guildId, params.userId, body),
   ),
   endpoint(
     {

@@ -18,6 +18,8 @@ import {
   MAX_EMBED_FIELDS,
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
+  MAX_MEMBER_ROLES,
+  MAX_NICK_CHARS,
   MAX_PINS_PAGE,
   MAX_EMBED_TITLE,
   MAX_EMBED_URL,
@@ -46,6 +48,25 @@ export const MembersQuery = t.Object({
   limit: queryString('integer 1-1000, default 1'),
   after: queryString('snowflake'),
 })
+
+export const MemberEditSchema = t.Object(
+  {
+    nick: t.Optional(NullableString(MAX_NICK_CHARS, { description: 'the nickname; empty or null removes it' })),
+    roles: t.Optional(
+      t.Array(SnowflakeField({ description: 'a role id' }), {
+        maxItems: MAX_MEMBER_ROLES,
+        description: "the whole role list (MANAGE_ROLES; the roles added or removed below the caller's highest)",
+      }),
+    ),
+  },
+  { examples: [{ nick: 'Captain', roles: ['1234567890123456789'] }] },
+)
+export type MemberEditInput = typeof MemberEditSchema.static
+
+export const MemberEditMeSchema = t.Object(
+  { nick: MemberEditSchema.properties.nick },
+  { examples: [{ nick: 'Helper' }] },
+)
 
 export const RoleSchema = t.Object(
   {

@@ -440,6 +440,21 @@ export async function insertMember(tx: DB, row: typeof members.$inferInsert): Pr
   return tx.insert(members).values(row).onConflictDoNothing().returning().get()
 }
 
+export async function updateMemberNick(
+  tx: DB,
+  guildId: string,
+  userId: string,
+  nick: string | null,
+): Promise<MemberRow | undefined> {
+  memberRows.forget(memberKey(guildId, userId))
+  return tx
+    .update(members)
+    .set({ nick })
+    .where(and(eq(members.guildId, guildId), eq(members.userId, userId)))
+    .returning()
+    .get()
+}
+
 /** Remove a member and the member's roles. */
 export async function deleteMember(tx: DB, guildId: string, userId: string): Promise<void> {
   memberRows.forget(memberKey(guildId, userId))

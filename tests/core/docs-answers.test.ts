@@ -334,6 +334,19 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: member.token, params: { guildId: guild.id, userId: owner.id } }
     },
   },
+  'PATCH /api/v9/guilds/{guildId}/members/@me': {
+    call: async () => {
+      const { guild, member } = await guildWorld()
+      return { token: member.token, params: { guildId: guild.id } }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}/members/{userId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      const body = { nick: 'Captain', roles: [await role(owner, guild.id)] }
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id }, body }
+    },
+  },
   'DELETE /api/v9/guilds/{guildId}/members/{userId}': {
     call: async () => {
       const { owner, guild, member } = await guildWorld()

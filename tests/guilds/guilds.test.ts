@@ -1,10 +1,15 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { setGuildAttributes } from '../../src/guilds/public'
+import { tracked } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
 import { join, makeGuild } from './helpers'
 
-afterEach(resetWorld)
+const sockets = tracked()
+afterEach(() => {
+  sockets.closeAll()
+  resetWorld()
+})
 
 describe('guilds', () => {
   test('create: the caller owns it, with @everyone and default channels', async () => {
@@ -140,6 +145,98 @@ describe('roles', () => {
     ).toBe(403)
     expect((await api('DELETE', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token })).status).toBe(400)
     expect((await api('PATCH', `/guilds/${guild.id}/roles/1`, { token: owner.token, body: {} })).body.code).toBe(10011)
+  })
+})
+
+describe('members: PATCH /guilds/{id}/members/{id} and /members/@me', () => {
+  const MANAGE_NICKNAMES = 1 << 27
+  const MANAGE_ROLES = 1 << 28
+  const CHANGE_NICKNAME = 1 << 26
+  const patch = (token: string, guildId: string, who: string, body: unknown) =>
+    api('PATCH', `/guilds/${guildId}/members/${who}`, { token, body })
+  const role = async (token: string, guildId: string, name: string, permissions = 0) =>
+    (await api('POST', `/guilds/${guildId}/roles`, { token, body: { name, permissions: String(permissions) } })).body
+
+  test('a nickname: up to 32 characters, empty or null removes it; GUILD_MEMBER_UPDATE; the member answered', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const watcher = await sockets.identified(member.token)
+    const r = await patch(owner.token, guild.id, member.id, { nick: 'n'.repeat(32) })
+    expect(r.status).toBe(200)
+    expect(r.body).toMatchObject({ user: { id: member.id }, nick: 'n'.repeat(32), roles: [] })
+    const event = (await watcher.waitFor('GUILD_MEMBER_UPDATE')).d
+    expect(event).toEqual({ guild_id: guild.id, ...r.body })
+    expect((await api('GET', `/guilds/${guild.id}/members/${member.id}`, { token: member.token })).body.nick).toBe(
+      'n'.repeat(32),
+    )
+    const long = await patch(owner.token, guild.id, member.id, { nick: 'n'.repeat(33) })
+    expect([long.status, long.body.code, Object.keys(long.body.errors)]).toEqual([400, 50035, ['nick']])
+    expect((await patch(owner.token, guild.id, member.id, { nick: '' })).body.nick).toBeNull()
+    await watcher.waitFor((f) => f.t === 'GUILD_MEMBER_UPDATE' && f.d.nick === null)
+    // Nothing to change: answered, no event.
+    const before = watcher.dispatches('GUILD_MEMBER_UPDATE').length
+    expect((await patch(owner.token, guild.id, member.id, { nick: null })).status).toBe(200)
+    expect((await patch(owner.token, guild.id, member.id, {})).body.nick).toBeNull()
+    await watcher.expectNo('GUILD_MEMBER_UPDATE', 50)
+    expect(watcher.dispatches('GUILD_MEMBER_UPDATE')).toHaveLength(before)
+  })
+
+  test("nicknames: CHANGE_NICKNAME for one's own (@me), MANAGE_NICKNAMES and a higher role for another's", async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const other = await join(channelId, owner)
+    // @everyone has CHANGE_NICKNAME by default: one's own nickname, not another's.
+    const mine = await api('PATCH', `/guilds/${guild.id}/members/@me`, { token: member.token, body: { nick: 'me' } })
+    expect([mine.status, mine.body.nick, mine.body.user.id]).toEqual([200, 'me', member.id])
+    expect((await patch(member.token, guild.id, member.id, { nick: 'me too' })).body.nick).toBe('me too')
+    expect((await patch(member.token, guild.id, other.id, { nick: 'you' })).body.code).toBe(50013)
+    await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token, body: { permissions: '1024' } })
+    const denied = await api('PATCH', `/guilds/${guild.id}/members/@me`, { token: member.token, body: { nick: 'x' } })
+    expect([denied.status, denied.body.code]).toEqual([403, 50013])
+    // A moderator: the members below it, not the owner, not an equal.
+    const mods = await role(owner.token, guild.id, 'mods', MANAGE_NICKNAMES)
+    await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${mods.id}`, { token: owner.token })
+    expect((await patch(member.token, guild.id, other.id, { nick: 'renamed' })).body.nick).toBe('renamed')
+    expect((await patch(member.token, guild.id, owner.id, { nick: 'boss' })).body.code).toBe(50013)
+    await api('PUT', `/guilds/${guild.id}/members/${other.id}/roles/${mods.id}`, { token: owner.token })
+    expect((await patch(member.token, guild.id, other.id, { nick: 'again' })).body.code).toBe(50013)
+    // Unknown member 10007; not in the guild 10004; a body of the wrong type 50035.
+    expect((await patch(owner.token, guild.id, (await makeUser()).id, { nick: 'x' })).body.code).toBe(10007)
+    expect((await patch((await makeUser()).token, guild.id, member.id, { nick: 'x' })).body.code).toBe(10004)
+    expect((await patch(owner.token, guild.id, member.id, { nick: 5 })).body.errors.nick._errors[0].code).toBe(
+      'BASE_TYPE_STRING',
+    )
+  })
+
+  test("the role list: MANAGE_ROLES, roles added or removed below the caller's highest; @everyone passed over", async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const manager = await join(channelId, owner)
+    const member = await join(channelId, owner)
+    const low = await role(owner.token, guild.id, 'low')
+    const managers = await role(owner.token, guild.id, 'managers', MANAGE_ROLES | CHANGE_NICKNAME)
+    const high = await role(owner.token, guild.id, 'high')
+    expect((await patch(member.token, guild.id, member.id, { roles: [low.id] })).body.code).toBe(50013)
+    await api('PUT', `/guilds/${guild.id}/members/${manager.id}/roles/${managers.id}`, { token: owner.token })
+    const watcher = await sockets.identified(member.token)
+    const r = await patch(manager.token, guild.id, member.id, { roles: [low.id, guild.id, low.id] })
+    expect([r.status, r.body.roles]).toEqual([200, [low.id]])
+    expect((await watcher.waitFor('GUILD_MEMBER_UPDATE')).d).toMatchObject({ guild_id: guild.id, roles: [low.id] })
+    // A role at or above the manager's highest, added or removed: 50013, nothing changed.
+    for (const roles of [
+      [low.id, high.id],
+      [low.id, managers.id],
+    ])
+      expect((await patch(manager.token, guild.id, member.id, { roles })).body.code).toBe(50013)
+    await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${high.id}`, { token: owner.token })
+    expect((await patch(manager.token, guild.id, member.id, { roles: [] })).body.code).toBe(50013)
+    // Keeping a role above is no change to it.
+    expect((await patch(manager.token, guild.id, member.id, { roles: [high.id] })).body.roles).toEqual([high.id])
+    expect((await patch(owner.token, guild.id, member.id, { roles: ['1'] })).body.code).toBe(10011)
+    const bad = await patch(owner.token, guild.id, member.id, { roles: ['x'] })
+    expect(bad.body.errors.roles['0']._errors[0].code).toBe('NUMBER_TYPE_COERCE')
+    // Nickname and roles in one edit.
+    const both = await patch(owner.token, guild.id, member.id, { nick: 'both', roles: [low.id] })
+    expect(both.body).toMatchObject({ nick: 'both', roles: [low.id] })
   })
 })
 
