@@ -76,6 +76,12 @@ const OPS: Row[] = [
     'client → server',
     '`{token, session_id, seq}`: the events since `seq` are replayed, then RESUMED; op 9 when it cannot resume',
   ],
+  [
+    Op.RequestGuildMembers,
+    'Request Guild Members',
+    'client → server',
+    '`{guild_id, user_ids?, query?, limit?, presences?, nonce?}`: answered with GUILD_MEMBERS_CHUNK dispatches (1000 members each, `chunk_index`, `chunk_count`, `not_found`, the `nonce`): by up to 100 user ids, or the members whose username or nickname starts with `query` (at most `limit`, 100; `""` with limit 0: all); `presences` is an empty list; a request that is none of these, or names a guild the caller is not in, is passed over',
+  ],
   [Op.Reconnect, 'Reconnect', 'server → client', 'reconnect and resume (the session stays resumable)'],
   [
     Op.InvalidSession,
@@ -155,7 +161,12 @@ const EVENTS: Row[] = [
     "the guild's members",
     'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending}`) with `guild_id`',
   ],
-  ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles changed)'],
+  ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles or nickname changed)'],
+  [
+    'GUILD_MEMBERS_CHUNK',
+    'the session that sent op 8',
+    '`{guild_id, members, chunk_index, chunk_count, not_found?, presences?, nonce?}`: up to 1000 members (as `GET /guilds/{id}/members` lists them) per chunk',
+  ],
   [
     'GUILD_MEMBER_REMOVE',
     "the guild's members",
