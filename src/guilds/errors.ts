@@ -13,6 +13,10 @@ export const everyoneUndeletable = () =>
 
 export const cannotEditOthers = () => new ApiError(403, 50005, 'Cannot edit a message authored by another user')
 
+/** A reply to a message that is not in the channel (Discord's form error on message_reference). */
+export const unknownReplyTarget = () =>
+  formError({ message_reference: ['MESSAGE_REFERENCE_UNKNOWN_MESSAGE', 'Unknown message'] })
+
 export const emptyMessage = () => new ApiError(400, 50006, 'Cannot send an empty message')
 
 export const tooOldToBulkDelete = () =>

@@ -1,13 +1,16 @@
-// Channel messages: create (SEND_MESSAGES) and read (READ_MESSAGE_HISTORY), newest first.
+// Channel messages: create (SEND_MESSAGES; a reply also READ_MESSAGE_HISTORY) and read (READ_MESSAGE_HISTORY),
+// newest first.
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
-import { channelAccess } from './access'
+import { type ChannelAccess, channelAccess } from './access'
 import { checkEmbeds } from './embeds'
-import { emptyMessage, notTextChannel } from './errors'
+import { Errors } from '../core/errors'
+import { emptyMessage, notTextChannel, unknownReplyTarget } from './errors'
+import { has } from './permissions'
 import type { MessageInput } from './schemas'
 import { memberFields, serializeMessage, serializeMessages } from './serialize'
 import {
@@ -17,6 +20,7 @@ import {
   cachedChannel,
   cachedGuildMember,
   insertMessage,
+  messageInChannel,
   reactionCounts,
   recentMessageWithNonce,
   setLastMessageId,
@@ -27,11 +31,31 @@ import type { ChannelRow, Embed } from './tables'
 const NONCE_WINDOW_MS = 5 * 60_000
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
-  const { channel } = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const access = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const { channel } = access
   const embeds = checkEmbeds(input.embeds) ?? []
   const content = input.content ?? ''
   if (!content && !embeds.length) throw emptyMessage()
-  return writeMessage(channel, userId, content, input.nonce, input.enforce_nonce === true, embeds)
+  const referenceId = await replyTarget(access, input.message_reference)
+  return writeMessage(channel, userId, content, input.nonce, input.enforce_nonce === true, embeds, referenceId)
+}
+
+/**
+ * The message a reply names: one of this channel, read with READ_MESSAGE_HISTORY (50013). Anything else is 50035
+ * MESSAGE_REFERENCE_UNKNOWN_MESSAGE, or, with `fail_if_not_exists: false`, a message that replies to nothing.
+ */
+async function replyTarget(
+  { channel, permissions }: ChannelAccess,
+  reference: MessageInput['message_reference'],
+): Promise<string | undefined> {
+  if (!reference) return undefined
+  if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) throw Errors.missingPermissions()
+  const here =
+    (reference.channel_id ?? channel.id) === channel.id && (reference.guild_id ?? channel.guildId) === channel.guildId
+  const found = here ? await messageInChannel(channel.id, reference.message_id) : undefined
+  if (found) return found.id
+  if (reference.fail_if_not_exists === false) return undefined
+  throw unknownReplyTarget()
 }
 
 /**
@@ -46,6 +70,7 @@ export async function writeMessage(
   nonce?: string | number,
   enforceNonce = false,
   embeds: Embed[] = [],
+  referenceId?: string,
 ) {
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
@@ -72,6 +97,7 @@ export async function writeMessage(
       nonce: nonce === undefined ? null : String(nonce),
       createdAt: clock.now(),
       embeds,
+      referenceId: referenceId ?? null,
     })
     await setLastMessageId(tx, channel.id, id)
     return inserted

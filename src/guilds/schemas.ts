@@ -150,6 +150,20 @@ const Embeds = t.Optional(
 )
 
 /** A message has content or embeds (50006 otherwise: messages.ts). */
+/** A reply: the message replied to, in the same channel (Discord's type 0, DEFAULT; forwards are not kept). */
+const MessageReferenceSchema = t.Object(
+  {
+    type: t.Optional(t.Literal(0, { description: '0: a reply (forwards, 1, are not supported)' })),
+    message_id: SnowflakeField({ description: 'the message replied to' }),
+    channel_id: t.Optional(SnowflakeField({ description: 'its channel: this one' })),
+    guild_id: t.Optional(SnowflakeField({ description: "its guild: this channel's" })),
+    fail_if_not_exists: t.Optional(
+      t.Boolean({ description: 'true (the default): 50035 when the message is not here; false: sent as no reply' }),
+    ),
+  },
+  { description: 'Reply to a message of this channel' },
+)
+
 export const MessageSchema = t.Object(
   {
     content: Content,
@@ -158,10 +172,12 @@ export const MessageSchema = t.Object(
     enforce_nonce: t.Optional(
       t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
     ),
+    message_reference: t.Optional(MessageReferenceSchema),
   },
   {
     examples: [
       { content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true },
+      { content: 'Agreed', message_reference: { message_id: '1234567890123456789', fail_if_not_exists: false } },
       {
         content: null,
         embeds: [
@@ -350,27 +366,39 @@ export const Reaction = t.Object(
   { description: 'Reaction' },
 )
 
+const MessageFields = {
+  id: Snowflake,
+  type: Int({ description: '0, or 19 for a reply' }),
+  content: t.String(),
+  channel_id: Snowflake,
+  guild_id: Snowflake,
+  author: t.Nullable(PublicUser),
+  attachments: t.Array(t.Object({}), { description: always('empty') }),
+  embeds: t.Array(Embed),
+  mentions: t.Array(PublicUser, { description: always('empty') }),
+  mention_roles: t.Array(Snowflake, { description: always('empty') }),
+  mention_everyone: t.Boolean(),
+  pinned: t.Boolean(),
+  tts: t.Boolean(),
+  timestamp: Timestamp,
+  edited_timestamp: t.Nullable(Timestamp),
+  flags: Int(),
+  components: t.Array(t.Object({}), { description: always('empty') }),
+  reactions: t.Optional(t.Array(Reaction, { description: 'absent without reactions; `me` is the caller' })),
+  nonce: t.Optional(t.Union([t.String(), Int()])),
+  message_reference: t.Optional(
+    t.Object(
+      { type: t.Literal(0), message_id: Snowflake, channel_id: Snowflake, guild_id: Snowflake },
+      { description: 'a reply: the message replied to' },
+    ),
+  ),
+}
 export const Message = t.Object(
   {
-    id: Snowflake,
-    type: Int(),
-    content: t.String(),
-    channel_id: Snowflake,
-    guild_id: Snowflake,
-    author: t.Nullable(PublicUser),
-    attachments: t.Array(t.Object({}), { description: always('empty') }),
-    embeds: t.Array(Embed),
-    mentions: t.Array(PublicUser, { description: always('empty') }),
-    mention_roles: t.Array(Snowflake, { description: always('empty') }),
-    mention_everyone: t.Boolean(),
-    pinned: t.Boolean(),
-    tts: t.Boolean(),
-    timestamp: Timestamp,
-    edited_timestamp: t.Nullable(Timestamp),
-    flags: Int(),
-    components: t.Array(t.Object({}), { description: always('empty') }),
-    reactions: t.Optional(t.Array(Reaction, { description: 'absent without reactions; `me` is the caller' })),
-    nonce: t.Optional(t.Union([t.String(), Int()])),
+    ...MessageFields,
+    referenced_message: t.Optional(
+      t.Nullable(t.Object(MessageFields, { description: 'the message replied to (null once deleted)' })),
+    ),
   },
   { description: 'Message' },
 )

@@ -9,6 +9,8 @@ import {
   memberCount,
   cachedMemberRoleIds,
   memberRoleIdsOfUsers,
+  messageInChannel,
+  messagesInChannel,
   type ReactionCount,
 } from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
@@ -143,19 +145,29 @@ export async function serializeMembers(guildId: string, rows: MemberRow[]) {
   return rows.map((m) => memberObject(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
-/** A page of messages, with their authors read in one query, and their reactions as the reader sees them. */
+/**
+ * A page of messages, with their authors and the messages they reply to read in one query each, and their reactions
+ * as the reader sees them.
+ */
 export async function serializeMessages(
   rows: MessageRow[],
   guildId: string,
   reactions: Map<string, ReactionCount[]> = new Map(),
 ) {
-  const authors = await findUsers(rows.map((m) => m.authorId))
-  return rows.map((m) => messageObject(m, guildId, authors.get(m.authorId), reactions.get(m.id)))
+  const referenceIds = rows.flatMap((m) => (m.referenceId === null ? [] : [m.referenceId]))
+  const referenced = referenceIds.length ? await messagesInChannel(rows[0]!.channelId, referenceIds) : []
+  const authors = await findUsers([...rows, ...referenced].map((m) => m.authorId))
+  const replied = new Map(referenced.map((r) => [r.id, messageObject(r, guildId, authors.get(r.authorId))]))
+  return rows.map((m) =>
+    messageObject(m, guildId, authors.get(m.authorId), reactions.get(m.id), replied.get(m.referenceId ?? '') ?? null),
+  )
 }
 
-/** A message, its author read; `reactions` as its reader sees them. */
+/** A message, its author (and the message it replies to) read; `reactions` as its reader sees them. */
 export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
-  return messageObject(m, guildId, await cachedUser(m.authorId), reactions)
+  const referenced = m.referenceId === null ? undefined : await messageInChannel(m.channelId, m.referenceId)
+  const replied = referenced && messageObject(referenced, guildId, await cachedUser(referenced.authorId))
+  return messageObject(m, guildId, await cachedUser(m.authorId), reactions, replied ?? null)
 }
 
 /** A reaction on a message: unicode emoji only, no super reactions. */
@@ -171,15 +183,27 @@ export function reactionObject(r: ReactionCount) {
 }
 
 /** A message; `reactions` as its reader sees them (`me`), left out when there are none, as Discord does. */
+/**
+ * A message object. A reply (type 19) names the message it replies to (`message_reference`) and carries it as
+ * `referenced_message` (null once deleted), itself without a `referenced_message` of its own, as Discord's.
+ */
 export function messageObject(
   m: MessageRow,
   guildId: string,
   author: UserRow | undefined,
   reactions?: ReactionCount[],
+  referenced?: Record<string, unknown> | null,
 ) {
+  const reply =
+    m.referenceId === null
+      ? {}
+      : {
+          message_reference: { type: 0, message_id: m.referenceId, channel_id: m.channelId, guild_id: guildId },
+          ...(referenced !== undefined ? { referenced_message: referenced } : {}),
+        }
   return {
     id: m.id,
-    type: 0,
+    type: m.referenceId === null ? 0 : 19,
     content: m.content,
     channel_id: m.channelId,
     guild_id: guildId,
@@ -197,6 +221,7 @@ export function messageObject(
     components: [],
     ...(reactions?.length ? { reactions: reactions.map(reactionObject) } : {}),
     ...(m.nonce !== null ? { nonce: m.nonce } : {}),
+    ...reply,
   }
 }
 

@@ -512,6 +512,7 @@ const messageInsert = prepared((d) =>
       nonce: ph('nonce'),
       createdAt: ph('createdAt'),
       embeds: jsonPlaceholder('embeds'),
+      referenceId: ph('referenceId'),
     })
     .returning()
     .prepare(),
@@ -545,6 +546,7 @@ export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert):
     nonce: row.nonce ?? null,
     createdAt: row.createdAt,
     embeds: toJson(row.embeds ?? []),
+    referenceId: row.referenceId ?? null,
   })!
 }
 

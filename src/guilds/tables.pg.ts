@@ -97,6 +97,7 @@ export const messages = pgTable(
     editedAt: long(),
     embeds: jsonText<Embed[]>().notNull().default(jsonDefault([])),
     pinnedAt: long(),
+    referenceId: text(),
   },
   (t) => [
     index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS bigint)`),

@@ -98,6 +98,8 @@ export const messages = sqliteTable(
     embeds: text({ mode: 'json' }).$type<Embed[]>().notNull().default([]),
     /** ms; null: not pinned */
     pinnedAt: integer(),
+    /** The message this one replies to (in the same channel; Discord's message_reference); null: not a reply. */
+    referenceId: text(),
   },
   // Pages are read newest first by the id's number (channelMessages): this index answers them without a sort, and
   // without reading the channel's older messages. Pins are read and counted (50 per channel) from their own index.

@@ -219,6 +219,90 @@ describe('one message', () => {
   })
 })
 
+describe('replies', () => {
+  const reply = (user: TestUser, channelId: string, reference: Record<string, unknown>, content = 'a reply') =>
+    send(user, channelId, { content, message_reference: reference })
+
+  test('message_reference: type 19, the reference and the message replied to, in the answer, the event and pages', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const first = await sent(owner, channelId, 'the question')
+    const watcher = await socket(owner.token)
+    const r = await reply(member, channelId, { message_id: first, fail_if_not_exists: true })
+    expect(r.status).toBe(200)
+    const original = (await api('GET', `/channels/${channelId}/messages/${first}`, { token: owner.token })).body
+    expect(r.body).toMatchObject({
+      type: 19,
+      content: 'a reply',
+      message_reference: { type: 0, message_id: first, channel_id: channelId, guild_id: guild.id },
+      referenced_message: original,
+    })
+    const event = (await watcher.waitFor('MESSAGE_CREATE')).d
+    expect(event).toMatchObject({ id: r.body.id, type: 19, referenced_message: original })
+    expect(event.message_reference).toEqual(r.body.message_reference)
+    // A reply to the reply: its referenced_message names its own reference, one level deep.
+    const second = await reply(owner, channelId, { message_id: r.body.id, channel_id: channelId, guild_id: guild.id })
+    expect(second.body.referenced_message).toMatchObject({
+      id: r.body.id,
+      type: 19,
+      message_reference: { message_id: first },
+    })
+    expect(second.body.referenced_message.referenced_message).toBeUndefined()
+    // Pages and one message read carry them; an edit of the original shows in the reply, its deletion leaves null.
+    await api('PATCH', `/channels/${channelId}/messages/${first}`, { token: owner.token, body: { content: 'edited' } })
+    const page = (await api('GET', `/channels/${channelId}/messages`, { token: member.token })).body
+    expect(page.map((m: any) => [m.type, m.referenced_message?.content ?? null])).toEqual([
+      [19, 'a reply'],
+      [19, 'edited'],
+      [0, null],
+    ])
+    await api('DELETE', `/channels/${channelId}/messages/${first}`, { token: owner.token })
+    const orphan = (await api('GET', `/channels/${channelId}/messages/${r.body.id}`, { token: member.token })).body
+    expect([orphan.type, orphan.message_reference.message_id, orphan.referenced_message]).toEqual([19, first, null])
+    const listed = (
+      await api('GET', `/channels/${channelId}/messages?limit=1&before=${second.body.id}`, {
+        token: member.token,
+      })
+    ).body
+    expect(listed[0].referenced_message).toBeNull()
+  })
+
+  test('a message not in the channel: 50035 MESSAGE_REFERENCE_UNKNOWN_MESSAGE, or no reply with fail_if_not_exists false', async () => {
+    const { owner, guild, channelId } = await world()
+    const other = await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'other' } })
+    const elsewhere = await sent(owner, other.body.id, 'elsewhere')
+    const here = await sent(owner, channelId, 'here')
+    const unknown = {
+      message_reference: { _errors: [{ code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' }] },
+    }
+    for (const reference of [
+      { message_id: '1' },
+      { message_id: elsewhere },
+      { message_id: here, channel_id: other.body.id },
+      { message_id: here, guild_id: '1' },
+    ]) {
+      const r = await reply(owner, channelId, reference)
+      expect([r.status, r.body]).toEqual([400, { code: 50035, message: 'Invalid Form Body', errors: unknown }])
+    }
+    const plain = await reply(owner, channelId, { message_id: '1', fail_if_not_exists: false })
+    expect([plain.status, plain.body.type, 'message_reference' in plain.body]).toEqual([200, 0, false])
+    // The reference's fields: a snowflake message_id, required; type 0 only.
+    const bad = await reply(owner, channelId, { message_id: 'x' })
+    expect(bad.body.errors.message_reference.message_id._errors[0].code).toBe('NUMBER_TYPE_COERCE')
+    const missing = await reply(owner, channelId, { channel_id: channelId })
+    expect(missing.body.errors.message_reference.message_id._errors[0].code).toBe('BASE_TYPE_REQUIRED')
+    expect((await reply(owner, channelId, { message_id: here, type: 1 })).status).toBe(400)
+  })
+
+  test('replying takes READ_MESSAGE_HISTORY', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const first = await sent(owner, channelId, 'history')
+    await everyone(owner, guild.id, VIEW | SEND)
+    const r = await reply(member, channelId, { message_id: first })
+    expect([r.status, r.body.code]).toEqual([403, 50013])
+    expect((await send(member, channelId, { content: 'no reply' })).status).toBe(200)
+  })
+})
+
 describe('embeds', () => {
   const post = (user: TestUser, channelId: string, embeds: unknown[], content: string | null = null) =>
     send(user, channelId, { content, embeds })
@@ -434,22 +518,27 @@ describe('pins', () => {
       await sent(member, channelId, 'b'),
       await sent(member, channelId, 'c'),
     ]
-    const pinned: string[] = []
+    const pinned: [number, number][] = [] // each pin's time lies between these
     for (const id of ids) {
       const denied = await api('PUT', `/channels/${channelId}/messages/pins/${id}`, { token: member.token })
       expect([denied.status, denied.body.code]).toEqual([403, 50013])
+      const start = clock.now()
       expect((await api('PUT', `/channels/${channelId}/messages/pins/${id}`, { token: owner.token })).status).toBe(204)
-      pinned.push(new Date(clock.now()).toISOString())
+      pinned.push([start, clock.now()])
       clock.advance(1000)
     }
+    const when = (iso: string) => pinned.findIndex(([from, to]) => Date.parse(iso) >= from && Date.parse(iso) <= to)
     const all = await api('GET', `/channels/${channelId}/messages/pins`, { token: member.token })
     expect(all.status).toBe(200)
     expect(all.body.has_more).toBe(false)
-    expect(all.body.items.map((p: any) => [p.pinned_at, p.message.id, p.message.pinned, p.message.content])).toEqual([
-      [pinned[2], ids[2], true, 'c'],
-      [pinned[1], ids[1], true, 'b'],
-      [pinned[0], ids[0], true, 'a'],
+    expect(
+      all.body.items.map((p: any) => [when(p.pinned_at), p.message.id, p.message.pinned, p.message.content]),
+    ).toEqual([
+      [2, ids[2], true, 'c'],
+      [1, ids[1], true, 'b'],
+      [0, ids[0], true, 'a'],
     ])
+    expect(all.body.items[0].pinned_at).toBe(new Date(Date.parse(all.body.items[0].pinned_at)).toISOString())
     // A page of 2, then the rest before the last pin time seen.
     const first = await api('GET', `/channels/${channelId}/messages/pins?limit=2`, { token: member.token })
     expect([first.body.items.map((p: any) => p.message.id), first.body.has_more]).toEqual([[ids[2], ids[1]], true])

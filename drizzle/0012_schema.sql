@@ -1,0 +1,1 @@
+ALTER TABLE `channel_messages` ADD `reference_id` text;
