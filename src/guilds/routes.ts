@@ -161,7 +161,11 @@ export const guildEndpoints = [
       body: MemberEditSchema,
       answers: { 200: Member },
     },
-    async ({ caller, params, body }) => await editMember(caller.userId, params.guildId, params.userId, body),
+    async ({ caller, params, body }) =>
+      // `/members/%40me` (discord.js encodes the @) reaches this route: it is the caller's own nickname, as @me.
+      params.userId === '@me'
+        ? await editMember(caller.userId, params.guildId, caller.userId, { nick: body.nick })
+        : await editMember(caller.userId, params.guildId, params.userId, body),
   ),
   endpoint(
     {

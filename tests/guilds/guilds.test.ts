@@ -189,6 +189,9 @@ describe('members: PATCH /guilds/{id}/members/{id} and /members/@me', () => {
     const mine = await api('PATCH', `/guilds/${guild.id}/members/@me`, { token: member.token, body: { nick: 'me' } })
     expect([mine.status, mine.body.nick, mine.body.user.id]).toEqual([200, 'me', member.id])
     expect((await patch(member.token, guild.id, member.id, { nick: 'me too' })).body.nick).toBe('me too')
+    // Encoded (discord.js sends `%40me`), the same route: one's own nickname only, the roles passed over.
+    const encoded = await patch(member.token, guild.id, '%40me', { nick: 'encoded', roles: [guild.id, '1'] })
+    expect([encoded.status, encoded.body.nick, encoded.body.user.id]).toEqual([200, 'encoded', member.id])
     expect((await patch(member.token, guild.id, other.id, { nick: 'you' })).body.code).toBe(50013)
     await api('PATCH', `/guilds/${guild.id}/roles/${guild.id}`, { token: owner.token, body: { permissions: '1024' } })
     const denied = await api('PATCH', `/guilds/${guild.id}/members/@me`, { token: member.token, body: { nick: 'x' } })
