@@ -62,9 +62,9 @@ export async function createGuild(ownerId: string, name: string) {
   return await serializeGuild(guild)
 }
 
+/** Rename a guild: MANAGE_GUILD (the owner has it), as Discord's Modify Guild. */
 export async function renameGuild(userId: string, guildId: string, name: string | undefined) {
-  const { guild } = await guildAccess(guildId, userId)
-  if (guild.ownerId !== userId) throw Errors.missingPermissions()
+  await guildAccess(guildId, userId, Permission.MANAGE_GUILD)
   if (name !== undefined) await transaction(async (tx) => await updateGuild(tx, guildId, { name }))
   const body = await serializeGuild((await cachedGuild(guildId))!)
   events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)

@@ -71,7 +71,7 @@ export const guildEndpoints = [
       path: '/guilds/:guildId',
       auth,
       tag: 'guilds',
-      summary: 'Rename a guild (owner)',
+      summary: 'Rename a guild (MANAGE_GUILD): GUILD_UPDATE',
       body: PatchGuildSchema,
       answers: { 200: Guild },
     },

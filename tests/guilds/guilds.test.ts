@@ -37,7 +37,7 @@ describe('guilds', () => {
     expect(r.body.errors.name._errors[0].code).toBe('BASE_TYPE_BAD_LENGTH')
   })
 
-  test('non-members get 404 10004; members see it; only the owner renames or deletes', async () => {
+  test('non-members get 404 10004; members see it; MANAGE_GUILD renames, only the owner deletes', async () => {
     const { owner, guild, channelId } = await makeGuild()
     const outsider = await makeUser()
     const r = await api('GET', `/guilds/${guild.id}`, { token: outsider.token })
@@ -53,6 +53,17 @@ describe('guilds', () => {
     expect(
       (await api('PATCH', `/guilds/${guild.id}`, { token: owner.token, body: { name: 'Renamed' } })).body.name,
     ).toBe('Renamed')
+    // MANAGE_GUILD through a role: renames (GUILD_UPDATE to the members), does not delete.
+    const managers = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: owner.token,
+      body: { name: 'managers', permissions: String(1 << 5) },
+    })
+    await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${managers.body.id}`, { token: owner.token })
+    const watcher = await sockets.identified(owner.token)
+    const renamed = await api('PATCH', `/guilds/${guild.id}`, { token: member.token, body: { name: 'By a manager' } })
+    expect([renamed.status, renamed.body.name]).toEqual([200, 'By a manager'])
+    expect((await watcher.waitFor('GUILD_UPDATE')).d).toMatchObject({ id: guild.id, name: 'By a manager' })
+    expect((await api('DELETE', `/guilds/${guild.id}`, { token: member.token })).status).toBe(403)
     const del = await api('DELETE', `/guilds/${guild.id}`, { token: owner.token })
     expect(del.status).toBe(204)
     expect((await api('GET', `/guilds/${guild.id}`, { token: owner.token })).status).toBe(404)
