@@ -26,3 +26,5 @@ export const REACTIONS_MAX_LIMIT = 100
 export const MAX_NICK_CHARS = 32
 /** Roles in one member edit (a guild holds at most 250). */
 export const MAX_MEMBER_ROLES = 250
+/** GET /guilds/{id}/members/search: its `limit`'s maximum. */
+export const MAX_MEMBER_SEARCH = 1000

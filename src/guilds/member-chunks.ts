@@ -6,8 +6,9 @@
 import { cachedUser } from '../accounts/store'
 import { isSnowflake } from '../core/snowflake'
 import { audiences, type GatewayConnection, sees } from '../gateway/bus'
-import { memberObject, serializeMembers } from './serialize'
-import { cachedGuild, cachedGuildMember, cachedMemberRoleIds, guildMembers } from './store'
+import { membersNamed } from './members'
+import { memberObject } from './serialize'
+import { cachedGuild, cachedGuildMember, cachedMemberRoleIds } from './store'
 
 const CHUNK = 1000
 const MAX_USER_IDS = 100
@@ -47,7 +48,7 @@ export async function requestGuildMembers(connection: GatewayConnection, data: u
   if (!guild || !(await cachedGuildMember(guild.id, caller.userId))) return
   const { members, notFound } = request.userIds
     ? await byIds(guild.id, [...new Set(request.userIds)])
-    : { members: await byQuery(guild.id, request.query!, request.limit), notFound: undefined }
+    : { members: await membersNamed(guild.id, request.query!, queryLimit(request)), notFound: undefined }
   const count = Math.max(1, Math.ceil(members.length / CHUNK))
   for (let index = 0; index < count; index++)
     connection.send('GUILD_MEMBERS_CHUNK', {
@@ -61,6 +62,11 @@ export async function requestGuildMembers(connection: GatewayConnection, data: u
     })
 }
 
+/** "" with limit 0 asks for every member; otherwise at most `limit` (0: the most), and never more than 100. */
+function queryLimit({ query, limit }: Request): number {
+  return query === '' && limit === 0 ? Number.POSITIVE_INFINITY : Math.min(limit || MAX_QUERY_LIMIT, MAX_QUERY_LIMIT)
+}
+
 async function byIds(guildId: string, ids: string[]) {
   const members: Member[] = []
   const notFound: string[] = []
@@ -70,23 +76,4 @@ async function byIds(guildId: string, ids: string[]) {
     else members.push(memberObject(member, await cachedUser(id), await cachedMemberRoleIds(guildId, id)))
   }
   return { members, notFound }
-}
-
-/** The members whose username or nickname starts with `query`, in user id order, read a page at a time. */
-async function byQuery(guildId: string, query: string, limit: number): Promise<Member[]> {
-  const wanted =
-    query === '' && limit === 0 ? Number.POSITIVE_INFINITY : Math.min(limit || MAX_QUERY_LIMIT, MAX_QUERY_LIMIT)
-  const prefix = query.toLowerCase()
-  const found: Member[] = []
-  for (let after = '0'; found.length < wanted; ) {
-    const rows = await guildMembers(guildId, CHUNK, after)
-    if (!rows.length) break
-    after = rows.at(-1)!.userId
-    for (const member of await serializeMembers(guildId, rows)) {
-      const names = [member.user?.username, member.nick].map((n) => n?.toLowerCase())
-      if (names.some((n) => n?.startsWith(prefix))) found.push(member)
-      if (found.length >= wanted) break
-    }
-  }
-  return found
 }

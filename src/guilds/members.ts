@@ -1,5 +1,5 @@
-// One member of a guild: read (10007 when the user is not a member), and edited (nickname, role list) as Discord's
-// Modify Guild Member and Modify Current Member.
+// Members of a guild: one read (10007 when the user is not a member), searched by name, and edited (nickname, role
+// list) as Discord's Modify Guild Member and Modify Current Member.
 import { cachedUser } from '../accounts/store'
 import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
@@ -9,12 +9,13 @@ import { guildAccess, topPosition } from './access'
 import { syncMemberTopics } from './gateway'
 import { has } from './permissions'
 import type { MemberEditInput } from './schemas'
-import { serializeMember } from './serialize'
+import { serializeMember, serializeMembers } from './serialize'
 import {
   addMemberRole,
   cachedGuildMember,
   cachedGuildRoles,
   cachedMemberRoleIds,
+  guildMembers,
   removeMemberRole,
   updateMemberNick,
 } from './store'
@@ -27,6 +28,34 @@ export async function guildMember(callerId: string, guildId: string, userId: str
     return serializeMember(member, await cachedUser(member.userId))
   })
 }
+
+/**
+ * The members whose username or nickname starts with `prefix` (any case), in user id order, at most `limit`: GET
+ * /guilds/{id}/members/search and Gateway op 8. Read a page of members at a time.
+ */
+export async function membersNamed(guildId: string, prefix: string, limit: number) {
+  const wanted = prefix.toLowerCase()
+  const found: Awaited<ReturnType<typeof serializeMembers>> = []
+  for (let after = '0'; found.length < limit; ) {
+    const rows = await guildMembers(guildId, MEMBERS_PAGE, after)
+    if (!rows.length) break
+    after = rows.at(-1)!.userId
+    for (const member of await serializeMembers(guildId, rows)) {
+      const names = [member.user?.username, member.nick].map((n) => n?.toLowerCase())
+      if (names.some((n) => n?.startsWith(wanted))) found.push(member)
+      if (found.length >= limit) break
+    }
+  }
+  return found
+}
+
+/** GET /guilds/{id}/members/search: members only. */
+export async function searchMembers(callerId: string, guildId: string, prefix: string, limit: number) {
+  const { guild } = await guildAccess(guildId, callerId)
+  return await membersNamed(guild.id, prefix, limit)
+}
+
+const MEMBERS_PAGE = 1000
 
 /**
  * Change a member's nickname and role list. Another member's nickname takes MANAGE_NICKNAMES and a higher role than

@@ -8,7 +8,8 @@ import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
 import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
-import { editMember, guildMember } from './members'
+import { MAX_MEMBER_SEARCH } from './limits'
+import { editMember, guildMember, searchMembers } from './members'
 import { postMessage, readMessages } from './messages'
 import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
 import {
@@ -21,6 +22,7 @@ import {
   Member,
   MemberEditMeSchema,
   MemberEditSchema,
+  MemberSearchQuery,
   MembersQuery,
   Message,
   MessageSchema,
@@ -126,6 +128,22 @@ export const guildEndpoints = [
       const page = paging(query(), 1000, 1)
       const rows = await guildMembers(params.guildId, page.limit, page.after ?? '0')
       return await serializeMembers(params.guildId, rows)
+    },
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/members/search',
+      auth,
+      tag: 'guilds',
+      summary: 'Members whose username or nickname starts with `query`, in user id order',
+      query: MemberSearchQuery,
+      answers: { 200: list(Member, 'Members whose username or nickname starts with the query') },
+    },
+    async ({ caller, params, query }) => {
+      const { query: prefix, limit } = query()
+      const page = paging({ limit }, MAX_MEMBER_SEARCH, 1)
+      return await searchMembers(caller.userId, params.guildId, prefix, page.limit)
     },
   ),
   endpoint(

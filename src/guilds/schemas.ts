@@ -19,6 +19,7 @@ import {
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
   MAX_MEMBER_ROLES,
+  MAX_MEMBER_SEARCH,
   MAX_NICK_CHARS,
   MAX_PINS_PAGE,
   MAX_EMBED_TITLE,
@@ -43,6 +44,10 @@ export const MyGuildsQuery = t.Object({
   limit: queryString('integer 1-200, default 200'),
   before: queryString('snowflake'),
   after: queryString('snowflake'),
+})
+export const MemberSearchQuery = t.Object({
+  query: t.String({ description: 'the start of a username or nickname (any case)' }),
+  limit: queryString(`integer 1-${MAX_MEMBER_SEARCH}, default 1`),
 })
 export const MembersQuery = t.Object({
   limit: queryString('integer 1-1000, default 1'),

@@ -334,6 +334,12 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: member.token, params: { guildId: guild.id, userId: owner.id } }
     },
   },
+  'GET /api/v9/guilds/{guildId}/members/search': {
+    call: async () => {
+      const { guild, member } = await sharedGuild()
+      return { token: member.token, params: { guildId: guild.id }, query: 'query=&limit=10' }
+    },
+  },
   'PATCH /api/v9/guilds/{guildId}/members/@me': {
     call: async () => {
       const { guild, member } = await guildWorld()
