@@ -24,7 +24,7 @@ export const REACTIONS_DEFAULT_LIMIT = 25
 export const REACTIONS_MAX_LIMIT = 100
 /** A member's nickname (empty or null: none). */
 export const MAX_NICK_CHARS = 32
-/** Roles in one member edit (a guild holds at most 250). */
-export const MAX_MEMBER_ROLES = 250
+/** Roles in one list sent (a member's, or the positions to change): a guild holds at most 250. */
+export const MAX_ROLES = 250
 /** GET /guilds/{id}/members/search: its `limit`'s maximum. */
 export const MAX_MEMBER_SEARCH = 1000

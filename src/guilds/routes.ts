@@ -11,7 +11,7 @@ import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './i
 import { MAX_MEMBER_SEARCH } from './limits'
 import { editMember, guildMember, searchMembers } from './members'
 import { postMessage, readMessages } from './messages'
-import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
+import { createRole, deleteRole, listRoles, moveRoles, setMemberRole, updateRole } from './roles'
 import {
   Channel,
   CreateChannelSchema,
@@ -32,6 +32,7 @@ import {
   PatchChannelSchema,
   PatchGuildSchema,
   Role,
+  RolePositionsSchema,
   RoleSchema,
 } from './schemas'
 import { serializeGuild, serializeMembers } from './serialize'
@@ -218,6 +219,18 @@ export const guildEndpoints = [
       answers: { 200: Role },
     },
     ({ caller, params, body }) => createRole(caller.userId, params.guildId, body ?? {}),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/roles',
+      auth,
+      tag: 'roles',
+      summary: "Move roles (MANAGE_ROLES; below the caller's highest): GUILD_ROLE_UPDATE for each role moved",
+      body: RolePositionsSchema,
+      answers: { 200: list(Role, 'Roles by position') },
+    },
+    ({ caller, params, body }) => moveRoles(caller.userId, params.guildId, body),
   ),
   endpoint(
     {

@@ -18,7 +18,7 @@ import {
   MAX_EMBED_FIELDS,
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
-  MAX_MEMBER_ROLES,
+  MAX_ROLES,
   MAX_MEMBER_SEARCH,
   MAX_NICK_CHARS,
   MAX_PINS_PAGE,
@@ -59,7 +59,7 @@ export const MemberEditSchema = t.Object(
     nick: t.Optional(NullableString(MAX_NICK_CHARS, { description: 'the nickname; empty or null removes it' })),
     roles: t.Optional(
       t.Array(SnowflakeField({ description: 'a role id' }), {
-        maxItems: MAX_MEMBER_ROLES,
+        maxItems: MAX_ROLES,
         description: "the whole role list (MANAGE_ROLES; the roles added or removed below the caller's highest)",
       }),
     ),
@@ -85,6 +85,16 @@ export const RoleSchema = t.Object(
   { examples: [{ name: 'Moderators', permissions: '8194', color: 3447003, hoist: true, mentionable: true }] },
 )
 export type RoleInput = typeof RoleSchema.static
+
+/** Modify Guild Role Positions: the roles to move and where (1 is just above @everyone). */
+export const RolePositionsSchema = t.Array(
+  t.Object({
+    id: SnowflakeField({ description: 'a role id' }),
+    position: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()])),
+  }),
+  { maxItems: MAX_ROLES, examples: [[{ id: '1234567890123456789', position: 2 }]] },
+)
+export type RolePositionsInput = typeof RolePositionsSchema.static
 
 const channelFields = {
   name: t.String({ minLength: 1, maxLength: 100 }),

@@ -371,6 +371,13 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
+  'PATCH /api/v9/guilds/{guildId}/roles': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      const [low, high] = [await role(owner, guild.id), await role(owner, guild.id)]
+      return { token: owner.token, params: { guildId: guild.id }, body: [{ id: low, position: 2 }, { id: high }] }
+    },
+  },
   'PATCH /api/v9/guilds/{guildId}/roles/{roleId}': {
     call: async () => {
       const { owner, guild } = await sharedGuild()

@@ -131,11 +131,12 @@ describe('roles', () => {
   test('a manager cannot grant permissions it lacks or touch roles above it', async () => {
     const { owner, guild, channelId } = await makeGuild()
     const manager = await join(channelId, owner)
+    // Each new role goes to the bottom: `high` ends above `managers`.
+    const high = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'high' } })
     const managers = await api('POST', `/guilds/${guild.id}/roles`, {
       token: owner.token,
       body: { name: 'managers', permissions: String(1 << 28) },
     })
-    const high = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'high' } })
     await api('PUT', `/guilds/${guild.id}/members/${manager.id}/roles/${managers.body.id}`, { token: owner.token })
     const escalate = await api('POST', `/guilds/${guild.id}/roles`, {
       token: manager.token,
@@ -226,9 +227,10 @@ describe('members: PATCH /guilds/{id}/members/{id} and /members/@me', () => {
     const { owner, guild, channelId } = await makeGuild()
     const manager = await join(channelId, owner)
     const member = await join(channelId, owner)
-    const low = await role(owner.token, guild.id, 'low')
-    const managers = await role(owner.token, guild.id, 'managers', MANAGE_ROLES | CHANGE_NICKNAME)
+    // New roles go to the bottom: high, then managers, then low.
     const high = await role(owner.token, guild.id, 'high')
+    const managers = await role(owner.token, guild.id, 'managers', MANAGE_ROLES | CHANGE_NICKNAME)
+    const low = await role(owner.token, guild.id, 'low')
     expect((await patch(member.token, guild.id, member.id, { roles: [low.id] })).body.code).toBe(50013)
     await api('PUT', `/guilds/${guild.id}/members/${manager.id}/roles/${managers.id}`, { token: owner.token })
     const watcher = await sockets.identified(member.token)
@@ -251,6 +253,75 @@ describe('members: PATCH /guilds/{id}/members/{id} and /members/@me', () => {
     // Nickname and roles in one edit.
     const both = await patch(owner.token, guild.id, member.id, { nick: 'both', roles: [low.id] })
     expect(both.body).toMatchObject({ nick: 'both', roles: [low.id] })
+  })
+})
+
+describe('role positions', () => {
+  const positions = async (token: string, guildId: string) =>
+    Object.fromEntries(
+      (await api('GET', `/guilds/${guildId}/roles`, { token })).body.map((r: { name: string; position: number }) => [
+        r.name,
+        r.position,
+      ]),
+    )
+
+  test('a new role goes to the bottom (position 1); the roles above move up, each with GUILD_ROLE_UPDATE', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const first = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'first' } })
+    expect(first.body.position).toBe(1)
+    const watcher = await sockets.identified(member.token)
+    const second = await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name: 'second' } })
+    expect(second.body.position).toBe(1)
+    expect((await watcher.waitFor('GUILD_ROLE_CREATE')).d.role).toEqual(second.body)
+    expect((await watcher.waitFor('GUILD_ROLE_UPDATE')).d).toEqual({
+      guild_id: guild.id,
+      role: { ...first.body, position: 2 },
+    })
+    expect(await positions(owner.token, guild.id)).toEqual({ '@everyone': 0, second: 1, first: 2 })
+  })
+
+  test("PATCH /guilds/{id}/roles moves roles: the others keep their order; below the caller's highest only", async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const role = async (name: string, permissions = '0') =>
+      (await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name, permissions } })).body.id
+    const d = await role('d')
+    const c = await role('c', String(1 << 28)) // MANAGE_ROLES
+    const b = await role('b')
+    const a = await role('a')
+    expect(await positions(owner.token, guild.id)).toEqual({ '@everyone': 0, a: 1, b: 2, c: 3, d: 4 })
+    const move = (token: string, body: unknown) => api('PATCH', `/guilds/${guild.id}/roles`, { token, body })
+    const watcher = await sockets.identified(member.token)
+    const moved = await move(owner.token, [{ id: a, position: 3 }])
+    expect(moved.status).toBe(200)
+    expect(moved.body.map((r: { name: string }) => r.name)).toEqual(['@everyone', 'b', 'c', 'a', 'd'])
+    // a, b and c moved; d did not.
+    const updates = () => watcher.dispatches('GUILD_ROLE_UPDATE').map((f) => f.d.role.name)
+    for (const deadline = Date.now() + 3000; updates().length < 3 && Date.now() < deadline; ) await Bun.sleep(5)
+    expect(updates().sort()).toEqual(['a', 'b', 'c'])
+    await watcher.expectNo('GUILD_ROLE_UPDATE', 50)
+    // Several at once, @everyone and null positions passed over, past the end clamped to the top.
+    const again = await move(owner.token, [
+      { id: d, position: 1 },
+      { id: b, position: 99 },
+      { id: guild.id, position: 3 },
+      { id: c, position: null },
+    ])
+    expect(again.body.map((r: { name: string }) => r.name)).toEqual(['@everyone', 'd', 'c', 'a', 'b'])
+
+    // A manager (c, now at 2) moves what lies below its highest, and only below it.
+    await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${c}`, { token: owner.token })
+    expect((await move(member.token, [{ id: d, position: 2 }])).body.code).toBe(50013) // onto c's place: c drops
+    expect((await move(member.token, [{ id: a, position: 1 }])).body.code).toBe(50013) // a is above c
+    expect((await move(member.token, [{ id: d, position: 1 }])).status).toBe(200) // no change at all
+    // Without MANAGE_ROLES 50013; an unknown role 10011; not a list 50035.
+    const plain = await join(channelId, owner)
+    expect((await move(plain.token, [{ id: d, position: 1 }])).body.code).toBe(50013)
+    expect((await move(owner.token, [{ id: '1', position: 1 }])).body.code).toBe(10011)
+    const bad = await move(owner.token, [{ id: d, position: -1 }])
+    expect([bad.status, bad.body.code]).toEqual([400, 50035])
+    expect((await move(owner.token, { id: d, position: 1 })).status).toBe(400)
   })
 })
 

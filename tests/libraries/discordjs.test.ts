@@ -68,7 +68,6 @@ async function makeWorld() {
         body: { name, permissions: `${permissions}` },
       })
     ).body.id as string
-  const membersRole = await role('members', 0n)
   const botRole = await role(
     'bot',
     PermissionFlagsBits.ManageMessages |
@@ -77,6 +76,7 @@ async function makeWorld() {
       PermissionFlagsBits.ManageChannels |
       PermissionFlagsBits.KickMembers,
   )
+  const membersRole = await role('members', 0n) // created at the bottom, below the bot's
   await api('PUT', `/guilds/${guild.id}/members/${bot.id}/roles/${botRole}`, { token: owner.token })
   const member = await join(channelId, owner)
   const before = (
