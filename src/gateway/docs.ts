@@ -172,6 +172,12 @@ const EVENTS: Row[] = [
     "the guild's members",
     '`{guild_id, user: {id, username, global_name, discriminator, avatar}}`',
   ],
+  [
+    'GUILD_BAN_ADD',
+    "the guild's members",
+    '`{guild_id, user}`: the user banned (after its GUILD_MEMBER_REMOVE when it was a member)',
+  ],
+  ['GUILD_BAN_REMOVE', "the guild's members", '`{guild_id, user}`: the user whose ban was lifted'],
   ['GUILD_ROLE_CREATE', "the guild's members", '`{guild_id, role}` (the role as `GET /guilds/{id}/roles`)'],
   ['GUILD_ROLE_UPDATE', "the guild's members", '`{guild_id, role}`'],
   ['GUILD_ROLE_DELETE', "the guild's members", '`{guild_id, role_id}`'],

@@ -31,6 +31,16 @@ export async function topPosition(guild: GuildRow, userId: string): Promise<numb
   )
 }
 
+/**
+ * Whether the actor may moderate the target (kick, ban, rename): no one may the owner, the owner anyone else;
+ * anyone else only a member whose highest role sits below its own.
+ */
+export async function outranks(guild: GuildRow, actorId: string, targetId: string): Promise<boolean> {
+  if (targetId === guild.ownerId) return false
+  if (actorId === guild.ownerId) return true
+  return (await topPosition(guild, targetId)) < (await topPosition(guild, actorId))
+}
+
 export type GuildAccess = { guild: GuildRow; member: MemberRow; permissions: bigint }
 
 export async function guildAccess(guildId: string, userId: string, needed: bigint = 0n): Promise<GuildAccess> {

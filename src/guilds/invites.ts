@@ -8,6 +8,8 @@ import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
 import { channelAccess, permissionsOf } from './access'
+import { isBanned } from './bans'
+import { bannedFromGuild } from './errors'
 import { addMember } from './lifecycle'
 import { has } from './permissions'
 import {
@@ -116,6 +118,7 @@ export async function joinGuildByInvite(userId: string, code: string) {
     if (!live(existing, clock.now())) throw Errors.unknownInvite()
     return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
   }
+  if (await isBanned(guild.id, userId)) throw bannedFromGuild()
   // The use is claimed in the transaction that adds the member: counted exactly when someone joined.
   let claimed: InviteRow | undefined
   if (

@@ -28,3 +28,8 @@ export const MAX_NICK_CHARS = 32
 export const MAX_ROLES = 250
 /** GET /guilds/{id}/members/search: its `limit`'s maximum. */
 export const MAX_MEMBER_SEARCH = 1000
+/** Bans: the audit-log reason kept, the messages deleted with them (up to 7 days back), the page of GET /bans. */
+export const MAX_BAN_REASON = 512
+export const MAX_BAN_DELETE_SECONDS = 7 * 86_400
+export const MAX_BAN_DELETE_DAYS = 7
+export const MAX_BANS_PAGE = 1000

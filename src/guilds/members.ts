@@ -5,7 +5,7 @@ import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { guildAccess, topPosition } from './access'
+import { guildAccess, outranks, topPosition } from './access'
 import { syncMemberTopics } from './gateway'
 import { has } from './permissions'
 import type { MemberEditInput } from './schemas'
@@ -73,8 +73,7 @@ export async function editMember(actorId: string, guildId: string, targetId: str
   if (nick !== undefined && nick !== member.nick) {
     const own = targetId === actorId && has(access.permissions, Permission.CHANGE_NICKNAME)
     if (!own && !has(access.permissions, Permission.MANAGE_NICKNAMES)) throw Errors.missingPermissions()
-    const outranks = isOwner || (await topPosition(guild, targetId)) < (await topPosition(guild, actorId))
-    if (targetId !== actorId && (targetId === guild.ownerId || !outranks)) throw Errors.missingPermissions()
+    if (targetId !== actorId && !(await outranks(guild, actorId, targetId))) throw Errors.missingPermissions()
   }
   const current = await cachedMemberRoleIds(guild.id, targetId)
   const wanted = input.roles === undefined ? current : [...new Set(input.roles)].filter((id) => id !== guild.id)

@@ -8,7 +8,8 @@ import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
 import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
-import { MAX_MEMBER_SEARCH } from './limits'
+import { auditReason, banUser, getBan, listBans, unbanUser } from './bans'
+import { MAX_BANS_PAGE, MAX_MEMBER_SEARCH } from './limits'
 import { editMember, guildMember, searchMembers } from './members'
 import { postMessage, readMessages } from './messages'
 import { createRole, deleteRole, listRoles, moveRoles, setMemberRole, updateRole } from './roles'
@@ -34,6 +35,9 @@ import {
   Role,
   RolePositionsSchema,
   RoleSchema,
+  Ban,
+  BanSchema,
+  BansQuery,
 } from './schemas'
 import { serializeGuild, serializeMembers } from './serialize'
 import { guildMembers } from './store'
@@ -196,6 +200,63 @@ export const guildEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => (await kickMember(caller.userId, params.guildId, params.userId), noContent()),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/bans',
+      auth,
+      tag: 'guilds',
+      summary: 'Bans in user id order (BAN_MEMBERS), by `limit`, `before`, `after`',
+      query: BansQuery,
+      answers: { 200: list(Ban, 'Bans in user id order') },
+    },
+    async ({ caller, params, query }) =>
+      await listBans(caller.userId, params.guildId, paging(query(), MAX_BANS_PAGE, MAX_BANS_PAGE)),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/bans/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'One ban (BAN_MEMBERS)',
+      answers: { 200: Ban },
+    },
+    async ({ caller, params }) => await getBan(caller.userId, params.guildId, params.userId),
+  ),
+  endpoint(
+    {
+      method: 'PUT',
+      path: '/guilds/:guildId/bans/:userId',
+      auth,
+      tag: 'guilds',
+      summary:
+        'Ban a user (BAN_MEMBERS; X-Audit-Log-Reason kept): removed from the guild, its recent messages deleted; GUILD_BAN_ADD',
+      body: t.Optional(BanSchema),
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params, body, request }) => (
+      await banUser(
+        caller.userId,
+        params.guildId,
+        params.userId,
+        body ?? {},
+        auditReason(request.headers.get('x-audit-log-reason')),
+      ),
+      noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/guilds/:guildId/bans/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'Lift a ban (BAN_MEMBERS): GUILD_BAN_REMOVE',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (await unbanUser(caller.userId, params.guildId, params.userId), noContent()),
   ),
   endpoint(
     {

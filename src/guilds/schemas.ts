@@ -19,6 +19,9 @@ import {
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
   MAX_ROLES,
+  MAX_BAN_DELETE_DAYS,
+  MAX_BAN_DELETE_SECONDS,
+  MAX_BANS_PAGE,
   MAX_MEMBER_SEARCH,
   MAX_NICK_CHARS,
   MAX_PINS_PAGE,
@@ -72,6 +75,28 @@ export const MemberEditMeSchema = t.Object(
   { nick: MemberEditSchema.properties.nick },
   { examples: [{ nick: 'Helper' }] },
 )
+
+export const BanSchema = t.Object(
+  {
+    delete_message_seconds: t.Optional(
+      t.Integer({
+        minimum: 0,
+        maximum: MAX_BAN_DELETE_SECONDS,
+        description: "delete the user's messages this far back",
+      }),
+    ),
+    delete_message_days: t.Optional(
+      t.Integer({ minimum: 0, maximum: MAX_BAN_DELETE_DAYS, description: 'the same in days (deprecated by Discord)' }),
+    ),
+  },
+  { examples: [{ delete_message_seconds: 3600 }] },
+)
+export type BanInput = typeof BanSchema.static
+export const BansQuery = t.Object({
+  limit: queryString(`integer 1-${MAX_BANS_PAGE}, default ${MAX_BANS_PAGE}`),
+  before: queryString('user id'),
+  after: queryString('user id'),
+})
 
 export const RoleSchema = t.Object(
   {
@@ -416,6 +441,11 @@ export const Message = t.Object(
     ),
   },
   { description: 'Message' },
+)
+
+export const Ban = t.Object(
+  { reason: t.Nullable(t.String()), user: PublicUser },
+  { description: 'A ban: the user and the X-Audit-Log-Reason it was made with' },
 )
 
 export const PinsPage = t.Object(

@@ -22,12 +22,14 @@ import { db, idsTable, idValue, jsonPlaceholder, prepared, toJson, write, type D
 import {
   channels,
   guilds,
+  bans,
   invites,
   memberRoles,
   members,
   messages,
   reactions,
   roles,
+  type BanRow,
   type ChannelRow,
   type GuildRow,
   type InviteRow,
@@ -453,6 +455,69 @@ export async function updateMemberNick(
     .where(and(eq(members.guildId, guildId), eq(members.userId, userId)))
     .returning()
     .get()
+}
+
+// ---- bans
+
+/** Ban a user; false when the ban was already there (it keeps its reason). */
+export async function insertBan(tx: DB, row: typeof bans.$inferInsert): Promise<boolean> {
+  return tx.insert(bans).values(row).onConflictDoNothing().returning().get() !== undefined
+}
+
+/** Lift a ban; false when there was none. */
+export async function deleteBan(tx: DB, guildId: string, userId: string): Promise<boolean> {
+  return (
+    tx
+      .delete(bans)
+      .where(and(eq(bans.guildId, guildId), eq(bans.userId, userId)))
+      .returning()
+      .get() !== undefined
+  )
+}
+
+export async function findBan(guildId: string, userId: string): Promise<BanRow | undefined> {
+  return db()
+    .select()
+    .from(bans)
+    .where(and(eq(bans.guildId, guildId), eq(bans.userId, userId)))
+    .get()
+}
+
+/** A page of the guild's bans in user id order, after or before a user id. */
+export async function guildBans(
+  guildId: string,
+  page: { limit: number; before?: string; after?: string },
+): Promise<BanRow[]> {
+  const userNumber = sql`CAST(${bans.userId} AS INTEGER)`
+  const rows = db()
+    .select()
+    .from(bans)
+    .where(
+      and(
+        eq(bans.guildId, guildId),
+        page.after !== undefined ? gt(userNumber, sql`CAST(${page.after} AS INTEGER)`) : undefined,
+        page.before !== undefined ? sql`${userNumber} < CAST(${page.before} AS INTEGER)` : undefined,
+      ),
+    )
+    .orderBy(page.before !== undefined && page.after === undefined ? desc(userNumber) : asc(userNumber))
+    .limit(page.limit)
+    .all()
+  return page.before !== undefined && page.after === undefined ? rows.reverse() : rows
+}
+
+/** The ids of an author's messages in these channels made since `since` (ms), by channel. */
+export async function authorMessagesSince(
+  tx: DB,
+  channelIds: string[],
+  authorId: string,
+  since: number,
+): Promise<{ id: string; channelId: string }[]> {
+  if (!channelIds.length) return []
+  return tx
+    .select({ id: messages.id, channelId: messages.channelId })
+    .from(messages)
+    .where(and(inArray(messages.channelId, channelIds), eq(messages.authorId, authorId), gt(messages.createdAt, since)))
+    .all()
 }
 
 /** Remove a member and the member's roles. */

@@ -62,6 +62,21 @@ export const memberRoles = pgTable(
   (t) => [primaryKey({ columns: [t.guildId, t.userId, t.roleId] }), index('guild_member_roles_role_idx').on(t.roleId)],
 )
 
+export const bans = pgTable(
+  'guild_bans',
+  {
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    reason: text(),
+    createdAt: long().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
+)
+
 export const channels = pgTable(
   'channels',
   {

@@ -60,6 +60,23 @@ export const memberRoles = sqliteTable(
   (t) => [primaryKey({ columns: [t.guildId, t.userId, t.roleId] }), index('guild_member_roles_role_idx').on(t.roleId)],
 )
 
+/** Users banned from a guild (BAN_MEMBERS): they cannot join it again until the ban is lifted. */
+export const bans = sqliteTable(
+  'guild_bans',
+  {
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The X-Audit-Log-Reason the ban was made with. */
+    reason: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
+)
+
 export const channels = sqliteTable(
   'channels',
   {
@@ -174,4 +191,5 @@ export type MemberRow = typeof members.$inferSelect
 export type ChannelRow = typeof channels.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type InviteRow = typeof invites.$inferSelect
+export type BanRow = typeof bans.$inferSelect
 export type ReactionRow = typeof reactions.$inferSelect

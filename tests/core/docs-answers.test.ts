@@ -371,6 +371,38 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
+  'GET /api/v9/guilds/{guildId}/bans': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      await api('PUT', `/guilds/${guild.id}/bans/${(await makeUser()).id}`, { token: owner.token })
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/bans/{userId}': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      const userId = (await makeUser()).id
+      await api('PUT', `/guilds/${guild.id}/bans/${userId}`, {
+        token: owner.token,
+        headers: { 'x-audit-log-reason': 'r' },
+      })
+      return { token: owner.token, params: { guildId: guild.id, userId } }
+    },
+  },
+  'PUT /api/v9/guilds/{guildId}/bans/{userId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id } }
+    },
+  },
+  'DELETE /api/v9/guilds/{guildId}/bans/{userId}': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      const userId = (await makeUser()).id
+      await api('PUT', `/guilds/${guild.id}/bans/${userId}`, { token: owner.token })
+      return { token: owner.token, params: { guildId: guild.id, userId } }
+    },
+  },
   'PATCH /api/v9/guilds/{guildId}/roles': {
     call: async () => {
       const { owner, guild } = await guildWorld()

@@ -256,6 +256,112 @@ describe('members: PATCH /guilds/{id}/members/{id} and /members/@me', () => {
   })
 })
 
+describe('bans', () => {
+  const BAN_MEMBERS = 1 << 2
+
+  test('PUT /bans/{id}: the member leaves, its recent messages go, GUILD_BAN_ADD; it cannot join again (40007) until unbanned', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const target = await join(channelId, owner)
+    const kept = (
+      await api('POST', `/channels/${channelId}/messages`, { token: target.token, body: { content: 'old' } })
+    ).body.id
+    clock.advance(2 * 3600_000)
+    const recent = (
+      await api('POST', `/channels/${channelId}/messages`, { token: target.token, body: { content: 'spam' } })
+    ).body.id
+    const theirs = await sockets.identified(target.token)
+    const watcher = await sockets.identified(owner.token)
+    const reason = 'spam, and more spam'
+    const r = await api('PUT', `/guilds/${guild.id}/bans/${target.id}`, {
+      token: owner.token,
+      body: { delete_message_seconds: 3600 },
+      headers: { 'x-audit-log-reason': encodeURIComponent(reason) },
+    })
+    expect(r.status).toBe(204)
+    expect((await watcher.waitFor('MESSAGE_DELETE_BULK')).d).toEqual({
+      ids: [recent],
+      channel_id: channelId,
+      guild_id: guild.id,
+    })
+    expect((await watcher.waitFor('GUILD_MEMBER_REMOVE')).d.user.id).toBe(target.id)
+    const added = (await watcher.waitFor('GUILD_BAN_ADD')).d
+    expect(added).toEqual({
+      guild_id: guild.id,
+      user: expect.objectContaining({ id: target.id, username: target.username }),
+    })
+    expect((await theirs.waitFor('GUILD_DELETE')).d).toEqual({ id: guild.id })
+    expect((await api('GET', `/channels/${channelId}/messages/${kept}`, { token: owner.token })).status).toBe(200)
+    expect((await api('GET', `/channels/${channelId}/messages/${recent}`, { token: owner.token })).body.code).toBe(
+      10008,
+    )
+    expect((await api('GET', `/guilds/${guild.id}/members/${target.id}`, { token: owner.token })).body.code).toBe(10007)
+    // The ban as GET answers it, in the list and alone; banning again changes nothing.
+    const ban = { reason, user: added.user }
+    expect((await api('GET', `/guilds/${guild.id}/bans/${target.id}`, { token: owner.token })).body).toEqual(ban)
+    expect((await api('GET', `/guilds/${guild.id}/bans`, { token: owner.token })).body).toEqual([ban])
+    expect((await api('PUT', `/guilds/${guild.id}/bans/${target.id}`, { token: owner.token })).status).toBe(204)
+    await watcher.expectNo('GUILD_BAN_ADD', 50)
+    expect(watcher.dispatches('GUILD_BAN_ADD')).toHaveLength(1)
+
+    // Banned: the invite refuses it; unbanned (GUILD_BAN_REMOVE), it joins again.
+    const invite = (await api('POST', `/channels/${channelId}/invites`, { token: owner.token, body: {} })).body.code
+    const refused = await api('POST', `/invites/${invite}`, { token: target.token })
+    expect([refused.status, refused.body]).toEqual([
+      403,
+      { message: 'The user is banned from this guild.', code: 40007 },
+    ])
+    expect((await api('DELETE', `/guilds/${guild.id}/bans/${target.id}`, { token: owner.token })).status).toBe(204)
+    expect((await watcher.waitFor('GUILD_BAN_REMOVE')).d).toEqual({ guild_id: guild.id, user: added.user })
+    expect((await api('POST', `/invites/${invite}`, { token: target.token })).status).toBe(200)
+    for (const [method, path] of [
+      ['DELETE', `/guilds/${guild.id}/bans/${target.id}`],
+      ['GET', `/guilds/${guild.id}/bans/${target.id}`],
+    ] as const) {
+      const r = await api(method, path, { token: owner.token })
+      expect([r.status, r.body]).toEqual([404, { message: 'Unknown Ban', code: 10026 }])
+    }
+  })
+
+  test('BAN_MEMBERS and a higher role; never the owner; a user who is not a member; limits and pages', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const mod = await join(channelId, owner)
+    const peer = await join(channelId, owner)
+    const ban = (token: string, userId: string, body?: unknown) =>
+      api('PUT', `/guilds/${guild.id}/bans/${userId}`, { token, body })
+    expect((await ban(mod.token, peer.id)).body.code).toBe(50013)
+    expect((await api('GET', `/guilds/${guild.id}/bans`, { token: mod.token })).body.code).toBe(50013)
+    const mods = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: owner.token,
+      body: { name: 'mods', permissions: String(BAN_MEMBERS) },
+    })
+    for (const id of [mod.id, peer.id])
+      await api('PUT', `/guilds/${guild.id}/members/${id}/roles/${mods.body.id}`, { token: owner.token })
+    expect((await ban(mod.token, peer.id)).body.code).toBe(50013) // an equal
+    expect((await ban(mod.token, owner.id)).body.code).toBe(50013)
+    expect((await ban(owner.token, owner.id)).body.code).toBe(50013)
+    // Anyone who is a user can be banned before joining; an unknown user 10013.
+    const strangers = [await makeUser(), await makeUser(), await makeUser()]
+    for (const s of strangers) expect((await ban(mod.token, s.id)).status).toBe(204)
+    expect((await ban(mod.token, '1')).body.code).toBe(10013)
+    // delete_message_seconds up to 7 days, delete_message_days up to 7.
+    expect((await ban(owner.token, peer.id, { delete_message_seconds: 604_801 })).body.code).toBe(50035)
+    expect((await ban(owner.token, peer.id, { delete_message_days: 8 })).body.code).toBe(50035)
+    expect((await ban(owner.token, peer.id, { delete_message_days: 7 })).status).toBe(204)
+    // Pages in user id order.
+    const ids = [...strangers.map((s) => s.id), peer.id].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
+    const page = (query: string) =>
+      api('GET', `/guilds/${guild.id}/bans?${query}`, { token: mod.token }).then((r) =>
+        r.body.map((b: { user: { id: string } }) => b.user.id),
+      )
+    expect(await page('')).toEqual(ids)
+    expect(await page('limit=2')).toEqual(ids.slice(0, 2))
+    expect(await page(`after=${ids[1]}`)).toEqual(ids.slice(2))
+    expect(await page(`before=${ids[3]}&limit=2`)).toEqual(ids.slice(1, 3))
+    const bad = await api('GET', `/guilds/${guild.id}/bans?limit=1001`, { token: mod.token })
+    expect(bad.body.errors.limit._errors[0].code).toBe('NUMBER_TYPE_MAX')
+  })
+})
+
 describe('role positions', () => {
   const positions = async (token: string, guildId: string) =>
     Object.fromEntries(

@@ -74,7 +74,8 @@ async function makeWorld() {
       PermissionFlagsBits.ManageRoles |
       PermissionFlagsBits.ManageNicknames |
       PermissionFlagsBits.ManageChannels |
-      PermissionFlagsBits.KickMembers,
+      PermissionFlagsBits.KickMembers |
+      PermissionFlagsBits.BanMembers,
   )
   const membersRole = await role('members', 0n) // created at the bottom, below the bot's
   await api('PUT', `/guilds/${guild.id}/members/${bot.id}/roles/${botRole}`, { token: owner.token })
@@ -97,6 +98,7 @@ beforeAll(async () => {
     intents: [
       GatewayIntentBits.Guilds,
       GatewayIntentBits.GuildMembers,
+      GatewayIntentBits.GuildModeration,
       GatewayIntentBits.GuildMessages,
       GatewayIntentBits.GuildMessageReactions,
       GatewayIntentBits.GuildMessageTyping,
@@ -341,6 +343,35 @@ test('users and members: fetch one, fetch them all (op 8), roles add and remove,
   const me = await cached.members.me!.setNickname('Helper')
   expect([me.nickname, me.displayName]).toEqual(['Helper', 'Helper'])
   expect((await ownerApi('GET', `/guilds/${guild.id}/members/${bot.id}`)).body.nick).toBe('Helper')
+})
+
+test('moderation: kick, ban with a reason and its messages, the ban list, unban', async () => {
+  const { guild, channelId, owner, watcher } = world
+  const cached = client.guilds.cache.get(guild.id)!
+  const joined = next<[GuildMember]>(Events.GuildMemberAdd)
+  const kicked = await join(channelId, owner)
+  expect((await joined)[0].id).toBe(kicked.id)
+  const left = next<[GuildMember]>(Events.GuildMemberRemove, (m) => m.id === kicked.id)
+  await cached.members.kick(kicked.id)
+  await left
+  expect((await ownerApi('GET', `/guilds/${guild.id}/members/${kicked.id}`)).body.code).toBe(10007)
+
+  const banned = await join(channelId, owner)
+  const spam = await api('POST', `/channels/${channelId}/messages`, { token: banned.token, body: { content: 'spam' } })
+  const member = await cached.members.fetch(banned.id)
+  const banAdd = next<[{ user: { id: string } }]>(Events.GuildBanAdd)
+  await member.ban({ reason: 'spam: 100% of it', deleteMessageSeconds: 3600 })
+  expect((await banAdd)[0].user.id).toBe(banned.id)
+  expect((await watcher.waitFor((f) => f.t === 'MESSAGE_DELETE_BULK' && f.d.ids.includes(spam.body.id))).d.ids).toEqual(
+    [spam.body.id],
+  )
+  const bans = await cached.bans.fetch()
+  expect(bans.map((b) => [b.user.id, b.reason])).toEqual([[banned.id, 'spam: 100% of it']])
+  expect((await ownerApi('GET', `/guilds/${guild.id}/bans/${banned.id}`)).body.reason).toBe('spam: 100% of it')
+  const banRemove = next(Events.GuildBanRemove)
+  await cached.members.unban(banned.id)
+  await banRemove
+  expect((await ownerApi('GET', `/guilds/${guild.id}/bans`)).body).toEqual([])
 })
 
 test('channels: create, edit, delete, as the server keeps them and the owner sees them', async () => {
