@@ -26,7 +26,7 @@ import { addMember } from '../../src/guilds/lifecycle'
 import { cachedGuild } from '../../src/guilds/store'
 import { type GatewayClient, tracked } from '../gateway-client'
 import { api, makeApp, resetWorld, server } from '../helpers'
-import { join, makeGuild, type TestUser } from '../guilds/helpers'
+import { join, makeGuild } from '../guilds/helpers'
 
 const sockets = tracked()
 let client: Client
