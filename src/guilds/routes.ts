@@ -7,7 +7,7 @@ import { json, JsonText, noContent } from '../http/respond'
 import { guildAccess } from './access'
 import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
-import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
+import { createInvite, deleteInvite, joinGuildByInvite, listInvites, lookupInvite } from './invites'
 import { auditReason, banUser, getBan, listBans, unbanUser } from './bans'
 import { MAX_BANS_PAGE, MAX_MEMBER_SEARCH } from './limits'
 import { editMember, guildMember, searchMembers } from './members'
@@ -424,6 +424,28 @@ export const guildEndpoints = [
       answers: { 200: Message },
     },
     ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/channels/:channelId/invites',
+      auth,
+      tag: 'invites',
+      summary: "The channel's usable invites, with their counts (MANAGE_CHANNELS)",
+      answers: { 200: list(Invite, 'Invites, oldest first') },
+    },
+    async ({ caller, params }) => await listInvites(caller.userId, { channelId: params.channelId }),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/invites',
+      auth,
+      tag: 'invites',
+      summary: "The guild's usable invites, with their counts (MANAGE_GUILD)",
+      answers: { 200: list(Invite, 'Invites, oldest first') },
+    },
+    async ({ caller, params }) => await listInvites(caller.userId, { guildId: params.guildId }),
   ),
   endpoint(
     {

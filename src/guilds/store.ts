@@ -381,6 +381,25 @@ export async function reusableInvite(
     .get()
 }
 
+/** The invites of a guild or of one channel still usable at `now` (not expired, uses left), oldest first. */
+export async function liveInvites(
+  where: { guildId: string } | { channelId: string },
+  now: number,
+): Promise<InviteRow[]> {
+  return db()
+    .select()
+    .from(invites)
+    .where(
+      and(
+        'guildId' in where ? eq(invites.guildId, where.guildId) : eq(invites.channelId, where.channelId),
+        sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
+        sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
+      ),
+    )
+    .orderBy(asc(invites.createdAt), asc(invites.code))
+    .all()
+}
+
 // ---- writers
 
 export async function insertGuild(tx: DB, row: typeof guilds.$inferInsert): Promise<void> {

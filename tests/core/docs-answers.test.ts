@@ -371,6 +371,18 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: owner.token, params: { guildId: guild.id } }
     },
   },
+  'GET /api/v9/guilds/{guildId}/invites': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/invites': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
   'GET /api/v9/guilds/{guildId}/bans': {
     call: async () => {
       const { owner, guild } = await guildWorld()

@@ -602,4 +602,39 @@ describe('invites', () => {
       50013,
     )
   })
+
+  test('GET /guilds/{id}/invites (MANAGE_GUILD) and /channels/{id}/invites (MANAGE_CHANNELS): the usable ones, with counts', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const other = (await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'other' } }))
+      .body.id
+    const create = (channel: string, body: Record<string, unknown>) =>
+      api('POST', `/channels/${channel}/invites`, { token: owner.token, body: { unique: true, ...body } })
+    const once = (await create(channelId, { max_uses: 1 })).body.code
+    const here = (await create(channelId, { max_age: 0 })).body.code
+    const there = (await create(other, { max_age: 60 })).body.code
+    const member = await join(channelId, owner) // through an invite of its own
+    expect((await api('POST', `/invites/${once}`, { token: (await makeUser()).token })).status).toBe(200) // used up
+    clock.advance(61_000) // `there` expired
+    const codes = async (path: string, token = owner.token) => {
+      const r = await api('GET', path, { token })
+      return r.status === 200 ? r.body.map((i: { code: string }) => i.code) : r.body.code
+    }
+    const all = await codes(`/guilds/${guild.id}/invites`)
+    expect(all).toContain(here)
+    expect(all).not.toContain(once)
+    expect(all).not.toContain(there)
+    expect(await codes(`/channels/${channelId}/invites`)).toEqual(all)
+    expect(await codes(`/channels/${other}/invites`)).toEqual([])
+    const listed = (await api('GET', `/guilds/${guild.id}/invites`, { token: owner.token })).body
+    expect(listed.find((i: { code: string }) => i.code === here)).toMatchObject({
+      code: here,
+      uses: 0,
+      max_uses: 0,
+      max_age: 0,
+      inviter: { id: owner.id },
+    })
+    expect(await codes(`/guilds/${guild.id}/invites`, member.token)).toBe(50013)
+    expect(await codes(`/channels/${channelId}/invites`, member.token)).toBe(50013)
+    expect(await codes(`/guilds/${guild.id}/invites`, (await makeUser()).token)).toBe(10004)
+  })
 })

@@ -75,7 +75,8 @@ async function makeWorld() {
       PermissionFlagsBits.ManageNicknames |
       PermissionFlagsBits.ManageChannels |
       PermissionFlagsBits.KickMembers |
-      PermissionFlagsBits.BanMembers,
+      PermissionFlagsBits.BanMembers |
+      PermissionFlagsBits.ManageGuild,
   )
   const membersRole = await role('members', 0n) // created at the bottom, below the bot's
   await api('PUT', `/guilds/${guild.id}/members/${bot.id}/roles/${botRole}`, { token: owner.token })
@@ -374,7 +375,7 @@ test('moderation: kick, ban with a reason and its messages, the ban list, unban'
   expect((await ownerApi('GET', `/guilds/${guild.id}/bans`)).body).toEqual([])
 })
 
-test('channels: create, edit, delete, as the server keeps them and the owner sees them', async () => {
+test('channels (create, edit, delete), an invite, the guild renamed: as the server keeps them and the owner sees them', async () => {
   const { guild, watcher } = world
   const cached = client.guilds.cache.get(guild.id)!
   const created = await cached.channels.create({
@@ -401,6 +402,14 @@ test('channels: create, edit, delete, as the server keeps them and the owner see
   await created.delete()
   expect((await ownerApi('GET', `/channels/${created.id}`)).body.code).toBe(10003)
   expect(cached.channels.cache.has(created.id)).toBe(false)
+
+  // An invite, the guild's invites, and the guild renamed (MANAGE_GUILD).
+  const invite = await text().createInvite({ maxAge: 0, unique: true })
+  expect([invite.channelId, invite.maxAge, invite.inviterId]).toEqual([world.channelId, 0, world.bot.id])
+  expect((await cached.invites.fetch()).has(invite.code)).toBe(true)
+  const renamed = await cached.edit({ name: 'renamed by the bot' })
+  expect(renamed.name).toBe('renamed by the bot')
+  expect((await watcher.waitFor('GUILD_UPDATE')).d.name).toBe('renamed by the bot')
 })
 
 test('slash commands: application.commands.set globally and for the guild, as GET lists them', async () => {

@@ -185,6 +185,8 @@ const ROUTES: Record<string, Row> = {
   'PATCH /guilds/{guildId}/members/@me': ['members', GUILD, { nick: 'mine' }],
   'PATCH /guilds/{guildId}/roles': ['members', GUILD, []],
   'GET /guilds/{guildId}/bans': ['members', GUILD],
+  'GET /guilds/{guildId}/invites': ['members', GUILD],
+  'GET /channels/{channelId}/invites': ['members', CHANNEL],
   'GET /guilds/{guildId}/bans/{userId}': ['members', { ...GUILD, user: '404/10026' }],
   'PUT /guilds/{guildId}/bans/{userId}': ['members', { ...GUILD, user: '403/50013' }],
   'DELETE /guilds/{guildId}/bans/{userId}': ['members', { ...GUILD, user: '404/10026' }],
