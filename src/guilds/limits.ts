@@ -33,3 +33,5 @@ export const MAX_BAN_REASON = 512
 export const MAX_BAN_DELETE_SECONDS = 7 * 86_400
 export const MAX_BAN_DELETE_DAYS = 7
 export const MAX_BANS_PAGE = 1000
+/** allowed_mentions: the users and the roles it may name. */
+export const MAX_ALLOWED_MENTIONS = 100

@@ -11,17 +11,11 @@ import { channelAccess } from './access'
 import { checkEmbeds } from './embeds'
 import { cannotEditOthers, emptyMessage, notTextChannel, tooOldToBulkDelete } from './errors'
 import { BULK_DELETE_MAX_AGE_MS } from './limits'
+import { checkAllowedMentions, resolveMentions } from './mentions'
 import { has } from './permissions'
 import type { MessageEditInput } from './schemas'
-import { memberFields, serializeMember, serializeMessage } from './serialize'
-import {
-  deleteMessageRows,
-  cachedGuildMember,
-  messageInChannel,
-  messagesInChannel,
-  reactionCounts,
-  updateMessageRow,
-} from './store'
+import { messageForEvent, serializeMember, serializeMessage } from './serialize'
+import { deleteMessageRows, messageInChannel, messagesInChannel, reactionCounts, updateMessageRow } from './store'
 import type { MessageRow } from './tables'
 
 /** The message of this channel, or 404 10008. */
@@ -38,9 +32,7 @@ export async function messageFor(row: MessageRow, guildId: string, readerId: str
 
 /** A message as the channel's viewers get it in an event: with its author's member, as MESSAGE_CREATE. */
 export async function messageEvent(row: MessageRow, guildId: string) {
-  const body = await serializeMessage(row, guildId)
-  const member = await cachedGuildMember(guildId, row.authorId)
-  return member ? { ...body, member: await memberFields(member) } : body
+  return await messageForEvent(await serializeMessage(row, guildId), guildId)
 }
 
 export async function getMessage(userId: string, channelId: string, messageId: string) {
@@ -52,14 +44,25 @@ export async function getMessage(userId: string, channelId: string, messageId: s
 
 /** The author changes content or embeds (null clears one); the message may not end up empty. */
 export async function editMessage(userId: string, channelId: string, messageId: string, input: MessageEditInput) {
-  const { channel } = await channelAccess(channelId, userId)
+  const { channel, permissions } = await channelAccess(channelId, userId)
   const found = await messageOf(channel.id, messageId)
   if (found.authorId !== userId) throw cannotEditOthers()
   const embeds = checkEmbeds(input.embeds) ?? found.embeds
   const content = input.content === undefined ? found.content : (input.content ?? '')
   if (!content && !embeds.length) throw emptyMessage()
+  checkAllowedMentions(input.allowed_mentions)
+  // New content is resolved again (under this edit's allowed_mentions); a reply keeps mentioning the author replied
+  // to when it did.
+  const repliedTo = found.referenceId ? (await messageInChannel(channel.id, found.referenceId))?.authorId : undefined
+  const replied = repliedTo !== undefined && found.mentions.users.includes(repliedTo) ? [repliedTo] : []
+  const resolved =
+    input.content === undefined
+      ? found.mentions
+      : await resolveMentions(channel.guildId, permissions, content, input.allowed_mentions)
+  const mentions = { ...resolved, users: [...new Set([...resolved.users, ...replied])] }
   const row = await transaction(
-    async (tx) => await updateMessageRow(tx, channel.id, found.id, { content, embeds, editedAt: clock.now() }),
+    async (tx) =>
+      await updateMessageRow(tx, channel.id, found.id, { content, embeds, mentions, editedAt: clock.now() }),
   )
   if (!row) throw Errors.unknownMessage()
   events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))

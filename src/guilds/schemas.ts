@@ -19,6 +19,7 @@ import {
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
   MAX_ROLES,
+  MAX_ALLOWED_MENTIONS,
   MAX_BAN_DELETE_DAYS,
   MAX_BAN_DELETE_SECONDS,
   MAX_BANS_PAGE,
@@ -190,6 +191,23 @@ const Embeds = t.Optional(
 )
 
 /** A message has content or embeds (50006 otherwise: messages.ts). */
+/** Which mentions of the content count (Discord's allowed mentions): absent, every kind. */
+const AllowedMentionsSchema = t.Object(
+  {
+    parse: t.Optional(
+      t.Array(t.Union([t.Literal('users'), t.Literal('roles'), t.Literal('everyone')]), {
+        maxItems: 3,
+        description: 'the kinds parsed whole',
+      }),
+    ),
+    users: t.Optional(t.Array(SnowflakeField(), { maxItems: MAX_ALLOWED_MENTIONS, description: 'users that count' })),
+    roles: t.Optional(t.Array(SnowflakeField(), { maxItems: MAX_ALLOWED_MENTIONS, description: 'roles that count' })),
+    replied_user: t.Optional(t.Boolean({ description: 'a reply mentions the author replied to' })),
+  },
+  { description: 'Which mentions count (absent: all of them)' },
+)
+export type AllowedMentionsInput = typeof AllowedMentionsSchema.static
+
 /** A reply: the message replied to, in the same channel (Discord's type 0, DEFAULT; forwards are not kept). */
 const MessageReferenceSchema = t.Object(
   {
@@ -213,6 +231,7 @@ export const MessageSchema = t.Object(
       t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
     ),
     message_reference: t.Optional(MessageReferenceSchema),
+    allowed_mentions: t.Optional(AllowedMentionsSchema),
   },
   {
     examples: [
@@ -237,7 +256,7 @@ export const MessageSchema = t.Object(
 export type MessageInput = typeof MessageSchema.static
 /** Only the author edits content and embeds; null clears one (the message may not end up empty). */
 export const MessageEditSchema = t.Object(
-  { content: Content, embeds: Embeds },
+  { content: Content, embeds: Embeds, allowed_mentions: t.Optional(AllowedMentionsSchema) },
   { examples: [{ content: 'Ready in five minutes' }] },
 )
 export type MessageEditInput = typeof MessageEditSchema.static
@@ -415,8 +434,10 @@ const MessageFields = {
   author: t.Nullable(PublicUser),
   attachments: t.Array(t.Object({}), { description: always('empty') }),
   embeds: t.Array(Embed),
-  mentions: t.Array(PublicUser, { description: always('empty') }),
-  mention_roles: t.Array(Snowflake, { description: always('empty') }),
+  mentions: t.Array(PublicUser, {
+    description: 'the users it mentions (in Gateway events, each with its `member` while in the guild)',
+  }),
+  mention_roles: t.Array(Snowflake, { description: 'the roles it mentions' }),
   mention_everyone: t.Boolean(),
   pinned: t.Boolean(),
   tts: t.Boolean(),

@@ -7,6 +7,7 @@ import {
   guildChannels,
   cachedGuildRoles,
   memberCount,
+  cachedGuildMember,
   cachedMemberRoleIds,
   memberRoleIdsOfUsers,
   messageInChannel,
@@ -146,8 +147,32 @@ export async function serializeMembers(guildId: string, rows: MemberRow[]) {
 }
 
 /**
- * A page of messages, with their authors and the messages they reply to read in one query each, and their reactions
- * as the reader sees them.
+ * A message as Gateway events carry it: with its author's member (without its user) and each mentioned user's
+ * `member`, while they are in the guild, as Discord's (discord.py makes `message.author` a Member from it, discord.js
+ * fills `message.mentions.members`).
+ */
+export async function messageForEvent(body: Awaited<ReturnType<typeof serializeMessage>>, guildId: string) {
+  const mentions = []
+  for (const user of body.mentions) {
+    const member = await cachedGuildMember(guildId, user.id)
+    mentions.push(member ? { ...user, member: await memberFields(member) } : user)
+  }
+  const author = body.author && (await cachedGuildMember(guildId, body.author.id))
+  return { ...body, mentions, ...(author ? { member: await memberFields(author) } : {}) }
+}
+
+/** The authors and the users mentioned of these messages: one query, or the cached author alone. */
+async function usersOf(rows: MessageRow[]): Promise<Map<string, UserRow>> {
+  const ids = new Set(rows.flatMap((m) => [m.authorId, ...m.mentions.users]))
+  if (ids.size !== 1) return await findUsers(ids)
+  const [id] = ids
+  const user = await cachedUser(id!)
+  return new Map(user ? [[id!, user]] : [])
+}
+
+/**
+ * A page of messages, with their authors, the users they mention and the messages they reply to read in one query
+ * each, and their reactions as the reader sees them.
  */
 export async function serializeMessages(
   rows: MessageRow[],
@@ -156,18 +181,19 @@ export async function serializeMessages(
 ) {
   const referenceIds = rows.flatMap((m) => (m.referenceId === null ? [] : [m.referenceId]))
   const referenced = referenceIds.length ? await messagesInChannel(rows[0]!.channelId, referenceIds) : []
-  const authors = await findUsers([...rows, ...referenced].map((m) => m.authorId))
-  const replied = new Map(referenced.map((r) => [r.id, messageObject(r, guildId, authors.get(r.authorId))]))
+  const users = await usersOf([...rows, ...referenced])
+  const replied = new Map(referenced.map((r) => [r.id, messageObject(r, guildId, users)]))
   return rows.map((m) =>
-    messageObject(m, guildId, authors.get(m.authorId), reactions.get(m.id), replied.get(m.referenceId ?? '') ?? null),
+    messageObject(m, guildId, users, reactions.get(m.id), replied.get(m.referenceId ?? '') ?? null),
   )
 }
 
-/** A message, its author (and the message it replies to) read; `reactions` as its reader sees them. */
+/** A message, its users (and the message it replies to) read; `reactions` as its reader sees them. */
 export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
   const referenced = m.referenceId === null ? undefined : await messageInChannel(m.channelId, m.referenceId)
-  const replied = referenced && messageObject(referenced, guildId, await cachedUser(referenced.authorId))
-  return messageObject(m, guildId, await cachedUser(m.authorId), reactions, replied ?? null)
+  const users = await usersOf(referenced ? [m, referenced] : [m])
+  const replied = referenced && messageObject(referenced, guildId, users)
+  return messageObject(m, guildId, users, reactions, replied ?? null)
 }
 
 /** A reaction on a message: unicode emoji only, no super reactions. */
@@ -190,7 +216,7 @@ export function reactionObject(r: ReactionCount) {
 export function messageObject(
   m: MessageRow,
   guildId: string,
-  author: UserRow | undefined,
+  users: Map<string, UserRow>,
   reactions?: ReactionCount[],
   referenced?: Record<string, unknown> | null,
 ) {
@@ -207,12 +233,12 @@ export function messageObject(
     content: m.content,
     channel_id: m.channelId,
     guild_id: guildId,
-    author: author ? publicUser(author) : null,
+    author: users.has(m.authorId) ? publicUser(users.get(m.authorId)!) : null,
     attachments: [],
     embeds: m.embeds,
-    mentions: [],
-    mention_roles: [],
-    mention_everyone: false,
+    mentions: m.mentions.users.flatMap((id) => (users.has(id) ? [publicUser(users.get(id)!)] : [])),
+    mention_roles: m.mentions.roles,
+    mention_everyone: m.mentions.everyone,
     pinned: m.pinnedAt !== null,
     tts: false,
     timestamp: new Date(m.createdAt).toISOString(),

@@ -29,6 +29,7 @@ import {
   messages,
   reactions,
   roles,
+  NO_MENTIONS,
   type BanRow,
   type ChannelRow,
   type GuildRow,
@@ -597,6 +598,7 @@ const messageInsert = prepared((d) =>
       createdAt: ph('createdAt'),
       embeds: jsonPlaceholder('embeds'),
       referenceId: ph('referenceId'),
+      mentions: jsonPlaceholder('mentions'),
     })
     .returning()
     .prepare(),
@@ -631,6 +633,7 @@ export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert):
     createdAt: row.createdAt,
     embeds: toJson(row.embeds ?? []),
     referenceId: row.referenceId ?? null,
+    mentions: toJson(row.mentions ?? NO_MENTIONS),
   })!
 }
 
@@ -672,7 +675,7 @@ export async function messagesInChannel(channelId: string, ids: string[], tx: DB
     .all()
 }
 
-export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'editedAt' | 'pinnedAt'>>
+export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'mentions' | 'editedAt' | 'pinnedAt'>>
 
 /** Change a message of this channel; undefined when it is not there (deleted meanwhile). */
 export async function updateMessageRow(

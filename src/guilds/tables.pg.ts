@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm'
 import { boolean, index, integer, pgTable, primaryKey, uniqueIndex } from 'drizzle-orm/pg-core'
 import { users } from '../accounts/tables.pg'
 import { jsonDefault, jsonText, long, text } from '../db/pg/columns'
-import type { Embed } from './tables'
+import type { Embed, Mentions } from './tables'
 
 export const guilds = pgTable('guilds', {
   id: text().primaryKey(),
@@ -113,6 +113,9 @@ export const messages = pgTable(
     embeds: jsonText<Embed[]>().notNull().default(jsonDefault([])),
     pinnedAt: long(),
     referenceId: text(),
+    mentions: jsonText<Mentions>()
+      .notNull()
+      .default(jsonDefault({ users: [], roles: [], everyone: false })),
   },
   (t) => [
     index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS bigint)`),

@@ -96,6 +96,10 @@ export const channels = sqliteTable(
   (t) => [index('channels_guild_idx').on(t.guildId)],
 )
 
+/** A message's mentions: user ids, role ids, and whether it mentions everyone (@everyone or @here). */
+export type Mentions = { users: string[]; roles: string[]; everyone: boolean }
+export const NO_MENTIONS: Mentions = { users: [], roles: [], everyone: false }
+
 export const messages = sqliteTable(
   'channel_messages',
   {
@@ -117,6 +121,8 @@ export const messages = sqliteTable(
     pinnedAt: integer(),
     /** The message this one replies to (in the same channel; Discord's message_reference); null: not a reply. */
     referenceId: text(),
+    /** Who and what it mentions, resolved when it was sent or its content edited (mentions.ts). */
+    mentions: text({ mode: 'json' }).$type<Mentions>().notNull().default(NO_MENTIONS),
   },
   // Pages are read newest first by the id's number (channelMessages): this index answers them without a sort, and
   // without reading the channel's older messages. Pins are read and counted (50 per channel) from their own index.

@@ -303,6 +303,113 @@ describe('replies', () => {
   })
 })
 
+describe('mentions', () => {
+  const MENTION_EVERYONE = 1 << 17
+  const ids = (users: { id: string }[]) => users.map((u) => u.id)
+
+  test('<@id>, <@!id>, <@&id>, @everyone: resolved when sent, as the answer, the event and pages show them', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const outsider = await makeUser()
+    const role = async (name: string, mentionable: boolean) =>
+      (await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name, mentionable } })).body.id
+    const open = await role('open', true)
+    const closed = await role('closed', false)
+    await everyone(owner, guild.id, VIEW | SEND | HISTORY) // no MENTION_EVERYONE (Discord's default has it)
+    const watcher = await socket(owner.token)
+    const content = `hi <@${owner.id}> <@!${outsider.id}> <@${owner.id}> <@1> <@&${open}> <@&${closed}> <@&1> @everyone`
+    const r = await send(member, channelId, { content })
+    expect(r.status).toBe(200)
+    // Users that exist, once each; roles of the guild a plain member may mention; @everyone needs MENTION_EVERYONE.
+    expect([ids(r.body.mentions), r.body.mention_roles, r.body.mention_everyone]).toEqual([
+      [owner.id, outsider.id],
+      [open],
+      false,
+    ])
+    expect(r.body.mentions[0]).toEqual((await api('GET', `/users/${owner.id}`, { token: owner.token })).body)
+    // The event gives each mentioned user its member while it is in the guild.
+    const event = (await watcher.waitFor('MESSAGE_CREATE')).d
+    const ownerMember = (await api('GET', `/guilds/${guild.id}/members/${owner.id}`, { token: owner.token })).body
+    const { user: _, ...memberFields } = ownerMember
+    expect(event.mentions).toEqual([{ ...r.body.mentions[0], member: memberFields }, r.body.mentions[1]])
+    expect([event.mention_roles, event.mention_everyone]).toEqual([[open], false])
+    const page = (await api('GET', `/channels/${channelId}/messages?limit=1`, { token: owner.token })).body[0]
+    expect([ids(page.mentions), page.mention_roles, page.mention_everyone]).toEqual([
+      [owner.id, outsider.id],
+      [open],
+      false,
+    ])
+    // With MENTION_EVERYONE (the owner has every permission): any role, and everyone.
+    const all = await send(owner, channelId, { content: `<@&${closed}> @here` })
+    expect([all.body.mention_roles, all.body.mention_everyone]).toEqual([[closed], true])
+    await everyone(owner, guild.id, VIEW | SEND | HISTORY | MENTION_EVERYONE)
+    expect((await send(member, channelId, { content: '@everyone' })).body.mention_everyone).toBe(true)
+  })
+
+  test('allowed_mentions: the kinds parsed, the ids listed, parse and a list of one kind refused together', async () => {
+    const { owner, channelId, member } = await world()
+    const other = await join(channelId, owner)
+    const content = `<@${owner.id}> <@${other.id}> @everyone`
+    const mentioned = async (allowed_mentions: unknown) => {
+      const r = await send(owner, channelId, { content, allowed_mentions })
+      expect(r.status).toBe(200)
+      return [ids(r.body.mentions), r.body.mention_everyone]
+    }
+    expect(await mentioned({ parse: [] })).toEqual([[], false])
+    expect(await mentioned({ users: [other.id] })).toEqual([[other.id], false])
+    expect(await mentioned({ parse: ['users'] })).toEqual([[owner.id, other.id], false])
+    expect(await mentioned({ parse: ['everyone'], users: [owner.id] })).toEqual([[owner.id], true])
+    const both = await send(owner, channelId, { content, allowed_mentions: { parse: ['users'], users: [other.id] } })
+    expect([both.status, both.body.code, both.body.errors.allowed_mentions._errors[0].code]).toEqual([
+      400,
+      50035,
+      'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE',
+    ])
+    const bogus = await send(owner, channelId, { content, allowed_mentions: { parse: ['members'] } })
+    expect([bogus.status, bogus.body.code]).toEqual([400, 50035])
+    const many = await send(owner, channelId, { content, allowed_mentions: { users: Array(101).fill(owner.id) } })
+    expect([many.status, Object.keys(many.body.errors)]).toEqual([400, ['allowed_mentions']])
+    // A reply mentions the author replied to, unless allowed_mentions is given without replied_user.
+    const question = await sent(member, channelId, 'a question')
+    const reply = async (allowed_mentions?: unknown) =>
+      ids(
+        (
+          await send(owner, channelId, {
+            content: 'an answer',
+            message_reference: { message_id: question },
+            allowed_mentions,
+          })
+        ).body.mentions,
+      )
+    expect(await reply()).toEqual([member.id])
+    expect(await reply({ parse: ['users'] })).toEqual([])
+    expect(await reply({ replied_user: true })).toEqual([member.id])
+    const own = await send(member, channelId, { content: 'me again', message_reference: { message_id: question } })
+    expect(own.body.mentions).toEqual([])
+  })
+
+  test('an edit resolves the new content again; a reply keeps mentioning the author replied to', async () => {
+    const { owner, channelId, member } = await world()
+    const first = await send(owner, channelId, { content: `<@${member.id}> look` })
+    const edited = await api('PATCH', `/channels/${channelId}/messages/${first.body.id}`, {
+      token: owner.token,
+      body: { content: 'never mind' },
+    })
+    expect(edited.body.mentions).toEqual([])
+    const embedOnly = await api('PATCH', `/channels/${channelId}/messages/${first.body.id}`, {
+      token: owner.token,
+      body: { content: `<@${owner.id}> me`, allowed_mentions: { parse: [] } },
+    })
+    expect(embedOnly.body.mentions).toEqual([])
+    const question = await sent(member, channelId, 'a question')
+    const answer = await send(owner, channelId, { content: 'yes', message_reference: { message_id: question } })
+    const changed = await api('PATCH', `/channels/${channelId}/messages/${answer.body.id}`, {
+      token: owner.token,
+      body: { content: `yes, <@${owner.id}> says` },
+    })
+    expect(ids(changed.body.mentions)).toEqual([owner.id, member.id])
+  })
+})
+
 describe('embeds', () => {
   const post = (user: TestUser, channelId: string, embeds: unknown[], content: string | null = null) =>
     send(user, channelId, { content, embeds })

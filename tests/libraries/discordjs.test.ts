@@ -198,23 +198,28 @@ test('send: text, an embed, a reply with message_reference; each as the server k
   ])
 })
 
-test('messageCreate from a user: content (MESSAGE_CONTENT), the author and its member', async () => {
-  const { channelId, member } = world
+test('messageCreate from a user: content (MESSAGE_CONTENT), the author and its member, the bot mentioned', async () => {
+  const { channelId, member, bot } = world
   const seen = next<[Message]>(Events.MessageCreate, (m) => m.author.id === member.id)
   const sent = await api('POST', `/channels/${channelId}/messages`, {
     token: member.token,
-    body: { content: 'hi bot' },
+    body: { content: `hi <@${bot.id}>` },
   })
   const [message] = await seen
   expect([message.id, message.content, message.author.bot, message.member?.id, message.inGuild()]).toEqual([
     sent.body.id,
-    'hi bot',
+    `hi <@${bot.id}>`,
     false,
     member.id,
     true,
   ])
   const joined = (await ownerApi('GET', `/guilds/${world.guild.id}/members/${member.id}`)).body.joined_at
   expect(message.member!.joinedTimestamp).toBe(Date.parse(joined))
+  // What a bot that answers when mentioned looks at.
+  expect(message.mentions.has(client.user!)).toBe(true)
+  expect([...message.mentions.users.keys()]).toEqual([bot.id])
+  expect(message.mentions.members?.first()?.roles.cache.has(world.botRole)).toBe(true)
+  expect(message.mentions.everyone).toBe(false)
 })
 
 test('fetch messages, edit, delete, bulk delete: the answers, the events, and what the server keeps', async () => {

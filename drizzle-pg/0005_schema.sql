@@ -1,0 +1,1 @@
+ALTER TABLE "channel_messages" ADD COLUMN "mentions" text COLLATE "C" DEFAULT '{"users":[],"roles":[],"everyone":false}' NOT NULL;

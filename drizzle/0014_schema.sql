@@ -1,0 +1,1 @@
+ALTER TABLE `channel_messages` ADD `mentions` text DEFAULT '{"users":[],"roles":[],"everyone":false}' NOT NULL;
