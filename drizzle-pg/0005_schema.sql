@@ -1,1 +1,0 @@
-ALTER TABLE "channel_messages" ADD COLUMN "mentions" text COLLATE "C" DEFAULT '{"users":[],"roles":[],"everyone":false}' NOT NULL;

@@ -1,9 +1,0 @@
-CREATE TABLE `guild_bans` (
-	`guild_id` text NOT NULL,
-	`user_id` text NOT NULL,
-	`reason` text,
-	`created_at` integer NOT NULL,
-	PRIMARY KEY(`guild_id`, `user_id`),
-	FOREIGN KEY (`guild_id`) REFERENCES `guilds`(`id`) ON UPDATE no action ON DELETE cascade,
-	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
-);

@@ -1,1 +1,0 @@
-ALTER TABLE `channel_messages` ADD `mentions` text DEFAULT '{"users":[],"roles":[],"everyone":false}' NOT NULL;
