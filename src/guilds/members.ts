@@ -68,9 +68,9 @@ export async function editMember(actorId: string, guildId: string, targetId: str
   const { guild } = access
   const member = await cachedGuildMember(guild.id, targetId)
   if (!member) throw Errors.unknownMember()
-  const isOwner = guild.ownerId === actorId
-  const nick = input.nick === undefined ? undefined : input.nick || null
-  if (nick !== undefined && nick !== member.nick) {
+  const nick = input.nick === undefined ? member.nick : input.nick || null
+  const nickChanged = nick !== member.nick
+  if (nickChanged) {
     const own = targetId === actorId && has(access.permissions, Permission.CHANGE_NICKNAME)
     if (!own && !has(access.permissions, Permission.MANAGE_NICKNAMES)) throw Errors.missingPermissions()
     if (targetId !== actorId && !(await outranks(guild, actorId, targetId))) throw Errors.missingPermissions()
@@ -83,10 +83,9 @@ export async function editMember(actorId: string, guildId: string, targetId: str
     if (!has(access.permissions, Permission.MANAGE_ROLES)) throw Errors.missingPermissions()
     const roles = new Map((await cachedGuildRoles(guild.id)).map((r) => [r.id, r]))
     if (added.some((id) => !roles.has(id))) throw Errors.unknownRole()
-    const top = isOwner ? Number.MAX_SAFE_INTEGER : await topPosition(guild, actorId)
+    const top = await topPosition(guild, actorId)
     if ([...added, ...removed].some((id) => (roles.get(id)?.position ?? 0) >= top)) throw Errors.missingPermissions()
   }
-  const nickChanged = nick !== undefined && nick !== member.nick
   if (!nickChanged && !added.length && !removed.length) return await serializeMember(member, await cachedUser(targetId))
   const row = await transaction(async (tx) => {
     for (const id of added) await addMemberRole(tx, guild.id, targetId, id)

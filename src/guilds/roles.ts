@@ -101,7 +101,7 @@ export async function moveRoles(userId: string, guildId: string, moves: RolePosi
   const order = ladder(guildId, all).filter((r) => !targets.has(r.id))
   for (const [id, position] of [...targets].sort((a, b) => a[1] - b[1]))
     order.splice(Math.min(Math.max(position - 1, 0), order.length), 0, byId.get(id)!)
-  const top = access.guild.ownerId === userId ? Number.MAX_SAFE_INTEGER : await topPosition(access.guild, userId)
+  const top = await topPosition(access.guild, userId)
   if (order.some((r, i) => r.position !== i + 1 && (r.position >= top || i + 1 >= top)))
     throw Errors.missingPermissions()
   const moved = await transaction(async (tx) => await renumber(tx, order))
