@@ -6,7 +6,7 @@ import { transaction } from '../../src/db/client'
 import { addMember } from '../../src/guilds/lifecycle'
 import { cachedGuild, insertMember } from '../../src/guilds/store'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
-import { join, makeGuild } from './helpers'
+import { botInGuild, join, makeGuild } from './helpers'
 
 const open: GatewayClient[] = []
 afterEach(() => {
@@ -109,10 +109,7 @@ test('channel and guild updates reach members only', async () => {
 describe('op 8 Request Guild Members: GUILD_MEMBERS_CHUNK to the asking session', () => {
   /** A guild with its owner, a bot in it, a member with a nickname and one without. */
   async function world() {
-    const { owner, guild, channelId } = await makeGuild()
-    const app = await makeApp()
-    const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
-    await addMember((await cachedGuild(guild.id))!, bot.id)
+    const { owner, guild, channelId, app, bot } = await botInGuild()
     const nicked = await join(channelId, owner)
     const plain = await join(channelId, owner)
     await api('PATCH', `/guilds/${guild.id}/members/${nicked.id}`, { token: owner.token, body: { nick: 'Zed' } })

@@ -22,11 +22,9 @@ import {
 } from 'discord.js'
 import { config } from '../../src/config'
 import { sessionsOfUser } from '../../src/gateway/sessions'
-import { addMember } from '../../src/guilds/lifecycle'
-import { cachedGuild } from '../../src/guilds/store'
 import { type GatewayClient, tracked } from '../gateway-client'
-import { api, makeApp, resetWorld, server } from '../helpers'
-import { join, makeGuild } from '../guilds/helpers'
+import { api, resetWorld, server } from '../helpers'
+import { botInGuild, join } from '../guilds/helpers'
 
 const sockets = tracked()
 let client: Client
@@ -57,10 +55,7 @@ function next<T extends unknown[]>(event: string, match: (...args: T) => boolean
  */
 async function makeWorld() {
   const { url } = await server()
-  const app = await makeApp()
-  const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
-  const { owner, guild, channelId } = await makeGuild('discord.js guild')
-  await addMember((await cachedGuild(guild.id))!, bot.id)
+  const { app, bot, owner, guild, channelId } = await botInGuild('discord.js guild')
   const role = async (name: string, permissions: bigint) =>
     (
       await api('POST', `/guilds/${guild.id}/roles`, {
