@@ -8,5 +8,6 @@ CREATE TABLE `guild_bans` (
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
+ALTER TABLE `guild_members` ADD `communication_disabled_until` integer;--> statement-breakpoint
 ALTER TABLE `channel_messages` ADD `reference_id` text;--> statement-breakpoint
 ALTER TABLE `channel_messages` ADD `mentions` text DEFAULT '{"users":[],"roles":[],"everyone":false}' NOT NULL;

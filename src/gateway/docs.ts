@@ -159,9 +159,9 @@ const EVENTS: Row[] = [
   [
     'GUILD_MEMBER_ADD',
     "the guild's members",
-    'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending}`) with `guild_id`',
+    'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending, communication_disabled_until}`) with `guild_id`',
   ],
-  ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles or nickname changed)'],
+  ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles, nickname or timeout changed)'],
   [
     'GUILD_MEMBERS_CHUNK',
     'the session that sent op 8',

@@ -29,6 +29,14 @@ export const maxReactions = () => new ApiError(400, 30010, 'Maximum number of re
 /** A custom emoji (the model has none) or text that is not a unicode emoji. */
 export const unknownEmoji = () => new ApiError(400, 10014, 'Unknown Emoji')
 
+export const invalidTimeout = () =>
+  formError({
+    communication_disabled_until: [
+      'INVALID_COMMUNICATION_DISABLED_TIMESTAMP',
+      'Invalid communication disabled timestamp',
+    ],
+  })
+
 export const unknownBan = () => new ApiError(404, 10026, 'Unknown Ban')
 
 export const bannedFromGuild = () => new ApiError(403, 40007, 'The user is banned from this guild.')

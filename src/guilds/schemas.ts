@@ -19,6 +19,7 @@ import {
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
   MAX_ROLES,
+  MAX_TIMEOUT_DAYS,
   MAX_ALLOWED_MENTIONS,
   MAX_BAN_DELETE_DAYS,
   MAX_BAN_DELETE_SECONDS,
@@ -65,6 +66,11 @@ export const MemberEditSchema = t.Object(
       t.Array(SnowflakeField({ description: 'a role id' }), {
         maxItems: MAX_ROLES,
         description: "the whole role list (MANAGE_ROLES; the roles added or removed below the caller's highest)",
+      }),
+    ),
+    communication_disabled_until: t.Optional(
+      NullableString(64, {
+        description: `a timeout until this ISO 8601 time, at most ${MAX_TIMEOUT_DAYS} days ahead (MODERATE_MEMBERS); null ends it`,
       }),
     ),
   },
@@ -391,6 +397,9 @@ export const Member = t.Object(
     mute: t.Boolean(),
     flags: Int(),
     pending: t.Boolean(),
+    communication_disabled_until: t.Nullable(Timestamp, {
+      description: 'the end of its timeout (null, or past: not timed out)',
+    }),
   },
   { description: 'Member' },
 )

@@ -135,6 +135,8 @@ function memberFieldsWith(m: MemberRow, roleIds: string[]) {
     mute: false,
     flags: 0,
     pending: false,
+    communication_disabled_until:
+      m.communicationDisabledUntil === null ? null : new Date(m.communicationDisabledUntil).toISOString(),
   }
 }
 

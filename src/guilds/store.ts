@@ -462,16 +462,16 @@ export async function insertMember(tx: DB, row: typeof members.$inferInsert): Pr
   return tx.insert(members).values(row).onConflictDoNothing().returning().get()
 }
 
-export async function updateMemberNick(
+export async function updateMemberRow(
   tx: DB,
   guildId: string,
   userId: string,
-  nick: string | null,
+  patch: Partial<Pick<MemberRow, 'nick' | 'communicationDisabledUntil'>>,
 ): Promise<MemberRow | undefined> {
   memberRows.forget(memberKey(guildId, userId))
   return tx
     .update(members)
-    .set({ nick })
+    .set(patch)
     .where(and(eq(members.guildId, guildId), eq(members.userId, userId)))
     .returning()
     .get()

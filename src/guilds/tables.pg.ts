@@ -46,6 +46,7 @@ export const members = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     nick: text(),
     joinedAt: long().notNull(),
+    communicationDisabledUntil: long(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] }), index('guild_members_user_idx').on(t.userId)],
 )

@@ -44,6 +44,8 @@ export const members = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     nick: text(),
     joinedAt: integer().notNull(),
+    /** ms; until then the member only reads (a timeout); null or past: not timed out */
+    communicationDisabledUntil: integer(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] }), index('guild_members_user_idx').on(t.userId)],
 )

@@ -254,6 +254,83 @@ describe('members: PATCH /guilds/{id}/members/{id} and /members/@me', () => {
     const both = await patch(owner.token, guild.id, member.id, { nick: 'both', roles: [low.id] })
     expect(both.body).toMatchObject({ nick: 'both', roles: [low.id] })
   })
+
+  test('GET /members/search: username or nickname prefix, any case, limit 1-1000 (default 1), members only', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const a = await join(channelId, owner)
+    const b = await join(channelId, owner)
+    await patch(owner.token, guild.id, b.id, { nick: 'Zed' })
+    const search = (query: string) => api('GET', `/guilds/${guild.id}/members/search?${query}`, { token: a.token })
+    const ids = (r: { body: { user: { id: string } }[] }) => r.body.map((m) => m.user.id)
+    expect(ids(await search(`query=${a.username.toUpperCase()}&limit=10`))).toEqual([a.id])
+    expect(ids(await search('query=zE&limit=10'))).toEqual([b.id])
+    const one = await search(`query=${b.username}`)
+    expect(one.body).toEqual([(await api('GET', `/guilds/${guild.id}/members/${b.id}`, { token: a.token })).body])
+    // Every member starts with "": the default limit is 1, at most 1000.
+    expect(ids(await search('query=')).length).toBe(1)
+    expect(ids(await search('query=&limit=1000')).sort()).toEqual([owner.id, a.id, b.id].sort())
+    expect((await search('query=nobody&limit=5')).body).toEqual([])
+    for (const [query, code] of [
+      ['query=x&limit=0', 'NUMBER_TYPE_MIN'],
+      ['query=x&limit=1001', 'NUMBER_TYPE_MAX'],
+    ] as const) {
+      const r = await search(query)
+      expect([r.status, r.body.errors.limit._errors[0].code]).toEqual([400, code])
+    }
+    const missing = await search('limit=5')
+    expect([missing.status, missing.body.code, Object.keys(missing.body.errors)]).toEqual([400, 50035, ['query']])
+    const outsider = await api('GET', `/guilds/${guild.id}/members/search?query=a`, { token: (await makeUser()).token })
+    expect(outsider.body.code).toBe(10004)
+  })
+
+  test('a timeout (communication_disabled_until, MODERATE_MEMBERS): the member only reads until it ends', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const mod = await join(channelId, owner)
+    const member = await join(channelId, owner)
+    const until = (ms: number) => new Date(clock.now() + ms).toISOString()
+    const timeout = (token: string, who: string, value: string | null) =>
+      patch(token, guild.id, who, { communication_disabled_until: value })
+    const post = (content: string) =>
+      api('POST', `/channels/${channelId}/messages`, { token: member.token, body: { content } })
+    expect((await timeout(mod.token, member.id, until(60_000))).body.code).toBe(50013)
+    const mods = await api('POST', `/guilds/${guild.id}/roles`, {
+      token: owner.token,
+      body: { name: 'mods', permissions: String(1n << 40n) }, // MODERATE_MEMBERS
+    })
+    await api('PUT', `/guilds/${guild.id}/members/${mod.id}/roles/${mods.body.id}`, { token: owner.token })
+    const watcher = await sockets.identified(owner.token)
+    const end = until(60_000)
+    const r = await timeout(mod.token, member.id, end)
+    expect([r.status, r.body.communication_disabled_until]).toEqual([200, end])
+    expect((await watcher.waitFor('GUILD_MEMBER_UPDATE')).d.communication_disabled_until).toBe(end)
+    // Reading stays; sending and typing do not.
+    expect((await post('muted')).body.code).toBe(50013)
+    expect((await api('GET', `/channels/${channelId}/messages`, { token: member.token })).status).toBe(200)
+    expect((await api('POST', `/channels/${channelId}/typing`, { token: member.token })).body.code).toBe(50013)
+    // It ends by itself, or by null.
+    clock.advance(61_000)
+    expect((await post('back')).status).toBe(200)
+    await timeout(mod.token, member.id, until(60_000))
+    expect((await post('again')).body.code).toBe(50013)
+    expect((await timeout(mod.token, member.id, null)).body.communication_disabled_until).toBeNull()
+    expect((await post('free')).status).toBe(200)
+    // At most 28 days ahead, ISO 8601; never the owner, an equal or an administrator.
+    for (const value of [until(28 * 86_400_000 + 60_000), 'tomorrow']) {
+      const bad = await timeout(mod.token, member.id, value)
+      expect([bad.status, bad.body.errors.communication_disabled_until._errors[0].code]).toEqual([
+        400,
+        'INVALID_COMMUNICATION_DISABLED_TIMESTAMP',
+      ])
+    }
+    expect((await timeout(mod.token, member.id, until(28 * 86_400_000 - 60_000))).status).toBe(200)
+    expect((await timeout(mod.token, owner.id, until(60_000))).body.code).toBe(50013)
+    await api('PUT', `/guilds/${guild.id}/members/${member.id}/roles/${mods.body.id}`, { token: owner.token })
+    expect((await timeout(mod.token, member.id, null)).body.code).toBe(50013) // now an equal
+    const admins = await role(owner.token, guild.id, 'admins', 8)
+    const admin = await join(channelId, owner)
+    await api('PUT', `/guilds/${guild.id}/members/${admin.id}/roles/${admins.id}`, { token: owner.token })
+    expect((await timeout(owner.token, admin.id, until(60_000))).body.code).toBe(50013)
+  })
 })
 
 describe('bans', () => {

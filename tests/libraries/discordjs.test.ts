@@ -71,6 +71,7 @@ async function makeWorld() {
       PermissionFlagsBits.ManageChannels |
       PermissionFlagsBits.KickMembers |
       PermissionFlagsBits.BanMembers |
+      PermissionFlagsBits.ModerateMembers |
       PermissionFlagsBits.ManageGuild,
   )
   const membersRole = await role('members', 0n) // created at the bottom, below the bot's
@@ -346,7 +347,7 @@ test('users and members: fetch one, fetch them all (op 8), roles add and remove,
   expect((await ownerApi('GET', `/guilds/${guild.id}/members/${bot.id}`)).body.nick).toBe('Helper')
 })
 
-test('moderation: kick, ban with a reason and its messages, the ban list, unban', async () => {
+test('moderation: kick, a timeout, a ban with a reason and its messages, the ban list, unban', async () => {
   const { guild, channelId, owner, watcher } = world
   const cached = client.guilds.cache.get(guild.id)!
   const joined = next<[GuildMember]>(Events.GuildMemberAdd)
@@ -360,6 +361,13 @@ test('moderation: kick, ban with a reason and its messages, the ban list, unban'
   const banned = await join(channelId, owner)
   const spam = await api('POST', `/channels/${channelId}/messages`, { token: banned.token, body: { content: 'spam' } })
   const member = await cached.members.fetch(banned.id)
+  // A timeout first: the member reads but cannot post until it ends.
+  const timedOut = await member.timeout(60_000, 'cool down')
+  expect(timedOut.isCommunicationDisabled()).toBe(true)
+  expect(Math.abs(timedOut.communicationDisabledUntilTimestamp! - Date.now() - 60_000)).toBeLessThan(5_000)
+  const muted = await api('POST', `/channels/${channelId}/messages`, { token: banned.token, body: { content: 'x' } })
+  expect(muted.body.code).toBe(50013)
+  expect((await member.timeout(null)).isCommunicationDisabled()).toBe(false)
   const banAdd = next<[{ user: { id: string } }]>(Events.GuildBanAdd)
   await member.ban({ reason: 'spam: 100% of it', deleteMessageSeconds: 3600 })
   expect((await banAdd)[0].user.id).toBe(banned.id)
