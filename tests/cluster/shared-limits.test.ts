@@ -1,0 +1,84 @@
+// A node in cluster mode counts the security limits in Redis (cluster/node.ts → core/ratelimit.ts useSharedLimits):
+// wrong passwords sent to this server and attempts counted by another node's connection share one allowance, the
+// 429 carries Discord's retry_after, and a correct password releases its attempt there as it does in memory. The test
+// server runs on SQLite (cluster mode proper needs PostgreSQL, refused otherwise: the config test below); the node's
+// sharing is started on it directly.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { startClusterNode, type ClusterNode } from '../../src/cluster/node'
+import { redisRateLimits } from '../../src/cluster/ratelimit'
+import { openRedis, type Redis } from '../../src/cluster/redis'
+import { ConfigError, loadConfig } from '../../src/config'
+import { perIp } from '../../src/core/ratelimit'
+import { api, makeUser } from '../helpers'
+import { type RedisServer, startRedis } from './redis'
+
+let redis: RedisServer
+let node: ClusterNode
+let other: Redis
+
+beforeAll(async () => {
+  redis = await startRedis()
+  node = await startClusterNode(redis.url)
+  other = openRedis(redis.url, 'other-node')
+})
+afterAll(async () => {
+  await node?.stop()
+  other?.disconnect()
+  redis?.stop()
+})
+
+// auth/login.ts: failures per account and address, 10 in 15 minutes.
+const PER_ACCOUNT_AND_IP = { limit: 10, windowMs: 15 * 60_000 }
+
+describe('security limits shared through Redis', () => {
+  test('30 parallel wrong passwords, 4 of them counted first by another node: exactly 6 reach the password check', async () => {
+    const { email } = await makeUser()
+    const key = email.trim().toLowerCase()
+    const elsewhere = redisRateLimits(other)
+    for (let i = 0; i < 4; i++) await elsewhere.reserve(perIp('login-account-ip', '127.0.0.1', PER_ACCOUNT_AND_IP, key))
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        api('POST', '/auth/login', { body: { login: email, password: 'wrong-password-1' } }),
+      ),
+    )
+    const statuses = replies.map((r) => r.status)
+    expect(statuses.filter((s) => s === 400)).toHaveLength(6)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(24)
+    const refused = replies.find((r) => r.status === 429)!
+    expect(refused.body).toMatchObject({ code: 0, global: false })
+    expect(refused.body.retry_after).toBeGreaterThan(0)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The counts are in Redis, where every node sees them.
+    const keys = await other.keys('rl:login-account-ip:*')
+    expect(keys).toHaveLength(1)
+    expect(await other.zcard(keys[0])).toBe(10)
+  })
+
+  test('a correct password takes its attempt back and forgives this address: the Redis count is emptied', async () => {
+    const { email, password } = await makeUser()
+    const key = email.trim().toLowerCase()
+    for (let i = 0; i < 3; i++)
+      expect((await api('POST', '/auth/login', { body: { login: email, password: 'wrong-password-1' } })).status).toBe(
+        400,
+      )
+    const slot = `rl:login-account-ip:${key}|127.0.0.1`
+    expect(await other.zcard(slot)).toBe(3)
+    expect((await api('POST', '/auth/login', { body: { login: email, password } })).status).toBe(200)
+    expect(await other.exists(slot)).toBe(0)
+  })
+})
+
+describe('cluster mode needs PostgreSQL', () => {
+  test('REDIS_URL with SQLite is refused with a line that says what to set; with a postgres DATABASE_URL it is taken', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(ConfigError)
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' })).toThrow(/DATABASE_URL=postgres/)
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'mysql://x' })).toThrow(ConfigError)
+    expect(() => loadConfig({ REDIS_URL: 'http://127.0.0.1:6379', DATABASE_URL: 'postgres://x/y' })).toThrow(
+      /REDIS_URL must use redis: or rediss:/,
+    )
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'postgres://x/y' }).redisUrl).toBe(
+      'redis://127.0.0.1:6379',
+    )
+    expect(loadConfig({}).redisUrl).toBeUndefined()
+  })
+})
