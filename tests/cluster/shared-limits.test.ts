@@ -9,6 +9,7 @@ import { redisRateLimits } from '../../src/cluster/ratelimit'
 import { openRedis, type Redis } from '../../src/cluster/redis'
 import { ConfigError, loadConfig } from '../../src/config'
 import { perIp } from '../../src/core/ratelimit'
+import { StartupError, startServer } from '../../src/server'
 import { api, makeUser } from '../helpers'
 import { type RedisServer, startRedis } from './redis'
 
@@ -80,5 +81,10 @@ describe('cluster mode needs PostgreSQL', () => {
       'redis://127.0.0.1:6379',
     )
     expect(loadConfig({}).redisUrl).toBeUndefined()
+  })
+
+  test('until the PostgreSQL store lands, a server given REDIS_URL does not start (it would share nothing but limits)', async () => {
+    await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(StartupError)
+    await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(/not available in this version yet/)
   })
 })
