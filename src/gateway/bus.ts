@@ -80,6 +80,40 @@ export interface EventBus {
   changeAuthSession(oldAuthSessionId: string, next: UserCaller): void
 }
 
+/**
+ * The bus's calls that change sessions rather than dispatch, as data: with several nodes each one is an entry of the
+ * cluster's log that every node applies to its own sessions, in log order (gateway/server.ts applyLogged).
+ */
+export type SessionCall =
+  | { kind: 'subscribe-user'; userId: string; topic: string; audience: Audience }
+  | { kind: 'unsubscribe-user'; userId: string; topic: string }
+  | { kind: 'close-auth-session'; authSessionId: string; code: number; reason?: string }
+  | { kind: 'close-user'; userId: string; code: number; reason?: string }
+  | {
+      kind: 'close-grants'
+      userId: string
+      which: { familyId: string } | { applicationId: string }
+      code: number
+      reason?: string
+    }
+  | { kind: 'change-auth-session'; oldAuthSessionId: string; next: UserCaller }
+
+/** What the cluster's log hands back to every node, in sequence order: dispatches (their frames made) and calls. */
+export type LoggedEntry =
+  | { kind: 'dispatch'; topics: string[]; frame: string }
+  | { kind: 'user-dispatch'; userId: string; audience: Audience; frame: string }
+  | SessionCall
+
+/**
+ * Where the bus sends what it is given when several nodes share a Gateway (cluster/gateway.ts): the cluster's log,
+ * which sequences it and hands it back to every node (LoggedEntry). Data is JSON text already.
+ */
+export type GatewayLogPort = {
+  dispatch(topics: string[], type: string, json: string): void
+  userDispatch(userId: string, audience: Audience, type: string, json: string): void
+  call(call: SessionCall): void
+}
+
 const noop: EventBus = {
   publish() {},
   publishToUser() {},

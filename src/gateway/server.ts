@@ -17,11 +17,15 @@ import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import {
   credentialChecks,
+  type Audience,
+  type GatewayLogPort,
   identifyHooks,
+  type LoggedEntry,
   installBus,
   isPrivateTopic,
   opHandlers,
   sessionEndHooks,
+  type SessionCall,
   sessionStartHooks,
   sees,
   topics,
@@ -42,7 +46,16 @@ import {
   framesPerWindow,
   FRAME_WINDOW_MS,
 } from './protocol'
-import { currentSeq, lastSeqFor, nextSeq, remember, replaySince, replayStats, setReplayLimit } from './replay'
+import {
+  advanceSeq,
+  currentSeq,
+  lastSeqFor,
+  nextSeq,
+  remember,
+  replaySince,
+  replayStats,
+  setReplayLimit,
+} from './replay'
 import {
   addSession,
   attach,
@@ -141,6 +154,17 @@ function send(ws: Socket, payload: string): void {
   else ws.send(payload)
 }
 
+/**
+ * Several nodes (cluster/gateway.ts): what the bus is given goes to the cluster's log, which sequences it and hands it
+ * back to every node in order (applyLogged); undefined: one server, which sequences and delivers at once.
+ */
+let logPort: GatewayLogPort | undefined
+
+/** Send the bus's dispatches and calls through the cluster's log from now on (undefined: back to this process). */
+export function useGatewayLog(port: GatewayLogPort | undefined): void {
+  logPort = port
+}
+
 /** The dispatch frame with the next sequence, kept for Resume under `topicList` when replayable, and counted. */
 function stamp(topicList: string[], type: string, data: unknown, replayable: boolean): string {
   const seq = nextSeq()
@@ -151,7 +175,11 @@ function stamp(topicList: string[], type: string, data: unknown, replayable: boo
 }
 
 function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
-  const payload = stamp(topicList, type, data, replayable)
+  deliver(topicList, stamp(topicList, type, data, replayable))
+}
+
+/** A sequenced frame to every socket here that follows any of the topics. */
+function deliver(topicList: string[], payload: string): void {
   if (!server) return
   for (const topic of topicList) if (!isPrivateTopic(topic)) server.publish(topic, payload)
   if (deliveredByTopic.size > 0) deliverHere(topicList, payload)
@@ -173,53 +201,145 @@ function deliverHere(topicList: string[], payload: string): void {
   }
 }
 
-/** A dispatch for one session: kept for its Resume under its own topic, sent straight to its socket if live. */
+/**
+ * A dispatch for one session: kept for its Resume under its own topic, sent straight to its socket if live. With
+ * several nodes it goes through the log like every dispatch (its sequence is the log's), except what is not kept for
+ * Resume (READY and what comes with it): that is sent at once with the last sequence applied here.
+ */
 function sendDirect(session: GatewaySession, type: string, data: unknown, replayable = true): void {
+  if (logPort) {
+    if (replayable) return logPort.dispatch([ownTopic(session.id)], type, jsonOf(data))
+    if (session.ws) send(session.ws, frame(Op.Dispatch, data, currentSeq(), type))
+    return
+  }
   const payload = stamp([ownTopic(session.id)], type, data, replayable)
   if (session.ws) send(session.ws, payload)
 }
 
+const jsonOf = (data: unknown) => (data instanceof Serialized ? data.json : JSON.stringify(data))
+
+/** Those sessions of a user that see `audience`. */
+const audienceOf = (userId: string, audience: Audience) =>
+  sessionsOfUser(userId).filter((s) => sees(s.caller, audience))
+
+/**
+ * What the bus's session calls do to this process's sessions (`seq`: the log entry that carried the call, whose
+ * sequence a frame it sends takes).
+ */
+function applyCall(call: SessionCall, seq?: number): void {
+  switch (call.kind) {
+    case 'subscribe-user':
+      for (const s of audienceOf(call.userId, call.audience)) follow(s, call.topic)
+      return
+    case 'unsubscribe-user':
+      for (const s of sessionsOfUser(call.userId)) unfollow(s, call.topic)
+      return
+    case 'close-auth-session':
+      for (const s of sessionsOfAuthSession(call.authSessionId))
+        endSession(s, call.code, call.reason ?? 'Authentication failed')
+      return
+    case 'close-user':
+      for (const s of [...sessionsOfUser(call.userId)]) endSession(s, call.code, call.reason ?? 'Authentication failed')
+      return
+    case 'close-grants':
+      for (const s of [...sessionsOfUser(call.userId)]) {
+        const c = s.caller
+        if (c.kind !== 'bearer') continue
+        const which = call.which
+        const ends =
+          'familyId' in which
+            ? c.familyId === which.familyId
+            : which.applicationId === '*' || c.applicationId === which.applicationId
+        if (ends) endSession(s, call.code, call.reason ?? 'Authentication failed')
+      }
+      return
+    case 'change-auth-session': {
+      const { oldAuthSessionId, next } = call
+      const moved = sessionsOfAuthSession(oldAuthSessionId)
+      const change = { auth_session_id_hash: next.sessionIdHash }
+      // From the log: one frame with the entry's sequence for every session it moves, kept once for their Resume.
+      const payload = seq === undefined ? undefined : frame(Op.Dispatch, change, seq, 'AUTH_SESSION_CHANGE')
+      for (const s of moved) {
+        unfollow(s, topics.session(oldAuthSessionId))
+        s.caller = next
+        follow(s, topics.session(next.sessionId))
+        if (payload === undefined) sendDirect(s, 'AUTH_SESSION_CHANGE', change)
+        else if (s.ws) send(s.ws, payload)
+      }
+      if (payload !== undefined && moved.length > 0)
+        remember({ seq: seq!, topics: moved.map((s) => ownTopic(s.id)), payload })
+    }
+  }
+}
+
+/** A call of the bus: to the cluster's log, or applied here at once. */
+function call(entry: SessionCall): void {
+  if (logPort) logPort.call(entry)
+  else applyCall(entry)
+}
+
+/**
+ * An entry of the cluster's log, applied to this node's sessions (cluster/gateway.ts calls it once per entry, in
+ * sequence order): a dispatch is kept for Resume and delivered with the log's frame; a call changes sessions.
+ */
+export function applyLogged(seq: number, entry: LoggedEntry): void {
+  advanceSeq(seq)
+  switch (entry.kind) {
+    case 'dispatch': {
+      countEventPublished()
+      remember({ seq, topics: entry.topics, payload: entry.frame })
+      deliver(entry.topics, entry.frame)
+      // A session's own topic (what is meant for it alone) is followed by no socket: its socket, if it is here.
+      if (entry.topics.length === 1) {
+        const own = sessions.get(entry.topics[0])
+        if (own?.ws) send(own.ws, entry.frame)
+      }
+      return
+    }
+    case 'user-dispatch': {
+      countEventPublished()
+      const to = audienceOf(entry.userId, entry.audience)
+      if (to.length === 0) return
+      remember({ seq, topics: to.map((s) => ownTopic(s.id)), payload: entry.frame })
+      for (const s of to) if (s.ws) send(s.ws, entry.frame)
+      return
+    }
+    default:
+      applyCall(entry, seq)
+  }
+}
+
 export const bus: EventBus = {
   publish(topicOrTopics, type, data) {
-    dispatch(Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics], type, data)
+    const topicList = Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics]
+    if (logPort) logPort.dispatch(topicList, type, jsonOf(data))
+    else dispatch(topicList, type, data)
   },
   publishToUser(userId, audience, type, data) {
-    const to = [...sessionsOfUser(userId)].filter((s) => sees(s.caller, audience))
+    if (logPort) return logPort.userDispatch(userId, audience, type, jsonOf(data))
+    const to = audienceOf(userId, audience)
     if (to.length === 0) return
     // Serialized once however many sessions get it (a lobby snapshot can be large).
     const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
     for (const s of to) sendDirect(s, type, json)
   },
   subscribeUser(userId, topic, audience) {
-    for (const s of sessionsOfUser(userId)) if (sees(s.caller, audience)) follow(s, topic)
+    call({ kind: 'subscribe-user', userId, topic, audience })
   },
   unsubscribeUser(userId, topic) {
-    for (const s of sessionsOfUser(userId)) unfollow(s, topic)
+    call({ kind: 'unsubscribe-user', userId, topic })
   },
-  closeAuthSession(authSessionId, code, reason = 'Authentication failed') {
-    for (const s of sessionsOfAuthSession(authSessionId)) endSession(s, code, reason)
+  closeAuthSession(authSessionId, code, reason) {
+    call({ kind: 'close-auth-session', authSessionId, code, reason })
   },
-  closeUser(userId, code, reason = 'Authentication failed') {
-    for (const s of [...sessionsOfUser(userId)]) endSession(s, code, reason)
+  closeUser(userId, code, reason) {
+    call({ kind: 'close-user', userId, code, reason })
   },
-  closeGrants(userId, which, code, reason = 'Authentication failed') {
-    for (const s of [...sessionsOfUser(userId)]) {
-      const c = s.caller
-      if (c.kind !== 'bearer') continue
-      const ends =
-        'familyId' in which
-          ? c.familyId === which.familyId
-          : which.applicationId === '*' || c.applicationId === which.applicationId
-      if (ends) endSession(s, code, reason)
-    }
+  closeGrants(userId, which, code, reason) {
+    call({ kind: 'close-grants', userId, which, code, reason })
   },
   changeAuthSession(oldAuthSessionId, next) {
-    for (const s of sessionsOfAuthSession(oldAuthSessionId)) {
-      unfollow(s, topics.session(oldAuthSessionId))
-      s.caller = next
-      follow(s, topics.session(next.sessionId))
-      sendDirect(s, 'AUTH_SESSION_CHANGE', { auth_session_id_hash: next.sessionIdHash })
-    }
+    call({ kind: 'change-auth-session', oldAuthSessionId, next })
   },
 }
 installBus(bus)
@@ -360,14 +480,16 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   settlePending(conn)
   attach(session, ws, conn.zlib !== undefined)
   conn.session = session
-  session.readySeq = currentSeq() + 1
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
   ready.v = conn.version
   // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
-  for (const [type, data] of after) sendDirect(session, type, data)
+  // READY's own sequence (the next one here; with several nodes the last one applied): a Resume replays what follows.
+  session.readySeq = currentSeq()
+  // With several nodes these go straight to the socket too (not through the log, whose entries could come first).
+  for (const [type, data] of after) sendDirect(session, type, data, !logPort)
   const view = connectionView(session)
   for (const hook of sessionStartHooks)
     Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
