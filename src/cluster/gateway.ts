@@ -2,14 +2,16 @@
 // process's sockets, and every entry of the log, whichever node appended it, comes back to every node in sequence
 // order and is applied to that node's own sessions (gateway/server.ts applyLogged). So a lobby message posted through
 // one node reaches the members' sockets on all of them with one `s`, and a logout on one node closes the sockets of
-// that session wherever they are. Not yet: the outbox (a node killed between its COMMIT and its append loses that
-// event), sessions saved in Redis for a Resume on another node, presence.
+// that session wherever they are; a session is kept in Redis for a Resume on any node (sessions.ts). Not yet: the
+// outbox (a node killed between its COMMIT and its append loses that event), presence.
 import { randomUUID } from 'node:crypto'
+import { config } from '../config'
 import { log } from '../core/log'
 import { applyLogged, useGatewayLog } from '../gateway/server'
 import { advanceSeq, currentSeq } from '../gateway/replay'
 import { type Consumer, type Draft, GatewayLog, type LogOptions, startConsumer } from './log'
 import type { Redis } from './redis'
+import { sessionRegistry } from './sessions'
 
 export type ClusterGateway = { log: GatewayLog; consumer: Consumer; stop(): Promise<void> }
 
@@ -40,6 +42,8 @@ export async function startClusterGateway(
     dispatch: (topics, type, data) => append({ kind: 'dispatch', topics, type, data }),
     userDispatch: (userId, audience, type, data) => append({ kind: 'user-dispatch', userId, audience, type, data }),
     call: (call) => append(call),
+    // Records outlive a session's last save by the resume window (and a little: saves and refreshes are async).
+    sessions: sessionRegistry(redis, gatewayLog, randomUUID(), config().gatewayResumeWindowMs + 20_000),
   })
   return {
     log: gatewayLog,

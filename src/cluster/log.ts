@@ -86,6 +86,7 @@ const CONTROL_KINDS = new Set<string>([
   'close-user',
   'close-grants',
   'change-auth-session',
+  'take-session',
   'presence',
   'invalidate',
   'forget-callers',

@@ -97,6 +97,8 @@ export type SessionCall =
       reason?: string
     }
   | { kind: 'change-auth-session'; oldAuthSessionId: string; next: UserCaller }
+  /** A node resumed this session (its socket reconnected there): every other node lets go of its copy. */
+  | { kind: 'take-session'; sessionId: string; node: string }
 
 /** What the cluster's log hands back to every node, in sequence order: dispatches (their frames made) and calls. */
 export type LoggedEntry =
@@ -112,6 +114,29 @@ export type GatewayLogPort = {
   dispatch(topics: string[], type: string, json: string): void
   userDispatch(userId: string, audience: Audience, type: string, json: string): void
   call(call: SessionCall): void
+  /** Where sessions are kept for a Resume on any node. */
+  sessions: SessionRegistry
+}
+
+/** What a node keeps of a Gateway session for another node to resume it. */
+export type SessionRecord = { id: string; caller: Caller; topics: string[]; readySeq: number }
+
+/**
+ * The sessions of every node, for a Resume on any of them (cluster/sessions.ts): saved at Identify and at each change
+ * of topics or credentials, kept while the session lives and for the resume window after its socket went.
+ */
+export type SessionRegistry = {
+  /** This node's name in `take-session` entries. */
+  readonly node: string
+  save(record: SessionRecord): void
+  /** The session ended for good: it can no longer be resumed anywhere. */
+  drop(sessionId: string): void
+  /** These sessions still have a socket here: their records live on. */
+  refresh(sessionIds: string[]): void
+  /** Take a session another node held (one taker at a time); undefined when there is none to take. */
+  claim(sessionId: string): Promise<SessionRecord | undefined>
+  /** The log's entries after `afterSeq` up to `uptoSeq`; undefined when the log no longer reaches back that far. */
+  range(afterSeq: number, uptoSeq: number): Promise<{ seq: number; entry: LoggedEntry }[] | undefined>
 }
 
 const noop: EventBus = {

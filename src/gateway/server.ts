@@ -26,6 +26,7 @@ import {
   opHandlers,
   sessionEndHooks,
   type SessionCall,
+  type SessionRecord,
   sessionStartHooks,
   sees,
   topics,
@@ -229,11 +230,23 @@ const audienceOf = (userId: string, audience: Audience) =>
 function applyCall(call: SessionCall, seq?: number): void {
   switch (call.kind) {
     case 'subscribe-user':
-      for (const s of audienceOf(call.userId, call.audience)) follow(s, call.topic)
+      for (const s of audienceOf(call.userId, call.audience)) {
+        follow(s, call.topic)
+        saveSession(s)
+      }
       return
     case 'unsubscribe-user':
-      for (const s of sessionsOfUser(call.userId)) unfollow(s, call.topic)
+      for (const s of sessionsOfUser(call.userId)) {
+        unfollow(s, call.topic)
+        saveSession(s)
+      }
       return
+    case 'take-session': {
+      const held = sessions.get(call.sessionId)
+      if (held && call.node !== logPort?.sessions.node)
+        endSession(held, Close.SessionTimedOut, 'Session resumed elsewhere', true)
+      return
+    }
     case 'close-auth-session':
       for (const s of sessionsOfAuthSession(call.authSessionId))
         endSession(s, call.code, call.reason ?? 'Authentication failed')
@@ -242,16 +255,8 @@ function applyCall(call: SessionCall, seq?: number): void {
       for (const s of [...sessionsOfUser(call.userId)]) endSession(s, call.code, call.reason ?? 'Authentication failed')
       return
     case 'close-grants':
-      for (const s of [...sessionsOfUser(call.userId)]) {
-        const c = s.caller
-        if (c.kind !== 'bearer') continue
-        const which = call.which
-        const ends =
-          'familyId' in which
-            ? c.familyId === which.familyId
-            : which.applicationId === '*' || c.applicationId === which.applicationId
-        if (ends) endSession(s, call.code, call.reason ?? 'Authentication failed')
-      }
+      for (const s of [...sessionsOfUser(call.userId)])
+        if (grantEnds(s.caller, call.which)) endSession(s, call.code, call.reason ?? 'Authentication failed')
       return
     case 'change-auth-session': {
       const { oldAuthSessionId, next } = call
@@ -263,6 +268,7 @@ function applyCall(call: SessionCall, seq?: number): void {
         unfollow(s, topics.session(oldAuthSessionId))
         s.caller = next
         follow(s, topics.session(next.sessionId))
+        saveSession(s)
         if (payload === undefined) sendDirect(s, 'AUTH_SESSION_CHANGE', change)
         else if (s.ws) send(s.ws, payload)
       }
@@ -270,6 +276,24 @@ function applyCall(call: SessionCall, seq?: number): void {
         remember({ seq: seq!, topics: moved.map((s) => ownTopic(s.id)), payload })
     }
   }
+}
+
+/** Whether a `close-grants` call ends a session identified as `caller`. */
+function grantEnds(caller: Caller, which: { familyId: string } | { applicationId: string }): boolean {
+  if (caller.kind !== 'bearer') return false
+  return 'familyId' in which
+    ? caller.familyId === which.familyId
+    : which.applicationId === '*' || caller.applicationId === which.applicationId
+}
+
+/** Several nodes: keep what another node needs to resume this session (at Identify, at each change of it). */
+function saveSession(session: GatewaySession): void {
+  logPort?.sessions.save({
+    id: session.id,
+    caller: session.caller,
+    topics: [...session.topics],
+    readySeq: session.readySeq,
+  })
 }
 
 /** A call of the bus: to the cluster's log, or applied here at once. */
@@ -344,9 +368,13 @@ export const bus: EventBus = {
 }
 installBus(bus)
 
-/** End a session for good: close its socket (if live) and forget it. */
-function endSession(session: GatewaySession, code?: number, reason?: string): void {
+/**
+ * End a session for good: close its socket (if live) and forget it. `moved`: another node resumed it (it lives on
+ * there, so its record for a Resume stays).
+ */
+function endSession(session: GatewaySession, code?: number, reason?: string, moved = false): void {
   removeSession(session)
+  if (!moved) logPort?.sessions.drop(session.id)
   const ws = session.ws
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
@@ -358,6 +386,7 @@ function endSession(session: GatewaySession, code?: number, reason?: string): vo
 let sweeps = 0
 let commitsChecked = 0
 const CREDENTIAL_CHECK_EVERY = 5 // sweeps (seconds), or at the next sweep after another process committed
+const RECORD_REFRESH_EVERY = 10 // sweeps (seconds); a record lives the resume window and 20 s past its last refresh
 
 function sweepExpired(): void {
   const now = clock.now()
@@ -371,6 +400,12 @@ function sweepExpired(): void {
       close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
   sweeps += 1
+  // Several nodes: the records of the sessions with a socket here live on (a dead node's expire after the window).
+  if (logPort && sweeps % RECORD_REFRESH_EVERY === 0) {
+    const live: string[] = []
+    for (const s of sessions.values()) if (s.ws) live.push(s.id)
+    logPort.sessions.refresh(live)
+  }
   // A credential ended in this process closes its sockets at once (the bus); one ended by another process (the CLI's
   // `user lock`) is seen here within a second of its commit, and expiry within CREDENTIAL_CHECK_EVERY seconds.
   checkForeignCommits()
@@ -488,6 +523,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   sendDirect(session, 'READY', ready, false)
   // READY's own sequence (the next one here; with several nodes the last one applied): a Resume replays what follows.
   session.readySeq = currentSeq()
+  saveSession(session)
   // With several nodes these go straight to the socket too (not through the log, whose entries could come first).
   for (const [type, data] of after) sendDirect(session, type, data, !logPort)
   const view = connectionView(session)
@@ -498,6 +534,8 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
   const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
+  if (!session && logPort && typeof d?.session_id === 'string')
+    return resumeTaken(ws, conn, d.session_id, caller, d?.seq === null ? 0 : d?.seq)
   const sameCaller =
     caller &&
     mayConnect(caller) &&
@@ -524,8 +562,111 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   settlePending(conn)
   attach(session, ws, conn.zlib !== undefined)
   conn.session = session
+  saveSession(session)
   for (const entry of replay) send(ws, entry.payload)
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
+}
+
+/**
+ * Several nodes: a Resume of a session this node does not hold (its socket was on another node, which may be gone).
+ * Its record from the registry, the log's entries after `seq` up to what this node applied (read again until nothing
+ * more was applied meanwhile), then in one synchronous step the replay and the take-over: what the log delivers next
+ * reaches the socket here, none twice.
+ */
+async function resumeTaken(
+  ws: Socket,
+  conn: Connection,
+  id: string,
+  caller: Caller | undefined,
+  seq: unknown,
+): Promise<void> {
+  const invalid = () => send(ws, frame(Op.InvalidSession, false))
+  const registry = logPort!.sessions
+  if (!caller || !mayConnect(caller) || !Number.isSafeInteger(seq) || (seq as number) < 0) return invalid()
+  const record = await registry.claim(id)
+  if (!record || record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
+  // This node may not have applied yet all that the client saw on its old node: wait a little for it.
+  for (let waited = 0; (seq as number) > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
+  if ((seq as number) > currentSeq()) return invalid()
+  let after = Math.max(seq as number, record.readySeq)
+  const entries: { seq: number; entry: LoggedEntry }[] = []
+  for (let upto = currentSeq(); after < upto || upto < currentSeq(); upto = currentSeq()) {
+    const more = await registry.range(after, upto)
+    if (!more) return invalid() // the log no longer reaches back to it
+    entries.push(...more)
+    after = upto
+  }
+  if (ws.readyState !== 1 || conn.closing || conn.session || sessions.has(id)) return invalid()
+  const replay = replayOf(record, entries)
+  if (!replay) return invalid() // ended meanwhile (a logout, a revocation)
+  const session: GatewaySession = {
+    id,
+    caller: replay.caller,
+    topics: [],
+    ws: null,
+    resumableUntil: 0,
+    readySeq: record.readySeq,
+  }
+  settlePending(conn)
+  addSession(session)
+  attach(session, ws, conn.zlib !== undefined)
+  conn.session = session
+  for (const topic of replay.topics) follow(session, topic)
+  logPort!.call({ kind: 'take-session', sessionId: id, node: registry.node })
+  saveSession(session)
+  for (const payload of replay.frames) send(ws, payload)
+  sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
+  const view = connectionView(session)
+  for (const hook of sessionStartHooks)
+    Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
+}
+
+/**
+ * What a taken session missed, from the log's entries in order: its dispatches, with its topics and credentials as
+ * the calls among them change them (as its node applied them); undefined when one of the calls ended it.
+ */
+function replayOf(
+  record: SessionRecord,
+  entries: { seq: number; entry: LoggedEntry }[],
+): { caller: Caller; topics: Set<string>; frames: string[] } | undefined {
+  let caller = record.caller
+  const followed = new Set(record.topics)
+  const frames: string[] = []
+  for (const { seq, entry } of entries) {
+    switch (entry.kind) {
+      case 'dispatch':
+        if (entry.topics.some((t) => followed.has(t))) frames.push(entry.frame)
+        break
+      case 'user-dispatch':
+        if (entry.userId === caller.userId && sees(caller, entry.audience)) frames.push(entry.frame)
+        break
+      case 'subscribe-user':
+        if (entry.userId === caller.userId && sees(caller, entry.audience)) followed.add(entry.topic)
+        break
+      case 'unsubscribe-user':
+        if (entry.userId === caller.userId) followed.delete(entry.topic)
+        break
+      case 'close-auth-session':
+        if (caller.kind === 'user' && caller.sessionId === entry.authSessionId) return undefined
+        break
+      case 'close-user':
+        if (entry.userId === caller.userId) return undefined
+        break
+      case 'close-grants':
+        if (entry.userId === caller.userId && grantEnds(caller, entry.which)) return undefined
+        break
+      case 'change-auth-session':
+        if (caller.kind === 'user' && caller.sessionId === entry.oldAuthSessionId) {
+          followed.delete(topics.session(entry.oldAuthSessionId))
+          caller = entry.next
+          followed.add(topics.session(entry.next.sessionId))
+          const change = { auth_session_id_hash: entry.next.sessionIdHash }
+          frames.push(frame(Op.Dispatch, change, seq, 'AUTH_SESSION_CHANGE'))
+        }
+        break
+    }
+  }
+  return { caller, topics: followed, frames }
 }
 
 async function onMessage(ws: Socket, conn: Connection, message: unknown): Promise<void> {
