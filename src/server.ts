@@ -16,6 +16,9 @@ import { installMetrics, startMetricsListener } from './metrics'
 import { modules } from './modules'
 import { buildInfo } from './version'
 
+/** How long a stop waits for the requests under way. */
+const STOP_GRACE_MS = 10_000
+
 export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
 
 /** A start-up failure the operator can act on; its message is the one line printed. */
@@ -135,7 +138,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       closeAllGatewaySockets()
       for (const m of [...modules].reverse()) await m.stop?.()
       stopHousekeeping()
-      await app.stop(true)
+      // Requests under way are answered (up to 10 s), then what is left is cut: an upgrade gives no client an error.
+      const listener = app.server!
+      await Promise.race([app.stop(false), Bun.sleep(STOP_GRACE_MS)])
+      await listener.stop(true)
       await metricsServer?.stop(true)
       await closeDatabase()
       unlockDatabase()

@@ -84,6 +84,8 @@ class Connection {
   beatBy = heartbeatDeadline()
   /** Closing or closed: nothing more is handled. */
   closing = false
+  /** Closed by this node going away (several nodes): the session stays resumable, on any node. */
+  leaving = false
   identifying = false
   /** clock.now() at the upgrade: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
   readonly openedAt = clock.now()
@@ -712,7 +714,7 @@ function onClose(ws: Socket, conn: Connection, code: number): void {
   if (!session || session.ws !== ws) return
   detach(session)
   // 1000/1001 from the client end the session; anything else leaves it resumable for a while.
-  if (code === 1000 || code === 1001) endSession(session)
+  if ((code === 1000 || code === 1001) && !conn.leaving) endSession(session)
   else session.resumableUntil = clock.now() + config().gatewayResumeWindowMs
 }
 
@@ -726,14 +728,26 @@ export function requestReconnect(userId: string): void {
  * once), then the close 1001. A client resumes where a node still knows its session, else it identifies again.
  */
 export function closeAllGatewaySockets(): void {
+  drainGatewaySockets()
+  clearInterval(sweeper)
+  sweeper = undefined
+}
+
+/**
+ * Op 7 (Reconnect) to every identified socket, then close every socket. One server: 1001, its sessions end with it.
+ * Several nodes: 4000, which libraries answer with a Resume (a 1000 or 1001 makes them identify anew), and the
+ * sessions stay resumable on any node (their records kept): an upgrade drops no session.
+ */
+export function drainGatewaySockets(): void {
   const reconnect = frame(Op.Reconnect, null)
+  const leaving = logPort !== undefined
   for (const ws of [...connections]) {
     const conn = connectionOf(ws)
     if (conn.session && !conn.closing) send(ws, reconnect)
-    close(ws, 1001, 'Server shutting down')
+    conn.leaving = leaving
+    if (leaving) close(ws, Close.UnknownError, 'Server going away: resume')
+    else close(ws, 1001, 'Server shutting down')
   }
-  clearInterval(sweeper)
-  sweeper = undefined
 }
 
 function onOpen(raw: Socket, conn: Connection): void {

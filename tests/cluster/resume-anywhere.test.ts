@@ -11,6 +11,7 @@ import { openRedis, type Redis } from '../../src/cluster/redis'
 import { sessionRegistry } from '../../src/cluster/sessions'
 import { resolveAuthorization } from '../../src/core/caller'
 import { audiences, type SessionRecord, topics } from '../../src/gateway/bus'
+import { drainGatewaySockets } from '../../src/gateway/server'
 import { tracked } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
 import { type RedisServer, startRedis } from './redis'
@@ -190,6 +191,19 @@ describe('a session of this node', () => {
     const closed = await socket.waitForClose()
     expect(closed).toEqual({ code: 4009, reason: 'Session resumed elsewhere' })
     expect(await other.exists(`gw:sess:${ready.session_id}`)).toBe(1)
+  })
+
+  test('a node going away (SIGTERM) sends op 7 and closes 4000: the session stays resumable, its record kept', async () => {
+    const user = await makeUser()
+    const socket = await sockets.identified(user.token)
+    const ready = socket.frames.find((f) => f.t === 'READY')!.d
+    drainGatewaySockets()
+    expect(await socket.waitForOp(7)).toMatchObject({ op: 7, d: null })
+    expect((await socket.waitForClose()).code).toBe(4000)
+    await Bun.sleep(20)
+    expect(await other.exists(`gw:sess:${ready.session_id}`)).toBe(1)
+    const again = await resumeHere(user.token, ready.session_id, socket.lastSeq!)
+    expect(again.frames.at(-1)?.t).toBe('RESUMED')
   })
 
   test('ended for good (close 1000, logout), its record is dropped: no node can resume it', async () => {
