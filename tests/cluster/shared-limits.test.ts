@@ -8,7 +8,9 @@ import { startClusterNode, type ClusterNode } from '../../src/cluster/node'
 import { redisRateLimits } from '../../src/cluster/ratelimit'
 import { openRedis, type Redis } from '../../src/cluster/redis'
 import { ConfigError, loadConfig } from '../../src/config'
+import { leaseNodeId, nodeIdKey } from '../../src/cluster/leases'
 import { perIp } from '../../src/core/ratelimit'
+import { snowflake } from '../../src/core/snowflake'
 import { StartupError, startServer } from '../../src/server'
 import { api, makeUser } from '../helpers'
 import { type RedisServer, startRedis } from './redis'
@@ -16,14 +18,18 @@ import { type RedisServer, startRedis } from './redis'
 let redis: RedisServer
 let node: ClusterNode
 let other: Redis
+let first: Awaited<ReturnType<typeof leaseNodeId>>
 
 beforeAll(async () => {
   redis = await startRedis()
-  node = await startClusterNode(redis.url)
+  // Another node holds id 0 already: this one takes the next free id.
   other = openRedis(redis.url, 'other-node')
+  first = await leaseNodeId(other, 'first-node')
+  node = await startClusterNode(redis.url)
 })
 afterAll(async () => {
   await node?.stop()
+  await first?.release()
   other?.disconnect()
   redis?.stop()
 })
@@ -66,6 +72,20 @@ describe('security limits shared through Redis', () => {
     expect(await other.zcard(slot)).toBe(3)
     expect((await api('POST', '/auth/login', { body: { login: email, password } })).status).toBe(200)
     expect(await other.exists(slot)).toBe(0)
+  })
+})
+
+describe('snowflakes of a node', () => {
+  test('carry its leased node id (0–1023) in the worker and process bits; another node holds another id', async () => {
+    expect(first.id).toBe(0)
+    expect(node.nodeId).toBe(1)
+    const ids = Array.from({ length: 50 }, () => snowflake())
+    for (const id of ids) expect(Number((BigInt(id) >> 12n) & 0x3ffn)).toBe(node.nodeId)
+    expect(new Set(ids).size).toBe(50)
+    expect(await other.get(nodeIdKey(node.nodeId))).toBeString()
+    const second = await leaseNodeId(other, 'second-node')
+    expect(second.id).not.toBe(node.nodeId)
+    await second.release()
   })
 })
 
