@@ -24,6 +24,8 @@ export const REACTIONS_DEFAULT_LIMIT = 25
 export const REACTIONS_MAX_LIMIT = 100
 /** A member's nickname (empty or null: none). */
 export const MAX_NICK_CHARS = 32
+/** Channels in one PATCH /guilds/{id}/channels (a guild holds at most 500). */
+export const MAX_CHANNELS_MOVED = 500
 /** A timeout (communication_disabled_until) reaches this far ahead at most. */
 export const MAX_TIMEOUT_DAYS = 28
 /** Roles in one list sent (a member's, or the positions to change): a guild holds at most 250. */

@@ -5,7 +5,7 @@ import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
 import { guildAccess } from './access'
-import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
+import { createChannel, deleteChannel, getChannel, listChannels, moveChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
 import { createInvite, deleteInvite, joinGuildByInvite, listInvites, lookupInvite } from './invites'
 import { auditReason, banUser, getBan, listBans, unbanUser } from './bans'
@@ -38,6 +38,7 @@ import {
   Ban,
   BanSchema,
   BansQuery,
+  ChannelPositionsSchema,
 } from './schemas'
 import { serializeGuild, serializeMembers } from './serialize'
 import { guildMembers } from './store'
@@ -364,6 +365,18 @@ export const guildEndpoints = [
       answers: { 201: Channel },
     },
     async ({ caller, params, body }) => json(await createChannel(caller.userId, params.guildId, body), 201),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/channels',
+      auth,
+      tag: 'channels',
+      summary: 'Move channels (MANAGE_CHANNELS): CHANNEL_UPDATE for each channel moved',
+      body: ChannelPositionsSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params, body }) => (await moveChannels(caller.userId, params.guildId, body), noContent()),
   ),
   endpoint(
     {

@@ -19,6 +19,7 @@ import {
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
   MAX_ROLES,
+  MAX_CHANNELS_MOVED,
   MAX_TIMEOUT_DAYS,
   MAX_ALLOWED_MENTIONS,
   MAX_BAN_DELETE_DAYS,
@@ -151,6 +152,17 @@ export const PatchChannelSchema = t.Object(
   { examples: [{ name: 'strategy-eu', topic: 'Plans for the EU league' }] },
 )
 export type PatchChannelInput = typeof PatchChannelSchema.static
+/** Modify Guild Channel Positions: the channels to move and their new sorting positions. */
+export const ChannelPositionsSchema = t.Array(
+  t.Object({
+    id: SnowflakeField({ description: 'a channel id' }),
+    position: t.Optional(t.Union([channelFields.position, t.Null()])),
+    lock_permissions: t.Optional(t.Union([t.Boolean(), t.Null()], { description: 'passed over (no overwrites)' })),
+    parent_id: t.Optional(t.Null({ description: 'no categories: null only' })),
+  }),
+  { maxItems: MAX_CHANNELS_MOVED, examples: [[{ id: '1234567890123456789', position: 0 }]] },
+)
+export type ChannelPositionsInput = typeof ChannelPositionsSchema.static
 
 // Embeds as bots send them, each field with Discord's limit; an unset field may come as null. What concerns a
 // message's embeds together (6000 characters) embeds.ts judges.

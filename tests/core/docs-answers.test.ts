@@ -415,6 +415,12 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: owner.token, params: { guildId: guild.id, userId } }
     },
   },
+  'PATCH /api/v9/guilds/{guildId}/channels': {
+    call: async () => {
+      const { owner, guild, channelId } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id }, body: [{ id: channelId, position: 3 }] }
+    },
+  },
   'PATCH /api/v9/guilds/{guildId}/roles': {
     call: async () => {
       const { owner, guild } = await guildWorld()

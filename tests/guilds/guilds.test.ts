@@ -539,6 +539,41 @@ describe('channels', () => {
     expect((await api('DELETE', `/channels/${created.body.id}`, { token: owner.token })).status).toBe(200)
     expect((await api('GET', `/channels/${created.body.id}`, { token: owner.token })).status).toBe(404)
   })
+
+  test('PATCH /guilds/{id}/channels moves channels (MANAGE_CHANNELS): 204, CHANNEL_UPDATE for each one moved', async () => {
+    const { owner, guild, channelId } = await makeGuild()
+    const member = await join(channelId, owner)
+    const channels = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body
+    const voice = channels.find((c: { type: number }) => c.type === 2)
+    expect([channels[0].position, voice.position]).toEqual([0, 1])
+    const watcher = await sockets.identified(member.token)
+    const move = (token: string, body: unknown) => api('PATCH', `/guilds/${guild.id}/channels`, { token, body })
+    const r = await move(owner.token, [
+      { id: channelId, position: 1 },
+      { id: voice.id, position: 0, lock_permissions: false, parent_id: null },
+    ])
+    expect(r.status).toBe(204)
+    const updates = () => watcher.dispatches('CHANNEL_UPDATE').map((f) => [f.d.id, f.d.position])
+    for (const deadline = Date.now() + 3000; updates().length < 2 && Date.now() < deadline; ) await Bun.sleep(5)
+    expect(updates().sort()).toEqual(
+      [
+        [channelId, 1],
+        [voice.id, 0],
+      ].sort(),
+    )
+    const after = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body
+    expect(Object.fromEntries(after.map((c: { id: string; position: number }) => [c.id, c.position]))).toEqual({
+      [channelId]: 1,
+      [voice.id]: 0,
+    })
+    // Unchanged or without a position: nothing sent.
+    expect((await move(owner.token, [{ id: channelId, position: 1 }, { id: voice.id }])).status).toBe(204)
+    await watcher.expectNo('CHANNEL_UPDATE', 50)
+    expect((await move(member.token, [{ id: channelId, position: 0 }])).body.code).toBe(50013)
+    expect((await move(owner.token, [{ id: '1', position: 0 }])).body.code).toBe(10003)
+    expect((await move(owner.token, [{ id: channelId, position: -1 }])).body.code).toBe(50035)
+    expect((await move(owner.token, { id: channelId, position: 0 })).status).toBe(400)
+  })
 })
 
 describe('messages', () => {

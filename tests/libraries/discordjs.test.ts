@@ -399,6 +399,8 @@ test('channels (create, edit, delete), an invite, the guild renamed: as the serv
   ])
   expect((await dispatched(watcher, 'CHANNEL_CREATE', created.id)).d.name).toBe('bot-room')
   expect(cached.channels.cache.has(created.id)).toBe(true)
+  await created.setPosition(0)
+  expect((await ownerApi('GET', `/channels/${created.id}`)).body.position).toBe(0)
   const edited = await created.edit({ name: 'renamed', topic: 'still a bot' })
   expect([edited.name, edited.topic]).toEqual(['renamed', 'still a bot'])
   expect((await ownerApi('GET', `/channels/${created.id}`)).body).toMatchObject({

@@ -198,6 +198,7 @@ const ROUTES: Record<string, Row> = {
   'DELETE /guilds/{guildId}/members/{userId}/roles/{roleId}': ['members', GUILD],
   'GET /guilds/{guildId}/channels': ['members', GUILD],
   'POST /guilds/{guildId}/channels': ['members', GUILD, { name: 'more' }],
+  'PATCH /guilds/{guildId}/channels': ['members', GUILD, []],
   'GET /channels/{channelId}': ['members', CHANNEL],
   'PATCH /channels/{channelId}': ['members', CHANNEL, { name: 'renamed' }],
   'DELETE /channels/{channelId}': ['members', CHANNEL],
