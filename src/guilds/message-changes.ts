@@ -16,7 +16,7 @@ import { has } from './permissions'
 import type { MessageEditInput } from './schemas'
 import { messageForEvent, serializeMember, serializeMessage } from './serialize'
 import { deleteMessageRows, messageInChannel, messagesInChannel, reactionCounts, updateMessageRow } from './store'
-import type { MessageRow } from './tables'
+import type { Mentions, MessageRow } from './tables'
 
 /** The message of this channel, or 404 10008. */
 export async function messageOf(channelId: string, messageId: string): Promise<MessageRow> {
@@ -51,15 +51,10 @@ export async function editMessage(userId: string, channelId: string, messageId: 
   const content = input.content === undefined ? found.content : (input.content ?? '')
   if (!content && !embeds.length) throw emptyMessage()
   checkAllowedMentions(input.allowed_mentions)
-  // New content is resolved again (under this edit's allowed_mentions); a reply keeps mentioning the author replied
-  // to when it did.
-  const repliedTo = found.referenceId ? (await messageInChannel(channel.id, found.referenceId))?.authorId : undefined
-  const replied = repliedTo !== undefined && found.mentions.users.includes(repliedTo) ? [repliedTo] : []
-  const resolved =
+  const mentions =
     input.content === undefined
       ? found.mentions
-      : await resolveMentions(channel.guildId, permissions, content, input.allowed_mentions)
-  const mentions = { ...resolved, users: [...new Set([...resolved.users, ...replied])] }
+      : await editedMentions(found, channel.guildId, permissions, content, input.allowed_mentions)
   const row = await transaction(
     async (tx) =>
       await updateMessageRow(tx, channel.id, found.id, { content, embeds, mentions, editedAt: clock.now() }),
@@ -67,6 +62,20 @@ export async function editMessage(userId: string, channelId: string, messageId: 
   if (!row) throw Errors.unknownMessage()
   events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
   return await messageFor(row, channel.guildId, userId)
+}
+
+/** New content is resolved again (under the edit's allowed_mentions); a reply keeps mentioning whom it replied to. */
+async function editedMentions(
+  found: MessageRow,
+  guildId: string,
+  permissions: bigint,
+  content: string,
+  allowed: MessageEditInput['allowed_mentions'],
+): Promise<Mentions> {
+  const resolved = await resolveMentions(guildId, permissions, content, allowed)
+  const repliedTo = found.referenceId ? (await messageInChannel(found.channelId, found.referenceId))?.authorId : null
+  if (!repliedTo || !found.mentions.users.includes(repliedTo) || resolved.users.includes(repliedTo)) return resolved
+  return { ...resolved, users: [...resolved.users, repliedTo] }
 }
 
 export async function deleteMessage(userId: string, channelId: string, messageId: string): Promise<void> {
