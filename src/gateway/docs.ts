@@ -152,7 +152,7 @@ const EVENTS: Row[] = [
   [
     'GUILD_CREATE',
     "a member who joined (or created) a guild; a bot session, right after READY, for each of the bot's guilds",
-    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `members` (the receiving member alone, as `GET /guilds/{id}/members` lists it), `joined_at` (of the receiving member), `large: false`, `unavailable: false`',
+    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `members` (the receiving member alone, as `GET /guilds/{id}/members` lists it), `joined_at` (of the receiving member), `large: false`, `unavailable: false`, and empty `voice_states`, `presences`, `threads`, `stage_instances`, `guild_scheduled_events`, `soundboard_sounds`',
   ],
   ['GUILD_UPDATE', "the guild's members", 'the guild (as `GET /guilds/{id}`)'],
   ['GUILD_DELETE', "the guild's members; a member who left or was kicked", '`{id}`'],

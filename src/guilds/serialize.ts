@@ -72,6 +72,22 @@ export function guildObject(g: GuildRow, parts: Pick<GuildParts, 'memberCount' |
     premium_tier: 0,
     nsfw_level: 0,
     preferred_locale: 'en-US',
+    // The rest of Discord's guild object, which strict libraries require: what the model has none of.
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    application_id: null,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    safety_alerts_channel_id: null,
+    premium_subscription_count: 0,
+    premium_progress_bar_enabled: false,
+    emojis: [],
+    stickers: [],
   }
 }
 
@@ -96,6 +112,12 @@ export function gatewayGuildObject(
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
+    voice_states: [],
+    presences: [],
+    threads: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
   }
 }
 

@@ -38,6 +38,23 @@ test('a bot gets its guilds as Discord gives them to bots: unavailable in READY,
   const created = await client.waitFor('GUILD_CREATE')
   expect(created.s).toBe(client.dispatches('READY')[0].s! + 1)
   expect(created.d).toMatchObject({ id: guild.id, unavailable: false, channels: [{ id: channelId }, {}] })
+  // Every field of Discord's guild object, which strict libraries (serenity, JDA) require, and GUILD_CREATE's lists.
+  expect(created.d).toMatchObject({
+    afk_channel_id: null,
+    afk_timeout: 300,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    splash: null,
+    banner: null,
+    emojis: [],
+    stickers: [],
+    premium_progress_bar_enabled: false,
+    voice_states: [],
+    presences: [],
+    threads: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+  })
   // Itself among the members (discord.py's guild.me), and the author's member on its messages.
   expect(created.d.members).toEqual([expect.objectContaining({ user: expect.objectContaining({ id: botUser.id }) })])
   await api('POST', `/channels/${channelId}/messages`, { token: owner.token, body: { content: 'hi bot' } })
