@@ -338,7 +338,7 @@ describe('tickets', () => {
     const ticket = await ticketFor(user, await desktop())
     clock.advance(TICKET_TTL_MS)
     const { sweepRemoteAuth } = await import('../../src/remote-auth/desktop')
-    sweepRemoteAuth()
+    await sweepRemoteAuth()
     expect(ticketRows().some((t) => t.ticketHash === sha256Hex(ticket))).toBe(false)
   })
 })
