@@ -147,6 +147,8 @@ export function loadConfig(env: Env = process.env) {
     port,
     host,
     databasePath: env.DATABASE_PATH || './data/app.sqlite',
+    /** A PostgreSQL server (postgres://…): the stores run on it instead of the SQLite file of DATABASE_PATH. */
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     /** synchronous=FULL survives power loss; NORMAL (default) survives process crashes. */
     databaseSyncFull: bool(env, 'DATABASE_SYNC_FULL', false),
     baseUrl,

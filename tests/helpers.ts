@@ -3,6 +3,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setRawDatabaseUrl } from './db/raw'
 import { createSession } from '../src/accounts/sessions'
 import { clock } from '../src/core/clock'
 import { resetRateLimits } from '../src/core/ratelimit'
@@ -19,9 +20,22 @@ export function testDir(): string {
 }
 
 /** The shared test server (started on first call). */
+/** TEST_DATABASE=postgres runs the suite against PostgreSQL (tests/db/postgres.ts); else SQLite. */
+export const onPostgres = process.env.TEST_DATABASE === 'postgres'
+
+/** Where the test server keeps its rows: a file in the test dir, or a database of the run's PostgreSQL server. */
+async function testDatabaseConfig(): Promise<{ databasePath: string } | { databaseUrl: string }> {
+  if (!onPostgres) return { databasePath: join(testDir(), 'test.sqlite') }
+  const { testDatabase } = await import('./db/postgres')
+  const database = await testDatabase()
+  await database.sql.end()
+  setRawDatabaseUrl(database.url)
+  return { databaseUrl: database.url }
+}
+
 export function server(): Promise<Running> {
   const holder = globalThis as Holder
-  holder[key] ??= startServer({ port: 0, host: '127.0.0.1', databasePath: join(testDir(), 'test.sqlite') })
+  holder[key] ??= (async () => startServer({ port: 0, host: '127.0.0.1', ...(await testDatabaseConfig()) }))()
   return holder[key]!
 }
 

@@ -1,6 +1,7 @@
 // Codemod: store bodies that run on SQLite and on PostgreSQL alike (issue 30, "PostgreSQL as a second store").
 //
-//   bun run scripts/codemods/dialect-stores.ts            rewrite every src/**/store.ts and src/db/secrets.ts
+//   bun run scripts/codemods/dialect-stores.ts            rewrite every src/**/store.ts and src/db/secrets.ts (and
+//                                                         the awaits of tests that query with db())
 //   bun run scripts/codemods/dialect-stores.ts --check    print what it would change, change nothing (exit 1 if any)
 //   bun run scripts/codemods/dialect-stores.ts FILE...    rewrite only these files
 // then `bunx biome format --write src` (it writes `(await x)` where the parentheses may be redundant).
@@ -36,6 +37,11 @@ const storeFiles = () =>
   project
     .addSourceFilesAtPaths([`${ROOT}src/**/store.ts`, `${ROOT}src/db/secrets.ts`])
     .filter((f) => only.length === 0 || only.includes(f.getFilePath()))
+/** Tests that query around the stores (`db().select()...get()`): their results are awaited too (step 2 only). */
+const testFiles = () =>
+  project
+    .addSourceFilesAtPaths(`${ROOT}tests/**/*.ts`)
+    .filter((f) => (only.length === 0 || only.includes(f.getFilePath())) && /\bdb\(\)/.test(f.getFullText()))
 project.addSourceFilesAtPaths(`${ROOT}src/**/*.ts`)
 project.resolveSourceFileDependencies()
 
@@ -150,11 +156,25 @@ function handedOn(call: CallExpression): boolean {
   return false
 }
 
+/** Callbacks whose result the callee awaits or takes as it is (a cache's load stays synchronous on SQLite). */
+const TAKES_RESULT = /\.read$|^andThen$|^prepared$|^write$|^transaction$|^queuedTransaction$/
+
 function awaitEdits(file: SourceFile): Edit[] {
   const edits: Edit[] = []
   const madeAsync = new Set<Node>()
   for (const call of file.getDescendantsOfKind(SyntaxKind.CallExpression)) {
-    if (!needsAwait(call) || handedOn(call)) continue
+    if (!needsAwait(call)) continue
+    if (handedOn(call)) {
+      // Returned from a plain function: its callers would use a promise as a row on PostgreSQL.
+      const fn = call.getFirstAncestor((a) => Node.isArrowFunction(a) || Node.isFunctionDeclaration(a)) as
+        | (Node & { isAsync(): boolean })
+        | undefined
+      const outer = fn?.getParent()
+      const taken = Node.isCallExpression(outer) && TAKES_RESULT.test(outer.getExpression().getText())
+      if (fn && !fn.isAsync() && !taken && !/^tests\//.test(relative(ROOT, file.getFilePath())))
+        byHand.push(`${where(fn)}: a plain function returns a query's result: make it async, await its callers`)
+      continue
+    }
     const fn = call.getFirstAncestor(
       (a) =>
         Node.isArrowFunction(a) ||
@@ -205,8 +225,11 @@ function apply(text: string, edits: Edit[]): string {
 }
 
 let changed = 0
-for (const file of storeFiles()) {
-  const edits = [...tableEdits(file), ...awaitEdits(file)]
+for (const [file, tests] of [
+  ...storeFiles().map((f) => [f, false] as const),
+  ...testFiles().map((f) => [f, true] as const),
+]) {
+  const edits = tests ? awaitEdits(file) : [...tableEdits(file), ...awaitEdits(file)]
   if (edits.length === 0) continue
   changed += 1
   const path = file.getFilePath()

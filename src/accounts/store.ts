@@ -5,7 +5,7 @@ import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, dialectTables, idsTable, idValue, prepared, write, type DB } from '../db/client'
+import { db, type DB, dialectTables, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
 import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
 
@@ -570,4 +570,12 @@ export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void>
   return await write(async (w) => {
     await w.delete(t.fingerprints).where(lte(t.fingerprints.createdAt, cutoff)).run()
   })
+}
+
+/**
+ * Hold the user's row until the transaction ends: a check of a per-user count (the lobbies a user is in) and the
+ * write it allows are not interleaved with another's (db/client.ts lockForUpdate; nothing on SQLite).
+ */
+export async function lockUser(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.users, t.users.id, id)
 }

@@ -51,6 +51,8 @@ export type Backend = {
   queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
   /** Locks the parent row of a count-then-write check (lockForUpdate). */
   lockRow(tx: DB, table: Table, column: Column, value: string): Promise<void>
+  /** Takes a lock on a name until the transaction ends (lockName). */
+  lockName(tx: DB, name: string): Promise<void>
   dataVersion(): number
   close(): Promise<void>
 }
@@ -84,6 +86,22 @@ export function useTables(byName: Map<string, unknown> | undefined): void {
       if (!is(table, Table)) continue
       ;(tables as Record<string, unknown>)[key] = byName ? (byName.get(getTableName(table)) ?? table) : table
     }
+}
+
+/**
+ * The PostgreSQL side (db/pg/client.ts), loaded only when DATABASE_URL names a server (server.ts, cli.ts). The
+ * specifier is not a literal, so the bundle and the compiled binary hold nothing of it (tests/db/pg-apart.test.ts):
+ * PostgreSQL runs from the source tree (`bun src/main.ts`), where it resolves.
+ */
+export async function postgresSide(): Promise<typeof import('./pg/client')> {
+  const path = './pg/client.ts'
+  try {
+    return await import(path)
+  } catch (error) {
+    throw new DatabaseOpenError(
+      `cannot use DATABASE_URL: this build holds no PostgreSQL side (run the server from its source: bun src/main.ts): ${reason(error)}`,
+    )
+  }
 }
 
 const onOpen: (() => void)[] = []
@@ -521,6 +539,14 @@ export function asInteger(value: unknown): SQL {
  */
 export async function lockForUpdate(tx: DB, table: Table, column: Column, value: string): Promise<void> {
   if (backend) await backend.lockRow(tx, table, column, value)
+}
+
+/**
+ * Lock a name until the transaction ends (PostgreSQL: `pg_advisory_xact_lock`), where the row to lock may not exist
+ * yet (two PUT /lobbies with one new secret: one creates, the other joins). Nothing to do on SQLite.
+ */
+export async function lockName(tx: DB, name: string): Promise<void> {
+  if (backend) await backend.lockName(tx, name)
 }
 
 // ---- Reads

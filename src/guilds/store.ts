@@ -28,6 +28,7 @@ import {
   idsTable,
   idValue,
   jsonPlaceholder,
+  lockForUpdate,
   prepared,
   toJson,
   write,
@@ -723,4 +724,16 @@ export async function reactionUserIds(
       .limit(limit)
       .all()
   ).map((r) => r.userId)
+}
+
+// ---- Locks for count-then-write checks (db/client.ts lockForUpdate; nothing on SQLite)
+
+/** Hold the channel's row until the transaction ends (its pin count is checked alone). */
+export async function lockChannel(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.channels, t.channels.id, id)
+}
+
+/** Hold the message's row until the transaction ends (its count of reaction emoji is checked alone). */
+export async function lockMessage(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.messages, t.messages.id, id)
 }

@@ -15,6 +15,8 @@ import {
   dialectTables,
   inQueuedBatch,
   jsonPlaceholder,
+  lockForUpdate,
+  lockName,
   prepared,
   toJson,
   transaction,
@@ -709,4 +711,16 @@ export async function retargetEventDeliveries(tx: DB, lobbyId: string, now: numb
 
 export async function countEventDeliveries(): Promise<number> {
   return (await db().select({ n: count() }).from(t.lobbyEventDeliveries).get())?.n ?? 0
+}
+
+// ---- Locks for count-then-write checks (db/client.ts lockForUpdate, lockName; nothing on SQLite)
+
+/** Hold the lobby's row until the transaction ends: its member count and the members it allows are checked alone. */
+export async function lockLobby(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.lobbies, t.lobbies.id, id)
+}
+
+/** One PUT /lobbies per application and secret at a time (the lobby it makes or joins may not exist yet). */
+export async function lockLobbySecret(tx: DB, applicationId: string, secretHash: string): Promise<void> {
+  await lockName(tx, `lobby-secret:${applicationId}:${secretHash}`)
 }

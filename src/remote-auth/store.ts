@@ -82,7 +82,12 @@ export async function findHandshake(
   return byHandshake().get({ hash: handshakeHash, userId, now })
 }
 
-function takeHandshakeIn(tx: DB, handshakeHash: string, userId: string, now: number): RemoteAuthDesktopRow | undefined {
+async function takeHandshakeIn(
+  tx: DB,
+  handshakeHash: string,
+  userId: string,
+  now: number,
+): Promise<RemoteAuthDesktopRow | undefined> {
   return tx
     .delete(t.remoteAuthDesktops)
     .where(
@@ -114,7 +119,7 @@ export async function exchangeHandshakeForTicket(
   ticketTtlMs: number,
 ): Promise<RemoteAuthDesktopRow | undefined> {
   return await transaction(async (tx) => {
-    const desktop = takeHandshakeIn(tx, handshakeHash, userId, now)
+    const desktop = await takeHandshakeIn(tx, handshakeHash, userId, now)
     if (!desktop) return undefined
     await tx
       .insert(t.remoteAuthTickets)
