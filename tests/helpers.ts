@@ -11,6 +11,7 @@ import { resetRouteLimits } from '../src/http/rate-limits'
 import { createApplication } from '../src/oauth2/applications'
 import { startServer, type Running } from '../src/server'
 import { createVerifiedUser } from '../src/accounts/users'
+import { config } from '../src/config'
 
 const key = Symbol.for('lobby-server.test-server')
 type Holder = { [key]?: Promise<Running> }
@@ -124,4 +125,10 @@ export function resetWorld(): void {
   clock.reset()
   resetRateLimits()
   resetRouteLimits()
+}
+
+/** The environment that points a child process (the CLI) at the test server's database. */
+export function databaseEnv(): Record<string, string> {
+  const { databasePath, databaseUrl } = config()
+  return databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_PATH: databasePath }
 }

@@ -1,7 +1,7 @@
 // Codemod: store bodies that run on SQLite and on PostgreSQL alike (issue 30, "PostgreSQL as a second store").
 //
 //   bun run scripts/codemods/dialect-stores.ts            rewrite every src/**/store.ts and src/db/secrets.ts (and
-//                                                         the awaits of tests that query with db())
+//                                                         the awaits of tests that import db/client.ts)
 //   bun run scripts/codemods/dialect-stores.ts --check    print what it would change, change nothing (exit 1 if any)
 //   bun run scripts/codemods/dialect-stores.ts FILE...    rewrite only these files
 // then `bunx biome format --write src` (it writes `(await x)` where the parentheses may be redundant).
@@ -41,7 +41,7 @@ const storeFiles = () =>
 const testFiles = () =>
   project
     .addSourceFilesAtPaths(`${ROOT}tests/**/*.ts`)
-    .filter((f) => (only.length === 0 || only.includes(f.getFilePath())) && /\bdb\(\)/.test(f.getFullText()))
+    .filter((f) => (only.length === 0 || only.includes(f.getFilePath())) && /db\/client'/.test(f.getFullText()))
 project.addSourceFilesAtPaths(`${ROOT}src/**/*.ts`)
 project.resolveSourceFileDependencies()
 

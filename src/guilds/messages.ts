@@ -11,6 +11,7 @@ import { emptyMessage, notTextChannel } from './errors'
 import type { MessageInput } from './schemas'
 import { memberFields, serializeMessage, serializeMessages } from './serialize'
 import {
+  lockMessageNonce,
   cachedMessagePage,
   channelMessages,
   findMessage,
@@ -52,6 +53,7 @@ export async function writeMessage(
   let fresh = true
   const row = await transaction(async (tx) => {
     if (enforceNonce && nonce !== undefined) {
+      await lockMessageNonce(tx, channel.id, authorId, String(nonce)) // looked for, then written: one at a time
       const earlier = await recentMessageWithNonce(
         tx,
         channel.id,

@@ -21,6 +21,7 @@ import {
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
 import {
+  lockName,
   asInteger,
   type DB,
   db,
@@ -736,4 +737,9 @@ export async function lockChannel(tx: DB, id: string): Promise<void> {
 /** Hold the message's row until the transaction ends (its count of reaction emoji is checked alone). */
 export async function lockMessage(tx: DB, id: string): Promise<void> {
   await lockForUpdate(tx, t.messages, t.messages.id, id)
+}
+
+/** One enforce_nonce send per channel, author and nonce at a time (the message it finds may not exist yet). */
+export async function lockMessageNonce(tx: DB, channelId: string, authorId: string, nonce: string): Promise<void> {
+  await lockName(tx, `message-nonce:${channelId}:${authorId}:${nonce}`)
 }

@@ -724,3 +724,13 @@ export async function lockLobby(tx: DB, id: string): Promise<void> {
 export async function lockLobbySecret(tx: DB, applicationId: string, secretHash: string): Promise<void> {
   await lockName(tx, `lobby-secret:${applicationId}:${secretHash}`)
 }
+
+/** One enforce_nonce send per lobby, author and nonce at a time (the message it finds may not exist yet). */
+export async function lockEnforcedNonce(
+  tx: DB,
+  lobbyId: string,
+  authorId: string,
+  nonce: string | number,
+): Promise<void> {
+  await lockName(tx, `lobby-nonce:${lobbyId}:${authorId}:${JSON.stringify(nonce)}`)
+}

@@ -74,3 +74,27 @@ export async function rawBatch(text: string, rows: unknown[][]): Promise<void> {
 export function rawDatabaseUrl(): string | undefined {
   return (globalThis as Holder)[urlKey]
 }
+
+/**
+ * A write by another process (what the CLI does): on SQLite through a connection of its own to the file (the server
+ * sees it through data_version), on PostgreSQL followed by the NOTIFY the CLI sends. Resolves once the server can
+ * have seen it: a few milliseconds later (the change counter is looked at once per millisecond; a NOTIFY travels).
+ */
+export async function foreignWrite(text: string, ...params: unknown[]): Promise<void> {
+  const client = await pg()
+  if (client) {
+    await client.unsafe(numbered(text), params as never[])
+    await client.notify('lobby_server_changes', '')
+    await Bun.sleep(20)
+    return
+  }
+  const { Database } = await import('bun:sqlite')
+  const other = new Database(rawDatabase().filename)
+  try {
+    other.exec('PRAGMA busy_timeout = 10000')
+    other.run(text, params as never[])
+  } finally {
+    other.close()
+  }
+  await Bun.sleep(2)
+}

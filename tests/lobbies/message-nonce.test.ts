@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { Caller } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
+import { snowflake } from '../../src/core/snowflake'
 import { api, resetWorld } from '../helpers'
 import { connect } from './fake-gateway'
 import { rawRow, rawSql } from '../db/raw'
@@ -51,8 +52,8 @@ describe('enforce_nonce', () => {
     expect(watcher.events('LOBBY_MESSAGE_CREATE')).toHaveLength(1)
     // The database holds the rule too: a second row with the same enforced nonce is refused.
     const copy =
-      "INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at) SELECT id || '1', lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at FROM lobby_messages WHERE lobby_id = ?"
-    await expect(rawSql(copy, lobby.id)).rejects.toThrow(/UNIQUE|unique/)
+      'INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at) SELECT ?, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at FROM lobby_messages WHERE lobby_id = ?'
+    await expect(rawSql(copy, snowflake(), lobby.id)).rejects.toThrow(/UNIQUE|unique/)
     await watcher.close()
   })
 

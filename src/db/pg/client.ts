@@ -29,6 +29,7 @@ import {
 import { PostgresJsSession } from 'drizzle-orm/postgres-js/session'
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import postgres, { type Sql } from 'postgres'
+import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
 import {
   type Backend,
@@ -60,27 +61,45 @@ export const isPostgresUrl = (url: string | undefined): url is string => !!url &
 
 type Executable = { execute(values?: Record<string, unknown>): Promise<unknown> }
 const first = (rows: unknown) => (rows as unknown[])[0]
+
+/**
+ * PostgreSQL's text holds no NUL character (SQLite's does): a parameter with one fails the statement (SQLSTATE
+ * 22021). No stored row can hold it, so a read finds nothing, as on SQLite; a write of it is refused as bad input (400
+ * 50035), never a server error.
+ */
+function withoutNul(reading: boolean) {
+  return (error: unknown): unknown[] => {
+    const e = error as { code?: string; cause?: { code?: string } }
+    if ((e?.code ?? e?.cause?.code) !== '22021') throw error
+    if (reading) return []
+    throw Errors.invalidFormBody()
+  }
+}
+const nulRead = withoutNul(true)
+const nulWrite = withoutNul(false)
 /** What SQLite's run() answers, as far as a store reads it. */
 const changes = (result: unknown) => ({ changes: (result as { count?: number }).count ?? (result as unknown[]).length })
 
-for (const builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase])
+for (const builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase]) {
+  const onNul = builder === PgSelectBase ? nulRead : nulWrite
   Object.defineProperties(builder.prototype, {
     all: {
       value: function (this: Executable) {
-        return this.execute()
+        return this.execute().catch(onNul)
       },
     },
     get: {
       value: function (this: Executable) {
-        return this.execute().then(first)
+        return this.execute().catch(onNul).then(first)
       },
     },
     run: {
       value: function (this: Executable) {
-        return this.execute().then(changes)
+        return this.execute().catch(onNul).then(changes)
       },
     },
   })
+}
 
 // ---- The pool, the scopes' connections
 
@@ -120,11 +139,11 @@ function prepared<T>(build: (db: DB) => T): () => T {
       query = build(open().db as unknown as DB) as unknown as PgPrepared
       query.prepare = true // a named statement, parsed once per connection
       const q = query
+      const onNul = /^\s*select\b/i.test(q.queryString) ? nulRead : nulWrite
       const run = (values?: Record<string, unknown>) => {
         const client = current().client
-        return client === q.client
-          ? q.execute(values)
-          : (Object.create(q, { client: { value: client } }) as PgPrepared).execute(values)
+        const on = client === q.client ? q : (Object.create(q, { client: { value: client } }) as PgPrepared)
+        return on.execute(values).catch(onNul)
       }
       calls = {
         all: run,
