@@ -290,8 +290,8 @@ export type WriteScope = {
   ends: (() => void)[] | undefined
   /** db/cache.ts's bookkeeping: what each cache forgot during the scope. */
   marks: Map<object, unknown> | undefined
-  /** On PostgreSQL: the transaction's connection (its Drizzle database and its postgres-js client). */
-  server?: { db: DB; client: unknown }
+  /** On PostgreSQL: the connection (its Drizzle database and postgres-js client): a transaction's, or the pool. */
+  server?: { db: DB; client: unknown; transaction: boolean }
 }
 
 /** `reading()`: the snapshot connection it holds (taken at its first statement), and the commits seen by then. */

@@ -178,7 +178,7 @@ async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T
     return await retrying(
       () =>
         open().sql.begin(async (client) => {
-          const tx = { db: on(client as unknown as Sql) as unknown as DB, client }
+          const tx = { db: on(client as unknown as Sql) as unknown as DB, client, transaction: true }
           scope.server = tx
           scope.depth = 0
           return (await scopes.run(scope, () => fn(tx.db))) as T
@@ -207,8 +207,9 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
 }
 
 async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  // Inside a transaction: a savepoint of it. Inside a write outside any (its statements on the pool): one of its own.
   const outer = writeScope()
-  if (outer) return savepoint(outer, fn)
+  if (outer?.server?.transaction) return savepoint(outer, fn)
   return inTransaction(newWriteScope(false), fn)
 }
 
@@ -220,7 +221,7 @@ async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
   if (writeScope()) return fn(current().db as unknown as DB)
   const scope = newWriteScope(false)
   const { sql: client, db } = open()
-  scope.server = { db: db as unknown as DB, client }
+  scope.server = { db: db as unknown as DB, client, transaction: false }
   try {
     return await scopes.run(scope, () => fn(db as unknown as DB))
   } finally {
