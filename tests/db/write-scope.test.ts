@@ -136,7 +136,9 @@ describe.skipIf(onPostgres)('the read connection (SQLite only, skipped on Postgr
     await write((w) => w.insert(users).values(row).run())
     expect((await cachedUser(row.id))?.id).toBe(row.id)
   })
+})
 
+describe('transactions on either database', () => {
   test('a transaction inside a transaction is a savepoint: undone alone when it throws', async () => {
     await server()
     const outer = newUser()
