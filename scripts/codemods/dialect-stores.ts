@@ -133,7 +133,10 @@ function needsAwait(call: CallExpression): boolean {
 function handedOn(call: CallExpression): boolean {
   let node: Node = call
   let parent = node.getParent()
-  while (parent && (Node.isNonNullExpression(parent) || Node.isParenthesizedExpression(parent))) {
+  while (
+    parent &&
+    (Node.isNonNullExpression(parent) || Node.isParenthesizedExpression(parent) || Node.isAsExpression(parent))
+  ) {
     node = parent
     parent = node.getParent()
   }

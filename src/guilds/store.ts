@@ -21,7 +21,7 @@ import {
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
 import {
-  lockName,
+  andThen,
   asInteger,
   type DB,
   db,
@@ -30,6 +30,7 @@ import {
   idValue,
   jsonPlaceholder,
   lockForUpdate,
+  lockName,
   prepared,
   toJson,
   write,
@@ -176,7 +177,7 @@ function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
 }
 
 export async function cachedGuildRoles(guildId: string, _tx?: DB): Promise<RoleRow[]> {
-  return (await roleLists.read(guildId, async () => (await rolesOf().all({ guildId })).sort(roleOrder)))!
+  return roleLists.read(guildId, () => andThen(rolesOf().all({ guildId }), (rows) => rows.sort(roleOrder)))!
 }
 
 /** The roles of several guilds (each guild's in cachedGuildRoles' order), in one query. */
@@ -242,9 +243,9 @@ export async function getRole(guildId: string, roleId: string): Promise<RoleRow 
 }
 
 export async function cachedMemberRoleIds(guildId: string, userId: string, _tx?: DB): Promise<string[]> {
-  return (await memberRoleLists.read(memberKey(guildId, userId), async () =>
-    (await roleIdsOfMember().all({ guildId, userId })).map((r) => r.roleId),
-  ))!
+  return memberRoleLists.read(memberKey(guildId, userId), () =>
+    andThen(roleIdsOfMember().all({ guildId, userId }), (rows) => rows.map((r) => r.roleId)),
+  )!
 }
 
 export async function guildMembers(guildId: string, limit = 1000, after = '0'): Promise<MemberRow[]> {

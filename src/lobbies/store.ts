@@ -358,7 +358,7 @@ const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 /** A lobby's members, oldest first (joined_at, then user id). */
 export async function cachedLobbyMembers(lobbyId: string, _tx?: DB): Promise<LobbyMemberRow[]> {
-  return (await memberLists.read(lobbyId, async () => (await membersOf().all({ lobbyId })).sort(memberOrder)))!
+  return memberLists.read(lobbyId, () => andThen(membersOf().all({ lobbyId }), (rows) => rows.sort(memberOrder)))!
 }
 
 /**
@@ -371,6 +371,9 @@ export async function cachedLobbyWithMembers(
   const lobbyRead = lobbyRows.read(id, () => lobbyById().get({ id }))
   const membersRead =
     lobbyRead && memberLists.read(id, () => andThen(membersOf().all({ lobbyId: id }), (rows) => rows.sort(memberOrder)))
+  // On SQLite both are plain values: answered without awaiting them (a microtask each, on the hottest read).
+  if (!(lobbyRead instanceof Promise) && !(membersRead instanceof Promise))
+    return lobbyRead && { lobby: lobbyRead, members: membersRead! }
   const lobby = await lobbyRead
   if (!lobby) return undefined
   return { lobby, members: (await membersRead)! }
