@@ -91,9 +91,9 @@ export class RowCache<K, V> {
   read(key: K, load: () => V | undefined | Promise<V | undefined>): V | undefined | Promise<V | undefined> {
     checkForeignCommits()
     const scope = writeScope()
-    // Inside a transaction on PostgreSQL the database decides, not the cache: a transaction that waited for a lock may
-    // run before the commit it waited for has reached the caches.
-    if (scope !== undefined && (scope.server !== undefined || this.wroteIn(scope, key))) return load()
+    // A transaction on PostgreSQL that took a lock reads the database, not the cache: the commit it waited for may not
+    // have reached the caches yet.
+    if (scope !== undefined && (scope.locked === true || this.wroteIn(scope, key))) return load()
     const hit = this.lru.get(key)
     if (hit !== undefined) return hit
     const value = load()

@@ -292,6 +292,8 @@ export type WriteScope = {
   marks: Map<object, unknown> | undefined
   /** On PostgreSQL: the connection (its Drizzle database and postgres-js client): a transaction's, or the pool. */
   server?: { db: DB; client: unknown; transaction: boolean }
+  /** On PostgreSQL: it took a lock (lockForUpdate, lockName): from then on it reads the database, not the caches. */
+  locked?: boolean
 }
 
 /** `reading()`: the snapshot connection it holds (taken at its first statement), and the commits seen by then. */
@@ -538,7 +540,15 @@ export function asInteger(value: unknown): SQL {
  * docs/DESIGN.md lists the callers.
  */
 export async function lockForUpdate(tx: DB, table: Table, column: Column, value: string): Promise<void> {
-  if (backend) await backend.lockRow(tx, table, column, value)
+  if (!backend) return
+  await backend.lockRow(tx, table, column, value)
+  lockedNow()
+}
+
+/** Reads after a lock go to the database: a commit the lock waited for may not have reached the caches yet. */
+function lockedNow(): void {
+  const scope = writeScope()
+  if (scope) scope.locked = true
 }
 
 /**
@@ -546,7 +556,9 @@ export async function lockForUpdate(tx: DB, table: Table, column: Column, value:
  * yet (two PUT /lobbies with one new secret: one creates, the other joins). Nothing to do on SQLite.
  */
 export async function lockName(tx: DB, name: string): Promise<void> {
-  if (backend) await backend.lockName(tx, name)
+  if (!backend) return
+  await backend.lockName(tx, name)
+  lockedNow()
 }
 
 // ---- Reads
