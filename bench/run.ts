@@ -5,7 +5,8 @@
 // Settings (environment): BENCH_SECONDS (8: measured seconds per side of an HTTP row, split into BENCH_ROUNDS (3)
 // alternating rounds of ours and bare; the median round is shown), BENCH_WARM_SECONDS (2), BENCH_CONNECTIONS (32),
 // BENCH_LOGIN_SECONDS (30: the login row's measured seconds per side), BENCH_SERVER_CPU (0), BENCH_LOAD_CPU (1),
-// BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles).
+// BENCH_KEEP=1 keeps the temp directory (databases, logs, profiles), BENCH_DATABASE=postgres runs our server on a
+// PostgreSQL server started as the tests start theirs (tests/db/postgres.ts: a temp dir, loopback, durability off).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -94,6 +95,14 @@ async function attempt(name: string, title: string, fn: () => Promise<Row | Row[
       skipped: `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300),
     })
   }
+}
+
+if (process.env.BENCH_DATABASE === 'postgres') {
+  const { testDatabase } = await import('../tests/db/postgres')
+  const database = await testDatabase()
+  await database.sql.end()
+  process.env.BENCH_DATABASE_URL = database.url
+  console.log(`on PostgreSQL: ${database.url}`)
 }
 
 try {

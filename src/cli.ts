@@ -8,7 +8,7 @@ import type * as util from 'node:util'
 import { Database } from 'bun:sqlite'
 import { config } from './config'
 import { logToStderr } from './core/log'
-import { closeDatabase, openDatabase, openSqlite } from './db/client'
+import { closeDatabase, openDatabase, openSqlite, postgresSide } from './db/client'
 import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from './db/lock'
 import { embeddedMigrations } from './db/migrate'
 import { createApplication, ensureApplicationKeys } from './oauth2/applications'
@@ -281,6 +281,7 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
       if (positionals.length !== 1) throw new UsageError('give one backup file')
+      if (config().databaseUrl) throw new Error('DATABASE_URL names a PostgreSQL server: back it up with pg_dump')
       return backup(config().databasePath, positionals[0])
     },
   },
@@ -291,6 +292,7 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} })
       if (positionals.length !== 1) throw new UsageError('give one backup file')
+      if (config().databaseUrl) throw new Error('DATABASE_URL names a PostgreSQL server: restore it with pg_restore')
       return restore(config().databasePath, positionals[0])
     },
   },
@@ -397,8 +399,12 @@ export async function runCli(args: string[]): Promise<number> {
   }
   const [name, command] = found
   try {
-    if (command.database !== 'none') openDatabase(config().databasePath, { syncFull: config().databaseSyncFull })
+    const pg = command.database !== 'none' && config().databaseUrl ? await postgresSide() : undefined
+    if (pg) await pg.openPostgres(config().databaseUrl!, { listen: false })
+    else if (command.database !== 'none') openDatabase(config().databasePath, { syncFull: config().databaseSyncFull })
     const result = await command.run(args.slice(name.split(' ').length))
+    // Running servers empty their caches (SQLite's data_version tells them without it).
+    await pg?.announceChanges()
     console.log(typeof result === 'string' ? result : JSON.stringify(result))
     return 0
   } catch (error) {

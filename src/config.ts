@@ -160,6 +160,8 @@ export function loadConfig(env: Env = process.env) {
     port,
     host,
     databasePath: env.DATABASE_PATH || './data/app.sqlite',
+    /** A PostgreSQL server (postgres://…): the stores run on it instead of the SQLite file of DATABASE_PATH. */
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     /** Several nodes share Redis (cluster mode: with DATABASE_URL on PostgreSQL, never with SQLite). */
     redisUrl: clusterRedisUrl(env),
     /** synchronous=FULL survives power loss; NORMAL (default) survives process crashes. */

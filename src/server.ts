@@ -7,7 +7,7 @@ import { dirname } from 'node:path'
 import { buildApp, type App } from './app'
 import { config, loadConfig, setConfig, type Config } from './config'
 import { log } from './core/log'
-import { closeDatabase, DatabaseOpenError, openDatabase } from './db/client'
+import { closeDatabase, DatabaseOpenError, openDatabase, postgresSide } from './db/client'
 import { DatabaseLockedError, lockDatabase, unlockDatabase } from './db/lock'
 import { installTransports } from './delivery/transports'
 import { attachGateway, closeAllGatewaySockets } from './gateway/server'
@@ -52,6 +52,16 @@ async function listenFailure(error: unknown, what: string, host: string, port: n
   return new StartupError(`cannot listen on ${host}:${port}: ${firstLine(error)}`)
 }
 
+async function openConfiguredDatabase(cfg: Config): Promise<void> {
+  if (!cfg.databaseUrl) return openLockedDatabase(cfg)
+  try {
+    const { openPostgres } = await postgresSide()
+    await openPostgres(cfg.databaseUrl)
+  } catch (error) {
+    throw error instanceof DatabaseOpenError ? new StartupError(error.message) : error
+  }
+}
+
 function openLockedDatabase(cfg: Config): void {
   try {
     if (cfg.databasePath !== ':memory:') mkdirSync(dirname(cfg.databasePath), { recursive: true })
@@ -73,10 +83,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   // nothing else, its data staying in a file of its own.
   if ({ ...config(), ...overrides }.redisUrl)
     throw new StartupError(
-      'REDIS_URL: several nodes are not available in this version yet (README, "PostgreSQL (in progress)")',
+      'REDIS_URL: several nodes are not available in this version yet (README, "Running on PostgreSQL")',
     )
   const cfg = setConfig({ ...config(), ...overrides })
-  openLockedDatabase(cfg)
+  await openConfiguredDatabase(cfg)
   let app: App
   let metricsServer: ReturnType<typeof startMetricsListener>
   try {
@@ -122,7 +132,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   // Operators and scripts wait for this line.
   log.notice('listening', {
     url: config().baseUrl,
-    database: cfg.databasePath,
+    database: cfg.databaseUrl ? cfg.databaseUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@') : cfg.databasePath,
     ...buildInfo(),
     pid: process.pid,
     ...(metricsServer ? { metrics: `http://${cfg.metricsHost}:${metricsServer.port}/metrics` } : {}),

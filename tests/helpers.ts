@@ -3,6 +3,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setRawDatabaseUrl } from './db/raw'
 import { createSession } from '../src/accounts/sessions'
 import { clock } from '../src/core/clock'
 import { resetRateLimits } from '../src/core/ratelimit'
@@ -10,6 +11,7 @@ import { resetRouteLimits } from '../src/http/rate-limits'
 import { createApplication } from '../src/oauth2/applications'
 import { startServer, type Running } from '../src/server'
 import { createVerifiedUser } from '../src/accounts/users'
+import { config } from '../src/config'
 
 const key = Symbol.for('lobby-server.test-server')
 type Holder = { [key]?: Promise<Running> }
@@ -19,9 +21,22 @@ export function testDir(): string {
 }
 
 /** The shared test server (started on first call). */
+/** TEST_DATABASE=postgres runs the suite against PostgreSQL (tests/db/postgres.ts); else SQLite. */
+export const onPostgres = process.env.TEST_DATABASE === 'postgres'
+
+/** Where the test server keeps its rows: a file in the test dir, or a database of the run's PostgreSQL server. */
+async function testDatabaseConfig(): Promise<{ databasePath: string } | { databaseUrl: string }> {
+  if (!onPostgres) return { databasePath: join(testDir(), 'test.sqlite') }
+  const { testDatabase } = await import('./db/postgres')
+  const database = await testDatabase()
+  await database.sql.end()
+  setRawDatabaseUrl(database.url)
+  return { databaseUrl: database.url }
+}
+
 export function server(): Promise<Running> {
   const holder = globalThis as Holder
-  holder[key] ??= startServer({ port: 0, host: '127.0.0.1', databasePath: join(testDir(), 'test.sqlite') })
+  holder[key] ??= (async () => startServer({ port: 0, host: '127.0.0.1', ...(await testDatabaseConfig()) }))()
   return holder[key]!
 }
 
@@ -110,4 +125,10 @@ export function resetWorld(): void {
   clock.reset()
   resetRateLimits()
   resetRouteLimits()
+}
+
+/** The environment that points a child process (the CLI) at the test server's database. */
+export function databaseEnv(): Record<string, string> {
+  const { databasePath, databaseUrl } = config()
+  return databaseUrl ? { DATABASE_URL: databaseUrl } : { DATABASE_PATH: databasePath }
 }

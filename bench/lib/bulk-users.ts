@@ -4,7 +4,7 @@
 // Bun.password.hash answers one precomputed hash made with our parameters. Login verifies against it as usual.
 // Usage: bun bench/lib/bulk-users.ts COUNT OUT.json
 import { loadConfig, setConfig } from '../../src/config'
-import { closeDatabase, openDatabase } from '../../src/db/client'
+import { closeDatabase, openDatabase, postgresSide } from '../../src/db/client'
 import { PASSWORD_PARAMS } from '../../src/accounts/passwords'
 import { createSession } from '../../src/accounts/sessions'
 import { createVerifiedUser } from '../../src/accounts/users'
@@ -13,7 +13,8 @@ import { BENCH_PASSWORD } from './world-constants'
 const count = Number(process.argv[2])
 const out = process.argv[3]
 const config = setConfig(loadConfig())
-openDatabase(config.databasePath)
+if (config.databaseUrl) await (await postgresSide()).openPostgres(config.databaseUrl, { listen: false })
+else openDatabase(config.databasePath)
 const hash = await Bun.password.hash(BENCH_PASSWORD, PASSWORD_PARAMS)
 Bun.password.hash = async () => hash
 

@@ -24,6 +24,8 @@ export function ourEnv(dir: string, port: number): Record<string, string> {
   return {
     ...env,
     DATABASE_PATH: join(dir, 'bench.sqlite'),
+    // BENCH_DATABASE=postgres (bench/run.ts): the rows on the PostgreSQL server it started.
+    ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',

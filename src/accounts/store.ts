@@ -5,38 +5,31 @@ import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, idsTable, idValue, prepared, write, type DB } from '../db/client'
-import {
-  authSessions,
-  blockedPhones,
-  fingerprints,
-  knownIps,
-  oneTimeTokens,
-  phoneCodes,
-  userPhones,
-  users,
-  type AuthSessionRow,
-  type UserRow,
-} from './tables'
+import { db, type DB, dialectTables, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
+import * as sqliteTables from './tables'
+import type { AuthSessionRow, UserRow } from './tables'
 
-export type UserInsert = typeof users.$inferInsert
-export type OneTimeRow = typeof oneTimeTokens.$inferSelect
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
+
+export type UserInsert = typeof t.users.$inferInsert
+export type OneTimeRow = typeof t.oneTimeTokens.$inferSelect
 
 // ---- users
 
 const userById = prepared((d) =>
   d
     .select()
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
+    .from(t.users)
+    .where(eq(t.users.id, sql.placeholder('id')))
     .prepare(),
 )
 // A list of ids is one JSON array parameter (idsTable): one prepared statement for every length.
 const usersByIds = prepared((d) =>
-  d.select(getTableColumns(users)).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare(),
+  d.select(getTableColumns(t.users)).from(idsTable()).crossJoin(t.users).where(eq(t.users.id, idValue)).prepare(),
 )
 const userIdsByIds = prepared((d) =>
-  d.select({ id: users.id }).from(idsTable()).crossJoin(users).where(eq(users.id, idValue)).prepare(),
+  d.select({ id: t.users.id }).from(idsTable()).crossJoin(t.users).where(eq(t.users.id, idValue)).prepare(),
 )
 
 // The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
@@ -75,22 +68,22 @@ export async function findUsers(ids: Iterable<string>): Promise<Map<string, User
   const unique = [...new Set(ids)]
   const found = new Map<string, UserRow>()
   if (unique.length === 0) return found
-  for (const u of usersByIds().all({ ids: JSON.stringify(unique) })) found.set(u.id, u)
+  for (const u of await usersByIds().all({ ids: JSON.stringify(unique) })) found.set(u.id, u)
   return found
 }
 
 // Login, registration and recovery look users up by what they type.
-const userBy = (column: typeof users.email | typeof users.username | typeof users.phone) =>
+const userBy = (column: typeof t.users.email | typeof t.users.username | typeof t.users.phone) =>
   prepared((d) =>
     d
       .select()
-      .from(users)
+      .from(t.users)
       .where(eq(column, sql.placeholder('value')))
       .prepare(),
   )
-const userByEmail = userBy(users.email)
-const userByUsername = userBy(users.username)
-const userByPhone = userBy(users.phone)
+const userByEmail = userBy(t.users.email)
+const userByUsername = userBy(t.users.username)
+const userByPhone = userBy(t.users.phone)
 
 export async function findUserByEmail(email: string): Promise<UserRow | undefined> {
   return userByEmail().get({ value: email.toLowerCase() })
@@ -110,31 +103,32 @@ export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
   return await write((w) => {
     if (row.id) forgetUser(row.id)
     else usersWritten++
-    return w.insert(users).values(row).returning().get()
+    return w.insert(t.users).values(row).returning().get()
   })
 }
 
 const userStateById = prepared((d) =>
   d
-    .select({ state: users.state, compromised: users.compromised })
-    .from(users)
-    .where(eq(users.id, sql.placeholder('id')))
+    .select({ state: t.users.state, compromised: t.users.compromised })
+    .from(t.users)
+    .where(eq(t.users.id, sql.placeholder('id')))
     .prepare(),
 )
 
 /** The account exists, is neither disabled nor deleted, and is not locked (the tokens it granted work only then). */
 export async function isUserActive(id: string): Promise<boolean> {
-  const row = userStateById().get({ id })
+  const row = await userStateById().get({ id })
   return row?.state === 'active' && !row.compromised
 }
 
 /** Keep the policy's verdict on a password, if it is still the user's password. */
 export async function setPasswordVerdict(id: string, passwordHash: string, weak: boolean): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     forgetUser(id)
-    w.update(users)
+    await w
+      .update(t.users)
       .set({ passwordWeak: weak })
-      .where(and(eq(users.id, id), eq(users.passwordHash, passwordHash)))
+      .where(and(eq(t.users.id, id), eq(t.users.passwordHash, passwordHash)))
       .run()
   })
 }
@@ -146,36 +140,34 @@ export async function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id
     forgetUser(id)
     // A new password has not been judged by the policy unless the caller says so.
     if (patch.passwordHash !== undefined && patch.passwordWeak === undefined) patch = { ...patch, passwordWeak: null }
-    return w.update(users).set(patch).where(eq(users.id, id)).returning().get()
+    return w.update(t.users).set(patch).where(eq(t.users.id, id)).returning().get()
   })
 }
 
 /** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
 export async function listUsers(page: { limit: number; after?: string }): Promise<UserRow[]> {
-  const people = eq(users.bot, false)
-  const after = page.after ? sql`(length(${users.id}), ${users.id}) > (${page.after.length}, ${page.after})` : undefined
+  const people = eq(t.users.bot, false)
+  const after = page.after
+    ? sql`(length(${t.users.id}), ${t.users.id}) > (${page.after.length}, ${page.after})`
+    : undefined
   return db()
     .select()
-    .from(users)
+    .from(t.users)
     .where(after ? and(people, after) : people)
-    .orderBy(sql`length(${users.id})`, asc(users.id))
+    .orderBy(sql`length(${t.users.id})`, asc(t.users.id))
     .limit(page.limit)
     .all()
 }
 
 /** People (not bots) (the /metrics gauge). */
 export async function countUsers(): Promise<number> {
-  return db().select({ n: count() }).from(users).where(eq(users.bot, false)).get()?.n ?? 0
+  return (await db().select({ n: count() }).from(t.users).where(eq(t.users.bot, false)).get())?.n ?? 0
 }
 
 /** The ids among `ids` that are users. (A prepared statement runs inside the caller's open transaction too.) */
 export async function existingUserIds(_tx: DB, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
-  return new Set(
-    userIdsByIds()
-      .all({ ids: JSON.stringify(ids) })
-      .map((r) => r.id),
-  )
+  return new Set((await userIdsByIds().all({ ids: JSON.stringify(ids) })).map((r) => r.id))
 }
 
 // ---- sessions
@@ -184,7 +176,7 @@ export async function existingUserIds(_tx: DB, ids: string[]): Promise<Set<strin
 const sessionInsert = prepared((d) => {
   const ph = sql.placeholder
   return d
-    .insert(authSessions)
+    .insert(t.authSessions)
     .values({
       id: ph('id'),
       userId: ph('userId'),
@@ -204,8 +196,8 @@ const sessionInsert = prepared((d) => {
 
 /** Every column given (null where unknown): the row inserted is the row returned. */
 export async function insertSession(row: AuthSessionRow): Promise<AuthSessionRow> {
-  return await write((w) => {
-    sessionInsert().run(row)
+  return await write(async (w) => {
+    await sessionInsert().run(row)
     return row
   })
 }
@@ -213,8 +205,8 @@ export async function insertSession(row: AuthSessionRow): Promise<AuthSessionRow
 const sessionByTokenHash = prepared((d) =>
   d
     .select()
-    .from(authSessions)
-    .where(eq(authSessions.tokenHash, sql.placeholder('hash')))
+    .from(t.authSessions)
+    .where(eq(t.authSessions.tokenHash, sql.placeholder('hash')))
     .prepare(),
 )
 // A token works only while its user is active: a disabled or deleted account stops at once, whoever changed it.
@@ -223,25 +215,25 @@ const sessionByTokenHash = prepared((d) =>
 const activeSessionByTokenHash = prepared((d) =>
   d
     .select({
-      id: authSessions.id,
-      userId: authSessions.userId,
-      idHash: authSessions.idHash,
-      lastUsedAt: authSessions.lastUsedAt,
+      id: t.authSessions.id,
+      userId: t.authSessions.userId,
+      idHash: t.authSessions.idHash,
+      lastUsedAt: t.authSessions.lastUsedAt,
     })
-    .from(authSessions)
+    .from(t.authSessions)
     .where(
       and(
-        eq(authSessions.tokenHash, sql.placeholder('hash')),
-        sql`(select ${users.state} from ${users} where ${users.id} = ${authSessions.userId}) = 'active'`,
+        eq(t.authSessions.tokenHash, sql.placeholder('hash')),
+        sql`(select ${t.users.state} from ${t.users} where ${t.users.id} = ${t.authSessions.userId}) = 'active'`,
       ),
     )
     .prepare(),
 )
 const touchSession = prepared((d) =>
   d
-    .update(authSessions)
+    .update(t.authSessions)
     .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
-    .where(eq(authSessions.id, sql.placeholder('id')))
+    .where(eq(t.authSessions.id, sql.placeholder('id')))
     .prepare(),
 )
 
@@ -257,27 +249,27 @@ export async function findActiveSessionByTokenHash(
 }
 
 export async function touchSessionAt(id: string, now: number): Promise<void> {
-  return await write((w) => {
-    touchSession().run({ now, id })
+  return await write(async (w) => {
+    await touchSession().run({ now, id })
   })
 }
 
 export async function findSession(id: string): Promise<AuthSessionRow | undefined> {
-  return db().select().from(authSessions).where(eq(authSessions.id, id)).get()
+  return db().select().from(t.authSessions).where(eq(t.authSessions.id, id)).get()
 }
 
 export async function deleteSessionRow(id: string): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     forgetThrough(forgetCallers)
-    w.delete(authSessions).where(eq(authSessions.id, id)).run()
+    await w.delete(t.authSessions).where(eq(t.authSessions.id, id)).run()
   })
 }
 
 const sessionsOf = prepared((d) =>
   d
     .select()
-    .from(authSessions)
-    .where(eq(authSessions.userId, sql.placeholder('userId')))
+    .from(t.authSessions)
+    .where(eq(t.authSessions.userId, sql.placeholder('userId')))
     .prepare(),
 )
 
@@ -287,22 +279,32 @@ export async function sessionsOfUser(userId: string): Promise<AuthSessionRow[]> 
 
 /** Delete sessions last used before `cutoff`; returns how many. */
 export async function deleteSessionsIdleSince(cutoff: number): Promise<number> {
-  return await write((w) => {
+  return await write(async (w) => {
     forgetThrough(forgetCallers)
-    return w.delete(authSessions).where(lt(authSessions.lastUsedAt, cutoff)).returning({ id: authSessions.id }).all()
-      .length
+    return (
+      await w
+        .delete(t.authSessions)
+        .where(lt(t.authSessions.lastUsedAt, cutoff))
+        .returning({ id: t.authSessions.id })
+        .all()
+    ).length
   })
 }
 
 /** Delete a user's sessions but `exceptId`; returns the ids deleted. */
 export async function deleteSessionsOfUser(userId: string, exceptId?: string): Promise<string[]> {
-  return await write((w) => {
+  return await write(async (w) => {
     forgetThrough(forgetCallers)
-    const rows = w.select({ id: authSessions.id }).from(authSessions).where(eq(authSessions.userId, userId)).all()
+    const rows = await w
+      .select({ id: t.authSessions.id })
+      .from(t.authSessions)
+      .where(eq(t.authSessions.userId, userId))
+      .all()
     const ids = rows.map((r) => r.id).filter((id) => id !== exceptId)
     for (const id of ids)
-      w.delete(authSessions)
-        .where(and(eq(authSessions.id, id), eq(authSessions.userId, userId)))
+      await w
+        .delete(t.authSessions)
+        .where(and(eq(t.authSessions.id, id), eq(t.authSessions.userId, userId)))
         .run()
     return ids
   })
@@ -310,23 +312,24 @@ export async function deleteSessionsOfUser(userId: string, exceptId?: string): P
 
 /** The ids of a user's sessions with these id hashes. */
 export async function sessionIdsByHash(userId: string, idHashes: string[]): Promise<string[]> {
-  return db()
-    .select({ id: authSessions.id })
-    .from(authSessions)
-    .where(and(eq(authSessions.userId, userId), inArray(authSessions.idHash, idHashes)))
-    .all()
-    .map((r) => r.id)
+  return (
+    await db()
+      .select({ id: t.authSessions.id })
+      .from(t.authSessions)
+      .where(and(eq(t.authSessions.userId, userId), inArray(t.authSessions.idHash, idHashes)))
+      .all()
+  ).map((r) => r.id)
 }
 
 /** Which of these sessions exist, were used at or after `cutoff`, and belong to an active account. */
 export async function liveSessionIdsSince(ids: string[], cutoff: number): Promise<Set<string>> {
   const alive = new Set<string>()
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = db()
-      .select({ id: authSessions.id, lastUsedAt: authSessions.lastUsedAt })
-      .from(authSessions)
-      .innerJoin(users, eq(users.id, authSessions.userId))
-      .where(and(inArray(authSessions.id, ids.slice(i, i + 500)), eq(users.state, 'active')))
+    const rows = await db()
+      .select({ id: t.authSessions.id, lastUsedAt: t.authSessions.lastUsedAt })
+      .from(t.authSessions)
+      .innerJoin(t.users, eq(t.users.id, t.authSessions.userId))
+      .where(and(inArray(t.authSessions.id, ids.slice(i, i + 500)), eq(t.users.state, 'active')))
       .all()
     for (const r of rows) if (r.lastUsedAt >= cutoff) alive.add(r.id)
   }
@@ -335,9 +338,9 @@ export async function liveSessionIdsSince(ids: string[], cutoff: number): Promis
 
 // ---- one-time tokens
 
-export async function insertOneTime(row: typeof oneTimeTokens.$inferInsert): Promise<void> {
-  return await write((w) => {
-    w.insert(oneTimeTokens).values(row).run()
+export async function insertOneTime(row: typeof t.oneTimeTokens.$inferInsert): Promise<void> {
+  return await write(async (w) => {
+    await w.insert(t.oneTimeTokens).values(row).run()
   })
 }
 
@@ -345,12 +348,12 @@ export async function insertOneTime(row: typeof oneTimeTokens.$inferInsert): Pro
 export async function takeOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
   return await write((w) => {
     return w
-      .delete(oneTimeTokens)
+      .delete(t.oneTimeTokens)
       .where(
         and(
-          eq(oneTimeTokens.tokenHash, tokenHash),
-          eq(oneTimeTokens.purpose, purpose),
-          gt(oneTimeTokens.expiresAt, now),
+          eq(t.oneTimeTokens.tokenHash, tokenHash),
+          eq(t.oneTimeTokens.purpose, purpose),
+          gt(t.oneTimeTokens.expiresAt, now),
         ),
       )
       .returning()
@@ -361,24 +364,29 @@ export async function takeOneTime(tokenHash: string, purpose: string, now: numbe
 export async function findOneTime(tokenHash: string, purpose: string, now: number): Promise<OneTimeRow | undefined> {
   return db()
     .select()
-    .from(oneTimeTokens)
+    .from(t.oneTimeTokens)
     .where(
-      and(eq(oneTimeTokens.tokenHash, tokenHash), eq(oneTimeTokens.purpose, purpose), gt(oneTimeTokens.expiresAt, now)),
+      and(
+        eq(t.oneTimeTokens.tokenHash, tokenHash),
+        eq(t.oneTimeTokens.purpose, purpose),
+        gt(t.oneTimeTokens.expiresAt, now),
+      ),
     )
     .get()
 }
 
 export async function deleteOneTimeOf(userId: string, purpose: string): Promise<void> {
-  return await write((w) => {
-    w.delete(oneTimeTokens)
-      .where(and(eq(oneTimeTokens.userId, userId), eq(oneTimeTokens.purpose, purpose)))
+  return await write(async (w) => {
+    await w
+      .delete(t.oneTimeTokens)
+      .where(and(eq(t.oneTimeTokens.userId, userId), eq(t.oneTimeTokens.purpose, purpose)))
       .run()
   })
 }
 
 export async function deleteExpiredOneTime(now: number): Promise<void> {
-  return await write((w) => {
-    w.delete(oneTimeTokens).where(sql`${oneTimeTokens.expiresAt} <= ${now}`).run()
+  return await write(async (w) => {
+    await w.delete(t.oneTimeTokens).where(sql`${t.oneTimeTokens.expiresAt} <= ${now}`).run()
   })
 }
 
@@ -387,45 +395,45 @@ export async function deleteExpiredOneTime(now: number): Promise<void> {
 // Every password login asks both (its rate limit and the new-location check), and every login inserts.
 const knownIp = prepared((d) =>
   d
-    .select({ userId: knownIps.userId })
-    .from(knownIps)
-    .where(and(eq(knownIps.userId, sql.placeholder('userId')), eq(knownIps.ip, sql.placeholder('ip'))))
+    .select({ userId: t.knownIps.userId })
+    .from(t.knownIps)
+    .where(and(eq(t.knownIps.userId, sql.placeholder('userId')), eq(t.knownIps.ip, sql.placeholder('ip'))))
     .prepare(),
 )
 const anyKnownIp = prepared((d) =>
   d
-    .select({ userId: knownIps.userId })
-    .from(knownIps)
-    .where(eq(knownIps.userId, sql.placeholder('userId')))
+    .select({ userId: t.knownIps.userId })
+    .from(t.knownIps)
+    .where(eq(t.knownIps.userId, sql.placeholder('userId')))
     .limit(1)
     .prepare(),
 )
 const knownIpInsert = prepared((d) =>
   d
-    .insert(knownIps)
+    .insert(t.knownIps)
     .values({ userId: sql.placeholder('userId'), ip: sql.placeholder('ip'), createdAt: sql.placeholder('createdAt') })
     .onConflictDoNothing()
     .prepare(),
 )
 
 export async function insertKnownIp(userId: string, ip: string): Promise<void> {
-  return await write((w) => {
-    knownIpInsert().run({ userId, ip, createdAt: clock.now() })
+  return await write(async (w) => {
+    await knownIpInsert().run({ userId, ip, createdAt: clock.now() })
   })
 }
 
 export async function isKnownIp(userId: string, ip: string): Promise<boolean> {
-  return knownIp().get({ userId, ip }) !== undefined
+  return (await knownIp().get({ userId, ip })) !== undefined
 }
 
 export async function hasKnownIps(userId: string): Promise<boolean> {
-  return anyKnownIp().get({ userId }) !== undefined
+  return (await anyKnownIp().get({ userId })) !== undefined
 }
 
 // ---- phone codes and numbers
 
 export async function isPhoneBlocked(phone: string): Promise<boolean> {
-  return !!db().select().from(blockedPhones).where(eq(blockedPhones.phone, phone)).get()
+  return !!(await db().select().from(t.blockedPhones).where(eq(t.blockedPhones.phone, phone)).get())
 }
 
 /** The live code of a phone and purpose, replacing any earlier one. */
@@ -435,10 +443,14 @@ export async function upsertPhoneCode(
   codeHash: string,
   expiresAt: number,
 ): Promise<void> {
-  return await write((w) => {
-    w.insert(phoneCodes)
+  return await write(async (w) => {
+    await w
+      .insert(t.phoneCodes)
       .values({ phone, purpose, codeHash, attempts: 0, expiresAt })
-      .onConflictDoUpdate({ target: [phoneCodes.phone, phoneCodes.purpose], set: { codeHash, attempts: 0, expiresAt } })
+      .onConflictDoUpdate({
+        target: [t.phoneCodes.phone, t.phoneCodes.purpose],
+        set: { codeHash, attempts: 0, expiresAt },
+      })
       .run()
   })
 }
@@ -451,61 +463,67 @@ export async function takePhoneCode(
   now: number,
   maxAttempts: number,
 ): Promise<boolean> {
-  return await write((w) => {
-    return !!w
-      .delete(phoneCodes)
+  return await write(async (w) => {
+    return !!(await w
+      .delete(t.phoneCodes)
       .where(
         and(
-          eq(phoneCodes.phone, phone),
-          eq(phoneCodes.purpose, purpose),
-          eq(phoneCodes.codeHash, codeHash),
-          gt(phoneCodes.expiresAt, now),
-          sql`${phoneCodes.attempts} < ${maxAttempts}`,
+          eq(t.phoneCodes.phone, phone),
+          eq(t.phoneCodes.purpose, purpose),
+          eq(t.phoneCodes.codeHash, codeHash),
+          gt(t.phoneCodes.expiresAt, now),
+          sql`${t.phoneCodes.attempts} < ${maxAttempts}`,
         ),
       )
       .returning()
-      .get()
+      .get())
   })
 }
 
 export async function countPhoneCodeAttempt(phone: string, purpose: string): Promise<void> {
-  return await write((w) => {
-    w.update(phoneCodes)
-      .set({ attempts: sql`${phoneCodes.attempts} + 1` })
-      .where(and(eq(phoneCodes.phone, phone), eq(phoneCodes.purpose, purpose)))
+  return await write(async (w) => {
+    await w
+      .update(t.phoneCodes)
+      .set({ attempts: sql`${t.phoneCodes.attempts} + 1` })
+      .where(and(eq(t.phoneCodes.phone, phone), eq(t.phoneCodes.purpose, purpose)))
       .run()
   })
 }
 
 export async function livePhoneCodePurposes(phone: string, now: number): Promise<string[]> {
-  return db()
-    .select({ purpose: phoneCodes.purpose })
-    .from(phoneCodes)
-    .where(and(eq(phoneCodes.phone, phone), gt(phoneCodes.expiresAt, now)))
-    .all()
-    .map((r) => r.purpose)
+  return (
+    await db()
+      .select({ purpose: t.phoneCodes.purpose })
+      .from(t.phoneCodes)
+      .where(and(eq(t.phoneCodes.phone, phone), gt(t.phoneCodes.expiresAt, now)))
+      .all()
+  ).map((r) => r.purpose)
 }
 
 export async function insertUserPhone(userId: string, phone: string): Promise<void> {
-  return await write((w) => {
-    w.insert(userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
+  return await write(async (w) => {
+    await w.insert(t.userPhones).values({ userId, phone, addedAt: clock.now() }).onConflictDoNothing().run()
   })
 }
 
 /** Block every number the user ever had. */
 export async function blockPhonesOfUser(userId: string): Promise<void> {
-  return await write((w) => {
-    const phones = w.select({ phone: userPhones.phone }).from(userPhones).where(eq(userPhones.userId, userId)).all()
+  return await write(async (w) => {
+    const phones = await w
+      .select({ phone: t.userPhones.phone })
+      .from(t.userPhones)
+      .where(eq(t.userPhones.userId, userId))
+      .all()
     for (const { phone } of phones)
-      w.insert(blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
+      await w.insert(t.blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
   })
 }
 
 // ---- fingerprints
 
 export async function insertFingerprint(id: string, ip: string): Promise<void> {
-  return await write((w) => {
-    w.insert(fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
+  return await write(async (w) => {
+    await w.insert(t.fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
   })
 }
 
@@ -513,42 +531,51 @@ export async function insertFingerprint(id: string, ip: string): Promise<void> {
 export async function findFingerprint(
   id: string,
   since: number,
-): Promise<typeof fingerprints.$inferSelect | undefined> {
+): Promise<typeof t.fingerprints.$inferSelect | undefined> {
   return db()
     .select()
-    .from(fingerprints)
-    .where(and(eq(fingerprints.id, id), gt(fingerprints.createdAt, since)))
+    .from(t.fingerprints)
+    .where(and(eq(t.fingerprints.id, id), gt(t.fingerprints.createdAt, since)))
     .get()
 }
 
 /** Who used a fingerprint (null: nobody yet); undefined when there is no such row. */
 export async function fingerprintUser(id: string): Promise<{ usedBy: string | null } | undefined> {
-  return db().select({ usedBy: fingerprints.usedBy }).from(fingerprints).where(eq(fingerprints.id, id)).get()
+  return db().select({ usedBy: t.fingerprints.usedBy }).from(t.fingerprints).where(eq(t.fingerprints.id, id)).get()
 }
 
 /** Mark a valid, unused fingerprint used by `userId`: true for exactly one caller. */
 export async function claimFingerprintRow(id: string, userId: string): Promise<boolean> {
-  return await write((w) => {
-    return !!w
-      .update(fingerprints)
+  return await write(async (w) => {
+    return !!(await w
+      .update(t.fingerprints)
       .set({ usedBy: userId })
-      .where(and(eq(fingerprints.id, id), eq(fingerprints.valid, true), isNull(fingerprints.usedBy)))
+      .where(and(eq(t.fingerprints.id, id), eq(t.fingerprints.valid, true), isNull(t.fingerprints.usedBy)))
       .returning()
-      .get()
+      .get())
   })
 }
 
 export async function retireFingerprintRow(id: string, userId: string): Promise<void> {
-  return await write((w) => {
-    w.update(fingerprints)
+  return await write(async (w) => {
+    await w
+      .update(t.fingerprints)
       .set({ usedBy: userId })
-      .where(and(eq(fingerprints.id, id), isNull(fingerprints.usedBy)))
+      .where(and(eq(t.fingerprints.id, id), isNull(t.fingerprints.usedBy)))
       .run()
   })
 }
 
 export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void> {
-  return await write((w) => {
-    w.delete(fingerprints).where(lte(fingerprints.createdAt, cutoff)).run()
+  return await write(async (w) => {
+    await w.delete(t.fingerprints).where(lte(t.fingerprints.createdAt, cutoff)).run()
   })
+}
+
+/**
+ * Hold the user's row until the transaction ends: a check of a per-user count (the lobbies a user is in) and the
+ * write it allows are not interleaved with another's (db/client.ts lockForUpdate; nothing on SQLite).
+ */
+export async function lockUser(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.users, t.users.id, id)
 }

@@ -2,18 +2,22 @@
 // are queried through accounts/store.ts.)
 import { and, eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
-import { write } from '../db/client'
-import { pushDevices } from './tables'
+import { dialectTables, write } from '../db/client'
+import * as sqliteTables from './tables'
+
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
 
 export type PushDevice = { provider: string; token: string; voipProvider: string | null; voipToken: string | null }
 
 /** Register a push token for a session; registering it again updates its VoIP fields. */
 export async function upsertPushDevice(sessionId: string, device: PushDevice): Promise<void> {
-  return await write((w) => {
-    w.insert(pushDevices)
+  return await write(async (w) => {
+    await w
+      .insert(t.pushDevices)
       .values({ sessionId, ...device, createdAt: clock.now() })
       .onConflictDoUpdate({
-        target: [pushDevices.sessionId, pushDevices.provider, pushDevices.token],
+        target: [t.pushDevices.sessionId, t.pushDevices.provider, t.pushDevices.token],
         set: { voipProvider: device.voipProvider, voipToken: device.voipToken },
       })
       .run()
@@ -21,17 +25,19 @@ export async function upsertPushDevice(sessionId: string, device: PushDevice): P
 }
 
 export async function deletePushDeviceByToken(sessionId: string, token: string): Promise<void> {
-  return await write((w) => {
-    w.delete(pushDevices)
-      .where(and(eq(pushDevices.token, token), eq(pushDevices.sessionId, sessionId)))
+  return await write(async (w) => {
+    await w
+      .delete(t.pushDevices)
+      .where(and(eq(t.pushDevices.token, token), eq(t.pushDevices.sessionId, sessionId)))
       .run()
   })
 }
 
 export async function deletePushDeviceByVoipToken(sessionId: string, voipToken: string): Promise<void> {
-  return await write((w) => {
-    w.delete(pushDevices)
-      .where(and(eq(pushDevices.voipToken, voipToken), eq(pushDevices.sessionId, sessionId)))
+  return await write(async (w) => {
+    await w
+      .delete(t.pushDevices)
+      .where(and(eq(t.pushDevices.voipToken, voipToken), eq(t.pushDevices.sessionId, sessionId)))
       .run()
   })
 }

@@ -86,14 +86,31 @@ export class RowCache<K, V> {
    * may still roll back: the scope reads it from the database each time), or was read in a snapshot older than the
    * last write that forgot cached rows.
    */
-  read(key: K, load: () => V | undefined): V | undefined {
+  read(key: K, load: () => V | undefined): V | undefined
+  read(key: K, load: () => Promise<V | undefined>): V | undefined | Promise<V | undefined>
+  read(key: K, load: () => V | undefined | Promise<V | undefined>): V | undefined | Promise<V | undefined> {
     checkForeignCommits()
     const scope = writeScope()
-    if (scope !== undefined && this.wroteIn(scope, key)) return load()
+    // A transaction on PostgreSQL that took a lock reads the database, not the cache: the commit it waited for may not
+    // have reached the caches yet.
+    if (scope !== undefined && (scope.locked === true || this.wroteIn(scope, key))) return load()
     const hit = this.lru.get(key)
     if (hit !== undefined) return hit
     const value = load()
+    if (value instanceof Promise) return this.keepLater(key, value, scope)
     if (value !== undefined && (scope !== undefined || readsAreCurrent())) this.keep(key, value)
+    return value
+  }
+
+  /**
+   * A row read by a statement that awaits (every read on PostgreSQL, a load that awaits on SQLite): kept only when no
+   * key of this cache was forgotten meanwhile (a commit may have ended while it read: the row may be the one replaced).
+   */
+  private async keepLater(key: K, loading: Promise<V | undefined>, scope: WriteScope | undefined) {
+    const before = this.version
+    const value = await loading
+    if (value !== undefined && this.version === before && (scope !== undefined || readsAreCurrent()))
+      this.keep(key, value)
     return value
   }
 

@@ -17,12 +17,92 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { Column, is, noopDecoder, Param, Placeholder, sql, SQL, Subquery } from 'drizzle-orm'
+import {
+  Column,
+  getTableName,
+  is,
+  noopDecoder,
+  Param,
+  Placeholder,
+  sql,
+  SQL,
+  type SQLWrapper,
+  Subquery,
+  Table,
+} from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { log } from '../core/log'
 import { applyMigrations, SchemaTooNewError } from './migrate'
 
 export type DB = BunSQLiteDatabase
+
+// ---- The database server (PostgreSQL), when the server runs on one
+
+/**
+ * What db/pg/client.ts gives when DATABASE_URL names a PostgreSQL server: the same functions as below, on its pool.
+ * Until it is installed (and always on SQLite) each exported function below runs its SQLite body; the check is one
+ * read of a module variable.
+ */
+export type Backend = {
+  db(): DB
+  prepared<T>(build: (db: DB) => T): () => T
+  write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
+  transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
+  queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
+  /** Locks the parent row of a count-then-write check (lockForUpdate). */
+  lockRow(tx: DB, table: Table, column: Column, value: string): Promise<void>
+  /** Takes a lock on a name until the transaction ends (lockName). */
+  lockName(tx: DB, name: string): Promise<void>
+  dataVersion(): number
+  close(): Promise<void>
+}
+let backend: Backend | undefined
+
+/** Run every store on this backend from now on (db/pg/client.ts, at start); undefined: back to SQLite. */
+export function useBackend(next: Backend | undefined): void {
+  backend = next
+  if (next) onOpen.forEach((fn) => fn())
+}
+
+/**
+ * A store's tables: SQLite's (`./tables`), each replaced by its PostgreSQL mirror (the table of the same name in a
+ * `tables.pg.ts`: same JS names, same row shapes) when the server opens PostgreSQL. Stores reach every table through
+ * it (`t.lobbies`), so one body serves both, and nothing of PostgreSQL is imported by a store.
+ */
+export function dialectTables<T extends object>(sqlite: T): T {
+  const tables = { ...sqlite }
+  stores.push({ tables, sqlite })
+  return tables
+}
+const stores: { tables: object; sqlite: object }[] = []
+
+/**
+ * Point every store's tables at these (db/pg/client.ts gives the PostgreSQL mirror's, by table name, before the
+ * first query), or back at SQLite's (undefined).
+ */
+export function useTables(byName: Map<string, unknown> | undefined): void {
+  for (const { tables, sqlite } of stores)
+    for (const [key, table] of Object.entries(sqlite)) {
+      if (!is(table, Table)) continue
+      ;(tables as Record<string, unknown>)[key] = byName ? (byName.get(getTableName(table)) ?? table) : table
+    }
+}
+
+/**
+ * The PostgreSQL side (db/pg/client.ts), loaded only when DATABASE_URL names a server (server.ts, cli.ts). The
+ * specifier is not a literal, so the bundle and the compiled binary hold nothing of it (tests/db/pg-apart.test.ts):
+ * PostgreSQL runs from the source tree (`bun src/main.ts`), where it resolves.
+ */
+export async function postgresSide(): Promise<typeof import('./pg/client')> {
+  const path = './pg/client.ts'
+  try {
+    return await import(path)
+  } catch (error) {
+    throw new DatabaseOpenError(
+      `cannot use DATABASE_URL: this build holds no PostgreSQL side (run the server from its source: bun src/main.ts): ${reason(error)}`,
+    )
+  }
+}
 
 const onOpen: (() => void)[] = []
 /** Run when a database is opened (caches that belong to one database clear themselves). */
@@ -152,6 +232,11 @@ function closeConnections(): void {
 
 /** Close every connection, once the write under way (if any) has finished. */
 export async function closeDatabase(): Promise<void> {
+  if (backend) {
+    const closing = backend
+    backend = undefined
+    return closing.close()
+  }
   if (!writer) return
   await lock()
   try {
@@ -163,6 +248,7 @@ export async function closeDatabase(): Promise<void> {
 
 /** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). It may write. */
 export async function optimizeDatabase(): Promise<void> {
+  if (backend) return // PostgreSQL's autovacuum keeps its statistics
   return await write(() => {
     writer?.handle.exec('PRAGMA optimize')
   })
@@ -204,17 +290,22 @@ export type WriteScope = {
   ends: (() => void)[] | undefined
   /** db/cache.ts's bookkeeping: what each cache forgot during the scope. */
   marks: Map<object, unknown> | undefined
+  /** On PostgreSQL: the connection (its Drizzle database and postgres-js client): a transaction's, or the pool. */
+  server?: { db: DB; client: unknown; transaction: boolean }
+  /** On PostgreSQL: it took a lock (lockForUpdate, lockName): from then on it reads the database, not the caches. */
+  locked?: boolean
 }
 
 /** `reading()`: the snapshot connection it holds (taken at its first statement), and the commits seen by then. */
 type ReadScope = { readonly write: false; open: boolean; conn: Conn | undefined; since: number }
 
-const scopes = new AsyncLocalStorage<WriteScope | ReadScope>()
+/** Exported for db/pg/client.ts, which keeps its write scopes in the same context (the caches read them). */
+export const scopes = new AsyncLocalStorage<WriteScope | ReadScope>()
 
 /** Bumped when a write scope that forgot cached rows ends: a snapshot begun before may hold what they replaced. */
 let generation = 0
 
-const newWriteScope = (batch: boolean): WriteScope => ({
+export const newWriteScope = (batch: boolean): WriteScope => ({
   write: true,
   open: true,
   batch,
@@ -223,7 +314,7 @@ const newWriteScope = (batch: boolean): WriteScope => ({
   marks: undefined,
 })
 
-function endWrite(scope: WriteScope): void {
+export function endWrite(scope: WriteScope): void {
   scope.open = false
   if (!scope.ends) return
   generation += 1
@@ -268,6 +359,7 @@ function current(): Conn {
 
 /** The Drizzle database of this context: the write connection inside a write scope, else a read connection. */
 export function db(): DB {
+  if (backend) return backend.db()
   return current().db
 }
 
@@ -279,7 +371,13 @@ export function db(): DB {
 export function prepared<T>(build: (db: DB) => T): () => T {
   let forEpoch = -1
   let bySlot: T[] = []
+  let forBackend: Backend | undefined
+  let onBackend: () => T = () => undefined as T
   return () => {
+    if (backend) {
+      if (forBackend !== backend) onBackend = (forBackend = backend).prepared(build)
+      return onBackend()
+    }
     const c = current()
     if (forEpoch !== c.epoch) {
       bySlot = []
@@ -410,8 +508,58 @@ export const toJson = (value: unknown): string | null =>
  * length, and CROSS JOIN keeps SQLite from reordering: one index probe per id, whatever its statistics say (with stale
  * statistics `id IN (SELECT value FROM json_each(?))` may scan the whole table).
  */
-export const idsTable = (name = 'ids') => sql`json_each(${sql.placeholder(name)}) as ids`
+export const idsTable = (name = 'ids') =>
+  backend
+    ? sql`json_array_elements_text(${sql.placeholder(name)}::json) as ids(value)`
+    : sql`json_each(${sql.placeholder(name)}) as ids`
 export const idValue = sql`ids.value`
+
+/**
+ * `f` of a query's result: at once on SQLite (where the result is a plain value), once it arrives on PostgreSQL (a
+ * promise). For a cache's load that must stay one synchronous step on SQLite.
+ */
+export function andThen<T, U>(result: T, f: (rows: T) => U): U {
+  return result instanceof Promise ? (result.then(f) as U) : f(result)
+}
+
+/**
+ * `CAST(value AS INTEGER)` on SQLite, `CAST(value AS bigint)` on PostgreSQL (both 64-bit): the order of snowflake ids,
+ * spelled as each database's expression index is (`(channel_id, CAST(id AS ...))`). Chosen when a query is built.
+ */
+export function asInteger(value: unknown): SQL {
+  const sqlite = sql`CAST(${value} AS INTEGER)`
+  const postgres = sql`CAST(${value} AS bigint)`
+  const late: SQLWrapper = { getSQL: () => (backend ? postgres : sqlite) }
+  return sql`${late}`
+}
+
+/**
+ * Lock the parent row of a count-then-write check until the transaction ends (`SELECT ... FOR UPDATE`): two
+ * transactions that count a lobby's members (or a user's rows, a guild's roles) and then insert take turns, so the
+ * limit holds under PostgreSQL's READ COMMITTED. Nothing to do on SQLite, where writes already run one at a time.
+ * docs/DESIGN.md lists the callers.
+ */
+export async function lockForUpdate(tx: DB, table: Table, column: Column, value: string): Promise<void> {
+  if (!backend) return
+  await backend.lockRow(tx, table, column, value)
+  lockedNow()
+}
+
+/** Reads after a lock go to the database: a commit the lock waited for may not have reached the caches yet. */
+function lockedNow(): void {
+  const scope = writeScope()
+  if (scope) scope.locked = true
+}
+
+/**
+ * Lock a name until the transaction ends (PostgreSQL: `pg_advisory_xact_lock`), where the row to lock may not exist
+ * yet (two PUT /lobbies with one new secret: one creates, the other joins). Nothing to do on SQLite.
+ */
+export async function lockName(tx: DB, name: string): Promise<void> {
+  if (!backend) return
+  await backend.lockName(tx, name)
+  lockedNow()
+}
 
 // ---- Reads
 
@@ -447,6 +595,7 @@ function endRead(s: ReadScope): void {
  * scope, or another `reading()`, it just runs fn.
  */
 export async function reading<T>(fn: () => T | Promise<T>): Promise<T> {
+  if (backend) return fn() // each statement reads what is committed (READ COMMITTED); the caches check versions
   const s = scopes.getStore()
   if (s !== undefined && s.open) return fn()
   const scope: ReadScope = { write: false, open: true, conn: undefined, since: 0 }
@@ -492,6 +641,7 @@ function settle<T>(fn: () => T | Promise<T>): Promise<T> {
  * free a synchronous fn runs at once, in the caller's synchronous step.
  */
 export async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (backend) return backend.write(fn)
   if (writeScope()) return settle(() => fn(opened().db))
   if (!locked) {
     locked = true
@@ -525,6 +675,7 @@ function writeAlone<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
  * SAVEPOINT of it (undone alone if fn throws). Steps inside a transaction run one after another, never side by side.
  */
 export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (backend) return backend.transaction(fn)
   const outer = writeScope()
   if (outer) return savepoint(outer, fn)
   await lock()
@@ -584,7 +735,7 @@ let queue: Queued[] = []
  * is rolled back.
  */
 export type BatchEnd = { flush: () => void | Promise<void>; discard: () => void }
-const batchEnds: BatchEnd[] = []
+export const batchEnds: BatchEnd[] = []
 
 /** Register a store's deferred writes (at module load). */
 export function atBatchEnd(end: BatchEnd): void {
@@ -600,6 +751,7 @@ export function atBatchEnd(end: BatchEnd): void {
  * database) and must not open a transaction of its own. Inside a write transaction fn runs in it.
  */
 export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (backend) return backend.queuedTransaction(fn)
   if (writeScope()) return settle(() => fn(opened().db))
   return new Promise<T>((resolve, reject) => {
     // Outside whatever context queued it first: the batch makes its own.
@@ -669,5 +821,6 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
 /** SQLite's data_version of the write connection: it changes when another connection (the CLI, another process)
  * commits to this database (the read connections would count this process's own commits too). */
 export function dataVersion(): number {
+  if (backend) return backend.dataVersion()
   return (control(opened(), 'PRAGMA data_version').get() as { data_version: number }).data_version
 }

@@ -40,14 +40,24 @@ async function deliver<M>(
   log.info(`${channel} ${status}`, { to, subject: subject ?? '' })
 }
 
+/** Deliveries under way (callers often do not wait for a mail: a reset answers before its mail is written). */
+const underWay = new Set<Promise<void>>()
+
+function track(delivery: Promise<void>): Promise<void> {
+  underWay.add(delivery)
+  return delivery.finally(() => underWay.delete(delivery))
+}
+
 export function sendEmail(email: Email): Promise<void> {
-  return deliver('email', email.to, email.subject, email.text, transports.email, email)
+  return track(deliver('email', email.to, email.subject, email.text, transports.email, email))
 }
 
 export function sendSms(sms: Sms): Promise<void> {
-  return deliver('sms', sms.to, null, sms.body, transports.sms, sms)
+  return track(deliver('sms', sms.to, null, sms.body, transports.sms, sms))
 }
 
+/** The outbox, once the deliveries under way when asked are written: what was sent before is in it. */
 export async function readOutbox(to?: string): Promise<OutboxRow[]> {
+  await Promise.allSettled([...underWay])
   return await outboxRows(to)
 }

@@ -15,6 +15,7 @@ import { has } from './permissions'
 import type { MessageInput } from './schemas'
 import { messageForEvent, serializeMessage, serializeMessages } from './serialize'
 import {
+  lockMessageNonce,
   cachedMessagePage,
   channelMessages,
   findMessage,
@@ -88,6 +89,7 @@ export async function writeMessage(
   let fresh = true
   const row = await transaction(async (tx) => {
     if (enforceNonce && nonce !== undefined) {
+      await lockMessageNonce(tx, channel.id, authorId, String(nonce)) // looked for, then written: one at a time
       const earlier = await recentMessageWithNonce(
         tx,
         channel.id,

@@ -11,7 +11,15 @@ import { messageEvent } from './message-changes'
 import { MAX_PINS } from './limits'
 import { has } from './permissions'
 import { serializeMessages } from './serialize'
-import { lastPinAt, messageInChannel, pinCount, pinnedMessages, reactionCounts, updateMessageRow } from './store'
+import {
+  lastPinAt,
+  lockChannel,
+  messageInChannel,
+  pinCount,
+  pinnedMessages,
+  reactionCounts,
+  updateMessageRow,
+} from './store'
 
 /** The channel's pins, the latest first; none for a member who cannot read the channel's history, as Discord. */
 export async function listPins(userId: string, channelId: string) {
@@ -46,6 +54,7 @@ export async function pinsPage(userId: string, channelId: string, page: { before
 export async function setPinned(userId: string, channelId: string, messageId: string, pinned: boolean): Promise<void> {
   const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
   const changed = await transaction(async (tx) => {
+    await lockChannel(tx, channel.id) // the pin count is checked, then written
     const row = await messageInChannel(channel.id, messageId, tx)
     if (!row) throw Errors.unknownMessage()
     if ((row.pinnedAt !== null) === pinned) return undefined

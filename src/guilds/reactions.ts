@@ -17,6 +17,7 @@ import { messageOf } from './message-changes'
 import { has } from './permissions'
 import { serializeMember } from './serialize'
 import {
+  lockMessage,
   deleteReaction,
   deleteReactions,
   insertReaction,
@@ -50,6 +51,7 @@ export async function addReaction(
   const access = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
   const emoji = emojiOf(rawEmoji)
   const added = await transaction(async (tx) => {
+    await lockMessage(tx, messageId) // its count of emoji is checked, then written
     const row = await messageInChannel(access.channel.id, messageId, tx)
     if (!row) throw Errors.unknownMessage()
     const { kinds, has: present } = await messageEmoji(row.id, emoji, tx)

@@ -13,53 +13,64 @@ import {
   gt,
   inArray,
   isNotNull,
-  sql,
+  lt,
+  lte,
   type SQL,
+  sql,
 } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
-import { db, idsTable, idValue, jsonPlaceholder, prepared, toJson, write, type DB } from '../db/client'
 import {
-  channels,
-  guilds,
-  bans,
-  invites,
-  memberRoles,
-  members,
-  messages,
-  reactions,
-  roles,
-  NO_MENTIONS,
+  andThen,
+  asInteger,
+  type DB,
+  db,
+  dialectTables,
+  idsTable,
+  idValue,
+  jsonPlaceholder,
+  lockForUpdate,
+  lockName,
+  prepared,
+  toJson,
+  write,
+} from '../db/client'
+import * as sqliteTables from './tables'
+import {
   type BanRow,
   type ChannelRow,
   type GuildRow,
   type InviteRow,
   type MemberRow,
   type MessageRow,
+  NO_MENTIONS,
   type RoleRow,
 } from './tables'
+
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
 
 const ph = sql.placeholder
 
 const memberStmt = prepared((d) =>
   d
     .select()
-    .from(members)
-    .where(and(eq(members.guildId, sql.placeholder('guildId')), eq(members.userId, sql.placeholder('userId'))))
+    .from(t.members)
+    .where(and(eq(t.members.guildId, sql.placeholder('guildId')), eq(t.members.userId, sql.placeholder('userId'))))
     .prepare(),
 )
 const channelStmt = prepared((d) =>
   d
     .select()
-    .from(channels)
-    .where(eq(channels.id, sql.placeholder('id')))
+    .from(t.channels)
+    .where(eq(t.channels.id, sql.placeholder('id')))
     .prepare(),
 )
 const guildStmt = prepared((d) =>
   d
     .select()
-    .from(guilds)
-    .where(eq(guilds.id, sql.placeholder('id')))
+    .from(t.guilds)
+    .where(eq(t.guilds.id, sql.placeholder('id')))
     .prepare(),
 )
 
@@ -89,77 +100,77 @@ export async function cachedChannel(id: string): Promise<ChannelRow | undefined>
 const rolesOf = prepared((d) =>
   d
     .select()
-    .from(roles)
-    .where(eq(roles.guildId, ph('guildId')))
+    .from(t.roles)
+    .where(eq(t.roles.guildId, ph('guildId')))
     .prepare(),
 )
 const roleOrder = (a: RoleRow, b: RoleRow) => a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 // Several guilds at once (READY): a JSON list of guild ids (idsTable), each probed through the guild index.
 const rolesOfGuilds = prepared((d) =>
   d
-    .select(getTableColumns(roles))
+    .select(getTableColumns(t.roles))
     .from(idsTable())
-    .crossJoin(roles)
-    .where(eq(roles.guildId, idValue))
-    .orderBy(asc(roles.position), asc(roles.id))
+    .crossJoin(t.roles)
+    .where(eq(t.roles.guildId, idValue))
+    .orderBy(asc(t.roles.position), asc(t.roles.id))
     .prepare(),
 )
 const roleIdsOfMember = prepared((d) =>
   d
-    .select({ roleId: memberRoles.roleId })
-    .from(memberRoles)
-    .where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, ph('userId'))))
+    .select({ roleId: t.memberRoles.roleId })
+    .from(t.memberRoles)
+    .where(and(eq(t.memberRoles.guildId, ph('guildId')), eq(t.memberRoles.userId, ph('userId'))))
     .prepare(),
 )
 const roleIdsOfMemberIn = prepared((d) =>
   d
-    .select({ guildId: memberRoles.guildId, roleId: memberRoles.roleId })
+    .select({ guildId: t.memberRoles.guildId, roleId: t.memberRoles.roleId })
     .from(idsTable())
-    .crossJoin(memberRoles)
-    .where(and(eq(memberRoles.guildId, idValue), eq(memberRoles.userId, ph('userId'))))
+    .crossJoin(t.memberRoles)
+    .where(and(eq(t.memberRoles.guildId, idValue), eq(t.memberRoles.userId, ph('userId'))))
     .prepare(),
 )
 const channelsOf = prepared((d) =>
   d
     .select()
-    .from(channels)
-    .where(eq(channels.guildId, ph('guildId')))
-    .orderBy(asc(channels.position), asc(channels.id))
+    .from(t.channels)
+    .where(eq(t.channels.guildId, ph('guildId')))
+    .orderBy(asc(t.channels.position), asc(t.channels.id))
     .prepare(),
 )
 const channelsOfGuilds = prepared((d) =>
   d
-    .select(getTableColumns(channels))
+    .select(getTableColumns(t.channels))
     .from(idsTable())
-    .crossJoin(channels)
-    .where(eq(channels.guildId, idValue))
-    .orderBy(asc(channels.position), asc(channels.id))
+    .crossJoin(t.channels)
+    .where(eq(t.channels.guildId, idValue))
+    .orderBy(asc(t.channels.position), asc(t.channels.id))
     .prepare(),
 )
 const memberCountOf = prepared((d) =>
   d
     .select({ n: count() })
-    .from(members)
-    .where(eq(members.guildId, ph('guildId')))
+    .from(t.members)
+    .where(eq(t.members.guildId, ph('guildId')))
     .prepare(),
 )
 const memberCountsOf = prepared((d) =>
   d
-    .select({ guildId: members.guildId, n: count() })
+    .select({ guildId: t.members.guildId, n: count() })
     .from(idsTable())
-    .crossJoin(members)
-    .where(eq(members.guildId, idValue))
-    .groupBy(members.guildId)
+    .crossJoin(t.members)
+    .where(eq(t.members.guildId, idValue))
+    .groupBy(t.members.guildId)
     .prepare(),
 )
 // The user's memberships, then each guild by its key (CROSS JOIN: that order, whatever the statistics say).
 const membershipsOf = prepared((d) =>
   d
-    .select({ guild: getTableColumns(guilds), member: getTableColumns(members) })
-    .from(members)
-    .crossJoin(guilds)
-    .where(and(eq(members.userId, ph('userId')), eq(guilds.id, members.guildId)))
-    .orderBy(asc(guilds.id))
+    .select({ guild: getTableColumns(t.guilds), member: getTableColumns(t.members) })
+    .from(t.members)
+    .crossJoin(t.guilds)
+    .where(and(eq(t.members.userId, ph('userId')), eq(t.guilds.id, t.members.guildId)))
+    .orderBy(asc(t.guilds.id))
     .prepare(),
 )
 
@@ -175,19 +186,19 @@ function byGuild<T extends { guildId: string }>(rows: T[]): Map<string, T[]> {
 }
 
 export async function cachedGuildRoles(guildId: string, _tx?: DB): Promise<RoleRow[]> {
-  return roleLists.read(guildId, () => rolesOf().all({ guildId }).sort(roleOrder))!
+  return roleLists.read(guildId, () => andThen(rolesOf().all({ guildId }), (rows) => rows.sort(roleOrder)))!
 }
 
 /** The roles of several guilds (each guild's in cachedGuildRoles' order), in one query. */
 export async function rolesOfEach(guildIds: string[]): Promise<Map<string, RoleRow[]>> {
-  return guildIds.length ? byGuild(rolesOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
+  return guildIds.length ? byGuild(await rolesOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
 
 /** A user's role ids in several guilds, in one query. */
 export async function memberRoleIdsOfEach(guildIds: string[], userId: string): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!guildIds.length) return out
-  for (const [guildId, rows] of byGuild(roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId })))
+  for (const [guildId, rows] of byGuild(await roleIdsOfMemberIn().all({ ids: JSON.stringify(guildIds), userId })))
     out.set(
       guildId,
       rows.map((r) => r.roleId),
@@ -197,10 +208,10 @@ export async function memberRoleIdsOfEach(guildIds: string[], userId: string): P
 
 const roleIdsOfUsers = prepared((d) =>
   d
-    .select({ userId: memberRoles.userId, roleId: memberRoles.roleId })
+    .select({ userId: t.memberRoles.userId, roleId: t.memberRoles.roleId })
     .from(idsTable())
-    .crossJoin(memberRoles)
-    .where(and(eq(memberRoles.guildId, ph('guildId')), eq(memberRoles.userId, idValue)))
+    .crossJoin(t.memberRoles)
+    .where(and(eq(t.memberRoles.guildId, ph('guildId')), eq(t.memberRoles.userId, idValue)))
     .prepare(),
 )
 
@@ -208,7 +219,7 @@ const roleIdsOfUsers = prepared((d) =>
 export async function memberRoleIdsOfUsers(guildId: string, userIds: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>()
   if (!userIds.length) return out
-  for (const { userId, roleId } of roleIdsOfUsers().all({ guildId, ids: JSON.stringify(userIds) })) {
+  for (const { userId, roleId } of await roleIdsOfUsers().all({ guildId, ids: JSON.stringify(userIds) })) {
     const list = out.get(userId)
     if (list) list.push(roleId)
     else out.set(userId, [roleId])
@@ -218,17 +229,13 @@ export async function memberRoleIdsOfUsers(guildId: string, userIds: string[]): 
 
 /** The channels of several guilds (each guild's in guildChannels' order), in one query. */
 export async function channelsOfEach(guildIds: string[]): Promise<Map<string, ChannelRow[]>> {
-  return guildIds.length ? byGuild(channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
+  return guildIds.length ? byGuild(await channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
 }
 
 /** The member counts of several guilds, in one query. */
 export async function memberCountOfEach(guildIds: string[]): Promise<Map<string, number>> {
   if (!guildIds.length) return new Map()
-  return new Map(
-    memberCountsOf()
-      .all({ ids: JSON.stringify(guildIds) })
-      .map((r) => [r.guildId, r.n]),
-  )
+  return new Map((await memberCountsOf().all({ ids: JSON.stringify(guildIds) })).map((r) => [r.guildId, r.n]))
 }
 
 /** The guilds a user is in, with the membership, by guild id. */
@@ -239,48 +246,39 @@ export async function membershipsOfUser(userId: string): Promise<{ guild: GuildR
 export async function getRole(guildId: string, roleId: string): Promise<RoleRow | undefined> {
   return db()
     .select()
-    .from(roles)
-    .where(and(eq(roles.guildId, guildId), eq(roles.id, roleId)))
+    .from(t.roles)
+    .where(and(eq(t.roles.guildId, guildId), eq(t.roles.id, roleId)))
     .get()
 }
 
 export async function cachedMemberRoleIds(guildId: string, userId: string, _tx?: DB): Promise<string[]> {
   return memberRoleLists.read(memberKey(guildId, userId), () =>
-    roleIdsOfMember()
-      .all({ guildId, userId })
-      .map((r) => r.roleId),
+    andThen(roleIdsOfMember().all({ guildId, userId }), (rows) => rows.map((r) => r.roleId)),
   )!
 }
 
 export async function guildMembers(guildId: string, limit = 1000, after = '0'): Promise<MemberRow[]> {
   return db()
     .select()
-    .from(members)
-    .where(
-      and(eq(members.guildId, guildId), gt(sql`CAST(${members.userId} AS INTEGER)`, sql`CAST(${after} AS INTEGER)`)),
-    )
-    .orderBy(sql`CAST(${members.userId} AS INTEGER)`)
+    .from(t.members)
+    .where(and(eq(t.members.guildId, guildId), gt(asInteger(t.members.userId), asInteger(after))))
+    .orderBy(asInteger(t.members.userId))
     .limit(limit)
     .all()
 }
 
 export async function memberUserIds(guildId: string, tx: DB = db()): Promise<string[]> {
-  return tx
-    .select({ id: members.userId })
-    .from(members)
-    .where(eq(members.guildId, guildId))
-    .all()
-    .map((r) => r.id)
+  return (await tx.select({ id: t.members.userId }).from(t.members).where(eq(t.members.guildId, guildId)).all()).map(
+    (r) => r.id,
+  )
 }
 
 export async function memberCount(guildId: string, _tx?: DB): Promise<number> {
-  return memberCountOf().get({ guildId })?.n ?? 0
+  return (await memberCountOf().get({ guildId }))?.n ?? 0
 }
 
 export async function guildsOfUser(userId: string): Promise<GuildRow[]> {
-  return membershipsOf()
-    .all({ userId })
-    .map((r) => r.guild)
+  return (await membershipsOf().all({ userId })).map((r) => r.guild)
 }
 
 export async function guildChannels(guildId: string, _tx?: DB): Promise<ChannelRow[]> {
@@ -288,20 +286,14 @@ export async function guildChannels(guildId: string, _tx?: DB): Promise<ChannelR
 }
 
 // A page of channel messages: newest first; after a cursor alone, the oldest ones newer than it, read ascending.
-const messageOrder = sql`CAST(${messages.id} AS INTEGER)`
-const inChannel = eq(messages.channelId, ph('channelId'))
+const messageOrder = asInteger(t.messages.id)
+const inChannel = eq(t.messages.channelId, ph('channelId'))
 const messagePage = (where: SQL | undefined, order: SQL) =>
-  prepared((d) => d.select().from(messages).where(where).orderBy(order).limit(ph('limit')).prepare())
+  prepared((d) => d.select().from(t.messages).where(where).orderBy(order).limit(ph('limit')).prepare())
 const pageNewest = messagePage(inChannel, desc(messageOrder))
-const pageBefore = messagePage(
-  and(inChannel, sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`),
-  desc(messageOrder),
-)
-const pageAfter = messagePage(and(inChannel, sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`), asc(messageOrder))
-const pageAtOrBefore = messagePage(
-  and(inChannel, sql`${messageOrder} <= CAST(${ph('around')} AS INTEGER)`),
-  desc(messageOrder),
-)
+const pageBefore = messagePage(and(inChannel, lt(messageOrder, asInteger(ph('before')))), desc(messageOrder))
+const pageAfter = messagePage(and(inChannel, gt(messageOrder, asInteger(ph('after')))), asc(messageOrder))
+const pageAtOrBefore = messagePage(and(inChannel, lte(messageOrder, asInteger(ph('around')))), desc(messageOrder))
 
 // Pages of GET /channels/{id}/messages as sent (JSON text), per channel and query. A message written to the channel,
 // or the channel's or guild's deletion, forgets the channel's pages; a page made before a user row changed (an author
@@ -324,31 +316,31 @@ export async function channelMessages(
 ): Promise<MessageRow[]> {
   if (q.around) {
     const half = Math.floor(q.limit / 2)
-    const older = pageAtOrBefore().all({ channelId, around: q.around, limit: q.limit - half })
-    const newer = pageAfter().all({ channelId, after: q.around, limit: half })
+    const older = await pageAtOrBefore().all({ channelId, around: q.around, limit: q.limit - half })
+    const newer = await pageAfter().all({ channelId, after: q.around, limit: half })
     return [...newer.reverse(), ...older]
   }
-  if (q.after && !q.before) return pageAfter().all({ channelId, after: q.after, limit: q.limit }).reverse()
+  if (q.after && !q.before) return (await pageAfter().all({ channelId, after: q.after, limit: q.limit })).reverse()
   if (q.before) return pageBefore().all({ channelId, before: q.before, limit: q.limit })
   return pageNewest().all({ channelId, limit: q.limit })
 }
 
 export async function getInvite(code: string): Promise<InviteRow | undefined> {
-  return db().select().from(invites).where(eq(invites.code, code)).get()
+  return db().select().from(t.invites).where(eq(t.invites.code, code)).get()
 }
 
 /** Count one use if the invite is still valid for this user; atomic, so parallel joins never exceed max_uses. */
 export async function claimInviteUse(code: string, now: number, userId: string): Promise<InviteRow | undefined> {
   return await write((w) => {
     return w
-      .update(invites)
-      .set({ uses: sql`${invites.uses} + 1` })
+      .update(t.invites)
+      .set({ uses: sql`${t.invites.uses} + 1` })
       .where(
         and(
-          eq(invites.code, code),
-          sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
-          sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
-          sql`(${invites.targetUserId} IS NULL OR ${invites.targetUserId} = ${userId})`,
+          eq(t.invites.code, code),
+          sql`(${t.invites.maxUses} = 0 OR ${t.invites.uses} < ${t.invites.maxUses})`,
+          sql`(${t.invites.expiresAt} IS NULL OR ${t.invites.expiresAt} > ${now})`,
+          sql`(${t.invites.targetUserId} IS NULL OR ${t.invites.targetUserId} = ${userId})`,
         ),
       )
       .returning()
@@ -366,17 +358,17 @@ export async function reusableInvite(
 ): Promise<InviteRow | undefined> {
   return db()
     .select()
-    .from(invites)
+    .from(t.invites)
     .where(
       and(
-        eq(invites.channelId, channelId),
-        eq(invites.inviterId, inviterId),
-        eq(invites.maxAge, maxAge),
-        eq(invites.maxUses, maxUses),
-        eq(invites.temporary, temporary),
-        eq(invites.uses, 0),
-        sql`${invites.targetUserId} IS NULL`,
-        sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
+        eq(t.invites.channelId, channelId),
+        eq(t.invites.inviterId, inviterId),
+        eq(t.invites.maxAge, maxAge),
+        eq(t.invites.maxUses, maxUses),
+        eq(t.invites.temporary, temporary),
+        eq(t.invites.uses, 0),
+        sql`${t.invites.targetUserId} IS NULL`,
+        sql`(${t.invites.expiresAt} IS NULL OR ${t.invites.expiresAt} > ${now})`,
       ),
     )
     .get()
@@ -389,77 +381,78 @@ export async function liveInvites(
 ): Promise<InviteRow[]> {
   return db()
     .select()
-    .from(invites)
+    .from(t.invites)
     .where(
       and(
-        'guildId' in where ? eq(invites.guildId, where.guildId) : eq(invites.channelId, where.channelId),
-        sql`(${invites.expiresAt} IS NULL OR ${invites.expiresAt} > ${now})`,
-        sql`(${invites.maxUses} = 0 OR ${invites.uses} < ${invites.maxUses})`,
+        'guildId' in where ? eq(t.invites.guildId, where.guildId) : eq(t.invites.channelId, where.channelId),
+        sql`(${t.invites.expiresAt} IS NULL OR ${t.invites.expiresAt} > ${now})`,
+        sql`(${t.invites.maxUses} = 0 OR ${t.invites.uses} < ${t.invites.maxUses})`,
       ),
     )
-    .orderBy(asc(invites.createdAt), asc(invites.code))
+    .orderBy(asc(t.invites.createdAt), asc(t.invites.code))
     .all()
 }
 
 // ---- writers
 
-export async function insertGuild(tx: DB, row: typeof guilds.$inferInsert): Promise<void> {
+export async function insertGuild(tx: DB, row: typeof t.guilds.$inferInsert): Promise<void> {
   if (row.id) guildRows.forget(row.id)
-  tx.insert(guilds).values(row).run()
+  await tx.insert(t.guilds).values(row).run()
 }
 
 export async function updateGuild(
   tx: DB,
   id: string,
-  patch: Partial<Omit<typeof guilds.$inferInsert, 'id'>>,
+  patch: Partial<Omit<typeof t.guilds.$inferInsert, 'id'>>,
 ): Promise<void> {
   guildRows.forget(id)
-  tx.update(guilds).set(patch).where(eq(guilds.id, id)).run()
+  await tx.update(t.guilds).set(patch).where(eq(t.guilds.id, id)).run()
 }
 
 export async function deleteGuildRow(tx: DB, id: string): Promise<void> {
   // Its channels, members, roles and messages go with it.
   for (const cache of [guildRows, channelRows, memberRows, roleLists, memberRoleLists, messagePages]) cache.clear()
-  tx.delete(guilds).where(eq(guilds.id, id)).run()
+  await tx.delete(t.guilds).where(eq(t.guilds.id, id)).run()
 }
 
-export async function insertRole(tx: DB, row: typeof roles.$inferInsert): Promise<RoleRow> {
+export async function insertRole(tx: DB, row: typeof t.roles.$inferInsert): Promise<RoleRow> {
   roleLists.forget(row.guildId)
-  return tx.insert(roles).values(row).returning().get()
+  return tx.insert(t.roles).values(row).returning().get()
 }
 
 export async function updateRoleRow(
   tx: DB,
   id: string,
-  patch: Partial<Omit<typeof roles.$inferInsert, 'id'>>,
+  patch: Partial<Omit<typeof t.roles.$inferInsert, 'id'>>,
 ): Promise<RoleRow> {
   roleLists.clear() // by role id: its guild is not known here
-  return tx.update(roles).set(patch).where(eq(roles.id, id)).returning().get()
+  return tx.update(t.roles).set(patch).where(eq(t.roles.id, id)).returning().get()
 }
 
 export async function deleteRoleRow(tx: DB, id: string): Promise<void> {
   roleLists.clear()
   memberRoleLists.clear() // the role leaves every member who had it
-  tx.delete(roles).where(eq(roles.id, id)).run()
+  await tx.delete(t.roles).where(eq(t.roles.id, id)).run()
 }
 
 export async function addMemberRole(tx: DB, guildId: string, userId: string, roleId: string): Promise<void> {
   memberRoleLists.forget(memberKey(guildId, userId))
-  tx.insert(memberRoles).values({ guildId, userId, roleId }).onConflictDoNothing().run()
+  await tx.insert(t.memberRoles).values({ guildId, userId, roleId }).onConflictDoNothing().run()
 }
 
 export async function removeMemberRole(tx: DB, guildId: string, userId: string, roleId: string): Promise<void> {
   memberRoleLists.forget(memberKey(guildId, userId))
-  tx.delete(memberRoles)
-    .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId), eq(memberRoles.roleId, roleId)))
+  await tx
+    .delete(t.memberRoles)
+    .where(and(eq(t.memberRoles.guildId, guildId), eq(t.memberRoles.userId, userId), eq(t.memberRoles.roleId, roleId)))
     .run()
 }
 
 /** Add a member; undefined when the user already is one. */
-export async function insertMember(tx: DB, row: typeof members.$inferInsert): Promise<MemberRow | undefined> {
+export async function insertMember(tx: DB, row: typeof t.members.$inferInsert): Promise<MemberRow | undefined> {
   memberRows.forget(memberKey(row.guildId, row.userId))
   memberRoleLists.forget(memberKey(row.guildId, row.userId))
-  return tx.insert(members).values(row).onConflictDoNothing().returning().get()
+  return tx.insert(t.members).values(row).onConflictDoNothing().returning().get()
 }
 
 export async function updateMemberRow(
@@ -470,9 +463,9 @@ export async function updateMemberRow(
 ): Promise<MemberRow | undefined> {
   memberRows.forget(memberKey(guildId, userId))
   return tx
-    .update(members)
+    .update(t.members)
     .set(patch)
-    .where(and(eq(members.guildId, guildId), eq(members.userId, userId)))
+    .where(and(eq(t.members.guildId, guildId), eq(t.members.userId, userId)))
     .returning()
     .get()
 }
@@ -480,26 +473,26 @@ export async function updateMemberRow(
 // ---- bans
 
 /** Ban a user; false when the ban was already there (it keeps its reason). */
-export async function insertBan(tx: DB, row: typeof bans.$inferInsert): Promise<boolean> {
-  return tx.insert(bans).values(row).onConflictDoNothing().returning().get() !== undefined
+export async function insertBan(tx: DB, row: typeof sqliteTables.bans.$inferInsert): Promise<boolean> {
+  return (await tx.insert(t.bans).values(row).onConflictDoNothing().returning().get()) !== undefined
 }
 
 /** Lift a ban; false when there was none. */
 export async function deleteBan(tx: DB, guildId: string, userId: string): Promise<boolean> {
   return (
-    tx
-      .delete(bans)
-      .where(and(eq(bans.guildId, guildId), eq(bans.userId, userId)))
+    (await tx
+      .delete(t.bans)
+      .where(and(eq(t.bans.guildId, guildId), eq(t.bans.userId, userId)))
       .returning()
-      .get() !== undefined
+      .get()) !== undefined
   )
 }
 
 export async function findBan(guildId: string, userId: string): Promise<BanRow | undefined> {
   return db()
     .select()
-    .from(bans)
-    .where(and(eq(bans.guildId, guildId), eq(bans.userId, userId)))
+    .from(t.bans)
+    .where(and(eq(t.bans.guildId, guildId), eq(t.bans.userId, userId)))
     .get()
 }
 
@@ -508,15 +501,15 @@ export async function guildBans(
   guildId: string,
   page: { limit: number; before?: string; after?: string },
 ): Promise<BanRow[]> {
-  const userNumber = sql`CAST(${bans.userId} AS INTEGER)`
-  const rows = db()
+  const userNumber = asInteger(t.bans.userId)
+  const rows = await db()
     .select()
-    .from(bans)
+    .from(t.bans)
     .where(
       and(
-        eq(bans.guildId, guildId),
-        page.after !== undefined ? gt(userNumber, sql`CAST(${page.after} AS INTEGER)`) : undefined,
-        page.before !== undefined ? sql`${userNumber} < CAST(${page.before} AS INTEGER)` : undefined,
+        eq(t.bans.guildId, guildId),
+        page.after !== undefined ? gt(userNumber, asInteger(page.after)) : undefined,
+        page.before !== undefined ? lt(userNumber, asInteger(page.before)) : undefined,
       ),
     )
     .orderBy(page.before !== undefined && page.after === undefined ? desc(userNumber) : asc(userNumber))
@@ -534,9 +527,15 @@ export async function authorMessagesSince(
 ): Promise<{ id: string; channelId: string }[]> {
   if (!channelIds.length) return []
   return tx
-    .select({ id: messages.id, channelId: messages.channelId })
-    .from(messages)
-    .where(and(inArray(messages.channelId, channelIds), eq(messages.authorId, authorId), gt(messages.createdAt, since)))
+    .select({ id: t.messages.id, channelId: t.messages.channelId })
+    .from(t.messages)
+    .where(
+      and(
+        inArray(t.messages.channelId, channelIds),
+        eq(t.messages.authorId, authorId),
+        gt(t.messages.createdAt, since),
+      ),
+    )
     .all()
 }
 
@@ -544,51 +543,53 @@ export async function authorMessagesSince(
 export async function deleteMember(tx: DB, guildId: string, userId: string): Promise<void> {
   memberRows.forget(memberKey(guildId, userId))
   memberRoleLists.forget(memberKey(guildId, userId))
-  tx.delete(memberRoles)
-    .where(and(eq(memberRoles.guildId, guildId), eq(memberRoles.userId, userId)))
+  await tx
+    .delete(t.memberRoles)
+    .where(and(eq(t.memberRoles.guildId, guildId), eq(t.memberRoles.userId, userId)))
     .run()
-  tx.delete(members)
-    .where(and(eq(members.guildId, guildId), eq(members.userId, userId)))
+  await tx
+    .delete(t.members)
+    .where(and(eq(t.members.guildId, guildId), eq(t.members.userId, userId)))
     .run()
 }
 
-export async function insertChannel(tx: DB, row: typeof channels.$inferInsert): Promise<ChannelRow> {
+export async function insertChannel(tx: DB, row: typeof t.channels.$inferInsert): Promise<ChannelRow> {
   if (row.id) channelRows.forget(row.id)
-  return tx.insert(channels).values(row).returning().get()
+  return tx.insert(t.channels).values(row).returning().get()
 }
 
 export async function updateChannelRow(
   tx: DB,
   id: string,
-  patch: Partial<Omit<typeof channels.$inferInsert, 'id'>>,
+  patch: Partial<Omit<typeof t.channels.$inferInsert, 'id'>>,
 ): Promise<ChannelRow> {
   channelRows.forget(id)
-  return tx.update(channels).set(patch).where(eq(channels.id, id)).returning().get()
+  return tx.update(t.channels).set(patch).where(eq(t.channels.id, id)).returning().get()
 }
 
 export async function deleteChannelRow(tx: DB, id: string): Promise<void> {
   messagePages.forget(id)
   channelRows.forget(id)
-  tx.delete(channels).where(eq(channels.id, id)).run()
+  await tx.delete(t.channels).where(eq(t.channels.id, id)).run()
 }
 
 const recentNonce = prepared((d) =>
   d
     .select()
-    .from(messages)
+    .from(t.messages)
     .where(
       and(
-        eq(messages.channelId, ph('channelId')),
-        eq(messages.authorId, ph('authorId')),
-        eq(messages.nonce, ph('nonce')),
-        gt(messages.createdAt, ph('since')),
+        eq(t.messages.channelId, ph('channelId')),
+        eq(t.messages.authorId, ph('authorId')),
+        eq(t.messages.nonce, ph('nonce')),
+        gt(t.messages.createdAt, ph('since')),
       ),
     )
     .prepare(),
 )
 const messageInsert = prepared((d) =>
   d
-    .insert(messages)
+    .insert(t.messages)
     .values({
       id: ph('id'),
       channelId: ph('channelId'),
@@ -605,9 +606,9 @@ const messageInsert = prepared((d) =>
 )
 const lastMessageSet = prepared((d) =>
   d
-    .update(channels)
+    .update(t.channels)
     .set({ lastMessageId: sql`${ph('lastMessageId')}` })
-    .where(eq(channels.id, ph('id')))
+    .where(eq(t.channels.id, ph('id')))
     .prepare(),
 )
 
@@ -622,7 +623,7 @@ export async function recentMessageWithNonce(
   return recentNonce().get({ channelId, authorId, nonce, since })
 }
 
-export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert): Promise<MessageRow> {
+export async function insertMessage(_tx: DB, row: typeof t.messages.$inferInsert): Promise<MessageRow> {
   messagePages.forget(row.channelId)
   return messageInsert().get({
     id: row.id,
@@ -638,21 +639,21 @@ export async function insertMessage(_tx: DB, row: typeof messages.$inferInsert):
 }
 
 export async function findMessage(id: string): Promise<MessageRow | undefined> {
-  return db().select().from(messages).where(eq(messages.id, id)).get()
+  return db().select().from(t.messages).where(eq(t.messages.id, id)).get()
 }
 
 /** A new message in the channel: its last_message_id. */
 export async function setLastMessageId(_tx: DB, channelId: string, messageId: string): Promise<void> {
   channelRows.forget(channelId)
-  lastMessageSet().run({ id: channelId, lastMessageId: messageId })
+  await lastMessageSet().run({ id: channelId, lastMessageId: messageId })
 }
 
-export async function insertInvite(tx: DB, row: typeof invites.$inferInsert): Promise<InviteRow> {
-  return tx.insert(invites).values(row).returning().get()
+export async function insertInvite(tx: DB, row: typeof t.invites.$inferInsert): Promise<InviteRow> {
+  return tx.insert(t.invites).values(row).returning().get()
 }
 
 export async function deleteInviteRow(tx: DB, code: string): Promise<void> {
-  tx.delete(invites).where(eq(invites.code, code)).run()
+  await tx.delete(t.invites).where(eq(t.invites.code, code)).run()
 }
 
 // ---- one message: edits, deletions, pins, reactions. Each writer forgets the channel's pages.
@@ -661,8 +662,8 @@ export async function deleteInviteRow(tx: DB, code: string): Promise<void> {
 export async function messageInChannel(channelId: string, id: string, tx: DB = db()): Promise<MessageRow | undefined> {
   return tx
     .select()
-    .from(messages)
-    .where(and(eq(messages.id, id), eq(messages.channelId, channelId)))
+    .from(t.messages)
+    .where(and(eq(t.messages.id, id), eq(t.messages.channelId, channelId)))
     .get()
 }
 
@@ -670,8 +671,8 @@ export async function messageInChannel(channelId: string, id: string, tx: DB = d
 export async function messagesInChannel(channelId: string, ids: string[], tx: DB = db()): Promise<MessageRow[]> {
   return tx
     .select()
-    .from(messages)
-    .where(and(eq(messages.channelId, channelId), inArray(messages.id, ids)))
+    .from(t.messages)
+    .where(and(eq(t.messages.channelId, channelId), inArray(t.messages.id, ids)))
     .all()
 }
 
@@ -686,9 +687,9 @@ export async function updateMessageRow(
 ): Promise<MessageRow | undefined> {
   messagePages.forget(channelId)
   return tx
-    .update(messages)
+    .update(t.messages)
     .set(patch)
-    .where(and(eq(messages.id, id), eq(messages.channelId, channelId)))
+    .where(and(eq(t.messages.id, id), eq(t.messages.channelId, channelId)))
     .returning()
     .get()
 }
@@ -697,33 +698,36 @@ export async function updateMessageRow(
 export async function deleteMessageRows(tx: DB, channelId: string, ids: string[]): Promise<string[]> {
   if (!ids.length) return []
   messagePages.forget(channelId)
-  return tx
-    .delete(messages)
-    .where(and(eq(messages.channelId, channelId), inArray(messages.id, ids)))
-    .returning({ id: messages.id })
-    .all()
-    .map((r) => r.id)
+  return (
+    await tx
+      .delete(t.messages)
+      .where(and(eq(t.messages.channelId, channelId), inArray(t.messages.id, ids)))
+      .returning({ id: t.messages.id })
+      .all()
+  ).map((r) => r.id)
 }
 
-const isPinned = (channelId: string) => and(eq(messages.channelId, channelId), isNotNull(messages.pinnedAt))
+const isPinned = (channelId: string) => and(eq(t.messages.channelId, channelId), isNotNull(t.messages.pinnedAt))
 
 /** The channel's pinned messages, the latest pinned first. */
 export async function pinnedMessages(channelId: string): Promise<MessageRow[]> {
-  return db().select().from(messages).where(isPinned(channelId)).orderBy(desc(messages.pinnedAt)).all()
+  return db().select().from(t.messages).where(isPinned(channelId)).orderBy(desc(t.messages.pinnedAt)).all()
 }
 
 export async function pinCount(channelId: string, tx: DB = db()): Promise<number> {
-  return tx.select({ n: count() }).from(messages).where(isPinned(channelId)).get()?.n ?? 0
+  return (await tx.select({ n: count() }).from(t.messages).where(isPinned(channelId)).get())?.n ?? 0
 }
 
 /** When the channel's latest pin was made (CHANNEL_PINS_UPDATE's last_pin_timestamp); null without pins. */
 export async function lastPinAt(channelId: string, tx: DB = db()): Promise<number | null> {
   return (
-    tx
-      .select({ at: sql<number | null>`max(${messages.pinnedAt})` })
-      .from(messages)
-      .where(isPinned(channelId))
-      .get()?.at ?? null
+    (
+      await tx
+        .select({ at: sql<number | null>`max(${t.messages.pinnedAt})` })
+        .from(t.messages)
+        .where(isPinned(channelId))
+        .get()
+    )?.at ?? null
   )
 }
 
@@ -733,16 +737,16 @@ export type ReactionCount = { emoji: string; count: number; me: boolean }
 const reactionCountsOf = prepared((d) =>
   d
     .select({
-      messageId: reactions.messageId,
-      emoji: reactions.emoji,
+      messageId: t.reactions.messageId,
+      emoji: t.reactions.emoji,
       count: count(),
-      me: sql<number | null>`max(${reactions.userId} = ${ph('userId')})`,
+      me: sql<number | null>`max(CASE WHEN ${t.reactions.userId} = ${ph('userId')} THEN 1 ELSE 0 END)`,
     })
     .from(idsTable())
-    .crossJoin(reactions)
-    .where(eq(reactions.messageId, idValue))
-    .groupBy(reactions.messageId, reactions.emoji)
-    .orderBy(sql`min(${reactions.createdAt})`, reactions.emoji)
+    .crossJoin(t.reactions)
+    .where(eq(t.reactions.messageId, idValue))
+    .groupBy(t.reactions.messageId, t.reactions.emoji)
+    .orderBy(sql`min(${t.reactions.createdAt})`, t.reactions.emoji)
     .prepare(),
 )
 
@@ -753,7 +757,7 @@ export async function reactionCounts(
 ): Promise<Map<string, ReactionCount[]>> {
   const out = new Map<string, ReactionCount[]>()
   if (!messageIds.length) return out
-  for (const r of reactionCountsOf().all({ ids: JSON.stringify(messageIds), userId: readerId })) {
+  for (const r of await reactionCountsOf().all({ ids: JSON.stringify(messageIds), userId: readerId })) {
     const item = { emoji: r.emoji, count: r.count, me: r.me === 1 }
     const list = out.get(r.messageId)
     if (list) list.push(item)
@@ -768,21 +772,28 @@ export async function messageEmoji(
   emoji: string,
   tx: DB = db(),
 ): Promise<{ kinds: number; has: boolean }> {
-  const row = tx
+  const row = await tx
     .select({
-      kinds: countDistinct(reactions.emoji),
-      has: sql<number>`coalesce(max(${reactions.emoji} = ${emoji}), 0)`,
+      kinds: countDistinct(t.reactions.emoji),
+      has: sql<number>`coalesce(max(CASE WHEN ${t.reactions.emoji} = ${emoji} THEN 1 ELSE 0 END), 0)`,
     })
-    .from(reactions)
-    .where(eq(reactions.messageId, messageId))
+    .from(t.reactions)
+    .where(eq(t.reactions.messageId, messageId))
     .get()
   return { kinds: row?.kinds ?? 0, has: row?.has === 1 }
 }
 
 /** A user's reaction; false when it was already there. */
-export async function insertReaction(tx: DB, channelId: string, row: typeof reactions.$inferInsert): Promise<boolean> {
+export async function insertReaction(
+  tx: DB,
+  channelId: string,
+  row: typeof t.reactions.$inferInsert,
+): Promise<boolean> {
   messagePages.forget(channelId)
-  return tx.insert(reactions).values(row).onConflictDoNothing().returning({ at: reactions.createdAt }).all().length > 0
+  return (
+    (await tx.insert(t.reactions).values(row).onConflictDoNothing().returning({ at: t.reactions.createdAt }).all())
+      .length > 0
+  )
 }
 
 /** Remove one user's reaction; false when there was none. */
@@ -795,11 +806,13 @@ export async function deleteReaction(
 ): Promise<boolean> {
   messagePages.forget(channelId)
   return (
-    tx
-      .delete(reactions)
-      .where(and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji), eq(reactions.userId, userId)))
-      .returning({ at: reactions.createdAt })
-      .all().length > 0
+    (
+      await tx
+        .delete(t.reactions)
+        .where(and(eq(t.reactions.messageId, messageId), eq(t.reactions.emoji, emoji), eq(t.reactions.userId, userId)))
+        .returning({ at: t.reactions.createdAt })
+        .all()
+    ).length > 0
   )
 }
 
@@ -807,9 +820,9 @@ export async function deleteReaction(
 export async function deleteReactions(tx: DB, channelId: string, messageId: string, emoji?: string): Promise<number> {
   messagePages.forget(channelId)
   const where = emoji
-    ? and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji))
-    : eq(reactions.messageId, messageId)
-  return tx.delete(reactions).where(where).returning({ at: reactions.createdAt }).all().length
+    ? and(eq(t.reactions.messageId, messageId), eq(t.reactions.emoji, emoji))
+    : eq(t.reactions.messageId, messageId)
+  return (await tx.delete(t.reactions).where(where).returning({ at: t.reactions.createdAt }).all()).length
 }
 
 /** The ids of the users who reacted with an emoji, by id, after a user id. */
@@ -819,15 +832,31 @@ export async function reactionUserIds(
   after: string,
   limit: number,
 ): Promise<string[]> {
-  const byId = sql`CAST(${reactions.userId} AS INTEGER)`
-  return db()
-    .select({ userId: reactions.userId })
-    .from(reactions)
-    .where(
-      and(eq(reactions.messageId, messageId), eq(reactions.emoji, emoji), gt(byId, sql`CAST(${after} AS INTEGER)`)),
-    )
-    .orderBy(byId)
-    .limit(limit)
-    .all()
-    .map((r) => r.userId)
+  const byId = asInteger(t.reactions.userId)
+  return (
+    await db()
+      .select({ userId: t.reactions.userId })
+      .from(t.reactions)
+      .where(and(eq(t.reactions.messageId, messageId), eq(t.reactions.emoji, emoji), gt(byId, asInteger(after))))
+      .orderBy(byId)
+      .limit(limit)
+      .all()
+  ).map((r) => r.userId)
+}
+
+// ---- Locks for count-then-write checks (db/client.ts lockForUpdate; nothing on SQLite)
+
+/** Hold the channel's row until the transaction ends (its pin count is checked alone). */
+export async function lockChannel(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.channels, t.channels.id, id)
+}
+
+/** Hold the message's row until the transaction ends (its count of reaction emoji is checked alone). */
+export async function lockMessage(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.messages, t.messages.id, id)
+}
+
+/** One enforce_nonce send per channel, author and nonce at a time (the message it finds may not exist yet). */
+export async function lockMessageNonce(tx: DB, channelId: string, authorId: string, nonce: string): Promise<void> {
+  await lockName(tx, `message-nonce:${channelId}:${authorId}:${nonce}`)
 }

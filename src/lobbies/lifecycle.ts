@@ -1,4 +1,5 @@
 // Creating, joining (by secret), changing and deleting lobbies.
+import { lockUser } from '../accounts/store'
 import { clock } from '../core/clock'
 import { sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
@@ -11,6 +12,8 @@ import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
 import { changeMembers, memberEffects, type MemberInput } from './member-changes'
 import {
+  lockLobby,
+  lockLobbySecret,
   countUserLobbies,
   deleteLobbyRow,
   getLobbyBySecret,
@@ -109,7 +112,11 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
   const { lobby, members, effects } = await queuedTransaction(async (tx) => {
     const effects = new Effects()
     const now = clock.now()
+    // Limits are counted, then written (PostgreSQL: the secret, the lobby, the user held in that order until COMMIT).
+    await lockLobbySecret(tx, caller.applicationId, secretHash)
     let found = await getLobbyBySecret(tx, caller.applicationId, secretHash)
+    if (found) await lockLobby(tx, found.id)
+    if (userId) await lockUser(tx, userId)
     let members = found ? await cachedLobbyMembers(found.id, tx) : []
     const member = found && userId ? members.find((m) => m.userId === userId) : undefined
     if (found && !member && (found.secretExpiresAt ?? 0) <= now) {

@@ -1,6 +1,6 @@
 // Adding, updating and removing lobby members inside a transaction, with the limits and the gateway effects
 // (members follow their lobbies' topics live).
-import { existingUserIds } from '../accounts/store'
+import { existingUserIds, lockUser } from '../accounts/store'
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import type { DB } from '../db/client'
@@ -10,7 +10,15 @@ import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
 import { eventMember } from './serialize'
 import { lobbySnapshot } from './snapshots'
 import { touchLobby } from './activity'
-import { countMembers, countUserLobbies, deleteMember, insertMember, cachedLobbyMembers, updateMember } from './store'
+import {
+  cachedLobbyMembers,
+  countMembers,
+  countUserLobbies,
+  deleteMember,
+  insertMember,
+  lockLobby,
+  updateMember,
+} from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 
 export type MemberInput = { id: string; metadata?: Metadata | null; flags?: number | null }
@@ -42,7 +50,11 @@ export async function changeMembers(
   const known = await existingUserIds(tx, [...wanted.keys()])
   for (const id of wanted.keys()) if (!known.has(id)) throw Errors.unknownUser()
 
+  // The lobby's member count and each added user's lobby count are checked, then written: held until COMMIT (the
+  // lobby first, then the users in id order; PostgreSQL, db/client.ts lockForUpdate).
+  await lockLobby(tx, lobby.id)
   const current = new Map((await cachedLobbyMembers(lobby.id, tx)).map((m) => [m.userId, m]))
+  for (const id of [...wanted.keys()].filter((id) => !current.has(id)).sort()) await lockUser(tx, id)
   const changes: MemberChanges = { added: [], updated: [], removed: [] }
 
   for (const id of new Set(removes)) {

@@ -18,6 +18,7 @@ import {
   findEnforcedNonce,
   insertMessage,
   listMessages,
+  lockEnforcedNonce,
   releaseEnforcedNonce,
   setModerationMetadata,
 } from './store'
@@ -58,6 +59,7 @@ export async function postMessage(
     const lobby = await access()
     const now = clock.now()
     if (enforce) {
+      await lockEnforcedNonce(tx, lobby.id, authorId, input.nonce!) // looked for, then written: one at a time
       const earlier = await findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
       if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS)
         return { row: earlier, lobby, created: false, queued: false }

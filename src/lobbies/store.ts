@@ -3,31 +3,30 @@
 //
 // The queries of the hot paths are prepared once per connection (`prepared()`, db/client.ts); they run on the
 // connection of the caller's scope (inside a transaction, the write connection).
-import { and, asc, count, desc, eq, isNotNull, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { PageCache, rowCache } from '../db/cache'
 import {
+  andThen,
+  asInteger,
   atBatchEnd,
+  type DB,
   db,
+  dialectTables,
   inQueuedBatch,
   jsonPlaceholder,
+  lockForUpdate,
+  lockName,
   prepared,
   toJson,
   transaction,
   write,
-  type DB,
 } from '../db/client'
-import {
-  lobbies,
-  lobbyMembers,
-  lobbyEventDeliveries,
-  lobbyMessages,
-  type LobbyEventDeliveryRow,
-  type LobbyMemberRow,
-  type LobbyMessageRow,
-  type LobbyRow,
-  type Metadata,
-} from './tables'
+import * as sqliteTables from './tables'
+import type { LobbyEventDeliveryRow, LobbyMemberRow, LobbyMessageRow, LobbyRow, Metadata } from './tables'
+
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
 
 const ph = sql.placeholder
 
@@ -66,20 +65,20 @@ export function cachedLobbyText(id: string, build: () => string): string {
 const lobbyById = prepared((d) =>
   d
     .select()
-    .from(lobbies)
-    .where(eq(lobbies.id, ph('id')))
+    .from(t.lobbies)
+    .where(eq(t.lobbies.id, ph('id')))
     .prepare(),
 )
 const lobbyBySecret = prepared((d) =>
   d
     .select()
-    .from(lobbies)
-    .where(and(eq(lobbies.applicationId, ph('applicationId')), eq(lobbies.secretHash, ph('secretHash'))))
+    .from(t.lobbies)
+    .where(and(eq(t.lobbies.applicationId, ph('applicationId')), eq(t.lobbies.secretHash, ph('secretHash'))))
     .prepare(),
 )
 const lobbyInsert = prepared((d) =>
   d
-    .insert(lobbies)
+    .insert(t.lobbies)
     .values({
       id: ph('id'),
       applicationId: ph('applicationId'),
@@ -98,23 +97,23 @@ const lobbyInsert = prepared((d) =>
 )
 const lobbyMetadataUpdate = prepared((d) =>
   d
-    .update(lobbies)
+    .update(t.lobbies)
     .set({ metadata: jsonPlaceholder('metadata') })
-    .where(eq(lobbies.id, ph('id')))
+    .where(eq(t.lobbies.id, ph('id')))
     .returning()
     .prepare(),
 )
 const lobbyDelete = prepared((d) =>
   d
-    .delete(lobbies)
-    .where(eq(lobbies.id, ph('id')))
+    .delete(t.lobbies)
+    .where(eq(t.lobbies.id, ph('id')))
     .returning()
     .prepare(),
 )
 const idleLobbyDelete = prepared((d) =>
   d
-    .delete(lobbies)
-    .where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, ph('now'))))
+    .delete(t.lobbies)
+    .where(and(eq(t.lobbies.id, ph('id')), isNotNull(t.lobbies.idleDeadline), lte(t.lobbies.idleDeadline, ph('now'))))
     .returning()
     .prepare(),
 )
@@ -122,24 +121,29 @@ const idleLobbyDelete = prepared((d) =>
 // with the lobby's own timeout; no write when it already is so.
 const idleDeadlineClear = prepared((d) =>
   d
-    .update(lobbies)
+    .update(t.lobbies)
     .set({ idleDeadline: null })
-    .where(and(eq(lobbies.id, ph('id')), isNotNull(lobbies.idleDeadline)))
+    .where(and(eq(t.lobbies.id, ph('id')), isNotNull(t.lobbies.idleDeadline)))
     .prepare(),
 )
-const restartedDeadline = sql`${ph('now')} + ${lobbies.idleTimeoutSeconds} * 1000`
+const restartedDeadline = sql`CAST(${ph('now')} AS bigint) + ${t.lobbies.idleTimeoutSeconds} * 1000`
 const idleDeadlineRestart = prepared((d) =>
   d
-    .update(lobbies)
+    .update(t.lobbies)
     .set({ idleDeadline: restartedDeadline })
-    .where(and(eq(lobbies.id, ph('id')), or(isNull(lobbies.idleDeadline), ne(lobbies.idleDeadline, restartedDeadline))))
+    .where(
+      and(
+        eq(t.lobbies.id, ph('id')),
+        or(isNull(t.lobbies.idleDeadline), ne(t.lobbies.idleDeadline, restartedDeadline)),
+      ),
+    )
     .prepare(),
 )
 const idleDeadlineArm = prepared((d) =>
   d
-    .update(lobbies)
+    .update(t.lobbies)
     .set({ idleDeadline: restartedDeadline })
-    .where(and(eq(lobbies.id, ph('id')), isNull(lobbies.idleDeadline)))
+    .where(and(eq(t.lobbies.id, ph('id')), isNull(t.lobbies.idleDeadline)))
     .prepare(),
 )
 
@@ -156,11 +160,11 @@ export async function getLobbyBySecret(
 }
 
 export async function getLobbyByChannel(channelId: string, tx: DB = db()): Promise<LobbyRow | undefined> {
-  return tx.select().from(lobbies).where(eq(lobbies.linkedChannelId, channelId)).get()
+  return tx.select().from(t.lobbies).where(eq(t.lobbies.linkedChannelId, channelId)).get()
 }
 
 export type LobbyInsert = Pick<
-  typeof lobbies.$inferInsert,
+  typeof t.lobbies.$inferInsert,
   | 'id'
   | 'applicationId'
   | 'metadata'
@@ -193,9 +197,13 @@ export async function insertLobby(_tx: DB, row: LobbyInsert): Promise<LobbyRow> 
 }
 
 /** Change columns of a lobby (a patch of any shape: built per call). */
-export async function updateLobby(tx: DB, id: string, patch: Partial<typeof lobbies.$inferInsert>): Promise<LobbyRow> {
+export async function updateLobby(
+  tx: DB,
+  id: string,
+  patch: Partial<typeof t.lobbies.$inferInsert>,
+): Promise<LobbyRow> {
   forgetLobby(id)
-  return tx.update(lobbies).set(patch).where(eq(lobbies.id, id)).returning().get()
+  return tx.update(t.lobbies).set(patch).where(eq(t.lobbies.id, id)).returning().get()
 }
 
 export async function updateLobbyMetadata(_tx: DB, id: string, metadata: Metadata | null): Promise<LobbyRow> {
@@ -222,7 +230,7 @@ export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<Lo
 export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
   pendingRestarts.delete(id)
   forgetLobby(id)
-  idleDeadlineClear().run({ id })
+  await idleDeadlineClear().run({ id })
 }
 
 // Lobby id → the time of its last activity among the writes of the group-commit batch now running (messages): the
@@ -232,10 +240,10 @@ export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
 // keeps that lobby a little longer.)
 const pendingRestarts = new Map<string, number>()
 atBatchEnd({
-  flush() {
+  async flush() {
     for (const [id, now] of pendingRestarts) {
       forgetLobby(id)
-      idleDeadlineRestart().run({ id, now })
+      await idleDeadlineRestart().run({ id, now })
     }
     pendingRestarts.clear()
   },
@@ -249,28 +257,29 @@ export async function restartIdleDeadline(_tx: DB, id: string, now: number): Pro
     return
   }
   forgetLobby(id)
-  idleDeadlineRestart().run({ id, now })
+  await idleDeadlineRestart().run({ id, now })
 }
 
 /** Start the countdown from `now` unless it already runs. */
 export async function armIdleDeadlineRow(_tx: DB, id: string, now: number): Promise<void> {
   forgetLobby(id)
-  idleDeadlineArm().run({ id, now })
+  await idleDeadlineArm().run({ id, now })
 }
 
 export async function dueIdleLobbies(now: number, limit: number): Promise<string[]> {
-  return db()
-    .select({ id: lobbies.id })
-    .from(lobbies)
-    .where(and(isNotNull(lobbies.idleDeadline), lte(lobbies.idleDeadline, now)))
-    .limit(limit)
-    .all()
-    .map((r) => r.id)
+  return (
+    await db()
+      .select({ id: t.lobbies.id })
+      .from(t.lobbies)
+      .where(and(isNotNull(t.lobbies.idleDeadline), lte(t.lobbies.idleDeadline, now)))
+      .limit(limit)
+      .all()
+  ).map((r) => r.id)
 }
 
 /** Every lobby (the /metrics gauge). */
 export async function countLobbies(): Promise<number> {
-  return db().select({ n: count() }).from(lobbies).get()?.n ?? 0
+  return (await db().select({ n: count() }).from(t.lobbies).get())?.n ?? 0
 }
 
 // ---- members
@@ -280,8 +289,8 @@ export async function countLobbies(): Promise<number> {
 const membersOf = prepared((d) =>
   d
     .select()
-    .from(lobbyMembers)
-    .where(eq(lobbyMembers.lobbyId, ph('lobbyId')))
+    .from(t.lobbyMembers)
+    .where(eq(t.lobbyMembers.lobbyId, ph('lobbyId')))
     .prepare(),
 )
 /** joined_at, then user id (text order: ids are ASCII, so JavaScript's order is SQLite's BINARY one). */
@@ -290,13 +299,13 @@ export const memberOrder = (a: LobbyMemberRow, b: LobbyMemberRow) =>
 const memberOf = prepared((d) =>
   d
     .select()
-    .from(lobbyMembers)
-    .where(and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId'))))
+    .from(t.lobbyMembers)
+    .where(and(eq(t.lobbyMembers.lobbyId, ph('lobbyId')), eq(t.lobbyMembers.userId, ph('userId'))))
     .prepare(),
 )
 const memberInsert = prepared((d) =>
   d
-    .insert(lobbyMembers)
+    .insert(t.lobbyMembers)
     .values({
       lobbyId: ph('lobbyId'),
       userId: ph('userId'),
@@ -308,10 +317,10 @@ const memberInsert = prepared((d) =>
     .returning()
     .prepare(),
 )
-const memberWhere = and(eq(lobbyMembers.lobbyId, ph('lobbyId')), eq(lobbyMembers.userId, ph('userId')))
+const memberWhere = and(eq(t.lobbyMembers.lobbyId, ph('lobbyId')), eq(t.lobbyMembers.userId, ph('userId')))
 const memberUpdate = prepared((d) =>
   d
-    .update(lobbyMembers)
+    .update(t.lobbyMembers)
     .set({ metadata: jsonPlaceholder('metadata'), flags: sql`${ph('flags')}` })
     .where(memberWhere)
     .returning()
@@ -319,49 +328,55 @@ const memberUpdate = prepared((d) =>
 )
 const memberMetadataUpdate = prepared((d) =>
   d
-    .update(lobbyMembers)
+    .update(t.lobbyMembers)
     .set({ metadata: jsonPlaceholder('metadata') })
     .where(memberWhere)
     .returning()
     .prepare(),
 )
-const memberDelete = prepared((d) => d.delete(lobbyMembers).where(memberWhere).returning().prepare())
+const memberDelete = prepared((d) => d.delete(t.lobbyMembers).where(memberWhere).returning().prepare())
 const memberCount = prepared((d) =>
   d
     .select({ n: count() })
-    .from(lobbyMembers)
-    .where(eq(lobbyMembers.lobbyId, ph('lobbyId')))
+    .from(t.lobbyMembers)
+    .where(eq(t.lobbyMembers.lobbyId, ph('lobbyId')))
     .prepare(),
 )
 const userLobbyCount = prepared((d) =>
   d
     .select({ n: count() })
-    .from(lobbyMembers)
-    .where(and(eq(lobbyMembers.userId, ph('userId')), eq(lobbyMembers.applicationId, ph('applicationId'))))
+    .from(t.lobbyMembers)
+    .where(and(eq(t.lobbyMembers.userId, ph('userId')), eq(t.lobbyMembers.applicationId, ph('applicationId'))))
     .prepare(),
 )
 // The lobbies a user is in (of one application): for Gateway topics, and whose idle countdowns stop when they come online.
-const ofUser = eq(lobbyMembers.userId, ph('userId'))
-const ofUserInApp = and(ofUser, eq(lobbyMembers.applicationId, ph('applicationId')))
+const ofUser = eq(t.lobbyMembers.userId, ph('userId'))
+const ofUserInApp = and(ofUser, eq(t.lobbyMembers.applicationId, ph('applicationId')))
 const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
-  d.select({ id: lobbyMembers.lobbyId }).from(lobbyMembers).where(where)
+  d.select({ id: t.lobbyMembers.lobbyId }).from(t.lobbyMembers).where(where)
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 /** A lobby's members, oldest first (joined_at, then user id). */
 export async function cachedLobbyMembers(lobbyId: string, _tx?: DB): Promise<LobbyMemberRow[]> {
-  return memberLists.read(lobbyId, () => membersOf().all({ lobbyId }).sort(memberOrder))!
+  return memberLists.read(lobbyId, () => andThen(membersOf().all({ lobbyId }), (rows) => rows.sort(memberOrder)))!
 }
 
 /**
- * A lobby and its members (GET /lobbies/{id}), read together in one synchronous step: from the caches, else on the
- * read connection with nothing of this process committed in between.
+ * A lobby and its members (GET /lobbies/{id}), read together: from the caches, else on SQLite in one synchronous step
+ * on the read connection (nothing of this process committed in between); on PostgreSQL both statements at once.
  */
 export async function cachedLobbyWithMembers(
   id: string,
 ): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] } | undefined> {
-  const lobby = lobbyRows.read(id, () => lobbyById().get({ id }))
+  const lobbyRead = lobbyRows.read(id, () => lobbyById().get({ id }))
+  const membersRead =
+    lobbyRead && memberLists.read(id, () => andThen(membersOf().all({ lobbyId: id }), (rows) => rows.sort(memberOrder)))
+  // On SQLite both are plain values: answered without awaiting them (a microtask each, on the hottest read).
+  if (!(lobbyRead instanceof Promise) && !(membersRead instanceof Promise))
+    return lobbyRead && { lobby: lobbyRead, members: membersRead! }
+  const lobby = await lobbyRead
   if (!lobby) return undefined
-  return { lobby, members: memberLists.read(id, () => membersOf().all({ lobbyId: id }).sort(memberOrder))! }
+  return { lobby, members: (await membersRead)! }
 }
 
 export async function getMember(lobbyId: string, userId: string, _tx?: DB): Promise<LobbyMemberRow | undefined> {
@@ -369,7 +384,7 @@ export async function getMember(lobbyId: string, userId: string, _tx?: DB): Prom
 }
 
 export type MemberInsert = Pick<
-  typeof lobbyMembers.$inferInsert,
+  typeof t.lobbyMembers.$inferInsert,
   'lobbyId' | 'userId' | 'applicationId' | 'metadata' | 'flags' | 'joinedAt'
 >
 
@@ -404,16 +419,16 @@ export async function deleteMember(_tx: DB, lobbyId: string, userId: string): Pr
 }
 
 export async function countMembers(_tx: DB, lobbyId: string): Promise<number> {
-  return memberCount().get({ lobbyId })?.n ?? 0
+  return (await memberCount().get({ lobbyId }))?.n ?? 0
 }
 
 export async function countUserLobbies(_tx: DB, userId: string, applicationId: string): Promise<number> {
-  return userLobbyCount().get({ userId, applicationId })?.n ?? 0
+  return (await userLobbyCount().get({ userId, applicationId }))?.n ?? 0
 }
 
 /** Lobby ids a user belongs to (for gateway subscriptions), optionally of one application. */
 export async function lobbyIdsOfUser(userId: string, applicationId?: string): Promise<string[]> {
-  const rows = applicationId ? lobbyIdsOfApp().all({ userId, applicationId }) : lobbyIdsOf().all({ userId })
+  const rows = applicationId ? await lobbyIdsOfApp().all({ userId, applicationId }) : await lobbyIdsOf().all({ userId })
   return rows.map((r) => r.id)
 }
 
@@ -438,23 +453,24 @@ export async function setVoice(
 ): Promise<LobbyMemberRow | undefined> {
   forgetMembers(lobbyId)
   return tx
-    .update(lobbyMembers)
+    .update(t.lobbyMembers)
     .set(voice)
-    .where(and(eq(lobbyMembers.lobbyId, lobbyId), eq(lobbyMembers.userId, userId)))
+    .where(and(eq(t.lobbyMembers.lobbyId, lobbyId), eq(t.lobbyMembers.userId, userId)))
     .returning()
     .get()
 }
 
 /** At start nobody is connected (sockets died with the old process): clear voice and arm every idle deadline. */
 export async function resetVoiceAtStart(now: number): Promise<void> {
-  await transaction((tx) => {
+  await transaction(async (tx) => {
     lobbyRows.clear()
     memberLists.clear()
     lobbyTexts.clear()
-    tx.update(lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(lobbyMembers.voiceSessionId)).run()
-    tx.update(lobbies)
-      .set({ idleDeadline: sql`${now} + ${lobbies.idleTimeoutSeconds} * 1000` })
-      .where(sql`${lobbies.idleDeadline} IS NULL`)
+    await tx.update(t.lobbyMembers).set({ voiceSessionId: null }).where(isNotNull(t.lobbyMembers.voiceSessionId)).run()
+    await tx
+      .update(t.lobbies)
+      .set({ idleDeadline: sql`CAST(${now} AS bigint) + ${t.lobbies.idleTimeoutSeconds} * 1000` })
+      .where(sql`${t.lobbies.idleDeadline} IS NULL`)
       .run()
   })
 }
@@ -463,7 +479,7 @@ export async function resetVoiceAtStart(now: number): Promise<void> {
 
 const messageInsert = prepared((d) =>
   d
-    .insert(lobbyMessages)
+    .insert(t.lobbyMessages)
     .values({
       id: ph('id'),
       lobbyId: ph('lobbyId'),
@@ -482,39 +498,39 @@ const messageInsert = prepared((d) =>
 const enforcedNonce = prepared((d) =>
   d
     .select()
-    .from(lobbyMessages)
+    .from(t.lobbyMessages)
     .where(
       and(
-        eq(lobbyMessages.lobbyId, ph('lobbyId')),
-        eq(lobbyMessages.authorId, ph('authorId')),
-        eq(lobbyMessages.nonce, jsonPlaceholder('nonce')),
-        eq(lobbyMessages.enforceNonce, true),
+        eq(t.lobbyMessages.lobbyId, ph('lobbyId')),
+        eq(t.lobbyMessages.authorId, ph('authorId')),
+        eq(t.lobbyMessages.nonce, jsonPlaceholder('nonce')),
+        eq(t.lobbyMessages.enforceNonce, true),
       ),
     )
     .prepare(),
 )
 const enforcedNonceRelease = prepared((d) =>
   d
-    .update(lobbyMessages)
+    .update(t.lobbyMessages)
     .set({ enforceNonce: false })
-    .where(eq(lobbyMessages.id, ph('id')))
+    .where(eq(t.lobbyMessages.id, ph('id')))
     .prepare(),
 )
 
 // A page of messages: newest first, or (after a cursor alone) the oldest ones newer than it, read ascending.
-const messageOrder = sql`CAST(${lobbyMessages.id} AS INTEGER)`
-const inLobby = eq(lobbyMessages.lobbyId, ph('lobbyId'))
-const beforeCursor = sql`${messageOrder} < CAST(${ph('before')} AS INTEGER)`
-const afterCursor = sql`${messageOrder} > CAST(${ph('after')} AS INTEGER)`
+const messageOrder = asInteger(t.lobbyMessages.id)
+const inLobby = eq(t.lobbyMessages.lobbyId, ph('lobbyId'))
+const beforeCursor = lt(messageOrder, asInteger(ph('before')))
+const afterCursor = gt(messageOrder, asInteger(ph('after')))
 const messagePage = (where: SQL | undefined, order: SQL) =>
-  prepared((d) => d.select().from(lobbyMessages).where(where).orderBy(order).limit(ph('limit')).prepare())
+  prepared((d) => d.select().from(t.lobbyMessages).where(where).orderBy(order).limit(ph('limit')).prepare())
 const pageNewest = messagePage(inLobby, desc(messageOrder))
 const pageBefore = messagePage(and(inLobby, beforeCursor), desc(messageOrder))
 const pageBetween = messagePage(and(inLobby, beforeCursor, afterCursor), desc(messageOrder))
 const pageAfter = messagePage(and(inLobby, afterCursor), asc(messageOrder))
 
 export type MessageInsert = Pick<
-  typeof lobbyMessages.$inferInsert,
+  typeof t.lobbyMessages.$inferInsert,
   | 'id'
   | 'lobbyId'
   | 'applicationId'
@@ -547,7 +563,7 @@ export async function insertMessage(_tx: DB, row: MessageInsert): Promise<LobbyM
     editedAt: null,
     channelMessageId: null,
   }
-  messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) })
+  await messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) })
   return written
 }
 
@@ -563,7 +579,7 @@ export async function findEnforcedNonce(
 
 /** (The enforce_nonce flag is not part of any answer: the lobby's cached pages stay.) */
 export async function releaseEnforcedNonce(_tx: DB, messageId: string): Promise<void> {
-  enforcedNonceRelease().run({ id: messageId })
+  await enforcedNonceRelease().run({ id: messageId })
 }
 
 export async function listMessages(
@@ -574,7 +590,7 @@ export async function listMessages(
   if (before !== undefined && after !== undefined) return pageBetween().all({ lobbyId, limit, before, after })
   if (before !== undefined) return pageBefore().all({ lobbyId, limit, before })
   // After a cursor: the oldest `limit` newer ones, still answered newest first.
-  if (after !== undefined) return pageAfter().all({ lobbyId, limit, after }).reverse()
+  if (after !== undefined) return (await pageAfter().all({ lobbyId, limit, after })).reverse()
   return pageNewest().all({ lobbyId, limit })
 }
 
@@ -586,8 +602,8 @@ export async function findLobbyMessage(
 ): Promise<LobbyMessageRow | undefined> {
   return tx
     .select()
-    .from(lobbyMessages)
-    .where(and(eq(lobbyMessages.id, messageId), eq(lobbyMessages.lobbyId, lobbyId)))
+    .from(t.lobbyMessages)
+    .where(and(eq(t.lobbyMessages.id, messageId), eq(t.lobbyMessages.lobbyId, lobbyId)))
     .get()
 }
 
@@ -601,17 +617,17 @@ export async function setModerationMetadata(
 ): Promise<LobbyMessageRow | undefined> {
   messagePages.forget(lobbyId)
   return tx
-    .update(lobbyMessages)
+    .update(t.lobbyMessages)
     .set({ moderationMetadata, editedAt })
-    .where(and(eq(lobbyMessages.id, messageId), eq(lobbyMessages.lobbyId, lobbyId)))
+    .where(and(eq(t.lobbyMessages.id, messageId), eq(t.lobbyMessages.lobbyId, lobbyId)))
     .returning()
     .get()
 }
 
 /** Remember the message's copy in the linked channel. (No answer shows it: the cached pages stay.) */
 export async function setChannelCopy(messageId: string, channelMessageId: string): Promise<void> {
-  return await write((w) => {
-    w.update(lobbyMessages).set({ channelMessageId }).where(eq(lobbyMessages.id, messageId)).run()
+  return await write(async (w) => {
+    await w.update(t.lobbyMessages).set({ channelMessageId }).where(eq(t.lobbyMessages.id, messageId)).run()
   })
 }
 
@@ -622,7 +638,8 @@ export async function enqueueEventDelivery(
   tx: DB,
   row: { lobbyId: string; applicationId: string; body: string; now: number },
 ): Promise<void> {
-  tx.insert(lobbyEventDeliveries)
+  await tx
+    .insert(t.lobbyEventDeliveries)
     .values({
       lobbyId: row.lobbyId,
       applicationId: row.applicationId,
@@ -636,24 +653,25 @@ export async function enqueueEventDelivery(
 /** The oldest undelivered event of each lobby, when its next attempt is due: what may be sent now, in order. */
 export async function dueEventDeliveries(now: number, limit: number): Promise<LobbyEventDeliveryRow[]> {
   const heads = db()
-    .select({ id: sql<number>`min(${lobbyEventDeliveries.id})`.as('head') })
-    .from(lobbyEventDeliveries)
-    .groupBy(lobbyEventDeliveries.lobbyId)
+    .select({ id: sql<number>`min(${t.lobbyEventDeliveries.id})`.as('head') })
+    .from(t.lobbyEventDeliveries)
+    .groupBy(t.lobbyEventDeliveries.lobbyId)
     .as('heads')
-  return db()
-    .select()
-    .from(lobbyEventDeliveries)
-    .innerJoin(heads, eq(heads.id, lobbyEventDeliveries.id))
-    .where(lte(lobbyEventDeliveries.nextAttemptAt, now))
-    .orderBy(asc(lobbyEventDeliveries.id))
-    .limit(limit)
-    .all()
-    .map((r) => r.lobby_event_deliveries)
+  return (
+    await db()
+      .select()
+      .from(t.lobbyEventDeliveries)
+      .innerJoin(heads, eq(heads.id, t.lobbyEventDeliveries.id))
+      .where(lte(t.lobbyEventDeliveries.nextAttemptAt, now))
+      .orderBy(asc(t.lobbyEventDeliveries.id))
+      .limit(limit)
+      .all()
+  ).map((r) => r.lobby_event_deliveries)
 }
 
 export async function deleteEventDelivery(id: number): Promise<void> {
-  return await write((w) => {
-    w.delete(lobbyEventDeliveries).where(eq(lobbyEventDeliveries.id, id)).run()
+  return await write(async (w) => {
+    await w.delete(t.lobbyEventDeliveries).where(eq(t.lobbyEventDeliveries.id, id)).run()
   })
 }
 
@@ -663,33 +681,59 @@ export async function failEventDelivery(
   nextAttemptAt: number,
   error: string,
 ): Promise<void> {
-  return await write((w) => {
-    w.update(lobbyEventDeliveries)
+  return await write(async (w) => {
+    await w
+      .update(t.lobbyEventDeliveries)
       .set({ attempts, nextAttemptAt, lastError: error })
-      .where(eq(lobbyEventDeliveries.id, id))
+      .where(eq(t.lobbyEventDeliveries.id, id))
       .run()
   })
 }
 
 /** Drop what a lobby still had queued when its events have nowhere to go (no override, no application URL). */
 export async function dropLobbyEventDeliveries(lobbyId: string): Promise<number> {
-  return await write((w) => {
-    return w
-      .delete(lobbyEventDeliveries)
-      .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
-      .returning({ id: lobbyEventDeliveries.id })
-      .all().length
+  return await write(async (w) => {
+    return (
+      await w
+        .delete(t.lobbyEventDeliveries)
+        .where(eq(t.lobbyEventDeliveries.lobbyId, lobbyId))
+        .returning({ id: t.lobbyEventDeliveries.id })
+        .all()
+    ).length
   })
 }
 
 /** The lobby's events now go elsewhere (its override changed): what is queued is due now, with a fresh backoff. */
 export async function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): Promise<void> {
-  tx.update(lobbyEventDeliveries)
+  await tx
+    .update(t.lobbyEventDeliveries)
     .set({ attempts: 0, nextAttemptAt: now })
-    .where(eq(lobbyEventDeliveries.lobbyId, lobbyId))
+    .where(eq(t.lobbyEventDeliveries.lobbyId, lobbyId))
     .run()
 }
 
 export async function countEventDeliveries(): Promise<number> {
-  return db().select({ n: count() }).from(lobbyEventDeliveries).get()?.n ?? 0
+  return (await db().select({ n: count() }).from(t.lobbyEventDeliveries).get())?.n ?? 0
+}
+
+// ---- Locks for count-then-write checks (db/client.ts lockForUpdate, lockName; nothing on SQLite)
+
+/** Hold the lobby's row until the transaction ends: its member count and the members it allows are checked alone. */
+export async function lockLobby(tx: DB, id: string): Promise<void> {
+  await lockForUpdate(tx, t.lobbies, t.lobbies.id, id)
+}
+
+/** One PUT /lobbies per application and secret at a time (the lobby it makes or joins may not exist yet). */
+export async function lockLobbySecret(tx: DB, applicationId: string, secretHash: string): Promise<void> {
+  await lockName(tx, `lobby-secret:${applicationId}:${secretHash}`)
+}
+
+/** One enforce_nonce send per lobby, author and nonce at a time (the message it finds may not exist yet). */
+export async function lockEnforcedNonce(
+  tx: DB,
+  lobbyId: string,
+  authorId: string,
+  nonce: string | number,
+): Promise<void> {
+  await lockName(tx, `lobby-nonce:${lobbyId}:${authorId}:${JSON.stringify(nonce)}`)
 }

@@ -5,33 +5,36 @@
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { rowCache } from '../db/cache'
-import { db, prepared, transaction, write } from '../db/client'
-import { backupCodes, mfaTickets, smsFactors, totpSecrets, webauthnCredentials } from './tables'
+import { db, dialectTables, prepared, transaction, write } from '../db/client'
+import * as sqliteTables from './tables'
 
-export type TicketRow = typeof mfaTickets.$inferSelect
-export type CredentialRow = typeof webauthnCredentials.$inferSelect
-export type BackupCodeRow = typeof backupCodes.$inferSelect
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
+
+export type TicketRow = typeof t.mfaTickets.$inferSelect
+export type CredentialRow = typeof t.webauthnCredentials.$inferSelect
+export type BackupCodeRow = typeof t.backupCodes.$inferSelect
 
 const totpOf = prepared((d) =>
   d
     .select({ one: sql<number>`1` })
-    .from(totpSecrets)
-    .where(eq(totpSecrets.userId, sql.placeholder('userId')))
+    .from(t.totpSecrets)
+    .where(eq(t.totpSecrets.userId, sql.placeholder('userId')))
     .prepare(),
 )
 const credentialOf = prepared((d) =>
   d
     .select({ one: sql<number>`1` })
-    .from(webauthnCredentials)
-    .where(eq(webauthnCredentials.userId, sql.placeholder('userId')))
+    .from(t.webauthnCredentials)
+    .where(eq(t.webauthnCredentials.userId, sql.placeholder('userId')))
     .limit(1)
     .prepare(),
 )
 const smsOf = prepared((d) =>
   d
     .select({ one: sql<number>`1` })
-    .from(smsFactors)
-    .where(eq(smsFactors.userId, sql.placeholder('userId')))
+    .from(t.smsFactors)
+    .where(eq(t.smsFactors.userId, sql.placeholder('userId')))
     .prepare(),
 )
 
@@ -46,13 +49,14 @@ const authenticatorTypesOf = rowCache<string, readonly number[]>(8192)
 
 /** The authenticator types whose rows the user has, ascending (cached). */
 export async function cachedAuthenticatorTypes(userId: string): Promise<readonly number[]> {
-  return authenticatorTypesOf.read(userId, () => {
+  // A hit is answered as it is (no await: @me asks on every request); a miss reads the three tables.
+  return authenticatorTypesOf.read(userId, async () => {
     const types: number[] = []
-    if (credentialOf().get({ userId }) !== undefined) types.push(AuthenticatorType.WEBAUTHN)
-    if (totpOf().get({ userId }) !== undefined) types.push(AuthenticatorType.TOTP)
-    if (smsOf().get({ userId }) !== undefined) types.push(AuthenticatorType.SMS)
+    if ((await credentialOf().get({ userId })) !== undefined) types.push(AuthenticatorType.WEBAUTHN)
+    if ((await totpOf().get({ userId })) !== undefined) types.push(AuthenticatorType.TOTP)
+    if ((await smsOf().get({ userId })) !== undefined) types.push(AuthenticatorType.SMS)
     return types
-  })!
+  }) as readonly number[] | Promise<readonly number[]>
 }
 
 // ---- TOTP
@@ -61,39 +65,39 @@ export async function hasTotpSecret(userId: string): Promise<boolean> {
   return (await cachedAuthenticatorTypes(userId)).includes(AuthenticatorType.TOTP)
 }
 
-export async function findTotpSecret(userId: string): Promise<typeof totpSecrets.$inferSelect | undefined> {
-  return db().select().from(totpSecrets).where(eq(totpSecrets.userId, userId)).get()
+export async function findTotpSecret(userId: string): Promise<typeof t.totpSecrets.$inferSelect | undefined> {
+  return db().select().from(t.totpSecrets).where(eq(t.totpSecrets.userId, userId)).get()
 }
 
 /** Move the last accepted step forward to `step`: true once per step, even in parallel. */
 export async function claimTotpStep(userId: string, step: number): Promise<boolean> {
-  return await write((w) => {
-    return !!w
-      .update(totpSecrets)
+  return await write(async (w) => {
+    return !!(await w
+      .update(t.totpSecrets)
       .set({ lastStep: step })
-      .where(and(eq(totpSecrets.userId, userId), lt(totpSecrets.lastStep, step)))
-      .returning({ u: totpSecrets.userId })
-      .get()
+      .where(and(eq(t.totpSecrets.userId, userId), lt(t.totpSecrets.lastStep, step)))
+      .returning({ u: t.totpSecrets.userId })
+      .get())
   })
 }
 
 /** false when the user already has a secret. */
 export async function insertTotpSecret(userId: string, secret: string, step: number): Promise<boolean> {
-  return await write((w) => {
+  return await write(async (w) => {
     authenticatorTypesOf.forget(userId)
-    return !!w
-      .insert(totpSecrets)
+    return !!(await w
+      .insert(t.totpSecrets)
       .values({ userId, secret, lastStep: step, createdAt: clock.now() })
       .onConflictDoNothing()
       .returning()
-      .get()
+      .get())
   })
 }
 
 export async function deleteTotpSecret(userId: string): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     authenticatorTypesOf.forget(userId)
-    w.delete(totpSecrets).where(eq(totpSecrets.userId, userId)).run()
+    await w.delete(t.totpSecrets).where(eq(t.totpSecrets.userId, userId)).run()
   })
 }
 
@@ -101,49 +105,50 @@ export async function deleteTotpSecret(userId: string): Promise<void> {
 
 /** Replace a user's codes with these hashes, in one transaction. */
 export async function replaceBackupCodes(userId: string, hashes: string[]): Promise<void> {
-  await transaction((tx) => {
-    tx.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
-    tx.insert(backupCodes)
+  await transaction(async (tx) => {
+    await tx.delete(t.backupCodes).where(eq(t.backupCodes.userId, userId)).run()
+    await tx
+      .insert(t.backupCodes)
       .values(hashes.map((codeHash) => ({ userId, codeHash })))
       .run()
   })
 }
 
 export async function backupCodesOf(userId: string): Promise<BackupCodeRow[]> {
-  return db().select().from(backupCodes).where(eq(backupCodes.userId, userId)).all()
+  return db().select().from(t.backupCodes).where(eq(t.backupCodes.userId, userId)).all()
 }
 
 export async function unusedBackupCodes(userId: string): Promise<BackupCodeRow[]> {
   return db()
     .select()
-    .from(backupCodes)
-    .where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false)))
+    .from(t.backupCodes)
+    .where(and(eq(t.backupCodes.userId, userId), eq(t.backupCodes.consumed, false)))
     .all()
 }
 
 export async function hasUnusedBackupCode(userId: string): Promise<boolean> {
-  return !!db()
-    .select({ id: backupCodes.id })
-    .from(backupCodes)
-    .where(and(eq(backupCodes.userId, userId), eq(backupCodes.consumed, false)))
-    .get()
+  return !!(await db()
+    .select({ id: t.backupCodes.id })
+    .from(t.backupCodes)
+    .where(and(eq(t.backupCodes.userId, userId), eq(t.backupCodes.consumed, false)))
+    .get())
 }
 
 /** Mark a code used: true for exactly one caller. */
 export async function consumeBackupCodeRow(id: number): Promise<boolean> {
-  return await write((w) => {
-    return !!w
-      .update(backupCodes)
+  return await write(async (w) => {
+    return !!(await w
+      .update(t.backupCodes)
       .set({ consumed: true })
-      .where(and(eq(backupCodes.id, id), eq(backupCodes.consumed, false)))
-      .returning({ id: backupCodes.id })
-      .get()
+      .where(and(eq(t.backupCodes.id, id), eq(t.backupCodes.consumed, false)))
+      .returning({ id: t.backupCodes.id })
+      .get())
   })
 }
 
 export async function deleteBackupCodes(userId: string): Promise<void> {
-  return await write((w) => {
-    w.delete(backupCodes).where(eq(backupCodes.userId, userId)).run()
+  return await write(async (w) => {
+    await w.delete(t.backupCodes).where(eq(t.backupCodes.userId, userId)).run()
   })
 }
 
@@ -154,23 +159,23 @@ export async function hasSmsFactor(userId: string): Promise<boolean> {
 }
 
 export async function insertSmsFactor(userId: string): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     authenticatorTypesOf.forget(userId)
-    w.insert(smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
+    await w.insert(t.smsFactors).values({ userId, createdAt: clock.now() }).onConflictDoNothing().run()
   })
 }
 
 export async function deleteSmsFactor(userId: string): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     authenticatorTypesOf.forget(userId)
-    w.delete(smsFactors).where(eq(smsFactors.userId, userId)).run()
+    await w.delete(t.smsFactors).where(eq(t.smsFactors.userId, userId)).run()
   })
 }
 
 // ---- security keys
 
 export async function credentialsOfUser(userId: string): Promise<CredentialRow[]> {
-  return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).all()
+  return db().select().from(t.webauthnCredentials).where(eq(t.webauthnCredentials.userId, userId)).all()
 }
 
 export async function hasCredential(userId: string): Promise<boolean> {
@@ -178,16 +183,16 @@ export async function hasCredential(userId: string): Promise<boolean> {
 }
 
 export async function findCredentialByCredentialId(credentialId: string): Promise<CredentialRow | undefined> {
-  return db().select().from(webauthnCredentials).where(eq(webauthnCredentials.credentialId, credentialId)).get()
+  return db().select().from(t.webauthnCredentials).where(eq(t.webauthnCredentials.credentialId, credentialId)).get()
 }
 
 /** undefined when the credential id is already registered. */
 export async function insertCredential(
-  row: typeof webauthnCredentials.$inferInsert,
+  row: typeof t.webauthnCredentials.$inferInsert,
 ): Promise<CredentialRow | undefined> {
   return await write((w) => {
     authenticatorTypesOf.forget(row.userId)
-    return w.insert(webauthnCredentials).values(row).onConflictDoNothing().returning().get()
+    return w.insert(t.webauthnCredentials).values(row).onConflictDoNothing().returning().get()
   })
 }
 
@@ -198,14 +203,14 @@ export async function insertCredential(
 export async function advanceCounter(id: string, next: number): Promise<CredentialRow | undefined> {
   return await write((w) => {
     return w
-      .update(webauthnCredentials)
+      .update(t.webauthnCredentials)
       .set({ counter: next })
       .where(
         and(
-          eq(webauthnCredentials.id, id),
+          eq(t.webauthnCredentials.id, id),
           or(
-            lt(webauthnCredentials.counter, next),
-            and(eq(webauthnCredentials.counter, 0), eq(webauthnCredentials.counter, next)),
+            lt(t.webauthnCredentials.counter, next),
+            and(eq(t.webauthnCredentials.counter, 0), eq(t.webauthnCredentials.counter, next)),
           ),
         ),
       )
@@ -221,70 +226,73 @@ export async function renameCredentialRow(
 ): Promise<CredentialRow | undefined> {
   return await write((w) => {
     return w
-      .update(webauthnCredentials)
+      .update(t.webauthnCredentials)
       .set({ name })
-      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+      .where(and(eq(t.webauthnCredentials.id, id), eq(t.webauthnCredentials.userId, userId)))
       .returning()
       .get()
   })
 }
 
 export async function deleteCredential(userId: string, id: string): Promise<boolean> {
-  return await write((w) => {
+  return await write(async (w) => {
     authenticatorTypesOf.forget(userId)
-    return !!w
-      .delete(webauthnCredentials)
-      .where(and(eq(webauthnCredentials.id, id), eq(webauthnCredentials.userId, userId)))
+    return !!(await w
+      .delete(t.webauthnCredentials)
+      .where(and(eq(t.webauthnCredentials.id, id), eq(t.webauthnCredentials.userId, userId)))
       .returning()
-      .get()
+      .get())
   })
 }
 
 export async function deleteCredentialsOf(userId: string): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     authenticatorTypesOf.forget(userId)
-    w.delete(webauthnCredentials).where(eq(webauthnCredentials.userId, userId)).run()
+    await w.delete(t.webauthnCredentials).where(eq(t.webauthnCredentials.userId, userId)).run()
   })
 }
 
 // ---- tickets
 
-export async function insertTicket(row: typeof mfaTickets.$inferInsert): Promise<void> {
-  return await write((w) => {
-    w.insert(mfaTickets).values(row).run()
+export async function insertTicket(row: typeof t.mfaTickets.$inferInsert): Promise<void> {
+  return await write(async (w) => {
+    await w.insert(t.mfaTickets).values(row).run()
   })
 }
 
 export async function findLiveTicket(ticketHash: string, purpose: string, now: number): Promise<TicketRow | undefined> {
   return db()
     .select()
-    .from(mfaTickets)
-    .where(and(eq(mfaTickets.ticketHash, ticketHash), eq(mfaTickets.purpose, purpose), gt(mfaTickets.expiresAt, now)))
+    .from(t.mfaTickets)
+    .where(
+      and(eq(t.mfaTickets.ticketHash, ticketHash), eq(t.mfaTickets.purpose, purpose), gt(t.mfaTickets.expiresAt, now)),
+    )
     .get()
 }
 
 export async function countWrongCode(ticketHash: string): Promise<void> {
-  return await write((w) => {
-    w.update(mfaTickets)
-      .set({ attempts: sql`${mfaTickets.attempts} + 1` })
-      .where(eq(mfaTickets.ticketHash, ticketHash))
+  return await write(async (w) => {
+    await w
+      .update(t.mfaTickets)
+      .set({ attempts: sql`${t.mfaTickets.attempts} + 1` })
+      .where(eq(t.mfaTickets.ticketHash, ticketHash))
       .run()
   })
 }
 
 /** Delete a ticket that has tries left: true for exactly one caller. */
 export async function takeTicket(ticketHash: string, maxWrongCodes: number): Promise<boolean> {
-  return await write((w) => {
-    return !!w
-      .delete(mfaTickets)
-      .where(and(eq(mfaTickets.ticketHash, ticketHash), sql`${mfaTickets.attempts} < ${maxWrongCodes}`))
-      .returning({ h: mfaTickets.ticketHash })
-      .get()
+  return await write(async (w) => {
+    return !!(await w
+      .delete(t.mfaTickets)
+      .where(and(eq(t.mfaTickets.ticketHash, ticketHash), sql`${t.mfaTickets.attempts} < ${maxWrongCodes}`))
+      .returning({ h: t.mfaTickets.ticketHash })
+      .get())
   })
 }
 
 export async function deleteExpiredTickets(now: number): Promise<void> {
-  return await write((w) => {
-    w.delete(mfaTickets).where(sql`${mfaTickets.expiresAt} <= ${now}`).run()
+  return await write(async (w) => {
+    await w.delete(t.mfaTickets).where(sql`${t.mfaTickets.expiresAt} <= ${now}`).run()
   })
 }

@@ -4,28 +4,25 @@ import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'dri
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, prepared, write, type DB } from '../db/client'
-import {
-  applications,
-  oauth2Codes,
-  oauth2Tokens,
-  type ApplicationRow,
-  type OAuth2CodeRow,
-  type OAuth2TokenRow,
-} from './tables'
+import { db, dialectTables, prepared, write, type DB } from '../db/client'
+import * as sqliteTables from './tables'
+import type { ApplicationRow, OAuth2CodeRow, OAuth2TokenRow } from './tables'
+
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
 
 // ---- applications
 
-export async function insertApplication(tx: DB, row: typeof applications.$inferInsert): Promise<void> {
-  tx.insert(applications).values(row).run()
+export async function insertApplication(tx: DB, row: typeof t.applications.$inferInsert): Promise<void> {
+  await tx.insert(t.applications).values(row).run()
 }
 
 export async function listApplications(): Promise<ApplicationRow[]> {
-  return db().select().from(applications).all()
+  return db().select().from(t.applications).all()
 }
 
 export async function findApplication(id: string): Promise<ApplicationRow | undefined> {
-  return db().select().from(applications).where(eq(applications.id, id)).get()
+  return db().select().from(t.applications).where(eq(t.applications.id, id)).get()
 }
 
 /**
@@ -38,9 +35,10 @@ export async function setApplicationKeysOnce(
   signingKey: string,
 ): Promise<ApplicationRow | undefined> {
   return await write(async (w) => {
-    w.update(applications)
+    await w
+      .update(t.applications)
       .set({ verifyKey, signingKey })
-      .where(and(eq(applications.id, id), isNull(applications.verifyKey)))
+      .where(and(eq(t.applications.id, id), isNull(t.applications.verifyKey)))
       .run()
     return await findApplication(id)
   })
@@ -50,19 +48,21 @@ export async function setApplicationKeysOnce(
 export async function countAuthorizedUsers(applicationId: string): Promise<number> {
   const now = clock.now()
   return (
-    db()
-      .select({ n: sql<number>`count(distinct ${oauth2Tokens.userId})` })
-      .from(oauth2Tokens)
-      .where(
-        and(
-          eq(oauth2Tokens.applicationId, applicationId),
-          or(
-            gt(oauth2Tokens.expiresAt, now),
-            and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now)),
+    (
+      await db()
+        .select({ n: sql<number>`count(distinct ${t.oauth2Tokens.userId})` })
+        .from(t.oauth2Tokens)
+        .where(
+          and(
+            eq(t.oauth2Tokens.applicationId, applicationId),
+            or(
+              gt(t.oauth2Tokens.expiresAt, now),
+              and(isNull(t.oauth2Tokens.refreshUsedAt), gt(t.oauth2Tokens.refreshExpiresAt, now)),
+            ),
           ),
-        ),
-      )
-      .get()?.n ?? 0
+        )
+        .get()
+    )?.n ?? 0
   )
 }
 
@@ -72,24 +72,27 @@ const webhookTargets = rowCache<string, { url: string | null }>(4096)
 /** The application's event webhooks URL when they are enabled, else null. */
 export async function cachedEventWebhookUrl(applicationId: string): Promise<string | null> {
   return (
-    webhookTargets.read(applicationId, () => {
-      const row = db()
-        .select({ url: applications.eventWebhooksUrl, status: applications.eventWebhooksStatus })
-        .from(applications)
-        .where(eq(applications.id, applicationId))
-        .get()
-      return row ? { url: row.status === 2 ? row.url : null } : undefined
-    })?.url ?? null
+    (
+      await webhookTargets.read(applicationId, async () => {
+        const row = await db()
+          .select({ url: t.applications.eventWebhooksUrl, status: t.applications.eventWebhooksStatus })
+          .from(t.applications)
+          .where(eq(t.applications.id, applicationId))
+          .get()
+        return row ? { url: row.status === 2 ? row.url : null } : undefined
+      })
+    )?.url ?? null
   )
 }
 
 /** Set the event webhooks URL and status (1 disabled, 2 enabled). */
 export async function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): Promise<void> {
-  return await write((w) => {
+  return await write(async (w) => {
     webhookTargets.forget(applicationId)
-    w.update(applications)
+    await w
+      .update(t.applications)
       .set({ eventWebhooksUrl: url, eventWebhooksStatus: status })
-      .where(eq(applications.id, applicationId))
+      .where(eq(t.applications.id, applicationId))
       .run()
   })
 }
@@ -97,9 +100,9 @@ export async function setEventWebhooks(applicationId: string, url: string | null
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
 const applicationByBotTokenHash = prepared((d) =>
   d
-    .select({ id: applications.id, botUserId: applications.botUserId })
-    .from(applications)
-    .where(eq(applications.botTokenHash, sql.placeholder('hash')))
+    .select({ id: t.applications.id, botUserId: t.applications.botUserId })
+    .from(t.applications)
+    .where(eq(t.applications.botTokenHash, sql.placeholder('hash')))
     .prepare(),
 )
 
@@ -114,15 +117,15 @@ export async function findApplicationByBotTokenHash(
 const tokenByAccessTokenHash = prepared((d) =>
   d
     .select({
-      id: oauth2Tokens.id,
-      userId: oauth2Tokens.userId,
-      applicationId: oauth2Tokens.applicationId,
-      scopes: oauth2Tokens.scopes,
-      expiresAt: oauth2Tokens.expiresAt,
-      familyId: oauth2Tokens.familyId,
+      id: t.oauth2Tokens.id,
+      userId: t.oauth2Tokens.userId,
+      applicationId: t.oauth2Tokens.applicationId,
+      scopes: t.oauth2Tokens.scopes,
+      expiresAt: t.oauth2Tokens.expiresAt,
+      familyId: t.oauth2Tokens.familyId,
     })
-    .from(oauth2Tokens)
-    .where(eq(oauth2Tokens.accessTokenHash, sql.placeholder('hash')))
+    .from(t.oauth2Tokens)
+    .where(eq(t.oauth2Tokens.accessTokenHash, sql.placeholder('hash')))
     .prepare(),
 )
 
@@ -133,14 +136,15 @@ export async function findTokenByAccessHash(
   return tokenByAccessTokenHash().get({ hash })
 }
 
-export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<void> {
-  return await write((w) => {
+export async function insertCode(row: typeof t.oauth2Codes.$inferInsert): Promise<void> {
+  return await write(async (w) => {
     const now = clock.now()
     // Codes live 10 minutes; drop long-dead ones (kept an hour for replay detection) as new ones arrive.
-    w.delete(oauth2Codes)
-      .where(lt(oauth2Codes.expiresAt, now - 3600_000))
+    await w
+      .delete(t.oauth2Codes)
+      .where(lt(t.oauth2Codes.expiresAt, now - 3600_000))
       .run()
-    w.insert(oauth2Codes).values(row).run()
+    await w.insert(t.oauth2Codes).values(row).run()
   })
 }
 
@@ -148,35 +152,35 @@ export async function insertCode(row: typeof oauth2Codes.$inferInsert): Promise<
 export async function useCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
   return await write((w) => {
     return w
-      .update(oauth2Codes)
+      .update(t.oauth2Codes)
       .set({ usedAt: clock.now() })
-      .where(and(eq(oauth2Codes.codeHash, codeHash), isNull(oauth2Codes.usedAt)))
+      .where(and(eq(t.oauth2Codes.codeHash, codeHash), isNull(t.oauth2Codes.usedAt)))
       .returning()
       .get()
   })
 }
 
 export async function findCode(codeHash: string): Promise<OAuth2CodeRow | undefined> {
-  return db().select().from(oauth2Codes).where(eq(oauth2Codes.codeHash, codeHash)).get()
+  return db().select().from(t.oauth2Codes).where(eq(t.oauth2Codes.codeHash, codeHash)).get()
 }
 
-export async function insertToken(tx: DB, row: typeof oauth2Tokens.$inferInsert): Promise<void> {
-  tx.insert(oauth2Tokens).values(row).run()
+export async function insertToken(tx: DB, row: typeof t.oauth2Tokens.$inferInsert): Promise<void> {
+  await tx.insert(t.oauth2Tokens).values(row).run()
 }
 
 export async function findTokenByRefreshHash(hash: string): Promise<OAuth2TokenRow | undefined> {
-  return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.refreshTokenHash, hash)).get()
+  return db().select().from(t.oauth2Tokens).where(eq(t.oauth2Tokens.refreshTokenHash, hash)).get()
 }
 
 export async function findTokenById(id: string): Promise<OAuth2TokenRow | undefined> {
-  return db().select().from(oauth2Tokens).where(eq(oauth2Tokens.id, id)).get()
+  return db().select().from(t.oauth2Tokens).where(eq(t.oauth2Tokens.id, id)).get()
 }
 
 export async function findTokenByAnyHash(hash: string): Promise<OAuth2TokenRow | undefined> {
   return db()
     .select()
-    .from(oauth2Tokens)
-    .where(or(eq(oauth2Tokens.accessTokenHash, hash), eq(oauth2Tokens.refreshTokenHash, hash)))
+    .from(t.oauth2Tokens)
+    .where(or(eq(t.oauth2Tokens.accessTokenHash, hash), eq(t.oauth2Tokens.refreshTokenHash, hash)))
     .get()
 }
 
@@ -185,21 +189,24 @@ export async function spendRefreshToken(tx: DB, id: string): Promise<OAuth2Token
   forgetThrough(forgetCallers) // its access token ends here
   const now = clock.now()
   return tx
-    .update(oauth2Tokens)
-    .set({ refreshUsedAt: now, expiresAt: sql`min(${oauth2Tokens.expiresAt}, ${now})` })
-    .where(and(eq(oauth2Tokens.id, id), isNull(oauth2Tokens.refreshUsedAt)))
+    .update(t.oauth2Tokens)
+    .set({
+      refreshUsedAt: now,
+      expiresAt: sql`CASE WHEN ${t.oauth2Tokens.expiresAt} < ${now} THEN ${t.oauth2Tokens.expiresAt} ELSE ${now} END`,
+    })
+    .where(and(eq(t.oauth2Tokens.id, id), isNull(t.oauth2Tokens.refreshUsedAt)))
     .returning()
     .get()
 }
 
 /** Delete every token of a grant family; the users whose tokens went (one, or none when it was gone already). */
 export async function deleteFamily(familyId: string): Promise<string[]> {
-  return await write((w) => {
+  return await write(async (w) => {
     forgetThrough(forgetCallers)
-    const gone = w
-      .delete(oauth2Tokens)
-      .where(eq(oauth2Tokens.familyId, familyId))
-      .returning({ userId: oauth2Tokens.userId })
+    const gone = await w
+      .delete(t.oauth2Tokens)
+      .where(eq(t.oauth2Tokens.familyId, familyId))
+      .returning({ userId: t.oauth2Tokens.userId })
       .all()
     return [...new Set(gone.map((r) => r.userId))]
   })
@@ -207,18 +214,20 @@ export async function deleteFamily(familyId: string): Promise<string[]> {
 
 /** Delete every token a user granted (to one application, or to all): their authorization is gone. */
 export async function deleteUserTokens(userId: string, applicationId?: string): Promise<number> {
-  return await write((w) => {
+  return await write(async (w) => {
     forgetThrough(forgetCallers)
-    return w
-      .delete(oauth2Tokens)
-      .where(
-        and(
-          eq(oauth2Tokens.userId, userId),
-          applicationId === undefined ? undefined : eq(oauth2Tokens.applicationId, applicationId),
-        ),
-      )
-      .returning({ id: oauth2Tokens.id })
-      .all().length
+    return (
+      await w
+        .delete(t.oauth2Tokens)
+        .where(
+          and(
+            eq(t.oauth2Tokens.userId, userId),
+            applicationId === undefined ? undefined : eq(t.oauth2Tokens.applicationId, applicationId),
+          ),
+        )
+        .returning({ id: t.oauth2Tokens.id })
+        .all()
+    ).length
   })
 }
 
@@ -227,11 +236,11 @@ export async function liveGrantsOfUser(
   userId: string,
 ): Promise<Pick<OAuth2TokenRow, 'id' | 'applicationId' | 'scopes'>[]> {
   const now = clock.now()
-  const rows = db()
-    .select({ id: oauth2Tokens.id, applicationId: oauth2Tokens.applicationId, scopes: oauth2Tokens.scopes })
-    .from(oauth2Tokens)
-    .where(and(eq(oauth2Tokens.userId, userId), liveToken(now)))
-    .orderBy(sql`${oauth2Tokens.createdAt} DESC`)
+  const rows = await db()
+    .select({ id: t.oauth2Tokens.id, applicationId: t.oauth2Tokens.applicationId, scopes: t.oauth2Tokens.scopes })
+    .from(t.oauth2Tokens)
+    .where(and(eq(t.oauth2Tokens.userId, userId), liveToken(now)))
+    .orderBy(sql`${t.oauth2Tokens.createdAt} DESC`)
     .all()
   const byApp = new Map<string, (typeof rows)[number]>()
   for (const row of rows) if (!byApp.has(row.applicationId)) byApp.set(row.applicationId, row)
@@ -243,10 +252,10 @@ export async function liveFamilies(familyIds: string[]): Promise<Map<string, str
   const live = new Map<string, string>()
   const now = clock.now()
   for (let i = 0; i < familyIds.length; i += 500) {
-    const rows = db()
-      .selectDistinct({ familyId: oauth2Tokens.familyId, userId: oauth2Tokens.userId })
-      .from(oauth2Tokens)
-      .where(and(inArray(oauth2Tokens.familyId, familyIds.slice(i, i + 500)), liveToken(now)))
+    const rows = await db()
+      .selectDistinct({ familyId: t.oauth2Tokens.familyId, userId: t.oauth2Tokens.userId })
+      .from(t.oauth2Tokens)
+      .where(and(inArray(t.oauth2Tokens.familyId, familyIds.slice(i, i + 500)), liveToken(now)))
       .all()
     for (const r of rows) live.set(r.familyId, r.userId)
   }
@@ -259,19 +268,19 @@ export async function liveFamilies(familyIds: string[]): Promise<Map<string, str
  */
 function liveToken(now: number | Placeholder) {
   return or(
-    gt(oauth2Tokens.expiresAt, now),
-    and(isNull(oauth2Tokens.refreshUsedAt), gt(oauth2Tokens.refreshExpiresAt, now)),
+    gt(t.oauth2Tokens.expiresAt, now),
+    and(isNull(t.oauth2Tokens.refreshUsedAt), gt(t.oauth2Tokens.refreshExpiresAt, now)),
   )
 }
 
 const liveGrant = prepared((d) =>
   d
-    .select({ id: oauth2Tokens.id })
-    .from(oauth2Tokens)
+    .select({ id: t.oauth2Tokens.id })
+    .from(t.oauth2Tokens)
     .where(
       and(
-        eq(oauth2Tokens.userId, sql.placeholder('userId')),
-        eq(oauth2Tokens.applicationId, sql.placeholder('applicationId')),
+        eq(t.oauth2Tokens.userId, sql.placeholder('userId')),
+        eq(t.oauth2Tokens.applicationId, sql.placeholder('applicationId')),
         liveToken(sql.placeholder('now')),
       ),
     )
@@ -281,5 +290,5 @@ const liveGrant = prepared((d) =>
 
 /** Whether the user has a live grant for the application (it "authorized" the application). */
 export async function hasGrant(userId: string, applicationId: string): Promise<boolean> {
-  return liveGrant().get({ userId, applicationId, now: clock.now() }) !== undefined
+  return (await liveGrant().get({ userId, applicationId, now: clock.now() })) !== undefined
 }

@@ -1,34 +1,38 @@
 // Every query of the remote-auth domain. Single use is one guarded UPDATE or DELETE ... RETURNING, so parallel
 // requests find exactly one winner.
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm'
-import { db, prepared, transaction, write, type DB } from '../db/client'
-import { remoteAuthDesktops, remoteAuthTickets, type RemoteAuthDesktopRow, type RemoteAuthTicketRow } from './tables'
+import { db, dialectTables, prepared, transaction, write, type DB } from '../db/client'
+import * as sqliteTables from './tables'
+import type { RemoteAuthDesktopRow, RemoteAuthTicketRow } from './tables'
 
-export async function insertDesktop(row: typeof remoteAuthDesktops.$inferInsert): Promise<void> {
-  return await write((w) => {
-    w.insert(remoteAuthDesktops).values(row).run()
+// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+const t = dialectTables(sqliteTables)
+
+export async function insertDesktop(row: typeof t.remoteAuthDesktops.$inferInsert): Promise<void> {
+  return await write(async (w) => {
+    await w.insert(t.remoteAuthDesktops).values(row).run()
   })
 }
 
 /** Whether a live desktop already holds this fingerprint. */
 export async function fingerprintInUse(fingerprint: string, now: number): Promise<boolean> {
-  return !!db()
-    .select({ f: remoteAuthDesktops.fingerprint })
-    .from(remoteAuthDesktops)
-    .where(and(eq(remoteAuthDesktops.fingerprint, fingerprint), gt(remoteAuthDesktops.expiresAt, now)))
-    .get()
+  return !!(await db()
+    .select({ f: t.remoteAuthDesktops.fingerprint })
+    .from(t.remoteAuthDesktops)
+    .where(and(eq(t.remoteAuthDesktops.fingerprint, fingerprint), gt(t.remoteAuthDesktops.expiresAt, now)))
+    .get())
 }
 
 export async function deleteDesktop(fingerprint: string): Promise<void> {
-  return await write((w) => {
-    w.delete(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).run()
+  return await write(async (w) => {
+    await w.delete(t.remoteAuthDesktops).where(eq(t.remoteAuthDesktops.fingerprint, fingerprint)).run()
   })
 }
 
 /** At start: no socket survives a restart, so no desktop row is live. */
 export async function deleteAllDesktops(): Promise<number> {
-  return await write((w) => {
-    return w.delete(remoteAuthDesktops).returning({ f: remoteAuthDesktops.fingerprint }).all().length
+  return await write(async (w) => {
+    return (await w.delete(t.remoteAuthDesktops).returning({ f: t.remoteAuthDesktops.fingerprint }).all()).length
   })
 }
 
@@ -41,13 +45,13 @@ export async function claimDesktop(
 ): Promise<RemoteAuthDesktopRow | undefined> {
   return await write((w) => {
     return w
-      .update(remoteAuthDesktops)
+      .update(t.remoteAuthDesktops)
       .set({ userId, handshakeHash, claimedAt: now })
       .where(
         and(
-          eq(remoteAuthDesktops.fingerprint, fingerprint),
-          isNull(remoteAuthDesktops.userId),
-          gt(remoteAuthDesktops.expiresAt, now),
+          eq(t.remoteAuthDesktops.fingerprint, fingerprint),
+          isNull(t.remoteAuthDesktops.userId),
+          gt(t.remoteAuthDesktops.expiresAt, now),
         ),
       )
       .returning()
@@ -58,12 +62,12 @@ export async function claimDesktop(
 const byHandshake = prepared((d) =>
   d
     .select()
-    .from(remoteAuthDesktops)
+    .from(t.remoteAuthDesktops)
     .where(
       and(
-        eq(remoteAuthDesktops.handshakeHash, sql.placeholder('hash')),
-        eq(remoteAuthDesktops.userId, sql.placeholder('userId')),
-        gt(remoteAuthDesktops.expiresAt, sql.placeholder('now')),
+        eq(t.remoteAuthDesktops.handshakeHash, sql.placeholder('hash')),
+        eq(t.remoteAuthDesktops.userId, sql.placeholder('userId')),
+        gt(t.remoteAuthDesktops.expiresAt, sql.placeholder('now')),
       ),
     )
     .prepare(),
@@ -78,14 +82,19 @@ export async function findHandshake(
   return byHandshake().get({ hash: handshakeHash, userId, now })
 }
 
-function takeHandshakeIn(tx: DB, handshakeHash: string, userId: string, now: number): RemoteAuthDesktopRow | undefined {
+async function takeHandshakeIn(
+  tx: DB,
+  handshakeHash: string,
+  userId: string,
+  now: number,
+): Promise<RemoteAuthDesktopRow | undefined> {
   return tx
-    .delete(remoteAuthDesktops)
+    .delete(t.remoteAuthDesktops)
     .where(
       and(
-        eq(remoteAuthDesktops.handshakeHash, handshakeHash),
-        eq(remoteAuthDesktops.userId, userId),
-        gt(remoteAuthDesktops.expiresAt, now),
+        eq(t.remoteAuthDesktops.handshakeHash, handshakeHash),
+        eq(t.remoteAuthDesktops.userId, userId),
+        gt(t.remoteAuthDesktops.expiresAt, now),
       ),
     )
     .returning()
@@ -109,10 +118,11 @@ export async function exchangeHandshakeForTicket(
   ticketHash: string,
   ticketTtlMs: number,
 ): Promise<RemoteAuthDesktopRow | undefined> {
-  return await transaction((tx) => {
-    const desktop = takeHandshakeIn(tx, handshakeHash, userId, now)
+  return await transaction(async (tx) => {
+    const desktop = await takeHandshakeIn(tx, handshakeHash, userId, now)
     if (!desktop) return undefined
-    tx.insert(remoteAuthTickets)
+    await tx
+      .insert(t.remoteAuthTickets)
       .values({
         ticketHash,
         userId,
@@ -133,8 +143,8 @@ export async function exchangeHandshakeForTicket(
 export async function takeTicket(ticketHash: string, now: number): Promise<RemoteAuthTicketRow | undefined> {
   return await write((w) => {
     return w
-      .delete(remoteAuthTickets)
-      .where(and(eq(remoteAuthTickets.ticketHash, ticketHash), gt(remoteAuthTickets.expiresAt, now)))
+      .delete(t.remoteAuthTickets)
+      .where(and(eq(t.remoteAuthTickets.ticketHash, ticketHash), gt(t.remoteAuthTickets.expiresAt, now)))
       .returning()
       .get()
   })
@@ -142,16 +152,16 @@ export async function takeTicket(ticketHash: string, now: number): Promise<Remot
 
 /** Drop desktops and tickets past their deadline. */
 export async function purgeExpired(now: number): Promise<{ desktops: number; tickets: number }> {
-  return await write((w) => {
-    const desktops = w
-      .delete(remoteAuthDesktops)
-      .where(lte(remoteAuthDesktops.expiresAt, now))
-      .returning({ f: remoteAuthDesktops.fingerprint })
+  return await write(async (w) => {
+    const desktops = await w
+      .delete(t.remoteAuthDesktops)
+      .where(lte(t.remoteAuthDesktops.expiresAt, now))
+      .returning({ f: t.remoteAuthDesktops.fingerprint })
       .all()
-    const tickets = w
-      .delete(remoteAuthTickets)
-      .where(lte(remoteAuthTickets.expiresAt, now))
-      .returning({ t: remoteAuthTickets.ticketHash })
+    const tickets = await w
+      .delete(t.remoteAuthTickets)
+      .where(lte(t.remoteAuthTickets.expiresAt, now))
+      .returning({ t: t.remoteAuthTickets.ticketHash })
       .all()
     return { desktops: desktops.length, tickets: tickets.length }
   })

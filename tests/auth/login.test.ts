@@ -77,7 +77,7 @@ describe('POST /auth/login', () => {
       gift_code_sku_id: '123456789',
     })
     expect(ok.status).toBe(200)
-    const rows = db().select().from(authSessions).where(eq(authSessions.userId, user.id)).all()
+    const rows = await db().select().from(authSessions).where(eq(authSessions.userId, user.id)).all()
     expect(rows.some((s) => s.loginSource === 'gift' && s.giftCodeSkuId === '123456789')).toBe(true)
   })
 
@@ -105,7 +105,7 @@ describe('POST /auth/login', () => {
       ).toBe('INVALID_LOGIN')
       const restored = await login({ login: user.email, password: user.password, undelete: true })
       expect(restored.status).toBe(200)
-      expect(db().select().from(users).where(eq(users.id, user.id)).get()!.state).toBe('active')
+      expect((await db().select().from(users).where(eq(users.id, user.id)).get())!.state).toBe('active')
       expect((await login({ login: user.email, password: user.password })).status).toBe(200)
     }
   })
@@ -116,7 +116,7 @@ describe('POST /auth/login', () => {
     expect(r.status).toBe(200)
     expect(r.body.required_actions).toEqual(['update_password'])
     // The verdict is kept with the password (judged once): the next login answers the same without judging again.
-    expect(db().select().from(users).where(eq(users.id, user.id)).get()!.passwordWeak).toBe(true)
+    expect((await db().select().from(users).where(eq(users.id, user.id)).get())!.passwordWeak).toBe(true)
     expect((await login({ login: user.email, password: 'password123' })).body.required_actions).toEqual([
       'update_password',
     ])
@@ -143,7 +143,7 @@ describe('POST /auth/login', () => {
     const old = await Bun.password.hash(user.password, { algorithm: 'argon2id', memoryCost: 4096, timeCost: 1 })
     await updateUser(user.id, { passwordHash: old })
     expect((await login({ login: user.email, password: user.password })).status).toBe(200)
-    const stored = db().select().from(users).where(eq(users.id, user.id)).get()!.passwordHash!
+    const stored = (await db().select().from(users).where(eq(users.id, user.id)).get())!.passwordHash!
     expect(stored).not.toBe(old)
     expect(stored).toStartWith('$argon2id$v=19$m=19456,t=2,p=1$')
     expect(await Bun.password.verify(user.password, stored)).toBe(true)
@@ -194,13 +194,7 @@ describe('new login location', () => {
       expect(results.filter((r) => r.status === 400)).toHaveLength(19)
       expect((await from('203.0.113.9')).status).toBe(200)
       expect(
-        db()
-          .select()
-          .from(knownIps)
-          .where(eq(knownIps.userId, user.id))
-          .all()
-          .map((r) => r.ip)
-          .sort(),
+        (await db().select().from(knownIps).where(eq(knownIps.userId, user.id)).all()).map((r) => r.ip).sort(),
       ).toEqual(['198.51.100.7', '203.0.113.9'])
     })
   })
@@ -214,14 +208,9 @@ describe('new login location', () => {
       const refused = await from('2001:db8:5:8::1')
       expect(refused.status).toBe(400)
       expect(refused.body.errors.login._errors[0].code).toBe('ACCOUNT_LOGIN_VERIFICATION_EMAIL')
-      expect(
-        db()
-          .select()
-          .from(knownIps)
-          .where(eq(knownIps.userId, user.id))
-          .all()
-          .map((r) => r.ip),
-      ).toEqual(['2001:db8:5:7::/64'])
+      expect((await db().select().from(knownIps).where(eq(knownIps.userId, user.id)).all()).map((r) => r.ip)).toEqual([
+        '2001:db8:5:7::/64',
+      ])
     })
   })
 

@@ -260,7 +260,7 @@ describe('e-mail change and revert', () => {
     expect(ok[0].body).toEqual({ email: user.email })
     expect((await client.waitForClose()).code).toBe(4004)
     expect((await api('GET', '/users/@me', { token: user.token })).status).toBe(401)
-    const row = db().select().from(users).where(eq(users.id, user.id)).get()!
+    const row = (await db().select().from(users).where(eq(users.id, user.id)).get())!
     expect(row).toMatchObject({ email: user.email, phone: null })
     expect((await login(user.email, NEW_PASSWORD)).status).toBe(200)
     // The number is blocked for every account.

@@ -170,7 +170,7 @@ describe('registration', () => {
   test('the user row keeps the date of birth and a hashed password only', async () => {
     const { r } = await registerUser({ date_of_birth: '1991-05-06' })
     const id = (await api('GET', '/users/@me', { token: r.body.token })).body.id
-    const row = db().select().from(users).where(eq(users.id, id)).get()!
+    const row = (await db().select().from(users).where(eq(users.id, id)).get())!
     expect(row.dateOfBirth).toBe('1991-05-06')
     expect(row.passwordHash).toStartWith('$argon2id$v=19$m=19456,t=2,p=1$')
     expect(row.passwordHash).not.toContain(PASSWORD)

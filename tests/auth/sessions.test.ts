@@ -72,7 +72,7 @@ describe('POST /auth/logout', () => {
         })
       ).status,
     ).toBe(204)
-    expect(db().select().from(pushDevices).where(eq(pushDevices.token, 'push-abc')).all()).toHaveLength(1)
+    expect(await db().select().from(pushDevices).where(eq(pushDevices.token, 'push-abc')).all()).toHaveLength(1)
 
     const r = await api('POST', '/auth/logout', { token: user.token, body: { provider: 'gcm', token: 'push-abc' } })
     expect(r.status).toBe(204)
@@ -80,7 +80,7 @@ describe('POST /auth/logout', () => {
     const after = await api('GET', '/users/@me', { token: user.token })
     expect(after.status).toBe(401)
     expect(after.body).toEqual({ message: '401: Unauthorized', code: 0 })
-    expect(db().select().from(pushDevices).where(eq(pushDevices.token, 'push-abc')).all()).toHaveLength(0)
+    expect(await db().select().from(pushDevices).where(eq(pushDevices.token, 'push-abc')).all()).toHaveLength(0)
     expect((await api('GET', '/users/@me', { token: other })).status).toBe(200)
     // The ended token cannot identify again.
     const again = await GatewayClient.connect()
@@ -103,7 +103,7 @@ describe('POST /users/@me/devices', () => {
         (await api('POST', '/users/@me/devices', { token: user.token, body: { provider: 'apns', token: 'dev-1' } }))
           .status,
       ).toBe(204)
-    expect(db().select().from(pushDevices).where(eq(pushDevices.token, 'dev-1')).all()).toHaveLength(1)
+    expect(await db().select().from(pushDevices).where(eq(pushDevices.token, 'dev-1')).all()).toHaveLength(1)
     const bad = await api('POST', '/users/@me/devices', { token: user.token, body: { provider: 'apns' } })
     expect(bad.status).toBe(400)
     expect(bad.body.errors.token._errors[0].code).toBeDefined()

@@ -60,19 +60,11 @@ describe('caller identity', () => {
   test('tokens are stored only as hashes', async () => {
     const user = await makeUser()
     const app = await makeApp()
-    const { rawDatabase } = await import('../../src/db/client')
+    const { rawSql } = await import('../db/raw')
     await server()
     const dump =
-      rawDatabase()
-        .query('SELECT * FROM auth_sessions')
-        .all()
-        .map((r) => JSON.stringify(r))
-        .join('\n') +
-      rawDatabase()
-        .query('SELECT * FROM applications')
-        .all()
-        .map((r) => JSON.stringify(r))
-        .join('\n')
+      (await rawSql('SELECT * FROM auth_sessions')).map((r) => JSON.stringify(r)).join('\n') +
+      (await rawSql('SELECT * FROM applications')).map((r) => JSON.stringify(r)).join('\n')
     expect(dump).not.toContain(user.token)
     expect(dump).not.toContain(app.bot_token)
     expect(dump).not.toContain(app.client_secret)

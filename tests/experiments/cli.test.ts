@@ -3,8 +3,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { config } from '../../src/config'
-import { api, server, testDir } from '../helpers'
+import { api, databaseEnv, server, testDir } from '../helpers'
 import { makeGuild } from '../guilds/helpers'
 import { cli as run } from '../ops/process-helpers'
 import { mmh3, type Def } from './helpers'
@@ -15,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 /** `server experiments ...` in a child process, on the running test server's database. */
 async function cli(...args: string[]) {
   await server()
-  return run({ ...process.env, DATABASE_PATH: config().databasePath, LOG_LEVEL: 'silent' }, ['experiments', ...args])
+  return run({ ...process.env, ...databaseEnv(), LOG_LEVEL: 'silent' }, ['experiments', ...args])
 }
 
 function file(name: string, content: unknown): string {

@@ -3,11 +3,11 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { config } from '../../src/config'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
 import { sweepIdleLobbies } from '../../src/lobbies/idle'
 import { GatewayClient } from '../gateway-client'
 import { api, makeApp, resetWorld } from '../helpers'
 import { bearerFor } from '../oauth2/helpers'
+import { rawRow } from '../db/raw'
 import { createLobby, setup } from './helpers'
 
 const open: GatewayClient[] = []
@@ -24,23 +24,20 @@ async function online(token: string) {
   return client
 }
 
-const deadline = (lobbyId: string) =>
-  (
-    rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobbyId) as {
-      idle_deadline: number | null
-    } | null
-  )?.idle_deadline
+const deadline = async (lobbyId: string) =>
+  (await rawRow<{ idle_deadline: number | null }>('SELECT idle_deadline FROM lobbies WHERE id = ?', lobbyId))
+    ?.idle_deadline
 
 /** The deadline is `ms` from now (within the time the request took). */
-function expectDeadlineIn(lobbyId: string, ms: number) {
-  const d = deadline(lobbyId)
+async function expectDeadlineIn(lobbyId: string, ms: number) {
+  const d = await deadline(lobbyId)
   expect(d).toBeNumber()
   expect(Math.abs(d! - (clock.now() + ms))).toBeLessThan(1500)
 }
 
-async function until(check: () => boolean, ms = 3000) {
+async function until(check: () => boolean | Promise<boolean>, ms = 3000) {
   const end = Date.now() + ms
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time')
     await Bun.sleep(20)
   }
@@ -57,13 +54,13 @@ describe('members on the Gateway keep a lobby active', () => {
     const [a] = players
     const socket = await online(a.bearer)
     const lobby = (await api('PUT', '/lobbies', { token: a.bearer, body: { secret: 'chatting' } })).body
-    expect(deadline(lobby.id)).toBeNull()
+    expect(await deadline(lobby.id)).toBeNull()
     clock.advance(3600_000)
     expect(await exists(bot, lobby.id)).toBe(true)
 
     socket.close(1000)
-    await until(() => deadline(lobby.id) !== null)
-    expectDeadlineIn(lobby.id, 300_000)
+    await until(async () => (await deadline(lobby.id)) !== null)
+    await expectDeadlineIn(lobby.id, 300_000)
     clock.advance(299_000)
     expect(await exists(bot, lobby.id)).toBe(true)
     clock.advance(1000)
@@ -74,10 +71,10 @@ describe('members on the Gateway keep a lobby active', () => {
     const { bot, players } = await setup(1, SCOPE)
     const [a] = players
     const lobby = await createLobby(bot, { idle_timeout_seconds: 60, members: [{ id: a.id }] })
-    expect(deadline(lobby.id)).toBeNumber()
+    expect(await deadline(lobby.id)).toBeNumber()
     clock.advance(50_000)
     await online(a.token)
-    await until(() => deadline(lobby.id) === null)
+    await until(async () => (await deadline(lobby.id)) === null)
     clock.advance(120_000)
     expect(await exists(bot, lobby.id)).toBe(true)
   })
@@ -88,13 +85,13 @@ describe('members on the Gateway keep a lobby active', () => {
     const lobby = await createLobby(bot, { idle_timeout_seconds: 60, members: [{ id: a.id }, { id: b.id }] })
     const sa = await online(a.bearer)
     const sb = await online(b.token)
-    await until(() => deadline(lobby.id) === null)
+    await until(async () => (await deadline(lobby.id)) === null)
     sa.close(1000)
     await sa.waitForClose()
     await Bun.sleep(100)
-    expect(deadline(lobby.id)).toBeNull()
+    expect(await deadline(lobby.id)).toBeNull()
     sb.close(1000)
-    await until(() => deadline(lobby.id) !== null)
+    await until(async () => (await deadline(lobby.id)) !== null)
     clock.advance(60_000)
     expect(await exists(bot, lobby.id)).toBe(false)
   })
@@ -105,18 +102,18 @@ describe('members on the Gateway keep a lobby active', () => {
     const other = await makeApp()
     await online(await bearerFor(a, other, SCOPE))
     const lobby = await createLobby(bot, { idle_timeout_seconds: 60, members: [{ id: a.id }] })
-    expect(deadline(lobby.id)).toBeNumber()
+    expect(await deadline(lobby.id)).toBeNumber()
     const solo = await createLobby(bot, { idle_timeout_seconds: 60 })
     await online(await bearerFor(a, app, SCOPE))
-    await until(() => deadline(lobby.id) === null)
-    expect(deadline(solo.id)).toBeNumber()
+    await until(async () => (await deadline(lobby.id)) === null)
+    expect(await deadline(solo.id)).toBeNumber()
     await api('PUT', `/lobbies/${solo.id}/members/${a.id}`, { token: bot })
-    expect(deadline(solo.id)).toBeNull()
+    expect(await deadline(solo.id)).toBeNull()
     clock.advance(600_000)
     expect(await exists(bot, solo.id)).toBe(true)
     // Removing the only online member: the countdown runs again.
     await api('DELETE', `/lobbies/${solo.id}/members/${a.id}`, { token: bot })
-    expectDeadlineIn(solo.id, 60_000)
+    await expectDeadlineIn(solo.id, 60_000)
   })
 
   test('a dropped socket (not 1000) keeps the session resumable, and the lobby active until the resume window ends', async () => {
@@ -124,13 +121,13 @@ describe('members on the Gateway keep a lobby active', () => {
     const [a] = players
     const socket = await online(a.bearer)
     const lobby = await createLobby(bot, { idle_timeout_seconds: 5, members: [{ id: a.id }] })
-    expect(deadline(lobby.id)).toBeNull()
+    expect(await deadline(lobby.id)).toBeNull()
     socket.close(4000)
     await socket.waitForClose()
     await Bun.sleep(100)
-    expect(deadline(lobby.id)).toBeNull()
+    expect(await deadline(lobby.id)).toBeNull()
     clock.advance(config().gatewayResumeWindowMs)
-    await until(() => deadline(lobby.id) !== null)
+    await until(async () => (await deadline(lobby.id)) !== null)
   })
 })
 
@@ -167,7 +164,7 @@ describe('activity starts the countdown over', () => {
     for (const step of steps) {
       clock.advance(50_000)
       expect((await step()).status).toBeLessThan(300)
-      expectDeadlineIn(lobby.id, 60_000)
+      await expectDeadlineIn(lobby.id, 60_000)
     }
     clock.advance(59_000)
     expect(await exists(bot, lobby.id)).toBe(true)
@@ -183,7 +180,7 @@ describe('activity starts the countdown over', () => {
     ).body
     clock.advance(50_000)
     await api('PUT', '/lobbies', { token: b.bearer, body: { secret: 'late-joiner' } })
-    expectDeadlineIn(lobby.id, 60_000)
+    await expectDeadlineIn(lobby.id, 60_000)
     clock.advance(50_000)
     expect(await exists(bot, lobby.id)).toBe(true)
   })

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
 import { sweepIdleLobbies } from '../../src/lobbies/idle'
 import { api, resetWorld } from '../helpers'
 import { bearerFor } from '../oauth2/helpers'
+import { rawRow, rawSql } from '../db/raw'
 import { createLobby, setup } from './helpers'
 
 afterEach(resetWorld)
@@ -11,9 +11,9 @@ afterEach(resetWorld)
 const DAY = 24 * 3600 * 1000
 
 /** Stand-in for a member connected to the lobby's voice (the gateway tests do it with op 17). */
-function holdOpen(lobbyId: string) {
-  rawDatabase().query("UPDATE lobby_members SET voice_session_id = 'test' WHERE lobby_id = ?").run(lobbyId)
-  rawDatabase().query('UPDATE lobbies SET idle_deadline = NULL WHERE id = ?').run(lobbyId)
+async function holdOpen(lobbyId: string) {
+  await rawSql("UPDATE lobby_members SET voice_session_id = 'test' WHERE lobby_id = ?", lobbyId)
+  await rawSql('UPDATE lobbies SET idle_deadline = NULL WHERE id = ?', lobbyId)
 }
 
 describe('lobby secret expiry', () => {
@@ -21,7 +21,7 @@ describe('lobby secret expiry', () => {
     const { app, bot, players } = await setup(3)
     const [a, b, c] = players
     const lobby = (await api('PUT', '/lobbies', { token: a.bearer, body: { secret: 'old-friends' } })).body
-    holdOpen(lobby.id)
+    await holdOpen(lobby.id)
     clock.advance(30 * DAY - 1000)
     // Access tokens live 7 days: fresh ones for the late arrivals.
     const bBearer = await bearerFor(b, app)
@@ -40,7 +40,7 @@ describe('lobby secret expiry', () => {
   test('an existing member asking again after expiry gets its lobby back, without a new one', async () => {
     const { app, players } = await setup(1)
     const lobby = (await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret: 'mine' } })).body
-    holdOpen(lobby.id)
+    await holdOpen(lobby.id)
     clock.advance(31 * DAY)
     const again = await api('PUT', '/lobbies', { token: await bearerFor(players[0], app), body: { secret: 'mine' } })
     expect(again.body.id).toBe(lobby.id)
@@ -65,7 +65,7 @@ describe('idle close', () => {
     const { bot, players } = await setup(1)
     const lobby = (await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret: 'idle-default' } })).body
     const held = await createLobby(bot, { idle_timeout_seconds: 5, members: [{ id: players[0].id }] })
-    holdOpen(held.id)
+    await holdOpen(held.id)
     clock.advance(299_000)
     await sweepIdleLobbies()
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(200)
@@ -78,9 +78,7 @@ describe('idle close', () => {
   test('the deadline lives in the database and the periodic sweeper closes it on its own', async () => {
     const { bot } = await setup(0)
     const lobby = await createLobby(bot, { idle_timeout_seconds: 5 })
-    const row = rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as {
-      idle_deadline: number
-    }
+    const row = (await rawRow<{ idle_deadline: number }>('SELECT idle_deadline FROM lobbies WHERE id = ?', lobby.id))!
     expect(row.idle_deadline).toBeGreaterThan(clock.now())
     clock.advance(5000)
     for (let i = 0; i < 40; i++) {

@@ -5,6 +5,7 @@ import { snowflake } from '../../src/core/snowflake'
 import { Permission } from '../../src/core/discord'
 import { guildPort, setGuildPort, type GuildPort, type LinkableChannel } from '../../src/lobbies/guild-port'
 import { api, resetWorld } from '../helpers'
+import { rawSql } from '../db/raw'
 import { connect } from './fake-gateway'
 import { createLobby, setup } from './helpers'
 
@@ -226,8 +227,7 @@ describe('invites and mirrored messages', () => {
     await api('POST', `/lobbies/${lobby.id}/messages`, { token: linker.bearer, body: { content: 'authorized' } })
     expect(posted.length).toBe(before + 1)
     // A member who never authorized the application (e.g. added by the bot, speaking through a revoked grant) is not copied.
-    const { rawDatabase } = await import('../../src/db/client')
-    rawDatabase().query('DELETE FROM oauth2_tokens WHERE user_id = ?').run(plain.id)
+    await rawSql('DELETE FROM oauth2_tokens WHERE user_id = ?', plain.id)
     const { postMessage } = await import('../../src/lobbies/messages')
     const { cachedLobby } = await import('../../src/lobbies/store')
     await postMessage(async () => (await cachedLobby(lobby.id))!, plain.id, { content: 'not authorized' })

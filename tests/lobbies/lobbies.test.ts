@@ -149,11 +149,9 @@ describe('PUT /lobbies (join by secret or create)', () => {
       (await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'z', member_metadata: metadata(26) } }))
         .status,
     ).toBe(400)
-    const { rawDatabase } = await import('../../src/db/client')
+    const { rawRow } = await import('../db/raw')
     const created = await api('PUT', '/lobbies', { token: ok[0].bearer, body: { secret: 'default-idle' } })
-    const row = rawDatabase()
-      .query('SELECT idle_timeout_seconds, secret_hash FROM lobbies WHERE id = ?')
-      .get(created.body.id) as any
+    const row = await rawRow('SELECT idle_timeout_seconds, secret_hash FROM lobbies WHERE id = ?', created.body.id)
     expect(row.idle_timeout_seconds).toBe(300)
     expect(row.secret_hash).not.toContain('default-idle')
   })

@@ -1,33 +1,27 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
 import { snowflake } from '../../src/core/snowflake'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
+import { rawBatch } from '../db/raw'
 import { createLobby, metadata, setup } from './helpers'
 
 afterEach(resetWorld)
 
 /** Users inserted straight into the database (no password hashing): for the large-count limits. */
-function bulkUsers(n: number): string[] {
-  const ids: string[] = []
-  const insert = rawDatabase().prepare('INSERT INTO users (id, username, created_at) VALUES (?, ?, ?)')
-  rawDatabase().transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const id = snowflake()
-      insert.run(id, `bulk_${id}`, clock.now())
-      ids.push(id)
-    }
-  })()
+async function bulkUsers(n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => snowflake())
+  await rawBatch(
+    'INSERT INTO users (id, username, created_at) VALUES (?, ?, ?)',
+    ids.map((id) => [id, `bulk_${id}`, clock.now()]),
+  )
   return ids
 }
 
-function addMembersDirectly(lobbyId: string, applicationId: string, userIds: string[]) {
-  const insert = rawDatabase().prepare(
+async function addMembersDirectly(lobbyId: string, applicationId: string, userIds: string[]) {
+  await rawBatch(
     'INSERT INTO lobby_members (lobby_id, user_id, application_id, flags, joined_at) VALUES (?, ?, ?, 0, ?)',
+    userIds.map((id) => [lobbyId, id, applicationId, clock.now()]),
   )
-  rawDatabase().transaction(() => {
-    for (const id of userIds) insert.run(lobbyId, id, applicationId, clock.now())
-  })()
 }
 
 describe('PUT /lobbies/{id}/members/{user}', () => {
@@ -110,8 +104,8 @@ describe('PUT /lobbies/{id}/members/{user}', () => {
   test('a lobby holds 1000 members; the 1001st is refused', async () => {
     const { app, bot, players } = await setup(2)
     const lobby = (await api('PUT', '/lobbies', { token: players[0].bearer, body: { secret: 'full-house' } })).body
-    addMembersDirectly(lobby.id, app.id, bulkUsers(998))
-    const [last, over] = bulkUsers(2)
+    await addMembersDirectly(lobby.id, app.id, await bulkUsers(998))
+    const [last, over] = await bulkUsers(2)
     expect((await api('PUT', `/lobbies/${lobby.id}/members/${last}`, { token: bot })).status).toBe(200)
     const r = await api('PUT', `/lobbies/${lobby.id}/members/${over}`, { token: bot })
     expect(r.status).toBe(400)

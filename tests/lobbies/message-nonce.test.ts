@@ -3,16 +3,17 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { Caller } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
+import { snowflake } from '../../src/core/snowflake'
 import { api, resetWorld } from '../helpers'
 import { connect } from './fake-gateway'
+import { rawRow, rawSql } from '../db/raw'
 import { createLobby, setup } from './helpers'
 
 afterEach(resetWorld)
 
 const userCaller = (id: string): Caller => ({ kind: 'user', userId: id, sessionId: `s-${id}`, sessionIdHash: 'h' })
-const rows = (lobbyId: string) =>
-  (rawDatabase().query('SELECT count(*) AS n FROM lobby_messages WHERE lobby_id = ?').get(lobbyId) as { n: number }).n
+const rows = async (lobbyId: string) =>
+  (await rawRow<{ n: number }>('SELECT count(*) AS n FROM lobby_messages WHERE lobby_id = ?', lobbyId))!.n
 
 async function world() {
   const { bot, players } = await setup(2)
@@ -34,7 +35,7 @@ describe('enforce_nonce', () => {
     expect(retry.status).toBe(200)
     expect(retry.body).toEqual(first.body)
     expect(watcher.events('LOBBY_MESSAGE_CREATE')).toHaveLength(1)
-    expect(rows(lobby.id)).toBe(1)
+    expect(await rows(lobby.id)).toBe(1)
     await watcher.close()
   })
 
@@ -47,12 +48,12 @@ describe('enforce_nonce', () => {
     expect(replies.filter((r) => r.status === 200)).toHaveLength(29)
     expect(new Set(replies.map((r) => r.body.id)).size).toBe(1)
     expect(replies.every((r) => r.body.nonce === 4242)).toBe(true)
-    expect(rows(lobby.id)).toBe(1)
+    expect(await rows(lobby.id)).toBe(1)
     expect(watcher.events('LOBBY_MESSAGE_CREATE')).toHaveLength(1)
     // The database holds the rule too: a second row with the same enforced nonce is refused.
     const copy =
-      "INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at) SELECT id || '1', lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at FROM lobby_messages WHERE lobby_id = ?"
-    expect(() => rawDatabase().query(copy).run(lobby.id)).toThrow(/UNIQUE/)
+      'INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at) SELECT ?, lobby_id, application_id, author_id, content, nonce, enforce_nonce, created_at FROM lobby_messages WHERE lobby_id = ?'
+    await expect(rawSql(copy, snowflake(), lobby.id)).rejects.toThrow(/UNIQUE|unique/)
     await watcher.close()
   })
 
@@ -78,7 +79,7 @@ describe('enforce_nonce', () => {
     expect(later.body.id).not.toBe(first.body.id)
     // The new one now holds the nonce.
     expect((await send({ content: 'x', nonce: 'same', enforce_nonce: true })).body.id).toBe(later.body.id)
-    expect(rows(lobby.id)).toBe(6)
+    expect(await rows(lobby.id)).toBe(6)
   })
 })
 

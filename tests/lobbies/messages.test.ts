@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { snowflake } from '../../src/core/snowflake'
-import { rawDatabase } from '../../src/db/client'
 import { api, makeApp, resetWorld } from '../helpers'
+import { rawBatch } from '../db/raw'
 import { createLobby, metadata, setup } from './helpers'
 
 afterEach(resetWorld)
@@ -70,13 +70,17 @@ describe('GET /lobbies/{id}/messages', () => {
     // One message through the API, the other 204 written straight to the table (posting them would take 20 s at the
     // route's rate limit).
     const seed = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'm0' } })
-    const insert = rawDatabase().prepare(
+    await rawBatch(
       'INSERT INTO lobby_messages (id, lobby_id, application_id, author_id, content, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      Array.from({ length: 204 }, (_, i) => [
+        snowflake(),
+        lobby.id,
+        lobby.application_id,
+        seed.body.author.id,
+        `m${i + 1}`,
+        clock.now(),
+      ]),
     )
-    rawDatabase().transaction(() => {
-      for (let i = 1; i < 205; i++)
-        insert.run(snowflake(), lobby.id, lobby.application_id, seed.body.author.id, `m${i}`, clock.now())
-    })()
     const get = (q = '') => api('GET', `/lobbies/${lobby.id}/messages${q}`, { token: players[0].bearer })
     const first = await get()
     expect(first.status).toBe(200)

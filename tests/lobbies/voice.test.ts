@@ -3,20 +3,22 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { Caller } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
 import { sweepIdleLobbies } from '../../src/lobbies/idle'
 import { callAccess, markConnected, markDisconnected, markVoiceFlags } from '../../src/lobbies/voice-presence'
 import { api, resetWorld } from '../helpers'
+import { rawRow } from '../db/raw'
 import { createLobby, setup } from './helpers'
 
 afterEach(resetWorld)
 
 const row = (lobbyId: string, userId: string) =>
-  rawDatabase()
-    .query('SELECT voice_session_id, self_mute, self_deaf FROM lobby_members WHERE lobby_id = ? AND user_id = ?')
-    .get(lobbyId, userId) as any
-const deadline = (lobbyId: string) =>
-  (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobbyId) as any).idle_deadline
+  rawRow(
+    'SELECT voice_session_id, self_mute, self_deaf FROM lobby_members WHERE lobby_id = ? AND user_id = ?',
+    lobbyId,
+    userId,
+  )
+const deadline = async (lobbyId: string) =>
+  (await rawRow('SELECT idle_deadline FROM lobbies WHERE id = ?', lobbyId)).idle_deadline
 const user = (id: string): Caller => ({ kind: 'user', userId: id, sessionId: 's', sessionIdHash: 'h' })
 const quiet = { selfMute: false, selfDeaf: false }
 
@@ -26,24 +28,24 @@ describe('lobby voice presence', () => {
     const p = players[0]!
     const lobby = await createLobby(bot, { idle_timeout_seconds: 10, members: [{ id: p.id }] })
     expect(await markConnected(lobby.id, p.id, 'session-1', { selfMute: true, selfDeaf: false })).toBe(true)
-    expect(row(lobby.id, p.id)).toEqual({ voice_session_id: 'session-1', self_mute: 1, self_deaf: 0 })
-    expect(deadline(lobby.id)).toBeNull()
+    expect(await row(lobby.id, p.id)).toEqual({ voice_session_id: 'session-1', self_mute: 1, self_deaf: 0 })
+    expect(await deadline(lobby.id)).toBeNull()
     clock.advance(60_000)
     await sweepIdleLobbies()
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(200)
 
     // Flags change only for the session that is connected.
     await markVoiceFlags(lobby.id, p.id, 'other-session', { selfMute: false, selfDeaf: true })
-    expect(row(lobby.id, p.id).self_deaf).toBe(0)
+    expect((await row(lobby.id, p.id)).self_deaf).toBe(0)
     await markVoiceFlags(lobby.id, p.id, 'session-1', { selfMute: false, selfDeaf: true })
-    expect(row(lobby.id, p.id)).toEqual({ voice_session_id: 'session-1', self_mute: 0, self_deaf: 1 })
+    expect(await row(lobby.id, p.id)).toEqual({ voice_session_id: 'session-1', self_mute: 0, self_deaf: 1 })
 
     // Another session's end does not disconnect this one.
     await markDisconnected(lobby.id, p.id, 'other-session')
-    expect(row(lobby.id, p.id).voice_session_id).toBe('session-1')
+    expect((await row(lobby.id, p.id)).voice_session_id).toBe('session-1')
     await markDisconnected(lobby.id, p.id, 'session-1')
-    expect(row(lobby.id, p.id)).toEqual({ voice_session_id: null, self_mute: 0, self_deaf: 0 })
-    expect(deadline(lobby.id)).toBeWithin(clock.now() + 9_000, clock.now() + 10_001)
+    expect(await row(lobby.id, p.id)).toEqual({ voice_session_id: null, self_mute: 0, self_deaf: 0 })
+    expect(await deadline(lobby.id)).toBeWithin(clock.now() + 9_000, clock.now() + 10_001)
     clock.advance(10_000)
     await sweepIdleLobbies()
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(404)
@@ -91,7 +93,7 @@ describe('lobby voice presence', () => {
     expect(await callAccess({ kind: 'bot', userId: 'b', applicationId: app.id }, lobby.id)).toBeUndefined()
     expect(await callAccess(user(member!.id), '1234567890123456789')).toBeUndefined()
     expect(await markConnected(lobby.id, outsider!.id, 's', quiet)).toBe(false)
-    expect(deadline(lobby.id)).not.toBeNull()
+    expect(await deadline(lobby.id)).not.toBeNull()
   })
 
   test('removing the last connected member starts the countdown', async () => {
@@ -99,8 +101,8 @@ describe('lobby voice presence', () => {
     const p = players[0]!
     const lobby = await createLobby(bot, { idle_timeout_seconds: 30, members: [{ id: p.id }] })
     await markConnected(lobby.id, p.id, 's', quiet)
-    expect(deadline(lobby.id)).toBeNull()
+    expect(await deadline(lobby.id)).toBeNull()
     await api('DELETE', `/lobbies/${lobby.id}/members/${p.id}`, { token: bot })
-    expect(deadline(lobby.id)).toBeWithin(clock.now() + 29_000, clock.now() + 30_001)
+    expect(await deadline(lobby.id)).toBeWithin(clock.now() + 29_000, clock.now() + 30_001)
   })
 })

@@ -47,8 +47,8 @@ describe('TOTP enrolment', () => {
     const sessions = await api('GET', '/auth/sessions', { token: r.body.token })
     expect(sessions.body.user_sessions.map((s: any) => s.id_hash)).toEqual([change.d.auth_session_id_hash])
     // Stored: the secret for verification, backup codes only as argon2id hashes.
-    expect(db().select().from(totpSecrets).where(eq(totpSecrets.userId, user.id)).get()!.secret).toBe(secret)
-    const stored = db().select().from(backupCodes).where(eq(backupCodes.userId, user.id)).all()
+    expect((await db().select().from(totpSecrets).where(eq(totpSecrets.userId, user.id)).get())!.secret).toBe(secret)
+    const stored = await db().select().from(backupCodes).where(eq(backupCodes.userId, user.id)).all()
     expect(stored.every((s) => s.codeHash.startsWith('$argon2id$'))).toBe(true)
     expect(stored.some((s) => r.body.backup_codes.some((c: any) => s.codeHash.includes(c.code)))).toBe(false)
 

@@ -78,7 +78,9 @@ describe('security key enrolment', () => {
       body: { ticket: start.body.ticket, name: 'x'.repeat(33), credential: key.register(start.body.challenge) },
     })
     expect(badName.body.code).toBe(50035)
-    expect(db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, user.id)).all()).toHaveLength(0)
+    expect(
+      await db().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, user.id)).all(),
+    ).toHaveLength(0)
   })
 
   test('rename; remove needs elevation by the key itself', async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { REDIRECT, authorizeCode, grantTokens, pkce, tokenRequest } from './helpers'
+import { rawSql } from '../db/raw'
 
 afterEach(resetWorld)
 
@@ -346,8 +346,8 @@ describe('client_credentials, revoke, @me', () => {
     const code = await authorizeCode(user, app)
     const t = (await exchange(app, code)).body
     const dump =
-      JSON.stringify(rawDatabase().query('SELECT * FROM oauth2_tokens').all()) +
-      JSON.stringify(rawDatabase().query('SELECT * FROM oauth2_codes').all())
+      JSON.stringify(await rawSql('SELECT * FROM oauth2_tokens')) +
+      JSON.stringify(await rawSql('SELECT * FROM oauth2_codes'))
     expect(dump).not.toContain(code)
     expect(dump).not.toContain(t.access_token)
     expect(dump).not.toContain(t.refresh_token)

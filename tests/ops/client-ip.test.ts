@@ -114,12 +114,7 @@ describe('end to end', () => {
         headers: { 'x-forwarded-for': '81.2.69.160, 198.51.100.61' },
       })
       expect(r.status).toBe(200)
-      const ips = db()
-        .select()
-        .from(knownIps)
-        .where(eq(knownIps.userId, user.id))
-        .all()
-        .map((row) => row.ip)
+      const ips = (await db().select().from(knownIps).where(eq(knownIps.userId, user.id)).all()).map((row) => row.ip)
       expect(ips).toEqual(['198.51.100.61'])
     })
   })

@@ -323,11 +323,13 @@ test(`the per-user ${MAX_LOBBIES_PER_USER_PER_APP}-lobby limit: one of 50 joins`
   const bearer = await bearerFor(user, app)
   const now = clock.now()
   const ids = Array.from({ length: MAX_LOBBIES_PER_USER_PER_APP - 1 }, () => snowflake())
-  await write((w) => {
-    w.insert(lobbies)
+  await write(async (w) => {
+    await w
+      .insert(lobbies)
       .values(ids.map((id) => ({ id, applicationId: app.id, idleTimeoutSeconds: 300, createdAt: now })))
       .run()
-    w.insert(lobbyMembers)
+    await w
+      .insert(lobbyMembers)
       .values(ids.map((lobbyId) => ({ lobbyId, userId: user.id, applicationId: app.id, joinedAt: now })))
       .run()
   })

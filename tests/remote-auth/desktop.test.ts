@@ -50,7 +50,7 @@ describe('handshake', () => {
       expect(init).toEqual({ op: 'pending_remote_init', fingerprint: c.fingerprint })
       expect(init.fingerprint).toMatch(/^[A-Za-z0-9_-]{43}$/)
       // The row a mobile request needs, with the socket's deadline.
-      const row = desktopRow(c.fingerprint)!
+      const row = (await desktopRow(c.fingerprint))!
       expect(row.publicKey).toBe(c.encodedPublicKey)
       expect(row.userId).toBeNull()
       expect(row.expiresAt - row.createdAt).toBeLessThanOrEqual(config().remoteAuthTimeoutMs)
@@ -185,7 +185,7 @@ describe('close codes', () => {
     const afterProof = await ready()
     afterProof.send({ op: 'init', encoded_public_key: afterProof.encodedPublicKey })
     expect((await afterProof.waitForClose()).code).toBe(4002)
-    expect(desktopRow(afterProof.fingerprint)).toBeUndefined()
+    expect(await desktopRow(afterProof.fingerprint)).toBeUndefined()
 
     const proofAgain = await ready()
     proofAgain.send({ op: 'nonce_proof', nonce: 'AAAA' })
@@ -201,7 +201,7 @@ describe('close codes', () => {
     second.send({ op: 'nonce_proof', nonce: nonce.toString('base64url') })
     expect(await second.waitForClose()).toEqual({ code: 4002, reason: 'Fingerprint in use' })
     expect(first.closed).toBeNull()
-    expect(desktopRow(first.fingerprint)).toBeDefined()
+    expect(await desktopRow(first.fingerprint)).toBeDefined()
   })
 
   test('4003: timeout_ms after hello, by moving the clock; the row goes with the socket', async () => {
@@ -216,7 +216,7 @@ describe('close codes', () => {
       clock.advance(2000)
       await sweepRemoteAuth()
       expect(await c.waitForClose()).toEqual({ code: 4003, reason: 'Timed out' })
-      expect(desktopRow(c.fingerprint)).toBeUndefined()
+      expect(await desktopRow(c.fingerprint)).toBeUndefined()
     })
   })
 
@@ -298,8 +298,8 @@ describe('limits', () => {
       createdAt: clock.now(),
       expiresAt: clock.now() + 60_000,
     })
-    expect(desktopRow('Z'.repeat(43))).toBeDefined()
+    expect(await desktopRow('Z'.repeat(43))).toBeDefined()
     await startRemoteAuthGateway() // what start-up does; the sweeper is already running and is not doubled
-    expect(desktopRow('Z'.repeat(43))).toBeUndefined()
+    expect(await desktopRow('Z'.repeat(43))).toBeUndefined()
   })
 })

@@ -31,7 +31,8 @@ afterEach(async () => {
   resetWorld()
 })
 
-const sessionsOf = (userId: string) => db().select().from(authSessions).where(eq(authSessions.userId, userId)).all()
+const sessionsOf = async (userId: string) =>
+  db().select().from(authSessions).where(eq(authSessions.userId, userId)).all()
 const WINDOWS_CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
 
@@ -65,7 +66,7 @@ describe('the whole flow', () => {
         expect(Object.keys(ticketFrame).sort()).toEqual(['encrypted_user_payload', 'op'])
         expect(d.decrypt(ticketFrame.encrypted_user_payload).toString()).toBe(`${user.id}:0:0:${user.username}`)
         // Stored hashed, bound to the user.
-        const row = desktopRow(d.fingerprint)!
+        const row = (await desktopRow(d.fingerprint))!
         expect(row.userId).toBe(user.id)
         expect(row.handshakeHash).toBe(sha256Hex(created.body.handshake_token))
 
@@ -77,13 +78,13 @@ describe('the whole flow', () => {
         expect(await d.waitForClose()).toEqual({ code: 1000, reason: 'Normal closure' })
         expect(after(d)).toEqual(['pending_ticket', 'pending_login'])
 
-        const sessionsBefore = sessionsOf(user.id).length
+        const sessionsBefore = (await sessionsOf(user.id)).length
         const exchanged = await login(pending.ticket)
         expect(exchanged.status).toBe(200)
         expect(Object.keys(exchanged.body)).toEqual(['encrypted_token'])
         const token = d.decrypt(exchanged.body.encrypted_token).toString()
         expect(token).not.toBe(user.token)
-        expect(sessionsOf(user.id)).toHaveLength(sessionsBefore + 1)
+        expect(await sessionsOf(user.id)).toHaveLength(sessionsBefore + 1)
 
         const me = await api('GET', '/users/@me', { token })
         expect(me.status).toBe(200)
@@ -93,7 +94,7 @@ describe('the whole flow', () => {
         const listed = (await api('GET', '/auth/sessions', { token })).body.user_sessions
         const mine = listed.find((s: any) => s.id_hash === ready.auth_session_id_hash)
         expect(mine.client_info).toEqual({ os: 'Windows', platform: 'Chrome', location: 'United Kingdom' })
-        const stored = sessionsOf(user.id).find((s) => s.idHash === ready.auth_session_id_hash)!
+        const stored = (await sessionsOf(user.id)).find((s) => s.idHash === ready.auth_session_id_hash)!
         expect(stored.ip).toBe('81.2.69.160')
 
         // The scanning user's own connection saw nothing of it.
@@ -119,7 +120,7 @@ describe('the whole flow', () => {
     const user = await makeUser()
     const d = await desktop()
     const handshake = (await claim(user.token, d.fingerprint)).body.handshake_token
-    const tickets = ticketRows().length
+    const tickets = (await ticketRows()).length
     const r = await cancel(user.token, handshake)
     expect(r.status).toBe(204)
     await d.waitFor('cancel')
@@ -130,7 +131,7 @@ describe('the whole flow', () => {
       'REMOTE_AUTH_INVALID_HANDSHAKE_TOKEN',
     )
     expect((await cancel(user.token, handshake)).status).toBe(400)
-    expect(ticketRows()).toHaveLength(tickets)
+    expect(await ticketRows()).toHaveLength(tickets)
   })
 })
 
@@ -159,7 +160,7 @@ describe('handshake tokens', () => {
     const user = await makeUser()
     const d = await desktop()
     const handshake = (await claim(user.token, d.fingerprint)).body.handshake_token
-    const tickets = ticketRows().length
+    const tickets = (await ticketRows()).length
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
         api('POST', '/users/@me/remote-auth/finish', { token: user.token, body: { handshake_token: handshake } }),
@@ -170,7 +171,7 @@ describe('handshake tokens', () => {
     expect(results.every((r) => [204, 400, 429].includes(r.status))).toBe(true)
     await d.waitForClose()
     expect(d.ops().filter((op) => op === 'pending_login')).toHaveLength(1)
-    expect(ticketRows()).toHaveLength(tickets + 1)
+    expect(await ticketRows()).toHaveLength(tickets + 1)
   })
 
   test("another user's token: refused, the desktop hears nothing, and the owner can still finish", async () => {
@@ -186,7 +187,7 @@ describe('handshake tokens', () => {
     }
     await Bun.sleep(50)
     expect(after(d)).toEqual(['pending_ticket'])
-    expect(sessionsOf(other.id)).toHaveLength(1)
+    expect(await sessionsOf(other.id)).toHaveLength(1)
     expect((await finish(owner.token, handshake)).status).toBe(204)
     await d.waitFor('pending_login')
   })
@@ -289,7 +290,7 @@ describe('tickets', () => {
     const user = await makeUser()
     const d = await desktop()
     const ticket = await ticketFor(user, d)
-    const before = sessionsOf(user.id).length
+    const before = (await sessionsOf(user.id)).length
     const results = await Promise.all(Array.from({ length: 20 }, () => login(ticket)))
     const won = results.filter((r) => r.status === 200)
     expect(won).toHaveLength(1)
@@ -303,7 +304,7 @@ describe('tickets', () => {
           ticket: { _errors: [{ code: 'REMOTE_AUTH_INVALID_TICKET', message: 'Invalid or expired ticket.' }] },
         },
       })
-    expect(sessionsOf(user.id)).toHaveLength(before + 1)
+    expect(await sessionsOf(user.id)).toHaveLength(before + 1)
     expect((await api('GET', '/users/@me', { token: d.decrypt(won[0].body.encrypted_token).toString() })).status).toBe(
       200,
     )
@@ -316,14 +317,14 @@ describe('tickets', () => {
     expect((await login(ticket)).status).toBe(400)
 
     const late = await ticketFor(user, await desktop())
-    const stored = ticketRows().find((t) => t.ticketHash === sha256Hex(late))!
+    const stored = (await ticketRows()).find((t) => t.ticketHash === sha256Hex(late))!
     expect(stored.expiresAt - stored.createdAt).toBe(TICKET_TTL_MS)
     clock.advance(TICKET_TTL_MS)
-    const before = sessionsOf(user.id).length
+    const before = (await sessionsOf(user.id)).length
     expect((await login(late)).status).toBe(400)
     for (const t of ['', 'unknown', 'A'.repeat(43)]) expect((await login(t)).status).toBe(400)
     expect((await login('A'.repeat(129))).body.code).toBe(50035)
-    expect(sessionsOf(user.id)).toHaveLength(before)
+    expect(await sessionsOf(user.id)).toHaveLength(before)
   })
 
   test('a restart loses no completed login: the ticket outlives the desktop rows', async () => {
@@ -338,8 +339,8 @@ describe('tickets', () => {
     const ticket = await ticketFor(user, await desktop())
     clock.advance(TICKET_TTL_MS)
     const { sweepRemoteAuth } = await import('../../src/remote-auth/desktop')
-    sweepRemoteAuth()
-    expect(ticketRows().some((t) => t.ticketHash === sha256Hex(ticket))).toBe(false)
+    await sweepRemoteAuth()
+    expect((await ticketRows()).some((t) => t.ticketHash === sha256Hex(ticket))).toBe(false)
   })
 })
 
@@ -381,7 +382,7 @@ describe('MFA and the operator lock', () => {
     const ticket = await ticketFor(user, await desktop())
     await lockUser(user.id)
     expect((await login(ticket)).status).toBe(400)
-    expect(sessionsOf(user.id)).toHaveLength(0)
+    expect(await sessionsOf(user.id)).toHaveLength(0)
   })
 })
 

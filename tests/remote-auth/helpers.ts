@@ -18,14 +18,14 @@ export const cancel = (token: string, handshake_token: string) =>
 export const login = (ticket: string, headers: Record<string, string> = {}) =>
   api('POST', '/users/@me/remote-auth/login', { body: { ticket }, headers })
 
-export const desktopRow = (fingerprint: string) =>
+export const desktopRow = async (fingerprint: string) =>
   db().select().from(remoteAuthDesktops).where(eq(remoteAuthDesktops.fingerprint, fingerprint)).get()
-export const ticketRows = () => db().select().from(remoteAuthTickets).all()
+export const ticketRows = async () => db().select().from(remoteAuthTickets).all()
 
 /** Wait until the server has seen a client-side close (its row and socket are gone). */
 export async function serverForgot(desktop: DesktopClient, socketsBefore: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    if (remoteAuthStats().sockets < socketsBefore && !desktopRow(desktop.fingerprint)) return
+    if (remoteAuthStats().sockets < socketsBefore && !(await desktopRow(desktop.fingerprint))) return
     await Bun.sleep(10)
   }
   throw new Error('server did not notice the close')

@@ -2,9 +2,8 @@
 // session sees"), and that every way a credential ends closes the sockets that identified with it, within a second.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { lockUser } from '../../src/auth/lock'
-import { config } from '../../src/config'
 import { tracked } from '../gateway-client'
-import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
+import { api, databaseEnv, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { makeGuild, join } from '../guilds/helpers'
 import { mfaTicket, totpCode, userWithKey, userWithTotp } from '../mfa/helpers'
 import { authorizeCode, grantTokens, REDIRECT, tokenRequest, type TestApp } from '../oauth2/helpers'
@@ -209,7 +208,7 @@ describe('an ended credential closes its sockets (4004) on every path', () => {
     const user = await makeUser()
     const bearer = await identifiedAs(`Bearer ${(await grantTokens(user, app, SDK)).access_token}`)
     const own = await identifiedAs(user.token)
-    const out = await cli({ ...process.env, DATABASE_PATH: config().databasePath }, ['user', 'lock', '--id', user.id])
+    const out = await cli({ ...process.env, ...databaseEnv() }, ['user', 'lock', '--id', user.id])
     expect(out.code).toBe(0)
     await Promise.all([closedWithin(bearer.c), closedWithin(own.c)])
   })

@@ -4,11 +4,11 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { createSocket } from 'node:dgram'
 import { config, setConfig } from '../../src/config'
 import { clock } from '../../src/core/clock'
-import { rawDatabase } from '../../src/db/client'
 import { stopAllCalls, sweepCalls, voiceStats } from '../../src/voice/calls'
 import { GatewayClient } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { createLobby } from '../lobbies/helpers'
+import { rawRow } from '../db/raw'
 import { until, VoicePeer } from './peer'
 
 const open: { close(): unknown }[] = []
@@ -375,12 +375,12 @@ describe('lobby calls', () => {
     expect(voiceStats()).toEqual([])
     await until('DISCONNECTs', () => ids(botSocket, 'LOBBY_MEMBER_DISCONNECT').length === 3)
     // Nobody is in the call, but a and b are still on the Gateway: the lobby stays active until they leave it too.
-    const deadline = () =>
-      (rawDatabase().query('SELECT idle_deadline FROM lobbies WHERE id = ?').get(lobby.id) as any).idle_deadline
-    expect(deadline()).toBeNull()
+    const deadline = async () =>
+      (await rawRow('SELECT idle_deadline FROM lobbies WHERE id = ?', lobby.id)).idle_deadline
+    expect(await deadline()).toBeNull()
     a.gateway.close(1000)
     b.gateway.close(1000)
-    await until('the idle countdown', () => deadline() !== null)
+    await until('the idle countdown', async () => (await deadline()) !== null)
   }, 20_000)
 
   test('an unusable answer ends the call; a peer that never answers times out', async () => {

@@ -157,9 +157,9 @@ export class VoicePeer {
 }
 
 /** Wait until `check` holds (polling every 20 ms); throws with `what` after `timeoutMs`. */
-export async function until(what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
     await Bun.sleep(20)
   }

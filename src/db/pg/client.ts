@@ -1,0 +1,406 @@
+// The stores on PostgreSQL (DATABASE_URL=postgres://…): the functions of db/client.ts on a postgres-js pool through
+// drizzle-orm/postgres-js. Loaded with import() by server.ts and cli.ts only when DATABASE_URL names a server.
+//
+// What changes against SQLite (docs/DESIGN.md, "Stores on PostgreSQL"):
+// - no write mutex: transactions run side by side, each on a connection of its own taken from the pool for its
+//   length (postgres-js `begin`), in the same async-context scope as on SQLite (the caches read it); a transaction
+//   inside a transaction is a SAVEPOINT. Serialization failures and deadlocks (40001, 40P01) run it again, a few
+//   times, after a short random wait;
+// - group commit: the writes queued in one event-loop turn share one transaction (savepoints when one throws);
+// - a write outside a transaction is one statement on the pool (it commits on its own); `reading()` just runs fn
+//   (each statement sees what is committed);
+// - every store's tables are swapped for the mirror of the same name (`src/**/tables.pg.ts`), and Drizzle's
+//   PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store bodies stay
+//   as they are;
+// - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
+//   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
+import { Glob } from 'bun'
+import { join } from 'node:path'
+import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
+import {
+  PgDatabase,
+  PgDeleteBase,
+  type PgDialect,
+  PgInsertBase,
+  PgSelectBase,
+  PgTable,
+  PgUpdateBase,
+} from 'drizzle-orm/pg-core'
+import { PostgresJsSession } from 'drizzle-orm/postgres-js/session'
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
+import postgres, { type Sql } from 'postgres'
+import { Errors } from '../../core/errors'
+import { log } from '../../core/log'
+import {
+  type Backend,
+  batchEnds,
+  type DB,
+  DatabaseOpenError,
+  endWrite,
+  newWriteScope,
+  scopes,
+  useBackend,
+  useTables,
+  type WriteScope,
+  writeScope,
+} from '../client'
+import { SchemaTooNewError } from '../migrate'
+import { applyPgMigrations } from './migrate'
+
+/** Where the CLI tells running servers that it committed (their caches start over). */
+export const CHANGES_CHANNEL = 'lobby_server_changes'
+/** Connections of the pool. */
+const POOL_SIZE = 16
+/** How many times a transaction that lost a serialization race or a deadlock runs again. */
+const RETRIES = 5
+
+/** A postgres://… or postgresql://… URL: the stores run on PostgreSQL. */
+export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//i.test(url)
+
+// ---- SQLite's terminal calls on Drizzle's PostgreSQL builders
+
+type Executable = { execute(values?: Record<string, unknown>): Promise<unknown> }
+const first = (rows: unknown) => (rows as unknown[])[0]
+
+/**
+ * PostgreSQL's text holds no NUL character (SQLite's does): a parameter with one fails the statement (SQLSTATE
+ * 22021). No stored row can hold it, so a read finds nothing, as on SQLite; a write of it is refused as bad input (400
+ * 50035), never a server error.
+ */
+function withoutNul(reading: boolean) {
+  return (error: unknown): unknown[] => {
+    const e = error as { code?: string; cause?: { code?: string } }
+    if ((e?.code ?? e?.cause?.code) !== '22021') throw error
+    if (reading) return []
+    throw Errors.invalidFormBody()
+  }
+}
+const nulRead = withoutNul(true)
+const nulWrite = withoutNul(false)
+/** What SQLite's run() answers, as far as a store reads it. */
+const changes = (result: unknown) => ({ changes: (result as { count?: number }).count ?? (result as unknown[]).length })
+
+for (const builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase]) {
+  const onNul = builder === PgSelectBase ? nulRead : nulWrite
+  Object.defineProperties(builder.prototype, {
+    all: {
+      value: function (this: Executable) {
+        return this.execute().catch(onNul)
+      },
+    },
+    get: {
+      value: function (this: Executable) {
+        return this.execute().catch(onNul).then(first)
+      },
+    },
+    run: {
+      value: function (this: Executable) {
+        return this.execute().catch(onNul).then(changes)
+      },
+    },
+  })
+}
+
+// ---- The pool, the scopes' connections
+
+type Pg = PostgresJsDatabase
+let pool: Sql | undefined
+let poolDb: Pg | undefined
+let listener: Sql | undefined
+let changesSeen = 0
+
+function open(): { sql: Sql; db: Pg } {
+  if (!pool || !poolDb) throw new Error('database is not open')
+  return { sql: pool, db: poolDb }
+}
+
+/** The connection of this context: its transaction's, else the pool. */
+function current(): { db: Pg; client: Sql } {
+  const server = writeScope()?.server
+  if (server) return server as unknown as { db: Pg; client: Sql }
+  const { sql: client, db } = open()
+  return { db, client }
+}
+
+/** A Drizzle database on one transaction's connection: the pool's dialect, a session on that client. */
+function on(client: Sql): Pg {
+  const dialect = (open().db as unknown as { dialect: PgDialect }).dialect
+  return new PgDatabase(dialect, new PostgresJsSession(client, dialect, undefined, {}), undefined) as Pg
+}
+
+/** A prepared query of postgres-js: the statement text and its parameters, run on whichever client it is given. */
+type PgPrepared = Executable & { client: Sql; prepare: boolean; queryString: string }
+
+function prepared<T>(build: (db: DB) => T): () => T {
+  let query: PgPrepared | undefined
+  let calls: T | undefined
+  return () => {
+    if (!calls) {
+      query = build(open().db as unknown as DB) as unknown as PgPrepared
+      query.prepare = true // a named statement, parsed once per connection
+      const q = query
+      const onNul = /^\s*select\b/i.test(q.queryString) ? nulRead : nulWrite
+      const run = (values?: Record<string, unknown>) => {
+        const client = current().client
+        const on = client === q.client ? q : (Object.create(q, { client: { value: client } }) as PgPrepared)
+        return on.execute(values).catch(onNul)
+      }
+      calls = {
+        all: run,
+        get: (values?: Record<string, unknown>) => run(values).then(first),
+        run: (values?: Record<string, unknown>) => run(values).then(changes),
+      } as T
+    }
+    return calls
+  }
+}
+
+// ---- Transactions
+
+const RETRYABLE = new Set(['40001', '40P01'])
+
+/** Run a whole transaction again when PostgreSQL chose it as the loser of a race (bounded, with jitter). */
+async function retrying<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run()
+    } catch (error) {
+      const code = (error as { code?: string })?.code
+      if (attempt > RETRIES || !code || !RETRYABLE.has(code)) throw error
+      await Bun.sleep(Math.random() * 5 * attempt)
+    }
+  }
+}
+
+/** fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. */
+async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  try {
+    return await retrying(
+      () =>
+        open().sql.begin(async (client) => {
+          const tx = { db: on(client as unknown as Sql) as unknown as DB, client, transaction: true }
+          scope.server = tx
+          scope.depth = 0
+          return (await scopes.run(scope, () => fn(tx.db))) as T
+        }) as Promise<T>,
+    )
+  } finally {
+    endWrite(scope)
+  }
+}
+
+async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const { client, db } = scope.server as { client: Sql; db: DB }
+  const name = `sp${++scope.depth}`
+  await client.unsafe(`SAVEPOINT ${name}`)
+  try {
+    const value = await fn(db)
+    await client.unsafe(`RELEASE ${name}`)
+    return value
+  } catch (error) {
+    await client.unsafe(`ROLLBACK TO ${name}`)
+    await client.unsafe(`RELEASE ${name}`)
+    throw error
+  } finally {
+    scope.depth -= 1
+  }
+}
+
+async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  // Inside a transaction: a savepoint of it. Inside a write outside any (its statements on the pool): one of its own.
+  const outer = writeScope()
+  if (outer?.server?.transaction) return savepoint(outer, fn)
+  return inTransaction(newWriteScope(false), fn)
+}
+
+/**
+ * A write outside a transaction: its statements run on the pool, each committing on its own (as on SQLite), in a
+ * write scope of its own (the caches' rules). Inside a transaction it runs in it.
+ */
+async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (writeScope()) return fn(current().db as unknown as DB)
+  const scope = newWriteScope(false)
+  const { sql: client, db } = open()
+  scope.server = { db: db as unknown as DB, client, transaction: false }
+  try {
+    return await scopes.run(scope, () => fn(db as unknown as DB))
+  } finally {
+    endWrite(scope)
+  }
+}
+
+// ---- Group commit
+
+type Queued = { fn: (tx: DB) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+let queue: Queued[] = []
+
+/** A batch is being committed: what is queued meanwhile waits for it and goes in the next one. */
+let committing = false
+
+/**
+ * Group commit: the writes queued while no batch runs (one event-loop turn), or while one runs, share the next
+ * transaction; one batch at a time per process, so a busy server makes batches of many writes (one BEGIN and COMMIT,
+ * and one write of each lobby's idle deadline, for all of them) rather than many small transactions queueing on the
+ * same rows' locks.
+ */
+async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (writeScope()) return fn(current().db as unknown as DB)
+  return new Promise<T>((resolve, reject) => {
+    if (queue.length === 0 && !committing) setImmediate(() => scopes.exit(commitAll))
+    queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+  })
+}
+
+async function commitAll(): Promise<void> {
+  committing = true
+  try {
+    while (queue.length) await commitQueue()
+  } finally {
+    committing = false
+  }
+}
+
+async function commitQueue(): Promise<void> {
+  const batch = queue
+  queue = []
+  try {
+    // As on SQLite: first without a savepoint per write; when one throws, the batch runs again with them.
+    if (!(await runBatch(batch, false)) && batch.length > 1) await runBatch(batch, true)
+  } catch (error) {
+    for (const q of batch) q.reject(error)
+  }
+}
+
+async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
+  const scope = newWriteScope(true)
+  let results: { ok: boolean; value: unknown }[] = []
+  try {
+    await inTransaction(scope, async (tx) => {
+      results = []
+      scope.batch = true
+      const { client } = scope.server as { client: Sql }
+      for (const q of batch) {
+        if (!savepoints) {
+          results.push({ ok: true, value: await q.fn(tx) })
+          continue
+        }
+        await client.unsafe('SAVEPOINT queued')
+        try {
+          results.push({ ok: true, value: await q.fn(tx) })
+          await client.unsafe('RELEASE queued')
+        } catch (error) {
+          await client.unsafe('ROLLBACK TO queued')
+          await client.unsafe('RELEASE queued')
+          results.push({ ok: false, value: error })
+        }
+      }
+      scope.batch = false
+      for (const end of batchEnds) await end.flush()
+    })
+  } catch (error) {
+    scope.batch = false
+    for (const end of batchEnds) end.discard()
+    if (!savepoints && batch.length > 1 && results.length < batch.length) return false
+    for (const q of batch) q.reject(error)
+    return true
+  }
+  batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
+  return true
+}
+
+// ---- Open and close
+
+async function lockRow(tx: DB, table: Table, column: Column, value: string): Promise<void> {
+  await (tx as unknown as Pg)
+    .select({ one: sql`1` })
+    .from(table as PgTable)
+    .where(eq(column, value))
+    .for('update')
+}
+
+async function lockName(tx: DB, name: string): Promise<void> {
+  await (tx as unknown as Pg).execute(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`)
+}
+
+/** Every `tables.pg.ts` under src/, by table name: the mirror each store's tables are swapped for. */
+async function mirrorTables(): Promise<Map<string, unknown>> {
+  const src = join(import.meta.dir, '..', '..')
+  const byName = new Map<string, unknown>()
+  for (const path of new Glob('**/tables.pg.ts').scanSync(src)) {
+    const mod = (await import(join(src, path))) as Record<string, unknown>
+    for (const value of Object.values(mod)) if (is(value, PgTable)) byName.set(getTableName(value), value)
+  }
+  return byName
+}
+
+function reason(error: unknown): string {
+  const e = error as { code?: string; message?: string }
+  const message = String(e?.message ?? error).split('\n')[0]
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message
+}
+
+/** Where the URL points, without its password (for messages). */
+const shown = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
+
+/** postgres-js reads bigint (count(*), ms timestamps) as text by default: here as JS numbers, as SQLite gives them. */
+const numbers = { bigint: { to: 20, from: [20], serialize: (n: number) => String(n), parse: (s: string) => Number(s) } }
+
+/**
+ * Connect to the PostgreSQL server of `url`, apply the pending migrations (under their advisory lock), and run every
+ * store on it from now on. Throws DatabaseOpenError with one line for the operator.
+ */
+export async function openPostgres(url: string, { listen = true } = {}): Promise<void> {
+  const options = {
+    max: POOL_SIZE,
+    onnotice: () => {},
+    types: numbers,
+    connection: { application_name: 'lobby-server' },
+    // No custom array types to learn: one query less on every new connection.
+    fetch_types: false,
+  }
+  const client = postgres(url, options)
+  try {
+    const applied = await applyPgMigrations(client)
+    for (const tag of applied) log.notice('migration applied', { migration: tag, database: shown(url) })
+  } catch (error) {
+    await client.end({ timeout: 1 })
+    if (error instanceof SchemaTooNewError)
+      throw new DatabaseOpenError(`cannot use database ${shown(url)}: ${error.message}`)
+    throw new DatabaseOpenError(`cannot open database ${shown(url)}: ${reason(error)}`)
+  }
+  if (pool) await close()
+  pool = client
+  poolDb = drizzle({ client, casing: 'snake_case' })
+  if (listen) {
+    listener = postgres(url, { max: 1, onnotice: () => {} })
+    await listener.listen(CHANGES_CHANNEL, () => {
+      changesSeen += 1
+    })
+  }
+  useTables(await mirrorTables())
+  useBackend(backend)
+}
+
+/** Tell the servers running on this database that this process committed (the CLI, after its writes). */
+export async function announceChanges(): Promise<void> {
+  await open().sql.notify(CHANGES_CHANNEL, '')
+}
+
+async function close(): Promise<void> {
+  const [p, l] = [pool, listener]
+  pool = poolDb = listener = undefined
+  useTables(undefined)
+  await Promise.all([p?.end({ timeout: 5 }), l?.end({ timeout: 1 })])
+}
+
+const backend: Backend = {
+  db: () => current().db as unknown as DB,
+  prepared,
+  write,
+  transaction,
+  queuedTransaction,
+  lockRow,
+  lockName,
+  dataVersion: () => changesSeen,
+  close,
+}
