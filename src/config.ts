@@ -137,6 +137,19 @@ function trustProxy(env: Env, name: string): TrustProxy {
   return entries
 }
 
+/**
+ * REDIS_URL turns cluster mode on: several nodes share the Gateway's log, sessions and security limits in Redis and
+ * their data in PostgreSQL. With SQLite (no postgres DATABASE_URL) it is refused: one file cannot be shared by nodes.
+ */
+function clusterRedisUrl(env: Env): string | undefined {
+  const redisUrl = url(env, 'REDIS_URL', undefined, ['redis:', 'rediss:'])
+  if (redisUrl && !/^postgres(ql)?:\/\//.test(env.DATABASE_URL ?? ''))
+    throw new ConfigError(
+      'REDIS_URL is for several nodes, which share their data on PostgreSQL: set DATABASE_URL=postgres://… too, or unset REDIS_URL to run one server on SQLite',
+    )
+  return redisUrl
+}
+
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 8080, 0, 65535)
   const host = env.HOST || '0.0.0.0'
@@ -149,6 +162,8 @@ export function loadConfig(env: Env = process.env) {
     databasePath: env.DATABASE_PATH || './data/app.sqlite',
     /** A PostgreSQL server (postgres://…): the stores run on it instead of the SQLite file of DATABASE_PATH. */
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    /** Several nodes share Redis (cluster mode: with DATABASE_URL on PostgreSQL, never with SQLite). */
+    redisUrl: clusterRedisUrl(env),
     /** synchronous=FULL survives power loss; NORMAL (default) survives process crashes. */
     databaseSyncFull: bool(env, 'DATABASE_SYNC_FULL', false),
     baseUrl,

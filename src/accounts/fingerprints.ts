@@ -28,7 +28,7 @@ async function mac(id: string): Promise<string> {
 
 export async function createFingerprint(ip: string): Promise<string> {
   const id = snowflake()
-  if (tryConsume(...perIp('fingerprint-ip', ip, FINGERPRINT_LIMIT))) await insertFingerprint(id, ip)
+  if (await tryConsume(...perIp('fingerprint-ip', ip, FINGERPRINT_LIMIT))) await insertFingerprint(id, ip)
   return `${id}.${await mac(id)}`
 }
 

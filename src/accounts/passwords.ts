@@ -27,7 +27,7 @@ export async function confirmPassword(
   user: { id: string; passwordHash: string | null },
   password: unknown,
 ): Promise<void> {
-  const attempt = reserve(['password-user', user.id, WRONG_PASSWORDS_PER_USER])
+  const attempt = await reserve(['password-user', user.id, WRONG_PASSWORDS_PER_USER])
   if (typeof password === 'string' && user.passwordHash && (await verifyPassword(password, user.passwordHash)))
     return attempt.release()
   throw passwordMismatch()

@@ -48,7 +48,7 @@ export async function issuePhoneCode(
   message = 'Your verification code is',
 ): Promise<void> {
   // Both or neither: a refused text does not use up the other allowance.
-  reserve(perIp('sms-ip', ip, SMS_PER_IP), ['sms-phone', phone, SMS_PER_PHONE])
+  await reserve(perIp('sms-ip', ip, SMS_PER_IP), ['sms-phone', phone, SMS_PER_PHONE])
   const code = randomDigits(6)
   await upsertPhoneCode(phone, purpose, await codeHash(phone, purpose, code), clock.now() + PHONE_CODE_TTL_MS)
   await sendSms({ to: phone, body: `${message} ${code}` })

@@ -51,15 +51,15 @@ export async function login(input: LoginInput, context: LoginContext) {
   const accountKey = input.login.trim().toLowerCase()
   // This account from this source (an IPv6 client by its /64, as every per-IP limit).
   const pair = perIp('login-account-ip', ip, LOGIN_FAILURES_PER_ACCOUNT_AND_IP, accountKey)
-  // Counted now, before any await (the account's lookup) and before the password hash is checked: parallel guesses
-  // cannot all pass the limit.
-  const attempt = reserve(perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair)
+  // Counted now, before any other await (the account's lookup) and before the password hash is checked: parallel
+  // guesses cannot all pass the limit.
+  const attempt = await reserve(perIp('login-ip', ip, LOGIN_FAILURES_PER_IP), pair)
   const user = await findUserByLogin(input.login)
   // From a place the account never logged in from: counted per account too (both counts, or neither).
   let fromElsewhere: Reservation | undefined
   if (!user || !(await isKnownLocation(user.id, ip))) {
     try {
-      fromElsewhere = reserve(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
+      fromElsewhere = await reserve(['login-account', accountKey, LOGIN_FAILURES_PER_ACCOUNT])
     } catch (error) {
       attempt.release()
       throw error
@@ -72,7 +72,7 @@ export async function login(input: LoginInput, context: LoginContext) {
   if (!user || !ok) throw invalidLogin()
   attempt.release()
   fromElsewhere?.release()
-  clear(pair[0], pair[1]) // the owner got in from here: earlier typos from this source are forgiven
+  await clear(pair[0], pair[1]) // the owner got in from here: earlier typos from this source are forgiven
 
   if (user.compromised) {
     throw accountCompromised()

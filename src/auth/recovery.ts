@@ -58,7 +58,7 @@ async function mailResetLink(user: UserRow) {
 
 /** POST /auth/forgot: e-mail → always 204; phone → 70007 with a code texted, or 70009 with the e-mail link. */
 export async function forgotPassword(login: string, ip: string): Promise<void> {
-  reserve(perIp('forgot-ip', ip, FORGOT_PER_IP), ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])
+  await reserve(perIp('forgot-ip', ip, FORGOT_PER_IP), ['forgot-login', login.trim().toLowerCase(), FORGOT_PER_LOGIN])
   const user = await findUserByLogin(login)
   const usable = user && !user.bot && user.state !== 'disabled'
   if (!login.trim().startsWith('+')) {
@@ -97,7 +97,7 @@ async function resetTarget(
  * the same body /auth/reset answers), without spending it and without saying whose it is. Counted per IP.
  */
 export async function checkResetToken(token: string, ip: string): Promise<void> {
-  reserve(perIp('reset-check-ip', ip, RESET_CHECK_PER_IP))
+  await reserve(perIp('reset-check-ip', ip, RESET_CHECK_PER_IP))
   await resetTarget(token)
 }
 

@@ -43,7 +43,7 @@ export function consentRequired(ip: string): boolean {
  * together or the common-password look-up (milliseconds); those errors are reported together.
  */
 export async function register(input: RegisterInput, client: ClientInfo, headerFingerprint?: string | null) {
-  reserve(perIp('register-ip', client.ip, REGISTRATIONS_PER_IP))
+  await reserve(perIp('register-ip', client.ip, REGISTRATIONS_PER_IP))
   const refused: Record<string, [code: string, message: string]> = {}
   const username = input.username?.toLowerCase()
   if (!username && !input.global_name) refused.username = ['BASE_TYPE_REQUIRED', 'This field is required']
@@ -135,7 +135,7 @@ export async function verifyEmail(token: string, client: ClientInfo) {
 }
 
 export async function resendVerification(userId: string): Promise<void> {
-  consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
+  await consume('verify-resend', userId, { limit: 3, windowMs: 3600_000 })
   const user = await cachedUser(userId)
   if (!user?.email || user.emailVerified) return
   await mailEmailVerification(

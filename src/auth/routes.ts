@@ -162,7 +162,7 @@ export const authEndpoints = [
     },
     async ({ request, server, body }) => {
       const { phone, code } = body
-      reserve(perIp('phone-verify-ip', clientIp(request, server), { limit: 30, windowMs: 3600_000 }))
+      await reserve(perIp('phone-verify-ip', clientIp(request, server), { limit: 30, windowMs: 3600_000 }))
       // The code answers for whichever flow texted it (registration, phone change, password reset).
       const purpose = ((await pendingPurposes(phone)).find((p) => !p.startsWith('mfa:')) ?? 'register') as PhonePurpose
       if (!isE164(phone) || !(await verifyPhoneCode(phone, code, purpose))) throw verificationCodeInvalid()

@@ -6,9 +6,9 @@
 //
 // What an entry is: a dispatch (its frame made once, here, with `s` = the sequence, for topics or for one user's
 // sessions that see an audience), a control call every node applies to its own sessions in log order, presence, and
-// invalidations of caches and of the token cache. Not wired yet: nothing of the Gateway uses this file.
-import type { UserCaller } from '../core/caller'
-import type { Audience } from '../gateway/bus'
+// invalidations of caches and of the token cache. The Gateway's dispatches and session calls go through it in cluster
+// mode (cluster/gateway.ts); presence and invalidations are not wired yet.
+import type { Audience, SessionCall } from '../gateway/bus'
 import { log } from '../core/log'
 import { luaScript, openBlockingRedis, type Redis } from './redis'
 
@@ -18,18 +18,8 @@ const eventKey = (eventId: string) => `gw:ev:${eventId}`
 
 /** Entries every node applies to its own sessions, caches and counts, in log order. */
 export type ControlEntry =
-  | { kind: 'subscribe-user'; userId: string; topic: string; audience: Audience }
-  | { kind: 'unsubscribe-user'; userId: string; topic: string }
-  | { kind: 'close-auth-session'; authSessionId: string; code: number; reason?: string }
-  | { kind: 'close-user'; userId: string; code: number; reason?: string }
-  | {
-      kind: 'close-grants'
-      userId: string
-      which: { familyId: string } | { applicationId: string }
-      code: number
-      reason?: string
-    }
-  | { kind: 'change-auth-session'; oldAuthSessionId: string; next: UserCaller }
+  /** The Gateway bus's calls that change sessions (subscribe, close, change of auth session). */
+  | SessionCall
   /** A Gateway session of a user (applicationId: an OAuth2 session's application, null for a user session) on a node. */
   | { kind: 'presence'; delta: 1 | -1; userId: string; applicationId: string | null; node: number }
   /** Keys of one cache changed (null: all of it). */
@@ -96,6 +86,7 @@ const CONTROL_KINDS = new Set<string>([
   'close-user',
   'close-grants',
   'change-auth-session',
+  'take-session',
   'presence',
   'invalidate',
   'forget-callers',
@@ -119,6 +110,16 @@ if ARGV[3] ~= '' then
 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], id .. '-0', unpack(fields))
 redis.call('SET', KEYS[3], id, 'EX', ARGV[2])
+return seq
+`)
+
+const RAISE = luaScript(`
+local seq = tonumber(redis.call('GET', KEYS[1]) or '0')
+local floor = tonumber(ARGV[1])
+if seq < floor then
+  redis.call('SET', KEYS[1], ARGV[1])
+  return floor
+end
 return seq
 `)
 
@@ -151,6 +152,38 @@ export class GatewayLog {
       [this.maxLength, this.dedupeSeconds, before, after, ...fields],
     )
     return Number(seq)
+  }
+
+  /**
+   * Append in the order of the calls: what one node appends gets its sequences in that order (a client's writes one
+   * after another stay in order). The script is sent whole each time (EVAL, not EVALSHA): the fall back from an
+   * EVALSHA that Redis no longer knows (after a restart) to EVAL would let a later append overtake it, and a
+   * connection keeps its commands in order only if none is sent again.
+   */
+  appendInOrder(eventId: string, draft: Draft): Promise<number> {
+    const { before, after, fields } = fieldsOf(draft)
+    return this.redis
+      .eval(
+        APPEND.source,
+        3,
+        SEQ_KEY,
+        LOG_KEY,
+        eventKey(eventId),
+        this.maxLength,
+        this.dedupeSeconds,
+        before,
+        after,
+        ...fields,
+      )
+      .then(Number)
+  }
+
+  /**
+   * Raise the sequence to at least `floor` (a node that dispatched on its own before it joined: its sockets must never
+   * see `s` go back); the sequence after it. A fresh node's floor is 0: nothing changes.
+   */
+  async raiseSeq(floor: number): Promise<number> {
+    return Number(await RAISE(this.redis, [SEQ_KEY], [floor]))
   }
 
   /** The last sequence handed out (0: none yet): where a starting node begins to read. */

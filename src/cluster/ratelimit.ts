@@ -2,7 +2,8 @@
 // one does: the same slots, windows, refusal (429 with retry_after = the longest wait) and release. Each slot is a
 // sorted set `rl:<bucket>:<subject>` of attempts scored by time; one script trims, checks every slot and counts the
 // attempt in all of them or in none, so parallel attempts on any nodes cannot all pass one check. Times are the
-// node's clock.now() (tests move it), as the in-memory limits read them. Not wired yet: core/ratelimit.ts still counts.
+// node's clock.now() (tests move it), as the in-memory limits read them. In cluster mode cluster/node.ts puts these in
+// place of core/ratelimit.ts's in-memory counts.
 import { clock } from '../core/clock'
 import { ApiError, Errors } from '../core/errors'
 import { countRateLimitRefusal } from '../core/metrics'
@@ -26,7 +27,8 @@ for i, key in ipairs(KEYS) do
   if count >= limit then
     -- room again when the attempt that is limit-th from the newest leaves the window
     local at = redis.call('ZRANGEBYSCORE', key, '(' .. since, '+inf', 'WITHSCORES', 'LIMIT', count - limit, 1)
-    local ms = math.max(tonumber(at[2]) + window - now, 1)
+    -- never more than a window: an attempt stamped by a node whose clock is ahead (or a moment later) than this one's
+    local ms = math.min(math.max(tonumber(at[2]) + window - now, 1), window)
     if ms > wait then wait, refused = ms, i end
   end
 end

@@ -39,7 +39,7 @@ export function openBlockingRedis(url: string, name: string): Redis {
 /** A Lua script run by its SHA-1 (EVALSHA), loaded with EVAL the first time a server does not know it. */
 export function luaScript(source: string) {
   const sha = createHash('sha1').update(source).digest('hex')
-  return async (redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> => {
+  const run = async (redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> => {
     try {
       return await redis.evalsha(sha, keys.length, ...keys, ...args)
     } catch (error) {
@@ -47,4 +47,5 @@ export function luaScript(source: string) {
       return redis.eval(source, keys.length, ...keys, ...args)
     }
   }
+  return Object.assign(run, { source })
 }

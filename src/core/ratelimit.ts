@@ -1,16 +1,30 @@
-// In-memory sliding-window limits keyed by bucket and subject (IP, account, phone...).
+// The security limits (login, codes, recovery, MFA): sliding windows keyed by bucket and subject (IP, account,
+// phone...), counted in memory here, or in Redis when several nodes share them (cluster/ratelimit.ts, put in place by
+// `useSharedLimits` at start): callers `await` each call either way, first, before any other await.
 // Read clock.now() so tests can move time instead of sleeping.
-// An attempt is counted in the same synchronous step as its check (reserve), before any await: parallel requests
-// cannot all pass a check that is counted only after the expensive work. Where only failures should count, the
-// caller releases its reservation on success.
+// An attempt is counted in the same step as its check (reserve; in memory one synchronous step, in Redis one script),
+// before the caller's next await: parallel requests cannot all pass a check that is counted only after the expensive
+// work. Where only failures should count, the caller releases its reservation on success.
 import { clock } from './clock'
-import { Errors } from './errors'
+import { ApiError, Errors } from './errors'
 import { ipKey } from './ip-key'
 import { countRateLimitRefusal } from './metrics'
 
 export type Limit = { limit: number; windowMs: number }
 export type Slot = readonly [bucket: string, subject: string, limit: Limit]
 export type Reservation = { release(): void }
+
+/** Where attempts are counted: this process (the default), or a store every node shares. */
+export type SharedLimits = {
+  reserve(...slots: Slot[]): Promise<Reservation>
+  clear(bucket: string, subject: string): Promise<void>
+}
+let shared: SharedLimits | undefined
+
+/** Count every attempt in `limits` from now on (cluster mode), or in memory again (undefined). */
+export function useSharedLimits(limits: SharedLimits | undefined): void {
+  shared = limits
+}
 
 const hits = new Map<string, number[]>()
 
@@ -34,9 +48,15 @@ export function perIp(bucket: `${string}-ip`, ip: string, limit: Limit, scope?: 
 
 /**
  * Count one attempt against every slot, or against none: throws 429 (retry_after = the longest wait) when any slot
- * is used up. `release()` takes the attempt back (e.g. a correct password where only failures count).
+ * is used up. `release()` takes the attempt back (e.g. a correct password where only failures count). In memory it
+ * answers in the same synchronous step (no promise to wait for); shared, once the shared store has counted.
  */
-export function reserve(...slots: Slot[]): Reservation {
+export function reserve(...slots: Slot[]): Reservation | Promise<Reservation> {
+  if (shared) return shared.reserve(...slots)
+  return reserveHere(slots)
+}
+
+function reserveHere(slots: Slot[]): Reservation {
   const now = clock.now()
   let retryMs = 0
   let refusedBy = ''
@@ -71,21 +91,23 @@ export function reserve(...slots: Slot[]): Reservation {
 }
 
 /** Throws 429 (with retry_after) when `subject` already used its allowance in `bucket`; otherwise counts one hit. */
-export function consume(bucket: string, subject: string, limit: Limit): void {
-  reserve([bucket, subject, limit])
+export async function consume(bucket: string, subject: string, limit: Limit): Promise<void> {
+  await reserve([bucket, subject, limit])
 }
 
 /** Whether `subject` still has room (counts the hit when it does). */
-export function tryConsume(bucket: string, subject: string, limit: Limit): boolean {
+export async function tryConsume(bucket: string, subject: string, limit: Limit): Promise<boolean> {
   try {
-    reserve([bucket, subject, limit])
+    await reserve([bucket, subject, limit])
     return true
-  } catch {
-    return false
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 429) return false
+    throw error
   }
 }
 
-export function clear(bucket: string, subject: string): void {
+export async function clear(bucket: string, subject: string): Promise<void> {
+  if (shared) return shared.clear(bucket, subject)
   hits.delete(`${bucket}:${subject}`)
 }
 

@@ -3,8 +3,18 @@ import { clock } from './clock'
 
 const DISCORD_EPOCH = 1420070400000n
 
-const WORKER_ID = 0n
-const PROCESS_ID = BigInt(process.pid & 0x1f)
+/** The worker and process bits: worker 0 and the pid's low bits for one server; a leased node id with several. */
+const OWN_BITS = BigInt(process.pid & 0x1f)
+let nodeBits = OWN_BITS
+
+/**
+ * Several nodes: this node's id (0–1023, leased in Redis: cluster/leases.ts) fills the worker and process bits, so no
+ * two machines mint the same id (every container may be pid 1). undefined: back to one server's bits.
+ */
+export function useNodeId(id: number | undefined): void {
+  if (id !== undefined && (!Number.isInteger(id) || id < 0 || id > 1023)) throw new Error(`node id ${id} is not 0–1023`)
+  nodeBits = id === undefined ? OWN_BITS : BigInt(id)
+}
 
 let lastMs = 0n
 let increment = 0n
@@ -21,7 +31,7 @@ export function snowflake(): string {
     increment = 0n
   }
   lastMs = ms
-  return ((ms << 22n) | (WORKER_ID << 17n) | (PROCESS_ID << 12n) | increment).toString()
+  return ((ms << 22n) | (nodeBits << 12n) | increment).toString()
 }
 
 /** Milliseconds since the Unix epoch encoded in a snowflake. */

@@ -80,6 +80,65 @@ export interface EventBus {
   changeAuthSession(oldAuthSessionId: string, next: UserCaller): void
 }
 
+/**
+ * The bus's calls that change sessions rather than dispatch, as data: with several nodes each one is an entry of the
+ * cluster's log that every node applies to its own sessions, in log order (gateway/server.ts applyLogged).
+ */
+export type SessionCall =
+  | { kind: 'subscribe-user'; userId: string; topic: string; audience: Audience }
+  | { kind: 'unsubscribe-user'; userId: string; topic: string }
+  | { kind: 'close-auth-session'; authSessionId: string; code: number; reason?: string }
+  | { kind: 'close-user'; userId: string; code: number; reason?: string }
+  | {
+      kind: 'close-grants'
+      userId: string
+      which: { familyId: string } | { applicationId: string }
+      code: number
+      reason?: string
+    }
+  | { kind: 'change-auth-session'; oldAuthSessionId: string; next: UserCaller }
+  /** A node resumed this session (its socket reconnected there): every other node lets go of its copy. */
+  | { kind: 'take-session'; sessionId: string; node: string }
+
+/** What the cluster's log hands back to every node, in sequence order: dispatches (their frames made) and calls. */
+export type LoggedEntry =
+  | { kind: 'dispatch'; topics: string[]; frame: string }
+  | { kind: 'user-dispatch'; userId: string; audience: Audience; frame: string }
+  | SessionCall
+
+/**
+ * Where the bus sends what it is given when several nodes share a Gateway (cluster/gateway.ts): the cluster's log,
+ * which sequences it and hands it back to every node (LoggedEntry). Data is JSON text already.
+ */
+export type GatewayLogPort = {
+  dispatch(topics: string[], type: string, json: string): void
+  userDispatch(userId: string, audience: Audience, type: string, json: string): void
+  call(call: SessionCall): void
+  /** Where sessions are kept for a Resume on any node. */
+  sessions: SessionRegistry
+}
+
+/** What a node keeps of a Gateway session for another node to resume it. */
+export type SessionRecord = { id: string; caller: Caller; topics: string[]; readySeq: number }
+
+/**
+ * The sessions of every node, for a Resume on any of them (cluster/sessions.ts): saved at Identify and at each change
+ * of topics or credentials, kept while the session lives and for the resume window after its socket went.
+ */
+export type SessionRegistry = {
+  /** This node's name in `take-session` entries. */
+  readonly node: string
+  save(record: SessionRecord): void
+  /** The session ended for good: it can no longer be resumed anywhere. */
+  drop(sessionId: string): void
+  /** These sessions still have a socket here: their records live on. */
+  refresh(sessionIds: string[]): void
+  /** Take a session another node held (one taker at a time); undefined when there is none to take. */
+  claim(sessionId: string): Promise<SessionRecord | undefined>
+  /** The log's entries after `afterSeq` up to `uptoSeq`; undefined when the log no longer reaches back that far. */
+  range(afterSeq: number, uptoSeq: number): Promise<{ seq: number; entry: LoggedEntry }[] | undefined>
+}
+
 const noop: EventBus = {
   publish() {},
   publishToUser() {},

@@ -31,6 +31,11 @@ export function nextSeq(): number {
   return seq
 }
 
+/** With several nodes the cluster's log hands out the sequence: the last one this node applied. */
+export function advanceSeq(applied: number): void {
+  if (applied > seq) seq = applied
+}
+
 export function currentSeq(): number {
   return seq
 }

@@ -17,11 +17,16 @@ import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import {
   credentialChecks,
+  type Audience,
+  type GatewayLogPort,
   identifyHooks,
+  type LoggedEntry,
   installBus,
   isPrivateTopic,
   opHandlers,
   sessionEndHooks,
+  type SessionCall,
+  type SessionRecord,
   sessionStartHooks,
   sees,
   topics,
@@ -42,7 +47,16 @@ import {
   framesPerWindow,
   FRAME_WINDOW_MS,
 } from './protocol'
-import { currentSeq, lastSeqFor, nextSeq, remember, replaySince, replayStats, setReplayLimit } from './replay'
+import {
+  advanceSeq,
+  currentSeq,
+  lastSeqFor,
+  nextSeq,
+  remember,
+  replaySince,
+  replayStats,
+  setReplayLimit,
+} from './replay'
 import {
   addSession,
   attach,
@@ -70,6 +84,8 @@ class Connection {
   beatBy = heartbeatDeadline()
   /** Closing or closed: nothing more is handled. */
   closing = false
+  /** Closed by this node going away (several nodes): the session stays resumable, on any node. */
+  leaving = false
   identifying = false
   /** clock.now() at the upgrade: Identify or Resume must come within IDENTIFY_TIMEOUT_MS. */
   readonly openedAt = clock.now()
@@ -141,6 +157,17 @@ function send(ws: Socket, payload: string): void {
   else ws.send(payload)
 }
 
+/**
+ * Several nodes (cluster/gateway.ts): what the bus is given goes to the cluster's log, which sequences it and hands it
+ * back to every node in order (applyLogged); undefined: one server, which sequences and delivers at once.
+ */
+let logPort: GatewayLogPort | undefined
+
+/** Send the bus's dispatches and calls through the cluster's log from now on (undefined: back to this process). */
+export function useGatewayLog(port: GatewayLogPort | undefined): void {
+  logPort = port
+}
+
 /** The dispatch frame with the next sequence, kept for Resume under `topicList` when replayable, and counted. */
 function stamp(topicList: string[], type: string, data: unknown, replayable: boolean): string {
   const seq = nextSeq()
@@ -151,7 +178,11 @@ function stamp(topicList: string[], type: string, data: unknown, replayable: boo
 }
 
 function dispatch(topicList: string[], type: string, data: unknown, replayable = true): void {
-  const payload = stamp(topicList, type, data, replayable)
+  deliver(topicList, stamp(topicList, type, data, replayable))
+}
+
+/** A sequenced frame to every socket here that follows any of the topics. */
+function deliver(topicList: string[], payload: string): void {
   if (!server) return
   for (const topic of topicList) if (!isPrivateTopic(topic)) server.publish(topic, payload)
   if (deliveredByTopic.size > 0) deliverHere(topicList, payload)
@@ -173,60 +204,179 @@ function deliverHere(topicList: string[], payload: string): void {
   }
 }
 
-/** A dispatch for one session: kept for its Resume under its own topic, sent straight to its socket if live. */
+/**
+ * A dispatch for one session: kept for its Resume under its own topic, sent straight to its socket if live. With
+ * several nodes it goes through the log like every dispatch (its sequence is the log's), except what is not kept for
+ * Resume (READY and what comes with it): that is sent at once with the last sequence applied here.
+ */
 function sendDirect(session: GatewaySession, type: string, data: unknown, replayable = true): void {
+  if (logPort) {
+    if (replayable) return logPort.dispatch([ownTopic(session.id)], type, jsonOf(data))
+    if (session.ws) send(session.ws, frame(Op.Dispatch, data, currentSeq(), type))
+    return
+  }
   const payload = stamp([ownTopic(session.id)], type, data, replayable)
   if (session.ws) send(session.ws, payload)
 }
 
+const jsonOf = (data: unknown) => (data instanceof Serialized ? data.json : JSON.stringify(data))
+
+/** Those sessions of a user that see `audience`. */
+const audienceOf = (userId: string, audience: Audience) =>
+  sessionsOfUser(userId).filter((s) => sees(s.caller, audience))
+
+/**
+ * What the bus's session calls do to this process's sessions (`seq`: the log entry that carried the call, whose
+ * sequence a frame it sends takes).
+ */
+function applyCall(call: SessionCall, seq?: number): void {
+  switch (call.kind) {
+    case 'subscribe-user':
+      for (const s of audienceOf(call.userId, call.audience)) {
+        follow(s, call.topic)
+        saveSession(s)
+      }
+      return
+    case 'unsubscribe-user':
+      for (const s of sessionsOfUser(call.userId)) {
+        unfollow(s, call.topic)
+        saveSession(s)
+      }
+      return
+    case 'take-session': {
+      const held = sessions.get(call.sessionId)
+      if (held && call.node !== logPort?.sessions.node)
+        endSession(held, Close.SessionTimedOut, 'Session resumed elsewhere', true)
+      return
+    }
+    case 'close-auth-session':
+      for (const s of sessionsOfAuthSession(call.authSessionId))
+        endSession(s, call.code, call.reason ?? 'Authentication failed')
+      return
+    case 'close-user':
+      for (const s of [...sessionsOfUser(call.userId)]) endSession(s, call.code, call.reason ?? 'Authentication failed')
+      return
+    case 'close-grants':
+      for (const s of [...sessionsOfUser(call.userId)])
+        if (grantEnds(s.caller, call.which)) endSession(s, call.code, call.reason ?? 'Authentication failed')
+      return
+    case 'change-auth-session': {
+      const { oldAuthSessionId, next } = call
+      const moved = sessionsOfAuthSession(oldAuthSessionId)
+      const change = { auth_session_id_hash: next.sessionIdHash }
+      // From the log: one frame with the entry's sequence for every session it moves, kept once for their Resume.
+      const payload = seq === undefined ? undefined : frame(Op.Dispatch, change, seq, 'AUTH_SESSION_CHANGE')
+      for (const s of moved) {
+        unfollow(s, topics.session(oldAuthSessionId))
+        s.caller = next
+        follow(s, topics.session(next.sessionId))
+        saveSession(s)
+        if (payload === undefined) sendDirect(s, 'AUTH_SESSION_CHANGE', change)
+        else if (s.ws) send(s.ws, payload)
+      }
+      if (payload !== undefined && moved.length > 0)
+        remember({ seq: seq!, topics: moved.map((s) => ownTopic(s.id)), payload })
+    }
+  }
+}
+
+/** Whether a `close-grants` call ends a session identified as `caller`. */
+function grantEnds(caller: Caller, which: { familyId: string } | { applicationId: string }): boolean {
+  if (caller.kind !== 'bearer') return false
+  return 'familyId' in which
+    ? caller.familyId === which.familyId
+    : which.applicationId === '*' || caller.applicationId === which.applicationId
+}
+
+/** Several nodes: keep what another node needs to resume this session (at Identify, at each change of it). */
+function saveSession(session: GatewaySession): void {
+  logPort?.sessions.save({
+    id: session.id,
+    caller: session.caller,
+    topics: [...session.topics],
+    readySeq: session.readySeq,
+  })
+}
+
+/** A call of the bus: to the cluster's log, or applied here at once. */
+function call(entry: SessionCall): void {
+  if (logPort) logPort.call(entry)
+  else applyCall(entry)
+}
+
+/**
+ * An entry of the cluster's log, applied to this node's sessions (cluster/gateway.ts calls it once per entry, in
+ * sequence order): a dispatch is kept for Resume and delivered with the log's frame; a call changes sessions.
+ */
+export function applyLogged(seq: number, entry: LoggedEntry): void {
+  advanceSeq(seq)
+  switch (entry.kind) {
+    case 'dispatch': {
+      countEventPublished()
+      remember({ seq, topics: entry.topics, payload: entry.frame })
+      deliver(entry.topics, entry.frame)
+      // A session's own topic (what is meant for it alone) is followed by no socket: its socket, if it is here.
+      if (entry.topics.length === 1) {
+        const own = sessions.get(entry.topics[0])
+        if (own?.ws) send(own.ws, entry.frame)
+      }
+      return
+    }
+    case 'user-dispatch': {
+      countEventPublished()
+      const to = audienceOf(entry.userId, entry.audience)
+      if (to.length === 0) return
+      remember({ seq, topics: to.map((s) => ownTopic(s.id)), payload: entry.frame })
+      for (const s of to) if (s.ws) send(s.ws, entry.frame)
+      return
+    }
+    default:
+      applyCall(entry, seq)
+  }
+}
+
 export const bus: EventBus = {
   publish(topicOrTopics, type, data) {
-    dispatch(Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics], type, data)
+    const topicList = Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics]
+    if (logPort) logPort.dispatch(topicList, type, jsonOf(data))
+    else dispatch(topicList, type, data)
   },
   publishToUser(userId, audience, type, data) {
-    const to = [...sessionsOfUser(userId)].filter((s) => sees(s.caller, audience))
+    if (logPort) return logPort.userDispatch(userId, audience, type, jsonOf(data))
+    const to = audienceOf(userId, audience)
     if (to.length === 0) return
     // Serialized once however many sessions get it (a lobby snapshot can be large).
     const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
     for (const s of to) sendDirect(s, type, json)
   },
   subscribeUser(userId, topic, audience) {
-    for (const s of sessionsOfUser(userId)) if (sees(s.caller, audience)) follow(s, topic)
+    call({ kind: 'subscribe-user', userId, topic, audience })
   },
   unsubscribeUser(userId, topic) {
-    for (const s of sessionsOfUser(userId)) unfollow(s, topic)
+    call({ kind: 'unsubscribe-user', userId, topic })
   },
-  closeAuthSession(authSessionId, code, reason = 'Authentication failed') {
-    for (const s of sessionsOfAuthSession(authSessionId)) endSession(s, code, reason)
+  closeAuthSession(authSessionId, code, reason) {
+    call({ kind: 'close-auth-session', authSessionId, code, reason })
   },
-  closeUser(userId, code, reason = 'Authentication failed') {
-    for (const s of [...sessionsOfUser(userId)]) endSession(s, code, reason)
+  closeUser(userId, code, reason) {
+    call({ kind: 'close-user', userId, code, reason })
   },
-  closeGrants(userId, which, code, reason = 'Authentication failed') {
-    for (const s of [...sessionsOfUser(userId)]) {
-      const c = s.caller
-      if (c.kind !== 'bearer') continue
-      const ends =
-        'familyId' in which
-          ? c.familyId === which.familyId
-          : which.applicationId === '*' || c.applicationId === which.applicationId
-      if (ends) endSession(s, code, reason)
-    }
+  closeGrants(userId, which, code, reason) {
+    call({ kind: 'close-grants', userId, which, code, reason })
   },
   changeAuthSession(oldAuthSessionId, next) {
-    for (const s of sessionsOfAuthSession(oldAuthSessionId)) {
-      unfollow(s, topics.session(oldAuthSessionId))
-      s.caller = next
-      follow(s, topics.session(next.sessionId))
-      sendDirect(s, 'AUTH_SESSION_CHANGE', { auth_session_id_hash: next.sessionIdHash })
-    }
+    call({ kind: 'change-auth-session', oldAuthSessionId, next })
   },
 }
 installBus(bus)
 
-/** End a session for good: close its socket (if live) and forget it. */
-function endSession(session: GatewaySession, code?: number, reason?: string): void {
+/**
+ * End a session for good: close its socket (if live) and forget it. `moved`: another node resumed it (it lives on
+ * there, so its record for a Resume stays).
+ */
+function endSession(session: GatewaySession, code?: number, reason?: string, moved = false): void {
   removeSession(session)
+  if (!moved) logPort?.sessions.drop(session.id)
   const ws = session.ws
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
@@ -238,6 +388,7 @@ function endSession(session: GatewaySession, code?: number, reason?: string): vo
 let sweeps = 0
 let commitsChecked = 0
 const CREDENTIAL_CHECK_EVERY = 5 // sweeps (seconds), or at the next sweep after another process committed
+const RECORD_REFRESH_EVERY = 10 // sweeps (seconds); a record lives the resume window and 20 s past its last refresh
 
 function sweepExpired(): void {
   const now = clock.now()
@@ -251,6 +402,12 @@ function sweepExpired(): void {
       close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
   sweeps += 1
+  // Several nodes: the records of the sessions with a socket here live on (a dead node's expire after the window).
+  if (logPort && sweeps % RECORD_REFRESH_EVERY === 0) {
+    const live: string[] = []
+    for (const s of sessions.values()) if (s.ws) live.push(s.id)
+    logPort.sessions.refresh(live)
+  }
   // A credential ended in this process closes its sockets at once (the bus); one ended by another process (the CLI's
   // `user lock`) is seen here within a second of its commit, and expiry within CREDENTIAL_CHECK_EVERY seconds.
   checkForeignCommits()
@@ -360,14 +517,17 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   settlePending(conn)
   attach(session, ws, conn.zlib !== undefined)
   conn.session = session
-  session.readySeq = currentSeq() + 1
   addSession(session)
   for (const topic of [...baseTopics(caller, session.id), ...extraTopics]) follow(session, topic)
   ready.v = conn.version
   // Not kept for Resume (a resume replays only what came after READY): a READY of a few KB per session would otherwise
   // sit in the replay buffer for each of thousands of sessions.
   sendDirect(session, 'READY', ready, false)
-  for (const [type, data] of after) sendDirect(session, type, data)
+  // READY's own sequence (the next one here; with several nodes the last one applied): a Resume replays what follows.
+  session.readySeq = currentSeq()
+  saveSession(session)
+  // With several nodes these go straight to the socket too (not through the log, whose entries could come first).
+  for (const [type, data] of after) sendDirect(session, type, data, !logPort)
   const view = connectionView(session)
   for (const hook of sessionStartHooks)
     Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
@@ -376,6 +536,8 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
   const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
+  if (!session && logPort && typeof d?.session_id === 'string')
+    return resumeTaken(ws, conn, d.session_id, caller, d?.seq === null ? 0 : d?.seq)
   const sameCaller =
     caller &&
     mayConnect(caller) &&
@@ -402,8 +564,111 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   settlePending(conn)
   attach(session, ws, conn.zlib !== undefined)
   conn.session = session
+  saveSession(session)
   for (const entry of replay) send(ws, entry.payload)
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
+}
+
+/**
+ * Several nodes: a Resume of a session this node does not hold (its socket was on another node, which may be gone).
+ * Its record from the registry, the log's entries after `seq` up to what this node applied (read again until nothing
+ * more was applied meanwhile), then in one synchronous step the replay and the take-over: what the log delivers next
+ * reaches the socket here, none twice.
+ */
+async function resumeTaken(
+  ws: Socket,
+  conn: Connection,
+  id: string,
+  caller: Caller | undefined,
+  seq: unknown,
+): Promise<void> {
+  const invalid = () => send(ws, frame(Op.InvalidSession, false))
+  const registry = logPort!.sessions
+  if (!caller || !mayConnect(caller) || !Number.isSafeInteger(seq) || (seq as number) < 0) return invalid()
+  const record = await registry.claim(id)
+  if (!record || record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
+  // This node may not have applied yet all that the client saw on its old node: wait a little for it.
+  for (let waited = 0; (seq as number) > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
+  if ((seq as number) > currentSeq()) return invalid()
+  let after = Math.max(seq as number, record.readySeq)
+  const entries: { seq: number; entry: LoggedEntry }[] = []
+  for (let upto = currentSeq(); after < upto || upto < currentSeq(); upto = currentSeq()) {
+    const more = await registry.range(after, upto)
+    if (!more) return invalid() // the log no longer reaches back to it
+    entries.push(...more)
+    after = upto
+  }
+  if (ws.readyState !== 1 || conn.closing || conn.session || sessions.has(id)) return invalid()
+  const replay = replayOf(record, entries)
+  if (!replay) return invalid() // ended meanwhile (a logout, a revocation)
+  const session: GatewaySession = {
+    id,
+    caller: replay.caller,
+    topics: [],
+    ws: null,
+    resumableUntil: 0,
+    readySeq: record.readySeq,
+  }
+  settlePending(conn)
+  addSession(session)
+  attach(session, ws, conn.zlib !== undefined)
+  conn.session = session
+  for (const topic of replay.topics) follow(session, topic)
+  logPort!.call({ kind: 'take-session', sessionId: id, node: registry.node })
+  saveSession(session)
+  for (const payload of replay.frames) send(ws, payload)
+  sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
+  const view = connectionView(session)
+  for (const hook of sessionStartHooks)
+    Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
+}
+
+/**
+ * What a taken session missed, from the log's entries in order: its dispatches, with its topics and credentials as
+ * the calls among them change them (as its node applied them); undefined when one of the calls ended it.
+ */
+function replayOf(
+  record: SessionRecord,
+  entries: { seq: number; entry: LoggedEntry }[],
+): { caller: Caller; topics: Set<string>; frames: string[] } | undefined {
+  let caller = record.caller
+  const followed = new Set(record.topics)
+  const frames: string[] = []
+  for (const { seq, entry } of entries) {
+    switch (entry.kind) {
+      case 'dispatch':
+        if (entry.topics.some((t) => followed.has(t))) frames.push(entry.frame)
+        break
+      case 'user-dispatch':
+        if (entry.userId === caller.userId && sees(caller, entry.audience)) frames.push(entry.frame)
+        break
+      case 'subscribe-user':
+        if (entry.userId === caller.userId && sees(caller, entry.audience)) followed.add(entry.topic)
+        break
+      case 'unsubscribe-user':
+        if (entry.userId === caller.userId) followed.delete(entry.topic)
+        break
+      case 'close-auth-session':
+        if (caller.kind === 'user' && caller.sessionId === entry.authSessionId) return undefined
+        break
+      case 'close-user':
+        if (entry.userId === caller.userId) return undefined
+        break
+      case 'close-grants':
+        if (entry.userId === caller.userId && grantEnds(caller, entry.which)) return undefined
+        break
+      case 'change-auth-session':
+        if (caller.kind === 'user' && caller.sessionId === entry.oldAuthSessionId) {
+          followed.delete(topics.session(entry.oldAuthSessionId))
+          caller = entry.next
+          followed.add(topics.session(entry.next.sessionId))
+          const change = { auth_session_id_hash: entry.next.sessionIdHash }
+          frames.push(frame(Op.Dispatch, change, seq, 'AUTH_SESSION_CHANGE'))
+        }
+        break
+    }
+  }
+  return { caller, topics: followed, frames }
 }
 
 async function onMessage(ws: Socket, conn: Connection, message: unknown): Promise<void> {
@@ -449,7 +714,7 @@ function onClose(ws: Socket, conn: Connection, code: number): void {
   if (!session || session.ws !== ws) return
   detach(session)
   // 1000/1001 from the client end the session; anything else leaves it resumable for a while.
-  if (code === 1000 || code === 1001) endSession(session)
+  if ((code === 1000 || code === 1001) && !conn.leaving) endSession(session)
   else session.resumableUntil = clock.now() + config().gatewayResumeWindowMs
 }
 
@@ -463,14 +728,26 @@ export function requestReconnect(userId: string): void {
  * once), then the close 1001. A client resumes where a node still knows its session, else it identifies again.
  */
 export function closeAllGatewaySockets(): void {
+  drainGatewaySockets()
+  clearInterval(sweeper)
+  sweeper = undefined
+}
+
+/**
+ * Op 7 (Reconnect) to every identified socket, then close every socket. One server: 1001, its sessions end with it.
+ * Several nodes: 4000, which libraries answer with a Resume (a 1000 or 1001 makes them identify anew), and the
+ * sessions stay resumable on any node (their records kept): an upgrade drops no session.
+ */
+export function drainGatewaySockets(): void {
   const reconnect = frame(Op.Reconnect, null)
+  const leaving = logPort !== undefined
   for (const ws of [...connections]) {
     const conn = connectionOf(ws)
     if (conn.session && !conn.closing) send(ws, reconnect)
-    close(ws, 1001, 'Server shutting down')
+    conn.leaving = leaving
+    if (leaving) close(ws, Close.UnknownError, 'Server going away: resume')
+    else close(ws, 1001, 'Server shutting down')
   }
-  clearInterval(sweeper)
-  sweeper = undefined
 }
 
 function onOpen(raw: Socket, conn: Connection): void {

@@ -129,7 +129,7 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
       const method = methodOf(type)
       if (!method) throw await wrongCode(row)
       // Counted before the (async) check, so parallel guesses cannot outrun the ticket's or the user's allowance.
-      const attempt = reserve(
+      const attempt = await reserve(
         ['mfa-user', row.userId!, MFA_FAILURES_PER_USER],
         ['mfa-ticket', row.ticketHash, { limit: MAX_WRONG_CODES, windowMs: TICKET_TTL_MS }],
       )

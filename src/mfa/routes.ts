@@ -60,7 +60,7 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
       async ({ request, server, params, body }) => {
         if (!mfa.factor(params.type)) throw Errors.notFound()
         const ip = clientIp(request, server)
-        reserve(perIp('mfa-ip', ip, MFA_PER_IP))
+        await reserve(perIp('mfa-ip', ip, MFA_PER_IP))
         const { ticket, code, login_source, gift_code_sku_id } = body
         const { token, user_settings, required_actions } = await finishMfaLogin(mfa, params.type, ticket, code, {
           client: clientInfo(request, ip),

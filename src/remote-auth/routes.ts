@@ -25,8 +25,8 @@ export const remoteAuthEndpoints = [
       body: StartSchema,
       answers: { 200: HandshakeAnswer },
     },
-    ({ caller, body }) => {
-      consume(BUCKET, caller.userId, MOBILE_REQUESTS)
+    async ({ caller, body }) => {
+      await consume(BUCKET, caller.userId, MOBILE_REQUESTS)
       return claimRemoteAuth(caller, body.fingerprint)
     },
   ),
@@ -41,7 +41,7 @@ export const remoteAuthEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, body, request }) => {
-      consume(BUCKET, caller.userId, MOBILE_REQUESTS)
+      await consume(BUCKET, caller.userId, MOBILE_REQUESTS)
       await finishRemoteAuth(caller, body.handshake_token, body.temporary_token, request)
       return noContent()
     },
@@ -57,7 +57,7 @@ export const remoteAuthEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, body }) => {
-      consume(BUCKET, caller.userId, MOBILE_REQUESTS)
+      await consume(BUCKET, caller.userId, MOBILE_REQUESTS)
       await cancelRemoteAuth(caller, body.handshake_token)
       return noContent()
     },
@@ -72,8 +72,8 @@ export const remoteAuthEndpoints = [
       body: LoginSchema,
       answers: { 200: EncryptedTokenAnswer },
     },
-    ({ request, server, body }) => {
-      reserve(perIp('remote-auth-login-ip', clientIp(request, server), LOGIN_REQUESTS))
+    async ({ request, server, body }) => {
+      await reserve(perIp('remote-auth-login-ip', clientIp(request, server), LOGIN_REQUESTS))
       return exchangeTicket(body.ticket)
     },
   ),

@@ -266,6 +266,26 @@ describe('serve', () => {
     }
   })
 
+  test('SIGTERM: the requests under way are answered before the server exits (an upgrade gives no client an error)', async () => {
+    const { env } = freshEnv()
+    const server = await serve(env)
+    // Logins of nobody: each hashes a password (tens of ms), so they are still running when the signal comes.
+    const logins = Array.from({ length: 12 }, (_, i) =>
+      fetch(`${server.url}/api/v10/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: `nobody${i}@example.test`, password: 'not-the-password' }),
+      }).then(
+        (r) => r.status,
+        (error) => String(error),
+      ),
+    )
+    await Bun.sleep(15)
+    const stopped = server.stop()
+    expect(await Promise.all(logins)).toEqual(Array(12).fill(400))
+    expect((await stopped).code).toBe(0)
+  })
+
   test('the first start logs each migration it applies, the next none; shutdown lines carry a timestamp and a level', async () => {
     const { env } = freshEnv()
     const first = await serve(env)

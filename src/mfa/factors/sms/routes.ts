@@ -28,7 +28,7 @@ export const smsEndpoints = (mfa: FactorRoutesContext) => [
     },
     async ({ request, server, body }) => {
       const ip = clientIp(request, server)
-      reserve(perIp('mfa-sms-ip', ip, MFA_PER_IP))
+      await reserve(perIp('mfa-sms-ip', ip, MFA_PER_IP))
       const row = await anyTicket(body.ticket, ['login', 'reset', 'elevate'])
       return { phone: await sendTicketSms(row, ip) }
     },

@@ -58,7 +58,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
           user_settings: loginSettings(await accountOf(caller.userId)),
         }
       }
-      reserve(perIp('conditional-ip', clientIp(request, server), MFA_PER_IP))
+      await reserve(perIp('conditional-ip', clientIp(request, server), MFA_PER_IP))
       const options = await authenticationOptions(null, 'required')
       return {
         ticket: await issueTicket('conditional', null, { challenge: options.challenge }),

@@ -1,0 +1,60 @@
+// What a node of a cluster (REDIS_URL, with the data on PostgreSQL) shares with the others through Redis, put in place
+// at start and taken back at stop. Loaded with import() in cluster mode only. So far: the security limits
+// (core/ratelimit.ts counts every attempt in Redis, so N nodes allow what one does) and the Gateway's log (its
+// dispatches and session calls reach every node's sockets, sessions resume on any node: gateway.ts, sessions.ts), and
+// a node id leased for snowflakes (leases.ts: no two machines mint the same id). Cache invalidations (log.ts) join
+// here as they are wired.
+import { randomUUID } from 'node:crypto'
+import { log } from '../core/log'
+import { useSharedLimits } from '../core/ratelimit'
+import { useNodeId } from '../core/snowflake'
+import { type ClusterGateway, startClusterGateway } from './gateway'
+import { leaseNodeId } from './leases'
+import type { LogOptions } from './log'
+import { redisRateLimits } from './ratelimit'
+import { openRedis } from './redis'
+
+export type ClusterNode = { nodeId: number; gateway: ClusterGateway; stop(): Promise<void> }
+
+/**
+ * A node whose id lease ran out (Redis away longer than the lease, or another node took the id) must not mint another
+ * id: by default it shuts down (SIGTERM to itself: its sockets resume on the other nodes).
+ */
+function leaveCluster(): void {
+  log.error('cluster: this node lost its node id (Redis away or the id taken): shutting down so no id is minted twice')
+  process.kill(process.pid, 'SIGTERM')
+}
+
+/** Connect to Redis (fails when it does not answer) and share what the node shares; `stop()` undoes it. */
+export async function startClusterNode(
+  redisUrl: string,
+  { log: logOptions = {}, onNodeIdLost = leaveCluster }: { log?: LogOptions; onNodeIdLost?: () => void } = {},
+): Promise<ClusterNode> {
+  const redis = openRedis(redisUrl, 'lobby-server')
+  try {
+    await redis.ping()
+  } catch (error) {
+    redis.disconnect()
+    throw error
+  }
+  const nodeId = await leaseNodeId(redis, randomUUID(), {
+    onLost: () => {
+      useNodeId(undefined)
+      onNodeIdLost()
+    },
+  })
+  useNodeId(nodeId.id)
+  useSharedLimits(redisRateLimits(redis))
+  const gateway = await startClusterGateway(redisUrl, redis, logOptions)
+  return {
+    nodeId: nodeId.id,
+    gateway,
+    async stop() {
+      await gateway.stop()
+      useSharedLimits(undefined)
+      useNodeId(undefined)
+      await nodeId.release().catch(() => {})
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+}

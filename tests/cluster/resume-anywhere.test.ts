@@ -1,0 +1,225 @@
+// A Resume on any node (gateway/server.ts resumeTaken, cluster/sessions.ts) on a real redis-server: a session whose
+// socket was on another node (its record saved there, its node maybe gone) resumes here with exactly what the log
+// delivered after the client's seq — through the topic changes and credential changes the log carries — and follows
+// its topics here from then on; the node that held it lets go of it; one taker at a time; a session ended in between,
+// dropped, or older than the log gets op 9. "Another node" is a second Redis connection that saves records and appends
+// entries as a node does. The test server runs on SQLite, its node's parts started directly (as gateway-log.test.ts).
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { GatewayLog, LOG_KEY } from '../../src/cluster/log'
+import { startClusterNode, type ClusterNode } from '../../src/cluster/node'
+import { openRedis, type Redis } from '../../src/cluster/redis'
+import { sessionRegistry } from '../../src/cluster/sessions'
+import { resolveAuthorization } from '../../src/core/caller'
+import { audiences, type SessionRecord, topics } from '../../src/gateway/bus'
+import { drainGatewaySockets } from '../../src/gateway/server'
+import { tracked } from '../gateway-client'
+import { api, makeUser, resetWorld } from '../helpers'
+import { type RedisServer, startRedis } from './redis'
+
+let redis: RedisServer
+let node: ClusterNode
+let other: Redis
+let elsewhere: GatewayLog
+let otherNode: ReturnType<typeof sessionRegistry>
+
+beforeAll(async () => {
+  redis = await startRedis()
+  node = await startClusterNode(redis.url)
+  other = openRedis(redis.url, 'other-node')
+  elsewhere = new GatewayLog(other)
+  otherNode = sessionRegistry(other, elsewhere, 'node-x', 60_000)
+})
+afterAll(async () => {
+  await node?.stop()
+  other?.disconnect()
+  redis?.stop()
+})
+const sockets = tracked()
+afterEach(() => {
+  sockets.closeAll()
+  resetWorld()
+})
+
+let n = 0
+const lobbyTopic = () => topics.lobby(`77${Date.now()}${++n}`)
+
+/** A message dispatched to a topic by another node. */
+const dispatchElsewhere = (topic: string, content: string) =>
+  elsewhere.append(crypto.randomUUID(), {
+    kind: 'dispatch',
+    topics: [topic],
+    type: 'LOBBY_MESSAGE_CREATE',
+    data: JSON.stringify({ content }),
+  })
+
+/** Until this node has applied everything appended so far. */
+async function caughtUp(): Promise<number> {
+  const last = await elsewhere.seq()
+  while (node.gateway.consumer.applied() < last) await Bun.sleep(5)
+  return last
+}
+
+/** A user whose Gateway session lived on another node: its record as that node saved it, following `extra`. */
+async function sessionElsewhere(extra: string[] = []) {
+  const user = await makeUser()
+  const caller = (await resolveAuthorization(user.token, { bare: true }))!
+  const id = crypto.randomUUID().replaceAll('-', '')
+  const readySeq = await caughtUp()
+  const record: SessionRecord = {
+    id,
+    caller,
+    topics: [
+      id,
+      topics.account(user.id),
+      ...(caller.kind === 'user' ? [topics.session(caller.sessionId)] : []),
+      ...extra,
+    ],
+    readySeq,
+  }
+  otherNode.save(record)
+  await other.ping() // the save has reached Redis
+  return { user, record }
+}
+
+async function resumeHere(token: string, sessionId: string, seq: number) {
+  const socket = await sockets.connect()
+  socket.send(6, { token, session_id: sessionId, seq })
+  await socket.waitFor((f) => f.t === 'RESUMED' || f.op === 9)
+  return socket
+}
+
+describe('a session of another node resumes here', () => {
+  test('it gets exactly what it missed, as the topic changes in the log say, then follows its topics here', async () => {
+    const [a, b, z] = [lobbyTopic(), lobbyTopic(), lobbyTopic()]
+    const { user, record } = await sessionElsewhere([a])
+    await dispatchElsewhere(a, 'one')
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'subscribe-user',
+      userId: user.id,
+      topic: b,
+      audience: audiences.account,
+    })
+    await dispatchElsewhere(b, 'two')
+    await dispatchElsewhere(z, 'not followed')
+    await elsewhere.append(crypto.randomUUID(), { kind: 'unsubscribe-user', userId: user.id, topic: a })
+    await dispatchElsewhere(a, 'after leaving')
+    const before = await caughtUp()
+    const socket = await resumeHere(user.token, record.id, record.readySeq)
+    expect(socket.frames.some((f) => f.op === 9)).toBe(false)
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['one', 'two'])
+    const resumed = socket.frames.at(-1)!
+    expect(resumed.t).toBe('RESUMED')
+    expect(resumed.s).toBeGreaterThan(before)
+    // The other nodes are told to let go of it; this node keeps its record now.
+    const entries = await other.xrange(LOG_KEY, `${before + 1}-0`, '+')
+    const take = entries.find(([, f]) => f[f.indexOf('k') + 1] === 'take-session')!
+    const taken = JSON.parse(take[1][take[1].indexOf('d') + 1])
+    expect(taken.sessionId).toBe(record.id)
+    expect(taken.node).not.toBe('node-x')
+    // From now on what is dispatched to its topics reaches it here, and not what it left.
+    await dispatchElsewhere(b, 'live')
+    await dispatchElsewhere(a, 'left')
+    expect((await socket.waitFor((f) => f.d?.content === 'live')).s).toBeGreaterThan(resumed.s!)
+    await socket.expectNo('NOTHING', 100)
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['one', 'two', 'live'])
+  })
+
+  test('a change of auth session in the log reaches it as AUTH_SESSION_CHANGE with the entry’s s', async () => {
+    const { user, record } = await sessionElsewhere()
+    const caller = record.caller as Extract<typeof record.caller, { kind: 'user' }>
+    const next = { ...caller, sessionId: 'new-auth-session', sessionIdHash: 'new-hash' }
+    const seq = await elsewhere.append(crypto.randomUUID(), {
+      kind: 'change-auth-session',
+      oldAuthSessionId: caller.sessionId,
+      next,
+    })
+    await dispatchElsewhere(topics.session('new-auth-session'), 'to the new auth session')
+    await caughtUp()
+    const socket = await resumeHere(user.token, record.id, record.readySeq)
+    const change = socket.frames.find((f) => f.t === 'AUTH_SESSION_CHANGE')!
+    expect(change).toEqual({ op: 0, d: { auth_session_id_hash: 'new-hash' }, s: seq, t: 'AUTH_SESSION_CHANGE' })
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['to the new auth session'])
+  })
+
+  test('two resumes of it at once: one takes it, the other gets op 9', async () => {
+    const { user, record } = await sessionElsewhere()
+    const both = await Promise.all([
+      resumeHere(user.token, record.id, record.readySeq),
+      resumeHere(user.token, record.id, record.readySeq),
+    ])
+    const outcomes = both.map((s) => (s.frames.some((f) => f.t === 'RESUMED') ? 'resumed' : 'invalid')).sort()
+    expect(outcomes).toEqual(['invalid', 'resumed'])
+  })
+
+  test('op 9 when it ended in between (a logout), when another user’s token asks, when the log no longer reaches back', async () => {
+    const ended = await sessionElsewhere()
+    const authSession = (ended.record.caller as { sessionId: string }).sessionId
+    await elsewhere.append(crypto.randomUUID(), { kind: 'close-auth-session', authSessionId: authSession, code: 4004 })
+    await caughtUp()
+    const afterLogout = await resumeHere(ended.user.token, ended.record.id, ended.record.readySeq)
+    expect(afterLogout.frames.at(-1)).toMatchObject({ op: 9, d: false })
+
+    const mine = await sessionElsewhere()
+    const stranger = await makeUser()
+    const wrongUser = await resumeHere(stranger.token, mine.record.id, mine.record.readySeq)
+    expect(wrongUser.frames.at(-1)).toMatchObject({ op: 9, d: false })
+
+    const unknown = await resumeHere(stranger.token, 'no-such-session', 0)
+    expect(unknown.frames.at(-1)).toMatchObject({ op: 9, d: false })
+
+    // What it missed is no longer in the stream (trimmed, as MAXLEN does to old entries).
+    const old = await sessionElsewhere()
+    await dispatchElsewhere(topics.account(old.user.id), 'trimmed away')
+    await caughtUp()
+    await other.xtrim(LOG_KEY, 'MAXLEN', 0)
+    const tooOld = await resumeHere(old.user.token, old.record.id, old.record.readySeq)
+    expect(tooOld.frames.at(-1)).toMatchObject({ op: 9, d: false })
+  })
+})
+
+describe('a session of this node', () => {
+  test('is saved at Identify; taken by another node, it is let go here (4009) and its record kept', async () => {
+    const user = await makeUser()
+    const socket = await sockets.identified(user.token)
+    const ready = socket.frames.find((f) => f.t === 'READY')!.d
+    await Bun.sleep(20)
+    const saved = JSON.parse((await other.get(`gw:sess:${ready.session_id}`))!)
+    expect(saved).toMatchObject({ id: ready.session_id, caller: { kind: 'user', userId: user.id } })
+    expect(saved.topics).toContain(topics.account(user.id))
+    expect(await other.pttl(`gw:sess:${ready.session_id}`)).toBeGreaterThan(0)
+    await elsewhere.append(crypto.randomUUID(), { kind: 'take-session', sessionId: ready.session_id, node: 'node-x' })
+    const closed = await socket.waitForClose()
+    expect(closed).toEqual({ code: 4009, reason: 'Session resumed elsewhere' })
+    expect(await other.exists(`gw:sess:${ready.session_id}`)).toBe(1)
+  })
+
+  test('a node going away (SIGTERM) sends op 7 and closes 4000: the session stays resumable, its record kept', async () => {
+    const user = await makeUser()
+    const socket = await sockets.identified(user.token)
+    const ready = socket.frames.find((f) => f.t === 'READY')!.d
+    drainGatewaySockets()
+    expect(await socket.waitForOp(7)).toMatchObject({ op: 7, d: null })
+    expect((await socket.waitForClose()).code).toBe(4000)
+    await Bun.sleep(20)
+    expect(await other.exists(`gw:sess:${ready.session_id}`)).toBe(1)
+    const again = await resumeHere(user.token, ready.session_id, socket.lastSeq!)
+    expect(again.frames.at(-1)?.t).toBe('RESUMED')
+  })
+
+  test('ended for good (close 1000, logout), its record is dropped: no node can resume it', async () => {
+    const user = await makeUser()
+    const first = await sockets.identified(user.token)
+    const firstId = first.frames.find((f) => f.t === 'READY')!.d.session_id
+    const second = await sockets.identified(user.token)
+    const secondId = second.frames.find((f) => f.t === 'READY')!.d.session_id
+    await Bun.sleep(20)
+    expect(await other.exists(`gw:sess:${firstId}`, `gw:sess:${secondId}`)).toBe(2)
+    first.close(1000)
+    await first.waitForClose()
+    expect((await api('POST', '/auth/logout', { token: user.token, body: {} })).status).toBe(204)
+    await second.waitForClose()
+    for (let i = 0; i < 50 && (await other.exists(`gw:sess:${firstId}`, `gw:sess:${secondId}`)) > 0; i++)
+      await Bun.sleep(10)
+    expect(await other.exists(`gw:sess:${firstId}`, `gw:sess:${secondId}`)).toBe(0)
+  })
+})
