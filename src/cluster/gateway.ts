@@ -6,6 +6,7 @@
 // outbox (a node killed between its COMMIT and its append loses that event), presence.
 import { randomUUID } from 'node:crypto'
 import { config } from '../config'
+import { forgetCallersHere, shareForgetCallers } from '../core/caller'
 import { log } from '../core/log'
 import { applyLogged, useGatewayLog } from '../gateway/server'
 import { advanceSeq, currentSeq } from '../gateway/replay'
@@ -28,8 +29,10 @@ export async function startClusterGateway(
     url,
     after,
     deliver(seq, entry) {
-      // Presence and invalidations are other readers' (not wired yet).
-      if (entry.kind === 'presence' || entry.kind === 'invalidate' || entry.kind === 'forget-callers') return
+      // A node forgot its token answers (a logout, a revocation): every node does.
+      if (entry.kind === 'forget-callers') return forgetCallersHere()
+      // Presence and row-cache invalidations: not wired yet.
+      if (entry.kind === 'presence' || entry.kind === 'invalidate') return
       applyLogged(seq, entry)
     },
   })
@@ -45,10 +48,12 @@ export async function startClusterGateway(
     // Records outlive a session's last save by the resume window (and a little: saves and refreshes are async).
     sessions: sessionRegistry(redis, gatewayLog, randomUUID(), config().gatewayResumeWindowMs + 20_000),
   })
+  shareForgetCallers(() => append({ kind: 'forget-callers' }))
   return {
     log: gatewayLog,
     consumer,
     async stop() {
+      shareForgetCallers(undefined)
       useGatewayLog(undefined)
       await consumer.stop()
     },

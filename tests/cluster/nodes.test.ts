@@ -1,0 +1,146 @@
+// Three nodes behind one address, as an operator runs them: three `bun src/main.ts` processes with DATABASE_URL (one
+// PostgreSQL database) and REDIS_URL (one redis-server), both started here from Debian's packages (tests/db/postgres.ts,
+// tests/cluster/redis.ts). What one node does reaches the sockets on the others through the Gateway's log, a logout
+// on one ends the session's sockets and token on the others, the security limits count across them, and when a node
+// is killed its clients resume on another with exactly what they missed.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { cluster as postgresCluster, postgresBinDir, testDatabase } from '../db/postgres'
+import { GatewayClient } from '../gateway-client'
+import { cli, freshEnv, serve, type Served } from '../ops/process-helpers'
+import { type RedisServer, redisServerPath, startRedis } from './redis'
+
+const present = postgresBinDir() !== undefined && redisServerPath() !== undefined
+
+let redis: RedisServer
+let nodes: Served[]
+let env: Record<string, string | undefined>
+const sockets: GatewayClient[] = []
+
+beforeAll(async () => {
+  if (!present) return
+  await postgresCluster()
+  const database = await testDatabase()
+  await database.sql.end()
+  redis = await startRedis()
+  env = freshEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' }).env
+  nodes = await Promise.all([serve(env), serve(env), serve(env)])
+}, 60_000)
+afterAll(async () => {
+  for (const s of sockets) s.close()
+  await Promise.all((nodes ?? []).filter((n) => n.proc.exitCode === null).map((n) => n.stop()))
+  redis?.stop()
+})
+
+async function call(node: Served, method: string, path: string, token?: string, body?: unknown) {
+  const r = await fetch(`${node.url}/api/v10${path}`, {
+    method,
+    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await r.text()
+  return { status: r.status, body: text ? JSON.parse(text) : undefined }
+}
+
+let users = 0
+async function newUser(): Promise<{ id: string; token: string; email: string; password: string }> {
+  const email = `node-user-${++users}-${Date.now()}@example.test`
+  const password = 'a cluster of nodes passphrase'
+  const made = await cli(env, ['user', 'create', '--email', email, '--password', password])
+  if (made.code !== 0) throw new Error(made.stderr)
+  const { id, token } = JSON.parse(made.stdout)
+  return { id, token, email, password }
+}
+
+async function newApp(): Promise<{ id: string; bot: string }> {
+  const made = await cli(env, ['app', 'create', '--name', `Cluster game ${Date.now()}`])
+  if (made.code !== 0) throw new Error(made.stderr)
+  const app = JSON.parse(made.stdout)
+  return { id: app.id, bot: `Bot ${app.bot_token}` }
+}
+
+async function socketOn(node: Served, token: string) {
+  const { client, ready } = await GatewayClient.identified(token, {}, node.port)
+  sockets.push(client)
+  return { client, ready }
+}
+
+describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
+  test('each node holds its own snowflake id; lobby messages posted through B reach members on A and C in one order', async () => {
+    const [a, b, c] = nodes
+    const app = await newApp()
+    const [u1, u2] = [await newUser(), await newUser()]
+    const lobby = await call(b, 'POST', '/lobbies', app.bot, { members: [{ id: u1.id }, { id: u2.id }] })
+    expect(lobby.status).toBe(201)
+    const onA = await socketOn(a, u1.token)
+    const onC = await socketOn(c, u2.token)
+    for (let i = 0; i < 30; i++)
+      expect((await call(b, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: `m${i}` })).status).toBe(
+        201,
+      )
+    await onA.client.waitFor((f) => f.d?.content === 'm29', 5000)
+    await onC.client.waitFor((f) => f.d?.content === 'm29', 5000)
+    const seen = (s: GatewayClient) => s.dispatches('LOBBY_MESSAGE_CREATE').map((f) => [f.s, f.d.content])
+    expect(seen(onA.client)).toEqual(seen(onC.client))
+    expect(seen(onA.client).map(([, content]) => content)).toEqual(Array.from({ length: 30 }, (_, i) => `m${i}`))
+    // Ids minted on different nodes carry different node bits.
+    const ids = await Promise.all(
+      nodes.map((n) => call(n, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'id' })),
+    )
+    const bits = ids.map((r) => Number((BigInt(r.body.id) >> 12n) & 0x3ffn))
+    expect(new Set(bits).size).toBe(3)
+  }, 60_000)
+
+  test('a logout through A closes the session’s socket on C (4004) and its token fails on C', async () => {
+    const [a, , c] = nodes
+    const user = await newUser()
+    expect((await call(c, 'GET', '/users/@me', user.token)).status).toBe(200) // cached on C now
+    const onC = await socketOn(c, user.token)
+    expect((await call(a, 'POST', '/auth/logout', user.token, {})).status).toBe(204)
+    expect((await onC.client.waitForClose()).code).toBe(4004)
+    let status = 0
+    for (let i = 0; i < 100 && status !== 401; i++) {
+      status = (await call(c, 'GET', '/users/@me', user.token)).status
+      if (status !== 401) await Bun.sleep(10)
+    }
+    expect(status).toBe(401)
+  }, 60_000)
+
+  test('30 parallel wrong passwords for one account spread over the three nodes: 10 reach the check, 20 get 429', async () => {
+    const user = await newUser()
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call(nodes[i % 3], 'POST', '/auth/login', undefined, { login: user.email, password: 'not the passphrase' }),
+      ),
+    )
+    expect(answers.filter((r) => r.status === 400)).toHaveLength(10)
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(20)
+  }, 60_000)
+
+  test('SIGKILL of the node holding a socket: the client resumes on another node with exactly the messages it missed', async () => {
+    const [a, b, c] = nodes
+    const app = await newApp()
+    const user = await newUser()
+    const lobby = await call(b, 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
+    const onC = await socketOn(c, user.token)
+    expect((await call(b, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'before' })).status).toBe(
+      201,
+    )
+    await onC.client.waitFor((f) => f.d?.content === 'before', 5000)
+    const seq = onC.client.lastSeq!
+    c.proc.kill('SIGKILL')
+    await c.proc.exited
+    for (let i = 0; i < 25; i++)
+      expect(
+        (await call(b, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: `missed ${i}` })).status,
+      ).toBe(201)
+    const again = await GatewayClient.connect({ port: a.port })
+    sockets.push(again)
+    again.send(6, { token: user.token, session_id: onC.ready.session_id, seq })
+    await again.waitFor('RESUMED', 5000)
+    const replayed = again.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)
+    expect(replayed).toEqual(Array.from({ length: 25 }, (_, i) => `missed ${i}`))
+    // And it goes on live there.
+    expect((await call(b, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'live' })).status).toBe(201)
+    await again.waitFor((f) => f.d?.content === 'live', 5000)
+  }, 60_000)
+})
