@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { config } from '../config'
 import { forgetCallersHere, shareForgetCallers } from '../core/caller'
+import { invalidateHere, shareInvalidations } from '../db/cache'
 import { log } from '../core/log'
 import { applyLogged, useGatewayLog } from '../gateway/server'
 import { advanceSeq, currentSeq } from '../gateway/replay'
@@ -29,10 +30,14 @@ export async function startClusterGateway(
     url,
     after,
     deliver(seq, entry) {
+      // Every entry moves the sequence this node has applied (a Resume replays up to it), whatever its kind.
+      advanceSeq(seq)
       // A node forgot its token answers (a logout, a revocation): every node does.
       if (entry.kind === 'forget-callers') return forgetCallersHere()
-      // Presence and row-cache invalidations: not wired yet.
-      if (entry.kind === 'presence' || entry.kind === 'invalidate') return
+      // A node's committed write forgot cached rows: every node forgets them.
+      if (entry.kind === 'invalidate') return invalidateHere(entry.cache, entry.keys)
+      // Presence: not wired yet.
+      if (entry.kind === 'presence') return
       applyLogged(seq, entry)
     },
   })
@@ -49,11 +54,13 @@ export async function startClusterGateway(
     sessions: sessionRegistry(redis, gatewayLog, randomUUID(), config().gatewayResumeWindowMs + 20_000),
   })
   shareForgetCallers(() => append({ kind: 'forget-callers' }))
+  shareInvalidations((cache, keys) => append({ kind: 'invalidate', cache, keys }))
   return {
     log: gatewayLog,
     consumer,
     async stop() {
       shareForgetCallers(undefined)
+      shareInvalidations(undefined)
       useGatewayLog(undefined)
       await consumer.stop()
     },

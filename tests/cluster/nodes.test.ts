@@ -105,6 +105,26 @@ describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
     expect(status).toBe(401)
   }, 60_000)
 
+  test('a lobby changed through A is what C answers next (its cached lobby and members forgotten there too)', async () => {
+    const [a, , c] = nodes
+    const app = await newApp()
+    const [u1, u2] = [await newUser(), await newUser()]
+    const lobby = await call(a, 'POST', '/lobbies', app.bot, { members: [{ id: u1.id }], metadata: { round: '1' } })
+    expect((await call(c, 'GET', `/lobbies/${lobby.body.id}`, app.bot)).body.metadata).toEqual({ round: '1' }) // cached on C
+    expect((await call(a, 'PATCH', `/lobbies/${lobby.body.id}`, app.bot, { metadata: { round: '2' } })).status).toBe(
+      200,
+    )
+    expect((await call(a, 'PUT', `/lobbies/${lobby.body.id}/members/${u2.id}`, app.bot, {})).status).toBe(200)
+    let seen: any
+    for (let i = 0; i < 100; i++) {
+      seen = (await call(c, 'GET', `/lobbies/${lobby.body.id}`, app.bot)).body
+      if (seen.metadata?.round === '2' && seen.members.length === 2) break
+      await Bun.sleep(10)
+    }
+    expect(seen.metadata).toEqual({ round: '2' })
+    expect(seen.members.map((m: any) => m.id).sort()).toEqual([u1.id, u2.id].sort())
+  }, 60_000)
+
   test('30 parallel wrong passwords for one account spread over the three nodes: 10 reach the check, 20 get 429', async () => {
     const user = await newUser()
     const answers = await Promise.all(
