@@ -4,13 +4,14 @@
 // on one ends the session's sockets and token on the others, the security limits count across them, and when a node
 // is killed its clients resume on another with exactly what they missed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { cluster as postgresCluster, postgresBinDir, testDatabase } from '../db/postgres'
+import { cluster as postgresCluster, postgresBinDir, type TestDatabase, testDatabase } from '../db/postgres'
 import { GatewayClient } from '../gateway-client'
 import { cli, freshEnv, serve, type Served } from '../ops/process-helpers'
 import { type RedisServer, redisServerPath, startRedis } from './redis'
 
 const present = postgresBinDir() !== undefined && redisServerPath() !== undefined
 
+let database: TestDatabase
 let redis: RedisServer
 let nodes: Served[]
 let env: Record<string, string | undefined>
@@ -19,8 +20,7 @@ const sockets: GatewayClient[] = []
 beforeAll(async () => {
   if (!present) return
   await postgresCluster()
-  const database = await testDatabase()
-  await database.sql.end()
+  database = await testDatabase()
   redis = await startRedis()
   env = freshEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' }).env
   nodes = await Promise.all([serve(env), serve(env), serve(env)])
@@ -29,6 +29,7 @@ afterAll(async () => {
   for (const s of sockets) s.close()
   await Promise.all((nodes ?? []).filter((n) => n.proc.exitCode === null).map((n) => n.stop()))
   redis?.stop()
+  await database?.sql.end()
 })
 
 async function call(node: Served, method: string, path: string, token?: string, body?: unknown) {
@@ -134,6 +135,22 @@ describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
     )
     expect(answers.filter((r) => r.status === 400)).toHaveLength(10)
     expect(answers.filter((r) => r.status === 429)).toHaveLength(20)
+  }, 60_000)
+
+  test('a node restarting leaves the other nodes’ state alone: a lobby with a member online elsewhere keeps no countdown', async () => {
+    const [a] = nodes
+    const app = await newApp()
+    const user = await newUser()
+    const lobby = await call(a, 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
+    await socketOn(a, user.token)
+    const deadline = async () =>
+      (await database.sql`SELECT idle_deadline FROM lobbies WHERE id = ${lobby.body.id}`)[0].idle_deadline
+    for (let i = 0; i < 100 && (await deadline()) !== null; i++) await Bun.sleep(10)
+    expect(await deadline()).toBeNull() // its member is online (on A)
+    await nodes[1].stop()
+    nodes[1] = await serve(env)
+    expect(await deadline()).toBeNull()
+    expect((await call(nodes[1], 'GET', `/lobbies/${lobby.body.id}`, app.bot)).status).toBe(200)
   }, 60_000)
 
   test('SIGKILL of the node holding a socket: the client resumes on another node with exactly the messages it missed', async () => {
