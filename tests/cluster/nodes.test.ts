@@ -150,7 +150,37 @@ describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
     await nodes[1].stop()
     nodes[1] = await serve(env)
     expect(await deadline()).toBeNull()
-    expect((await call(nodes[1], 'GET', `/lobbies/${lobby.body.id}`, app.bot)).status).toBe(200)
+    // The new node loaded who is online elsewhere: a message through it keeps the countdown off.
+    expect(
+      (await call(nodes[1], 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'hi' })).status,
+    ).toBe(201)
+    expect(await deadline()).toBeNull()
+  }, 60_000)
+
+  test('a member online on A keeps the lobby active for a message posted through C (who is online is shared)', async () => {
+    const [a, , c] = nodes
+    const app = await newApp()
+    const user = await newUser()
+    const lobby = await call(a, 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
+    const deadline = async () =>
+      (await database.sql`SELECT idle_deadline FROM lobbies WHERE id = ${lobby.body.id}`)[0].idle_deadline
+    expect(await deadline()).not.toBeNull() // nobody online yet: counting down
+    const onA = await socketOn(a, user.token)
+    for (let i = 0; i < 100 && (await deadline()) !== null; i++) await Bun.sleep(10)
+    expect(await deadline()).toBeNull()
+    await Bun.sleep(50) // C hears of the session through the log
+    expect((await call(c, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'via C' })).status).toBe(
+      201,
+    )
+    expect(await deadline()).toBeNull()
+    // The member leaves (its session ends): a message through C starts the countdown.
+    onA.client.close(1000)
+    await onA.client.waitForClose()
+    await Bun.sleep(50)
+    expect((await call(c, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'again' })).status).toBe(
+      201,
+    )
+    expect(await deadline()).not.toBeNull()
   }, 60_000)
 
   test('SIGKILL of the node holding a socket: the client resumes on another node with exactly the messages it missed', async () => {
