@@ -15,6 +15,7 @@ import { startHousekeeping, stopHousekeeping } from './housekeeping'
 import { installMetrics, startMetricsListener } from './metrics'
 import { modules } from './modules'
 import { buildInfo } from './version'
+import type { ClusterNode } from './cluster/node'
 
 /** How long a stop waits for the requests under way. */
 const STOP_GRACE_MS = 10_000
@@ -78,15 +79,46 @@ function openLockedDatabase(cfg: Config): void {
   }
 }
 
-export async function startServer(overrides: Partial<Config> = {}): Promise<Running> {
-  // The Redis pieces (src/cluster/) wait for the PostgreSQL store: until then a node would share its limits and
-  // nothing else, its data staying in a file of its own.
-  if ({ ...config(), ...overrides }.redisUrl)
+/**
+ * The cluster side (src/cluster/node.ts: ioredis, the Gateway's log), loaded only in cluster mode. As the PostgreSQL
+ * side it needs, its specifier is not a literal: the binary holds nothing of it, cluster mode runs from the source.
+ */
+async function startClusterSide(redisUrl: string): Promise<ClusterNode> {
+  const path = './cluster/node.ts'
+  let side: typeof import('./cluster/node')
+  try {
+    side = await import(path)
+  } catch (error) {
     throw new StartupError(
-      'REDIS_URL: several nodes are not available in this version yet (README, "Running on PostgreSQL")',
+      `cannot use REDIS_URL: this build holds no cluster side (run bun src/main.ts): ${firstLine(error)}`,
     )
-  const cfg = setConfig({ ...config(), ...overrides })
+  }
+  try {
+    return await side.startClusterNode(redisUrl)
+  } catch (error) {
+    throw new StartupError(`cannot reach Redis at ${redisHost(redisUrl)}: ${firstLine(error)}`)
+  }
+}
+
+/** Where REDIS_URL points, without its password. */
+const redisHost = (url: string) => url.replace(/\/\/[^@/]*@/, '//')
+
+export async function startServer(overrides: Partial<Config> = {}): Promise<Running> {
+  // Cluster mode (REDIS_URL) is for several nodes on one PostgreSQL database (config.ts refuses it with SQLite).
+  const asked = { ...config(), ...overrides }
+  if (asked.redisUrl && !asked.databaseUrl)
+    throw new StartupError('REDIS_URL is for several nodes on PostgreSQL: set DATABASE_URL=postgres://… too')
+  const cfg = setConfig(asked)
   await openConfiguredDatabase(cfg)
+  let cluster: ClusterNode | undefined
+  if (cfg.redisUrl) {
+    try {
+      cluster = await startClusterSide(cfg.redisUrl)
+    } catch (error) {
+      await closeDatabase()
+      throw error
+    }
+  }
   let app: App
   let metricsServer: ReturnType<typeof startMetricsListener>
   try {
@@ -106,6 +138,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       throw await listenFailure(error, 'METRICS_HOST', cfg.metricsHost, cfg.metricsPort)
     }
   } catch (error) {
+    await cluster?.stop()
     await closeDatabase()
     unlockDatabase()
     throw error
@@ -153,6 +186,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       await Promise.race([app.stop(false), Bun.sleep(STOP_GRACE_MS)])
       await listener.stop(true)
       await metricsServer?.stop(true)
+      await cluster?.stop()
       await closeDatabase()
       unlockDatabase()
     },

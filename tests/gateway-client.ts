@@ -16,8 +16,8 @@ export class GatewayClient {
   private constructor(readonly ws: WebSocket) {}
 
   /** Open a socket to /gateway and wait for Hello. */
-  static async connect(options: { query?: string; heartbeat?: boolean } = {}): Promise<GatewayClient> {
-    const { port } = await server()
+  static async connect(options: { query?: string; heartbeat?: boolean; port?: number } = {}): Promise<GatewayClient> {
+    const port = options.port ?? (await server()).port
     const ws = new WebSocket(`ws://127.0.0.1:${port}/gateway${options.query ?? '?v=10&encoding=json'}`)
     const client = new GatewayClient(ws)
     ws.onmessage = (event) => client.receive(JSON.parse(String(event.data)))
@@ -36,8 +36,9 @@ export class GatewayClient {
   static async identified(
     token: string,
     extra: Record<string, unknown> = {},
+    port?: number,
   ): Promise<{ client: GatewayClient; ready: any }> {
-    const client = await GatewayClient.connect()
+    const client = await GatewayClient.connect({ port })
     const ready = await client.identify(token, extra)
     return { client, ready }
   }

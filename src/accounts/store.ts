@@ -33,11 +33,11 @@ const userIdsByIds = prepared((d) =>
 )
 
 // The user row by id, as nearly every request reads it; the three writers of the users table below forget it.
-const userRows = rowCache<string, UserRow>(2048)
+const userRows = rowCache<string, UserRow>('users', 2048)
 // The private user's JSON text (GET /users/@me for user and bot tokens), forgotten with the row; it also holds the
 // second factors it was made with (mfa_enabled, authenticator_types), which the caller compares: those live in mfa's
 // tables, whose own cache forgets them when a factor changes.
-const userTexts = rowCache<string, { text: string; factors: string }>(2048)
+const userTexts = rowCache<string, { text: string; factors: string }>('user-texts', 2048)
 let usersWritten = 0
 
 /** The private user's JSON text for these factors (any string naming them): cached with the row, else `build()`'s. */

@@ -2,16 +2,23 @@
 // process's sockets, and every entry of the log, whichever node appended it, comes back to every node in sequence
 // order and is applied to that node's own sessions (gateway/server.ts applyLogged). So a lobby message posted through
 // one node reaches the members' sockets on all of them with one `s`, and a logout on one node closes the sockets of
-// that session wherever they are; a session is kept in Redis for a Resume on any node (sessions.ts). Not yet: the
-// outbox (a node killed between its COMMIT and its append loses that event), presence.
+// that session wherever they are; a session is kept in Redis for a Resume on any node (sessions.ts); who is online
+// (gateway/presence.ts) is each node's count, told to the others. Not yet: the outbox (a node killed between its
+// COMMIT and its append loses that event).
 import { randomUUID } from 'node:crypto'
 import { config } from '../config'
+import { forgetCallersHere, shareForgetCallers } from '../core/caller'
+import { invalidateHere, shareInvalidations } from '../db/cache'
 import { log } from '../core/log'
+import { applyPresence, dropPresenceOf, presenceNodes, usePresence } from '../gateway/presence'
 import { applyLogged, useGatewayLog } from '../gateway/server'
 import { advanceSeq, currentSeq } from '../gateway/replay'
 import { type Consumer, type Draft, GatewayLog, type LogOptions, startConsumer } from './log'
 import type { Redis } from './redis'
 import { sessionRegistry } from './sessions'
+
+/** How often a node looks whether the nodes it counts sessions of still live. */
+const PRESENCE_CHECK_MS = 5000
 
 export type ClusterGateway = { log: GatewayLog; consumer: Consumer; stop(): Promise<void> }
 
@@ -19,17 +26,46 @@ export type ClusterGateway = { log: GatewayLog; consumer: Consumer; stop(): Prom
 export async function startClusterGateway(
   url: string,
   redis: Redis,
-  options: LogOptions = {},
+  {
+    node,
+    isLive,
+    ...options
+  }: LogOptions & {
+    /** This node in presence entries (its node id and the lease's owner). */
+    node: string
+    /** Whether a node named in presence entries still holds its lease. */
+    isLive: (node: string) => Promise<boolean>
+  },
 ): Promise<ClusterGateway> {
   const gatewayLog = new GatewayLog(redis, options)
-  const after = await gatewayLog.raiseSeq(currentSeq())
+  await gatewayLog.raiseSeq(currentSeq())
+  usePresence({
+    node,
+    change: (key, delta) => {
+      gatewayLog.appendPresence(node, key, delta).catch((error: unknown) => {
+        log.error('gateway log: a presence change could not be appended (lost)', { error: String(error) })
+      })
+    },
+  })
+  // Who is online on the other nodes as of a sequence; the log after it brings their changes.
+  const snapshot = await gatewayLog.presence()
+  const after = snapshot.seq
   advanceSeq(after)
+  for (const [other, counts] of snapshot.nodes)
+    if (other !== node) for (const [key, n] of counts) applyPresence(other, key, n)
   const consumer = startConsumer({
     url,
     after,
     deliver(seq, entry) {
-      // Presence and invalidations are other readers' (not wired yet).
-      if (entry.kind === 'presence' || entry.kind === 'invalidate' || entry.kind === 'forget-callers') return
+      // Every entry moves the sequence this node has applied (a Resume replays up to it), whatever its kind.
+      advanceSeq(seq)
+      // A node forgot its token answers (a logout, a revocation): every node does.
+      if (entry.kind === 'forget-callers') return forgetCallersHere()
+      // A node's committed write forgot cached rows: every node forgets them.
+      if (entry.kind === 'invalidate') return invalidateHere(entry.cache, entry.keys)
+      // Another node's session came or went (this node counted its own already).
+      if (entry.kind === 'presence')
+        return entry.node === node ? undefined : applyPresence(entry.node, entry.key, entry.delta)
       applyLogged(seq, entry)
     },
   })
@@ -45,10 +81,27 @@ export async function startClusterGateway(
     // Records outlive a session's last save by the resume window (and a little: saves and refreshes are async).
     sessions: sessionRegistry(redis, gatewayLog, randomUUID(), config().gatewayResumeWindowMs + 20_000),
   })
+  shareForgetCallers(() => append({ kind: 'forget-callers' }))
+  shareInvalidations((cache, keys) => append({ kind: 'invalidate', cache, keys }))
+  // The sessions of a node that died (its lease gone) no longer count, here and for nodes that start later.
+  const reaper = setInterval(async () => {
+    for (const other of presenceNodes()) {
+      try {
+        if (await isLive(other)) continue
+        dropPresenceOf(other)
+        await gatewayLog.forgetPresence(other)
+      } catch {} // Redis away: asked again at the next round
+    }
+  }, PRESENCE_CHECK_MS)
+  reaper.unref?.()
   return {
     log: gatewayLog,
     consumer,
     async stop() {
+      clearInterval(reaper)
+      usePresence(undefined)
+      shareForgetCallers(undefined)
+      shareInvalidations(undefined)
       useGatewayLog(undefined)
       await consumer.stop()
     },

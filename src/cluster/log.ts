@@ -21,7 +21,8 @@ export type ControlEntry =
   /** The Gateway bus's calls that change sessions (subscribe, close, change of auth session). */
   | SessionCall
   /** A Gateway session of a user (applicationId: an OAuth2 session's application, null for a user session) on a node. */
-  | { kind: 'presence'; delta: 1 | -1; userId: string; applicationId: string | null; node: number }
+  /** A node's sessions online under a presence key (gateway/presence.ts) went up or down by one. */
+  | { kind: 'presence'; node: string; key: string; delta: 1 | -1 }
   /** Keys of one cache changed (null: all of it). */
   | { kind: 'invalidate'; cache: string; keys: string[] | null }
   /** Token answers may be stale (a logout, a revocation): every node forgets its cached callers. */
@@ -113,6 +114,33 @@ redis.call('SET', KEYS[3], id, 'EX', ARGV[2])
 return seq
 `)
 
+const presenceKey = (node: string) => `gw:presence:${node}`
+const PRESENCE_NODES = 'gw:presence:nodes'
+
+// The presence change's entry (as APPEND, without the dedupe: a change is appended once) and, in the same step, the
+// node's counts that a starting node loads: KEYS gw:seq, gw:log, the node's hash, the set of nodes. ARGV: the stream's
+// bound, node, key, delta, then the entry's fields.
+const APPEND_PRESENCE = luaScript(`
+local seq = redis.call('INCR', KEYS[1])
+local fields = {}
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], string.format('%d', seq) .. '-0', unpack(fields))
+if redis.call('HINCRBY', KEYS[3], ARGV[3], ARGV[4]) <= 0 then redis.call('HDEL', KEYS[3], ARGV[3]) end
+redis.call('SADD', KEYS[4], ARGV[2])
+return seq
+`)
+
+// Every node's counts and the sequence they are as of, in one step: KEYS gw:seq, the set of nodes. Returns the
+// sequence, then node and its hash's flat field list for each node.
+const PRESENCE_SNAPSHOT = luaScript(`
+local out = { tonumber(redis.call('GET', KEYS[1]) or '0') }
+for _, node in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  out[#out + 1] = node
+  out[#out + 1] = redis.call('HGETALL', 'gw:presence:' .. node)
+end
+return out
+`)
+
 const RAISE = luaScript(`
 local seq = tonumber(redis.call('GET', KEYS[1]) or '0')
 local floor = tonumber(ARGV[1])
@@ -184,6 +212,44 @@ export class GatewayLog {
    */
   async raiseSeq(floor: number): Promise<number> {
     return Number(await RAISE(this.redis, [SEQ_KEY], [floor]))
+  }
+
+  /** A presence change, and the node's counts with it (in call order with appendInOrder's: one connection, EVAL). */
+  appendPresence(node: string, key: string, delta: 1 | -1): Promise<number> {
+    const { fields } = fieldsOf({ kind: 'presence', node, key, delta })
+    return this.redis
+      .eval(
+        APPEND_PRESENCE.source,
+        4,
+        SEQ_KEY,
+        LOG_KEY,
+        presenceKey(node),
+        PRESENCE_NODES,
+        this.maxLength,
+        node,
+        key,
+        delta,
+        ...fields,
+      )
+      .then(Number)
+  }
+
+  /** Every node's presence counts and the sequence they are as of: a starting node reads the log after it. */
+  async presence(): Promise<{ seq: number; nodes: Map<string, Map<string, number>> }> {
+    const reply = (await PRESENCE_SNAPSHOT(this.redis, [SEQ_KEY, PRESENCE_NODES], [])) as [number, ...unknown[]]
+    const nodes = new Map<string, Map<string, number>>()
+    for (let i = 1; i + 1 < reply.length; i += 2) {
+      const flat = reply[i + 1] as string[]
+      const counts = new Map<string, number>()
+      for (let j = 0; j + 1 < flat.length; j += 2) counts.set(flat[j], Number(flat[j + 1]))
+      nodes.set(reply[i] as string, counts)
+    }
+    return { seq: Number(reply[0]), nodes }
+  }
+
+  /** A dead node's counts, gone for good (any node may do it; doing it twice is harmless). */
+  async forgetPresence(node: string): Promise<void> {
+    await this.redis.multi().del(presenceKey(node)).srem(PRESENCE_NODES, node).exec()
   }
 
   /** The last sequence handed out (0: none yet): where a starting node begins to read. */

@@ -9,7 +9,7 @@ import { log } from '../core/log'
 import { useSharedLimits } from '../core/ratelimit'
 import { useNodeId } from '../core/snowflake'
 import { type ClusterGateway, startClusterGateway } from './gateway'
-import { leaseNodeId } from './leases'
+import { leaseNodeId, nodeIdKey } from './leases'
 import type { LogOptions } from './log'
 import { redisRateLimits } from './ratelimit'
 import { openRedis } from './redis'
@@ -37,7 +37,8 @@ export async function startClusterNode(
     redis.disconnect()
     throw error
   }
-  const nodeId = await leaseNodeId(redis, randomUUID(), {
+  const owner = randomUUID()
+  const nodeId = await leaseNodeId(redis, owner, {
     onLost: () => {
       useNodeId(undefined)
       onNodeIdLost()
@@ -45,7 +46,15 @@ export async function startClusterNode(
   })
   useNodeId(nodeId.id)
   useSharedLimits(redisRateLimits(redis))
-  const gateway = await startClusterGateway(redisUrl, redis, logOptions)
+  const gateway = await startClusterGateway(redisUrl, redis, {
+    ...logOptions,
+    node: `${nodeId.id}:${owner}`,
+    // A node lives while its node id's lease holds its owner.
+    isLive: async (node) => {
+      const [id, holder] = node.split(':')
+      return (await redis.get(nodeIdKey(Number(id)))) === holder
+    },
+  })
   return {
     nodeId: nodeId.id,
     gateway,

@@ -47,8 +47,21 @@ const cache = new Lru<string, Resolved<Caller>>(4096)
 let guard: (() => void) | undefined
 let forgotten = 0
 
+/** Several nodes: each node is told when one forgets (cluster/node.ts: an entry of the Gateway's log). */
+let shared: (() => void) | undefined
+
+export function shareForgetCallers(tell: (() => void) | undefined): void {
+  shared = tell
+}
+
 /** Drop every cached answer: call after any write that may end or change what a token resolves to. */
 export function forgetCallers(): void {
+  forgetCallersHere()
+  shared?.()
+}
+
+/** Drop this process's cached answers (another node's forgetting, as the log tells it). */
+export function forgetCallersHere(): void {
   cache.clear()
   forgotten++
 }

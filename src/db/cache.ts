@@ -67,6 +67,22 @@ export function forgetThrough(forget: () => void): void {
   if (scope) (scope.ends ??= []).push(forget)
 }
 
+/** Several nodes: a write scope's forgetting is told to every node (cluster/node.ts), by cache name and keys. */
+let shared: ((cache: string, keys: string[] | null) => void) | undefined
+const byName = new Map<string, RowCache<unknown, unknown>>()
+
+export function shareInvalidations(tell: ((cache: string, keys: string[] | null) => void) | undefined): void {
+  shared = tell
+}
+
+/** Another node's committed write forgot these keys of a cache (null: all of it): forget them here too. */
+export function invalidateHere(cache: string, keys: string[] | null): void {
+  const target = byName.get(cache)
+  if (!target) return // a cache this version does not have
+  if (keys === null) target.drop()
+  else target.forgetHere(keys)
+}
+
 export class RowCache<K, V> {
   private readonly lru: Lru<K, V>
   /** The weight added since the cache was last emptied (what was dropped meanwhile still counts: an upper bound). */
@@ -75,10 +91,18 @@ export class RowCache<K, V> {
   version = 0
 
   constructor(
+    /** Its name in other nodes' invalidations. */
+    readonly name: string,
     max: number,
     private readonly budget?: Budget<V>,
   ) {
     this.lru = new Lru(max)
+  }
+
+  /** Forget keys without a scope's bookkeeping (another node's committed write). */
+  forgetHere(keys: K[]): void {
+    for (const key of keys) this.lru.delete(key)
+    this.version++
   }
 
   /**
@@ -164,6 +188,7 @@ export class RowCache<K, V> {
       for (const key of marks) this.lru.delete(key)
       this.version++
     }
+    shared?.(this.name, marks === true ? null : ([...marks] as string[]))
   }
 
   private keep(key: K, value: V): void {
@@ -182,9 +207,11 @@ export class RowCache<K, V> {
 }
 
 /** A cache registered for the foreign-commit check; `max` entries at most, and within `budget` when given. */
-export function rowCache<K, V>(max: number, budget?: Budget<V>): RowCache<K, V> {
-  const cache = new RowCache<K, V>(max, budget)
+export function rowCache<K extends string, V>(name: string, max: number, budget?: Budget<V>): RowCache<K, V> {
+  if (byName.has(name)) throw new Error(`two row caches are named ${name}`)
+  const cache = new RowCache<K, V>(name, max, budget)
   caches.push(cache as RowCache<unknown, unknown>)
+  byName.set(name, cache as RowCache<unknown, unknown>)
   return cache
 }
 
@@ -201,11 +228,12 @@ export class PageCache {
   private kept = 0
 
   constructor(
+    name: string,
     owners: number,
     private readonly perOwner: number,
     private readonly chars: number,
   ) {
-    this.owners = rowCache(owners)
+    this.owners = rowCache(name, owners)
   }
 
   /**

@@ -76,11 +76,11 @@ const guildStmt = prepared((d) =>
 
 // What every channel request reads to decide access (the channel, its guild, the caller's membership, the guild's
 // roles and the caller's role ids), cached; the writers below forget what they change (db/cache.ts has the rules).
-const guildRows = rowCache<string, GuildRow>(1024)
-const channelRows = rowCache<string, ChannelRow>(4096)
-const memberRows = rowCache<string, MemberRow>(8192)
-const roleLists = rowCache<string, RoleRow[]>(1024)
-const memberRoleLists = rowCache<string, string[]>(8192)
+const guildRows = rowCache<string, GuildRow>('guilds', 1024)
+const channelRows = rowCache<string, ChannelRow>('channels', 4096)
+const memberRows = rowCache<string, MemberRow>('guild-members', 8192)
+const roleLists = rowCache<string, RoleRow[]>('guild-roles', 1024)
+const memberRoleLists = rowCache<string, string[]>('guild-member-roles', 8192)
 const memberKey = (guildId: string, userId: string) => `${guildId} ${userId}`
 
 export async function cachedGuild(id: string): Promise<GuildRow | undefined> {
@@ -298,7 +298,7 @@ const pageAtOrBefore = messagePage(and(inChannel, lte(messageOrder, asInteger(ph
 // Pages of GET /channels/{id}/messages as sent (JSON text), per channel and query. A message written to the channel,
 // or the channel's or guild's deletion, forgets the channel's pages; a page made before a user row changed (an author
 // renamed) is made again (db/cache.ts has the rules).
-const messagePages = new PageCache(1024, 32, 64 * 1024 * 1024)
+const messagePages = new PageCache('channel-message-pages', 1024, 32, 64 * 1024 * 1024)
 
 /** The channel's page for this query as JSON text: cached, else `build()`'s. Read inside the request's snapshot. */
 export async function cachedMessagePage(

@@ -3,11 +3,13 @@
 // (a column, so it survives restarts) is idle_timeout_seconds after the last activity: a message, a member change, a
 // change of the lobby, the last member going offline or leaving the call. The sweeper (idle.ts) closes lobbies past it.
 //
-// Who is online lives in memory, as the Gateway sessions do: a user session counts for all the user's lobbies, an
-// OAuth2 session for its application's lobbies. Sessions do not survive a restart, and start-up arms every deadline.
+// Who is online lives in memory, as the Gateway sessions do (gateway/presence.ts, shared by the nodes when there are
+// several): a user session counts for all the user's lobbies, an OAuth2 session for its application's lobbies.
+// Sessions do not survive a restart, and one server's start arms every deadline.
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { transaction, type DB } from '../db/client'
+import { anyoneOnline, countPresence, online } from '../gateway/presence'
 import {
   armIdleDeadlineRow,
   clearIdleDeadline,
@@ -19,19 +21,12 @@ import {
 } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
-/** userId → identified user sessions. */
-const userSessions = new Map<string, number>()
-/** `${userId}:${applicationId}` → identified OAuth2 sessions of that application. */
-const appSessions = new Map<string, number>()
-
-function bump(map: Map<string, number>, key: string, by: 1 | -1): void {
-  const n = (map.get(key) ?? 0) + by
-  if (n > 0) map.set(key, n)
-  else map.delete(key)
-}
+/** The Gateway's presence keys: a user's identified user sessions, and its OAuth2 sessions of one application. */
+const userKey = (userId: string) => `u:${userId}`
+const appKey = (userId: string, applicationId: string) => `a:${userId}:${applicationId}`
 
 export function isOnline(userId: string, applicationId: string): boolean {
-  return userSessions.has(userId) || appSessions.has(`${userId}:${applicationId}`)
+  return online(userKey(userId)) || online(appKey(userId, applicationId))
 }
 
 /** A lobby is active while a member is in its call or online on the Gateway (its member list is cached). */
@@ -41,7 +36,7 @@ export async function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applica
 
 function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
   if (members.some((m) => m.voiceSessionId !== null)) return true
-  if (userSessions.size === 0 && appSessions.size === 0) return false
+  if (!anyoneOnline()) return false
   return members.some((m) => isOnline(m.userId, applicationId))
 }
 
@@ -73,8 +68,7 @@ function scope(caller: Caller): { userId: string; applicationId?: string } | und
 export async function sessionStarted(caller: Caller): Promise<void> {
   const s = scope(caller)
   if (!s) return
-  if (s.applicationId) bump(appSessions, `${s.userId}:${s.applicationId}`, 1)
-  else bump(userSessions, s.userId, 1)
+  countPresence(s.applicationId ? appKey(s.userId, s.applicationId) : userKey(s.userId), 1)
   await clearIdleDeadlinesOf(s.userId, s.applicationId)
 }
 
@@ -82,8 +76,7 @@ export async function sessionStarted(caller: Caller): Promise<void> {
 export async function sessionEnded(caller: Caller): Promise<void> {
   const s = scope(caller)
   if (!s) return
-  if (s.applicationId) bump(appSessions, `${s.userId}:${s.applicationId}`, -1)
-  else bump(userSessions, s.userId, -1)
+  countPresence(s.applicationId ? appKey(s.userId, s.applicationId) : userKey(s.userId), -1)
   if (isOnline(s.userId, s.applicationId ?? '')) return
   const ids = await lobbyIdsOfUser(s.userId, s.applicationId)
   if (ids.length)

@@ -1,5 +1,6 @@
 // Idle close: a lobby whose idle deadline (a column, so it survives restarts) has passed is deleted with
 // LOBBY_DELETE. One periodic sweeper for all lobbies, reading clock.now(), so tests move time and call sweep.
+import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { deleteLobby } from './lifecycle'
@@ -22,8 +23,9 @@ export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
 
 export async function startLobbySweeper(): Promise<void> {
   stopLobbySweeper()
-  // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again.
-  await resetVoiceAtStart(clock.now())
+  // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again. Not with several
+  // nodes: the other nodes' members are still connected and in their calls.
+  if (!config().redisUrl) await resetVoiceAtStart(clock.now())
   let running = false
   timer = setInterval(async () => {
     // One sweep at a time, even if one outlasts the interval.

@@ -33,10 +33,16 @@ const ph = sql.placeholder
 // A lobby's row and its member list, as the hot reads (GET, messages, joins) ask for them; every write below that
 // touches a lobby's row or members forgets that lobby (db/cache.ts has the rules).
 // The REST lobby's JSON text (GET /lobbies/{id} of an unlinked lobby) is made of both, and forgotten with either.
-const lobbyRows = rowCache<string, LobbyRow>(4096)
+const lobbyRows = rowCache<string, LobbyRow>('lobbies', 4096)
 // Bounded by what they hold too: lobbies of up to 1000 members with 1 KB of metadata each.
-const memberLists = rowCache<string, LobbyMemberRow[]>(4096, { weigh: (list) => list.length, total: 100_000 })
-const lobbyTexts = rowCache<string, string>(4096, { weigh: (text) => text.length, total: 32 * 1024 * 1024 })
+const memberLists = rowCache<string, LobbyMemberRow[]>('lobby-members', 4096, {
+  weigh: (list) => list.length,
+  total: 100_000,
+})
+const lobbyTexts = rowCache<string, string>('lobby-texts', 4096, {
+  weigh: (text) => text.length,
+  total: 32 * 1024 * 1024,
+})
 const forgetLobby = (id: string) => {
   lobbyRows.forget(id)
   lobbyTexts.forget(id)
@@ -48,7 +54,7 @@ const forgetMembers = (lobbyId: string) => {
 
 // Pages of GET /lobbies/{id}/messages as sent (JSON text), per lobby and query: a message posted to the lobby or its
 // deletion forgets them; a page made before a user row changed (an author renamed) is made again.
-const messagePages = new PageCache(1024, 16, 64 * 1024 * 1024)
+const messagePages = new PageCache('lobby-message-pages', 1024, 16, 64 * 1024 * 1024)
 
 /** The lobby's page of messages for this query as JSON text: cached, else `build()`'s. */
 export async function cachedMessagePage(lobbyId: string, query: string, build: () => Promise<string>): Promise<string> {

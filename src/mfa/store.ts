@@ -45,7 +45,7 @@ export const AuthenticatorType = { WEBAUTHN: 1, TOTP: 2, SMS: 3 } as const
 // factors' `enrolled`): three index lookups, under a microsecond together (one `UNION ALL` statement measured 7 times
 // slower in SQLite). The writers of TOTP secrets, security keys and SMS factors below forget it (db/cache.ts has the
 // rules).
-const authenticatorTypesOf = rowCache<string, readonly number[]>(8192)
+const authenticatorTypesOf = rowCache<string, readonly number[]>('authenticator-types', 8192)
 
 /** The authenticator types whose rows the user has, ascending (cached). */
 export async function cachedAuthenticatorTypes(userId: string): Promise<readonly number[]> {

@@ -67,7 +67,7 @@ export async function countAuthorizedUsers(applicationId: string): Promise<numbe
 }
 
 // Where an application's event webhooks go: asked for every lobby message (most applications have none), so kept.
-const webhookTargets = rowCache<string, { url: string | null }>(4096)
+const webhookTargets = rowCache<string, { url: string | null }>('event-webhook-urls', 4096)
 
 /** The application's event webhooks URL when they are enabled, else null. */
 export async function cachedEventWebhookUrl(applicationId: string): Promise<string | null> {

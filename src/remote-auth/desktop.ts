@@ -242,10 +242,15 @@ export async function sweepRemoteAuth(now = clock.now()): Promise<void> {
 
 let sweeper: Timer | undefined
 
-/** At start: rows of sockets from before a restart are zombies; then sweep every second. */
+/**
+ * At start: rows of sockets from before a restart are zombies (not with several nodes: the others' desktops are live;
+ * what a dead node left expires); then sweep every second.
+ */
 export async function startRemoteAuthGateway(): Promise<void> {
-  const stale = await deleteAllDesktops()
-  if (stale) log.info('remote-auth stale desktops removed', { count: stale })
+  if (!config().redisUrl) {
+    const stale = await deleteAllDesktops()
+    if (stale) log.info('remote-auth stale desktops removed', { count: stale })
+  }
   let sweeping = false
   sweeper ??= setInterval(() => {
     // One sweep at a time, even if one outlasts the interval (it waits for the write mutex).

@@ -128,7 +128,7 @@ describe('append', () => {
         oldAuthSessionId: 'abc',
         next: { kind: 'user', userId: '7', sessionId: 'def', sessionIdHash: 'h' },
       },
-      { kind: 'presence', delta: -1, userId: '7', applicationId: null, node: 3 },
+      { kind: 'presence', node: '3:owner', key: 'u:7', delta: -1 },
       { kind: 'invalidate', cache: 'lobbies', keys: ['1', '2'] },
       { kind: 'invalidate', cache: 'users', keys: null },
       { kind: 'forget-callers' },

@@ -103,8 +103,8 @@ describe('cluster mode needs PostgreSQL', () => {
     expect(loadConfig({}).redisUrl).toBeUndefined()
   })
 
-  test('until the PostgreSQL store lands, a server given REDIS_URL does not start (it would share nothing but limits)', async () => {
+  test('a server given REDIS_URL without a PostgreSQL database does not start', async () => {
     await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(StartupError)
-    await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(/not available in this version yet/)
+    await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(/DATABASE_URL=postgres/)
   })
 })

@@ -5,7 +5,7 @@ import { PageCache, rowCache } from '../../src/db/cache'
 
 describe('RowCache with a budget', () => {
   test('past its total it starts over empty; a value over an eighth of it is never kept', () => {
-    const cache = rowCache<string, string>(1000, { weigh: (v) => v.length, total: 100 })
+    const cache = rowCache<string, string>('test-bounded', 1000, { weigh: (v) => v.length, total: 100 })
     let loads = 0
     const read = (key: string, value: string) =>
       cache.read(key, () => {
@@ -30,7 +30,7 @@ describe('RowCache with a budget', () => {
 
 describe('PageCache', () => {
   test('pages past the character budget are dropped, pages over a sixteenth are never kept; answers stay right', async () => {
-    const pages = new PageCache(100, 100, 1600)
+    const pages = new PageCache('test-pages-a', 100, 100, 1600)
     let builds = 0
     const page = (owner: string, query: string, text: string) =>
       pages.read(owner, query, 0, () => {
@@ -52,7 +52,7 @@ describe('PageCache', () => {
   })
 
   test('a newer version of the rows it shows makes the page again', async () => {
-    const pages = new PageCache(10, 10, 10_000)
+    const pages = new PageCache('test-pages-b', 10, 10, 10_000)
     expect(await pages.read('c', 'q', 1, () => 'v1')).toBe('v1')
     expect(await pages.read('c', 'q', 1, () => 'unused')).toBe('v1')
     expect(await pages.read('c', 'q', 2, () => 'v2')).toBe('v2')
