@@ -6,8 +6,7 @@
 //
 // What an entry is: a dispatch (its frame made once, here, with `s` = the sequence, for topics or for one user's
 // sessions that see an audience), a control call every node applies to its own sessions in log order, presence, and
-// invalidations of caches and of the token cache. The Gateway's dispatches and session calls go through it in cluster
-// mode (cluster/gateway.ts); presence and invalidations are not wired yet.
+// invalidations of caches and of the token cache (cluster/gateway.ts applies each kind).
 import type { Audience, SessionCall } from '../gateway/bus'
 import { log } from '../core/log'
 import { luaScript, openBlockingRedis, type Redis } from './redis'
