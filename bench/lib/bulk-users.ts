@@ -4,7 +4,8 @@
 // Bun.password.hash answers one precomputed hash made with our parameters. Login verifies against it as usual.
 // Usage: bun bench/lib/bulk-users.ts COUNT OUT.json
 import { loadConfig, setConfig } from '../../src/config'
-import { closeDatabase, openDatabase, postgresSide } from '../../src/db/client'
+import { closeDatabase, openDatabase } from '../../src/db/client'
+import { postgresSide } from '../../src/db/postgres-side'
 import { PASSWORD_PARAMS } from '../../src/accounts/passwords'
 import { createSession } from '../../src/accounts/sessions'
 import { createVerifiedUser } from '../../src/accounts/users'

@@ -88,22 +88,6 @@ export function useTables(byName: Map<string, unknown> | undefined): void {
     }
 }
 
-/**
- * The PostgreSQL side (db/pg/client.ts), loaded only when DATABASE_URL names a server (server.ts, cli.ts). The
- * specifier is not a literal, so the bundle and the compiled binary hold nothing of it (tests/db/pg-apart.test.ts):
- * PostgreSQL runs from the source tree (`bun src/main.ts`), where it resolves.
- */
-export async function postgresSide(): Promise<typeof import('./pg/client')> {
-  const path = './pg/client.ts'
-  try {
-    return await import(path)
-  } catch (error) {
-    throw new DatabaseOpenError(
-      `cannot use DATABASE_URL: this build holds no PostgreSQL side (run the server from its source: bun src/main.ts): ${reason(error)}`,
-    )
-  }
-}
-
 const onOpen: (() => void)[] = []
 /** Run when a database is opened (caches that belong to one database clear themselves). */
 export function whenOpened(fn: () => void): void {
