@@ -33,6 +33,7 @@ export const Permission = {
   MANAGE_NICKNAMES: 1n << 27n,
   MANAGE_ROLES: 1n << 28n,
   MANAGE_WEBHOOKS: 1n << 29n,
+  MODERATE_MEMBERS: 1n << 40n,
 } as const
 
 /** Every permission bit Discord defines today (through 1 << 50). */

@@ -76,6 +76,12 @@ const OPS: Row[] = [
     'client → server',
     '`{token, session_id, seq}`: the events since `seq` are replayed, then RESUMED; op 9 when it cannot resume',
   ],
+  [
+    Op.RequestGuildMembers,
+    'Request Guild Members',
+    'client → server',
+    '`{guild_id, user_ids?, query?, limit?, presences?, nonce?}`: answered with GUILD_MEMBERS_CHUNK dispatches (1000 members each, `chunk_index`, `chunk_count`, `not_found`, the `nonce`): by up to 100 user ids, or the members whose username or nickname starts with `query` (at most `limit`, 100; `""` with limit 0: all); `presences` is an empty list; a request that is none of these, or names a guild the caller is not in, is passed over',
+  ],
   [Op.Reconnect, 'Reconnect', 'server → client', 'reconnect and resume (the session stays resumable)'],
   [
     Op.InvalidSession,
@@ -146,21 +152,32 @@ const EVENTS: Row[] = [
   [
     'GUILD_CREATE',
     "a member who joined (or created) a guild; a bot session, right after READY, for each of the bot's guilds",
-    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `members` (the receiving member alone, as `GET /guilds/{id}/members` lists it), `joined_at` (of the receiving member), `large: false`, `unavailable: false`',
+    'the guild (as `GET /guilds/{id}`, with `roles`) plus `channels` (channel objects), `members` (the receiving member alone, as `GET /guilds/{id}/members` lists it), `joined_at` (of the receiving member), `large: false`, `unavailable: false`, and empty `voice_states`, `presences`, `threads`, `stage_instances`, `guild_scheduled_events`, `soundboard_sounds`',
   ],
   ['GUILD_UPDATE', "the guild's members", 'the guild (as `GET /guilds/{id}`)'],
   ['GUILD_DELETE', "the guild's members; a member who left or was kicked", '`{id}`'],
   [
     'GUILD_MEMBER_ADD',
     "the guild's members",
-    'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending}`) with `guild_id`',
+    'the member (as `GET /guilds/{id}/members`: `{user, nick, avatar, roles, joined_at, premium_since, deaf, mute, flags, pending, communication_disabled_until}`) with `guild_id`',
   ],
-  ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles changed)'],
+  ['GUILD_MEMBER_UPDATE', "the guild's members", 'the member with `guild_id` (its roles, nickname or timeout changed)'],
+  [
+    'GUILD_MEMBERS_CHUNK',
+    'the session that sent op 8',
+    '`{guild_id, members, chunk_index, chunk_count, not_found?, presences?, nonce?}`: up to 1000 members (as `GET /guilds/{id}/members` lists them) per chunk',
+  ],
   [
     'GUILD_MEMBER_REMOVE',
     "the guild's members",
     '`{guild_id, user: {id, username, global_name, discriminator, avatar}}`',
   ],
+  [
+    'GUILD_BAN_ADD',
+    "the guild's members",
+    '`{guild_id, user}`: the user banned (after its GUILD_MEMBER_REMOVE when it was a member)',
+  ],
+  ['GUILD_BAN_REMOVE', "the guild's members", '`{guild_id, user}`: the user whose ban was lifted'],
   ['GUILD_ROLE_CREATE', "the guild's members", '`{guild_id, role}` (the role as `GET /guilds/{id}/roles`)'],
   ['GUILD_ROLE_UPDATE', "the guild's members", '`{guild_id, role}`'],
   ['GUILD_ROLE_DELETE', "the guild's members", '`{guild_id, role_id}`'],
@@ -174,7 +191,7 @@ const EVENTS: Row[] = [
   [
     'MESSAGE_CREATE',
     'members who can view the channel',
-    `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?, member?}\`: \`member\` is the author's (as \`GET /guilds/{id}/members\` lists it, without \`user\`) while the author is in the guild`,
+    `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?, message_reference?, referenced_message?, member?}\`: a reply is type 19, with the message it replies to (null once deleted); \`member\` is the author's (as \`GET /guilds/{id}/members\` lists it, without \`user\`) while the author is in the guild`,
   ],
   [
     'MESSAGE_UPDATE',

@@ -1,5 +1,6 @@
 // Who may see and do what in a guild. Non-members get 404 (never a hint that a guild or channel exists);
 // members without a permission get 403 50013.
+import { clock } from '../core/clock'
 import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { computePermissions, has } from './permissions'
@@ -7,17 +8,25 @@ import { cachedChannel, cachedGuild, cachedGuildMember, cachedGuildRoles, cached
 import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 export async function permissionsOf(guild: GuildRow, userId: string): Promise<bigint> {
-  return permissionsFrom(guild, userId, await cachedGuildRoles(guild.id), await cachedMemberRoleIds(guild.id, userId))
+  return await memberPermissions(guild, (await cachedGuildMember(guild.id, userId)) ?? { userId })
 }
 
-/** A member's permissions from the guild's roles and the member's role ids, already read. */
-export function permissionsFrom(guild: GuildRow, userId: string, all: RoleRow[], roleIds: string[]): bigint {
+async function memberPermissions(guild: GuildRow, member: Member): Promise<bigint> {
+  const roleIds = await cachedMemberRoleIds(guild.id, member.userId)
+  return permissionsFrom(guild, member, await cachedGuildRoles(guild.id), roleIds)
+}
+
+type Member = Pick<MemberRow, 'userId'> & Partial<Pick<MemberRow, 'communicationDisabledUntil'>>
+
+/** A member's permissions from the guild's roles and the member's role ids, already read; less while timed out. */
+export function permissionsFrom(guild: GuildRow, member: Member, all: RoleRow[], roleIds: string[]): bigint {
   const everyone = all.find((r) => r.id === guild.id)
   const mine = new Set(roleIds)
   return computePermissions({
-    isOwner: guild.ownerId === userId,
+    isOwner: guild.ownerId === member.userId,
     everyone: BigInt(everyone?.permissions ?? '0'),
     roles: all.filter((r) => mine.has(r.id)).map((r) => BigInt(r.permissions)),
+    timedOut: (member.communicationDisabledUntil ?? 0) > clock.now(),
   })
 }
 
@@ -31,13 +40,23 @@ export async function topPosition(guild: GuildRow, userId: string): Promise<numb
   )
 }
 
+/**
+ * Whether the actor may moderate the target (kick, ban, rename): no one may the owner, the owner anyone else;
+ * anyone else only a member whose highest role sits below its own.
+ */
+export async function outranks(guild: GuildRow, actorId: string, targetId: string): Promise<boolean> {
+  if (targetId === guild.ownerId) return false
+  if (actorId === guild.ownerId) return true
+  return (await topPosition(guild, targetId)) < (await topPosition(guild, actorId))
+}
+
 export type GuildAccess = { guild: GuildRow; member: MemberRow; permissions: bigint }
 
 export async function guildAccess(guildId: string, userId: string, needed: bigint = 0n): Promise<GuildAccess> {
   const guild = await cachedGuild(guildId)
   const member = guild && (await cachedGuildMember(guild.id, userId))
   if (!guild || !member) throw Errors.unknownGuild()
-  const permissions = await permissionsOf(guild, userId)
+  const permissions = await memberPermissions(guild, member)
   if (!has(permissions, needed)) throw Errors.missingPermissions()
   return { guild, member, permissions }
 }
@@ -50,7 +69,7 @@ export async function channelAccess(channelId: string, userId: string, needed: b
   const guild = channel && (await cachedGuild(channel.guildId))
   const member = guild && (await cachedGuildMember(guild.id, userId))
   if (!channel || !guild || !member) throw Errors.unknownChannel()
-  const permissions = await permissionsOf(guild, userId)
+  const permissions = await memberPermissions(guild, member)
   if (!has(permissions, Permission.VIEW_CHANNEL)) throw Errors.missingPermissions()
   if (!has(permissions, needed)) throw Errors.missingPermissions()
   return { guild, member, channel, permissions }

@@ -1,6 +1,7 @@
-// Guild channels: text (0) and voice (2).
+// Guild channels: text (0) and voice (2); created, read, edited, moved, deleted.
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
+import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
@@ -16,7 +17,7 @@ import {
   memberUserIds,
   updateChannelRow,
 } from './store'
-import type { CreateChannelInput, PatchChannelInput } from './schemas'
+import type { ChannelPositionsInput, CreateChannelInput, PatchChannelInput } from './schemas'
 import { serializeChannelRow } from './serialize'
 import type { ChannelRow } from './tables'
 
@@ -65,6 +66,23 @@ export async function updateChannel(userId: string, channelId: string, input: Pa
   const body = serializeChannelRow(row)
   events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
   return body
+}
+
+/** Modify Guild Channel Positions (MANAGE_CHANNELS): each channel named to its position, CHANNEL_UPDATE for each moved. */
+export async function moveChannels(userId: string, guildId: string, moves: ChannelPositionsInput): Promise<void> {
+  await guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
+  const channels = new Map((await guildChannels(guildId)).map((c) => [c.id, c]))
+  if (moves.some((m) => !channels.has(m.id))) throw Errors.unknownChannel()
+  const changed = moves.filter(
+    (m): m is typeof m & { position: number } =>
+      m.position !== undefined && m.position !== null && m.position !== channels.get(m.id)!.position,
+  )
+  const rows = await transaction(async (tx) => {
+    const rows: ChannelRow[] = []
+    for (const m of changed) rows.push(await updateChannelRow(tx, m.id, { position: m.position }))
+    return rows
+  })
+  for (const row of rows) events.publish(topics.channel(row.id), 'CHANNEL_UPDATE', serializeChannelRow(row))
 }
 
 export async function deleteChannel(userId: string, channelId: string) {

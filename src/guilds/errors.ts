@@ -13,6 +13,10 @@ export const everyoneUndeletable = () =>
 
 export const cannotEditOthers = () => new ApiError(403, 50005, 'Cannot edit a message authored by another user')
 
+/** A reply to a message that is not in the channel (Discord's form error on message_reference). */
+export const unknownReplyTarget = () =>
+  formError({ message_reference: ['MESSAGE_REFERENCE_UNKNOWN_MESSAGE', 'Unknown message'] })
+
 export const emptyMessage = () => new ApiError(400, 50006, 'Cannot send an empty message')
 
 export const tooOldToBulkDelete = () =>
@@ -24,3 +28,15 @@ export const maxReactions = () => new ApiError(400, 30010, 'Maximum number of re
 
 /** A custom emoji (the model has none) or text that is not a unicode emoji. */
 export const unknownEmoji = () => new ApiError(400, 10014, 'Unknown Emoji')
+
+export const invalidTimeout = () =>
+  formError({
+    communication_disabled_until: [
+      'INVALID_COMMUNICATION_DISABLED_TIMESTAMP',
+      'Invalid communication disabled timestamp',
+    ],
+  })
+
+export const unknownBan = () => new ApiError(404, 10026, 'Unknown Ban')
+
+export const bannedFromGuild = () => new ApiError(403, 40007, 'The user is banned from this guild.')

@@ -59,10 +59,7 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
       memberCount: counts.get(guild.id) ?? 0,
       memberRoleIds: mine.get(guild.id) ?? [],
     }
-    const viewable = has(
-      permissionsFrom(guild, caller.userId, parts.roles, parts.memberRoleIds),
-      Permission.VIEW_CHANNEL,
-    )
+    const viewable = has(permissionsFrom(guild, member, parts.roles, parts.memberRoleIds), Permission.VIEW_CHANNEL)
     if (followActivity)
       topicList.push(topics.guild(guild.id), ...(viewable ? parts.channels.map((c) => topics.channel(c.id)) : []))
     return gatewayGuildObject(guild, member, me, parts)

@@ -1,5 +1,5 @@
-// Invites: created on a channel (CREATE_INSTANT_INVITE), looked up, accepted (atomic use count, expiry,
-// target user), deleted.
+// Invites: created on a channel (CREATE_INSTANT_INVITE), listed (a guild's, a channel's), looked up, accepted
+// (atomic use count, expiry, target user, not for a banned user), deleted.
 import { randomBytes } from 'node:crypto'
 import { clock } from '../core/clock'
 import { Permission } from '../core/discord'
@@ -7,7 +7,9 @@ import { Errors } from '../core/errors'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
-import { channelAccess, permissionsOf } from './access'
+import { channelAccess, guildAccess, permissionsOf } from './access'
+import { isBanned } from './bans'
+import { bannedFromGuild } from './errors'
 import { addMember } from './lifecycle'
 import { has } from './permissions'
 import {
@@ -18,6 +20,7 @@ import {
   getInvite,
   cachedGuildMember,
   insertInvite,
+  liveInvites,
   reusableInvite,
 } from './store'
 import { serializeInvite } from './serialize'
@@ -86,6 +89,24 @@ export async function createInvite(userId: string, channelId: string, input: Inv
   return body
 }
 
+/**
+ * The invites still usable, with their counts: a guild's (MANAGE_GUILD) or a channel's (MANAGE_CHANNELS), as
+ * Discord's GET /guilds/{id}/invites and GET /channels/{id}/invites.
+ */
+export async function listInvites(userId: string, where: { guildId: string } | { channelId: string }) {
+  const { guild, channel } =
+    'guildId' in where
+      ? { ...(await guildAccess(where.guildId, userId, Permission.MANAGE_GUILD)), channel: undefined }
+      : await channelAccess(where.channelId, userId, Permission.MANAGE_CHANNELS)
+  const rows = await liveInvites(channel ? { channelId: channel.id } : { guildId: guild.id }, clock.now())
+  const out = []
+  for (const row of rows) {
+    const at = channel ?? (await cachedChannel(row.channelId))
+    if (at) out.push(await serializeInvite(row, guild, at))
+  }
+  return out
+}
+
 function live(invite: InviteRow | undefined, now: number): invite is InviteRow {
   return (
     !!invite &&
@@ -116,6 +137,7 @@ export async function joinGuildByInvite(userId: string, code: string) {
     if (!live(existing, clock.now())) throw Errors.unknownInvite()
     return { ...(await serializeInvite(existing, guild, channel)), new_member: false }
   }
+  if (await isBanned(guild.id, userId)) throw bannedFromGuild()
   // The use is claimed in the transaction that adds the member: counted exactly when someone joined.
   let claimed: InviteRow | undefined
   if (

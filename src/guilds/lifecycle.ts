@@ -1,4 +1,4 @@
-// Guild lifecycle and membership: create, rename, delete, join, leave, kick.
+// Guild lifecycle and membership: create, rename, delete, join, leave, kick (bans: bans.ts).
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { Errors } from '../core/errors'
@@ -6,7 +6,7 @@ import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { audiences, events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
-import { guildAccess, permissionsOf, topPosition } from './access'
+import { guildAccess, outranks, permissionsOf } from './access'
 import { invalidGuild } from './errors'
 import { dropGuildTopics, syncMemberTopics } from './gateway'
 import { DEFAULT_EVERYONE } from './permissions'
@@ -62,9 +62,9 @@ export async function createGuild(ownerId: string, name: string) {
   return await serializeGuild(guild)
 }
 
+/** Rename a guild: MANAGE_GUILD (the owner has it), as Discord's Modify Guild. */
 export async function renameGuild(userId: string, guildId: string, name: string | undefined) {
-  const { guild } = await guildAccess(guildId, userId)
-  if (guild.ownerId !== userId) throw Errors.missingPermissions()
+  await guildAccess(guildId, userId, Permission.MANAGE_GUILD)
   if (name !== undefined) await transaction(async (tx) => await updateGuild(tx, guildId, { name }))
   const body = await serializeGuild((await cachedGuild(guildId))!)
   events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)
@@ -126,6 +126,11 @@ async function announceJoin(guild: GuildRow, userId: string) {
 async function removeMember(guild: GuildRow, userId: string): Promise<void> {
   const channelIds = (await guildChannels(guild.id)).map((c) => c.id)
   await transaction(async (tx) => await deleteMember(tx, guild.id, userId))
+  await announceLeave(guild, userId, channelIds)
+}
+
+/** After a member's row is gone (left, kicked, banned): its sessions drop the guild, the members hear of it. */
+export async function announceLeave(guild: GuildRow, userId: string, channelIds: string[]): Promise<void> {
   dropGuildTopics(userId, guild.id, channelIds)
   events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })
   const user = await cachedUser(userId)
@@ -152,12 +157,7 @@ export async function leaveGuild(userId: string, guildId: string): Promise<void>
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
   const { guild } = await guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
   if (!(await cachedGuildMember(guildId, targetId))) throw Errors.unknownMember()
-  if (
-    targetId === guild.ownerId ||
-    (actorId !== guild.ownerId && (await topPosition(guild, targetId)) >= (await topPosition(guild, actorId)))
-  ) {
-    throw Errors.missingPermissions()
-  }
+  if (!(await outranks(guild, actorId, targetId))) throw Errors.missingPermissions()
   await removeMember(guild, targetId)
 }
 

@@ -11,18 +11,12 @@ import { channelAccess } from './access'
 import { checkEmbeds } from './embeds'
 import { cannotEditOthers, emptyMessage, notTextChannel, tooOldToBulkDelete } from './errors'
 import { BULK_DELETE_MAX_AGE_MS } from './limits'
+import { checkAllowedMentions, resolveMentions } from './mentions'
 import { has } from './permissions'
 import type { MessageEditInput } from './schemas'
-import { memberFields, serializeMember, serializeMessage } from './serialize'
-import {
-  deleteMessageRows,
-  cachedGuildMember,
-  messageInChannel,
-  messagesInChannel,
-  reactionCounts,
-  updateMessageRow,
-} from './store'
-import type { MessageRow } from './tables'
+import { messageForEvent, serializeMember, serializeMessage } from './serialize'
+import { deleteMessageRows, messageInChannel, messagesInChannel, reactionCounts, updateMessageRow } from './store'
+import type { Mentions, MessageRow } from './tables'
 
 /** The message of this channel, or 404 10008. */
 export async function messageOf(channelId: string, messageId: string): Promise<MessageRow> {
@@ -38,9 +32,7 @@ export async function messageFor(row: MessageRow, guildId: string, readerId: str
 
 /** A message as the channel's viewers get it in an event: with its author's member, as MESSAGE_CREATE. */
 export async function messageEvent(row: MessageRow, guildId: string) {
-  const body = await serializeMessage(row, guildId)
-  const member = await cachedGuildMember(guildId, row.authorId)
-  return member ? { ...body, member: await memberFields(member) } : body
+  return await messageForEvent(await serializeMessage(row, guildId), guildId)
 }
 
 export async function getMessage(userId: string, channelId: string, messageId: string) {
@@ -52,18 +44,38 @@ export async function getMessage(userId: string, channelId: string, messageId: s
 
 /** The author changes content or embeds (null clears one); the message may not end up empty. */
 export async function editMessage(userId: string, channelId: string, messageId: string, input: MessageEditInput) {
-  const { channel } = await channelAccess(channelId, userId)
+  const { channel, permissions } = await channelAccess(channelId, userId)
   const found = await messageOf(channel.id, messageId)
   if (found.authorId !== userId) throw cannotEditOthers()
   const embeds = checkEmbeds(input.embeds) ?? found.embeds
   const content = input.content === undefined ? found.content : (input.content ?? '')
   if (!content && !embeds.length) throw emptyMessage()
+  checkAllowedMentions(input.allowed_mentions)
+  const mentions =
+    input.content === undefined
+      ? found.mentions
+      : await editedMentions(found, channel.guildId, permissions, content, input.allowed_mentions)
   const row = await transaction(
-    async (tx) => await updateMessageRow(tx, channel.id, found.id, { content, embeds, editedAt: clock.now() }),
+    async (tx) =>
+      await updateMessageRow(tx, channel.id, found.id, { content, embeds, mentions, editedAt: clock.now() }),
   )
   if (!row) throw Errors.unknownMessage()
   events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
   return await messageFor(row, channel.guildId, userId)
+}
+
+/** New content is resolved again (under the edit's allowed_mentions); a reply keeps mentioning whom it replied to. */
+async function editedMentions(
+  found: MessageRow,
+  guildId: string,
+  permissions: bigint,
+  content: string,
+  allowed: MessageEditInput['allowed_mentions'],
+): Promise<Mentions> {
+  const resolved = await resolveMentions(guildId, permissions, content, allowed)
+  const repliedTo = found.referenceId ? (await messageInChannel(found.channelId, found.referenceId))?.authorId : null
+  if (!repliedTo || !found.mentions.users.includes(repliedTo) || resolved.users.includes(repliedTo)) return resolved
+  return { ...resolved, users: [...resolved.users, repliedTo] }
 }
 
 export async function deleteMessage(userId: string, channelId: string, messageId: string): Promise<void> {

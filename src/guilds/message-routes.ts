@@ -7,10 +7,11 @@ import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { noContent } from '../http/respond'
 import { bulkDeleteMessages, deleteMessage, editMessage, getMessage, startTyping } from './message-changes'
-import { REACTIONS_DEFAULT_LIMIT, REACTIONS_MAX_LIMIT } from './limits'
-import { listPins, setPinned } from './pins'
+import { MAX_PINS_PAGE, REACTIONS_DEFAULT_LIMIT, REACTIONS_MAX_LIMIT } from './limits'
+import { parsedTime, timestampProblem } from './embed-fields'
+import { listPins, pinsPage, setPinned } from './pins'
 import { addReaction, clearReactions, reactionUsers, removeReaction } from './reactions'
-import { BulkDeleteSchema, Message, MessageEditSchema, ReactionsQuery } from './schemas'
+import { BulkDeleteSchema, Message, MessageEditSchema, PinsPage, PinsQuery, ReactionsQuery } from './schemas'
 
 const auth: ('user' | 'bot')[] = ['user', 'bot']
 const tag = 'messages'
@@ -20,6 +21,25 @@ const EmojiParam = t.String({
 })
 const emoji = { emoji: EmojiParam }
 const reactions = '/channels/:channelId/messages/:messageId/reactions'
+const answers = { 204: NO_CONTENT }
+
+/** Pin and unpin at `path`: Discord has them at /channels/{id}/messages/pins/{id} and at the older /pins/{id}. */
+function pinRoutes(path: '/channels/:channelId/messages/pins/:messageId' | '/channels/:channelId/pins/:messageId') {
+  return [
+    endpoint(
+      { method: 'PUT', path, auth, tag, summary: 'Pin a message (MANAGE_MESSAGES; 50 per channel)', answers },
+      async ({ caller, params }) => (
+        await setPinned(caller.userId, params.channelId, params.messageId, true), noContent()
+      ),
+    ),
+    endpoint(
+      { method: 'DELETE', path, auth, tag, summary: 'Unpin a message (MANAGE_MESSAGES)', answers },
+      async ({ caller, params }) => (
+        await setPinned(caller.userId, params.channelId, params.messageId, false), noContent()
+      ),
+    ),
+  ]
+}
 
 /** The guilds domain's endpoints for single messages, pins and reactions (http/endpoint.ts). */
 export const messageEndpoints = [
@@ -85,40 +105,37 @@ export const messageEndpoints = [
   endpoint(
     {
       method: 'GET',
+      path: '/channels/:channelId/messages/pins',
+      auth,
+      tag,
+      summary: 'Pins with the time each was made, the latest first, by pages (`before`, `limit`)',
+      query: PinsQuery,
+      answers: { 200: PinsPage },
+    },
+    async ({ caller, params, query }) => {
+      const { before, limit } = query()
+      const problem = before ? timestampProblem(before) : undefined
+      const refused: Record<string, [string, string]> = problem ? { before: [problem.code, problem.message] } : {}
+      const page = paging({ limit }, MAX_PINS_PAGE, MAX_PINS_PAGE, refused)
+      return await pinsPage(caller.userId, params.channelId, {
+        limit: page.limit,
+        before: before ? parsedTime(before) : undefined,
+      })
+    },
+  ),
+  ...pinRoutes('/channels/:channelId/messages/pins/:messageId'),
+  endpoint(
+    {
+      method: 'GET',
       path: '/channels/:channelId/pins',
       auth,
       tag,
-      summary: 'Pinned messages, the latest pinned first',
+      summary: 'Pinned messages, the latest pinned first (the older route: /messages/pins has the pin times)',
       answers: { 200: t.Array(Message, { description: 'Pinned messages (none without READ_MESSAGE_HISTORY)' }) },
     },
     async ({ caller, params }) => await listPins(caller.userId, params.channelId),
   ),
-  endpoint(
-    {
-      method: 'PUT',
-      path: '/channels/:channelId/pins/:messageId',
-      auth,
-      tag,
-      summary: 'Pin a message (MANAGE_MESSAGES; 50 per channel)',
-      answers: { 204: NO_CONTENT },
-    },
-    async ({ caller, params }) => (
-      await setPinned(caller.userId, params.channelId, params.messageId, true), noContent()
-    ),
-  ),
-  endpoint(
-    {
-      method: 'DELETE',
-      path: '/channels/:channelId/pins/:messageId',
-      auth,
-      tag,
-      summary: 'Unpin a message (MANAGE_MESSAGES)',
-      answers: { 204: NO_CONTENT },
-    },
-    async ({ caller, params }) => (
-      await setPinned(caller.userId, params.channelId, params.messageId, false), noContent()
-    ),
-  ),
+  ...pinRoutes('/channels/:channelId/pins/:messageId'),
   endpoint(
     {
       method: 'PUT',

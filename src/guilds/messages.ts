@@ -1,38 +1,73 @@
-// Channel messages: create (SEND_MESSAGES) and read (READ_MESSAGE_HISTORY), newest first.
+// Channel messages: create (SEND_MESSAGES; a reply also READ_MESSAGE_HISTORY) and read (READ_MESSAGE_HISTORY),
+// newest first.
 import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { snowflake } from '../core/snowflake'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
-import { channelAccess } from './access'
+import { type ChannelAccess, channelAccess } from './access'
 import { checkEmbeds } from './embeds'
-import { emptyMessage, notTextChannel } from './errors'
+import { Errors } from '../core/errors'
+import { emptyMessage, notTextChannel, unknownReplyTarget } from './errors'
+import { checkAllowedMentions, resolveMentions } from './mentions'
+import { has } from './permissions'
 import type { MessageInput } from './schemas'
-import { memberFields, serializeMessage, serializeMessages } from './serialize'
+import { messageForEvent, serializeMessage, serializeMessages } from './serialize'
 import {
   lockMessageNonce,
   cachedMessagePage,
   channelMessages,
   findMessage,
   cachedChannel,
-  cachedGuildMember,
   insertMessage,
+  messageInChannel,
   reactionCounts,
   recentMessageWithNonce,
   setLastMessageId,
 } from './store'
-import type { ChannelRow, Embed } from './tables'
+import { type ChannelRow, type Embed, type Mentions, type MessageRow, NO_MENTIONS } from './tables'
 
 /** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
 const NONCE_WINDOW_MS = 5 * 60_000
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
-  const { channel } = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const access = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const { channel } = access
   const embeds = checkEmbeds(input.embeds) ?? []
   const content = input.content ?? ''
   if (!content && !embeds.length) throw emptyMessage()
-  return writeMessage(channel, userId, content, input.nonce, input.enforce_nonce === true, embeds)
+  checkAllowedMentions(input.allowed_mentions)
+  const replied = await replyTarget(access, input.message_reference)
+  const mentions = await resolveMentions(
+    channel.guildId,
+    access.permissions,
+    content,
+    input.allowed_mentions,
+    replied?.authorId !== userId ? replied?.authorId : undefined,
+  )
+  return writeMessage(channel, userId, content, input.nonce, input.enforce_nonce === true, embeds, {
+    referenceId: replied?.id,
+    mentions,
+  })
+}
+
+/**
+ * The message a reply names: one of this channel, read with READ_MESSAGE_HISTORY (50013). Anything else is 50035
+ * MESSAGE_REFERENCE_UNKNOWN_MESSAGE, or, with `fail_if_not_exists: false`, a message that replies to nothing.
+ */
+async function replyTarget(
+  { channel, permissions }: ChannelAccess,
+  reference: MessageInput['message_reference'],
+): Promise<MessageRow | undefined> {
+  if (!reference) return undefined
+  if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) throw Errors.missingPermissions()
+  const here =
+    (reference.channel_id ?? channel.id) === channel.id && (reference.guild_id ?? channel.guildId) === channel.guildId
+  const found = here ? await messageInChannel(channel.id, reference.message_id) : undefined
+  if (found) return found
+  if (reference.fail_if_not_exists === false) return undefined
+  throw unknownReplyTarget()
 }
 
 /**
@@ -47,6 +82,7 @@ export async function writeMessage(
   nonce?: string | number,
   enforceNonce = false,
   embeds: Embed[] = [],
+  extra: { referenceId?: string; mentions?: Mentions } = {},
 ) {
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
@@ -74,20 +110,15 @@ export async function writeMessage(
       nonce: nonce === undefined ? null : String(nonce),
       createdAt: clock.now(),
       embeds,
+      referenceId: extra.referenceId ?? null,
+      mentions: extra.mentions ?? NO_MENTIONS,
     })
     await setLastMessageId(tx, channel.id, id)
     return inserted
   })
   const body = await serializeMessage(row, channel.guildId)
-  if (fresh) {
-    // The event, not the REST answer, carries the author's member, as Discord's does.
-    const member = await cachedGuildMember(channel.guildId, authorId)
-    events.publish(
-      topics.channel(channel.id),
-      'MESSAGE_CREATE',
-      member ? { ...body, member: await memberFields(member) } : body,
-    )
-  }
+  // The event, not the REST answer, carries the members of its author and of those it mentions, as Discord's does.
+  if (fresh) events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', await messageForEvent(body, channel.guildId))
   return body
 }
 

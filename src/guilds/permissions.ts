@@ -20,10 +20,17 @@ export const DEFAULT_EVERYONE =
   Permission.USE_VAD |
   Permission.CHANGE_NICKNAME
 
-export function computePermissions(input: { isOwner: boolean; everyone: bigint; roles: bigint[] }): bigint {
+export function computePermissions(input: {
+  isOwner: boolean
+  everyone: bigint
+  roles: bigint[]
+  timedOut?: boolean
+}): bigint {
   if (input.isOwner) return ALL_PERMISSIONS
   const combined = input.roles.reduce((acc, bits) => acc | bits, input.everyone)
-  return combined & Permission.ADMINISTRATOR ? ALL_PERMISSIONS : combined
+  if (combined & Permission.ADMINISTRATOR) return ALL_PERMISSIONS
+  // A member timed out keeps only reading, as Discord's (administrators are never timed out).
+  return input.timedOut ? combined & (Permission.VIEW_CHANNEL | Permission.READ_MESSAGE_HISTORY) : combined
 }
 
 export function has(permissions: bigint, needed: bigint): boolean {

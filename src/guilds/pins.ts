@@ -23,15 +23,30 @@ import {
 
 /** The channel's pins, the latest first; none for a member who cannot read the channel's history, as Discord. */
 export async function listPins(userId: string, channelId: string) {
+  return (await pinsPage(userId, channelId, { limit: MAX_PINS })).items.map((pin) => pin.message)
+}
+
+/**
+ * GET /channels/{id}/messages/pins: the pins made before `before` (ms), the latest first, `limit` of them, and whether
+ * older ones remain (a channel holds at most MAX_PINS, so one read of them all).
+ */
+export async function pinsPage(userId: string, channelId: string, page: { before?: number; limit: number }) {
   return await reading(async () => {
     const { channel, permissions } = await channelAccess(channelId, userId)
-    if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) return []
-    const rows = await pinnedMessages(channel.id)
+    if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) return { items: [], has_more: false }
+    const older = (await pinnedMessages(channel.id)).filter(
+      (m) => page.before === undefined || m.pinnedAt! < page.before,
+    )
+    const rows = older.slice(0, page.limit)
     const reactions = await reactionCounts(
       rows.map((m) => m.id),
       userId,
     )
-    return serializeMessages(rows, channel.guildId, reactions)
+    const messages = await serializeMessages(rows, channel.guildId, reactions)
+    return {
+      items: rows.map((m, i) => ({ pinned_at: new Date(m.pinnedAt!).toISOString(), message: messages[i]! })),
+      has_more: older.length > rows.length,
+    }
   })
 }
 

@@ -1,9 +1,9 @@
-// Roles: create, edit, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only act on roles
-// below its own highest role and cannot grant permissions it does not have.
+// Roles: create (at the bottom), edit, move, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only
+// act on roles below its own highest role and cannot grant permissions it does not have.
 import { ALL_PERMISSIONS, Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { transaction } from '../db/client'
+import { type DB, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
 import { guildAccess, topPosition, type GuildAccess } from './access'
@@ -20,7 +20,7 @@ import {
   removeMemberRole,
   updateRoleRow,
 } from './store'
-import type { RoleInput } from './schemas'
+import type { RoleInput, RolePositionsInput } from './schemas'
 import { serializeMember, serializeRole } from './serialize'
 import type { RoleRow } from './tables'
 
@@ -43,26 +43,70 @@ async function manageable(access: GuildAccess, role: RoleRow): Promise<void> {
   }
 }
 
+/** The guild's roles but @everyone, lowest first: the order that positions 1, 2, ... number. */
+function ladder(guildId: string, all: RoleRow[]): RoleRow[] {
+  return all.filter((r) => r.id !== guildId)
+}
+
+/** Number `order` 1, 2, ... (writing only the roles whose position changes): the rows changed. */
+async function renumber(tx: DB, order: RoleRow[]): Promise<RoleRow[]> {
+  const changed: RoleRow[] = []
+  for (const [i, role] of order.entries())
+    if (role.position !== i + 1) changed.push(await updateRoleRow(tx, role.id, { position: i + 1 }))
+  return changed
+}
+
+function announceMoves(guildId: string, moved: RoleRow[]): void {
+  for (const role of moved)
+    events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: serializeRole(role) })
+}
+
+/** A new role goes to the bottom (position 1, just above @everyone), as Discord's: the others move up one. */
 export async function createRole(userId: string, guildId: string, input: RoleInput) {
   const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const permissions = grantable(access, input.permissions) ?? '0'
-  const position = (await cachedGuildRoles(guildId)).length
-  const row = await transaction(
-    async (tx) =>
-      await insertRole(tx, {
-        id: snowflake(),
-        guildId,
-        name: input.name ?? 'new role',
-        permissions,
-        position,
-        color: input.color ?? 0,
-        hoist: input.hoist ?? false,
-        mentionable: input.mentionable ?? false,
-      }),
-  )
+  const above = ladder(guildId, await cachedGuildRoles(guildId))
+  const { row, moved } = await transaction(async (tx) => {
+    const row = await insertRole(tx, {
+      id: snowflake(),
+      guildId,
+      name: input.name ?? 'new role',
+      permissions,
+      position: 1,
+      color: input.color ?? 0,
+      hoist: input.hoist ?? false,
+      mentionable: input.mentionable ?? false,
+    })
+    return { row, moved: await renumber(tx, [row, ...above]) }
+  })
   const body = serializeRole(row)
   events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: body })
+  announceMoves(guildId, moved)
   return body
+}
+
+/**
+ * Modify Guild Role Positions: each role named goes to its position (1 is the lowest; @everyone stays at 0), the
+ * others keep their order around them. A non-owner moves only roles below its highest, and only below it; every
+ * role whose position changes gets GUILD_ROLE_UPDATE. Answers the guild's roles.
+ */
+export async function moveRoles(userId: string, guildId: string, moves: RolePositionsInput) {
+  const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
+  const all = await cachedGuildRoles(guildId)
+  const byId = new Map(all.map((r) => [r.id, r]))
+  if (moves.some((m) => !byId.has(m.id))) throw Errors.unknownRole()
+  const targets = new Map<string, number>()
+  for (const m of moves)
+    if (m.id !== guildId && m.position !== undefined && m.position !== null) targets.set(m.id, m.position)
+  const order = ladder(guildId, all).filter((r) => !targets.has(r.id))
+  for (const [id, position] of [...targets].sort((a, b) => a[1] - b[1]))
+    order.splice(Math.min(Math.max(position - 1, 0), order.length), 0, byId.get(id)!)
+  const top = await topPosition(access.guild, userId)
+  if (order.some((r, i) => r.position !== i + 1 && (r.position >= top || i + 1 >= top)))
+    throw Errors.missingPermissions()
+  const moved = await transaction(async (tx) => await renumber(tx, order))
+  announceMoves(guildId, moved)
+  return (await cachedGuildRoles(guildId)).map(serializeRole)
 }
 
 export async function updateRole(userId: string, guildId: string, roleId: string, input: RoleInput) {

@@ -5,12 +5,14 @@ import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
 import { guildAccess } from './access'
-import { createChannel, deleteChannel, getChannel, listChannels, updateChannel } from './channels'
+import { createChannel, deleteChannel, getChannel, listChannels, moveChannels, updateChannel } from './channels'
 import { createGuild, deleteGuild, kickMember, leaveGuild, myGuilds, renameGuild } from './lifecycle'
-import { createInvite, deleteInvite, joinGuildByInvite, lookupInvite } from './invites'
-import { guildMember } from './members'
+import { createInvite, deleteInvite, joinGuildByInvite, listInvites, lookupInvite } from './invites'
+import { auditReason, banUser, getBan, listBans, unbanUser } from './bans'
+import { MAX_BANS_PAGE, MAX_MEMBER_SEARCH } from './limits'
+import { editMember, guildMember, searchMembers } from './members'
 import { postMessage, readMessages } from './messages'
-import { createRole, deleteRole, listRoles, setMemberRole, updateRole } from './roles'
+import { createRole, deleteRole, listRoles, moveRoles, setMemberRole, updateRole } from './roles'
 import {
   Channel,
   CreateChannelSchema,
@@ -19,6 +21,9 @@ import {
   Invite,
   InviteSchema,
   Member,
+  MemberEditMeSchema,
+  MemberEditSchema,
+  MemberSearchQuery,
   MembersQuery,
   Message,
   MessageSchema,
@@ -28,7 +33,12 @@ import {
   PatchChannelSchema,
   PatchGuildSchema,
   Role,
+  RolePositionsSchema,
   RoleSchema,
+  Ban,
+  BanSchema,
+  BansQuery,
+  ChannelPositionsSchema,
 } from './schemas'
 import { serializeGuild, serializeMembers } from './serialize'
 import { guildMembers } from './store'
@@ -69,7 +79,7 @@ export const guildEndpoints = [
       path: '/guilds/:guildId',
       auth,
       tag: 'guilds',
-      summary: 'Rename a guild (owner)',
+      summary: 'Rename a guild (MANAGE_GUILD): GUILD_UPDATE',
       body: PatchGuildSchema,
       answers: { 200: Guild },
     },
@@ -129,6 +139,22 @@ export const guildEndpoints = [
   endpoint(
     {
       method: 'GET',
+      path: '/guilds/:guildId/members/search',
+      auth,
+      tag: 'guilds',
+      summary: 'Members whose username or nickname starts with `query`, in user id order',
+      query: MemberSearchQuery,
+      answers: { 200: list(Member, 'Members whose username or nickname starts with the query') },
+    },
+    async ({ caller, params, query }) => {
+      const { query: prefix, limit } = query()
+      const page = paging({ limit }, MAX_MEMBER_SEARCH, 1)
+      return await searchMembers(caller.userId, params.guildId, prefix, page.limit)
+    },
+  ),
+  endpoint(
+    {
+      method: 'GET',
       path: '/guilds/:guildId/members/:userId',
       auth,
       tag: 'guilds',
@@ -136,6 +162,34 @@ export const guildEndpoints = [
       answers: { 200: Member },
     },
     async ({ caller, params }) => await guildMember(caller.userId, params.guildId, params.userId),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/members/@me',
+      auth,
+      tag: 'guilds',
+      summary: "Change the caller's own nickname (CHANGE_NICKNAME): GUILD_MEMBER_UPDATE",
+      body: MemberEditMeSchema,
+      answers: { 200: Member },
+    },
+    async ({ caller, params, body }) => await editMember(caller.userId, params.guildId, caller.userId, body),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/members/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'Change a member: nickname (MANAGE_NICKNAMES), role list (MANAGE_ROLES): GUILD_MEMBER_UPDATE',
+      body: MemberEditSchema,
+      answers: { 200: Member },
+    },
+    async ({ caller, params, body }) =>
+      // `/members/%40me` (discord.js encodes the @) reaches this route: it is the caller's own nickname, as @me.
+      params.userId === '@me'
+        ? await editMember(caller.userId, params.guildId, caller.userId, { nick: body.nick })
+        : await editMember(caller.userId, params.guildId, params.userId, body),
   ),
   endpoint(
     {
@@ -147,6 +201,63 @@ export const guildEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => (await kickMember(caller.userId, params.guildId, params.userId), noContent()),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/bans',
+      auth,
+      tag: 'guilds',
+      summary: 'Bans in user id order (BAN_MEMBERS), by `limit`, `before`, `after`',
+      query: BansQuery,
+      answers: { 200: list(Ban, 'Bans in user id order') },
+    },
+    async ({ caller, params, query }) =>
+      await listBans(caller.userId, params.guildId, paging(query(), MAX_BANS_PAGE, MAX_BANS_PAGE)),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/bans/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'One ban (BAN_MEMBERS)',
+      answers: { 200: Ban },
+    },
+    async ({ caller, params }) => await getBan(caller.userId, params.guildId, params.userId),
+  ),
+  endpoint(
+    {
+      method: 'PUT',
+      path: '/guilds/:guildId/bans/:userId',
+      auth,
+      tag: 'guilds',
+      summary:
+        'Ban a user (BAN_MEMBERS; X-Audit-Log-Reason kept): removed from the guild, its recent messages deleted; GUILD_BAN_ADD',
+      body: t.Optional(BanSchema),
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params, body, request }) => (
+      await banUser(
+        caller.userId,
+        params.guildId,
+        params.userId,
+        body ?? {},
+        auditReason(request.headers.get('x-audit-log-reason')),
+      ),
+      noContent()
+    ),
+  ),
+  endpoint(
+    {
+      method: 'DELETE',
+      path: '/guilds/:guildId/bans/:userId',
+      auth,
+      tag: 'guilds',
+      summary: 'Lift a ban (BAN_MEMBERS): GUILD_BAN_REMOVE',
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params }) => (await unbanUser(caller.userId, params.guildId, params.userId), noContent()),
   ),
   endpoint(
     {
@@ -170,6 +281,18 @@ export const guildEndpoints = [
       answers: { 200: Role },
     },
     ({ caller, params, body }) => createRole(caller.userId, params.guildId, body ?? {}),
+  ),
+  endpoint(
+    {
+      method: 'PATCH',
+      path: '/guilds/:guildId/roles',
+      auth,
+      tag: 'roles',
+      summary: "Move roles (MANAGE_ROLES; below the caller's highest): GUILD_ROLE_UPDATE for each role moved",
+      body: RolePositionsSchema,
+      answers: { 200: list(Role, 'Roles by position') },
+    },
+    ({ caller, params, body }) => moveRoles(caller.userId, params.guildId, body),
   ),
   endpoint(
     {
@@ -245,6 +368,18 @@ export const guildEndpoints = [
   ),
   endpoint(
     {
+      method: 'PATCH',
+      path: '/guilds/:guildId/channels',
+      auth,
+      tag: 'channels',
+      summary: 'Move channels (MANAGE_CHANNELS): CHANNEL_UPDATE for each channel moved',
+      body: ChannelPositionsSchema,
+      answers: { 204: NO_CONTENT },
+    },
+    async ({ caller, params, body }) => (await moveChannels(caller.userId, params.guildId, body), noContent()),
+  ),
+  endpoint(
+    {
       method: 'GET',
       path: '/channels/:channelId',
       auth,
@@ -302,6 +437,28 @@ export const guildEndpoints = [
       answers: { 200: Message },
     },
     ({ caller, params, body }) => postMessage(caller.userId, params.channelId, body),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/channels/:channelId/invites',
+      auth,
+      tag: 'invites',
+      summary: "The channel's usable invites, with their counts (MANAGE_CHANNELS)",
+      answers: { 200: list(Invite, 'Invites, oldest first') },
+    },
+    async ({ caller, params }) => await listInvites(caller.userId, { channelId: params.channelId }),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/guilds/:guildId/invites',
+      auth,
+      tag: 'invites',
+      summary: "The guild's usable invites, with their counts (MANAGE_GUILD)",
+      answers: { 200: list(Invite, 'Invites, oldest first') },
+    },
+    async ({ caller, params }) => await listInvites(caller.userId, { guildId: params.guildId }),
   ),
   endpoint(
     {

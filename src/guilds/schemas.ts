@@ -18,6 +18,16 @@ import {
   MAX_EMBED_FIELDS,
   MAX_EMBED_FOOTER,
   MAX_EMBED_TEXT,
+  MAX_ROLES,
+  MAX_CHANNELS_MOVED,
+  MAX_TIMEOUT_DAYS,
+  MAX_ALLOWED_MENTIONS,
+  MAX_BAN_DELETE_DAYS,
+  MAX_BAN_DELETE_SECONDS,
+  MAX_BANS_PAGE,
+  MAX_MEMBER_SEARCH,
+  MAX_NICK_CHARS,
+  MAX_PINS_PAGE,
   MAX_EMBED_TITLE,
   MAX_EMBED_URL,
   MAX_EMBEDS,
@@ -41,9 +51,59 @@ export const MyGuildsQuery = t.Object({
   before: queryString('snowflake'),
   after: queryString('snowflake'),
 })
+export const MemberSearchQuery = t.Object({
+  query: t.String({ description: 'the start of a username or nickname (any case)' }),
+  limit: queryString(`integer 1-${MAX_MEMBER_SEARCH}, default 1`),
+})
 export const MembersQuery = t.Object({
   limit: queryString('integer 1-1000, default 1'),
   after: queryString('snowflake'),
+})
+
+export const MemberEditSchema = t.Object(
+  {
+    nick: t.Optional(NullableString(MAX_NICK_CHARS, { description: 'the nickname; empty or null removes it' })),
+    roles: t.Optional(
+      t.Array(SnowflakeField({ description: 'a role id' }), {
+        maxItems: MAX_ROLES,
+        description: "the whole role list (MANAGE_ROLES; the roles added or removed below the caller's highest)",
+      }),
+    ),
+    communication_disabled_until: t.Optional(
+      NullableString(64, {
+        description: `a timeout until this ISO 8601 time, at most ${MAX_TIMEOUT_DAYS} days ahead (MODERATE_MEMBERS); null ends it`,
+      }),
+    ),
+  },
+  { examples: [{ nick: 'Captain', roles: ['1234567890123456789'] }] },
+)
+export type MemberEditInput = typeof MemberEditSchema.static
+
+export const MemberEditMeSchema = t.Object(
+  { nick: MemberEditSchema.properties.nick },
+  { examples: [{ nick: 'Helper' }] },
+)
+
+export const BanSchema = t.Object(
+  {
+    delete_message_seconds: t.Optional(
+      t.Integer({
+        minimum: 0,
+        maximum: MAX_BAN_DELETE_SECONDS,
+        description: "delete the user's messages this far back",
+      }),
+    ),
+    delete_message_days: t.Optional(
+      t.Integer({ minimum: 0, maximum: MAX_BAN_DELETE_DAYS, description: 'the same in days (deprecated by Discord)' }),
+    ),
+  },
+  { examples: [{ delete_message_seconds: 3600 }] },
+)
+export type BanInput = typeof BanSchema.static
+export const BansQuery = t.Object({
+  limit: queryString(`integer 1-${MAX_BANS_PAGE}, default ${MAX_BANS_PAGE}`),
+  before: queryString('user id'),
+  after: queryString('user id'),
 })
 
 export const RoleSchema = t.Object(
@@ -58,6 +118,16 @@ export const RoleSchema = t.Object(
   { examples: [{ name: 'Moderators', permissions: '8194', color: 3447003, hoist: true, mentionable: true }] },
 )
 export type RoleInput = typeof RoleSchema.static
+
+/** Modify Guild Role Positions: the roles to move and where (1 is just above @everyone). */
+export const RolePositionsSchema = t.Array(
+  t.Object({
+    id: SnowflakeField({ description: 'a role id' }),
+    position: t.Optional(t.Union([t.Integer({ minimum: 0 }), t.Null()])),
+  }),
+  { maxItems: MAX_ROLES, examples: [[{ id: '1234567890123456789', position: 2 }]] },
+)
+export type RolePositionsInput = typeof RolePositionsSchema.static
 
 const channelFields = {
   name: t.String({ minLength: 1, maxLength: 100 }),
@@ -82,6 +152,17 @@ export const PatchChannelSchema = t.Object(
   { examples: [{ name: 'strategy-eu', topic: 'Plans for the EU league' }] },
 )
 export type PatchChannelInput = typeof PatchChannelSchema.static
+/** Modify Guild Channel Positions: the channels to move and their new sorting positions. */
+export const ChannelPositionsSchema = t.Array(
+  t.Object({
+    id: SnowflakeField({ description: 'a channel id' }),
+    position: t.Optional(t.Union([channelFields.position, t.Null()])),
+    lock_permissions: t.Optional(t.Union([t.Boolean(), t.Null()], { description: 'passed over (no overwrites)' })),
+    parent_id: t.Optional(t.Null({ description: 'no categories: null only' })),
+  }),
+  { maxItems: MAX_CHANNELS_MOVED, examples: [[{ id: '1234567890123456789', position: 0 }]] },
+)
+export type ChannelPositionsInput = typeof ChannelPositionsSchema.static
 
 // Embeds as bots send them, each field with Discord's limit; an unset field may come as null. What concerns a
 // message's embeds together (6000 characters) embeds.ts judges.
@@ -128,6 +209,37 @@ const Embeds = t.Optional(
 )
 
 /** A message has content or embeds (50006 otherwise: messages.ts). */
+/** Which mentions of the content count (Discord's allowed mentions): absent, every kind. */
+const AllowedMentionsSchema = t.Object(
+  {
+    parse: t.Optional(
+      t.Array(t.Union([t.Literal('users'), t.Literal('roles'), t.Literal('everyone')]), {
+        maxItems: 3,
+        description: 'the kinds parsed whole',
+      }),
+    ),
+    users: t.Optional(t.Array(SnowflakeField(), { maxItems: MAX_ALLOWED_MENTIONS, description: 'users that count' })),
+    roles: t.Optional(t.Array(SnowflakeField(), { maxItems: MAX_ALLOWED_MENTIONS, description: 'roles that count' })),
+    replied_user: t.Optional(t.Boolean({ description: 'a reply mentions the author replied to' })),
+  },
+  { description: 'Which mentions count (absent: all of them)' },
+)
+export type AllowedMentionsInput = typeof AllowedMentionsSchema.static
+
+/** A reply: the message replied to, in the same channel (Discord's type 0, DEFAULT; forwards are not kept). */
+const MessageReferenceSchema = t.Object(
+  {
+    type: t.Optional(t.Literal(0, { description: '0: a reply (forwards, 1, are not supported)' })),
+    message_id: SnowflakeField({ description: 'the message replied to' }),
+    channel_id: t.Optional(SnowflakeField({ description: 'its channel: this one' })),
+    guild_id: t.Optional(SnowflakeField({ description: "its guild: this channel's" })),
+    fail_if_not_exists: t.Optional(
+      t.Boolean({ description: 'true (the default): 50035 when the message is not here; false: sent as no reply' }),
+    ),
+  },
+  { description: 'Reply to a message of this channel' },
+)
+
 export const MessageSchema = t.Object(
   {
     content: Content,
@@ -136,10 +248,13 @@ export const MessageSchema = t.Object(
     enforce_nonce: t.Optional(
       t.Boolean({ description: 'a retry with the same nonce within minutes answers the original message' }),
     ),
+    message_reference: t.Optional(MessageReferenceSchema),
+    allowed_mentions: t.Optional(AllowedMentionsSchema),
   },
   {
     examples: [
       { content: 'Ready when you are', nonce: '1234567890', enforce_nonce: true },
+      { content: 'Agreed', message_reference: { message_id: '1234567890123456789', fail_if_not_exists: false } },
       {
         content: null,
         embeds: [
@@ -159,7 +274,7 @@ export const MessageSchema = t.Object(
 export type MessageInput = typeof MessageSchema.static
 /** Only the author edits content and embeds; null clears one (the message may not end up empty). */
 export const MessageEditSchema = t.Object(
-  { content: Content, embeds: Embeds },
+  { content: Content, embeds: Embeds, allowed_mentions: t.Optional(AllowedMentionsSchema) },
   { examples: [{ content: 'Ready in five minutes' }] },
 )
 export type MessageEditInput = typeof MessageEditSchema.static
@@ -175,6 +290,10 @@ export const BulkDeleteSchema = t.Object(
 export const ReactionsQuery = t.Object({
   limit: queryString(`integer 1-${REACTIONS_MAX_LIMIT}, default ${REACTIONS_DEFAULT_LIMIT}`),
   after: queryString('user id'),
+})
+export const PinsQuery = t.Object({
+  before: queryString('ISO 8601 timestamp: pins made before it'),
+  limit: queryString(`integer 1-${MAX_PINS_PAGE}, default ${MAX_PINS_PAGE}`),
 })
 export const MessagesQuery = t.Object({
   limit: queryString('integer 1-100, default 50'),
@@ -261,6 +380,21 @@ export const Guild = t.Object(
     premium_tier: Int(),
     nsfw_level: Int(),
     preferred_locale: t.String(),
+    splash: NULL(),
+    discovery_splash: NULL(),
+    banner: NULL(),
+    afk_channel_id: NULL(),
+    afk_timeout: Int({ description: 'always 300' }),
+    application_id: NULL(),
+    system_channel_id: NULL(),
+    system_channel_flags: Int({ description: 'always 0' }),
+    rules_channel_id: NULL(),
+    public_updates_channel_id: NULL(),
+    safety_alerts_channel_id: NULL(),
+    premium_subscription_count: Int({ description: 'always 0' }),
+    premium_progress_bar_enabled: t.Boolean(),
+    emojis: t.Array(t.Object({}), { description: 'always empty (no custom emoji)' }),
+    stickers: t.Array(t.Object({}), { description: 'always empty' }),
   },
   { description: 'Guild' },
 )
@@ -290,6 +424,9 @@ export const Member = t.Object(
     mute: t.Boolean(),
     flags: Int(),
     pending: t.Boolean(),
+    communication_disabled_until: t.Nullable(Timestamp, {
+      description: 'the end of its timeout (null, or past: not timed out)',
+    }),
   },
   { description: 'Member' },
 )
@@ -324,29 +461,56 @@ export const Reaction = t.Object(
   { description: 'Reaction' },
 )
 
+const MessageFields = {
+  id: Snowflake,
+  type: Int({ description: '0, or 19 for a reply' }),
+  content: t.String(),
+  channel_id: Snowflake,
+  guild_id: Snowflake,
+  author: t.Nullable(PublicUser),
+  attachments: t.Array(t.Object({}), { description: always('empty') }),
+  embeds: t.Array(Embed),
+  mentions: t.Array(PublicUser, {
+    description: 'the users it mentions (in Gateway events, each with its `member` while in the guild)',
+  }),
+  mention_roles: t.Array(Snowflake, { description: 'the roles it mentions' }),
+  mention_everyone: t.Boolean(),
+  pinned: t.Boolean(),
+  tts: t.Boolean(),
+  timestamp: Timestamp,
+  edited_timestamp: t.Nullable(Timestamp),
+  flags: Int(),
+  components: t.Array(t.Object({}), { description: always('empty') }),
+  reactions: t.Optional(t.Array(Reaction, { description: 'absent without reactions; `me` is the caller' })),
+  nonce: t.Optional(t.Union([t.String(), Int()])),
+  message_reference: t.Optional(
+    t.Object(
+      { type: t.Literal(0), message_id: Snowflake, channel_id: Snowflake, guild_id: Snowflake },
+      { description: 'a reply: the message replied to' },
+    ),
+  ),
+}
 export const Message = t.Object(
   {
-    id: Snowflake,
-    type: Int(),
-    content: t.String(),
-    channel_id: Snowflake,
-    guild_id: Snowflake,
-    author: t.Nullable(PublicUser),
-    attachments: t.Array(t.Object({}), { description: always('empty') }),
-    embeds: t.Array(Embed),
-    mentions: t.Array(PublicUser, { description: always('empty') }),
-    mention_roles: t.Array(Snowflake, { description: always('empty') }),
-    mention_everyone: t.Boolean(),
-    pinned: t.Boolean(),
-    tts: t.Boolean(),
-    timestamp: Timestamp,
-    edited_timestamp: t.Nullable(Timestamp),
-    flags: Int(),
-    components: t.Array(t.Object({}), { description: always('empty') }),
-    reactions: t.Optional(t.Array(Reaction, { description: 'absent without reactions; `me` is the caller' })),
-    nonce: t.Optional(t.Union([t.String(), Int()])),
+    ...MessageFields,
+    referenced_message: t.Optional(
+      t.Nullable(t.Object(MessageFields, { description: 'the message replied to (null once deleted)' })),
+    ),
   },
   { description: 'Message' },
+)
+
+export const Ban = t.Object(
+  { reason: t.Nullable(t.String()), user: PublicUser },
+  { description: 'A ban: the user and the X-Audit-Log-Reason it was made with' },
+)
+
+export const PinsPage = t.Object(
+  {
+    items: t.Array(t.Object({ pinned_at: Timestamp, message: Message })),
+    has_more: t.Boolean({ description: 'older pins remain (ask again with `before` the last `pinned_at`)' }),
+  },
+  { description: 'Pins, the latest pinned first (none without READ_MESSAGE_HISTORY)' },
 )
 
 export const Invite = t.Object(

@@ -7,8 +7,11 @@ import {
   guildChannels,
   cachedGuildRoles,
   memberCount,
+  cachedGuildMember,
   cachedMemberRoleIds,
   memberRoleIdsOfUsers,
+  messageInChannel,
+  messagesInChannel,
   type ReactionCount,
 } from './store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
@@ -69,6 +72,22 @@ export function guildObject(g: GuildRow, parts: Pick<GuildParts, 'memberCount' |
     premium_tier: 0,
     nsfw_level: 0,
     preferred_locale: 'en-US',
+    // The rest of Discord's guild object, which strict libraries require: what the model has none of.
+    splash: null,
+    discovery_splash: null,
+    banner: null,
+    afk_channel_id: null,
+    afk_timeout: 300,
+    application_id: null,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    public_updates_channel_id: null,
+    safety_alerts_channel_id: null,
+    premium_subscription_count: 0,
+    premium_progress_bar_enabled: false,
+    emojis: [],
+    stickers: [],
   }
 }
 
@@ -93,6 +112,12 @@ export function gatewayGuildObject(
     joined_at: member ? new Date(member.joinedAt).toISOString() : null,
     large: false,
     unavailable: false,
+    voice_states: [],
+    presences: [],
+    threads: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
   }
 }
 
@@ -132,6 +157,8 @@ function memberFieldsWith(m: MemberRow, roleIds: string[]) {
     mute: false,
     flags: 0,
     pending: false,
+    communication_disabled_until:
+      m.communicationDisabledUntil === null ? null : new Date(m.communicationDisabledUntil).toISOString(),
   }
 }
 
@@ -143,19 +170,54 @@ export async function serializeMembers(guildId: string, rows: MemberRow[]) {
   return rows.map((m) => memberObject(m, users.get(m.userId), roles.get(m.userId) ?? []))
 }
 
-/** A page of messages, with their authors read in one query, and their reactions as the reader sees them. */
+/**
+ * A message as Gateway events carry it: with its author's member (without its user) and each mentioned user's
+ * `member`, while they are in the guild, as Discord's (discord.py makes `message.author` a Member from it, discord.js
+ * fills `message.mentions.members`).
+ */
+export async function messageForEvent(body: Awaited<ReturnType<typeof serializeMessage>>, guildId: string) {
+  const mentions = []
+  for (const user of body.mentions) {
+    const member = await cachedGuildMember(guildId, user.id)
+    mentions.push(member ? { ...user, member: await memberFields(member) } : user)
+  }
+  const author = body.author && (await cachedGuildMember(guildId, body.author.id))
+  return { ...body, mentions, ...(author ? { member: await memberFields(author) } : {}) }
+}
+
+/** The authors and the users mentioned of these messages: one query, or the cached author alone. */
+async function usersOf(rows: MessageRow[]): Promise<Map<string, UserRow>> {
+  const ids = new Set(rows.flatMap((m) => [m.authorId, ...m.mentions.users]))
+  if (ids.size !== 1) return await findUsers(ids)
+  const [id] = ids
+  const user = await cachedUser(id!)
+  return new Map(user ? [[id!, user]] : [])
+}
+
+/**
+ * A page of messages, with their authors, the users they mention and the messages they reply to read in one query
+ * each, and their reactions as the reader sees them.
+ */
 export async function serializeMessages(
   rows: MessageRow[],
   guildId: string,
   reactions: Map<string, ReactionCount[]> = new Map(),
 ) {
-  const authors = await findUsers(rows.map((m) => m.authorId))
-  return rows.map((m) => messageObject(m, guildId, authors.get(m.authorId), reactions.get(m.id)))
+  const referenceIds = rows.flatMap((m) => (m.referenceId === null ? [] : [m.referenceId]))
+  const referenced = referenceIds.length ? await messagesInChannel(rows[0]!.channelId, referenceIds) : []
+  const users = await usersOf([...rows, ...referenced])
+  const replied = new Map(referenced.map((r) => [r.id, messageObject(r, guildId, users)]))
+  return rows.map((m) =>
+    messageObject(m, guildId, users, reactions.get(m.id), replied.get(m.referenceId ?? '') ?? null),
+  )
 }
 
-/** A message, its author read; `reactions` as its reader sees them. */
+/** A message, its users (and the message it replies to) read; `reactions` as its reader sees them. */
 export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
-  return messageObject(m, guildId, await cachedUser(m.authorId), reactions)
+  const referenced = m.referenceId === null ? undefined : await messageInChannel(m.channelId, m.referenceId)
+  const users = await usersOf(referenced ? [m, referenced] : [m])
+  const replied = referenced && messageObject(referenced, guildId, users)
+  return messageObject(m, guildId, users, reactions, replied ?? null)
 }
 
 /** A reaction on a message: unicode emoji only, no super reactions. */
@@ -171,24 +233,36 @@ export function reactionObject(r: ReactionCount) {
 }
 
 /** A message; `reactions` as its reader sees them (`me`), left out when there are none, as Discord does. */
+/**
+ * A message object. A reply (type 19) names the message it replies to (`message_reference`) and carries it as
+ * `referenced_message` (null once deleted), itself without a `referenced_message` of its own, as Discord's.
+ */
 export function messageObject(
   m: MessageRow,
   guildId: string,
-  author: UserRow | undefined,
+  users: Map<string, UserRow>,
   reactions?: ReactionCount[],
+  referenced?: Record<string, unknown> | null,
 ) {
+  const reply =
+    m.referenceId === null
+      ? {}
+      : {
+          message_reference: { type: 0, message_id: m.referenceId, channel_id: m.channelId, guild_id: guildId },
+          ...(referenced !== undefined ? { referenced_message: referenced } : {}),
+        }
   return {
     id: m.id,
-    type: 0,
+    type: m.referenceId === null ? 0 : 19,
     content: m.content,
     channel_id: m.channelId,
     guild_id: guildId,
-    author: author ? publicUser(author) : null,
+    author: users.has(m.authorId) ? publicUser(users.get(m.authorId)!) : null,
     attachments: [],
     embeds: m.embeds,
-    mentions: [],
-    mention_roles: [],
-    mention_everyone: false,
+    mentions: m.mentions.users.flatMap((id) => (users.has(id) ? [publicUser(users.get(id)!)] : [])),
+    mention_roles: m.mentions.roles,
+    mention_everyone: m.mentions.everyone,
     pinned: m.pinnedAt !== null,
     tts: false,
     timestamp: new Date(m.createdAt).toISOString(),
@@ -197,6 +271,7 @@ export function messageObject(
     components: [],
     ...(reactions?.length ? { reactions: reactions.map(reactionObject) } : {}),
     ...(m.nonce !== null ? { nonce: m.nonce } : {}),
+    ...reply,
   }
 }
 

@@ -36,7 +36,16 @@ import {
   write,
 } from '../db/client'
 import * as sqliteTables from './tables'
-import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
+import {
+  NO_MENTIONS,
+  type BanRow,
+  type ChannelRow,
+  type GuildRow,
+  type InviteRow,
+  type MemberRow,
+  type MessageRow,
+  type RoleRow,
+} from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
 const t = dialectTables(sqliteTables)
@@ -365,6 +374,25 @@ export async function reusableInvite(
     .get()
 }
 
+/** The invites of a guild or of one channel still usable at `now` (not expired, uses left), oldest first. */
+export async function liveInvites(
+  where: { guildId: string } | { channelId: string },
+  now: number,
+): Promise<InviteRow[]> {
+  return db()
+    .select()
+    .from(t.invites)
+    .where(
+      and(
+        'guildId' in where ? eq(t.invites.guildId, where.guildId) : eq(t.invites.channelId, where.channelId),
+        sql`(${t.invites.expiresAt} IS NULL OR ${t.invites.expiresAt} > ${now})`,
+        sql`(${t.invites.maxUses} = 0 OR ${t.invites.uses} < ${t.invites.maxUses})`,
+      ),
+    )
+    .orderBy(asc(t.invites.createdAt), asc(t.invites.code))
+    .all()
+}
+
 // ---- writers
 
 export async function insertGuild(tx: DB, row: typeof t.guilds.$inferInsert): Promise<void> {
@@ -427,6 +455,90 @@ export async function insertMember(tx: DB, row: typeof t.members.$inferInsert): 
   return tx.insert(t.members).values(row).onConflictDoNothing().returning().get()
 }
 
+export async function updateMemberRow(
+  tx: DB,
+  guildId: string,
+  userId: string,
+  patch: Partial<Pick<MemberRow, 'nick' | 'communicationDisabledUntil'>>,
+): Promise<MemberRow | undefined> {
+  memberRows.forget(memberKey(guildId, userId))
+  return tx
+    .update(t.members)
+    .set(patch)
+    .where(and(eq(t.members.guildId, guildId), eq(t.members.userId, userId)))
+    .returning()
+    .get()
+}
+
+// ---- bans
+
+/** Ban a user; false when the ban was already there (it keeps its reason). */
+export async function insertBan(tx: DB, row: typeof t.bans.$inferInsert): Promise<boolean> {
+  return (await tx.insert(t.bans).values(row).onConflictDoNothing().returning().get()) !== undefined
+}
+
+/** Lift a ban; false when there was none. */
+export async function deleteBan(tx: DB, guildId: string, userId: string): Promise<boolean> {
+  return (
+    (await tx
+      .delete(t.bans)
+      .where(and(eq(t.bans.guildId, guildId), eq(t.bans.userId, userId)))
+      .returning()
+      .get()) !== undefined
+  )
+}
+
+export async function findBan(guildId: string, userId: string): Promise<BanRow | undefined> {
+  return db()
+    .select()
+    .from(t.bans)
+    .where(and(eq(t.bans.guildId, guildId), eq(t.bans.userId, userId)))
+    .get()
+}
+
+/** A page of the guild's bans in user id order, after or before a user id. */
+export async function guildBans(
+  guildId: string,
+  page: { limit: number; before?: string; after?: string },
+): Promise<BanRow[]> {
+  const userNumber = asInteger(t.bans.userId)
+  const rows = await db()
+    .select()
+    .from(t.bans)
+    .where(
+      and(
+        eq(t.bans.guildId, guildId),
+        page.after !== undefined ? gt(userNumber, asInteger(page.after)) : undefined,
+        page.before !== undefined ? lt(userNumber, asInteger(page.before)) : undefined,
+      ),
+    )
+    .orderBy(page.before !== undefined && page.after === undefined ? desc(userNumber) : asc(userNumber))
+    .limit(page.limit)
+    .all()
+  return page.before !== undefined && page.after === undefined ? rows.reverse() : rows
+}
+
+/** The ids of an author's messages in these channels made since `since` (ms), by channel. */
+export async function authorMessagesSince(
+  tx: DB,
+  channelIds: string[],
+  authorId: string,
+  since: number,
+): Promise<{ id: string; channelId: string }[]> {
+  if (!channelIds.length) return []
+  return tx
+    .select({ id: t.messages.id, channelId: t.messages.channelId })
+    .from(t.messages)
+    .where(
+      and(
+        inArray(t.messages.channelId, channelIds),
+        eq(t.messages.authorId, authorId),
+        gt(t.messages.createdAt, since),
+      ),
+    )
+    .all()
+}
+
 /** Remove a member and the member's roles. */
 export async function deleteMember(tx: DB, guildId: string, userId: string): Promise<void> {
   memberRows.forget(memberKey(guildId, userId))
@@ -486,6 +598,8 @@ const messageInsert = prepared((d) =>
       nonce: ph('nonce'),
       createdAt: ph('createdAt'),
       embeds: jsonPlaceholder('embeds'),
+      referenceId: ph('referenceId'),
+      mentions: jsonPlaceholder('mentions'),
     })
     .returning()
     .prepare(),
@@ -519,6 +633,8 @@ export async function insertMessage(_tx: DB, row: typeof t.messages.$inferInsert
     nonce: row.nonce ?? null,
     createdAt: row.createdAt,
     embeds: toJson(row.embeds ?? []),
+    referenceId: row.referenceId ?? null,
+    mentions: toJson(row.mentions ?? NO_MENTIONS),
   })!
 }
 
@@ -560,7 +676,7 @@ export async function messagesInChannel(channelId: string, ids: string[], tx: DB
     .all()
 }
 
-export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'editedAt' | 'pinnedAt'>>
+export type MessagePatch = Partial<Pick<MessageRow, 'content' | 'embeds' | 'mentions' | 'editedAt' | 'pinnedAt'>>
 
 /** Change a message of this channel; undefined when it is not there (deleted meanwhile). */
 export async function updateMessageRow(

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm'
 import { boolean, index, integer, pgTable, primaryKey, uniqueIndex } from 'drizzle-orm/pg-core'
 import { users } from '../accounts/tables.pg'
 import { jsonDefault, jsonText, long, text } from '../db/pg/columns'
-import type { Embed } from './tables'
+import type { Embed, Mentions } from './tables'
 
 export const guilds = pgTable('guilds', {
   id: text().primaryKey(),
@@ -46,6 +46,7 @@ export const members = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     nick: text(),
     joinedAt: long().notNull(),
+    communicationDisabledUntil: long(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] }), index('guild_members_user_idx').on(t.userId)],
 )
@@ -60,6 +61,21 @@ export const memberRoles = pgTable(
       .references(() => roles.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId, t.roleId] }), index('guild_member_roles_role_idx').on(t.roleId)],
+)
+
+export const bans = pgTable(
+  'guild_bans',
+  {
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    reason: text(),
+    createdAt: long().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
 )
 
 export const channels = pgTable(
@@ -97,6 +113,10 @@ export const messages = pgTable(
     editedAt: long(),
     embeds: jsonText<Embed[]>().notNull().default(jsonDefault([])),
     pinnedAt: long(),
+    referenceId: text(),
+    mentions: jsonText<Mentions>()
+      .notNull()
+      .default(jsonDefault({ users: [], roles: [], everyone: false })),
   },
   (t) => [
     index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS bigint)`),

@@ -44,6 +44,8 @@ export const members = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     nick: text(),
     joinedAt: integer().notNull(),
+    /** ms; until then the member only reads (a timeout); null or past: not timed out */
+    communicationDisabledUntil: integer(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] }), index('guild_members_user_idx').on(t.userId)],
 )
@@ -58,6 +60,23 @@ export const memberRoles = sqliteTable(
       .references(() => roles.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId, t.roleId] }), index('guild_member_roles_role_idx').on(t.roleId)],
+)
+
+/** Users banned from a guild (BAN_MEMBERS): they cannot join it again until the ban is lifted. */
+export const bans = sqliteTable(
+  'guild_bans',
+  {
+    guildId: text()
+      .notNull()
+      .references(() => guilds.id, { onDelete: 'cascade' }),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The X-Audit-Log-Reason the ban was made with. */
+    reason: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
 )
 
 export const channels = sqliteTable(
@@ -79,6 +98,10 @@ export const channels = sqliteTable(
   (t) => [index('channels_guild_idx').on(t.guildId)],
 )
 
+/** A message's mentions: user ids, role ids, and whether it mentions everyone (@everyone or @here). */
+export type Mentions = { users: string[]; roles: string[]; everyone: boolean }
+export const NO_MENTIONS: Mentions = { users: [], roles: [], everyone: false }
+
 export const messages = sqliteTable(
   'channel_messages',
   {
@@ -98,6 +121,10 @@ export const messages = sqliteTable(
     embeds: text({ mode: 'json' }).$type<Embed[]>().notNull().default([]),
     /** ms; null: not pinned */
     pinnedAt: integer(),
+    /** The message this one replies to (in the same channel; Discord's message_reference); null: not a reply. */
+    referenceId: text(),
+    /** Who and what it mentions, resolved when it was sent or its content edited (mentions.ts). */
+    mentions: text({ mode: 'json' }).$type<Mentions>().notNull().default(NO_MENTIONS),
   },
   // Pages are read newest first by the id's number (channelMessages): this index answers them without a sort, and
   // without reading the channel's older messages. Pins are read and counted (50 per channel) from their own index.
@@ -172,4 +199,5 @@ export type MemberRow = typeof members.$inferSelect
 export type ChannelRow = typeof channels.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type InviteRow = typeof invites.$inferSelect
+export type BanRow = typeof bans.$inferSelect
 export type ReactionRow = typeof reactions.$inferSelect

@@ -11,6 +11,7 @@ const FORM_ROUTES = [/\/oauth2\/token(\/revoke)?$/]
 const ARRAY_ROUTES = [
   /\/lobbies\/:lobbyId\/members\/bulk$/,
   /\/applications\/:applicationId(\/guilds\/:guildId)?\/commands$/,
+  /\/guilds\/:guildId\/(roles|channels)$/,
 ]
 const MULTIPART_ROUTES = [/\/channels\/:channelId\/messages$/, /\/lobbies\/:lobbyId\/messages$/]
 

@@ -12,9 +12,16 @@ type Raw = { limit?: string; before?: string; after?: string; around?: string }
 
 const SNOWFLAKE = /^\d{1,20}$/
 
-/** limit within [1, max] (default `fallback`), and snowflake cursors; 400 50035 naming each bad parameter. */
-export function paging(query: Raw, max: number, fallback: number): Paging {
-  const refused: Record<string, [code: string, message: string]> = {}
+/**
+ * limit within [1, max] (default `fallback`), and snowflake cursors; 400 50035 naming each bad parameter, with those a
+ * route refused itself (`refused`: a parameter of its own, reported together).
+ */
+export function paging(
+  query: Raw,
+  max: number,
+  fallback: number,
+  refused: Record<string, [code: string, message: string]> = {},
+): Paging {
   let limit = fallback
   if (query.limit !== undefined && query.limit !== '') {
     const n = /^-?\d+$/.test(query.limit.trim()) ? Number(query.limit) : Number.NaN

@@ -334,6 +334,25 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: member.token, params: { guildId: guild.id, userId: owner.id } }
     },
   },
+  'GET /api/v9/guilds/{guildId}/members/search': {
+    call: async () => {
+      const { guild, member } = await sharedGuild()
+      return { token: member.token, params: { guildId: guild.id }, query: 'query=&limit=10' }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}/members/@me': {
+    call: async () => {
+      const { guild, member } = await guildWorld()
+      return { token: member.token, params: { guildId: guild.id } }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}/members/{userId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      const body = { nick: 'Captain', roles: [await role(owner, guild.id)] }
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id }, body }
+    },
+  },
   'DELETE /api/v9/guilds/{guildId}/members/{userId}': {
     call: async () => {
       const { owner, guild, member } = await guildWorld()
@@ -350,6 +369,63 @@ const CASES: Record<string, Case | Case[]> = {
     call: async () => {
       const { owner, guild } = await sharedGuild()
       return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/invites': {
+    call: async () => {
+      const { owner, guild } = await sharedGuild()
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/invites': {
+    call: async () => {
+      const { owner, channelId } = await sharedGuild()
+      return { token: owner.token, params: { channelId } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/bans': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      await api('PUT', `/guilds/${guild.id}/bans/${(await makeUser()).id}`, { token: owner.token })
+      return { token: owner.token, params: { guildId: guild.id } }
+    },
+  },
+  'GET /api/v9/guilds/{guildId}/bans/{userId}': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      const userId = (await makeUser()).id
+      await api('PUT', `/guilds/${guild.id}/bans/${userId}`, {
+        token: owner.token,
+        headers: { 'x-audit-log-reason': 'r' },
+      })
+      return { token: owner.token, params: { guildId: guild.id, userId } }
+    },
+  },
+  'PUT /api/v9/guilds/{guildId}/bans/{userId}': {
+    call: async () => {
+      const { owner, guild, member } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id, userId: member.id } }
+    },
+  },
+  'DELETE /api/v9/guilds/{guildId}/bans/{userId}': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      const userId = (await makeUser()).id
+      await api('PUT', `/guilds/${guild.id}/bans/${userId}`, { token: owner.token })
+      return { token: owner.token, params: { guildId: guild.id, userId } }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}/channels': {
+    call: async () => {
+      const { owner, guild, channelId } = await guildWorld()
+      return { token: owner.token, params: { guildId: guild.id }, body: [{ id: channelId, position: 3 }] }
+    },
+  },
+  'PATCH /api/v9/guilds/{guildId}/roles': {
+    call: async () => {
+      const { owner, guild } = await guildWorld()
+      const [low, high] = [await role(owner, guild.id), await role(owner, guild.id)]
+      return { token: owner.token, params: { guildId: guild.id }, body: [{ id: low, position: 2 }, { id: high }] }
     },
   },
   'PATCH /api/v9/guilds/{guildId}/roles/{roleId}': {
@@ -486,6 +562,27 @@ const CASES: Record<string, Case | Case[]> = {
       const { owner, member, channelId } = await guildWorld()
       const messageId = await sent(member, channelId)
       await api('PUT', `/channels/${channelId}/pins/${messageId}`, { token: owner.token })
+      return { token: owner.token, params: { channelId, messageId } }
+    },
+  },
+  'GET /api/v9/channels/{channelId}/messages/pins': {
+    call: async () => {
+      const { owner, member, channelId } = await sharedGuild()
+      await decoratedMessage(owner, member, channelId)
+      return { token: member.token, params: { channelId } }
+    },
+  },
+  'PUT /api/v9/channels/{channelId}/messages/pins/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await guildWorld()
+      return { token: owner.token, params: { channelId, messageId: await sent(member, channelId) } }
+    },
+  },
+  'DELETE /api/v9/channels/{channelId}/messages/pins/{messageId}': {
+    call: async () => {
+      const { owner, member, channelId } = await guildWorld()
+      const messageId = await sent(member, channelId)
+      await api('PUT', `/channels/${channelId}/messages/pins/${messageId}`, { token: owner.token })
       return { token: owner.token, params: { channelId, messageId } }
     },
   },

@@ -1,4 +1,6 @@
-import { api, makeUser } from '../helpers'
+import { addMember } from '../../src/guilds/lifecycle'
+import { cachedGuild } from '../../src/guilds/store'
+import { api, makeApp, makeUser } from '../helpers'
 
 export type TestUser = Awaited<ReturnType<typeof makeUser>>
 
@@ -22,4 +24,13 @@ export async function join(channelId: string, inviter: TestUser, user?: TestUser
   const r = await api('POST', `/invites/${invite.body.code}`, { token: member.token })
   if (r.status !== 200) throw new Error(`join: ${r.status} ${JSON.stringify(r.body)}`)
   return member
+}
+
+/** A guild owned by a new user, with a new application's bot as a member (its user: `bot`). */
+export async function botInGuild(name?: string) {
+  const app = await makeApp()
+  const bot = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
+  const made = await makeGuild(name)
+  await addMember((await cachedGuild(made.guild.id))!, bot.id)
+  return { app, bot, ...made }
 }

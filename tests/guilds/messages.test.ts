@@ -219,6 +219,197 @@ describe('one message', () => {
   })
 })
 
+describe('replies', () => {
+  const reply = (user: TestUser, channelId: string, reference: Record<string, unknown>, content = 'a reply') =>
+    send(user, channelId, { content, message_reference: reference })
+
+  test('message_reference: type 19, the reference and the message replied to, in the answer, the event and pages', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const first = await sent(owner, channelId, 'the question')
+    const watcher = await socket(owner.token)
+    const r = await reply(member, channelId, { message_id: first, fail_if_not_exists: true })
+    expect(r.status).toBe(200)
+    const original = (await api('GET', `/channels/${channelId}/messages/${first}`, { token: owner.token })).body
+    expect(r.body).toMatchObject({
+      type: 19,
+      content: 'a reply',
+      message_reference: { type: 0, message_id: first, channel_id: channelId, guild_id: guild.id },
+      referenced_message: original,
+    })
+    const event = (await watcher.waitFor('MESSAGE_CREATE')).d
+    expect(event).toMatchObject({ id: r.body.id, type: 19, referenced_message: original })
+    expect(event.message_reference).toEqual(r.body.message_reference)
+    // A reply to the reply: its referenced_message names its own reference, one level deep.
+    const second = await reply(owner, channelId, { message_id: r.body.id, channel_id: channelId, guild_id: guild.id })
+    expect(second.body.referenced_message).toMatchObject({
+      id: r.body.id,
+      type: 19,
+      message_reference: { message_id: first },
+    })
+    expect(second.body.referenced_message.referenced_message).toBeUndefined()
+    // Pages and one message read carry them; an edit of the original shows in the reply, its deletion leaves null.
+    await api('PATCH', `/channels/${channelId}/messages/${first}`, { token: owner.token, body: { content: 'edited' } })
+    const page = (await api('GET', `/channels/${channelId}/messages`, { token: member.token })).body
+    expect(page.map((m: any) => [m.type, m.referenced_message?.content ?? null])).toEqual([
+      [19, 'a reply'],
+      [19, 'edited'],
+      [0, null],
+    ])
+    await api('DELETE', `/channels/${channelId}/messages/${first}`, { token: owner.token })
+    const orphan = (await api('GET', `/channels/${channelId}/messages/${r.body.id}`, { token: member.token })).body
+    expect([orphan.type, orphan.message_reference.message_id, orphan.referenced_message]).toEqual([19, first, null])
+    const listed = (
+      await api('GET', `/channels/${channelId}/messages?limit=1&before=${second.body.id}`, {
+        token: member.token,
+      })
+    ).body
+    expect(listed[0].referenced_message).toBeNull()
+  })
+
+  test('a message not in the channel: 50035 MESSAGE_REFERENCE_UNKNOWN_MESSAGE, or no reply with fail_if_not_exists false', async () => {
+    const { owner, guild, channelId } = await world()
+    const other = await api('POST', `/guilds/${guild.id}/channels`, { token: owner.token, body: { name: 'other' } })
+    const elsewhere = await sent(owner, other.body.id, 'elsewhere')
+    const here = await sent(owner, channelId, 'here')
+    const unknown = {
+      message_reference: { _errors: [{ code: 'MESSAGE_REFERENCE_UNKNOWN_MESSAGE', message: 'Unknown message' }] },
+    }
+    for (const reference of [
+      { message_id: '1' },
+      { message_id: elsewhere },
+      { message_id: here, channel_id: other.body.id },
+      { message_id: here, guild_id: '1' },
+    ]) {
+      const r = await reply(owner, channelId, reference)
+      expect([r.status, r.body]).toEqual([400, { code: 50035, message: 'Invalid Form Body', errors: unknown }])
+    }
+    const plain = await reply(owner, channelId, { message_id: '1', fail_if_not_exists: false })
+    expect([plain.status, plain.body.type, 'message_reference' in plain.body]).toEqual([200, 0, false])
+    // The reference's fields: a snowflake message_id, required; type 0 only.
+    const bad = await reply(owner, channelId, { message_id: 'x' })
+    expect(bad.body.errors.message_reference.message_id._errors[0].code).toBe('NUMBER_TYPE_COERCE')
+    const missing = await reply(owner, channelId, { channel_id: channelId })
+    expect(missing.body.errors.message_reference.message_id._errors[0].code).toBe('BASE_TYPE_REQUIRED')
+    expect((await reply(owner, channelId, { message_id: here, type: 1 })).status).toBe(400)
+  })
+
+  test('replying takes READ_MESSAGE_HISTORY', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const first = await sent(owner, channelId, 'history')
+    await everyone(owner, guild.id, VIEW | SEND)
+    const r = await reply(member, channelId, { message_id: first })
+    expect([r.status, r.body.code]).toEqual([403, 50013])
+    expect((await send(member, channelId, { content: 'no reply' })).status).toBe(200)
+  })
+})
+
+describe('mentions', () => {
+  const MENTION_EVERYONE = 1 << 17
+  const ids = (users: { id: string }[]) => users.map((u) => u.id)
+
+  test('<@id>, <@!id>, <@&id>, @everyone: resolved when sent, as the answer, the event and pages show them', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const outsider = await makeUser()
+    const role = async (name: string, mentionable: boolean) =>
+      (await api('POST', `/guilds/${guild.id}/roles`, { token: owner.token, body: { name, mentionable } })).body.id
+    const open = await role('open', true)
+    const closed = await role('closed', false)
+    await everyone(owner, guild.id, VIEW | SEND | HISTORY) // no MENTION_EVERYONE (Discord's default has it)
+    const watcher = await socket(owner.token)
+    const content = `hi <@${owner.id}> <@!${outsider.id}> <@${owner.id}> <@1> <@&${open}> <@&${closed}> <@&1> @everyone`
+    const r = await send(member, channelId, { content })
+    expect(r.status).toBe(200)
+    // Users that exist, once each; roles of the guild a plain member may mention; @everyone needs MENTION_EVERYONE.
+    expect([ids(r.body.mentions), r.body.mention_roles, r.body.mention_everyone]).toEqual([
+      [owner.id, outsider.id],
+      [open],
+      false,
+    ])
+    expect(r.body.mentions[0]).toEqual((await api('GET', `/users/${owner.id}`, { token: owner.token })).body)
+    // The event gives each mentioned user its member while it is in the guild.
+    const event = (await watcher.waitFor('MESSAGE_CREATE')).d
+    const ownerMember = (await api('GET', `/guilds/${guild.id}/members/${owner.id}`, { token: owner.token })).body
+    const { user: _, ...memberFields } = ownerMember
+    expect(event.mentions).toEqual([{ ...r.body.mentions[0], member: memberFields }, r.body.mentions[1]])
+    expect([event.mention_roles, event.mention_everyone]).toEqual([[open], false])
+    const page = (await api('GET', `/channels/${channelId}/messages?limit=1`, { token: owner.token })).body[0]
+    expect([ids(page.mentions), page.mention_roles, page.mention_everyone]).toEqual([
+      [owner.id, outsider.id],
+      [open],
+      false,
+    ])
+    // With MENTION_EVERYONE (the owner has every permission): any role, and everyone.
+    const all = await send(owner, channelId, { content: `<@&${closed}> @here` })
+    expect([all.body.mention_roles, all.body.mention_everyone]).toEqual([[closed], true])
+    await everyone(owner, guild.id, VIEW | SEND | HISTORY | MENTION_EVERYONE)
+    expect((await send(member, channelId, { content: '@everyone' })).body.mention_everyone).toBe(true)
+  })
+
+  test('allowed_mentions: the kinds parsed, the ids listed, parse and a list of one kind refused together', async () => {
+    const { owner, channelId, member } = await world()
+    const other = await join(channelId, owner)
+    const content = `<@${owner.id}> <@${other.id}> @everyone`
+    const mentioned = async (allowed_mentions: unknown) => {
+      const r = await send(owner, channelId, { content, allowed_mentions })
+      expect(r.status).toBe(200)
+      return [ids(r.body.mentions), r.body.mention_everyone]
+    }
+    expect(await mentioned({ parse: [] })).toEqual([[], false])
+    expect(await mentioned({ users: [other.id] })).toEqual([[other.id], false])
+    expect(await mentioned({ parse: ['users'] })).toEqual([[owner.id, other.id], false])
+    expect(await mentioned({ parse: ['everyone'], users: [owner.id] })).toEqual([[owner.id], true])
+    const both = await send(owner, channelId, { content, allowed_mentions: { parse: ['users'], users: [other.id] } })
+    expect([both.status, both.body.code, both.body.errors.allowed_mentions._errors[0].code]).toEqual([
+      400,
+      50035,
+      'MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE',
+    ])
+    const bogus = await send(owner, channelId, { content, allowed_mentions: { parse: ['members'] } })
+    expect([bogus.status, bogus.body.code]).toEqual([400, 50035])
+    const many = await send(owner, channelId, { content, allowed_mentions: { users: Array(101).fill(owner.id) } })
+    expect([many.status, Object.keys(many.body.errors)]).toEqual([400, ['allowed_mentions']])
+    // A reply mentions the author replied to, unless allowed_mentions is given without replied_user.
+    const question = await sent(member, channelId, 'a question')
+    const reply = async (allowed_mentions?: unknown) =>
+      ids(
+        (
+          await send(owner, channelId, {
+            content: 'an answer',
+            message_reference: { message_id: question },
+            allowed_mentions,
+          })
+        ).body.mentions,
+      )
+    expect(await reply()).toEqual([member.id])
+    expect(await reply({ parse: ['users'] })).toEqual([])
+    expect(await reply({ replied_user: true })).toEqual([member.id])
+    const own = await send(member, channelId, { content: 'me again', message_reference: { message_id: question } })
+    expect(own.body.mentions).toEqual([])
+  })
+
+  test('an edit resolves the new content again; a reply keeps mentioning the author replied to', async () => {
+    const { owner, channelId, member } = await world()
+    const first = await send(owner, channelId, { content: `<@${member.id}> look` })
+    const edited = await api('PATCH', `/channels/${channelId}/messages/${first.body.id}`, {
+      token: owner.token,
+      body: { content: 'never mind' },
+    })
+    expect(edited.body.mentions).toEqual([])
+    const embedOnly = await api('PATCH', `/channels/${channelId}/messages/${first.body.id}`, {
+      token: owner.token,
+      body: { content: `<@${owner.id}> me`, allowed_mentions: { parse: [] } },
+    })
+    expect(embedOnly.body.mentions).toEqual([])
+    const question = await sent(member, channelId, 'a question')
+    const answer = await send(owner, channelId, { content: 'yes', message_reference: { message_id: question } })
+    const changed = await api('PATCH', `/channels/${channelId}/messages/${answer.body.id}`, {
+      token: owner.token,
+      body: { content: `yes, <@${owner.id}> says` },
+    })
+    expect(ids(changed.body.mentions)).toEqual([owner.id, member.id])
+  })
+})
+
 describe('embeds', () => {
   const post = (user: TestUser, channelId: string, embeds: unknown[], content: string | null = null) =>
     send(user, channelId, { content, embeds })
@@ -426,6 +617,71 @@ describe('pins', () => {
     const r = await api('PUT', `/channels/${channelId}/pins/${more}`, { token: owner.token })
     expect([r.status, r.body]).toEqual([400, { message: 'Maximum number of pins reached (50)', code: 30003 }])
     expect((await api('GET', `/channels/${channelId}/pins`, { token: owner.token })).body).toHaveLength(50)
+  })
+  test('/messages/pins (discord.js 14.20+): PUT and DELETE as /pins; GET pages {items: [{pinned_at, message}], has_more}', async () => {
+    const { owner, guild, channelId, member } = await world()
+    const ids = [
+      await sent(member, channelId, 'a'),
+      await sent(member, channelId, 'b'),
+      await sent(member, channelId, 'c'),
+    ]
+    const pinned: [number, number][] = [] // each pin's time lies between these
+    for (const id of ids) {
+      const denied = await api('PUT', `/channels/${channelId}/messages/pins/${id}`, { token: member.token })
+      expect([denied.status, denied.body.code]).toEqual([403, 50013])
+      const start = clock.now()
+      expect((await api('PUT', `/channels/${channelId}/messages/pins/${id}`, { token: owner.token })).status).toBe(204)
+      pinned.push([start, clock.now()])
+      clock.advance(1000)
+    }
+    const when = (iso: string) => pinned.findIndex(([from, to]) => Date.parse(iso) >= from && Date.parse(iso) <= to)
+    const all = await api('GET', `/channels/${channelId}/messages/pins`, { token: member.token })
+    expect(all.status).toBe(200)
+    expect(all.body.has_more).toBe(false)
+    expect(
+      all.body.items.map((p: any) => [when(p.pinned_at), p.message.id, p.message.pinned, p.message.content]),
+    ).toEqual([
+      [2, ids[2], true, 'c'],
+      [1, ids[1], true, 'b'],
+      [0, ids[0], true, 'a'],
+    ])
+    expect(all.body.items[0].pinned_at).toBe(new Date(Date.parse(all.body.items[0].pinned_at)).toISOString())
+    // A page of 2, then the rest before the last pin time seen.
+    const first = await api('GET', `/channels/${channelId}/messages/pins?limit=2`, { token: member.token })
+    expect([first.body.items.map((p: any) => p.message.id), first.body.has_more]).toEqual([[ids[2], ids[1]], true])
+    const before = encodeURIComponent(first.body.items[1].pinned_at)
+    const rest = await api('GET', `/channels/${channelId}/messages/pins?before=${before}`, { token: member.token })
+    expect([rest.body.items.map((p: any) => p.message.id), rest.body.has_more]).toEqual([[ids[0]], false])
+    // Unpinned there, gone from both lists; unknown message 10008.
+    expect((await api('DELETE', `/channels/${channelId}/messages/pins/${ids[0]}`, { token: owner.token })).status).toBe(
+      204,
+    )
+    expect(
+      (await api('GET', `/channels/${channelId}/pins`, { token: member.token })).body.map((m: any) => m.id),
+    ).toEqual([ids[2], ids[1]])
+    const unknown = await api('PUT', `/channels/${channelId}/messages/pins/1`, { token: owner.token })
+    expect([unknown.status, unknown.body.code]).toEqual([404, 10008])
+    // limit 1-50 and an ISO 8601 `before`, both reported at once.
+    for (const [query, errors] of [
+      ['limit=0', { limit: 'NUMBER_TYPE_MIN' }],
+      ['limit=51', { limit: 'NUMBER_TYPE_MAX' }],
+      ['limit=50&before=2025-01-01T00%3A00%3A00Z', {}],
+      ['before=yesterday&limit=x', { before: 'DATE_TIME_TYPE_PARSE', limit: 'NUMBER_TYPE_COERCE' }],
+    ] as const) {
+      const r = await api('GET', `/channels/${channelId}/messages/pins?${query}`, { token: member.token })
+      if (!Object.keys(errors).length) {
+        expect([r.status, r.body]).toEqual([200, { items: [], has_more: false }])
+        continue
+      }
+      expect([r.status, r.body.code]).toEqual([400, 50035])
+      expect(
+        Object.fromEntries(Object.entries(r.body.errors).map(([k, v]: [string, any]) => [k, v._errors[0].code])),
+      ).toEqual(errors)
+    }
+    // Without READ_MESSAGE_HISTORY: no pins, as the older route.
+    await everyone(owner, guild.id, VIEW | SEND)
+    const hidden = await api('GET', `/channels/${channelId}/messages/pins`, { token: member.token })
+    expect(hidden.body).toEqual({ items: [], has_more: false })
   })
 })
 

@@ -4,10 +4,8 @@ import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test'
 import { createBot, GatewayIntents, ShardState } from '@discordeno/bot'
 import { config, setConfig } from '../../src/config'
 import { sessionsOfUser } from '../../src/gateway/sessions'
-import { addMember } from '../../src/guilds/lifecycle'
-import { cachedGuild } from '../../src/guilds/store'
-import { api, makeApp, resetWorld, server } from '../helpers'
-import { makeGuild } from '../guilds/helpers'
+import { api, resetWorld, server } from '../helpers'
+import { botInGuild as botInGuildOf } from '../guilds/helpers'
 
 // The pacing and the 429 are the route limits' (off elsewhere in the suite: tests/preload.ts). The heartbeat interval
 // is Discord's: Discordeno keeps two of the Gateway's 120 frames a minute per heartbeat, and at the suite's 1 s it has
@@ -77,10 +75,7 @@ function discordeno(token: string, baseUrl: string) {
 /** A bot user in a guild with a text channel. */
 async function botInGuild() {
   const { url } = await server()
-  const app = await makeApp()
-  const user = (await api('GET', '/users/@me', { token: `Bot ${app.bot_token}` })).body
-  const { owner, guild, channelId } = await makeGuild('Discordeno guild')
-  await addMember((await cachedGuild(guild.id))!, user.id)
+  const { app, bot: user, owner, guild, channelId } = await botInGuildOf('Discordeno guild')
   return { url, app, user, owner, guild, channelId }
 }
 

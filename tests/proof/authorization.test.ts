@@ -123,6 +123,7 @@ const LOBBY = { otherBot: '404/10031' }
 const APP = { otherBot: '403/50001' }
 const OUTSIDE_GUILD = { bot: '403/50001', otherBot: '403/50001' }
 
+/** The rule, the answers that differ from it, and the body (a GET's: its query string). */
 type Row = [Rule, Partial<Record<Caller, Expect>>?, unknown?]
 const ROUTES: Record<string, Row> = {
   'GET /users/@me': ['any'],
@@ -179,6 +180,16 @@ const ROUTES: Record<string, Row> = {
   'DELETE /users/@me/guilds/{guildId}': ['members', { ...GUILD, user: '400/50055' }],
   'GET /guilds/{guildId}/members': ['members', GUILD],
   'DELETE /guilds/{guildId}/members/{userId}': ['members', GUILD],
+  'GET /guilds/{guildId}/members/search': ['members', GUILD, 'query=a'],
+  'PATCH /guilds/{guildId}/members/{userId}': ['members', GUILD, { nick: 'renamed' }],
+  'PATCH /guilds/{guildId}/members/@me': ['members', GUILD, { nick: 'mine' }],
+  'PATCH /guilds/{guildId}/roles': ['members', GUILD, []],
+  'GET /guilds/{guildId}/bans': ['members', GUILD],
+  'GET /guilds/{guildId}/invites': ['members', GUILD],
+  'GET /channels/{channelId}/invites': ['members', CHANNEL],
+  'GET /guilds/{guildId}/bans/{userId}': ['members', { ...GUILD, user: '404/10026' }],
+  'PUT /guilds/{guildId}/bans/{userId}': ['members', { ...GUILD, user: '403/50013' }],
+  'DELETE /guilds/{guildId}/bans/{userId}': ['members', { ...GUILD, user: '404/10026' }],
   'GET /guilds/{guildId}/roles': ['members', GUILD],
   'POST /guilds/{guildId}/roles': ['members', GUILD, { name: 'role' }],
   'PATCH /guilds/{guildId}/roles/{roleId}': ['members', GUILD, { name: 'renamed' }],
@@ -187,6 +198,7 @@ const ROUTES: Record<string, Row> = {
   'DELETE /guilds/{guildId}/members/{userId}/roles/{roleId}': ['members', GUILD],
   'GET /guilds/{guildId}/channels': ['members', GUILD],
   'POST /guilds/{guildId}/channels': ['members', GUILD, { name: 'more' }],
+  'PATCH /guilds/{guildId}/channels': ['members', GUILD, []],
   'GET /channels/{channelId}': ['members', CHANNEL],
   'PATCH /channels/{channelId}': ['members', CHANNEL, { name: 'renamed' }],
   'DELETE /channels/{channelId}': ['members', CHANNEL],
@@ -203,6 +215,9 @@ const ROUTES: Record<string, Row> = {
   'GET /channels/{channelId}/pins': ['members', CHANNEL],
   'PUT /channels/{channelId}/pins/{messageId}': ['members', CHANNEL],
   'DELETE /channels/{channelId}/pins/{messageId}': ['members', CHANNEL],
+  'GET /channels/{channelId}/messages/pins': ['members', CHANNEL],
+  'PUT /channels/{channelId}/messages/pins/{messageId}': ['members', CHANNEL],
+  'DELETE /channels/{channelId}/messages/pins/{messageId}': ['members', CHANNEL],
   'PUT /channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': ['members', CHANNEL],
   'DELETE /channels/{channelId}/messages/{messageId}/reactions/{emoji}/@me': ['members', CHANNEL],
   'DELETE /channels/{channelId}/messages/{messageId}/reactions/{emoji}/{userId}': ['members', CHANNEL],
@@ -341,9 +356,10 @@ test('every route has a row, and every caller kind gets the answer its row says'
         .replace('{code}', invite.code)
         .replace('{type}', 'totp')
         .replace('{id}', 'AAAA')
+      const query = method === 'GET' && typeof body === 'string' ? `?${body}` : ''
       const payload =
         body === 'members' ? [{ id: alice.id }] : (body ?? (method === 'GET' || method === 'DELETE' ? undefined : {}))
-      const r = await api(method, filled, { token: tokens[caller], body: payload })
+      const r = await api(method, filled + query, { token: tokens[caller], body: query ? undefined : payload })
       const expected = overrides[caller] ?? BY_RULE[rule][caller]
       if (!matches(expected, r.status, r.body?.code))
         wrong.push(
