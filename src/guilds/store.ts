@@ -37,13 +37,13 @@ import {
 } from '../db/client'
 import * as sqliteTables from './tables'
 import {
+  NO_MENTIONS,
   type BanRow,
   type ChannelRow,
   type GuildRow,
   type InviteRow,
   type MemberRow,
   type MessageRow,
-  NO_MENTIONS,
   type RoleRow,
 } from './tables'
 
@@ -473,7 +473,7 @@ export async function updateMemberRow(
 // ---- bans
 
 /** Ban a user; false when the ban was already there (it keeps its reason). */
-export async function insertBan(tx: DB, row: typeof sqliteTables.bans.$inferInsert): Promise<boolean> {
+export async function insertBan(tx: DB, row: typeof t.bans.$inferInsert): Promise<boolean> {
   return (await tx.insert(t.bans).values(row).onConflictDoNothing().returning().get()) !== undefined
 }
 

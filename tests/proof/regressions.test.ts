@@ -59,110 +59,102 @@ async function withFailing<T>(
   }
 }
 
-test.skipIf(onPostgres)(
-  'a reset that fails after the token was checked leaves the token redeemable (SQLite only, skipped on PostgreSQL: the failure is injected by an SQLite trigger)',
-  async () => {
-    const user = await makeUser()
-    expect((await api('POST', '/auth/forgot', { body: { login: user.email } })).status).toBe(204)
-    const token = (await lastLinkToken(user.email, 'reset'))!
-    const failed = await withFailing(
-      'users',
-      'UPDATE',
-      `OLD.id = '${user.id}' AND NEW.password_hash IS NOT OLD.password_hash`,
-      () => api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } }),
-    )
-    expect(failed.status).toBe(500)
-    const retried = await api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } })
-    expect(retried.status).toBe(200)
-    expect(
-      (await api('POST', '/auth/login', { body: { login: user.email, password: 'a brand new passphrase' } })).status,
-    ).toBe(200)
-  },
-)
+/** A test that injects its failure with an SQLite trigger: skipped on PostgreSQL, saying so in its name. */
+const failingTest = (name: string, fn: () => Promise<void>) =>
+  test.skipIf(onPostgres)(
+    `${name} (SQLite only, skipped on PostgreSQL: the failure is injected by an SQLite trigger)`,
+    fn,
+  )
 
-test.skipIf(onPostgres)(
-  'a revert that fails after the token was checked leaves the token redeemable, and the account can still be taken back (SQLite only, skipped on PostgreSQL: the failure is injected by an SQLite trigger)',
-  async () => {
-    const user = await makeUser()
-    const moved = `moved${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`
-    const change = await elevated(
-      'PATCH',
-      '/users/@me',
-      user.token,
-      { email: moved, password: user.password },
-      'password',
-      () => user.password,
-    )
-    expect(change.retry.status).toBe(200)
-    const token = (await lastLinkToken(user.email, 'wasntme'))!
-    const failed = await withFailing('users', 'UPDATE', `OLD.id = '${user.id}' AND NEW.email IS NOT OLD.email`, () =>
-      api('POST', '/auth/revert', { body: { token, password: 'taking it back now' } }),
-    )
-    expect(failed.status).toBe(500)
-    const retried = await api('POST', '/auth/revert', { body: { token, password: 'taking it back now' } })
-    expect(retried.status).toBe(200)
-    expect(
-      (await api('POST', '/auth/login', { body: { login: user.email, password: 'taking it back now' } })).status,
-    ).toBe(200)
-  },
-)
+failingTest('a reset that fails after the token was checked leaves the token redeemable', async () => {
+  const user = await makeUser()
+  expect((await api('POST', '/auth/forgot', { body: { login: user.email } })).status).toBe(204)
+  const token = (await lastLinkToken(user.email, 'reset'))!
+  const failed = await withFailing(
+    'users',
+    'UPDATE',
+    `OLD.id = '${user.id}' AND NEW.password_hash IS NOT OLD.password_hash`,
+    () => api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } }),
+  )
+  expect(failed.status).toBe(500)
+  const retried = await api('POST', '/auth/reset', { body: { token, password: 'a brand new passphrase' } })
+  expect(retried.status).toBe(200)
+  expect(
+    (await api('POST', '/auth/login', { body: { login: user.email, password: 'a brand new passphrase' } })).status,
+  ).toBe(200)
+})
 
-test.skipIf(onPostgres)(
-  'an e-mail change that cannot issue its revert token does not change the address (SQLite only, skipped on PostgreSQL: the failure is injected by an SQLite trigger)',
-  async () => {
-    const user = await makeUser()
-    const moved = `moved${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`
-    const failed = await withFailing(
-      'one_time_tokens',
-      'INSERT',
-      `NEW.purpose = 'revert_email' AND NEW.user_id = '${user.id}'`,
-      () =>
-        elevated(
-          'PATCH',
-          '/users/@me',
-          user.token,
-          { email: moved, password: user.password },
-          'password',
-          () => user.password,
-        ),
-    )
-    expect(failed.retry.status).toBe(500)
-    expect((await api('GET', '/users/@me', { token: user.token })).body.email).toBe(user.email)
-  },
-)
+failingTest('a failed revert leaves its token redeemable, and the account can still be taken back', async () => {
+  const user = await makeUser()
+  const moved = `moved${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`
+  const change = await elevated(
+    'PATCH',
+    '/users/@me',
+    user.token,
+    { email: moved, password: user.password },
+    'password',
+    () => user.password,
+  )
+  expect(change.retry.status).toBe(200)
+  const token = (await lastLinkToken(user.email, 'wasntme'))!
+  const failed = await withFailing('users', 'UPDATE', `OLD.id = '${user.id}' AND NEW.email IS NOT OLD.email`, () =>
+    api('POST', '/auth/revert', { body: { token, password: 'taking it back now' } }),
+  )
+  expect(failed.status).toBe(500)
+  const retried = await api('POST', '/auth/revert', { body: { token, password: 'taking it back now' } })
+  expect(retried.status).toBe(200)
+  expect(
+    (await api('POST', '/auth/login', { body: { login: user.email, password: 'taking it back now' } })).status,
+  ).toBe(200)
+})
 
-test.skipIf(onPostgres)(
-  'a TOTP enrolment that cannot store its backup codes does not enable TOTP (SQLite only, skipped on PostgreSQL: the failure is injected by an SQLite trigger)',
-  async () => {
-    const user = await makeUser()
-    const secret = newSecret()
-    const failed = await withFailing('backup_codes', 'INSERT', `NEW.user_id = '${user.id}'`, () =>
-      api('POST', '/users/@me/mfa/totp/enable', {
-        token: user.token,
-        body: { secret, code: totpCode(secret), password: user.password },
-      }),
-    )
-    expect(failed.status).toBe(500)
-    const login = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
-    expect(login.body.mfa).toBeFalsy()
-    expect(typeof login.body.token).toBe('string')
-  },
-)
+failingTest('an e-mail change that cannot issue its revert token does not change the address', async () => {
+  const user = await makeUser()
+  const moved = `moved${Date.now()}${Math.random().toString(36).slice(2, 6)}@example.test`
+  const failed = await withFailing(
+    'one_time_tokens',
+    'INSERT',
+    `NEW.purpose = 'revert_email' AND NEW.user_id = '${user.id}'`,
+    () =>
+      elevated(
+        'PATCH',
+        '/users/@me',
+        user.token,
+        { email: moved, password: user.password },
+        'password',
+        () => user.password,
+      ),
+  )
+  expect(failed.retry.status).toBe(500)
+  expect((await api('GET', '/users/@me', { token: user.token })).body.email).toBe(user.email)
+})
 
-test.skipIf(onPostgres)(
-  'an invite accepted by a join that fails is not used up (SQLite only, skipped on PostgreSQL: the failure is injected by an SQLite trigger)',
-  async () => {
-    const [owner, joiner, later] = [await makeUser(), await makeUser(), await makeUser()]
-    const guild = (await api('POST', '/guilds', { token: owner.token, body: { name: 'invite guild' } })).body
-    const channel = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body[0]
-    const invite = (await api('POST', `/channels/${channel.id}/invites`, { token: owner.token, body: { max_uses: 1 } }))
-      .body
-    const failed = await withFailing('guild_members', 'INSERT', `NEW.user_id = '${joiner.id}'`, () =>
-      api('POST', `/invites/${invite.code}`, { token: joiner.token }),
-    )
-    expect(failed.status).toBe(500)
-    const joined = await api('POST', `/invites/${invite.code}`, { token: later.token })
-    expect(joined.status).toBe(200)
-    expect(joined.body.uses).toBe(1)
-  },
-)
+failingTest('a TOTP enrolment that cannot store its backup codes does not enable TOTP', async () => {
+  const user = await makeUser()
+  const secret = newSecret()
+  const failed = await withFailing('backup_codes', 'INSERT', `NEW.user_id = '${user.id}'`, () =>
+    api('POST', '/users/@me/mfa/totp/enable', {
+      token: user.token,
+      body: { secret, code: totpCode(secret), password: user.password },
+    }),
+  )
+  expect(failed.status).toBe(500)
+  const login = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
+  expect(login.body.mfa).toBeFalsy()
+  expect(typeof login.body.token).toBe('string')
+})
+
+failingTest('an invite accepted by a join that fails is not used up', async () => {
+  const [owner, joiner, later] = [await makeUser(), await makeUser(), await makeUser()]
+  const guild = (await api('POST', '/guilds', { token: owner.token, body: { name: 'invite guild' } })).body
+  const channel = (await api('GET', `/guilds/${guild.id}/channels`, { token: owner.token })).body[0]
+  const invite = (await api('POST', `/channels/${channel.id}/invites`, { token: owner.token, body: { max_uses: 1 } }))
+    .body
+  const failed = await withFailing('guild_members', 'INSERT', `NEW.user_id = '${joiner.id}'`, () =>
+    api('POST', `/invites/${invite.code}`, { token: joiner.token }),
+  )
+  expect(failed.status).toBe(500)
+  const joined = await api('POST', `/invites/${invite.code}`, { token: later.token })
+  expect(joined.status).toBe(200)
+  expect(joined.body.uses).toBe(1)
+})
