@@ -13,7 +13,7 @@ import { log } from '../core/log'
 import { applyPresence, dropPresenceOf, presenceNodes, usePresence } from '../gateway/presence'
 import { applyLogged, useGatewayLog } from '../gateway/server'
 import { advanceSeq, currentSeq } from '../gateway/replay'
-import { type Consumer, type Draft, GatewayLog, type LogOptions, startConsumer } from './log'
+import { type Consumer, type Draft, GatewayLog, isGatewayEntry, type LogOptions, startConsumer } from './log'
 import type { Redis } from './redis'
 import { sessionRegistry } from './sessions'
 
@@ -59,6 +59,7 @@ export async function startClusterGateway(
     deliver(seq, entry) {
       // Every entry moves the sequence this node has applied (a Resume replays up to it), whatever its kind.
       advanceSeq(seq)
+      if (isGatewayEntry(entry)) return applyLogged(seq, entry)
       // A node forgot its token answers (a logout, a revocation): every node does.
       if (entry.kind === 'forget-callers') return forgetCallersHere()
       // A node's committed write forgot cached rows: every node forgets them.
@@ -66,7 +67,6 @@ export async function startClusterGateway(
       // Another node's session came or went (this node counted its own already).
       if (entry.kind === 'presence')
         return entry.node === node ? undefined : applyPresence(entry.node, entry.key, entry.delta)
-      applyLogged(seq, entry)
     },
   })
   const append = (draft: Draft) => {

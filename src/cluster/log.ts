@@ -7,7 +7,7 @@
 // What an entry is: a dispatch (its frame made once, here, with `s` = the sequence, for topics or for one user's
 // sessions that see an audience), a control call every node applies to its own sessions in log order, presence, and
 // invalidations of caches and of the token cache (cluster/gateway.ts applies each kind).
-import type { Audience, SessionCall } from '../gateway/bus'
+import type { Audience, LoggedEntry, SessionCall } from '../gateway/bus'
 import { log } from '../core/log'
 import { luaScript, openBlockingRedis, type Redis } from './redis'
 
@@ -36,6 +36,11 @@ export type Draft = ControlEntry | (DispatchTarget & { type: string; data: strin
 /** What the log holds: a dispatch's frame is the Gateway's op 0 frame with `s` filled. */
 export type LogEntry = ControlEntry | (DispatchTarget & { frame: string })
 export type Sequenced = { seq: number; entry: LogEntry }
+
+/** What the Gateway's sessions apply (dispatches and session calls); the rest is presence and the caches'. */
+export function isGatewayEntry(entry: LogEntry): entry is LoggedEntry {
+  return entry.kind !== 'presence' && entry.kind !== 'invalidate' && entry.kind !== 'forget-callers'
+}
 
 // A dispatch is stored as `t` (topics) or `u` + `a` (user, audience) and `f` (the frame); other entries as `k` (kind)
 // and `d` (the rest, JSON). The frame's field order is gateway/protocol.ts frame()'s: op, d, s, t.

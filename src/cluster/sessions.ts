@@ -6,7 +6,7 @@
 // time), replays from the log, and tells every node through the log (`take-session`) to let go of its copy.
 import { log } from '../core/log'
 import type { LoggedEntry, SessionRecord, SessionRegistry } from '../gateway/bus'
-import type { GatewayLog } from './log'
+import { type GatewayLog, isGatewayEntry } from './log'
 import { luaScript, type Redis } from './redis'
 
 const sessionKey = (id: string) => `gw:sess:${id}`
@@ -57,9 +57,7 @@ export function sessionRegistry(redis: Redis, gatewayLog: GatewayLog, node: stri
       const got = await gatewayLog.range(afterSeq, uptoSeq)
       if (got.trimmed) return undefined
       const out: { seq: number; entry: LoggedEntry }[] = []
-      for (const { seq, entry } of got.entries)
-        if (entry.kind !== 'presence' && entry.kind !== 'invalidate' && entry.kind !== 'forget-callers')
-          out.push({ seq, entry })
+      for (const { seq, entry } of got.entries) if (isGatewayEntry(entry)) out.push({ seq, entry })
       return out
     },
   }

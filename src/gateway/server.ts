@@ -31,6 +31,7 @@ import {
   sees,
   topics,
   type EventBus,
+  type CloseHook,
   type GatewayConnection,
 } from './bus'
 import {
@@ -370,6 +371,12 @@ export const bus: EventBus = {
 }
 installBus(bus)
 
+/** The domains' session start or end hooks, each on its own: one that fails is logged, the others still run. */
+function runHooks(hooks: CloseHook[], view: GatewayConnection, what: string): void {
+  for (const hook of hooks)
+    Promise.resolve(hook(view)).catch((e) => log.error(`${what} hook failed`, { error: String(e) }))
+}
+
 /**
  * End a session for good: close its socket (if live) and forget it. `moved`: another node resumed it (it lives on
  * there, so its record for a Resume stays).
@@ -381,8 +388,7 @@ function endSession(session: GatewaySession, code?: number, reason?: string, mov
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
   const view = connectionView(session)
-  for (const hook of sessionEndHooks)
-    Promise.resolve(hook(view)).catch((e) => log.error('session end hook failed', { error: String(e) }))
+  runHooks(sessionEndHooks, view, 'session end')
 }
 
 let sweeps = 0
@@ -529,8 +535,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   // With several nodes these go straight to the socket too (not through the log, whose entries could come first).
   for (const [type, data] of after) sendDirect(session, type, data, !logPort)
   const view = connectionView(session)
-  for (const hook of sessionStartHooks)
-    Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
+  runHooks(sessionStartHooks, view, 'session start')
 }
 
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
@@ -619,8 +624,7 @@ async function resumeTaken(
   for (const payload of replay.frames) send(ws, payload)
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
   const view = connectionView(session)
-  for (const hook of sessionStartHooks)
-    Promise.resolve(hook(view)).catch((e) => log.error('session start hook failed', { error: String(e) }))
+  runHooks(sessionStartHooks, view, 'session start')
 }
 
 /**
