@@ -5,7 +5,7 @@ import { dialectTables, whenOpened, write } from './client'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 const cache = new Map<string, Buffer>()
 

@@ -9,13 +9,11 @@
 // - group commit: the writes queued in one event-loop turn share one transaction (savepoints when one throws);
 // - a write outside a transaction is one statement on the pool (it commits on its own); `reading()` just runs fn
 //   (each statement sees what is committed);
-// - every store's tables are swapped for the mirror of the same name (`src/**/tables.pg.ts`), and Drizzle's
+// - every store's tables are swapped for the mirror of the same name (its domain's `tables.pg.ts`), and Drizzle's
 //   PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store bodies stay
 //   as they are;
 // - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
 //   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
-import { Glob } from 'bun'
-import { join } from 'node:path'
 import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
 import {
   PgDatabase,
@@ -37,6 +35,7 @@ import {
   type DB,
   DatabaseOpenError,
   endWrite,
+  mirrorModules,
   newWriteScope,
   scopes,
   useBackend,
@@ -322,14 +321,11 @@ async function lockName(tx: DB, name: string): Promise<void> {
   await (tx as unknown as Pg).execute(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`)
 }
 
-/** Every `tables.pg.ts` under src/, by table name: the mirror each store's tables are swapped for. */
-async function mirrorTables(): Promise<Map<string, unknown>> {
-  const src = join(import.meta.dir, '..', '..')
-  const byName = new Map<string, unknown>()
-  for (const path of new Glob('**/tables.pg.ts').scanSync(src)) {
-    const mod = (await import(join(src, path))) as Record<string, unknown>
+/** The tables of every store's mirror (its `tables.pg.ts`), by table name: what each store's tables are swapped for. */
+export async function mirrorTables(): Promise<Map<string, PgTable>> {
+  const byName = new Map<string, PgTable>()
+  for (const mod of await mirrorModules())
     for (const value of Object.values(mod)) if (is(value, PgTable)) byName.set(getTableName(value), value)
-  }
   return byName
 }
 
