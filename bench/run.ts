@@ -97,10 +97,13 @@ async function attempt(name: string, title: string, fn: () => Promise<Row | Row[
   }
 }
 
+/** The PostgreSQL server started for BENCH_DATABASE=postgres: stopped at the end (its watchdog would keep us alive). */
+let stopPostgres: (() => void) | undefined
 if (process.env.BENCH_DATABASE === 'postgres') {
-  const { testDatabase } = await import('../tests/db/postgres')
+  const { cluster, testDatabase } = await import('../tests/db/postgres')
   const database = await testDatabase()
   await database.sql.end()
+  stopPostgres = (await cluster()).stop
   process.env.BENCH_DATABASE_URL = database.url
   console.log(`on PostgreSQL: ${database.url}`)
 }
@@ -133,6 +136,7 @@ try {
   if (rows.length) console.log(`\n${render(rows)}`)
   for (const p of profiles) console.log(`\n${p}`)
 } finally {
+  stopPostgres?.()
   if (process.env.BENCH_KEEP || profileMode) console.log(`\nkept ${dir}`)
   else rmSync(dir, { recursive: true, force: true })
 }

@@ -89,6 +89,12 @@ export class RowCache<K, V> {
   private weight = 0
   /** Moves whenever a key is forgotten or the cache emptied (a writer's step, a write scope's end). */
   version = 0
+  /**
+   * Loads under way (PostgreSQL's reads await), by key: a read that misses while one runs shares it rather than send
+   * the same statement again (a lobby forgotten by a batch's commit is read once, not by each request under way).
+   * Forgetting a key forgets its load too: a read after a write never shares a load begun before it.
+   */
+  private readonly loading = new Map<K, Promise<V | undefined>>()
 
   constructor(
     /** Its name in other nodes' invalidations. */
@@ -101,7 +107,7 @@ export class RowCache<K, V> {
 
   /** Forget keys without a scope's bookkeeping (another node's committed write). */
   forgetHere(keys: K[]): void {
-    for (const key of keys) this.lru.delete(key)
+    for (const key of keys) this.delete(key)
     this.version++
   }
 
@@ -120,10 +126,21 @@ export class RowCache<K, V> {
     if (scope !== undefined && (scope.locked === true || this.wroteIn(scope, key))) return load()
     const hit = this.lru.get(key)
     if (hit !== undefined) return hit
+    const shared = this.loading.get(key)
+    if (shared !== undefined && readsAreCurrent()) return shared
     const value = load()
-    if (value instanceof Promise) return this.keepLater(key, value, scope)
-    if (value !== undefined && (scope !== undefined || readsAreCurrent())) this.keep(key, value)
-    return value
+    if (!(value instanceof Promise)) {
+      if (value !== undefined && (scope !== undefined || readsAreCurrent())) this.keep(key, value)
+      return value
+    }
+    const kept = this.keepLater(key, value, scope)
+    if (!readsAreCurrent()) return kept
+    this.loading.set(key, kept)
+    const done = () => {
+      if (this.loading.get(key) === kept) this.loading.delete(key)
+    }
+    kept.then(done, done)
+    return kept
   }
 
   /**
@@ -140,7 +157,7 @@ export class RowCache<K, V> {
 
   /** Call before writing the key's row, inside the write's scope. */
   forget(key: K): void {
-    this.lru.delete(key)
+    this.delete(key)
     this.version++
     const scope = writeScope()
     if (scope) this.mark(scope, key)
@@ -161,6 +178,7 @@ export class RowCache<K, V> {
   /** Drop every entry (never wrong: what is not cached is read). */
   drop(): void {
     this.lru.clear()
+    this.loading.clear()
     this.weight = 0
     this.version++
   }
@@ -185,10 +203,15 @@ export class RowCache<K, V> {
     const marks = scope.marks!.get(this) as Set<K> | true
     if (marks === true) this.drop()
     else {
-      for (const key of marks) this.lru.delete(key)
+      for (const key of marks) this.delete(key)
       this.version++
     }
     shared?.(this.name, marks === true ? null : ([...marks] as string[]))
+  }
+
+  private delete(key: K): void {
+    this.lru.delete(key)
+    this.loading.delete(key)
   }
 
   private keep(key: K, value: V): void {

@@ -48,7 +48,7 @@ export type Backend = {
   prepared<T>(build: (db: DB) => T): () => T
   write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
   transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
-  queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
+  queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>, options?: QueuedOptions): Promise<T>
   /** Locks the parent row of a count-then-write check (lockForUpdate). */
   lockRow(tx: DB, table: Table, column: Column, value: string): Promise<void>
   /** Takes a lock on a name until the transaction ends (lockName). */
@@ -274,6 +274,8 @@ export type WriteScope = {
   open: boolean
   /** A group-commit batch: a store may defer its writes to the batch's end (atBatchEnd). */
   batch: boolean
+  /** A batch whose writes run side by side, pipelined (PostgreSQL, independent writes): all or nothing. */
+  pipelined?: boolean
   /** Open savepoints (a transaction inside a transaction). */
   depth: number
   /** Run when it ends, committed or not: db/cache.ts forgets again what it forgot during the scope. */
@@ -324,6 +326,13 @@ export function inWriteTransaction(): boolean {
 
 /** A group-commit batch is running in this context: a store may defer its write to the batch's end (atBatchEnd). */
 export const inQueuedBatch = (): boolean => writeScope()?.batch === true
+
+/**
+ * A batch whose writes run side by side, their statements pipelined (PostgreSQL, independent writes; they stand or
+ * fall together): a write a store makes once for all of them (atBatchEnd) may go out beside the first of them, in
+ * the same round trip, rather than at the end, one round trip more.
+ */
+export const inPipelinedBatch = (): boolean => writeScope()?.pipelined === true
 
 /**
  * Whether rows read now may be cached as current: true outside a write scope, unless this context reads a snapshot
@@ -727,6 +736,15 @@ let queue: Queued[] = []
 export type BatchEnd = { flush: () => void | Promise<void>; discard: () => void }
 export const batchEnds: BatchEnd[] = []
 
+/**
+ * `independent`: fn reads nothing another write of its batch writes, and what it writes collides with them only
+ * through a unique index. On PostgreSQL a batch of such writes runs them side by side, their statements pipelined on
+ * the batch's connection (one round trip for all where each would take one); a collision fails the batch, which runs
+ * again one write at a time, as any batch with a write that threw. On SQLite (statements in process) they run one
+ * after another all the same.
+ */
+export type QueuedOptions = { independent?: boolean }
+
 /** Register a store's deferred writes (at module load). */
 export function atBatchEnd(end: BatchEnd): void {
   batchEnds.push(end)
@@ -740,8 +758,8 @@ export function atBatchEnd(end: BatchEnd): void {
  * here (locks, the WAL write), one more queued write ~10 µs. fn may run twice (so it only reads and writes the
  * database) and must not open a transaction of its own. Inside a write transaction fn runs in it.
  */
-export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
-  if (backend) return backend.queuedTransaction(fn)
+export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>, options?: QueuedOptions): Promise<T> {
+  if (backend) return backend.queuedTransaction(fn, options)
   if (writeScope()) return settle(() => fn(opened().db))
   return new Promise<T>((resolve, reject) => {
     // Outside whatever context queued it first: the batch makes its own.

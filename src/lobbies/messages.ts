@@ -34,6 +34,8 @@ export type MessageInput = {
   tts?: boolean
 }
 
+const INDEPENDENT = { independent: true }
+
 /** How long an enforced nonce holds (Discord: "a few minutes"). */
 const NONCE_WINDOW_MS = 5 * 60_000
 
@@ -55,6 +57,8 @@ export async function postMessage(
   const author = await cachedUser(authorId)
   if (!author) throw Errors.unauthorized()
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
+  // Independent of them: it reads the lobby and its own nonce, and two retries of one nonce in one batch collide on
+  // the enforced nonces' unique index (the batch then runs again one write at a time).
   const { row, lobby, created, queued } = await queuedTransaction(async (tx) => {
     const lobby = await access()
     const now = clock.now()
@@ -84,7 +88,7 @@ export async function postMessage(
     // The application's event webhooks get it too (durable outbox, same transaction).
     const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', lobbyMessage(inserted, author))
     return { row: inserted, lobby, created: true, queued }
-  })
+  }, INDEPENDENT)
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }
   if (queued) kickEventDeliveries()

@@ -10,6 +10,7 @@ import {
   andThen,
   asInteger,
   atBatchEnd,
+  inPipelinedBatch,
   type DB,
   db,
   dialectTables,
@@ -241,15 +242,16 @@ export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
 
 // Lobby id → the time of its last activity among the writes of the group-commit batch now running (messages): the
 // batch writes each lobby's deadline once, at its end, instead of once per message (and the cached row is forgotten
-// once). Inside the batch's transaction, so the deadline commits with the messages. (A write that records its
-// activity and is then undone alone by its savepoint leaves its entry: the countdown restarts all the same, which only
-// keeps that lobby a little longer.)
-const pendingRestarts = new Map<string, number>()
+// once). Inside the batch's transaction, so the deadline commits with the messages. In a pipelined batch (PostgreSQL)
+// the first message of a lobby writes it at once, from its own time, beside its insert: the same round trip, where
+// the end would take one more. (A write that records its activity and is then undone alone by its savepoint leaves
+// its entry: the countdown restarts all the same, which only keeps that lobby a little longer.) `written`: sent.
+const pendingRestarts = new Map<string, { now: number; written: boolean }>()
 atBatchEnd({
   async flush() {
-    for (const [id, now] of pendingRestarts) {
+    for (const [id, { now, written }] of pendingRestarts) {
       forgetLobby(id)
-      await idleDeadlineRestart().run({ id, now })
+      if (!written) await idleDeadlineRestart().run({ id, now })
     }
     pendingRestarts.clear()
   },
@@ -259,7 +261,14 @@ atBatchEnd({
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
 export async function restartIdleDeadline(_tx: DB, id: string, now: number): Promise<void> {
   if (inQueuedBatch()) {
-    pendingRestarts.set(id, now)
+    const pending = pendingRestarts.get(id)
+    if (pending) {
+      if (!pending.written) pending.now = now
+      return
+    }
+    const written = inPipelinedBatch()
+    pendingRestarts.set(id, { now, written })
+    if (written) await idleDeadlineRestart().run({ id, now })
     return
   }
   forgetLobby(id)

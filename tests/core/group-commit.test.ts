@@ -1,7 +1,7 @@
 // Writes queued in one event-loop turn share one transaction (db/client.ts queuedTransaction); each is undone alone
 // when it throws, and every promise settles only after the COMMIT. Lobby messages are written this way.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { ApiError } from '../../src/core/errors'
+import { ApiError, Errors } from '../../src/core/errors'
 import { queuedTransaction, rawDatabase, write } from '../../src/db/client'
 import { lobbyOf } from '../../src/lobbies/access'
 import { postMessage } from '../../src/lobbies/messages'
@@ -152,6 +152,38 @@ describe('lobby messages through the queue', () => {
       expect(await deadline(lobbies[0].id)).toBeUndefined()
     },
   )
+
+  test('a batch of messages where one is refused (on PostgreSQL side by side, pipelined): the others commit, the lobby deadline moves, the refused one leaves nothing', async () => {
+    const { bot } = await setup(0)
+    const lobby = await createLobby(bot, { idle_timeout_seconds: 60 })
+    const first = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'first' } })
+    const caller = { kind: 'bot' as const, userId: first.body.author.id as string, applicationId: lobby.application_id }
+    const deadline = async () =>
+      (await rawRow<{ d: number }>('SELECT idle_deadline AS d FROM lobbies WHERE id = ?', lobby.id))!.d
+    const before = await deadline()
+    await Bun.sleep(5)
+    const access = () => lobbyOf(caller, lobby.id)
+    const settled = await Promise.allSettled([
+      ...Array.from({ length: 8 }, (_, i) => postMessage(access, caller.userId, { content: `m${i}` })),
+      postMessage(
+        async () => {
+          await access()
+          throw Errors.unknownLobby()
+        },
+        caller.userId,
+        { content: 'refused' },
+      ),
+    ])
+    expect(settled.map((r) => r.status)).toEqual([...Array(8).fill('fulfilled'), 'rejected'])
+    expect(((settled[8] as PromiseRejectedResult).reason as ApiError).body()).toMatchObject({ code: 10031 })
+    const stored = await rawRow<{ n: number }>('SELECT count(*) AS n FROM lobby_messages WHERE lobby_id = ?', lobby.id)
+    expect(stored).toEqual({ n: 9 })
+    expect(await deadline()).toBeGreaterThan(before)
+    const listed = await api('GET', `/lobbies/${lobby.id}/messages?limit=20`, { token: bot })
+    expect(listed.body.map((m: { content: string }) => m.content).sort()).toEqual(
+      ['first', ...Array.from({ length: 8 }, (_, i) => `m${i}`)].sort(),
+    )
+  })
 
   test('PUT /lobbies in one batch: parallel joins by one secret make one lobby holding every player', async () => {
     const { bot, players } = await setup(12)

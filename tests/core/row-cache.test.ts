@@ -3,7 +3,7 @@ import { config, setConfig } from '../../src/config'
 import { transaction } from '../../src/db/client'
 import { cachedLobby, updateLobbyMetadata } from '../../src/lobbies/store'
 import { join, makeGuild } from '../guilds/helpers'
-import { api, makeUser, resetWorld } from '../helpers'
+import { api, makeUser, resetWorld, server } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 import { newReceiver, stopReceivers } from '../lobbies/webhook-receiver'
 import { findApplication } from '../../src/oauth2/store'
@@ -11,6 +11,7 @@ import { addPhone, elevated, SoftAuthenticator, totpCode, userWithTotp } from '.
 import { GatewayClient } from '../gateway-client'
 import { clock } from '../../src/core/clock'
 import { foreignWrite } from '../db/raw'
+import { rowCache } from '../../src/db/cache'
 
 afterEach(resetWorld)
 
@@ -348,5 +349,54 @@ describe('channel access', () => {
     expect((await readTimes(3, read)).status).toBe(200)
     expect((await api('DELETE', `/guilds/${guild.id}/members/${member.id}`, { token: owner.token })).status).toBe(204)
     expect((await read()).status).toBe(404)
+  })
+})
+
+describe('loads under way (reads that await, as every read on PostgreSQL)', () => {
+  let made = 0
+  const cache = () => rowCache<string, string>(`shared-loads-${++made}`, 16)
+  const pending = () => {
+    let resolve!: (value: string) => void
+    const promise = new Promise<string>((r) => (resolve = r))
+    return { promise, resolve }
+  }
+
+  test('reads that miss while a load of their key runs share it: one statement, not one per request', async () => {
+    const rows = cache()
+    const first = pending()
+    let loads = 0
+    const load = () => (++loads === 1 ? first.promise : Promise.resolve('other'))
+    const reads = [rows.read('k', load), rows.read('k', load), rows.read('k', load)]
+    first.resolve('row')
+    expect(await Promise.all(reads)).toEqual(['row', 'row', 'row'])
+    expect(loads).toBe(1)
+    expect(await rows.read('k', load)).toBe('row') // kept
+  })
+
+  test('a read after the key was forgotten (a write) does not share a load begun before it', async () => {
+    const rows = cache()
+    const before = pending()
+    const early = rows.read('k', () => before.promise)
+    rows.forget('k')
+    const late = rows.read('k', () => Promise.resolve('new'))
+    before.resolve('old')
+    expect(await early).toBe('old')
+    expect(await late).toBe('new')
+    // Nor is the old row kept once it arrives: the next read loads again.
+    expect(await rows.read('k', () => Promise.resolve('newer'))).toBe('new')
+  })
+
+  test('a write scope that wrote the key reads its own row, never a load under way', async () => {
+    await server()
+    const rows = cache()
+    const outside = pending()
+    const early = rows.read('k', () => outside.promise)
+    const own = await transaction(async () => {
+      rows.forget('k') // the scope writes k
+      return rows.read('k', () => Promise.resolve('uncommitted'))
+    })
+    outside.resolve('committed')
+    expect(await early).toBe('committed')
+    expect(own).toBe('uncommitted')
   })
 })

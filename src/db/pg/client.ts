@@ -37,6 +37,7 @@ import {
   endWrite,
   mirrorModules,
   newWriteScope,
+  type QueuedOptions,
   scopes,
   useBackend,
   useTables,
@@ -171,22 +172,43 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. */
+/**
+ * fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. BEGIN is not
+ * awaited: it goes out with the transaction's first statements (postgres-js sends a connection's queries in order
+ * without waiting for the answers), one round trip less per transaction.
+ */
 async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   try {
-    return await retrying(
-      () =>
-        open().sql.begin(async (client) => {
-          const tx = { db: on(client as unknown as Sql) as unknown as DB, client, transaction: true }
-          scope.server = tx
-          scope.depth = 0
-          return (await scopes.run(scope, () => fn(tx.db))) as T
-        }) as Promise<T>,
-    )
+    return await retrying(async () => {
+      const client = await open().sql.reserve()
+      try {
+        const begun = client.unsafe('BEGIN')
+        begun.catch(() => {}) // a failed BEGIN fails the statements after it
+        const tx = { db: on(client) as unknown as DB, client, transaction: true }
+        scope.server = tx
+        scope.depth = 0
+        let value: T
+        try {
+          value = await scopes.run(scope, () => fn(tx.db))
+          await begun
+        } catch (error) {
+          await client.unsafe('ROLLBACK').catch(() => {})
+          throw error
+        }
+        // A statement that failed (and was caught) aborted the transaction: PostgreSQL answers COMMIT with ROLLBACK.
+        if ((await client.unsafe('COMMIT')).command !== 'COMMIT') throw abortedTransaction()
+        return value
+      } finally {
+        client.release()
+      }
+    })
   } finally {
     endWrite(scope)
   }
 }
+
+const abortedTransaction = () =>
+  Object.assign(new Error('the transaction was rolled back: a statement in it failed'), { code: '25P02' })
 
 async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   const { client, db } = scope.server as { client: Sql; db: DB }
@@ -230,7 +252,12 @@ async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
 
 // ---- Group commit
 
-type Queued = { fn: (tx: DB) => unknown; resolve: (value: unknown) => void; reject: (error: unknown) => void }
+type Queued = {
+  fn: (tx: DB) => unknown
+  independent: boolean
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
 let queue: Queued[] = []
 
 /** A batch is being committed: what is queued meanwhile waits for it and goes in the next one. */
@@ -242,11 +269,11 @@ let committing = false
  * and one write of each lobby's idle deadline, for all of them) rather than many small transactions queueing on the
  * same rows' locks.
  */
-async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>, options?: QueuedOptions): Promise<T> {
   if (writeScope()) return fn(current().db as unknown as DB)
   return new Promise<T>((resolve, reject) => {
     if (queue.length === 0 && !committing) setImmediate(() => scopes.exit(commitAll))
-    queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+    queue.push({ fn, independent: options?.independent === true, resolve: resolve as (value: unknown) => void, reject })
   })
 }
 
@@ -273,12 +300,21 @@ async function commitQueue(): Promise<void> {
 async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
   const scope = newWriteScope(true)
   let results: { ok: boolean; value: unknown }[] = []
+  // Independent writes side by side: their statements go out without waiting for each other's answers.
+  const together = !savepoints && batch.length > 1 && batch.every((q) => q.independent)
+  scope.pipelined = together
   try {
     await inTransaction(scope, async (tx) => {
       results = []
       scope.batch = true
       const { client } = scope.server as { client: Sql }
-      for (const q of batch) {
+      if (together) {
+        const settled = await Promise.allSettled(batch.map(async (q) => q.fn(tx)))
+        const failed = settled.find((s) => s.status === 'rejected')
+        if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
+        for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
+      }
+      for (const q of together ? [] : batch) {
         if (!savepoints) {
           results.push({ ok: true, value: await q.fn(tx) })
           continue
