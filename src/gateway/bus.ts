@@ -7,6 +7,8 @@ export type GatewayConnection = {
   caller: Caller
   sessionId: string
   send(type: string, data: unknown): void
+  /** (Session end hooks, several nodes) the session was resumed on another node and lives on there. */
+  moved?: boolean
 }
 
 export type IdentifyContribution = {

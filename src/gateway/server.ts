@@ -388,7 +388,7 @@ function endSession(session: GatewaySession, code?: number, reason?: string, mov
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
   const view = connectionView(session)
-  runHooks(sessionEndHooks, view, 'session end')
+  runHooks(sessionEndHooks, moved ? { ...view, moved } : view, 'session end')
 }
 
 let sweeps = 0
