@@ -591,11 +591,30 @@ async function resumeTaken(
   const registry = logPort!.sessions
   if (!caller || !mayConnect(caller) || !Number.isSafeInteger(seq) || (seq as number) < 0) return invalid()
   const record = await registry.claim(id)
-  if (!record || record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
+  if (!record) return invalid()
+  try {
+    await takeOver(ws, conn, record, caller, seq as number)
+  } finally {
+    await registry.claimed(id)
+  }
+}
+
+/** The rest of a take, the session claimed: its replay, then the socket here follows it. */
+async function takeOver(
+  ws: Socket,
+  conn: Connection,
+  record: SessionRecord,
+  caller: Caller,
+  seq: number,
+): Promise<void> {
+  const invalid = () => send(ws, frame(Op.InvalidSession, false))
+  const registry = logPort!.sessions
+  const id = record.id
+  if (record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
   // This node may not have applied yet all that the client saw on its old node: wait a little for it.
-  for (let waited = 0; (seq as number) > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
-  if ((seq as number) > currentSeq()) return invalid()
-  let after = Math.max(seq as number, record.readySeq)
+  for (let waited = 0; seq > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
+  if (seq > currentSeq()) return invalid()
+  let after = Math.max(seq, record.readySeq)
   const entries: { seq: number; entry: LoggedEntry }[] = []
   for (let upto = currentSeq(); after < upto || upto < currentSeq(); upto = currentSeq()) {
     const more = await registry.range(after, upto)
