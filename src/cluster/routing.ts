@@ -109,7 +109,7 @@ export function startNodeMail(url: string, redis: Redis, self: string, { watchdo
       const key = streamKey(node)
       await redis
         .multi()
-        .xadd(key, 'MAXLEN', '~', STREAM_LENGTH, '*', 'k', kind, 'd', JSON.stringify(message))
+        .xadd(key, 'maxlen', '~', STREAM_LENGTH, '*', 'k', kind, 'd', JSON.stringify(message))
         .pexpire(key, STREAM_TTL_MS)
         .exec()
     },
