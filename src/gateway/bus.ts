@@ -8,6 +8,8 @@ export type GatewayConnection = {
   caller: Caller
   sessionId: string
   send(type: string, data: unknown): void
+  /** (Session end hooks, several nodes) the session was resumed on another node and lives on there. */
+  moved?: boolean
 }
 
 export type IdentifyContribution = {
@@ -136,6 +138,8 @@ export type SessionRegistry = {
   refresh(sessionIds: string[]): void
   /** Take a session another node held (one taker at a time); undefined when there is none to take. */
   claim(sessionId: string): Promise<SessionRecord | undefined>
+  /** The take that `claim` began is over (taken or given up): another node may claim the session again. */
+  claimed(sessionId: string): Promise<void>
   /** The log's entries after `afterSeq` up to `uptoSeq`; undefined when the log no longer reaches back that far. */
   range(afterSeq: number, uptoSeq: number): Promise<{ seq: number; entry: LoggedEntry }[] | undefined>
 }

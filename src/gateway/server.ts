@@ -399,7 +399,7 @@ function endSession(session: GatewaySession, code?: number, reason?: string, mov
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
   const view = connectionView(session)
-  runHooks(wiring().sessionEndHooks, view, 'session end')
+  runHooks(wiring().sessionEndHooks, moved ? { ...view, moved } : view, 'session end')
 }
 
 const CREDENTIAL_CHECK_EVERY = 5 // gw().sweeps (seconds), or at the next sweep after another process committed
@@ -602,11 +602,30 @@ async function resumeTaken(
   const registry = st.logPort!.sessions
   if (!caller || !mayConnect(caller) || !Number.isSafeInteger(seq) || (seq as number) < 0) return invalid()
   const record = await registry.claim(id)
-  if (!record || record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
+  if (!record) return invalid()
+  try {
+    await takeOver(ws, conn, record, caller, seq as number)
+  } finally {
+    await registry.claimed(id)
+  }
+}
+
+/** The rest of a take, the session claimed: its replay, then the socket here follows it. */
+async function takeOver(
+  ws: Socket,
+  conn: Connection,
+  record: SessionRecord,
+  caller: Caller,
+  seq: number,
+): Promise<void> {
+  const invalid = () => send(ws, frame(Op.InvalidSession, false))
+  const registry = gw().logPort!.sessions
+  const id = record.id
+  if (record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
   // This node may not have applied yet all that the client saw on its old node: wait a little for it.
-  for (let waited = 0; (seq as number) > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
-  if ((seq as number) > currentSeq()) return invalid()
-  let after = Math.max(seq as number, record.readySeq)
+  for (let waited = 0; seq > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
+  if (seq > currentSeq()) return invalid()
+  let after = Math.max(seq, record.readySeq)
   const entries: { seq: number; entry: LoggedEntry }[] = []
   for (let upto = currentSeq(); after < upto || upto < currentSeq(); upto = currentSeq()) {
     const more = await registry.range(after, upto)
@@ -630,7 +649,7 @@ async function resumeTaken(
   attach(session, ws, conn.zlib !== undefined)
   conn.session = session
   for (const topic of replay.topics) follow(session, topic)
-  st.logPort!.call({ kind: 'take-session', sessionId: id, node: registry.node })
+  gw().logPort!.call({ kind: 'take-session', sessionId: id, node: registry.node })
   saveSession(session)
   for (const payload of replay.frames) send(ws, payload)
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })

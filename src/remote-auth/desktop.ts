@@ -3,7 +3,9 @@
 //   {encrypted_nonce} → client nonce_proof {nonce} | {proof} → server pending_remote_init {fingerprint}; later the
 //   mobile endpoints push pending_ticket, then pending_login or cancel (and close 1000).
 // Socket state lives here, in memory, bounded (per IP, in total) and swept by deadlines that read clock.now(); what a
-// mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on.
+// mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on. With
+// several nodes the mobile request may land on another node than the desktop's socket: the node holding the socket
+// holds the place `remote-auth:<fingerprint>` (gateway/nodes.ts), and the frames for it are sent there.
 import { perApp } from '../core/app-context'
 import { randomBytes } from 'node:crypto'
 import type { ServerWebSocket } from 'bun'
@@ -12,6 +14,7 @@ import { config } from '../config'
 import { clock } from '../core/clock'
 import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
+import { type NodeMessageHandler, nodeRouting } from '../gateway/nodes'
 import { encryptTo, fingerprintOf, parsePublicKey, proves, type DesktopKey } from './crypto'
 import { HEARTBEAT_GRACE, MAX_FRAME_BYTES, MAX_SOCKETS, SWEEP_EVERY_MS, frameBudget } from './limits'
 import { deleteAllDesktops, deleteDesktop, fingerprintInUse, insertDesktop, purgeExpired } from './store'
@@ -76,6 +79,7 @@ async function forget(d: Desktop): Promise<void> {
   if (d.fingerprint && st.byFingerprint.get(d.fingerprint) === d) {
     st.byFingerprint.delete(d.fingerprint)
     try {
+      await nodeRouting()?.release(placeOf(d.fingerprint))
       await deleteDesktop(d.fingerprint)
     } catch (error) {
       log.error('remote-auth desktop row delete failed', { error: String(error) })
@@ -207,15 +211,20 @@ async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> 
     release()
     throw error
   }
+  // Several nodes: the mobile requests find the socket here from any node (the fingerprint is this socket's alone).
+  await nodeRouting()?.place(placeOf(fingerprint), d.expiresAt - now)
   if (d.closed) {
-    // The socket closed while its row was written: the row goes with it.
+    // The socket closed while its row was written: the row and the place go with it.
     release()
+    await nodeRouting()?.release(placeOf(fingerprint))
     await deleteDesktop(fingerprint)
     return
   }
   d.fingerprint = fingerprint
   send(d, { op: 'pending_remote_init', fingerprint })
 }
+
+const placeOf = (fingerprint: string) => `remote-auth:${fingerprint}`
 
 /** Bun's close event (the client left, or we closed it). */
 export async function onSocketClosed(ws: Socket): Promise<void> {
@@ -226,14 +235,41 @@ export async function onSocketClosed(ws: Socket): Promise<void> {
   }
 }
 
+export type DesktopHandle = { send(frame: Record<string, unknown>): Promise<void>; close(): Promise<void> }
+
+/**
+ * The desktop a fingerprint names, if its socket is proven and open: here, or (several nodes) on the live node that
+ * holds its place, which gets the frames and the close as messages, in order.
+ */
+export async function desktopFor(fingerprint: string): Promise<DesktopHandle | undefined> {
+  const here = liveDesktop(fingerprint)
+  const r = nodeRouting()
+  if (here || !r) return here
+  const node = await r.holder(placeOf(fingerprint))
+  if (!node || node === r.self) return undefined
+  return {
+    send: (frame) => r.send(node, 'remote-auth', { fingerprint, frame }),
+    close: () => r.send(node, 'remote-auth', { fingerprint, close: true }),
+  }
+}
+
+/** Another node's frame (or close) for a desktop whose socket is here. */
+export const desktopNodeMessage: NodeMessageHandler = async (m: {
+  fingerprint: string
+  frame?: Record<string, unknown>
+  close?: true
+}) => {
+  const desktop = liveDesktop(m.fingerprint)
+  if (m.frame) await desktop?.send(m.frame)
+  if (m.close) await desktop?.close()
+}
+
 /** The desktop a fingerprint names, if its socket is here, proven and open. */
-export function liveDesktop(
-  fingerprint: string,
-): { send(frame: Record<string, unknown>): void; close(): Promise<void> } | undefined {
+function liveDesktop(fingerprint: string): DesktopHandle | undefined {
   const d = held().byFingerprint.get(fingerprint)
   if (!d || d.closed || d.ws.readyState !== 1 || d.expiresAt <= clock.now()) return undefined
   return {
-    send: (frame) => send(d, frame),
+    send: async (frame) => send(d, frame),
     close: async () => await close(d, Close.Normal, 'Normal closure'),
   }
 }

@@ -5,7 +5,6 @@
 import { perApp } from '../core/app-context'
 import type { RtpPacket } from 'werift'
 import { config } from '../config'
-import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import type { GatewayConnection } from '../gateway/bus'
@@ -113,9 +112,10 @@ export async function leave(p: Participant, reason: CloseReason, notify = true):
   if (p.connected) await markDisconnected(p.lobbyId, p.userId, p.sessionId)
 }
 
-type MemberCaller = Exclude<Caller, { kind: 'bot' }>
-
-async function joinOrUpdate(connection: GatewayConnection, caller: MemberCaller, state: VoiceState): Promise<void> {
+/** Join the lobby's call here, or keep it with new flags (a session of this node or, several nodes, of another). */
+export async function joinOrUpdate(connection: GatewayConnection, state: VoiceState): Promise<void> {
+  const caller = connection.caller
+  if (caller.kind === 'bot') return
   const st = held()
   const { Participant } = await loadPeers()
   const { lobbyId } = state
@@ -173,23 +173,33 @@ async function setFlags(p: Participant, state: VoiceState): Promise<void> {
 
 /** Op 17: the session's calls are exactly the lobbies listed (joined, kept with new flags, or left). */
 export async function setVoiceStates(connection: GatewayConnection, states: VoiceState[]): Promise<void> {
-  const caller = connection.caller
-  if (caller.kind === 'bot') return
+  if (connection.caller.kind === 'bot') return
   const wanted = new Map(states.map((s) => [s.lobbyId, s]))
   for (const p of [...(held().bySession.get(connection.sessionId)?.values() ?? [])])
     if (!wanted.has(p.lobbyId)) await leave(p, 'left')
-  for (const state of wanted.values()) await joinOrUpdate(connection, caller, state)
+  for (const state of wanted.values()) await joinOrUpdate(connection, state)
 }
 
-export async function applyAnswer(connection: GatewayConnection, answer: Answer): Promise<void> {
-  const p = held().bySession.get(connection.sessionId)?.get(answer.lobbyId)
+/** The session leaves the lobby's call here (op 17 without it). */
+export async function leaveCall(sessionId: string, lobbyId: string): Promise<void> {
+  const p = held().bySession.get(sessionId)?.get(lobbyId)
+  if (p) await leave(p, 'left')
+}
+
+export async function applyAnswer(sessionId: string, answer: Answer): Promise<void> {
+  const p = held().bySession.get(sessionId)?.get(answer.lobbyId)
   if (!p) return
   if (!(await p.answer(answer.sdp, answer.revision))) await leave(p, 'negotiation_failed')
 }
 
-export async function addCandidate(connection: GatewayConnection, c: Candidate): Promise<void> {
-  const p = held().bySession.get(connection.sessionId)?.get(c.lobbyId)
+export async function addCandidate(sessionId: string, c: Candidate): Promise<void> {
+  const p = held().bySession.get(sessionId)?.get(c.lobbyId)
   if (p && c.candidate) await p.addCandidate(c.candidate)
+}
+
+/** The lobbies with a call on this node. */
+export function callLobbies(): string[] {
+  return [...held().rooms.keys()]
 }
 
 /** The Gateway session ended for good: its calls end (nobody left to tell). */
