@@ -1,0 +1,96 @@
+// Nodes of a cluster as an operator runs them, for the tests of tests/cluster/: `bun src/main.ts` processes with
+// DATABASE_URL (one PostgreSQL database of the run's server, tests/db/postgres.ts) and REDIS_URL (a redis-server of
+// the file's own, tests/cluster/redis.ts), and what the tests do through them: REST calls, users and applications
+// made with the CLI, identified Gateway sockets. Stopped (nodes by SIGTERM, engines by pid) by `stop()`.
+import { cluster as postgresCluster, postgresBinDir, type TestDatabase, testDatabase } from '../db/postgres'
+import { GatewayClient } from '../gateway-client'
+import { cli, type Env, freshEnv, serve, type Served } from '../ops/process-helpers'
+import { type RedisServer, redisServerPath, startRedis } from './redis'
+
+/** Whether PostgreSQL's and Redis's binaries are installed (the cluster tests skip without them). */
+export const clusterPresent = postgresBinDir() !== undefined && redisServerPath() !== undefined
+
+export type Reply = { status: number; body: any }
+
+/** A REST call to one node (`token`: the Authorization header as given). */
+export async function call(node: Served, method: string, path: string, token?: string, body?: unknown): Promise<Reply> {
+  const r = await fetch(`${node.url}/api/v10${path}`, {
+    method,
+    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await r.text()
+  return { status: r.status, body: text ? JSON.parse(text) : undefined }
+}
+
+export type TestCluster = {
+  database: TestDatabase
+  redis: RedisServer
+  /** The nodes' environment (each node may add its own: `start`). */
+  env: Env
+  nodes: Served[]
+  /** Start one more node (not added to `nodes`), with `extra` in its environment. */
+  start(extra?: Env): Promise<Served>
+  newUser(): Promise<{ id: string; token: string; email: string; password: string }>
+  newApp(): Promise<{ id: string; bot: string }>
+  /** A socket identified with `token` on `node` (closed by stop()). */
+  socketOn(node: Served, token: string): Promise<{ client: GatewayClient; ready: any }>
+  /** A socket connected to `node`, not identified (closed by stop()). */
+  connect(node: Served): Promise<GatewayClient>
+  stop(): Promise<void>
+}
+
+let users = 0
+
+/** The engines and `count` nodes (`extra`: each node's own environment, by index). */
+export async function startTestCluster(count = 3, extra: (i: number) => Env = () => ({})): Promise<TestCluster> {
+  await postgresCluster()
+  const database = await testDatabase()
+  const redis = await startRedis()
+  const env = freshEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' }).env
+  const sockets: GatewayClient[] = []
+  const started: Served[] = []
+  const start = async (more: Env = {}) => {
+    const node = await serve({ ...env, ...more })
+    started.push(node)
+    return node
+  }
+  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => start(extra(i))))
+  return {
+    database,
+    redis,
+    env,
+    nodes,
+    start,
+    async newUser() {
+      const email = `node-user-${++users}-${Date.now()}@example.test`
+      const password = 'a cluster of nodes passphrase'
+      const made = await cli(env, ['user', 'create', '--email', email, '--password', password])
+      if (made.code !== 0) throw new Error(made.stderr)
+      const { id, token } = JSON.parse(made.stdout)
+      return { id, token, email, password }
+    },
+    async newApp() {
+      const made = await cli(env, ['app', 'create', '--name', `Cluster game ${Date.now()}`])
+      if (made.code !== 0) throw new Error(made.stderr)
+      const app = JSON.parse(made.stdout)
+      return { id: app.id, bot: `Bot ${app.bot_token}` }
+    },
+    async socketOn(node, token) {
+      const { client, ready } = await GatewayClient.identified(token, {}, node.port)
+      sockets.push(client)
+      return { client, ready }
+    },
+    async connect(node) {
+      const client = await GatewayClient.connect({ port: node.port })
+      sockets.push(client)
+      return client
+    },
+    async stop() {
+      for (const s of sockets) s.close()
+      await Promise.all(started.filter((n) => n.proc.exitCode === null).map((n) => n.stop()))
+      redis.stop()
+      await database.sql.end()
+    },
+  }
+}
