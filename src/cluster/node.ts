@@ -2,8 +2,8 @@
 // at start and taken back at stop. Loaded with import() in cluster mode only. So far: the security limits
 // (core/ratelimit.ts counts every attempt in Redis, so N nodes allow what one does) and the Gateway's log (its
 // dispatches and session calls reach every node's sockets, sessions resume on any node: gateway.ts, sessions.ts), and
-// a node id leased for snowflakes (leases.ts: no two machines mint the same id). Cache invalidations (log.ts) join
-// here as they are wired.
+// a node id leased for snowflakes (leases.ts: no two machines mint the same id), and whose turn it is to run the
+// periodic clean-ups (turns.ts: one node at a time).
 import { randomUUID } from 'node:crypto'
 import { log } from '../core/log'
 import { useSharedLimits } from '../core/ratelimit'
@@ -12,6 +12,7 @@ import { type ClusterGateway, startClusterGateway } from './gateway'
 import { leaseNodeId, nodeIdKey } from './leases'
 import type { LogOptions } from './log'
 import { redisRateLimits } from './ratelimit'
+import { shareTurns } from './turns'
 import { openRedis } from './redis'
 
 export type ClusterNode = { nodeId: number; gateway: ClusterGateway; stop(): Promise<void> }
@@ -46,6 +47,7 @@ export async function startClusterNode(
   })
   useNodeId(nodeId.id)
   useSharedLimits(redisRateLimits(redis))
+  const stopTurns = shareTurns(redis, owner)
   const gateway = await startClusterGateway(redisUrl, redis, {
     ...logOptions,
     node: `${nodeId.id}:${owner}`,
@@ -60,6 +62,7 @@ export async function startClusterNode(
     gateway,
     async stop() {
       await gateway.stop()
+      stopTurns()
       useSharedLimits(undefined)
       useNodeId(undefined)
       await nodeId.release().catch(() => {})

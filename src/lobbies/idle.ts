@@ -3,6 +3,7 @@
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
+import { myTurn } from '../core/turns'
 import { deleteLobby } from './lifecycle'
 import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 
@@ -28,11 +29,12 @@ export async function startLobbySweeper(): Promise<void> {
   if (!config().redisUrl) await resetVoiceAtStart(clock.now())
   let running = false
   timer = setInterval(async () => {
-    // One sweep at a time, even if one outlasts the interval.
+    // One sweep at a time, even if one outlasts the interval; with several nodes, on one node at a time (its delete
+    // is guarded anyway: a lobby deleted twice at once is deleted once, one LOBBY_DELETE).
     if (running) return
     running = true
     try {
-      await sweepIdleLobbies()
+      if (await myTurn('lobby-idle-sweep', SWEEP_EVERY_MS)) await sweepIdleLobbies()
     } catch (error) {
       log.error('lobby idle sweep failed', { error: String(error) })
     } finally {
