@@ -35,6 +35,15 @@ export type TestCluster = {
   newApp(): Promise<{ id: string; bot: string }>
   /** A socket identified with `token` on `node` (closed by stop()). */
   socketOn(node: Served, token: string): Promise<{ client: GatewayClient; ready: any }>
+  /**
+   * A lobby (made through the first node) of one new member with an identified socket on each of `on`, and a way to
+   * post to it through any node.
+   */
+  lobbyWithSockets(on: Served[]): Promise<{
+    id: string
+    sockets: GatewayClient[]
+    post(node: Served, content: string): Promise<Reply>
+  }>
   /** A socket connected to `node`, not identified (closed by stop()). */
   connect(node: Served): Promise<GatewayClient>
   stop(): Promise<void>
@@ -56,7 +65,7 @@ export async function startTestCluster(count = 3, extra: (i: number) => Env = ()
     return node
   }
   const nodes = await Promise.all(Array.from({ length: count }, (_, i) => start(extra(i))))
-  return {
+  const made: TestCluster = {
     database,
     redis,
     env,
@@ -81,6 +90,16 @@ export async function startTestCluster(count = 3, extra: (i: number) => Env = ()
       sockets.push(client)
       return { client, ready }
     },
+    async lobbyWithSockets(on) {
+      const app = await made.newApp()
+      const user = await made.newUser()
+      const lobby = await call(nodes[0], 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
+      if (lobby.status !== 201) throw new Error(`POST /lobbies answered ${lobby.status}`)
+      const sockets = await Promise.all(on.map(async (node) => (await made.socketOn(node, user.token)).client))
+      const post = (node: Served, content: string) =>
+        call(node, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content })
+      return { id: lobby.body.id as string, sockets, post }
+    },
     async connect(node) {
       const client = await GatewayClient.connect({ port: node.port })
       sockets.push(client)
@@ -93,4 +112,5 @@ export async function startTestCluster(count = 3, extra: (i: number) => Env = ()
       await database.sql.end()
     },
   }
+  return made
 }

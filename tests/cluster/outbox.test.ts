@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { GatewayClient } from '../gateway-client'
 import type { Served } from '../ops/process-helpers'
-import { call, clusterPresent, startTestCluster, type TestCluster } from './harness'
+import { clusterPresent, startTestCluster, type TestCluster } from './harness'
 
 const DIE = { LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_MESSAGE_CREATE' }
 
@@ -20,17 +20,7 @@ afterAll(async () => {
   await cluster?.stop()
 })
 
-/** A lobby of one member with a socket on each of `on`. */
-async function lobbyWithSockets(on: Served[]) {
-  const app = await cluster.newApp()
-  const user = await cluster.newUser()
-  const lobby = await call(cluster.nodes[0], 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
-  expect(lobby.status).toBe(201)
-  const sockets = await Promise.all(on.map(async (node) => (await cluster.socketOn(node, user.token)).client))
-  const post = (node: Served, content: string) =>
-    call(node, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content })
-  return { app, lobby: lobby.body, sockets, post }
-}
+const lobbyWithSockets = (on: Served[]) => cluster.lobbyWithSockets(on)
 
 const contents = (s: GatewayClient) => s.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content as string)
 
@@ -73,11 +63,11 @@ describe.skipIf(!clusterPresent)('the Gateway outbox on three nodes', () => {
 
   test('a write on a topic waits for the transaction that holds the topic’s lock (so its id comes after that commit)', async () => {
     const [a] = cluster.nodes
-    const { lobby, sockets, post } = await lobbyWithSockets([a])
+    const { id, sockets, post } = await lobbyWithSockets([a])
     let answered = false
     let posted: Promise<unknown> | undefined
     await cluster.database.sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`lobby:${lobby.id}`}, 0))`
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`lobby:${id}`}, 0))`
       posted = post(a, 'after the lock').then((r) => {
         answered = true
         return r

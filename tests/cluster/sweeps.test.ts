@@ -4,7 +4,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { openRedis } from '../../src/cluster/redis'
 import type { GatewayClient } from '../gateway-client'
-import type { Served } from '../ops/process-helpers'
 import { call, clusterPresent, startTestCluster, type TestCluster } from './harness'
 
 let cluster: TestCluster
@@ -16,16 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop()
 })
-
-/** A lobby whose member has a socket on each of `on`. */
-async function lobbyOnline(on: Served[]) {
-  const app = await cluster.newApp()
-  const user = await cluster.newUser()
-  const lobby = await call(on[0], 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
-  expect(lobby.status).toBe(201)
-  const sockets = await Promise.all(on.map(async (node) => (await cluster.socketOn(node, user.token)).client))
-  return { id: lobby.body.id as string, sockets }
-}
 
 /**
  * Make the lobby idle past its deadline (as an hour of silence would) until every socket got its LOBBY_DELETE: its
@@ -41,7 +30,7 @@ async function idleUntilDeleted({ id, sockets }: { id: string; sockets: GatewayC
 
 describe.skipIf(!clusterPresent)('periodic clean-up on three nodes', () => {
   test('an idle lobby is deleted once: one LOBBY_DELETE on a socket of each node', async () => {
-    const lobby = await lobbyOnline(cluster.nodes)
+    const lobby = await cluster.lobbyWithSockets(cluster.nodes)
     const { id, sockets } = lobby
     await idleUntilDeleted(lobby, 10_000)
     await Bun.sleep(1500) // a second sweep on another node would have sent its own by now
@@ -72,7 +61,7 @@ describe.skipIf(!clusterPresent)('periodic clean-up on three nodes', () => {
       const [dead] = cluster.nodes.splice(index, 1)
       dead.proc.kill('SIGKILL')
       await dead.proc.exited
-      await idleUntilDeleted(await lobbyOnline(cluster.nodes), 15_000)
+      await idleUntilDeleted(await cluster.lobbyWithSockets(cluster.nodes), 15_000)
       expect(await redis.get('cluster:turn:lobby-idle-sweep')).not.toBe(holder)
     } finally {
       redis.disconnect()
