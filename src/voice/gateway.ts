@@ -1,24 +1,29 @@
 // What the voice domain tells the Gateway: op 17 (lobby voice states), our ops 100 (SDP answer) and 101 (ICE
 // candidate), and the end of a session (voice/module.ts hands them over).
+import { perApp } from '../core/app-context'
 import { log } from '../core/log'
 import type { CloseHook, GatewayConnection, OpHandler } from '../gateway/bus'
 import { addCandidate, applyAnswer, endSessionCalls, setVoiceStates } from './calls'
 import { parseAnswer, parseCandidate, parseStates, VoiceOp } from './protocol'
 
-/**
- * The Gateway runs each frame's handler as it arrives, concurrently; a session's voice frames run one after the
- * other here, so an answer is applied before the candidates sent after it and op 17s do not interleave.
- */
-const queues = new Map<string, Promise<void>>()
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  /**
+   * The Gateway runs each frame's handler as it arrives, concurrently; a session's voice frames run one after the
+   * other here, so an answer is applied before the candidates sent after it and op 17s do not interleave.
+   */
+  queues: new Map<string, Promise<void>>(),
+}))
 
 function inOrder(sessionId: string, work: () => Promise<void>): Promise<void> {
+  const st = held()
   // A failure here is the server's, not the client's: logged, and the Gateway connection stays up.
-  const next = (queues.get(sessionId) ?? Promise.resolve())
+  const next = (st.queues.get(sessionId) ?? Promise.resolve())
     .then(work)
     .catch((error) => log.error('voice op failed', { error: String(error) }))
-  queues.set(sessionId, next)
+  st.queues.set(sessionId, next)
   void next.then(() => {
-    if (queues.get(sessionId) === next) queues.delete(sessionId)
+    if (st.queues.get(sessionId) === next) st.queues.delete(sessionId)
   })
   return next
 }
