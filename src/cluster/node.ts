@@ -2,9 +2,9 @@
 // at start and taken back at stop. Loaded with import() in cluster mode only. So far: the security limits
 // (core/ratelimit.ts counts every attempt in Redis, so N nodes allow what one does) and the Gateway's log (its
 // dispatches and session calls reach every node's sockets, sessions resume on any node: gateway.ts, sessions.ts), and
-// a node id leased for snowflakes (leases.ts: no two machines mint the same id), and work addressed to one node
-// (routing.ts: voice calls and remote-auth desktops live on one node each). Cache invalidations (log.ts) join here as
-// they are wired.
+// a node id leased for snowflakes (leases.ts: no two machines mint the same id), work addressed to one node
+// (routing.ts: voice calls and remote-auth desktops live on one node each), and whose turn it is to run the periodic
+// clean-ups (turns.ts: one node at a time).
 import { randomUUID } from 'node:crypto'
 import { log } from '../core/log'
 import { useSharedLimits } from '../core/ratelimit'
@@ -13,6 +13,7 @@ import { type ClusterGateway, startClusterGateway } from './gateway'
 import { leaseNodeId, nodeIdKey } from './leases'
 import type { LogOptions } from './log'
 import { redisRateLimits } from './ratelimit'
+import { shareTurns } from './turns'
 import { openRedis } from './redis'
 import { startNodeMail } from './routing'
 import { useNodeRouting } from '../gateway/nodes'
@@ -50,6 +51,7 @@ export async function startClusterNode(
   useNodeId(nodeId.id)
   useSharedLimits(redisRateLimits(redis))
   const node = `${nodeId.id}:${owner}`
+  const stopTurns = shareTurns(redis, owner)
   const gateway = await startClusterGateway(redisUrl, redis, {
     ...logOptions,
     node,
@@ -69,6 +71,7 @@ export async function startClusterNode(
       useNodeRouting(undefined)
       await mail.stop()
       await gateway.stop()
+      stopTurns()
       useSharedLimits(undefined)
       useNodeId(undefined)
       await nodeId.release().catch(() => {})

@@ -317,6 +317,74 @@ export type WriteScope = {
   server?: { db: DB; client: unknown; transaction: boolean }
   /** On PostgreSQL: it took a lock (lockForUpdate, lockName): from then on it reads the database, not the caches. */
   locked?: boolean
+  /** A transaction (not a write whose statements commit one by one): what it holds for its COMMIT (holdForCommit). */
+  held?: { holder: CommitHolder<unknown>; item: unknown }[]
+}
+
+/**
+ * What a transaction holds for its COMMIT, by whoever gave it (the Gateway's dispatches): `before` runs inside the
+ * transaction just before COMMIT with the items still held (those of a rolled-back savepoint are dropped), `after`
+ * once it committed (after its scope ended); neither runs when it rolls back.
+ */
+export type CommitHolder<T> = {
+  before?(items: T[]): void | Promise<void>
+  after(items: T[]): void | Promise<void>
+}
+
+/** Hold `item` for the COMMIT of the transaction this context is in; false outside one (the caller acts now). */
+export function holdForCommit<T>(holder: CommitHolder<T>, item: T): boolean {
+  const held = writeScope()?.held
+  if (!held) return false
+  held.push({ holder: holder as CommitHolder<unknown>, item })
+  return true
+}
+
+/** Where a savepoint begins in what its transaction holds (rolling back to it drops what came after). */
+export const heldMark = (scope: WriteScope): number => scope.held?.length ?? 0
+export function dropHeldSince(scope: WriteScope, mark: number): void {
+  if (scope.held && scope.held.length > mark) scope.held.length = mark
+}
+
+/** The held items by holder, in the order each holder first held one. */
+function heldByHolder(scope: WriteScope): Map<CommitHolder<unknown>, unknown[]> | undefined {
+  if (!scope.held?.length) return undefined
+  const by = new Map<CommitHolder<unknown>, unknown[]>()
+  for (const { holder, item } of scope.held) {
+    const items = by.get(holder)
+    if (items) items.push(item)
+    else by.set(holder, [item])
+  }
+  return by
+}
+
+/** Inside the transaction, just before COMMIT: each holder's `before` (undefined when nothing is held). */
+export function beforeCommit(scope: WriteScope): Promise<void> | undefined {
+  const by = heldByHolder(scope)
+  if (!by) return undefined
+  return (async () => {
+    for (const [holder, items] of by) await holder.before?.(items)
+  })()
+}
+
+/** Once committed: each holder's `after`; what fails is logged (the write stands). Undefined when nothing is held. */
+export function afterCommit(scope: WriteScope): Promise<void> | undefined {
+  const by = heldByHolder(scope)
+  scope.held = undefined
+  if (!by) return undefined
+  const waits: Promise<void>[] = []
+  for (const [holder, items] of by) {
+    try {
+      const done = holder.after(items)
+      if (done instanceof Promise) waits.push(done)
+    } catch (error) {
+      log.error('work after a commit failed', { error: String(error) })
+    }
+  }
+  if (waits.length === 0) return undefined
+  return Promise.all(waits).then(
+    () => undefined,
+    (error) => log.error('work after a commit failed', { error: String(error) }),
+  )
 }
 
 /** `reading()`: the snapshot connection it holds (taken at its first statement), and the commits seen by then. */
@@ -703,13 +771,15 @@ export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
   if (outer) return savepoint(outer, fn)
   await lock()
   const scope = newWriteScope(false)
+  scope.held = []
+  let value: T
   try {
     const w = opened()
     control(w, 'BEGIN IMMEDIATE').run()
     try {
-      const value = await scopes.run(scope, () => fn(w.db))
+      value = await scopes.run(scope, () => fn(w.db))
+      if (scope.held.length) await scopes.run(scope, () => beforeCommit(scope))
       control(w, 'COMMIT').run()
-      return value
     } catch (error) {
       rollback(w)
       throw error
@@ -718,6 +788,9 @@ export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
     endWrite(scope)
     unlock()
   }
+  const after = afterCommit(scope)
+  if (after !== undefined) await after
+  return value
 }
 
 function rollback(w: Conn): void {
@@ -729,6 +802,7 @@ function rollback(w: Conn): void {
 async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   const w = opened()
   const name = `sp${++scope.depth}`
+  const mark = heldMark(scope)
   control(w, `SAVEPOINT ${name}`).run()
   try {
     const value = await fn(w.db)
@@ -737,6 +811,7 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
   } catch (error) {
     control(w, `ROLLBACK TO ${name}`).run()
     control(w, `RELEASE ${name}`).run()
+    dropHeldSince(scope, mark)
     throw error
   } finally {
     scope.depth -= 1
@@ -799,6 +874,7 @@ async function commitQueue(): Promise<void> {
 async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
   const w = opened()
   const scope = newWriteScope(true)
+  scope.held = []
   const results: { ok: boolean; value: unknown }[] = []
   try {
     control(w, 'BEGIN IMMEDIATE').run()
@@ -808,6 +884,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
           results.push({ ok: true, value: await q.fn(w.db) })
           continue
         }
+        const mark = heldMark(scope)
         control(w, 'SAVEPOINT queued').run()
         try {
           results.push({ ok: true, value: await q.fn(w.db) })
@@ -815,11 +892,13 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         } catch (error) {
           control(w, 'ROLLBACK TO queued').run()
           control(w, 'RELEASE queued').run()
+          dropHeldSince(scope, mark)
           results.push({ ok: false, value: error })
         }
       }
       scope.batch = false
       for (const end of batchEnds()) await end.flush()
+      if (scope.held?.length) await beforeCommit(scope)
     })
     control(w, 'COMMIT').run()
   } catch (error) {
@@ -833,6 +912,8 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
     return true
   }
   endWrite(scope)
+  const after = afterCommit(scope)
+  if (after !== undefined) await after
   batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
   return true
 }

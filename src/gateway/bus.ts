@@ -58,7 +58,11 @@ export function sees(caller: Caller, audience: Audience): boolean {
 }
 
 export interface EventBus {
-  /** Dispatch `type` with `data` to every connection subscribed to any of `topics`. Call after the transaction commits. */
+  /**
+   * Dispatch `type` with `data` to every connection subscribed to any of `topics`. Given inside a write transaction, it
+   * goes out once that commits (never if it rolls back); with several nodes it is then written in the transaction
+   * (cluster/outbox.ts), so it survives a node that dies right after COMMIT.
+   */
   publish(topics: string | string[], type: string, data: unknown): void
   /** Dispatch to those sessions of a user (live or resumable) that see `audience`. */
   publishToUser(userId: string, audience: Audience, type: string, data: unknown): void

@@ -13,6 +13,7 @@ import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { checkForeignCommits, foreignCommitsSeen } from '../db/cache'
+import { type CommitHolder, holdForCommit } from '../db/client'
 import { beginTrace, errorResponse, finish } from '../http/basics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
@@ -303,11 +304,24 @@ function saveSession(session: GatewaySession): void {
   })
 }
 
-/** A call of the bus: to the cluster's log, or applied here at once. */
+/** A call of the bus: to the cluster's log, or applied here (once committed, when given inside a transaction). */
 function call(entry: SessionCall): void {
   const st = gw()
   if (st.logPort) st.logPort.call(entry)
-  else applyCall(entry)
+  else atCommit(() => applyCall(entry))
+}
+
+/**
+ * One server: what the bus is given inside a write transaction goes out once it commits (never if it rolls back).
+ * Several nodes: cluster/outbox.ts holds it instead (an outbox row in the same transaction).
+ */
+const onCommit: CommitHolder<() => void> = {
+  after(items) {
+    for (const fn of items) fn()
+  },
+}
+const atCommit = (fn: () => void) => {
+  if (!holdForCommit(onCommit, fn)) fn()
 }
 
 /**
@@ -341,21 +355,26 @@ export function applyLogged(seq: number, entry: LoggedEntry): void {
   }
 }
 
+/** One server: a dispatch to those of a user's sessions here that see `audience`. */
+function publishToUserHere(userId: string, audience: Audience, type: string, data: unknown): void {
+  const to = audienceOf(userId, audience)
+  if (to.length === 0) return
+  // Serialized once however many sessions get it (a lobby snapshot can be large).
+  const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
+  for (const s of to) sendDirect(s, type, json)
+}
+
 export const bus: EventBus = {
   publish(topicOrTopics, type, data) {
     const topicList = Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics]
     const logPort = gw().logPort
     if (logPort) logPort.dispatch(topicList, type, jsonOf(data))
-    else dispatch(topicList, type, data)
+    else atCommit(() => dispatch(topicList, type, data))
   },
   publishToUser(userId, audience, type, data) {
     const logPort = gw().logPort
     if (logPort) return logPort.userDispatch(userId, audience, type, jsonOf(data))
-    const to = audienceOf(userId, audience)
-    if (to.length === 0) return
-    // Serialized once however many sessions get it (a lobby snapshot can be large).
-    const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
-    for (const s of to) sendDirect(s, type, json)
+    atCommit(() => publishToUserHere(userId, audience, type, data))
   },
   subscribeUser(userId, topic, audience) {
     call({ kind: 'subscribe-user', userId, topic, audience })

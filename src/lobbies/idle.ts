@@ -4,6 +4,7 @@ import { perApp } from '../core/app-context'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
+import { myTurn } from '../core/turns'
 import { deleteLobby } from './lifecycle'
 import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 
@@ -33,11 +34,12 @@ export async function startLobbySweeper(): Promise<void> {
   if (!config().redisUrl) await resetVoiceAtStart(clock.now())
   let running = false
   st.timer = setInterval(async () => {
-    // One sweep at a time, even if one outlasts the interval.
+    // One sweep at a time, even if one outlasts the interval; with several nodes, on one node at a time (its delete
+    // is guarded anyway: a lobby deleted twice at once is deleted once, one LOBBY_DELETE).
     if (running) return
     running = true
     try {
-      await sweepIdleLobbies()
+      if (await myTurn('lobby-idle-sweep', SWEEP_EVERY_MS)) await sweepIdleLobbies()
     } catch (error) {
       log.error('lobby idle sweep failed', { error: String(error) })
     } finally {

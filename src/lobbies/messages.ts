@@ -83,13 +83,15 @@ export async function postMessage(
     await touchLobby(tx, lobby)
     // The application's event webhooks get it too (durable outbox, same transaction).
     const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', lobbyMessage(inserted, author))
+    // Given inside the transaction, sent once it commits: with several nodes it is an outbox row of this very
+    // transaction (gateway/server.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event.
+    const event = lobbyMessage(inserted, author, { nonce: inserted.nonce ?? undefined })
+    events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...event, mentions: [] })
     return { row: inserted, lobby, created: true, queued }
   })
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }
   if (queued) kickEventDeliveries()
-  // Published after the commit, at once (nothing here is computed later, so no Effects to gather).
-  events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
   if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, row.id, author.id, input.content).catch(() => undefined)
   return { message, created }

@@ -8,7 +8,6 @@
 // Each node in turn gets SIGTERM, exits, and a new one starts. Counted at the end: every client saw every acknowledged
 // message exactly once, all clients in one order with increasing `s`, and never an op 9.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { serve } from '../ops/process-helpers'
 import { call, newApp, newUser, present, useNodes } from './harness'
 
 const world = useNodes(3)
@@ -172,7 +171,7 @@ describe.skipIf(!present)('a rolling restart of three nodes under load', () => {
       rotation = rotation.filter((p) => p !== old.port)
       const stopped = await old.stop()
       expect(stopped.code).toBe(0)
-      world.nodes[i] = await serve(world.env)
+      world.nodes[i] = await world.start()
       rotation.push(world.nodes[i].port)
     }
     await Bun.sleep(1000)

@@ -32,11 +32,15 @@ import postgres, { type Sql } from 'postgres'
 import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
 import {
+  afterCommit,
   type Backend,
   batchEnds,
+  beforeCommit,
   type DB,
   DatabaseOpenError,
+  dropHeldSince,
   endWrite,
+  heldMark,
   newWriteScope,
   scopes,
   useBackend,
@@ -174,24 +178,34 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
 
 /** fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. */
 async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  let value: T
   try {
-    return await retrying(
+    value = await retrying(
       () =>
         open().sql.begin(async (client) => {
           const tx = { db: on(client as unknown as Sql) as unknown as DB, client, transaction: true }
           scope.server = tx
           scope.depth = 0
-          return (await scopes.run(scope, () => fn(tx.db))) as T
+          scope.held = [] // a run again holds only what it gives again
+          return (await scopes.run(scope, async () => {
+            const value = await fn(tx.db)
+            if (scope.held?.length) await beforeCommit(scope)
+            return value
+          })) as T
         }) as Promise<T>,
     )
   } finally {
     endWrite(scope)
   }
+  const after = afterCommit(scope)
+  if (after !== undefined) await after
+  return value
 }
 
 async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   const { client, db } = scope.server as { client: Sql; db: DB }
   const name = `sp${++scope.depth}`
+  const mark = heldMark(scope)
   await client.unsafe(`SAVEPOINT ${name}`)
   try {
     const value = await fn(db)
@@ -200,6 +214,7 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
   } catch (error) {
     await client.unsafe(`ROLLBACK TO ${name}`)
     await client.unsafe(`RELEASE ${name}`)
+    dropHeldSince(scope, mark)
     throw error
   } finally {
     scope.depth -= 1
@@ -284,6 +299,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
           results.push({ ok: true, value: await q.fn(tx) })
           continue
         }
+        const mark = heldMark(scope)
         await client.unsafe('SAVEPOINT queued')
         try {
           results.push({ ok: true, value: await q.fn(tx) })
@@ -291,6 +307,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         } catch (error) {
           await client.unsafe('ROLLBACK TO queued')
           await client.unsafe('RELEASE queued')
+          dropHeldSince(scope, mark)
           results.push({ ok: false, value: error })
         }
       }
