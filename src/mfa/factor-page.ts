@@ -29,6 +29,8 @@ export type SettingsPage = {
   fieldError(field: string, message: string): Error
   /** An element with attributes (`on…` functions become listeners) and children (web/pages/lib/ui.ts). */
   el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs, ...children: Child[]): HTMLElementTagNameMap[K]
+  /** A settings section `<name>-section` under its heading `<name>-title`, then `children`. */
+  section(name: string, title: string, ...children: Child[]): HTMLElement
   /** A form field: the input (with an id) under its label. */
   field(label: string, input: HTMLInputElement): HTMLDivElement
   show(node: HTMLElement, visible?: boolean): void

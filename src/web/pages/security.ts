@@ -119,6 +119,13 @@ const settingsPage: SettingsPage = {
       errors: { [name]: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message }] } },
     }),
   el,
+  section: (name, title, ...children) =>
+    el(
+      'section',
+      { id: `${name}-section`, 'aria-labelledby': `${name}-title` },
+      el('h2', { id: `${name}-title` }, title),
+      ...children,
+    ),
   field,
   show,
   submitting,

@@ -8,10 +8,9 @@ export const backupPage: FactorPage = {
     const { el, show, submitting } = page
     const view = el('button', { type: 'button', class: 'secondary', id: 'backup-view' }, 'View backup codes')
     const regenerate = el('button', { type: 'button', class: 'secondary', id: 'backup-new' }, 'Generate new codes')
-    const section = el(
-      'section',
-      { id: 'backup-section', 'aria-labelledby': 'backup-title' },
-      el('h2', { id: 'backup-title' }, 'Backup codes'),
+    const section = page.section(
+      'backup',
+      'Backup codes',
       el('p', { class: 'muted' }, 'Each code logs you in once if you lose your authenticator.'),
       el('div', { class: 'actions' }, view, regenerate),
       page.backupCodes.element,

@@ -71,14 +71,7 @@ export const smsPage: FactorPage = {
       el('p', { class: 'form-error', role: 'alert' }),
     )
 
-    const section = el(
-      'section',
-      { id: 'sms-section', 'aria-labelledby': 'sms-title' },
-      el('h2', { id: 'sms-title' }, 'Text message (SMS)'),
-      state,
-      smsForm,
-      phoneForm,
-    )
+    const section = page.section('sms', 'Text message (SMS)', state, smsForm, phoneForm)
 
     function render() {
       const me = page.user()

@@ -47,10 +47,9 @@ export const totpPage: FactorPage = {
       el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Turn on'), cancel),
       el('p', { class: 'form-error', role: 'alert' }),
     )
-    const section = el(
-      'section',
-      { id: 'totp-section', 'aria-labelledby': 'totp-title' },
-      el('h2', { id: 'totp-title' }, 'Authenticator app'),
+    const section = page.section(
+      'totp',
+      'Authenticator app',
       state,
       el('div', { class: 'actions' }, start, remove),
       el('p', { class: 'form-error', id: 'totp-error', role: 'alert' }),

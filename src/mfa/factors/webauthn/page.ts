@@ -25,14 +25,7 @@ export const webauthnPage: FactorPage = {
       el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Add a security key or passkey')),
       el('p', { class: 'form-error', role: 'alert' }),
     )
-    const section = el(
-      'section',
-      { id: 'keys-section', 'aria-labelledby': 'keys-title' },
-      el('h2', { id: 'keys-title' }, 'Security keys and passkeys'),
-      unavailable,
-      list,
-      form,
-    )
+    const section = page.section('keys', 'Security keys and passkeys', unavailable, list, form)
 
     const why = page.passkeysUnavailable()
     if (why) {
