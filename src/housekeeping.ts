@@ -1,12 +1,16 @@
 // Periodic clean-up: every domain's sweep (rows that only expire: one-time tokens, MFA tickets, idle sessions,
 // fingerprints), the rate-limit counters and the query planner's statistics, every 10 minutes.
+import { perApp } from './core/app-context'
 import { log } from './core/log'
 import { sweep as sweepRateLimits } from './core/ratelimit'
 import { optimizeDatabase } from './db/client'
 import { modules } from './modules'
 
 const EVERY_MS = 10 * 60_000
-let timer: Timer | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  timer: undefined as Timer | undefined,
+}))
 
 export async function runHousekeeping(): Promise<void> {
   for (const m of modules) {
@@ -25,11 +29,13 @@ export async function runHousekeeping(): Promise<void> {
 }
 
 export function startHousekeeping(): void {
-  timer ??= setInterval(runHousekeeping, EVERY_MS)
-  timer.unref?.()
+  const st = held()
+  st.timer ??= setInterval(runHousekeeping, EVERY_MS)
+  st.timer.unref?.()
 }
 
 export function stopHousekeeping(): void {
-  clearInterval(timer)
-  timer = undefined
+  const st = held()
+  clearInterval(st.timer)
+  st.timer = undefined
 }

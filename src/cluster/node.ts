@@ -2,8 +2,9 @@
 // at start and taken back at stop. Loaded with import() in cluster mode only. So far: the security limits
 // (core/ratelimit.ts counts every attempt in Redis, so N nodes allow what one does) and the Gateway's log (its
 // dispatches and session calls reach every node's sockets, sessions resume on any node: gateway.ts, sessions.ts), and
-// a node id leased for snowflakes (leases.ts: no two machines mint the same id). Cache invalidations (log.ts) join
-// here as they are wired.
+// a node id leased for snowflakes (leases.ts: no two machines mint the same id), and work addressed to one node
+// (routing.ts: voice calls and remote-auth desktops live on one node each). Cache invalidations (log.ts) join here as
+// they are wired.
 import { randomUUID } from 'node:crypto'
 import { log } from '../core/log'
 import { useSharedLimits } from '../core/ratelimit'
@@ -13,6 +14,8 @@ import { leaseNodeId, nodeIdKey } from './leases'
 import type { LogOptions } from './log'
 import { redisRateLimits } from './ratelimit'
 import { openRedis } from './redis'
+import { startNodeMail } from './routing'
+import { useNodeRouting } from '../gateway/nodes'
 
 export type ClusterNode = { nodeId: number; gateway: ClusterGateway; stop(): Promise<void> }
 
@@ -46,19 +49,25 @@ export async function startClusterNode(
   })
   useNodeId(nodeId.id)
   useSharedLimits(redisRateLimits(redis))
+  const node = `${nodeId.id}:${owner}`
   const gateway = await startClusterGateway(redisUrl, redis, {
     ...logOptions,
-    node: `${nodeId.id}:${owner}`,
+    node,
     // A node lives while its node id's lease holds its owner.
     isLive: async (node) => {
       const [id, holder] = node.split(':')
       return (await redis.get(nodeIdKey(Number(id)))) === holder
     },
   })
+  // What one node holds (a voice call, a remote-auth desktop) is reached from the others through it.
+  const mail = startNodeMail(redisUrl, redis, node)
+  useNodeRouting(mail)
   return {
     nodeId: nodeId.id,
     gateway,
     async stop() {
+      useNodeRouting(undefined)
+      await mail.stop()
       await gateway.stop()
       useSharedLimits(undefined)
       useNodeId(undefined)

@@ -3,10 +3,12 @@
 // each change (its topics, its auth session), not at disconnect (a node that dies says nothing). It lives while the
 // node refreshes it (every live session, every few seconds) and for the resume window after: a session whose node
 // died can be resumed elsewhere until then. A taker claims the session first (`gw:sess:<id>:take`, one taker at a
-// time), replays from the log, and tells every node through the log (`take-session`) to let go of its copy.
+// time, let go when its take is over: the next node of a rolling restart takes it again at once), replays from the
+// log, and tells every node through the log (`take-session`) to let go of its copy.
 import { log } from '../core/log'
 import type { LoggedEntry, SessionRecord, SessionRegistry } from '../gateway/bus'
 import { type GatewayLog, isGatewayEntry } from './log'
+import { RELEASE } from './leases'
 import { luaScript, type Redis } from './redis'
 
 const sessionKey = (id: string) => `gw:sess:${id}`
@@ -52,6 +54,9 @@ export function sessionRegistry(redis: Redis, gatewayLog: GatewayLog, node: stri
     async claim(sessionId) {
       const json = await CLAIM(redis, [sessionKey(sessionId), `${sessionKey(sessionId)}:take`], [node, TAKE_MS])
       return typeof json === 'string' ? recordOf(json) : undefined
+    },
+    async claimed(sessionId) {
+      await RELEASE(redis, [`${sessionKey(sessionId)}:take`], [node]).catch(failed('a take release'))
     },
     async range(afterSeq, uptoSeq) {
       const got = await gatewayLog.range(afterSeq, uptoSeq)

@@ -31,6 +31,7 @@ import {
   Table,
 } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { perApp } from '../core/app-context'
 import { log } from '../core/log'
 import { applyMigrations, SchemaTooNewError } from './migrate'
 
@@ -56,12 +57,11 @@ export type Backend = {
   dataVersion(): number
   close(): Promise<void>
 }
-let backend: Backend | undefined
 
 /** Run every store on this backend from now on (db/pg/client.ts, at start); undefined: back to SQLite. */
 export function useBackend(next: Backend | undefined): void {
-  backend = next
-  if (next) onOpen.forEach((fn) => fn())
+  own().backend = next
+  if (next) own().epoch += 1
 }
 
 /**
@@ -88,11 +88,11 @@ export function useTables(byName: Map<string, unknown> | undefined): void {
     }
 }
 
-const onOpen: (() => void)[] = []
-/** Run when a database is opened (caches that belong to one database clear themselves). */
-export function whenOpened(fn: () => void): void {
-  onOpen.push(fn)
-}
+/**
+ * Which opening of a database this service's statements run on: it moves when another database is opened (tests, a
+ * restore, PostgreSQL at start), and what was kept of the previous one (caches, secrets) is dropped when it does.
+ */
+export const databaseEpoch = (): number => own().epoch
 
 /** A database that cannot be opened or used: one line for the operator, no stack. */
 export class DatabaseOpenError extends Error {}
@@ -131,23 +131,59 @@ function openReader(path: string): Database {
 
 // ---- Connections
 
-/** One connection: its slot (prepared statements are kept per slot), the database it belongs to (`epoch`). */
-type Conn = { slot: number; epoch: number; handle: Database; db: DB; control: Map<string, Statement> }
+/** One connection: its slot, the database opening it belongs to (`epoch`), its prepared statements (by `prepared()`'s id). */
+type Conn = {
+  slot: number
+  epoch: number
+  handle: Database
+  db: DB
+  control: Map<string, Statement>
+  statements: unknown[]
+}
 
 /** How many snapshot connections `reading()` may hold at once; past them a snapshot reads on the read connection. */
 const SNAPSHOT_READERS = 8
 
-let epoch = 0
-let file: string | undefined
+type Queued = {
+  fn: (tx: DB) => unknown
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+
+/** What this service (core/app-context.ts) holds of its database: connections, the write mutex, the group-commit queue. */
+const own = perApp(() => ({
+  /** PostgreSQL's functions when the service runs on it (db/pg/client.ts). */
+  backend: undefined as Backend | undefined,
+  epoch: 0,
+  file: undefined as string | undefined,
+  /** The folder of a `:memory:` database's file (removed when it is closed). */
+  tempDir: undefined as string | undefined,
+  writer: undefined as Conn | undefined,
+  reader: undefined as Conn | undefined,
+  snapshotsOpened: 0,
+  idleSnapshots: [] as Conn[],
+  /** Bumped when a write scope that forgot cached rows ends: a snapshot begun before may hold what they replaced. */
+  generation: 0,
+  /** The write mutex, and who waits for it in order. */
+  locked: false,
+  waiting: [] as (() => void)[],
+  /** Writes waiting for the next group-commit batch. */
+  queue: [] as Queued[],
+  /** The stores' writes deferred to a batch's end (atBatchEnd). */
+  batchEnds: [] as BatchEnd[],
+}))
+
 /** The folder of a `:memory:` database's file (removed when it is closed). */
-let tempDir: string | undefined
-let writer: Conn | undefined
-let reader: Conn | undefined
-let snapshotsOpened = 0
-const idleSnapshots: Conn[] = []
 
 function connect(slot: number, handle: Database): Conn {
-  return { slot, epoch, handle, db: drizzle({ client: handle, casing: 'snake_case' }), control: new Map() }
+  return {
+    slot,
+    epoch: own().epoch,
+    handle,
+    db: drizzle({ client: handle, casing: 'snake_case' }),
+    control: new Map(),
+    statements: [],
+  }
 }
 
 /** A statement of the connection's own (BEGIN, COMMIT, SAVEPOINT ...), prepared once per connection. */
@@ -190,38 +226,40 @@ export function openDatabase(path: string, { syncFull = false } = {}): DB {
     handle.close()
     throw new DatabaseOpenError(`cannot open database ${path}: ${reason(error)}`)
   }
-  if (writer) closeConnections()
-  epoch += 1
-  file = target
-  tempDir = temp
-  writer = connect(0, handle)
-  reader = connect(1, readHandle)
-  onOpen.forEach((fn) => fn())
+  if (own().writer) closeConnections()
+  own().epoch += 1
+  own().file = target
+  own().tempDir = temp
+  const writer = connect(0, handle)
+  own().writer = writer
+  own().reader = connect(1, readHandle)
   return writer.db
 }
 
 function closeConnections(): void {
-  for (const c of idleSnapshots.splice(0)) c.handle.close()
-  snapshotsOpened = 0
+  for (const c of own().idleSnapshots.splice(0)) c.handle.close()
+  own().snapshotsOpened = 0
+  const { reader, writer } = own()
   reader?.handle.close()
   try {
     writer?.handle.exec('PRAGMA optimize')
   } catch {}
   // The write connection last: the last connection to close checkpoints the WAL into the file.
   writer?.handle.close()
+  const tempDir = own().tempDir
   if (tempDir) rmSync(tempDir, { recursive: true, force: true })
-  writer = reader = undefined
-  file = tempDir = undefined
+  own().writer = own().reader = undefined
+  own().file = own().tempDir = undefined
 }
 
 /** Close every connection, once the write under way (if any) has finished. */
 export async function closeDatabase(): Promise<void> {
-  if (backend) {
-    const closing = backend
-    backend = undefined
+  const closing = own().backend
+  if (closing) {
+    own().backend = undefined
     return closing.close()
   }
-  if (!writer) return
+  if (!own().writer) return
   await lock()
   try {
     closeConnections()
@@ -232,9 +270,9 @@ export async function closeDatabase(): Promise<void> {
 
 /** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). It may write. */
 export async function optimizeDatabase(): Promise<void> {
-  if (backend) return // PostgreSQL's autovacuum keeps its statistics
+  if (own().backend) return // PostgreSQL's autovacuum keeps its statistics
   return await write(() => {
-    writer?.handle.exec('PRAGMA optimize')
+    own().writer?.handle.exec('PRAGMA optimize')
   })
 }
 
@@ -250,6 +288,7 @@ export function databaseSize(path: string): number {
 }
 
 function opened(): Conn {
+  const writer = own().writer
   if (!writer) throw new Error('database is not open')
   return writer
 }
@@ -286,9 +325,6 @@ type ReadScope = { readonly write: false; open: boolean; conn: Conn | undefined;
 /** Exported for db/pg/client.ts, which keeps its write scopes in the same context (the caches read them). */
 export const scopes = new AsyncLocalStorage<WriteScope | ReadScope>()
 
-/** Bumped when a write scope that forgot cached rows ends: a snapshot begun before may hold what they replaced. */
-let generation = 0
-
 export const newWriteScope = (batch: boolean): WriteScope => ({
   write: true,
   open: true,
@@ -301,7 +337,7 @@ export const newWriteScope = (batch: boolean): WriteScope => ({
 export function endWrite(scope: WriteScope): void {
   scope.open = false
   if (!scope.ends) return
-  generation += 1
+  own().generation += 1
   for (const end of scope.ends) end()
 }
 
@@ -327,7 +363,7 @@ export const inQueuedBatch = (): boolean => writeScope()?.batch === true
 export function readsAreCurrent(): boolean {
   const s = scopes.getStore()
   if (s === undefined || !s.open || s.write) return true
-  return s.conn === undefined || s.conn === reader || s.since === generation
+  return s.conn === undefined || s.conn === own().reader || s.since === own().generation
 }
 
 /** The connection this context's statements run on. */
@@ -337,15 +373,20 @@ function current(): Conn {
     if (s.write) return opened()
     return s.conn ?? beginSnapshot(s)
   }
+  const reader = own().reader
   if (!reader) throw new Error('database is not open')
   return reader
 }
 
 /** The Drizzle database of this context: the write connection inside a write scope, else a read connection. */
 export function db(): DB {
+  const backend = own().backend
   if (backend) return backend.db()
   return current().db
 }
+
+/** How many prepared() statements are declared: each one's index in every connection's `statements`. */
+let preparedCount = 0
 
 /**
  * A prepared statement (a Drizzle one) built on first use on each connection it runs on, rebuilt when the database
@@ -353,21 +394,17 @@ export function db(): DB {
  * `direct()` below. A write statement run outside a write scope runs on a read connection, which refuses it.
  */
 export function prepared<T>(build: (db: DB) => T): () => T {
-  let forEpoch = -1
-  let bySlot: T[] = []
+  const id = preparedCount++
   let forBackend: Backend | undefined
   let onBackend: () => T = () => undefined as T
   return () => {
+    const backend = own().backend
     if (backend) {
       if (forBackend !== backend) onBackend = (forBackend = backend).prepared(build)
       return onBackend()
     }
     const c = current()
-    if (forEpoch !== c.epoch) {
-      bySlot = []
-      forEpoch = c.epoch
-    }
-    return (bySlot[c.slot] ??= direct(build(c.db)))
+    return (c.statements[id] ??= direct(build(c.db))) as T
   }
 }
 
@@ -493,7 +530,7 @@ export const toJson = (value: unknown): string | null =>
  * statistics `id IN (SELECT value FROM json_each(?))` may scan the whole table).
  */
 export const idsTable = (name = 'ids') =>
-  backend
+  own().backend
     ? sql`json_array_elements_text(${sql.placeholder(name)}::json) as ids(value)`
     : sql`json_each(${sql.placeholder(name)}) as ids`
 export const idValue = sql`ids.value`
@@ -513,7 +550,7 @@ export function andThen<T, U>(result: T, f: (rows: T) => U): U {
 export function asInteger(value: unknown): SQL {
   const sqlite = sql`CAST(${value} AS INTEGER)`
   const postgres = sql`CAST(${value} AS bigint)`
-  const late: SQLWrapper = { getSQL: () => (backend ? postgres : sqlite) }
+  const late: SQLWrapper = { getSQL: () => (own().backend ? postgres : sqlite) }
   return sql`${late}`
 }
 
@@ -524,6 +561,7 @@ export function asInteger(value: unknown): SQL {
  * docs/DESIGN.md lists the callers.
  */
 export async function lockForUpdate(tx: DB, table: Table, column: Column, value: string): Promise<void> {
+  const backend = own().backend
   if (!backend) return
   await backend.lockRow(tx, table, column, value)
   lockedNow()
@@ -540,6 +578,7 @@ function lockedNow(): void {
  * yet (two PUT /lobbies with one new secret: one creates, the other joins). Nothing to do on SQLite.
  */
 export async function lockName(tx: DB, name: string): Promise<void> {
+  const backend = own().backend
   if (!backend) return
   await backend.lockName(tx, name)
   lockedNow()
@@ -549,13 +588,14 @@ export async function lockName(tx: DB, name: string): Promise<void> {
 
 /** A snapshot connection for this `reading()` scope, its read transaction begun (the snapshot starts at its first read). */
 function beginSnapshot(s: ReadScope): Conn {
-  let c = idleSnapshots.pop()
-  if (!c && snapshotsOpened < SNAPSHOT_READERS && file) {
-    c = connect(2 + snapshotsOpened, openReader(file))
-    snapshotsOpened += 1
+  let c = own().idleSnapshots.pop()
+  const file = own().file
+  if (!c && own().snapshotsOpened < SNAPSHOT_READERS && file) {
+    c = connect(2 + own().snapshotsOpened, openReader(file))
+    own().snapshotsOpened += 1
   }
-  s.since = generation
-  if (!c) return (s.conn = reader!) // every snapshot connection is held: each statement reads committed rows
+  s.since = own().generation
+  if (!c) return (s.conn = own().reader!) // every snapshot connection is held: each statement reads committed rows
   control(c, 'BEGIN DEFERRED').run()
   return (s.conn = c)
 }
@@ -563,12 +603,12 @@ function beginSnapshot(s: ReadScope): Conn {
 function endRead(s: ReadScope): void {
   s.open = false
   const c = s.conn
-  if (!c || c === reader) return
+  if (!c || c === own().reader) return
   try {
     // Nothing was written: COMMIT ends the read transaction whether fn returned or threw.
     if (c.handle.inTransaction) control(c, 'COMMIT').run()
   } catch {}
-  if (c.epoch === epoch && writer) idleSnapshots.push(c)
+  if (c.epoch === own().epoch && own().writer) own().idleSnapshots.push(c)
   else c.handle.close()
 }
 
@@ -579,7 +619,7 @@ function endRead(s: ReadScope): void {
  * scope, or another `reading()`, it just runs fn.
  */
 export async function reading<T>(fn: () => T | Promise<T>): Promise<T> {
-  if (backend) return fn() // each statement reads what is committed (READ COMMITTED); the caches check versions
+  if (own().backend) return fn() // each statement reads what is committed (READ COMMITTED); the caches check versions
   const s = scopes.getStore()
   if (s !== undefined && s.open) return fn()
   const scope: ReadScope = { write: false, open: true, conn: undefined, since: 0 }
@@ -592,23 +632,20 @@ export async function reading<T>(fn: () => T | Promise<T>): Promise<T> {
 
 // ---- Writes: one at a time on the write connection
 
-let locked = false
-const waiting: (() => void)[] = []
-
 /** Take the write mutex: undefined when it was free (taken now), else a promise that resolves once it is ours. */
 function lock(): Promise<void> | undefined {
-  if (!locked) {
-    locked = true
+  if (!own().locked) {
+    own().locked = true
     return undefined
   }
-  return new Promise<void>((resolve) => waiting.push(resolve))
+  return new Promise<void>((resolve) => own().waiting.push(resolve))
 }
 
 /** Hand the mutex to the next waiter, in order, or free it. */
 function unlock(): void {
-  const next = waiting.shift()
+  const next = own().waiting.shift()
   if (next) next()
-  else locked = false
+  else own().locked = false
 }
 
 function settle<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -625,13 +662,14 @@ function settle<T>(fn: () => T | Promise<T>): Promise<T> {
  * free a synchronous fn runs at once, in the caller's synchronous step.
  */
 export async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const backend = own().backend
   if (backend) return backend.write(fn)
   if (writeScope()) return settle(() => fn(opened().db))
-  if (!locked) {
-    locked = true
+  if (!own().locked) {
+    own().locked = true
     return writeAlone(fn)
   }
-  return new Promise<void>((resolve) => waiting.push(resolve)).then(() => writeAlone(fn))
+  return new Promise<void>((resolve) => own().waiting.push(resolve)).then(() => writeAlone(fn))
 }
 
 function writeAlone<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
@@ -659,6 +697,7 @@ function writeAlone<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
  * SAVEPOINT of it (undone alone if fn throws). Steps inside a transaction run one after another, never side by side.
  */
 export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const backend = own().backend
   if (backend) return backend.transaction(fn)
   const outer = writeScope()
   if (outer) return savepoint(outer, fn)
@@ -706,24 +745,19 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
 
 // ---- Group commit
 
-type Queued = {
-  fn: (tx: DB) => unknown
-  resolve: (value: unknown) => void
-  reject: (error: unknown) => void
-}
-let queue: Queued[] = []
-
 /**
  * A store's writes deferred to the end of a group-commit batch: `flush` runs once inside the batch's transaction,
  * before its COMMIT (one UPDATE for what twenty writes of the batch would each have made), `discard` when the batch
  * is rolled back.
  */
 export type BatchEnd = { flush: () => void | Promise<void>; discard: () => void }
-export const batchEnds: BatchEnd[] = []
 
-/** Register a store's deferred writes (at module load). */
+/** This service's deferred writes (db/pg/client.ts runs them too). */
+export const batchEnds = (): BatchEnd[] => own().batchEnds
+
+/** Register a store's deferred writes (its module's install(), once per service). */
 export function atBatchEnd(end: BatchEnd): void {
-  batchEnds.push(end)
+  own().batchEnds.push(end)
 }
 
 /**
@@ -735,18 +769,19 @@ export function atBatchEnd(end: BatchEnd): void {
  * database) and must not open a transaction of its own. Inside a write transaction fn runs in it.
  */
 export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const backend = own().backend
   if (backend) return backend.queuedTransaction(fn)
   if (writeScope()) return settle(() => fn(opened().db))
   return new Promise<T>((resolve, reject) => {
     // Outside whatever context queued it first: the batch makes its own.
-    if (queue.length === 0) setImmediate(() => scopes.exit(commitQueue))
-    queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+    if (own().queue.length === 0) setImmediate(() => scopes.exit(commitQueue))
+    own().queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
   })
 }
 
 async function commitQueue(): Promise<void> {
-  const batch = queue
-  queue = []
+  const batch = own().queue
+  own().queue = []
   await lock()
   try {
     // Most batches succeed whole: first without a savepoint per write (two statements each). If any write throws,
@@ -784,12 +819,12 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         }
       }
       scope.batch = false
-      for (const end of batchEnds) await end.flush()
+      for (const end of batchEnds()) await end.flush()
     })
     control(w, 'COMMIT').run()
   } catch (error) {
     scope.batch = false
-    for (const end of batchEnds) end.discard()
+    for (const end of batchEnds()) end.discard()
     rollback(w)
     endWrite(scope)
     // A write that threw outside a savepoint: try again with them (a lone write has its answer: the error).
@@ -805,6 +840,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
 /** SQLite's data_version of the write connection: it changes when another connection (the CLI, another process)
  * commits to this database (the read connections would count this process's own commits too). */
 export function dataVersion(): number {
+  const backend = own().backend
   if (backend) return backend.dataVersion()
   return (control(opened(), 'PRAGMA data_version').get() as { data_version: number }).data_version
 }

@@ -1,5 +1,6 @@
 // Idle close: a lobby whose idle deadline (a column, so it survives restarts) has passed is deleted with
 // LOBBY_DELETE. One periodic sweeper for all lobbies, reading clock.now(), so tests move time and call sweep.
+import { perApp } from '../core/app-context'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
@@ -9,7 +10,10 @@ import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000
 const BATCH = 500
 
-let timer: ReturnType<typeof setInterval> | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+}))
 
 /** Close every lobby idle past its deadline; returns how many closed. */
 export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
@@ -22,12 +26,13 @@ export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
 }
 
 export async function startLobbySweeper(): Promise<void> {
+  const st = held()
   stopLobbySweeper()
   // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again. Not with several
   // nodes: the other nodes' members are still connected and in their calls.
   if (!config().redisUrl) await resetVoiceAtStart(clock.now())
   let running = false
-  timer = setInterval(async () => {
+  st.timer = setInterval(async () => {
     // One sweep at a time, even if one outlasts the interval.
     if (running) return
     running = true
@@ -39,10 +44,11 @@ export async function startLobbySweeper(): Promise<void> {
       running = false
     }
   }, SWEEP_EVERY_MS)
-  timer.unref?.()
+  st.timer.unref?.()
 }
 
 export function stopLobbySweeper(): void {
-  if (timer) clearInterval(timer)
-  timer = undefined
+  const st = held()
+  if (st.timer) clearInterval(st.timer)
+  st.timer = undefined
 }

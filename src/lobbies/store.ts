@@ -5,6 +5,7 @@
 // connection of the caller's scope (inside a transaction, the write connection).
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
+import { perApp } from '../core/app-context'
 import { PageCache, rowCache } from '../db/cache'
 import {
   andThen,
@@ -234,7 +235,7 @@ export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<Lo
 
 /** Stop the lobby's idle countdown (someone keeps it active). */
 export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
-  pendingRestarts.delete(id)
+  pendingRestarts().delete(id)
   forgetLobby(id)
   await idleDeadlineClear().run({ id })
 }
@@ -244,22 +245,27 @@ export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
 // once). Inside the batch's transaction, so the deadline commits with the messages. (A write that records its
 // activity and is then undone alone by its savepoint leaves its entry: the countdown restarts all the same, which only
 // keeps that lobby a little longer.)
-const pendingRestarts = new Map<string, number>()
-atBatchEnd({
-  async flush() {
-    for (const [id, now] of pendingRestarts) {
-      forgetLobby(id)
-      await idleDeadlineRestart().run({ id, now })
-    }
-    pendingRestarts.clear()
-  },
-  discard: () => pendingRestarts.clear(),
-})
+const pendingRestarts = perApp(() => new Map<string, number>())
+
+/** The batch's deadline writes, registered once per service (the lobbies module's install). */
+export function deferIdleRestartsToBatchEnd(): void {
+  atBatchEnd({
+    async flush() {
+      const pending = pendingRestarts()
+      for (const [id, now] of pending) {
+        forgetLobby(id)
+        await idleDeadlineRestart().run({ id, now })
+      }
+      pending.clear()
+    },
+    discard: () => pendingRestarts().clear(),
+  })
+}
 
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
 export async function restartIdleDeadline(_tx: DB, id: string, now: number): Promise<void> {
   if (inQueuedBatch()) {
-    pendingRestarts.set(id, now)
+    pendingRestarts().set(id, now)
     return
   }
   forgetLobby(id)

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { cluster as postgresCluster, postgresBinDir, type TestDatabase, testDatabase } from '../db/postgres'
 import { GatewayClient } from '../gateway-client'
-import { cli, freshEnv, serve, type Served } from '../ops/process-helpers'
+import { freshEnv, serve, type Served } from '../ops/process-helpers'
+import { call, newApp as appThrough, newUser as userThrough } from './harness'
 import { type RedisServer, redisServerPath, startRedis } from './redis'
 
 const present = postgresBinDir() !== undefined && redisServerPath() !== undefined
@@ -32,32 +33,8 @@ afterAll(async () => {
   await database?.sql.end()
 })
 
-async function call(node: Served, method: string, path: string, token?: string, body?: unknown) {
-  const r = await fetch(`${node.url}/api/v10${path}`, {
-    method,
-    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await r.text()
-  return { status: r.status, body: text ? JSON.parse(text) : undefined }
-}
-
-let users = 0
-async function newUser(): Promise<{ id: string; token: string; email: string; password: string }> {
-  const email = `node-user-${++users}-${Date.now()}@example.test`
-  const password = 'a cluster of nodes passphrase'
-  const made = await cli(env, ['user', 'create', '--email', email, '--password', password])
-  if (made.code !== 0) throw new Error(made.stderr)
-  const { id, token } = JSON.parse(made.stdout)
-  return { id, token, email, password }
-}
-
-async function newApp(): Promise<{ id: string; bot: string }> {
-  const made = await cli(env, ['app', 'create', '--name', `Cluster game ${Date.now()}`])
-  if (made.code !== 0) throw new Error(made.stderr)
-  const app = JSON.parse(made.stdout)
-  return { id: app.id, bot: `Bot ${app.bot_token}` }
-}
+const newUser = () => userThrough(env)
+const newApp = () => appThrough(env)
 
 async function socketOn(node: Served, token: string) {
   const { client, ready } = await GatewayClient.identified(token, {}, node.port)

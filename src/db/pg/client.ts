@@ -295,11 +295,11 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         }
       }
       scope.batch = false
-      for (const end of batchEnds) await end.flush()
+      for (const end of batchEnds()) await end.flush()
     })
   } catch (error) {
     scope.batch = false
-    for (const end of batchEnds) end.discard()
+    for (const end of batchEnds()) end.discard()
     if (!savepoints && batch.length > 1 && results.length < batch.length) return false
     for (const q of batch) q.reject(error)
     return true
