@@ -781,7 +781,7 @@ export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
     try {
       value = await scopes.run(scope, () => fn(w.db))
       const before = scope.held.length ? scopes.run(scope, () => beforeCommit(scope)) : undefined
-      if (before) await before
+      if (before !== undefined) await before
       control(w, 'COMMIT').run()
     } catch (error) {
       rollback(w)
@@ -902,7 +902,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
       scope.batch = false
       for (const end of batchEnds()) await end.flush()
       const before = beforeCommit(scope)
-      if (before) await before
+      if (before !== undefined) await before
     })
     control(w, 'COMMIT').run()
   } catch (error) {
