@@ -84,6 +84,12 @@ export async function markVoiceFlags(
   })
 }
 
+/** The lobby's call ended with no one to say so (several nodes: its node died): each member in it is disconnected. */
+export async function disconnectCall(lobbyId: string): Promise<void> {
+  for (const m of await cachedLobbyMembers(lobbyId))
+    if (m.voiceSessionId !== null) await markDisconnected(lobbyId, m.userId, m.voiceSessionId)
+}
+
 /**
  * The member's call from this session ended: disconnected (if still a member), the idle countdown may start, and the
  * lobby hears a voice state with `connected: false` (also when the member was just removed).

@@ -11,7 +11,7 @@ import type { Caller } from '../core/caller'
 import { events, type GatewayConnection } from '../gateway/bus'
 import { nodeRouting, type NodeRouting } from '../gateway/nodes'
 import { ownTopic } from '../gateway/sessions'
-import type { LeaveReason } from '../lobbies/voice-presence'
+import { disconnectCall, type LeaveReason } from '../lobbies/voice-presence'
 import { addCandidate, applyAnswer, callLobbies, joinOrUpdate, leaveCall, memberLeft } from './calls'
 import type { Answer, Candidate, VoiceState } from './protocol'
 
@@ -119,6 +119,11 @@ export async function routeSessionEnd(r: NodeRouting, sessionId: string): Promis
     if (node) await toNode(r, node, { op: 'end', sessionId, lobbyId })
   }
   await r.dropFields(key)
+}
+
+/** The call's node died (its peer connections with it): every member still shown in the call is disconnected. */
+export async function callOrphaned(key: string): Promise<void> {
+  await disconnectCall(key.slice(roomKey('').length))
 }
 
 /** A member left a lobby through this node: out of the call on its node. */
