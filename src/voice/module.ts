@@ -19,7 +19,7 @@ export const voiceModule = {
   },
   start: startKeepingRooms,
   async stop() {
-    await stopAllCalls()
     await stopKeepingRooms()
+    await stopAllCalls()
   },
 } satisfies DomainModule
