@@ -359,6 +359,8 @@ function heldByHolder(scope: WriteScope): Map<CommitHolder<unknown>, unknown[]> 
 
 /** Inside the transaction, just before COMMIT: each holder's `before` (undefined when nothing is held). */
 export function beforeCommit(scope: WriteScope): Promise<void> | undefined {
+  // One server holds dispatches for after the COMMIT only: nothing to run (and no await) before it.
+  if (!scope.held?.some((h) => h.holder.before !== undefined)) return undefined
   const by = heldByHolder(scope)
   if (!by) return undefined
   return (async () => {
@@ -778,7 +780,8 @@ export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
     control(w, 'BEGIN IMMEDIATE').run()
     try {
       value = await scopes.run(scope, () => fn(w.db))
-      if (scope.held.length) await scopes.run(scope, () => beforeCommit(scope))
+      const before = scope.held.length ? scopes.run(scope, () => beforeCommit(scope)) : undefined
+      if (before) await before
       control(w, 'COMMIT').run()
     } catch (error) {
       rollback(w)
@@ -898,7 +901,8 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
       }
       scope.batch = false
       for (const end of batchEnds()) await end.flush()
-      if (scope.held?.length) await beforeCommit(scope)
+      const before = beforeCommit(scope)
+      if (before) await before
     })
     control(w, 'COMMIT').run()
   } catch (error) {
