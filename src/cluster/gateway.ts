@@ -83,7 +83,7 @@ export async function startClusterGateway(
     userDispatch: (userId, audience, type, data) => append({ kind: 'user-dispatch', userId, audience, type, data }),
     call: (call) => append(call),
     // Records outlive a session's last save by the resume window (and a little: saves and refreshes are async).
-    sessions: sessionRegistry(redis, gatewayLog, randomUUID(), config().gatewayResumeWindowMs + 20_000),
+    sessions: sessionRegistry(redis, gatewayLog, node, config().gatewayResumeWindowMs + 20_000),
   })
   shareForgetCallers(() => append({ kind: 'forget-callers' }))
   shareInvalidations((cache, keys) => append({ kind: 'invalidate', cache, keys }))

@@ -4,7 +4,7 @@
 // dispatches and session calls reach every node's sockets, sessions resume on any node: gateway.ts, sessions.ts), and
 // a node id leased for snowflakes (leases.ts: no two machines mint the same id), work addressed to one node
 // (routing.ts: voice calls and remote-auth desktops live on one node each), and whose turn it is to run the periodic
-// clean-ups (turns.ts: one node at a time).
+// clean-ups (turns.ts: one node at a time), and the leftovers of a node that died (cleanup.ts).
 import { randomUUID } from 'node:crypto'
 import { log } from '../core/log'
 import { useSharedLimits } from '../core/ratelimit'
@@ -16,6 +16,7 @@ import { redisRateLimits } from './ratelimit'
 import { shareTurns } from './turns'
 import { openRedis } from './redis'
 import { startNodeMail } from './routing'
+import { startDeadNodeCleanup } from './cleanup'
 import { useNodeRouting } from '../gateway/nodes'
 
 export type ClusterNode = { nodeId: number; gateway: ClusterGateway; stop(): Promise<void> }
@@ -52,22 +53,22 @@ export async function startClusterNode(
   useSharedLimits(redisRateLimits(redis))
   const node = `${nodeId.id}:${owner}`
   const stopTurns = shareTurns(redis, owner)
-  const gateway = await startClusterGateway(redisUrl, redis, {
-    ...logOptions,
-    node,
-    // A node lives while its node id's lease holds its owner.
-    isLive: async (node) => {
-      const [id, holder] = node.split(':')
-      return (await redis.get(nodeIdKey(Number(id)))) === holder
-    },
-  })
+  // A node lives while its node id's lease holds its owner.
+  const isLive = async (node: string) => {
+    const [id, holder] = node.split(':')
+    return (await redis.get(nodeIdKey(Number(id)))) === holder
+  }
+  const gateway = await startClusterGateway(redisUrl, redis, { ...logOptions, node, isLive })
   // What one node holds (a voice call, a remote-auth desktop) is reached from the others through it.
   const mail = startNodeMail(redisUrl, redis, node)
   useNodeRouting(mail)
+  const cleanup = startDeadNodeCleanup(redis, node, isLive, (key) => mail.holder(key))
+  await cleanup.ready
   return {
     nodeId: nodeId.id,
     gateway,
     async stop() {
+      cleanup.stop()
       useNodeRouting(undefined)
       await mail.stop()
       await gateway.stop()

@@ -2,13 +2,17 @@
 // that only it reads (the Gateway's log is read by every node: this is for what one node must do, e.g. a voice op for
 // the call it holds, a frame for the remote-auth desktop whose socket it has). Places are keys holding a node's name
 // (`<node id>:<instance>`, as presence names it); a holder counts only while its node id's lease holds that instance
-// (leases.ts), so what a dead node held is taken by the next node that asks.
+// (leases.ts), so what a dead node held is taken by the next node that asks. A node lists the places it took
+// (`cluster:owned:<node>`), so that once it is dead the clean-up (cleanup.ts) knows what it held.
+
 import { log } from '../core/log'
 import { type NodeRouting, receiveNodeMessage } from '../gateway/nodes'
 import { nodeIdKey, RELEASE, RENEW } from './leases'
 import { luaScript, openBlockingRedis, type Redis } from './redis'
 
 const streamKey = (node: string) => `gw:node:${node}`
+/** The places a node took and has not given up (a hash: place key → 1). */
+export const ownedKey = (node: string) => `cluster:owned:${node}`
 /** Messages a node's stream keeps (about), and how long a stream outlives its last message (a dead node's goes). */
 const STREAM_LENGTH = 10_000
 const STREAM_TTL_MS = 3_600_000
@@ -24,11 +28,13 @@ end
 `
 const PREFIX = nodeIdKey(0).slice(0, -1)
 
-// KEYS: the place. ARGV: this node, ttl (ms), the node id key's prefix. The live holder, or this node (taken).
+// KEYS: the place, this node's list of places. ARGV: this node, ttl (ms), the node id key's prefix. The live holder,
+// or this node (taken, and listed).
 const PLACE = luaScript(`${LIVE}
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] and live(holder, ARGV[3]) then return holder end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('HSET', KEYS[2], KEYS[1], '1')
 return ARGV[1]
 `)
 // KEYS: the place. ARGV: the node id key's prefix. The live holder, or false.
@@ -93,7 +99,7 @@ export function startNodeMail(url: string, redis: Redis, self: string, { watchdo
   return {
     self,
     async place(key, ttlMs) {
-      return String(await PLACE(redis, [key], [self, ttlMs, PREFIX]))
+      return String(await PLACE(redis, [key, ownedKey(self)], [self, ttlMs, PREFIX]))
     },
     async holder(key) {
       const holder = await HOLDER(redis, [key], [PREFIX])
@@ -104,6 +110,7 @@ export function startNodeMail(url: string, redis: Redis, self: string, { watchdo
     },
     async release(key) {
       await RELEASE(redis, [key], [self])
+      await redis.hdel(ownedKey(self), key)
     },
     async send(node, kind, message) {
       const key = streamKey(node)

@@ -10,6 +10,11 @@ export type GatewayConnection = {
   send(type: string, data: unknown): void
   /** (Session end hooks, several nodes) the session was resumed on another node and lives on there. */
   moved?: boolean
+  /**
+   * (Session end hooks, several nodes) a session of a node that died, never resumed, ended by the dead-node clean-up on
+   * another node: its socket is gone and its node's presence counts were dropped already.
+   */
+  orphan?: boolean
 }
 
 export type IdentifyContribution = {

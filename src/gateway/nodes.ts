@@ -28,6 +28,7 @@ export type NodeRouting = {
 const nodesHeld = perApp(() => ({
   routing: undefined as NodeRouting | undefined,
   handlers: new Map<string, NodeMessageHandler>(),
+  orphans: new Map<string, OrphanHandler>(),
 }))
 
 /** Several nodes: the cluster side installs its routing at start (undefined at stop). */
@@ -41,6 +42,27 @@ export function nodeRouting(): NodeRouting | undefined {
 }
 
 export type NodeMessageHandler = (message: any) => void | Promise<void>
+
+/** What a domain does with a place whose node died (no live node holds it now): what the node held there is gone. */
+export type OrphanHandler = (key: string) => void | Promise<void>
+
+/** A domain cleans up after the places it names with `prefix` (voice:room:, remote-auth:) when their node dies. */
+export function onOrphanedPlace(prefix: string, handler: OrphanHandler): void {
+  nodesHeld().orphans.set(prefix, handler)
+}
+
+/** The dead-node clean-up (cluster/cleanup.ts) hands over a place its node held: its domain's handler runs. */
+export async function orphanedPlace(key: string): Promise<void> {
+  for (const [prefix, handler] of nodesHeld().orphans)
+    if (key.startsWith(prefix)) {
+      try {
+        await handler(key)
+      } catch (error) {
+        log.error('dead-node clean-up of a place failed', { key, error: String(error) })
+      }
+      return
+    }
+}
 
 /** A domain handles the messages of a kind sent to this node by the others. */
 export function onNodeMessage(kind: string, handler: NodeMessageHandler): void {

@@ -421,6 +421,16 @@ function endSession(session: GatewaySession, code?: number, reason?: string, mov
   runHooks(wiring().sessionEndHooks, moved ? { ...view, moved } : view, 'session end')
 }
 
+/**
+ * Several nodes: a session of a node that died, which no node resumed within the resume window, ends here for good
+ * (cluster/cleanup.ts): the domains' session end hooks run for it as they would have on its node.
+ */
+export function endOrphanedSession(sessionId: string, caller: Caller): void {
+  gw().logPort?.sessions.drop(sessionId)
+  const view: GatewayConnection = { caller, sessionId, send() {}, orphan: true }
+  runHooks(wiring().sessionEndHooks, view, 'session end')
+}
+
 const CREDENTIAL_CHECK_EVERY = 5 // gw().sweeps (seconds), or at the next sweep after another process committed
 const RECORD_REFRESH_EVERY = 10 // gw().sweeps (seconds); a record lives the resume window and 20 s past its last refresh
 

@@ -131,21 +131,22 @@ export async function moderateMessage(
   messageId: string,
   metadata: Metadata,
 ): Promise<void> {
-  const { row, lobby, author, queued } = await transaction(async (tx) => {
+  const { row, queued } = await transaction(async (tx) => {
     const lobby = await access()
     const row = await setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
     const author = row && (await cachedUser(row.authorId))
-    // The application's event webhooks hear it too (durable outbox, same transaction).
-    const queued = !!author && (await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author)))
-    return { lobby, row, author, queued }
-  })
-  if (!row) throw Errors.unknownMessage()
-  if (queued) kickEventDeliveries()
-  if (author)
+    if (!author) return { row, queued: false }
+    // The application's event webhooks hear it too (durable outbox, same transaction), and the Gateway (given inside
+    // the transaction: sent once it commits).
+    const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author))
     events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_UPDATE', {
       ...lobbyMessage(row, author),
       mentions: [],
       tts: false,
     })
+    return { row, queued }
+  })
+  if (!row) throw Errors.unknownMessage()
+  if (queued) kickEventDeliveries()
   if (row.channelMessageId) guildPort()?.channelMessageModerated(row.channelMessageId, metadata)
 }

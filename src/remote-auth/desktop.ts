@@ -224,7 +224,13 @@ async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> 
   send(d, { op: 'pending_remote_init', fingerprint })
 }
 
-const placeOf = (fingerprint: string) => `remote-auth:${fingerprint}`
+const PLACE_PREFIX = 'remote-auth:'
+const placeOf = (fingerprint: string) => `${PLACE_PREFIX}${fingerprint}`
+
+/** Several nodes: the desktop's node died (its socket with it): its row goes, as a closed socket's does. */
+export async function desktopOrphaned(key: string): Promise<void> {
+  await deleteDesktop(key.slice(PLACE_PREFIX.length))
+}
 
 /** Bun's close event (the client left, or we closed it). */
 export async function onSocketClosed(ws: Socket): Promise<void> {

@@ -8,6 +8,7 @@ import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import type { GatewayConnection } from '../gateway/bus'
+import { nodeRouting } from '../gateway/nodes'
 import {
   callAccess,
   callIdleTimeoutMs,
@@ -257,10 +258,15 @@ function stopSweeper(): void {
   st.sweeper = undefined
 }
 
-/** Shutdown: every call ends (peer connections closed, members disconnected). */
+/**
+ * Shutdown: every call ends (peer connections closed, members disconnected). One server: its sockets are closing, no one
+ * to tell. Several nodes: the members' sessions live on (on other nodes, or resumed there), so each is told, through
+ * the log, and joins again on a node that stays.
+ */
 export async function stopAllCalls(): Promise<void> {
+  const tell = nodeRouting() !== undefined
   for (const room of [...held().rooms.values()])
-    for (const p of [...room.members.values()]) await leave(p, 'left', false)
+    for (const p of [...room.members.values()]) await leave(p, tell ? 'server_stopping' : 'left', tell)
   stopSweeper()
 }
 

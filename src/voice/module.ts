@@ -2,11 +2,11 @@
 // members who leave (lobbies tell whoever listens), the calls that end with the server, and (several nodes) the
 // messages of other nodes about the calls this one holds.
 import type { DomainModule } from '../domain'
-import { onNodeMessage } from '../gateway/nodes'
+import { onNodeMessage, onOrphanedPlace } from '../gateway/nodes'
 import { onMemberLeave } from '../lobbies/voice-presence'
 import { stopAllCalls } from './calls'
 import { voiceNodeMessage, voiceOpcodes, voiceSessionEnd } from './gateway'
-import { routeMemberLeft, startKeepingRooms, stopKeepingRooms } from './placement'
+import { callOrphaned, routeMemberLeft, startKeepingRooms, stopKeepingRooms } from './placement'
 
 export const voiceModule = {
   name: 'voice',
@@ -15,10 +15,11 @@ export const voiceModule = {
   install: () => {
     onMemberLeave(routeMemberLeft)
     onNodeMessage('voice', voiceNodeMessage)
+    onOrphanedPlace('voice:room:', callOrphaned)
   },
   start: startKeepingRooms,
   async stop() {
-    await stopAllCalls()
     await stopKeepingRooms()
+    await stopAllCalls()
   },
 } satisfies DomainModule

@@ -11,9 +11,9 @@ import type { Caller } from '../core/caller'
 import { events, type GatewayConnection } from '../gateway/bus'
 import { nodeRouting, type NodeRouting } from '../gateway/nodes'
 import { ownTopic } from '../gateway/sessions'
-import type { LeaveReason } from '../lobbies/voice-presence'
+import { disconnectCall, type LeaveReason } from '../lobbies/voice-presence'
 import { addCandidate, applyAnswer, callLobbies, joinOrUpdate, leaveCall, memberLeft } from './calls'
-import type { Answer, Candidate, VoiceState } from './protocol'
+import { type Answer, type Candidate, closeReasons, VoiceDispatch, type VoiceState } from './protocol'
 
 const roomKey = (lobbyId: string) => `voice:room:${lobbyId}`
 const callsKey = (sessionId: string) => `voice:calls:${sessionId}`
@@ -42,6 +42,8 @@ const placed = perApp(() => ({
   /** Places this node took for its calls: renewed while the call lasts, given up after. */
   held: new Set<string>(),
   keeper: undefined as Timer | undefined,
+  /** Stopping: its places are given up, and no call is placed here again. */
+  stopping: false,
 }))
 
 /** Run a message on the call's node: here at once, or sent there. */
@@ -55,6 +57,8 @@ export async function handleVoiceMessage(m: VoiceMessage): Promise<void> {
   const r = nodeRouting()
   switch (m.op) {
     case 'join': {
+      // A join sent before this node gave its places up: the session is told to ask again (placed elsewhere then).
+      if (placed().stopping) return sessionView(m.sessionId, m.caller).send(VoiceDispatch.Close, stoppingClose(m))
       // The call may have moved since the sender placed it (ended here, placed elsewhere): follow it once or twice.
       const node = r ? await r.place(roomKey(m.state.lobbyId), ROOM_TTL_MS) : undefined
       if (r && node !== r.self && (m.hops ?? 0) < 2) return r.send(node!, 'voice', { ...m, hops: (m.hops ?? 0) + 1 })
@@ -121,6 +125,11 @@ export async function routeSessionEnd(r: NodeRouting, sessionId: string): Promis
   await r.dropFields(key)
 }
 
+/** The call's node died (its peer connections with it): every member still shown in the call is disconnected. */
+export async function callOrphaned(key: string): Promise<void> {
+  await disconnectCall(key.slice(roomKey('').length))
+}
+
 /** A member left a lobby through this node: out of the call on its node. */
 export async function routeMemberLeft(lobbyId: string, userId: string, reason: LeaveReason): Promise<void> {
   const r = nodeRouting()
@@ -151,9 +160,19 @@ async function keepRooms(): Promise<void> {
   }
 }
 
-/** At stop (after the calls ended): give every place up, so the next join places the call on a live node at once. */
+const stoppingClose = (m: { state: VoiceState }) => ({
+  lobby_id: m.state.lobbyId,
+  reason: 'server_stopping',
+  message: closeReasons.server_stopping,
+})
+
+/**
+ * At stop, before the calls end: give every place up, so that the members told to join again (calls.ts stopAllCalls)
+ * place the call on a node that stays.
+ */
 export async function stopKeepingRooms(): Promise<void> {
   const st = placed()
+  st.stopping = true
   clearInterval(st.keeper)
   st.keeper = undefined
   const r = nodeRouting()

@@ -49,6 +49,10 @@ export type TestCluster = {
    */
   lobbyWithSockets(on: Served[]): Promise<{
     id: string
+    /** The lobby's application's Bot Authorization. */
+    bot: string
+    /** Its member. */
+    member: { id: string; token: string }
     sockets: GatewayClient[]
     post(node: Served, content: string): Promise<Reply>
   }>
@@ -112,7 +116,7 @@ export async function startTestCluster(count = 3, extra: (i: number) => Env = ()
       const sockets = await Promise.all(on.map(async (node) => (await made.socketOn(node, user.token)).client))
       const post = (node: Served, content: string) =>
         call(node, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content })
-      return { id: lobby.body.id as string, sockets, post }
+      return { id: lobby.body.id as string, bot: app.bot, member: user, sockets, post }
     },
     async connect(node) {
       const client = await GatewayClient.connect({ port: node.port })

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { GatewayClient } from '../gateway-client'
 import type { Served } from '../ops/process-helpers'
-import { present, startTestCluster, type TestCluster } from './harness'
+import { call, present, startTestCluster, type TestCluster } from './harness'
 
 const DIE = { LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_MESSAGE_CREATE' }
 
@@ -44,6 +44,25 @@ describe.skipIf(!present)('the Gateway outbox on three nodes', () => {
     for (const s of sockets) await s.waitFor((f) => f.d?.content === 'next', 5000)
     await Bun.sleep(300)
     for (const s of sockets) expect(contents(s)).toEqual(['orphan', 'next'])
+    expect(await outboxRows()).toBe(0)
+  }, 60_000)
+
+  test('a member added through a node killed right after its COMMIT: the add, the join and the subscription reach the other nodes once', async () => {
+    const [a, c] = cluster.nodes
+    const dying = await cluster.start({ LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_MEMBER_ADD' })
+    const { id, bot, sockets, post } = await lobbyWithSockets([a, c])
+    const joining = await cluster.newUser()
+    const { client: joiner } = await cluster.socketOn(c, joining.token)
+    await expect(call(dying, 'PUT', `/lobbies/${id}/members/${joining.id}`, bot, {})).rejects.toThrow()
+    expect(await dying.proc.exited).not.toBe(0)
+    for (const s of sockets) await s.waitFor((f) => f.t === 'LOBBY_MEMBER_ADD' && f.d.member.id === joining.id, 15_000)
+    // The new member heard of its lobby and follows it now: the next message reaches its socket too.
+    await joiner.waitFor((f) => f.t === 'LOBBY_CREATE' && f.d.id === id, 5000)
+    expect((await post(a, 'welcome')).status).toBe(201)
+    for (const s of [...sockets, joiner]) await s.waitFor((f) => f.d?.content === 'welcome', 5000)
+    await Bun.sleep(300)
+    for (const s of sockets) expect(s.dispatches('LOBBY_MEMBER_ADD')).toHaveLength(1)
+    expect(joiner.dispatches('LOBBY_CREATE')).toHaveLength(1)
     expect(await outboxRows()).toBe(0)
   }, 60_000)
 
