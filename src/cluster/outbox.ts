@@ -49,7 +49,8 @@ export type Outbox = {
 }
 
 export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphanMs = ORPHAN_MS } = {}): Outbox {
-  // Tests only: die right after a COMMIT that wrote an event of this type, before its relay.
+  // Tests only: die right after a COMMIT that wrote an event of this type (or a session call of this kind, such as
+  // close-auth-session), before its relay.
   const dieAfter = process.env.LOBBY_TEST_DIE_AFTER_COMMIT
 
   // One relay at a time on this node; a caller waits for the first one that begins after its call.
@@ -100,7 +101,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       )
     },
     async after(items) {
-      if (dieAfter && items.some((i) => 'type' in i.draft && i.draft.type === dieAfter))
+      if (dieAfter && items.some((i) => i.draft.kind === dieAfter || ('type' in i.draft && i.draft.type === dieAfter)))
         process.kill(process.pid, 'SIGKILL')
       await Promise.race([relay(), Bun.sleep(RELAY_WAIT_MS)])
     },
