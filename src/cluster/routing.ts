@@ -43,6 +43,28 @@ local holder = redis.call('GET', KEYS[1])
 if holder and live(holder, ARGV[1]) then return holder end
 return false
 `)
+// KEYS: the set. ARGV: the field, this node, the most fields of live nodes besides this one, the node id key's prefix,
+// ttl (ms). 1 when the field is held (for this node) now, 0 when `max` others are; dead nodes' fields are dropped.
+const CLAIM = luaScript(`${LIVE}
+local entries = redis.call('HGETALL', KEYS[1])
+local held = 0
+for i = 1, #entries, 2 do
+  local field, holder = entries[i], entries[i + 1]
+  if field ~= ARGV[1] then
+    if holder == ARGV[2] or live(holder, ARGV[4]) then held = held + 1 else redis.call('HDEL', KEYS[1], field) end
+  end
+end
+if held >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+`)
+// KEYS: the set. ARGV: the field, this node. The field goes if this node holds it.
+const UNCLAIM = luaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 1
+`)
+
 export type NodeMail = NodeRouting & { stop(): Promise<void> }
 
 /** Read this node's stream (on a connection of its own) and answer the routing calls on `redis`. */
@@ -131,6 +153,12 @@ export function startNodeMail(url: string, redis: Redis, self: string, { watchdo
     },
     async dropFields(key) {
       await redis.del(key)
+    },
+    async claim(key, field, max, ttlMs) {
+      return Number(await CLAIM(redis, [key], [field, self, max, PREFIX, ttlMs])) === 1
+    },
+    async unclaim(key, field) {
+      await UNCLAIM(redis, [key], [field, self])
     },
     async stop() {
       stopped = true

@@ -22,6 +22,13 @@ export type NodeRouting = {
   fields(key: string): Promise<Record<string, string>>
   setField(key: string, field: string, value: string | null, ttlMs: number): Promise<void>
   dropFields(key: string): Promise<void>
+  /**
+   * Hold `field` of the set `key` for this node, unless `max` other fields are held by live nodes already (false
+   * then): a limit counted over the cluster (a user's calls), where a dead node's fields no longer count.
+   */
+  claim(key: string, field: string, max: number, ttlMs: number): Promise<boolean>
+  /** Give `field` of `key` up if this node holds it. */
+  unclaim(key: string, field: string): Promise<void>
 }
 
 /** What this module holds per service (core/app-context.ts). */

@@ -60,6 +60,28 @@ function countCall(userId: string, by: 1 | -1): void {
   else st.callsOfUser.delete(userId)
 }
 
+/**
+ * Several nodes: a user's calls, on whichever nodes hold them, in one Redis hash (lobby → the call's node), so that
+ * MAX_CALLS_PER_USER holds over the cluster; a dead node's entries stop counting. One server: `callsOfUser` alone.
+ */
+const userCallsKey = (userId: string) => `voice:user-calls:${userId}`
+/** The hash outlives its last join by this (a node that dies leaves its entries; they stop counting at once). */
+const USER_CALLS_TTL_MS = 24 * 3600_000
+
+async function claimCall(userId: string, lobbyId: string): Promise<boolean> {
+  const r = nodeRouting()
+  return !r || (await r.claim(userCallsKey(userId), lobbyId, MAX_CALLS_PER_USER, USER_CALLS_TTL_MS))
+}
+
+async function unclaimCall(userId: string, lobbyId: string): Promise<void> {
+  try {
+    await nodeRouting()?.unclaim(userCallsKey(userId), lobbyId)
+  } catch (error) {
+    // Redis away: the entry counts until this node dies or the user joins that lobby's call again.
+    log.warn('voice: a call of a user could not be given up', { error: String(error) })
+  }
+}
+
 function refuse(send: Send, lobbyId: string, reason: CloseReason): void {
   send(VoiceDispatch.Close, { lobby_id: lobbyId, reason, message: closeReasons[reason] })
 }
@@ -110,6 +132,7 @@ export async function leave(p: Participant, reason: CloseReason, notify = true):
   }
   if (st.rooms.size === 0) stopSweeper()
   if (notify) refuse(p.send, p.lobbyId, reason)
+  if (nodeRouting()) await unclaimCall(p.userId, p.lobbyId)
   if (p.connected) await markDisconnected(p.lobbyId, p.userId, p.sessionId)
 }
 
@@ -121,20 +144,36 @@ export async function joinOrUpdate(connection: GatewayConnection, state: VoiceSt
   const { Participant } = await loadPeers()
   const { lobbyId } = state
   if (!(await callAccess(caller, lobbyId))) return refuse(connection.send, lobbyId, 'not_member')
-  // One call per member: joining from another session ends the one there.
-  for (
-    let existing = st.rooms.get(lobbyId)?.members.get(caller.userId);
-    existing;
-    existing = st.rooms.get(lobbyId)?.members.get(caller.userId)
-  ) {
-    if (existing.sessionId === connection.sessionId) return setFlags(existing, state)
-    await leave(existing, 'replaced')
+  for (;;) {
+    // One call per member: joining from another session ends the one there.
+    for (
+      let existing = st.rooms.get(lobbyId)?.members.get(caller.userId);
+      existing;
+      existing = st.rooms.get(lobbyId)?.members.get(caller.userId)
+    ) {
+      if (existing.sessionId === connection.sessionId) return setFlags(existing, state)
+      await leave(existing, 'replaced')
+    }
+    if (!nodeRouting()) break
+    // Several nodes: the user's calls on every live node count (claimCall); a member that came meanwhile: again.
+    let claimed: boolean
+    try {
+      claimed = await claimCall(caller.userId, lobbyId)
+    } catch {
+      return refuse(connection.send, lobbyId, 'unavailable')
+    }
+    if (!claimed) return refuse(connection.send, lobbyId, 'too_many_calls')
+    if (!st.rooms.get(lobbyId)?.members.has(caller.userId)) break
   }
-  // From here to the insertion nothing awaits: the size checks and the new member are one step.
-  if ((st.callsOfUser.get(caller.userId) ?? 0) >= MAX_CALLS_PER_USER)
-    return refuse(connection.send, lobbyId, 'too_many_calls')
+  // From here to the insertion nothing awaits: the size checks and the new member are one step (a refusal gives the
+  // claim up again).
+  const refused = (reason: CloseReason) => {
+    refuse(connection.send, lobbyId, reason)
+    if (nodeRouting()) void unclaimCall(caller.userId, lobbyId)
+  }
+  if ((st.callsOfUser.get(caller.userId) ?? 0) >= MAX_CALLS_PER_USER) return refused('too_many_calls')
   const room = st.rooms.get(lobbyId) ?? new Room(lobbyId)
-  if (room.members.size >= config().voiceMaxCallSize) return refuse(connection.send, lobbyId, 'call_full')
+  if (room.members.size >= config().voiceMaxCallSize) return refused('call_full')
   let p: Participant
   try {
     p = new Participant(
@@ -148,7 +187,7 @@ export async function joinOrUpdate(connection: GatewayConnection, state: VoiceSt
     )
   } catch (error) {
     log.error('voice peer connection failed', { error: String(error) })
-    return refuse(connection.send, lobbyId, 'unavailable')
+    return refused('unavailable')
   }
   if (room.members.size === 0) room.lastMediaAt = clock.now()
   room.members.set(caller.userId, p)
