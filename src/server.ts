@@ -84,17 +84,14 @@ function openLockedDatabase(cfg: Config): void {
 
 /**
  * The cluster side (src/cluster/node.ts: ioredis, the Gateway's log), loaded only in cluster mode. As the PostgreSQL
- * side it needs, its specifier is not a literal: the binary holds nothing of it, cluster mode runs from the source.
+ * side it needs, it is reached through import() only: a chunk of the binary evaluated the first time this runs.
  */
 async function startClusterSide(redisUrl: string): Promise<ClusterNode> {
-  const path = './cluster/node.ts'
   let side: typeof import('./cluster/node')
   try {
-    side = await import(path)
+    side = await import('./cluster/node')
   } catch (error) {
-    throw new StartupError(
-      `cannot use REDIS_URL: this build holds no cluster side (run bun src/main.ts): ${firstLine(error)}`,
-    )
+    throw new StartupError(`cannot use REDIS_URL: the cluster side failed to load: ${firstLine(error)}`)
   }
   try {
     return await side.startClusterNode(redisUrl)

@@ -11,7 +11,7 @@ import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 export type UserInsert = typeof t.users.$inferInsert
 export type OneTimeRow = typeof t.oneTimeTokens.$inferSelect

@@ -6,7 +6,7 @@ import { dialectTables, write } from '../db/client'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 export type PushDevice = { provider: string; token: string; voipProvider: string | null; voipToken: string | null }
 

@@ -6,7 +6,7 @@ import * as sqliteTables from './tables'
 import type { CommandRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 /** Whose commands: an application's global ones (guildId null) or those of one guild. */
 export type Scope = { applicationId: string; guildId: string | null }

@@ -65,16 +65,22 @@ export function useBackend(next: Backend | undefined): void {
 }
 
 /**
- * A store's tables: SQLite's (`./tables`), each replaced by its PostgreSQL mirror (the table of the same name in a
- * `tables.pg.ts`: same JS names, same row shapes) when the server opens PostgreSQL. Stores reach every table through
- * it (`t.lobbies`), so one body serves both, and nothing of PostgreSQL is imported by a store.
+ * A store's tables: SQLite's (`./tables`), each replaced by its PostgreSQL mirror (the table of the same name in the
+ * domain's `tables.pg.ts`, which `mirror` loads: same JS names, same row shapes) when the server opens PostgreSQL.
+ * Stores reach every table through it (`t.lobbies`), so one body serves both. The mirror is reached through
+ * `import()`, run only on PostgreSQL: the binary holds it in a chunk of its own, never evaluated on SQLite.
  */
-export function dialectTables<T extends object>(sqlite: T): T {
+export function dialectTables<T extends object>(sqlite: T, mirror: () => Promise<object>): T {
   const tables = { ...sqlite }
-  stores.push({ tables, sqlite })
+  stores.push({ tables, sqlite, mirror })
   return tables
 }
-const stores: { tables: object; sqlite: object }[] = []
+const stores: { tables: object; sqlite: object; mirror: () => Promise<object> }[] = []
+
+/** Every store's PostgreSQL mirror module (db/pg/client.ts picks their tables out). */
+export function mirrorModules(): Promise<object[]> {
+  return Promise.all(stores.map((s) => s.mirror()))
+}
 
 /**
  * Point every store's tables at these (db/pg/client.ts gives the PostgreSQL mirror's, by table name, before the

@@ -6,7 +6,7 @@ import { databaseEpoch, dialectTables, write } from './client'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 /** This service's keys, of the database opening `epoch`. */
 const kept = perApp(() => ({ epoch: -1, keys: new Map<string, Buffer>() }))

@@ -5,7 +5,7 @@ import * as sqliteTables from './tables'
 import type { OutboxRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 export async function insertOutbox(row: typeof t.outbox.$inferInsert): Promise<void> {
   return await write(async (w) => {

@@ -6,7 +6,7 @@ import type { Definition } from './definitions'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 const STATE_ID = 1
 const INSERT_CHUNK = 500

@@ -27,7 +27,7 @@ import * as sqliteTables from './tables'
 import type { LobbyEventDeliveryRow, LobbyMemberRow, LobbyMessageRow, LobbyRow, Metadata } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 const ph = sql.placeholder
 

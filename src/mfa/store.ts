@@ -9,7 +9,7 @@ import { db, dialectTables, prepared, transaction, write } from '../db/client'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 export type TicketRow = typeof t.mfaTickets.$inferSelect
 export type CredentialRow = typeof t.webauthnCredentials.$inferSelect

@@ -9,7 +9,7 @@ import * as sqliteTables from './tables'
 import type { ApplicationRow, OAuth2CodeRow, OAuth2TokenRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 // ---- applications
 

@@ -6,7 +6,7 @@ import * as sqliteTables from './tables'
 import type { RemoteAuthDesktopRow, RemoteAuthTicketRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables)
+const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 export async function insertDesktop(row: typeof t.remoteAuthDesktops.$inferInsert): Promise<void> {
   return await write(async (w) => {

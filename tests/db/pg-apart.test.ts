@@ -1,15 +1,15 @@
-// Nothing of PostgreSQL is loaded by the SQLite server or built into the binary: no module of the driver
+// Nothing of PostgreSQL is loaded by the SQLite server, from the source or from the binary: no module of the driver
 // (`postgres`), of `drizzle-orm/postgres-js`, of our PostgreSQL side (tables.pg.ts, src/db/pg/), and no more of
-// `drizzle-orm/pg-core` than drizzle-orm itself drags in for SQLite (its sql.ts and relations.ts import three pg-core
-// files, with what those import). Checked twice: in the bundle of src/main.ts (what `bun run build` compiles, every
-// chunk), and in the modules a started SQLite server has loaded (Bun's require.cache, ES modules included).
-// Nor anything of the cluster side: ioredis (with the packages only it uses) and src/cluster/.
-// When the server learns DATABASE_URL and REDIS_URL, it reaches those sides through import(): the second check keeps
-// holding for SQLite, and the first should then look only at chunks that import() does not lead to.
+// `drizzle-orm/pg-core` than drizzle-orm itself loads for SQLite (its sql.ts and relations.ts import pg-core files,
+// with what those import). Nor anything of the cluster side: ioredis (with the packages only it uses) and src/cluster/.
+// The binary holds both sides, reached through import() when DATABASE_URL and REDIS_URL ask for them: they are in
+// chunks of their own, read and evaluated only then. Checked twice: in the bundle of src/main.ts as `bun run build`
+// splits it (every chunk a SQLite server may load, against the chunks only those import()s reach), and in the modules
+// a started SQLite server has loaded (Bun's require.cache, ES modules included).
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { ROOT } from './schema-shape'
 
 const PG =
@@ -21,33 +21,101 @@ const CLUSTER =
 const dir = mkdtempSync(join(tmpdir(), 'lobby-pg-apart-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** drizzle-orm's SQLite side, all of it (a bundle keeps what is used): what of pg-core it brings with it. */
+/** drizzle-orm's SQLite side, all of it: what of pg-core it brings with it. */
 const BASELINE = `${['drizzle-orm', 'drizzle-orm/sqlite-core', 'drizzle-orm/bun-sqlite']
   .map((name, i) => `import * as m${i} from ${JSON.stringify(Bun.resolveSync(name, ROOT))}\n`)
   .join('')}Object.assign(globalThis, { m0, m1, m2 })\n`
 
-async function bundledModules(entry: string, out: string): Promise<string[]> {
-  const result = await Bun.build({ entrypoints: [entry], target: 'bun', format: 'esm', splitting: true, outdir: out })
-  expect(result.success).toBe(true)
-  const texts = await Promise.all(result.outputs.filter((o) => o.path.endsWith('.js')).map((o) => o.text()))
-  // An unminified bundle names each module it holds in a comment line: `// node_modules/x/y.js`, `// src/a/b.ts`.
-  const named = texts.flatMap((text) => [...text.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map((m) => m[1]))
-  // Paths are relative to the entry's folder: keep them from node_modules/ on, so two builds compare.
-  return [...new Set(named.map((path) => path.replace(/^(\.\.\/)*(.*?\/)?(?=node_modules\/)/, '')))]
+/** A module's path from node_modules/ on (src/ for ours), so a bundle's names and require.cache's keys compare. */
+const short = (path: string) =>
+  path.includes('node_modules/') ? path.replace(/^.*?(?=node_modules\/)/, '') : path.replace(/^.*?(?=src\/)/, '')
+
+/** What the baseline loads of pg-core when it runs (every module its imports reach, none shaken off). */
+function baselinePgCore(): Set<string> {
+  const script = join(dir, 'baseline.ts')
+  writeFileSync(script, `${BASELINE}console.log(JSON.stringify(Object.keys(require.cache)))\n`)
+  const proc = Bun.spawnSync([process.execPath, script], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' })
+  expect(proc.exitCode).toBe(0)
+  return new Set((JSON.parse(proc.stdout.toString()) as string[]).map(short).filter((m) => PG_CORE.test(m)))
 }
 
-test('the bundle of src/main.ts holds nothing of the cluster side, nor of PostgreSQL beyond what drizzle-orm brings for SQLite', async () => {
-  writeFileSync(join(dir, 'baseline.ts'), BASELINE)
-  const baseline = new Set(
-    (await bundledModules(join(dir, 'baseline.ts'), join(dir, 'b1'))).filter((m) => PG_CORE.test(m)),
-  )
-  const modules = await bundledModules(join(ROOT, 'src', 'main.ts'), join(dir, 'b2'))
+/** Imports of another chunk in Bun's output: `from "./x.js"` and `import "./x.js"` (static); `import("./x.js")`. */
+const STATIC = /(?:\bfrom|^import)\s*"\.\/([^"]+\.js)"/gm
+const DYNAMIC = /\bimport\(\s*"\.\/([^"]+\.js)"\s*\)/g
+
+/** A module of either side: what the SQLite server must not load. */
+const sideModule = (m: string) => PG.test(m) || PG_CORE.test(m) || CLUSTER.test(m)
+
+/**
+ * The bundle of src/main.ts split as the binary's build splits it (scripts/build-flags.ts: ESM, --splitting), not
+ * minified, so that each chunk names its modules in comment lines (`// node_modules/x/y.js`, `// src/a/b.ts`).
+ * `sqlite`: the modules of every chunk a SQLite server may load, at start or later (from the entry, every static
+ * import, and every import() except those of a chunk that holds only the two sides' modules: the import()s of
+ * db/postgres-side.ts, of the stores' mirrors and of server.ts's cluster side). `sides`: the modules of the others.
+ */
+async function splitBundle(): Promise<{ sqlite: string[]; sides: string[] }> {
+  const out = join(dir, 'bundle')
+  const result = await Bun.build({
+    entrypoints: [join(ROOT, 'src', 'main.ts')],
+    target: 'bun',
+    format: 'esm',
+    splitting: true,
+    outdir: out,
+  })
+  expect(result.success).toBe(true)
+  const modules = new Map<string, string[]>()
+  const texts = new Map<string, string>()
+  for (const o of result.outputs) {
+    if (!o.path.endsWith('.js')) continue
+    const text = readFileSync(o.path, 'utf8')
+    texts.set(basename(o.path), text)
+    modules.set(
+      basename(o.path),
+      [...text.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)].map((m) => short(m[1])),
+    )
+  }
+  const staticImports = (name: string) => [...texts.get(name)!.matchAll(STATIC)].map((m) => m[1])
+  // What an import() leads to: a chunk holding only the sides' modules (or none: a facade re-exporting them from
+  // the chunks it imports), of which it or a chunk it imports holds our PostgreSQL or cluster side.
+  const sideChunk = (name: string) =>
+    modules.get(name)!.every(sideModule) &&
+    [name, ...staticImports(name)].some((c) => modules.get(c)!.some((m) => PG.test(m) || CLUSTER.test(m)))
+  const loaded = new Set<string>()
+  const queue = ['main.js']
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    if (loaded.has(name)) continue
+    loaded.add(name)
+    queue.push(...staticImports(name))
+    for (const m of texts.get(name)!.matchAll(DYNAMIC)) if (!sideChunk(m[1])) queue.push(m[1])
+  }
+  const modulesOf = (names: string[]) => [...new Set(names.flatMap((name) => modules.get(name)!))]
+  return {
+    sqlite: modulesOf([...loaded]),
+    sides: modulesOf([...modules.keys()].filter((name) => !loaded.has(name))),
+  }
+}
+
+test('the binary holds the PostgreSQL and cluster sides in chunks of their own; a SQLite server loads none of them', async () => {
+  const { sqlite, sides } = await splitBundle()
   // The comment lines are there to read: the SQLite side and our own files are named.
-  expect(modules).toContain('src/db/client.ts')
-  expect(modules.some((m) => m.includes('node_modules/drizzle-orm/sqlite-core/'))).toBe(true)
-  expect(modules.filter((m) => PG.test(m))).toEqual([])
-  expect(modules.filter((m) => PG_CORE.test(m) && !baseline.has(m))).toEqual([])
-  expect(modules.filter((m) => CLUSTER.test(m))).toEqual([])
+  expect(sqlite).toContain('src/db/client.ts')
+  expect(sqlite).toContain('src/server.ts')
+  expect(sqlite.some((m) => m.includes('node_modules/drizzle-orm/sqlite-core/'))).toBe(true)
+  expect(sqlite.filter((m) => PG.test(m))).toEqual([])
+  const baseline = baselinePgCore()
+  expect(baseline.size).toBeGreaterThan(0)
+  expect(sqlite.filter((m) => PG_CORE.test(m) && !baseline.has(m))).toEqual([])
+  expect(sqlite.filter((m) => CLUSTER.test(m))).toEqual([])
+  // Both sides are in the binary.
+  for (const side of [
+    'src/db/pg/client.ts',
+    'src/lobbies/tables.pg.ts',
+    'node_modules/postgres/src/index.js',
+    'node_modules/drizzle-orm/postgres-js/driver.js',
+    'src/cluster/node.ts',
+    'node_modules/ioredis/built/Redis.js',
+  ])
+    expect(sides).toContain(side)
 }, 60_000)
 
 test('a started SQLite server has loaded nothing of the cluster side, nor of PostgreSQL beyond what drizzle-orm brings', async () => {

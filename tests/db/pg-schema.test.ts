@@ -26,6 +26,8 @@ import type * as oauth2 from '../../src/oauth2/tables'
 import type * as oauth2Pg from '../../src/oauth2/tables.pg'
 import type * as remoteAuth from '../../src/remote-auth/tables'
 import type * as remoteAuthPg from '../../src/remote-auth/tables.pg'
+import { mirrorTables } from '../../src/db/pg/client'
+import { modules } from '../../src/modules'
 import { pgModules, shapeOf, sqliteModules } from './schema-shape'
 
 const sqlite = await sqliteModules()
@@ -45,6 +47,13 @@ test('every tables.ts has a tables.pg.ts exporting the same tables under the sam
     modules.map(({ file, tables }) => `${file.replace(/\.pg\.ts$/, '.ts')}: ${[...tables.keys()].sort().join(' ')}`)
   expect(list(pg)).toEqual(list(sqlite))
   expect(pairs.length).toBeGreaterThanOrEqual(34)
+})
+
+test('the stores load every tables.pg.ts as their mirror (dialectTables), so every table is swapped on PostgreSQL', async () => {
+  expect(modules.length).toBeGreaterThan(0) // every domain's store is loaded
+  const loaded = [...(await mirrorTables()).keys()].sort()
+  const declared = pg.flatMap(({ tables }) => [...tables.values()].map((t) => pgConfig(t as PgTable).name)).sort()
+  expect(loaded).toEqual(declared)
 })
 
 describe('each table matches its mirror', () => {

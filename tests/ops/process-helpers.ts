@@ -33,8 +33,11 @@ export function freshEnv(extra: Env = {}): { dir: string; db: string; env: Env }
 
 export type Result = { code: number; stdout: string; stderr: string }
 
-export async function cli(env: Env, args: string[], stdin?: string): Promise<Result> {
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], {
+/** What runs the server and its CLI: the source tree, or a compiled binary's path. */
+const SOURCE = [process.execPath, 'run', 'src/main.ts']
+
+export async function cli(env: Env, args: string[], stdin?: string, program: string[] = SOURCE): Promise<Result> {
+  const proc = Bun.spawn([...program, ...args], {
     env,
     stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
     stdout: 'pipe',
@@ -57,8 +60,8 @@ export type Served = {
 }
 
 /** Start `server [args]`; resolves once it prints its listening line (rejects with its output if it exits first). */
-export async function serve(env: Env, args: string[] = []): Promise<Served> {
-  const proc = Bun.spawn([process.execPath, 'run', 'src/main.ts', ...args], {
+export async function serve(env: Env, args: string[] = [], program: string[] = SOURCE): Promise<Served> {
+  const proc = Bun.spawn([...program, ...args], {
     env,
     stdin: 'ignore',
     stdout: 'pipe',

@@ -9,13 +9,11 @@
 // - group commit: the writes queued in one event-loop turn share one transaction (savepoints when one throws);
 // - a write outside a transaction is one statement on the pool (it commits on its own); `reading()` just runs fn
 //   (each statement sees what is committed);
-// - every store's tables are swapped for the mirror of the same name (`src/**/tables.pg.ts`), and Drizzle's
+// - every store's tables are swapped for the mirror of the same name (its domain's `tables.pg.ts`), and Drizzle's
 //   PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store bodies stay
 //   as they are;
 // - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
 //   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
-import { Glob } from 'bun'
-import { join } from 'node:path'
 import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
 import {
   PgDatabase,
@@ -26,7 +24,7 @@ import {
   PgTable,
   PgUpdateBase,
 } from 'drizzle-orm/pg-core'
-import { PostgresJsSession } from 'drizzle-orm/postgres-js/session'
+import { PostgresJsPreparedQuery, PostgresJsSession } from 'drizzle-orm/postgres-js/session'
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import postgres, { type Sql } from 'postgres'
 import { Errors } from '../../core/errors'
@@ -41,6 +39,7 @@ import {
   dropHeldSince,
   endWrite,
   heldMark,
+  mirrorModules,
   newWriteScope,
   scopes,
   useBackend,
@@ -67,39 +66,40 @@ type Executable = { execute(values?: Record<string, unknown>): Promise<unknown> 
 const first = (rows: unknown) => (rows as unknown[])[0]
 
 /**
- * PostgreSQL's text holds no NUL character (SQLite's does): a parameter with one fails the statement (SQLSTATE
- * 22021). No stored row can hold it, so a read finds nothing, as on SQLite; a write of it is refused as bad input (400
- * 50035), never a server error.
+ * PostgreSQL's text holds no NUL character (SQLite's does), and a parameter holding one fails its statement (SQLSTATE
+ * 22021), which aborts the transaction it runs in. So such a statement is never sent: no stored row can hold a NUL, so
+ * a read finds nothing (as on SQLite, where none was ever stored: http/body.ts refuses it in a request body), and a
+ * write is refused as bad input (400 50035), before anything reached the connection. Every statement passes here
+ * (builders, prepared statements, `execute(sql…)`).
  */
-function withoutNul(reading: boolean) {
-  return (error: unknown): unknown[] => {
-    const e = error as { code?: string; cause?: { code?: string } }
-    if ((e?.code ?? e?.cause?.code) !== '22021') throw error
-    if (reading) return []
-    throw Errors.invalidFormBody()
-  }
-}
-const nulRead = withoutNul(true)
-const nulWrite = withoutNul(false)
+const holdsNul = (value: unknown): boolean =>
+  typeof value === 'string' ? value.includes('\0') : Array.isArray(value) && value.some(holdsNul)
+type DrizzleQuery = { params: unknown[]; queryString: string }
+const execute = PostgresJsPreparedQuery.prototype.execute
+PostgresJsPreparedQuery.prototype.execute = function (this: DrizzleQuery, values?: Record<string, unknown>) {
+  if (!this.params.some(holdsNul) && !(values && Object.values(values).some(holdsNul)))
+    return execute.call(this as never, values)
+  if (/^\s*select\b/i.test(this.queryString)) return Promise.resolve([])
+  return Promise.reject(Errors.invalidFormBody())
+} as typeof execute
 /** What SQLite's run() answers, as far as a store reads it. */
 const changes = (result: unknown) => ({ changes: (result as { count?: number }).count ?? (result as unknown[]).length })
 
 for (const builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase]) {
-  const onNul = builder === PgSelectBase ? nulRead : nulWrite
   Object.defineProperties(builder.prototype, {
     all: {
       value: function (this: Executable) {
-        return this.execute().catch(onNul)
+        return this.execute()
       },
     },
     get: {
       value: function (this: Executable) {
-        return this.execute().catch(onNul).then(first)
+        return this.execute().then(first)
       },
     },
     run: {
       value: function (this: Executable) {
-        return this.execute().catch(onNul).then(changes)
+        return this.execute().then(changes)
       },
     },
   })
@@ -143,11 +143,10 @@ function prepared<T>(build: (db: DB) => T): () => T {
       query = build(open().db as unknown as DB) as unknown as PgPrepared
       query.prepare = true // a named statement, parsed once per connection
       const q = query
-      const onNul = /^\s*select\b/i.test(q.queryString) ? nulRead : nulWrite
       const run = (values?: Record<string, unknown>) => {
         const client = current().client
         const on = client === q.client ? q : (Object.create(q, { client: { value: client } }) as PgPrepared)
-        return on.execute(values).catch(onNul)
+        return on.execute(values)
       }
       calls = {
         all: run,
@@ -339,14 +338,11 @@ async function lockName(tx: DB, name: string): Promise<void> {
   await (tx as unknown as Pg).execute(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`)
 }
 
-/** Every `tables.pg.ts` under src/, by table name: the mirror each store's tables are swapped for. */
-async function mirrorTables(): Promise<Map<string, unknown>> {
-  const src = join(import.meta.dir, '..', '..')
-  const byName = new Map<string, unknown>()
-  for (const path of new Glob('**/tables.pg.ts').scanSync(src)) {
-    const mod = (await import(join(src, path))) as Record<string, unknown>
+/** The tables of every store's mirror (its `tables.pg.ts`), by table name: what each store's tables are swapped for. */
+export async function mirrorTables(): Promise<Map<string, PgTable>> {
+  const byName = new Map<string, PgTable>()
+  for (const mod of await mirrorModules())
     for (const value of Object.values(mod)) if (is(value, PgTable)) byName.set(getTableName(value), value)
-  }
   return byName
 }
 
