@@ -1,5 +1,6 @@
 // Builds the Elysia app from the domain modules (modules.ts). Tests import this; main.ts listens.
 import { Elysia } from 'elysia'
+import { type AppContext, currentApp } from './core/app-context'
 import { config } from './config'
 import { forgetCallers, setCallerCacheGuard, setTokenResolvers } from './core/caller'
 import { alsoForgetOnForeignCommit, checkForeignCommits } from './db/cache'
@@ -7,7 +8,7 @@ import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setCredentialCheck 
 import { gatewayDocsPage } from './gateway/docs'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { gatewayRoutes } from './gateway/routes'
-import { gatewayUpgrade } from './gateway/server'
+import { gatewayUpgrade, installGateway } from './gateway/server'
 import { httpBasics } from './http/basics'
 import { cors } from './http/cors'
 import { docs } from './http/docs'
@@ -19,6 +20,8 @@ import { modules } from './modules'
 
 /** Hand each domain's tokens and Gateway hooks to the layers below, and let it plug into the domains below it. */
 function mount(): void {
+  // The Gateway as this service's event bus: every domain's publish reaches its sockets.
+  installGateway()
   // A token whose session or account another process ended (the CLI) must fail on the next request.
   setCallerCacheGuard(checkForeignCommits)
   alsoForgetOnForeignCommit(forgetCallers)
@@ -45,7 +48,27 @@ function api() {
   return app
 }
 
+/** The routes Bun answers itself, made to run in `context` first when it is not the root (core/app-context.ts). */
+function entering<R extends Record<string, Partial<Record<string, (...args: never[]) => unknown>>>>(
+  context: AppContext,
+  routes: R,
+): R {
+  if (context.root) return routes
+  const out: Record<string, Record<string, unknown>> = {}
+  for (const [path, methods] of Object.entries(routes)) {
+    out[path] = {}
+    for (const [method, handler] of Object.entries(methods))
+      out[path][method] = (...args: never[]) => {
+        context.enterHere()
+        return handler!(...args)
+      }
+  }
+  return out as R
+}
+
+/** The service of the current context (core/app-context.ts): server.ts builds it inside the context it runs in. */
 export function buildApp() {
+  const context = currentApp()
   mount()
   // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
   // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
@@ -57,13 +80,15 @@ export function buildApp() {
     serve: {
       maxRequestBodySize: config().maxBodyBytes * 4,
       // The Gateway's upgrade too: a socket then keeps only what it needs (gateway/server.ts gatewayUpgrade).
-      routes: {
+      routes: entering(context, {
         ...laneRoutes(modules.flatMap((m) => hotRoutes(m.endpoints ?? []))),
         '/gateway': { GET: gatewayUpgrade },
-      },
+      }),
     },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
   })
+  // A service in a context of its own enters it first thing in every request (and its sockets: appContext).
+  if (!context.root) root.onRequest(() => context.enterHere()).decorate('appContext', context)
   const app = root
     .use(httpBasics)
     .use(cors)

@@ -1,6 +1,7 @@
 // Configuration from the environment, typed and checked once at start.
 // A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
 import { isIP } from 'node:net'
+import { perApp } from './core/app-context'
 import { LOG_FORMATS, LOG_LEVELS, setLogOptions } from './core/log'
 
 export class ConfigError extends Error {}
@@ -270,16 +271,17 @@ export function loadConfig(env: Env = process.env) {
 
 export type Config = ReturnType<typeof loadConfig>
 
-let current: Config | undefined
+/** The configuration in force in this service (core/app-context.ts). */
+const inForce = perApp((): { config?: Config } => ({}))
 
 /** The configuration in force; loaded from the environment on first use. */
 export function config(): Config {
-  return current ?? setConfig(loadConfig())
+  return inForce().config ?? setConfig(loadConfig())
 }
 
 /** Replace the configuration (start-up and tests). */
 export function setConfig(next: Config): Config {
-  current = next
+  inForce().config = next
   setLogOptions(next.logLevel, next.logFormat)
   return next
 }

@@ -1,14 +1,24 @@
 // Periodic clean-up: every domain's sweep (rows that only expire: one-time tokens, MFA tickets, idle sessions,
-// fingerprints), the rate-limit counters and the query planner's statistics, every 10 minutes.
+// fingerprints), the rate-limit counters and the query planner's statistics, every 10 minutes. With several nodes
+// the database's part runs on one node at a time (core/turns.ts); each node sweeps its own counters.
+import { perApp } from './core/app-context'
 import { log } from './core/log'
+import { myTurn } from './core/turns'
 import { sweep as sweepRateLimits } from './core/ratelimit'
 import { optimizeDatabase } from './db/client'
 import { modules } from './modules'
 
 const EVERY_MS = 10 * 60_000
-let timer: Timer | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  timer: undefined as Timer | undefined,
+}))
 
 export async function runHousekeeping(): Promise<void> {
+  // This process's own counters, on every node.
+  sweepRateLimits()
+  // The database's clean-up: with several nodes, on one node at a time.
+  if (!(await myTurn('housekeeping', EVERY_MS))) return
   for (const m of modules) {
     try {
       await m.sweep?.()
@@ -16,7 +26,6 @@ export async function runHousekeeping(): Promise<void> {
       log.error('housekeeping failed', { domain: m.name, error: String(error) })
     }
   }
-  sweepRateLimits()
   try {
     await optimizeDatabase()
   } catch (error) {
@@ -25,11 +34,13 @@ export async function runHousekeeping(): Promise<void> {
 }
 
 export function startHousekeeping(): void {
-  timer ??= setInterval(runHousekeeping, EVERY_MS)
-  timer.unref?.()
+  const st = held()
+  st.timer ??= setInterval(runHousekeeping, EVERY_MS)
+  st.timer.unref?.()
 }
 
 export function stopHousekeeping(): void {
-  clearInterval(timer)
-  timer = undefined
+  const st = held()
+  clearInterval(st.timer)
+  st.timer = undefined
 }

@@ -4,8 +4,10 @@ import { lookup } from 'node:dns/promises'
 import { mkdirSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname } from 'node:path'
+import { websocket as elysiaSockets } from 'elysia/ws'
 import { buildApp, type App } from './app'
 import { config, loadConfig, setConfig, type Config } from './config'
+import { type AppContext, currentApp, rootApp } from './core/app-context'
 import { log } from './core/log'
 import { closeDatabase, DatabaseOpenError, openDatabase } from './db/client'
 import { postgresSide } from './db/postgres-side'
@@ -101,7 +103,58 @@ async function startClusterSide(redisUrl: string): Promise<ClusterNode> {
 /** Where REDIS_URL points, without its password. */
 const redisHost = (url: string) => url.replace(/\/\/[^@/]*@/, '//')
 
-export async function startServer(overrides: Partial<Config> = {}): Promise<Running> {
+/**
+ * Start the service in `context` (core/app-context.ts): the root one — the process's service — unless a second service
+ * in the same process is given one of its own (`newAppContext`); everything it holds lives there, and its requests,
+ * sockets and timers run in it. Its configuration is the context's (the environment's, for a new one) with `overrides`.
+ */
+/**
+ * Listen. The root service through Elysia's own listen; a service in a context of its own (core/app-context.ts) on a
+ * Bun server whose every entry — Elysia's fetch, the routes Bun answers itself (lane, /gateway), each socket event —
+ * enters its context first (Bun starts each with none). reusePort off (Elysia turns it on): a second server on the
+ * same port must fail, not share it.
+ */
+function listenIn(context: AppContext, app: App, at: { port: number; hostname: string }): void {
+  if (context.root) return void app.listen({ ...at, reusePort: false })
+  const enter =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      context.enterHere()
+      return fn(...args)
+    }
+  const { routes = {}, ...serve } = (app.config.serve ?? {}) as { routes?: Record<string, Record<string, unknown>> }
+  const entered: Record<string, Record<string, unknown>> = {}
+  for (const [path, methods] of Object.entries(routes))
+    entered[path] = Object.fromEntries(
+      Object.entries(methods).map(([method, h]) => [method, enter(h as (...args: unknown[]) => unknown)]),
+    )
+  const ws = { ...app.config.websocket, ...elysiaSockets } as Record<string, unknown>
+  for (const event of ['open', 'message', 'close', 'drain'])
+    if (typeof ws[event] === 'function') ws[event] = enter(ws[event] as (...args: unknown[]) => unknown)
+  const fetch = app.fetch
+  app.server = Bun.serve({
+    ...serve,
+    ...at,
+    reusePort: false,
+    routes: entered,
+    websocket: ws,
+    fetch: enter((request: Request) => fetch(request)),
+  } as Parameters<typeof Bun.serve>[0])
+}
+
+export async function startServer(overrides: Partial<Config> = {}, context = rootApp()): Promise<Running> {
+  const running = await context.enter(() => start(overrides))
+  return {
+    ...running,
+    stop: () =>
+      context.enter(async () => {
+        await running.stop()
+        context.close()
+      }),
+  }
+}
+
+async function start(overrides: Partial<Config>): Promise<Running> {
   // Cluster mode (REDIS_URL) is for several nodes on one PostgreSQL database (config.ts refuses it with SQLite).
   const asked = { ...config(), ...overrides }
   if (asked.redisUrl && !asked.databaseUrl)
@@ -124,8 +177,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     installMetrics()
     app = buildApp()
     try {
-      // reusePort off (Elysia turns it on): a second server on the same port must fail, not share it.
-      app.listen({ port: cfg.port, hostname: cfg.host, reusePort: false })
+      listenIn(currentApp(), app, { port: cfg.port, hostname: cfg.host })
     } catch (error) {
       throw await listenFailure(error, 'HOST', cfg.host, cfg.port)
     }

@@ -1,14 +1,13 @@
 // REST of the accounts domain: the calling user and its login settings.
 import type { Caller } from '../core/caller'
 import { Errors } from '../core/errors'
-import { events, topics } from '../gateway/bus'
 import { endpoint } from '../http/endpoint'
 import { JsonText } from '../http/respond'
 import { LoginSettings, PrivateUser, PublicUser, SettingsPatchSchema } from './schemas'
 import { secondFactor } from './second-factor'
 import { privateUser, publicUser, userForCaller } from './serialize'
-import { loginSettings } from './settings'
-import { cachedUserText, cachedUser, updateUser } from './store'
+import { changeSettings, loginSettings } from './settings'
+import { cachedUserText, cachedUser } from './store'
 
 /** The calling user: the user row and its second factors, both cached, each one read when it is not. */
 async function me(caller: Caller) {
@@ -60,10 +59,7 @@ export const accountEndpoints = [
         ...(body.locale !== undefined ? { locale: body.locale } : {}),
         ...(body.theme !== undefined ? { theme: body.theme } : {}),
       }
-      if (Object.keys(patch).length) await updateUser(caller.userId, patch)
-      const settings = loginSettings((await cachedUser(caller.userId))!)
-      events.publish(topics.account(caller.userId), 'USER_SETTINGS_UPDATE', settings)
-      return settings
+      return await changeSettings(caller.userId, patch)
     },
   ),
   endpoint(

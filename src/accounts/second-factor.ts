@@ -2,6 +2,7 @@
 // the "MFA required" body, finishing a reset with a code, elevation, removing every factor. mfa/ installs the
 // implementation when it is mounted (as lobbies reach guilds through their port), so auth/ and mfa/ never import
 // each other and both stand on accounts/.
+import { perApp } from '../core/app-context'
 import type { UserCaller } from '../core/caller'
 
 /**
@@ -42,14 +43,18 @@ export type SecondFactorHook = {
   removeAll(userId: string): Promise<void>
 }
 
-let installed: SecondFactorHook | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  installed: undefined as SecondFactorHook | undefined,
+}))
 
 export function installSecondFactor(next: SecondFactorHook): void {
-  installed = next
+  held().installed = next
 }
 
 /** The implementation mfa/ installed; fails closed (throws) when none is. */
 export function secondFactor(): SecondFactorHook {
-  if (!installed) throw new Error('no second factor is installed: mount mfa/')
-  return installed
+  const st = held()
+  if (!st.installed) throw new Error('no second factor is installed: mount mfa/')
+  return st.installed
 }

@@ -2,6 +2,7 @@
 import { config } from '../config'
 import type { Resolved, UserCaller } from '../core/caller'
 import { clock } from '../core/clock'
+import { transaction } from '../db/client'
 import { ownedToken, randomToken, sha256Base64, sha256Hex } from '../core/crypto'
 import { events, topics } from '../gateway/bus'
 import {
@@ -85,6 +86,14 @@ export async function deleteSession(id: string): Promise<void> {
   await deleteSessionRow(id)
 }
 
+/** A logout: the session's row goes and its gateway connections close, in one transaction (one outbox row with it). */
+export async function endSession(id: string): Promise<void> {
+  await transaction(async () => {
+    await deleteSessionRow(id)
+    events.closeAuthSession(id, 4004, 'Authentication failed')
+  })
+}
+
 export async function listSessions(userId: string): Promise<AuthSessionRow[]> {
   return await sessionsOfUser(userId)
 }
@@ -105,44 +114,51 @@ export async function liveSessionIds(ids: string[]): Promise<Set<string>> {
 
 /** A new token for the caller in place of the current one (after an MFA change); its gateway connections follow. */
 export async function replaceSession(caller: UserCaller): Promise<string> {
-  const old = await findSession(caller.sessionId)
-  const { token, session } = await createSession(caller.userId, {
-    ip: old?.ip ?? undefined,
-    os: old?.clientOs,
-    platform: old?.clientPlatform,
-    location: old?.clientLocation,
+  return await transaction(async () => {
+    const old = await findSession(caller.sessionId)
+    const { token, session } = await createSession(caller.userId, {
+      ip: old?.ip ?? undefined,
+      os: old?.clientOs,
+      platform: old?.clientPlatform,
+      location: old?.clientLocation,
+    })
+    await deleteSession(caller.sessionId)
+    events.changeAuthSession(caller.sessionId, {
+      kind: 'user',
+      userId: caller.userId,
+      sessionId: session.id,
+      sessionIdHash: session.idHash,
+    })
+    return token
   })
-  await deleteSession(caller.sessionId)
-  events.changeAuthSession(caller.sessionId, {
-    kind: 'user',
-    userId: caller.userId,
-    sessionId: session.id,
-    sessionIdHash: session.idHash,
-  })
-  return token
 }
 
 /**
- * End sessions of a user (all, or all but one) and close their gateway connections. With `changedTo` (the hash of
+ * End sessions of a user (all, or all but one) and close their gateway connections (in the deletes' transaction, or
+ * the caller's). With `changedTo` (the hash of
  * the session that replaces them, after a password reset) each connection first hears AUTH_SESSION_CHANGE.
  */
 export async function endSessions(userId: string, exceptId?: string, changedTo?: string): Promise<number> {
-  const ended = await deleteUserSessions(userId, exceptId)
-  for (const id of ended) {
-    if (changedTo) events.publish(topics.session(id), 'AUTH_SESSION_CHANGE', { auth_session_id_hash: changedTo })
-    events.closeAuthSession(id, 4004, 'Authentication failed')
-  }
-  return ended.length
+  return await transaction(async () => {
+    const ended = await deleteUserSessions(userId, exceptId)
+    for (const id of ended) {
+      if (changedTo) events.publish(topics.session(id), 'AUTH_SESSION_CHANGE', { auth_session_id_hash: changedTo })
+      events.closeAuthSession(id, 4004, 'Authentication failed')
+    }
+    return ended.length
+  })
 }
 
 /** End the sessions with these id hashes (of this user only); returns how many ended. */
 export async function endSessionsByHash(userId: string, idHashes: string[]): Promise<number> {
-  const ids = await sessionIdsByHash(userId, idHashes)
-  for (const id of ids) {
-    await deleteSession(id)
-    events.closeAuthSession(id, 4004, 'Authentication failed')
-  }
-  return ids.length
+  return await transaction(async () => {
+    const ids = await sessionIdsByHash(userId, idHashes)
+    for (const id of ids) {
+      await deleteSession(id)
+      events.closeAuthSession(id, 4004, 'Authentication failed')
+    }
+    return ids.length
+  })
 }
 
 export async function findSessionByToken(token: string): Promise<AuthSessionRow | undefined> {

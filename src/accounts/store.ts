@@ -1,6 +1,7 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
 // fingerprints. Async, as every store (docs/DESIGN.md, "Stores are async"): a write runs in the caller's write transaction when
 // it has one open, else alone behind the write mutex (`write`). Hot statements are prepared once per connection.
+import { perApp } from '../core/app-context'
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
@@ -38,7 +39,10 @@ const userRows = rowCache<string, UserRow>('users', 2048)
 // second factors it was made with (mfa_enabled, authenticator_types), which the caller compares: those live in mfa's
 // tables, whose own cache forgets them when a factor changes.
 const userTexts = rowCache<string, { text: string; factors: string }>('user-texts', 2048)
-let usersWritten = 0
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  usersWritten: 0,
+}))
 
 /** The private user's JSON text for these factors (any string naming them): cached with the row, else `build()`'s. */
 export function cachedUserText(id: string, factors: string, build: () => string): string {
@@ -57,7 +61,7 @@ function forgetUser(id: string): void {
  * Changes whenever this process writes a user row, and again when the write's scope ends (its commit): answers made of
  * many users (message authors) compare it.
  */
-export const usersVersion = () => usersWritten + userRows.version
+export const usersVersion = () => held().usersWritten + userRows.version
 
 export async function cachedUser(id: string): Promise<UserRow | undefined> {
   return userRows.read(id, () => userById().get({ id }))
@@ -102,7 +106,7 @@ export async function findUserByPhone(phone: string): Promise<UserRow | undefine
 export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
   return await write((w) => {
     if (row.id) forgetUser(row.id)
-    else usersWritten++
+    else held().usersWritten++
     return w.insert(t.users).values(row).returning().get()
   })
 }

@@ -2,26 +2,24 @@
 // POST /auth/sessions/logout (elevated).
 import type { UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
-import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { optionalCaller } from '../http/identity'
 import { NO_CONTENT } from '../http/docs'
 import { endpoint } from '../http/endpoint'
 import { noContent } from '../http/respond'
-import { passwordRefused } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
-import { privateUser } from '../accounts/serialize'
-import { cachedUser, updateUser } from '../accounts/store'
+import { cachedUser } from '../accounts/store'
 import { clientInfo } from '../accounts/client-info'
-import { confirmPassword, hashPassword } from '../accounts/passwords'
-import { passwordProblem } from '../accounts/password-policy'
+import { confirmPassword } from '../accounts/passwords'
 import {
   changeEmail,
+  changePassword,
   checkResetToken,
   deactivateAccount,
   forgotPassword,
   resetPassword,
   revertAccount,
+  saveProfile,
 } from './recovery'
 import {
   ForgotSchema,
@@ -35,7 +33,7 @@ import {
   RevertSchema,
   SessionsLogoutSchema,
 } from './schemas'
-import { endSessions, endSessionsByHash, replaceSession } from '../accounts/sessions'
+import { endSessionsByHash } from '../accounts/sessions'
 
 const tag = 'auth'
 
@@ -174,18 +172,10 @@ export const recoveryEndpoints = [
           await secondFactor().requireElevation(me, request)
           await changeEmail(user, body.email)
         }
-        if (body.new_password !== undefined) {
-          const problem = passwordProblem(body.new_password)
-          if (problem) throw passwordRefused('new_password', problem)
-          await updateUser(me.userId, { passwordHash: await hashPassword(body.new_password) })
-          // A new password ends every other session; this one continues under a new token.
-          await endSessions(me.userId, me.sessionId)
-          token = await replaceSession(me)
-        }
+        // A new password ends every other session; this one continues under a new token.
+        if (body.new_password !== undefined) token = await changePassword(me, body.new_password)
       }
-      if (body.global_name !== undefined) await updateUser(me.userId, { globalName: body.global_name?.trim() || null })
-      const view = privateUser((await cachedUser(me.userId))!, await secondFactor().enabled(me.userId))
-      events.publish(topics.account(me.userId), 'USER_UPDATE', view)
+      const view = await saveProfile(me.userId, body.global_name)
       return { ...view, ...(token ? { token } : {}) }
     },
   ),

@@ -1,9 +1,10 @@
 // Password recovery (forgot/reset) and account recovery (e-mail change with a revert link; revert).
+import { perApp } from '../core/app-context'
 import type { UserCaller } from '../core/caller'
 import { sha256Hex } from '../core/crypto'
 import { perIp, reserve } from '../core/ratelimit'
 import { transaction } from '../db/client'
-import { events } from '../gateway/bus'
+import { events, topics } from '../gateway/bus'
 import { cachedUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import type { ClientInfo } from '../accounts/client-info'
@@ -19,7 +20,8 @@ import { issueOneTime, peekOneTime, redeemOneTime, revokeOneTime, type OneTimeRo
 import { hashPassword } from '../accounts/passwords'
 import { passwordProblem } from '../accounts/password-policy'
 import { blockPhonesOf, isE164, issuePhoneCode } from '../accounts/phone'
-import { deleteSession, endSessions, findSessionByToken } from '../accounts/sessions'
+import { deleteSession, endSessions, findSessionByToken, replaceSession } from '../accounts/sessions'
+import { privateUser } from '../accounts/serialize'
 
 const RESET_TTL_MS = 3600_000
 const REVERT_TTL_MS = 2 * 24 * 3600_000
@@ -28,17 +30,21 @@ const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 /** Checks of reset tokens per IP (an IPv6 client by its /64): a page load each; guessing a token is hopeless anyway. */
 const RESET_CHECK_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
 
-// Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
-// and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
-const hashing = new Set<string>()
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  // Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
+  // and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
+  hashing: new Set<string>(),
+}))
 async function oneAtATime<T>(token: string, fn: () => Promise<T>): Promise<T> {
+  const st = held()
   const key = sha256Hex(token)
-  if (hashing.has(key)) throw tokenInvalid()
-  hashing.add(key)
+  if (st.hashing.has(key)) throw tokenInvalid()
+  st.hashing.add(key)
   try {
     return await fn()
   } finally {
-    hashing.delete(key)
+    st.hashing.delete(key)
   }
 }
 
@@ -137,16 +143,19 @@ export async function resetPassword(input: ResetInput, client: ClientInfo, curre
   const fresh = (await cachedUser(user.id))!
   const login = await completeLogin(fresh, { client })
   const newSession = (await findSessionByToken(login.token))!
-  if (current?.userId === user.id) {
-    events.changeAuthSession(current.sessionId, {
-      kind: 'user',
-      userId: user.id,
-      sessionId: newSession.id,
-      sessionIdHash: newSession.idHash,
-    })
-    await deleteSession(current.sessionId)
-  }
-  await endSessions(user.id, newSession.id, newSession.idHash)
+  // The caller's connections move and the others end in one transaction with the sessions' deletes.
+  await transaction(async () => {
+    if (current?.userId === user.id) {
+      events.changeAuthSession(current.sessionId, {
+        kind: 'user',
+        userId: user.id,
+        sessionId: newSession.id,
+        sessionIdHash: newSession.idHash,
+      })
+      await deleteSession(current.sessionId)
+    }
+    await endSessions(user.id, newSession.id, newSession.idHash)
+  })
   return { token: login.token, user_id: user.id, user_settings: login.user_settings }
 }
 
@@ -204,11 +213,10 @@ export async function revertAccount(token: string, password: string): Promise<{ 
     await revokeOneTime(spent.userId, 'revert_email')
     await revokeOneTime(spent.userId, 'reset_password')
     await revokeOneTime(spent.userId, 'verify_email')
+    await endSessions(spent.userId)
+    events.closeUser(spent.userId, 4004, 'Authentication failed')
     return spent as OneTimeRow & { userId: string }
   })
-  const userId = row.userId
-  await endSessions(userId)
-  events.closeUser(userId, 4004, 'Authentication failed')
   return { email: row.data.email }
 }
 
@@ -217,6 +225,33 @@ export async function revertAccount(token: string, password: string): Promise<{ 
  * logging in again with `undelete: true` brings it back (20013 / 20011 otherwise).
  */
 export async function deactivateAccount(userId: string, state: 'disabled' | 'deleted'): Promise<void> {
-  await updateUser(userId, { state })
-  await endSessions(userId)
+  await transaction(async () => {
+    await updateUser(userId, { state })
+    await endSessions(userId)
+  })
+}
+
+/**
+ * PATCH /users/@me {new_password} (the current password confirmed): the new hash, every other session ended, and
+ * this one continued under a new token (returned), in one transaction.
+ */
+export async function changePassword(me: UserCaller, password: string): Promise<string> {
+  const problem = passwordProblem(password)
+  if (problem) throw passwordRefused('new_password', problem)
+  const passwordHash = await hashPassword(password)
+  return await transaction(async () => {
+    await updateUser(me.userId, { passwordHash })
+    await endSessions(me.userId, me.sessionId)
+    return await replaceSession(me)
+  })
+}
+
+/** PATCH /users/@me's last step: the display name (when given) and USER_UPDATE to the user's sessions, together. */
+export async function saveProfile(userId: string, globalName: string | null | undefined) {
+  return await transaction(async () => {
+    if (globalName !== undefined) await updateUser(userId, { globalName: globalName?.trim() || null })
+    const view = privateUser((await cachedUser(userId))!, await secondFactor().enabled(userId))
+    events.publish(topics.account(userId), 'USER_UPDATE', view)
+    return view
+  })
 }

@@ -15,11 +15,10 @@ import {
   verifyPhoneCode,
   type PhonePurpose,
 } from '../accounts/phone'
-import { deleteSession, listSessions } from '../accounts/sessions'
+import { endSession, listSessions } from '../accounts/sessions'
 import { loginSettings } from '../accounts/settings'
 import { cachedUser } from '../accounts/store'
 import { perIp, reserve } from '../core/ratelimit'
-import { events } from '../gateway/bus'
 import { countryOf } from '../geo/country'
 import { clientIp } from '../http/client-ip'
 import { NO_CONTENT } from '../http/docs'
@@ -261,8 +260,7 @@ export const authEndpoints = [
     async ({ caller: me, body }) => {
       if (body?.token) await deletePushDeviceByToken(me.sessionId, body.token)
       if (body?.voip_token) await deletePushDeviceByVoipToken(me.sessionId, body.voip_token)
-      await deleteSession(me.sessionId)
-      events.closeAuthSession(me.sessionId, 4004, 'Authentication failed')
+      await endSession(me.sessionId)
       return noContent()
     },
   ),

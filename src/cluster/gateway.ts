@@ -3,8 +3,8 @@
 // order and is applied to that node's own sessions (gateway/server.ts applyLogged). So a lobby message posted through
 // one node reaches the members' sockets on all of them with one `s`, and a logout on one node closes the sockets of
 // that session wherever they are; a session is kept in Redis for a Resume on any node (sessions.ts); who is online
-// (gateway/presence.ts) is each node's count, told to the others. Not yet: the outbox (a node killed between its
-// COMMIT and its append loses that event).
+// (gateway/presence.ts) is each node's count, told to the others. What the bus is given inside a transaction goes
+// through the outbox (outbox.ts): written in that transaction, relayed after its COMMIT.
 import { randomUUID } from 'node:crypto'
 import { config } from '../config'
 import { forgetCallersHere, shareForgetCallers } from '../core/caller'
@@ -14,6 +14,7 @@ import { applyPresence, dropPresenceOf, presenceNodes, usePresence } from '../ga
 import { applyLogged, useGatewayLog } from '../gateway/server'
 import { advanceSeq, currentSeq } from '../gateway/replay'
 import { type Consumer, type Draft, GatewayLog, isGatewayEntry, type LogOptions, startConsumer } from './log'
+import { startOutbox } from './outbox'
 import type { Redis } from './redis'
 import { sessionRegistry } from './sessions'
 
@@ -69,7 +70,10 @@ export async function startClusterGateway(
         return entry.node === node ? undefined : applyPresence(entry.node, entry.key, entry.delta)
     },
   })
+  const outbox = startOutbox(gatewayLog)
   const append = (draft: Draft) => {
+    // Inside a transaction: an outbox row of it, relayed after its COMMIT.
+    if (outbox.hold(draft)) return
     gatewayLog.appendInOrder(randomUUID(), draft).catch((error: unknown) => {
       log.error('gateway log: an entry could not be appended (lost)', { kind: draft.kind, error: String(error) })
     })
@@ -79,7 +83,7 @@ export async function startClusterGateway(
     userDispatch: (userId, audience, type, data) => append({ kind: 'user-dispatch', userId, audience, type, data }),
     call: (call) => append(call),
     // Records outlive a session's last save by the resume window (and a little: saves and refreshes are async).
-    sessions: sessionRegistry(redis, gatewayLog, randomUUID(), config().gatewayResumeWindowMs + 20_000),
+    sessions: sessionRegistry(redis, gatewayLog, node, config().gatewayResumeWindowMs + 20_000),
   })
   shareForgetCallers(() => append({ kind: 'forget-callers' }))
   shareInvalidations((cache, keys) => append({ kind: 'invalidate', cache, keys }))
@@ -103,6 +107,7 @@ export async function startClusterGateway(
       shareForgetCallers(undefined)
       shareInvalidations(undefined)
       useGatewayLog(undefined)
+      await outbox.stop()
       await consumer.stop()
     },
   }

@@ -4,11 +4,13 @@
 // ids with the same node bits. Not wired yet: core/snowflake.ts still takes its bits from the process id.
 import { luaScript, type Redis } from './redis'
 
-const RENEW = luaScript(`
+/** KEYS: the key. ARGV: the owner, ttl (ms). 1 when the owner still held it and it was extended. */
+export const RENEW = luaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 `)
-const RELEASE = luaScript(`
+/** KEYS: the key. ARGV: the owner. Deleted only if the owner still holds it. */
+export const RELEASE = luaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `)

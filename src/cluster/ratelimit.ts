@@ -4,6 +4,7 @@
 // attempt in all of them or in none, so parallel attempts on any nodes cannot all pass one check. Times are the
 // node's clock.now() (tests move it), as the in-memory limits read them. In cluster mode cluster/node.ts puts these in
 // place of core/ratelimit.ts's in-memory counts.
+import { perApp } from '../core/app-context'
 import { clock } from '../core/clock'
 import { ApiError, Errors } from '../core/errors'
 import { countRateLimitRefusal } from '../core/metrics'
@@ -40,7 +41,10 @@ end
 return {0, 0}
 `)
 
-let attempts = 0
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  attempts: 0,
+}))
 /** A member no other attempt of any node has: this process's random prefix and a counter. */
 const prefix = crypto.randomUUID()
 
@@ -51,7 +55,7 @@ export function redisRateLimits(redis: Redis) {
    * is used up. `release()` takes the attempt back (e.g. a correct password where only failures count).
    */
   async function reserve(...slots: Slot[]): Promise<Reservation> {
-    const member = `${prefix}:${(attempts += 1)}`
+    const member = `${prefix}:${(held().attempts += 1)}`
     const keys = slots.map(([bucket, subject]) => keyOf(bucket, subject))
     const args = [clock.now(), member, ...slots.flatMap(([, , { limit, windowMs }]) => [limit, windowMs])]
     const [waitMs, refused] = (await RESERVE(redis, keys, args)) as [number, number]

@@ -1,6 +1,7 @@
 // Who is calling: a user session, an application's bot, or an OAuth2 grant. IDs only; domains load what they need.
 // The domains that own the tokens register how a token resolves (app.ts wires them), so http/ and gateway/
 // resolve tokens without importing any domain.
+import { perApp } from './app-context'
 import { clock } from './clock'
 import { Lru } from './lru'
 
@@ -43,41 +44,45 @@ export function setTokenResolvers(next: typeof resolvers): void {
 // forgetThrough); for writes by another process (the CLI) the guard is asked before every lookup (db/cache.ts
 // checkForeignCommits, which calls forgetCallers when another process committed). An answer looked up while a
 // forgetCallers() happened is not kept: it may have been read before the write.
-const cache = new Lru<string, Resolved<Caller>>(4096)
-let guard: (() => void) | undefined
-let forgotten = 0
-
-/** Several nodes: each node is told when one forgets (cluster/node.ts: an entry of the Gateway's log). */
-let shared: (() => void) | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  cache: new Lru<string, Resolved<Caller>>(4096),
+  guard: undefined as (() => void) | undefined,
+  forgotten: 0,
+  /** Several nodes: each node is told when one forgets (cluster/node.ts: an entry of the Gateway's log). */
+  shared: undefined as (() => void) | undefined,
+}))
 
 export function shareForgetCallers(tell: (() => void) | undefined): void {
-  shared = tell
+  held().shared = tell
 }
 
 /** Drop every cached answer: call after any write that may end or change what a token resolves to. */
 export function forgetCallers(): void {
   forgetCallersHere()
-  shared?.()
+  held().shared?.()
 }
 
 /** Drop this process's cached answers (another node's forgetting, as the log tells it). */
 export function forgetCallersHere(): void {
-  cache.clear()
-  forgotten++
+  const st = held()
+  st.cache.clear()
+  st.forgotten++
 }
 
 /** Asked before every lookup: drops answers another process's commit may have ended (by calling forgetCallers). */
 export function setCallerCacheGuard(next: (() => void) | undefined): void {
-  guard = next
-  cache.clear()
+  held().guard = next
+  held().cache.clear()
 }
 
 function cached(key: string, now: number): Caller | undefined {
-  guard?.()
-  const hit = cache.get(key)
+  const st = held()
+  st.guard?.()
+  const hit = st.cache.get(key)
   if (!hit) return undefined
   if (hit.until <= now) {
-    cache.delete(key)
+    st.cache.delete(key)
     return undefined
   }
   return hit.caller
@@ -85,7 +90,7 @@ function cached(key: string, now: number): Caller | undefined {
 
 function remember<C extends Caller>(key: string, resolved: Resolved<C> | undefined, since: number): C | undefined {
   if (!resolved) return undefined
-  if (since === forgotten) cache.set(key, resolved)
+  if (since === held().forgotten) held().cache.set(key, resolved)
   return resolved.caller
 }
 
@@ -119,7 +124,7 @@ export function callerKey(caller: Caller): string {
 
 /** Tests: how many answers the token cache holds. */
 export function cachedCallers(): number {
-  return cache.size
+  return held().cache.size
 }
 
 /**
@@ -141,7 +146,7 @@ export function resolveAuthorization(
   if (bare) return resolveUncached(canonical, true).then((resolved) => resolved?.caller)
   const hit = cached(canonical, clock.now())
   if (hit) return hit
-  const since = forgotten
+  const since = held().forgotten
   return resolveUncached(canonical, false).then((resolved) => remember(canonical, resolved, since))
 }
 

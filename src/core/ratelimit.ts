@@ -5,6 +5,7 @@
 // An attempt is counted in the same step as its check (reserve; in memory one synchronous step, in Redis one script),
 // before the caller's next await: parallel requests cannot all pass a check that is counted only after the expensive
 // work. Where only failures should count, the caller releases its reservation on success.
+import { perApp } from './app-context'
 import { clock } from './clock'
 import { ApiError, Errors } from './errors'
 import { ipKey } from './ip-key'
@@ -19,20 +20,23 @@ export type SharedLimits = {
   reserve(...slots: Slot[]): Promise<Reservation>
   clear(bucket: string, subject: string): Promise<void>
 }
-let shared: SharedLimits | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  shared: undefined as SharedLimits | undefined,
+  hits: new Map<string, number[]>(),
+}))
 
 /** Count every attempt in `limits` from now on (cluster mode), or in memory again (undefined). */
 export function useSharedLimits(limits: SharedLimits | undefined): void {
-  shared = limits
+  held().shared = limits
 }
 
-const hits = new Map<string, number[]>()
-
 function recent(key: string, windowMs: number): number[] {
+  const st = held()
   const now = clock.now()
-  const list = (hits.get(key) ?? []).filter((t) => t > now - windowMs && t <= now)
-  if (list.length) hits.set(key, list)
-  else hits.delete(key)
+  const list = (st.hits.get(key) ?? []).filter((t) => t > now - windowMs && t <= now)
+  if (list.length) st.hits.set(key, list)
+  else st.hits.delete(key)
   return list
 }
 
@@ -52,11 +56,13 @@ export function perIp(bucket: `${string}-ip`, ip: string, limit: Limit, scope?: 
  * answers in the same synchronous step (no promise to wait for); shared, once the shared store has counted.
  */
 export function reserve(...slots: Slot[]): Reservation | Promise<Reservation> {
-  if (shared) return shared.reserve(...slots)
+  const st = held()
+  if (st.shared) return st.shared.reserve(...slots)
   return reserveHere(slots)
 }
 
 function reserveHere(slots: Slot[]): Reservation {
+  const st = held()
   const now = clock.now()
   let retryMs = 0
   let refusedBy = ''
@@ -74,7 +80,7 @@ function reserveHere(slots: Slot[]): Reservation {
   }
   slots.forEach(([bucket, subject], i) => {
     lists[i].push(now)
-    hits.set(`${bucket}:${subject}`, lists[i])
+    st.hits.set(`${bucket}:${subject}`, lists[i])
   })
   let released = false
   return {
@@ -82,7 +88,7 @@ function reserveHere(slots: Slot[]): Reservation {
       if (released) return
       released = true
       for (const [bucket, subject] of slots) {
-        const list = hits.get(`${bucket}:${subject}`)
+        const list = st.hits.get(`${bucket}:${subject}`)
         const at = list?.lastIndexOf(now) ?? -1
         if (list && at >= 0) list.splice(at, 1)
       }
@@ -107,17 +113,19 @@ export async function tryConsume(bucket: string, subject: string, limit: Limit):
 }
 
 export async function clear(bucket: string, subject: string): Promise<void> {
-  if (shared) return shared.clear(bucket, subject)
-  hits.delete(`${bucket}:${subject}`)
+  const st = held()
+  if (st.shared) return st.shared.clear(bucket, subject)
+  st.hits.delete(`${bucket}:${subject}`)
 }
 
 /** Drop expired entries now and then so the map does not grow without bound. */
 export function sweep(maxWindowMs = 24 * 3600 * 1000): void {
+  const st = held()
   const cutoff = clock.now() - maxWindowMs
-  for (const [key, list] of hits) if (list.length === 0 || list[list.length - 1] <= cutoff) hits.delete(key)
+  for (const [key, list] of st.hits) if (list.length === 0 || list[list.length - 1] <= cutoff) st.hits.delete(key)
 }
 
 /** Tests: forget every hit. */
 export function resetRateLimits(): void {
-  hits.clear()
+  held().hits.clear()
 }

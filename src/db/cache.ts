@@ -12,23 +12,36 @@
 // So a cache never holds an uncommitted row, nor, once a write is answered, the row it replaced. Commits by another
 // process (the CLI) are seen through SQLite's data_version, looked at once per millisecond, which empties every cache.
 // Cached values are shared between requests: callers treat them as read-only.
+// Each service (core/app-context.ts) has caches of its own: a RowCache is declared once per module, its entries are
+// the current service's.
+import { perApp } from '../core/app-context'
 import { Lru } from '../core/lru'
-import { dataVersion, inWriteTransaction, readsAreCurrent, whenOpened, writeScope, type WriteScope } from './client'
+import { dataVersion, databaseEpoch, inWriteTransaction, readsAreCurrent, writeScope, type WriteScope } from './client'
 
+/** Every cache declared (the declarations are per process; what they hold is per service). */
 const caches: RowCache<unknown, unknown>[] = []
-let seenVersion: number | undefined
-let checkedAt = 0
-let alsoForget: (() => void) | undefined
-let foreignCommits = 0
+
+/** What the service's caches know of its database. */
+const seen = perApp(() => ({
+  /** The database opening the cached rows come from: another one opened (tests, restore) starts every cache empty. */
+  epoch: -1,
+  version: undefined as number | undefined,
+  checkedAt: 0,
+  foreignCommits: 0,
+  /** What else to drop when another process commits: the token cache (core/caller.ts), wired by app.ts. */
+  alsoForget: undefined as (() => void) | undefined,
+  /** Several nodes: a write scope's forgetting is told to every node (cluster/node.ts), by cache name and keys. */
+  shared: undefined as ((cache: string, keys: string[] | null) => void) | undefined,
+}))
 
 /** How many times checkForeignCommits found another process's commit (the Gateway then re-checks credentials). */
 export function foreignCommitsSeen(): number {
-  return foreignCommits
+  return seen().foreignCommits
 }
 
 /** What else to drop when another process commits: the token cache (core/caller.ts), wired by app.ts. */
 export function alsoForgetOnForeignCommit(fn: (() => void) | undefined): void {
-  alsoForget = fn
+  seen().alsoForget = fn
 }
 
 /**
@@ -37,20 +50,26 @@ export function alsoForgetOnForeignCommit(fn: (() => void) | undefined): void {
  * starts a millisecond or more after it. Row caches ask it on every read, the token cache before every lookup.
  */
 export function checkForeignCommits(): void {
+  const s = seen()
+  const epoch = databaseEpoch()
+  if (epoch !== s.epoch) {
+    s.epoch = epoch
+    clearRowCaches()
+  }
   const now = Date.now()
-  if (now === checkedAt) return
-  checkedAt = now
+  if (now === s.checkedAt) return
+  s.checkedAt = now
   let version: number
   try {
     version = dataVersion()
   } catch {
     return // no database open: nothing can be cached either
   }
-  if (version !== seenVersion) {
-    seenVersion = version
-    foreignCommits += 1
+  if (version !== s.version) {
+    s.version = version
+    s.foreignCommits += 1
     for (const c of caches) c.reset()
-    alsoForget?.()
+    s.alsoForget?.()
   }
 }
 
@@ -67,12 +86,10 @@ export function forgetThrough(forget: () => void): void {
   if (scope) (scope.ends ??= []).push(forget)
 }
 
-/** Several nodes: a write scope's forgetting is told to every node (cluster/node.ts), by cache name and keys. */
-let shared: ((cache: string, keys: string[] | null) => void) | undefined
 const byName = new Map<string, RowCache<unknown, unknown>>()
 
 export function shareInvalidations(tell: ((cache: string, keys: string[] | null) => void) | undefined): void {
-  shared = tell
+  seen().shared = tell
 }
 
 /** Another node's committed write forgot these keys of a cache (null: all of it): forget them here too. */
@@ -83,18 +100,23 @@ export function invalidateHere(cache: string, keys: string[] | null): void {
   else target.forgetHere(keys)
 }
 
-export class RowCache<K, V> {
-  private readonly lru: Lru<K, V>
+/** What one cache holds in one service. */
+type Held<K, V> = {
+  lru: Lru<K, V>
   /** The weight added since the cache was last emptied (what was dropped meanwhile still counts: an upper bound). */
-  private weight = 0
+  weight: number
   /** Moves whenever a key is forgotten or the cache emptied (a writer's step, a write scope's end). */
-  version = 0
+  version: number
   /**
    * Loads under way (PostgreSQL's reads await), by key: a read that misses while one runs shares it rather than send
    * the same statement again (a lobby forgotten by a batch's commit is read once, not by each request under way).
    * Forgetting a key forgets its load too: a read after a write never shares a load begun before it.
    */
-  private readonly loading = new Map<K, Promise<V | undefined>>()
+  loading: Map<K, Promise<V | undefined>>
+}
+
+export class RowCache<K, V> {
+  private readonly held: () => Held<K, V>
 
   constructor(
     /** Its name in other nodes' invalidations. */
@@ -102,13 +124,22 @@ export class RowCache<K, V> {
     max: number,
     private readonly budget?: Budget<V>,
   ) {
-    this.lru = new Lru(max)
+    this.held = perApp(() => ({ lru: new Lru<K, V>(max), weight: 0, version: 0, loading: new Map() }))
+  }
+
+  /** Moves whenever a key is forgotten or the cache emptied (a writer's step, a write scope's end). */
+  get version(): number {
+    return this.held().version
   }
 
   /** Forget keys without a scope's bookkeeping (another node's committed write). */
   forgetHere(keys: K[]): void {
-    for (const key of keys) this.delete(key)
-    this.version++
+    const h = this.held()
+    for (const key of keys) {
+      h.lru.delete(key)
+      h.loading.delete(key)
+    }
+    h.version++
   }
 
   /**
@@ -124,9 +155,10 @@ export class RowCache<K, V> {
     // A transaction on PostgreSQL that took a lock reads the database, not the cache: the commit it waited for may not
     // have reached the caches yet.
     if (scope !== undefined && (scope.locked === true || this.wroteIn(scope, key))) return load()
-    const hit = this.lru.get(key)
+    const h = this.held()
+    const hit = h.lru.get(key)
     if (hit !== undefined) return hit
-    const shared = this.loading.get(key)
+    const shared = h.loading.get(key)
     if (shared !== undefined && readsAreCurrent()) return shared
     const value = load()
     if (!(value instanceof Promise)) {
@@ -135,9 +167,9 @@ export class RowCache<K, V> {
     }
     const kept = this.keepLater(key, value, scope)
     if (!readsAreCurrent()) return kept
-    this.loading.set(key, kept)
+    h.loading.set(key, kept)
     const done = () => {
-      if (this.loading.get(key) === kept) this.loading.delete(key)
+      if (h.loading.get(key) === kept) h.loading.delete(key)
     }
     kept.then(done, done)
     return kept
@@ -157,8 +189,10 @@ export class RowCache<K, V> {
 
   /** Call before writing the key's row, inside the write's scope. */
   forget(key: K): void {
-    this.delete(key)
-    this.version++
+    const h = this.held()
+    h.lru.delete(key)
+    h.loading.delete(key)
+    h.version++
     const scope = writeScope()
     if (scope) this.mark(scope, key)
   }
@@ -177,10 +211,11 @@ export class RowCache<K, V> {
 
   /** Drop every entry (never wrong: what is not cached is read). */
   drop(): void {
-    this.lru.clear()
-    this.loading.clear()
-    this.weight = 0
-    this.version++
+    const h = this.held()
+    h.lru.clear()
+    h.loading.clear()
+    h.weight = 0
+    h.version++
   }
 
   private wroteIn(scope: WriteScope, key: K): boolean {
@@ -202,30 +237,23 @@ export class RowCache<K, V> {
   private ended(scope: WriteScope): void {
     const marks = scope.marks!.get(this) as Set<K> | true
     if (marks === true) this.drop()
-    else {
-      for (const key of marks) this.delete(key)
-      this.version++
-    }
-    shared?.(this.name, marks === true ? null : ([...marks] as string[]))
-  }
-
-  private delete(key: K): void {
-    this.lru.delete(key)
-    this.loading.delete(key)
+    else this.forgetHere([...marks])
+    seen().shared?.(this.name, marks === true ? null : ([...marks] as string[]))
   }
 
   private keep(key: K, value: V): void {
+    const h = this.held()
     if (this.budget) {
       // A value too big for the budget is read each time; past the budget the cache starts over empty.
       const weight = this.budget.weigh(value)
       if (weight > this.budget.total / 8) return
-      this.weight += weight
-      if (this.weight > this.budget.total) {
+      h.weight += weight
+      if (h.weight > this.budget.total) {
         this.drop()
-        this.weight = weight
+        h.weight = weight
       }
     }
-    this.lru.set(key, value)
+    h.lru.set(key, value)
   }
 }
 
@@ -247,8 +275,8 @@ export function rowCache<K extends string, V>(name: string, max: number, budget?
  */
 export class PageCache {
   private readonly owners: RowCache<string, Map<string, { text: string; version: number }>>
-  /** Characters kept since the cache was last emptied (an upper bound). */
-  private kept = 0
+  /** Characters kept since the cache was last emptied (an upper bound), per service. */
+  private readonly kept = perApp(() => ({ chars: 0 }))
 
   constructor(
     name: string,
@@ -276,10 +304,11 @@ export class PageCache {
       readsAreCurrent() &&
       text.length <= this.chars / 16
     ) {
-      this.kept += text.length
-      if (this.kept > this.chars) {
+      const kept = this.kept()
+      kept.chars += text.length
+      if (kept.chars > this.chars) {
         this.owners.drop()
-        this.kept = 0
+        kept.chars = 0
         return text
       }
       if (pages.size >= this.perOwner && !pages.has(query)) pages.delete(pages.keys().next().value!)
@@ -294,15 +323,12 @@ export class PageCache {
 
   clear(): void {
     this.owners.clear()
-    this.kept = 0
+    this.kept().chars = 0
   }
 }
 
 /** Empty every cache (tests that write around the stores). */
 export function clearRowCaches(): void {
   for (const c of caches) c.reset()
-  seenVersion = undefined
+  seen().version = undefined
 }
-
-// Rows of one database: another one opened (tests, restore) starts empty.
-whenOpened(clearRowCaches)

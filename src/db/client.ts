@@ -31,6 +31,7 @@ import {
   Table,
 } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { perApp } from '../core/app-context'
 import { log } from '../core/log'
 import { applyMigrations, SchemaTooNewError } from './migrate'
 
@@ -56,12 +57,11 @@ export type Backend = {
   dataVersion(): number
   close(): Promise<void>
 }
-let backend: Backend | undefined
 
 /** Run every store on this backend from now on (db/pg/client.ts, at start); undefined: back to SQLite. */
 export function useBackend(next: Backend | undefined): void {
-  backend = next
-  if (next) onOpen.forEach((fn) => fn())
+  own().backend = next
+  if (next) own().epoch += 1
 }
 
 /**
@@ -94,11 +94,11 @@ export function useTables(byName: Map<string, unknown> | undefined): void {
     }
 }
 
-const onOpen: (() => void)[] = []
-/** Run when a database is opened (caches that belong to one database clear themselves). */
-export function whenOpened(fn: () => void): void {
-  onOpen.push(fn)
-}
+/**
+ * Which opening of a database this service's statements run on: it moves when another database is opened (tests, a
+ * restore, PostgreSQL at start), and what was kept of the previous one (caches, secrets) is dropped when it does.
+ */
+export const databaseEpoch = (): number => own().epoch
 
 /** A database that cannot be opened or used: one line for the operator, no stack. */
 export class DatabaseOpenError extends Error {}
@@ -137,23 +137,59 @@ function openReader(path: string): Database {
 
 // ---- Connections
 
-/** One connection: its slot (prepared statements are kept per slot), the database it belongs to (`epoch`). */
-type Conn = { slot: number; epoch: number; handle: Database; db: DB; control: Map<string, Statement> }
+/** One connection: its slot, the database opening it belongs to (`epoch`), its prepared statements (by `prepared()`'s id). */
+type Conn = {
+  slot: number
+  epoch: number
+  handle: Database
+  db: DB
+  control: Map<string, Statement>
+  statements: unknown[]
+}
 
 /** How many snapshot connections `reading()` may hold at once; past them a snapshot reads on the read connection. */
 const SNAPSHOT_READERS = 8
 
-let epoch = 0
-let file: string | undefined
+type Queued = {
+  fn: (tx: DB) => unknown
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+
+/** What this service (core/app-context.ts) holds of its database: connections, the write mutex, the group-commit queue. */
+const own = perApp(() => ({
+  /** PostgreSQL's functions when the service runs on it (db/pg/client.ts). */
+  backend: undefined as Backend | undefined,
+  epoch: 0,
+  file: undefined as string | undefined,
+  /** The folder of a `:memory:` database's file (removed when it is closed). */
+  tempDir: undefined as string | undefined,
+  writer: undefined as Conn | undefined,
+  reader: undefined as Conn | undefined,
+  snapshotsOpened: 0,
+  idleSnapshots: [] as Conn[],
+  /** Bumped when a write scope that forgot cached rows ends: a snapshot begun before may hold what they replaced. */
+  generation: 0,
+  /** The write mutex, and who waits for it in order. */
+  locked: false,
+  waiting: [] as (() => void)[],
+  /** Writes waiting for the next group-commit batch. */
+  queue: [] as Queued[],
+  /** The stores' writes deferred to a batch's end (atBatchEnd). */
+  batchEnds: [] as BatchEnd[],
+}))
+
 /** The folder of a `:memory:` database's file (removed when it is closed). */
-let tempDir: string | undefined
-let writer: Conn | undefined
-let reader: Conn | undefined
-let snapshotsOpened = 0
-const idleSnapshots: Conn[] = []
 
 function connect(slot: number, handle: Database): Conn {
-  return { slot, epoch, handle, db: drizzle({ client: handle, casing: 'snake_case' }), control: new Map() }
+  return {
+    slot,
+    epoch: own().epoch,
+    handle,
+    db: drizzle({ client: handle, casing: 'snake_case' }),
+    control: new Map(),
+    statements: [],
+  }
 }
 
 /** A statement of the connection's own (BEGIN, COMMIT, SAVEPOINT ...), prepared once per connection. */
@@ -196,38 +232,40 @@ export function openDatabase(path: string, { syncFull = false } = {}): DB {
     handle.close()
     throw new DatabaseOpenError(`cannot open database ${path}: ${reason(error)}`)
   }
-  if (writer) closeConnections()
-  epoch += 1
-  file = target
-  tempDir = temp
-  writer = connect(0, handle)
-  reader = connect(1, readHandle)
-  onOpen.forEach((fn) => fn())
+  if (own().writer) closeConnections()
+  own().epoch += 1
+  own().file = target
+  own().tempDir = temp
+  const writer = connect(0, handle)
+  own().writer = writer
+  own().reader = connect(1, readHandle)
   return writer.db
 }
 
 function closeConnections(): void {
-  for (const c of idleSnapshots.splice(0)) c.handle.close()
-  snapshotsOpened = 0
+  for (const c of own().idleSnapshots.splice(0)) c.handle.close()
+  own().snapshotsOpened = 0
+  const { reader, writer } = own()
   reader?.handle.close()
   try {
     writer?.handle.exec('PRAGMA optimize')
   } catch {}
   // The write connection last: the last connection to close checkpoints the WAL into the file.
   writer?.handle.close()
+  const tempDir = own().tempDir
   if (tempDir) rmSync(tempDir, { recursive: true, force: true })
-  writer = reader = undefined
-  file = tempDir = undefined
+  own().writer = own().reader = undefined
+  own().file = own().tempDir = undefined
 }
 
 /** Close every connection, once the write under way (if any) has finished. */
 export async function closeDatabase(): Promise<void> {
-  if (backend) {
-    const closing = backend
-    backend = undefined
+  const closing = own().backend
+  if (closing) {
+    own().backend = undefined
     return closing.close()
   }
-  if (!writer) return
+  if (!own().writer) return
   await lock()
   try {
     closeConnections()
@@ -238,9 +276,9 @@ export async function closeDatabase(): Promise<void> {
 
 /** Refresh the planner's statistics where they are stale (housekeeping runs it every 10 minutes). It may write. */
 export async function optimizeDatabase(): Promise<void> {
-  if (backend) return // PostgreSQL's autovacuum keeps its statistics
+  if (own().backend) return // PostgreSQL's autovacuum keeps its statistics
   return await write(() => {
-    writer?.handle.exec('PRAGMA optimize')
+    own().writer?.handle.exec('PRAGMA optimize')
   })
 }
 
@@ -256,6 +294,7 @@ export function databaseSize(path: string): number {
 }
 
 function opened(): Conn {
+  const writer = own().writer
   if (!writer) throw new Error('database is not open')
   return writer
 }
@@ -286,6 +325,76 @@ export type WriteScope = {
   server?: { db: DB; client: unknown; transaction: boolean }
   /** On PostgreSQL: it took a lock (lockForUpdate, lockName): from then on it reads the database, not the caches. */
   locked?: boolean
+  /** A transaction (not a write whose statements commit one by one): what it holds for its COMMIT (holdForCommit). */
+  held?: { holder: CommitHolder<unknown>; item: unknown }[]
+}
+
+/**
+ * What a transaction holds for its COMMIT, by whoever gave it (the Gateway's dispatches): `before` runs inside the
+ * transaction just before COMMIT with the items still held (those of a rolled-back savepoint are dropped), `after`
+ * once it committed (after its scope ended); neither runs when it rolls back.
+ */
+export type CommitHolder<T> = {
+  before?(items: T[]): void | Promise<void>
+  after(items: T[]): void | Promise<void>
+}
+
+/** Hold `item` for the COMMIT of the transaction this context is in; false outside one (the caller acts now). */
+export function holdForCommit<T>(holder: CommitHolder<T>, item: T): boolean {
+  const held = writeScope()?.held
+  if (!held) return false
+  held.push({ holder: holder as CommitHolder<unknown>, item })
+  return true
+}
+
+/** Where a savepoint begins in what its transaction holds (rolling back to it drops what came after). */
+export const heldMark = (scope: WriteScope): number => scope.held?.length ?? 0
+export function dropHeldSince(scope: WriteScope, mark: number): void {
+  if (scope.held && scope.held.length > mark) scope.held.length = mark
+}
+
+/** The held items by holder, in the order each holder first held one. */
+function heldByHolder(scope: WriteScope): Map<CommitHolder<unknown>, unknown[]> | undefined {
+  if (!scope.held?.length) return undefined
+  const by = new Map<CommitHolder<unknown>, unknown[]>()
+  for (const { holder, item } of scope.held) {
+    const items = by.get(holder)
+    if (items) items.push(item)
+    else by.set(holder, [item])
+  }
+  return by
+}
+
+/** Inside the transaction, just before COMMIT: each holder's `before` (undefined when nothing is held). */
+export function beforeCommit(scope: WriteScope): Promise<void> | undefined {
+  // One server holds dispatches for after the COMMIT only: nothing to run (and no await) before it.
+  if (!scope.held?.some((h) => h.holder.before !== undefined)) return undefined
+  const by = heldByHolder(scope)
+  if (!by) return undefined
+  return (async () => {
+    for (const [holder, items] of by) await holder.before?.(items)
+  })()
+}
+
+/** Once committed: each holder's `after`; what fails is logged (the write stands). Undefined when nothing is held. */
+export function afterCommit(scope: WriteScope): Promise<void> | undefined {
+  const by = heldByHolder(scope)
+  scope.held = undefined
+  if (!by) return undefined
+  const waits: Promise<void>[] = []
+  for (const [holder, items] of by) {
+    try {
+      const done = holder.after(items)
+      if (done instanceof Promise) waits.push(done)
+    } catch (error) {
+      log.error('work after a commit failed', { error: String(error) })
+    }
+  }
+  if (waits.length === 0) return undefined
+  return Promise.all(waits).then(
+    () => undefined,
+    (error) => log.error('work after a commit failed', { error: String(error) }),
+  )
 }
 
 /** `reading()`: the snapshot connection it holds (taken at its first statement), and the commits seen by then. */
@@ -293,9 +402,6 @@ type ReadScope = { readonly write: false; open: boolean; conn: Conn | undefined;
 
 /** Exported for db/pg/client.ts, which keeps its write scopes in the same context (the caches read them). */
 export const scopes = new AsyncLocalStorage<WriteScope | ReadScope>()
-
-/** Bumped when a write scope that forgot cached rows ends: a snapshot begun before may hold what they replaced. */
-let generation = 0
 
 export const newWriteScope = (batch: boolean): WriteScope => ({
   write: true,
@@ -309,7 +415,7 @@ export const newWriteScope = (batch: boolean): WriteScope => ({
 export function endWrite(scope: WriteScope): void {
   scope.open = false
   if (!scope.ends) return
-  generation += 1
+  own().generation += 1
   for (const end of scope.ends) end()
 }
 
@@ -342,7 +448,7 @@ export const inPipelinedBatch = (): boolean => writeScope()?.pipelined === true
 export function readsAreCurrent(): boolean {
   const s = scopes.getStore()
   if (s === undefined || !s.open || s.write) return true
-  return s.conn === undefined || s.conn === reader || s.since === generation
+  return s.conn === undefined || s.conn === own().reader || s.since === own().generation
 }
 
 /** The connection this context's statements run on. */
@@ -352,15 +458,20 @@ function current(): Conn {
     if (s.write) return opened()
     return s.conn ?? beginSnapshot(s)
   }
+  const reader = own().reader
   if (!reader) throw new Error('database is not open')
   return reader
 }
 
 /** The Drizzle database of this context: the write connection inside a write scope, else a read connection. */
 export function db(): DB {
+  const backend = own().backend
   if (backend) return backend.db()
   return current().db
 }
+
+/** How many prepared() statements are declared: each one's index in every connection's `statements`. */
+let preparedCount = 0
 
 /**
  * A prepared statement (a Drizzle one) built on first use on each connection it runs on, rebuilt when the database
@@ -368,21 +479,17 @@ export function db(): DB {
  * `direct()` below. A write statement run outside a write scope runs on a read connection, which refuses it.
  */
 export function prepared<T>(build: (db: DB) => T): () => T {
-  let forEpoch = -1
-  let bySlot: T[] = []
+  const id = preparedCount++
   let forBackend: Backend | undefined
   let onBackend: () => T = () => undefined as T
   return () => {
+    const backend = own().backend
     if (backend) {
       if (forBackend !== backend) onBackend = (forBackend = backend).prepared(build)
       return onBackend()
     }
     const c = current()
-    if (forEpoch !== c.epoch) {
-      bySlot = []
-      forEpoch = c.epoch
-    }
-    return (bySlot[c.slot] ??= direct(build(c.db)))
+    return (c.statements[id] ??= direct(build(c.db))) as T
   }
 }
 
@@ -508,7 +615,7 @@ export const toJson = (value: unknown): string | null =>
  * statistics `id IN (SELECT value FROM json_each(?))` may scan the whole table).
  */
 export const idsTable = (name = 'ids') =>
-  backend
+  own().backend
     ? sql`json_array_elements_text(${sql.placeholder(name)}::json) as ids(value)`
     : sql`json_each(${sql.placeholder(name)}) as ids`
 export const idValue = sql`ids.value`
@@ -528,7 +635,7 @@ export function andThen<T, U>(result: T, f: (rows: T) => U): U {
 export function asInteger(value: unknown): SQL {
   const sqlite = sql`CAST(${value} AS INTEGER)`
   const postgres = sql`CAST(${value} AS bigint)`
-  const late: SQLWrapper = { getSQL: () => (backend ? postgres : sqlite) }
+  const late: SQLWrapper = { getSQL: () => (own().backend ? postgres : sqlite) }
   return sql`${late}`
 }
 
@@ -539,6 +646,7 @@ export function asInteger(value: unknown): SQL {
  * docs/DESIGN.md lists the callers.
  */
 export async function lockForUpdate(tx: DB, table: Table, column: Column, value: string): Promise<void> {
+  const backend = own().backend
   if (!backend) return
   await backend.lockRow(tx, table, column, value)
   lockedNow()
@@ -555,6 +663,7 @@ function lockedNow(): void {
  * yet (two PUT /lobbies with one new secret: one creates, the other joins). Nothing to do on SQLite.
  */
 export async function lockName(tx: DB, name: string): Promise<void> {
+  const backend = own().backend
   if (!backend) return
   await backend.lockName(tx, name)
   lockedNow()
@@ -564,13 +673,14 @@ export async function lockName(tx: DB, name: string): Promise<void> {
 
 /** A snapshot connection for this `reading()` scope, its read transaction begun (the snapshot starts at its first read). */
 function beginSnapshot(s: ReadScope): Conn {
-  let c = idleSnapshots.pop()
-  if (!c && snapshotsOpened < SNAPSHOT_READERS && file) {
-    c = connect(2 + snapshotsOpened, openReader(file))
-    snapshotsOpened += 1
+  let c = own().idleSnapshots.pop()
+  const file = own().file
+  if (!c && own().snapshotsOpened < SNAPSHOT_READERS && file) {
+    c = connect(2 + own().snapshotsOpened, openReader(file))
+    own().snapshotsOpened += 1
   }
-  s.since = generation
-  if (!c) return (s.conn = reader!) // every snapshot connection is held: each statement reads committed rows
+  s.since = own().generation
+  if (!c) return (s.conn = own().reader!) // every snapshot connection is held: each statement reads committed rows
   control(c, 'BEGIN DEFERRED').run()
   return (s.conn = c)
 }
@@ -578,12 +688,12 @@ function beginSnapshot(s: ReadScope): Conn {
 function endRead(s: ReadScope): void {
   s.open = false
   const c = s.conn
-  if (!c || c === reader) return
+  if (!c || c === own().reader) return
   try {
     // Nothing was written: COMMIT ends the read transaction whether fn returned or threw.
     if (c.handle.inTransaction) control(c, 'COMMIT').run()
   } catch {}
-  if (c.epoch === epoch && writer) idleSnapshots.push(c)
+  if (c.epoch === own().epoch && own().writer) own().idleSnapshots.push(c)
   else c.handle.close()
 }
 
@@ -594,7 +704,7 @@ function endRead(s: ReadScope): void {
  * scope, or another `reading()`, it just runs fn.
  */
 export async function reading<T>(fn: () => T | Promise<T>): Promise<T> {
-  if (backend) return fn() // each statement reads what is committed (READ COMMITTED); the caches check versions
+  if (own().backend) return fn() // each statement reads what is committed (READ COMMITTED); the caches check versions
   const s = scopes.getStore()
   if (s !== undefined && s.open) return fn()
   const scope: ReadScope = { write: false, open: true, conn: undefined, since: 0 }
@@ -607,23 +717,20 @@ export async function reading<T>(fn: () => T | Promise<T>): Promise<T> {
 
 // ---- Writes: one at a time on the write connection
 
-let locked = false
-const waiting: (() => void)[] = []
-
 /** Take the write mutex: undefined when it was free (taken now), else a promise that resolves once it is ours. */
 function lock(): Promise<void> | undefined {
-  if (!locked) {
-    locked = true
+  if (!own().locked) {
+    own().locked = true
     return undefined
   }
-  return new Promise<void>((resolve) => waiting.push(resolve))
+  return new Promise<void>((resolve) => own().waiting.push(resolve))
 }
 
 /** Hand the mutex to the next waiter, in order, or free it. */
 function unlock(): void {
-  const next = waiting.shift()
+  const next = own().waiting.shift()
   if (next) next()
-  else locked = false
+  else own().locked = false
 }
 
 function settle<T>(fn: () => T | Promise<T>): Promise<T> {
@@ -640,13 +747,14 @@ function settle<T>(fn: () => T | Promise<T>): Promise<T> {
  * free a synchronous fn runs at once, in the caller's synchronous step.
  */
 export async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const backend = own().backend
   if (backend) return backend.write(fn)
   if (writeScope()) return settle(() => fn(opened().db))
-  if (!locked) {
-    locked = true
+  if (!own().locked) {
+    own().locked = true
     return writeAlone(fn)
   }
-  return new Promise<void>((resolve) => waiting.push(resolve)).then(() => writeAlone(fn))
+  return new Promise<void>((resolve) => own().waiting.push(resolve)).then(() => writeAlone(fn))
 }
 
 function writeAlone<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
@@ -674,18 +782,22 @@ function writeAlone<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
  * SAVEPOINT of it (undone alone if fn throws). Steps inside a transaction run one after another, never side by side.
  */
 export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const backend = own().backend
   if (backend) return backend.transaction(fn)
   const outer = writeScope()
   if (outer) return savepoint(outer, fn)
   await lock()
   const scope = newWriteScope(false)
+  scope.held = []
+  let value: T
   try {
     const w = opened()
     control(w, 'BEGIN IMMEDIATE').run()
     try {
-      const value = await scopes.run(scope, () => fn(w.db))
+      value = await scopes.run(scope, () => fn(w.db))
+      const before = scope.held.length ? scopes.run(scope, () => beforeCommit(scope)) : undefined
+      if (before !== undefined) await before
       control(w, 'COMMIT').run()
-      return value
     } catch (error) {
       rollback(w)
       throw error
@@ -694,6 +806,9 @@ export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
     endWrite(scope)
     unlock()
   }
+  const after = afterCommit(scope)
+  if (after !== undefined) await after
+  return value
 }
 
 function rollback(w: Conn): void {
@@ -705,6 +820,7 @@ function rollback(w: Conn): void {
 async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   const w = opened()
   const name = `sp${++scope.depth}`
+  const mark = heldMark(scope)
   control(w, `SAVEPOINT ${name}`).run()
   try {
     const value = await fn(w.db)
@@ -713,6 +829,7 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
   } catch (error) {
     control(w, `ROLLBACK TO ${name}`).run()
     control(w, `RELEASE ${name}`).run()
+    dropHeldSince(scope, mark)
     throw error
   } finally {
     scope.depth -= 1
@@ -721,20 +838,12 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
 
 // ---- Group commit
 
-type Queued = {
-  fn: (tx: DB) => unknown
-  resolve: (value: unknown) => void
-  reject: (error: unknown) => void
-}
-let queue: Queued[] = []
-
 /**
  * A store's writes deferred to the end of a group-commit batch: `flush` runs once inside the batch's transaction,
  * before its COMMIT (one UPDATE for what twenty writes of the batch would each have made), `discard` when the batch
  * is rolled back.
  */
 export type BatchEnd = { flush: () => void | Promise<void>; discard: () => void }
-export const batchEnds: BatchEnd[] = []
 
 /**
  * `independent`: fn reads nothing another write of its batch writes, and what it writes collides with them only
@@ -745,9 +854,12 @@ export const batchEnds: BatchEnd[] = []
  */
 export type QueuedOptions = { independent?: boolean }
 
-/** Register a store's deferred writes (at module load). */
+/** This service's deferred writes (db/pg/client.ts runs them too). */
+export const batchEnds = (): BatchEnd[] => own().batchEnds
+
+/** Register a store's deferred writes (its module's install(), once per service). */
 export function atBatchEnd(end: BatchEnd): void {
-  batchEnds.push(end)
+  own().batchEnds.push(end)
 }
 
 /**
@@ -759,18 +871,19 @@ export function atBatchEnd(end: BatchEnd): void {
  * database) and must not open a transaction of its own. Inside a write transaction fn runs in it.
  */
 export async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>, options?: QueuedOptions): Promise<T> {
+  const backend = own().backend
   if (backend) return backend.queuedTransaction(fn, options)
   if (writeScope()) return settle(() => fn(opened().db))
   return new Promise<T>((resolve, reject) => {
     // Outside whatever context queued it first: the batch makes its own.
-    if (queue.length === 0) setImmediate(() => scopes.exit(commitQueue))
-    queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
+    if (own().queue.length === 0) setImmediate(() => scopes.exit(commitQueue))
+    own().queue.push({ fn, resolve: resolve as (value: unknown) => void, reject })
   })
 }
 
 async function commitQueue(): Promise<void> {
-  const batch = queue
-  queue = []
+  const batch = own().queue
+  own().queue = []
   await lock()
   try {
     // Most batches succeed whole: first without a savepoint per write (two statements each). If any write throws,
@@ -788,6 +901,7 @@ async function commitQueue(): Promise<void> {
 async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
   const w = opened()
   const scope = newWriteScope(true)
+  scope.held = []
   const results: { ok: boolean; value: unknown }[] = []
   try {
     control(w, 'BEGIN IMMEDIATE').run()
@@ -797,6 +911,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
           results.push({ ok: true, value: await q.fn(w.db) })
           continue
         }
+        const mark = heldMark(scope)
         control(w, 'SAVEPOINT queued').run()
         try {
           results.push({ ok: true, value: await q.fn(w.db) })
@@ -804,16 +919,19 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         } catch (error) {
           control(w, 'ROLLBACK TO queued').run()
           control(w, 'RELEASE queued').run()
+          dropHeldSince(scope, mark)
           results.push({ ok: false, value: error })
         }
       }
       scope.batch = false
-      for (const end of batchEnds) await end.flush()
+      for (const end of batchEnds()) await end.flush()
+      const before = beforeCommit(scope)
+      if (before !== undefined) await before
     })
     control(w, 'COMMIT').run()
   } catch (error) {
     scope.batch = false
-    for (const end of batchEnds) end.discard()
+    for (const end of batchEnds()) end.discard()
     rollback(w)
     endWrite(scope)
     // A write that threw outside a savepoint: try again with them (a lone write has its answer: the error).
@@ -822,6 +940,8 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
     return true
   }
   endWrite(scope)
+  const after = afterCommit(scope)
+  if (after !== undefined) await after
   batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
   return true
 }
@@ -829,6 +949,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
 /** SQLite's data_version of the write connection: it changes when another connection (the CLI, another process)
  * commits to this database (the read connections would count this process's own commits too). */
 export function dataVersion(): number {
+  const backend = own().backend
   if (backend) return backend.dataVersion()
   return (control(opened(), 'PRAGMA data_version').get() as { data_version: number }).data_version
 }

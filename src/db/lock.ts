@@ -3,6 +3,7 @@
 // SQLite file beside the database (`<DATABASE_PATH>.lock`) for its whole life: SQLite takes it with fcntl, so the
 // kernel drops it when the process ends however it ends (a SIGKILL leaves no stale lock), and the database itself
 // stays open to the CLI's short writes. A second server finds the lock taken and names the pid written in the file.
+import { perApp } from '../core/app-context'
 import { Database } from 'bun:sqlite'
 import { hostname } from 'node:os'
 
@@ -10,7 +11,10 @@ export class DatabaseLockedError extends Error {}
 
 type Holder = { pid: number; host: string; since: string }
 
-let held: { path: string; handle: Database } | undefined
+/** What this module holds per service (core/app-context.ts). */
+const lockState = perApp(() => ({
+  held: undefined as { path: string; handle: Database } | undefined,
+}))
 
 export function lockPathOf(databasePath: string): string {
   return `${databasePath}.lock`
@@ -46,8 +50,9 @@ function refused(databasePath: string, handle: Database): DatabaseLockedError {
 
 /** Take the server lock of `databasePath` for this process, or throw DatabaseLockedError naming its holder. */
 export function lockDatabase(databasePath: string): void {
+  const st = lockState()
   if (databasePath === ':memory:') return
-  if (held) throw new Error(`this process already holds the lock of ${held.path}`)
+  if (st.held) throw new Error(`this process already holds the lock of ${st.held.path}`)
   const handle = new Database(lockPathOf(databasePath), { create: true })
   try {
     handle.exec('PRAGMA busy_timeout = 0')
@@ -76,15 +81,16 @@ export function lockDatabase(databasePath: string): void {
     handle.close()
     throw error
   }
-  held = { path: databasePath, handle }
+  st.held = { path: databasePath, handle }
 }
 
 /** Release the lock (server stop). */
 export function unlockDatabase(): void {
-  if (!held) return
+  const st = lockState()
+  if (!st.held) return
   try {
-    held.handle.exec('ROLLBACK')
+    st.held.handle.exec('ROLLBACK')
   } catch {}
-  held.handle.close()
-  held = undefined
+  st.held.handle.close()
+  st.held = undefined
 }

@@ -1,16 +1,23 @@
 // Server-held keys: 32 random bytes per name, generated on first use and kept in the database.
 import { eq } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
-import { dialectTables, whenOpened, write } from './client'
+import { perApp } from '../core/app-context'
+import { databaseEpoch, dialectTables, write } from './client'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
 const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
-const cache = new Map<string, Buffer>()
+/** This service's keys, of the database opening `epoch`. */
+const kept = perApp(() => ({ epoch: -1, keys: new Map<string, Buffer>() }))
 
 export async function getSecret(name: string): Promise<Buffer> {
-  const cached = cache.get(name)
+  const held = kept()
+  if (held.epoch !== databaseEpoch()) {
+    held.keys.clear()
+    held.epoch = databaseEpoch()
+  }
+  const cached = held.keys.get(name)
   if (cached) return cached
   const row = await write(async (w) => {
     await w
@@ -21,8 +28,6 @@ export async function getSecret(name: string): Promise<Buffer> {
     return w.select().from(t.serverSecrets).where(eq(t.serverSecrets.name, name)).get()!
   })
   const key = Buffer.from(row.value, 'base64')
-  cache.set(name, key)
+  if (held.epoch === databaseEpoch()) held.keys.set(name, key)
   return key
 }
-
-whenOpened(() => cache.clear())

@@ -1,5 +1,6 @@
 // What GET /experiments, READY and the CLI ask of experiments: assignments for a user or fingerprint, the guild
 // experiment arrays, loading and showing definitions, and evaluating one experiment for one server or user.
+import { perApp } from '../core/app-context'
 import { createFingerprint, honouredFingerprint } from '../accounts/fingerprints'
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
@@ -25,16 +26,20 @@ import { replaceDefinitions } from './store'
 // platform; a new set (a load, here or by the CLI) starts empty caches. Bounded small (an entry is ~2 KB with 40
 // experiments); READY computes its arrays without keeping them (once per session).
 const assignedText = new Lru<string, string>(1024)
-const guildText = new Map<string, string>()
-let textsFrom: ExperimentSet | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  guildText: new Map<string, string>(),
+  textsFrom: undefined as ExperimentSet | undefined,
+}))
 
 /** The current set, the text caches emptied when it is a new one. */
 async function textsOfCurrentSet(): Promise<ExperimentSet> {
+  const st = held()
   const set = await experimentSet()
-  if (set === textsFrom) return set
+  if (set === st.textsFrom) return set
   assignedText.clear()
-  guildText.clear()
-  textsFrom = set
+  st.guildText.clear()
+  st.textsFrom = set
   return set
 }
 
@@ -61,7 +66,7 @@ async function assignmentsText(resourceId: string, platform?: Platform): Promise
   let text = assignedText.get(key)
   if (text === undefined) {
     text = JSON.stringify(assignmentsOf(set, resourceId, platform))
-    if (textsFrom === set) assignedText.set(key, text)
+    if (held().textsFrom === set) assignedText.set(key, text)
   }
   return text
 }
@@ -74,12 +79,13 @@ function guildArraysOf(set: ExperimentSet, platform: Platform | undefined): Guil
 
 /** guildExperimentArrays as JSON text, kept per platform until the definitions change. */
 async function guildArraysText(platform?: Platform): Promise<string> {
+  const st = held()
   const set = await textsOfCurrentSet()
   const key = platform ?? ''
-  let text = guildText.get(key)
+  let text = st.guildText.get(key)
   if (text === undefined) {
     text = JSON.stringify(guildArraysOf(set, platform))
-    if (textsFrom === set) guildText.set(key, text)
+    if (st.textsFrom === set) st.guildText.set(key, text)
   }
   return text
 }

@@ -1,5 +1,6 @@
 // The contract between the domains and the Gateway. Domains publish events and change subscriptions here;
 // the Gateway server (gateway/server.ts) installs the implementation at start. Nothing here imports a domain.
+import { perApp } from '../core/app-context'
 import type { Caller, UserCaller } from '../core/caller'
 
 /** What a live gateway connection looks like to a domain (op handlers, identify hooks). */
@@ -7,6 +8,13 @@ export type GatewayConnection = {
   caller: Caller
   sessionId: string
   send(type: string, data: unknown): void
+  /** (Session end hooks, several nodes) the session was resumed on another node and lives on there. */
+  moved?: boolean
+  /**
+   * (Session end hooks, several nodes) a session of a node that died, never resumed, ended by the dead-node clean-up on
+   * another node: its socket is gone and its node's presence counts were dropped already.
+   */
+  orphan?: boolean
 }
 
 export type IdentifyContribution = {
@@ -55,7 +63,11 @@ export function sees(caller: Caller, audience: Audience): boolean {
 }
 
 export interface EventBus {
-  /** Dispatch `type` with `data` to every connection subscribed to any of `topics`. Call after the transaction commits. */
+  /**
+   * Dispatch `type` with `data` to every connection subscribed to any of `topics`. Given inside a write transaction, it
+   * goes out once that commits (never if it rolls back); with several nodes it is then written in the transaction
+   * (cluster/outbox.ts), so it survives a node that dies right after COMMIT.
+   */
   publish(topics: string | string[], type: string, data: unknown): void
   /** Dispatch to those sessions of a user (live or resumable) that see `audience`. */
   publishToUser(userId: string, audience: Audience, type: string, data: unknown): void
@@ -135,6 +147,8 @@ export type SessionRegistry = {
   refresh(sessionIds: string[]): void
   /** Take a session another node held (one taker at a time); undefined when there is none to take. */
   claim(sessionId: string): Promise<SessionRecord | undefined>
+  /** The take that `claim` began is over (taken or given up): another node may claim the session again. */
+  claimed(sessionId: string): Promise<void>
   /** The log's entries after `afterSeq` up to `uptoSeq`; undefined when the log no longer reaches back that far. */
   range(afterSeq: number, uptoSeq: number): Promise<{ seq: number; entry: LoggedEntry }[] | undefined>
 }
@@ -150,21 +164,33 @@ const noop: EventBus = {
   changeAuthSession() {},
 }
 
-let bus: EventBus = noop
+/** What the service's domains plugged into its Gateway (app.ts mounts them per service, core/app-context.ts). */
+export const wiring = perApp(() => ({
+  bus: noop as EventBus,
+  identifyHooks: [] as IdentifyHook[],
+  opHandlers: new Map<number, OpHandler>(),
+  sessionStartHooks: [] as CloseHook[],
+  sessionEndHooks: [] as CloseHook[],
+  /**
+   * The accounts domain says which auth sessions still live, the oauth2 domain which token families; the Gateway
+   * closes (4004) connections whose credential ended where no event told it (another process, expiry).
+   */
+  credentialChecks: {} as { user?: CredentialCheck; bearer?: CredentialCheck },
+}))
 
 export function installBus(next: EventBus): void {
-  bus = next
+  wiring().bus = next
 }
 
 export const events: EventBus = {
-  publish: (topics, type, data) => bus.publish(topics, type, data),
-  publishToUser: (userId, audience, type, data) => bus.publishToUser(userId, audience, type, data),
-  subscribeUser: (userId, topic, audience) => bus.subscribeUser(userId, topic, audience),
-  unsubscribeUser: (userId, topic) => bus.unsubscribeUser(userId, topic),
-  closeAuthSession: (id, code, reason) => bus.closeAuthSession(id, code, reason),
-  closeUser: (id, code, reason) => bus.closeUser(id, code, reason),
-  closeGrants: (userId, which, code, reason) => bus.closeGrants(userId, which, code, reason),
-  changeAuthSession: (oldId, next) => bus.changeAuthSession(oldId, next),
+  publish: (topics, type, data) => wiring().bus.publish(topics, type, data),
+  publishToUser: (userId, audience, type, data) => wiring().bus.publishToUser(userId, audience, type, data),
+  subscribeUser: (userId, topic, audience) => wiring().bus.subscribeUser(userId, topic, audience),
+  unsubscribeUser: (userId, topic) => wiring().bus.unsubscribeUser(userId, topic),
+  closeAuthSession: (id, code, reason) => wiring().bus.closeAuthSession(id, code, reason),
+  closeUser: (id, code, reason) => wiring().bus.closeUser(id, code, reason),
+  closeGrants: (userId, which, code, reason) => wiring().bus.closeGrants(userId, which, code, reason),
+  changeAuthSession: (oldId, next) => wiring().bus.changeAuthSession(oldId, next),
 }
 
 // There is no topic per user: what is meant for a user goes through publishToUser, which asks each session (sees).
@@ -191,19 +217,15 @@ export type IdentifyHook = (caller: Caller) => IdentifyContribution | Promise<Id
 export type OpHandler = (connection: GatewayConnection, data: unknown) => void | Promise<void>
 export type CloseHook = (connection: GatewayConnection) => void | Promise<void>
 
-export const identifyHooks: IdentifyHook[] = []
-export const opHandlers = new Map<number, OpHandler>()
-export const sessionStartHooks: CloseHook[] = []
-export const sessionEndHooks: CloseHook[] = []
-
 /** A domain adds topics and READY fields for each new gateway session. */
 export function onIdentify(hook: IdentifyHook): void {
-  if (!identifyHooks.includes(hook)) identifyHooks.push(hook)
+  const w = wiring()
+  if (!w.identifyHooks.includes(hook)) w.identifyHooks.push(hook)
 }
 
 /** A domain handles a client opcode (e.g. 17 lobby voice states). */
 export function onOpcode(op: number, handler: OpHandler): void {
-  opHandlers.set(op, handler)
+  wiring().opHandlers.set(op, handler)
 }
 
 /**
@@ -211,23 +233,19 @@ export function onOpcode(op: number, handler: OpHandler): void {
  * later ends (onSessionEnd), so the two can keep a count.
  */
 export function onSessionStart(hook: CloseHook): void {
-  if (!sessionStartHooks.includes(hook)) sessionStartHooks.push(hook)
+  const w = wiring()
+  if (!w.sessionStartHooks.includes(hook)) w.sessionStartHooks.push(hook)
 }
 
 /** A domain reacts when a gateway session ends for good (not on a resumable disconnect). */
 export function onSessionEnd(hook: CloseHook): void {
-  if (!sessionEndHooks.includes(hook)) sessionEndHooks.push(hook)
+  const w = wiring()
+  if (!w.sessionEndHooks.includes(hook)) w.sessionEndHooks.push(hook)
 }
 
 /** Which of these credentials still authenticate: auth session ids (user sessions) or token families (OAuth2). */
 export type CredentialCheck = (ids: string[]) => Set<string> | Promise<Set<string>>
 
-/**
- * The accounts domain says which auth sessions still live, the oauth2 domain which token families; the Gateway
- * closes (4004) connections whose credential ended where no event told it (another process, expiry).
- */
-export const credentialChecks: { user?: CredentialCheck; bearer?: CredentialCheck } = {}
-
 export function setCredentialCheck(kind: 'user' | 'bearer', check: CredentialCheck): void {
-  credentialChecks[kind] = check
+  wiring().credentialChecks[kind] = check
 }

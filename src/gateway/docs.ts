@@ -285,6 +285,7 @@ const VOICE_CLOSE_REASONS: Row[] = [
   ['failed', 'the peer connection failed'],
   ['negotiation_failed', 'the SDP answer could not be applied'],
   ['unavailable', 'the server could not open a peer connection (no free UDP port)'],
+  ['server_stopping', 'several nodes: the node holding the call is stopping; op 17 again joins it on another node'],
 ]
 
 /** The remote-auth gateway v2 (remote-auth/desktop.ts): flat `{op, ...}` frames. */

@@ -3,6 +3,7 @@
 // delivers some topics itself (deliveredByTopic): every topic for sockets that asked for zlib-stream compression (they
 // need bytes of their own, one zlib context each: each dispatch is deflated for each of them), and the private topics
 // of one user (a native topic each cost ~1 KB per socket, measured); plain sockets pay nothing for the first.
+import { perApp } from '../core/app-context'
 import type { Server } from 'bun'
 import { config } from '../config'
 import { resolveAuthorization, type Caller } from '../core/caller'
@@ -12,22 +13,19 @@ import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { checkForeignCommits, foreignCommitsSeen } from '../db/cache'
+import { type CommitHolder, holdForCommit } from '../db/client'
 import { beginTrace, errorResponse, finish } from '../http/basics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
 import {
-  credentialChecks,
   type Audience,
   type GatewayLogPort,
-  identifyHooks,
   type LoggedEntry,
   installBus,
+  wiring,
   isPrivateTopic,
-  opHandlers,
-  sessionEndHooks,
   type SessionCall,
   type SessionRecord,
-  sessionStartHooks,
   sees,
   topics,
   type EventBus,
@@ -61,12 +59,12 @@ import {
 import {
   addSession,
   attach,
-  deliveredByTopic,
+  topicFollowers,
   detach,
   follow,
   ownTopic,
   removeSession,
-  sessions,
+  allSessions,
   sessionsOfAuthSession,
   sessionsOfUser,
   unfollow,
@@ -123,28 +121,39 @@ class Connection {
 
 const connectionOf = (ws: Socket) => ws.data as Connection
 
-// Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
-const pendingByIp = new Map<IpKey, number>()
+/** What this module holds per service (core/app-context.ts). */
+const gw = perApp(() => ({
+  // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
+  pendingByIp: new Map<IpKey, number>(),
+  connections: new Set<Socket>(),
+  server: null as Server<unknown> | null,
+  sweeper: undefined as Timer | undefined,
+  /**
+   * Several nodes (cluster/gateway.ts): what the bus is given goes to the cluster's log, which sequences it and hands it
+   * back to every node in order (applyLogged); undefined: one server, which sequences and delivers at once.
+   */
+  logPort: undefined as GatewayLogPort | undefined,
+  sweeps: 0,
+  commitsChecked: 0,
+}))
 
 function settlePending(conn: Connection): void {
+  const st = gw()
   const ip = conn.pendingIp
   if (ip === undefined) return
   conn.pendingIp = undefined
-  const left = (pendingByIp.get(ip) ?? 1) - 1
-  if (left > 0) pendingByIp.set(ip, left)
-  else pendingByIp.delete(ip)
+  const left = (st.pendingByIp.get(ip) ?? 1) - 1
+  if (left > 0) st.pendingByIp.set(ip, left)
+  else st.pendingByIp.delete(ip)
 }
-
-const connections = new Set<Socket>()
-let server: Server<unknown> | null = null
-let sweeper: Timer | undefined
 
 /** The Bun server to publish through; set once the app listens. */
 export function attachGateway(bunServer: Server<unknown>): void {
-  server = bunServer
+  const st = gw()
+  st.server = bunServer
   setReplayLimit(config().gatewayReplayBytes)
-  sweeper ??= setInterval(sweepExpired, 1000)
-  sweeper.unref?.()
+  st.sweeper ??= setInterval(sweepExpired, 1000)
+  st.sweeper.unref?.()
 }
 
 export function gatewayUrl(): string {
@@ -158,15 +167,9 @@ function send(ws: Socket, payload: string): void {
   else ws.send(payload)
 }
 
-/**
- * Several nodes (cluster/gateway.ts): what the bus is given goes to the cluster's log, which sequences it and hands it
- * back to every node in order (applyLogged); undefined: one server, which sequences and delivers at once.
- */
-let logPort: GatewayLogPort | undefined
-
 /** Send the bus's dispatches and calls through the cluster's log from now on (undefined: back to this process). */
 export function useGatewayLog(port: GatewayLogPort | undefined): void {
-  logPort = port
+  gw().logPort = port
 }
 
 /** The dispatch frame with the next sequence, kept for Resume under `topicList` when replayable, and counted. */
@@ -184,16 +187,17 @@ function dispatch(topicList: string[], type: string, data: unknown, replayable =
 
 /** A sequenced frame to every socket here that follows any of the topics. */
 function deliver(topicList: string[], payload: string): void {
-  if (!server) return
-  for (const topic of topicList) if (!isPrivateTopic(topic)) server.publish(topic, payload)
-  if (deliveredByTopic.size > 0) deliverHere(topicList, payload)
+  const st = gw()
+  if (!st.server) return
+  for (const topic of topicList) if (!isPrivateTopic(topic)) st.server.publish(topic, payload)
+  if (topicFollowers().size > 0) deliverHere(topicList, payload)
 }
 
 /** The sessions the Gateway delivers to itself that follow any of the topics, each once. */
 function deliverHere(topicList: string[], payload: string): void {
   let seen: Set<GatewaySession> | undefined
   for (const topic of topicList) {
-    const followers = deliveredByTopic.get(topic)
+    const followers = topicFollowers().get(topic)
     if (!followers) continue
     for (const session of followers) {
       if (topicList.length > 1) {
@@ -211,8 +215,9 @@ function deliverHere(topicList: string[], payload: string): void {
  * Resume (READY and what comes with it): that is sent at once with the last sequence applied here.
  */
 function sendDirect(session: GatewaySession, type: string, data: unknown, replayable = true): void {
-  if (logPort) {
-    if (replayable) return logPort.dispatch([ownTopic(session.id)], type, jsonOf(data))
+  const st = gw()
+  if (st.logPort) {
+    if (replayable) return st.logPort.dispatch([ownTopic(session.id)], type, jsonOf(data))
     if (session.ws) send(session.ws, frame(Op.Dispatch, data, currentSeq(), type))
     return
   }
@@ -245,8 +250,8 @@ function applyCall(call: SessionCall, seq?: number): void {
       }
       return
     case 'take-session': {
-      const held = sessions.get(call.sessionId)
-      if (held && call.node !== logPort?.sessions.node)
+      const held = allSessions().get(call.sessionId)
+      if (held && call.node !== gw().logPort?.sessions.node)
         endSession(held, Close.SessionTimedOut, 'Session resumed elsewhere', true)
       return
     }
@@ -291,7 +296,7 @@ function grantEnds(caller: Caller, which: { familyId: string } | { applicationId
 
 /** Several nodes: keep what another node needs to resume this session (at Identify, at each change of it). */
 function saveSession(session: GatewaySession): void {
-  logPort?.sessions.save({
+  gw().logPort?.sessions.save({
     id: session.id,
     caller: session.caller,
     topics: [...session.topics],
@@ -299,10 +304,24 @@ function saveSession(session: GatewaySession): void {
   })
 }
 
-/** A call of the bus: to the cluster's log, or applied here at once. */
+/** A call of the bus: to the cluster's log, or applied here (once committed, when given inside a transaction). */
 function call(entry: SessionCall): void {
-  if (logPort) logPort.call(entry)
-  else applyCall(entry)
+  const st = gw()
+  if (st.logPort) st.logPort.call(entry)
+  else atCommit(() => applyCall(entry))
+}
+
+/**
+ * One server: what the bus is given inside a write transaction goes out once it commits (never if it rolls back).
+ * Several nodes: cluster/outbox.ts holds it instead (an outbox row in the same transaction).
+ */
+const onCommit: CommitHolder<() => void> = {
+  after(items) {
+    for (const fn of items) fn()
+  },
+}
+const atCommit = (fn: () => void) => {
+  if (!holdForCommit(onCommit, fn)) fn()
 }
 
 /**
@@ -318,7 +337,7 @@ export function applyLogged(seq: number, entry: LoggedEntry): void {
       deliver(entry.topics, entry.frame)
       // A session's own topic (what is meant for it alone) is followed by no socket: its socket, if it is here.
       if (entry.topics.length === 1) {
-        const own = sessions.get(entry.topics[0])
+        const own = allSessions().get(entry.topics[0])
         if (own?.ws) send(own.ws, entry.frame)
       }
       return
@@ -336,19 +355,26 @@ export function applyLogged(seq: number, entry: LoggedEntry): void {
   }
 }
 
+/** One server: a dispatch to those of a user's sessions here that see `audience`. */
+function publishToUserHere(userId: string, audience: Audience, type: string, data: unknown): void {
+  const to = audienceOf(userId, audience)
+  if (to.length === 0) return
+  // Serialized once however many sessions get it (a lobby snapshot can be large).
+  const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
+  for (const s of to) sendDirect(s, type, json)
+}
+
 export const bus: EventBus = {
   publish(topicOrTopics, type, data) {
     const topicList = Array.isArray(topicOrTopics) ? topicOrTopics : [topicOrTopics]
+    const logPort = gw().logPort
     if (logPort) logPort.dispatch(topicList, type, jsonOf(data))
-    else dispatch(topicList, type, data)
+    else atCommit(() => dispatch(topicList, type, data))
   },
   publishToUser(userId, audience, type, data) {
+    const logPort = gw().logPort
     if (logPort) return logPort.userDispatch(userId, audience, type, jsonOf(data))
-    const to = audienceOf(userId, audience)
-    if (to.length === 0) return
-    // Serialized once however many sessions get it (a lobby snapshot can be large).
-    const json = data instanceof Serialized ? data : new Serialized(JSON.stringify(data))
-    for (const s of to) sendDirect(s, type, json)
+    atCommit(() => publishToUserHere(userId, audience, type, data))
   },
   subscribeUser(userId, topic, audience) {
     call({ kind: 'subscribe-user', userId, topic, audience })
@@ -369,7 +395,11 @@ export const bus: EventBus = {
     call({ kind: 'change-auth-session', oldAuthSessionId, next })
   },
 }
-installBus(bus)
+
+/** This process's Gateway as the service's event bus (app.ts, once per service: nothing is wired at import). */
+export function installGateway(): void {
+  installBus(bus)
+}
 
 /** The domains' session start or end hooks, each on its own: one that fails is logged, the others still run. */
 function runHooks(hooks: CloseHook[], view: GatewayConnection, what: string): void {
@@ -383,43 +413,52 @@ function runHooks(hooks: CloseHook[], view: GatewayConnection, what: string): vo
  */
 function endSession(session: GatewaySession, code?: number, reason?: string, moved = false): void {
   removeSession(session)
-  if (!moved) logPort?.sessions.drop(session.id)
+  if (!moved) gw().logPort?.sessions.drop(session.id)
   const ws = session.ws
   detach(session)
   if (ws && code !== undefined) close(ws, code, reason ?? '')
   const view = connectionView(session)
-  runHooks(sessionEndHooks, view, 'session end')
+  runHooks(wiring().sessionEndHooks, moved ? { ...view, moved } : view, 'session end')
 }
 
-let sweeps = 0
-let commitsChecked = 0
-const CREDENTIAL_CHECK_EVERY = 5 // sweeps (seconds), or at the next sweep after another process committed
-const RECORD_REFRESH_EVERY = 10 // sweeps (seconds); a record lives the resume window and 20 s past its last refresh
+/**
+ * Several nodes: a session of a node that died, which no node resumed within the resume window, ends here for good
+ * (cluster/cleanup.ts): the domains' session end hooks run for it as they would have on its node.
+ */
+export function endOrphanedSession(sessionId: string, caller: Caller): void {
+  gw().logPort?.sessions.drop(sessionId)
+  const view: GatewayConnection = { caller, sessionId, send() {}, orphan: true }
+  runHooks(wiring().sessionEndHooks, view, 'session end')
+}
+
+const CREDENTIAL_CHECK_EVERY = 5 // gw().sweeps (seconds), or at the next sweep after another process committed
+const RECORD_REFRESH_EVERY = 10 // gw().sweeps (seconds); a record lives the resume window and 20 s past its last refresh
 
 function sweepExpired(): void {
+  const st = gw()
   const now = clock.now()
   const beatNow = performance.now()
-  for (const s of sessions.values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
-  for (const ws of connections) {
+  for (const s of allSessions().values()) if (!s.ws && s.resumableUntil <= now) endSession(s)
+  for (const ws of st.connections) {
     const conn = connectionOf(ws)
     if (conn.closing) continue
     if (beatNow > conn.beatBy) close(ws, Close.SessionTimedOut, 'Session timed out')
     else if (!conn.session && !conn.identifying && now - conn.openedAt >= IDENTIFY_TIMEOUT_MS)
       close(ws, Close.NotAuthenticated, 'Not authenticated')
   }
-  sweeps += 1
+  st.sweeps += 1
   // Several nodes: the records of the sessions with a socket here live on (a dead node's expire after the window).
-  if (logPort && sweeps % RECORD_REFRESH_EVERY === 0) {
+  if (st.logPort && st.sweeps % RECORD_REFRESH_EVERY === 0) {
     const live: string[] = []
-    for (const s of sessions.values()) if (s.ws) live.push(s.id)
-    logPort.sessions.refresh(live)
+    for (const s of allSessions().values()) if (s.ws) live.push(s.id)
+    st.logPort.sessions.refresh(live)
   }
   // A credential ended in this process closes its sockets at once (the bus); one ended by another process (the CLI's
   // `user lock`) is seen here within a second of its commit, and expiry within CREDENTIAL_CHECK_EVERY seconds.
   checkForeignCommits()
   const commits = foreignCommitsSeen()
-  if (commits !== commitsChecked || sweeps % CREDENTIAL_CHECK_EVERY === 0) {
-    commitsChecked = commits
+  if (commits !== st.commitsChecked || st.sweeps % CREDENTIAL_CHECK_EVERY === 0) {
+    st.commitsChecked = commits
     void closeEndedCredentials()
   }
 }
@@ -432,16 +471,16 @@ function credentialOf(caller: Caller): string | undefined {
 /** Close (4004) the connections whose auth session or token family no longer authenticates. */
 export async function closeEndedCredentials(): Promise<void> {
   for (const kind of ['user', 'bearer'] as const) {
-    const check = credentialChecks[kind]
+    const check = wiring().credentialChecks[kind]
     if (!check) continue
-    const held = [...sessions.values()].filter((s) => s.caller.kind === kind)
+    const held = [...allSessions().values()].filter((s) => s.caller.kind === kind)
     if (!held.length) continue
     try {
       const ids = held.map((s) => credentialOf(s.caller)!)
       const alive = await check([...new Set(ids)])
       // Only sessions still held with the credential checked (one may have ended or moved to a new token meanwhile).
       held.forEach((s, i) => {
-        if (!alive.has(ids[i]) && sessions.get(s.id) === s && credentialOf(s.caller) === ids[i])
+        if (!alive.has(ids[i]) && allSessions().get(s.id) === s && credentialOf(s.caller) === ids[i])
           endSession(s, 4004, 'Authentication failed')
       })
     } catch (error) {
@@ -513,7 +552,7 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   }
   const extraTopics: string[] = []
   const after: [string, unknown][] = []
-  for (const hook of identifyHooks) {
+  for (const hook of wiring().identifyHooks) {
     const contribution = await hook(caller)
     if (contribution.ready) Object.assign(ready, contribution.ready)
     if (contribution.topics) extraTopics.push(...contribution.topics)
@@ -533,15 +572,15 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   session.readySeq = currentSeq()
   saveSession(session)
   // With several nodes these go straight to the socket too (not through the log, whose entries could come first).
-  for (const [type, data] of after) sendDirect(session, type, data, !logPort)
+  for (const [type, data] of after) sendDirect(session, type, data, !gw().logPort)
   const view = connectionView(session)
-  runHooks(sessionStartHooks, view, 'session start')
+  runHooks(wiring().sessionStartHooks, view, 'session start')
 }
 
 async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
-  const session = typeof d?.session_id === 'string' ? sessions.get(d.session_id) : undefined
+  const session = typeof d?.session_id === 'string' ? allSessions().get(d.session_id) : undefined
   const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
-  if (!session && logPort && typeof d?.session_id === 'string')
+  if (!session && gw().logPort && typeof d?.session_id === 'string')
     return resumeTaken(ws, conn, d.session_id, caller, d?.seq === null ? 0 : d?.seq)
   const sameCaller =
     caller &&
@@ -587,15 +626,35 @@ async function resumeTaken(
   caller: Caller | undefined,
   seq: unknown,
 ): Promise<void> {
+  const st = gw()
   const invalid = () => send(ws, frame(Op.InvalidSession, false))
-  const registry = logPort!.sessions
+  const registry = st.logPort!.sessions
   if (!caller || !mayConnect(caller) || !Number.isSafeInteger(seq) || (seq as number) < 0) return invalid()
   const record = await registry.claim(id)
-  if (!record || record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
+  if (!record) return invalid()
+  try {
+    await takeOver(ws, conn, record, caller, seq as number)
+  } finally {
+    await registry.claimed(id)
+  }
+}
+
+/** The rest of a take, the session claimed: its replay, then the socket here follows it. */
+async function takeOver(
+  ws: Socket,
+  conn: Connection,
+  record: SessionRecord,
+  caller: Caller,
+  seq: number,
+): Promise<void> {
+  const invalid = () => send(ws, frame(Op.InvalidSession, false))
+  const registry = gw().logPort!.sessions
+  const id = record.id
+  if (record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
   // This node may not have applied yet all that the client saw on its old node: wait a little for it.
-  for (let waited = 0; (seq as number) > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
-  if ((seq as number) > currentSeq()) return invalid()
-  let after = Math.max(seq as number, record.readySeq)
+  for (let waited = 0; seq > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
+  if (seq > currentSeq()) return invalid()
+  let after = Math.max(seq, record.readySeq)
   const entries: { seq: number; entry: LoggedEntry }[] = []
   for (let upto = currentSeq(); after < upto || upto < currentSeq(); upto = currentSeq()) {
     const more = await registry.range(after, upto)
@@ -603,7 +662,7 @@ async function resumeTaken(
     entries.push(...more)
     after = upto
   }
-  if (ws.readyState !== 1 || conn.closing || conn.session || sessions.has(id)) return invalid()
+  if (ws.readyState !== 1 || conn.closing || conn.session || allSessions().has(id)) return invalid()
   const replay = replayOf(record, entries)
   if (!replay) return invalid() // ended meanwhile (a logout, a revocation)
   const session: GatewaySession = {
@@ -619,12 +678,12 @@ async function resumeTaken(
   attach(session, ws, conn.zlib !== undefined)
   conn.session = session
   for (const topic of replay.topics) follow(session, topic)
-  logPort!.call({ kind: 'take-session', sessionId: id, node: registry.node })
+  gw().logPort!.call({ kind: 'take-session', sessionId: id, node: registry.node })
   saveSession(session)
   for (const payload of replay.frames) send(ws, payload)
   sendDirect(session, 'RESUMED', { _trace: ['lobby-server'] })
   const view = connectionView(session)
-  runHooks(sessionStartHooks, view, 'session start')
+  runHooks(wiring().sessionStartHooks, view, 'session start')
 }
 
 /**
@@ -703,14 +762,14 @@ async function onMessage(ws: Socket, conn: Connection, message: unknown): Promis
       conn.identifying = false
     }
   }
-  const handler = opHandlers.get(op)
+  const handler = wiring().opHandlers.get(op)
   if (!handler && !ACCEPTED_NOOP_OPS.has(op)) return close(ws, Close.UnknownOpcode, 'Unknown opcode')
   if (!conn.session) return close(ws, Close.NotAuthenticated, 'Not authenticated')
   if (handler) await handler(connectionView(conn.session), d)
 }
 
 function onClose(ws: Socket, conn: Connection, code: number): void {
-  if (!connections.delete(ws)) return
+  if (!gw().connections.delete(ws)) return
   conn.closing = true
   settlePending(conn)
   conn.zlib?.end()
@@ -732,9 +791,10 @@ export function requestReconnect(userId: string): void {
  * once), then the close 1001. A client resumes where a node still knows its session, else it identifies again.
  */
 export function closeAllGatewaySockets(): void {
+  const st = gw()
   drainGatewaySockets()
-  clearInterval(sweeper)
-  sweeper = undefined
+  clearInterval(st.sweeper)
+  st.sweeper = undefined
 }
 
 /**
@@ -743,9 +803,10 @@ export function closeAllGatewaySockets(): void {
  * sessions stay resumable on any node (their records kept): an upgrade drops no session.
  */
 export function drainGatewaySockets(): void {
+  const st = gw()
   const reconnect = frame(Op.Reconnect, null)
-  const leaving = logPort !== undefined
-  for (const ws of [...connections]) {
+  const leaving = st.logPort !== undefined
+  for (const ws of [...st.connections]) {
     const conn = connectionOf(ws)
     if (conn.session && !conn.closing) send(ws, reconnect)
     conn.leaving = leaving
@@ -755,16 +816,17 @@ export function drainGatewaySockets(): void {
 }
 
 function onOpen(raw: Socket, conn: Connection): void {
+  const st = gw()
   // Discord's transport compression; other values (zstd-stream) are not offered: those clients get plain text frames.
   if (conn.compress) conn.zlib = new ZlibStream((bytes) => raw.send(bytes))
-  connections.add(raw)
+  st.connections.add(raw)
   const ip = conn.pendingIp!
-  const pending = pendingByIp.get(ip) ?? 0
+  const pending = st.pendingByIp.get(ip) ?? 0
   if (pending >= MAX_PENDING_PER_IP) {
     conn.pendingIp = undefined // not counted
     return close(raw, Close.RateLimited, 'Too many unidentified connections')
   }
-  pendingByIp.set(ip, pending + 1)
+  st.pendingByIp.set(ip, pending + 1)
   if (conn.version !== 9 && conn.version !== 10) return close(raw, Close.InvalidApiVersion, 'Invalid API version')
   if (conn.badEncoding) return close(raw, Close.DecodeError, 'Only JSON encoding is supported')
   send(raw, frame(Op.Hello, { heartbeat_interval: config().gatewayHeartbeatMs, _trace: ['lobby-server'] }))
@@ -841,8 +903,8 @@ export function gatewayUpgrade(request: Request, bunServer: Server<unknown>): Re
 export function gatewayStats() {
   const replay = replayStats()
   return {
-    connections: connections.size,
-    sessions: sessions.size,
+    connections: gw().connections.size,
+    sessions: allSessions().size,
     seq: currentSeq(),
     replayEntries: replay.entries,
     replayBytes: replay.bytes,

@@ -1,6 +1,7 @@
 // Gateway sessions: live or resumable, with the topics they follow. Indexed by user and by auth session
 // so domains can change subscriptions and end sessions without knowing about sockets.
 import type { ServerWebSocket } from 'bun'
+import { perApp } from '../core/app-context'
 import type { Caller } from '../core/caller'
 import { Lru } from '../core/lru'
 import { isPrivateTopic } from './bus'
@@ -31,11 +32,28 @@ export type GatewaySession = {
   readySeq: number
 }
 
-export const sessions = new Map<string, GatewaySession>()
-/** userId → the user's sessions: an array (a user holds a few; a Set would cost ~300 bytes each). */
-const byUser = new Map<string, GatewaySession[]>()
+/** This service's sessions (core/app-context.ts). */
+const held = perApp(() => ({
+  byId: new Map<string, GatewaySession>(),
+  /** userId → the user's sessions: an array (a user holds a few; a Set would cost ~300 bytes each). */
+  byUser: new Map<string, GatewaySession[]>(),
+  /**
+   * topic → the sessions the Gateway delivers it to itself rather than through Bun's pub/sub: every topic of a
+   * compressed socket, and every private topic (one user's: its account, an auth session), whose native topic would
+   * cost ~1 KB per socket (measured, bench/RESULTS.md issue 26) for the one or two sessions that follow it. Arrays:
+   * most hold one.
+   */
+  deliveredByTopic: new Map<string, GatewaySession[]>(),
+}))
+
+/** Every session of this service, by id. */
+export const allSessions = (): Map<string, GatewaySession> => held().byId
+
+/** The sessions the Gateway delivers each topic to itself (see `held`). */
+export const topicFollowers = (): Map<string, GatewaySession[]> => held().deliveredByTopic
 
 export function addSession(session: GatewaySession): void {
+  const { byId: sessions, byUser } = held()
   sessions.set(session.id, session)
   const list = byUser.get(session.caller.userId)
   if (list) list.push(session)
@@ -43,6 +61,7 @@ export function addSession(session: GatewaySession): void {
 }
 
 export function removeSession(session: GatewaySession): void {
+  const { byId: sessions, byUser } = held()
   sessions.delete(session.id)
   const list = byUser.get(session.caller.userId)
   const at = list?.indexOf(session) ?? -1
@@ -53,21 +72,15 @@ export function removeSession(session: GatewaySession): void {
 
 /** A user's sessions (the live list: copy it before ending sessions while iterating). */
 export function sessionsOfUser(userId: string): readonly GatewaySession[] {
-  return byUser.get(userId) ?? []
+  return held().byUser.get(userId) ?? []
 }
 
 export function sessionsOfAuthSession(authSessionId: string): GatewaySession[] {
   const out: GatewaySession[] = []
-  for (const s of sessions.values()) if (s.caller.kind === 'user' && s.caller.sessionId === authSessionId) out.push(s)
+  for (const s of held().byId.values())
+    if (s.caller.kind === 'user' && s.caller.sessionId === authSessionId) out.push(s)
   return out
 }
-
-/**
- * topic → the sessions the Gateway delivers it to itself rather than through Bun's pub/sub: every topic of a compressed
- * socket, and every private topic (one user's: its account, an auth session), whose native topic would cost ~1 KB per
- * socket (measured, bench/RESULTS.md issue 26) for the one or two sessions that follow it. Arrays: most hold one.
- */
-export const deliveredByTopic = new Map<string, GatewaySession[]>()
 
 const deliveredHere = (session: GatewaySession, topic: string) => session.compressed || isPrivateTopic(topic)
 
@@ -76,6 +89,7 @@ const deliveredHere = (session: GatewaySession, topic: string) => session.compre
 function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
   if (topic === session.id) return
   if (!deliveredHere(session, topic)) return void ws.subscribe(topic)
+  const deliveredByTopic = held().deliveredByTopic
   const list = deliveredByTopic.get(topic)
   if (!list) deliveredByTopic.set(topic, [session])
   else if (!list.includes(session)) list.push(session)
@@ -84,6 +98,7 @@ function subscribe(session: GatewaySession, ws: Socket, topic: string): void {
 function unsubscribe(session: GatewaySession, ws: Socket, topic: string): void {
   if (topic === session.id) return
   if (!deliveredHere(session, topic)) return void ws.unsubscribe(topic)
+  const deliveredByTopic = held().deliveredByTopic
   const list = deliveredByTopic.get(topic)
   const at = list?.indexOf(session) ?? -1
   if (at < 0) return

@@ -62,10 +62,11 @@ export async function updateChannel(userId: string, channelId: string, input: Pa
   }
   // An empty edit changes nothing and announces nothing (Discord answers the channel as it is).
   if (Object.keys(changes).length === 0) return serializeChannelRow(channel)
-  const row = await transaction(async (tx) => await updateChannelRow(tx, channelId, changes))
-  const body = serializeChannelRow(row)
-  events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
-  return body
+  return await transaction(async (tx) => {
+    const body = serializeChannelRow(await updateChannelRow(tx, channelId, changes))
+    events.publish(topics.channel(channelId), 'CHANNEL_UPDATE', body)
+    return body
+  })
 }
 
 /** Modify Guild Channel Positions (MANAGE_CHANNELS): each channel named to its position, CHANNEL_UPDATE for each moved. */
@@ -77,21 +78,23 @@ export async function moveChannels(userId: string, guildId: string, moves: Chann
     (m): m is typeof m & { position: number } =>
       m.position !== undefined && m.position !== null && m.position !== channels.get(m.id)!.position,
   )
-  const rows = await transaction(async (tx) => {
-    const rows: ChannelRow[] = []
-    for (const m of changed) rows.push(await updateChannelRow(tx, m.id, { position: m.position }))
-    return rows
+  await transaction(async (tx) => {
+    for (const m of changed) {
+      const row = await updateChannelRow(tx, m.id, { position: m.position })
+      events.publish(topics.channel(row.id), 'CHANNEL_UPDATE', serializeChannelRow(row))
+    }
   })
-  for (const row of rows) events.publish(topics.channel(row.id), 'CHANNEL_UPDATE', serializeChannelRow(row))
 }
 
 export async function deleteChannel(userId: string, channelId: string) {
   const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_CHANNELS)
-  await transaction(async (tx) => await deleteChannelRow(tx, channelId))
   const body = serializeChannelRow(channel)
-  events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)
-  for (const memberId of await memberUserIds(channel.guildId))
-    events.unsubscribeUser(memberId, topics.channel(channelId))
+  await transaction(async (tx) => {
+    await deleteChannelRow(tx, channelId)
+    events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)
+    for (const memberId of await memberUserIds(channel.guildId))
+      events.unsubscribeUser(memberId, topics.channel(channelId))
+  })
   return body
 }
 

@@ -65,23 +65,24 @@ export async function createGuild(ownerId: string, name: string) {
 /** Rename a guild: MANAGE_GUILD (the owner has it), as Discord's Modify Guild. */
 export async function renameGuild(userId: string, guildId: string, name: string | undefined) {
   await guildAccess(guildId, userId, Permission.MANAGE_GUILD)
-  if (name !== undefined) await transaction(async (tx) => await updateGuild(tx, guildId, { name }))
-  const body = await serializeGuild((await cachedGuild(guildId))!)
-  events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)
-  return body
+  return await transaction(async (tx) => {
+    if (name !== undefined) await updateGuild(tx, guildId, { name })
+    const body = await serializeGuild((await cachedGuild(guildId))!)
+    events.publish(topics.guild(guildId), 'GUILD_UPDATE', body)
+    return body
+  })
 }
 
 export async function deleteGuild(userId: string, guildId: string): Promise<void> {
   const { guild } = await guildAccess(guildId, userId)
   if (guild.ownerId !== userId) throw Errors.missingPermissions()
   const channelIds = (await guildChannels(guildId)).map((c) => c.id)
-  const memberIds = await transaction(async (tx) => {
-    const ids = await memberUserIds(guildId, tx)
+  await transaction(async (tx) => {
+    const memberIds = await memberUserIds(guildId, tx)
     await deleteGuildRow(tx, guildId)
-    return ids
+    events.publish(topics.guild(guildId), 'GUILD_DELETE', { id: guildId })
+    for (const id of memberIds) dropGuildTopics(id, guildId, channelIds)
   })
-  events.publish(topics.guild(guildId), 'GUILD_DELETE', { id: guildId })
-  for (const id of memberIds) dropGuildTopics(id, guildId, channelIds)
 }
 
 class NotClaimed extends Error {}

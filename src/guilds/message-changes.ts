@@ -55,12 +55,12 @@ export async function editMessage(userId: string, channelId: string, messageId: 
     input.content === undefined
       ? found.mentions
       : await editedMentions(found, channel.guildId, permissions, content, input.allowed_mentions)
-  const row = await transaction(
-    async (tx) =>
-      await updateMessageRow(tx, channel.id, found.id, { content, embeds, mentions, editedAt: clock.now() }),
-  )
+  const row = await transaction(async (tx) => {
+    const row = await updateMessageRow(tx, channel.id, found.id, { content, embeds, mentions, editedAt: clock.now() })
+    if (row) events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
+    return row
+  })
   if (!row) throw Errors.unknownMessage()
-  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
   return await messageFor(row, channel.guildId, userId)
 }
 
@@ -82,13 +82,17 @@ export async function deleteMessage(userId: string, channelId: string, messageId
   const { channel, permissions } = await channelAccess(channelId, userId)
   const found = await messageOf(channel.id, messageId)
   if (found.authorId !== userId && !has(permissions, Permission.MANAGE_MESSAGES)) throw Errors.missingPermissions()
-  const deleted = await transaction(async (tx) => await deleteMessageRows(tx, channel.id, [found.id]))
-  if (!deleted.length) throw Errors.unknownMessage()
-  events.publish(topics.channel(channel.id), 'MESSAGE_DELETE', {
-    id: found.id,
-    channel_id: channel.id,
-    guild_id: channel.guildId,
+  const deleted = await transaction(async (tx) => {
+    const deleted = await deleteMessageRows(tx, channel.id, [found.id])
+    if (deleted.length)
+      events.publish(topics.channel(channel.id), 'MESSAGE_DELETE', {
+        id: found.id,
+        channel_id: channel.id,
+        guild_id: channel.guildId,
+      })
+    return deleted
   })
+  if (!deleted.length) throw Errors.unknownMessage()
 }
 
 /**
@@ -97,21 +101,21 @@ export async function deleteMessage(userId: string, channelId: string, messageId
  */
 export async function bulkDeleteMessages(userId: string, channelId: string, ids: string[]): Promise<void> {
   const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
-  const deleted = await transaction(async (tx) => {
+  await transaction(async (tx) => {
     const found = await messagesInChannel(channel.id, [...new Set(ids)], tx)
     if (found.some((m) => m.createdAt < clock.now() - BULK_DELETE_MAX_AGE_MS)) throw tooOldToBulkDelete()
-    return await deleteMessageRows(
+    const deleted = await deleteMessageRows(
       tx,
       channel.id,
       found.map((m) => m.id),
     )
+    if (deleted.length)
+      events.publish(topics.channel(channel.id), 'MESSAGE_DELETE_BULK', {
+        ids: deleted,
+        channel_id: channel.id,
+        guild_id: channel.guildId,
+      })
   })
-  if (deleted.length)
-    events.publish(topics.channel(channel.id), 'MESSAGE_DELETE_BULK', {
-      ids: deleted,
-      channel_id: channel.id,
-      guild_id: channel.guildId,
-    })
 }
 
 /** TYPING_START to the channel's viewers (SEND_MESSAGES), with the typist's member; clients show it for 10 s. */

@@ -86,8 +86,9 @@ export async function writeMessage(
 ) {
   if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
   const id = snowflake()
-  let fresh = true
+  let created: Awaited<ReturnType<typeof serializeMessage>> | undefined
   const row = await transaction(async (tx) => {
+    created = undefined
     if (enforceNonce && nonce !== undefined) {
       await lockMessageNonce(tx, channel.id, authorId, String(nonce)) // looked for, then written: one at a time
       const earlier = await recentMessageWithNonce(
@@ -97,10 +98,7 @@ export async function writeMessage(
         String(nonce),
         clock.now() - NONCE_WINDOW_MS,
       )
-      if (earlier) {
-        fresh = false
-        return earlier
-      }
+      if (earlier) return earlier
     }
     const inserted = await insertMessage(tx, {
       id,
@@ -114,12 +112,13 @@ export async function writeMessage(
       mentions: extra.mentions ?? NO_MENTIONS,
     })
     await setLastMessageId(tx, channel.id, id)
+    // Given in the transaction (an outbox row with several nodes). The event, not the REST answer, carries the
+    // members of its author and of those it mentions, as Discord's does.
+    created = await serializeMessage(inserted, channel.guildId)
+    events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', await messageForEvent(created, channel.guildId))
     return inserted
   })
-  const body = await serializeMessage(row, channel.guildId)
-  // The event, not the REST answer, carries the members of its author and of those it mentions, as Discord's does.
-  if (fresh) events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', await messageForEvent(body, channel.guildId))
-  return body
+  return created ?? (await serializeMessage(row, channel.guildId))
 }
 
 /**

@@ -53,20 +53,19 @@ export async function pinsPage(userId: string, channelId: string, page: { before
 /** Pin or unpin; a message already so is left as it is, without events. */
 export async function setPinned(userId: string, channelId: string, messageId: string, pinned: boolean): Promise<void> {
   const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
-  const changed = await transaction(async (tx) => {
+  await transaction(async (tx) => {
     await lockChannel(tx, channel.id) // the pin count is checked, then written
     const row = await messageInChannel(channel.id, messageId, tx)
     if (!row) throw Errors.unknownMessage()
-    if ((row.pinnedAt !== null) === pinned) return undefined
+    if ((row.pinnedAt !== null) === pinned) return
     if (pinned && (await pinCount(channel.id, tx)) >= MAX_PINS) throw maxPins()
     const updated = (await updateMessageRow(tx, channel.id, row.id, { pinnedAt: pinned ? clock.now() : null }))!
-    return { row: updated, lastPin: await lastPinAt(channel.id, tx) }
-  })
-  if (!changed) return
-  events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(changed.row, channel.guildId))
-  events.publish(topics.channel(channel.id), 'CHANNEL_PINS_UPDATE', {
-    guild_id: channel.guildId,
-    channel_id: channel.id,
-    last_pin_timestamp: changed.lastPin === null ? null : new Date(changed.lastPin).toISOString(),
+    const lastPin = await lastPinAt(channel.id, tx)
+    events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(updated, channel.guildId))
+    events.publish(topics.channel(channel.id), 'CHANNEL_PINS_UPDATE', {
+      guild_id: channel.guildId,
+      channel_id: channel.id,
+      last_pin_timestamp: lastPin === null ? null : new Date(lastPin).toISOString(),
+    })
   })
 }

@@ -50,7 +50,7 @@ export async function addReaction(
 ): Promise<void> {
   const access = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
   const emoji = emojiOf(rawEmoji)
-  const added = await transaction(async (tx) => {
+  await transaction(async (tx) => {
     await lockMessage(tx, messageId) // its count of emoji is checked, then written
     const row = await messageInChannel(access.channel.id, messageId, tx)
     if (!row) throw Errors.unknownMessage()
@@ -63,18 +63,17 @@ export async function addReaction(
       userId,
       createdAt: clock.now(),
     })
-    return fresh ? row : undefined
-  })
-  if (!added) return
-  events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_ADD', {
-    user_id: userId,
-    ...target(access, added.id),
-    member: await serializeMember(access.member, await cachedUser(userId)),
-    emoji: emojiObject(emoji),
-    message_author_id: added.authorId,
-    burst: false,
-    burst_colors: [],
-    type: 0,
+    if (!fresh) return
+    events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_ADD', {
+      user_id: userId,
+      ...target(access, row.id),
+      member: await serializeMember(access.member, await cachedUser(userId)),
+      emoji: emojiObject(emoji),
+      message_author_id: row.authorId,
+      burst: false,
+      burst_colors: [],
+      type: 0,
+    })
   })
 }
 
@@ -89,13 +88,15 @@ export async function removeReaction(
   const access = await channelAccess(channelId, callerId, userId === callerId ? 0n : Permission.MANAGE_MESSAGES)
   const emoji = emojiOf(rawEmoji)
   const message = await messageOf(access.channel.id, messageId)
-  if (!(await transaction(async (tx) => await deleteReaction(tx, access.channel.id, message.id, emoji, userId)))) return
-  events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_REMOVE', {
-    user_id: userId,
-    ...target(access, message.id),
-    emoji: emojiObject(emoji),
-    burst: false,
-    type: 0,
+  await transaction(async (tx) => {
+    if (!(await deleteReaction(tx, access.channel.id, message.id, emoji, userId))) return
+    events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_REMOVE', {
+      user_id: userId,
+      ...target(access, message.id),
+      emoji: emojiObject(emoji),
+      burst: false,
+      type: 0,
+    })
   })
 }
 
@@ -109,11 +110,16 @@ export async function clearReactions(
   const access = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
   const emoji = rawEmoji === undefined ? undefined : emojiOf(rawEmoji)
   const message = await messageOf(access.channel.id, messageId)
-  if (!(await transaction(async (tx) => await deleteReactions(tx, access.channel.id, message.id, emoji)))) return
   const topic = topics.channel(access.channel.id)
-  if (emoji === undefined) events.publish(topic, 'MESSAGE_REACTION_REMOVE_ALL', target(access, message.id))
-  else
-    events.publish(topic, 'MESSAGE_REACTION_REMOVE_EMOJI', { ...target(access, message.id), emoji: emojiObject(emoji) })
+  await transaction(async (tx) => {
+    if (!(await deleteReactions(tx, access.channel.id, message.id, emoji))) return
+    if (emoji === undefined) events.publish(topic, 'MESSAGE_REACTION_REMOVE_ALL', target(access, message.id))
+    else
+      events.publish(topic, 'MESSAGE_REACTION_REMOVE_EMOJI', {
+        ...target(access, message.id),
+        emoji: emojiObject(emoji),
+      })
+  })
 }
 
 /** The users who reacted with an emoji, by id (READ_MESSAGE_HISTORY). */

@@ -66,7 +66,7 @@ export async function createRole(userId: string, guildId: string, input: RoleInp
   const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const permissions = grantable(access, input.permissions) ?? '0'
   const above = ladder(guildId, await cachedGuildRoles(guildId))
-  const { row, moved } = await transaction(async (tx) => {
+  const row = await transaction(async (tx) => {
     const row = await insertRole(tx, {
       id: snowflake(),
       guildId,
@@ -77,12 +77,11 @@ export async function createRole(userId: string, guildId: string, input: RoleInp
       hoist: input.hoist ?? false,
       mentionable: input.mentionable ?? false,
     })
-    return { row, moved: await renumber(tx, [row, ...above]) }
+    events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: serializeRole(row) })
+    announceMoves(guildId, await renumber(tx, [row, ...above]))
+    return row
   })
-  const body = serializeRole(row)
-  events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: body })
-  announceMoves(guildId, moved)
-  return body
+  return serializeRole(row)
 }
 
 /**
@@ -104,8 +103,7 @@ export async function moveRoles(userId: string, guildId: string, moves: RolePosi
   const top = await topPosition(access.guild, userId)
   if (order.some((r, i) => r.position !== i + 1 && (r.position >= top || i + 1 >= top)))
     throw Errors.missingPermissions()
-  const moved = await transaction(async (tx) => await renumber(tx, order))
-  announceMoves(guildId, moved)
+  await transaction(async (tx) => announceMoves(guildId, await renumber(tx, order)))
   return (await cachedGuildRoles(guildId)).map(serializeRole)
 }
 
@@ -123,9 +121,11 @@ export async function updateRole(userId: string, guildId: string, roleId: string
     ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
   }
   if (Object.keys(changes).length === 0) return serializeRole(role)
-  const row = await transaction(async (tx) => await updateRoleRow(tx, roleId, changes))
-  const body = serializeRole(row)
-  events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
+  const body = await transaction(async (tx) => {
+    const body = serializeRole(await updateRoleRow(tx, roleId, changes))
+    events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
+    return body
+  })
   if (permissions !== undefined) await syncAllMembers(guildId)
   return body
 }
@@ -136,8 +136,10 @@ export async function deleteRole(userId: string, guildId: string, roleId: string
   if (!role) throw Errors.unknownRole()
   if (role.id === guildId) throw everyoneUndeletable()
   await manageable(access, role)
-  await transaction(async (tx) => await deleteRoleRow(tx, roleId))
-  events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })
+  await transaction(async (tx) => {
+    await deleteRoleRow(tx, roleId)
+    events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })
+  })
   await syncAllMembers(guildId)
 }
 

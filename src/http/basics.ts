@@ -5,6 +5,7 @@
 // in a URL (/wasntme/<token>, ?state=...) reaches it; a request no route matched logs `<unmatched>`. The status is
 // the one sent: Elysia's `set.status` stays 200 when a handler or the error hook returns its own Response, so the
 // hook reads the Response itself.
+import { perApp } from '../core/app-context'
 import { Elysia, StatusMap } from 'elysia'
 import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
@@ -29,10 +30,14 @@ export const UNMATCHED = '<unmatched>'
 // prefix and a counter: unique without a random draw per request.
 const ID_PATTERN = /^[\w.:@+=-]{1,128}$/
 const idPrefix = crypto.randomUUID().slice(0, 8)
-let idCounter = 0
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  notFoundPage: undefined as NotFoundPage | undefined,
+  idCounter: 0,
+}))
 
 function requestId(header: string | null): string {
-  return header !== null && ID_PATTERN.test(header) ? header : `${idPrefix}-${(++idCounter).toString(36)}`
+  return header !== null && ID_PATTERN.test(header) ? header : `${idPrefix}-${(++held().idCounter).toString(36)}`
 }
 
 type IpSource = Parameters<typeof clientIp>[1]
@@ -90,11 +95,10 @@ function statusOf(value: unknown): number {
 
 /** An answer of its own to a request no route matched (the web client's HTML 404 for a browser), or undefined. */
 export type NotFoundPage = (request: Request) => Promise<Response> | undefined
-let notFoundPage: NotFoundPage | undefined
 
 /** The web client installs its 404 page here (the API keeps Discord's JSON 404). */
 export function setNotFoundPage(page: NotFoundPage | undefined): void {
-  notFoundPage = page
+  held().notFoundPage = page
 }
 
 export const httpBasics = new Elysia({ name: 'http-basics' })
@@ -126,7 +130,7 @@ export const httpBasics = new Elysia({ name: 'http-basics' })
   .onError({ as: 'global' }, (ctx) => {
     const { code, error, request, route } = ctx as typeof ctx & { route?: string }
     const trace = (ctx as Traced)[TRACE]
-    const page = code === 'NOT_FOUND' ? notFoundPage?.(request) : undefined
+    const page = code === 'NOT_FOUND' ? held().notFoundPage?.(request) : undefined
     if (page)
       return page.then((response) => {
         if (trace) trace.status = response.status

@@ -6,6 +6,7 @@
 // with doc(). A Swagger UI page at /api/docs (script and styles embedded: it works offline) with a working Authorize
 // button. The Gateway's reference (/api/docs/gateway) is gateway/docs.ts. tests/core/docs*.test.ts send every example
 // to its route and check real answers against the documented schemas.
+import { perApp } from '../core/app-context'
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import { OptionalKind, Type, type IntegerOptions, type TObject } from '@sinclair/typebox'
 import { Elysia, t, type AnyElysia, type DocumentDecoration, type TSchema } from 'elysia'
@@ -188,10 +189,14 @@ function tidy(schema: unknown): void {
   )
 }
 
-let cached: { routes: number; document: unknown } | undefined
+/** What this module holds per service (core/app-context.ts). */
+const docsHeld = perApp(() => ({
+  cached: undefined as { routes: number; document: unknown } | undefined,
+}))
 
 /** The OpenAPI document of `app` (cached until routes are added). */
 export function openApiDocument(root: AnyElysia): unknown {
+  const st = docsHeld()
   // The generator reads these two (protected in Elysia's types).
   type Route = {
     method: string
@@ -200,7 +205,7 @@ export function openApiDocument(root: AnyElysia): unknown {
   }
   const app = root as unknown as { getGlobalRoutes(): Route[]; getGlobalDefinitions?(): unknown }
   const routes = app.getGlobalRoutes()
-  if (cached?.routes === routes.length) return cached.document
+  if (st.cached?.routes === routes.length) return st.cached.document
   const optional = new Set<string>()
   // The path parameters routes document themselves (doc()'s `params`), by operation.
   const pathParams = new Map<string, Record<string, Schema>>()
@@ -251,7 +256,7 @@ export function openApiDocument(root: AnyElysia): unknown {
     paths,
     components: { ...components, securitySchemes },
   }
-  cached = { routes: routes.length, document }
+  st.cached = { routes: routes.length, document }
   return document
 }
 

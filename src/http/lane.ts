@@ -8,6 +8,7 @@
 // the same function (a `hot` endpoint, http/endpoint.ts, makes both from one declaration): that is the documented route, and it answers what Bun's router does not send here (HEAD,
 // `/users/%40me`, `app.handle` in tests). Elysia hands `serve.routes` to Bun.serve after its own, so for the same path
 // and method the lane's handler is the one Bun calls. tests/core/lane.test.ts compares both answers.
+import { perApp } from '../core/app-context'
 import type { BunRequest, Server } from 'bun'
 import { parseQueryFromURL } from 'elysia/parse-query'
 import type { Caller } from '../core/caller'
@@ -105,13 +106,16 @@ function queryOf(url: string): Record<string, string> {
   return at === -1 ? {} : parseQueryFromURL(url, at + 1)
 }
 
-let answered = 0
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  answered: 0,
+}))
 /** How many requests the lane has answered (tests: proof that Bun's router sends them here). */
-export const laneAnswered = () => answered
+export const laneAnswered = () => held().answered
 
 function answer(route: string, { method, auth, run, check }: LaneRoute) {
   return (request: BunRequest, server: Server<unknown>): Response | Promise<Response> => {
-    answered++
+    held().answered++
     const trace = beginTrace(request, server)
     if (oversized(request)) return tooLarge(request, trace)
     const headers: Record<string, string> = { 'x-request-id': trace.id, via: VIA }

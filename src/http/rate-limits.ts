@@ -12,6 +12,7 @@
 // Hot path: one cached lookup of the route's bucket, the caller from the token cache (core/caller.ts; the identity
 // check that follows reuses the answer), one string key, one Map lookup and five header values per request. No URL
 // parsing.
+import { perApp } from '../core/app-context'
 import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { config } from '../config'
@@ -25,16 +26,25 @@ export type RouteLimit = { method: string; path: string; limit: number; windowMs
 
 /** Every API route without a limit of its own. */
 export const DEFAULT_ROUTE_LIMIT = { limit: 50, windowMs: 1000 }
-/**
- * Routes with their own limit (path as mounted, without the /api/v* prefix): declared on the endpoint (`limit`,
- * http/endpoint.ts) and handed here by app.ts.
- */
-let routeLimits: RouteLimit[] = []
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  /**
+   * Routes with their own limit (path as mounted, without the /api/v* prefix): declared on the endpoint (`limit`,
+   * http/endpoint.ts) and handed here by app.ts.
+   */
+  routeLimits: [] as RouteLimit[],
+  /** route template → method → bucket (null: not rate limited, e.g. web pages). */
+  buckets: new Map<string, Record<string, Bucket | null>>(),
+  /** bucket + major parameter + caller → the current window. */
+  windows: new Map<string, Window>(),
+  lastSweep: 0,
+}))
 
 /** The routes with their own limit (app.ts, from the endpoints' declarations); buckets are made again. */
 export function setRouteLimits(limits: RouteLimit[]): void {
-  routeLimits = limits
-  buckets.clear()
+  const st = held()
+  st.routeLimits = limits
+  st.buckets.clear()
 }
 
 /** Path parameters that split a route's bucket, as Discord's channel and guild ids do. */
@@ -52,12 +62,7 @@ type Bucket = {
 }
 type Window = { count: number; resetAt: number /** X-RateLimit-Reset, made once per window. */; reset: string }
 
-/** route template → method → bucket (null: not rate limited, e.g. web pages). */
-const buckets = new Map<string, Record<string, Bucket | null>>()
-/** bucket + major parameter + caller → the current window. */
-const windows = new Map<string, Window>()
 const SWEEP_EVERY_MS = 10_000
-let lastSweep = 0
 
 const API_PREFIX = /^\/api(?:\/v\d+)?(?=\/)/
 
@@ -66,7 +71,7 @@ function makeBucket(route: string, method: string): Bucket | null {
   if (!prefix) return null
   const path = route.slice(prefix[0].length)
   if (path === '/docs' || path.startsWith('/docs/')) return null
-  const rule = routeLimits.find((r) => r.method === method && r.path === path) ?? DEFAULT_ROUTE_LIMIT
+  const rule = held().routeLimits.find((r) => r.method === method && r.path === path) ?? DEFAULT_ROUTE_LIMIT
   return {
     id: createHash('sha256').update(`${method} ${path}`).digest('hex').slice(0, 32),
     limit: rule.limit,
@@ -78,8 +83,9 @@ function makeBucket(route: string, method: string): Bucket | null {
 }
 
 function bucketFor(route: string, method: string): Bucket | null {
-  let byMethod = buckets.get(route)
-  if (!byMethod) buckets.set(route, (byMethod = Object.create(null) as Record<string, Bucket | null>))
+  const st = held()
+  let byMethod = st.buckets.get(route)
+  if (!byMethod) st.buckets.set(route, (byMethod = Object.create(null) as Record<string, Bucket | null>))
   let bucket = byMethod[method]
   if (bucket === undefined) bucket = byMethod[method] = makeBucket(route, method)
   return bucket
@@ -91,8 +97,9 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3)
 const AFTER = Array.from({ length: 1001 }, (_, ms) => seconds(ms))
 
 function sweep(now: number): void {
-  lastSweep = now
-  for (const [key, w] of windows) if (w.resetAt <= now) windows.delete(key)
+  const st = held()
+  st.lastSweep = now
+  for (const [key, w] of st.windows) if (w.resetAt <= now) st.windows.delete(key)
 }
 
 type Headers = Record<string, string | number>
@@ -140,14 +147,15 @@ function count(
   headers: Headers,
   server: IpSource,
 ): Looked {
+  const st = held()
   const caller = looked ? callerKey(looked) : `ip${ipKey(clientIp(request, server))}`
   const key = bucket.major ? `${bucket.id}:${params?.[bucket.major] ?? ''}:${caller}` : `${bucket.id}::${caller}`
   const now = clock.now()
-  let w = windows.get(key)
+  let w = st.windows.get(key)
   if (!w) {
-    if (now - lastSweep > SWEEP_EVERY_MS) sweep(now)
+    if (now - st.lastSweep > SWEEP_EVERY_MS) sweep(now)
     const resetAt = now + bucket.windowMs
-    windows.set(key, (w = { count: 0, resetAt, reset: seconds(resetAt) }))
+    st.windows.set(key, (w = { count: 0, resetAt, reset: seconds(resetAt) }))
   } else if (now >= w.resetAt || w.resetAt - now > bucket.windowMs) {
     // A new window (also when the clock went back, in tests).
     w.count = 0
@@ -198,5 +206,5 @@ export const rateLimits = new Elysia({ name: 'rate-limits' })
 
 /** Tests: forget every window. */
 export function resetRouteLimits(): void {
-  windows.clear()
+  held().windows.clear()
 }

@@ -72,11 +72,14 @@ export async function sessionStarted(caller: Caller): Promise<void> {
   await clearIdleDeadlinesOf(s.userId, s.applicationId)
 }
 
-/** A Gateway session ended for good (not a resumable drop): lobbies nobody else keeps active start counting down. */
-export async function sessionEnded(caller: Caller): Promise<void> {
+/**
+ * A Gateway session ended for good (not a resumable drop): lobbies nobody else keeps active start counting down.
+ * `counted`: false for a dead node's session, whose count went with its node's.
+ */
+export async function sessionEnded(caller: Caller, counted = true): Promise<void> {
   const s = scope(caller)
   if (!s) return
-  countPresence(s.applicationId ? appKey(s.userId, s.applicationId) : userKey(s.userId), -1)
+  if (counted) countPresence(s.applicationId ? appKey(s.userId, s.applicationId) : userKey(s.userId), -1)
   if (isOnline(s.userId, s.applicationId ?? '')) return
   const ids = await lobbyIdsOfUser(s.userId, s.applicationId)
   if (ids.length)

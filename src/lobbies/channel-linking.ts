@@ -54,8 +54,8 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
   if ((permissions & Permission.VIEW_CHANNEL) === 0n) throw Errors.missingAccess()
   if ((permissions & NEEDED) !== NEEDED) throw Errors.missingPermissions()
 
-  const effects = new Effects()
   const updated = await transaction(async (tx) => {
+    const effects = new Effects()
     const holder = await getLobbyByChannel(channel.id, tx)
     if (holder && holder.id !== lobby.id) throw alreadyLinked()
     if (holder) return holder
@@ -77,9 +77,9 @@ export async function setLinkedChannel(caller: AppCaller, lobby: LobbyRow, chann
       'CHANNEL_UPDATE',
       lazy(() => channelWithLink(channel.id, row)),
     )
+    await effects.flush()
     return row
   })
-  await effects.flush()
   return lobbyView(updated, forApp)
 }
 
@@ -89,8 +89,8 @@ const alreadyLinked = () =>
 async function unlink(lobby: LobbyRow, forApp: boolean) {
   const previous = lobby.linkedChannelId
   if (!previous) return lobbyView(lobby, forApp)
-  const effects = new Effects()
   const row = await transaction(async (tx) => {
+    const effects = new Effects()
     const updated = await updateLobby(tx, lobby.id, { linkedChannelId: null, linkedBy: null, linkedAt: null })
     effects.toLobby(updated, 'LOBBY_UPDATE', lobbySnapshot(updated.id))
     effects.toLobby(
@@ -98,9 +98,9 @@ async function unlink(lobby: LobbyRow, forApp: boolean) {
       'CHANNEL_UPDATE',
       lazy(() => channelWithLink(previous, undefined)),
     )
+    await effects.flush()
     return updated
   })
-  await effects.flush()
   return lobbyView(row, forApp)
 }
 

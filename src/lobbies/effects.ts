@@ -1,4 +1,7 @@
-// Gateway effects gathered inside a transaction and delivered after it commits (never for a rolled-back change).
+// Gateway effects gathered inside a transaction and given to the bus at its end, still inside it: the bus sends them
+// once it commits (never for a rolled-back change), and with several nodes writes them in it (cluster/outbox.ts), so a
+// node that dies right after the COMMIT loses none.
+import { type CommitHolder, holdForCommit } from '../db/client'
 import { audiences, events, topics } from '../gateway/bus'
 import { Serialized } from '../gateway/protocol'
 import { notifyMemberLeave, type LeaveReason } from './leave-hooks'
@@ -55,7 +58,11 @@ export class Effects {
     this.list.push({ kind: 'left', lobbyId, userId, reason })
   }
 
-  /** Deliver in order; a lazy payload is computed and serialized once, just before its first publish. */
+  /**
+   * Give the effects to the bus, in order; called as the last step of the transaction that gathered them (outside one
+   * they go at once). A lazy payload is computed and serialized once, just before its first publish, so it shows what
+   * the transaction wrote. The leave hooks run once the transaction commits (they start writes of their own).
+   */
   async flush(): Promise<void> {
     const list = this.list
     this.list = []
@@ -69,10 +76,18 @@ export class Effects {
           e.data instanceof Lazy ? await e.data.value() : e.data,
         )
       else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic, audiences.lobby(e.applicationId))
-      else if (e.kind === 'left') await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
-      else events.unsubscribeUser(e.userId, e.topic)
+      else if (e.kind === 'left') {
+        if (!holdForCommit(afterLeave, e)) await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
+      } else events.unsubscribeUser(e.userId, e.topic)
     }
   }
+}
+
+/** The leave hooks of a committed transaction, one member after another. */
+const afterLeave: CommitHolder<Extract<Effect, { kind: 'left' }>> = {
+  async after(items) {
+    for (const e of items) await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
+  },
 }
 
 export function lobbyAudience(lobby: Pick<LobbyRow, 'id' | 'applicationId'>): string[] {

@@ -9,6 +9,7 @@
 // if it has one, else the application's URL. So a change of the override (or of the application's URL) takes the
 // lobby's queued events with it, in order (a change of the override makes them due at once, with a fresh backoff),
 // and a lobby whose events have nowhere left to go (override cleared, application URL off) drops them.
+import { perApp } from '../core/app-context'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { collect } from '../core/metrics'
@@ -46,8 +47,14 @@ const BATCH = 64
 const FIRST_RETRY_MS = 1000
 const MAX_RETRY_MS = 60_000
 
-let delivered = 0
-let failedAttempts = 0
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  delivered: 0,
+  failedAttempts: 0,
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+  running: undefined as Promise<void> | undefined,
+  again: false,
+}))
 
 /**
  * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the lobby has an override
@@ -71,22 +78,19 @@ export async function queueLobbyEvent(
   return true
 }
 
-let timer: ReturnType<typeof setInterval> | undefined
-let running: Promise<void> | undefined
-let again = false
-
 /** Send what is due now (after a commit that queued events); a run in progress runs once more. */
 export function kickEventDeliveries(): void {
-  if (running !== undefined) {
-    again = true
+  const st = held()
+  if (st.running !== undefined) {
+    st.again = true
     return
   }
-  running = deliverDue()
+  st.running = deliverDue()
     .catch((error) => log.error('event webhooks delivery failed', { error: String(error) }))
     .finally(() => {
-      running = undefined
-      if (again) {
-        again = false
+      st.running = undefined
+      if (st.again) {
+        st.again = false
         kickEventDeliveries()
       }
     })
@@ -94,6 +98,7 @@ export function kickEventDeliveries(): void {
 
 /** One pass: the head of every lobby's queue that is due, sent in parallel; repeats while sends succeed. */
 async function deliverDue(): Promise<void> {
+  const st = held()
   for (;;) {
     const due = await dueEventDeliveries(clock.now(), BATCH)
     if (due.length === 0) return
@@ -111,11 +116,11 @@ async function deliverDue(): Promise<void> {
         const result = await sendApplicationEvent(row.applicationId, row.body, override)
         if (result.ok) {
           await deleteEventDelivery(row.id)
-          delivered++
+          st.delivered++
           progressed = true
           return
         }
-        failedAttempts++
+        st.failedAttempts++
         const wait = Math.min(FIRST_RETRY_MS * 2 ** row.attempts, MAX_RETRY_MS)
         await failEventDelivery(row.id, row.attempts + 1, clock.now() + wait, result.error)
         if (row.attempts === 0)
@@ -133,17 +138,18 @@ async function deliverDue(): Promise<void> {
 
 /** The worker: a pass every half second (retries come due), and at once after each commit that queued an event. */
 export function startEventDeliveries(): void {
+  const st = held()
   collect(
     'lobby_event_webhooks_delivered_total',
-    'Application event webhooks delivered (2xx).',
+    'Application event webhooks st.delivered (2xx).',
     'counter',
-    () => delivered,
+    () => st.delivered,
   )
   collect(
     'lobby_event_webhooks_failed_attempts_total',
     'Application event webhook calls that failed (status, timeout, network); each is retried.',
     'counter',
-    () => failedAttempts,
+    () => st.failedAttempts,
   )
   collect(
     'lobby_event_webhooks_pending',
@@ -151,15 +157,16 @@ export function startEventDeliveries(): void {
     'gauge',
     countEventDeliveries,
   )
-  timer ??= setInterval(kickEventDeliveries, TICK_MS)
+  st.timer ??= setInterval(kickEventDeliveries, TICK_MS)
   kickEventDeliveries()
 }
 
 export async function stopEventDeliveries(): Promise<void> {
-  clearInterval(timer)
-  timer = undefined
-  await running
+  const st = held()
+  clearInterval(st.timer)
+  st.timer = undefined
+  await st.running
 }
 
 /** Tests: wait for the pass in progress. */
-export const eventDeliveriesIdle = () => running ?? Promise.resolve()
+export const eventDeliveriesIdle = () => held().running ?? Promise.resolve()

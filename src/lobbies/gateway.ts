@@ -15,4 +15,6 @@ export async function lobbyIdentify(caller: Caller) {
 }
 
 export const lobbySessionStart = async (connection: GatewayConnection) => await sessionStarted(connection.caller)
-export const lobbySessionEnd = async (connection: GatewayConnection) => await sessionEnded(connection.caller)
+// A dead node's session (orphan) was counted on that node, whose counts are dropped already.
+export const lobbySessionEnd = async (connection: GatewayConnection) =>
+  await sessionEnded(connection.caller, !connection.orphan)

@@ -1,5 +1,7 @@
 // What lobbies need from the guilds domain (channel linking, invites, mirrored messages). Kept to one small seam
 // so guilds never imports lobbies and lobbies touch no guild table.
+import { perApp } from '../core/app-context'
+
 export type LinkableChannel = { id: string; type: number; guildId: string | null; nsfw?: boolean }
 
 export type GuildPort = {
@@ -25,12 +27,15 @@ export type GuildPort = {
   channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>): void
 }
 
-let port: GuildPort | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  port: undefined as GuildPort | undefined,
+}))
 
 export function setGuildPort(next: GuildPort | undefined): void {
-  port = next
+  held().port = next
 }
 
 export function guildPort(): GuildPort | undefined {
-  return port
+  return held().port
 }

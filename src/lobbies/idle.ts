@@ -1,15 +1,20 @@
 // Idle close: a lobby whose idle deadline (a column, so it survives restarts) has passed is deleted with
 // LOBBY_DELETE. One periodic sweeper for all lobbies, reading clock.now(), so tests move time and call sweep.
+import { perApp } from '../core/app-context'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
+import { myTurn } from '../core/turns'
 import { deleteLobby } from './lifecycle'
 import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 
 const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000
 const BATCH = 500
 
-let timer: ReturnType<typeof setInterval> | undefined
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  timer: undefined as ReturnType<typeof setInterval> | undefined,
+}))
 
 /** Close every lobby idle past its deadline; returns how many closed. */
 export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
@@ -22,27 +27,30 @@ export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
 }
 
 export async function startLobbySweeper(): Promise<void> {
+  const st = held()
   stopLobbySweeper()
   // Sockets do not survive a restart: nobody is connected, so every lobby's countdown runs again. Not with several
   // nodes: the other nodes' members are still connected and in their calls.
   if (!config().redisUrl) await resetVoiceAtStart(clock.now())
   let running = false
-  timer = setInterval(async () => {
-    // One sweep at a time, even if one outlasts the interval.
+  st.timer = setInterval(async () => {
+    // One sweep at a time, even if one outlasts the interval; with several nodes, on one node at a time (its delete
+    // is guarded anyway: a lobby deleted twice at once is deleted once, one LOBBY_DELETE).
     if (running) return
     running = true
     try {
-      await sweepIdleLobbies()
+      if (await myTurn('lobby-idle-sweep', SWEEP_EVERY_MS)) await sweepIdleLobbies()
     } catch (error) {
       log.error('lobby idle sweep failed', { error: String(error) })
     } finally {
       running = false
     }
   }, SWEEP_EVERY_MS)
-  timer.unref?.()
+  st.timer.unref?.()
 }
 
 export function stopLobbySweeper(): void {
-  if (timer) clearInterval(timer)
-  timer = undefined
+  const st = held()
+  if (st.timer) clearInterval(st.timer)
+  st.timer = undefined
 }

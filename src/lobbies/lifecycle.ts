@@ -79,14 +79,15 @@ async function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): Promis
 
 /** POST /lobbies (application): the lobby with its first members. */
 export async function createLobby(caller: AppCaller, input: CreateInput) {
-  const effects = new Effects()
   // The answer shows the lobby as this transaction left it (no read after the commit).
   const { lobby, members } = await transaction(async (tx) => {
+    const effects = new Effects()
     const created = await newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
     await changeMembers(tx, created, input.members ?? [], [])
-    return { lobby: created, members: await announceCreate(tx, created, effects) }
+    const members = await announceCreate(tx, created, effects)
+    await effects.flush()
+    return { lobby: created, members }
   })
-  await effects.flush()
   return await restView(lobby, members, true)
 }
 
@@ -108,8 +109,8 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
   const secretHash = sha256Hex(input.secret)
   // The lobby and its members are read once, in the transaction; the answer shows them as it left them. Committed
   // with the other writes of this event-loop turn (group commit: a client asking again writes nothing of its own
-  // but its lobby's idle deadline, once per batch); the effects are gathered by the run that commits.
-  const { lobby, members, effects } = await queuedTransaction(async (tx) => {
+  // but its lobby's idle deadline, once per batch); the effects of a run that is rolled back are dropped with it.
+  const { lobby, members } = await queuedTransaction(async (tx) => {
     const effects = new Effects()
     const now = clock.now()
     // Limits are counted, then written (PostgreSQL: the secret, the lobby, the user held in that order until COMMIT).
@@ -140,7 +141,9 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
           metadata: input.memberMetadata ?? null,
           joinedAt: now,
         })
-      return { lobby: created, members: await announceCreate(tx, created, effects), effects }
+      const members = await announceCreate(tx, created, effects)
+      await effects.flush()
+      return { lobby: created, members }
     }
     if (userId) members = await joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
     if (input.lobbyMetadata !== undefined) {
@@ -149,9 +152,9 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     }
     // A member joining or asking again, or new lobby metadata, is activity.
     if (userId || input.lobbyMetadata !== undefined) await touchLobby(tx, found)
-    return { lobby: found, members, effects }
+    await effects.flush()
+    return { lobby: found, members }
   })
-  await effects.flush()
   return await restView(lobby, members, caller.kind === 'bot')
 }
 
@@ -201,8 +204,8 @@ export type PatchInput = {
 
 /** PATCH /lobbies/{id}: `members`, when given, replaces the member list (members not listed are removed). */
 export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
-  const effects = new Effects()
   const { current: updated, retarget } = await transaction(async (tx) => {
+    const effects = new Effects()
     const patch: Partial<LobbyRow> = {}
     if (input.metadata !== undefined) patch.metadata = input.metadata
     if (input.flags !== undefined) patch.flags = input.flags ?? 0
@@ -224,9 +227,9 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
     await touchLobby(tx, lobby)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
+    await effects.flush()
     return { current, retarget }
   })
-  await effects.flush()
   if (retarget) kickEventDeliveries()
   return lobbyView(updated, true)
 }
@@ -236,8 +239,8 @@ export async function deleteLobby(
   lobbyId: string,
   remove: (tx: DB) => Promise<LobbyRow | undefined> = async (tx) => await deleteLobbyRow(tx, lobbyId),
 ): Promise<boolean> {
-  const effects = new Effects()
   const gone = await transaction(async (tx) => {
+    const effects = new Effects()
     const members = await cachedLobbyMembers(lobbyId, tx)
     const row = await remove(tx)
     if (!row) return undefined
@@ -246,8 +249,8 @@ export async function deleteLobby(
       effects.unsubscribe(m.userId, row.id)
       effects.left(row.id, m.userId, 'deleted')
     }
+    await effects.flush()
     return row
   })
-  await effects.flush()
   return gone !== undefined
 }

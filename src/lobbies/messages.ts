@@ -87,13 +87,15 @@ export async function postMessage(
     await touchLobby(tx, lobby)
     // The application's event webhooks get it too (durable outbox, same transaction).
     const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', lobbyMessage(inserted, author))
+    // Given inside the transaction, sent once it commits: with several nodes it is an outbox row of this very
+    // transaction (gateway/server.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event.
+    const event = lobbyMessage(inserted, author, { nonce: inserted.nonce ?? undefined })
+    events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...event, mentions: [] })
     return { row: inserted, lobby, created: true, queued }
   }, INDEPENDENT)
   const message = lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
   if (!created) return { message, created }
   if (queued) kickEventDeliveries()
-  // Published after the commit, at once (nothing here is computed later, so no Effects to gather).
-  events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...message, mentions: [] })
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
   if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, row.id, author.id, input.content).catch(() => undefined)
   return { message, created }
@@ -133,21 +135,22 @@ export async function moderateMessage(
   messageId: string,
   metadata: Metadata,
 ): Promise<void> {
-  const { row, lobby, author, queued } = await transaction(async (tx) => {
+  const { row, queued } = await transaction(async (tx) => {
     const lobby = await access()
     const row = await setModerationMetadata(tx, lobby.id, messageId, metadata, clock.now())
     const author = row && (await cachedUser(row.authorId))
-    // The application's event webhooks hear it too (durable outbox, same transaction).
-    const queued = !!author && (await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author)))
-    return { lobby, row, author, queued }
-  })
-  if (!row) throw Errors.unknownMessage()
-  if (queued) kickEventDeliveries()
-  if (author)
+    if (!author) return { row, queued: false }
+    // The application's event webhooks hear it too (durable outbox, same transaction), and the Gateway (given inside
+    // the transaction: sent once it commits).
+    const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_UPDATE', lobbyMessage(row, author))
     events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_UPDATE', {
       ...lobbyMessage(row, author),
       mentions: [],
       tts: false,
     })
+    return { row, queued }
+  })
+  if (!row) throw Errors.unknownMessage()
+  if (queued) kickEventDeliveries()
   if (row.channelMessageId) guildPort()?.channelMessageModerated(row.channelMessageId, metadata)
 }

@@ -8,6 +8,7 @@ import { setGuildPort } from './guild-port'
 import { startEventDeliveries, stopEventDeliveries } from './event-webhooks'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
 import { lobbyEndpoints } from './routes'
+import { deferIdleRestartsToBatchEnd } from './store'
 
 export const lobbiesModule = {
   name: 'lobbies',
@@ -15,7 +16,10 @@ export const lobbiesModule = {
   identify: lobbyIdentify,
   sessionStart: lobbySessionStart,
   sessionEnd: lobbySessionEnd,
-  install: () => setGuildPort(guildsForLobbies),
+  install: () => {
+    setGuildPort(guildsForLobbies)
+    deferIdleRestartsToBatchEnd()
+  },
   start: async () => {
     await startLobbySweeper()
     startEventDeliveries()

@@ -5,6 +5,7 @@
 // connection of the caller's scope (inside a transaction, the write connection).
 import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
+import { perApp } from '../core/app-context'
 import { PageCache, rowCache } from '../db/cache'
 import {
   andThen,
@@ -235,7 +236,7 @@ export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<Lo
 
 /** Stop the lobby's idle countdown (someone keeps it active). */
 export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
-  pendingRestarts.delete(id)
+  pendingRestarts().delete(id)
   forgetLobby(id)
   await idleDeadlineClear().run({ id })
 }
@@ -246,28 +247,33 @@ export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
 // the first message of a lobby writes it at once, from its own time, beside its insert: the same round trip, where
 // the end would take one more. (A write that records its activity and is then undone alone by its savepoint leaves
 // its entry: the countdown restarts all the same, which only keeps that lobby a little longer.) `written`: sent.
-const pendingRestarts = new Map<string, { now: number; written: boolean }>()
-atBatchEnd({
-  async flush() {
-    for (const [id, { now, written }] of pendingRestarts) {
-      forgetLobby(id)
-      if (!written) await idleDeadlineRestart().run({ id, now })
-    }
-    pendingRestarts.clear()
-  },
-  discard: () => pendingRestarts.clear(),
-})
+const pendingRestarts = perApp(() => new Map<string, { now: number; written: boolean }>())
+
+/** The batch's deadline writes, registered once per service (the lobbies module's install). */
+export function deferIdleRestartsToBatchEnd(): void {
+  atBatchEnd({
+    async flush() {
+      const pending = pendingRestarts()
+      for (const [id, { now, written }] of pending) {
+        forgetLobby(id)
+        if (!written) await idleDeadlineRestart().run({ id, now })
+      }
+      pending.clear()
+    },
+    discard: () => pendingRestarts().clear(),
+  })
+}
 
 /** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
 export async function restartIdleDeadline(_tx: DB, id: string, now: number): Promise<void> {
   if (inQueuedBatch()) {
-    const pending = pendingRestarts.get(id)
+    const pending = pendingRestarts().get(id)
     if (pending) {
       if (!pending.written) pending.now = now
       return
     }
     const written = inPipelinedBatch()
-    pendingRestarts.set(id, { now, written })
+    pendingRestarts().set(id, { now, written })
     if (written) await idleDeadlineRestart().run({ id, now })
     return
   }

@@ -47,8 +47,8 @@ export async function markConnected(
   sessionId: string,
   flags: VoiceFlags,
 ): Promise<boolean> {
-  const effects = new Effects()
-  const ok = await transaction(async (tx) => {
+  return await transaction(async (tx) => {
+    const effects = new Effects()
     const lobby = await cachedLobby(lobbyId, tx)
     const before = lobby && (await getMember(lobbyId, userId, tx))
     if (!lobby || !before) return false
@@ -57,10 +57,9 @@ export async function markConnected(
     const base = { member: eventMember(after), lobby_id: lobby.id, application_id: lobby.applicationId }
     if (before.voiceSessionId === null) effects.toLobby(lobby, 'LOBBY_MEMBER_CONNECT', base)
     effects.toLobby(lobby, 'LOBBY_VOICE_STATE_UPDATE', lobbyVoiceState(after))
+    await effects.flush()
     return true
   })
-  await effects.flush()
-  return ok
 }
 
 /** self_mute / self_deaf changed for a connected member of this session. */
@@ -70,8 +69,8 @@ export async function markVoiceFlags(
   sessionId: string,
   flags: VoiceFlags,
 ): Promise<void> {
-  const effects = new Effects()
   await transaction(async (tx) => {
+    const effects = new Effects()
     const lobby = await cachedLobby(lobbyId, tx)
     const before = lobby && (await getMember(lobbyId, userId, tx))
     if (!lobby || !before || before.voiceSessionId !== sessionId) return
@@ -81,8 +80,14 @@ export async function markVoiceFlags(
       'LOBBY_VOICE_STATE_UPDATE',
       lobbyVoiceState((await setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags }))!),
     )
+    await effects.flush()
   })
-  await effects.flush()
+}
+
+/** The lobby's call ended with no one to say so (several nodes: its node died): each member in it is disconnected. */
+export async function disconnectCall(lobbyId: string): Promise<void> {
+  for (const m of await cachedLobbyMembers(lobbyId))
+    if (m.voiceSessionId !== null) await markDisconnected(lobbyId, m.userId, m.voiceSessionId)
 }
 
 /**
@@ -90,8 +95,8 @@ export async function markVoiceFlags(
  * lobby hears a voice state with `connected: false` (also when the member was just removed).
  */
 export async function markDisconnected(lobbyId: string, userId: string, sessionId: string): Promise<void> {
-  const effects = new Effects()
   await transaction(async (tx) => {
+    const effects = new Effects()
     const lobby = await cachedLobby(lobbyId, tx)
     if (!lobby) return
     const before = await getMember(lobbyId, userId, tx)
@@ -110,6 +115,6 @@ export async function markDisconnected(lobbyId: string, userId: string, sessionI
       'LOBBY_VOICE_STATE_UPDATE',
       lobbyVoiceState({ lobbyId, userId, voiceSessionId: null, selfMute: false, selfDeaf: false }, sessionId),
     )
+    await effects.flush()
   })
-  await effects.flush()
 }

@@ -1,6 +1,8 @@
 // Ending OAuth2 grants: the tokens go, and so do the Gateway sessions that identified with them (close 4004) — a
-// revoked token, a reused refresh token or code (theft), a user removing an application, an account lock.
+// revoked token, a reused refresh token or code (theft), a user removing an application, an account lock. The closing
+// is given inside the deleting transaction: it goes out once that commits (with several nodes, an outbox row of it).
 import { isUserActive } from '../accounts/store'
+import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
 import { deleteFamily, deleteUserTokens, liveFamilies } from './store'
 
@@ -8,14 +10,18 @@ const CLOSE = 4004
 
 /** End a token family: every token of it, and its Gateway sessions. */
 export async function revokeFamily(familyId: string): Promise<void> {
-  for (const userId of await deleteFamily(familyId)) events.closeGrants(userId, { familyId }, CLOSE)
+  await transaction(async () => {
+    for (const userId of await deleteFamily(familyId)) events.closeGrants(userId, { familyId }, CLOSE)
+  })
 }
 
 /** End what a user granted one application (or every application): its tokens and its Gateway sessions. */
 export async function revokeAuthorization(userId: string, applicationId?: string): Promise<number> {
-  const ended = await deleteUserTokens(userId, applicationId)
-  events.closeGrants(userId, { applicationId: applicationId ?? '*' }, CLOSE)
-  return ended
+  return await transaction(async () => {
+    const ended = await deleteUserTokens(userId, applicationId)
+    events.closeGrants(userId, { applicationId: applicationId ?? '*' }, CLOSE)
+    return ended
+  })
 }
 
 /** Which of these token families still authenticate (a usable token, an active account that is not locked). */

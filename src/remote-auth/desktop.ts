@@ -3,7 +3,10 @@
 //   {encrypted_nonce} → client nonce_proof {nonce} | {proof} → server pending_remote_init {fingerprint}; later the
 //   mobile endpoints push pending_ticket, then pending_login or cancel (and close 1000).
 // Socket state lives here, in memory, bounded (per IP, in total) and swept by deadlines that read clock.now(); what a
-// mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on.
+// mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on. With
+// several nodes the mobile request may land on another node than the desktop's socket: the node holding the socket
+// holds the place `remote-auth:<fingerprint>` (gateway/nodes.ts), and the frames for it are sent there.
+import { perApp } from '../core/app-context'
 import { randomBytes } from 'node:crypto'
 import type { ServerWebSocket } from 'bun'
 import type { ClientInfo } from '../accounts/client-info'
@@ -11,6 +14,7 @@ import { config } from '../config'
 import { clock } from '../core/clock'
 import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
+import { type NodeMessageHandler, nodeRouting } from '../gateway/nodes'
 import { encryptTo, fingerprintOf, parsePublicKey, proves, type DesktopKey } from './crypto'
 import { HEARTBEAT_GRACE, MAX_FRAME_BYTES, MAX_SOCKETS, SWEEP_EVERY_MS, frameBudget } from './limits'
 import { deleteAllDesktops, deleteDesktop, fingerprintInUse, insertDesktop, purgeExpired } from './store'
@@ -53,9 +57,13 @@ type Desktop = {
   handling: Promise<void>
 }
 
-const desktops = new Map<Socket, Desktop>()
-const byFingerprint = new Map<string, Desktop>()
-const socketsByIp = new Map<IpKey, number>()
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({
+  desktops: new Map<Socket, Desktop>(),
+  byFingerprint: new Map<string, Desktop>(),
+  socketsByIp: new Map<IpKey, number>(),
+  sweeper: undefined as Timer | undefined,
+}))
 
 function send(d: Desktop, frame: Record<string, unknown>): void {
   d.ws.send(JSON.stringify(frame))
@@ -63,13 +71,15 @@ function send(d: Desktop, frame: Record<string, unknown>): void {
 
 /** Forget a desktop: maps, IP count and its row (so its handshake token dies). Idempotent. */
 async function forget(d: Desktop): Promise<void> {
-  if (!desktops.delete(d.ws)) return
-  const left = (socketsByIp.get(d.ipKey) ?? 1) - 1
-  if (left > 0) socketsByIp.set(d.ipKey, left)
-  else socketsByIp.delete(d.ipKey)
-  if (d.fingerprint && byFingerprint.get(d.fingerprint) === d) {
-    byFingerprint.delete(d.fingerprint)
+  const st = held()
+  if (!st.desktops.delete(d.ws)) return
+  const left = (st.socketsByIp.get(d.ipKey) ?? 1) - 1
+  if (left > 0) st.socketsByIp.set(d.ipKey, left)
+  else st.socketsByIp.delete(d.ipKey)
+  if (d.fingerprint && st.byFingerprint.get(d.fingerprint) === d) {
+    st.byFingerprint.delete(d.fingerprint)
     try {
+      await nodeRouting()?.release(placeOf(d.fingerprint))
       await deleteDesktop(d.fingerprint)
     } catch (error) {
       log.error('remote-auth desktop row delete failed', { error: String(error) })
@@ -86,14 +96,15 @@ async function close(d: Desktop, code: number, reason: string): Promise<void> {
 
 /** A new socket: check the version and the limits, then hello. */
 export function openDesktop(ws: Socket, version: string | undefined, client: ClientInfo, origin: string | null): void {
+  const st = held()
   if (version !== VERSION) {
     ws.close(Close.InvalidVersion, 'Invalid version')
     return
   }
   const cfg = config()
   const key = ipKey(client.ip)
-  const fromIp = socketsByIp.get(key) ?? 0
-  if (fromIp >= cfg.remoteAuthSocketsPerIp || desktops.size >= MAX_SOCKETS) {
+  const fromIp = st.socketsByIp.get(key) ?? 0
+  if (fromIp >= cfg.remoteAuthSocketsPerIp || st.desktops.size >= MAX_SOCKETS) {
     log.warn('remote-auth socket refused', {
       ip: client.ip,
       reason: fromIp >= cfg.remoteAuthSocketsPerIp ? 'per-ip' : 'total',
@@ -113,8 +124,8 @@ export function openDesktop(ws: Socket, version: string | undefined, client: Cli
     closed: false,
     handling: Promise.resolve(),
   }
-  desktops.set(ws, d)
-  socketsByIp.set(key, fromIp + 1)
+  st.desktops.set(ws, d)
+  st.socketsByIp.set(key, fromIp + 1)
   // Origin is not required (desktop and test clients send none); it is logged.
   log.info('remote-auth socket opened', { ip: client.ip, origin: origin ?? '-' })
   send(d, { op: 'hello', heartbeat_interval: cfg.remoteAuthHeartbeatMs, timeout_ms: cfg.remoteAuthTimeoutMs })
@@ -131,7 +142,7 @@ function frameSize(message: unknown): number {
 
 /** One client frame (already JSON-parsed by Elysia when it was JSON), handled after the ones before it, in order. */
 export function onFrame(ws: Socket, message: unknown): Promise<void> {
-  const d = desktops.get(ws)
+  const d = held().desktops.get(ws)
   if (!d || d.closed) return Promise.resolve()
   if (--d.framesLeft < 0) return close(d, Close.PolicyViolation, 'Too many frames')
   const handled = d.handling.then(() => (d.closed ? undefined : handleFrame(d, message)))
@@ -168,6 +179,7 @@ async function init(d: Desktop, frame: Record<string, unknown>): Promise<void> {
 }
 
 async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> {
+  const st = held()
   if (!d.key || !d.nonce || d.fingerprint) return await close(d, Close.HandshakeFailure, 'Unexpected nonce proof')
   if (!proves(frame, d.nonce)) return await close(d, Close.HandshakeFailure, 'Invalid nonce proof')
   d.nonce = undefined
@@ -175,10 +187,10 @@ async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> 
   const now = clock.now()
   // Only the holder of the private key passes the proof, so a taken fingerprint is that holder's second socket. Taken
   // here before the store is asked, so a second socket proving the same key meanwhile is refused too.
-  if (byFingerprint.has(fingerprint)) return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
-  byFingerprint.set(fingerprint, d)
+  if (st.byFingerprint.has(fingerprint)) return await close(d, Close.HandshakeFailure, 'Fingerprint in use')
+  st.byFingerprint.set(fingerprint, d)
   const release = () => {
-    if (byFingerprint.get(fingerprint) === d) byFingerprint.delete(fingerprint)
+    if (st.byFingerprint.get(fingerprint) === d) st.byFingerprint.delete(fingerprint)
   }
   if (await fingerprintInUse(fingerprint, now)) {
     release()
@@ -199,9 +211,12 @@ async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> 
     release()
     throw error
   }
+  // Several nodes: the mobile requests find the socket here from any node (the fingerprint is this socket's alone).
+  await nodeRouting()?.place(placeOf(fingerprint), d.expiresAt - now)
   if (d.closed) {
-    // The socket closed while its row was written: the row goes with it.
+    // The socket closed while its row was written: the row and the place go with it.
     release()
+    await nodeRouting()?.release(placeOf(fingerprint))
     await deleteDesktop(fingerprint)
     return
   }
@@ -209,30 +224,65 @@ async function proof(d: Desktop, frame: Record<string, unknown>): Promise<void> 
   send(d, { op: 'pending_remote_init', fingerprint })
 }
 
+const PLACE_PREFIX = 'remote-auth:'
+const placeOf = (fingerprint: string) => `${PLACE_PREFIX}${fingerprint}`
+
+/** Several nodes: the desktop's node died (its socket with it): its row goes, as a closed socket's does. */
+export async function desktopOrphaned(key: string): Promise<void> {
+  await deleteDesktop(key.slice(PLACE_PREFIX.length))
+}
+
 /** Bun's close event (the client left, or we closed it). */
 export async function onSocketClosed(ws: Socket): Promise<void> {
-  const d = desktops.get(ws)
+  const d = held().desktops.get(ws)
   if (d) {
     d.closed = true
     await forget(d)
   }
 }
 
+export type DesktopHandle = { send(frame: Record<string, unknown>): Promise<void>; close(): Promise<void> }
+
+/**
+ * The desktop a fingerprint names, if its socket is proven and open: here, or (several nodes) on the live node that
+ * holds its place, which gets the frames and the close as messages, in order.
+ */
+export async function desktopFor(fingerprint: string): Promise<DesktopHandle | undefined> {
+  const here = liveDesktop(fingerprint)
+  const r = nodeRouting()
+  if (here || !r) return here
+  const node = await r.holder(placeOf(fingerprint))
+  if (!node || node === r.self) return undefined
+  return {
+    send: (frame) => r.send(node, 'remote-auth', { fingerprint, frame }),
+    close: () => r.send(node, 'remote-auth', { fingerprint, close: true }),
+  }
+}
+
+/** Another node's frame (or close) for a desktop whose socket is here. */
+export const desktopNodeMessage: NodeMessageHandler = async (m: {
+  fingerprint: string
+  frame?: Record<string, unknown>
+  close?: true
+}) => {
+  const desktop = liveDesktop(m.fingerprint)
+  if (m.frame) await desktop?.send(m.frame)
+  if (m.close) await desktop?.close()
+}
+
 /** The desktop a fingerprint names, if its socket is here, proven and open. */
-export function liveDesktop(
-  fingerprint: string,
-): { send(frame: Record<string, unknown>): void; close(): Promise<void> } | undefined {
-  const d = byFingerprint.get(fingerprint)
+function liveDesktop(fingerprint: string): DesktopHandle | undefined {
+  const d = held().byFingerprint.get(fingerprint)
   if (!d || d.closed || d.ws.readyState !== 1 || d.expiresAt <= clock.now()) return undefined
   return {
-    send: (frame) => send(d, frame),
+    send: async (frame) => send(d, frame),
     close: async () => await close(d, Close.Normal, 'Normal closure'),
   }
 }
 
 /** Close sockets past a deadline (lifetime, init, heartbeat) and delete expired rows. Tests call it after moving the clock. */
 export async function sweepRemoteAuth(now = clock.now()): Promise<void> {
-  for (const d of [...desktops.values()]) {
+  for (const d of [...held().desktops.values()]) {
     if (now >= d.expiresAt) await close(d, Close.Timeout, 'Timed out')
     else if (!d.key && now >= d.initBy) await close(d, Close.Timeout, 'Init timed out')
     else if (now >= d.heartbeatBy) await close(d, Close.Timeout, 'Heartbeat timed out')
@@ -240,19 +290,18 @@ export async function sweepRemoteAuth(now = clock.now()): Promise<void> {
   await purgeExpired(now)
 }
 
-let sweeper: Timer | undefined
-
 /**
  * At start: rows of sockets from before a restart are zombies (not with several nodes: the others' desktops are live;
  * what a dead node left expires); then sweep every second.
  */
 export async function startRemoteAuthGateway(): Promise<void> {
+  const st = held()
   if (!config().redisUrl) {
     const stale = await deleteAllDesktops()
-    if (stale) log.info('remote-auth stale desktops removed', { count: stale })
+    if (stale) log.info('remote-auth stale st.desktops removed', { count: stale })
   }
   let sweeping = false
-  sweeper ??= setInterval(() => {
+  st.sweeper ??= setInterval(() => {
     // One sweep at a time, even if one outlasts the interval (it waits for the write mutex).
     if (sweeping) return
     sweeping = true
@@ -262,16 +311,18 @@ export async function startRemoteAuthGateway(): Promise<void> {
         sweeping = false
       })
   }, SWEEP_EVERY_MS)
-  sweeper.unref?.()
+  st.sweeper.unref?.()
 }
 
 /** On shutdown: close every socket with 1001 and stop sweeping. */
 export async function stopRemoteAuthGateway(): Promise<void> {
-  for (const d of [...desktops.values()]) await close(d, Close.GoingAway, 'Server shutting down')
-  clearInterval(sweeper)
-  sweeper = undefined
+  const st = held()
+  for (const d of [...st.desktops.values()]) await close(d, Close.GoingAway, 'Server shutting down')
+  clearInterval(st.sweeper)
+  st.sweeper = undefined
 }
 
 export function remoteAuthStats() {
-  return { sockets: desktops.size, proven: byFingerprint.size, ips: socketsByIp.size }
+  const st = held()
+  return { sockets: st.desktops.size, proven: st.byFingerprint.size, ips: st.socketsByIp.size }
 }

@@ -12,7 +12,7 @@ import { mfaEnabled } from '../mfa/factors'
 import { cachedUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import { FINGERPRINT_PATTERN, encryptTo, keyFrom } from './crypto'
-import { liveDesktop } from './desktop'
+import { desktopFor } from './desktop'
 import { invalidFingerprint, invalidHandshakeToken, invalidTicket, temporaryTokenUnsupported } from './errors'
 import { TICKET_TTL_MS } from './limits'
 import {
@@ -38,14 +38,14 @@ export async function claimRemoteAuth(me: UserCaller, fingerprint: string): Prom
   const user = await cachedUser(me.userId)
   if (!usable(user)) throw invalidFingerprint()
   if (!FINGERPRINT_PATTERN.test(fingerprint)) throw invalidFingerprint()
-  if (!liveDesktop(fingerprint)) throw invalidFingerprint()
+  if (!(await desktopFor(fingerprint))) throw invalidFingerprint()
   const token = randomToken(32)
   const claimed = await claimDesktop(fingerprint, user.id, sha256Hex(token), clock.now())
   // Asked again after the claim (it may have waited for the write mutex): a socket gone meanwhile takes its row with
   // it, and nobody gets a handshake for it.
-  const desktop = liveDesktop(fingerprint)
+  const desktop = await desktopFor(fingerprint)
   if (!claimed || !desktop) throw invalidFingerprint()
-  desktop.send({
+  await desktop.send({
     op: 'pending_ticket',
     encrypted_user_payload: encryptTo(keyFrom(claimed.publicKey), userPayload(user)),
   })
@@ -69,15 +69,15 @@ export async function finishRemoteAuth(
   // Check the socket, swap handshake for ticket, check the socket again (the swap may have waited for the write
   // mutex: a desktop gone meanwhile never gets the ticket, which expires unused), tell the desktop.
   const row = await findHandshake(hash, me.userId, clock.now())
-  if (!row || !liveDesktop(row.fingerprint)) {
+  if (!row || !(await desktopFor(row.fingerprint))) {
     if (row) await deleteDesktop(row.fingerprint)
     throw invalidHandshakeToken()
   }
   const ticket = randomToken(32)
   const swapped = await exchangeHandshakeForTicket(hash, me.userId, clock.now(), sha256Hex(ticket), TICKET_TTL_MS)
-  const desktop = liveDesktop(row.fingerprint)
+  const desktop = await desktopFor(row.fingerprint)
   if (!swapped || !desktop) throw invalidHandshakeToken()
-  desktop.send({ op: 'pending_login', ticket })
+  await desktop.send({ op: 'pending_login', ticket })
   await desktop.close()
 }
 
@@ -86,9 +86,9 @@ export async function cancelRemoteAuth(me: UserCaller, handshakeToken: string): 
   const hash = handshakeHash(handshakeToken)
   const row = hash ? await takeHandshake(hash, me.userId, clock.now()) : undefined
   if (!row) throw invalidHandshakeToken()
-  const desktop = liveDesktop(row.fingerprint)
+  const desktop = await desktopFor(row.fingerprint)
   if (desktop) {
-    desktop.send({ op: 'cancel' })
+    await desktop.send({ op: 'cancel' })
     await desktop.close()
   }
 }

@@ -33,6 +33,7 @@ export const closeReasons = {
   failed: 'The peer connection failed.',
   negotiation_failed: 'The SDP answer could not be applied.',
   unavailable: 'The server could not open a peer connection.',
+  server_stopping: 'The node holding the call is stopping: send op 17 again to join it on another.',
 } as const
 
 export type CloseReason = keyof typeof closeReasons

@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { Lease, leaseNodeId, type NodeIdLease, nodeIdKey } from '../../src/cluster/leases'
 import { openRedis, type Redis } from '../../src/cluster/redis'
+import { shareTurns } from '../../src/cluster/turns'
+import { myTurn, useTurns } from '../../src/core/turns'
 import { type RedisServer, startRedis } from './redis'
 
 let server: RedisServer
@@ -102,5 +104,24 @@ describe('node ids', () => {
     expect(next.held()).toBe(true)
     // Still one id per holder: a third node gets the next one.
     expect((await take(2, 'node-c')).id).toBe(1)
+  })
+})
+
+describe('turns of periodic work (cluster/turns.ts)', () => {
+  test('one node has the turn while it keeps asking; another gets it once the lease of three periods has run out', async () => {
+    const askAs = async (node: number, owner: string) => {
+      shareTurns(nodes[node], owner)
+      const mine = await myTurn('housekeeping', 100)
+      useTurns(undefined) // not its stop(), which would release the lease: the node is gone without a word
+      return { mine }
+    }
+    expect((await askAs(0, 'node A')).mine).toBe(true)
+    expect((await askAs(1, 'node B')).mine).toBe(false)
+    expect((await askAs(0, 'node A')).mine).toBe(true) // renewed
+    await Bun.sleep(350)
+    expect((await askAs(1, 'node B')).mine).toBe(true)
+    expect((await askAs(0, 'node A')).mine).toBe(false)
+    // One server (no cluster): always its turn.
+    expect(await myTurn('housekeeping', 100)).toBe(true)
   })
 })

@@ -4,66 +4,27 @@
 // on one ends the session's sockets and token on the others, the security limits count across them, and when a node
 // is killed its clients resume on another with exactly what they missed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { cluster as postgresCluster, postgresBinDir, type TestDatabase, testDatabase } from '../db/postgres'
 import { GatewayClient } from '../gateway-client'
-import { cli, freshEnv, serve, type Served } from '../ops/process-helpers'
-import { type RedisServer, redisServerPath, startRedis } from './redis'
+import type { Served } from '../ops/process-helpers'
+import { call, present, startTestCluster, type TestCluster } from './harness'
 
-const present = postgresBinDir() !== undefined && redisServerPath() !== undefined
-
-let database: TestDatabase
-let redis: RedisServer
+let cluster: TestCluster
 let nodes: Served[]
-let env: Record<string, string | undefined>
-const sockets: GatewayClient[] = []
+let database: TestCluster['database']
+let redis: TestCluster['redis']
 
 beforeAll(async () => {
   if (!present) return
-  await postgresCluster()
-  database = await testDatabase()
-  redis = await startRedis()
-  env = freshEnv({ DATABASE_URL: database.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' }).env
-  nodes = await Promise.all([serve(env), serve(env), serve(env)])
+  cluster = await startTestCluster(3)
+  ;({ nodes, database, redis } = cluster)
 }, 60_000)
 afterAll(async () => {
-  for (const s of sockets) s.close()
-  await Promise.all((nodes ?? []).filter((n) => n.proc.exitCode === null).map((n) => n.stop()))
-  redis?.stop()
-  await database?.sql.end()
+  await cluster?.stop()
 })
 
-async function call(node: Served, method: string, path: string, token?: string, body?: unknown) {
-  const r = await fetch(`${node.url}/api/v10${path}`, {
-    method,
-    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await r.text()
-  return { status: r.status, body: text ? JSON.parse(text) : undefined }
-}
-
-let users = 0
-async function newUser(): Promise<{ id: string; token: string; email: string; password: string }> {
-  const email = `node-user-${++users}-${Date.now()}@example.test`
-  const password = 'a cluster of nodes passphrase'
-  const made = await cli(env, ['user', 'create', '--email', email, '--password', password])
-  if (made.code !== 0) throw new Error(made.stderr)
-  const { id, token } = JSON.parse(made.stdout)
-  return { id, token, email, password }
-}
-
-async function newApp(): Promise<{ id: string; bot: string }> {
-  const made = await cli(env, ['app', 'create', '--name', `Cluster game ${Date.now()}`])
-  if (made.code !== 0) throw new Error(made.stderr)
-  const app = JSON.parse(made.stdout)
-  return { id: app.id, bot: `Bot ${app.bot_token}` }
-}
-
-async function socketOn(node: Served, token: string) {
-  const { client, ready } = await GatewayClient.identified(token, {}, node.port)
-  sockets.push(client)
-  return { client, ready }
-}
+const newUser = () => cluster.newUser()
+const newApp = () => cluster.newApp()
+const socketOn = (node: Served, token: string) => cluster.socketOn(node, token)
 
 describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
   test('each node holds its own snowflake id; lobby messages posted through B reach members on A and C in one order', async () => {
@@ -148,7 +109,7 @@ describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
     for (let i = 0; i < 100 && (await deadline()) !== null; i++) await Bun.sleep(10)
     expect(await deadline()).toBeNull() // its member is online (on A)
     await nodes[1].stop()
-    nodes[1] = await serve(env)
+    nodes[1] = await cluster.start()
     expect(await deadline()).toBeNull()
     // The new node loaded who is online elsewhere: a message through it keeps the countdown off.
     expect(
@@ -235,8 +196,7 @@ describe.skipIf(!present)('three nodes on PostgreSQL and Redis', () => {
       expect(
         (await call(b, 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: `missed ${i}` })).status,
       ).toBe(201)
-    const again = await GatewayClient.connect({ port: a.port })
-    sockets.push(again)
+    const again = await cluster.connect(a)
     again.send(6, { token: user.token, session_id: onC.ready.session_id, seq })
     await again.waitFor('RESUMED', 5000)
     const replayed = again.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)

@@ -7,7 +7,7 @@ import { REST } from '@discordjs/rest'
 import { CompressionMethod, WebSocketManager, WebSocketShardEvents } from '@discordjs/ws'
 import { events, topics } from '../../src/gateway/bus'
 import { requestReconnect } from '../../src/gateway/server'
-import { sessions } from '../../src/gateway/sessions'
+import { allSessions } from '../../src/gateway/sessions'
 import { GatewayClient } from '../gateway-client'
 import { makeApp, makeUser, resetWorld, server } from '../helpers'
 
@@ -210,7 +210,7 @@ describe('@discordjs/ws with compression', () => {
     const me = dispatched.find((e) => e.t === 'READY')!.d.user
     expect(me.bot).toBe(true)
     // The library reads plain text frames too: make sure the server really compresses for it.
-    const mine = () => [...sessions.values()].filter((s) => s.caller.userId === me.id && s.ws)
+    const mine = () => [...allSessions().values()].filter((s) => s.caller.userId === me.id && s.ws)
     expect(mine().map((s) => s.compressed)).toEqual([true])
     events.publish(topics.app(app.id), 'COMPRESSED_HELLO', { words: 'compressed '.repeat(50) })
     const resumed = once(WebSocketShardEvents.Resumed)

@@ -2,15 +2,7 @@
 // app: topics like the real Gateway, see what their caller sees (gateway/bus.ts sees), and record what is published to them. Every call is also passed on
 // to the real Gateway's bus, so sockets of other test files in the same process keep working.
 import type { Caller } from '../../src/core/caller'
-import {
-  sees,
-  identifyHooks,
-  installBus,
-  sessionEndHooks,
-  sessionStartHooks,
-  opHandlers,
-  type GatewayConnection,
-} from '../../src/gateway/bus'
+import { sees, installBus, type GatewayConnection, wiring } from '../../src/gateway/bus'
 import { Serialized } from '../../src/gateway/protocol'
 import { bus as realBus } from '../../src/gateway/server'
 
@@ -22,7 +14,8 @@ type Conn = GatewayConnection & { topics: Set<string>; received: { t: string; d:
 const conns = new Set<Conn>()
 let n = 0
 
-installBus({
+/** Passes every call on to the real Gateway's bus, and records for the fake connections. */
+const fakeBus: Parameters<typeof installBus>[0] = {
   publish(to, type, data) {
     realBus.publish(to, type, data)
     const list = Array.isArray(to) ? to : [to]
@@ -45,25 +38,27 @@ installBus({
   closeUser: (id, code, reason) => realBus.closeUser(id, code, reason),
   closeGrants: (userId, which, code, reason) => realBus.closeGrants(userId, which, code, reason),
   changeAuthSession: (id, next) => realBus.changeAuthSession(id, next),
-})
+}
 
 export async function connect(caller: Caller) {
+  // In place of the service's bus (the server installs its own when it starts: after this file is imported).
+  installBus(fakeBus)
   n += 1
   const topics = new Set<string>()
   if (caller.kind === 'bot') topics.add(`app:${caller.applicationId}`)
-  for (const hook of identifyHooks) for (const t of (await hook(caller)).topics ?? []) topics.add(t)
+  for (const hook of wiring().identifyHooks) for (const t of (await hook(caller)).topics ?? []) topics.add(t)
   const conn: Conn = { caller, sessionId: `fake-${n}`, topics, received: [], send() {} }
   conns.add(conn)
-  for (const hook of sessionStartHooks) await hook(conn)
+  for (const hook of wiring().sessionStartHooks) await hook(conn)
   return {
     conn,
     types: () => conn.received.map((e) => e.t),
     events: (type: string) => conn.received.filter((e) => e.t === type).map((e) => e.d),
     clear: () => (conn.received.length = 0),
-    op: (op: number, d: unknown) => opHandlers.get(op)?.(conn, d),
+    op: (op: number, d: unknown) => wiring().opHandlers.get(op)?.(conn, d),
     async close() {
       conns.delete(conn)
-      for (const hook of sessionEndHooks) await hook(conn)
+      for (const hook of wiring().sessionEndHooks) await hook(conn)
     },
   }
 }

@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { createSession } from '../../src/accounts/sessions'
 import { config } from '../../src/config'
 import { rawDatabase } from '../../src/db/client'
-import { opHandlers } from '../../src/gateway/bus'
+import { wiring } from '../../src/gateway/bus'
 import { api, makeApp, makeUser, onPostgres, server } from '../helpers'
 import { bearerFor } from '../oauth2/helpers'
 
@@ -119,7 +119,7 @@ process.on('message', async (message: { id: number; cmd: string }) => {
         break
       case 'opcodes':
         // The client opcodes the domains registered with the Gateway (the fuzzer's oracle reads the same table).
-        reply = [...opHandlers.keys()]
+        reply = [...wiring().opHandlers.keys()]
         break
       case 'health':
         reply = {

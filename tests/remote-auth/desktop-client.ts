@@ -32,9 +32,11 @@ export class DesktopClient {
       query?: string
       headers?: Record<string, string>
       keys?: { privateKey: KeyObject; publicKey: KeyObject }
+      /** A server of its own (a node of a cluster); the in-process test server otherwise. */
+      port?: number
     } = {},
   ): Promise<DesktopClient> {
-    const { port } = await server()
+    const port = options.port ?? (await server()).port
     const ws = new WebSocket(`ws://127.0.0.1:${port}/remote-auth${options.query ?? '?v=2'}`, {
       headers: options.headers,
     } as never)

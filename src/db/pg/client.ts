@@ -30,11 +30,15 @@ import postgres, { type Sql } from 'postgres'
 import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
 import {
+  afterCommit,
   type Backend,
   batchEnds,
+  beforeCommit,
   type DB,
   DatabaseOpenError,
+  dropHeldSince,
   endWrite,
+  heldMark,
   mirrorModules,
   newWriteScope,
   type QueuedOptions,
@@ -178,8 +182,9 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
  * without waiting for the answers), one round trip less per transaction.
  */
 async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  let value: T
   try {
-    return await retrying(async () => {
+    value = await retrying(async () => {
       const client = await open().sql.reserve()
       try {
         const begun = client.unsafe('BEGIN')
@@ -187,9 +192,14 @@ async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T
         const tx = { db: on(client) as unknown as DB, client, transaction: true }
         scope.server = tx
         scope.depth = 0
+        scope.held = [] // a run again holds only what it gives again
         let value: T
         try {
-          value = await scopes.run(scope, () => fn(tx.db))
+          value = await scopes.run(scope, async () => {
+            const value = await fn(tx.db)
+            if (scope.held?.length) await beforeCommit(scope)
+            return value
+          })
           await begun
         } catch (error) {
           await client.unsafe('ROLLBACK').catch(() => {})
@@ -205,6 +215,9 @@ async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T
   } finally {
     endWrite(scope)
   }
+  const after = afterCommit(scope)
+  if (after !== undefined) await after
+  return value
 }
 
 const abortedTransaction = () =>
@@ -213,6 +226,7 @@ const abortedTransaction = () =>
 async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   const { client, db } = scope.server as { client: Sql; db: DB }
   const name = `sp${++scope.depth}`
+  const mark = heldMark(scope)
   await client.unsafe(`SAVEPOINT ${name}`)
   try {
     const value = await fn(db)
@@ -221,6 +235,7 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
   } catch (error) {
     await client.unsafe(`ROLLBACK TO ${name}`)
     await client.unsafe(`RELEASE ${name}`)
+    dropHeldSince(scope, mark)
     throw error
   } finally {
     scope.depth -= 1
@@ -297,6 +312,19 @@ async function commitQueue(): Promise<void> {
   }
 }
 
+type Held = NonNullable<WriteScope['held']>
+
+/**
+ * A write of a pipelined batch: the batch's scope (its connection, the caches' bookkeeping), but what it holds for the
+ * COMMIT kept apart: the writes run side by side and reach their dispatches in the order their answers come back, so
+ * the batch takes each one's afterwards, in the writes' order (as one after another would have held them).
+ */
+function apart(scope: WriteScope): { scope: WriteScope; held: Held } {
+  const held: Held = []
+  const own = new Proxy(scope, { get: (target, key) => (key === 'held' ? held : Reflect.get(target, key)) })
+  return { scope: own, held }
+}
+
 async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
   const scope = newWriteScope(true)
   let results: { ok: boolean; value: unknown }[] = []
@@ -309,16 +337,20 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
       scope.batch = true
       const { client } = scope.server as { client: Sql }
       if (together) {
-        const settled = await Promise.allSettled(batch.map(async (q) => q.fn(tx)))
+        const writes = batch.map(() => apart(scope))
+        const settled = await Promise.allSettled(batch.map((q, i) => scopes.run(writes[i].scope, async () => q.fn(tx))))
         const failed = settled.find((s) => s.status === 'rejected')
         if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
         for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
+        // What each write holds for the COMMIT (its dispatches), in the writes' order.
+        for (const w of writes) scope.held?.push(...w.held)
       }
       for (const q of together ? [] : batch) {
         if (!savepoints) {
           results.push({ ok: true, value: await q.fn(tx) })
           continue
         }
+        const mark = heldMark(scope)
         await client.unsafe('SAVEPOINT queued')
         try {
           results.push({ ok: true, value: await q.fn(tx) })
@@ -326,15 +358,16 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         } catch (error) {
           await client.unsafe('ROLLBACK TO queued')
           await client.unsafe('RELEASE queued')
+          dropHeldSince(scope, mark)
           results.push({ ok: false, value: error })
         }
       }
       scope.batch = false
-      for (const end of batchEnds) await end.flush()
+      for (const end of batchEnds()) await end.flush()
     })
   } catch (error) {
     scope.batch = false
-    for (const end of batchEnds) end.discard()
+    for (const end of batchEnds()) end.discard()
     if (!savepoints && batch.length > 1 && results.length < batch.length) return false
     for (const q of batch) q.reject(error)
     return true

@@ -19,13 +19,23 @@ type Prompt = {
 }
 
 let prompts: Map<string, Prompt> | undefined
-/** The server's description of a method (a method it did not describe: its type as the label, a text code). */
-function promptOf(type: string): Prompt {
+/** Every method the server describes, by type, in its registry's order (the factors strongest first). */
+function described(): Map<string, Prompt> {
   if (!prompts) {
     const meta = document.querySelector<HTMLMetaElement>('meta[name="mfa-methods"]')
     prompts = new Map((JSON.parse(meta?.content || '[]') as Prompt[]).map((p) => [p.type, p]))
   }
-  return prompts.get(type) ?? { type, label: type, input: 'text' }
+  return prompts
+}
+
+/** The server's description of a method (a method it did not describe: its type as the label, a text code). */
+function promptOf(type: string): Prompt {
+  return described().get(type) ?? { type, label: type, input: 'text' }
+}
+
+/** The types of the methods the server knows, in its registry's order (the settings page's order of sections). */
+export function methodTypes(): string[] {
+  return [...described().keys()]
 }
 
 /** Wrong-code answers belong beside the code field. */

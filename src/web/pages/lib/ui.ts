@@ -29,6 +29,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node
 }
 
+/** A form field: the input (which has an id) under its label. */
+export function field(label: string, input: HTMLInputElement): HTMLDivElement {
+  return el('div', { class: 'field' }, el('label', { for: input.id }, label), input)
+}
+
 export function show(node: HTMLElement, visible = true): void {
   node.hidden = !visible
 }

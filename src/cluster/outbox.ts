@@ -1,0 +1,143 @@
+// The Gateway's outbox (SCALE-OUT.md §4): what the bus is given inside a write's transaction is written to
+// `gateway_outbox` in that same transaction, just before its COMMIT, and relayed to the log after it; so a node that
+// dies between its COMMIT and its append loses no event: its rows wait in the table and another node relays them.
+// A relay appends with the row's event id (log.ts: an id seen before appends nothing), so a row relayed twice (a relay
+// that died before its DELETE) reaches the sockets once.
+//
+// Order. For one topic (or one user's dispatches) the log holds the events in their transactions' commit order:
+// - a transaction takes a lock per topic of its entries (transaction-long, sorted) before it inserts, so a second
+//   transaction on a topic gets its ids only after the first has committed: ids follow commit order per topic;
+// - a relay takes the oldest rows by id FOR UPDATE (not SKIP LOCKED) and appends them in id order before it deletes
+//   them and commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
+//   run one after another, each in id order, and a row is never appended before a row of its topic committed
+//   earlier (whatever node committed it, and whichever node relays first after the COMMITs).
+// Events of different topics from concurrent transactions have no order between them (they had none before either).
+// A client's writes one after another keep their order: each answer waits for the relay of its events (up to
+// RELAY_WAIT_MS: Redis away, the write still commits and its answer goes; the events wait in the table).
+//
+// Redis away: writes commit, rows pile up; the sweeper (every node, every SWEEP_MS) relays once a row is older than
+// ORPHAN_MS, in id order, when Redis is back; so does the next commit's relay.
+import { randomUUID } from 'node:crypto'
+import { clock } from '../core/clock'
+import { log } from '../core/log'
+import { type CommitHolder, holdForCommit } from '../db/client'
+import type { Draft, GatewayLog } from './log'
+import { inPostgresTransaction, insertOutbox, oldestOutboxRow, relayOutbox } from './store'
+
+/** How long an answer waits for the relay of its events after COMMIT. */
+const RELAY_WAIT_MS = 200
+/** A row this old has lost its relay (its node died, or Redis was away): the sweeper relays it. */
+export const ORPHAN_MS = 5000
+const SWEEP_MS = 2000
+/** Rows per relay step (one transaction). */
+const BATCH = 500
+
+type Held = { eventId: string; draft: Draft }
+
+/** The locks an entry takes: its topics, or its user. */
+function keysOf(draft: Draft): string[] {
+  if (draft.kind === 'dispatch') return draft.topics
+  return 'userId' in draft ? [`user:${draft.userId}`] : []
+}
+
+export type Outbox = {
+  /** Hold a draft for the COMMIT of the transaction this context is in; false outside one (append it now). */
+  hold(draft: Draft): boolean
+  /** Relay what waits, in order (resolves once a relay that began after the call has ended). */
+  relay(): Promise<void>
+  stop(): Promise<void>
+}
+
+export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphanMs = ORPHAN_MS } = {}): Outbox {
+  // Tests only: die right after a COMMIT that wrote an event of this type (or a session call of this kind, such as
+  // close-auth-session), before its relay.
+  const dieAfter = process.env.LOBBY_TEST_DIE_AFTER_COMMIT
+
+  // One relay at a time on this node; a caller waits for the first one that begins after its call.
+  let asked = 0
+  let relayed = 0
+  let running: Promise<void> | undefined
+  let failing = false
+  const waiting: { ticket: number; resolve: () => void }[] = []
+
+  const relayAll = async () => {
+    for (;;) {
+      const n = await relayOutbox(BATCH, async (rows) => {
+        await Promise.all(rows.map((r) => gatewayLog.appendInOrder(r.eventId, JSON.parse(r.entry) as Draft)))
+      })
+      if (n < BATCH) return
+    }
+  }
+  const loop = async () => {
+    while (relayed < asked) {
+      const upTo = asked
+      try {
+        await relayAll()
+        if (failing) log.notice('gateway outbox: relaying again')
+        failing = false
+      } catch (error) {
+        if (!failing) log.warn('gateway outbox: a relay failed; the rows wait', { error: String(error) })
+        failing = true
+      }
+      relayed = upTo
+      for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i].ticket <= relayed) waiting.splice(i, 1)[0].resolve()
+    }
+  }
+  const relay = (): Promise<void> => {
+    const ticket = ++asked
+    const done = new Promise<void>((resolve) => waiting.push({ ticket, resolve }))
+    running ??= loop().finally(() => {
+      running = undefined
+    })
+    return done
+  }
+
+  const holder: CommitHolder<Held> = {
+    async before(items) {
+      await insertOutbox(
+        items.flatMap((i) => keysOf(i.draft)),
+        items.map((i) => ({ eventId: i.eventId, entry: JSON.stringify(i.draft) })),
+        clock.now(),
+      )
+    },
+    async after(items) {
+      if (dieAfter && items.some((i) => i.draft.kind === dieAfter || ('type' in i.draft && i.draft.type === dieAfter)))
+        process.kill(process.pid, 'SIGKILL')
+      await Promise.race([relay(), Bun.sleep(RELAY_WAIT_MS)])
+    },
+  }
+
+  let sweeping = false
+  const sweeper = setInterval(async () => {
+    if (sweeping) return
+    sweeping = true
+    try {
+      const oldest = await oldestOutboxRow()
+      if (oldest !== undefined && clock.now() - oldest >= orphanMs) await relay()
+    } catch {
+      // The database away: asked again at the next round.
+    } finally {
+      sweeping = false
+    }
+  }, sweepMs)
+  sweeper.unref?.()
+
+  // A transaction on SQLite (the cluster's parts tested on a SQLite server): no table, the append after its COMMIT.
+  const appendAfter: CommitHolder<Held> = {
+    after(items) {
+      for (const { eventId, draft } of items)
+        gatewayLog.appendInOrder(eventId, draft).catch((error: unknown) => {
+          log.error('gateway log: an entry could not be appended (lost)', { kind: draft.kind, error: String(error) })
+        })
+    },
+  }
+
+  return {
+    hold: (draft) => holdForCommit(inPostgresTransaction() ? holder : appendAfter, { eventId: randomUUID(), draft }),
+    relay,
+    async stop() {
+      clearInterval(sweeper)
+      await running
+    },
+  }
+}

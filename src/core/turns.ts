@@ -1,0 +1,20 @@
+// Periodic work that one node of a cluster does at a time (the lobby idle sweep, housekeeping's deletes). One server
+// always has the turn; with several nodes the cluster side (cluster/turns.ts) answers by a lease per kind of work,
+// held by the node that took it for as long as it keeps asking (a node that died hands it over when its lease ends).
+import { perApp } from './app-context'
+
+type TurnPort = (work: string, everyMs: number) => Promise<boolean>
+
+/** What this module holds per service (core/app-context.ts). */
+const held = perApp(() => ({ port: undefined as TurnPort | undefined }))
+
+/** Several nodes from now on (undefined: one server again). */
+export function useTurns(next: TurnPort | undefined): void {
+  held().port = next
+}
+
+/** Whether this node does `work` now (asked each time before it runs, every `everyMs`). */
+export function myTurn(work: string, everyMs: number): Promise<boolean> | boolean {
+  const port = held().port
+  return port ? port(work, everyMs) : true
+}

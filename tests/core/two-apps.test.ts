@@ -1,0 +1,137 @@
+// Two services in one process, each in its own App context (core/app-context.ts) on its own database: they share
+// nothing — accounts, tokens, lobbies, Gateway sessions and events, security limits, caches — and stopping one leaves
+// the other serving.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSession } from '../../src/accounts/sessions'
+import { createVerifiedUser } from '../../src/accounts/users'
+import { type AppContext, newAppContext } from '../../src/core/app-context'
+import { gatewayStats } from '../../src/gateway/server'
+import { createApplication } from '../../src/oauth2/applications'
+import { type Running, startServer } from '../../src/server'
+import { onPostgres } from '../helpers'
+
+type Service = { name: string; context: AppContext; running: Running; dir: string; bot: string; token: string }
+
+const dir = mkdtempSync(join(tmpdir(), 'two-apps-'))
+let first: Service
+let second: Service
+
+async function start(name: string, context: AppContext): Promise<Service> {
+  const path = join(dir, `${name}.sqlite`)
+  const running = await startServer({ port: 0, host: '127.0.0.1', databasePath: path, databaseUrl: undefined }, context)
+  const { app, token } = await context.enter(async () => {
+    const user = await createVerifiedUser({
+      email: `${name}@example.test`,
+      password: 'correct horse battery staple',
+      username: name,
+    })
+    const session = await createSession(user.id, { platform: 'test' })
+    return { app: await createApplication(`${name} app`, ['http://localhost/callback']), token: session.token }
+  })
+  return { name, context, running, dir: path, bot: `Bot ${app.bot_token}`, token }
+}
+
+async function call(s: Service, method: string, path: string, token?: string, body?: unknown) {
+  const response = await fetch(`${s.running.url}/api/v10${path}`, {
+    method,
+    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await response.text()
+  return { status: response.status, body: text ? JSON.parse(text) : null }
+}
+
+/** A bot's Gateway socket: identified, recording the dispatches it receives. */
+async function botSocket(s: Service) {
+  const ws = new WebSocket(`${s.running.url.replace('http', 'ws')}/gateway?v=10&encoding=json`)
+  const events: { t: string; d: any }[] = []
+  const ready = new Promise<void>((resolve, reject) => {
+    ws.onmessage = (m) => {
+      const p = JSON.parse(String(m.data))
+      if (p.op === 10) ws.send(JSON.stringify({ op: 2, d: { token: s.bot, intents: 0, properties: {} } }))
+      if (p.op === 0) {
+        events.push({ t: p.t, d: p.d })
+        if (p.t === 'READY') resolve()
+      }
+      if (p.op === 9) reject(new Error('invalid session'))
+    }
+    ws.onerror = () => reject(new Error('socket error'))
+  })
+  await ready
+  return { ws, events: (t: string) => events.filter((e) => e.t === t).map((e) => e.d) }
+}
+
+// Both in contexts of their own: the root context holds the server of the other test files (one bun process runs
+// them all), which goes on serving beside these two.
+describe.skipIf(onPostgres)('two services in one process on two databases', () => {
+  beforeAll(async () => {
+    first = await start('first', newAppContext('first'))
+    second = await start('second', newAppContext('second'))
+  })
+  afterAll(async () => {
+    await second?.running.stop()
+    await first?.running.stop()
+  })
+
+  test('an account, its token and its rows belong to one service', async () => {
+    expect((await call(first, 'GET', '/users/@me', first.token)).body.username).toBe('first')
+    expect((await call(second, 'GET', '/users/@me', second.token)).body.username).toBe('second')
+    // Each token is unknown to the other service (its token cache included: asked right after a hit there).
+    expect((await call(second, 'GET', '/users/@me', first.token)).status).toBe(401)
+    expect((await call(first, 'GET', '/users/@me', second.token)).status).toBe(401)
+    const rows = (path: string) => {
+      const db = new Database(path, { readonly: true })
+      try {
+        return db.query("SELECT username FROM users WHERE username IN ('first', 'second')").all()
+      } finally {
+        db.close()
+      }
+    }
+    expect(rows(first.dir)).toEqual([{ username: 'first' }])
+    expect(rows(second.dir)).toEqual([{ username: 'second' }])
+  })
+
+  test('lobbies and their Gateway events stay in their service', async () => {
+    const sockets = [await botSocket(first), await botSocket(second)]
+    const one = (await call(first, 'POST', '/lobbies', first.bot, { metadata: { n: '1' } })).body
+    const two = (await call(second, 'POST', '/lobbies', second.bot, { metadata: { n: '2' } })).body
+    expect(one.id).toBeString()
+    expect(two.id).toBeString()
+    // Read twice: the second answer comes from the lobby cache, which is the service's own.
+    for (let i = 0; i < 2; i++) {
+      expect((await call(first, 'GET', `/lobbies/${one.id}`, first.bot)).status).toBe(200)
+      expect((await call(second, 'GET', `/lobbies/${one.id}`, second.bot)).status).toBe(404)
+      expect((await call(first, 'GET', `/lobbies/${two.id}`, first.bot)).status).toBe(404)
+    }
+    await Bun.sleep(100)
+    expect(sockets[0].events('LOBBY_CREATE').map((l) => l.id)).toEqual([one.id])
+    expect(sockets[1].events('LOBBY_CREATE').map((l) => l.id)).toEqual([two.id])
+    // Each service counts only its own sockets.
+    expect(first.context.enter(() => gatewayStats().connections)).toBe(1)
+    expect(second.context.enter(() => gatewayStats().connections)).toBe(1)
+    for (const s of sockets) s.ws.close()
+  })
+
+  test('a security limit counts in one service only', async () => {
+    const login = (s: Service) =>
+      call(s, 'POST', '/auth/login', undefined, { login: 'first@example.test', password: 'wrong password!' })
+    let limited = 0
+    for (let i = 0; i < 30 && limited === 0; i++) if ((await login(first)).status === 429) limited = i
+    expect(limited).toBeGreaterThan(0)
+    expect((await login(first)).status).toBe(429)
+    // The other service has no such account and has counted nothing: a plain refusal, not a 429.
+    expect((await login(second)).status).toBe(400)
+  })
+
+  test('stopping one service leaves the other serving', async () => {
+    await second.running.stop()
+    expect(second.context.isClosed).toBe(true)
+    expect((await call(first, 'GET', '/users/@me', first.token)).status).toBe(200)
+    const lobby = (await call(first, 'POST', '/lobbies', first.bot, {})).body
+    expect((await call(first, 'GET', `/lobbies/${lobby.id}`, first.bot)).status).toBe(200)
+  })
+})
