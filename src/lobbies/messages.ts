@@ -56,6 +56,9 @@ export async function postMessage(
   const enforce = input.enforceNonce === true && input.nonce !== undefined
   const author = await cachedUser(authorId)
   if (!author) throw Errors.unauthorized()
+  // Its id is taken as it is queued: ids follow the batch's order, which is the order its dispatches go out in, even
+  // where the writes run side by side (PostgreSQL) and their statements answer in another order.
+  const id = snowflake()
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
   // Independent of them: it reads the lobby and its own nonce, and two retries of one nonce in one batch collide on
   // the enforced nonces' unique index (the batch then runs again one write at a time).
@@ -71,7 +74,7 @@ export async function postMessage(
       if (earlier) await releaseEnforcedNonce(tx, earlier.id)
     }
     const inserted = await insertMessage(tx, {
-      id: snowflake(),
+      id,
       lobbyId: lobby.id,
       applicationId: lobby.applicationId,
       authorId,

@@ -6,6 +6,7 @@ import { queuedTransaction, rawDatabase, write } from '../../src/db/client'
 import { lobbyOf } from '../../src/lobbies/access'
 import { postMessage } from '../../src/lobbies/messages'
 import { deleteLobbyRow } from '../../src/lobbies/store'
+import { GatewayClient } from '../gateway-client'
 import { api, onPostgres, server } from '../helpers'
 import { rawRow } from '../db/raw'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -183,6 +184,31 @@ describe('lobby messages through the queue', () => {
     expect(listed.body.map((m: { content: string }) => m.content).sort()).toEqual(
       ['first', ...Array.from({ length: 8 }, (_, i) => `m${i}`)].sort(),
     )
+  })
+
+  test('a batch of messages reaches a member’s socket in the messages’ order (on PostgreSQL they are written side by side)', async () => {
+    const { bot, players } = await setup(1)
+    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const { client } = await GatewayClient.identified(players[0].token)
+    try {
+      const sent = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          // Every other one with an enforced nonce: two more statements before its insert.
+          api('POST', `/lobbies/${lobby.id}/messages`, {
+            token: bot,
+            body: i % 2 ? { content: `m${i}`, nonce: `n${i}-${lobby.id}`, enforce_nonce: true } : { content: `m${i}` },
+          }),
+        ),
+      )
+      expect(sent.map((r) => r.status)).toEqual(Array(12).fill(201))
+      const last = [...sent].sort((a, b) => (BigInt(a.body.id) < BigInt(b.body.id) ? -1 : 1)).at(-1)!.body.id
+      await client.waitFor((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.id === last, 5000)
+      const seen = client.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.id as string)
+      expect(seen).toHaveLength(12)
+      expect(seen).toEqual([...seen].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)))
+    } finally {
+      client.close()
+    }
   })
 
   test('PUT /lobbies in one batch: parallel joins by one secret make one lobby holding every player', async () => {
