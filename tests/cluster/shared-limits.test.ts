@@ -104,7 +104,9 @@ describe('cluster mode needs PostgreSQL', () => {
   })
 
   test('a server given REDIS_URL without a PostgreSQL database does not start', async () => {
-    await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(StartupError)
-    await expect(startServer({ port: 0, redisUrl: redis.url })).rejects.toThrow(/DATABASE_URL=postgres/)
+    // No DATABASE_URL whatever the test run's database (TEST_DATABASE=postgres sets one for the test server).
+    const sqlite = { port: 0, redisUrl: redis.url, databaseUrl: undefined }
+    await expect(startServer(sqlite)).rejects.toThrow(StartupError)
+    await expect(startServer(sqlite)).rejects.toThrow(/DATABASE_URL=postgres/)
   })
 })
