@@ -3,7 +3,7 @@
 # (TEST_DATABASE=postgres: tests/db/postgres.ts starts a server of its own) for the directories whose tests go through
 # the stores (printed when it ends). `bun run test:postgres` runs the whole suite on PostgreSQL. Exit 1 if either fails.
 # Arguments go to both `bun test` runs.
-# Left out of the PostgreSQL pass, for time (2 cores: measured, bench/RESULTS.md "The suite on both databases"):
+# Left out of the PostgreSQL pass, for time (2 cores: measured, bench/RESULTS.md, "The suite on both databases"):
 # tests/web (the Chromium flows, ~2 min) and tests/cluster (its nodes run on PostgreSQL in either pass; its other files
 # start a node's parts on the test server, as on SQLite); tests/geo reads no database.
 set -u
