@@ -15,8 +15,9 @@ import { ROOT } from './schema-shape'
 const PG =
   /(node_modules\/postgres\/|node_modules\/drizzle-orm\/postgres-js\/|src\/(.*\/)?tables\.pg\.ts|src\/db\/pg\/)/
 const PG_CORE = /node_modules\/drizzle-orm\/pg-core\/\S+/
+// ioredis and its dependencies (`debug` at the top of node_modules is ioredis's alone: werift's is its own copy).
 const CLUSTER =
-  /(node_modules\/(ioredis|@ioredis\/commands|cluster-key-slot|denque|redis-errors|standard-as-callback)\/|src\/cluster\/)/
+  /(node_modules\/(ioredis|@ioredis\/commands|cluster-key-slot|denque|redis-errors|standard-as-callback)\/|^node_modules\/debug\/|src\/cluster\/)/
 
 const dir = mkdtempSync(join(tmpdir(), 'lobby-pg-apart-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
