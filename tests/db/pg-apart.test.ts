@@ -15,9 +15,12 @@ import { ROOT } from './schema-shape'
 const PG =
   /(node_modules\/postgres\/|node_modules\/drizzle-orm\/postgres-js\/|src\/(.*\/)?tables\.pg\.ts|src\/db\/pg\/)/
 const PG_CORE = /node_modules\/drizzle-orm\/pg-core\/\S+/
-// ioredis and its dependencies (`debug` at the top of node_modules is ioredis's alone: werift's is its own copy).
+// ioredis and the packages only it uses. Not `debug`, which it uses too: whether the install hoists one copy that
+// other packages share (strtok3's) depends on the install, and the bundle puts it where its users are.
 const CLUSTER =
-  /(node_modules\/(ioredis|@ioredis\/commands|cluster-key-slot|denque|redis-errors|standard-as-callback)\/|^node_modules\/debug\/|src\/cluster\/)/
+  /(node_modules\/(ioredis|@ioredis\/commands|cluster-key-slot|denque|redis-errors|standard-as-callback)\/|src\/cluster\/)/
+/** What the server's import()s of the two sides load: db/pg/client.ts, a store's mirror, cluster/node.ts. */
+const SIDE_ENTRY = /^src\/(db\/pg\/client\.ts|cluster\/node\.ts|(.*\/)?tables\.pg\.ts)$/
 
 const dir = mkdtempSync(join(tmpdir(), 'lobby-pg-apart-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -44,15 +47,12 @@ function baselinePgCore(): Set<string> {
 const STATIC = /(?:\bfrom|^import)\s*"\.\/([^"]+\.js)"/gm
 const DYNAMIC = /\bimport\(\s*"\.\/([^"]+\.js)"\s*\)/g
 
-/** A module of either side: what the SQLite server must not load. */
-const sideModule = (m: string) => PG.test(m) || PG_CORE.test(m) || CLUSTER.test(m)
-
 /**
  * The bundle of src/main.ts split as the binary's build splits it (scripts/build-flags.ts: ESM, --splitting), not
  * minified, so that each chunk names its modules in comment lines (`// node_modules/x/y.js`, `// src/a/b.ts`).
  * `sqlite`: the modules of every chunk a SQLite server may load, at start or later (from the entry, every static
- * import, and every import() except those of a chunk that holds only the two sides' modules: the import()s of
- * db/postgres-side.ts, of the stores' mirrors and of server.ts's cluster side). `sides`: the modules of the others.
+ * import, and every import() but the two sides' own: db/postgres-side.ts's, the stores' mirrors', server.ts's cluster
+ * side's). `sides`: the modules of the others.
  */
 async function splitBundle(): Promise<{ sqlite: string[]; sides: string[] }> {
   const out = join(dir, 'bundle')
@@ -76,11 +76,11 @@ async function splitBundle(): Promise<{ sqlite: string[]; sides: string[] }> {
     )
   }
   const staticImports = (name: string) => [...texts.get(name)!.matchAll(STATIC)].map((m) => m[1])
-  // What an import() leads to: a chunk holding only the sides' modules (or none: a facade re-exporting them from
-  // the chunks it imports), of which it or a chunk it imports holds our PostgreSQL or cluster side.
+  // An import() of one side: its chunk (or, for a facade re-exporting them, a chunk it imports) holds the module that
+  // import() names. What else such a chunk holds is loaded on SQLite only if a chunk loaded there imports it
+  // statically: the walk below follows every static import.
   const sideChunk = (name: string) =>
-    modules.get(name)!.every(sideModule) &&
-    [name, ...staticImports(name)].some((c) => modules.get(c)!.some((m) => PG.test(m) || CLUSTER.test(m)))
+    [name, ...staticImports(name)].some((c) => modules.get(c)!.some((m) => SIDE_ENTRY.test(m)))
   const loaded = new Set<string>()
   const queue = ['main.js']
   for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
