@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { call } from '../cluster/harness'
 import { type RedisServer, redisServerPath, startRedis } from '../cluster/redis'
 import { GatewayClient } from '../gateway-client'
 import { onPostgres } from '../helpers'
@@ -35,16 +36,6 @@ afterAll(async () => {
   for (const d of databases) await d.sql.end()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
-
-async function call(node: Served, method: string, path: string, token?: string, body?: unknown) {
-  const r = await fetch(`${node.url}/api/v10${path}`, {
-    method,
-    headers: { ...(token ? { authorization: token } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await r.text()
-  return { status: r.status, body: text ? JSON.parse(text) : undefined }
-}
 
 async function database(): Promise<TestDatabase> {
   const made = await testDatabase()
