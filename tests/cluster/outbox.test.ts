@@ -3,22 +3,14 @@
 // itself there, before its relay) loses nothing: another node relays the row, and every socket gets the event once.
 // Events of one topic keep their commit order even when the later commit is relayed first; with Redis down the
 // writes still commit and their events go out, in order, once it is back.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import type { GatewayClient } from '../gateway-client'
 import type { Served } from '../ops/process-helpers'
-import { call, present, startTestCluster, type TestCluster } from './harness'
+import { call, present, useNodes } from './harness'
 
 const DIE = { LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_MESSAGE_CREATE' }
 
-let cluster: TestCluster
-
-beforeAll(async () => {
-  if (!present) return
-  cluster = await startTestCluster(2)
-}, 60_000)
-afterAll(async () => {
-  await cluster?.stop()
-})
+const cluster = useNodes(2)
 
 const lobbyWithSockets = (on: Served[]) => cluster.lobbyWithSockets(on)
 

@@ -1,20 +1,12 @@
 // Periodic clean-up on three real nodes (core/turns.ts, cluster/turns.ts): the lobby idle sweep runs on one node at a
 // time, under a lease that the node keeps while it lives; an idle lobby is deleted once (one LOBBY_DELETE on a socket
 // of each node), and when the node that sweeps dies another takes the sweep over.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { openRedis } from '../../src/cluster/redis'
 import type { GatewayClient } from '../gateway-client'
-import { call, present, startTestCluster, type TestCluster } from './harness'
+import { call, present, useNodes } from './harness'
 
-let cluster: TestCluster
-
-beforeAll(async () => {
-  if (!present) return
-  cluster = await startTestCluster(3)
-}, 60_000)
-afterAll(async () => {
-  await cluster?.stop()
-})
+const cluster = useNodes(3)
 
 /**
  * Make the lobby idle past its deadline (as an hour of silence would) until every socket got its LOBBY_DELETE: its
