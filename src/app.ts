@@ -1,6 +1,5 @@
 // Builds the Elysia app from the domain modules (modules.ts). Tests import this; main.ts listens.
 import { Elysia } from 'elysia'
-import { type AppContext, currentApp } from './core/app-context'
 import { config } from './config'
 import { forgetCallers, setCallerCacheGuard, setTokenResolvers } from './core/caller'
 import { alsoForgetOnForeignCommit, checkForeignCommits } from './db/cache'
@@ -48,27 +47,11 @@ function api() {
   return app
 }
 
-/** The routes Bun answers itself, made to run in `context` first when it is not the root (core/app-context.ts). */
-function entering<R extends Record<string, Partial<Record<string, (...args: never[]) => unknown>>>>(
-  context: AppContext,
-  routes: R,
-): R {
-  if (context.root) return routes
-  const out: Record<string, Record<string, unknown>> = {}
-  for (const [path, methods] of Object.entries(routes)) {
-    out[path] = {}
-    for (const [method, handler] of Object.entries(methods))
-      out[path][method] = (...args: never[]) => {
-        context.enterHere()
-        return handler!(...args)
-      }
-  }
-  return out as R
-}
-
-/** The service of the current context (core/app-context.ts): server.ts builds it inside the context it runs in. */
+/**
+ * The service of the current context (core/app-context.ts): server.ts builds it inside the context it runs in, and
+ * listens so that each request and socket event enters it (server.ts listenIn).
+ */
 export function buildApp() {
-  const context = currentApp()
   mount()
   // Bun's own limit answers a bare 413; ours (http/basics.ts) answers with an error body, so Bun's sits above it.
   // WebSocket options are app-wide in Elysia (per-route ones are ignored): Bun refuses a larger frame before it is
@@ -80,15 +63,13 @@ export function buildApp() {
     serve: {
       maxRequestBodySize: config().maxBodyBytes * 4,
       // The Gateway's upgrade too: a socket then keeps only what it needs (gateway/server.ts gatewayUpgrade).
-      routes: entering(context, {
+      routes: {
         ...laneRoutes(modules.flatMap((m) => hotRoutes(m.endpoints ?? []))),
         '/gateway': { GET: gatewayUpgrade },
-      }),
+      },
     },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },
   })
-  // A service in a context of its own enters it first thing in every request (and its sockets: appContext).
-  if (!context.root) root.onRequest(() => context.enterHere()).decorate('appContext', context)
   const app = root
     .use(httpBasics)
     .use(cors)

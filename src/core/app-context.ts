@@ -4,8 +4,9 @@
 //
 // A module declares what it holds with `perApp(init)` instead of a module-level variable; the accessor gives the
 // current context's copy, made on first use. The current context is the root one — the process's service, which the
-// server, the CLI and the tests use — unless the code runs inside `enter()` of another: server.ts enters its context
-// around every request, socket event and timer of a service started in a context of its own (`bind`). With no other
+// server, the CLI and the tests use — unless the code runs inside `enter()` of another: server.ts listens for a service
+// started in a context of its own so that every request and socket event enters it first (`enterHere`), and awaits
+// and timers started there carry it. With no other
 // context alive the accessor is one property read (no AsyncLocalStorage lookup on the hot paths).
 //
 // What stays per process, on purpose: immutable data loaded once (the country tables, library modules, compiled
@@ -37,12 +38,6 @@ export class AppContext {
    */
   enterHere(): void {
     if (!this.root) scope.enterWith(this)
-  }
-
-  /** fn, made to run in this context wherever it is called from (a request handler, a socket's events, a timer). */
-  bind<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-    if (this.root) return fn
-    return (...args: A) => scope.run(this, () => fn(...args))
   }
 
   /** The service stopped: the root is again alone (no lookup on the hot paths). */
@@ -86,7 +81,7 @@ export const rootApp = (): AppContext => root
 export function perApp<T>(init: () => T): () => T {
   const slot = slotCount++
   return () => {
-    const slots = (others === 0 ? root : currentApp()).slots
+    const slots = currentApp().slots
     const held = slots[slot]
     if (held !== undefined) return held as T
     const made = init()

@@ -1,20 +1,15 @@
 // /remote-auth?v=2: the remote-auth gateway's WebSocket on the same server as the API and /gateway.
 import { Elysia } from 'elysia'
 import { clientInfo } from '../accounts/client-info'
-import type { AppContext } from '../core/app-context'
 import { log } from '../core/log'
 import { clientIp } from '../http/client-ip'
 import { Close, onFrame, onSocketClosed, openDesktop, type Socket } from './desktop'
 
-type Context = { query?: Record<string, string | undefined>; request: Request; appContext?: AppContext }
-
-/** A service in a context of its own (core/app-context.ts) enters it in each socket event. */
-const enter = (ws: { data: unknown }) => (ws.data as Context).appContext?.enterHere()
+type Context = { query?: Record<string, string | undefined>; request: Request }
 
 export const remoteAuthSocket = new Elysia({ name: 'remote-auth-socket' }).ws('/remote-auth', {
   detail: { hide: true },
   open(ws) {
-    enter(ws)
     const raw = ws.raw as Socket
     const { query, request } = ws.data as unknown as Context
     // The socket's own address; X-Forwarded-For only with TRUST_PROXY (as for REST).
@@ -22,7 +17,6 @@ export const remoteAuthSocket = new Elysia({ name: 'remote-auth-socket' }).ws('/
     openDesktop(raw, query?.v, clientInfo(request, ip), request.headers.get('origin'))
   },
   async message(ws, message) {
-    enter(ws)
     const raw = ws.raw as Socket
     try {
       await onFrame(raw, message)
@@ -32,7 +26,6 @@ export const remoteAuthSocket = new Elysia({ name: 'remote-auth-socket' }).ws('/
     }
   },
   async close(ws) {
-    enter(ws)
     await onSocketClosed(ws.raw as Socket)
   },
 })
