@@ -6,6 +6,7 @@ import { purgeExpiredFingerprints } from './fingerprints'
 import { purgeExpiredOneTime } from './one-time'
 import { accountEndpoints } from './routes'
 import { userForCaller } from './serialize'
+import { retryPendingMessages } from '../delivery'
 import { liveSessionIds, resolveUserToken, sweepIdleSessions } from './sessions'
 import { secondFactor } from './second-factor'
 import { cachedUser } from './store'
@@ -35,5 +36,6 @@ export const accountsModule = {
     await purgeExpiredOneTime()
     await purgeExpiredFingerprints()
     await sweepIdleSessions()
+    await retryPendingMessages()
   },
 } satisfies DomainModule

@@ -168,9 +168,7 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(next) || next.length > 254) throw emailInvalid()
   if (next === user.email) return
   if (await findUserByEmail(next)) throw emailTaken()
-  // The new address and the old one's revert token commit together: no change without its way back.
-  let revert: string | undefined
-  let verify: string | undefined
+  // The new address, the old one's revert token and its mail commit together: no change without its way back.
   await transaction(async () => {
     try {
       await updateUser(user.id, { email: next, emailVerified: false })
@@ -178,11 +176,14 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
       throw emailTaken() // taken at the same moment by another account
     }
     await revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
-    verify = await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })
-    if (user.email) revert = await issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
+    const verify = await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })
+    await mailNewEmailVerification(next, verify)
+    // The revert link's mail is a row of the same transaction: a crash cannot keep the change and lose the link.
+    if (user.email) {
+      const revert = await issueOneTime('revert_email', user.id, REVERT_TTL_MS, { email: user.email })
+      await mailEmailChanged(user.email, next, revert)
+    }
   })
-  if (verify) await mailNewEmailVerification(next, verify)
-  if (user.email && revert) await mailEmailChanged(user.email, next, revert)
 }
 
 /**

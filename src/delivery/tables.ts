@@ -9,7 +9,7 @@ export const outbox = sqliteTable(
     to: text().notNull(),
     subject: text(),
     body: text().notNull(),
-    /** 'stored' (no transport configured), 'sent', or 'failed' */
+    /** 'stored' (no transport configured), 'sent', 'failed', or 'pending'/'sending' (written in a transaction, not yet handed over) */
     status: text().notNull(),
     createdAt: integer().notNull(),
   },

@@ -2,10 +2,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { SMTPServer } from 'smtp-server'
 import { config } from '../../src/config'
-import { readOutbox } from '../../src/delivery'
+import { readOutbox, retryPendingMessages, sendEmail } from '../../src/delivery'
+import { insertOutbox } from '../../src/delivery/store'
+import { clock } from '../../src/core/clock'
+import { transaction } from '../../src/db/client'
+import { elevated } from '../mfa/helpers'
 import { installTransports } from '../../src/delivery/transports'
 import { api, resetWorld } from '../helpers'
-import { registerUser, withConfig } from './helpers'
+import { registerUser, uniqueEmail, withConfig } from './helpers'
+import { makeUser } from '../helpers'
 
 type Mail = { to: string[]; raw: string }
 const mails: Mail[] = []
@@ -131,5 +136,61 @@ describe('delivery', () => {
     const [row] = await readOutbox(email)
     expect(row).toMatchObject({ channel: 'email', status: 'stored' })
     expect(row.body).toContain('/verify#token=')
+  })
+
+  test("a transaction's mails are its rows: pending until its COMMIT hands them over, none if it rolls back", async () => {
+    await withTransports(async () => {
+      const user = await makeUser()
+      const next = uniqueEmail('moved')
+      const { retry } = await elevated(
+        'PATCH',
+        '/users/@me',
+        user.token,
+        { email: next, password: user.password },
+        'password',
+        () => user.password,
+      )
+      expect(retry.status).toBe(200)
+      // The answer does not wait for SMTP; both mails arrive once the change committed.
+      for (
+        let i = 0;
+        i < 100 && !(mails.some((m) => m.to.includes(next)) && mails.some((m) => m.to.includes(user.email)));
+        i++
+      )
+        await Bun.sleep(20)
+      expect(decoded(mails.find((m) => m.to.includes(user.email))!.raw)).toContain('/wasntme/')
+      expect(mails.some((m) => m.to.includes(next))).toBe(true)
+      expect((await readOutbox(user.email)).map((r) => r.status)).toEqual(['sent'])
+      expect((await readOutbox(next)).map((r) => r.status)).toEqual(['sent'])
+
+      const nobody = uniqueEmail('rolled-back')
+      await expect(
+        transaction(async () => {
+          await sendEmail({ to: nobody, subject: 'never', text: 'never sent' })
+          throw new Error('rolled back')
+        }),
+      ).rejects.toThrow('rolled back')
+      await Bun.sleep(100)
+      expect(mails.some((m) => m.to.includes(nobody))).toBe(false)
+      expect(await readOutbox(nobody)).toEqual([])
+    })
+  })
+
+  test('a message a crash left pending is sent by the sweep, once, even by two sweeps at a time', async () => {
+    await withTransports(async () => {
+      const to = uniqueEmail('pending')
+      const row = { channel: 'email' as const, to, subject: 'left behind', status: 'pending' }
+      await insertOutbox({ ...row, id: '1', body: 'written before a crash', createdAt: clock.now() - 120_000 })
+      await insertOutbox({ ...row, id: '2', body: 'still being handed over', createdAt: clock.now() })
+      await Promise.all([retryPendingMessages(), retryPendingMessages()])
+      const got = mails.filter((m) => m.to.includes(to))
+      expect(got).toHaveLength(1)
+      expect(decoded(got[0].raw)).toContain('written before a crash')
+      const rows = await readOutbox(to)
+      expect(rows.map((r) => [r.id, r.status])).toEqual([
+        ['2', 'pending'],
+        ['1', 'sent'],
+      ])
+    })
   })
 })
