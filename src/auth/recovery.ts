@@ -54,12 +54,13 @@ function checkNewPassword(password: string) {
 }
 
 async function mailResetLink(user: UserRow) {
-  await revokeOneTime(user.id, 'reset_password') // a new link replaces the old one
-  // Not awaited: the answer takes the same time whether or not a mail goes out.
-  void mailPasswordReset(
-    user.email!,
-    await issueOneTime('reset_password', user.id, RESET_TTL_MS, { email: user.email! }),
-  )
+  // The link and its mail commit together (a kill after the 204 cannot keep one without the other); with a
+  // transport, the mail is handed over after the COMMIT without holding up the answer.
+  await transaction(async () => {
+    await revokeOneTime(user.id, 'reset_password') // a new link replaces the old one
+    const token = await issueOneTime('reset_password', user.id, RESET_TTL_MS, { email: user.email! })
+    await mailPasswordReset(user.email!, token)
+  })
 }
 
 /** POST /auth/forgot: e-mail → always 204; phone → 70007 with a code texted, or 70009 with the e-mail link. */
