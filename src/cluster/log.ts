@@ -10,6 +10,7 @@
 import type { Audience, LoggedEntry, SessionCall } from '../gateway/bus'
 import { log } from '../core/log'
 import { luaScript, openBlockingRedis, type Redis } from './redis'
+import { mark, tracing, wallMs } from './trace'
 
 export const SEQ_KEY = 'gw:seq'
 export const LOG_KEY = 'gw:log'
@@ -351,6 +352,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     ]).finally(() => clearTimeout(timer))
 
   const apply = (items: [id: string, fields: string[]][]) => {
+    const read = tracing ? wallMs() : 0
     for (const [id, fields] of items) {
       const seq = sequenceOf(id)
       if (seq <= applied) continue
@@ -365,6 +367,10 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         deliver(seq, entry)
       } catch (error) {
         log.error('gateway log: delivering an entry failed', { seq, error: String(error) })
+      }
+      if (tracing) {
+        mark(seq, 'read', read)
+        mark(seq, 'published', wallMs())
       }
     }
   }

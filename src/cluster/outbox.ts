@@ -23,6 +23,7 @@ import { log } from '../core/log'
 import { type CommitHolder, holdForCommit } from '../db/client'
 import type { Draft, GatewayLog } from './log'
 import { inPostgresTransaction, insertOutbox, oldestOutboxRow, relayOutbox } from './store'
+import { mark, tracing, wallMs } from './trace'
 
 /** How long an answer waits for the relay of its events after COMMIT. */
 const RELAY_WAIT_MS = 200
@@ -60,13 +61,32 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
   let failing = false
   const waiting: { ticket: number; resolve: () => void }[] = []
 
+  // Tracing (trace.ts): when this node's rows reached their COMMIT (insert begins) and got past it, by event id.
+  const traced = new Map<string, [committing: number, committed: number]>()
   const relayAll = async () => {
     for (;;) {
       const n = await relayOutbox(BATCH, async (rows) => {
-        await Promise.all(rows.map((r) => gatewayLog.appendInOrder(r.eventId, JSON.parse(r.entry) as Draft)))
+        const selected = tracing ? wallMs() : 0
+        await Promise.all(
+          rows.map((r) => {
+            const appended = gatewayLog.appendInOrder(r.eventId, JSON.parse(r.entry) as Draft)
+            return tracing ? appended.then((seq) => traceRelay(seq, r.eventId, selected)) : appended
+          }),
+        )
       })
       if (n < BATCH) return
     }
+  }
+  const traceRelay = (seq: number, eventId: string, selected: number) => {
+    const appended = wallMs()
+    const times = traced.get(eventId)
+    traced.delete(eventId)
+    if (times) {
+      mark(seq, 'committing', times[0])
+      mark(seq, 'committed', times[1])
+    }
+    mark(seq, 'selected', selected)
+    mark(seq, 'appended', appended)
   }
   const loop = async () => {
     while (relayed < asked) {
@@ -94,6 +114,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
 
   const holder: CommitHolder<Held> = {
     async before(items) {
+      if (tracing) for (const i of items) traced.set(i.eventId, [wallMs(), 0])
       await insertOutbox(
         items.flatMap((i) => keysOf(i.draft)),
         items.map((i) => ({ eventId: i.eventId, entry: JSON.stringify(i.draft) })),
@@ -101,6 +122,11 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       )
     },
     async after(items) {
+      if (tracing)
+        for (const i of items) {
+          const times = traced.get(i.eventId)
+          if (times) times[1] = wallMs()
+        }
       if (dieAfter && items.some((i) => i.draft.kind === dieAfter || ('type' in i.draft && i.draft.type === dieAfter)))
         process.kill(process.pid, 'SIGKILL')
       await Promise.race([relay(), Bun.sleep(RELAY_WAIT_MS)])
