@@ -114,7 +114,7 @@ const traceFile = (dir: string, tag: string) => join(dir, `${tag}.trace`)
 const HOPS = [
   ['sent', 'committing', 'REST request + the write transaction up to its COMMIT'],
   ['committing', 'committed', 'outbox insert + COMMIT'],
-  ['committed', 'selected', "relay: its transaction's SELECT … FOR UPDATE"],
+  ['committed', 'selected', 'relay: its transaction takes the rows (DELETE … RETURNING)'],
   ['selected', 'read', 'Lua append → the reading node has the XREAD answer'],
   ['read', 'published', 'decode + local publish on the reading node'],
   ['published', 'received', 'socket → client'],

@@ -7,8 +7,8 @@
 // Order. For one topic (or one user's dispatches) the log holds the events in their transactions' commit order:
 // - a transaction takes a lock per topic of its entries (transaction-long, sorted) before it inserts, so a second
 //   transaction on a topic gets its ids only after the first has committed: ids follow commit order per topic;
-// - a relay takes the oldest rows by id FOR UPDATE (not SKIP LOCKED) and appends them in id order before it deletes
-//   them and commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
+// - a relay deletes the oldest rows by id, locked FOR UPDATE (not SKIP LOCKED), and appends them in id order before it
+//   commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
 //   run one after another, each in id order, and a row is never appended before a row of its topic committed
 //   earlier (whatever node committed it, and whichever node relays first after the COMMITs).
 // Events of different topics from concurrent transactions have no order between them (they had none before either).
