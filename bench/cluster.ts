@@ -5,7 +5,9 @@
 // fan-out: a writer posts lobby messages one after another through one node, members' sockets spread over the nodes
 // (single server: all on it) time each delivery; p99 against the single server's (goal ≤ 2×).
 // PostgreSQL and redis-server are started as the tests start theirs (temp dirs, loopback; PostgreSQL durability off).
-// Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (300).
+// Each configuration is measured BENCH_ROUNDS times (3) on the same servers; the table shows each figure's median.
+// Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (300),
+// BENCH_TRACE=1 (below).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +29,7 @@ if (!process.env.BENCH_PINNED) {
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const posts = Number(process.env.BENCH_POSTS ?? 300)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
 const requests = {
   'lobby-get': (w: World): Request => ({
@@ -174,12 +177,25 @@ ${line('**total**', 'total')}`)
 
 type Figures = { lobby: number; me: number; fan: Percentiles }
 
-async function measure(servers: Server[], world: World, dir: string, traces?: string[]): Promise<Figures> {
+async function measureOnce(servers: Server[], world: World, dir: string, traces?: string[]): Promise<Figures> {
   const lobby = await throughput(servers, requests['lobby-get'](world), dir)
   const me = await throughput(servers, requests['users-me'](world), dir)
   const { seen, ...fan } = await fanout(servers, servers[0], world)
   if (traces) await printBreakdown(`fan-out over ${servers.length} node(s)`, traces, seen)
   return { lobby, me, fan }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** `rounds` measurements of the servers; each figure's median. */
+async function measure(servers: Server[], world: World, dir: string, traces?: string[]): Promise<Figures> {
+  const all: Figures[] = []
+  for (let i = 0; i < rounds; i++) all.push(await measureOnce(servers, world, dir, traces))
+  return {
+    lobby: median(all.map((f) => f.lobby)),
+    me: median(all.map((f) => f.me)),
+    fan: { p50: median(all.map((f) => f.fan.p50)), p99: median(all.map((f) => f.fan.p99)) },
+  }
 }
 
 /** A cluster node, noting its hops in `dir` when BENCH_TRACE asks. */
@@ -233,8 +249,9 @@ ${row('one server, SQLite', alone)}
 ${row('one node, PostgreSQL + Redis', oneNode)}
 ${row('three nodes, PostgreSQL + Redis', threeNodes)}
 
-wrk -t1, ${connections} connections split over the servers, ${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one
-after another through the first server to 8 members' sockets (round-robin over the servers); 1-min load: ${loads.join(', ')}`)
+Medians of ${rounds} rounds. wrk -t1, ${connections} connections split over the servers, ${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one
+after another through the first server to 8 members' sockets (round-robin over the servers); three nodes' fan-out p99
+÷ one node's: ${(threeNodes.fan.p99 / oneNode.fan.p99).toFixed(2)}×; 1-min load: ${loads.join(', ')}`)
 } finally {
   for (const s of started) await s.stop().catch(() => {})
   redis.stop()
