@@ -2,7 +2,8 @@
 // `gateway_outbox` in that same transaction, just before its COMMIT, and relayed to the log after it; so a node that
 // dies between its COMMIT and its append loses no event: its rows wait in the table and another node relays them.
 // A relay appends with the row's event id (log.ts: an id seen before appends nothing), so a row relayed twice (a relay
-// that died before its DELETE) reaches the sockets once.
+// that died before its COMMIT) reaches the sockets once; a relay that committed forgets its ids (no row of them is
+// left to relay again).
 //
 // Order. For one topic (or one user's dispatches) the log holds the events in their transactions' commit order:
 // - a transaction takes a lock per topic of its entries (transaction-long, sorted) before it inserts, so a second
@@ -65,7 +66,9 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
   const traced = new Map<string, [committing: number, committed: number]>()
   const relayAll = async () => {
     for (;;) {
+      let ids: string[] = []
       const n = await relayOutbox(BATCH, async (rows) => {
+        ids = rows.map((r) => r.eventId)
         const selected = tracing ? wallMs() : 0
         await Promise.all(
           rows.map((r) => {
@@ -74,6 +77,8 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
           }),
         )
       })
+      // Committed: their dedupe keys are no longer needed (if this fails, they lapse by themselves).
+      if (n > 0) gatewayLog.forget(ids).catch(() => {})
       if (n < BATCH) return
     }
   }
@@ -151,8 +156,8 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
   // A transaction on SQLite (the cluster's parts tested on a SQLite server): no table, the append after its COMMIT.
   const appendAfter: CommitHolder<Held> = {
     after(items) {
-      for (const { eventId, draft } of items)
-        gatewayLog.appendInOrder(eventId, draft).catch((error: unknown) => {
+      for (const { draft } of items)
+        gatewayLog.appendNow(draft).catch((error: unknown) => {
           log.error('gateway log: an entry could not be appended (lost)', { kind: draft.kind, error: String(error) })
         })
     },
