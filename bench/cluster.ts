@@ -5,7 +5,9 @@
 // fan-out: a writer posts lobby messages one after another through one node, members' sockets spread over the nodes
 // (single server: all on it) time each delivery; p99 against the single server's (goal ≤ 2×).
 // PostgreSQL and redis-server are started as the tests start theirs (temp dirs, loopback; PostgreSQL durability off).
-// Each configuration is measured BENCH_ROUNDS times (3) on the same servers; the table shows each figure's median.
+// Rounds alternate (BENCH_ROUNDS, 3): the single server, then the cluster, again and again, both kept running, so that
+// each ratio compares two measurements a minute apart on a machine whose load moves; the table shows each figure's
+// median and the median of the rounds' ratios.
 // Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (300),
 // BENCH_TRACE=1 (below).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -187,15 +189,18 @@ async function measureOnce(servers: Server[], world: World, dir: string, traces?
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
-/** `rounds` measurements of the servers; each figure's median. */
-async function measure(servers: Server[], world: World, dir: string, traces?: string[]): Promise<Figures> {
-  const all: Figures[] = []
-  for (let i = 0; i < rounds; i++) all.push(await measureOnce(servers, world, dir, traces))
-  return {
-    lobby: median(all.map((f) => f.lobby)),
-    me: median(all.map((f) => f.me)),
-    fan: { p50: median(all.map((f) => f.fan.p50)), p99: median(all.map((f) => f.fan.p99)) },
+/** The rounds of the single server and of a cluster, measured one after the other. */
+type Paired = { alone: Figures[]; cluster: Figures[] }
+type Setup = { servers: Server[]; world: World; dir: string; traces?: string[] }
+
+/** `rounds` rounds, each the single server then the cluster. */
+async function alternate(single: Setup, cluster: Setup): Promise<Paired> {
+  const paired: Paired = { alone: [], cluster: [] }
+  for (let i = 0; i < rounds; i++) {
+    paired.alone.push(await measureOnce(single.servers, single.world, single.dir))
+    paired.cluster.push(await measureOnce(cluster.servers, cluster.world, cluster.dir, cluster.traces))
   }
+  return paired
 }
 
 /** A cluster node, noting its hops in `dir` when BENCH_TRACE asks. */
@@ -211,15 +216,13 @@ const dirs: string[] = []
 const started: Server[] = []
 const redis = await startRedis()
 try {
-  // One SQLite server.
-  const single = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
-  dirs.push(single)
-  const offline = await seedOffline(single, 16)
-  const one = await startOurs(single, { tag: 'single' })
+  // One SQLite server, kept running (idle while the cluster is measured).
+  const singleDir = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
+  dirs.push(singleDir)
+  const offline = await seedOffline(singleDir, 16)
+  const one = await startOurs(singleDir, { tag: 'single' })
   started.push(one)
-  const alone = await measure([one], await seedOnline(one, single, offline), single)
-  await one.stop()
-  loads.push(loadAverage())
+  const single: Setup = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
 
   // The cluster: PostgreSQL and Redis, one node then three, all on SERVER_CPU.
   const { testDatabase } = await import('../tests/db/postgres')
@@ -233,25 +236,39 @@ try {
   started.push(first)
   const world = await seedOnline(first, shared, await seedOffline(shared, 16))
   const traces = trace ? ['node-1', 'node-2', 'node-3'].map((tag) => traceFile(shared, tag)) : undefined
-  const oneNode = await measure([first], world, shared, traces?.slice(0, 1))
+  const oneNode = await alternate(single, { servers: [first], world, dir: shared, traces: traces?.slice(0, 1) })
   loads.push(loadAverage())
   const nodes = [first, await startNode(shared, 'node-2'), await startNode(shared, 'node-3')]
   started.push(...nodes.slice(1))
-  const threeNodes = await measure(nodes, world, shared, traces)
+  const threeNodes = await alternate(single, { servers: nodes, world, dir: shared, traces })
   loads.push(loadAverage())
 
-  const row = (what: string, f: Figures) =>
-    `| ${what} | ${f.lobby.toFixed(0)} (${(f.lobby / alone.lobby).toFixed(2)}) | ${f.me.toFixed(0)} (${(f.me / alone.me).toFixed(2)}) | ${f.fan.p50.toFixed(2)} / ${f.fan.p99.toFixed(2)} (${(f.fan.p99 / alone.fan.p99).toFixed(2)}×) |`
+  const alone = [...oneNode.alone, ...threeNodes.alone]
+  const of = {
+    lobby: (f: Figures) => f.lobby,
+    me: (f: Figures) => f.me,
+    p50: (f: Figures) => f.fan.p50,
+    p99: (f: Figures) => f.fan.p99,
+  }
+  const fig = (fs: Figures[], get: (f: Figures) => number, digits: number) => median(fs.map(get)).toFixed(digits)
+  const ratio = (p: Paired, get: (f: Figures) => number) =>
+    median(p.cluster.map((f, i) => get(f) / get(p.alone[i]))).toFixed(2)
+  const row = (what: string, p: Paired) =>
+    `| ${what} | ${fig(p.cluster, of.lobby, 0)} (${ratio(p, of.lobby)}) | ${fig(p.cluster, of.me, 0)} (${ratio(p, of.me)}) | ${fig(p.cluster, of.p50, 2)} / ${fig(p.cluster, of.p99, 2)} (${ratio(p, of.p99)}×) |`
+  const threeOverOne = median(threeNodes.cluster.map(of.p99)) / median(oneNode.cluster.map(of.p99))
   console.log(`
 | servers (all on CPU ${SERVER_CPU}) | GET /lobbies/{id} req/s (÷ single) | GET /users/@me req/s (÷ single) | fan-out p50 / p99 ms (p99 ÷ single) |
 |---|---|---|---|
-${row('one server, SQLite', alone)}
+| one server, SQLite | ${fig(alone, of.lobby, 0)} (1.00) | ${fig(alone, of.me, 0)} (1.00) | ${fig(alone, of.p50, 2)} / ${fig(alone, of.p99, 2)} (1.00×) |
 ${row('one node, PostgreSQL + Redis', oneNode)}
 ${row('three nodes, PostgreSQL + Redis', threeNodes)}
 
-Medians of ${rounds} rounds. wrk -t1, ${connections} connections split over the servers, ${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one
-after another through the first server to 8 members' sockets (round-robin over the servers); three nodes' fan-out p99
-÷ one node's: ${(threeNodes.fan.p99 / oneNode.fan.p99).toFixed(2)}×; 1-min load: ${loads.join(', ')}`)
+${rounds} rounds per cluster, each the single server then the cluster: figures are medians, ratios the median of the
+rounds' ratios (the single server's row: its ${alone.length} rounds). wrk -t1, ${connections} connections split over the servers,
+${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one after another through the first server to 8 members'
+sockets (round-robin over the servers). Fan-out p99, three nodes ÷ one node: ${threeOverOne.toFixed(2)}×.
+Single server by round, GET /lobbies/{id} req/s: ${alone.map((f) => f.lobby.toFixed(0)).join(', ')}; fan-out p99 ms: ${alone.map((f) => f.fan.p99.toFixed(1)).join(', ')}.
+1-min load: ${loads.join(', ')}`)
 } finally {
   for (const s of started) await s.stop().catch(() => {})
   redis.stop()
