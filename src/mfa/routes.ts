@@ -1,5 +1,6 @@
 // REST for MFA: a login finished with any registered factor, elevation (/mfa/finish), the phone (a factor may stand on
 // it), and each factor's own routes (enrolment, removal, ...), collected from the registry.
+import { uniqueViolation } from '../db/errors'
 import { clientInfo } from '../accounts/client-info'
 import { phoneNumberInvalid, phoneVerificationInvalid } from '../accounts/errors'
 import { redeemOneTime } from '../accounts/one-time'
@@ -114,8 +115,10 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         if (owner && owner.id !== me.userId) throw phoneTaken()
         try {
           await updateUser(me.userId, { phone })
-        } catch {
-          throw phoneVerificationInvalid() // another account took it at the same moment
+        } catch (error) {
+          // another account took it at the same moment
+          if (uniqueViolation(error) === 'users.phone') throw phoneVerificationInvalid()
+          throw error
         }
         await rememberPhone(me.userId, phone)
         await userChanged(me.userId)
