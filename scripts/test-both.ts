@@ -74,25 +74,17 @@ const began = performance.now()
 for (const s of shards) console.log(`==> ${s.db} ${s.index}/${s.of}: ${s.files.length} files`)
 const results = await Promise.all(
   shards.map(async (shard) => {
-    const proc = Bun.spawn(
-      ['bun', 'test', ...flags, `--timings=${shard.timingsFile}`, '--update-timings', ...shard.files],
-      {
-        env: environment(shard.db),
-        stdout: 'pipe',
-        stderr: 'pipe',
-      },
-    )
-    const [out, err, code] = await Promise.all([
-      new Response(proc.stdout).text(),
-      new Response(proc.stderr).text(),
-      proc.exited,
-    ])
+    // One stream, as a terminal would show it: bun test writes its results to stderr and console.log to stdout.
+    const command = ['bun', 'test', ...flags, `--timings=${shard.timingsFile}`, '--update-timings', ...shard.files]
+    const proc = Bun.spawn(['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command], {
+      env: environment(shard.db),
+      stdout: 'pipe',
+    })
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
     const seconds = (performance.now() - began) / 1000
     const name = `${shard.db} ${shard.index}/${shard.of}`
-    process.stdout.write(
-      `\n==> ${name}: ${shard.files.length} files, ${seconds.toFixed(0)} s, exit ${code}\n${out}${err}`,
-    )
-    const summary = (out + err).match(/^ *(\d+) pass$[\s\S]*?^ *(\d+) fail$/m)
+    process.stdout.write(`\n==> ${name}: ${shard.files.length} files, ${seconds.toFixed(0)} s, exit ${code}\n${out}`)
+    const summary = out.match(/^ *(\d+) pass$[\s\S]*?^ *(\d+) fail$/m)
     return { name, code, seconds, pass: summary?.[1] ?? '?', fail: summary?.[2] ?? '?', shard }
   }),
 )
