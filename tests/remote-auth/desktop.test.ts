@@ -221,16 +221,20 @@ describe('close codes', () => {
   })
 
   test('4003: no init within the init deadline; a socket that sent init stays', async () => {
+    // idle's deadline is its opening plus the init time: its opening lies between these two readings.
+    const opening = clock.now()
     const idle = await connect()
+    const opened = clock.now()
     const busy = await connect()
     busy.send({ op: 'init', encoded_public_key: busy.encodedPublicKey })
     await busy.waitFor('nonce_proof')
-    // Margins of a second: real time also passes while the test runs.
-    clock.advance(config().remoteAuthInitMs - 1000)
+    // A second short of the earliest deadline, then past the latest, whatever real time the steps above took (under
+    // load, more than the second a fixed move of the clock left).
+    clock.advance(opening + config().remoteAuthInitMs - 1000 - clock.now())
     await sweepRemoteAuth()
     await Bun.sleep(50)
     expect(idle.closed).toBeNull()
-    clock.advance(1000)
+    clock.advance(opened + config().remoteAuthInitMs - clock.now())
     await sweepRemoteAuth()
     expect(await idle.waitForClose()).toEqual({ code: 4003, reason: 'Init timed out' })
     await Bun.sleep(50)
