@@ -1,6 +1,6 @@
 // Quiet logs and fast gateway heartbeats for every test process.
 process.env.LOG_LEVEL ??= 'silent'
-process.env.GATEWAY_HEARTBEAT_MS ??= '1000'
+process.env.GATEWAY_HEARTBEAT_MS ??= '3000'
 process.env.NEW_LOGIN_LOCATION_CHECK ??= 'false'
 // Per-route limits count every request from 127.0.0.1 together across the whole suite; they are tested on their own
 // (tests/core/rate-limits.test.ts turns them on), elsewhere they would only make parallel tests flaky.
