@@ -55,7 +55,18 @@ export type Backend = {
   /** Takes a lock on a name until the transaction ends (lockName). */
   lockName(tx: DB, name: string): Promise<void>
   dataVersion(): number
+  /** Once the transactions under way when asked have ended, their after-commit work done (settledCommits). */
+  settled(): Promise<void>
   close(): Promise<void>
+}
+
+/**
+ * Once every transaction under way in this process when asked has ended and done its after-commit work (the events
+ * and session calls it gave): undefined on SQLite, where a COMMIT and that work run in one synchronous step. For a
+ * reader that found a row gone and must not act before what replaced it is applied (gateway credential checks).
+ */
+export function settledCommits(): Promise<void> | undefined {
+  return own().backend?.settled()
 }
 
 /** Run every store on this backend from now on (db/pg/client.ts, at start); undefined: back to SQLite. */

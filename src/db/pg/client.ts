@@ -182,6 +182,26 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
  * without waiting for the answers), one round trip less per transaction.
  */
 async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  let settle!: () => void
+  const settled = new Promise<void>((resolve) => (settle = resolve))
+  underWay.add(settled)
+  try {
+    return await inTransactionTracked(scope, fn)
+  } finally {
+    underWay.delete(settled)
+    settle()
+  }
+}
+
+/** Transactions under way in this process, each settled once it rolled back or committed and ran its after-commit work. */
+const underWay = new Set<Promise<void>>()
+
+/** Once every transaction under way now has ended, its after-commit work (events, session calls) done. */
+function settled(): Promise<void> {
+  return underWay.size ? Promise.all([...underWay]).then(() => undefined) : Promise.resolve()
+}
+
+async function inTransactionTracked<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   let value: T
   try {
     value = await retrying(async () => {
@@ -461,6 +481,7 @@ async function close(): Promise<void> {
 const backend: Backend = {
   db: () => current().db as unknown as DB,
   prepared,
+  settled,
   write,
   transaction,
   queuedTransaction,
