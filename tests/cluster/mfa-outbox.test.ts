@@ -1,7 +1,9 @@
 // MFA changes through the Gateway outbox (src/cluster/outbox.ts) on three real nodes: a factor's enrolment or removal
 // gives the account's USER_UPDATE (and the new token's AUTH_SESSION_CHANGE) inside its transaction, so a node killed
 // right after that COMMIT (LOBBY_TEST_DIE_AFTER_COMMIT: the node SIGKILLs itself there, before its relay) loses none of
-// them: a live node's sweeper relays the rows.
+// them: a live node's sweeper relays the rows. Meanwhile the replaced session is already gone from the database: a
+// node's credential check that sees it so first applies what was committed (the relay, the log), so the socket moves
+// to the new session rather than being closed 4004.
 import { describe, expect, test } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
 import type { Served } from '../ops/process-helpers'
@@ -68,5 +70,36 @@ describe.skipIf(!present)('MFA account events through the outbox', () => {
     await Bun.sleep(300)
     expect(socket.dispatches('USER_UPDATE')).toHaveLength(1)
     expect((await call(c, 'GET', '/users/@me', login.body.token)).body.mfa_enabled).toBe(false)
+  }, 60_000)
+
+  test('TOTP enabled through a node killed right after its COMMIT: the socket of the replaced session moves to the new one, never closed 4004', async () => {
+    const [a, c] = cluster.nodes
+    const dying = await cluster.start({ LOBBY_TEST_DIE_AFTER_COMMIT: 'change-auth-session' })
+    const user = await cluster.newUser()
+    const socket = (await cluster.socketOn(c, user.token)).client
+    let closed: number | undefined
+    socket.waitForClose(60_000).then(
+      ({ code }) => {
+        closed = code
+      },
+      () => {},
+    )
+    const secret = new Secret({ size: 20 }).base32
+    const code = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate()
+    await callAndDie(dying, 'POST', '/users/@me/mfa/totp/enable', user.token, { secret, code, password: user.password })
+    // The old session is gone from the database at once; its socket's node learns of the new one only when a live
+    // node's sweeper relays the rows (~5-7 s): its credential check (every 5 s) must not close the socket before.
+    // Before the credential checks waited for the log (gateway/server.ts closeEndedCredentials), it was closed 4004.
+    const change = await socket.waitFor('AUTH_SESSION_CHANGE', 15_000).catch((error) => {
+      throw new Error(`${error} (closed: ${closed})`)
+    })
+    const update = await socket.waitFor('USER_UPDATE', 5000)
+    expect(update.d).toMatchObject({ id: user.id, mfa_enabled: true })
+    expect(closed).toBeUndefined()
+    // It lives on under the new session, past the next credential checks; the old token is refused.
+    await Bun.sleep(6000)
+    expect(closed).toBeUndefined()
+    expect(typeof change.d.auth_session_id_hash).toBe('string')
+    expect((await call(a, 'GET', '/users/@me', user.token)).status).toBe(401)
   }, 60_000)
 })
