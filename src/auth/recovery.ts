@@ -1,4 +1,5 @@
 // Password recovery (forgot/reset) and account recovery (e-mail change with a revert link; revert).
+import { uniqueViolation } from '../db/errors'
 import { perApp } from '../core/app-context'
 import type { UserCaller } from '../core/caller'
 import { sha256Hex } from '../core/crypto'
@@ -173,8 +174,9 @@ export async function changeEmail(user: UserRow, email: string): Promise<void> {
   await transaction(async () => {
     try {
       await updateUser(user.id, { email: next, emailVerified: false })
-    } catch {
-      throw emailTaken() // taken at the same moment by another account
+    } catch (error) {
+      if (uniqueViolation(error) === 'users.email') throw emailTaken() // taken at the same moment by another account
+      throw error
     }
     await revokeOneTime(user.id, 'verify_email') // a link for an earlier address must not verify this one
     const verify = await issueOneTime('verify_email', user.id, VERIFY_EMAIL_TTL_MS, { email: next })

@@ -1,5 +1,6 @@
 // POST /auth/register: every field of spec §4.5. Returns {token} (and show_verification_form when an invite joined
 // the user to a server). Sends the e-mail verification link.
+import { uniqueViolation } from '../db/errors'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { formError } from '../core/errors'
@@ -108,16 +109,10 @@ async function insertOrExplain(values: UserInsert) {
   try {
     return await insertUser(values)
   } catch (error) {
-    const message = String((error as Error).message)
-    if (message.includes('users.username')) {
-      throw usernameTaken()
-    }
-    if (message.includes('users.email')) {
-      throw emailTaken()
-    }
-    if (message.includes('users.phone')) {
-      throw phoneVerificationInvalid()
-    }
+    const taken = uniqueViolation(error)
+    if (taken === 'users.username') throw usernameTaken()
+    if (taken === 'users.email') throw emailTaken()
+    if (taken === 'users.phone') throw phoneVerificationInvalid()
     throw error
   }
 }

@@ -178,9 +178,25 @@ function format(level: Level, message: string, fields?: Record<string, unknown>)
   return line + '\n'
 }
 
+/** Drizzle's error text ends with the failed query's parameters (password hashes, token hashes, addresses). */
+const QUERY_PARAMS = /\nparams: [^\n]*/g
+
+/** A field as it may be logged: an error's text without the parameters of the query that failed. */
+function withoutParams(fields: Record<string, unknown>): Record<string, unknown> {
+  let safe: Record<string, unknown> | undefined
+  for (const key in fields) {
+    const value = fields[key]
+    if (typeof value === 'string' && value.includes('Failed query: ')) {
+      safe ??= { ...fields }
+      safe[key] = value.replace(QUERY_PARAMS, '\nparams: (not logged)')
+    }
+  }
+  return safe ?? fields
+}
+
 function write(level: Level, message: string, fields?: Record<string, unknown>): void {
   if (ORDER[threshold] < ORDER[level]) return
-  emit(level, format(level, message, fields))
+  emit(level, format(level, message, fields && withoutParams(fields)))
 }
 
 export const log = {

@@ -5,6 +5,7 @@
 // in a URL (/wasntme/<token>, ?state=...) reaches it; a request no route matched logs `<unmatched>`. The status is
 // the one sent: Elysia's `set.status` stays 200 when a handler or the error hook returns its own Response, so the
 // hook reads the Response itself.
+import { loggableError } from '../db/errors'
 import { perApp } from '../core/app-context'
 import { Elysia, StatusMap } from 'elysia'
 import { config } from '../config'
@@ -187,7 +188,7 @@ export function errorFor(
   log.error('unhandled error', {
     method,
     route: route || UNMATCHED,
-    error: String((error as Error)?.stack ?? error),
+    error: loggableError(error),
   })
   return errorResponse(Errors.internal(), headers)
 }

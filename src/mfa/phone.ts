@@ -4,6 +4,7 @@ import { phoneVerificationInvalid } from '../accounts/errors'
 import { rememberPhone } from '../accounts/phone'
 import { updateUser } from '../accounts/store'
 import { transaction } from '../db/client'
+import { uniqueViolation } from '../db/errors'
 import type { SecondFactor } from './factor'
 import type { Registry } from './registry'
 
@@ -12,8 +13,10 @@ export async function setPhone(mfa: Registry, userId: string, phone: string): Pr
   await transaction(async () => {
     try {
       await updateUser(userId, { phone })
-    } catch {
-      throw phoneVerificationInvalid() // another account took it at the same moment
+    } catch (error) {
+      // another account took it at the same moment
+      if (uniqueViolation(error) === 'users.phone') throw phoneVerificationInvalid()
+      throw error
     }
     await rememberPhone(userId, phone)
     await mfa.userChanged(userId)
