@@ -23,9 +23,14 @@ const PRESENCE_CHECK_MS = 5000
 /** How long `caughtUp` waits for the relay and the log (Redis away: it answers false). */
 const CATCH_UP_MS = 3000
 
-/** The promise's value, or undefined if it takes longer than `ms`. */
-const within = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
-  Promise.race([promise, Bun.sleep(Math.max(ms, 0)).then(() => undefined)])
+/** The promise's value, or undefined if it takes longer than `ms` (its timer cleared: it holds no stopping node). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: Timer | undefined
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, Math.max(ms, 0), undefined)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 export type ClusterGateway = { log: GatewayLog; consumer: Consumer; stop(): Promise<void> }
 
