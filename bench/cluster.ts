@@ -5,8 +5,12 @@
 // fan-out: a writer posts lobby messages one after another through one node, members' sockets spread over the nodes
 // (single server: all on it) time each delivery; p99 against the single server's (goal ≤ 2×).
 // PostgreSQL and redis-server are started as the tests start theirs (temp dirs, loopback; PostgreSQL durability off).
-// Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (300).
-import { mkdtempSync, rmSync } from 'node:fs'
+// Rounds alternate (BENCH_ROUNDS, 3): the single server, then the cluster, again and again, both kept running, so that
+// each ratio compares two measurements a minute apart on a machine whose load moves; the table shows each figure's
+// median and the median of the rounds' ratios.
+// Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (300),
+// BENCH_TRACE=1 (below).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startRedis } from '../tests/cluster/redis'
@@ -27,6 +31,7 @@ if (!process.env.BENCH_PINNED) {
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const posts = Number(process.env.BENCH_POSTS ?? 300)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
 const requests = {
   'lobby-get': (w: World): Request => ({
@@ -52,54 +57,155 @@ async function throughput(servers: Server[], request: Request, dir: string): Pro
   return results.reduce((sum, r) => sum + r.rps, 0)
 }
 
+/** Wall-clock ms with µs, comparable with the nodes' trace (src/cluster/trace.ts wallMs). */
+const wallMs = () => performance.timeOrigin + performance.now()
+
+/** One lobby message reaching one socket: its sequence, when it was posted and received, the socket's server. */
+type Delivery = { seq: number; sent: number; received: number; server: number }
+
 /** An identified Gateway socket that notes when each lobby message (its content: the post's send time) arrives. */
-async function listener(port: number, token: string, delays: number[]): Promise<WebSocket> {
+async function listener(port: number, token: string, server: number, seen: Delivery[]): Promise<WebSocket> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/gateway?v=10&encoding=json`)
   await new Promise<void>((resolve, reject) => {
     ws.onerror = () => reject(new Error('socket error'))
     ws.onmessage = (event) => {
+      const received = wallMs()
       const frame = JSON.parse(String(event.data))
       if (frame.op === 10) ws.send(JSON.stringify({ op: 2, d: { token, properties: {}, intents: 0 } }))
       else if (frame.t === 'READY') resolve()
-      else if (frame.t === 'LOBBY_MESSAGE_CREATE') delays.push(performance.now() - Number(frame.d.content))
+      else if (frame.t === 'LOBBY_MESSAGE_CREATE')
+        seen.push({ seq: frame.s, sent: Number(frame.d.content), received, server })
     }
   })
   return ws
 }
 
+type Percentiles = { p50: number; p99: number }
+
+function percentiles(values: number[]): Percentiles {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+  return { p50: at(0.5), p99: at(0.99) }
+}
+
 /** Delivery times (ms) of `posts` messages through `writer` to members' sockets spread over `servers`. */
-async function fanout(servers: Server[], writer: Server, world: World): Promise<{ p50: number; p99: number }> {
-  const delays: number[] = []
+async function fanout(servers: Server[], writer: Server, world: World): Promise<Percentiles & { seen: Delivery[] }> {
+  const seen: Delivery[] = []
   const members = world.users.slice(0, 8)
-  const sockets = await Promise.all(members.map((u, i) => listener(servers[i % servers.length].port, u.token, delays)))
+  const sockets = await Promise.all(
+    members.map((u, i) => listener(servers[i % servers.length].port, u.token, i % servers.length, seen)),
+  )
   try {
     for (let i = 0; i < posts; i++) {
       const r = await fetch(`${writer.url}/api/v9/lobbies/${world.fanoutLobby.id}/messages`, {
         method: 'POST',
         headers: { authorization: world.bot, 'content-type': 'application/json' },
-        body: JSON.stringify({ content: String(performance.now()) }),
+        body: JSON.stringify({ content: String(wallMs()) }),
       })
       if (r.status !== 201) throw new Error(`post: ${r.status}`)
     }
-    for (const end = Date.now() + 10_000; delays.length < posts * members.length && Date.now() < end; )
+    for (const end = Date.now() + 10_000; seen.length < posts * members.length && Date.now() < end; )
       await Bun.sleep(20)
   } finally {
     for (const ws of sockets) ws.close()
   }
-  delays.sort((a, b) => a - b)
-  const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))]
-  return { p50: at(0.5), p99: at(0.99) }
+  return { ...percentiles(seen.map((d) => d.received - d.sent)), seen }
 }
 
-type Figures = { lobby: number; me: number; fan: { p50: number; p99: number } }
+// BENCH_TRACE=1: each node of the cluster notes the hops of every log entry (LOBBY_FANOUT_TRACE, src/cluster/trace.ts)
+// and the fan-out prints where each delivery's time went, hop by hop, in order.
+const trace = process.env.BENCH_TRACE === '1'
+const traceFile = (dir: string, tag: string) => join(dir, `${tag}.trace`)
+const HOPS = [
+  ['sent', 'committing', 'REST request + the write transaction up to its COMMIT'],
+  ['committing', 'committed', 'outbox insert + COMMIT'],
+  ['committed', 'selected', 'relay: its transaction takes the rows (DELETE … RETURNING)'],
+  ['selected', 'read', 'Lua append → the reading node has the XREAD answer'],
+  ['read', 'published', 'decode + local publish on the reading node'],
+  ['published', 'received', 'socket → client'],
+] as const
 
-async function measure(servers: Server[], world: World, dir: string): Promise<Figures> {
-  return {
-    lobby: await throughput(servers, requests['lobby-get'](world), dir),
-    me: await throughput(servers, requests['users-me'](world), dir),
-    fan: await fanout(servers, servers[0], world),
+/** Hop → ms of each sequence, from one node's trace file. */
+function readTrace(file: string): Map<number, Map<string, number>> {
+  const bySeq = new Map<number, Map<string, number>>()
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [seq, hop, at] = line.split(' ')
+    if (!at) continue
+    const hops = bySeq.get(Number(seq)) ?? new Map<string, number>()
+    hops.set(hop, Number(at))
+    bySeq.set(Number(seq), hops)
   }
+  return bySeq
 }
+
+async function printBreakdown(what: string, files: string[], seen: Delivery[]): Promise<void> {
+  await Bun.sleep(500) // the nodes write their traces every 200 ms
+  const nodes = files.map(readTrace)
+  const rows: Record<string, number>[] = []
+  for (const d of seen) {
+    const writer = nodes[0].get(d.seq)
+    const reader = nodes[d.server].get(d.seq)
+    if (!writer || !reader) continue
+    const at: Record<string, number | undefined> = {
+      sent: d.sent,
+      committing: writer.get('committing'),
+      committed: writer.get('committed'),
+      selected: writer.get('selected'),
+      appended: writer.get('appended'),
+      read: reader.get('read'),
+      published: reader.get('published'),
+      received: d.received,
+    }
+    if (Object.values(at).some((t) => t === undefined)) continue
+    const row: Record<string, number> = { total: d.received - d.sent, appendAnswer: at.appended! - at.selected! }
+    for (const [from, to] of HOPS) row[to] = at[to]! - at[from]!
+    rows.push(row)
+  }
+  const tail = [...rows].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.ceil(rows.length / 100)))
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const line = (label: string, key: string) => {
+    const p = percentiles(rows.map((r) => r[key]))
+    return `| ${label} | ${p.p50.toFixed(2)} | ${p.p99.toFixed(2)} | ${mean(tail.map((r) => r[key])).toFixed(2)} |`
+  }
+  console.log(`
+${what}: ${rows.length} deliveries traced of ${seen.length}; ms
+
+| hop | p50 | p99 | mean over the slowest 1 % |
+|---|---:|---:|---:|
+${HOPS.map(([, to, label]) => line(label, to)).join('\n')}
+| (the writer's append answer, beside the read) | ${percentiles(rows.map((r) => r.appendAnswer)).p50.toFixed(2)} | ${percentiles(rows.map((r) => r.appendAnswer)).p99.toFixed(2)} | ${mean(tail.map((r) => r.appendAnswer)).toFixed(2)} |
+${line('**total**', 'total')}`)
+}
+
+type Figures = { lobby: number; me: number; fan: Percentiles }
+
+async function measureOnce(servers: Server[], world: World, dir: string, traces?: string[]): Promise<Figures> {
+  const lobby = await throughput(servers, requests['lobby-get'](world), dir)
+  const me = await throughput(servers, requests['users-me'](world), dir)
+  const { seen, ...fan } = await fanout(servers, servers[0], world)
+  if (traces) await printBreakdown(`fan-out over ${servers.length} node(s)`, traces, seen)
+  return { lobby, me, fan }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** The rounds of the single server and of a cluster, measured one after the other. */
+type Paired = { alone: Figures[]; cluster: Figures[] }
+type Setup = { servers: Server[]; world: World; dir: string; traces?: string[] }
+
+/** `rounds` rounds, each the single server then the cluster. */
+async function alternate(single: Setup, cluster: Setup): Promise<Paired> {
+  const paired: Paired = { alone: [], cluster: [] }
+  for (let i = 0; i < rounds; i++) {
+    paired.alone.push(await measureOnce(single.servers, single.world, single.dir))
+    paired.cluster.push(await measureOnce(cluster.servers, cluster.world, cluster.dir, cluster.traces))
+  }
+  return paired
+}
+
+/** A cluster node, noting its hops in `dir` when BENCH_TRACE asks. */
+const startNode = (dir: string, tag: string) =>
+  startOurs(dir, { tag, env: trace ? { LOBBY_FANOUT_TRACE: traceFile(dir, tag) } : {} })
 
 const m = machine()
 console.log(
@@ -110,15 +216,13 @@ const dirs: string[] = []
 const started: Server[] = []
 const redis = await startRedis()
 try {
-  // One SQLite server.
-  const single = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
-  dirs.push(single)
-  const offline = await seedOffline(single, 16)
-  const one = await startOurs(single, { tag: 'single' })
+  // One SQLite server, kept running (idle while the cluster is measured).
+  const singleDir = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
+  dirs.push(singleDir)
+  const offline = await seedOffline(singleDir, 16)
+  const one = await startOurs(singleDir, { tag: 'single' })
   started.push(one)
-  const alone = await measure([one], await seedOnline(one, single, offline), single)
-  await one.stop()
-  loads.push(loadAverage())
+  const single: Setup = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
 
   // The cluster: PostgreSQL and Redis, one node then three, all on SERVER_CPU.
   const { testDatabase } = await import('../tests/db/postgres')
@@ -128,27 +232,43 @@ try {
   process.env.REDIS_URL = redis.url
   const shared = mkdtempSync(join(tmpdir(), 'lobby-bench-nodes-'))
   dirs.push(shared)
-  const first = await startOurs(shared, { tag: 'node-1' })
+  const first = await startNode(shared, 'node-1')
   started.push(first)
   const world = await seedOnline(first, shared, await seedOffline(shared, 16))
-  const oneNode = await measure([first], world, shared)
+  const traces = trace ? ['node-1', 'node-2', 'node-3'].map((tag) => traceFile(shared, tag)) : undefined
+  const oneNode = await alternate(single, { servers: [first], world, dir: shared, traces: traces?.slice(0, 1) })
   loads.push(loadAverage())
-  const nodes = [first, await startOurs(shared, { tag: 'node-2' }), await startOurs(shared, { tag: 'node-3' })]
+  const nodes = [first, await startNode(shared, 'node-2'), await startNode(shared, 'node-3')]
   started.push(...nodes.slice(1))
-  const threeNodes = await measure(nodes, world, shared)
+  const threeNodes = await alternate(single, { servers: nodes, world, dir: shared, traces })
   loads.push(loadAverage())
 
-  const row = (what: string, f: Figures) =>
-    `| ${what} | ${f.lobby.toFixed(0)} (${(f.lobby / alone.lobby).toFixed(2)}) | ${f.me.toFixed(0)} (${(f.me / alone.me).toFixed(2)}) | ${f.fan.p50.toFixed(2)} / ${f.fan.p99.toFixed(2)} (${(f.fan.p99 / alone.fan.p99).toFixed(2)}×) |`
+  const alone = [...oneNode.alone, ...threeNodes.alone]
+  const of = {
+    lobby: (f: Figures) => f.lobby,
+    me: (f: Figures) => f.me,
+    p50: (f: Figures) => f.fan.p50,
+    p99: (f: Figures) => f.fan.p99,
+  }
+  const fig = (fs: Figures[], get: (f: Figures) => number, digits: number) => median(fs.map(get)).toFixed(digits)
+  const ratio = (p: Paired, get: (f: Figures) => number) =>
+    median(p.cluster.map((f, i) => get(f) / get(p.alone[i]))).toFixed(2)
+  const row = (what: string, p: Paired) =>
+    `| ${what} | ${fig(p.cluster, of.lobby, 0)} (${ratio(p, of.lobby)}) | ${fig(p.cluster, of.me, 0)} (${ratio(p, of.me)}) | ${fig(p.cluster, of.p50, 2)} / ${fig(p.cluster, of.p99, 2)} (${ratio(p, of.p99)}×) |`
+  const threeOverOne = median(threeNodes.cluster.map(of.p99)) / median(oneNode.cluster.map(of.p99))
   console.log(`
 | servers (all on CPU ${SERVER_CPU}) | GET /lobbies/{id} req/s (÷ single) | GET /users/@me req/s (÷ single) | fan-out p50 / p99 ms (p99 ÷ single) |
 |---|---|---|---|
-${row('one server, SQLite', alone)}
+| one server, SQLite | ${fig(alone, of.lobby, 0)} (1.00) | ${fig(alone, of.me, 0)} (1.00) | ${fig(alone, of.p50, 2)} / ${fig(alone, of.p99, 2)} (1.00×) |
 ${row('one node, PostgreSQL + Redis', oneNode)}
 ${row('three nodes, PostgreSQL + Redis', threeNodes)}
 
-wrk -t1, ${connections} connections split over the servers, ${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one
-after another through the first server to 8 members' sockets (round-robin over the servers); 1-min load: ${loads.join(', ')}`)
+${rounds} rounds per cluster, each the single server then the cluster: figures are medians, ratios the median of the
+rounds' ratios (the single server's row: its ${alone.length} rounds). wrk -t1, ${connections} connections split over the servers,
+${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one after another through the first server to 8 members'
+sockets (round-robin over the servers). Fan-out p99, three nodes ÷ one node: ${threeOverOne.toFixed(2)}×.
+Single server by round, GET /lobbies/{id} req/s: ${alone.map((f) => f.lobby.toFixed(0)).join(', ')}; fan-out p99 ms: ${alone.map((f) => f.fan.p99.toFixed(1)).join(', ')}.
+1-min load: ${loads.join(', ')}`)
 } finally {
   for (const s of started) await s.stop().catch(() => {})
   redis.stop()

@@ -37,12 +37,15 @@ export function ourEnv(dir: string, port: number): Record<string, string> {
  * Our server: `bun src/main.ts` pinned to SERVER_CPU, stdout (the request log) to a file, as an operator runs it.
  * `bunFlags` go before the script (e.g. --cpu-prof).
  */
-export async function startOurs(dir: string, options: { bunFlags?: string[]; tag?: string } = {}): Promise<Server> {
+export async function startOurs(
+  dir: string,
+  options: { bunFlags?: string[]; tag?: string; env?: Record<string, string> } = {},
+): Promise<Server> {
   const port = freePort()
   const tag = options.tag ?? 'server'
   const proc = Bun.spawn(pinned(SERVER_CPU, [BUN, ...(options.bunFlags ?? []), 'src/main.ts']), {
     cwd: ROOT,
-    env: ourEnv(dir, port),
+    env: { ...ourEnv(dir, port), ...options.env },
     stdout: Bun.file(join(dir, `${tag}.log`)),
     stderr: Bun.file(join(dir, `${tag}.err`)),
   })

@@ -5,7 +5,6 @@
 // that session wherever they are; a session is kept in Redis for a Resume on any node (sessions.ts); who is online
 // (gateway/presence.ts) is each node's count, told to the others. What the bus is given inside a transaction goes
 // through the outbox (outbox.ts): written in that transaction, relayed after its COMMIT.
-import { randomUUID } from 'node:crypto'
 import { config } from '../config'
 import { forgetCallersHere, shareForgetCallers } from '../core/caller'
 import { invalidateHere, shareInvalidations } from '../db/cache'
@@ -85,7 +84,7 @@ export async function startClusterGateway(
   const append = (draft: Draft) => {
     // Inside a transaction: an outbox row of it, relayed after its COMMIT.
     if (outbox.hold(draft)) return
-    gatewayLog.appendInOrder(randomUUID(), draft).catch((error: unknown) => {
+    gatewayLog.appendNow(draft).catch((error: unknown) => {
       log.error('gateway log: an entry could not be appended (lost)', { kind: draft.kind, error: String(error) })
     })
   }

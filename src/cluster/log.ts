@@ -7,9 +7,11 @@
 // What an entry is: a dispatch (its frame made once, here, with `s` = the sequence, for topics or for one user's
 // sessions that see an audience), a control call every node applies to its own sessions in log order, presence, and
 // invalidations of caches and of the token cache (cluster/gateway.ts applies each kind).
+import { randomUUID } from 'node:crypto'
 import type { Audience, LoggedEntry, SessionCall } from '../gateway/bus'
 import { log } from '../core/log'
 import { luaScript, openBlockingRedis, type Redis } from './redis'
+import { mark, tracing, wallMs } from './trace'
 
 export const SEQ_KEY = 'gw:seq'
 export const LOG_KEY = 'gw:log'
@@ -155,10 +157,20 @@ end
 return seq
 `)
 
+/** How long the id of an entry appended outside the outbox is remembered (appendNow). */
+const RESEND_SECONDS = 60
+
 export type LogOptions = {
   /** Entries the stream keeps, about (MAXLEN ~): how far back a Resume reaches. ~60 MB at 600 bytes an entry. */
   maxLength?: number
-  /** How long an event id is remembered, so that relaying an event again appends nothing. */
+  /**
+   * How long an event id is remembered, so that relaying an event again appends nothing. It must outlive the time
+   * between a row's first append and its relay again: a relay whose COMMIT never came (its node killed, PostgreSQL
+   * gone meanwhile) leaves its rows, relayed again by the next commit's relay or the sweeper (ORPHAN_MS) — seconds —
+   * or once PostgreSQL answers again: 600 s covers an outage of ten minutes. A relay that committed deletes its keys
+   * at once (forget), so Redis holds only those of events in flight, not ~100 B per event for 600 s (0.6 GB at the
+   * 10 000 events a second of docs/SCALING.md's 100 000 sockets).
+   */
   dedupeSeconds?: number
 }
 
@@ -187,12 +199,20 @@ export class GatewayLog {
   }
 
   /**
+   * The relay of these events committed (their outbox rows are gone): none can be appended again, so their dedupe
+   * keys go now rather than when they lapse.
+   */
+  async forget(eventIds: string[]): Promise<void> {
+    if (eventIds.length > 0) await this.redis.unlink(...eventIds.map(eventKey))
+  }
+
+  /**
    * Append in the order of the calls: what one node appends gets its sequences in that order (a client's writes one
    * after another stay in order). The script is sent whole each time (EVAL, not EVALSHA): the fall back from an
    * EVALSHA that Redis no longer knows (after a restart) to EVAL would let a later append overtake it, and a
    * connection keeps its commands in order only if none is sent again.
    */
-  appendInOrder(eventId: string, draft: Draft): Promise<number> {
+  appendInOrder(eventId: string, draft: Draft, dedupeSeconds = this.dedupeSeconds): Promise<number> {
     const { before, after, fields } = fieldsOf(draft)
     return this.redis
       .eval(
@@ -202,12 +222,21 @@ export class GatewayLog {
         LOG_KEY,
         eventKey(eventId),
         this.maxLength,
-        this.dedupeSeconds,
+        dedupeSeconds,
         before,
         after,
         ...fields,
       )
       .then(Number)
+  }
+
+  /**
+   * Append, in call order, an entry no outbox row holds (given outside a transaction): nothing relays it again, only
+   * ioredis may send its command again after a lost connection (openRedis: within a few reconnect attempts), so its
+   * id is remembered for RESEND_SECONDS, not dedupeSeconds.
+   */
+  appendNow(draft: Draft): Promise<number> {
+    return this.appendInOrder(randomUUID(), draft, RESEND_SECONDS)
   }
 
   /**
@@ -351,6 +380,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
     ]).finally(() => clearTimeout(timer))
 
   const apply = (items: [id: string, fields: string[]][]) => {
+    const read = tracing ? wallMs() : 0
     for (const [id, fields] of items) {
       const seq = sequenceOf(id)
       if (seq <= applied) continue
@@ -365,6 +395,10 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         deliver(seq, entry)
       } catch (error) {
         log.error('gateway log: delivering an entry failed', { seq, error: String(error) })
+      }
+      if (tracing) {
+        mark(seq, 'read', read)
+        mark(seq, 'published', wallMs())
       }
     }
   }

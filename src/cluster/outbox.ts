@@ -2,13 +2,14 @@
 // `gateway_outbox` in that same transaction, just before its COMMIT, and relayed to the log after it; so a node that
 // dies between its COMMIT and its append loses no event: its rows wait in the table and another node relays them.
 // A relay appends with the row's event id (log.ts: an id seen before appends nothing), so a row relayed twice (a relay
-// that died before its DELETE) reaches the sockets once.
+// that died before its COMMIT) reaches the sockets once; a relay that committed forgets its ids (no row of them is
+// left to relay again).
 //
 // Order. For one topic (or one user's dispatches) the log holds the events in their transactions' commit order:
 // - a transaction takes a lock per topic of its entries (transaction-long, sorted) before it inserts, so a second
 //   transaction on a topic gets its ids only after the first has committed: ids follow commit order per topic;
-// - a relay takes the oldest rows by id FOR UPDATE (not SKIP LOCKED) and appends them in id order before it deletes
-//   them and commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
+// - a relay deletes the oldest rows by id, locked FOR UPDATE (not SKIP LOCKED), and appends them in id order before it
+//   commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
 //   run one after another, each in id order, and a row is never appended before a row of its topic committed
 //   earlier (whatever node committed it, and whichever node relays first after the COMMITs).
 // Events of different topics from concurrent transactions have no order between them (they had none before either).
@@ -23,6 +24,7 @@ import { log } from '../core/log'
 import { type CommitHolder, holdForCommit } from '../db/client'
 import type { Draft, GatewayLog } from './log'
 import { inPostgresTransaction, insertOutbox, oldestOutboxRow, relayOutbox } from './store'
+import { mark, tracing, wallMs } from './trace'
 
 /** How long an answer waits for the relay of its events after COMMIT. */
 const RELAY_WAIT_MS = 200
@@ -60,13 +62,36 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
   let failing = false
   const waiting: { ticket: number; resolve: () => void }[] = []
 
+  // Tracing (trace.ts): when this node's rows reached their COMMIT (insert begins) and got past it, by event id.
+  const traced = new Map<string, [committing: number, committed: number]>()
   const relayAll = async () => {
     for (;;) {
+      let ids: string[] = []
       const n = await relayOutbox(BATCH, async (rows) => {
-        await Promise.all(rows.map((r) => gatewayLog.appendInOrder(r.eventId, JSON.parse(r.entry) as Draft)))
+        ids = rows.map((r) => r.eventId)
+        const selected = tracing ? wallMs() : 0
+        await Promise.all(
+          rows.map((r) => {
+            const appended = gatewayLog.appendInOrder(r.eventId, JSON.parse(r.entry) as Draft)
+            return tracing ? appended.then((seq) => traceRelay(seq, r.eventId, selected)) : appended
+          }),
+        )
       })
+      // Committed: their dedupe keys are no longer needed (if this fails, they lapse by themselves).
+      if (n > 0) gatewayLog.forget(ids).catch(() => {})
       if (n < BATCH) return
     }
+  }
+  const traceRelay = (seq: number, eventId: string, selected: number) => {
+    const appended = wallMs()
+    const times = traced.get(eventId)
+    traced.delete(eventId)
+    if (times) {
+      mark(seq, 'committing', times[0])
+      mark(seq, 'committed', times[1])
+    }
+    mark(seq, 'selected', selected)
+    mark(seq, 'appended', appended)
   }
   const loop = async () => {
     while (relayed < asked) {
@@ -94,6 +119,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
 
   const holder: CommitHolder<Held> = {
     async before(items) {
+      if (tracing) for (const i of items) traced.set(i.eventId, [wallMs(), 0])
       await insertOutbox(
         items.flatMap((i) => keysOf(i.draft)),
         items.map((i) => ({ eventId: i.eventId, entry: JSON.stringify(i.draft) })),
@@ -101,6 +127,11 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       )
     },
     async after(items) {
+      if (tracing)
+        for (const i of items) {
+          const times = traced.get(i.eventId)
+          if (times) times[1] = wallMs()
+        }
       if (dieAfter && items.some((i) => i.draft.kind === dieAfter || ('type' in i.draft && i.draft.type === dieAfter)))
         process.kill(process.pid, 'SIGKILL')
       await Promise.race([relay(), Bun.sleep(RELAY_WAIT_MS)])
@@ -125,8 +156,8 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
   // A transaction on SQLite (the cluster's parts tested on a SQLite server): no table, the append after its COMMIT.
   const appendAfter: CommitHolder<Held> = {
     after(items) {
-      for (const { eventId, draft } of items)
-        gatewayLog.appendInOrder(eventId, draft).catch((error: unknown) => {
+      for (const { draft } of items)
+        gatewayLog.appendNow(draft).catch((error: unknown) => {
           log.error('gateway log: an entry could not be appended (lost)', { kind: draft.kind, error: String(error) })
         })
     },

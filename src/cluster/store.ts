@@ -33,21 +33,24 @@ export async function insertOutbox(keys: string[], rows: { eventId: string; entr
 }
 
 /**
- * One relay step in a transaction of its own: the oldest `limit` rows by id, locked (a relay on another node that
- * wants them waits until this one's COMMIT, then finds them gone), given to `relay`, deleted when it returns. Returns
- * how many were relayed.
+ * One relay step in a transaction of its own: the oldest `limit` rows by id, locked and deleted in one statement (a
+ * relay on another node that wants them waits until this one's COMMIT, then finds them gone), given to `relay` in id
+ * order; if `relay` throws, the transaction rolls back and the rows wait again. Returns how many were relayed. Two
+ * round trips: the rows, then COMMIT after `relay` (a SELECT then a DELETE took one more, which each write's answer
+ * waited for).
  */
 export async function relayOutbox(limit: number, relay: (rows: OutboxRow[]) => Promise<void>): Promise<number> {
   return await transaction(async () => {
     const sql = transactionClient()
     const [, rows] = await Promise.all([
       sql`SET LOCAL lock_timeout = '10s'`,
-      sql<OutboxRow[]>`SELECT id, event_id AS "eventId", entry, created_at AS "createdAt"
-        FROM gateway_outbox ORDER BY id LIMIT ${limit} FOR UPDATE`,
+      sql<OutboxRow[]>`DELETE FROM gateway_outbox WHERE id IN (
+          SELECT id FROM gateway_outbox ORDER BY id LIMIT ${limit} FOR UPDATE
+        ) RETURNING id, event_id AS "eventId", entry, created_at AS "createdAt"`,
     ])
     if (rows.length === 0) return 0
-    await relay(rows)
-    await sql`DELETE FROM gateway_outbox WHERE id = ANY(${`{${rows.map((r) => r.id).join(',')}}`}::bigint[])`
+    // RETURNING keeps no order.
+    await relay([...rows].sort((a, b) => Number(a.id) - Number(b.id)))
     return rows.length
   })
 }

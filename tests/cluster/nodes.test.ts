@@ -18,9 +18,10 @@ beforeAll(async () => {
   cluster = await startTestCluster(3)
   ;({ nodes, database, redis } = cluster)
 }, 60_000)
+// Nodes drain before they exit (SIGTERM): on a loaded machine that outlasts the hooks' default 5 s.
 afterAll(async () => {
   await cluster?.stop()
-})
+}, 30_000)
 
 const newUser = () => cluster.newUser()
 const newApp = () => cluster.newApp()
