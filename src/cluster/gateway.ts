@@ -19,6 +19,17 @@ import { sessionRegistry } from './sessions'
 
 /** How often a node looks whether the nodes it counts sessions of still live. */
 const PRESENCE_CHECK_MS = 5000
+/** How long `caughtUp` waits for the relay and the log (Redis away: it answers false). */
+const CATCH_UP_MS = 3000
+
+/** The promise's value, or undefined if it takes longer than `ms` (its timer cleared: it holds no stopping node). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: Timer | undefined
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, Math.max(ms, 0), undefined)
+  })
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
+}
 
 export type ClusterGateway = { log: GatewayLog; consumer: Consumer; stop(): Promise<void> }
 
@@ -83,6 +94,29 @@ export async function startClusterGateway(
     call: (call) => append(call),
     // Records outlive a session's last save by the resume window (and a little: saves and refreshes are async).
     sessions: sessionRegistry(redis, gatewayLog, node, config().gatewayResumeWindowMs + 20_000),
+    async caughtUp() {
+      const by = performance.now() + CATCH_UP_MS
+      const left = () => by - performance.now()
+      try {
+        // A relay begun now appends every row committed before it (one a relay elsewhere holds: once that one is done).
+        if (
+          !(await within(
+            outbox.relay().then(() => true),
+            left(),
+          ))
+        )
+          return false
+        const end = await within(gatewayLog.seq(), left())
+        if (end === undefined) return false
+        while (consumer.applied() < end) {
+          if (left() <= 0) return false
+          await Bun.sleep(5)
+        }
+        return true
+      } catch {
+        return false
+      }
+    },
   })
   shareForgetCallers(() => append({ kind: 'forget-callers' }))
   shareInvalidations((cache, keys) => append({ kind: 'invalidate', cache, keys }))

@@ -128,6 +128,12 @@ export type GatewayLogPort = {
   call(call: SessionCall): void
   /** Where sessions are kept for a Resume on any node. */
   sessions: SessionRegistry
+  /**
+   * True once this node has applied every entry committed before the call (the outbox relayed, the log read up to
+   * its end); false when it cannot tell soon (Redis away). A credential found ended waits for it: its replacement's
+   * AUTH_SESSION_CHANGE, committed with the end, is applied first.
+   */
+  caughtUp(): Promise<boolean>
 }
 
 /** What a node keeps of a Gateway session for another node to resume it. */

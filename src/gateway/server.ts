@@ -478,6 +478,11 @@ export async function closeEndedCredentials(): Promise<void> {
     try {
       const ids = held.map((s) => credentialOf(s.caller)!)
       const alive = await check([...new Set(ids)])
+      if (ids.every((id) => alive.has(id))) continue
+      // Several nodes: a credential replaced through another node (a new token) is gone from the database before its
+      // AUTH_SESSION_CHANGE comes through the log; apply what was committed first (or ask again at the next check).
+      const logPort = gw().logPort
+      if (logPort && !(await logPort.caughtUp())) continue
       // Only sessions still held with the credential checked (one may have ended or moved to a new token meanwhile).
       held.forEach((s, i) => {
         if (!alive.has(ids[i]) && allSessions().get(s.id) === s && credentialOf(s.caller) === ids[i])

@@ -51,30 +51,33 @@ export async function banUser(
     throw Errors.missingPermissions()
   const seconds = input.delete_message_seconds ?? (input.delete_message_days ?? 0) * 86_400
   const channelIds = (await guildChannels(guild.id)).map((c) => c.id)
-  const { added, deleted } = await transaction(async (tx) => {
+  await transaction(async (tx) => {
     const added = await insertBan(tx, { guildId: guild.id, userId: targetId, reason, createdAt: clock.now() })
     if (member) await deleteMember(tx, guild.id, targetId)
     const recent = seconds ? await authorMessagesSince(tx, channelIds, targetId, clock.now() - seconds * 1000) : []
-    const deleted = new Map<string, string[]>()
     for (const channelId of new Set(recent.map((m) => m.channelId))) {
       const ids = recent.filter((m) => m.channelId === channelId).map((m) => m.id)
-      deleted.set(channelId, await deleteMessageRows(tx, channelId, ids))
+      const deleted = await deleteMessageRows(tx, channelId, ids)
+      events.publish(topics.channel(channelId), 'MESSAGE_DELETE_BULK', {
+        ids: deleted,
+        channel_id: channelId,
+        guild_id: guild.id,
+      })
     }
-    return { added, deleted }
+    if (member) await announceLeave(guild, targetId, channelIds)
+    if (added) events.publish(topics.guild(guild.id), 'GUILD_BAN_ADD', { guild_id: guild.id, user: publicUser(user) })
   })
-  for (const [channelId, ids] of deleted)
-    events.publish(topics.channel(channelId), 'MESSAGE_DELETE_BULK', { ids, channel_id: channelId, guild_id: guild.id })
-  if (member) await announceLeave(guild, targetId, channelIds)
-  if (added) events.publish(topics.guild(guild.id), 'GUILD_BAN_ADD', { guild_id: guild.id, user: publicUser(user) })
 }
 
 export async function unbanUser(actorId: string, guildId: string, targetId: string): Promise<void> {
   const { guild } = await guildAccess(guildId, actorId, Permission.BAN_MEMBERS)
-  if (!(await transaction(async (tx) => await deleteBan(tx, guild.id, targetId)))) throw unknownBan()
-  const user = await cachedUser(targetId)
-  events.publish(topics.guild(guild.id), 'GUILD_BAN_REMOVE', {
-    guild_id: guild.id,
-    user: user ? publicUser(user) : { id: targetId },
+  await transaction(async (tx) => {
+    if (!(await deleteBan(tx, guild.id, targetId))) throw unknownBan()
+    const user = await cachedUser(targetId)
+    events.publish(topics.guild(guild.id), 'GUILD_BAN_REMOVE', {
+      guild_id: guild.id,
+      user: user ? publicUser(user) : { id: targetId },
+    })
   })
 }
 

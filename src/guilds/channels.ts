@@ -23,24 +23,23 @@ import type { ChannelRow } from './tables'
 
 export async function createChannel(userId: string, guildId: string, input: CreateChannelInput) {
   await guildAccess(guildId, userId, Permission.MANAGE_CHANNELS)
-  const row = await transaction(
-    async (tx) =>
-      await insertChannel(tx, {
-        id: snowflake(),
-        guildId,
-        type: input.type ?? ChannelType.GUILD_TEXT,
-        name: input.name,
-        topic: input.topic ?? null,
-        position: input.position ?? (await guildChannels(guildId, tx)).length,
-        nsfw: input.nsfw ?? false,
-        createdAt: clock.now(),
-      }),
-  )
-  // Members who can view it follow the channel before its creation is announced there.
-  await syncAllMembers(guildId)
-  const body = serializeChannelRow(row)
-  events.publish(topics.channel(row.id), 'CHANNEL_CREATE', body)
-  return body
+  return await transaction(async (tx) => {
+    const row = await insertChannel(tx, {
+      id: snowflake(),
+      guildId,
+      type: input.type ?? ChannelType.GUILD_TEXT,
+      name: input.name,
+      topic: input.topic ?? null,
+      position: input.position ?? (await guildChannels(guildId, tx)).length,
+      nsfw: input.nsfw ?? false,
+      createdAt: clock.now(),
+    })
+    // Members who can view it follow the channel before its creation is announced there.
+    await syncAllMembers(guildId)
+    const body = serializeChannelRow(row)
+    events.publish(topics.channel(row.id), 'CHANNEL_CREATE', body)
+    return body
+  })
 }
 
 export async function listChannels(userId: string, guildId: string) {

@@ -1,30 +1,29 @@
 // Gateway wiring for guilds: which topics a member follows (the guild, and each channel it can view),
-// READY's guild list, and re-syncing subscriptions when membership, roles or channels change.
+// READY's guild list, and re-syncing subscriptions when membership, roles or channels change (inside the change's
+// transaction: with several nodes they are outbox rows of it, like its events).
 import { cachedUser } from '../accounts/store'
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
 import { reading } from '../db/client'
 import { audiences, events, sees, topics } from '../gateway/bus'
-import { permissionsFrom, permissionsOf } from './access'
+import { permissionsFrom } from './access'
 import { has } from './permissions'
 import {
   channelsOfEach,
   cachedGuild,
   cachedGuildMember,
+  cachedGuildRoles,
+  cachedMemberRoleIds,
   guildChannels,
+  guildMembers,
   memberCountOfEach,
   memberRoleIdsOfEach,
-  memberUserIds,
+  memberRoleIdsOfUsers,
   membershipsOfUser,
   rolesOfEach,
 } from './store'
 import { gatewayGuildObject } from './serialize'
-import type { GuildRow } from './tables'
-
-async function viewableChannelIds(guild: GuildRow, userId: string): Promise<string[]> {
-  const perms = await permissionsOf(guild, userId)
-  return has(perms, Permission.VIEW_CHANNEL) ? (await guildChannels(guild.id)).map((c) => c.id) : []
-}
+import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 /**
  * READY's guilds and the topics to follow: the user's guilds with their roles, channels and counts, one query each.
@@ -67,20 +66,48 @@ async function readyGuilds(caller: Caller, followActivity: boolean) {
   return { topics: topicList, ready: { guilds: ready } }
 }
 
-/** Make a member's live sessions follow exactly the guild's channels it can view. */
+/**
+ * Make a member's live sessions follow exactly the guild's channels it can view. Called inside the write's transaction
+ * (it reads the rows the write made): the calls go out with its events once it commits, in the same order.
+ */
 export async function syncMemberTopics(guildId: string, userId: string): Promise<void> {
   const guild = await cachedGuild(guildId)
-  if (!guild || !(await cachedGuildMember(guildId, userId))) return
-  events.subscribeUser(userId, topics.guild(guildId), audiences.guildActivity)
-  const visible = new Set(await viewableChannelIds(guild, userId))
-  for (const channel of await guildChannels(guildId)) {
-    if (visible.has(channel.id)) events.subscribeUser(userId, topics.channel(channel.id), audiences.guildActivity)
-    else events.unsubscribeUser(userId, topics.channel(channel.id))
+  const member = guild && (await cachedGuildMember(guildId, userId))
+  if (!guild || !member) return
+  const roles = await cachedGuildRoles(guildId)
+  const roleIds = await cachedMemberRoleIds(guildId, userId)
+  follow(guild, member, roles, roleIds, await guildChannels(guildId))
+}
+
+/** Every member's sessions, as syncMemberTopics: the roles and channels read once, the members a page at a time. */
+export async function syncAllMembers(guildId: string): Promise<void> {
+  const guild = await cachedGuild(guildId)
+  if (!guild) return
+  const roles = await cachedGuildRoles(guildId)
+  const channels = await guildChannels(guildId)
+  for (let after = '0'; ; ) {
+    const page = await guildMembers(guildId, MEMBERS_PAGE, after)
+    if (!page.length) return
+    after = page.at(-1)!.userId
+    const roleIds = await memberRoleIdsOfUsers(
+      guildId,
+      page.map((m) => m.userId),
+    )
+    for (const member of page) follow(guild, member, roles, roleIds.get(member.userId) ?? [], channels)
   }
 }
 
-export async function syncAllMembers(guildId: string): Promise<void> {
-  for (const userId of await memberUserIds(guildId)) await syncMemberTopics(guildId, userId)
+const MEMBERS_PAGE = 1000
+
+/** The bus's calls that make a member's sessions follow the guild and the channels it can view, and no other. */
+function follow(guild: GuildRow, member: MemberRow, roles: RoleRow[], roleIds: string[], channels: ChannelRow[]): void {
+  const userId = member.userId
+  events.subscribeUser(userId, topics.guild(guild.id), audiences.guildActivity)
+  const viewable = has(permissionsFrom(guild, member, roles, roleIds), Permission.VIEW_CHANNEL)
+  for (const channel of channels) {
+    if (viewable) events.subscribeUser(userId, topics.channel(channel.id), audiences.guildActivity)
+    else events.unsubscribeUser(userId, topics.channel(channel.id))
+  }
 }
 
 /** After leaving, being kicked, or the guild's deletion: drop the guild's topics from the user's sessions. */

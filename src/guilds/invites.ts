@@ -58,35 +58,34 @@ export async function createInvite(userId: string, channelId: string, input: Inv
     const existing = await reusableInvite(channel.id, userId, maxAge, maxUses, temporary, now)
     if (existing) return serializeInvite(existing, guild, channel)
   }
-  const row = await transaction(
-    async (tx) =>
-      await insertInvite(tx, {
-        code: inviteCode(),
-        guildId: guild.id,
-        channelId: channel.id,
-        inviterId: userId,
-        targetUserId: input.targetUserId ?? null,
-        maxAge,
-        maxUses,
-        temporary,
-        createdAt: now,
-        expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
-      }),
-  )
-  const body = await serializeInvite(row, guild, channel)
-  events.publish(topics.channel(channel.id), 'INVITE_CREATE', {
-    channel_id: channel.id,
-    guild_id: guild.id,
-    code: row.code,
-    created_at: body.created_at,
-    inviter: body.inviter,
-    max_age: maxAge,
-    max_uses: maxUses,
-    temporary,
-    uses: 0,
-    ...(body.target_user ? { target_type: 1, target_user: body.target_user } : {}),
+  return await transaction(async (tx) => {
+    const row = await insertInvite(tx, {
+      code: inviteCode(),
+      guildId: guild.id,
+      channelId: channel.id,
+      inviterId: userId,
+      targetUserId: input.targetUserId ?? null,
+      maxAge,
+      maxUses,
+      temporary,
+      createdAt: now,
+      expiresAt: maxAge === 0 ? null : now + maxAge * 1000,
+    })
+    const body = await serializeInvite(row, guild, channel)
+    events.publish(topics.channel(channel.id), 'INVITE_CREATE', {
+      channel_id: channel.id,
+      guild_id: guild.id,
+      code: row.code,
+      created_at: body.created_at,
+      inviter: body.inviter,
+      max_age: maxAge,
+      max_uses: maxUses,
+      temporary,
+      uses: 0,
+      ...(body.target_user ? { target_type: 1, target_user: body.target_user } : {}),
+    })
+    return body
   })
-  return body
 }
 
 /**
@@ -160,7 +159,9 @@ export async function deleteInvite(userId: string, code: string) {
   const perms = await permissionsOf(guild, userId)
   if (invite.inviterId !== userId && !has(perms, Permission.MANAGE_CHANNELS) && !has(perms, Permission.MANAGE_GUILD))
     throw Errors.missingPermissions()
-  await transaction(async (tx) => await deleteInviteRow(tx, code))
-  events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
+  await transaction(async (tx) => {
+    await deleteInviteRow(tx, code)
+    events.publish(topics.channel(channel.id), 'INVITE_DELETE', { channel_id: channel.id, guild_id: guild.id, code })
+  })
   return serializeInvite(invite, guild, channel)
 }

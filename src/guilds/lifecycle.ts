@@ -25,12 +25,12 @@ import {
   updateGuild,
 } from './store'
 import { serializeGuild, serializeGuildForGateway, serializeMember } from './serialize'
-import type { GuildRow } from './tables'
+import type { GuildRow, MemberRow } from './tables'
 
 export async function createGuild(ownerId: string, name: string) {
   const id = snowflake()
   const now = clock.now()
-  await transaction(async (tx) => {
+  const guild = await transaction(async (tx) => {
     await insertGuild(tx, { id, name, ownerId, createdAt: now })
     await insertRole(tx, { id, guildId: id, name: '@everyone', permissions: DEFAULT_EVERYONE.toString(), position: 0 })
     await insertMember(tx, { guildId: id, userId: ownerId, joinedAt: now })
@@ -50,15 +50,17 @@ export async function createGuild(ownerId: string, name: string) {
       position: 1,
       createdAt: now,
     })
+    // The owner's sessions follow it and hear of it: read and given in the transaction (its outbox rows).
+    const guild = (await cachedGuild(id))!
+    await syncMemberTopics(id, ownerId)
+    events.publishToUser(
+      ownerId,
+      audiences.guilds,
+      'GUILD_CREATE',
+      await serializeGuildForGateway(guild, await cachedGuildMember(id, ownerId)),
+    )
+    return guild
   })
-  const guild = (await cachedGuild(id))!
-  await syncMemberTopics(id, ownerId)
-  events.publishToUser(
-    ownerId,
-    audiences.guilds,
-    'GUILD_CREATE',
-    await serializeGuildForGateway(guild, await cachedGuildMember(id, ownerId)),
-  )
   return await serializeGuild(guild)
 }
 
@@ -90,31 +92,30 @@ class NotClaimed extends Error {}
 /**
  * Add a user to a guild (invite acceptance). Returns false when already a member. `claim` (an invite's use) runs in
  * the same transaction once the member row is new; when it returns false nothing is written, so a use is counted
- * exactly when someone joined, even if the process dies in between.
+ * exactly when someone joined, even if the process dies in between; so are the join's events.
  */
 export async function addMember(
   guild: GuildRow,
   userId: string,
   claim: () => Promise<boolean> = async () => true,
 ): Promise<boolean> {
-  let inserted: unknown
   try {
-    inserted = await transaction(async (tx) => {
+    return await transaction(async (tx) => {
       const row = await insertMember(tx, { guildId: guild.id, userId, joinedAt: clock.now() })
-      if (row && !(await claim())) throw new NotClaimed()
-      return row
+      if (!row) return false
+      if (!(await claim())) throw new NotClaimed()
+      await announceJoin(guild, row)
+      return true
     })
   } catch (error) {
     if (error instanceof NotClaimed) return false
     throw error
   }
-  if (!inserted) return false
-  await announceJoin(guild, userId)
-  return true
 }
 
-async function announceJoin(guild: GuildRow, userId: string) {
-  const member = (await cachedGuildMember(guild.id, userId))!
+/** Inside the join's transaction: the members hear of the new one, whose sessions follow the guild and get it. */
+async function announceJoin(guild: GuildRow, member: MemberRow) {
+  const userId = member.userId
   const user = await cachedUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', {
     guild_id: guild.id,
@@ -126,11 +127,16 @@ async function announceJoin(guild: GuildRow, userId: string) {
 
 async function removeMember(guild: GuildRow, userId: string): Promise<void> {
   const channelIds = (await guildChannels(guild.id)).map((c) => c.id)
-  await transaction(async (tx) => await deleteMember(tx, guild.id, userId))
-  await announceLeave(guild, userId, channelIds)
+  await transaction(async (tx) => {
+    await deleteMember(tx, guild.id, userId)
+    await announceLeave(guild, userId, channelIds)
+  })
 }
 
-/** After a member's row is gone (left, kicked, banned): its sessions drop the guild, the members hear of it. */
+/**
+ * In the transaction that deleted a member's row (left, kicked, banned): its sessions drop the guild, the members hear
+ * of it.
+ */
 export async function announceLeave(guild: GuildRow, userId: string, channelIds: string[]): Promise<void> {
   dropGuildTopics(userId, guild.id, channelIds)
   events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })

@@ -102,16 +102,16 @@ export async function editMember(actorId: string, guildId: string, targetId: str
   }
   if (!Object.keys(patch).length && !added.length && !removed.length)
     return await serializeMember(member, await cachedUser(targetId))
-  const row = await transaction(async (tx) => {
+  return await transaction(async (tx) => {
     for (const id of added) await addMemberRole(tx, guild.id, targetId, id)
     for (const id of removed) await removeMemberRole(tx, guild.id, targetId, id)
-    return Object.keys(patch).length ? await updateMemberRow(tx, guild.id, targetId, patch) : member
+    const row = Object.keys(patch).length ? await updateMemberRow(tx, guild.id, targetId, patch) : member
+    if (!row) throw Errors.unknownMember()
+    if (added.length || removed.length) await syncMemberTopics(guild.id, targetId)
+    const body = await serializeMember(row, await cachedUser(targetId))
+    events.publish(topics.guild(guild.id), 'GUILD_MEMBER_UPDATE', { guild_id: guild.id, ...body })
+    return body
   })
-  if (!row) throw Errors.unknownMember()
-  if (added.length || removed.length) await syncMemberTopics(guild.id, targetId)
-  const body = await serializeMember(row, await cachedUser(targetId))
-  events.publish(topics.guild(guild.id), 'GUILD_MEMBER_UPDATE', { guild_id: guild.id, ...body })
-  return body
 }
 
 /**

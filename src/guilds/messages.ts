@@ -151,7 +151,8 @@ async function pageText(channel: ChannelRow, query: Paging, readerId: string | n
 
 /**
  * MESSAGE_UPDATE for a message whose lobby original got moderation metadata (lobbies' linked channels): the message
- * as stored, with the metadata the application wrote (the channel keeps no copy of it, as Discord's does not).
+ * as stored, with the metadata the application wrote (the channel keeps no copy of it, as Discord's does not). Called
+ * inside the moderation's transaction.
  */
 export async function announceModeration(messageId: string, moderationMetadata: Record<string, string>): Promise<void> {
   const row = await findMessage(messageId)

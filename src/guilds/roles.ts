@@ -121,13 +121,12 @@ export async function updateRole(userId: string, guildId: string, roleId: string
     ...(input.mentionable !== undefined ? { mentionable: input.mentionable } : {}),
   }
   if (Object.keys(changes).length === 0) return serializeRole(role)
-  const body = await transaction(async (tx) => {
+  return await transaction(async (tx) => {
     const body = serializeRole(await updateRoleRow(tx, roleId, changes))
     events.publish(topics.guild(guildId), 'GUILD_ROLE_UPDATE', { guild_id: guildId, role: body })
+    if (permissions !== undefined) await syncAllMembers(guildId)
     return body
   })
-  if (permissions !== undefined) await syncAllMembers(guildId)
-  return body
 }
 
 export async function deleteRole(userId: string, guildId: string, roleId: string): Promise<void> {
@@ -139,8 +138,8 @@ export async function deleteRole(userId: string, guildId: string, roleId: string
   await transaction(async (tx) => {
     await deleteRoleRow(tx, roleId)
     events.publish(topics.guild(guildId), 'GUILD_ROLE_DELETE', { guild_id: guildId, role_id: roleId })
+    await syncAllMembers(guildId)
   })
-  await syncAllMembers(guildId)
 }
 
 export async function setMemberRole(
@@ -159,11 +158,11 @@ export async function setMemberRole(
   await transaction(async (tx) => {
     if (give) await addMemberRole(tx, guildId, targetId, roleId)
     else await removeMemberRole(tx, guildId, targetId, roleId)
-  })
-  await syncMemberTopics(guildId, targetId)
-  events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', {
-    guild_id: guildId,
-    ...(await serializeMember(member, await cachedUser(targetId))),
+    await syncMemberTopics(guildId, targetId)
+    events.publish(topics.guild(guildId), 'GUILD_MEMBER_UPDATE', {
+      guild_id: guildId,
+      ...(await serializeMember(member, await cachedUser(targetId))),
+    })
   })
 }
 

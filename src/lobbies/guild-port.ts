@@ -23,8 +23,11 @@ export type GuildPort = {
     authorId: string
     content: string
   }): Promise<{ id: string } | undefined>
-  /** The lobby original of this channel message got moderation metadata: MESSAGE_UPDATE to the channel's audience. */
-  channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>): void
+  /**
+   * The lobby original of this channel message got moderation metadata: MESSAGE_UPDATE to the channel's audience
+   * (called inside the moderation's transaction: the event is given in it).
+   */
+  channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>): void | Promise<void>
 }
 
 /** What this module holds per service (core/app-context.ts). */

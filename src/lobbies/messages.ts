@@ -151,9 +151,10 @@ export async function moderateMessage(
       mentions: [],
       tts: false,
     })
+    // Its copy in a linked channel: MESSAGE_UPDATE, given in the same transaction.
+    if (row.channelMessageId) await guildPort()?.channelMessageModerated(row.channelMessageId, metadata)
     return { row, queued }
   })
   if (!row) throw Errors.unknownMessage()
   if (queued) kickEventDeliveries()
-  if (row.channelMessageId) guildPort()?.channelMessageModerated(row.channelMessageId, metadata)
 }

@@ -45,7 +45,10 @@ export type FactorRoutesContext = {
   requireElevation(caller: UserCaller, request: Request): Promise<void>
   /** After a strong factor went: with none left, MFA is off and the factors that only come on top go too. */
   dropDependents(userId: string): Promise<void>
-  /** Tell the user's sessions (USER_UPDATE) that the account changed: mfa_enabled, the phone. */
+  /**
+   * Tell the user's sessions (USER_UPDATE) that the account changed: mfa_enabled, the phone. Called inside the
+   * transaction of the change (Registry.userChanged).
+   */
   userChanged(userId: string): Promise<void>
 }
 

@@ -3,8 +3,11 @@
 // ticket, elevation, removing factors. Nothing here names a factor; the list's order (strongest first) is the order
 // of the answers.
 import type { MfaRequired } from '../accounts/second-factor'
+import { privateUser } from '../accounts/serialize'
 import type { UserCaller } from '../core/caller'
 import { reserve } from '../core/ratelimit'
+import { events, topics } from '../gateway/bus'
+import { accountOf } from './caller'
 import { ELEVATION_TTL_S, hasElevation } from './elevation-jwt'
 import { CODE_ALREADY_USED, elevationRequired } from './errors'
 import type { Enrolment, Method, SecondFactor } from './factor'
@@ -46,6 +49,11 @@ export type Registry = {
   dropDependents(userId: string): Promise<void>
   /** Remove every factor (account revert). */
   removeAll(userId: string): Promise<void>
+  /**
+   * USER_UPDATE to the account's sessions (mfa_enabled, the phone), read and given inside the transaction that changed
+   * them: it goes out once that commits (with several nodes, an outbox row of it).
+   */
+  userChanged(userId: string): Promise<void>
 }
 
 export function createRegistry(factors: readonly SecondFactor[]): Registry {
@@ -156,6 +164,10 @@ export function createRegistry(factors: readonly SecondFactor[]): Registry {
 
     async removeAll(userId) {
       for (const f of factors) await f.remove(userId)
+    },
+
+    async userChanged(userId) {
+      events.publish(topics.account(userId), 'USER_UPDATE', privateUser(await accountOf(userId), await enabled(userId)))
     },
   }
 }

@@ -1,16 +1,13 @@
 // REST for MFA: a login finished with any registered factor, elevation (/mfa/finish), the phone (a factor may stand on
 // it), and each factor's own routes (enrolment, removal, ...), collected from the registry.
-import { uniqueViolation } from '../db/errors'
 import { clientInfo } from '../accounts/client-info'
 import { phoneNumberInvalid, phoneVerificationInvalid } from '../accounts/errors'
 import { redeemOneTime } from '../accounts/one-time'
 import { confirmPassword } from '../accounts/passwords'
-import { isE164, isPhoneBlocked, issuePhoneCode, rememberPhone } from '../accounts/phone'
-import { privateUser } from '../accounts/serialize'
-import { findUserByPhone, updateUser } from '../accounts/store'
+import { isE164, isPhoneBlocked, issuePhoneCode } from '../accounts/phone'
+import { findUserByPhone } from '../accounts/store'
 import { Errors } from '../core/errors'
 import { perIp, reserve } from '../core/ratelimit'
-import { events, topics } from '../gateway/bus'
 import { clientIp } from '../http/client-ip'
 import { NO_CONTENT } from '../http/docs'
 import { type Endpoint, endpoint } from '../http/endpoint'
@@ -20,6 +17,7 @@ import { elevationCookie, signElevation } from './elevation-jwt'
 import { invalidTicket, phoneTaken } from './errors'
 import type { FactorRoutesContext } from './factor'
 import { finishMfaLogin } from './login'
+import { removePhone, setPhone } from './phone'
 import type { Registry } from './registry'
 import {
   ElevationSchema,
@@ -34,17 +32,11 @@ import { loadTicket, MFA_PER_IP, redeemTicket } from './tickets'
 
 /** The module's endpoints for a registry: MFA's own, then each factor's. */
 export function mfaEndpoints(mfa: Registry): Endpoint[] {
-  const userChanged = async (userId: string) =>
-    events.publish(
-      topics.account(userId),
-      'USER_UPDATE',
-      privateUser(await accountOf(userId), await mfa.enabled(userId)),
-    )
   const context: FactorRoutesContext = {
     enabled: mfa.enabled,
     requireElevation: mfa.requireElevation,
     dropDependents: mfa.dropDependents,
-    userChanged,
+    userChanged: mfa.userChanged,
   }
   return [
     endpoint(
@@ -113,15 +105,7 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         if (!phone || row.data.purpose === 'reset' || (await isPhoneBlocked(phone))) throw phoneVerificationInvalid()
         const owner = await findUserByPhone(phone)
         if (owner && owner.id !== me.userId) throw phoneTaken()
-        try {
-          await updateUser(me.userId, { phone })
-        } catch (error) {
-          // another account took it at the same moment
-          if (uniqueViolation(error) === 'users.phone') throw phoneVerificationInvalid()
-          throw error
-        }
-        await rememberPhone(me.userId, phone)
-        await userChanged(me.userId)
+        await setPhone(mfa, me.userId, phone)
         return noContent()
       },
     ),
@@ -139,12 +123,8 @@ export function mfaEndpoints(mfa: Registry): Endpoint[] {
         await confirmPassword(await accountOf(me.userId), body.password)
         // The factors that prove this phone go with it, and need a fresh proof first.
         const onPhone = await mfa.phoneFactors(me.userId)
-        if (onPhone.length) {
-          await mfa.requireElevation(me, request)
-          for (const f of onPhone) await f.remove(me.userId)
-        }
-        await updateUser(me.userId, { phone: null })
-        await userChanged(me.userId)
+        if (onPhone.length) await mfa.requireElevation(me, request)
+        await removePhone(mfa, me.userId, onPhone)
         return noContent()
       },
     ),

@@ -3,7 +3,8 @@
 // (LOBBY_TEST_DIE_AFTER_COMMIT=<call kind or event type>: the node SIGKILLs itself there, before its relay, which it
 // does only for what was an outbox row of that transaction) still closes the sessions' sockets on the other nodes,
 // and an account event still reaches them: a live node's sweeper relays the rows. (A socket whose auth session was
-// replaced may be closed by its node's credential check before the relayed AUTH_SESSION_CHANGE moves it.)
+// replaced moves to the new one: its node's credential check applies what was committed before it closes anything,
+// tests/cluster/mfa-outbox.test.ts.)
 import { describe, expect, test } from 'bun:test'
 import type { Served } from '../ops/process-helpers'
 import { call, present, useNodes } from './harness'

@@ -1,15 +1,14 @@
-// TOTP's enrolment (with the password and a first code) and its removal (elevated).
+// TOTP's enrolment (with the password and a first code) and its removal (elevated): enrolment.ts makes the changes.
 import { confirmPassword } from '../../../accounts/passwords'
-import { endSessions, replaceSession } from '../../../accounts/sessions'
-import { transaction } from '../../../db/client'
 import { endpoint } from '../../../http/endpoint'
 import { accountOf } from '../../caller'
 import { alreadyEnrolled, invalidCode, invalidSecret, notEnrolled } from '../../errors'
 import type { FactorRoutesContext } from '../../factor'
 import { TokenAnswer } from '../../schemas'
-import { newBackupCodes, storeBackupCodes } from '../backup/backup-codes'
+import { newBackupCodes } from '../backup/backup-codes'
+import { disableTotp, enableTotp } from './enrolment'
 import { TotpEnableAnswer, TotpEnableSchema } from './schemas'
-import { hasTotp, matchingStep, parseSecret, removeTotp, saveTotp } from './totp'
+import { hasTotp, matchingStep, parseSecret } from './totp'
 
 export const totpEndpoints = (mfa: FactorRoutesContext) => [
   endpoint(
@@ -31,16 +30,7 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
       if (step === undefined) throw invalidCode()
       // The secret and its backup codes commit together (codes hashed first): a crash never leaves TOTP on
       // without backup codes.
-      const fresh = await newBackupCodes()
-      const backup_codes = await transaction(async () => {
-        if (!(await saveTotp(me.userId, secret, step))) throw alreadyEnrolled()
-        return storeBackupCodes(me.userId, fresh)
-      })
-      // New credentials, new token: every other session ends, this one continues under a new token.
-      await endSessions(me.userId, me.sessionId)
-      const token = await replaceSession(me)
-      await mfa.userChanged(me.userId)
-      return { token, backup_codes }
+      return await enableTotp(mfa, me, secret, step, await newBackupCodes())
     },
   ),
   endpoint(
@@ -55,11 +45,7 @@ export const totpEndpoints = (mfa: FactorRoutesContext) => [
     async ({ caller: me, request }) => {
       if (!(await hasTotp(me.userId))) throw notEnrolled()
       await mfa.requireElevation(me, request)
-      await removeTotp(me.userId)
-      await mfa.dropDependents(me.userId)
-      const token = await replaceSession(me)
-      await mfa.userChanged(me.userId)
-      return { token }
+      return { token: await disableTotp(mfa, me) }
     },
   ),
 ]

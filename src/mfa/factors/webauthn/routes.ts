@@ -15,7 +15,7 @@ import { LoggedIn } from '../../schemas'
 import { invalidCode, invalidTicket } from '../../errors'
 import type { FactorRoutesContext } from '../../factor'
 import { issueTicket, loadTicket, MFA_PER_IP, redeemTicket, wrongCode } from '../../tickets'
-import { regenerateBackupCodes } from '../backup/backup-codes'
+import { newBackupCodes } from '../backup/backup-codes'
 import {
   AuthenticatorAnswer,
   AuthenticatorsAnswer,
@@ -30,12 +30,12 @@ import {
   authenticationOptions,
   authenticatorView,
   credentialsOf,
-  hasWebauthn,
-  registerCredential,
+  addCredential,
   registrationOptions,
   removeCredential,
   renameCredential,
   verifyAssertion,
+  verifyRegistration,
 } from './webauthn'
 
 export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
@@ -116,11 +116,11 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
       const row = await loadTicket('webauthn_register', input.ticket)
       if (row.userId !== me.userId) throw invalidTicket()
       const firstFactor = !(await mfa.enabled(me.userId))
-      const created = await registerCredential(me.userId, row.challenge!, name, input.credential)
-      if (!created) throw await wrongCode(row)
-      await redeemTicket(row)
-      const backup_codes = firstFactor ? await regenerateBackupCodes(me.userId) : undefined
-      if (firstFactor) await mfa.userChanged(me.userId)
+      const verified = await verifyRegistration(me.userId, row.challenge!, name, input.credential)
+      const added =
+        verified && (await addCredential(mfa, verified, row, firstFactor ? await newBackupCodes() : undefined))
+      if (!added) throw await wrongCode(row)
+      const { created, backup_codes } = added
       return { ...authenticatorView(created), ...(backup_codes ? { backup_codes } : {}) }
     },
   ),
@@ -165,9 +165,7 @@ export const webauthnEndpoints = (mfa: FactorRoutesContext) => [
     async ({ caller: me, params, request }) => {
       if (!(await credentialsOf(me.userId)).some((c) => c.id === params.id)) throw Errors.notFound()
       await mfa.requireElevation(me, request)
-      if (!(await removeCredential(me.userId, params.id))) throw Errors.notFound()
-      await mfa.dropDependents(me.userId)
-      if (!(await hasWebauthn(me.userId))) await mfa.userChanged(me.userId)
+      if (!(await removeCredential(mfa, me.userId, params.id))) throw Errors.notFound()
       return noContent()
     },
   ),

@@ -5,6 +5,10 @@ import { config } from '../../../config'
 import { clock } from '../../../core/clock'
 import { snowflake } from '../../../core/snowflake'
 import type { UserRow } from '../../../accounts/tables'
+import { transaction } from '../../../db/client'
+import type { FactorRoutesContext } from '../../factor'
+import { redeemTicket } from '../../tickets'
+import { type BackupCodeView, type NewBackupCodes, storeBackupCodes } from '../backup/backup-codes'
 import {
   advanceCounter,
   credentialsOfUser,
@@ -15,6 +19,7 @@ import {
   insertCredential,
   renameCredentialRow,
   type CredentialRow,
+  type TicketRow,
 } from '../../store'
 
 /**
@@ -89,13 +94,16 @@ function parseJson<T>(value: unknown): T | undefined {
   }
 }
 
-/** Verify a registration response against the issued challenge; stores and returns the new credential. */
-export async function registerCredential(
+/** A verified registration's credential, to store with addCredential. */
+export type NewCredential = Parameters<typeof insertCredential>[0]
+
+/** Verify a registration response against the issued challenge: the credential to store, or undefined. */
+export async function verifyRegistration(
   userId: string,
   challenge: string,
   name: string,
   credential: unknown,
-): Promise<CredentialRow | undefined> {
+): Promise<NewCredential | undefined> {
   const response = parseJson<RegistrationResponseJSON>(credential)
   if (!response) return undefined
   const { verifyRegistrationResponse } = await webauthnLibrary()
@@ -109,7 +117,7 @@ export async function registerCredential(
     })
     if (!result.verified) return undefined
     const { credential: c } = result.registrationInfo
-    return await insertCredential({
+    return {
       id: snowflake(),
       userId,
       credentialId: c.id,
@@ -118,10 +126,31 @@ export async function registerCredential(
       transports: (c.transports ?? []) as string[],
       name,
       createdAt: clock.now(),
-    })
+    }
   } catch {
     return undefined
   }
+}
+
+/**
+ * Store a verified credential and spend its ticket; a first strong factor (`backup`: its codes, hashed already) turns
+ * MFA on: its backup codes and the account's USER_UPDATE commit with it. Undefined: the key is registered already.
+ */
+export async function addCredential(
+  mfa: FactorRoutesContext,
+  row: NewCredential,
+  ticket: TicketRow,
+  backup: NewBackupCodes | undefined,
+): Promise<{ created: CredentialRow; backup_codes?: BackupCodeView[] } | undefined> {
+  return await transaction(async () => {
+    const created = await insertCredential(row)
+    if (!created) return undefined
+    await redeemTicket(ticket)
+    if (!backup) return { created }
+    const backup_codes = await storeBackupCodes(row.userId, backup)
+    await mfa.userChanged(row.userId)
+    return { created, backup_codes }
+  })
 }
 
 /**
@@ -172,8 +201,17 @@ export async function renameCredential(userId: string, id: string, name: string)
   return await renameCredentialRow(userId, id, name)
 }
 
-export async function removeCredential(userId: string, id: string): Promise<boolean> {
-  return await deleteCredential(userId, id)
+/**
+ * Remove a key (and, with no strong factor left, the factors on top of it); the last key's removal gives the account's
+ * USER_UPDATE in the same transaction. False: no such key.
+ */
+export async function removeCredential(mfa: FactorRoutesContext, userId: string, id: string): Promise<boolean> {
+  return await transaction(async () => {
+    if (!(await deleteCredential(userId, id))) return false
+    await mfa.dropDependents(userId)
+    if (!(await hasWebauthn(userId))) await mfa.userChanged(userId)
+    return true
+  })
 }
 
 export async function removeAllCredentials(userId: string): Promise<void> {
