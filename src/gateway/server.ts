@@ -13,7 +13,7 @@ import { ipKey, type IpKey } from '../core/ip-key'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
 import { checkForeignCommits, foreignCommitsSeen } from '../db/cache'
-import { type CommitHolder, holdForCommit } from '../db/client'
+import { type CommitHolder, holdForCommit, settledCommits } from '../db/client'
 import { beginTrace, errorResponse, finish } from '../http/basics'
 import { clientIp } from '../http/client-ip'
 import { randomBytes } from 'node:crypto'
@@ -479,6 +479,9 @@ export async function closeEndedCredentials(): Promise<void> {
       const ids = held.map((s) => credentialOf(s.caller)!)
       const alive = await check([...new Set(ids)])
       if (ids.every((id) => alive.has(id))) continue
+      // A transaction of this process that ended a credential and moved its sockets (AUTH_SESSION_CHANGE) may be
+      // committed but not yet have given its events (PostgreSQL: between COMMIT's answer and its after-commit work).
+      await settledCommits()
       // Several nodes: a credential replaced through another node (a new token) is gone from the database before its
       // AUTH_SESSION_CHANGE comes through the log; apply what was committed first (or ask again at the next check).
       const logPort = gw().logPort
