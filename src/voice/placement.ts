@@ -41,6 +41,8 @@ function sessionView(sessionId: string, caller: Caller): GatewayConnection {
 const placed = perApp(() => ({
   /** Places this node took for its calls: renewed while the call lasts, given up after. */
   held: new Set<string>(),
+  /** Joins under way on this node, by lobby: their calls count as live for keepRooms. */
+  joining: new Map<string, number>(),
   keeper: undefined as Timer | undefined,
   /** Stopping: its places are given up, and no call is placed here again. */
   stopping: false,
@@ -62,8 +64,19 @@ export async function handleVoiceMessage(m: VoiceMessage): Promise<void> {
       // The call may have moved since the sender placed it (ended here, placed elsewhere): follow it once or twice.
       const node = r ? await r.place(roomKey(m.state.lobbyId), ROOM_TTL_MS) : undefined
       if (r && node !== r.self && (m.hops ?? 0) < 2) return r.send(node!, 'voice', { ...m, hops: (m.hops ?? 0) + 1 })
-      if (r) placed().held.add(m.state.lobbyId)
-      return joinOrUpdate(sessionView(m.sessionId, m.caller), m.state)
+      if (!r) return joinOrUpdate(sessionView(m.sessionId, m.caller), m.state)
+      // Held from now on; while the join is under way the call is not in callLobbies() yet, and keepRooms must not
+      // give its place up (it did, under load: a second node could then have placed a second call).
+      const st = placed()
+      st.held.add(m.state.lobbyId)
+      st.joining.set(m.state.lobbyId, (st.joining.get(m.state.lobbyId) ?? 0) + 1)
+      try {
+        return await joinOrUpdate(sessionView(m.sessionId, m.caller), m.state)
+      } finally {
+        const left = (st.joining.get(m.state.lobbyId) ?? 1) - 1
+        if (left > 0) st.joining.set(m.state.lobbyId, left)
+        else st.joining.delete(m.state.lobbyId)
+      }
     }
     case 'leave':
     case 'end':
@@ -150,7 +163,7 @@ async function keepRooms(): Promise<void> {
   const st = placed()
   const r = nodeRouting()
   if (!r) return
-  const live = new Set(callLobbies())
+  const live = new Set([...callLobbies(), ...st.joining.keys()])
   for (const lobbyId of [...st.held]) {
     try {
       if (live.has(lobbyId) && (await r.keep(roomKey(lobbyId), ROOM_TTL_MS))) continue
