@@ -1,12 +1,12 @@
 // The dead-node clean-up (SCALE-OUT.md §4): what a node held that outlives it in the shared stores is ended by another
 // node, one node at a time (core/turns.ts). Every node lists itself at start (`cluster:nodes`); a listed node whose
-// node-id lease is gone (killed, or stopped) is marked dead when first seen so, and once the Gateway's resume window
-// has passed since (its sockets could resume on another node until then):
-// - its Gateway sessions that no node resumed end for good: the domains' session end hooks run here (idle countdowns
-//   of the lobbies nobody keeps active, the session's calls on other nodes); its presence counts went already
-//   (gateway.ts drops a dead node's share at once);
-// - the places it held (routing.ts: voice calls, remote-auth desktops) and no live node took since are handed to their
-//   domains (gateway/nodes.ts orphanedPlace): the call's members are disconnected, the desktop's row deleted.
+// node-id lease is gone (killed, or stopped) is marked dead when first seen so; then:
+// - at once, the places it held (routing.ts: voice calls, remote-auth desktops) and no live node took since are handed
+//   to their domains (gateway/nodes.ts orphanedPlace): the call's members are disconnected (the lobby hears them
+//   leave), the desktop's row deleted — their media and sockets died with it, nothing resumes them elsewhere;
+// - once the Gateway's resume window has passed, its sessions that no node resumed end for good: the domains' session
+//   end hooks run here (idle countdowns of the lobbies nobody keeps active, the session's calls on other nodes); its
+//   presence counts went already (gateway.ts drops a dead node's share at once).
 // Then the node's lists are deleted and it is listed no more.
 import { config } from '../config'
 import { clock } from '../core/clock'
@@ -58,15 +58,18 @@ async function cleanUp(
   for (const node of await redis.smembers(NODES_KEY)) {
     if (node === self || (await isLive(node))) continue
     await redis.set(deadSinceKey(node), clock.now(), 'NX')
+    // Its places at once: a call's media and a desktop's socket died with it, and nothing resumes them elsewhere.
+    for (const key of await redis.hkeys(ownedKey(node))) {
+      const holder = await holderOf(key)
+      if (holder === undefined || holder === node) {
+        await orphanedPlace(key)
+        await RELEASE(redis, [key], [node])
+      } // else taken by a live node since
+      await redis.hdel(ownedKey(node), key)
+    }
     const since = Number(await redis.get(deadSinceKey(node)))
     if (clock.now() - since < windowMs) continue
     await endSessionsOf(redis, node)
-    for (const key of await redis.hkeys(ownedKey(node))) {
-      const holder = await holderOf(key)
-      if (holder !== undefined && holder !== node) continue // taken by a live node since
-      await orphanedPlace(key)
-      await RELEASE(redis, [key], [node])
-    }
     await redis.multi().del(nodeSessionsKey(node), ownedKey(node), deadSinceKey(node)).srem(NODES_KEY, node).exec()
     log.info('dead-node clean-up: a node’s leftovers ended', { node })
   }
