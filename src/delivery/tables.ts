@@ -9,7 +9,10 @@ export const outbox = sqliteTable(
     to: text().notNull(),
     subject: text(),
     body: text().notNull(),
-    /** 'stored' (no transport configured), 'sent', 'failed', or 'pending'/'sending' (written in a transaction, not yet handed over) */
+    /**
+     * 'stored' (no transport configured), 'sent', 'failed', or 'pending' / 'sending' (written in a transaction, not
+     * yet handed to its transport)
+     */
     status: text().notNull(),
     createdAt: integer().notNull(),
   },

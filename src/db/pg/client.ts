@@ -177,23 +177,9 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. BEGIN is not
- * awaited: it goes out with the transaction's first statements (postgres-js sends a connection's queries in order
- * without waiting for the answers), one round trip less per transaction.
+ * Transactions under way in this process (group-commit batches too), each settled once it rolled back, or committed
+ * and ran its after-commit work.
  */
-async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
-  let settle!: () => void
-  const settled = new Promise<void>((resolve) => (settle = resolve))
-  underWay.add(settled)
-  try {
-    return await inTransactionTracked(scope, fn)
-  } finally {
-    underWay.delete(settled)
-    settle()
-  }
-}
-
-/** Transactions under way in this process, each settled once it rolled back or committed and ran its after-commit work. */
 const underWay = new Set<Promise<void>>()
 
 /** Once every transaction under way now has ended, its after-commit work (events, session calls) done. */
@@ -201,7 +187,24 @@ function settled(): Promise<void> {
   return underWay.size ? Promise.all([...underWay]).then(() => undefined) : Promise.resolve()
 }
 
-async function inTransactionTracked<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+/** A transaction (runTransaction), counted in `underWay` until it has ended. */
+async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  const { promise, resolve } = Promise.withResolvers<void>()
+  underWay.add(promise)
+  try {
+    return await runTransaction(scope, fn)
+  } finally {
+    underWay.delete(promise)
+    resolve()
+  }
+}
+
+/**
+ * fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. BEGIN is not
+ * awaited: it goes out with the transaction's first statements (postgres-js sends a connection's queries in order
+ * without waiting for the answers), one round trip less per transaction.
+ */
+async function runTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
   let value: T
   try {
     value = await retrying(async () => {
