@@ -6,11 +6,10 @@ import { readOutbox, retryPendingMessages, sendEmail } from '../../src/delivery'
 import { insertOutbox } from '../../src/delivery/store'
 import { clock } from '../../src/core/clock'
 import { transaction } from '../../src/db/client'
-import { elevated } from '../mfa/helpers'
+import { changeEmail } from '../mfa/helpers'
 import { installTransports } from '../../src/delivery/transports'
-import { api, resetWorld } from '../helpers'
+import { api, makeUser, resetWorld } from '../helpers'
 import { registerUser, uniqueEmail, withConfig } from './helpers'
-import { makeUser } from '../helpers'
 
 type Mail = { to: string[]; raw: string }
 const mails: Mail[] = []
@@ -142,15 +141,7 @@ describe('delivery', () => {
     await withTransports(async () => {
       const user = await makeUser()
       const next = uniqueEmail('moved')
-      const { retry } = await elevated(
-        'PATCH',
-        '/users/@me',
-        user.token,
-        { email: next, password: user.password },
-        'password',
-        () => user.password,
-      )
-      expect(retry.status).toBe(200)
+      await changeEmail(user, next)
       // The answer does not wait for SMTP; both mails arrive once the change committed.
       for (
         let i = 0;

@@ -3,23 +3,10 @@
 import { afterEach, expect, test } from 'bun:test'
 import { readOutbox } from '../../src/delivery'
 import { api, makeUser, resetWorld } from '../helpers'
-import { elevated } from '../mfa/helpers'
+import { changeEmail } from '../mfa/helpers'
 import { lastLinkToken, uniqueEmail } from './helpers'
 
 afterEach(resetWorld)
-
-async function changeEmail(user: Awaited<ReturnType<typeof makeUser>>, email: string) {
-  const { retry } = await elevated(
-    'PATCH',
-    '/users/@me',
-    user.token,
-    { email, password: user.password },
-    'password',
-    () => user.password,
-  )
-  expect(retry.status).toBe(200)
-  return retry
-}
 
 test('the new address gets a verification link; following it verifies the address', async () => {
   const user = await makeUser()

@@ -65,6 +65,20 @@ export async function elevated(
   return { first, finish, retry, jwt }
 }
 
+/** PATCH /users/@me {email}, elevated by the password: the 200 answer. */
+export async function changeEmail(user: { token: string; password: string }, email: string) {
+  const { retry } = await elevated(
+    'PATCH',
+    '/users/@me',
+    user.token,
+    { email, password: user.password },
+    'password',
+    () => user.password,
+  )
+  expect(retry.status).toBe(200)
+  return retry
+}
+
 const b64url = (b: Uint8Array | Buffer) => Buffer.from(b).toString('base64url')
 const sha256 = (b: Uint8Array | Buffer | string) => createHash('sha256').update(b).digest()
 
