@@ -205,7 +205,7 @@ async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T
 type Reserved = { client: ReservedSql; behind?: Promise<unknown> }
 
 function release(conn: Reserved): void {
-  if (!conn.behind) return conn.client.release()
+  if (conn.behind === undefined) return conn.client.release()
   const back = () => conn.client.release()
   conn.behind.then(back, back)
 }
@@ -297,7 +297,7 @@ async function runOn<T>(
  * work that a later relay or sweep does as well.
  */
 function behindOn<R>(conn: Reserved, fn: (tx: DB) => Promise<R>): Promise<R> {
-  if (conn.behind) return transaction(fn)
+  if (conn.behind !== undefined) return transaction(fn)
   const done = inTransaction(newWriteScope(false), fn, conn)
   conn.behind = done
   return done
