@@ -187,6 +187,11 @@ export class RowCache<K, V> {
     return value
   }
 
+  /** The cached value, if any (nothing is loaded). */
+  peek(key: K): V | undefined {
+    return this.held().lru.get(key)
+  }
+
   /** Call before writing the key's row, inside the write's scope. */
   forget(key: K): void {
     const h = this.held()

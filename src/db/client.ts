@@ -370,6 +370,21 @@ export function holdForCommit<T, B>(holder: CommitHolder<T, B>, item: T): boolea
   return true
 }
 
+/**
+ * A write whose answer the caller does not need (no rows, no count). Inside a transaction on PostgreSQL it is sent and
+ * not awaited: it goes out with what follows, and the COMMIT (or its savepoint's end) waits for its answer and throws
+ * its error. Elsewhere it is awaited (on SQLite it has already run).
+ */
+export async function sendWithCommit(statement: unknown): Promise<void> {
+  const sent = writeScope()?.sent
+  if (sent === undefined || !(statement instanceof Promise)) {
+    await statement
+    return
+  }
+  statement.catch(() => {})
+  sent.push(statement)
+}
+
 /** Where a savepoint begins in what its transaction holds (rolling back to it drops what came after). */
 export const heldMark = (scope: WriteScope): number => scope.held?.length ?? 0
 export function dropHeldSince(scope: WriteScope, mark: number): void {

@@ -3,7 +3,7 @@
 import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
-import { cachedLobby, cachedLobbyWithMembers, getMember } from './store'
+import { cachedLobby, cachedLobbyWithMembers, cachedMember } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 export type AppCaller = BotCaller | BearerCaller
@@ -17,7 +17,8 @@ export async function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMem
   const c = appCaller(caller)
   const lobby = isSnowflake(lobbyId) ? await cachedLobby(lobbyId) : undefined
   if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
-  if (c.kind === 'bearer' && bearerMustBeMember && !(await getMember(lobby.id, c.userId))) throw Errors.unknownLobby()
+  if (c.kind === 'bearer' && bearerMustBeMember && !(await cachedMember(lobby.id, c.userId)))
+    throw Errors.unknownLobby()
   return lobby
 }
 

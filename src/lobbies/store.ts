@@ -11,6 +11,7 @@ import {
   andThen,
   asInteger,
   atBatchEnd,
+  sendWithCommit,
   inPipelinedBatch,
   type DB,
   db,
@@ -48,6 +49,16 @@ const lobbyTexts = rowCache<string, string>('lobby-texts', 4096, {
 const forgetLobby = (id: string) => {
   lobbyRows.forget(id)
   lobbyTexts.forget(id)
+}
+/**
+ * Before a restart of the idle deadline: it moves the deadline from one time to another, unless it was unset. What
+ * reads a cached lobby row asks only whether its deadline is set (activity.ts), so a cached row whose deadline is set
+ * is kept; one unset, or not cached here (another node may hold it), is forgotten as for any write. Forgetting the
+ * lobby for every message made the next one read it again: on PostgreSQL a round trip, on several nodes an
+ * invalidation in the log.
+ */
+const forgetUnlessDeadlineSet = (id: string) => {
+  if (lobbyRows.peek(id)?.idleDeadline == null) forgetLobby(id)
 }
 const forgetMembers = (lobbyId: string) => {
   memberLists.forget(lobbyId)
@@ -258,7 +269,7 @@ export function deferIdleRestartsToBatchEnd(): void {
       // Sent all at once (on PostgreSQL with the COMMIT: one round trip for all of them).
       await Promise.all(
         pending.map(([id, { now, written }]) => {
-          forgetLobby(id)
+          forgetUnlessDeadlineSet(id)
           return written ? undefined : idleDeadlineRestart().run({ id, now })
         }),
       )
@@ -280,7 +291,7 @@ export async function restartIdleDeadline(_tx: DB, id: string, now: number): Pro
     if (written) await idleDeadlineRestart().run({ id, now })
     return
   }
-  forgetLobby(id)
+  forgetUnlessDeadlineSet(id)
   await idleDeadlineRestart().run({ id, now })
 }
 
@@ -401,6 +412,11 @@ export async function cachedLobbyWithMembers(
   const lobby = await lobbyRead
   if (!lobby) return undefined
   return { lobby, members: (await membersRead)! }
+}
+
+/** A member, from the lobby's cached member list (read whole when it is not cached: the next request finds it). */
+export async function cachedMember(lobbyId: string, userId: string): Promise<LobbyMemberRow | undefined> {
+  return (await cachedLobbyMembers(lobbyId)).find((m) => m.userId === userId)
 }
 
 export async function getMember(lobbyId: string, userId: string, _tx?: DB): Promise<LobbyMemberRow | undefined> {
@@ -587,7 +603,10 @@ export async function insertMessage(_tx: DB, row: MessageInsert): Promise<LobbyM
     editedAt: null,
     channelMessageId: null,
   }
-  await messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) })
+  // Nothing of its answer is needed: on PostgreSQL it goes out with the transaction's COMMIT.
+  await sendWithCommit(
+    messageInsert().run({ ...written, metadata: toJson(written.metadata), nonce: toJson(written.nonce) }),
+  )
   return written
 }
 

@@ -4,21 +4,23 @@
 import { describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import * as clusterTables from '../../src/cluster/tables'
+import { gatewayOutbox as pgOutbox } from '../../src/cluster/tables.pg'
 import {
   type CommitHolder,
   type DB,
   db,
-  dialectTables,
   holdForCommit,
   queuedTransaction,
+  sendWithCommit,
   transaction,
   write,
 } from '../../src/db/client'
+import { uniqueViolation } from '../../src/db/errors'
 import { onPostgres, server } from '../helpers'
 import { rawSql } from './raw'
 
-// A table to write in: the Gateway's outbox (empty when no cluster runs).
-const t = dialectTables(clusterTables, () => import('../../src/cluster/tables.pg'))
+// A table to write in: the Gateway's outbox (empty when no cluster runs), in the dialect the test server runs on.
+const t = { gatewayOutbox: (onPostgres ? pgOutbox : clusterTables.gatewayOutbox) as typeof clusterTables.gatewayOutbox }
 const insertRow = (eventId: string) =>
   db().insert(t.gatewayOutbox).values({ eventId, entry: '{}', createdAt: 0 }).run() as unknown as Promise<unknown>
 const rowsNamed = async (...ids: string[]) =>
@@ -169,5 +171,28 @@ describe('held for the COMMIT', () => {
     ).rejects.toThrow()
     expect(after).toBe(0)
     expect(await rowsNamed('undone', 'clash')).toEqual([])
+  })
+
+  test('a statement sent with the COMMIT that fails fails its own write only: in a batch, in a savepoint', async () => {
+    await server()
+    await write(() => insertRow('taken'))
+    const [taken] = await (db() as DB).select().from(t.gatewayOutbox).where(eq(t.gatewayOutbox.eventId, 'taken'))
+    const clash = () =>
+      db().insert(t.gatewayOutbox).values({ id: taken.id, eventId: 'clash', entry: '{}', createdAt: 0 }).run()
+    // On PostgreSQL the failure shows only at the COMMIT: the batch runs again with a savepoint per write.
+    const results = await Promise.allSettled([
+      queuedTransaction(async () => sendWithCommit(insertRow('sent first')), { independent: true }),
+      queuedTransaction(async () => sendWithCommit(clash()), { independent: true }),
+      queuedTransaction(async () => sendWithCommit(insertRow('sent third')), { independent: true }),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+    expect(uniqueViolation((results[1] as PromiseRejectedResult).reason)).toBeDefined()
+    expect(await rowsNamed('sent first', 'clash', 'sent third')).toEqual(['sent first', 'sent third'])
+    await transaction(async () => {
+      const inner = transaction(async () => sendWithCommit(clash()))
+      expect(uniqueViolation(await inner.catch((e) => e))).toBeDefined()
+      await sendWithCommit(insertRow('after the savepoint'))
+    })
+    expect(await rowsNamed('after the savepoint', 'clash')).toEqual(['after the savepoint'])
   })
 })

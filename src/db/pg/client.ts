@@ -310,12 +310,17 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
   const { client, db } = scope.server as { client: Sql; db: DB }
   const name = `sp${++scope.depth}`
   const mark = heldMark(scope)
+  const sent = scope.sent ?? []
+  const sentMark = sent.length
   await client.unsafe(`SAVEPOINT ${name}`)
   try {
     const value = await fn(db)
+    // What it sent without waiting is answered before it ends: one that failed fails it, with its own error.
+    await Promise.all(sent.splice(sentMark))
     await client.unsafe(`RELEASE ${name}`)
     return value
   } catch (error) {
+    sent.length = Math.min(sent.length, sentMark)
     await client.unsafe(`ROLLBACK TO ${name}`)
     await client.unsafe(`RELEASE ${name}`)
     dropHeldSince(scope, mark)
@@ -434,11 +439,16 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
           continue
         }
         const mark = heldMark(scope)
+        const sent = scope.sent ?? []
+        const sentMark = sent.length
         await client.unsafe('SAVEPOINT queued')
         try {
-          results.push({ ok: true, value: await q.fn(tx) })
+          const value = await q.fn(tx)
+          await Promise.all(sent.splice(sentMark)) // its unawaited statements: their errors are its own
+          results.push({ ok: true, value })
           await client.unsafe('RELEASE queued')
         } catch (error) {
+          sent.length = Math.min(sent.length, sentMark)
           await client.unsafe('ROLLBACK TO queued')
           await client.unsafe('RELEASE queued')
           dropHeldSince(scope, mark)
@@ -456,7 +466,8 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
   } catch (error) {
     scope.batch = false
     for (const end of batchEnds()) end.discard()
-    if (!savepoints && batch.length > 1 && results.length < batch.length) return false
+    // A write threw, or a statement one sent unawaited failed at the COMMIT: again, with a savepoint each.
+    if (!savepoints && batch.length > 1) return false
     for (const q of batch) q.reject(error)
     return true
   }
