@@ -405,12 +405,16 @@ type Held = NonNullable<WriteScope['held']>
 /**
  * A write of a pipelined batch: the batch's scope (its connection, the caches' bookkeeping), but what it holds for the
  * COMMIT kept apart: the writes run side by side and reach their dispatches in the order their answers come back, so
- * the batch takes each one's afterwards, in the writes' order (as one after another would have held them).
+ * the batch takes each one's afterwards, in the writes' order (as one after another would have held them). So are the
+ * statements it sent unawaited (sendWithCommit): a savepoint in it waits for its own only.
  */
-function apart(scope: WriteScope): { scope: WriteScope; held: Held } {
+function apart(scope: WriteScope): { scope: WriteScope; held: Held; sent: Promise<unknown>[] } {
   const held: Held = []
-  const own = new Proxy(scope, { get: (target, key) => (key === 'held' ? held : Reflect.get(target, key)) })
-  return { scope: own, held }
+  const sent: Promise<unknown>[] = []
+  const own = new Proxy(scope, {
+    get: (target, key) => (key === 'held' ? held : key === 'sent' ? sent : Reflect.get(target, key)),
+  })
+  return { scope: own, held, sent }
 }
 
 async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
@@ -430,8 +434,11 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         const failed = settled.find((s) => s.status === 'rejected')
         if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
         for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
-        // What each write holds for the COMMIT (its dispatches), in the writes' order.
-        for (const w of writes) scope.held?.push(...w.held)
+        // What each write holds for the COMMIT (its dispatches), in the writes' order; what each sent, for its answer.
+        for (const w of writes) {
+          scope.held?.push(...w.held)
+          scope.sent?.push(...w.sent)
+        }
       }
       for (const q of together ? [] : batch) {
         if (!savepoints) {
