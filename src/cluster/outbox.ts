@@ -13,18 +13,20 @@
 //   run one after another, each in id order, and a row is never appended before a row of its topic committed
 //   earlier (whatever node committed it, and whichever node relays first after the COMMITs).
 // Events of different topics from concurrent transactions have no order between them (they had none before either).
-//
-// The keys. A dispatch's are its topics; a user-dispatch's, a close-user's and a close-grants' its user
-// (`user:<id>`). A subscription change (subscribe or unsubscribe, of one user or of many) takes its topics, not its
-// users: what a client needs ordered is a change to topic X against the dispatches to X (a member allowed to view a
-// channel gets its messages from then on; one removed, none after) and against other changes to X (the same user
-// subscribed, then unsubscribed: every node ends with the later one); both share X's key. Nothing needs such a change
-// ordered against its users' user-dispatches or closes, which reach a user's sessions whatever they follow (and a
-// guild's or lobby's write that subscribes also takes that topic). So the locks of a guild change that re-follows
-// every member are the guild's and its channels' topics, however many members it has: one per user made a
-// transaction of a large guild exceed PostgreSQL's lock table (max_locks_per_transaction x max_connections).
 // A client's writes one after another keep their order: each answer waits for the relay of its events (up to
 // RELAY_WAIT_MS: Redis away, the write still commits and its answer goes; the events wait in the table).
+//
+// The keys (keysOf). A dispatch's are its topics; a user-dispatch's, a close-user's and a close-grants' its user
+// (`user:<id>`). A subscription change (subscribe or unsubscribe, of one user or of many) takes its topics, not its
+// users. What a client needs ordered is a change to topic X against the dispatches to X (a member allowed to view a
+// channel gets its messages from then on; one removed, none after) and against other changes to X (the same user
+// subscribed, then unsubscribed: every node ends with the later one, whichever transactions gave them): both share
+// X's key. Nothing needs a subscription change ordered against its users' user-dispatches or closes: those reach a
+// user's sessions whatever they follow, and a subscription shows only in which topics' dispatches reach them. So a
+// transaction's locks are its topics and the users it dispatches to or closes: a guild change that re-follows every
+// member (guilds/gateway.ts, a page of members per call) takes the guild's and its channels' topics however many
+// members it has, where a lock per member made a large guild's transaction overflow PostgreSQL's lock table
+// (max_locks_per_transaction x max_connections: "out of shared memory").
 //
 // Redis away: writes commit, rows pile up; the sweeper (every node, every SWEEP_MS) relays once a row is older than
 // ORPHAN_MS, in id order, when Redis is back; so does the next commit's relay.

@@ -72,4 +72,26 @@ describe.skipIf(!present)('a guild of many thousands of members on several nodes
     expect((await call(a, 'DELETE', `/guilds/${guildId}`, owner.token)).status).toBe(204)
     await socket.waitFor((f) => f.t === 'GUILD_DELETE' && f.d.id === guildId, 10_000)
   }, 60_000)
+
+  test('a re-follow waits for the transaction that holds a channel’s lock (its subscription calls come after that commit)', async () => {
+    const [a] = cluster.nodes
+    const owner = await cluster.newUser()
+    const guild = await call(a, 'POST', '/guilds', owner.token, { name: 'Locked channel' })
+    const guildId = guild.body.id as string
+    const channels = await call(a, 'GET', `/guilds/${guildId}/channels`, owner.token)
+    const channelId = channels.body.find((ch: { type: number }) => ch.type === 0).id as string
+    let answered = false
+    let changed: Promise<{ status: number }> | undefined
+    // Only the subscription calls name the channel (the role's update goes to the guild's topic).
+    await cluster.database.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`channel:${channelId}`}, 0))`
+      changed = call(a, 'PATCH', `/guilds/${guildId}/roles/${guildId}`, owner.token, { permissions: '0' }).then((r) => {
+        answered = true
+        return r
+      })
+      await Bun.sleep(500)
+      expect(answered).toBe(false)
+    })
+    expect((await changed!).status).toBe(200)
+  }, 60_000)
 })
