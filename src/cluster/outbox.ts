@@ -33,7 +33,7 @@
 import { randomUUID } from 'node:crypto'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
-import { type CommitHolder, holdForCommit } from '../db/client'
+import { type CommitHolder, holdForCommit, transaction } from '../db/client'
 import type { Draft, GatewayLog } from './log'
 import { inPostgresTransaction, insertOutbox, oldestOutboxRow, relayOutbox } from './store'
 import { mark, tracing, wallMs } from './trace'
@@ -47,6 +47,7 @@ const SWEEP_MS = 2000
 const BATCH = 500
 
 type Held = { eventId: string; draft: Draft }
+type Run = Parameters<NonNullable<CommitHolder<Held>['behind']>>[1]
 
 /** The locks an entry takes (see the top): its topics, or its user. */
 export function keysOf(draft: Draft): string[] {
@@ -73,7 +74,7 @@ export type Outbox = {
 
 export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphanMs = ORPHAN_MS } = {}): Outbox {
   // Tests only: die right after a COMMIT that wrote an event of this type (or a session call of this kind, such as
-  // close-auth-session), before its relay.
+  // close-auth-session), before its relay (dieIfAsked).
   const dieAfter = process.env.LOBBY_TEST_DIE_AFTER_COMMIT
 
   // One relay at a time on this node; a caller waits for the first one that begins after its call.
@@ -85,10 +86,22 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
 
   // Tracing (trace.ts): when this node's rows reached their COMMIT (insert begins) and got past it, by event id.
   const traced = new Map<string, [committing: number, committed: number]>()
-  const relayAll = async () => {
-    for (;;) {
-      let ids: string[] = []
-      const n = await relayOutbox(BATCH, async (rows) => {
+  // Tests only: the process ends here, after the COMMIT of such items and before any relay of them.
+  const dieIfAsked = (items: Held[]) => {
+    if (dieAfter && items.some((i) => i.draft.kind === dieAfter || ('type' in i.draft && i.draft.type === dieAfter)))
+      process.kill(process.pid, 'SIGKILL')
+  }
+  /**
+   * One relay step in a transaction `run` runs: the oldest rows, appended in id order. `taken` is called when the rows
+   * are there, `appended` once they are in the log (before the step's COMMIT, which only deletes them). Returns how
+   * many rows it relayed.
+   */
+  const relayStep = async (run: Run, on?: { taken(): void; appended(): void }): Promise<number> => {
+    let ids: string[] = []
+    const n = await relayOutbox(
+      BATCH,
+      async (rows) => {
+        on?.taken()
         ids = rows.map((r) => r.eventId)
         const selected = tracing ? wallMs() : 0
         await Promise.all(
@@ -97,11 +110,16 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
             return tracing ? appended.then((seq) => traceRelay(seq, r.eventId, selected)) : appended
           }),
         )
-      })
-      // Committed: their dedupe keys are no longer needed (if this fails, they lapse by themselves).
-      if (n > 0) gatewayLog.forget(ids).catch(() => {})
-      if (n < BATCH) return
-    }
+        on?.appended()
+      },
+      run,
+    )
+    // Committed: their dedupe keys are no longer needed (if this fails, they lapse by themselves).
+    if (n > 0) gatewayLog.forget(ids).catch(() => {})
+    return n
+  }
+  const relayAll = async () => {
+    while ((await relayStep(transaction)) === BATCH) {}
   }
   const traceRelay = (seq: number, eventId: string, selected: number) => {
     const appended = wallMs()
@@ -109,7 +127,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
     traced.delete(eventId)
     if (times) {
       mark(seq, 'committing', times[0])
-      mark(seq, 'committed', times[1])
+      mark(seq, 'committed', times[1] || selected)
     }
     mark(seq, 'selected', selected)
     mark(seq, 'appended', appended)
@@ -138,24 +156,44 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
     return done
   }
 
-  const holder: CommitHolder<Held> = {
-    async before(items) {
+  // A relay step behind a COMMIT (on PostgreSQL its take goes out with the COMMIT: db/pg/client.ts runOn), one at a
+  // time on this node: beside it, and while relays fail, commits ask the relay loop, which one pool connection runs.
+  let behindRunning = false
+  const holder: CommitHolder<Held, boolean> = {
+    before(items) {
       if (tracing) for (const i of items) traced.set(i.eventId, [wallMs(), 0])
-      await insertOutbox(
+      return insertOutbox(
         items.flatMap((i) => keysOf(i.draft)),
         items.map((i) => ({ eventId: i.eventId, entry: JSON.stringify(i.draft) })),
         clock.now(),
       )
     },
-    async after(items) {
+    // Resolves true once this COMMIT's rows are in the log (the step took every row there was, or they were taken
+    // by a relay that had ended), false when the relay loop must be asked.
+    behind(items, run) {
+      if (failing || behindRunning) return undefined
+      behindRunning = true
+      const { promise, resolve } = Promise.withResolvers<boolean>()
+      // The rows come after the COMMIT's answer: a test's death (after COMMIT, before any relay) comes first.
+      relayStep(run, { taken: () => dieIfAsked(items), appended: () => resolve(true) })
+        .then(
+          (n) => resolve(n < BATCH),
+          () => resolve(false),
+        )
+        .finally(() => {
+          behindRunning = false
+        })
+      return promise
+    },
+    async after(items, behind) {
       if (tracing)
         for (const i of items) {
           const times = traced.get(i.eventId)
           if (times) times[1] = wallMs()
         }
-      if (dieAfter && items.some((i) => i.draft.kind === dieAfter || ('type' in i.draft && i.draft.type === dieAfter)))
-        process.kill(process.pid, 'SIGKILL')
-      await Promise.race([relay(), Bun.sleep(RELAY_WAIT_MS)])
+      dieIfAsked(items)
+      const relayed = behind ? behind.then((appended) => (appended ? undefined : relay())) : relay()
+      await Promise.race([relayed, Bun.sleep(RELAY_WAIT_MS)])
     },
   }
 

@@ -37,10 +37,14 @@ export async function insertOutbox(keys: string[], rows: { eventId: string; entr
  * relay on another node that wants them waits until this one's COMMIT, then finds them gone), given to `relay` in id
  * order; if `relay` throws, the transaction rolls back and the rows wait again. Returns how many were relayed. Two
  * round trips: the rows, then COMMIT after `relay` (a SELECT then a DELETE took one more, which each write's answer
- * waited for).
+ * waited for); `run` runs the transaction (behind a write's COMMIT: on its connection, its statements sent with it).
  */
-export async function relayOutbox(limit: number, relay: (rows: OutboxRow[]) => Promise<void>): Promise<number> {
-  return await transaction(async () => {
+export async function relayOutbox(
+  limit: number,
+  relay: (rows: OutboxRow[]) => Promise<void>,
+  run: <R>(fn: () => Promise<R>) => Promise<R> = transaction,
+): Promise<number> {
+  return await run(async () => {
     const sql = transactionClient()
     const [, rows] = await Promise.all([
       sql`SET LOCAL lock_timeout = '10s'`,

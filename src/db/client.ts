@@ -338,23 +338,35 @@ export type WriteScope = {
   locked?: boolean
   /** A transaction (not a write whose statements commit one by one): what it holds for its COMMIT (holdForCommit). */
   held?: { holder: CommitHolder<unknown>; item: unknown }[]
+  /**
+   * On PostgreSQL: statements sent and not awaited (a batch's deferred writes): they go out with the COMMIT, which
+   * waits for their answers (one that failed makes the transaction throw its error).
+   */
+  sent?: Promise<unknown>[]
 }
 
 /**
  * What a transaction holds for its COMMIT, by whoever gave it (the Gateway's dispatches): `before` runs inside the
  * transaction just before COMMIT with the items still held (those of a rolled-back savepoint are dropped), `after`
  * once it committed (after its scope ended); neither runs when it rolls back.
+ *
+ * `before` sends its statements before its first await: on PostgreSQL they go out with the COMMIT, in one round trip
+ * (a statement that fails makes PostgreSQL answer the COMMIT with ROLLBACK, and the transaction throws its error).
+ * `behind` (PostgreSQL only), if given, runs one transaction of the holder's with `run`, called before its first
+ * await: on the committing connection, its first statements sent right behind the COMMIT, before its answer (so it
+ * runs whether or not the COMMIT succeeded). `after` gets what it gave; on SQLite it is not run (undefined).
  */
-export type CommitHolder<T> = {
+export type CommitHolder<T, B = unknown> = {
   before?(items: T[]): void | Promise<void>
-  after(items: T[]): void | Promise<void>
+  behind?(items: T[], run: <R>(fn: (tx: DB) => Promise<R>) => Promise<R>): Promise<B> | undefined
+  after(items: T[], behind: Promise<B> | undefined): void | Promise<void>
 }
 
 /** Hold `item` for the COMMIT of the transaction this context is in; false outside one (the caller acts now). */
-export function holdForCommit<T>(holder: CommitHolder<T>, item: T): boolean {
+export function holdForCommit<T, B>(holder: CommitHolder<T, B>, item: T): boolean {
   const held = writeScope()?.held
   if (!held) return false
-  held.push({ holder: holder as CommitHolder<unknown>, item })
+  held.push({ holder: holder as unknown as CommitHolder<unknown>, item })
   return true
 }
 
@@ -376,26 +388,52 @@ function heldByHolder(scope: WriteScope): Map<CommitHolder<unknown>, unknown[]> 
   return by
 }
 
-/** Inside the transaction, just before COMMIT: each holder's `before` (undefined when nothing is held). */
+/**
+ * Inside the transaction, just before COMMIT: each holder's `before`, all of them called before any is awaited (their
+ * statements go out together). Undefined when nothing is held.
+ */
 export function beforeCommit(scope: WriteScope): Promise<void> | undefined {
   // One server holds dispatches for after the COMMIT only: nothing to run (and no await) before it.
   if (!scope.held?.some((h) => h.holder.before !== undefined)) return undefined
   const by = heldByHolder(scope)
   if (!by) return undefined
-  return (async () => {
-    for (const [holder, items] of by) await holder.before?.(items)
-  })()
+  return Promise.all([...by].map(([holder, items]) => holder.before?.(items))).then(() => undefined)
 }
 
-/** Once committed: each holder's `after`; what fails is logged (the write stands). Undefined when nothing is held. */
-export function afterCommit(scope: WriteScope): Promise<void> | undefined {
+type Behind = NonNullable<CommitHolder<unknown>['behind']>
+/** What the holders' `behind` transactions gave, by holder (the PostgreSQL backend starts them behind its COMMIT). */
+export type BehindResults = Map<CommitHolder<unknown>, Promise<unknown> | undefined>
+
+/**
+ * Right behind the COMMIT (PostgreSQL): each holder's `behind`; the first one's transaction runs with `first` (on the
+ * committing connection), any other's as a transaction of its own. Undefined when no holder has one.
+ */
+export function startBehind(scope: WriteScope, first: Parameters<Behind>[1]): BehindResults | undefined {
+  if (!scope.held?.some((h) => h.holder.behind !== undefined)) return undefined
+  const results: BehindResults = new Map()
+  let run: Parameters<Behind>[1] | undefined = first
+  for (const [holder, items] of heldByHolder(scope) ?? []) {
+    if (!holder.behind) continue
+    const promise = holder.behind(items, run ?? transaction)
+    promise?.catch(() => {})
+    results.set(holder, promise)
+    run = undefined
+  }
+  return results
+}
+
+/**
+ * Once committed: each holder's `after` (with what its `behind` gave, which the PostgreSQL backend started behind
+ * its COMMIT); what fails is logged (the write stands). Undefined when nothing is held.
+ */
+export function afterCommit(scope: WriteScope, behind?: BehindResults): Promise<void> | undefined {
   const by = heldByHolder(scope)
   scope.held = undefined
   if (!by) return undefined
   const waits: Promise<void>[] = []
   for (const [holder, items] of by) {
     try {
-      const done = holder.after(items)
+      const done = holder.after(items, behind?.get(holder))
       if (done instanceof Promise) waits.push(done)
     } catch (error) {
       log.error('work after a commit failed', { error: String(error) })

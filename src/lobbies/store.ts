@@ -253,12 +253,15 @@ const pendingRestarts = perApp(() => new Map<string, { now: number; written: boo
 export function deferIdleRestartsToBatchEnd(): void {
   atBatchEnd({
     async flush() {
-      const pending = pendingRestarts()
-      for (const [id, { now, written }] of pending) {
-        forgetLobby(id)
-        if (!written) await idleDeadlineRestart().run({ id, now })
-      }
-      pending.clear()
+      const pending = [...pendingRestarts()]
+      pendingRestarts().clear()
+      // Sent all at once (on PostgreSQL with the COMMIT: one round trip for all of them).
+      await Promise.all(
+        pending.map(([id, { now, written }]) => {
+          forgetLobby(id)
+          return written ? undefined : idleDeadlineRestart().run({ id, now })
+        }),
+      )
     },
     discard: () => pendingRestarts().clear(),
   })

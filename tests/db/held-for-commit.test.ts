@@ -2,8 +2,36 @@
 // transaction): it goes out once the transaction commits, never when it (or the savepoint it was given in) rolls back,
 // and a group-commit batch sends each write's own only when that write stands. On SQLite and on PostgreSQL.
 import { describe, expect, test } from 'bun:test'
-import { type CommitHolder, holdForCommit, queuedTransaction, transaction, write } from '../../src/db/client'
-import { server } from '../helpers'
+import { eq, sql } from 'drizzle-orm'
+import * as clusterTables from '../../src/cluster/tables'
+import {
+  type CommitHolder,
+  type DB,
+  db,
+  dialectTables,
+  holdForCommit,
+  queuedTransaction,
+  transaction,
+  write,
+} from '../../src/db/client'
+import { onPostgres, server } from '../helpers'
+import { rawSql } from './raw'
+
+// A table to write in: the Gateway's outbox (empty when no cluster runs).
+const t = dialectTables(clusterTables, () => import('../../src/cluster/tables.pg'))
+const insertRow = (eventId: string) =>
+  db().insert(t.gatewayOutbox).values({ eventId, entry: '{}', createdAt: 0 }).run() as unknown as Promise<unknown>
+const rowsNamed = async (...ids: string[]) =>
+  (await rawSql<{ event_id: string }>('SELECT event_id FROM gateway_outbox ORDER BY id'))
+    .map((r) => r.event_id)
+    .filter((id) => ids.includes(id))
+/** The database connection's process on PostgreSQL: the same one for a transaction and its holder's behind. */
+const backendPid = async () =>
+  (
+    await (db() as unknown as { execute(q: unknown): Promise<{ pid: number }[]> }).execute(
+      sql`SELECT pg_backend_pid() AS pid`,
+    )
+  )[0].pid
 
 function recorder() {
   const seen: string[] = []
@@ -66,5 +94,80 @@ describe('held for the COMMIT', () => {
     ])
     expect(results.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
     expect(r.seen).toEqual(['first', 'third'])
+  })
+
+  test('behind the COMMIT (PostgreSQL): the holder’s own transaction sees what committed, on the same connection; after gets its answer', async () => {
+    await server()
+    const pids: number[] = []
+    const seen: unknown[] = []
+    const holder: CommitHolder<string, string[]> = {
+      before: (items) => Promise.all(items.map((i) => insertRow(i))).then(() => undefined),
+      behind: (_items, run) =>
+        run(async () => {
+          if (onPostgres) pids.push(await backendPid())
+          return await rowsNamed('behind a', 'behind b')
+        }),
+      after: async (items, behind) => void seen.push(items, await behind),
+    }
+    await transaction(async () => {
+      if (onPostgres) pids.push(await backendPid())
+      holdForCommit(holder, 'behind a')
+      holdForCommit(holder, 'behind b')
+    })
+    // On SQLite no transaction runs behind (nothing to pipeline): after gets nothing from it.
+    expect(seen).toEqual([['behind a', 'behind b'], onPostgres ? ['behind a', 'behind b'] : undefined])
+    if (onPostgres) expect(new Set(pids).size).toBe(1)
+    // Rolled back: nothing of the holder runs.
+    await expect(
+      transaction(async () => {
+        holdForCommit(holder, 'gone')
+        throw new Error('roll back')
+      }),
+    ).rejects.toThrow('roll back')
+    expect(seen).toHaveLength(2)
+    expect(await rowsNamed('gone')).toEqual([])
+  })
+
+  test('what before sends without waiting commits with the transaction, even when the transaction behind it rolls back', async () => {
+    await server()
+    const holder: CommitHolder<string, void> = {
+      // Sent, not awaited here: the COMMIT must not go out before it (it would then run in the transaction behind).
+      before: (items) => void Promise.all(items.map((i) => insertRow(i))).catch(() => {}),
+      behind: (_items, run) =>
+        run(async () => {
+          await insertRow('behind, rolled back')
+          throw new Error('the transaction behind rolls back')
+        }),
+      after: async (_items, behind) => void (await behind?.catch(() => {})),
+    }
+    for (let i = 0; i < 5; i++) {
+      await queuedTransaction(async () => void holdForCommit(holder, `before ${i}`))
+      expect(await rowsNamed(`before ${i}`)).toEqual([`before ${i}`])
+    }
+    expect(await rowsNamed('behind, rolled back')).toEqual([])
+  })
+
+  test('a statement of before that fails: the transaction throws its error and commits nothing', async () => {
+    await server()
+    await write(() => insertRow('taken'))
+    const [taken] = await (db() as DB).select().from(t.gatewayOutbox).where(eq(t.gatewayOutbox.eventId, 'taken'))
+    let after = 0
+    const holder: CommitHolder<string, void> = {
+      // The id is taken: the insert fails, and PostgreSQL answers the COMMIT sent behind it with ROLLBACK.
+      before: () =>
+        db()
+          .insert(t.gatewayOutbox)
+          .values({ id: taken.id, eventId: 'clash', entry: '{}', createdAt: 0 })
+          .run() as never,
+      after: () => void after++,
+    }
+    await expect(
+      transaction(async () => {
+        await insertRow('undone')
+        holdForCommit(holder, 'x')
+      }),
+    ).rejects.toThrow()
+    expect(after).toBe(0)
+    expect(await rowsNamed('undone', 'clash')).toEqual([])
   })
 })

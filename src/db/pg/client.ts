@@ -26,12 +26,13 @@ import {
 } from 'drizzle-orm/pg-core'
 import { PostgresJsPreparedQuery, PostgresJsSession } from 'drizzle-orm/postgres-js/session'
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
-import postgres, { type Sql } from 'postgres'
+import postgres, { type ReservedSql, type Sql } from 'postgres'
 import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
 import {
   afterCommit,
   type Backend,
+  type BehindResults,
   batchEnds,
   beforeCommit,
   type DB,
@@ -43,6 +44,7 @@ import {
   newWriteScope,
   type QueuedOptions,
   scopes,
+  startBehind,
   useBackend,
   useTables,
   type WriteScope,
@@ -188,59 +190,117 @@ function settled(): Promise<void> {
 }
 
 /** A transaction (runTransaction), counted in `underWay` until it has ended. */
-async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>, reserved?: Reserved): Promise<T> {
   const { promise, resolve } = Promise.withResolvers<void>()
   underWay.add(promise)
   try {
-    return await runTransaction(scope, fn)
+    return await runTransaction(scope, fn, reserved)
   } finally {
     underWay.delete(promise)
     resolve()
   }
 }
 
+/** A connection a transaction reserved; given back once the transaction run behind its COMMIT (behindOn) ended. */
+type Reserved = { client: ReservedSql; behind?: Promise<unknown> }
+
+function release(conn: Reserved): void {
+  if (conn.behind === undefined) return conn.client.release()
+  const back = () => conn.client.release()
+  conn.behind.then(back, back)
+}
+
 /**
- * fn in one transaction on a connection of its own, in `scope`; the scope ends after COMMIT or ROLLBACK. BEGIN is not
- * awaited: it goes out with the transaction's first statements (postgres-js sends a connection's queries in order
- * without waiting for the answers), one round trip less per transaction.
+ * fn in one transaction on a connection of its own (`reserved`: that one, and no run again), in `scope`; the scope ends
+ * after COMMIT or ROLLBACK. Serialization failures and deadlocks run it again on a new connection.
  */
-async function runTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+async function runTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>, reserved?: Reserved): Promise<T> {
   let value: T
+  let behind: BehindResults | undefined
+  const attempt = async (conn: Reserved) => {
+    const done = await runOn(conn, scope, fn)
+    behind = done.behind
+    return done.value
+  }
   try {
-    value = await retrying(async () => {
-      const client = await open().sql.reserve()
-      try {
-        const begun = client.unsafe('BEGIN')
-        begun.catch(() => {}) // a failed BEGIN fails the statements after it
-        const tx = { db: on(client) as unknown as DB, client, transaction: true }
-        scope.server = tx
-        scope.depth = 0
-        scope.held = [] // a run again holds only what it gives again
-        let value: T
-        try {
-          value = await scopes.run(scope, async () => {
-            const value = await fn(tx.db)
-            if (scope.held?.length) await beforeCommit(scope)
-            return value
-          })
-          await begun
-        } catch (error) {
-          await client.unsafe('ROLLBACK').catch(() => {})
-          throw error
-        }
-        // A statement that failed (and was caught) aborted the transaction: PostgreSQL answers COMMIT with ROLLBACK.
-        if ((await client.unsafe('COMMIT')).command !== 'COMMIT') throw abortedTransaction()
-        return value
-      } finally {
-        client.release()
-      }
-    })
+    value = reserved
+      ? await attempt(reserved)
+      : await retrying(async () => {
+          const conn: Reserved = { client: await open().sql.reserve() }
+          try {
+            return await attempt(conn)
+          } finally {
+            release(conn)
+          }
+        })
   } finally {
     endWrite(scope)
   }
-  const after = afterCommit(scope)
+  const after = afterCommit(scope, behind)
   if (after !== undefined) await after
   return value
+}
+
+/**
+ * One try of a transaction on `conn`. BEGIN is not awaited: it goes out with the transaction's first statements
+ * (postgres-js sends a connection's queries in order without waiting for the answers), one round trip less. Nor is
+ * what follows fn: the statements it sent without awaiting (scope.sent), its holders' (beforeCommit: the Gateway's
+ * outbox rows), the COMMIT, and right behind it the first holder's own transaction (startBehind: the outbox's relay)
+ * go out together: one round trip where each took one.
+ */
+async function runOn<T>(
+  conn: Reserved,
+  scope: WriteScope,
+  fn: (tx: DB) => T | Promise<T>,
+): Promise<{ value: T; behind: BehindResults | undefined }> {
+  const { client } = conn
+  const begun = client.unsafe('BEGIN')
+  begun.catch(() => {}) // a failed BEGIN fails the statements after it
+  const tx = { db: on(client) as unknown as DB, client, transaction: true }
+  scope.server = tx
+  scope.depth = 0
+  scope.held = [] // a run again holds only what it gives again
+  const sent: Promise<unknown>[] = []
+  scope.sent = sent
+  let value: T
+  let before: Promise<void> | undefined
+  try {
+    value = await scopes.run(scope, () => fn(tx.db))
+    before = scope.held.length ? scopes.run(scope, () => beforeCommit(scope)) : undefined
+  } catch (error) {
+    await client.unsafe('ROLLBACK').catch(() => {})
+    throw error
+  }
+  before?.catch(() => {})
+  // postgres-js hands a statement to its connection a few microtasks after the call (Drizzle's async layers, then a
+  // thenable's job), and a COMMIT must not overtake one: it waits for this turn's microtasks to have run.
+  if (sent.length || before) await new Promise<void>((resolve) => setImmediate(resolve))
+  const committed = client.unsafe('COMMIT')
+  committed.catch(() => {})
+  const behind = startBehind(scope, (fn) => behindOn(conn, fn))
+  try {
+    await begun
+    await Promise.all([...sent, before])
+  } catch (error) {
+    // The transaction is aborted: PostgreSQL answers the COMMIT with ROLLBACK.
+    await committed.catch(() => {})
+    throw error
+  }
+  // A statement that failed (and was caught) aborted the transaction: PostgreSQL answers COMMIT with ROLLBACK.
+  if ((await committed).command !== 'COMMIT') throw abortedTransaction()
+  return { value, behind }
+}
+
+/**
+ * A holder's transaction right behind a COMMIT, on the committing connection (its statements sent before the COMMIT
+ * is answered); one per connection, any other runs as a transaction of its own. Not run again: a holder's behind is
+ * work that a later relay or sweep does as well.
+ */
+function behindOn<R>(conn: Reserved, fn: (tx: DB) => Promise<R>): Promise<R> {
+  if (conn.behind !== undefined) return transaction(fn)
+  const done = inTransaction(newWriteScope(false), fn, conn)
+  conn.behind = done
+  return done
 }
 
 const abortedTransaction = () =>
@@ -386,7 +446,12 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         }
       }
       scope.batch = false
-      for (const end of batchEnds()) await end.flush()
+      // The batch's deferred writes go out with its COMMIT (runOn), in the same round trip.
+      for (const end of batchEnds()) {
+        const flushed = Promise.resolve(end.flush())
+        flushed.catch(() => {})
+        scope.sent?.push(flushed)
+      }
     })
   } catch (error) {
     scope.batch = false
