@@ -89,6 +89,8 @@ function parsed(json: string | undefined): unknown {
 const CONTROL_KINDS = new Set<string>([
   'subscribe-user',
   'unsubscribe-user',
+  'subscribe-users',
+  'unsubscribe-users',
   'close-auth-session',
   'close-user',
   'close-grants',

@@ -6,8 +6,8 @@
 // left to relay again).
 //
 // Order. For one topic (or one user's dispatches) the log holds the events in their transactions' commit order:
-// - a transaction takes a lock per topic of its entries (transaction-long, sorted) before it inserts, so a second
-//   transaction on a topic gets its ids only after the first has committed: ids follow commit order per topic;
+// - a transaction takes a lock per key of its entries (keysOf; transaction-long, sorted) before it inserts, so a second
+//   transaction on a key gets its ids only after the first has committed: ids follow commit order per key;
 // - a relay deletes the oldest rows by id, locked FOR UPDATE (not SKIP LOCKED), and appends them in id order before it
 //   commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
 //   run one after another, each in id order, and a row is never appended before a row of its topic committed
@@ -15,6 +15,18 @@
 // Events of different topics from concurrent transactions have no order between them (they had none before either).
 // A client's writes one after another keep their order: each answer waits for the relay of its events (up to
 // RELAY_WAIT_MS: Redis away, the write still commits and its answer goes; the events wait in the table).
+//
+// The keys (keysOf). A dispatch's are its topics; a user-dispatch's, a close-user's and a close-grants' its user
+// (`user:<id>`). A subscription change (subscribe or unsubscribe, of one user or of many) takes its topics, not its
+// users. What a client needs ordered is a change to topic X against the dispatches to X (a member allowed to view a
+// channel gets its messages from then on; one removed, none after) and against other changes to X (the same user
+// subscribed, then unsubscribed: every node ends with the later one, whichever transactions gave them): both share
+// X's key. Nothing needs a subscription change ordered against its users' user-dispatches or closes: those reach a
+// user's sessions whatever they follow, and a subscription shows only in which topics' dispatches reach them. So a
+// transaction's locks are its topics and the users it dispatches to or closes: a guild change that re-follows every
+// member (guilds/gateway.ts, a page of members per call) takes the guild's and its channels' topics however many
+// members it has, where a lock per member made a large guild's transaction overflow PostgreSQL's lock table
+// (max_locks_per_transaction x max_connections: "out of shared memory").
 //
 // Redis away: writes commit, rows pile up; the sweeper (every node, every SWEEP_MS) relays once a row is older than
 // ORPHAN_MS, in id order, when Redis is back; so does the next commit's relay.
@@ -37,10 +49,19 @@ const BATCH = 500
 type Held = { eventId: string; draft: Draft }
 type Run = Parameters<NonNullable<CommitHolder<Held>['behind']>>[1]
 
-/** The locks an entry takes: its topics, or its user. */
-function keysOf(draft: Draft): string[] {
-  if (draft.kind === 'dispatch') return draft.topics
-  return 'userId' in draft ? [`user:${draft.userId}`] : []
+/** The locks an entry takes (see the top): its topics, or its user. */
+export function keysOf(draft: Draft): string[] {
+  switch (draft.kind) {
+    case 'dispatch':
+    case 'subscribe-users':
+    case 'unsubscribe-users':
+      return draft.topics
+    case 'subscribe-user':
+    case 'unsubscribe-user':
+      return [draft.topic]
+    default:
+      return 'userId' in draft ? [`user:${draft.userId}`] : []
+  }
 }
 
 export type Outbox = {

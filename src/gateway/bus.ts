@@ -74,6 +74,14 @@ export interface EventBus {
   /** Subscribe those connections (live or resumable) of a user that see `audience` to a topic (a guild, a lobby). */
   subscribeUser(userId: string, topic: string, audience: Audience): void
   unsubscribeUser(userId: string, topic: string): void
+  /**
+   * subscribeUser for many users and topics in one call: every user's sessions that see `audience` follow every topic.
+   * One call (one outbox row, one log entry) for a page of a guild's members, where a call per member and topic made
+   * a guild of thousands a transaction of tens of thousands of rows and locks (cluster/outbox.ts).
+   */
+  subscribeUsers(userIds: string[], topics: string[], audience: Audience): void
+  /** unsubscribeUser for many users and topics in one call: no session of these users follows these topics. */
+  unsubscribeUsers(userIds: string[], topics: string[]): void
   /** Close every connection identified with this auth session (logout, session revoked). */
   closeAuthSession(authSessionId: string, code: number, reason?: string): void
   /** Close every connection of a user, whatever it identified with (account revert, lock). */
@@ -99,6 +107,8 @@ export interface EventBus {
 export type SessionCall =
   | { kind: 'subscribe-user'; userId: string; topic: string; audience: Audience }
   | { kind: 'unsubscribe-user'; userId: string; topic: string }
+  | { kind: 'subscribe-users'; userIds: string[]; topics: string[]; audience: Audience }
+  | { kind: 'unsubscribe-users'; userIds: string[]; topics: string[] }
   | { kind: 'close-auth-session'; authSessionId: string; code: number; reason?: string }
   | { kind: 'close-user'; userId: string; code: number; reason?: string }
   | {
@@ -164,6 +174,8 @@ const noop: EventBus = {
   publishToUser() {},
   subscribeUser() {},
   unsubscribeUser() {},
+  subscribeUsers() {},
+  unsubscribeUsers() {},
   closeAuthSession() {},
   closeUser() {},
   closeGrants() {},
@@ -193,6 +205,8 @@ export const events: EventBus = {
   publishToUser: (userId, audience, type, data) => wiring().bus.publishToUser(userId, audience, type, data),
   subscribeUser: (userId, topic, audience) => wiring().bus.subscribeUser(userId, topic, audience),
   unsubscribeUser: (userId, topic) => wiring().bus.unsubscribeUser(userId, topic),
+  subscribeUsers: (userIds, topicList, audience) => wiring().bus.subscribeUsers(userIds, topicList, audience),
+  unsubscribeUsers: (userIds, topicList) => wiring().bus.unsubscribeUsers(userIds, topicList),
   closeAuthSession: (id, code, reason) => wiring().bus.closeAuthSession(id, code, reason),
   closeUser: (id, code, reason) => wiring().bus.closeUser(id, code, reason),
   closeGrants: (userId, which, code, reason) => wiring().bus.closeGrants(userId, which, code, reason),

@@ -238,17 +238,13 @@ const audienceOf = (userId: string, audience: Audience) =>
 function applyCall(call: SessionCall, seq?: number): void {
   switch (call.kind) {
     case 'subscribe-user':
-      for (const s of audienceOf(call.userId, call.audience)) {
-        follow(s, call.topic)
-        saveSession(s)
-      }
-      return
+      return changeTopics([call.userId], [call.topic], call.audience)
     case 'unsubscribe-user':
-      for (const s of sessionsOfUser(call.userId)) {
-        unfollow(s, call.topic)
-        saveSession(s)
-      }
-      return
+      return changeTopics([call.userId], [call.topic])
+    case 'subscribe-users':
+      return changeTopics(call.userIds, call.topics, call.audience)
+    case 'unsubscribe-users':
+      return changeTopics(call.userIds, call.topics)
     case 'take-session': {
       const held = allSessions().get(call.sessionId)
       if (held && call.node !== gw().logPort?.sessions.node)
@@ -284,6 +280,19 @@ function applyCall(call: SessionCall, seq?: number): void {
         remember({ seq: seq!, topics: moved.map((s) => ownTopic(s.id)), payload })
     }
   }
+}
+
+/**
+ * These users' sessions here follow the topics (those that see `audience`), or with no audience follow them no more;
+ * a session whose topics changed is saved once for the call, however many topics it names.
+ */
+function changeTopics(userIds: readonly string[], topicList: readonly string[], audience?: Audience): void {
+  for (const userId of userIds)
+    for (const s of audience ? audienceOf(userId, audience) : sessionsOfUser(userId)) {
+      let changed = false
+      for (const topic of topicList) if (audience ? follow(s, topic) : unfollow(s, topic)) changed = true
+      if (changed) saveSession(s)
+    }
 }
 
 /** Whether a `close-grants` call ends a session identified as `caller`. */
@@ -381,6 +390,12 @@ export const bus: EventBus = {
   },
   unsubscribeUser(userId, topic) {
     call({ kind: 'unsubscribe-user', userId, topic })
+  },
+  subscribeUsers(userIds, topicList, audience) {
+    if (userIds.length && topicList.length) call({ kind: 'subscribe-users', userIds, topics: topicList, audience })
+  },
+  unsubscribeUsers(userIds, topicList) {
+    if (userIds.length && topicList.length) call({ kind: 'unsubscribe-users', userIds, topics: topicList })
   },
   closeAuthSession(authSessionId, code, reason) {
     call({ kind: 'close-auth-session', authSessionId, code, reason })
@@ -718,6 +733,13 @@ function replayOf(
         break
       case 'unsubscribe-user':
         if (entry.userId === caller.userId) followed.delete(entry.topic)
+        break
+      case 'subscribe-users':
+        if (entry.userIds.includes(caller.userId) && sees(caller, entry.audience))
+          for (const topic of entry.topics) followed.add(topic)
+        break
+      case 'unsubscribe-users':
+        if (entry.userIds.includes(caller.userId)) for (const topic of entry.topics) followed.delete(topic)
         break
       case 'close-auth-session':
         if (caller.kind === 'user' && caller.sessionId === entry.authSessionId) return undefined

@@ -121,23 +121,31 @@ function shared(topic: string): string {
   return topic
 }
 
-export function follow(session: GatewaySession, name: string): void {
+/** The session follows the topic from now on; false when it did already. */
+export function follow(session: GatewaySession, name: string): boolean {
   const topic = shared(name)
   const list = session.topics
-  if (!Array.isArray(list)) list.add(topic)
-  else if (list.includes(topic)) return
+  if (!Array.isArray(list)) {
+    if (list.has(topic)) return false
+    list.add(topic)
+  } else if (list.includes(topic)) return false
   else if (list.length < SMALL_TOPICS) list.push(topic)
   else session.topics = new Set(list).add(topic)
   if (session.ws) subscribe(session, session.ws, topic)
+  return true
 }
 
-export function unfollow(session: GatewaySession, topic: string): void {
+/** The session no longer follows the topic; false when it did not. */
+export function unfollow(session: GatewaySession, topic: string): boolean {
   const list = session.topics
+  let followed: boolean
   if (Array.isArray(list)) {
     const at = list.indexOf(topic)
-    if (at >= 0) list.splice(at, 1)
-  } else list.delete(topic)
+    followed = at >= 0
+    if (followed) list.splice(at, 1)
+  } else followed = list.delete(topic)
   if (session.ws) unsubscribe(session, session.ws, topic)
+  return followed
 }
 
 /** A socket takes the session (Identify or Resume): it follows the session's topics from now on. */

@@ -6,7 +6,7 @@ import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess, guildAccess, permissionsOf } from './access'
-import { syncAllMembers } from './gateway'
+import { dropChannelTopic, syncAllMembers } from './gateway'
 import { has } from './permissions'
 import {
   deleteChannelRow,
@@ -91,8 +91,7 @@ export async function deleteChannel(userId: string, channelId: string) {
   await transaction(async (tx) => {
     await deleteChannelRow(tx, channelId)
     events.publish(topics.channel(channelId), 'CHANNEL_DELETE', body)
-    for (const memberId of await memberUserIds(channel.guildId))
-      events.unsubscribeUser(memberId, topics.channel(channelId))
+    dropChannelTopic(await memberUserIds(channel.guildId), channelId)
   })
   return body
 }

@@ -5,7 +5,7 @@ import { cachedUser } from '../accounts/store'
 import type { Caller } from '../core/caller'
 import { Permission } from '../core/discord'
 import { reading } from '../db/client'
-import { audiences, events, sees, topics } from '../gateway/bus'
+import { type Audience, audiences, events, sees, topics } from '../gateway/bus'
 import { permissionsFrom } from './access'
 import { has } from './permissions'
 import {
@@ -76,7 +76,7 @@ export async function syncMemberTopics(guildId: string, userId: string): Promise
   if (!guild || !member) return
   const roles = await cachedGuildRoles(guildId)
   const roleIds = await cachedMemberRoleIds(guildId, userId)
-  follow(guild, member, roles, roleIds, await guildChannels(guildId))
+  follow(guild, [{ member, roleIds }], roles, await guildChannels(guildId))
 }
 
 /** Every member's sessions, as syncMemberTopics: the roles and channels read once, the members a page at a time. */
@@ -93,25 +93,66 @@ export async function syncAllMembers(guildId: string): Promise<void> {
       guildId,
       page.map((m) => m.userId),
     )
-    for (const member of page) follow(guild, member, roles, roleIds.get(member.userId) ?? [], channels)
+    follow(
+      guild,
+      page.map((member) => ({ member, roleIds: roleIds.get(member.userId) ?? [] })),
+      roles,
+      channels,
+    )
   }
 }
 
+/** Members read at a time, and named in one bus call at most. */
 const MEMBERS_PAGE = 1000
+/**
+ * Topics named in one bus call at most (Discord's guilds hold up to 500 channels; nothing here stops more). A call
+ * of 1000 user ids (~22 bytes each in JSON) and 500 topics (~30 bytes each) is an outbox row and a log entry of at most
+ * ~40 KB; a guild of 100 000 members re-followed is 100 pages of at most 3 calls each (cluster/outbox.ts: they lock
+ * the topics, not the members).
+ */
+const TOPICS_PER_CALL = 500
 
-/** The bus's calls that make a member's sessions follow the guild and the channels it can view, and no other. */
-function follow(guild: GuildRow, member: MemberRow, roles: RoleRow[], roleIds: string[], channels: ChannelRow[]): void {
-  const userId = member.userId
-  events.subscribeUser(userId, topics.guild(guild.id), audiences.guildActivity)
-  const viewable = has(permissionsFrom(guild, member, roles, roleIds), Permission.VIEW_CHANNEL)
-  for (const channel of channels) {
-    if (viewable) events.subscribeUser(userId, topics.channel(channel.id), audiences.guildActivity)
-    else events.unsubscribeUser(userId, topics.channel(channel.id))
+/**
+ * The bus's calls that make these members' sessions follow the guild and the channels each can view, and no other:
+ * one call per group of members that follow the same topics, not one per member and topic. Who may view a channel
+ * is decided by the guild's permissions alone (no channel overwrites here), so a page makes at most three calls.
+ */
+function follow(
+  guild: GuildRow,
+  members: { member: MemberRow; roleIds: string[] }[],
+  roles: RoleRow[],
+  channels: ChannelRow[],
+): void {
+  const viewers: string[] = []
+  const others: string[] = []
+  for (const { member, roleIds } of members) {
+    const viewable = has(permissionsFrom(guild, member, roles, roleIds), Permission.VIEW_CHANNEL)
+    ;(viewable ? viewers : others).push(member.userId)
   }
+  const guildTopic = topics.guild(guild.id)
+  const channelTopics = channels.map((c) => topics.channel(c.id))
+  inCalls(viewers, [guildTopic, ...channelTopics], audiences.guildActivity)
+  inCalls(others, [guildTopic], audiences.guildActivity)
+  inCalls(others, channelTopics)
 }
 
-/** After leaving, being kicked, or the guild's deletion: drop the guild's topics from the user's sessions. */
-export function dropGuildTopics(userId: string, guildId: string, channelIds: string[]): void {
-  events.unsubscribeUser(userId, topics.guild(guildId))
-  for (const id of channelIds) events.unsubscribeUser(userId, topics.channel(id))
+/** After leaving, being kicked, or the guild's deletion: drop the guild's topics from these members' sessions. */
+export function dropGuildTopics(userIds: string[], guildId: string, channelIds: string[]): void {
+  inCalls(userIds, [topics.guild(guildId), ...channelIds.map(topics.channel)])
+}
+
+/** A channel deleted: no member's session follows it any more. */
+export function dropChannelTopic(userIds: string[], channelId: string): void {
+  inCalls(userIds, [topics.channel(channelId)])
+}
+
+/** Subscribe the users' sessions to the topics (unsubscribe without an audience), in calls of bounded size. */
+function inCalls(userIds: string[], topicList: string[], audience?: Audience): void {
+  for (let u = 0; u < userIds.length; u += MEMBERS_PAGE)
+    for (let t = 0; t < topicList.length; t += TOPICS_PER_CALL) {
+      const users = userIds.slice(u, u + MEMBERS_PAGE)
+      const some = topicList.slice(t, t + TOPICS_PER_CALL)
+      if (audience) events.subscribeUsers(users, some, audience)
+      else events.unsubscribeUsers(users, some)
+    }
 }

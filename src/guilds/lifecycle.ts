@@ -83,7 +83,7 @@ export async function deleteGuild(userId: string, guildId: string): Promise<void
     const memberIds = await memberUserIds(guildId, tx)
     await deleteGuildRow(tx, guildId)
     events.publish(topics.guild(guildId), 'GUILD_DELETE', { id: guildId })
-    for (const id of memberIds) dropGuildTopics(id, guildId, channelIds)
+    dropGuildTopics(memberIds, guildId, channelIds)
   })
 }
 
@@ -138,7 +138,7 @@ async function removeMember(guild: GuildRow, userId: string): Promise<void> {
  * of it.
  */
 export async function announceLeave(guild: GuildRow, userId: string, channelIds: string[]): Promise<void> {
-  dropGuildTopics(userId, guild.id, channelIds)
+  dropGuildTopics([userId], guild.id, channelIds)
   events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })
   const user = await cachedUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_REMOVE', {

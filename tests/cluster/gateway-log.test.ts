@@ -138,6 +138,50 @@ describe('session calls from another node act here', () => {
     expect((await own.waitFor('LOBBY_MESSAGE_CREATE')).d.content).toBe('now followed')
   })
 
+  test('subscribe-users / unsubscribe-users: the named users’ sessions here that see the audience follow every topic, then none', async () => {
+    const [one, two, notNamed] = [await makeUser(), await makeUser(), await makeUser()]
+    const { player, socket: oauth } = await memberOnline()
+    const named = [await sockets.identified(one.token), await sockets.identified(two.token)]
+    const bystander = await sockets.identified(notNamed.token)
+    const room = [topics.lobby('999000222'), topics.lobby('999000333')]
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'subscribe-users',
+      userIds: ['1', one.id, two.id, player.id],
+      topics: room,
+      audience: audiences.guildActivity,
+    })
+    await postedElsewhere('999000222', 'first room')
+    await postedElsewhere('999000333', 'second room')
+    for (const s of named) await s.waitFor((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'second room')
+    for (const s of named)
+      expect(s.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['first room', 'second room'])
+    // Not named; an OAuth2 session, which does not see guild activity: not subscribed.
+    await bystander.expectNo('LOBBY_MESSAGE_CREATE', 100)
+    await oauth.expectNo('LOBBY_MESSAGE_CREATE', 100)
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'unsubscribe-users',
+      userIds: [one.id, two.id],
+      topics: room,
+    })
+    await postedElsewhere('999000222', 'after leaving')
+    await postedElsewhere('999000333', 'after leaving')
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'subscribe-users',
+      userIds: [one.id, two.id],
+      topics: [topics.lobby('999000444')],
+      audience: audiences.guildActivity,
+    })
+    await postedElsewhere('999000444', 'fence')
+    for (const s of named) {
+      await s.waitFor((f) => f.t === 'LOBBY_MESSAGE_CREATE' && f.d.content === 'fence')
+      expect(s.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual([
+        'first room',
+        'second room',
+        'fence',
+      ])
+    }
+  })
+
   test('close-user from another node closes the socket here (4004), and it cannot resume', async () => {
     const user = await makeUser()
     const socket = await sockets.identified(user.token)

@@ -120,6 +120,13 @@ describe('append', () => {
       },
       { kind: 'subscribe-user', userId: '7', topic: 'lobby:1', audience: { kind: 'lobby', applicationId: '9' } },
       { kind: 'unsubscribe-user', userId: '7', topic: 'lobby:1' },
+      {
+        kind: 'subscribe-users',
+        userIds: ['7', '8', '9'],
+        topics: ['guild:1', 'channel:2', 'channel:3'],
+        audience: { kind: 'guild-activity' },
+      },
+      { kind: 'unsubscribe-users', userIds: ['7', '8'], topics: ['channel:2'] },
       { kind: 'close-auth-session', authSessionId: 'abc', code: 4004, reason: 'Authentication failed' },
       { kind: 'close-user', userId: '7', code: 4004 },
       { kind: 'close-grants', userId: '7', which: { familyId: 'f' }, code: 4004 },

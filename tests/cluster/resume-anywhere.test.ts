@@ -124,6 +124,47 @@ describe('a session of another node resumes here', () => {
     expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['one', 'two', 'live'])
   })
 
+  test('calls that name many users and topics change its topics when they name its user', async () => {
+    const [a, b, c, z] = [lobbyTopic(), lobbyTopic(), lobbyTopic(), lobbyTopic()]
+    const { user, record } = await sessionElsewhere([a])
+    const others = ['1', '2', '3']
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'subscribe-users',
+      userIds: [...others, user.id],
+      topics: [b, c],
+      audience: audiences.guildActivity,
+    })
+    // A call that does not name its user: no change.
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'subscribe-users',
+      userIds: others,
+      topics: [z],
+      audience: audiences.guildActivity,
+    })
+    for (const [topic, content] of [
+      [a, 'one'],
+      [b, 'two'],
+      [c, 'three'],
+      [z, 'not followed'],
+    ])
+      await dispatchElsewhere(topic, content)
+    await elsewhere.append(crypto.randomUUID(), {
+      kind: 'unsubscribe-users',
+      userIds: [user.id, ...others],
+      topics: [a, b],
+    })
+    for (const topic of [a, b, c]) await dispatchElsewhere(topic, `after leaving ${topic === c ? 'the others' : topic}`)
+    await caughtUp()
+    const socket = await resumeHere(user.token, record.id, record.readySeq)
+    expect(socket.frames.some((f) => f.op === 9)).toBe(false)
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual([
+      'one',
+      'two',
+      'three',
+      'after leaving the others',
+    ])
+  })
+
   test('a change of auth session in the log reaches it as AUTH_SESSION_CHANGE with the entry’s s', async () => {
     const { user, record } = await sessionElsewhere()
     const caller = record.caller as Extract<typeof record.caller, { kind: 'user' }>

@@ -232,6 +232,35 @@ describe('dispatch and subscriptions', () => {
     await c.expectNo('ROOM_EVENT', 150)
   })
 
+  test('subscribeUsers / unsubscribeUsers: every named user’s sessions that see the audience follow every topic, then none', async () => {
+    const [one, two, other] = [await makeUser(), await makeUser(), await makeUser()]
+    const app = await makeApp()
+    const oauth = `Bearer ${await bearerToken(app.id, two.id, 'identify guilds gateway.connect')}`
+    const [a, b, c, d] = [
+      (await identified(one.token)).c,
+      (await identified(two.token)).c,
+      (await identified(other.token)).c,
+      (await identified(oauth)).c,
+    ]
+    const room = [`test:${one.id}:x`, `test:${one.id}:y`]
+    events.subscribeUsers([one.id, two.id], room, audiences.guildActivity)
+    events.publish(room[0], 'ROOM_EVENT', { in: 'x' })
+    events.publish(room[1], 'ROOM_EVENT', { in: 'y' })
+    for (const s of [a, b]) await s.waitFor((f) => f.t === 'ROOM_EVENT' && f.d.in === 'y')
+    for (const s of [a, b]) expect(s.dispatches('ROOM_EVENT').map((f) => f.d.in)).toEqual(['x', 'y'])
+    // Not named, or an OAuth2 session that does not see guild activity: not subscribed.
+    await c.expectNo('ROOM_EVENT', 50)
+    await d.expectNo('ROOM_EVENT', 50)
+    events.unsubscribeUsers([one.id, two.id], room)
+    for (const topic of room) events.publish(topic, 'ROOM_EVENT', { gone: true })
+    events.publish(topics.account(one.id), 'SEEN', {})
+    events.publish(topics.account(two.id), 'SEEN', {})
+    for (const s of [a, b]) {
+      await s.waitFor('SEEN')
+      expect(s.dispatches('ROOM_EVENT')).toHaveLength(2)
+    }
+  })
+
   test('a session following many topics (a member of many channels) gets each once, loses the ones it leaves, and resumes on them', async () => {
     const user = await makeUser()
     const { c, ready } = await identified(user.token)

@@ -34,6 +34,15 @@ const fakeBus: Parameters<typeof installBus>[0] = {
     realBus.unsubscribeUser(userId, topic)
     for (const c of conns) if (c.caller.userId === userId) c.topics.delete(topic)
   },
+  subscribeUsers(userIds, topics, audience) {
+    realBus.subscribeUsers(userIds, topics, audience)
+    for (const c of conns)
+      if (userIds.includes(c.caller.userId) && sees(c.caller, audience)) for (const t of topics) c.topics.add(t)
+  },
+  unsubscribeUsers(userIds, topics) {
+    realBus.unsubscribeUsers(userIds, topics)
+    for (const c of conns) if (userIds.includes(c.caller.userId)) for (const t of topics) c.topics.delete(t)
+  },
   closeAuthSession: (id, code, reason) => realBus.closeAuthSession(id, code, reason),
   closeUser: (id, code, reason) => realBus.closeUser(id, code, reason),
   closeGrants: (userId, which, code, reason) => realBus.closeGrants(userId, which, code, reason),
