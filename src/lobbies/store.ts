@@ -52,10 +52,10 @@ const forgetLobby = (id: string) => {
 }
 /**
  * Before a restart of the idle deadline: it moves the deadline from one time to another, unless it was unset. What
- * reads a cached lobby row asks only whether its deadline is set (activity.ts), so a cached row whose deadline is set
- * is kept; one unset, or not cached here (another node may hold it), is forgotten as for any write. Forgetting the
- * lobby for every message made the next one read it again: on PostgreSQL a round trip, on several nodes an
- * invalidation in the log.
+ * reads a cached lobby row asks only whether its deadline is set (activity.ts, clearIdleDeadlinesOf), so a cached row
+ * whose deadline is set is kept; one unset, or not cached here (another node may hold it), is forgotten as for any
+ * write. Forgetting the lobby for every message made the next one read it again: on PostgreSQL a round trip, on
+ * several nodes an invalidation in the log.
  */
 const forgetUnlessDeadlineSet = (id: string) => {
   if (lobbyRows.peek(id)?.idleDeadline == null) forgetLobby(id)
@@ -245,11 +245,15 @@ export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<Lo
   return idleLobbyDelete().get({ id, now })
 }
 
-/** Stop the lobby's idle countdown (someone keeps it active). */
+/**
+ * Stop the lobby's idle countdown (someone keeps it active: every message of a lobby with a member online). A cached
+ * row whose deadline is unset is kept, as forgetUnlessDeadlineSet keeps one set; the UPDATE, which then changes
+ * nothing, goes out with the COMMIT on PostgreSQL.
+ */
 export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
   pendingRestarts().delete(id)
-  forgetLobby(id)
-  await idleDeadlineClear().run({ id })
+  if (lobbyRows.peek(id)?.idleDeadline !== null) forgetLobby(id)
+  await sendWithCommit(idleDeadlineClear().run({ id }))
 }
 
 // Lobby id → the time of its last activity among the writes of the group-commit batch now running (messages): the
