@@ -233,7 +233,12 @@ export class RowCache<K, V> {
     const all = (scope.marks ??= new Map())
     const marks = all.get(this) as Set<K> | true | undefined
     if (marks === true) return
-    if (marks === undefined) (scope.ends ??= []).push(() => this.ended(scope))
+    if (marks === undefined) {
+      ;(scope.ends ??= []).push(() => this.ended(scope))
+      // Several nodes, a transaction: the other nodes are told with its COMMIT (an entry of its outbox, relayed with
+      // its events), not after it: nothing is lost if this node dies between the two, and no entry of its own.
+      if (seen().shared && scope.held) (scope.atCommit ??= []).push(() => this.tell(scope))
+    }
     if (key === undefined) all.set(this, true)
     else if (marks === undefined) all.set(this, new Set([key]))
     else marks.add(key)
@@ -243,6 +248,16 @@ export class RowCache<K, V> {
     const marks = scope.marks!.get(this) as Set<K> | true
     if (marks === true) this.drop()
     else this.forgetHere([...marks])
+    if (!this.told.has(scope)) this.tell(scope)
+  }
+
+  /** The scopes whose forgetting was told with their COMMIT (tell, from atCommit). */
+  private readonly told = new WeakSet<WriteScope>()
+
+  /** Tell the other nodes what this scope forgot (inside a transaction: held for its COMMIT). */
+  private tell(scope: WriteScope): void {
+    const marks = scope.marks!.get(this) as Set<K> | true
+    if (scope.open) this.told.add(scope)
     seen().shared?.(this.name, marks === true ? null : ([...marks] as string[]))
   }
 

@@ -330,6 +330,11 @@ export type WriteScope = {
   depth: number
   /** Run when it ends, committed or not: db/cache.ts forgets again what it forgot during the scope. */
   ends: (() => void)[] | undefined
+  /**
+   * A transaction: run inside it once its work is done, just before what it holds goes out with its COMMIT
+   * (readyToCommit): what is known only then and must commit with it (db/cache.ts: what other nodes must forget).
+   */
+  atCommit?: (() => void)[]
   /** db/cache.ts's bookkeeping: what each cache forgot during the scope. */
   marks: Map<object, unknown> | undefined
   /** On PostgreSQL: the connection (its Drizzle database and postgres-js client): a transaction's, or the pool. */
@@ -401,6 +406,17 @@ function heldByHolder(scope: WriteScope): Map<CommitHolder<unknown>, unknown[]> 
     else by.set(holder, [item])
   }
   return by
+}
+
+/**
+ * A transaction's work is done: its atCommit hooks, then each holder's `before` (beforeCommit), in the scope. Undefined
+ * when nothing is held.
+ */
+export function readyToCommit(scope: WriteScope): Promise<void> | undefined {
+  return scopes.run(scope, () => {
+    for (const hook of scope.atCommit ?? []) hook()
+    return beforeCommit(scope)
+  })
 }
 
 /**
@@ -859,7 +875,7 @@ export async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T>
     control(w, 'BEGIN IMMEDIATE').run()
     try {
       value = await scopes.run(scope, () => fn(w.db))
-      const before = scope.held.length ? scopes.run(scope, () => beforeCommit(scope)) : undefined
+      const before = readyToCommit(scope)
       if (before !== undefined) await before
       control(w, 'COMMIT').run()
     } catch (error) {
@@ -989,7 +1005,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
       }
       scope.batch = false
       for (const end of batchEnds()) await end.flush()
-      const before = beforeCommit(scope)
+      const before = readyToCommit(scope)
       if (before !== undefined) await before
     })
     control(w, 'COMMIT').run()

@@ -39,6 +39,21 @@ describe.skipIf(!present)('the Gateway outbox on three nodes', () => {
     expect(await outboxRows()).toBe(0)
   }, 60_000)
 
+  test('what a write makes other nodes forget goes with its COMMIT: a lobby changed through a node killed right after it reads new elsewhere', async () => {
+    const [a, c] = cluster.nodes
+    const dying = await cluster.start({ LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_UPDATE' })
+    const { id, bot } = await lobbyWithSockets([a, c])
+    const metadataOn = async (node: Served) => (await call(node, 'GET', `/lobbies/${id}`, bot)).body.metadata
+    expect(await metadataOn(c)).toBeNull() // cached on c now
+    await expect(call(dying, 'PATCH', `/lobbies/${id}`, bot, { metadata: { round: '2' } })).rejects.toThrow()
+    expect(await dying.proc.exited).not.toBe(0)
+    // Its outbox holds the invalidation beside the event: a live node's sweeper relays both.
+    const until = Date.now() + 15_000
+    while (Date.now() < until && (await metadataOn(c))?.round !== '2') await Bun.sleep(100)
+    expect(await metadataOn(c)).toEqual({ round: '2' })
+    expect(await outboxRows()).toBe(0)
+  }, 60_000)
+
   test('a member added through a node killed right after its COMMIT: the add, the join and the subscription reach the other nodes once', async () => {
     const [a, c] = cluster.nodes
     const dying = await cluster.start({ LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_MEMBER_ADD' })
@@ -97,7 +112,13 @@ describe.skipIf(!present)('the Gateway outbox on three nodes', () => {
     for (const s of sockets) await s.waitFor((f) => f.d?.content === 'before', 5000)
     cluster.redis.kill()
     for (let i = 0; i < 5; i++) expect((await post(i % 2 ? a : c, `while down ${i}`)).status).toBe(201)
-    expect(await outboxRows()).toBe(5)
+    // Each message's event, and what it makes the other nodes forget (its lobby's cached pages of messages).
+    const kinds = await cluster.database.sql`SELECT entry::json->>'kind' AS kind, count(*) AS n FROM gateway_outbox
+      GROUP BY 1 ORDER BY 1`
+    expect(kinds.map((r) => [r.kind, Number(r.n)])).toEqual([
+      ['dispatch', 5],
+      ['invalidate', 5],
+    ])
     await cluster.redis.restart()
     for (const s of sockets) await s.waitFor((f) => f.d?.content === 'while down 4', 20_000)
     expect((await post(a, 'after')).status).toBe(201)

@@ -34,7 +34,7 @@ import {
   type Backend,
   type BehindResults,
   batchEnds,
-  beforeCommit,
+  readyToCommit,
   type DB,
   DatabaseOpenError,
   dropHeldSince,
@@ -244,7 +244,7 @@ async function runTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<
 /**
  * One try of a transaction on `conn`. BEGIN is not awaited: it goes out with the transaction's first statements
  * (postgres-js sends a connection's queries in order without waiting for the answers), one round trip less. Nor is
- * what follows fn: the statements it sent without awaiting (scope.sent), its holders' (beforeCommit: the Gateway's
+ * what follows fn: the statements it sent without awaiting (scope.sent), its holders' (readyToCommit: the Gateway's
  * outbox rows), the COMMIT, and right behind it the first holder's own transaction (startBehind: the outbox's relay)
  * go out together: one round trip where each took one.
  */
@@ -266,7 +266,7 @@ async function runOn<T>(
   let before: Promise<void> | undefined
   try {
     value = await scopes.run(scope, () => fn(tx.db))
-    before = scope.held.length ? scopes.run(scope, () => beforeCommit(scope)) : undefined
+    before = readyToCommit(scope)
   } catch (error) {
     await client.unsafe('ROLLBACK').catch(() => {})
     throw error
@@ -274,7 +274,7 @@ async function runOn<T>(
   before?.catch(() => {})
   // postgres-js hands a statement to its connection a few microtasks after the call (Drizzle's async layers, then a
   // thenable's job), and a COMMIT must not overtake one: it waits for this turn's microtasks to have run.
-  if (sent.length || before) await new Promise<void>((resolve) => setImmediate(resolve))
+  if (sent.length > 0 || before !== undefined) await new Promise<void>((resolve) => setImmediate(resolve))
   const committed = client.unsafe('COMMIT')
   committed.catch(() => {})
   const behind = startBehind(scope, (fn) => behindOn(conn, fn))
