@@ -4,7 +4,10 @@
 // reach together on that core over the single SQLite server's (goal ≥ 0.7) — not a speed-up. Then the cross-node
 // fan-out: a writer posts lobby messages one after another through one node, members' sockets spread over the nodes
 // (single server: all on it) time each delivery; p99 against the single server's (goal ≤ 2×).
-// PostgreSQL and redis-server are started as the tests start theirs (temp dirs, loopback; PostgreSQL durability off).
+// PostgreSQL and redis-server are started as the tests start theirs (temp dirs, loopback; PostgreSQL durability off),
+// on BENCH_STORES_CPU: by default LOAD_CPU, beside wrk and the clients (as a deployment keeps its database servers off
+// its nodes' cores); BENCH_STORES_CPU=0 puts them on the nodes' core too (postgres's backends fork from the postmaster
+// moved there, so every connection's backend runs there).
 // Rounds alternate (BENCH_ROUNDS, 3): the single server, then the cluster, again and again, both kept running, so that
 // each ratio compares two measurements a minute apart on a machine whose load moves; the table shows each figure's
 // median and the median of the rounds' ratios.
@@ -32,6 +35,13 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const posts = Number(process.env.BENCH_POSTS ?? 300)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const storesCpu = Number(process.env.BENCH_STORES_CPU ?? LOAD_CPU)
+
+/** Move a running server (all its threads) to `cpu`; processes it forks later start there. */
+async function moveTo(cpu: number, pid: number): Promise<void> {
+  const taskset = Bun.spawn(['taskset', '-a', '-cp', String(cpu), String(pid)], { stdout: 'ignore' })
+  if ((await taskset.exited) !== 0) throw new Error(`taskset could not move pid ${pid} to CPU ${cpu}`)
+}
 
 const requests = {
   'lobby-get': (w: World): Request => ({
@@ -209,12 +219,14 @@ const startNode = (dir: string, tag: string) =>
 
 const m = machine()
 console.log(
-  `bench cluster: ${m.nproc} CPUs (${m.cpu}), Bun ${m.bun}; servers on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}`,
+  `bench cluster: ${m.nproc} CPUs (${m.cpu}), Bun ${m.bun}; servers on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}, ` +
+    `PostgreSQL and Redis on CPU ${storesCpu}`,
 )
 const loads = [loadAverage()]
 const dirs: string[] = []
 const started: Server[] = []
 const redis = await startRedis()
+await moveTo(storesCpu, redis.pid)
 try {
   // One SQLite server, kept running (idle while the cluster is measured).
   const singleDir = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
@@ -224,8 +236,9 @@ try {
   started.push(one)
   const single: Setup = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
 
-  // The cluster: PostgreSQL and Redis, one node then three, all on SERVER_CPU.
-  const { testDatabase } = await import('../tests/db/postgres')
+  // The cluster: PostgreSQL and Redis (on storesCpu), one node then three (on SERVER_CPU).
+  const { cluster, testDatabase } = await import('../tests/db/postgres')
+  await moveTo(storesCpu, (await cluster()).pid)
   const database = await testDatabase()
   await database.sql.end()
   process.env.BENCH_DATABASE_URL = database.url
@@ -257,7 +270,7 @@ try {
     `| ${what} | ${fig(p.cluster, of.lobby, 0)} (${ratio(p, of.lobby)}) | ${fig(p.cluster, of.me, 0)} (${ratio(p, of.me)}) | ${fig(p.cluster, of.p50, 2)} / ${fig(p.cluster, of.p99, 2)} (${ratio(p, of.p99)}×) |`
   const threeOverOne = median(threeNodes.cluster.map(of.p99)) / median(oneNode.cluster.map(of.p99))
   console.log(`
-| servers (all on CPU ${SERVER_CPU}) | GET /lobbies/{id} req/s (÷ single) | GET /users/@me req/s (÷ single) | fan-out p50 / p99 ms (p99 ÷ single) |
+| servers (on CPU ${SERVER_CPU}; PostgreSQL, Redis on CPU ${storesCpu}) | GET /lobbies/{id} req/s (÷ single) | GET /users/@me req/s (÷ single) | fan-out p50 / p99 ms (p99 ÷ single) |
 |---|---|---|---|
 | one server, SQLite | ${fig(alone, of.lobby, 0)} (1.00) | ${fig(alone, of.me, 0)} (1.00) | ${fig(alone, of.p50, 2)} / ${fig(alone, of.p99, 2)} (1.00×) |
 ${row('one node, PostgreSQL + Redis', oneNode)}
