@@ -248,16 +248,18 @@ export class RowCache<K, V> {
     const marks = scope.marks!.get(this) as Set<K> | true
     if (marks === true) this.drop()
     else this.forgetHere([...marks])
-    if (!this.told.has(scope)) this.tell(scope)
+    // Told with its COMMIT, unless it forgot more after its atCommit ran (a key a statement's answer named, which
+    // arrives with the COMMIT's): told now, after it.
+    if (this.told.get(scope) !== toldSize(marks)) this.tell(scope)
   }
 
-  /** The scopes whose forgetting was told with their COMMIT (tell, from atCommit). */
-  private readonly told = new WeakSet<WriteScope>()
+  /** The scopes whose forgetting was told with their COMMIT (tell, from atCommit), and how much of it. */
+  private readonly told = new WeakMap<WriteScope, number>()
 
   /** Tell the other nodes what this scope forgot (inside a transaction: held for its COMMIT). */
   private tell(scope: WriteScope): void {
     const marks = scope.marks!.get(this) as Set<K> | true
-    if (scope.open) this.told.add(scope)
+    if (scope.open) this.told.set(scope, toldSize(marks))
     seen().shared?.(this.name, marks === true ? null : ([...marks] as string[]))
   }
 
@@ -276,6 +278,9 @@ export class RowCache<K, V> {
     h.lru.set(key, value)
   }
 }
+
+/** How much of a scope's forgetting a tell named: its keys, or -1 for all of them. */
+const toldSize = (marks: Set<unknown> | true): number => (marks === true ? -1 : marks.size)
 
 /** A cache registered for the foreign-commit check; `max` entries at most, and within `budget` when given. */
 export function rowCache<K extends string, V>(name: string, max: number, budget?: Budget<V>): RowCache<K, V> {

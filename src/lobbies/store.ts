@@ -51,14 +51,17 @@ const forgetLobby = (id: string) => {
   lobbyTexts.forget(id)
 }
 /**
- * Before a restart of the idle deadline: it moves the deadline from one time to another, unless it was unset. What
- * reads a cached lobby row asks only whether its deadline is set (activity.ts, clearIdleDeadlinesOf), so a cached row
- * whose deadline is set is kept; one unset, or not cached here (another node may hold it), is forgotten as for any
- * write. Forgetting the lobby for every message made the next one read it again: on PostgreSQL a round trip, on
- * several nodes an invalidation in the log.
+ * Start the countdown over. What reads a cached lobby row asks only whether its deadline is set (activity.ts,
+ * clearIdleDeadlinesOf, voice-presence.ts), so a cached row whose deadline is set is kept, and its restart only moves a
+ * deadline that is set: the row stays as the cache says it is (a clear that committed meanwhile wins, as if this ran
+ * before it). One unset, or not cached here (another node may hold it), is forgotten as for any write. Forgetting the
+ * lobby for every message made the next one read it again: on PostgreSQL a round trip, on several nodes an
+ * invalidation in the log.
  */
-const forgetUnlessDeadlineSet = (id: string) => {
-  if (lobbyRows.peek(id)?.idleDeadline == null) forgetLobby(id)
+const restartDeadline = (id: string, now: number) => {
+  if (lobbyRows.peek(id)?.idleDeadline != null) return idleDeadlineMove().run({ id, now })
+  forgetLobby(id)
+  return idleDeadlineRestart().run({ id, now })
 }
 const forgetMembers = (lobbyId: string) => {
   memberLists.forget(lobbyId)
@@ -158,6 +161,15 @@ const idleDeadlineRestart = prepared((d) =>
     )
     .prepare(),
 )
+const idleDeadlineMove = prepared((d) =>
+  d
+    .update(t.lobbies)
+    .set({ idleDeadline: restartedDeadline })
+    .where(
+      and(eq(t.lobbies.id, ph('id')), isNotNull(t.lobbies.idleDeadline), ne(t.lobbies.idleDeadline, restartedDeadline)),
+    )
+    .prepare(),
+)
 const idleDeadlineArm = prepared((d) =>
   d
     .update(t.lobbies)
@@ -245,15 +257,28 @@ export async function deleteIfIdle(_tx: DB, id: string, now: number): Promise<Lo
   return idleLobbyDelete().get({ id, now })
 }
 
+/** What run() answers on both databases (db/pg/client.ts gives SQLite's), where Drizzle's type says nothing. */
+type Ran = { changes: number }
+
 /**
  * Stop the lobby's idle countdown (someone keeps it active: every message of a lobby with a member online). A cached
- * row whose deadline is unset is kept, as forgetUnlessDeadlineSet keeps one set; the UPDATE, which then changes
- * nothing, goes out with the COMMIT on PostgreSQL.
+ * row whose deadline is unset is kept (as restartDeadline keeps one set), and the UPDATE goes out with the COMMIT on
+ * PostgreSQL; if it changed the row all the same (a countdown another transaction committed since the row was
+ * cached), the lobby is forgotten then, before the COMMIT, as for any write.
  */
 export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
   pendingRestarts().delete(id)
-  if (lobbyRows.peek(id)?.idleDeadline !== null) forgetLobby(id)
-  await sendWithCommit(idleDeadlineClear().run({ id }))
+  if (lobbyRows.peek(id)?.idleDeadline !== null) {
+    forgetLobby(id)
+    await sendWithCommit(idleDeadlineClear().run({ id }))
+    return
+  }
+  const ran = idleDeadlineClear().run({ id }) as unknown as Ran | Promise<Ran>
+  await sendWithCommit(
+    andThen(ran, ({ changes }) => {
+      if (changes > 0) forgetLobby(id)
+    }),
+  )
 }
 
 // Lobby id → the time of its last activity among the writes of the group-commit batch now running (messages): the
@@ -271,12 +296,7 @@ export function deferIdleRestartsToBatchEnd(): void {
       const pending = [...pendingRestarts()]
       pendingRestarts().clear()
       // Sent all at once (on PostgreSQL with the COMMIT: one round trip for all of them).
-      await Promise.all(
-        pending.map(([id, { now, written }]) => {
-          forgetUnlessDeadlineSet(id)
-          return written ? undefined : idleDeadlineRestart().run({ id, now })
-        }),
-      )
+      await Promise.all(pending.map(([id, { now, written }]) => (written ? undefined : restartDeadline(id, now))))
     },
     discard: () => pendingRestarts().clear(),
   })
@@ -292,11 +312,10 @@ export async function restartIdleDeadline(_tx: DB, id: string, now: number): Pro
     }
     const written = inPipelinedBatch()
     pendingRestarts().set(id, { now, written })
-    if (written) await idleDeadlineRestart().run({ id, now })
+    if (written) await restartDeadline(id, now)
     return
   }
-  forgetUnlessDeadlineSet(id)
-  await idleDeadlineRestart().run({ id, now })
+  await restartDeadline(id, now)
 }
 
 /** Start the countdown from `now` unless it already runs. */
