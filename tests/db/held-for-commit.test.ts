@@ -195,4 +195,36 @@ describe('held for the COMMIT', () => {
     })
     expect(await rowsNamed('after the savepoint', 'clash')).toEqual(['after the savepoint'])
   })
+  test('statements sent unawaited right before a ROLLBACK or a savepoint go out before it: none commits alone, none is undone with the savepoint', async () => {
+    await server()
+    // The transaction throws at once: its ROLLBACK must follow the insert (after it, the insert would commit alone).
+    await expect(
+      transaction(async () => {
+        void sendWithCommit(insertRow('sent, then thrown'))
+        throw new Error('thrown at once')
+      }),
+    ).rejects.toThrow('thrown at once')
+    // A savepoint begun at once and rolled back: the insert sent before it is not part of it.
+    await transaction(async () => {
+      void sendWithCommit(insertRow('sent, then a savepoint'))
+      await transaction(async () => {
+        throw new Error('savepoint')
+      }).catch(() => undefined)
+    })
+    // The same in a pipelined batch: a write that throws makes the batch run again; one that sent keeps its row once.
+    const results = await Promise.allSettled([
+      queuedTransaction(async () => void sendWithCommit(insertRow('batch, sent')), { independent: true }),
+      queuedTransaction(
+        async () => {
+          throw new Error('batch, thrown')
+        },
+        { independent: true },
+      ),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected'])
+    expect(await rowsNamed('sent, then thrown', 'sent, then a savepoint', 'batch, sent')).toEqual([
+      'sent, then a savepoint',
+      'batch, sent',
+    ])
+  })
 })
