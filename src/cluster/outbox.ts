@@ -96,7 +96,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
    * are there, `appended` once they are in the log (before the step's COMMIT, which only deletes them). Returns how
    * many rows it relayed.
    */
-  const relayStep = async (run: Run, on?: { taken(): void; appended(): void }): Promise<number> => {
+  const relayStep = async (run: Run, on?: { taken(): void; appended(rows: number): void }): Promise<number> => {
     let ids: string[] = []
     const n = await relayOutbox(
       BATCH,
@@ -110,7 +110,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
             return tracing ? appended.then((seq) => traceRelay(seq, r.eventId, selected)) : appended
           }),
         )
-        on?.appended()
+        on?.appended(rows.length)
       },
       run,
     )
@@ -169,13 +169,14 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       )
     },
     // Resolves true once this COMMIT's rows are in the log (the step took every row there was, or they were taken
-    // by a relay that had ended), false when the relay loop must be asked.
+    // by a relay that had ended), false when the relay loop must be asked: a step that took a full BATCH may have
+    // left this COMMIT's rows behind older ones (a backlog, a batch of many writes).
     behind(items, run) {
       if (failing || behindRunning) return undefined
       behindRunning = true
       const { promise, resolve } = Promise.withResolvers<boolean>()
       // The rows come after the COMMIT's answer: a test's death (after COMMIT, before any relay) comes first.
-      relayStep(run, { taken: () => dieIfAsked(items), appended: () => resolve(true) })
+      relayStep(run, { taken: () => dieIfAsked(items), appended: (rows) => resolve(rows < BATCH) })
         .then(
           (n) => resolve(n < BATCH),
           () => resolve(false),
