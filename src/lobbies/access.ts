@@ -3,7 +3,8 @@
 import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
-import { cachedLobby, cachedLobbyWithMembers, cachedMember } from './store'
+import { inWriteTransaction } from '../db/client'
+import { cachedLobby, cachedLobbyWithMembers, cachedMember, getMember } from './store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 export type AppCaller = BotCaller | BearerCaller
@@ -13,12 +14,24 @@ export function appCaller(caller: Caller): AppCaller {
   return caller
 }
 
-export async function lobbyOf(caller: Caller, lobbyId: string, { bearerMustBeMember = true } = {}): Promise<LobbyRow> {
+/**
+ * The lobby, if the caller may act on it. An OAuth2 caller's membership is its row, read (`firstLookCached`: from the
+ * cached member list outside a transaction, for a route that asks again inside the transaction its write stands on):
+ * a removal committed through another node reaches this node's cache only once its invalidation is relayed (Redis
+ * away: not until it is back), and a removed member must not act through here meanwhile.
+ */
+export async function lobbyOf(
+  caller: Caller,
+  lobbyId: string,
+  { bearerMustBeMember = true, firstLookCached = false } = {},
+): Promise<LobbyRow> {
   const c = appCaller(caller)
   const lobby = isSnowflake(lobbyId) ? await cachedLobby(lobbyId) : undefined
   if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
-  if (c.kind === 'bearer' && bearerMustBeMember && !(await cachedMember(lobby.id, c.userId)))
-    throw Errors.unknownLobby()
+  if (c.kind !== 'bearer' || !bearerMustBeMember) return lobby
+  const member =
+    firstLookCached && !inWriteTransaction() ? cachedMember(lobby.id, c.userId) : getMember(lobby.id, c.userId)
+  if (!(await member)) throw Errors.unknownLobby()
   return lobby
 }
 

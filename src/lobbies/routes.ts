@@ -249,7 +249,7 @@ export const lobbyEndpoints = [
     },
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
-      const access = () => lobbyOf(caller, params.lobbyId)
+      const access = () => lobbyOf(caller, params.lobbyId, { firstLookCached: true })
       await access()
       const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,
