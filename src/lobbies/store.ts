@@ -273,7 +273,7 @@ export async function clearIdleDeadline(_tx: DB, id: string): Promise<void> {
     await sendWithCommit(idleDeadlineClear().run({ id }))
     return
   }
-  const ran = idleDeadlineClear().run({ id }) as unknown as Ran | Promise<Ran>
+  const ran = idleDeadlineClear().run({ id }) as unknown as Ran // a promise of it on PostgreSQL (andThen)
   await sendWithCommit(
     andThen(ran, ({ changes }) => {
       if (changes > 0) forgetLobby(id)
