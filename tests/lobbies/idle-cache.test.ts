@@ -43,38 +43,47 @@ async function queueBehindLock(tx: DB, lobbyId: string): Promise<{ locked: Promi
   return { locked }
 }
 
+/** A transaction that runs `step`, then stays open until `commit()` (resolved once it committed). */
+async function heldOpen(step: (tx: DB) => Promise<unknown>): Promise<{ commit(): Promise<void> }> {
+  const stepped = Promise.withResolvers<void>()
+  const release = Promise.withResolvers<void>()
+  const done = transaction(async (tx) => {
+    await step(tx)
+    stepped.resolve()
+    await release.promise
+  })
+  await Promise.race([stepped.promise, done])
+  return {
+    commit: () => {
+      release.resolve()
+      return done
+    },
+  }
+}
+
+/** A lobby of one member, its deadline unset, and its row cached. */
+async function unsetLobby() {
+  const { bot, players } = await setup(1)
+  const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+  await transaction((tx) => clearIdleDeadline(tx, lobby.id))
+  expect(await cachedDeadline(lobby.id)).toBeNull()
+  return { bot, lobby }
+}
+
 describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', () => {
   test('a clear that waited for a restart’s COMMIT: the last member leaving starts the countdown', async () => {
-    const { bot, players } = await setup(1)
-    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
-    await transaction((tx) => clearIdleDeadline(tx, lobby.id))
-    expect(await cachedDeadline(lobby.id)).toBeNull() // cached, unset
+    const { lobby } = await unsetLobby()
     // A message while nobody is online: the countdown starts (not committed yet).
-    const restarted = Promise.withResolvers<void>()
-    const commitRestart = Promise.withResolvers<void>()
-    const restart = transaction(async (tx) => {
-      await restartIdleDeadline(tx, lobby.id, clock.now())
-      restarted.resolve()
-      await commitRestart.promise
-    })
-    await restarted.promise
+    const restart = await heldOpen((tx) => restartIdleDeadline(tx, lobby.id, clock.now()))
     expect(await cachedDeadline(lobby.id)).toBeNull() // a request reads the committed row (unset) and keeps it
     // A message with a member online: the cached row says unset; its UPDATE runs after the restart's COMMIT.
-    const cleared = Promise.withResolvers<void>()
-    const commitClear = Promise.withResolvers<void>()
-    const clear = transaction(async (tx) => {
-      const { locked } = await queueBehindLock(tx, lobby.id)
+    const clear = await heldOpen(async (tx) => {
+      await queueBehindLock(tx, lobby.id)
       await clearIdleDeadline(tx, lobby.id)
-      cleared.resolve()
-      await locked
-      await commitClear.promise
     })
-    await cleared.promise
-    commitRestart.resolve()
-    await restart
+    await restart.commit()
     expect(await cachedDeadline(lobby.id)).toBeNumber() // a request reads the restart's committed row
-    commitClear.resolve()
-    await clear
+    await clear.commit()
     expect(await deadline(lobby.id)).toBeNull()
     // The member goes offline: the countdown must start (a cached "set" would skip it, and the lobby never closes).
     await transaction((tx) => armIdleDeadline(tx, lobby.id))
@@ -87,33 +96,23 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
     const lobby = await createLobby(bot, { members: [{ id: a.id }] })
     expect(await cachedDeadline(lobby.id)).toBeNumber() // cached, set
     // A member online sends a message: the countdown stops (not committed yet).
-    const clearedFirst = Promise.withResolvers<void>()
-    const commitClear = Promise.withResolvers<void>()
-    const clear = transaction(async (tx) => {
+    const clear = await heldOpen(async (tx) => {
       await clearIdleDeadline(tx, lobby.id)
       await countMembers(tx, lobby.id) // answered after the UPDATE: it holds the row's lock now
-      clearedFirst.resolve()
-      await commitClear.promise
     })
-    await clearedFirst.promise
     expect(await cachedDeadline(lobby.id)).toBeNumber() // a request reads the committed row (set) and keeps it
     // A message when nobody seemed online: the cached row says set; its UPDATE waits for the clear's lock.
     const started = Promise.withResolvers<void>()
-    const restarted = Promise.withResolvers<void>()
-    const commitRestart = Promise.withResolvers<void>()
-    const restart = transaction(async (tx) => {
+    const restarting = heldOpen(async (tx) => {
+      const restarted = restartIdleDeadline(tx, lobby.id, clock.now())
       started.resolve()
-      await restartIdleDeadline(tx, lobby.id, clock.now())
-      restarted.resolve()
-      await commitRestart.promise
+      await restarted
     })
     await started.promise
-    commitClear.resolve()
-    await clear
-    await restarted.promise
+    await clear.commit()
+    const restart = await restarting
     expect(await cachedDeadline(lobby.id)).toBeNull() // a request reads the clear's committed row
-    commitRestart.resolve()
-    await restart
+    await restart.commit()
     // The member comes online (again): the countdown must not run while they are (nor the cache say it does not).
     await clearIdleDeadlinesOf(a.id)
     expect(await deadline(lobby.id)).toBeNull()
@@ -121,22 +120,12 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
   })
 
   test('a clear whose UPDATE is answered after its transaction’s work was done: other nodes are told to forget the lobby', async () => {
-    const { bot, players } = await setup(1)
-    const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
+    const { bot, lobby } = await unsetLobby()
     const other = await createLobby(bot)
-    await transaction((tx) => clearIdleDeadline(tx, lobby.id))
-    expect(await cachedDeadline(lobby.id)).toBeNull() // cached, unset
     // What several nodes would be told to forget (cluster/gateway.ts), by cache.
     const told: [string, string[] | null][] = []
     shareInvalidations((cache, keys) => void told.push([cache, keys]))
-    const restarted = Promise.withResolvers<void>()
-    const commitRestart = Promise.withResolvers<void>()
-    const restart = transaction(async (tx) => {
-      await restartIdleDeadline(tx, lobby.id, clock.now())
-      restarted.resolve()
-      await commitRestart.promise
-    })
-    await restarted.promise
+    const restart = await heldOpen((tx) => restartIdleDeadline(tx, lobby.id, clock.now()))
     expect(await cachedDeadline(lobby.id)).toBeNull()
     // Its work done at once (what it forgot so far, another lobby, is told with its COMMIT); the clear's UPDATE runs
     // after the restart's COMMIT, and changes the row then.
@@ -150,8 +139,7 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
     await done.promise
     await Bun.sleep(50)
     expect(told.some(([cache, keys]) => cache === 'lobbies' && keys?.includes(other.id))).toBe(true)
-    commitRestart.resolve()
-    await restart // it told its own (the lobby, which it restarted)
+    await restart.commit() // it told its own (the lobby, which it restarted)
     const since = told.length
     await clear
     expect(await deadline(lobby.id)).toBeNull()
