@@ -433,8 +433,9 @@ async function passwordFromStdin(): Promise<string> {
 /** Read a line from the terminal without echoing it. */
 function readHidden(question: string): Promise<string> {
   const stdin = process.stdin
-  process.stderr.write(question)
+  // Echo off before the prompt shows: what is typed as soon as it does is never echoed.
   stdin.setRawMode(true)
+  process.stderr.write(question)
   stdin.setEncoding('utf8')
   stdin.resume()
   return new Promise((resolve, reject) => {

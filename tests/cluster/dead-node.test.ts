@@ -11,7 +11,7 @@ import { GatewayClient } from '../gateway-client'
 import { VoicePeer } from '../voice/peer'
 import { call, newApp, newUser, present, useNodes } from './harness'
 
-const world = useNodes(3, { GATEWAY_RESUME_WINDOW_MS: '15000' })
+const world = await useNodes(3, { GATEWAY_RESUME_WINDOW_MS: '15000' })
 const open: { close(): unknown }[] = []
 afterAll(async () => {
   for (const c of open) await c.close()

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'bun:test'
 import { call, present, useNodes } from './harness'
 
-const cluster = useNodes(2)
+const cluster = await useNodes(2)
 
 const outboxRows = async () => Number((await cluster.database.sql`SELECT count(*) AS n FROM gateway_outbox`)[0].n)
 

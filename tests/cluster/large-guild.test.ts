@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'bun:test'
 import { call, present, useNodes } from './harness'
 
-const cluster = useNodes(2)
+const cluster = await useNodes(2)
 
 const SEEDED = 30_000
 const VIEW_CHANNEL = 1n << 10n

@@ -9,7 +9,7 @@ import { Secret, TOTP } from 'otpauth'
 import type { Served } from '../ops/process-helpers'
 import { call, present, useNodes } from './harness'
 
-const cluster = useNodes(2)
+const cluster = await useNodes(2)
 
 /** A call through a node that dies right after its COMMIT: the connection drops, no answer. */
 async function callAndDie(node: Served, method: string, path: string, token: string, body?: unknown, jwt?: string) {

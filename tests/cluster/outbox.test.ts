@@ -10,7 +10,7 @@ import { call, present, useNodes } from './harness'
 
 const DIE = { LOBBY_TEST_DIE_AFTER_COMMIT: 'LOBBY_MESSAGE_CREATE' }
 
-const cluster = useNodes(2)
+const cluster = await useNodes(2)
 
 const lobbyWithSockets = (on: Served[]) => cluster.lobbyWithSockets(on)
 

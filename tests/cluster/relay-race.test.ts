@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { openRedis } from '../../src/cluster/redis'
 import { present, useNodes } from './harness'
 
-const cluster = useNodes(2)
+const cluster = await useNodes(2)
 
 describe.skipIf(!present)('outbox relays of two nodes at once', () => {
   test('60 messages posted through both nodes at once: each socket gets each once, in one order, s rising; no row or key left', async () => {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { DesktopClient } from '../remote-auth/desktop-client'
 import { call, newUser, present, useNodes } from './harness'
 
-const world = useNodes(3)
+const world = await useNodes(3)
 const desktops: DesktopClient[] = []
 afterAll(() => {
   for (const d of desktops) d.ws.close()

@@ -10,7 +10,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { call, newApp, newUser, present, useNodes } from './harness'
 
-const world = useNodes(3)
+const world = await useNodes(3)
 
 /** The addresses a load balancer sends to (ports of the nodes in rotation). */
 let rotation: number[] = []

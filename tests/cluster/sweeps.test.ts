@@ -6,7 +6,7 @@ import { openRedis } from '../../src/cluster/redis'
 import type { GatewayClient } from '../gateway-client'
 import { call, present, useNodes } from './harness'
 
-const cluster = useNodes(3)
+const cluster = await useNodes(3)
 
 /**
  * Make the lobby idle past its deadline (as an hour of silence would) until every socket got its LOBBY_DELETE: its

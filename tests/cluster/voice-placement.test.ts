@@ -10,7 +10,7 @@ import { GatewayClient } from '../gateway-client'
 import { until, VoicePeer } from '../voice/peer'
 import { call, newApp, newUser, present, useNodes } from './harness'
 
-const world = useNodes(2)
+const world = await useNodes(2)
 const open: { close(): unknown }[] = []
 afterAll(async () => {
   for (const c of open) await c.close()

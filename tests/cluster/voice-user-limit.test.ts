@@ -7,7 +7,7 @@ import { GatewayClient } from '../gateway-client'
 import { until } from '../voice/peer'
 import { call, newApp, newUser, present, useNodes } from './harness'
 
-const world = useNodes(2)
+const world = await useNodes(2)
 
 const states = (ids: string[]) => ids.map((id) => ({ lobby_id: id, self_mute: false, self_deaf: false }))
 

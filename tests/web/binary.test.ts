@@ -5,4 +5,4 @@ import { useBrowser } from './browser'
 import { webFlows } from './flows'
 import { binaryTarget } from './target'
 
-webFlows(useBrowser([], () => binaryTarget()))
+webFlows(await useBrowser([], () => binaryTarget()))

@@ -4,7 +4,7 @@
 // refuses an IP address as relying party.
 // A failing test leaves a screenshot of each of its pages under test-artifacts/ (TEST_ARTIFACTS; the path is
 // printed), a folder CI keeps.
-import { afterAll, beforeAll, beforeEach, test } from 'bun:test'
+import { afterAll, beforeEach, test } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
@@ -31,30 +31,32 @@ export type Web = { browser: Browser; base: string; shots: string; target: Targe
 export const ARTIFACTS = process.env.TEST_ARTIFACTS ?? join(import.meta.dir, '../../test-artifacts')
 
 /**
- * Launch the file's browser (with any extra Chromium flags) before its tests. The target is the shared test server
- * (its WEB_URL pointed at localhost, and back after) unless another is given (the compiled binary: target.ts).
+ * Launch the file's browser (with any extra Chromium flags) for its tests: awaited at the file's top level, not in a
+ * hook. bun test 1.4.5 kills every process a file's hooks and tests started when one of its tests times out, or when
+ * a stale timer says one did (oven-sh/bun#38774: "killed 2 dangling processes" took the browser and the binary's
+ * server down in the middle of a CI run); what a file starts at its top level is not tracked. The target is the
+ * shared test server (its WEB_URL pointed at localhost, and back after) unless another is given (the compiled binary:
+ * target.ts).
  */
-export function useBrowser(extraArgs: string[] = [], target: () => Promise<Target> = sourceTarget): Web {
+export async function useBrowser(extraArgs: string[] = [], target: () => Promise<Target> = sourceTarget): Promise<Web> {
   const web = {} as Web
   let previousWebUrl: string | undefined
-  beforeAll(async () => {
-    web.target = await target()
-    web.base = `http://localhost:${web.target.port}`
-    if (web.target.kind === 'source') {
-      previousWebUrl = config().webUrl
-      setConfig({ ...config(), webUrl: web.base })
-    }
-    web.shots = ARTIFACTS
-    // Playwright gives every launch a fresh temporary user-data-dir.
-    web.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] })
-    // Building and starting the binary takes seconds (more on a busy machine).
-  }, 120_000)
   afterAll(async () => {
     await web.browser?.close()
     await web.target?.close()
     if (previousWebUrl !== undefined) setConfig({ ...config(), webUrl: previousWebUrl })
   })
   beforeEach(() => resetWorld())
+  // Building and starting the binary takes seconds (more on a busy machine).
+  web.target = await target()
+  web.base = `http://localhost:${web.target.port}`
+  if (web.target.kind === 'source') {
+    previousWebUrl = config().webUrl
+    setConfig({ ...config(), webUrl: web.base })
+  }
+  web.shots = ARTIFACTS
+  // Playwright gives every launch a fresh temporary user-data-dir.
+  web.browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...ARGS, ...extraArgs] })
   return web
 }
 

@@ -52,7 +52,7 @@ describe('the pages reach browser code only', () => {
   })
 })
 
-const web = useBrowser()
+const web = await useBrowser()
 
 describe('settings', () => {
   browserTest(

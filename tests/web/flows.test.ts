@@ -2,4 +2,4 @@
 import { useBrowser } from './browser'
 import { webFlows } from './flows'
 
-webFlows(useBrowser())
+webFlows(await useBrowser())

@@ -8,7 +8,7 @@ import { totpCode, userWithTotp } from '../mfa/helpers'
 import { REDIRECT, tokenRequest } from '../oauth2/helpers'
 import { browserTest, expectText, mailedLink, signIn, storedToken, useBrowser } from './browser'
 
-const web = useBrowser()
+const web = await useBrowser()
 const NEW_PASSWORD = 'a brand new passphrase 42'
 
 async function canLogIn(login: string, password: string): Promise<boolean> {

@@ -9,7 +9,7 @@ import { api, makeUser } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
 import { browserTest, expectText, otherContext, signIn, useBrowser } from './browser'
 
-const web = useBrowser([
+const web = await useBrowser([
   '--use-fake-ui-for-media-stream',
   '--use-fake-device-for-media-stream',
   '--allow-loopback-in-peer-connection',

@@ -8,7 +8,7 @@ import { lastSmsCode, PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
 import { totpCode, userWithTotp } from '../mfa/helpers'
 import { browserTest, expectCount, expectText, mailedLink, signIn, storedToken, useBrowser } from './browser'
 
-const web = useBrowser()
+const web = await useBrowser()
 
 describe('register, verify, log in', () => {
   browserTest(

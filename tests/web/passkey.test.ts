@@ -9,7 +9,7 @@ import { api, makeUser } from '../helpers'
 import { browserTest, expectText, signIn, storedToken, useBrowser } from './browser'
 import { freePort } from './target'
 
-const web = useBrowser()
+const web = await useBrowser()
 
 async function virtualAuthenticator(page: Page) {
   const cdp = await page.context().newCDPSession(page)

@@ -9,7 +9,7 @@ import { api, makeUser } from '../helpers'
 import { totpCode, userWithTotp } from '../mfa/helpers'
 import { browserTest, expectText, otherContext, signIn, storedToken, useBrowser } from './browser'
 
-const web = useBrowser()
+const web = await useBrowser()
 
 /** The URL the desktop's QR code carries (the page puts it in data-qr-url), once a code is shown. */
 async function qrUrl(desktop: Page, not?: string): Promise<string> {

@@ -70,7 +70,7 @@ async function startFromReadme(): Promise<Target> {
   }
 }
 
-const web = useBrowser([], startFromReadme)
+const web = await useBrowser([], startFromReadme)
 
 /** Run one of the section's commands as written (its port and placeholders filled in); its JSON answer. */
 async function run(command: string, values: Record<string, string>): Promise<any> {
