@@ -9,7 +9,7 @@ import { describe, expect, test } from 'bun:test'
 import { cli } from '../ops/process-helpers'
 import { call, present, useNodes } from './harness'
 
-const cluster = useNodes(2)
+const cluster = await useNodes(2)
 
 const outboxRows = async () => Number((await cluster.database.sql`SELECT count(*) AS n FROM gateway_outbox`)[0].n)
 /** A row any node relays as an entry that changes nothing (an invalidation of a cache no version has). */
