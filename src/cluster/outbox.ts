@@ -147,12 +147,17 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       for (let i = waiting.length - 1; i >= 0; i--) if (waiting[i].ticket <= relayed) waiting.splice(i, 1)[0].resolve()
     }
   }
+  const start = () => {
+    running ??= loop().finally(() => {
+      running = undefined
+      // Asked for between the loop's last look and now (a waiter it answered asks again at once): go on.
+      if (relayed < asked) start()
+    })
+  }
   const relay = (): Promise<void> => {
     const ticket = ++asked
     const done = new Promise<void>((resolve) => waiting.push({ ticket, resolve }))
-    running ??= loop().finally(() => {
-      running = undefined
-    })
+    start()
     return done
   }
 
