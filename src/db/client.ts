@@ -344,8 +344,8 @@ export type WriteScope = {
   /** A transaction (not a write whose statements commit one by one): what it holds for its COMMIT (holdForCommit). */
   held?: { holder: CommitHolder<unknown>; item: unknown }[]
   /**
-   * On PostgreSQL: statements sent and not awaited (a batch's deferred writes): they go out with the COMMIT, which
-   * waits for their answers (one that failed makes the transaction throw its error).
+   * On PostgreSQL: statements sent and not awaited (sendWithCommit, a batch's deferred writes): they go out with the
+   * COMMIT, which waits for their answers (one that failed makes the transaction throw its error).
    */
   sent?: Promise<unknown>[]
 }
@@ -413,6 +413,8 @@ function heldByHolder(scope: WriteScope): Map<CommitHolder<unknown>, unknown[]> 
  * when nothing is held.
  */
 export function readyToCommit(scope: WriteScope): Promise<void> | undefined {
+  // Most transactions have neither (one server: dispatches are held for after the COMMIT only): no scope to enter.
+  if (scope.atCommit === undefined && !scope.held?.some((h) => h.holder.before !== undefined)) return undefined
   return scopes.run(scope, () => {
     for (const hook of scope.atCommit ?? []) hook()
     return beforeCommit(scope)

@@ -303,6 +303,21 @@ function behindOn<R>(conn: Reserved, fn: (tx: DB) => Promise<R>): Promise<R> {
   return done
 }
 
+/**
+ * What a savepoint sends unawaited (sendWithCommit) from now on: answered before it ends (one that failed fails it,
+ * with its own error), dropped when it rolls back (their answers no longer matter).
+ */
+function sentSince(scope: WriteScope): { answered(): Promise<unknown>; drop(): void } {
+  const sent = scope.sent ?? []
+  const mark = sent.length
+  return {
+    answered: () => Promise.all(sent.splice(mark)),
+    drop: () => {
+      sent.length = Math.min(sent.length, mark)
+    },
+  }
+}
+
 const abortedTransaction = () =>
   Object.assign(new Error('the transaction was rolled back: a statement in it failed'), { code: '25P02' })
 
@@ -310,17 +325,15 @@ async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): 
   const { client, db } = scope.server as { client: Sql; db: DB }
   const name = `sp${++scope.depth}`
   const mark = heldMark(scope)
-  const sent = scope.sent ?? []
-  const sentMark = sent.length
+  const sent = sentSince(scope)
   await client.unsafe(`SAVEPOINT ${name}`)
   try {
     const value = await fn(db)
-    // What it sent without waiting is answered before it ends: one that failed fails it, with its own error.
-    await Promise.all(sent.splice(sentMark))
+    await sent.answered()
     await client.unsafe(`RELEASE ${name}`)
     return value
   } catch (error) {
-    sent.length = Math.min(sent.length, sentMark)
+    sent.drop()
     await client.unsafe(`ROLLBACK TO ${name}`)
     await client.unsafe(`RELEASE ${name}`)
     dropHeldSince(scope, mark)
@@ -446,16 +459,15 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
           continue
         }
         const mark = heldMark(scope)
-        const sent = scope.sent ?? []
-        const sentMark = sent.length
+        const sent = sentSince(scope)
         await client.unsafe('SAVEPOINT queued')
         try {
           const value = await q.fn(tx)
-          await Promise.all(sent.splice(sentMark)) // its unawaited statements: their errors are its own
+          await sent.answered()
           results.push({ ok: true, value })
           await client.unsafe('RELEASE queued')
         } catch (error) {
-          sent.length = Math.min(sent.length, sentMark)
+          sent.drop()
           await client.unsafe('ROLLBACK TO queued')
           await client.unsafe('RELEASE queued')
           dropHeldSince(scope, mark)
