@@ -151,11 +151,29 @@ function clusterRedisUrl(env: Env): string | undefined {
   return redisUrl
 }
 
+/**
+ * The public address (a load balancer's, for several nodes): PUBLIC_URL or BASE_URL, two names for one setting (the
+ * cluster's notes and issue call it PUBLIC_URL, the single server's docs BASE_URL). Both set to different addresses is
+ * refused: one of them would be silently ignored.
+ */
+function publicUrl(env: Env): string | undefined {
+  const base = url(env, 'BASE_URL', undefined, ['http:', 'https:'])
+  const pub = url(env, 'PUBLIC_URL', undefined, ['http:', 'https:'])
+  if (base && pub && base !== pub)
+    throw new ConfigError(
+      `PUBLIC_URL (${pub}) and BASE_URL (${base}) name one setting, the public address: set one of them`,
+    )
+  return pub ?? base
+}
+
+/** Whether the public address was given (else it follows the port the server got). */
+export const publicUrlGiven = (env: Env = process.env): boolean => Boolean(env.BASE_URL || env.PUBLIC_URL)
+
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 8080, 0, 65535)
   const host = env.HOST || '0.0.0.0'
   const publicHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host
-  const baseUrl = url(env, 'BASE_URL', `http://${publicHost}:${port}`, ['http:', 'https:'])!
+  const baseUrl = publicUrl(env) ?? `http://${publicHost}:${port}`
   const webUrl = url(env, 'WEB_URL', baseUrl, ['http:', 'https:'])!
   return {
     port,

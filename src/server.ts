@@ -6,7 +6,7 @@ import { isIP } from 'node:net'
 import { dirname } from 'node:path'
 import { websocket as elysiaSockets } from 'elysia/ws'
 import { buildApp, type App } from './app'
-import { config, loadConfig, setConfig, type Config } from './config'
+import { type Config, config, loadConfig, publicUrlGiven, setConfig } from './config'
 import { type AppContext, currentApp, rootApp } from './core/app-context'
 import { log } from './core/log'
 import { closeDatabase, DatabaseOpenError, openDatabase } from './db/client'
@@ -197,8 +197,8 @@ async function start(overrides: Partial<Config>): Promise<Running> {
   attachGateway(app.server!)
   for (const m of modules) await m.start?.()
   startHousekeeping()
-  // BASE_URL derived from the real port when it was not given (port 0 in tests).
-  if (!process.env.BASE_URL && !overrides.baseUrl) {
+  // The public address derived from the real port when it was not given (port 0 in tests).
+  if (!publicUrlGiven() && !overrides.baseUrl) {
     const host = cfg.host === '0.0.0.0' || cfg.host === '::' ? 'localhost' : cfg.host
     setConfig({
       ...cfg,

@@ -1,6 +1,7 @@
 // README's "Three nodes on one machine" (in "Running several nodes"), run by bash as written: its Redis and its three
 // nodes, with this test's free ports, its own folder for Redis and the logs, and a database of its own. The nodes
-// come up, a message posted through the first reaches a socket on the third, and SIGTERM to one (by the pid its log
+// come up, READY names the load balancer (PUBLIC_URL) as the resume address, a message posted through the first
+// reaches a socket on the third, and SIGTERM to one (by the pid its log
 // line gives) sends its socket op 7.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -89,8 +90,10 @@ describe.skipIf(!present)('README: three nodes on one machine', () => {
     const app = await newApp(env)
     const user = await newUser(env)
     const lobby = await call(nodes[0], 'POST', '/lobbies', app.bot, { members: [{ id: user.id }] })
-    const { client } = await GatewayClient.identified(user.token, {}, nodes[2].port)
+    const { client, ready } = await GatewayClient.identified(user.token, {}, nodes[2].port)
     try {
+      // Libraries resume at the load balancer's address (PUBLIC_URL), not at the node they lose.
+      expect(ready.resume_gateway_url).toBe('ws://localhost:8080/gateway')
       expect(
         (await call(nodes[0], 'POST', `/lobbies/${lobby.body.id}/messages`, app.bot, { content: 'hi' })).status,
       ).toBe(201)
