@@ -8,10 +8,11 @@
 // health check notices: it refuses connections, or while it dies closes them unanswered, and the balancer tries the
 // next node). Checked: the library resumes its one session (Resume and RESUMED, never an Identify, an op 9 or a second
 // READY) on another node, and hands the bot every acknowledged message once, in the order they were posted, with
-// growing `s`. The node is then replaced by a new one, as an upgrade does. discord.js and discord.py.
+// growing `s`. The node is then replaced by a new one, as an upgrade does. discord.js, discord.py and Discordeno.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { createBot, GatewayIntents } from '@discordeno/bot'
 import { Client, Events, GatewayIntentBits, type Message } from 'discord.js'
 import { freePort } from '../ops/process-helpers'
 import { type Balancer, startBalancer } from './balancer'
@@ -372,5 +373,75 @@ describe.skipIf(!present || skipPython)('discord.py behind a load balancer, its 
   test('SIGKILL (a crash): the library reconnects and resumes on another node with exactly what it missed', async () => {
     await loggedIn()
     await survives('discord.py', o, w, CRASH, 'kill-', state)
+  }, 60_000)
+})
+
+describe.skipIf(!present)('Discordeno behind a load balancer, its node stopped', () => {
+  let w: World
+  let bot: { shutdown(): Promise<void> } | undefined
+  const o = observing()
+  const logs: string[] = []
+  afterAll(async () => {
+    await bot?.shutdown()
+  })
+
+  let login: Promise<void> | undefined
+  const loggedIn = () =>
+    (login ??= (async () => {
+      w = await makeGuild('Discordeno across nodes')
+      const keep = (...args: unknown[]) => {
+        const line = args.map(String).join(' ')
+        logs.push(line)
+        // Its shard logs what it sends to open a session (an Identify shows as its READY) and what it was told.
+        if (line.includes('[Shard] Resuming Shard #0 connected')) o.opened.push(6)
+        if (line.includes('[Shard] Received a Reconnect')) o.told.push(7)
+        if (line.includes('[Shard] Received Invalid Session')) o.told.push(9)
+      }
+      // Such as its "error connecting" (a Resume's connection that failed: it identifies anew after it).
+      const failed = (...args: unknown[]) => {
+        keep(...args)
+        o.problems.push(args.map(String).join(' '))
+      }
+      const made = createBot({
+        token: w.app.bot.slice('Bot '.length),
+        intents: GatewayIntents.Guilds | GatewayIntents.GuildMessages | GatewayIntents.MessageContent,
+        desiredProperties: {
+          user: { id: true },
+          message: { id: true, content: true, channelId: true, author: true },
+        },
+        events: {
+          raw: (packet) => {
+            if (packet.op !== 0) return
+            o.dispatches.push({ t: packet.t!, s: packet.s! })
+            if (packet.t === 'READY') o.opened.push(2)
+          },
+          messageCreate: (m) => {
+            if (String(m.author.id) === w.poster.id && String(m.channelId) === w.channelId) o.messages.push(m.content)
+          },
+        },
+        loggerFactory: () => ({ debug: keep, info: keep, warn: keep, error: failed, fatal: failed }) as never,
+      })
+      bot = made
+      // Its REST manager at the balancer, pacing itself as against Discord (tests/libraries/discordeno.test.ts).
+      made.rest.baseUrl = `${balancer!.url}/api`
+      made.gateway.spawnShardDelay = 0
+      await made.start()
+      expect(made.gateway.connection.url).toBe(`${balancer!.url.replace('http', 'ws')}/gateway`)
+    })())
+  const state = () => logs.filter((l) => !l.includes('eartbeat')).slice(-20)
+
+  test('SIGTERM (an upgrade): op 7, a Resume through the balancer on another node, every message once and in order', async () => {
+    await loggedIn()
+    await survives('Discordeno', o, w, UPGRADE, 'term-', state)
+  }, 60_000)
+
+  test('SIGTERM with the balancer not told: the same', async () => {
+    await loggedIn()
+    await survives('Discordeno', o, w, UNTOLD, 'untold-', state)
+  }, 60_000)
+
+  test('SIGKILL (a crash): the library reconnects and resumes on another node with exactly what it missed', async () => {
+    await loggedIn()
+    await survives('Discordeno', o, w, CRASH, 'kill-', state)
   }, 60_000)
 })
