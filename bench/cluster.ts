@@ -11,8 +11,8 @@
 // Rounds alternate (BENCH_ROUNDS, 3): the single server, then the cluster, again and again, both kept running, so that
 // each ratio compares two measurements a minute apart on a machine whose load moves; the table shows each figure's
 // median and the median of the rounds' ratios.
-// Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (300),
-// BENCH_TRACE=1 (below).
+// Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (1000),
+// BENCH_WARM_POSTS (50, before them, unmeasured, as bench/http.ts's fan-out warms up), BENCH_TRACE=1 (below).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,7 +33,8 @@ if (!process.env.BENCH_PINNED) {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const posts = Number(process.env.BENCH_POSTS ?? 300)
+const posts = Number(process.env.BENCH_POSTS ?? 1000)
+const warmPosts = Number(process.env.BENCH_WARM_POSTS ?? 50)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const storesCpu = Number(process.env.BENCH_STORES_CPU ?? LOAD_CPU)
 
@@ -83,7 +84,7 @@ async function listener(port: number, token: string, server: number, seen: Deliv
       const frame = JSON.parse(String(event.data))
       if (frame.op === 10) ws.send(JSON.stringify({ op: 2, d: { token, properties: {}, intents: 0 } }))
       else if (frame.t === 'READY') resolve()
-      else if (frame.t === 'LOBBY_MESSAGE_CREATE')
+      else if (frame.t === 'LOBBY_MESSAGE_CREATE' && frame.d.content !== 'warm-up')
         seen.push({ seq: frame.s, sent: Number(frame.d.content), received, server })
     }
   })
@@ -105,15 +106,19 @@ async function fanout(servers: Server[], writer: Server, world: World): Promise<
   const sockets = await Promise.all(
     members.map((u, i) => listener(servers[i % servers.length].port, u.token, i % servers.length, seen)),
   )
+  const post = async (content: () => string) => {
+    const r = await fetch(`${writer.url}/api/v9/lobbies/${world.fanoutLobby.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: world.bot, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: content() }),
+    })
+    if (r.status !== 201) throw new Error(`post: ${r.status}`)
+  }
   try {
-    for (let i = 0; i < posts; i++) {
-      const r = await fetch(`${writer.url}/api/v9/lobbies/${world.fanoutLobby.id}/messages`, {
-        method: 'POST',
-        headers: { authorization: world.bot, 'content-type': 'application/json' },
-        body: JSON.stringify({ content: String(wallMs()) }),
-      })
-      if (r.status !== 201) throw new Error(`post: ${r.status}`)
-    }
+    // Unmeasured first: each pool connection's first use of a statement, code paths not yet compiled.
+    for (let i = 0; i < warmPosts; i++) await post(() => 'warm-up')
+    await Bun.sleep(200)
+    for (let i = 0; i < posts; i++) await post(() => String(wallMs()))
     for (const end = Date.now() + 10_000; seen.length < posts * members.length && Date.now() < end; )
       await Bun.sleep(20)
   } finally {
@@ -167,7 +172,13 @@ async function printBreakdown(what: string, files: string[], seen: Delivery[]): 
       received: d.received,
     }
     if (Object.values(at).some((t) => t === undefined)) continue
-    const row: Record<string, number> = { total: d.received - d.sent, appendAnswer: at.appended! - at.selected! }
+    const row: Record<string, number> = {
+      total: d.received - d.sent,
+      appendAnswer: at.appended! - at.selected!,
+      at: d.sent,
+      seq: d.seq,
+      server: d.server,
+    }
     for (const [from, to] of HOPS) row[to] = at[to]! - at[from]!
     rows.push(row)
   }
@@ -185,6 +196,18 @@ ${what}: ${rows.length} deliveries traced of ${seen.length}; ms
 ${HOPS.map(([, to, label]) => line(label, to)).join('\n')}
 | (the writer's append answer, beside the read) | ${percentiles(rows.map((r) => r.appendAnswer)).p50.toFixed(2)} | ${percentiles(rows.map((r) => r.appendAnswer)).p99.toFixed(2)} | ${mean(tail.map((r) => r.appendAnswer)).toFixed(2)} |
 ${line('**total**', 'total')}`)
+  // The slowest deliveries one by one: when (s after the first post), on which node, and each hop (ms).
+  const first = Math.min(...rows.map((r) => r.at))
+  console.log(
+    `\nslowest 1 % (s after the first post, node, seq: ${HOPS.map(([, to]) => to).join(' / ')} = total ms)\n` +
+      tail
+        .sort((a, b) => a.at - b.at)
+        .map(
+          (r) =>
+            `${((r.at - first) / 1000).toFixed(3)} n${r.server + 1} #${r.seq}: ${HOPS.map(([, to]) => r[to].toFixed(2)).join(' / ')} = ${r.total.toFixed(2)}`,
+        )
+        .join('\n'),
+  )
 }
 
 type Figures = { lobby: number; me: number; fan: Percentiles }
@@ -278,7 +301,7 @@ ${row('three nodes, PostgreSQL + Redis', threeNodes)}
 
 ${rounds} rounds per cluster, each the single server then the cluster: figures are medians, ratios the median of the
 rounds' ratios (the single server's row: its ${alone.length} rounds). wrk -t1, ${connections} connections split over the servers,
-${seconds} s each after 1 s warm-up; fan-out: ${posts} posts one after another through the first server to 8 members'
+${seconds} s each after 1 s warm-up; fan-out: ${posts} posts (after ${warmPosts} unmeasured) one after another through the first server to 8 members'
 sockets (round-robin over the servers). Fan-out p99, three nodes ÷ one node: ${threeOverOne.toFixed(2)}×.
 Single server by round, GET /lobbies/{id} req/s: ${alone.map((f) => f.lobby.toFixed(0)).join(', ')}; fan-out p99 ms: ${alone.map((f) => f.fan.p99.toFixed(1)).join(', ')}.
 1-min load: ${loads.join(', ')}`)

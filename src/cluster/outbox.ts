@@ -45,6 +45,8 @@ export const ORPHAN_MS = 5000
 const SWEEP_MS = 2000
 /** Rows per relay step (one transaction). */
 const BATCH = 500
+/** How long relayed events' dedupe keys wait to be deleted together. */
+const FORGET_MS = 100
 
 type Held = { eventId: string; draft: Draft }
 type Run = Parameters<NonNullable<CommitHolder<Held>['behind']>>[1]
@@ -114,9 +116,23 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       },
       run,
     )
-    // Committed: their dedupe keys are no longer needed (if this fails, they lapse by themselves).
-    if (n > 0) gatewayLog.forget(ids).catch(() => {})
+    if (n > 0) forgetLater(ids)
     return n
+  }
+  // Committed: their dedupe keys are no longer needed. Deleted together every FORGET_MS rather than one command per
+  // relay step, which each message's step paid beside the next request (if this fails, they lapse by themselves).
+  let forgetting: string[] = []
+  let forgetTimer: Timer | undefined
+  const forgetNow = () => {
+    clearTimeout(forgetTimer)
+    forgetTimer = undefined
+    const ids = forgetting
+    forgetting = []
+    return gatewayLog.forget(ids).catch(() => {})
+  }
+  const forgetLater = (ids: string[]) => {
+    forgetting.push(...ids)
+    forgetTimer ??= setTimeout(forgetNow, FORGET_MS)
   }
   const relayAll = async () => {
     while ((await relayStep(transaction)) === BATCH) {}
@@ -234,6 +250,7 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
     async stop() {
       clearInterval(sweeper)
       await running
+      await forgetNow()
     },
   }
 }

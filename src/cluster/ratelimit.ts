@@ -7,6 +7,7 @@
 import { perApp } from '../core/app-context'
 import { clock } from '../core/clock'
 import { ApiError, Errors } from '../core/errors'
+import { log } from '../core/log'
 import { countRateLimitRefusal } from '../core/metrics'
 import type { Reservation, Slot } from '../core/ratelimit'
 import { luaScript, type Redis } from './redis'
@@ -48,6 +49,15 @@ const held = perApp(() => ({
 /** A member no other attempt of any node has: this process's random prefix and a counter. */
 const prefix = crypto.randomUUID()
 
+/**
+ * Redis away or hung (redis.ts: the command's timeout): the attempt cannot be counted, so it is not let through; the
+ * client is told to retry (503) rather than given a 500.
+ */
+function unavailable(error: unknown): never {
+  log.warn('security limits: Redis did not answer; the request is refused with 503', { error: String(error) })
+  throw Errors.unavailable()
+}
+
 /** The limits of core/ratelimit.ts on one Redis connection. */
 export function redisRateLimits(redis: Redis) {
   /**
@@ -58,7 +68,7 @@ export function redisRateLimits(redis: Redis) {
     const member = `${prefix}:${(held().attempts += 1)}`
     const keys = slots.map(([bucket, subject]) => keyOf(bucket, subject))
     const args = [clock.now(), member, ...slots.flatMap(([, , { limit, windowMs }]) => [limit, windowMs])]
-    const [waitMs, refused] = (await RESERVE(redis, keys, args)) as [number, number]
+    const [waitMs, refused] = (await RESERVE(redis, keys, args).catch(unavailable)) as [number, number]
     if (waitMs > 0) {
       countRateLimitRefusal(slots[refused - 1][0])
       throw Errors.rateLimited(waitMs / 1000)
@@ -92,7 +102,8 @@ export function redisRateLimits(redis: Redis) {
       }
     },
     async clear(bucket: string, subject: string): Promise<void> {
-      await redis.del(keyOf(bucket, subject))
+      // A forgiveness lost with Redis away: the attempts then count until their window ends (as release()'s).
+      await redis.del(keyOf(bucket, subject)).catch(() => {})
     },
   }
 }

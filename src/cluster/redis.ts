@@ -8,9 +8,18 @@ import { Redis } from 'ioredis'
 export type { Redis }
 
 /**
+ * How long a command on a node's connection may wait for its answer. A Redis that hangs, or a path to it that drops
+ * packets, keeps the connection open, and ioredis would wait forever (nothing is failed until the socket closes): the
+ * command fails instead, and its caller decides as it does when Redis is away. Every command on this connection is a
+ * short script or a single key's; 2 s is far beyond a healthy answer (~0.1 ms) and an AOF rewrite's fork pause.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 2000
+
+/**
  * A connection for ordinary commands. It reconnects quickly after a Redis restart (50 ms more per attempt, at most
- * 1 s apart), and a command issued while Redis is away fails after three reconnect attempts (~0.3 s), not twenty:
- * its caller (a rate limit in a request, the outbox relay) decides what to do. A command cut off by a lost
+ * 1 s apart), and a command issued while Redis is away fails after three reconnect attempts (~0.3 s), not twenty, or
+ * after REDIS_COMMAND_TIMEOUT_MS when Redis does not answer: its caller (a rate limit in a request, the outbox relay)
+ * decides what to do. A command that timed out may still run when Redis wakes up. A command cut off by a lost
  * connection is sent again after the reconnect, so what this folder writes is safe to run twice: an append is
  * deduplicated by its event id, an attempt is one sorted-set member, a lease taken again by its owner just lapses.
  */
@@ -19,6 +28,7 @@ export function openRedis(url: string, name: string): Redis {
     connectionName: name,
     retryStrategy: (attempt) => Math.min(50 * attempt, 1000),
     maxRetriesPerRequest: 3,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
   })
 }
 

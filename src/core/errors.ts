@@ -88,6 +88,9 @@ export const Errors = {
   invalidJson: () => new ApiError(400, 50109, 'The request body contains invalid JSON.'),
   invalidFormBody: (errors?: ErrorTree) => new ApiError(400, 50035, 'Invalid Form Body', errors),
   internal: () => new ApiError(500, 0, '500: Internal Server Error'),
+  /** A store the request needs did not answer in time (several nodes: Redis hung or away); retry shortly. */
+  unavailable: (retryAfterSeconds = 1) =>
+    new ApiError(503, 0, '503: Service Unavailable', undefined, { 'Retry-After': String(retryAfterSeconds) }),
   rateLimited: (retryAfterSeconds: number, global = false) =>
     new ApiError(
       429,

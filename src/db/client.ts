@@ -326,6 +326,11 @@ export type WriteScope = {
   batch: boolean
   /** A batch whose writes run side by side, pipelined (PostgreSQL, independent writes): all or nothing. */
   pipelined?: boolean
+  /**
+   * A write of the pipelined batch asked for a savepoint, which would roll back its neighbours' statements sent
+   * meanwhile on the shared connection: the batch runs again one write at a time (db/pg/client.ts).
+   */
+  unpipeline?: boolean
   /** Open savepoints (a transaction inside a transaction). */
   depth: number
   /** Run when it ends, committed or not: db/cache.ts forgets again what it forgot during the scope. */

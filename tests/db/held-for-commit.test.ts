@@ -227,4 +227,29 @@ describe('held for the COMMIT', () => {
       'batch, sent',
     ])
   })
+  test('a savepoint in a write of a pipelined batch rolls back its own statements only, not its neighbours sent meanwhile', async () => {
+    await server()
+    const results = await Promise.allSettled([
+      queuedTransaction(
+        async () => {
+          await transaction(async () => {
+            await insertRow('inner, rolled back')
+            await Bun.sleep(20) // the neighbour's insert goes out meanwhile
+            throw new Error('inner')
+          }).catch(() => undefined)
+          await insertRow('outer')
+        },
+        { independent: true },
+      ),
+      queuedTransaction(
+        async () => {
+          await Bun.sleep(5) // after the savepoint began
+          await insertRow('neighbour')
+        },
+        { independent: true },
+      ),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled'])
+    expect(await rowsNamed('inner, rolled back', 'outer', 'neighbour')).toEqual(['outer', 'neighbour'])
+  })
 })

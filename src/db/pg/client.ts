@@ -322,6 +322,12 @@ const abortedTransaction = () =>
   Object.assign(new Error('the transaction was rolled back: a statement in it failed'), { code: '25P02' })
 
 async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
+  if (scope.pipelined) {
+    // Its ROLLBACK TO would undo what the batch's other writes sent meanwhile: the batch runs again, one at a time
+    // (even if this write catches the error).
+    scope.unpipeline = true
+    throw new Error('a savepoint in a write of a pipelined batch: the batch runs again one write at a time')
+  }
   const { client, db } = scope.server as { client: Sql; db: DB }
   const name = `sp${++scope.depth}`
   const mark = heldMark(scope)
@@ -446,6 +452,7 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
         const settled = await Promise.allSettled(batch.map((q, i) => scopes.run(writes[i].scope, async () => q.fn(tx))))
         const failed = settled.find((s) => s.status === 'rejected')
         if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
+        if (scope.unpipeline) throw new Error('a write asked for a savepoint') // the same
         for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
         // What each write holds for the COMMIT (its dispatches), in the writes' order; what each sent, for its answer.
         for (const w of writes) {
