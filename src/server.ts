@@ -228,11 +228,15 @@ async function start(overrides: Partial<Config>): Promise<Running> {
     async stop() {
       if (stopped) return
       stopped = true
-      closeAllGatewaySockets()
+      // No connection is accepted from here on (idle kept-alive ones are closed; requests under way and sockets go
+      // on): a client told below to reconnect reaches another node, not this one again, where it would resume a
+      // session that gets nothing more and ends with the node.
+      const listener = app.server!
+      void listener.stop(false)
+      await closeAllGatewaySockets()
       for (const m of [...modules].reverse()) await m.stop?.()
       stopHousekeeping()
       // Requests under way are answered (up to 10 s), then what is left is cut: an upgrade gives no client an error.
-      const listener = app.server!
       await Promise.race([app.stop(false), Bun.sleep(STOP_GRACE_MS)])
       await listener.stop(true)
       await metricsServer?.stop(true)

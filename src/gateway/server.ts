@@ -820,29 +820,45 @@ export function requestReconnect(userId: string): void {
  * On shutdown: every socket first gets op 7 Reconnect (Discord's "reconnect and resume", which libraries act on at
  * once), then the close 1001. A client resumes where a node still knows its session, else it identifies again.
  */
-export function closeAllGatewaySockets(): void {
+export async function closeAllGatewaySockets(): Promise<void> {
   const st = gw()
-  drainGatewaySockets()
+  await drainGatewaySockets()
   clearInterval(st.sweeper)
   st.sweeper = undefined
 }
 
 /**
- * Op 7 (Reconnect) to every identified socket, then close every socket. One server: 1001, its sessions end with it.
- * Several nodes: 4000, which libraries answer with a Resume (a 1000 or 1001 makes them identify anew), and the
- * sessions stay resumable on any node (their records kept): an upgrade drops no session.
+ * Several nodes: how long a node going away lets the sockets it sent op 7 close themselves (libraries close at once,
+ * then resume) before it closes them. Closed by us first, a library may take it for a second disconnect: Discordeno
+ * (its shard's handleClose) starts a second Resume beside the one op 7 started, and after the two, identifies anew
+ * (a new session: what it missed is lost).
  */
-export function drainGatewaySockets(): void {
+const LEAVING_GRACE_MS = 2000
+
+/**
+ * Op 7 (Reconnect) to every identified socket, then close every socket. One server: 1001 at once, its sessions end
+ * with it. Several nodes: 4000, once the client had LEAVING_GRACE_MS to close it itself; libraries answer either with
+ * a Resume (a 1000 or 1001 makes them identify anew), and the sessions stay resumable on any node (their records
+ * kept): an upgrade drops no session. Resolves once every socket is closed or being closed.
+ */
+export async function drainGatewaySockets(): Promise<void> {
   const st = gw()
   const reconnect = frame(Op.Reconnect, null)
   const leaving = st.logPort !== undefined
+  const told: Socket[] = []
   for (const ws of [...st.connections]) {
     const conn = connectionOf(ws)
-    if (conn.session && !conn.closing) send(ws, reconnect)
+    const identified = conn.session !== undefined && !conn.closing
+    if (identified) send(ws, reconnect)
     conn.leaving = leaving
-    if (leaving) close(ws, Close.UnknownError, 'Server going away: resume')
-    else close(ws, 1001, 'Server shutting down')
+    if (!leaving) close(ws, 1001, 'Server shutting down')
+    else if (identified) told.push(ws)
+    else close(ws, Close.UnknownError, 'Server going away: resume')
   }
+  const open = () => told.filter((ws) => st.connections.has(ws) && !connectionOf(ws).closing)
+  for (const by = performance.now() + LEAVING_GRACE_MS; open().length > 0 && performance.now() < by; )
+    await Bun.sleep(5)
+  for (const ws of open()) close(ws, Close.UnknownError, 'Server going away: resume')
 }
 
 function onOpen(raw: Socket, conn: Connection): void {

@@ -37,7 +37,10 @@ export type TestCluster = {
   /** The nodes' environment (each node may add its own: `start`). */
   env: Env
   nodes: Served[]
-  /** Start one more node (not added to `nodes`), with `extra` in its environment. */
+  /**
+   * Start one more node (not added to `nodes`), with `extra` in its environment. Given PUBLIC_URL (a load balancer's
+   * address, which its listening line names), give it PORT too: its own address is then 127.0.0.1:PORT.
+   */
   start(extra?: Env): Promise<Served>
   newUser(): Promise<{ id: string; token: string; email: string; password: string }>
   newApp(): Promise<{ id: string; bot: string }>
@@ -90,9 +93,12 @@ export async function startTestCluster(count = 3, extra: (i: number) => Env = ()
   const sockets: GatewayClient[] = []
   const started: Served[] = []
   const start = async (more: Env = {}) => {
-    const node = await serve({ ...env, ...more })
-    started.push(node)
-    return node
+    const all = { ...env, ...more }
+    const served = await serve(all)
+    started.push(served)
+    // With PUBLIC_URL the listening line names the public address, not the node's: its PORT is where it listens.
+    const port = Number(all.PORT)
+    return (all.PUBLIC_URL || all.BASE_URL) && port ? { ...served, url: `http://127.0.0.1:${port}`, port } : served
   }
   const nodes = await Promise.all(Array.from({ length: count }, (_, i) => start(extra(i))))
   const made: TestCluster = {
@@ -135,9 +141,9 @@ export async function startTestCluster(count = 3, extra: (i: number) => Env = ()
 
 /**
  * `count` nodes for the whole file: started before its tests (none when the engines are absent), stopped after. The
- * fields are filled in by then.
+ * fields are filled in by then. `extra`: every node's own environment, or each one's by index.
  */
-export async function useNodes(count: number, extra: Env = {}): Promise<TestCluster> {
+export async function useNodes(count: number, extra: Env | ((i: number) => Env) = {}): Promise<TestCluster> {
   const world = {} as TestCluster
   // Nodes drain before they exit (SIGTERM): on a loaded machine that outlasts the hooks' default 5 s.
   afterAll(async () => {
@@ -146,6 +152,6 @@ export async function useNodes(count: number, extra: Env = {}): Promise<TestClus
   // Started at the file's top level (the callers await it), not in a hook: bun test 1.4.5 kills every process a
   // file's hooks and tests started when a test times out or a stale timer says one did (oven-sh/bun#38774), and does
   // not track what the top level starts (tests/web/browser.ts useBrowser says the same).
-  if (present) Object.assign(world, await startTestCluster(count, () => extra))
+  if (present) Object.assign(world, await startTestCluster(count, typeof extra === 'function' ? extra : () => extra))
   return world
 }

@@ -238,13 +238,28 @@ describe('a session of this node', () => {
     const user = await makeUser()
     const socket = await sockets.identified(user.token)
     const ready = socket.frames.find((f) => f.t === 'READY')!.d
-    drainGatewaySockets()
+    const drained = drainGatewaySockets()
     expect(await socket.waitForOp(7)).toMatchObject({ op: 7, d: null })
     expect((await socket.waitForClose()).code).toBe(4000)
+    await drained
     await Bun.sleep(20)
     expect(await other.exists(`gw:sess:${ready.session_id}`)).toBe(1)
     const again = await resumeHere(user.token, ready.session_id, socket.lastSeq!)
     expect(again.frames.at(-1)?.t).toBe('RESUMED')
+  })
+
+  test('going away, it lets a client that closes on op 7 close first, as libraries do (4000 only to the others, later)', async () => {
+    const [quick, slow] = await Promise.all(
+      [makeUser(), makeUser()].map(async (u) => sockets.identified((await u).token)),
+    )
+    const drained = drainGatewaySockets()
+    await quick.waitForOp(7)
+    // Our close arriving first, Discordeno takes it for a second disconnect: a second Resume beside op 7's.
+    quick.close(4200) // discord.js's "resuming" close
+    expect((await quick.waitForClose()).code).toBe(4200)
+    await slow.waitForOp(7)
+    expect((await slow.waitForClose()).code).toBe(4000)
+    await drained
   })
 
   test('ended for good (close 1000, logout), its record is dropped: no node can resume it', async () => {
