@@ -289,20 +289,20 @@ try {
   const fig = (fs: Figures[], get: (f: Figures) => number, digits: number) => median(fs.map(get)).toFixed(digits)
   const ratio = (p: Paired, get: (f: Figures) => number) =>
     median(p.cluster.map((f, i) => get(f) / get(p.alone[i]))).toFixed(2)
-  const row = (what: string, p: Paired) =>
-    `| ${what} | ${fig(p.cluster, of.lobby, 0)} (${ratio(p, of.lobby)}) | ${fig(p.cluster, of.me, 0)} (${ratio(p, of.me)}) | ${fig(p.cluster, of.p50, 2)} / ${fig(p.cluster, of.p99, 2)} (${ratio(p, of.p99)}×) |`
   const threeOverOne = median(threeNodes.cluster.map(of.p99)) / median(oneNode.cluster.map(of.p99))
+  const row = (what: string, p: Paired, overOne: string) =>
+    `| ${what} | ${fig(p.cluster, of.lobby, 0)} (${ratio(p, of.lobby)}) | ${fig(p.cluster, of.me, 0)} (${ratio(p, of.me)}) | ${fig(p.cluster, of.p50, 2)} / ${fig(p.cluster, of.p99, 2)} (${ratio(p, of.p99)}×) | ${overOne} |`
   console.log(`
-| servers (on CPU ${SERVER_CPU}; PostgreSQL, Redis on CPU ${storesCpu}) | GET /lobbies/{id} req/s (÷ single) | GET /users/@me req/s (÷ single) | fan-out p50 / p99 ms (p99 ÷ single) |
-|---|---|---|---|
-| one server, SQLite | ${fig(alone, of.lobby, 0)} (1.00) | ${fig(alone, of.me, 0)} (1.00) | ${fig(alone, of.p50, 2)} / ${fig(alone, of.p99, 2)} (1.00×) |
-${row('one node, PostgreSQL + Redis', oneNode)}
-${row('three nodes, PostgreSQL + Redis', threeNodes)}
+| servers (on CPU ${SERVER_CPU}; PostgreSQL, Redis on CPU ${storesCpu}) | GET /lobbies/{id} req/s (÷ single) | GET /users/@me req/s (÷ single) | fan-out p50 / p99 ms (p99 ÷ single) | fan-out p99 ÷ one node |
+|---|---|---|---|---|
+| one server, SQLite | ${fig(alone, of.lobby, 0)} (1.00) | ${fig(alone, of.me, 0)} (1.00) | ${fig(alone, of.p50, 2)} / ${fig(alone, of.p99, 2)} (1.00×) | |
+${row('one node, PostgreSQL + Redis', oneNode, '1.00×')}
+${row('three nodes, PostgreSQL + Redis', threeNodes, `${threeOverOne.toFixed(2)}×`)}
 
 ${rounds} rounds per cluster, each the single server then the cluster: figures are medians, ratios the median of the
 rounds' ratios (the single server's row: its ${alone.length} rounds). wrk -t1, ${connections} connections split over the servers,
 ${seconds} s each after 1 s warm-up; fan-out: ${posts} posts (after ${warmPosts} unmeasured) one after another through the first server to 8 members'
-sockets (round-robin over the servers). Fan-out p99, three nodes ÷ one node: ${threeOverOne.toFixed(2)}×.
+sockets (round-robin over the servers); the last column: the medians' ratio, three nodes over one node of the cluster.
 Single server by round, GET /lobbies/{id} req/s: ${alone.map((f) => f.lobby.toFixed(0)).join(', ')}; fan-out p99 ms: ${alone.map((f) => f.fan.p99.toFixed(1)).join(', ')}.
 1-min load: ${loads.join(', ')}`)
 } finally {
