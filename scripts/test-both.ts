@@ -37,31 +37,45 @@ if (!files.length) {
 }
 const timings: Timings = existsSync(TIMINGS) ? JSON.parse(readFileSync(TIMINGS, 'utf8')) : { sqlite: {}, postgres: {} }
 
-/** Longest first, each file to the shard with the least time so far; a file not measured yet counts as the median. */
-function deal(db: Db, n: number): string[][] {
-  const known = Object.values(timings[db] ?? {}).sort((a, b) => a - b)
-  const median = known[Math.floor(known.length / 2)] ?? 1000
-  const cost = (f: string) => timings[db]?.[f] ?? median
-  const shards = Array.from({ length: Math.min(n, files.length) }, () => ({ files: [] as string[], ms: 0 }))
-  for (const f of [...files].sort((a, b) => cost(b) - cost(a))) {
-    const least = shards.reduce((a, b) => (b.ms < a.ms ? b : a))
-    least.files.push(f)
-    least.ms += cost(f)
-  }
-  return shards.map((s) => s.files)
-}
+// A file whose first line says `// suite: one pass` runs the same whichever pass runs it (tests/cluster/'s nodes are
+// processes on PostgreSQL in both): with both passes it runs once, in whichever shard of either has the least so far.
+const onePass = new Set(files.filter((f) => /^\/\/ suite: one pass/.test(readFileSync(f, 'utf8'))))
 
-type Shard = { db: Db; index: number; of: number; files: string[]; timingsFile: string }
+type Shard = { db: Db; index: number; of: number; files: string[]; timingsFile: string; ms: number }
 const dir = mkdtempSync(join(tmpdir(), 'lobby-test-both-'))
+const perDb = Math.min(shardsPerDb, files.length)
 const shards: Shard[] = dbs.flatMap((db) =>
-  deal(db, shardsPerDb).map((files, i, all) => ({
+  Array.from({ length: perDb }, (_, i) => ({
     db,
     index: i + 1,
-    of: all.length,
-    files,
+    of: perDb,
+    files: [] as string[],
     timingsFile: join(dir, `${db}-${i + 1}.json`),
+    ms: 0,
   })),
 )
+
+/**
+ * Longest first, each file to the shard with the least time so far (of its pass, or of either for a one-pass file);
+ * a file not measured yet counts as its pass's median.
+ */
+const medians = Object.fromEntries(
+  dbs.map((db) => {
+    const known = Object.values(timings[db] ?? {}).sort((a, b) => a - b)
+    return [db, known[Math.floor(known.length / 2)] ?? 1000]
+  }),
+) as Record<Db, number>
+const cost = (db: Db, f: string) => timings[db]?.[f] ?? medians[db]
+const work = files.flatMap((f) =>
+  onePass.has(f) && dbs.length > 1
+    ? [{ f, dbs, ms: Math.min(...dbs.map((db) => cost(db, f))) }]
+    : dbs.map((db) => ({ f, dbs: [db], ms: cost(db, f) })),
+)
+for (const { f, dbs: eligible, ms } of work.sort((a, b) => b.ms - a.ms)) {
+  const least = shards.filter((s) => eligible.includes(s.db)).reduce((a, b) => (b.ms < a.ms ? b : a))
+  least.files.push(f)
+  least.ms += ms
+}
 
 function environment(db: Db): Record<string, string | undefined> {
   const env = { ...process.env }
@@ -71,9 +85,11 @@ function environment(db: Db): Record<string, string | undefined> {
 }
 
 const began = performance.now()
-for (const s of shards) console.log(`==> ${s.db} ${s.index}/${s.of}: ${s.files.length} files`)
+// A shard dealt nothing runs nothing (`bun test` with no paths would run every file).
+const running = shards.filter((s) => s.files.length > 0)
+for (const s of running) console.log(`==> ${s.db} ${s.index}/${s.of}: ${s.files.length} files`)
 const results = await Promise.all(
-  shards.map(async (shard) => {
+  running.map(async (shard) => {
     // One stream, as a terminal would show it: bun test writes its results to stderr and console.log to stdout.
     const command = ['bun', 'test', ...flags, `--timings=${shard.timingsFile}`, '--update-timings', ...shard.files]
     const proc = Bun.spawn(['sh', '-c', 'exec "$@" 2>&1', 'sh', ...command], {

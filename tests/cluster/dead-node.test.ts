@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The dead-node clean-up (src/cluster/cleanup.ts) with three real nodes: C holds a member's Gateway session in a lobby
 // call placed on C, and a remote-auth desktop. C is SIGKILLed: nothing of it says goodbye. Once its node-id lease is
 // gone another node ends what C left: at once its call and desktop (their media and socket died with C) — the lobby's

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Guild events through the Gateway outbox (src/cluster/outbox.ts) on three real nodes: a join, its events and the
 // joiner's topic subscriptions are given inside the transaction that adds the member, so a node killed right after
 // that COMMIT (LOBBY_TEST_DIE_AFTER_COMMIT=GUILD_MEMBER_ADD: the node SIGKILLs itself there, before its relay) loses

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // A guild of 30 000 members on two real nodes: a change that re-follows every member (a role's permissions, a channel
 // created or deleted, the guild deleted) is a few topic calls per page of members in its transaction, each locking its
 // topics (src/cluster/outbox.ts keysOf). A call and a lock per member made such a transaction exceed PostgreSQL's lock

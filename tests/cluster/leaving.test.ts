@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // A node going away (SIGTERM) stops taking connections before it tells its sockets to reconnect (op 7): a client that
 // reconnects at once (discord.py does, through a balancer that was not told) must reach another node, not this one
 // again, where it would resume a session that gets nothing more and that ends with the node (its library then gets

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Real client libraries, unchanged, on three nodes behind one load balancer (balancer.ts, a round-robin TCP one in this
 // process), as an operator runs them: every node's PUBLIC_URL is the balancer's address, so GET /gateway/bot and
 // READY's resume_gateway_url send the library back through it. A guild's member posts messages through the balancer

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // MFA changes through the Gateway outbox (src/cluster/outbox.ts) on three real nodes: a factor's enrolment or removal
 // gives the account's USER_UPDATE (and the new token's AUTH_SESSION_CHANGE) inside its transaction, so a node killed
 // right after that COMMIT (LOBBY_TEST_DIE_AFTER_COMMIT: the node SIGKILLs itself there, before its relay) loses none of

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Three nodes behind one address, as an operator runs them: three `bun src/main.ts` processes with DATABASE_URL (one
 // PostgreSQL database) and REDIS_URL (one redis-server), both started here from Debian's packages (tests/db/postgres.ts,
 // tests/cluster/redis.ts). What one node does reaches the sockets on the others through the Gateway's log, a logout

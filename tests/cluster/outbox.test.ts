@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The Gateway's outbox (src/cluster/outbox.ts) with three real nodes: a lobby message's event is written in the
 // message's own transaction, so a node killed right after its COMMIT (LOBBY_TEST_DIE_AFTER_COMMIT: the node SIGKILLs
 // itself there, before its relay) loses nothing: another node relays the row, and every socket gets the event once.

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The relay step right behind a write's COMMIT (src/cluster/outbox.ts behind, db/pg/client.ts runOn) and what waits on
 // relays, with two real nodes:
 // - a step takes the oldest BATCH (500) rows: when older rows fill it (a backlog: a dead node's rows, a batch of many

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Relays racing (src/cluster/outbox.ts, store.ts relayOutbox): messages posted through two nodes at once commit side
 // by side, and each node's relay, right after its COMMIT, takes the oldest rows whoever wrote them; the rows a relay
 // takes (deleted under their locks) are gone for the relay that waited on them. So each message reaches every socket

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Remote (QR) login across nodes (src/remote-auth/desktop.ts desktopFor): the desktop's socket is on B, the phone's
 // REST calls land on A, and the desktop's ticket exchange on C. B holds the desktop's place, A sends it pending_ticket
 // and pending_login (then the close) as messages to B; the ticket from B's socket redeems on C for a session token.

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // A rolling restart of three nodes under load drops no event and gives no client an error. Clients are Gateway sockets
 // that behave as discord.js does: op 7 (Reconnect) or a close other than 1000/1001 makes them reconnect and Resume
 // (session_id, seq); they reconnect to the next node of the address list the test keeps, as a round-robin load balancer

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Session calls through the Gateway outbox (src/cluster/outbox.ts) on three real nodes: a logout or a password change
 // gives its socket calls inside the transaction that deletes the sessions, so a node killed right after that COMMIT
 // (LOBBY_TEST_DIE_AFTER_COMMIT=<call kind or event type>: the node SIGKILLs itself there, before its relay, which it

@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Periodic clean-up on three real nodes (core/turns.ts, cluster/turns.ts): the lobby idle sweep runs on one node at a
 // time, under a lease that the node keeps while it lives; an idle lobby is deleted once (one LOBBY_DELETE on a socket
 // of each node), and when the node that sweeps dies another takes the sweep over.

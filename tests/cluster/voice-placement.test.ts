@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // A lobby call lives on one node of a cluster (src/voice/placement.ts): two real nodes on PostgreSQL and Redis, a
 // member whose socket is on B starts the call (B holds it), a member whose socket is on A joins: A sends the ops to B,
 // B answers through the Gateway's log to the socket on A, and the two members hear each other (one call, not two:

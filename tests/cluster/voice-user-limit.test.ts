@@ -1,3 +1,4 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The 5-calls-per-user voice limit over a cluster (src/voice/calls.ts claimCall, src/cluster/routing.ts CLAIM): two
 // real nodes, a user's calls placed on both (three on A, two on B): a sixth is refused whichever node places it, and
 // leaving one makes room on the other node.
