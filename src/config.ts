@@ -167,7 +167,7 @@ function publicUrl(env: Env): string | undefined {
 }
 
 /** Whether the public address was given (else it follows the port the server got). */
-export const publicUrlGiven = (env: Env = process.env): boolean => Boolean(env.BASE_URL || env.PUBLIC_URL)
+export const publicUrlGiven = (env: Env = process.env): boolean => publicUrl(env) !== undefined
 
 export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 8080, 0, 65535)
