@@ -50,20 +50,22 @@ function renderMembers() {
   list.replaceChildren(
     ...sorted.map((m) => {
       const name = names.get(m.id) ?? `User ${m.id}`
+      // A muted member is not speaking, whatever the last audio level said (it lags the mute by up to a hold).
+      const speaking = m.speaking && !m.muted
       return el(
         'li',
         {
           'data-user': m.id,
           'data-connected': String(m.connected),
           'data-muted': String(m.muted),
-          'data-speaking': String(m.speaking),
+          'data-speaking': String(speaking),
         },
         el(
           'span',
           { class: 'member' },
           el(
             'span',
-            { class: `speaker${m.speaking ? ' on' : ''}`, title: m.speaking ? 'Speaking' : '' },
+            { class: `speaker${speaking ? ' on' : ''}`, title: speaking ? 'Speaking' : '' },
             avatarFor({ id: m.id, username: name }),
           ),
           el(
@@ -78,7 +80,7 @@ function renderMembers() {
           {},
           m.connected ? el('span', { class: 'badge in-call' }, 'in call') : null,
           m.connected && m.muted ? el('span', { class: 'badge muted-badge' }, 'muted') : null,
-          m.speaking ? el('span', { class: 'badge speaking' }, 'speaking') : null,
+          speaking ? el('span', { class: 'badge speaking' }, 'speaking') : null,
         ),
       )
     }),
