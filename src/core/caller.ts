@@ -122,6 +122,30 @@ export function callerKey(caller: Caller): string {
   return `o${caller.applicationId}.${caller.userId}`
 }
 
+/**
+ * Whether `next` may take over a Gateway session identified as `held` (a Resume, on this node or from another): the
+ * same user through the same credential. A user's token of the same auth session (the one its logout ends); the same
+ * application's bot; an OAuth2 token of the same application and grant (its token family: a refresh keeps it) that
+ * lost none of the session's scopes. The user alone is not enough: another application's token of that user, or
+ * another grant of it, would receive what the session's grant was given (security issue 40).
+ */
+export function sameCredential(held: Caller, next: Caller): boolean {
+  if (held.userId !== next.userId) return false
+  switch (held.kind) {
+    case 'user':
+      return next.kind === 'user' && next.sessionId === held.sessionId
+    case 'bot':
+      return next.kind === 'bot' && next.applicationId === held.applicationId
+    case 'bearer':
+      return (
+        next.kind === 'bearer' &&
+        next.applicationId === held.applicationId &&
+        next.familyId === held.familyId &&
+        held.scopes.every((scope) => next.scopes.includes(scope))
+      )
+  }
+}
+
 /** Tests: how many answers the token cache holds. */
 export function cachedCallers(): number {
   return held().cache.size

@@ -74,7 +74,7 @@ const OPS: Row[] = [
     Op.Resume,
     'Resume',
     'client → server',
-    '`{token, session_id, seq}`: the events since `seq` are replayed, then RESUMED; op 9 when it cannot resume',
+    "`{token, session_id, seq}`: the events since `seq` are replayed, then RESUMED; op 9 when it cannot resume, or when `token` is not the session's own credential (the same auth session for a user token, the same application for a bot, the same grant with all its scopes for OAuth2, refreshed or not)",
   ],
   [
     Op.RequestGuildMembers,

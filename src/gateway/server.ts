@@ -6,7 +6,7 @@
 import { perApp } from '../core/app-context'
 import type { Server } from 'bun'
 import { config } from '../config'
-import { resolveAuthorization, type Caller } from '../core/caller'
+import { resolveAuthorization, sameCredential, type Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { ipKey, type IpKey } from '../core/ip-key'
@@ -605,12 +605,9 @@ async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {
   const caller = typeof d?.token === 'string' ? await resolveAuthorization(d.token, { bare: true }) : undefined
   if (!session && gw().logPort && typeof d?.session_id === 'string')
     return resumeTaken(ws, conn, d.session_id, caller, d?.seq === null ? 0 : d?.seq)
-  const sameCaller =
-    caller &&
-    mayConnect(caller) &&
-    session &&
-    caller.kind === session.caller.kind &&
-    caller.userId === session.caller.userId
+  // The session's own credential (core/caller.ts sameCredential), not merely its user: another application's token of
+  // that user must not receive what the session's grant was given.
+  const sameCaller = caller !== undefined && mayConnect(caller) && session && sameCredential(session.caller, caller)
   // seq is the last one the client saw: a non-negative integer no later than the last dispatch of this session.
   // Replay starts after it, and never before the session's own READY.
   const seq = d?.seq === null ? 0 : d?.seq
@@ -673,6 +670,8 @@ async function takeOver(
   const invalid = () => send(ws, frame(Op.InvalidSession, false))
   const registry = gw().logPort!.sessions
   const id = record.id
+  // A first look: the credential itself is compared once the log has said what became of it (a user's auth session
+  // may have been replaced meanwhile, and the client resume with the new one's token).
   if (record.caller.kind !== caller.kind || record.caller.userId !== caller.userId) return invalid()
   // This node may not have applied yet all that the client saw on its old node: wait a little for it.
   for (let waited = 0; seq > currentSeq() && waited < 1000; waited += 10) await Bun.sleep(10)
@@ -688,6 +687,7 @@ async function takeOver(
   if (ws.readyState !== 1 || conn.closing || conn.session || allSessions().has(id)) return invalid()
   const replay = replayOf(record, entries)
   if (!replay) return invalid() // ended meanwhile (a logout, a revocation)
+  if (!sameCredential(replay.caller, caller)) return invalid()
   const session: GatewaySession = {
     id,
     caller: replay.caller,

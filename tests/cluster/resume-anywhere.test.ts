@@ -13,7 +13,9 @@ import { resolveAuthorization } from '../../src/core/caller'
 import { audiences, type SessionRecord, topics } from '../../src/gateway/bus'
 import { drainGatewaySockets } from '../../src/gateway/server'
 import { tracked } from '../gateway-client'
-import { api, makeUser, resetWorld } from '../helpers'
+import { createSession } from '../../src/accounts/sessions'
+import { api, makeApp, makeUser, resetWorld } from '../helpers'
+import { grantTokens, type TestUser } from '../oauth2/helpers'
 import { type RedisServer, startRedis } from './redis'
 
 let redis: RedisServer
@@ -59,10 +61,13 @@ async function caughtUp(): Promise<number> {
   return last
 }
 
-/** A user whose Gateway session lived on another node: its record as that node saved it, following `extra`. */
-async function sessionElsewhere(extra: string[] = []) {
+/**
+ * A user whose Gateway session lived on another node: its record as that node saved it, following `extra`; identified
+ * with `tokenOf(user)` (the user's own token unless given).
+ */
+async function sessionElsewhere(extra: string[] = [], tokenOf?: (user: TestUser) => Promise<string>) {
   const user = await makeUser()
-  const caller = (await resolveAuthorization(user.token, { bare: true }))!
+  const caller = (await resolveAuthorization(tokenOf ? await tokenOf(user) : user.token, { bare: true }))!
   const id = crypto.randomUUID().replaceAll('-', '')
   const readySeq = await caughtUp()
   const record: SessionRecord = {
@@ -70,8 +75,7 @@ async function sessionElsewhere(extra: string[] = []) {
     caller,
     topics: [
       id,
-      topics.account(user.id),
-      ...(caller.kind === 'user' ? [topics.session(caller.sessionId)] : []),
+      ...(caller.kind === 'user' ? [topics.account(user.id), topics.session(caller.sessionId)] : []),
       ...extra,
     ],
     readySeq,
@@ -168,17 +172,24 @@ describe('a session of another node resumes here', () => {
   test('a change of auth session in the log reaches it as AUTH_SESSION_CHANGE with the entry’s s', async () => {
     const { user, record } = await sessionElsewhere()
     const caller = record.caller as Extract<typeof record.caller, { kind: 'user' }>
-    const next = { ...caller, sessionId: 'new-auth-session', sessionIdHash: 'new-hash' }
+    // The new auth session's token is what the client holds now (its old one ends with the change).
+    const { token: newToken } = await createSession(user.id, { platform: 'test' })
+    const next = (await resolveAuthorization(newToken)) as Extract<typeof record.caller, { kind: 'user' }>
     const seq = await elsewhere.append(crypto.randomUUID(), {
       kind: 'change-auth-session',
       oldAuthSessionId: caller.sessionId,
       next,
     })
-    await dispatchElsewhere(topics.session('new-auth-session'), 'to the new auth session')
+    await dispatchElsewhere(topics.session(next.sessionId), 'to the new auth session')
     await caughtUp()
-    const socket = await resumeHere(user.token, record.id, record.readySeq)
+    const socket = await resumeHere(newToken, record.id, record.readySeq)
     const change = socket.frames.find((f) => f.t === 'AUTH_SESSION_CHANGE')!
-    expect(change).toEqual({ op: 0, d: { auth_session_id_hash: 'new-hash' }, s: seq, t: 'AUTH_SESSION_CHANGE' })
+    expect(change).toEqual({
+      op: 0,
+      d: { auth_session_id_hash: next.sessionIdHash },
+      s: seq,
+      t: 'AUTH_SESSION_CHANGE',
+    })
     expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['to the new auth session'])
   })
 
@@ -215,6 +226,52 @@ describe('a session of another node resumes here', () => {
     await other.xtrim(LOG_KEY, 'MAXLEN', 0)
     const tooOld = await resumeHere(old.user.token, old.record.id, old.record.readySeq)
     expect(tooOld.frames.at(-1)).toMatchObject({ op: 9, d: false })
+  })
+})
+
+describe('a session of another node is taken only with its own credential', () => {
+  const SCOPES = 'identify gateway.connect lobbies.write'
+  const bearer =
+    (app: Awaited<ReturnType<typeof makeApp>>, scope = SCOPES) =>
+    async (user: TestUser) =>
+      `Bearer ${(await grantTokens(user, app, scope)).access_token}`
+
+  /** Refused as Discord refuses (op 9 d:false), with nothing replayed; the record still names the node that held it. */
+  async function expectRefused(token: string, record: SessionRecord) {
+    const socket = await resumeHere(token, record.id, record.readySeq)
+    expect(socket.frames.at(-1)).toMatchObject({ op: 9, d: false })
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE')).toEqual([])
+    expect(JSON.parse((await other.get(`gw:sess:${record.id}`))!).node).toBe('node-x')
+  }
+
+  test("an application's OAuth2 session: another application's token, another grant, the user's token get op 9", async () => {
+    const [appA, appB] = [await makeApp(), await makeApp()]
+    const lobby = lobbyTopic()
+    let mine = ''
+    const { user, record } = await sessionElsewhere([lobby], async (u) => (mine = await bearer(appA)(u)))
+    await dispatchElsewhere(lobby, 'missed')
+    await caughtUp()
+    await expectRefused(await bearer(appB)(user), record)
+    await expectRefused((await bearer(appB)(user)).slice('Bearer '.length), record)
+    await expectRefused(await bearer(appA)(user), record) // a second authorization: another grant
+    await expectRefused(await bearer(appA, 'identify gateway.connect')(user), record)
+    await expectRefused(user.token, record)
+    const socket = await resumeHere(mine, record.id, record.readySeq)
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['missed'])
+    expect(socket.frames.at(-1)?.t).toBe('RESUMED')
+  })
+
+  test("a user's session: another auth session of the user, or an application's token of the user, gets op 9", async () => {
+    const app = await makeApp()
+    const lobby = lobbyTopic()
+    const { user, record } = await sessionElsewhere([lobby])
+    await dispatchElsewhere(lobby, 'missed')
+    await caughtUp()
+    await expectRefused((await createSession(user.id, { platform: 'test' })).token, record)
+    await expectRefused(await bearer(app)(user), record)
+    const socket = await resumeHere(user.token, record.id, record.readySeq)
+    expect(socket.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content)).toEqual(['missed'])
+    expect(socket.frames.at(-1)?.t).toBe('RESUMED')
   })
 })
 
