@@ -7,7 +7,7 @@ import { onIdentify, onOpcode, onSessionEnd, onSessionStart, setCredentialCheck 
 import { gatewayDocsPage } from './gateway/docs'
 import { WS_MAX_FRAME_BYTES } from './gateway/protocol'
 import { gatewayRoutes } from './gateway/routes'
-import { gatewayUpgrade, installGateway } from './gateway/server'
+import { gatewaySlashUpgrade, gatewayUpgrade, installGateway } from './gateway/server'
 import { httpBasics } from './http/basics'
 import { cors } from './http/cors'
 import { docs } from './http/docs'
@@ -66,6 +66,8 @@ export function buildApp() {
       routes: {
         ...laneRoutes(modules.flatMap((m) => hotRoutes(m.endpoints ?? []))),
         '/gateway': { GET: gatewayUpgrade },
+        // `/gateway/` too (gateway/server.ts gatewaySlashUpgrade); any longer path goes on to the app (its 404).
+        '/gateway/*': { GET: gatewaySlashUpgrade((request): Response | Promise<Response> => root.fetch(request)) },
       },
     },
     websocket: { maxPayloadLength: WS_MAX_FRAME_BYTES },

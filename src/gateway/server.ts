@@ -565,6 +565,8 @@ async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
     v: 9,
     user: null,
     guilds: [],
+    // No direct messages here; Discord sends the list to bots too (empty), and Eris reads it unconditionally.
+    private_channels: [],
     session_id: session.id,
     session_type: caller.kind === 'bearer' ? 'oauth' : 'normal',
     resume_gateway_url: gatewayUrl(),
@@ -943,6 +945,19 @@ export function gatewayUpgrade(request: Request, bunServer: Server<unknown>): Re
   }
   finish('GET', '/gateway', 400, trace)
   return errorResponse(Errors.notUpgraded(), { 'x-request-id': trace.id })
+}
+
+/**
+ * GET /gateway/: the same upgrade. Discord's Gateway answers at `/?v=10`, and Oceanic and Eris append `/` to the URL of
+ * GET /gateway/bot (`/gateway/?v=10`). Bun's router is given `/gateway/*` (Elysia's listen drops a trailing slash from
+ * a route's path, which would make it `/gateway`): only `/gateway/` itself upgrades, any longer path (`/gateway//`,
+ * `/gateway/x`) goes on to `otherwise` (the app, which answers its 404).
+ */
+export function gatewaySlashUpgrade(
+  otherwise: (request: Request) => Response | Promise<Response>,
+): (request: Request, bunServer: Server<unknown>) => Response | Promise<Response> | undefined {
+  return (request, bunServer) =>
+    new URL(request.url).pathname === '/gateway/' ? gatewayUpgrade(request, bunServer) : otherwise(request)
 }
 
 /** Open sockets and live sessions (the /metrics gauges). */

@@ -326,6 +326,10 @@ export const Role = t.Object(
     id: Snowflake,
     name: t.String(),
     color: Int(),
+    colors: t.Object(
+      { primary_color: Int(), secondary_color: NULL(), tertiary_color: NULL() },
+      { description: 'primary_color is `color`; no gradient here' },
+    ),
     hoist: t.Boolean(),
     icon: NULL(),
     unicode_emoji: NULL(),

@@ -21,6 +21,8 @@ export function serializeRole(r: RoleRow) {
     id: r.id,
     name: r.name,
     color: r.color,
+    // Discord's role colours (2025): one colour here, no gradient. Oceanic reads colors.primary_color of every role.
+    colors: { primary_color: r.color, secondary_color: null, tertiary_color: null },
     hoist: r.hoist,
     icon: null,
     unicode_emoji: null,
