@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { config } from '../../src/config'
 import { captureLog, setLogOptions } from '../../src/core/log'
-import { api, makeUser, resetWorld, server } from '../helpers'
+import { api, resetWorld, server } from '../helpers'
 import { createLobby } from '../lobbies/helpers'
 import { bearerFor } from '../oauth2/helpers'
 import { botInGuild, join } from '../guilds/helpers'
