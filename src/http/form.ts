@@ -36,11 +36,11 @@ export function paging(
   for (const field of ['before', 'after', 'around'] as const) {
     const value = query[field]
     if (value === undefined || value === '') continue
+    if (!SNOWFLAKE.test(value) || BigInt(value) >= 2n ** 64n)
+      refused[field] = ['NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`]
     // A cursor past every id (2^63 up to 2^64 - 1) is the last id: the page SQLite gave it (its CAST AS INTEGER
-    // clamps), where PostgreSQL's cast to bigint would fail. 2^64 and more are not snowflakes, as before.
-    if (isSnowflake(value)) out[field] = value
-    else if (SNOWFLAKE.test(value) && BigInt(value) < 2n ** 64n) out[field] = MAX_SNOWFLAKE
-    else refused[field] = ['NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`]
+    // clamps), where PostgreSQL's cast to bigint would fail.
+    else out[field] = isSnowflake(value) ? value : MAX_SNOWFLAKE
   }
   if (Object.keys(refused).length) throw formError(refused)
   return out
