@@ -2,12 +2,13 @@
 // unicast address. Refused: IPv4 "this network" 0/8, private 10/8, 172.16/12, 192.168/16, CGNAT 100.64/10, loopback
 // 127/8, link-local 169.254/16, IETF 192.0.0/24, documentation (192.0.2/24, 198.51.100/24, 203.0.113/24), the old
 // 6to4 relay 192.88.99/24, benchmarking 198.18/15, multicast 224/4, reserved 240/4 with broadcast. IPv6: the whole
-// ::/96 (unspecified, loopback, and the deprecated IPv4-compatible ::a.b.c.d, which ::7f00:1 is), discard-only
-// 100::/64, documentation 2001:db8::/32 and 3fff::/20, ORCHID 2001:10::/28 and 2001:20::/28, unique-local fc00::/7,
-// link-local fe80::/10, site-local fec0::/10, multicast ff00::/8. An IPv6 address that carries an IPv4 one is judged by
-// it: IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96 and 6to4 2002::/16; the rest of
-// 64:ff9b::/32 (local-use NAT64 64:ff9b:1::/48 embeds where its operator chose) and Teredo 2001::/32 (a tunnel whose
-// far end is an IPv4 host behind a NAT, possibly a private one) are refused whole: no webhook needs them.
+// ::/96 (unspecified, loopback, and the deprecated IPv4-compatible ::a.b.c.d, which ::7f00:1 is), discard-only 100::
+// (its first 64 bits), documentation 2001:db8::/32 and 3fff::/20, ORCHID 2001:10::/28 and 2001:20::/28, unique-local
+// fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8. An IPv6 address that carries an IPv4 one
+// is judged by it: IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96 and 6to4
+// 2002::/16; the rest of 64:ff9b::/32 (local-use NAT64 64:ff9b:1::/48 embeds where its operator chose) and Teredo
+// 2001::/32 (a tunnel whose far end is an IPv4 host behind a NAT, possibly a private one) are refused whole: no
+// webhook needs them.
 
 /** An IPv4 address as a 32-bit number, or undefined. Dotted decimal only: the URL parser has already turned hex,
  * octal and short forms (0x7f.1, 0177.0.0.1, 2130706433) into it, and resolvers answer in it. */

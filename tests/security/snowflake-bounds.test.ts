@@ -10,7 +10,7 @@ import { config } from '../../src/config'
 import { captureLog, setLogOptions } from '../../src/core/log'
 import { api, resetWorld, server } from '../helpers'
 import { createLobby } from '../lobbies/helpers'
-import { bearerFor } from '../oauth2/helpers'
+import { bearerFor, tokenRequest } from '../oauth2/helpers'
 import { botInGuild, join } from '../guilds/helpers'
 
 const P63 = '9223372036854775808' // 2^63: the first id past bigint
@@ -209,6 +209,18 @@ describe('an id of 2^63 or more, anywhere a route takes one', () => {
     expect([r.status, r.body.errors]).toEqual([400, { before: { _errors: notSnowflake(P64) } }])
   })
 
+  test("as an OAuth2 client_id (form body or Basic) it names no application: RFC 6749's invalid_client", async () => {
+    for (const big of [P63, P64_1, P64]) {
+      const form = { grant_type: 'client_credentials', scope: 'identify' }
+      for (const r of [
+        await tokenRequest('/oauth2/token', { ...form, client_id: big, client_secret: 'x' }),
+        await tokenRequest('/oauth2/token', form, [big, 'x']),
+        await tokenRequest('/oauth2/token/revoke', { token: 'x' }, [big, 'x']),
+      ])
+        expect([r.status, r.body.error]).toEqual([401, 'invalid_client'])
+    }
+  })
+
   test('in a path it names nothing: 404 with the unknown thing', async () => {
     const { owner, bot, channel, guild, lobby } = world
     for (const big of [P63, P64_1]) {
@@ -291,6 +303,7 @@ describe('an id of 2^63 or more, anywhere a route takes one', () => {
     const failures: string[] = []
     const walked = new Set<string>()
     let requests = 0
+    const statuses: Record<number, number> = {}
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [lower, op] of Object.entries(ops)) {
         const method = lower.toUpperCase()
@@ -321,6 +334,7 @@ describe('an id of 2^63 or more, anywhere a route takes one', () => {
               body: method === 'GET' || method === 'DELETE' ? undefined : body,
               rateLimited: 'return',
             })
+            statuses[r.status] = (statuses[r.status] ?? 0) + 1
             if (r.status >= 500)
               failures.push(`${method} ${path} (${where} ${target}${query}): ${r.status} ${JSON.stringify(r.body)}`)
           }
@@ -329,6 +343,10 @@ describe('an id of 2^63 or more, anywhere a route takes one', () => {
     }
     expect(failures).toEqual([])
     expect(errors).toEqual([])
+    // The requests got past the caller checks to the handlers: every caller was let in, most ids named nothing.
+    expect([statuses[401], statuses[429]]).toEqual([undefined, undefined])
+    expect(statuses[404]).toBeGreaterThan(300)
+    expect(statuses[200]).toBeGreaterThan(30)
     // The routes whose ids reach a page's ORDER BY, and a route of every domain, are among those walked.
     for (const route of [
       'GET /api/v9/lobbies/{lobbyId}/messages',
@@ -346,6 +364,6 @@ describe('an id of 2^63 or more, anywhere a route takes one', () => {
       'PATCH /api/v9/users/@me/mfa/webauthn/credentials/{id}',
     ])
       expect(walked).toContain(route)
-    console.log(`snowflake bounds: ${walked.size} routes, ${requests} requests`)
+    console.log(`snowflake bounds: ${walked.size} routes, ${requests} requests`, JSON.stringify(statuses))
   }, 120_000)
 })

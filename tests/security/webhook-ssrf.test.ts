@@ -3,15 +3,17 @@
 // a name that answers a public address when the URL is set and a private one when it is called (DNS rebinding) is
 // refused at the call, and the request goes to the checked address with the name as Host and TLS server name. The
 // resolver is a plain parameter of the functions (the system's by default), so these tests answer for DNS.
-import { afterAll, afterEach, describe, expect, test } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
 import { checkWebhookUrl, sendApplicationEvent, verifyEventWebhooksUrl } from '../../src/oauth2/event-webhooks'
 import { isPublicAddress } from '../../src/oauth2/public-address'
-import { makeApp } from '../helpers'
+import { makeApp, server } from '../helpers'
 
 const PUBLIC = '93.184.215.14'
 const allowPrivate = (allow: boolean) => setConfig({ ...config(), eventWebhooksAllowPrivate: allow })
 afterEach(() => allowPrivate(false))
+// The server (and on PostgreSQL its database) starts before the tests, not inside the first one's time.
+beforeAll(() => server(), 60_000)
 
 /** A resolver that answers each call with the next of `answers` (the last one again after that), and counts. */
 function resolver(...answers: string[][]) {
