@@ -97,17 +97,19 @@ async function post(raw: string, signingKey: string, body: string, resolve: Reso
     const target = await addressOf(url, resolve)
     if ('refused' in target) return { ok: false, error: target.refused }
     // The request names the checked address; the name goes in Host and, for https, is the TLS server name (SNI and
-    // the name the certificate must carry). Its own connection: a pooled one may have been opened under another name.
+    // the name the certificate must carry), on a connection of its own: a pooled one to the same address may have
+    // been verified for another name. (An http connection is pooled by address, which was checked.)
     const pinned = new URL(url)
     const named = !isIP(url.hostname.replace(/^\[|\]$/g, ''))
     if (named) pinned.hostname = isIP(target.address) === 6 ? `[${target.address}]` : target.address
+    const tls = named && url.protocol === 'https:'
     const response = await fetch(pinned, {
       method: 'POST',
       headers: { ...signedHeaders(signingKey, body), host: url.host },
       body,
       redirect: 'manual',
-      keepalive: !named,
-      ...(named && url.protocol === 'https:' ? { tls: { serverName: url.hostname } } : {}),
+      keepalive: !tls,
+      ...(tls ? { tls: { serverName: url.hostname } } : {}),
       signal: AbortSignal.timeout(config().eventWebhookTimeoutMs),
     })
     await response.arrayBuffer().catch(() => undefined)
