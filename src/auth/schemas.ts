@@ -4,7 +4,7 @@ import { t } from 'elysia'
 import { clock } from '../core/clock'
 import type { FieldError } from '../core/errors'
 import { Int } from '../http/docs'
-import { bodyCheck, Refine } from '../http/validation'
+import { bodyCheck, Refine, Snowflake as SnowflakeField } from '../http/validation'
 import { PASSWORD_MAX, PASSWORD_MIN, passwordLengthProblem } from '../accounts/password-policy'
 import { LoginSettings, PrivateUser, PublicUser } from '../accounts/schemas'
 import { usernameProblem } from '../usernames/rules'
@@ -44,7 +44,7 @@ export const LoginSchema = t.Object(
     password: t.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
     undelete: t.Optional(t.Boolean({ description: 'restore an account that was disabled or scheduled for deletion' })),
     login_source: t.Optional(t.Nullable(t.Union(LOGIN_SOURCES.map((s) => t.Literal(s))))),
-    gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
+    gift_code_sku_id: t.Optional(t.Nullable(SnowflakeField())),
     fingerprint: t.Optional(t.String({ description: 'as X-Fingerprint' })),
   },
   { examples: [{ login: 'ada@example.com', password: EXAMPLE_PASSWORD }] },
@@ -121,7 +121,7 @@ export const RegisterSchema = t.Object(
     fingerprint: t.Optional(t.String({ maxLength: 64 })),
     invite: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
     guild_template_code: t.Optional(t.Nullable(t.String({ maxLength: 64 }))),
-    gift_code_sku_id: t.Optional(t.Nullable(Snowflake)),
+    gift_code_sku_id: t.Optional(t.Nullable(SnowflakeField())),
     consent: t.Optional(t.Boolean({ description: 'required where GET /auth/location-metadata says consent_required' })),
     promotional_email_opt_in: t.Optional(t.Boolean()),
   },

@@ -44,8 +44,18 @@ export function snowflakeAt(ms: number): string {
   return ((BigInt(ms) - DISCORD_EPOCH) << 22n).toString()
 }
 
+/**
+ * The largest id: 2^63 - 1, the top of PostgreSQL's bigint and SQLite's INTEGER, which order ids by number in pages.
+ * No id is minted past it (42 bits of ms last until 2154).
+ */
+export const MAX_SNOWFLAKE = '9223372036854775807'
+
+/**
+ * A client's id: 1-20 digits, at most MAX_SNOWFLAKE. One rule for every id a client sends (path, query, body,
+ * Gateway), so none that reaches SQL can overflow a cast to bigint; past it is "not snowflake", as Discord says.
+ */
 export function isSnowflake(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{1,20}$/.test(value)) return false
-  // Up to 19 digits always fits in 64 bits; only 20-digit strings need the comparison (BigInt per call cost ~2 %).
-  return value.length < 20 || BigInt(value) < 1n << 64n
+  // Up to 18 digits always fits; only longer strings need the comparison (BigInt per call cost ~2 %).
+  return value.length < 19 || BigInt(value) <= BigInt(MAX_SNOWFLAKE)
 }

@@ -310,7 +310,7 @@ export const InviteSchema = t.Optional(
       unique: t.Optional(t.Boolean()),
       temporary: t.Optional(t.Boolean()),
       target_type: t.Optional(t.Integer({ minimum: 1, maximum: 2 })),
-      target_user_id: t.Optional(t.Nullable(Snowflake)),
+      target_user_id: t.Optional(t.Nullable(SnowflakeField({ description: 'the user a stream invite is for' }))),
     },
     { examples: [{ max_age: 86400, max_uses: 10, unique: true, temporary: false }] },
   ),

@@ -3,6 +3,7 @@
 // name, so they are declared as strings and the error lands on the parameter (errors.limit._errors) as Discord's does.
 import { t } from 'elysia'
 import { formError } from '../core/errors'
+import { isSnowflake, MAX_SNOWFLAKE } from '../core/snowflake'
 
 /** A query parameter as declared in a route's schema (documented, checked by `paging`). */
 export const queryString = (description: string) => t.Optional(t.String({ description }))
@@ -35,8 +36,11 @@ export function paging(
   for (const field of ['before', 'after', 'around'] as const) {
     const value = query[field]
     if (value === undefined || value === '') continue
-    if (SNOWFLAKE.test(value) && BigInt(value) < 2n ** 64n) out[field] = value
-    else refused[field] = ['NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`]
+    if (!SNOWFLAKE.test(value) || BigInt(value) >= 2n ** 64n)
+      refused[field] = ['NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`]
+    // A cursor past every id (2^63 up to 2^64 - 1) is the last id: the page SQLite gave it (its CAST AS INTEGER
+    // clamps), where PostgreSQL's cast to bigint would fail.
+    else out[field] = isSnowflake(value) ? value : MAX_SNOWFLAKE
   }
   if (Object.keys(refused).length) throw formError(refused)
   return out

@@ -288,7 +288,8 @@ kind(
   (s, value) => dictErrors(s, value) ?? [],
 )
 
-/** A snowflake (an id: up to 20 digits, below 2^64) as a string; anything else "is not snowflake", as Discord says. */
+/** A snowflake (an id: up to 20 digits, at most 2^63 - 1: core/snowflake.ts) as a string; anything else "is not
+ * snowflake", as Discord says. */
 export const Snowflake = (options?: SchemaOptions): TUnsafe<string> =>
   Type.Unsafe({ ...options, [Kind]: 'Snowflake', type: 'string', pattern: '^[0-9]{1,20}$' })
 kind(

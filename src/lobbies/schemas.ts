@@ -60,7 +60,7 @@ const OverrideUrl = t.Optional(
 )
 
 const MemberSchema = t.Object({
-  id: t.String({ pattern: SNOWFLAKE, description: 'a user id' }),
+  id: SnowflakeField({ description: 'a user id' }),
   metadata: Metadata,
   flags: MemberFlags,
 })

@@ -3,11 +3,12 @@
 // /api/docs.
 import { t } from 'elysia'
 import { LoginSettings } from '../accounts/schemas'
+import { Snowflake } from '../http/validation'
 
 export const Ticket = t.String({ maxLength: 256 })
 export const Password = t.String({ maxLength: 256 })
 export const LoginSource = t.Optional(t.Nullable(t.String({ maxLength: 64 })))
-export const Sku = t.Optional(t.Nullable(t.String({ pattern: '^\\d{1,20}$' })))
+export const Sku = t.Optional(t.Nullable(Snowflake()))
 
 export const EXAMPLE_PASSWORD = 'correct horse battery staple'
 export const LOGIN_TICKET = 'ticket-from-the-login-answer'

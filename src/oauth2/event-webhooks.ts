@@ -7,47 +7,42 @@
 // retries lives with the events' owner (lobbies/event-webhooks.ts).
 //
 // SSRF: the URL must be http(s), and unless EVENT_WEBHOOKS_ALLOW_PRIVATE is set, every address its host resolves to
-// must be public (no loopback, private, link-local, CGNAT, multicast or unspecified addresses), checked when the URL
-// is set and before every call; redirects are not followed. (The check and the connection resolve the name
-// separately: a name that changes its answer between the two is not caught.)
+// must be public (public-address.ts says which are: no loopback, private, link-local, CGNAT, multicast, unspecified
+// or reserved address, in IPv4 or in any IPv6 form that carries one), checked when the URL is set and before every
+// call; redirects are not followed. A call connects to the address it checked: the name is resolved once per call and
+// the request goes to that address, with the name as Host and as the TLS server name, so a name that answers a public
+// address to the check and a private one to the connection (DNS rebinding) cannot reach the private one.
 import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import { isIP } from 'node:net'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { ed25519SignHex } from '../core/crypto'
 import { ensureApplicationKeys } from './applications'
 import { eventWebhookUrlRefused } from './errors'
+import { isPublicAddress } from './public-address'
 import { findApplication, setEventWebhooks } from './store'
 
 export const EventWebhookStatus = { DISABLED: 1, ENABLED: 2 } as const
 
-const BLOCKED = new BlockList()
-for (const [range, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(range, bits, 'ipv4')
-for (const [range, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  BLOCKED.addSubnet(range, bits, 'ipv6')
+/** A host name's addresses, all of them. The system's resolver here; tests pass their own. */
+export type Resolver = (host: string) => Promise<string[]>
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address)
 
-// BlockList matches an IPv4-mapped IPv6 address (::ffff:10.0.0.1, ::ffff:a00:1) against the IPv4 ranges itself.
-function blocked(address: string): boolean {
-  return BLOCKED.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')
+const NOT_PUBLIC = 'Its host is a loopback, private or otherwise non-public address.'
+
+/** The address to connect to for a URL (its host resolved once, every answer public), or why there is none. */
+async function addressOf(url: URL, resolve: Resolver): Promise<{ address: string } | { refused: string }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  let addresses: string[]
+  try {
+    addresses = isIP(host) ? [host] : await resolve(host)
+  } catch {
+    return { refused: 'Its host does not resolve.' }
+  }
+  if (addresses.length === 0) return { refused: 'Its host does not resolve.' }
+  if (!config().eventWebhooksAllowPrivate && !addresses.every(isPublicAddress)) return { refused: NOT_PUBLIC }
+  return { address: addresses[0] }
 }
 
 /** What is wrong with a URL's form (not a URL, not http(s), credentials in it), or undefined. No lookup. */
@@ -68,20 +63,12 @@ export function webhookUrlProblem(raw: string): { code: string; message: string 
 }
 
 /** The URL as this server will call it, or the reason it will not (a form error naming `field`). */
-export async function checkWebhookUrl(raw: string, field?: string): Promise<URL> {
+export async function checkWebhookUrl(raw: string, field?: string, resolve = systemResolver): Promise<URL> {
   const problem = webhookUrlProblem(raw)
   if (problem) throw eventWebhookUrlRefused(problem.message, field)
   const url = new URL(raw)
-  if (config().eventWebhooksAllowPrivate) return url
-  const host = url.hostname.replace(/^\[|\]$/g, '')
-  let addresses: string[]
-  try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address)
-  } catch {
-    throw eventWebhookUrlRefused('Its host does not resolve.', field)
-  }
-  if (addresses.length === 0 || addresses.some(blocked))
-    throw eventWebhookUrlRefused('Its host is a loopback, private or otherwise non-public address.', field)
+  const target = await addressOf(url, resolve)
+  if ('refused' in target) throw eventWebhookUrlRefused(target.refused, field)
   return url
 }
 
@@ -98,15 +85,31 @@ export function signedHeaders(signingKey: string, body: string, now = clock.now(
 
 export type SendResult = { ok: true } | { ok: false; error: string }
 
-/** POST a signed body to a URL: a 2xx within the timeout is taken. Never throws. */
-async function post(url: string, signingKey: string, body: string): Promise<SendResult> {
+/**
+ * POST a signed body to a URL, at the address its host resolves to now (checked): a 2xx within the timeout is taken.
+ * Never throws.
+ */
+async function post(raw: string, signingKey: string, body: string, resolve: Resolver): Promise<SendResult> {
   try {
-    await checkWebhookUrl(url)
-    const response = await fetch(url, {
+    const problem = webhookUrlProblem(raw)
+    if (problem) return { ok: false, error: problem.message }
+    const url = new URL(raw)
+    const target = await addressOf(url, resolve)
+    if ('refused' in target) return { ok: false, error: target.refused }
+    // The request names the checked address; the name goes in Host and, for https, is the TLS server name (SNI and
+    // the name the certificate must carry), on a connection of its own: a pooled one to the same address may have
+    // been verified for another name. (An http connection is pooled by address, which was checked.)
+    const pinned = new URL(url)
+    const named = !isIP(url.hostname.replace(/^\[|\]$/g, ''))
+    if (named) pinned.hostname = isIP(target.address) === 6 ? `[${target.address}]` : target.address
+    const tls = named && url.protocol === 'https:'
+    const response = await fetch(pinned, {
       method: 'POST',
-      headers: signedHeaders(signingKey, body),
+      headers: { ...signedHeaders(signingKey, body), host: url.host },
       body,
       redirect: 'manual',
+      keepalive: !tls,
+      ...(tls ? { tls: { serverName: url.hostname } } : {}),
       signal: AbortSignal.timeout(config().eventWebhookTimeoutMs),
     })
     await response.arrayBuffer().catch(() => undefined)
@@ -126,13 +129,14 @@ export async function sendApplicationEvent(
   applicationId: string,
   body: string,
   url?: string | null,
+  resolve = systemResolver,
 ): Promise<SendResult> {
   const app = await findApplication(applicationId)
   if (!app) return { ok: false, error: 'unknown application' }
-  if (url) return post(url, (await ensureApplicationKeys(app)).signingKey, body)
+  if (url) return post(url, (await ensureApplicationKeys(app)).signingKey, body, resolve)
   if (!app.eventWebhooksUrl || app.eventWebhooksStatus !== EventWebhookStatus.ENABLED)
     return { ok: false, error: 'event webhooks are not enabled' }
-  return post(app.eventWebhooksUrl, (await ensureApplicationKeys(app)).signingKey, body)
+  return post(app.eventWebhooksUrl, (await ensureApplicationKeys(app)).signingKey, body, resolve)
 }
 
 /**
@@ -140,12 +144,17 @@ export async function sendApplicationEvent(
  * application's key: it is good only when it answers 2xx within EVENT_WEBHOOK_TIMEOUT_MS. Returns the URL as
  * checked; otherwise throws a form error naming `field`.
  */
-export async function verifyEventWebhooksUrl(applicationId: string, url: string, field?: string): Promise<string> {
+export async function verifyEventWebhooksUrl(
+  applicationId: string,
+  url: string,
+  field?: string,
+  resolve = systemResolver,
+): Promise<string> {
   const app = await findApplication(applicationId)
   if (!app) throw eventWebhookUrlRefused('Unknown application.', field)
-  const checked = (await checkWebhookUrl(url, field)).toString()
+  const checked = (await checkWebhookUrl(url, field, resolve)).toString()
   const ping = JSON.stringify({ version: 1, application_id: app.id, type: 0 })
-  const answer = await post(checked, (await ensureApplicationKeys(app)).signingKey, ping)
+  const answer = await post(checked, (await ensureApplicationKeys(app)).signingKey, ping, resolve)
   if (!answer.ok) throw eventWebhookUrlRefused(`The URL did not acknowledge the PING (${answer.error}).`, field)
   return checked
 }

@@ -169,16 +169,24 @@ test('POST /lobbies/{id}/messages: content, metadata, flags', async () => {
   ])
 })
 
-test('PATCH /lobbies/{id}/channel-linking: channel_id is a snowflake (below 2^64)', async () => {
+test('PATCH /lobbies/{id}/channel-linking: channel_id is a snowflake (below 2^63)', async () => {
   const { bot } = await setup(0)
   const lobby = await createLobby(bot)
   const link = (channelId: unknown) =>
     api('PATCH', `/lobbies/${lobby.id}/channel-linking`, { token: bot, body: { channel_id: channelId } })
-  // The largest snowflake passes the form (and names no channel of this server); one more is not a snowflake.
-  const largest = await link('18446744073709551615')
+  // The largest snowflake (2^63 - 1, PostgreSQL's bigint) passes the form (and names no channel of this server); one
+  // more is not a snowflake.
+  const largest = await link('9223372036854775807')
   expect(largest.body.errors).toBeUndefined()
   expect([largest.status, largest.body.code]).not.toEqual([400, 50035])
-  for (const value of ['18446744073709551616', '123456789012345678901', 'abc', 5])
+  for (const value of [
+    '9223372036854775808',
+    '18446744073709551615',
+    '18446744073709551616',
+    '123456789012345678901',
+    'abc',
+    5,
+  ])
     expect((await link(value)).body).toEqual({
       code: 50035,
       message: 'Invalid Form Body',
