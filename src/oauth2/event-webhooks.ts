@@ -19,7 +19,8 @@ import { ensureApplicationKeys } from './applications'
 import { eventWebhookUrlRefused } from './errors'
 import { findApplication, setEventWebhooks } from './store'
 
-export const EventWebhookStatus = { DISABLED: 1, ENABLED: 2 } as const
+/** Discord's statuses; 3: turned off by the server after its URL failed too long (lobbies/event-webhooks.ts). */
+export const EventWebhookStatus = { DISABLED: 1, ENABLED: 2, DISABLED_BY_DISCORD: 3 } as const
 
 const BLOCKED = new BlockList()
 for (const [range, bits] of [
