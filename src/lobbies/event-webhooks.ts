@@ -289,7 +289,12 @@ export function startEventDeliveries(): void {
     'counter',
     () => st.stopped,
   )
-  collect('lobby_event_webhooks_in_flight', 'Application event webhook calls in flight on this node.', 'gauge', () => st.sending.size)
+  collect(
+    'lobby_event_webhooks_in_flight',
+    'Application event webhook calls in flight on this node.',
+    'gauge',
+    () => st.sending.size,
+  )
   collect(
     'lobby_event_webhooks_pending',
     'Application event webhooks waiting in the outbox.',
