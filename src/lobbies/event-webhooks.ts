@@ -59,7 +59,7 @@ const PER_ENDPOINT = 16
 const FIRST_RETRY_MS = 1000
 const MAX_RETRY_MS = 60_000
 /** A claim outlives the call it is for (EVENT_WEBHOOK_TIMEOUT_MS) by this much; a node that died is taken over. */
-const CLAIM_MARGIN_MS = 15_000
+const CLAIM_MARGIN_MS = 5_000
 /** The stop rule: an event that failed at every attempt for this long stops its URL (see the top). */
 export const STOP_AFTER_MS = 60 * 60_000
 
