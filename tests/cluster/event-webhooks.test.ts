@@ -84,7 +84,7 @@ describe.skipIf(!present)('event webhooks on two nodes', () => {
     }
   }, 90_000)
 
-  test("a node killed while its call is out: its claim runs out and another node sends the event", async () => {
+  test('a node killed while its call is out: its claim runs out and another node sends the event', async () => {
     const r = endpoint(0)
     try {
       const app = await hookedApp(r.url)
