@@ -2,8 +2,14 @@
 // through a durable outbox: the event is a row written in the transaction that made it (so a crash after the commit
 // loses nothing, and a rolled-back change sends nothing), sent by a worker, deleted once the application's URL took
 // it with a 2xx. At least once, in order per lobby (a lobby's next event waits for the one before it), with
-// exponential backoff (1 s, doubling, at most a minute between attempts) for as long as the lobby exists; a deleted
-// lobby's undelivered events go with it (foreign key). oauth2/event-webhooks.ts signs and sends.
+// exponential backoff (1 s, doubling, at most a minute between attempts) until the stop rule (stopDestination); a
+// deleted lobby's undelivered events go with it (foreign key). oauth2/event-webhooks.ts signs and sends.
+//
+// One application's slow or dead URL must not delay another's events (issue 40): a pass reads the due lobby heads
+// each application's in turn (store.ts dueEventDeliveries), starts a call for each that the caps (per node, per
+// application, per endpoint) and the endpoint's breaker (webhook-breakers.ts) allow, and does not wait for them: each
+// call that ends runs another pass. A node claims a row before it sends it, so on several nodes one node sends each
+// event; a claim outlives its call by CLAIM_MARGIN_MS, then another node takes the row over (its node died).
 //
 // Where an event goes is decided when it is sent, not when it is queued: the lobby's `override_event_webhooks_url`
 // if it has one, else the application's URL. So a change of the override (or of the application's URL) takes the
@@ -75,6 +81,8 @@ const held = perApp(() => ({
   /** The pass that reads due rows and starts their calls (one at a time; `again`: once more after it). */
   running: undefined as Promise<void> | undefined,
   again: false,
+  /** Stopping (the service shuts down): no new pass. */
+  stopping: false,
   /** This node's name on the rows it claims. */
   owner: randomUUID(),
   /** The calls in flight, by row id, and how many per application. */
@@ -108,6 +116,7 @@ export async function queueLobbyEvent(
 /** Start what is due now (after a commit that queued events, after a call ended); a pass in progress runs again. */
 export function kickEventDeliveries(): void {
   const st = held()
+  if (st.stopping) return
   if (st.running !== undefined) {
     st.again = true
     return
@@ -150,7 +159,7 @@ async function startDue(): Promise<void> {
   const st = held()
   for (;;) {
     const free = MAX_IN_FLIGHT - st.sending.size
-    if (free <= 0) return
+    if (free <= 0 || st.stopping) return
     const now = clock.now()
     const full = [...st.perApp].filter(([, n]) => n >= PER_APP).map(([app]) => app)
     const due = await dueEventDeliveries(now, PAGE, full)
@@ -202,18 +211,20 @@ function send(row: LobbyEventDeliveryRow, to: Destination): void {
   st.perApp.set(row.applicationId, (st.perApp.get(row.applicationId) ?? 0) + 1)
   st.endpoints.started(to.origin)
   const done = (async () => {
-    let ok = false
+    let ended = false
     try {
       const result = await sendApplicationEvent(row.applicationId, row.body, to.url)
-      ok = result.ok
+      const now = clock.now()
+      st.endpoints.ended(to.origin, result.ok, now)
+      ended = true
       if (result.ok) {
         await deleteEventDelivery(row.id)
         st.delivered++
         return
       }
       st.failedAttempts++
-      const now = clock.now()
-      if (failedTooLong(row, now)) {
+      // Stopped only while its endpoint fails too (every call of late, not one event it refuses).
+      if (failedTooLong(row, now) && st.endpoints.failing(to.origin)) {
         await stopDestination(row, to)
         return
       }
@@ -234,7 +245,7 @@ function send(row: LobbyEventDeliveryRow, to: Destination): void {
     } catch (error) {
       log.error('event webhook delivery failed', { error: String(error) })
     } finally {
-      st.endpoints.ended(to.origin, ok, clock.now())
+      if (!ended) st.endpoints.ended(to.origin, false, clock.now())
       const n = (st.perApp.get(row.applicationId) ?? 1) - 1
       if (n > 0) st.perApp.set(row.applicationId, n)
       else st.perApp.delete(row.applicationId)
@@ -246,7 +257,8 @@ function send(row: LobbyEventDeliveryRow, to: Destination): void {
 }
 
 /**
- * The stop rule: the lobby's event failed at every attempt for STOP_AFTER_MS. A lobby's override is cleared (its
+ * The stop rule: the lobby's event failed at every attempt for STOP_AFTER_MS, and its endpoint fails too (open, or
+ * failures in a row: an endpoint that takes other events while it refuses this one is not stopped). A lobby's override is cleared (its
  * events go to the application's URL again, or nowhere); the application's URL is turned off (status 3, "disabled by
  * Discord"; its lobbies' queued events are then dropped as they come up). Either way the lobby's queued events are
  * dropped. Setting the URL again (PINGed) turns it back on.
@@ -302,10 +314,12 @@ export function startEventDeliveries(): void {
     countEventDeliveries,
   )
   // Alone on its database (no cluster), what a killed process had claimed is due again at once.
+  st.stopping = false
   const ready = config().redisUrl ? Promise.resolve() : releaseEventDeliveryClaims()
   void ready
     .catch((error) => log.error('event webhooks: releasing claims failed', { error: String(error) }))
     .then(() => {
+      if (st.stopping) return
       st.timer ??= setInterval(kickEventDeliveries, TICK_MS)
       kickEventDeliveries()
     })
@@ -313,6 +327,7 @@ export function startEventDeliveries(): void {
 
 export async function stopEventDeliveries(): Promise<void> {
   const st = held()
+  st.stopping = true
   clearInterval(st.timer)
   st.timer = undefined
   await eventDeliveriesIdle()

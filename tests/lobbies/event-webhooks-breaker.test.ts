@@ -118,6 +118,21 @@ describe('with private addresses allowed (the receivers are on 127.0.0.1)', () =
     await until(() => r.events().some((c) => c.body.event.data.content === 'back'), 'the event after turning it on')
   })
 
+  test('one event refused for an hour while the URL takes the others stops nothing: it is retried on', async () => {
+    const { app, bot, receiver: r } = await hooked()
+    r.answer((call) => (call.body.event?.data?.content === 'refused' ? 400 : 204))
+    const [stuck, busy] = [(await createLobby(bot)).id, (await createLobby(bot)).id]
+    await post(bot, stuck, 'refused')
+    await until(() => r.events().length >= 1, 'the first refusal')
+    for (let m = 0; m < 70; m += 5) {
+      await post(bot, busy, `at ${m}`)
+      await pass(5 * 60_000)
+    }
+    expect((await findApplication(app.id))!.eventWebhooksStatus).toBe(2)
+    expect(await countEventDeliveries()).toBe(1)
+    expect(r.events().filter((c) => c.body.event.data.lobby_id === busy)).toHaveLength(14)
+  })
+
   test("a lobby's override failing every call for an hour is cleared: its events go to the application's URL again", async () => {
     const { app, bot, receiver: appUrl } = await hooked()
     const own = newReceiver()
