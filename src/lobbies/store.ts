@@ -3,7 +3,25 @@
 //
 // The queries of the hot paths are prepared once per connection (`prepared()`, db/client.ts); they run on the
 // connection of the caller's scope (inside a transaction, the write connection).
-import { and, asc, count, desc, eq, gt, isNotNull, isNull, lt, lte, ne, or, type SQL, sql } from 'drizzle-orm'
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  ne,
+  notInArray,
+  or,
+  type SQL,
+  sql,
+} from 'drizzle-orm'
 import { usersVersion } from '../accounts/store'
 import { perApp } from '../core/app-context'
 import { PageCache, rowCache } from '../db/cache'
@@ -716,23 +734,87 @@ export async function enqueueEventDelivery(
     .run()
 }
 
-/** The oldest undelivered event of each lobby, when its next attempt is due: what may be sent now, in order. */
-export async function dueEventDeliveries(now: number, limit: number): Promise<LobbyEventDeliveryRow[]> {
+/** Not claimed by a node, or its claim ran out (that node died or stalled). */
+const unclaimed = (now: number) =>
+  or(isNull(t.lobbyEventDeliveries.claimedUntil), lte(t.lobbyEventDeliveries.claimedUntil, now))
+
+/**
+ * The oldest undelivered event of each lobby, when its next attempt is due and no node holds it: what may be sent
+ * now, in order. Each application's in turn: every application's oldest due head first (by id), then every one's
+ * second, and so on, so one application's backlog never hides another's event. `skipApps`: applications left out
+ * (this node already sends as many of theirs as it may).
+ */
+export async function dueEventDeliveries(
+  now: number,
+  limit: number,
+  skipApps: string[] = [],
+): Promise<LobbyEventDeliveryRow[]> {
+  const d = t.lobbyEventDeliveries
   const heads = db()
-    .select({ id: sql<number>`min(${t.lobbyEventDeliveries.id})`.as('head') })
-    .from(t.lobbyEventDeliveries)
-    .groupBy(t.lobbyEventDeliveries.lobbyId)
+    .select({ id: sql<number>`min(${d.id})`.as('head') })
+    .from(d)
+    .groupBy(d.lobbyId)
     .as('heads')
-  return (
-    await db()
-      .select()
-      .from(t.lobbyEventDeliveries)
-      .innerJoin(heads, eq(heads.id, t.lobbyEventDeliveries.id))
-      .where(lte(t.lobbyEventDeliveries.nextAttemptAt, now))
-      .orderBy(asc(t.lobbyEventDeliveries.id))
-      .limit(limit)
+  const ranked = db()
+    .select({
+      ...getTableColumns(d),
+      turn: sql<number>`row_number() over (partition by ${d.applicationId} order by ${d.id})`.as('turn'),
+    })
+    .from(d)
+    .innerJoin(heads, eq(heads.id, d.id))
+    .where(
+      and(
+        lte(d.nextAttemptAt, now),
+        unclaimed(now),
+        skipApps.length > 0 ? notInArray(d.applicationId, skipApps) : undefined,
+      ),
+    )
+    .as('ranked')
+  const rows = await db().select().from(ranked).orderBy(sql`turn`, ranked.id).limit(limit).all()
+  return rows.map(({ turn: _, ...row }) => row as LobbyEventDeliveryRow)
+}
+
+/**
+ * Claim rows for `owner` until `until`: only those still due and unclaimed (on PostgreSQL the UPDATE checks that
+ * again on a row another node claimed meanwhile, after its COMMIT), so each row goes to one node. The rows claimed.
+ */
+export async function claimEventDeliveries(
+  ids: number[],
+  owner: string,
+  now: number,
+  until: number,
+): Promise<LobbyEventDeliveryRow[]> {
+  if (ids.length === 0) return []
+  const d = t.lobbyEventDeliveries
+  return await write(async (w) => {
+    return await w
+      .update(d)
+      .set({ claimedBy: owner, claimedUntil: until })
+      .where(and(inArray(d.id, ids), lte(d.nextAttemptAt, now), unclaimed(now)))
+      .returning()
       .all()
-  ).map((r) => r.lobby_event_deliveries)
+  })
+}
+
+/** Rows whose endpoint is failing wait until `until` (no attempt counted), unless a node holds them. */
+export async function parkEventDeliveries(ids: number[], until: number, now: number): Promise<void> {
+  if (ids.length === 0) return
+  const d = t.lobbyEventDeliveries
+  return await write(async (w) => {
+    await w
+      .update(d)
+      .set({ nextAttemptAt: until })
+      .where(and(inArray(d.id, ids), unclaimed(now)))
+      .run()
+  })
+}
+
+/** Every claim let go (one node alone on its database, at start: what a killed process held is due again). */
+export async function releaseEventDeliveryClaims(): Promise<void> {
+  const d = t.lobbyEventDeliveries
+  return await write(async (w) => {
+    await w.update(d).set({ claimedBy: null, claimedUntil: null }).where(isNotNull(d.claimedBy)).run()
+  })
 }
 
 export async function deleteEventDelivery(id: number): Promise<void> {
@@ -741,18 +823,43 @@ export async function deleteEventDelivery(id: number): Promise<void> {
   })
 }
 
+/** An attempt failed: the next one at `nextAttemptAt`, the claim let go; failing since `now` unless already. */
 export async function failEventDelivery(
   id: number,
-  attempts: number,
-  nextAttemptAt: number,
-  error: string,
+  owner: string,
+  row: { attempts: number; nextAttemptAt: number; error: string; now: number },
 ): Promise<void> {
+  const d = t.lobbyEventDeliveries
   return await write(async (w) => {
     await w
-      .update(t.lobbyEventDeliveries)
-      .set({ attempts, nextAttemptAt, lastError: error })
-      .where(eq(t.lobbyEventDeliveries.id, id))
+      .update(d)
+      .set({
+        attempts: row.attempts,
+        nextAttemptAt: row.nextAttemptAt,
+        lastError: row.error,
+        failingSince: sql`coalesce(${d.failingSince}, ${row.now})`,
+        claimedBy: null,
+        claimedUntil: null,
+      })
+      .where(and(eq(d.id, id), eq(d.claimedBy, owner)))
       .run()
+  })
+}
+
+/**
+ * The lobby's override URL failed too long (event-webhooks.ts, the stop rule): cleared, only if it still is `url`.
+ * True when it changed.
+ */
+export async function clearFailingOverride(lobbyId: string, url: string): Promise<boolean> {
+  return await write(async (w) => {
+    forgetLobby(lobbyId)
+    const changed = await w
+      .update(t.lobbies)
+      .set({ overrideEventWebhooksUrl: null })
+      .where(and(eq(t.lobbies.id, lobbyId), eq(t.lobbies.overrideEventWebhooksUrl, url)))
+      .returning({ id: t.lobbies.id })
+      .all()
+    return changed.length > 0
   })
 }
 
@@ -773,7 +880,7 @@ export async function dropLobbyEventDeliveries(lobbyId: string): Promise<number>
 export async function retargetEventDeliveries(tx: DB, lobbyId: string, now: number): Promise<void> {
   await tx
     .update(t.lobbyEventDeliveries)
-    .set({ attempts: 0, nextAttemptAt: now })
+    .set({ attempts: 0, nextAttemptAt: now, failingSince: null })
     .where(eq(t.lobbyEventDeliveries.lobbyId, lobbyId))
     .run()
 }

@@ -101,6 +101,9 @@ export const lobbyEventDeliveries = pgTable(
     nextAttemptAt: long().notNull(),
     lastError: text(),
     createdAt: long().notNull(),
+    failingSince: long(),
+    claimedBy: text(),
+    claimedUntil: long(),
   },
   (t) => [index('lobby_event_deliveries_lobby_idx').on(t.lobbyId, t.id)],
 )

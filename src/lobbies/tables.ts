@@ -114,7 +114,8 @@ export type LobbyMessageRow = typeof lobbyMessages.$inferSelect
 /**
  * The durable outbox of the applications' event webhooks (oauth2/event-webhooks.ts signs and sends): one row per
  * event, written in the transaction that made the event, deleted once the application's URL took it (at least once).
- * Sent in `id` order per lobby, one at a time; a lobby's deletion takes its undelivered events with it.
+ * Sent in `id` order per lobby, one at a time; a lobby's deletion takes its undelivered events with it. A node
+ * claims a row before it sends it (claimedBy, claimedUntil), so that one node sends it.
  */
 export const lobbyEventDeliveries = sqliteTable(
   'lobby_event_deliveries',
@@ -131,6 +132,11 @@ export const lobbyEventDeliveries = sqliteTable(
     /** Why the last attempt failed (a status or a network error), for operators. */
     lastError: text(),
     createdAt: integer().notNull(),
+    /** Since when every attempt failed (null until one did; reset when the lobby's URL changes): the stop rule. */
+    failingSince: integer(),
+    /** The node sending it now, and until when its claim holds (a node that died is taken over after that). */
+    claimedBy: text(),
+    claimedUntil: integer(),
   },
   (t) => [index('lobby_event_deliveries_lobby_idx').on(t.lobbyId, t.id)],
 )

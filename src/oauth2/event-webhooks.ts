@@ -22,7 +22,8 @@ import { eventWebhookUrlRefused } from './errors'
 import { isPublicAddress } from './public-address'
 import { findApplication, setEventWebhooks } from './store'
 
-export const EventWebhookStatus = { DISABLED: 1, ENABLED: 2 } as const
+/** Discord's statuses; 3: turned off by the server after its URL failed too long (lobbies/event-webhooks.ts). */
+export const EventWebhookStatus = { DISABLED: 1, ENABLED: 2, DISABLED_BY_DISCORD: 3 } as const
 
 /** A host name's addresses, all of them. The system's resolver here; tests pass their own. */
 export type Resolver = (host: string) => Promise<string[]>

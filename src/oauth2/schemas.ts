@@ -141,7 +141,9 @@ export const CurrentApplicationAnswer = t.Object(
     event_webhooks_url: t.Nullable(
       t.String({ description: 'where its event webhooks go (set by the operator: app set)' }),
     ),
-    event_webhooks_status: Int({ description: '1 disabled, 2 enabled' }),
+    event_webhooks_status: Int({
+      description: '1 disabled, 2 enabled, 3 disabled by the server (its URL failed every call for an hour)',
+    }),
     event_webhooks_types: t.Array(t.String(), { description: 'the events its webhooks receive' }),
   },
   { description: 'The application of the calling bot' },

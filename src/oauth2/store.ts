@@ -85,6 +85,30 @@ export async function cachedEventWebhookUrl(applicationId: string): Promise<stri
   )
 }
 
+/**
+ * The application's URL failed for too long (lobbies/event-webhooks.ts, the stop rule): its event webhooks become
+ * disabled by the server (status 3), only if `url` is still its URL and enabled (a URL set meanwhile stays). True
+ * when it changed.
+ */
+export async function disableFailingEventWebhooks(applicationId: string, url: string): Promise<boolean> {
+  return await write(async (w) => {
+    webhookTargets.forget(applicationId)
+    const changed = await w
+      .update(t.applications)
+      .set({ eventWebhooksStatus: 3 })
+      .where(
+        and(
+          eq(t.applications.id, applicationId),
+          eq(t.applications.eventWebhooksUrl, url),
+          eq(t.applications.eventWebhooksStatus, 2),
+        ),
+      )
+      .returning({ id: t.applications.id })
+      .all()
+    return changed.length > 0
+  })
+}
+
 /** Set the event webhooks URL and status (1 disabled, 2 enabled). */
 export async function setEventWebhooks(applicationId: string, url: string | null, status: 1 | 2): Promise<void> {
   return await write(async (w) => {

@@ -24,7 +24,7 @@ export const applications = sqliteTable('applications', {
   signingKey: text(),
   /** Where the application's event webhooks go (Discord's event_webhooks_url); set only after it answered a PING. */
   eventWebhooksUrl: text(),
-  /** Discord's event_webhooks_status: 1 disabled, 2 enabled. */
+  /** Discord's event_webhooks_status: 1 disabled, 2 enabled, 3 disabled by the server (lobbies/event-webhooks.ts). */
   eventWebhooksStatus: integer().notNull().default(1),
 })
 
