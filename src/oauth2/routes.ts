@@ -1,5 +1,5 @@
-// OAuth2: the consent screen (GET/POST /oauth2/authorize, user token), the token endpoints (client authentication,
-// RFC 6749 error bodies) and /oauth2/@me (bearer).
+// OAuth2: the consent screen (GET/POST /oauth2/authorize, user token; with the bot scope it adds the application's bot
+// to a guild: install.ts), the token endpoints (client authentication, RFC 6749 error bodies) and /oauth2/@me (bearer).
 import type { BotCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { NO_CONTENT, SECURITY } from '../http/docs'
@@ -7,7 +7,8 @@ import { endpoint } from '../http/endpoint'
 import { json, noContent } from '../http/respond'
 import { cachedUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
-import { checkAuthorizeRequest, denied, grantCode, type AuthorizeParams } from './authorize'
+import { checkAuthorizeRequest, type AuthorizeParams } from './authorize'
+import { answerConsent, installChoices } from './install'
 import { authenticateClient, formFields } from './client-auth'
 import { OAuthError, unknownToken } from './errors'
 import { clientCredentials, exchangeCode, refresh } from './grants'
@@ -83,7 +84,8 @@ export const oauth2Endpoints = [
         user: publicUser(user),
         authorized: await hasGrant(user.id, request.app.id),
         scopes: request.scopes,
-        redirect_uri: request.redirectUri,
+        ...(request.redirectUri !== undefined ? { redirect_uri: request.redirectUri } : {}),
+        ...(await installChoices(request, user.id)),
       }
     },
   ),
@@ -100,8 +102,7 @@ export const oauth2Endpoints = [
     },
     async ({ caller, query, body }) => {
       const request = await checkAuthorizeRequest(authorizeParams(query()))
-      if (!body.authorize) return { location: denied(request) }
-      return { location: await grantCode(request, caller.userId) }
+      return { location: await answerConsent(request, caller.userId, body) }
     },
   ),
   endpoint(
