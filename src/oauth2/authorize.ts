@@ -44,14 +44,15 @@ export async function checkAuthorizeRequest(q: AuthorizeParams): Promise<Authori
   // when none is named.
   const asked = q.scope?.split(/[\s+]+/) ?? []
   const bot = asked.includes('bot')
-  const code = !bot || q.response_type !== undefined || asked.some((s) => s && !INSTALL_SCOPES.includes(s))
+  const install = asked.some((s) => INSTALL_SCOPES.includes(s))
+  const code = !install || q.response_type !== undefined || asked.some((s) => s && !INSTALL_SCOPES.includes(s))
 
   // redirect_uri first: until it is known to be registered, nothing may be sent to it.
   let redirectUri = q.redirect_uri
   const redirectUriGiven = redirectUri !== undefined
   if (redirectUri === undefined) {
-    if (bot && app.redirectUris.length > 0 && code) redirectUri = app.redirectUris[0]
-    else if (!bot && app.redirectUris.length === 1) redirectUri = app.redirectUris[0]
+    if (install && app.redirectUris.length > 0 && code) redirectUri = app.redirectUris[0]
+    else if (!install && app.redirectUris.length === 1) redirectUri = app.redirectUris[0]
     else if (code) throw invalid('redirect_uri', 'BASE_TYPE_REQUIRED', 'This field is required', 'invalid_request')
   } else if (!app.redirectUris.includes(redirectUri)) {
     throw invalid('redirect_uri', 'INVALID_OAUTH2_REDIRECT_URI', 'Invalid OAuth2 redirect_uri', 'invalid_request')
