@@ -151,7 +151,8 @@ export function installedLocation(
   installed: { guildId: string; permissions: bigint },
   webUrl: string,
 ): string {
-  if (request.redirectUri) return redirectTo(request.redirectUri, { state: request.state, ...installedParams(installed) })
+  if (request.redirectUri)
+    return redirectTo(request.redirectUri, { state: request.state, ...installedParams(installed) })
   return `${webUrl}/oauth2/authorized`
 }
 

@@ -171,7 +171,8 @@ export async function clientCredentials(client: AuthenticatedClient, form: FormB
   if (!client.confidential) throw new OAuthError('invalid_client', 'Invalid client_secret')
   const scopes = form.scope === undefined ? ['identify'] : parseScopes(form.scope)
   // The bot's scopes are a consent's (a guild chosen by a person), never the client's own.
-  if (!scopes || scopes.some((s) => INSTALL_SCOPES.includes(s))) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+  if (!scopes || scopes.some((s) => INSTALL_SCOPES.includes(s)))
+    throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
   // Discord issues client-credential tokens for the application's owner; an unowned application acts as its bot.
   return await issue({
     applicationId: client.app.id,

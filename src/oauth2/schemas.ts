@@ -25,7 +25,7 @@ export const AuthorizeQuery = t.Object({
   response_type: t.Optional(
     t.Literal('code', { description: 'required, but for the bot scope alone (with applications.commands)' }),
   ),
-  scope: t.String({ description: 'space-separated scopes; `bot` adds the application\'s bot to a guild' }),
+  scope: t.String({ description: "space-separated scopes; `bot` adds the application's bot to a guild" }),
   redirect_uri: t.Optional(
     t.String({
       description:

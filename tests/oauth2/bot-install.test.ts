@@ -35,7 +35,9 @@ async function memberWith(owner: TestUser, guildId: string, channelId: string, p
     token: owner.token,
     body: { name: 'managers', permissions: `${permissions}` },
   })
-  const given = await api('PUT', `/guilds/${guildId}/members/${member.id}/roles/${role.body.id}`, { token: owner.token })
+  const given = await api('PUT', `/guilds/${guildId}/members/${member.id}/roles/${role.body.id}`, {
+    token: owner.token,
+  })
   expect(given.status).toBe(204)
   return member
 }
@@ -55,7 +57,9 @@ describe('GET /oauth2/authorize with the bot scope', () => {
     expect(r.body.scopes).toEqual(['bot'])
     expect(r.body.redirect_uri).toBeUndefined()
     expect(r.body.bot).toMatchObject({ id: (await botUser(app)).id, bot: true })
-    expect(r.body.guilds).toEqual([{ id: guild.id, name: 'Mine', icon: null, owner: true, permissions: expect.any(String) }])
+    expect(r.body.guilds).toEqual([
+      { id: guild.id, name: 'Mine', icon: null, owner: true, permissions: expect.any(String) },
+    ])
 
     const m = await api('GET', `/oauth2/authorize?${botQuery(app)}`, { token: manager.token })
     expect(m.body.guilds.map((g: { id: string }) => g.id)).toEqual([managed.guild.id])
