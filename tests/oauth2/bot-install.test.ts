@@ -6,7 +6,7 @@ import { config } from '../../src/config'
 import { Permission } from '../../src/core/discord'
 import { tracked } from '../gateway-client'
 import { join, makeGuild, type TestUser } from '../guilds/helpers'
-import { api, makeApp, makeUser, resetWorld } from '../helpers'
+import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { REDIRECT, tokenRequest } from './helpers'
 
 const sockets = tracked()
@@ -65,6 +65,24 @@ describe('GET /oauth2/authorize with the bot scope', () => {
     expect(m.body.guilds.map((g: { id: string }) => g.id)).toEqual([managed.guild.id])
     expect(BigInt(m.body.guilds[0].permissions) & Permission.MANAGE_GUILD).toBe(Permission.MANAGE_GUILD)
     expect(m.body.guilds[0].owner).toBe(false)
+  })
+
+  test('a browser opening the API path without a token (an invite link) is sent on to the consent page', async () => {
+    const app = await makeApp()
+    const { url } = await server()
+    const query = botQuery(app, { guild_id: '1234567890123456' })
+    const open = (prefix: string, headers: Record<string, string>) =>
+      fetch(`${url}${prefix}/oauth2/authorize?${query}`, { headers, redirect: 'manual' })
+    for (const prefix of ['/api', '/api/v9', '/api/v10']) {
+      const page = await open(prefix, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' })
+      expect(page.status).toBe(302)
+      expect(page.headers.get('location')).toBe(`${config().webUrl}/oauth2/authorize?${query}`)
+    }
+    // An API client keeps Discord's answers: no token 401, a wrong one 401, even when it asks for HTML.
+    expect((await open('/api/v9', { accept: 'application/json' })).status).toBe(401)
+    expect((await open('/api/v9', { accept: 'text/html', authorization: 'nope' })).status).toBe(401)
+    const bot = await open('/api/v9', { accept: 'text/html', authorization: `Bot ${app.bot_token}` })
+    expect([bot.status, ((await bot.json()) as { code: number }).code]).toEqual([403, 20001])
   })
 
   test('refuses a permissions value Discord does not know, a guild_id that is no snowflake, applications.commands alone', async () => {

@@ -1,9 +1,10 @@
-// A bot added to a guild as a person adds one: discord.js's `client.generateInvite()` URL (its path and query, on the
-// test server's web address: Discord's API host sends a browser on to its consent page) walked in Chromium. The person
+// A bot added to a guild as a person adds one: discord.js's `client.generateInvite()` URL walked in Chromium as it is
+// (the API's path: the server sends a browser on to its consent page, as Discord's API host does). The person
 // picks a server, leaves the permissions offered ticked, authorizes, lands on the "authorized" page, and the bot's
 // discord.js client gets the guild (GUILD_CREATE), with its managed role holding what was granted.
 import { afterAll, expect } from 'bun:test'
 import { Client, Events, type Guild, OAuth2Scopes, PermissionFlagsBits } from 'discord.js'
+import type { Page } from 'playwright-core'
 import { api, makeApp, makeUser, server } from '../helpers'
 import { browserTest, expectText, signIn, useBrowser } from './browser'
 
@@ -25,11 +26,12 @@ async function botClient() {
   return { app, client }
 }
 
-/** The invite's path and query on the pages' address. */
-function onWeb(invite: string): string {
+/** Open the invite link as it is: the API's path, which sends a browser on to the consent page at WEB_URL. */
+async function walk(page: Page, invite: string): Promise<void> {
   const url = new URL(invite)
   expect(url.pathname).toBe('/api/oauth2/authorize')
-  return `/oauth2/authorize${url.search}`
+  await page.goto(invite)
+  expect(page.url()).toBe(`${web.base}/oauth2/authorize${url.search}`)
 }
 
 browserTest(
@@ -49,7 +51,7 @@ browserTest(
     const joined = new Promise<Guild>((resolve) => client.on(Events.GuildCreate, resolve))
 
     await signIn(page, owner.token)
-    await page.goto(onWeb(invite))
+    await walk(page, invite)
     await expectText(page.locator('#app-name'), app.name)
     await expectText(page.locator('#wants'), 'wants to be added to a server')
     const picker = page.getByLabel('Add to server')
@@ -106,7 +108,7 @@ browserTest(
     })
     const joined = new Promise<Guild>((resolve) => client.on(Events.GuildCreate, resolve))
     await signIn(page, manager.token)
-    await page.goto(onWeb(invite))
+    await walk(page, invite)
     const picker = page.getByLabel('Add to server')
     await expectText(page.locator('#app-name'), app.name)
     expect([await picker.inputValue(), await picker.isDisabled()]).toEqual([guild.id, true])
