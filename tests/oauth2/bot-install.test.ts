@@ -160,6 +160,16 @@ describe('POST /oauth2/authorize with the bot scope', () => {
     const bareBot = await botUser(bare)
     const member = await api('GET', `/guilds/${guild.id}/members/${bareBot.id}`, { token: owner.token })
     expect([member.status, member.body.roles]).toEqual([200, []])
+    // Authorized again with a permission: the bot, already there, gets its role now.
+    const watcher = await sockets.identified(owner.token)
+    const granted = await consent(owner, botQuery(bare, { permissions: `${Permission.SEND_MESSAGES}` }), {
+      authorize: true,
+      guild_id: guild.id,
+    })
+    expect(granted.status).toBe(200)
+    const updated = (await watcher.waitFor('GUILD_MEMBER_UPDATE')).d
+    expect([updated.user.id, updated.roles.length]).toEqual([bareBot.id, 1])
+    await watcher.expectNo('GUILD_MEMBER_ADD', 100)
   })
 
   test('permission edges: no MANAGE_GUILD 403 50013, not a member 404 10004, a permission the user lacks 403 50013', async () => {
