@@ -235,6 +235,16 @@ describe('POST /oauth2/authorize with the bot scope', () => {
     expect([banned.status, banned.body.code]).toEqual([403, 40007])
   })
 
+  test("the authorized page: the server's own, with the pages' headers; a cancel says so", async () => {
+    const { url } = await server()
+    const done = await fetch(`${url}/oauth2/authorized`, { headers: { accept: 'text/html' } })
+    expect([done.status, done.headers.get('content-type')]).toEqual([200, 'text/html;charset=utf-8'])
+    expect(done.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    expect(await done.text()).toContain('<h1>Authorized</h1>')
+    const cancelled = await fetch(`${url}/oauth2/authorized?error=access_denied`)
+    expect(await cancelled.text()).toContain('<h1>Cancelled</h1>')
+  })
+
   test('authorize: false without a redirect URI goes to the authorized page with error=access_denied, nothing added', async () => {
     const app = await makeApp()
     const { owner, guild } = await makeGuild()
