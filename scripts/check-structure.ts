@@ -24,7 +24,7 @@ export const FLOORS: string[][] = [
   ['domain.ts', 'cluster'],
   ['accounts'],
   ['usernames', 'oauth2', 'guilds'],
-  ['auth', 'mfa', 'lobbies', 'experiments', 'commands'],
+  ['auth', 'mfa', 'lobbies', 'experiments', 'commands', 'installs'],
   ['voice', 'remote-auth', 'web'],
   ['modules.ts', 'cli.ts'],
   ['housekeeping.ts', 'metrics.ts', 'app.ts'],

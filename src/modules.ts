@@ -6,6 +6,7 @@ import { commandsModule } from './commands/module'
 import type { DomainModule } from './domain'
 import { experimentsModule } from './experiments/module'
 import { guildsModule } from './guilds/module'
+import { installsModule } from './installs/module'
 import { lobbiesModule } from './lobbies/module'
 import { mfaModule } from './mfa/module'
 import { oauth2Module } from './oauth2/module'
@@ -24,6 +25,7 @@ export const modules: readonly DomainModule[] = [
   lobbiesModule,
   experimentsModule,
   commandsModule,
+  installsModule,
   voiceModule,
   remoteAuthModule,
   webModule,

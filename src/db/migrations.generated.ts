@@ -14,6 +14,7 @@ import m11 from '../../drizzle/0011_schema.sql' with { type: 'text' }
 import m12 from '../../drizzle/0012_schema.sql' with { type: 'text' }
 import m13 from '../../drizzle/0013_schema.sql' with { type: 'text' }
 import m14 from '../../drizzle/0014_schema.sql' with { type: 'text' }
+import m15 from '../../drizzle/0015_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -33,4 +34,5 @@ export const sqlByTag: Record<string, string> = {
   '0012_schema': m12,
   '0013_schema': m13,
   '0014_schema': m14,
+  '0015_schema': m15,
 }

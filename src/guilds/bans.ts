@@ -64,7 +64,7 @@ export async function banUser(
         guild_id: guild.id,
       })
     }
-    if (member) await announceLeave(guild, targetId, channelIds)
+    if (member) await announceLeave(tx, guild, targetId, channelIds)
     if (added) events.publish(topics.guild(guild.id), 'GUILD_BAN_ADD', { guild_id: guild.id, user: publicUser(user) })
   })
 }

@@ -40,3 +40,6 @@ export const invalidTimeout = () =>
 export const unknownBan = () => new ApiError(404, 10026, 'Unknown Ban')
 
 export const bannedFromGuild = () => new ApiError(403, 40007, 'The user is banned from this guild.')
+
+/** A bot's managed role deleted, given or taken by hand (Discord's 50028). */
+export const managedRole = () => new ApiError(400, 50028, 'Invalid Role')

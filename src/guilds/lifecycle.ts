@@ -3,7 +3,7 @@ import { clock } from '../core/clock'
 import { ChannelType, Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { transaction } from '../db/client'
+import { type DB, transaction } from '../db/client'
 import { audiences, events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
 import { guildAccess, outranks, permissionsOf } from './access'
@@ -15,6 +15,8 @@ import {
   deleteMember,
   cachedGuild,
   cachedGuildMember,
+  cachedGuildRoles,
+  deleteRoleRow,
   guildChannels,
   guildsOfUser,
   insertChannel,
@@ -114,7 +116,7 @@ export async function addMember(
 }
 
 /** Inside the join's transaction: the members hear of the new one, whose sessions follow the guild and get it. */
-async function announceJoin(guild: GuildRow, member: MemberRow) {
+export async function announceJoin(guild: GuildRow, member: MemberRow) {
   const userId = member.userId
   const user = await cachedUser(userId)
   events.publish(topics.guild(guild.id), 'GUILD_MEMBER_ADD', {
@@ -129,15 +131,20 @@ async function removeMember(guild: GuildRow, userId: string): Promise<void> {
   const channelIds = (await guildChannels(guild.id)).map((c) => c.id)
   await transaction(async (tx) => {
     await deleteMember(tx, guild.id, userId)
-    await announceLeave(guild, userId, channelIds)
+    await announceLeave(tx, guild, userId, channelIds)
   })
 }
 
 /**
  * In the transaction that deleted a member's row (left, kicked, banned): its sessions drop the guild, the members hear
- * of it.
+ * of it. A bot's managed role goes with it, as Discord's.
  */
-export async function announceLeave(guild: GuildRow, userId: string, channelIds: string[]): Promise<void> {
+export async function announceLeave(tx: DB, guild: GuildRow, userId: string, channelIds: string[]): Promise<void> {
+  const managed = (await cachedGuildRoles(guild.id, tx)).find((r) => r.botId === userId)
+  if (managed) {
+    await deleteRoleRow(tx, managed.id)
+    events.publish(topics.guild(guild.id), 'GUILD_ROLE_DELETE', { guild_id: guild.id, role_id: managed.id })
+  }
   dropGuildTopics([userId], guild.id, channelIds)
   events.publishToUser(userId, audiences.guilds, 'GUILD_DELETE', { id: guild.id })
   const user = await cachedUser(userId)

@@ -1,5 +1,6 @@
 // What other domains use from guilds. Lobbies reach channels through this object (wired in app.ts), so guilds
-// never imports lobbies; registration joins by invite; experiments read a guild's filterable attributes.
+// never imports lobbies; registration joins by invite; experiments read a guild's filterable attributes; OAuth2's bot
+// scope adds a bot (guildsForInstalls, through oauth2/install-port.ts).
 import { clock } from '../core/clock'
 import { transaction } from '../db/client'
 import { channelPermissionsOf } from './channels'
@@ -7,6 +8,7 @@ import { announceModeration, writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
 import { cachedChannel, cachedGuild, cachedGuildMember, insertInvite, memberCount } from './store'
 import { randomBytes } from 'node:crypto'
+import { guildsToInstallIn, installBot, installedGuild } from './bot-install'
 
 export { joinGuildByInvite } from './invites'
 export { setGuildAttributes } from './lifecycle'
@@ -76,4 +78,11 @@ export async function guildForExperiments(guildId: string) {
 /** Whether the user is a member of the guild (application commands of a guild need its bot there). */
 export async function isGuildMember(guildId: string, userId: string): Promise<boolean> {
   return (await cachedGuildMember(guildId, userId)) !== undefined
+}
+
+/** What OAuth2's bot scope needs (oauth2/install-port.ts), filled in by installs/module.ts. */
+export const guildsForInstalls = {
+  guildsFor: guildsToInstallIn,
+  addBot: installBot,
+  guild: installedGuild,
 }

@@ -1,5 +1,6 @@
 // Roles: create (at the bottom), edit, move, delete (MANAGE_ROLES); give and take (MANAGE_ROLES). A non-owner can only
-// act on roles below its own highest role and cannot grant permissions it does not have.
+// act on roles below its own highest role and cannot grant permissions it does not have. A bot's managed role (made
+// when it was added: bot-install.ts) is edited and moved like any other, but never deleted, given or taken by hand.
 import { ALL_PERMISSIONS, Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
@@ -7,7 +8,7 @@ import { type DB, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
 import { guildAccess, topPosition, type GuildAccess } from './access'
-import { everyoneUndeletable, invalidPermissions } from './errors'
+import { everyoneUndeletable, invalidPermissions, managedRole } from './errors'
 import { syncAllMembers, syncMemberTopics } from './gateway'
 import { parsePermissions } from './permissions'
 import {
@@ -22,7 +23,7 @@ import {
 } from './store'
 import type { RoleInput, RolePositionsInput } from './schemas'
 import { serializeMember, serializeRole } from './serialize'
-import type { RoleRow } from './tables'
+import type { RoleRow, roles } from './tables'
 
 function grantable(access: GuildAccess, permissions: string | undefined): string | undefined {
   if (permissions === undefined) return undefined
@@ -65,23 +66,28 @@ function announceMoves(guildId: string, moved: RoleRow[]): void {
 export async function createRole(userId: string, guildId: string, input: RoleInput) {
   const access = await guildAccess(guildId, userId, Permission.MANAGE_ROLES)
   const permissions = grantable(access, input.permissions) ?? '0'
-  const above = ladder(guildId, await cachedGuildRoles(guildId))
-  const row = await transaction(async (tx) => {
-    const row = await insertRole(tx, {
-      id: snowflake(),
-      guildId,
-      name: input.name ?? 'new role',
-      permissions,
-      position: 1,
-      color: input.color ?? 0,
-      hoist: input.hoist ?? false,
-      mentionable: input.mentionable ?? false,
-    })
-    events.publish(topics.guild(guildId), 'GUILD_ROLE_CREATE', { guild_id: guildId, role: serializeRole(row) })
-    announceMoves(guildId, await renumber(tx, [row, ...above]))
-    return row
-  })
+  const row = await transaction(
+    async (tx) =>
+      await insertRoleAtBottom(tx, {
+        id: snowflake(),
+        guildId,
+        name: input.name ?? 'new role',
+        permissions,
+        color: input.color ?? 0,
+        hoist: input.hoist ?? false,
+        mentionable: input.mentionable ?? false,
+      }),
+  )
   return serializeRole(row)
+}
+
+/** In a transaction: a new role at position 1 (the others move up one), GUILD_ROLE_CREATE and the moves given. */
+export async function insertRoleAtBottom(tx: DB, role: Omit<typeof roles.$inferInsert, 'position'>): Promise<RoleRow> {
+  const above = ladder(role.guildId, await cachedGuildRoles(role.guildId, tx))
+  const row = await insertRole(tx, { ...role, position: 1 })
+  events.publish(topics.guild(role.guildId), 'GUILD_ROLE_CREATE', { guild_id: role.guildId, role: serializeRole(row) })
+  announceMoves(role.guildId, await renumber(tx, [row, ...above]))
+  return row
 }
 
 /**
@@ -134,6 +140,8 @@ export async function deleteRole(userId: string, guildId: string, roleId: string
   const role = await getRole(guildId, roleId)
   if (!role) throw Errors.unknownRole()
   if (role.id === guildId) throw everyoneUndeletable()
+  // A bot's role goes with the bot (kick or ban it), as Discord's managed roles.
+  if (role.botId !== null) throw managedRole()
   await manageable(access, role)
   await transaction(async (tx) => {
     await deleteRoleRow(tx, roleId)
@@ -154,6 +162,7 @@ export async function setMemberRole(
   if (!member) throw Errors.unknownMember()
   const role = await getRole(guildId, roleId)
   if (!role || role.id === guildId) throw Errors.unknownRole()
+  if (role.botId !== null) throw managedRole()
   await manageable(access, role)
   await transaction(async (tx) => {
     if (give) await addMemberRole(tx, guildId, targetId, roleId)

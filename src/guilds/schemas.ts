@@ -335,9 +335,12 @@ export const Role = t.Object(
     unicode_emoji: NULL(),
     position: Int(),
     permissions: t.String({ description: 'bit set as a decimal string' }),
-    managed: t.Boolean({ description: always('false') }),
+    managed: t.Boolean({ description: "true for the role a bot got when it was added (OAuth2's bot scope)" }),
     mentionable: t.Boolean(),
     flags: Int(),
+    tags: t.Optional(
+      t.Object({ bot_id: Snowflake }, { description: 'a managed role: the bot it belongs to (only then present)' }),
+    ),
   },
   { description: 'Role' },
 )

@@ -28,9 +28,10 @@ export function serializeRole(r: RoleRow) {
     unicode_emoji: null,
     position: r.position,
     permissions: r.permissions,
-    managed: false,
+    managed: r.botId !== null,
     mentionable: r.mentionable,
     flags: 0,
+    ...(r.botId !== null ? { tags: { bot_id: r.botId } } : {}),
   }
 }
 

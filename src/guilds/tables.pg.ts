@@ -31,6 +31,7 @@ export const roles = pgTable(
     color: integer().notNull().default(0),
     hoist: boolean().notNull().default(false),
     mentionable: boolean().notNull().default(false),
+    botId: text(),
   },
   (t) => [index('guild_roles_guild_idx').on(t.guildId)],
 )

@@ -29,6 +29,11 @@ export const roles = sqliteTable(
     color: integer().notNull().default(0),
     hoist: integer({ mode: 'boolean' }).notNull().default(false),
     mentionable: integer({ mode: 'boolean' }).notNull().default(false),
+    /**
+     * The bot this role was made for when the bot was added (OAuth2's bot scope): Discord's `tags.bot_id`, and the
+     * role is `managed` (nobody deletes, gives or takes it; it goes when the bot leaves). Null: an ordinary role.
+     */
+    botId: text(),
   },
   (t) => [index('guild_roles_guild_idx').on(t.guildId)],
 )

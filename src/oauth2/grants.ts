@@ -7,7 +7,8 @@ import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import type { AuthenticatedClient, FormBody } from './client-auth'
 import { OAuthError } from './errors'
-import { parseScopes } from './scopes'
+import { INSTALL_SCOPES, parseScopes } from './scopes'
+import { installPort } from './install-port'
 import { isUserActive } from '../accounts/store'
 import { revokeFamily } from './revocation'
 import { findCode, findTokenByRefreshHash, insertToken, spendRefreshToken, useCode } from './store'
@@ -21,6 +22,8 @@ export type TokenResponse = {
   expires_in: number
   refresh_token?: string
   scope: string
+  /** The guild the bot was added to with the code's consent (Discord's extended bot authorization). */
+  guild?: unknown
 }
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
@@ -86,7 +89,7 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
     }
     const problem = await codeProblem(client, code, form)
     if (problem) return problem
-    return await issue({
+    const tokens = await issue({
       applicationId: code.applicationId,
       userId: code.userId,
       scopes: code.scopes,
@@ -94,9 +97,11 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
       refresh: true,
       publicClient: !client.confidential,
     })
+    return { tokens, guildId: code.guildId }
   })
   if (outcome instanceof OAuthError) throw outcome
-  return outcome
+  const guild = outcome.guildId ? await installPort().guild(outcome.guildId) : undefined
+  return guild ? { ...outcome.tokens, guild } : outcome.tokens
 }
 
 /** Why a just-spent code buys nothing for this client and form, or undefined when it is good. */
@@ -165,7 +170,9 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
 export async function clientCredentials(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!client.confidential) throw new OAuthError('invalid_client', 'Invalid client_secret')
   const scopes = form.scope === undefined ? ['identify'] : parseScopes(form.scope)
-  if (!scopes) throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
+  // The bot's scopes are a consent's (a guild chosen by a person), never the client's own.
+  if (!scopes || scopes.some((s) => INSTALL_SCOPES.includes(s)))
+    throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.')
   // Discord issues client-credential tokens for the application's owner; an unowned application acts as its bot.
   return await issue({
     applicationId: client.app.id,

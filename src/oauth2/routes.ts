@@ -1,13 +1,16 @@
-// OAuth2: the consent screen (GET/POST /oauth2/authorize, user token), the token endpoints (client authentication,
-// RFC 6749 error bodies) and /oauth2/@me (bearer).
+// OAuth2: the consent screen (GET/POST /oauth2/authorize, user token; with the bot scope it adds the application's bot
+// to a guild: install.ts), the token endpoints (client authentication, RFC 6749 error bodies) and /oauth2/@me (bearer).
 import type { BotCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { NO_CONTENT, SECURITY } from '../http/docs'
 import { endpoint } from '../http/endpoint'
+import { authorize, optionalCaller } from '../http/identity'
+import { config } from '../config'
 import { json, noContent } from '../http/respond'
 import { cachedUser } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
-import { checkAuthorizeRequest, denied, grantCode, type AuthorizeParams } from './authorize'
+import { checkAuthorizeRequest, type AuthorizeParams } from './authorize'
+import { answerConsent, installChoices } from './install'
 import { authenticateClient, formFields } from './client-auth'
 import { OAuthError, unknownToken } from './errors'
 import { clientCredentials, exchangeCode, refresh } from './grants'
@@ -53,6 +56,12 @@ async function ownApplication({ caller }: { caller: BotCaller }) {
   return currentApplication(await ensureApplicationKeys(row), bot, owner, await countAuthorizedUsers(row.id))
 }
 
+/** The consent page (WEB_URL) with the request's query. */
+function consentPageRedirect(request: Request): Response {
+  const location = `${config().webUrl}/oauth2/authorize${new URL(request.url).search}`
+  return new Response(null, { status: 302, headers: { location, 'cache-control': 'no-store' } })
+}
+
 /** The authorize request's parameters: the query's string values. */
 function authorizeParams(q: Record<string, unknown>): AuthorizeParams {
   const out: AuthorizeParams = {}
@@ -68,22 +77,34 @@ export const oauth2Endpoints = [
     {
       method: 'GET',
       path: '/oauth2/authorize',
-      auth: 'user',
+      // The user token is checked in the handler: a browser following an invite link comes without one.
+      auth: null,
+      security: [{ [SECURITY.user]: [] }],
       tag,
       summary: 'What an authorization request asks for',
       handlerQuery: AuthorizeQuery,
-      answers: { 200: AuthorizeInfoAnswer },
+      answers: {
+        200: AuthorizeInfoAnswer,
+        302: 'A browser page load without a token (an invite link): sent on to the consent page with the same query',
+      },
     },
-    async ({ caller, query }) => {
+    async ({ request: http, query }) => {
+      const caller = await optionalCaller(http)
+      // Invite links name the API's path (discord.js's generateInvite(): <api>/oauth2/authorize?…), and Discord's API
+      // host sends a browser on to its consent page; so does this one. An API client keeps its 401.
+      if (!caller && !http.headers.get('authorization') && http.headers.get('accept')?.includes('text/html'))
+        return consentPageRedirect(http)
+      const userId = authorize(caller, 'user').userId
       const request = await checkAuthorizeRequest(authorizeParams(query()))
-      const user = await cachedUser(caller.userId)
+      const user = await cachedUser(userId)
       if (!user) throw Errors.unauthorized()
       return {
         application: publicApplication(request.app),
         user: publicUser(user),
         authorized: await hasGrant(user.id, request.app.id),
         scopes: request.scopes,
-        redirect_uri: request.redirectUri,
+        ...(request.redirectUri !== undefined ? { redirect_uri: request.redirectUri } : {}),
+        ...(await installChoices(request, user.id)),
       }
     },
   ),
@@ -100,8 +121,7 @@ export const oauth2Endpoints = [
     },
     async ({ caller, query, body }) => {
       const request = await checkAuthorizeRequest(authorizeParams(query()))
-      if (!body.authorize) return { location: denied(request) }
-      return { location: await grantCode(request, caller.userId) }
+      return { location: await answerConsent(request, caller.userId, body) }
     },
   ),
   endpoint(

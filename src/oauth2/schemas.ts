@@ -9,17 +9,32 @@ export const ConsentSchema = t.Object(
     authorize: t.Boolean({
       description: 'true approves (the location carries a code), false denies (error=access_denied)',
     }),
-    permissions: t.Optional(t.Any({ description: 'accepted and ignored (no bot scope here)' })),
-    guild_id: t.Optional(t.Any({ description: 'accepted and ignored' })),
+    permissions: t.Optional(
+      t.Any({
+        description:
+          "bot scope: the bot's permissions as a decimal string, the asked ones or fewer (default: the asked ones)",
+      }),
+    ),
+    guild_id: t.Optional(t.Any({ description: 'bot scope (required): the guild to add the bot to' })),
   },
   { examples: [{ authorize: true }] },
 )
 
 export const AuthorizeQuery = t.Object({
   client_id: t.String(),
-  response_type: t.Literal('code'),
-  scope: t.String({ description: 'space-separated scopes' }),
-  redirect_uri: t.Optional(t.String({ description: 'required when the application registered more than one' })),
+  response_type: t.Optional(
+    t.Literal('code', { description: 'required, but for the bot scope alone (with applications.commands)' }),
+  ),
+  scope: t.String({ description: "space-separated scopes; `bot` adds the application's bot to a guild" }),
+  redirect_uri: t.Optional(
+    t.String({
+      description:
+        'required when the application registered more than one (bot scope with others: the first by default; bot alone: none)',
+    }),
+  ),
+  permissions: t.Optional(t.String({ description: "bot scope: the bot's permissions, a decimal bit set" })),
+  guild_id: t.Optional(t.String({ description: 'bot scope: the guild the consent page preselects' })),
+  disable_guild_select: t.Optional(t.String({ description: 'bot scope: `true` keeps the guild of guild_id' })),
   state: t.Optional(t.String()),
   code_challenge: t.Optional(t.String({ description: 'PKCE, S256 only' })),
   code_challenge_method: t.Optional(t.Literal('S256')),
@@ -83,13 +98,31 @@ export const AuthorizeInfoAnswer = t.Object(
     user: PublicUser,
     authorized: t.Boolean(),
     scopes: t.Array(t.String()),
-    redirect_uri: t.String(),
+    redirect_uri: t.Optional(t.String({ description: 'absent for the bot scope alone without one' })),
+    bot: t.Optional(PublicUser),
+    guilds: t.Optional(
+      t.Array(
+        t.Object({
+          id: t.String(),
+          name: t.String(),
+          icon: t.Null(),
+          owner: t.Boolean(),
+          permissions: t.String({ description: "the user's permissions there" }),
+        }),
+        { description: 'bot scope: the guilds where the user may add the bot (MANAGE_GUILD)' },
+      ),
+    ),
   },
   { description: 'What the request asks for' },
 )
 
 export const LocationAnswer = t.Object(
-  { location: t.String({ description: 'the redirect with code (or error) and state' }) },
+  {
+    location: t.String({
+      description:
+        'the redirect with code (or error) and state; bot scope: guild_id and permissions too, or, with no redirect URI, the authorized page',
+    }),
+  },
   { description: 'Where to go' },
 )
 
@@ -100,6 +133,9 @@ export const TokenAnswer = t.Object(
     expires_in: Int(),
     refresh_token: t.Optional(t.String()),
     scope: t.String(),
+    guild: t.Optional(
+      t.Object({}, { additionalProperties: true, description: 'bot scope: the guild the bot was added to' }),
+    ),
   },
   { description: 'Tokens' },
 )

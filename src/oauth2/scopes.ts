@@ -9,7 +9,13 @@ const KNOWN_SCOPES = [
   'lobbies.write',
   // Discord's Social SDK scope; it carries identify, lobbies.write and gateway.connect (see grantedScopes).
   'sdk.social_layer',
+  // Adding the application's bot to a guild (the consent's; authorize.ts): never asked of the token endpoint.
+  'bot',
+  'applications.commands',
 ] as const
+
+/** The scopes of the bot flow: alone they need no response_type nor redirect_uri (authorize.ts). */
+export const INSTALL_SCOPES: readonly string[] = ['bot', 'applications.commands']
 
 /** Split a space-separated scope string; undefined when any scope is unknown or none is given. */
 export function parseScopes(value: string | undefined | null): string[] | undefined {

@@ -63,6 +63,7 @@ export const oauth2Codes = pgTable(
     redirectUriGiven: boolean().notNull(),
     codeChallenge: text(),
     familyId: text().notNull(),
+    guildId: text(),
     usedAt: long(),
     expiresAt: long().notNull(),
     createdAt: long().notNull(),

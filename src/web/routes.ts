@@ -160,8 +160,32 @@ const favicon = () =>
     },
   })
 
+/**
+ * Where the bot scope's consent ends when the request named no redirect URI (Discord's own /oauth2/authorized page):
+ * the bot was added, or the person cancelled (`error`, never shown back).
+ */
+function authorizedPage(query: Record<string, string | undefined>): Promise<Response> {
+  return message(
+    200,
+    query.error
+      ? {
+          title: 'Authorization cancelled',
+          heading: 'Cancelled',
+          text: 'Nothing was added. You may close this page.',
+          link: { href: '/settings/security', label: 'Go to your account' },
+        }
+      : {
+          title: 'Authorized',
+          heading: 'Authorized',
+          text: 'The application was added to the server you chose. You may close this page.',
+          link: { href: '/settings/security', label: 'Go to your account' },
+        },
+  )
+}
+
 export const webRoutes = new Elysia({ name: 'web' })
   .get('/', () => new Response(null, { status: 302, headers: { location: '/login' } }), hidden)
+  .get('/oauth2/authorized', ({ query }) => authorizedPage(query), hidden)
   .get('/favicon.svg', favicon, hidden)
   .get('/favicon.ico', favicon, hidden)
   // From source (Bun.build with publicPath /assets/).

@@ -56,6 +56,14 @@ let readerUser: Promise<User> | undefined
 /** A user shared by the cases that leave its account as it is (each case gets a session of its own: session()). */
 const reader = () => (readerUser ??= makeUser())
 const session = async () => (await createSession((await reader()).id, { platform: 'test' })).token
+/** A new user owning a new guild (the bot scope's consent needs a guild the user manages). */
+async function guildOwnedByNewUser() {
+  const owner = await makeUser()
+  const guild = await api('POST', '/guilds', { token: owner.token, body: { name: 'bot scope' } })
+  return { owner, guildId: guild.body.id as string }
+}
+const botScopeQuery = (app: App) =>
+  new URLSearchParams({ client_id: app.id, scope: 'bot', permissions: '2048' }).toString()
 let readerGuild: ReturnType<typeof guildWorld> | undefined
 /** A guild shared by the cases that only read it or add to it. */
 const sharedGuild = () => (readerGuild ??= guildWorld())
@@ -265,12 +273,30 @@ const CASES: Record<string, Case | Case[]> = {
   },
   'POST /api/v9/unique-username/username-attempt-unauthed': { call: async () => ({}) },
 
-  'GET /api/v9/oauth2/authorize': {
-    call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }),
-  },
-  'POST /api/v9/oauth2/authorize': {
-    call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }),
-  },
+  'GET /api/v9/oauth2/authorize': [
+    { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
+    {
+      what: 'bot scope: the bot and the guilds offered',
+      call: async () => {
+        const { owner } = await guildOwnedByNewUser()
+        return { token: owner.token, query: botScopeQuery(await makeApp()) }
+      },
+    },
+  ],
+  'POST /api/v9/oauth2/authorize': [
+    { call: async () => ({ token: await session(), query: authorizeQuery(await makeApp()) }) },
+    {
+      what: 'bot scope: the bot added',
+      call: async () => {
+        const { owner, guildId } = await guildOwnedByNewUser()
+        return {
+          token: owner.token,
+          query: botScopeQuery(await makeApp()),
+          body: { authorize: true, guild_id: guildId },
+        }
+      },
+    },
+  ],
   'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },

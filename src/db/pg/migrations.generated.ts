@@ -5,6 +5,7 @@ import m2 from '../../../drizzle-pg/0002_schema.sql' with { type: 'text' }
 import m3 from '../../../drizzle-pg/0003_schema.sql' with { type: 'text' }
 import m4 from '../../../drizzle-pg/0004_schema.sql' with { type: 'text' }
 import m5 from '../../../drizzle-pg/0005_schema.sql' with { type: 'text' }
+import m6 from '../../../drizzle-pg/0006_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -15,4 +16,5 @@ export const sqlByTag: Record<string, string> = {
   '0003_schema': m3,
   '0004_schema': m4,
   '0005_schema': m5,
+  '0006_schema': m6,
 }
