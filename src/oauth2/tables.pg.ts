@@ -63,10 +63,10 @@ export const oauth2Codes = pgTable(
     redirectUriGiven: boolean().notNull(),
     codeChallenge: text(),
     familyId: text().notNull(),
-    guildId: text(),
     usedAt: long(),
     expiresAt: long().notNull(),
     createdAt: long().notNull(),
+    guildId: text(),
   },
   (t) => [index('oauth2_codes_expires_idx').on(t.expiresAt)],
 )

@@ -79,11 +79,11 @@ export const oauth2Codes = sqliteTable(
     codeChallenge: text(),
     /** The token family the code's exchange creates; a replayed code revokes it. */
     familyId: text().notNull(),
-    /** The guild the application's bot was added to with this consent (bot scope): the token answer names it. */
-    guildId: text(),
     usedAt: integer(),
     expiresAt: integer().notNull(),
     createdAt: integer().notNull(),
+    /** The guild the application's bot was added to with this consent (bot scope): the token answer names it. */
+    guildId: text(),
   },
   (t) => [index('oauth2_codes_expires_idx').on(t.expiresAt)],
 )
