@@ -102,6 +102,9 @@ const SCHEME = /^(bot|bearer)\s+(.+)$/i
  * `Bot X`, `bot X`, `BOT X` and `Bot  X` are one cache entry. The spellings clients send are returned as they are.
  */
 export function canonicalAuthorization(value: string): string {
+  // What clients send, `Bot <token>` or `Bearer <token>` with nothing around it, is its own spelling: no trim, no
+  // regular expression (both ran twice per request, the rate limit's lookup and the caller's after the body).
+  if (spelledCanonically(value)) return value
   const trimmed = value.trim()
   // Raw user tokens start with base64url of a digit (M, N or O): only a value starting with b or B can have a scheme.
   if ((trimmed.charCodeAt(0) | 0x20) !== 0x62) return trimmed
@@ -109,6 +112,15 @@ export function canonicalAuthorization(value: string): string {
   if (!match) return trimmed
   const canonical = `${match[1].length === 3 ? 'Bot' : 'Bearer'} ${match[2]}`
   return canonical === trimmed ? trimmed : canonical
+}
+
+/** A visible ASCII character (no space, no control): neither trimmed nor matched by `\s`. */
+const visible = (code: number) => code > 0x20 && code < 0x7f
+
+/** `Bot X…` or `Bearer X…` exactly, the token starting and ending with a visible ASCII character. */
+function spelledCanonically(value: string): boolean {
+  const at = value.startsWith('Bot ') ? 4 : value.startsWith('Bearer ') ? 7 : 0
+  return at !== 0 && value.length > at && visible(value.charCodeAt(at)) && visible(value.charCodeAt(value.length - 1))
 }
 
 /**

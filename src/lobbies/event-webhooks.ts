@@ -93,13 +93,14 @@ const held = perApp(() => ({
 
 /**
  * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the lobby has an override
- * URL or the application has its webhooks enabled (a cached lookup). Call `kickEventDeliveries()` after the commit.
+ * URL or the application has its webhooks enabled (a cached lookup). `data` makes the event's data, called only then.
+ * Call `kickEventDeliveries()` after the commit.
  */
 export async function queueLobbyEvent(
   tx: DB,
   lobby: Pick<LobbyRow, 'id' | 'applicationId' | 'overrideEventWebhooksUrl'>,
   type: string,
-  data: unknown,
+  data: () => unknown,
 ) {
   if (!lobby.overrideEventWebhooksUrl && !(await cachedEventWebhookUrl(lobby.applicationId))) return false
   const now = clock.now()
@@ -107,7 +108,7 @@ export async function queueLobbyEvent(
     version: 1,
     application_id: lobby.applicationId,
     type: 1,
-    event: { type, timestamp: new Date(now).toISOString(), data },
+    event: { type, timestamp: new Date(now).toISOString(), data: data() },
   })
   await enqueueEventDelivery(tx, { lobbyId: lobby.id, applicationId: lobby.applicationId, body, now })
   return true

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setSystemTime, test } from 'bun:test'
 import { REST, RESTEvents } from '@discordjs/rest'
 import { config, setConfig } from '../../src/config'
-import { cachedCallers, forgetCallers, setTokenResolvers } from '../../src/core/caller'
+import { cachedCallers, canonicalAuthorization, forgetCallers, setTokenResolvers } from '../../src/core/caller'
 import { clock } from '../../src/core/clock'
 import { routeLimits } from '../../src/http/endpoint'
 import { DEFAULT_ROUTE_LIMIT } from '../../src/http/rate-limits'
@@ -135,6 +135,22 @@ describe('limits', () => {
     // The refused request was not counted as a message; the next window passes again.
     clock.advance(MESSAGES.windowMs)
     expect((await send(lobby.id)).status).toBe(201)
+  })
+
+  test('one spelling per credential: Bot and Bearer as clients send them are kept, every other spelling written so', () => {
+    const kept = ['Bot abc.DEF-_', 'Bearer abc', 'MTAx.raw-user-token', 'Bot a\nb', 'Botabc', 'Bearer\tabc x']
+    for (const value of kept.slice(0, 3)) expect(canonicalAuthorization(value)).toBe(value)
+    // A line break inside is not a scheme and a token (the pattern's `.`), a missing space is no scheme.
+    expect(canonicalAuthorization(kept[3])).toBe(kept[3])
+    expect(canonicalAuthorization(kept[4])).toBe(kept[4])
+    expect(canonicalAuthorization(kept[5])).toBe('Bearer abc x')
+    expect(canonicalAuthorization('bot abc')).toBe('Bot abc')
+    expect(canonicalAuthorization('BEARER  abc')).toBe('Bearer abc')
+    expect(canonicalAuthorization(' Bot abc')).toBe('Bot abc')
+    expect(canonicalAuthorization('Bot abc ')).toBe('Bot abc')
+    expect(canonicalAuthorization('Bot abc\u00a0')).toBe('Bot abc')
+    expect(canonicalAuthorization('Bot \tabc')).toBe('Bot abc')
+    expect(canonicalAuthorization('Bot ')).toBe('Bot')
   })
 
   test('a bot token in any spelling is one caller: one message window per lobby, one token cache entry', async () => {
