@@ -13,6 +13,7 @@ import m10 from '../../drizzle/0010_schema.sql' with { type: 'text' }
 import m11 from '../../drizzle/0011_schema.sql' with { type: 'text' }
 import m12 from '../../drizzle/0012_schema.sql' with { type: 'text' }
 import m13 from '../../drizzle/0013_schema.sql' with { type: 'text' }
+import m14 from '../../drizzle/0014_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -31,4 +32,5 @@ export const sqlByTag: Record<string, string> = {
   '0011_schema': m11,
   '0012_schema': m12,
   '0013_schema': m13,
+  '0014_schema': m14,
 }

@@ -4,6 +4,7 @@ import m1 from '../../../drizzle-pg/0001_schema.sql' with { type: 'text' }
 import m2 from '../../../drizzle-pg/0002_schema.sql' with { type: 'text' }
 import m3 from '../../../drizzle-pg/0003_schema.sql' with { type: 'text' }
 import m4 from '../../../drizzle-pg/0004_schema.sql' with { type: 'text' }
+import m5 from '../../../drizzle-pg/0005_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -13,4 +14,5 @@ export const sqlByTag: Record<string, string> = {
   '0002_schema': m2,
   '0003_schema': m3,
   '0004_schema': m4,
+  '0005_schema': m5,
 }
