@@ -57,7 +57,7 @@ import {
 import { mark, tracing, wallMs } from './trace'
 
 /** How long an answer waits for the relay of its events after COMMIT. */
-const RELAY_WAIT_MS = 200
+export const RELAY_WAIT_MS = 200
 /** A row this old has lost its relay (its node died, or Redis was away): the sweeper relays it. */
 export const ORPHAN_MS = 5000
 const SWEEP_MS = 2000

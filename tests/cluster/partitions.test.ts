@@ -1,0 +1,119 @@
+// suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
+// The outbox's partitions (src/cluster/outbox.ts, store.ts relayOutbox) with two real nodes: lobbies whose topics fall
+// in different partitions are relayed side by side, each in its own order, while one hot lobby takes most posts; and a
+// write's answer and its event do not wait for the relay of another partition (held here by a row lock in another
+// connection, as a relay stuck on a slow Redis append or on a dead node's rows would hold it).
+import { describe, expect, test } from 'bun:test'
+import { partitionOf, RELAY_WAIT_MS } from '../../src/cluster/outbox'
+import { openRedis } from '../../src/cluster/redis'
+import type { GatewayClient } from '../gateway-client'
+import { present, useNodes } from './harness'
+
+const cluster = await useNodes(2)
+
+type Lobby = Awaited<ReturnType<typeof cluster.lobbyWithSockets>>
+const partOf = (lobby: { id: string }) => partitionOf(`lobby:${lobby.id}`)
+const contents = (s: GatewayClient) => s.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.d.content as string)
+/** A row any node relays as an entry that changes nothing (an invalidation of a cache no version has). */
+const FILLER = JSON.stringify({ kind: 'invalidate', cache: 'no-such-cache', keys: [] })
+
+/** `n` lobbies with a member's socket on each node, no two in one partition. */
+async function lobbiesApart(n: number): Promise<Lobby[]> {
+  const lobbies: Lobby[] = []
+  while (lobbies.length < n) {
+    const lobby = await cluster.lobbyWithSockets(cluster.nodes)
+    if (!lobbies.some((other) => partOf(other) === partOf(lobby))) lobbies.push(lobby)
+  }
+  return lobbies
+}
+
+describe.skipIf(!present)('the outbox relayed by partition', () => {
+  test('two partitions and one hot lobby hammered through both nodes at once: per lobby, each message once, one order, each writer’s in its order', async () => {
+    const [a, b] = cluster.nodes
+    const [x, y, hot] = await lobbiesApart(3)
+    const redis = openRedis(cluster.redis.url, 'test')
+    // Writers post one after another; all of them at once, through both nodes, the hot lobby's four.
+    const writers = [
+      ...[a, b, a, b].map((node) => ({ lobby: hot, node, n: 20 })),
+      ...[x, y].flatMap((lobby) => [a, b].map((node) => ({ lobby, node, n: 12 }))),
+    ]
+    const sent = await Promise.all(
+      writers.map(async ({ lobby, node, n }, w) => {
+        const mine: string[] = []
+        for (let i = 0; i < n; i++) {
+          const content = `w${w}-${i}`
+          expect((await lobby.post(node, content)).status).toBe(201)
+          mine.push(content)
+        }
+        return mine
+      }),
+    )
+    for (const lobby of [hot, x, y]) {
+      const ofLobby = writers.flatMap((w, i) => (w.lobby === lobby ? [i] : []))
+      const expected = ofLobby.flatMap((i) => sent[i])
+      for (const s of lobby.sockets) for (const c of expected) await s.waitFor((f) => f.d?.content === c, 10_000)
+      await Bun.sleep(200)
+      const seen = lobby.sockets.map(contents)
+      expect([...seen[0]].sort()).toEqual([...expected].sort()) // each once
+      expect(seen[1]).toEqual(seen[0]) // one order on both nodes
+      for (const i of ofLobby) expect(seen[0].filter((c) => c.startsWith(`w${i}-`))).toEqual(sent[i])
+      for (const s of lobby.sockets) {
+        const seqs = s.dispatches('LOBBY_MESSAGE_CREATE').map((f) => f.s as number)
+        expect(seqs).toEqual([...seqs].sort((p, q) => p - q))
+      }
+    }
+    const [{ n }] = await cluster.database.sql`SELECT count(*)::int AS n FROM gateway_outbox`
+    expect(n).toBe(0)
+    // No dedupe key of a message is left (their relays committed and forgot them).
+    for (const key of await redis.keys('gw:ev:*')) {
+      const seq = await redis.get(key)
+      const [[, fields]] = await redis.xrange('gw:log', `${seq}-0`, `${seq}-0`)
+      expect(fields).not.toContain('f')
+    }
+    redis.disconnect()
+  }, 90_000)
+
+  test('a relay of one partition held: a post to a lobby of another answers promptly and is delivered; the held one follows in order once it goes', async () => {
+    const [a, b] = cluster.nodes
+    const [x, y] = await lobbiesApart(2)
+    expect((await x.post(a, 'before')).status).toBe(201)
+    for (const s of x.sockets) await s.waitFor((f) => f.d?.content === 'before', 5000)
+    // X's partition: a row of it locked in another connection; its relays wait for it.
+    const now = Date.now()
+    const part = partOf(x)
+    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at, part, parts)
+      VALUES (${`hold-${now}`}, ${FILLER}, ${now}, ${part}, ${String(part)})`
+    const held = Promise.withResolvers<void>()
+    const locked = Promise.withResolvers<void>()
+    const holding = cluster.database.sql.begin(async (tx) => {
+      await tx`SELECT id FROM gateway_outbox WHERE event_id = ${`hold-${now}`} FOR UPDATE`
+      locked.resolve()
+      await held.promise
+    })
+    await locked.promise
+    try {
+      // Its own answer goes after RELAY_WAIT_MS (the write committed; its event waits in the table).
+      expect((await x.post(a, 'held')).status).toBe(201)
+      // Y's: its relay waits for nobody. The quickest of three (a loaded machine may stall any one request).
+      const took: number[] = []
+      for (const node of [a, b, a]) {
+        const started = performance.now()
+        expect((await y.post(node, `apart ${took.length}`)).status).toBe(201)
+        took.push(performance.now() - started)
+      }
+      expect(Math.min(...took)).toBeLessThan(RELAY_WAIT_MS)
+      for (const s of y.sockets) await s.waitFor((f) => f.d?.content === 'apart 2', 3000)
+      for (const s of y.sockets) expect(contents(s)).toEqual(['apart 0', 'apart 1', 'apart 2'])
+      for (const s of x.sockets) expect(contents(s)).toEqual(['before'])
+    } finally {
+      held.resolve()
+      await holding
+    }
+    expect((await x.post(b, 'after')).status).toBe(201)
+    for (const s of x.sockets) await s.waitFor((f) => f.d?.content === 'after', 5000)
+    await Bun.sleep(200)
+    for (const s of x.sockets) expect(contents(s)).toEqual(['before', 'held', 'after'])
+    const [{ n }] = await cluster.database.sql`SELECT count(*)::int AS n FROM gateway_outbox`
+    expect(n).toBe(0)
+  }, 60_000)
+})
