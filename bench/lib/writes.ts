@@ -3,6 +3,7 @@
 // (topics apart): requests a second in all and per node, p50/p99 per node, and what PostgreSQL's backends were
 // waiting on meanwhile (pg_stat_activity sampled every 50 ms: its wait_event_type/wait_event, or its state).
 import postgres from 'postgres'
+import { partitionOf } from '../../src/cluster/outbox'
 import type { Server } from './servers'
 import type { World } from './world'
 import { type Request, type WrkResult, wrk } from './wrk'
@@ -81,7 +82,15 @@ export async function writeRows(
   }: { counts: number[]; seconds: number; connections: number; databaseUrl: string },
 ): Promise<WriteRow[]> {
   const shared = await createLobby(servers[0], world.bot)
-  const own = await Promise.all(servers.map(() => createLobby(servers[0], world.bot)))
+  // A lobby per node, each in an outbox partition of its own (and not the shared one's): topics apart.
+  const own: string[] = []
+  const taken = new Set([partitionOf(`lobby:${shared}`)])
+  while (own.length < servers.length) {
+    const id = await createLobby(servers[0], world.bot)
+    if (taken.has(partitionOf(`lobby:${id}`))) continue
+    taken.add(partitionOf(`lobby:${id}`))
+    own.push(id)
+  }
   const rows: WriteRow[] = []
   for (const n of counts) {
     const nodes = servers.slice(0, n)
