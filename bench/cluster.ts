@@ -260,13 +260,22 @@ async function nodesUpTo(n: number, dir: string): Promise<Server[]> {
 
 /** The read rows and the fan-out: the single SQLite server against one node, then three nodes. */
 async function reads(first: Server, world: World, shared: string): Promise<void> {
-  // One SQLite server, kept running (idle while the cluster is measured).
+  // One SQLite server, kept running (idle while the cluster is measured): seeded and started without the cluster's
+  // database and Redis in its environment.
   const singleDir = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
   dirs.push(singleDir)
-  const offline = await seedOffline(singleDir, 16)
-  const one = await startOurs(singleDir, { tag: 'single' })
-  started.push(one)
-  const single: Setup = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
+  const { BENCH_DATABASE_URL, REDIS_URL } = process.env
+  delete process.env.BENCH_DATABASE_URL
+  delete process.env.REDIS_URL
+  let single: Setup
+  try {
+    const offline = await seedOffline(singleDir, 16)
+    const one = await startOurs(singleDir, { tag: 'single' })
+    started.push(one)
+    single = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
+  } finally {
+    Object.assign(process.env, { BENCH_DATABASE_URL, REDIS_URL })
+  }
 
   const traces = trace ? ['node-1', 'node-2', 'node-3'].map((tag) => traceFile(shared, tag)) : undefined
   const oneNode = await alternate(single, { servers: [first], world, dir: shared, traces: traces?.slice(0, 1) })
