@@ -17,7 +17,8 @@
 // machine's CPUs allow (BENCH_WRITE_NODES, e.g. `1,2`, chooses), to one shared lobby and to a lobby per node, with
 // PostgreSQL's wait events sampled meanwhile. BENCH_NODE_CPUS (e.g. `0-7`) spreads the write rows' nodes one per CPU
 // of the list (default: all on SERVER_CPU, as above); BENCH_STORES_CPU takes a list too (e.g. `8-13`).
-// BENCH_ONLY=reads or BENCH_ONLY=writes runs one part.
+// BENCH_ONLY=reads or BENCH_ONLY=writes runs one part. On 16 CPUs, e.g.: BENCH_ONLY=writes BENCH_NODE_CPUS=0-7
+// BENCH_STORES_CPU=8-14 BENCH_LOAD_CPU=15 bun bench/cluster.ts (nodes one per core, PostgreSQL and Redis beside).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
