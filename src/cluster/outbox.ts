@@ -72,8 +72,11 @@ const FORGET_MS = 100
  * that relays with another count keeps no order for the keys that moved while rows of theirs wait).
  */
 export const PARTITIONS = 64
-/** How many times a relay widens to the partitions its rows' entries span (store.ts WiderRelay) before it gives up. */
-const WIDENINGS = 8
+/**
+ * How many times a relay widens to the partitions its rows' entries span (store.ts WiderRelay): each widening adds a
+ * partition at least, so by then it holds them all.
+ */
+const WIDENINGS = PARTITIONS
 
 /** A key's partition: 32-bit FNV-1a of its UTF-16 code units, modulo PARTITIONS. */
 export function partitionOf(key: string): number {
