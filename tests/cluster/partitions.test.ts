@@ -4,7 +4,8 @@
 // write's answer and its event do not wait for the relay of another partition (held here by a row lock in another
 // connection, as a relay stuck on a slow Redis append or on a dead node's rows would hold it); and under that load a
 // node killed right after its COMMIT and Redis killed and restarted lose nothing: every acknowledged write (and the
-// dead node's committed one) reaches every socket once, each writer's in its order.
+// dead node's committed one) reaches every socket once, each writer's in its order; an entry whose keys span two
+// partitions is appended once, by a relay that holds both, after the older rows of each.
 import { describe, expect, test } from 'bun:test'
 import { partitionOf, RELAY_WAIT_MS } from '../../src/cluster/outbox'
 import { openRedis } from '../../src/cluster/redis'
@@ -165,4 +166,32 @@ describe.skipIf(!present)('the outbox relayed by partition', () => {
     const [{ n }] = await cluster.database.sql`SELECT count(*)::int AS n FROM gateway_outbox`
     expect(n).toBe(0)
   }, 120_000)
+
+  test('an entry whose keys span two partitions: a relay of one widens to both, appends it once, after the older row of the other', async () => {
+    const [a, b] = cluster.nodes
+    const [x, y] = await lobbiesApart(2)
+    const [px, py] = [partOf(x), partOf(y)]
+    const now = Date.now()
+    const dispatch = (topics: string[], content: string) =>
+      JSON.stringify({ kind: 'dispatch', topics, type: 'LOBBY_MESSAGE_CREATE', data: JSON.stringify({ content }) })
+    // As a node that died after its COMMIT leaves them: a row of Y's partition, then an entry to both lobbies (a row in
+    // each partition, one event id).
+    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at, part, parts)
+      VALUES (${`older-${now}`}, ${dispatch([`lobby:${y.id}`], 'older in y')}, ${now}, ${py}, ${String(py)})`
+    const both = dispatch([`lobby:${x.id}`, `lobby:${y.id}`], 'to both')
+    const parts = [px, py].sort((p, q) => p - q).join(',')
+    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at, part, parts)
+      VALUES (${`both-${now}`}, ${both}, ${now}, ${px}, ${parts}), (${`both-${now}`}, ${both}, ${now}, ${py}, ${parts})`
+    // A write to X relays X's partition: the entry spans Y's as well, so that relay takes both, Y's older row first.
+    expect((await x.post(a, 'x after')).status).toBe(201)
+    for (const s of x.sockets) await s.waitFor((f) => f.d?.content === 'x after', 5000)
+    for (const s of y.sockets) await s.waitFor((f) => f.d?.content === 'to both', 5000)
+    expect((await y.post(b, 'y after')).status).toBe(201)
+    for (const s of y.sockets) await s.waitFor((f) => f.d?.content === 'y after', 5000)
+    await Bun.sleep(200)
+    for (const s of x.sockets) expect(contents(s)).toEqual(['to both', 'x after'])
+    for (const s of y.sockets) expect(contents(s)).toEqual(['older in y', 'to both', 'y after'])
+    const [{ n }] = await cluster.database.sql`SELECT count(*)::int AS n FROM gateway_outbox`
+    expect(n).toBe(0)
+  }, 60_000)
 })
