@@ -13,6 +13,12 @@
 // median and the median of the rounds' ratios.
 // Settings: BENCH_SECONDS (5 per measurement), BENCH_CONNECTIONS (32, split over the nodes), BENCH_POSTS (1000),
 // BENCH_WARM_POSTS (50, before them, unmeasured, as bench/http.ts's fan-out warms up), BENCH_TRACE=1 (below).
+// The write rows (bench/lib/writes.ts, issue 42): lobby-message POSTs through 1, 2, 4, 8 nodes, as many as half the
+// machine's CPUs allow (BENCH_WRITE_NODES, e.g. `1,2`, chooses), to one shared lobby and to a lobby per node, with
+// PostgreSQL's wait events sampled meanwhile. BENCH_NODE_CPUS (e.g. `0-7`) spreads the write rows' nodes one per CPU
+// of the list (default: all on SERVER_CPU, as above); BENCH_STORES_CPU takes a list too (e.g. `8-13`).
+// BENCH_ONLY=reads or BENCH_ONLY=writes runs one part. On 16 CPUs, e.g.: BENCH_ONLY=writes BENCH_NODE_CPUS=0-7
+// BENCH_STORES_CPU=8-14 BENCH_LOAD_CPU=15 bun bench/cluster.ts (nodes one per core, PostgreSQL and Redis beside).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +26,7 @@ import { startRedis } from '../tests/cluster/redis'
 import { BUN, LOAD_CPU, loadAverage, machine, pinned, requireTools, SERVER_CPU } from './lib/machine'
 import { type Server, startOurs } from './lib/servers'
 import { seedOffline, seedOnline, type World } from './lib/world'
+import { writeRows, writeTable } from './lib/writes'
 import { type Request, wrk } from './lib/wrk'
 
 if (!process.env.BENCH_PINNED) {
@@ -36,10 +43,11 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const posts = Number(process.env.BENCH_POSTS ?? 1000)
 const warmPosts = Number(process.env.BENCH_WARM_POSTS ?? 50)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-const storesCpu = Number(process.env.BENCH_STORES_CPU ?? LOAD_CPU)
+const storesCpu = process.env.BENCH_STORES_CPU ?? String(LOAD_CPU)
+const only = process.env.BENCH_ONLY
 
-/** Move a running server (all its threads) to `cpu`; processes it forks later start there. */
-async function moveTo(cpu: number, pid: number): Promise<void> {
+/** Move a running server (all its threads) to `cpu` (a CPU or a taskset list); processes it forks later start there. */
+async function moveTo(cpu: number | string, pid: number): Promise<void> {
   const taskset = Bun.spawn(['taskset', '-a', '-cp', String(cpu), String(pid)], { stdout: 'ignore' })
   if ((await taskset.exited) !== 0) throw new Error(`taskset could not move pid ${pid} to CPU ${cpu}`)
 }
@@ -240,42 +248,40 @@ async function alternate(single: Setup, cluster: Setup): Promise<Paired> {
 const startNode = (dir: string, tag: string) =>
   startOurs(dir, { tag, env: trace ? { LOBBY_FANOUT_TRACE: traceFile(dir, tag) } : {} })
 
-const m = machine()
-console.log(
-  `bench cluster: ${m.nproc} CPUs (${m.cpu}), Bun ${m.bun}; servers on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}, ` +
-    `PostgreSQL and Redis on CPU ${storesCpu}`,
-)
-const loads = [loadAverage()]
-const dirs: string[] = []
-const started: Server[] = []
-const redis = await startRedis()
-await moveTo(storesCpu, redis.pid)
-try {
-  // One SQLite server, kept running (idle while the cluster is measured).
+/** The cluster's nodes so far (node-1 first); `nodesUpTo` starts more. */
+const clusterNodes: Server[] = []
+async function nodesUpTo(n: number, dir: string): Promise<Server[]> {
+  while (clusterNodes.length < n) {
+    const node = await startNode(dir, `node-${clusterNodes.length + 1}`)
+    started.push(node)
+    clusterNodes.push(node)
+  }
+  return clusterNodes.slice(0, n)
+}
+
+/** The read rows and the fan-out: the single SQLite server against one node, then three nodes. */
+async function reads(first: Server, world: World, shared: string): Promise<void> {
+  // One SQLite server, kept running (idle while the cluster is measured): seeded and started without the cluster's
+  // database and Redis in its environment.
   const singleDir = mkdtempSync(join(tmpdir(), 'lobby-bench-one-'))
   dirs.push(singleDir)
-  const offline = await seedOffline(singleDir, 16)
-  const one = await startOurs(singleDir, { tag: 'single' })
-  started.push(one)
-  const single: Setup = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
+  const { BENCH_DATABASE_URL, REDIS_URL } = process.env
+  delete process.env.BENCH_DATABASE_URL
+  delete process.env.REDIS_URL
+  let single: Setup
+  try {
+    const offline = await seedOffline(singleDir, 16)
+    const one = await startOurs(singleDir, { tag: 'single' })
+    started.push(one)
+    single = { servers: [one], world: await seedOnline(one, singleDir, offline), dir: singleDir }
+  } finally {
+    Object.assign(process.env, { BENCH_DATABASE_URL, REDIS_URL })
+  }
 
-  // The cluster: PostgreSQL and Redis (on storesCpu), one node then three (on SERVER_CPU).
-  const { cluster, testDatabase } = await import('../tests/db/postgres')
-  await moveTo(storesCpu, (await cluster()).pid)
-  const database = await testDatabase()
-  await database.sql.end()
-  process.env.BENCH_DATABASE_URL = database.url
-  process.env.REDIS_URL = redis.url
-  const shared = mkdtempSync(join(tmpdir(), 'lobby-bench-nodes-'))
-  dirs.push(shared)
-  const first = await startNode(shared, 'node-1')
-  started.push(first)
-  const world = await seedOnline(first, shared, await seedOffline(shared, 16))
   const traces = trace ? ['node-1', 'node-2', 'node-3'].map((tag) => traceFile(shared, tag)) : undefined
   const oneNode = await alternate(single, { servers: [first], world, dir: shared, traces: traces?.slice(0, 1) })
   loads.push(loadAverage())
-  const nodes = [first, await startNode(shared, 'node-2'), await startNode(shared, 'node-3')]
-  started.push(...nodes.slice(1))
+  const nodes = await nodesUpTo(3, shared)
   const threeNodes = await alternate(single, { servers: nodes, world, dir: shared, traces })
   loads.push(loadAverage())
 
@@ -305,6 +311,90 @@ ${seconds} s each after 1 s warm-up; fan-out: ${posts} posts (after ${warmPosts}
 sockets (round-robin over the servers); the last column: the medians' ratio, three nodes over one node of the cluster.
 Single server by round, GET /lobbies/{id} req/s: ${alone.map((f) => f.lobby.toFixed(0)).join(', ')}; fan-out p99 ms: ${alone.map((f) => f.fan.p99.toFixed(1)).join(', ')}.
 1-min load: ${loads.join(', ')}`)
+}
+
+/**
+ * The write rows (bench/lib/writes.ts), then one server on PostgreSQL without Redis (no outbox, no log: its events go
+ * to its own sockets) on a database of its own, for the cost of the cluster's plumbing on a write.
+ */
+async function writes(world: World, shared: string, databaseUrl: string): Promise<void> {
+  const cpus = cpuList(process.env.BENCH_NODE_CPUS)
+  const counts = (process.env.BENCH_WRITE_NODES ?? '1,2,4,8')
+    .split(',')
+    .map(Number)
+    .filter((n) => process.env.BENCH_WRITE_NODES || n <= Math.max(1, Math.floor(m.nproc / 2)))
+  const nodes = await nodesUpTo(Math.max(...counts), shared)
+  if (cpus.length) for (const [i, node] of nodes.entries()) await moveTo(cpus[i % cpus.length], node.pid)
+  const rows = await writeRows(nodes, world, shared, { counts, seconds, connections, databaseUrl })
+  loads.push(loadAverage())
+
+  // One server on PostgreSQL alone: a database and a world of its own.
+  const { testDatabase } = await import('../tests/db/postgres')
+  const database = await testDatabase()
+  await database.sql.end()
+  const alone = mkdtempSync(join(tmpdir(), 'lobby-bench-pg-'))
+  dirs.push(alone)
+  process.env.BENCH_DATABASE_URL = database.url
+  const server = await startOurs(alone, { tag: 'pg-alone', env: { REDIS_URL: '' } })
+  started.push(server)
+  if (cpus.length) await moveTo(cpus[0], server.pid)
+  const pgWorld = await seedOnline(server, alone, await seedOffline(alone, 16))
+  const [, pgRow] = await writeRows([server], pgWorld, alone, {
+    counts: [1],
+    seconds,
+    connections,
+    databaseUrl: database.url,
+  })
+  await server.stop()
+  loads.push(loadAverage())
+  console.log(`
+Writes: POST /lobbies/{id}/messages (Bot), nodes on ${cpus.length ? `CPUs ${process.env.BENCH_NODE_CPUS}` : `CPU ${SERVER_CPU}`}, PostgreSQL and Redis on ${storesCpu}
+
+${writeTable(rows)}
+
+One server on PostgreSQL without Redis (a lobby of its own): ${pgRow.total.toFixed(0)} req/s, p50 / p99 ${pgRow.perNode[0].p50Ms.toFixed(1)} / ${pgRow.perNode[0].p99Ms.toFixed(1)} ms; ${pgRow.waits
+    .slice(0, 6)
+    .map(([what, mean]) => `${what} ${mean.toFixed(1)}`)
+    .join(', ')}
+
+wrk -t1 per node, ${connections} connections split over the nodes, ${seconds} s each after 1 s warm-up; backends: the
+database's client backends but the sampler's, by state and wait event, mean count per 50 ms sample.
+1-min load: ${loads.join(', ')}`)
+}
+
+/** CPUs of a taskset-style list ("0-3,6"). */
+function cpuList(list: string | undefined): string[] {
+  if (!list) return []
+  return list.split(',').flatMap((part) => {
+    const [a, b] = part.split('-').map(Number)
+    return b === undefined ? [String(a)] : Array.from({ length: b - a + 1 }, (_, i) => String(a + i))
+  })
+}
+
+const m = machine()
+console.log(
+  `bench cluster: ${m.nproc} CPUs (${m.cpu}), Bun ${m.bun}; servers on CPU ${SERVER_CPU}, load on CPU ${LOAD_CPU}, ` +
+    `PostgreSQL and Redis on CPU ${storesCpu}`,
+)
+const loads = [loadAverage()]
+const dirs: string[] = []
+const started: Server[] = []
+const redis = await startRedis()
+await moveTo(storesCpu, redis.pid)
+try {
+  // The cluster: PostgreSQL and Redis (on storesCpu), its nodes (on SERVER_CPU).
+  const { cluster, testDatabase } = await import('../tests/db/postgres')
+  await moveTo(storesCpu, (await cluster()).pid)
+  const database = await testDatabase()
+  await database.sql.end()
+  process.env.BENCH_DATABASE_URL = database.url
+  process.env.REDIS_URL = redis.url
+  const shared = mkdtempSync(join(tmpdir(), 'lobby-bench-nodes-'))
+  dirs.push(shared)
+  const [first] = await nodesUpTo(1, shared)
+  const world = await seedOnline(first, shared, await seedOffline(shared, 16))
+  if (only !== 'writes') await reads(first, world, shared)
+  if (only !== 'reads') await writes(world, shared, database.url)
 } finally {
   for (const s of started) await s.stop().catch(() => {})
   redis.stop()

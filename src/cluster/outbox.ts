@@ -5,18 +5,28 @@
 // that died before its COMMIT) reaches the sockets once; a relay that committed forgets its ids (no row of them is
 // left to relay again).
 //
-// Order. For one topic (or one user's dispatches) the log holds the events in their transactions' commit order:
+// Order. For one key (a topic, or one user's dispatches) the log holds the events in their transactions' commit order;
+// for events with no key in common it keeps none (they had none before either), so nothing forces unrelated topics
+// through one queue:
 // - a transaction takes a lock per key of its entries (keysOf; transaction-long, sorted) before it inserts, so a second
 //   transaction on a key gets its ids only after the first has committed: ids follow commit order per key;
-// - a relay deletes the oldest rows by id, locked FOR UPDATE (not SKIP LOCKED), and appends them in id order before it
-//   commits; a relay on another node that wants any of them waits until then and finds them gone. So relays
-//   run one after another, each in id order, and a row is never appended before a row of its topic committed
-//   earlier (whatever node committed it, and whichever node relays first after the COMMITs).
-// Events of different topics from concurrent transactions have no order between them (they had none before either).
-// A client's writes one after another keep their order: each answer waits for the relay of its events (up to
-// RELAY_WAIT_MS: Redis away, the write still commits and its answer goes; the events wait in the table).
+// - each key falls in one of PARTITIONS partitions (partitionOf, the same on every node), and an entry's row is
+//   written once per partition of its keys (one event id: appended once);
+// - a relay holds the relay lock of each partition it takes (sorted, transaction-long: a relay of one of them
+//   elsewhere waits, relays of other partitions go on beside it), deletes those partitions' rows in id order and
+//   appends them, entries in order of their first row's id, before it commits. A relay of a partition that waited
+//   finds the rows gone and takes those committed since. So a partition's rows reach the log in id order, one relay
+//   after another, and a row is never appended before a row of its key committed earlier. An entry whose rows lie in
+//   partitions the relay does not hold (its keys span several) is appended only by a relay that holds them all: the
+//   relay rolls back and takes the wider set (store.ts WiderRelay), so the entry comes after every older row of each
+//   of its keys.
+// Every COMMIT relays its own partitions right behind it, on its own connection (behind), and its answer waits for that
+// relay (up to RELAY_WAIT_MS: Redis away, the write still commits and its answer goes; the events wait in the table):
+// a client's writes one after another keep their order, and no answer waits for a relay of partitions it did not
+// write. A node that dies after its COMMIT leaves its rows for the next relay of their partitions (the next write to
+// them, on any node), or the sweeper's.
 //
-// The keys (keysOf). A dispatch's are its topics; a user-dispatch's, a close-user's and a close-grants' its user
+// The keys (keysOf). A dispatch's are its topics but an application's (an audience beside a lobby's topic: see keysOf); a user-dispatch's, a close-user's and a close-grants' its user
 // (`user:<id>`). A subscription change (subscribe or unsubscribe, of one user or of many) takes its topics, not its
 // users. What a client needs ordered is a change to topic X against the dispatches to X (a member allowed to view a
 // channel gets its messages from then on; one removed, none after) and against other changes to X (the same user
@@ -28,18 +38,26 @@
 // members it has, where a lock per member made a large guild's transaction overflow PostgreSQL's lock table
 // (max_locks_per_transaction x max_connections: "out of shared memory").
 //
-// Redis away: writes commit, rows pile up; the sweeper (every node, every SWEEP_MS) relays once a row is older than
-// ORPHAN_MS, in id order, when Redis is back; so does the next commit's relay.
+// Redis away: writes commit, rows pile up; the sweeper (every node, every SWEEP_MS) relays every partition once a row
+// is older than ORPHAN_MS, in id order, when Redis is back; so does the next commit's relay of a partition.
 import { randomUUID } from 'node:crypto'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { type CommitHolder, holdForCommit, transaction } from '../db/client'
 import type { Draft, GatewayLog } from './log'
-import { inPostgresTransaction, insertOutbox, oldestOutboxRow, relayOutbox } from './store'
+import {
+  inPostgresTransaction,
+  insertOutbox,
+  oldestOutboxRow,
+  type OutboxEvent,
+  outboxPartitions,
+  relayOutbox,
+  WiderRelay,
+} from './store'
 import { mark, tracing, wallMs } from './trace'
 
 /** How long an answer waits for the relay of its events after COMMIT. */
-const RELAY_WAIT_MS = 200
+export const RELAY_WAIT_MS = 200
 /** A row this old has lost its relay (its node died, or Redis was away): the sweeper relays it. */
 export const ORPHAN_MS = 5000
 const SWEEP_MS = 2000
@@ -48,13 +66,38 @@ const BATCH = 500
 /** How long relayed events' dedupe keys wait to be deleted together. */
 const FORGET_MS = 100
 
-type Held = { eventId: string; draft: Draft }
+/**
+ * Partitions of the outbox: each is relayed on its own, side by side with the others. A key always falls in the same
+ * one on every node (partitionOf): changing the number moves keys, so nodes of one cluster must agree on it (a node
+ * that relays with another count keeps no order for the keys that moved while rows of theirs wait).
+ */
+export const PARTITIONS = 64
+/**
+ * How many times a relay widens to the partitions its rows' entries span (store.ts WiderRelay): each widening adds a
+ * partition at least, so by then it holds them all.
+ */
+const WIDENINGS = PARTITIONS
+
+/** A key's partition: 32-bit FNV-1a of its UTF-16 code units, modulo PARTITIONS. */
+export function partitionOf(key: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return (h >>> 0) % PARTITIONS
+}
+
+type Held = { eventId: string; draft: Draft; parts?: number[] }
 type Run = Parameters<NonNullable<CommitHolder<Held>['behind']>>[1]
 
 /** The locks an entry takes (see the top): its topics, or its user. */
 export function keysOf(draft: Draft): string[] {
   switch (draft.kind) {
-    case 'dispatch':
+    case 'dispatch': {
+      // An application's topic is an audience, not an ordered stream: each dispatch to it is to a lobby as well
+      // (lobbies/effects.ts lobbyAudience), whose key keeps its bot sessions' order per lobby, as for every member.
+      // Keyed too, every write to any lobby of one application would queue on one key and one partition.
+      const own = draft.topics.filter((topic) => !topic.startsWith('app:'))
+      return own.length > 0 ? own : draft.topics
+    }
     case 'subscribe-users':
     case 'unsubscribe-users':
       return draft.topics
@@ -94,30 +137,40 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
       process.kill(process.pid, 'SIGKILL')
   }
   /**
-   * One relay step in a transaction `run` runs: the oldest rows, appended in id order. `taken` is called when the rows
-   * are there, `appended` once they are in the log (before the step's COMMIT, which only deletes them). Returns how
-   * many rows it relayed.
+   * One relay step of the partitions `parts` in a transaction `run` runs: their oldest rows, appended in id order,
+   * widened to every partition their entries span (WiderRelay: then in transactions of its own). `taken` is called
+   * when the rows are there, `appended` once they are in the log (before the step's COMMIT, which only deletes them).
+   * Returns how many rows it relayed.
    */
-  const relayStep = async (run: Run, on?: { taken(): void; appended(rows: number): void }): Promise<number> => {
-    let ids: string[] = []
-    const n = await relayOutbox(
-      BATCH,
-      async (rows) => {
+  const relayStep = async (
+    parts: number[],
+    run: Run,
+    on?: { taken(): void; appended(rows: number): void },
+  ): Promise<number> => {
+    for (let widened = 0; ; widened++) {
+      let ids: string[] = []
+      const relay = async (events: OutboxEvent[]) => {
         on?.taken()
-        ids = rows.map((r) => r.eventId)
+        ids = events.map((e) => e.eventId)
         const selected = tracing ? wallMs() : 0
         await Promise.all(
-          rows.map((r) => {
-            const appended = gatewayLog.appendInOrder(r.eventId, JSON.parse(r.entry) as Draft)
-            return tracing ? appended.then((seq) => traceRelay(seq, r.eventId, selected)) : appended
+          events.map((e) => {
+            const appended = gatewayLog.appendInOrder(e.eventId, JSON.parse(e.entry) as Draft)
+            return tracing ? appended.then((seq) => traceRelay(seq, e.eventId, selected)) : appended
           }),
         )
-        on?.appended(rows.length)
-      },
-      run,
-    )
-    if (n > 0) forgetLater(ids)
-    return n
+        on?.appended(events.length)
+      }
+      try {
+        const n = await relayOutbox(parts, BATCH, relay, run)
+        if (n > 0) forgetLater(ids)
+        return n
+      } catch (error) {
+        if (!(error instanceof WiderRelay) || widened >= WIDENINGS) throw error
+        parts = error.parts
+        run = transaction
+      }
+    }
   }
   // Committed: their dedupe keys are no longer needed. Deleted together every FORGET_MS rather than one command per
   // relay step, which each message's step paid beside the next request (if this fails, they lapse by themselves).
@@ -134,8 +187,9 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
     forgetting.push(...ids)
     forgetTimer ??= setTimeout(forgetNow, FORGET_MS)
   }
+  /** Every partition that holds rows now, one after another (a partition's step waits for its relay elsewhere). */
   const relayAll = async () => {
-    while ((await relayStep(transaction)) === BATCH) {}
+    for (const part of await outboxPartitions()) while ((await relayStep([part], transaction)) === BATCH) {}
   }
   const traceRelay = (seq: number, eventId: string, selected: number) => {
     const appended = wallMs()
@@ -177,34 +231,35 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
     return done
   }
 
-  // A relay step behind a COMMIT (on PostgreSQL its take goes out with the COMMIT: db/pg/client.ts runOn), one at a
-  // time on this node: beside it, and while relays fail, commits ask the relay loop, which one pool connection runs.
-  let behindRunning = false
+  // A relay step behind a COMMIT (on PostgreSQL its take goes out with the COMMIT: db/pg/client.ts runOn) of the
+  // partitions of the COMMIT's rows: it waits only for a relay of one of them elsewhere (which took rows committed
+  // before this COMMIT of theirs), never for relays of other partitions. While relays fail, commits ask the relay loop.
   const holder: CommitHolder<Held, boolean> = {
     before(items) {
       if (tracing) for (const i of items) traced.set(i.eventId, [wallMs(), 0])
+      // An entry without keys goes with the transaction's first partition (no order to keep: it adds no relay).
+      const keyed = items.map((i) => [...new Set(keysOf(i.draft).map(partitionOf))].sort((a, b) => a - b))
+      const home = keyed.find((parts) => parts.length > 0)?.[0] ?? partitionOf(items[0].eventId)
+      items.forEach((i, n) => {
+        i.parts = keyed[n].length ? keyed[n] : [home]
+      })
       return insertOutbox(
         items.flatMap((i) => keysOf(i.draft)),
-        items.map((i) => ({ eventId: i.eventId, entry: JSON.stringify(i.draft) })),
+        items.map((i) => ({ eventId: i.eventId, entry: JSON.stringify(i.draft), parts: i.parts! })),
         clock.now(),
       )
     },
-    // Resolves true once this COMMIT's rows are in the log (the step took every row there was, or they were taken
-    // by a relay that had ended), false when the relay loop must be asked: a step that took a full BATCH may have
-    // left this COMMIT's rows behind older ones (a backlog, a batch of many writes).
+    // Resolves true once this COMMIT's rows are in the log (the step took every row its partitions held), false when
+    // the relay loop must be asked: a step that took a full BATCH may have left them behind older ones (a backlog).
     behind(items, run) {
-      if (failing || behindRunning) return undefined
-      behindRunning = true
+      if (failing) return undefined
+      const parts = [...new Set(items.flatMap((i) => i.parts ?? []))]
       const { promise, resolve } = Promise.withResolvers<boolean>()
       // The rows come after the COMMIT's answer: a test's death (after COMMIT, before any relay) comes first.
-      relayStep(run, { taken: () => dieIfAsked(items), appended: (rows) => resolve(rows < BATCH) })
-        .then(
-          (n) => resolve(n < BATCH),
-          () => resolve(false),
-        )
-        .finally(() => {
-          behindRunning = false
-        })
+      relayStep(parts, run, { taken: () => dieIfAsked(items), appended: (rows) => resolve(rows < BATCH) }).then(
+        (n) => resolve(n < BATCH),
+        () => resolve(false),
+      )
       return promise
     },
     async after(items, behind) {

@@ -15,6 +15,7 @@ import m12 from '../../drizzle/0012_schema.sql' with { type: 'text' }
 import m13 from '../../drizzle/0013_schema.sql' with { type: 'text' }
 import m14 from '../../drizzle/0014_schema.sql' with { type: 'text' }
 import m15 from '../../drizzle/0015_schema.sql' with { type: 'text' }
+import m16 from '../../drizzle/0016_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -35,4 +36,5 @@ export const sqlByTag: Record<string, string> = {
   '0013_schema': m13,
   '0014_schema': m14,
   '0015_schema': m15,
+  '0016_schema': m16,
 }

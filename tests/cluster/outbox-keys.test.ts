@@ -1,6 +1,7 @@
 // The locks an outbox entry takes before its transaction's COMMIT (src/cluster/outbox.ts keysOf, reasons at its top):
 // a subscription change locks its topics (ordered against their dispatches), never its users, so a guild change that
-// re-follows thousands of members takes as many locks as the guild has topics.
+// re-follows thousands of members takes as many locks as the guild has topics; a lobby's dispatch locks the lobby's
+// topic, not its application's.
 import { describe, expect, test } from 'bun:test'
 import type { Draft } from '../../src/cluster/log'
 import { keysOf } from '../../src/cluster/outbox'
@@ -26,6 +27,18 @@ describe('the lock keys of an outbox entry', () => {
       'channel:2',
     ])
     expect(keysOf({ kind: 'unsubscribe-user', userId: '7', topic: 'channel:2' })).toEqual(['channel:2'])
+  })
+
+  test('a lobby’s dispatch: the lobby’s topic, not its application’s (every lobby of the app would share it)', () => {
+    const lobbyEvent: Draft = {
+      kind: 'dispatch',
+      topics: ['lobby:5', 'app:9'],
+      type: 'LOBBY_MESSAGE_CREATE',
+      data: '{}',
+    }
+    expect(keysOf(lobbyEvent)).toEqual(['lobby:5'])
+    // One to the application alone (none today) keeps its order.
+    expect(keysOf({ ...lobbyEvent, topics: ['app:9'] })).toEqual(['app:9'])
   })
 
   test('what is meant for one user’s sessions keeps the user’s key', () => {

@@ -1,12 +1,14 @@
 // suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The relay step right behind a write's COMMIT (src/cluster/outbox.ts behind, db/pg/client.ts runOn) and what waits on
 // relays, with two real nodes:
-// - a step takes the oldest BATCH (500) rows: when older rows fill it (a backlog: a dead node's rows, a batch of many
-//   writes), the write's own rows are left, and the relay loop is asked for them; they never wait for the sweeper;
+// - a step takes the oldest BATCH (500) rows of its partitions: when older rows fill it (a backlog in the write's
+//   partition: a dead node's rows, a batch of many writes), the write's own rows are left, and the relay loop is asked
+//   for them; they never wait for the sweeper;
 // - a member removed through one node, while the relays stall (Redis away, a relay waiting for row locks): the other
 //   node still holds the member list cached (its invalidation waits in the outbox with the event), and the removed
 //   member's message (or read) through it must still be refused.
 import { describe, expect, test } from 'bun:test'
+import { PARTITIONS, partitionOf } from '../../src/cluster/outbox'
 import { cli } from '../ops/process-helpers'
 import { call, present, useNodes } from './harness'
 
@@ -47,13 +49,15 @@ async function bearerThrough(node: { url: string }, user: { token: string }, sco
 }
 
 describe.skipIf(!present)('the relay behind a COMMIT', () => {
-  test('a commit behind 500 older rows: its own rows are relayed by the loop at once, not left for the sweeper', async () => {
+  test('a commit behind 500 older rows of its partition: its own rows are relayed by the loop at once, not left for the sweeper', async () => {
     const [a, c] = cluster.nodes
-    const { sockets, post } = await cluster.lobbyWithSockets([a, c])
+    const { id, sockets, post } = await cluster.lobbyWithSockets([a, c])
     await Bun.sleep(300) // what the setup's writes relay is done
     const now = Date.now()
-    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at)
-      SELECT 'backlog-' || n || '-' || ${now}, ${FILLER}, ${now} FROM generate_series(1, 500) AS n`
+    const part = partitionOf(`lobby:${id}`)
+    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at, part, parts)
+      SELECT 'backlog-' || n || '-' || ${now}, ${FILLER}, ${now}, ${part}, ${String(part)}
+      FROM generate_series(1, 500) AS n`
     expect((await post(a, 'behind a backlog')).status).toBe(201)
     // The sweeper would take it only once the oldest row is ~5 s old; a relay the commit asks for takes it at once.
     for (const s of sockets) await s.waitFor((f) => f.d?.content === 'behind a backlog', 2500)
@@ -71,14 +75,15 @@ describe.skipIf(!present)('the relay behind a COMMIT', () => {
       call(node, 'POST', `/lobbies/${id}/messages`, bearer, { content })
     expect((await postAs(c, 'a member')).status).toBe(201)
     expect((await call(c, 'GET', `/lobbies/${id}/messages`, bearer)).status).toBe(200) // c holds the member list now
-    // Relays stall: the oldest row is locked, and every relay waits for it (as one waits for a relay elsewhere).
+    // Relays stall: a row of each partition is locked, and every relay waits for it (as one waits for a relay of its
+    // partition elsewhere).
     const now = Date.now()
-    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at)
-      VALUES (${`stall-${now}`}, ${FILLER}, ${now})`
+    await cluster.database.sql`INSERT INTO gateway_outbox (event_id, entry, created_at, part, parts)
+      SELECT ${`stall-${now}-`} || p, ${FILLER}, ${now}, p, p::text FROM generate_series(0, ${PARTITIONS - 1}) AS p`
     const held = Promise.withResolvers<void>()
     const locked = Promise.withResolvers<void>()
     const holding = cluster.database.sql.begin(async (tx) => {
-      await tx`SELECT id FROM gateway_outbox WHERE event_id = ${`stall-${now}`} FOR UPDATE`
+      await tx`SELECT id FROM gateway_outbox WHERE event_id LIKE ${`stall-${now}-%`} FOR UPDATE`
       locked.resolve()
       await held.promise
     })

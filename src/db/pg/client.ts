@@ -189,15 +189,32 @@ function settled(): Promise<void> {
   return underWay.size ? Promise.all([...underWay]).then(() => undefined) : Promise.resolve()
 }
 
-/** A transaction (runTransaction), counted in `underWay` until it has ended. */
-async function inTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>, reserved?: Reserved): Promise<T> {
+/**
+ * A transaction (runTransaction), counted in `underWay` until it has ended. With `detach`, it resolves at its COMMIT
+ * and hands its after-commit work (if any) to `detach` instead of waiting for it (a group-commit batch: the next one
+ * need not wait for this one's relay); it stays counted until that work is done.
+ */
+async function inTransaction<T>(
+  scope: WriteScope,
+  fn: (tx: DB) => T | Promise<T>,
+  reserved?: Reserved,
+  detach?: (after: Promise<void>) => void,
+): Promise<T> {
   const { promise, resolve } = Promise.withResolvers<void>()
   underWay.add(promise)
+  let after: Promise<void> | undefined
   try {
-    return await runTransaction(scope, fn, reserved)
+    return await runTransaction(scope, fn, reserved, detach && ((work) => (after = work)))
   } finally {
-    underWay.delete(promise)
-    resolve()
+    const ended = () => {
+      underWay.delete(promise)
+      resolve()
+    }
+    if (after === undefined) ended()
+    else {
+      after.then(ended, ended)
+      detach?.(after)
+    }
   }
 }
 
@@ -214,7 +231,12 @@ function release(conn: Reserved): void {
  * fn in one transaction on a connection of its own (`reserved`: that one, and no run again), in `scope`; the scope ends
  * after COMMIT or ROLLBACK. Serialization failures and deadlocks run it again on a new connection.
  */
-async function runTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>, reserved?: Reserved): Promise<T> {
+async function runTransaction<T>(
+  scope: WriteScope,
+  fn: (tx: DB) => T | Promise<T>,
+  reserved?: Reserved,
+  detach?: (after: Promise<void>) => void,
+): Promise<T> {
   let value: T
   let behind: BehindResults | undefined
   const attempt = async (conn: Reserved) => {
@@ -237,7 +259,10 @@ async function runTransaction<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<
     endWrite(scope)
   }
   const after = afterCommit(scope, behind)
-  if (after !== undefined) await after
+  if (after !== undefined) {
+    if (detach) detach(after)
+    else await after
+  }
   return value
 }
 
@@ -442,53 +467,65 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
   // Independent writes side by side: their statements go out without waiting for each other's answers.
   const together = !savepoints && batch.length > 1 && batch.every((q) => q.independent)
   scope.pipelined = together
+  // The batch's after-commit work (its events' relay): its writes are answered once it is done, while the next batch
+  // goes on at once (each write's answer waits for its own relay only, not the queue for a relay before it).
+  let after: Promise<void> | undefined
   try {
-    await inTransaction(scope, async (tx) => {
-      results = []
-      scope.batch = true
-      const { client } = scope.server as { client: Sql }
-      if (together) {
-        const writes = batch.map(() => apart(scope))
-        const settled = await Promise.allSettled(batch.map((q, i) => scopes.run(writes[i].scope, async () => q.fn(tx))))
-        const failed = settled.find((s) => s.status === 'rejected')
-        if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
-        if (scope.unpipeline) throw new Error('a write asked for a savepoint') // the same
-        for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
-        // What each write holds for the COMMIT (its dispatches), in the writes' order; what each sent, for its answer.
-        for (const w of writes) {
-          scope.held?.push(...w.held)
-          scope.sent?.push(...w.sent)
+    await inTransaction(
+      scope,
+      async (tx) => {
+        results = []
+        scope.batch = true
+        const { client } = scope.server as { client: Sql }
+        if (together) {
+          const writes = batch.map(() => apart(scope))
+          const settled = await Promise.allSettled(
+            batch.map((q, i) => scopes.run(writes[i].scope, async () => q.fn(tx))),
+          )
+          const failed = settled.find((s) => s.status === 'rejected')
+          if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
+          if (scope.unpipeline) throw new Error('a write asked for a savepoint') // the same
+          for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
+          // What each write holds for the COMMIT (its dispatches), in the writes' order; what each sent, for its answer.
+          for (const w of writes) {
+            scope.held?.push(...w.held)
+            scope.sent?.push(...w.sent)
+          }
         }
-      }
-      for (const q of together ? [] : batch) {
-        if (!savepoints) {
-          results.push({ ok: true, value: await q.fn(tx) })
-          continue
+        for (const q of together ? [] : batch) {
+          if (!savepoints) {
+            results.push({ ok: true, value: await q.fn(tx) })
+            continue
+          }
+          const mark = heldMark(scope)
+          const sent = sentSince(scope)
+          await client.unsafe('SAVEPOINT queued')
+          try {
+            const value = await q.fn(tx)
+            await sent.answered()
+            results.push({ ok: true, value })
+            await client.unsafe('RELEASE queued')
+          } catch (error) {
+            sent.drop()
+            await client.unsafe('ROLLBACK TO queued')
+            await client.unsafe('RELEASE queued')
+            dropHeldSince(scope, mark)
+            results.push({ ok: false, value: error })
+          }
         }
-        const mark = heldMark(scope)
-        const sent = sentSince(scope)
-        await client.unsafe('SAVEPOINT queued')
-        try {
-          const value = await q.fn(tx)
-          await sent.answered()
-          results.push({ ok: true, value })
-          await client.unsafe('RELEASE queued')
-        } catch (error) {
-          sent.drop()
-          await client.unsafe('ROLLBACK TO queued')
-          await client.unsafe('RELEASE queued')
-          dropHeldSince(scope, mark)
-          results.push({ ok: false, value: error })
+        scope.batch = false
+        // The batch's deferred writes go out with its COMMIT (runOn), in the same round trip.
+        for (const end of batchEnds()) {
+          const flushed = Promise.resolve(end.flush())
+          flushed.catch(() => {})
+          scope.sent?.push(flushed)
         }
-      }
-      scope.batch = false
-      // The batch's deferred writes go out with its COMMIT (runOn), in the same round trip.
-      for (const end of batchEnds()) {
-        const flushed = Promise.resolve(end.flush())
-        flushed.catch(() => {})
-        scope.sent?.push(flushed)
-      }
-    })
+      },
+      undefined,
+      (work) => {
+        after = work
+      },
+    )
   } catch (error) {
     scope.batch = false
     for (const end of batchEnds()) end.discard()
@@ -497,7 +534,10 @@ async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> 
     for (const q of batch) q.reject(error)
     return true
   }
-  batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
+  const answer = () =>
+    batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
+  if (after) after.then(answer, answer)
+  else answer()
   return true
 }
 
