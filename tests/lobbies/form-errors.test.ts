@@ -23,7 +23,7 @@ test('one error per wrong-typed field, at its path, on POST, PATCH, PUT, bulk an
     ['POST', '/lobbies', bot, { members: 'not-an-array' }, { members: ['LIST_TYPE_CONVERT'] }],
     ['POST', '/lobbies', bot, { members: { 0: { id: '1' } } }, { members: ['LIST_TYPE_CONVERT'] }],
     ['POST', '/lobbies', bot, { members: ['not-an-object'] }, { 'members.0': ['DICT_TYPE_CONVERT'] }],
-    ['POST', '/lobbies', bot, { members: [{ id: ['1', '2'] }] }, { 'members.0.id': ['BASE_TYPE_STRING'] }],
+    ['POST', '/lobbies', bot, { members: [{ id: ['1', '2'] }] }, { 'members.0.id': ['NUMBER_TYPE_COERCE'] }],
     ['POST', '/lobbies', bot, { metadata: 'text' }, { metadata: ['DICT_TYPE_CONVERT'] }],
     ['POST', '/lobbies', bot, { metadata: { a: ['x'] } }, { 'metadata.a': ['BASE_TYPE_STRING'] }],
     [
@@ -49,7 +49,7 @@ test('one error per wrong-typed field, at its path, on POST, PATCH, PUT, bulk an
       ['x', 'y'],
       { '0': ['DICT_TYPE_CONVERT'], '1': ['DICT_TYPE_CONVERT'] },
     ],
-    ['POST', `/lobbies/${lobby.id}/members/bulk`, bot, [{ id: { a: 1 } }], { '0.id': ['BASE_TYPE_STRING'] }],
+    ['POST', `/lobbies/${lobby.id}/members/bulk`, bot, [{ id: { a: 1 } }], { '0.id': ['NUMBER_TYPE_COERCE'] }],
     ['POST', `/lobbies/${lobby.id}/messages`, bot, { content: ['h', 'i'] }, { content: ['BASE_TYPE_STRING'] }],
     ['POST', `/lobbies/${lobby.id}/messages`, bot, { content: 'hi', tts: 'abc' }, { tts: ['BOOLEAN_TYPE_CONVERT'] }],
   ]
