@@ -153,7 +153,7 @@ describe('handshake', () => {
     expect((await c.waitForOp(11)).d).toBeNull()
   })
 
-  test('a heartbeat is acknowledged at once while an earlier message of the socket is still being handled', async () => {
+  test('a heartbeat is acknowledged at once while an earlier message of the socket is being handled', async () => {
     // The socket's messages are handled in order, but a heartbeat only says the socket is alive: queued behind a
     // handler that takes seconds (a call's first join on a busy machine) it made a live client time out (4009).
     const SLOW_OP = 250

@@ -4,6 +4,7 @@
 // shows who is in the call and the chat shows messages as they are sent; a non-member's page has no call to join.
 import { describe, expect } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
+import { requestReconnect } from '../../src/gateway/server'
 import { stopAllCalls } from '../../src/voice/calls'
 import { api, makeUser } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -15,15 +16,26 @@ const web = await useBrowser([
   '--allow-loopback-in-peer-connection',
 ])
 
-/** Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics. */
+/**
+ * Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics; the Gateway
+ * sockets it opens are counted in window.__sockets.
+ */
 const RECORD_PEER_CONNECTIONS = () => {
   const w = globalThis as any
   w.__pcs = []
+  w.__sockets = 0
   const Original = w.RTCPeerConnection
   w.RTCPeerConnection = class extends Original {
     constructor(...args: any[]) {
       super(...args)
       w.__pcs.push(this)
+    }
+  }
+  const OriginalSocket = w.WebSocket
+  w.WebSocket = class extends OriginalSocket {
+    constructor(...args: any[]) {
+      super(...args)
+      w.__sockets += 1
     }
   }
 }
@@ -148,6 +160,15 @@ describe('lobby page', () => {
         await Promise.all([join(a.page), join(b.page)])
         await everyoneHears([a, b])
         await row(a.page, b.id).and(a.page.locator('[data-connected="true"]')).waitFor()
+
+        // A's Gateway connection drops (op 7 here; a server too busy to answer a heartbeat in time closes it the same
+        // way): the page resumes its session on a new socket and the call goes on, on the same peer connection.
+        requestReconnect(a.id)
+        await a.page.waitForFunction(() => (globalThis as any).__sockets === 2)
+        await expectText(a.page.locator('#connection'), 'Connected.')
+        await everyoneHears([a, b])
+        expect(await a.page.locator('#call-state').getAttribute('data-state')).toBe('connected')
+        expect((await stats(a.page))?.connections).toBe(1)
 
         // A third joins: the server re-offers to the first two, and everyone hears everyone.
         await join(c.page)

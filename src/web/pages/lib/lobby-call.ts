@@ -94,7 +94,10 @@ export class LobbyCall {
     this.end('You left the call.', 'idle')
   }
 
-  /** The Gateway connection dropped: its session, and the call with it, is gone. */
+  /**
+   * The Gateway session is gone (a new one began, or the token was refused), and the call with it. A connection that
+   * dropped and resumed its session keeps the call: the peer connection never depended on the socket.
+   */
   dropped(): void {
     if (this.joined) this.end('The connection to the server dropped. Join again when it is back.')
   }
