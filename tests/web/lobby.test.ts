@@ -4,7 +4,10 @@
 // shows who is in the call and the chat shows messages as they are sent; a non-member's page has no call to join.
 import { describe, expect } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
+import { config } from '../../src/config'
+import { clock } from '../../src/core/clock'
 import { requestReconnect } from '../../src/gateway/server'
+import { sessionsOfUser } from '../../src/gateway/sessions'
 import { stopAllCalls } from '../../src/voice/calls'
 import { api, makeUser } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -232,6 +235,32 @@ describe('lobby page', () => {
       }
     },
     60_000,
+  )
+
+  browserTest(
+    web,
+    'a Gateway session the page could not resume ends its call: a new session has none',
+    async (page) => {
+      const { bot, players } = await setup(1)
+      const me = players[0]!
+      const lobby = await createLobby(bot, { members: [{ id: me.id }] })
+      try {
+        await openLobby(page, me.token, lobby.id)
+        await join(page)
+        requestReconnect(me.id)
+        // Once the socket is closed, the session waits for a resume; past the resume window it is gone.
+        while (sessionsOfUser(me.id).some((s) => s.ws)) await Bun.sleep(20)
+        clock.advance(config().gatewayResumeWindowMs + 1000)
+        await expectText(
+          page.locator('#call-state'),
+          'The connection to the server dropped. Join again when it is back.',
+        )
+        expect((await stats(page))?.state).toBe('closed')
+        await expectText(page.locator('#connection'), 'Connected.')
+      } finally {
+        await stopAllCalls()
+      }
+    },
   )
 
   browserTest(web, 'a non-member opens the lobby page: told so, with no call to join', async (page) => {
