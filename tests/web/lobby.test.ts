@@ -40,6 +40,14 @@ const RECORD_PEER_CONNECTIONS = () => {
       super(...args)
       w.__sockets += 1
     }
+    // window.__loseAnswer: the next answer (op 100) is lost, as on a socket that dies with it unread.
+    send(data: any) {
+      if (w.__loseAnswer && typeof data === 'string' && data.startsWith('{"op":100,')) {
+        w.__loseAnswer = false
+        return
+      }
+      super.send(data)
+    }
   }
 }
 
@@ -235,6 +243,35 @@ describe('lobby page', () => {
       }
     },
     60_000,
+  )
+
+  browserTest(
+    web,
+    'an answer lost with a dying Gateway socket is sent again once the session resumes',
+    async (first, context) => {
+      const { bot, players } = await setup(2)
+      const lobby = await createLobby(bot, { members: players.map((p) => ({ id: p.id })) })
+      const [a, b] = [
+        { id: players[0]!.id, page: first },
+        { id: players[1]!.id, page: await pageIn(context) },
+      ]
+      try {
+        await openLobby(a.page, players[0]!.token, lobby.id)
+        await openLobby(b.page, players[1]!.token, lobby.id)
+        await join(a.page)
+        // B's joining re-offers to A; A's answer is lost, then A's socket drops and the session resumes.
+        await a.page.evaluate(() => ((globalThis as any).__loseAnswer = true))
+        await join(b.page)
+        await a.page.waitForFunction(() => (globalThis as any).__loseAnswer === false)
+        const sockets = await a.page.evaluate(() => (globalThis as any).__sockets)
+        requestReconnect(a.id)
+        await a.page.waitForFunction((n) => (globalThis as any).__sockets > n, sockets)
+        await everyoneHears([a, b])
+      } finally {
+        await stopAllCalls()
+      }
+    },
+    45_000,
   )
 
   browserTest(

@@ -257,6 +257,7 @@ async function start() {
     // The same session (the call with it): what it missed was replayed.
     onResumed: () => {
       connection.textContent = 'Connected.'
+      call.resumed()
     },
     onDispatch,
     onDown: (willRetry) => {
