@@ -94,7 +94,7 @@ class Connection {
   /** `?compress=zlib-stream`: every frame to this socket goes through its own zlib context. */
   zlib?: ZlibStream = undefined
   /** While a message is being handled (handlers await the stores): the ones that came since, handled next in order. */
-  backlog?: (string | Buffer)[] = undefined
+  backlog?: unknown[] = undefined
 
   constructor(
     readonly version: number,
@@ -780,11 +780,7 @@ async function onMessage(ws: Socket, conn: Connection, message: unknown): Promis
   if (JSON.stringify(message).length > MAX_INBOUND_BYTES) return close(ws, Close.DecodeError, 'Payload too large')
   const { op, d } = message as { op?: unknown; d?: unknown }
   if (typeof op !== 'number') return close(ws, Close.DecodeError, 'Decode error')
-  if (op === Op.Heartbeat || op === QOS_HEARTBEAT) {
-    conn.beatBy = heartbeatDeadline()
-    send(ws, frame(Op.HeartbeatAck, null))
-    return
-  }
+  if (op === Op.Heartbeat || op === QOS_HEARTBEAT) return beat(ws, conn)
   if (op === Op.Identify || op === Op.Resume) {
     if (conn.session || conn.identifying) return close(ws, Close.AlreadyAuthenticated, 'Already authenticated')
     conn.identifying = true
@@ -904,18 +900,35 @@ function onRawMessage(raw: Socket, conn: Connection, message: string | Buffer): 
   conn.frames += 1
   if (conn.frames > framesPerWindow(config().gatewayHeartbeatMs))
     return close(raw, Close.RateLimited, 'You are being rate limited.')
+  const decoded = decodeFrame(message)
+  // A heartbeat is answered as it comes, not behind the messages before it: it says the socket is alive, and a handler
+  // that takes seconds (a call's first join on a busy machine) must not make a live client look dead (4009) or miss
+  // its ack (a client then drops the connection and, with it, e.g. its lobby call).
+  if (typeof message === 'string' && message.length <= MAX_INBOUND_BYTES && isHeartbeat(decoded)) return beat(raw, conn)
   if (conn.backlog) {
-    conn.backlog.push(message)
+    conn.backlog.push(decoded)
     return
   }
   conn.backlog = []
-  void handleInOrder(raw, conn, message)
+  void handleInOrder(raw, conn, decoded)
 }
 
-async function handleInOrder(raw: Socket, conn: Connection, first: string | Buffer): Promise<void> {
-  for (let message: string | Buffer | undefined = first; message !== undefined; message = conn.backlog?.shift()) {
+function isHeartbeat(frame: unknown): boolean {
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return false
+  const { op } = frame as { op?: unknown }
+  return op === Op.Heartbeat || op === QOS_HEARTBEAT
+}
+
+function beat(ws: Socket, conn: Connection): void {
+  conn.beatBy = heartbeatDeadline()
+  send(ws, frame(Op.HeartbeatAck, null))
+}
+
+async function handleInOrder(raw: Socket, conn: Connection, first: unknown): Promise<void> {
+  // A decoded frame is never undefined (JSON has no such value): undefined is the end of the backlog.
+  for (let message: unknown = first; message !== undefined; message = conn.backlog?.shift()) {
     try {
-      await onMessage(raw, conn, decodeFrame(message))
+      await onMessage(raw, conn, message)
     } catch (error) {
       log.error('gateway message failed', { error: String(error) })
       close(raw, Close.UnknownError, 'Unknown error')

@@ -4,7 +4,7 @@ import { clock } from '../../src/core/clock'
 import { sha256Hex, randomToken } from '../../src/core/crypto'
 import { snowflake } from '../../src/core/snowflake'
 import { write } from '../../src/db/client'
-import { audiences, events, topics } from '../../src/gateway/bus'
+import { audiences, events, onOpcode, topics, wiring } from '../../src/gateway/bus'
 import { oauth2Tokens } from '../../src/oauth2/tables'
 import { tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
@@ -151,6 +151,37 @@ describe('handshake', () => {
     const c = await connect({ heartbeat: false })
     c.send(1, null)
     expect((await c.waitForOp(11)).d).toBeNull()
+  })
+
+  test('a heartbeat is acknowledged at once while an earlier message of the socket is being handled', async () => {
+    // The socket's messages are handled in order, but a heartbeat only says the socket is alive: queued behind a
+    // handler that takes seconds (a call's first join on a busy machine) it made a live client time out (4009).
+    const SLOW_OP = 250
+    let release!: () => void
+    const handled: string[] = []
+    onOpcode(SLOW_OP, async () => {
+      await new Promise<void>((resolve) => (release = resolve))
+      handled.push('slow')
+    })
+    try {
+      const user = await makeUser()
+      const c = await connect({ heartbeat: false })
+      await c.identify(user.token)
+      const ack = (since: number) => c.waitFor((f) => f.op === 11, 1000, { since })
+      c.send(SLOW_OP, null)
+      let since = c.frames.length
+      c.send(1, null)
+      expect((await ack(since)).d).toBeNull()
+      expect(handled).toEqual([])
+      release()
+      since = c.frames.length
+      c.send(1, null)
+      await ack(since)
+      expect(handled).toEqual(['slow'])
+    } finally {
+      wiring().opHandlers.delete(SLOW_OP)
+      release?.()
+    }
   })
 })
 

@@ -4,6 +4,10 @@
 // shows who is in the call and the chat shows messages as they are sent; a non-member's page has no call to join.
 import { describe, expect } from 'bun:test'
 import type { BrowserContext, Page } from 'playwright-core'
+import { config } from '../../src/config'
+import { clock } from '../../src/core/clock'
+import { requestReconnect } from '../../src/gateway/server'
+import { sessionsOfUser } from '../../src/gateway/sessions'
 import { stopAllCalls } from '../../src/voice/calls'
 import { api, makeUser } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -15,15 +19,34 @@ const web = await useBrowser([
   '--allow-loopback-in-peer-connection',
 ])
 
-/** Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics. */
+/**
+ * Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics; the Gateway
+ * sockets it opens are counted in window.__sockets.
+ */
 const RECORD_PEER_CONNECTIONS = () => {
   const w = globalThis as any
   w.__pcs = []
+  w.__sockets = 0
   const Original = w.RTCPeerConnection
   w.RTCPeerConnection = class extends Original {
     constructor(...args: any[]) {
       super(...args)
       w.__pcs.push(this)
+    }
+  }
+  const OriginalSocket = w.WebSocket
+  w.WebSocket = class extends OriginalSocket {
+    constructor(...args: any[]) {
+      super(...args)
+      w.__sockets += 1
+    }
+    // window.__loseAnswer: the next answer (op 100) is lost, as on a socket that dies with it unread.
+    send(data: any) {
+      if (w.__loseAnswer && typeof data === 'string' && data.startsWith('{"op":100,')) {
+        w.__loseAnswer = false
+        return
+      }
+      super.send(data)
     }
   }
 }
@@ -149,6 +172,16 @@ describe('lobby page', () => {
         await everyoneHears([a, b])
         await row(a.page, b.id).and(a.page.locator('[data-connected="true"]')).waitFor()
 
+        // A's Gateway connection drops (op 7 here; a server too busy to answer a heartbeat in time closes it the same
+        // way): the page resumes its session on a new socket and the call goes on, on the same peer connection.
+        const sockets = await a.page.evaluate(() => (globalThis as any).__sockets)
+        requestReconnect(a.id)
+        await a.page.waitForFunction((n) => (globalThis as any).__sockets > n, sockets)
+        await expectText(a.page.locator('#connection'), 'Connected.')
+        await everyoneHears([a, b])
+        expect(await a.page.locator('#call-state').getAttribute('data-state')).toBe('connected')
+        expect((await stats(a.page))?.connections).toBe(1)
+
         // A third joins: the server re-offers to the first two, and everyone hears everyone.
         await join(c.page)
         await everyoneHears([a, b, c])
@@ -210,6 +243,61 @@ describe('lobby page', () => {
       }
     },
     60_000,
+  )
+
+  browserTest(
+    web,
+    'an answer lost with a dying Gateway socket is sent again once the session resumes',
+    async (first, context) => {
+      const { bot, players } = await setup(2)
+      const lobby = await createLobby(bot, { members: players.map((p) => ({ id: p.id })) })
+      const [a, b] = [
+        { id: players[0]!.id, page: first },
+        { id: players[1]!.id, page: await pageIn(context) },
+      ]
+      try {
+        await openLobby(a.page, players[0]!.token, lobby.id)
+        await openLobby(b.page, players[1]!.token, lobby.id)
+        await join(a.page)
+        // B's joining re-offers to A; A's answer is lost, then A's socket drops and the session resumes.
+        await a.page.evaluate(() => ((globalThis as any).__loseAnswer = true))
+        await join(b.page)
+        await a.page.waitForFunction(() => (globalThis as any).__loseAnswer === false)
+        const sockets = await a.page.evaluate(() => (globalThis as any).__sockets)
+        requestReconnect(a.id)
+        await a.page.waitForFunction((n) => (globalThis as any).__sockets > n, sockets)
+        await everyoneHears([a, b])
+      } finally {
+        await stopAllCalls()
+      }
+    },
+    45_000,
+  )
+
+  browserTest(
+    web,
+    'a Gateway session the page could not resume ends its call: a new session has none',
+    async (page) => {
+      const { bot, players } = await setup(1)
+      const me = players[0]!
+      const lobby = await createLobby(bot, { members: [{ id: me.id }] })
+      try {
+        await openLobby(page, me.token, lobby.id)
+        await join(page)
+        requestReconnect(me.id)
+        // Once the socket is closed, the session waits for a resume; past the resume window it is gone.
+        while (sessionsOfUser(me.id).some((s) => s.ws)) await Bun.sleep(20)
+        clock.advance(config().gatewayResumeWindowMs + 1000)
+        await expectText(
+          page.locator('#call-state'),
+          'The connection to the server dropped. Join again when it is back.',
+        )
+        expect((await stats(page))?.state).toBe('closed')
+        await expectText(page.locator('#connection'), 'Connected.')
+      } finally {
+        await stopAllCalls()
+      }
+    },
   )
 
   browserTest(web, 'a non-member opens the lobby page: told so, with no call to join', async (page) => {

@@ -250,13 +250,19 @@ async function start() {
     onReady: () => {
       connection.textContent = 'Connected.'
       $('#lobby').removeAttribute('aria-busy')
-      // Whatever changed while the connection was down (or before it was up) is read again.
+      // A new session: a call of the old one ended with it. Whatever changed meanwhile (or before) is read again.
+      call.dropped()
       learnNames()
+    },
+    // The same session (the call with it): what it missed was replayed.
+    onResumed: () => {
+      connection.textContent = 'Connected.'
+      call.resumed()
     },
     onDispatch,
     onDown: (willRetry) => {
       connection.textContent = willRetry ? 'Connection lost; reconnecting…' : 'Your session ended. Log in again.'
-      call.dropped()
+      if (!willRetry) call.dropped()
     },
   })
   call = new LobbyCall(

@@ -35,20 +35,26 @@ export function currentSessionHash(timeoutMs = 5000): Promise<string | null> {
 }
 
 export type GatewayHandlers = {
-  /** Every dispatch (op 0) after READY. */
+  /** Every dispatch (op 0) after READY, and those a resume replays. */
   onDispatch: (type: string, data: any) => void
-  /** READY: a new Gateway session (after a reconnect too: whatever the page held on the old one is gone). */
+  /** READY: a new Gateway session (after a lost one too: whatever the page held on the old one is gone). */
   onReady?: (data: any) => void
-  /** The connection dropped; the client reconnects by itself unless `willRetry` is false (the token was refused). */
+  /** RESUMED: the same session on a new socket, with the dispatches missed meanwhile replayed before it. */
+  onResumed?: () => void
+  /** The connection dropped; it reconnects and resumes by itself unless `willRetry` is false (a refused token). */
   onDown?: (willRetry: boolean) => void
 }
 
 const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000]
+/** Frames kept for a resume while the socket is down (a call's answer and candidates); more are refused. */
+const MAX_WAITING = 100
 
 /**
  * A long-lived Gateway connection for a page: identify with the session token, heartbeat as Hello says (a missed
- * ack means a dead socket), and reconnect with backoff, identifying again (a new session: the page starts over from
- * READY). A refused token (4004) stops it.
+ * ack means a dead socket), and reconnect with backoff, resuming the session (op 6): a socket that dropped, e.g. on a
+ * server too busy to answer a heartbeat in time, costs the page nothing, its lobby call included. Only a session the
+ * server no longer has (op 9) means identifying again (a new session: the page starts over from READY). A refused
+ * token (4004) stops it.
  */
 export class GatewayConnection {
   private socket?: WebSocket
@@ -57,14 +63,21 @@ export class GatewayConnection {
   private acked = true
   private attempts = 0
   private stopped = false
+  /** The session to resume, from READY; cleared when the server no longer has it. */
+  private sessionId?: string
+  /** READY or RESUMED came on the current socket: frames go out. */
+  private live = false
+  /** Frames sent while the session waits for its resume, sent after RESUMED. */
+  private waiting: string[] = []
 
   constructor(
     private readonly token: string,
     private readonly handlers: GatewayHandlers,
   ) {}
 
+  /** The session is up on an open socket. */
   get open(): boolean {
-    return this.socket?.readyState === WebSocket.OPEN
+    return this.live && this.socket?.readyState === WebSocket.OPEN
   }
 
   start(): void {
@@ -78,10 +91,18 @@ export class GatewayConnection {
     this.socket?.close(1000)
   }
 
-  /** Send an op; false when the socket is not open (the caller decides what that means). */
+  /**
+   * Send an op; while the session is between sockets it waits for the resume. False when there is no session to
+   * send it on (the caller decides what that means).
+   */
   send(op: number, d: unknown): boolean {
-    if (!this.open) return false
-    this.socket!.send(JSON.stringify({ op, d }))
+    const text = JSON.stringify({ op, d })
+    if (this.open) {
+      this.socket!.send(text)
+      return true
+    }
+    if (this.sessionId === undefined || this.waiting.length >= MAX_WAITING) return false
+    this.waiting.push(text)
     return true
   }
 
@@ -90,9 +111,16 @@ export class GatewayConnection {
       `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/gateway?v=9&encoding=json`,
     )
     this.socket = socket
-    this.seq = null
+    this.live = false
     socket.addEventListener('message', (event) => this.receive(socket, event))
     socket.addEventListener('close', (event) => this.closed(socket, event.code))
+  }
+
+  /** The session is gone: what waited for it goes with it, and the next socket identifies. */
+  private forget(): void {
+    this.sessionId = undefined
+    this.seq = null
+    this.waiting = []
   }
 
   private receive(socket: WebSocket, event: MessageEvent): void {
@@ -110,7 +138,7 @@ export class GatewayConnection {
         this.acked = true
         const beat = (delay: number) =>
           (this.beat = setTimeout(() => {
-            // No ack since the last beat: the connection is a zombie; close it and start again.
+            // No ack since the last beat: the connection is a zombie; close it and start again (resuming).
             if (!this.acked) return socket.close(4000)
             this.acked = false
             socket.send(JSON.stringify({ op: 1, d: this.seq }))
@@ -119,10 +147,11 @@ export class GatewayConnection {
         clearTimeout(this.beat)
         beat(Math.floor(interval * Math.random()))
         socket.send(
-          JSON.stringify({
-            op: 2,
-            d: { token: this.token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 },
-          }),
+          JSON.stringify(
+            this.sessionId !== undefined
+              ? { op: 6, d: { token: this.token, session_id: this.sessionId, seq: this.seq } }
+              : { op: 2, d: { token: this.token, properties: { os: 'web', browser: 'web', device: '' }, intents: 0 } },
+          ),
         )
         return
       }
@@ -132,13 +161,24 @@ export class GatewayConnection {
       case 1:
         socket.send(JSON.stringify({ op: 1, d: this.seq }))
         return
-      case 7: // Reconnect
       case 9: // Invalid session: identify again on a new socket
+        this.forget()
+        return socket.close(4000)
+      case 7: // Reconnect (and resume)
         return socket.close(4000)
       case 0:
         if (frame.t === 'READY') {
           this.attempts = 0
+          this.forget()
+          this.sessionId = typeof frame.d?.session_id === 'string' ? frame.d.session_id : undefined
+          this.seq = typeof frame.s === 'number' ? frame.s : null
+          this.live = true
           this.handlers.onReady?.(frame.d)
+        } else if (frame.t === 'RESUMED') {
+          this.attempts = 0
+          this.live = true
+          for (const text of this.waiting.splice(0)) socket.send(text)
+          this.handlers.onResumed?.()
         } else if (frame.t) this.handlers.onDispatch(frame.t, frame.d)
     }
   }
@@ -147,8 +187,10 @@ export class GatewayConnection {
     if (socket !== this.socket) return
     clearTimeout(this.beat)
     this.socket = undefined
+    this.live = false
     if (this.stopped) return
     const retry = code !== 4004
+    if (!retry) this.forget()
     this.handlers.onDown?.(retry)
     if (!retry) return
     setTimeout(() => this.stopped || this.connect(), RETRY_MS[Math.min(this.attempts++, RETRY_MS.length - 1)])

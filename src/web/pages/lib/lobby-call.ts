@@ -42,6 +42,8 @@ export class LobbyCall {
   private readonly speakers = new Set<string>()
   private readonly loudAt = new Map<string, number>()
   private joined = false
+  /** Op 100's data for the latest offer. */
+  private lastAnswer?: { lobby_id: string; revision: number; sdp: string }
   muted = false
 
   constructor(
@@ -94,7 +96,18 @@ export class LobbyCall {
     this.end('You left the call.', 'idle')
   }
 
-  /** The Gateway connection dropped: its session, and the call with it, is gone. */
+  /**
+   * The Gateway session resumed on a new socket. The latest answer goes again: sent on a socket that was dying, the
+   * server may never have read it (it ignores an answer to an offer it no longer awaits).
+   */
+  resumed(): void {
+    if (this.joined && this.lastAnswer) this.gateway.send(100, this.lastAnswer)
+  }
+
+  /**
+   * The Gateway session is gone (a new one began, or the token was refused), and the call with it. A connection that
+   * dropped and resumed its session keeps the call: the peer connection never depended on the socket.
+   */
   dropped(): void {
     if (this.joined) this.end('The connection to the server dropped. Join again when it is back.')
   }
@@ -177,7 +190,8 @@ export class LobbyCall {
     await pc.setLocalDescription(await pc.createAnswer())
     if (pc !== this.pc) return
     // Right away, without waiting for ICE gathering: the candidates follow with op 101.
-    this.gateway.send(100, { lobby_id: this.lobbyId, revision: offer.revision, sdp: pc.localDescription!.sdp })
+    this.lastAnswer = { lobby_id: this.lobbyId, revision: offer.revision, sdp: pc.localDescription!.sdp }
+    this.gateway.send(100, this.lastAnswer)
     this.slots = new Map(offer.slots.map((s) => [s.mid, s.user_id]))
     for (const user of this.speakers)
       if (user !== this.me && ![...this.slots.values()].includes(user)) this.setSpeaking(user, false)
@@ -221,6 +235,7 @@ export class LobbyCall {
 
   private end(message: string, state: CallState = 'ended'): void {
     this.joined = false
+    this.lastAnswer = undefined
     clearInterval(this.meter)
     this.pc?.close()
     this.pc = undefined
