@@ -178,7 +178,10 @@ describe('lobby calls', () => {
     const lastC = run.findLast((r) => r.user === c.userId)!
     const firstD = run.find((r) => r.user === d.userId)!
     expect(firstD.ssrc).toBe(lastC.ssrc)
-    expect(firstD.seq).toBe((lastC.seq + 1) & 0xffff)
+    // Continuous: d's first packet follows c's last. The run is what this receiver got, so c's last packet lost on
+    // the way (UDP; seen once with four suite processes on two cores) shows as a gap of 2, as a jitter buffer sees
+    // any loss; a restarted sequence would land anywhere in 65536.
+    expect([1, 2, 3]).toContain((firstD.seq - lastC.seq) & 0xffff)
     expect((firstD.timestamp - lastC.timestamp) >>> 0 > 0).toBe(true)
     await grows(d, a.userId)
   }, 30_000)
