@@ -6,6 +6,7 @@ import { config, setConfig } from '../../src/config'
 import { sessionsOfUser } from '../../src/gateway/sessions'
 import { api, resetWorld, server } from '../helpers'
 import { botInGuild as botInGuildOf } from '../guilds/helpers'
+import { until } from './waits'
 
 // The pacing and the 429 are the route limits' (off elsewhere in the suite: tests/preload.ts). The heartbeat interval
 // is Discord's: Discordeno keeps two of the Gateway's 120 frames a minute per heartbeat, and at the suite's 1 s it has
@@ -77,16 +78,6 @@ async function botInGuild() {
   const { url } = await server()
   const { app, bot: user, owner, guild, channelId } = await botInGuildOf('Discordeno guild')
   return { url, app, user, owner, guild, channelId }
-}
-
-async function until<T>(find: () => T | undefined, what: string, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const found = find()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`)
-    await Bun.sleep(10)
-  }
 }
 
 const rateLimited = (logs: string[]) => logs.filter((l) => l.includes('was ratelimited')).length

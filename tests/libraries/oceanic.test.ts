@@ -8,6 +8,7 @@ import { config } from '../../src/config'
 import { sessionsOfUser } from '../../src/gateway/sessions'
 import { botInGuild } from '../guilds/helpers'
 import { api, resetWorld, server } from '../helpers'
+import { within, until } from './waits'
 
 let client: Client | undefined
 afterEach(() => {
@@ -15,25 +16,6 @@ afterEach(() => {
   client = undefined
   resetWorld()
 })
-
-/** The promise, or an error naming what did not come within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: () => string): Promise<T> {
-  let timer: Timer | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no ${what()} within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
-}
-
-async function until<T>(find: () => T | undefined, what: string, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const found = find()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms} ms`)
-    await Bun.sleep(10)
-  }
-}
 
 test('a bot logs in at /gateway/ (READY, its guild), hears a message, sends one, and resumes after a dropped socket', async () => {
   const { url } = await server()
