@@ -261,11 +261,13 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
         resolve,
       }),
     )
-  const covers = (w: StepWaiter, gens: Map<number, number>) => [...gens].some(([p, g]) => (w.need.get(p) ?? g + 1) <= g)
+  /** Whether the step `g` of partition `p` is one `w` waits for (begun after it asked). */
+  const awaited = (w: StepWaiter, p: number, g: number) => (w.need.get(p) ?? g + 1) <= g
+  const covers = (w: StepWaiter, gens: Map<number, number>) => [...gens].some(([p, g]) => awaited(w, p, g))
   const covered = (gens: Map<number, number>, complete: boolean) => {
     for (const w of stepWaiters) {
       if (!covers(w, gens)) continue
-      for (const [p, g] of gens) if ((w.need.get(p) ?? g + 1) <= g) w.need.delete(p)
+      for (const [p, g] of gens) if (awaited(w, p, g)) w.need.delete(p)
       if (!complete) w.complete = false
       if (w.need.size === 0) {
         stepWaiters.delete(w)
@@ -277,9 +279,10 @@ export function startOutbox(gatewayLog: GatewayLog, { sweepMs = SWEEP_MS, orphan
   const step = (parts: number[], run: Run) => {
     const gens = new Map<number, number>()
     for (const p of parts) {
+      const g = (begun.get(p) ?? 0) + 1
       busy.add(p)
-      gens.set(p, (begun.get(p) ?? 0) + 1)
-      begun.set(p, gens.get(p)!)
+      begun.set(p, g)
+      gens.set(p, g)
     }
     let settled = false
     const settle = (complete: boolean) => {

@@ -70,7 +70,6 @@ const CLAIM_MARGIN_MS = 5_000
 export const STOP_AFTER_MS = 60 * 60_000
 
 type Destination = { url: string; origin: string; override: boolean }
-type Sending = { applicationId: string; origin: string; done: Promise<void> }
 
 /** What this module holds per service (core/app-context.ts). */
 const held = perApp(() => ({
@@ -86,7 +85,7 @@ const held = perApp(() => ({
   /** This node's name on the rows it claims. */
   owner: randomUUID(),
   /** The calls in flight, by row id, and how many per application. */
-  sending: new Map<number, Sending>(),
+  sending: new Map<number, Promise<void>>(),
   perApp: new Map<string, number>(),
   endpoints: new Endpoints(),
 }))
@@ -254,7 +253,7 @@ function send(row: LobbyEventDeliveryRow, to: Destination): void {
       kickEventDeliveries()
     }
   })()
-  st.sending.set(row.id, { applicationId: row.applicationId, origin: to.origin, done })
+  st.sending.set(row.id, done)
 }
 
 /**
@@ -337,6 +336,5 @@ export async function stopEventDeliveries(): Promise<void> {
 /** Tests (and stop): wait for the pass in progress and the calls in flight, and what they started. */
 export async function eventDeliveriesIdle(): Promise<void> {
   const st = held()
-  while (st.running !== undefined || st.sending.size > 0)
-    await Promise.all([st.running, ...[...st.sending.values()].map((s) => s.done)])
+  while (st.running !== undefined || st.sending.size > 0) await Promise.all([st.running, ...st.sending.values()])
 }
