@@ -59,3 +59,8 @@ export function isSnowflake(value: unknown): value is string {
   // Up to 18 digits always fits; only longer strings need the comparison (BigInt per call cost ~2 %).
   return value.length < 19 || BigInt(value) <= BigInt(MAX_SNOWFLAKE)
 }
+
+/** Any 64-bit id (1-20 digits, below 2^64): what a paging cursor or an operator's experiment definition may name. */
+export function isId64(value: string): boolean {
+  return /^\d{1,20}$/.test(value) && BigInt(value) < 2n ** 64n
+}

@@ -1,4 +1,5 @@
 // Validation with paths: every problem is collected as `<path>: <message>` (paths like `[3].populations[0].e`).
+import { isId64 } from '../core/snowflake'
 
 export const NAME_MAX = 128
 
@@ -51,7 +52,7 @@ export class Checker {
    * end past the clients' ids (below 2^63, core/snowflake.ts) and a definition that loaded before still loads.
    */
   snowflake(path: string, value: unknown): string | undefined {
-    return typeof value === 'string' && /^\d{1,20}$/.test(value) && BigInt(value) < 2n ** 64n
+    return typeof value === 'string' && isId64(value)
       ? value
       : this.fail(path, 'must be a snowflake (a string of digits)')
   }

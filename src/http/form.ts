@@ -3,15 +3,13 @@
 // name, so they are declared as strings and the error lands on the parameter (errors.limit._errors) as Discord's does.
 import { t } from 'elysia'
 import { formError } from '../core/errors'
-import { isSnowflake, MAX_SNOWFLAKE } from '../core/snowflake'
+import { isId64, isSnowflake, MAX_SNOWFLAKE } from '../core/snowflake'
 
 /** A query parameter as declared in a route's schema (documented, checked by `paging`). */
 export const queryString = (description: string) => t.Optional(t.String({ description }))
 
 export type Paging = { limit: number; before?: string; after?: string; around?: string }
 type Raw = { limit?: string; before?: string; after?: string; around?: string }
-
-const SNOWFLAKE = /^\d{1,20}$/
 
 /**
  * limit within [1, max] (default `fallback`), and snowflake cursors; 400 50035 naming each bad parameter, with those a
@@ -36,8 +34,7 @@ export function paging(
   for (const field of ['before', 'after', 'around'] as const) {
     const value = query[field]
     if (value === undefined || value === '') continue
-    if (!SNOWFLAKE.test(value) || BigInt(value) >= 2n ** 64n)
-      refused[field] = ['NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`]
+    if (!isId64(value)) refused[field] = ['NUMBER_TYPE_COERCE', `Value "${value.slice(0, 64)}" is not snowflake.`]
     // A cursor past every id (2^63 up to 2^64 - 1) is the last id: the page SQLite gave it (its CAST AS INTEGER
     // clamps), where PostgreSQL's cast to bigint would fail.
     else out[field] = isSnowflake(value) ? value : MAX_SNOWFLAKE
