@@ -31,7 +31,7 @@ import {
   Table,
 } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { log } from '../core/log'
 import { applyMigrations, SchemaTooNewError } from './migrate'
 
@@ -168,7 +168,7 @@ type Queued = {
 }
 
 /** What this service (core/app-context.ts) holds of its database: connections, the write mutex, the group-commit queue. */
-const own = perApp(() => ({
+const newDatabase = () => ({
   /** PostgreSQL's functions when the service runs on it (db/pg/client.ts). */
   backend: undefined as Backend | undefined,
   epoch: 0,
@@ -188,7 +188,13 @@ const own = perApp(() => ({
   queue: [] as Queued[],
   /** The stores' writes deferred to a batch's end (atBatchEnd). */
   batchEnds: [] as BatchEnd[],
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    database: ReturnType<typeof newDatabase>
+  }
+}
+const own = appState('database', newDatabase)
 
 /** The folder of a `:memory:` database's file (removed when it is closed). */
 

@@ -1,6 +1,6 @@
 // What GET /experiments, READY and the CLI ask of experiments: assignments for a user or fingerprint, the guild
 // experiment arrays, loading and showing definitions, and evaluating one experiment for one server or user.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { createFingerprint, honouredFingerprint } from '../accounts/fingerprints'
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
@@ -27,10 +27,16 @@ import { replaceDefinitions } from './store'
 // experiments); READY computes its arrays without keeping them (once per session).
 const assignedText = new Lru<string, string>(1024)
 /** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+const newExperiments = () => ({
   guildText: new Map<string, string>(),
   textsFrom: undefined as ExperimentSet | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    experiments: ReturnType<typeof newExperiments>
+  }
+}
+const held = appState('experiments', newExperiments)
 
 /** The current set, the text caches emptied when it is a new one. */
 async function textsOfCurrentSet(): Promise<ExperimentSet> {

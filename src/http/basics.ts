@@ -6,7 +6,7 @@
 // the one sent: Elysia's `set.status` stays 200 when a handler or the error hook returns its own Response, so the
 // hook reads the Response itself.
 import { loggableError } from '../db/errors'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { Elysia, StatusMap } from 'elysia'
 import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
@@ -32,10 +32,16 @@ export const UNMATCHED = '<unmatched>'
 const ID_PATTERN = /^[\w.:@+=-]{1,128}$/
 const idPrefix = crypto.randomUUID().slice(0, 8)
 /** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+const newHttpBasics = () => ({
   notFoundPage: undefined as NotFoundPage | undefined,
   idCounter: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    httpBasics: ReturnType<typeof newHttpBasics>
+  }
+}
+const held = appState('httpBasics', newHttpBasics)
 
 function requestId(header: string | null): string {
   return header !== null && ID_PATTERN.test(header) ? header : `${idPrefix}-${(++held().idCounter).toString(36)}`
