@@ -31,7 +31,6 @@ import { AsyncLocalStorage } from 'node:async_hooks'
  * What an App holds, one field per module that holds something: each module adds its own with
  * `declare module '<path to>/core/app' { interface AppState { name: Type } }` next to its `appState('name', init)`.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, module by module
 export interface AppState {}
 
 export class App {

@@ -14,6 +14,8 @@
 //   as they are;
 // - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
 //   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
+// The pool, its listener, the group-commit queue and the transactions under way are the App's (AppState.postgres):
+// two services of one process on two databases share none of them, and each closes its own.
 import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
 import {
   PgDatabase,
@@ -27,6 +29,7 @@ import {
 import { PostgresJsPreparedQuery, PostgresJsSession } from 'drizzle-orm/postgres-js/session'
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import postgres, { type ReservedSql, type Sql } from 'postgres'
+import { appState } from '../../core/app'
 import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
 import {
@@ -111,12 +114,36 @@ for (const builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase]) 
 // ---- The pool, the scopes' connections
 
 type Pg = PostgresJsDatabase
-let pool: Sql | undefined
-let poolDb: Pg | undefined
-let listener: Sql | undefined
-let changesSeen = 0
+
+/** What an App holds of its PostgreSQL database. */
+const newPostgres = () => ({
+  pool: undefined as Sql | undefined,
+  poolDb: undefined as Pg | undefined,
+  /** The connection that LISTENs on CHANGES_CHANNEL, and the NOTIFYs it got (dataVersion). */
+  listener: undefined as Sql | undefined,
+  changesSeen: 0,
+  /**
+   * Transactions under way (group-commit batches too), each settled once it rolled back, or committed and ran its
+   * after-commit work.
+   */
+  underWay: new Set<Promise<void>>(),
+  /** Writes waiting for the next group-commit batch. */
+  queue: [] as Queued[],
+  /** A batch is being committed: what is queued meanwhile waits for it and goes in the next one. */
+  committing: false,
+})
+declare module '../../core/app' {
+  interface AppState {
+    postgres: ReturnType<typeof newPostgres>
+  }
+}
+const pg = appState('postgres', newPostgres)
+
+/** How many Apps of this process have a pool open: the stores' tables go back to SQLite's when none has. */
+let poolsOpen = 0
 
 function open(): { sql: Sql; db: Pg } {
+  const { pool, poolDb } = pg()
   if (!pool || !poolDb) throw new Error('database is not open')
   return { sql: pool, db: poolDb }
 }
@@ -178,14 +205,9 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * Transactions under way in this process (group-commit batches too), each settled once it rolled back, or committed
- * and ran its after-commit work.
- */
-const underWay = new Set<Promise<void>>()
-
-/** Once every transaction under way now has ended, its after-commit work (events, session calls) done. */
+/** Once every transaction of this App under way now has ended, its after-commit work (events, session calls) done. */
 function settled(): Promise<void> {
+  const { underWay } = pg()
   return underWay.size ? Promise.all([...underWay]).then(() => undefined) : Promise.resolve()
 }
 
@@ -201,6 +223,7 @@ async function inTransaction<T>(
   detach?: (after: Promise<void>) => void,
 ): Promise<T> {
   const { promise, resolve } = Promise.withResolvers<void>()
+  const { underWay } = pg()
   underWay.add(promise)
   let after: Promise<void> | undefined
   try {
@@ -405,37 +428,39 @@ type Queued = {
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
 }
-let queue: Queued[] = []
-
-/** A batch is being committed: what is queued meanwhile waits for it and goes in the next one. */
-let committing = false
 
 /**
  * Group commit: the writes queued while no batch runs (one event-loop turn), or while one runs, share the next
- * transaction; one batch at a time per process, so a busy server makes batches of many writes (one BEGIN and COMMIT,
+ * transaction; one batch at a time per App, so a busy server makes batches of many writes (one BEGIN and COMMIT,
  * and one write of each lobby's idle deadline, for all of them) rather than many small transactions queueing on the
  * same rows' locks.
  */
 async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>, options?: QueuedOptions): Promise<T> {
   if (writeScope()) return fn(current().db as unknown as DB)
+  const st = pg()
   return new Promise<T>((resolve, reject) => {
-    if (queue.length === 0 && !committing) setImmediate(() => scopes.exit(commitAll))
-    queue.push({ fn, independent: options?.independent === true, resolve: resolve as (value: unknown) => void, reject })
+    if (st.queue.length === 0 && !st.committing) setImmediate(() => scopes.exit(() => commitAll(st)))
+    st.queue.push({
+      fn,
+      independent: options?.independent === true,
+      resolve: resolve as (value: unknown) => void,
+      reject,
+    })
   })
 }
 
-async function commitAll(): Promise<void> {
-  committing = true
+async function commitAll(st: ReturnType<typeof pg>): Promise<void> {
+  st.committing = true
   try {
-    while (queue.length) await commitQueue()
+    while (st.queue.length) await commitQueue(st)
   } finally {
-    committing = false
+    st.committing = false
   }
 }
 
-async function commitQueue(): Promise<void> {
-  const batch = queue
-  queue = []
+async function commitQueue(st: ReturnType<typeof pg>): Promise<void> {
+  const batch = st.queue
+  st.queue = []
   try {
     // As on SQLite: first without a savepoint per write; when one throws, the batch runs again with them.
     if (!(await runBatch(batch, false)) && batch.length > 1) await runBatch(batch, true)
@@ -598,13 +623,16 @@ export async function openPostgres(url: string, { listen = true } = {}): Promise
       throw new DatabaseOpenError(`cannot use database ${shown(url)}: ${error.message}`)
     throw new DatabaseOpenError(`cannot open database ${shown(url)}: ${reason(error)}`)
   }
-  if (pool) await close()
-  pool = client
-  poolDb = drizzle({ client, casing: 'snake_case' })
+  const st = pg()
+  if (st.pool) await close()
+  st.pool = client
+  st.poolDb = drizzle({ client, casing: 'snake_case' })
+  poolsOpen += 1
   if (listen) {
-    listener = postgres(url, { max: 1, onnotice: () => {} })
+    const listener = postgres(url, { max: 1, onnotice: () => {} })
+    st.listener = listener
     await listener.listen(CHANGES_CHANNEL, () => {
-      changesSeen += 1
+      st.changesSeen += 1
     })
   }
   useTables(await mirrorTables())
@@ -616,11 +644,15 @@ export async function announceChanges(): Promise<void> {
   await open().sql.notify(CHANGES_CHANNEL, '')
 }
 
+/** Close this App's pool and listener; the other Apps' go on. */
 async function close(): Promise<void> {
-  const [p, l] = [pool, listener]
-  pool = poolDb = listener = undefined
-  useTables(undefined)
-  await Promise.all([p?.end({ timeout: 5 }), l?.end({ timeout: 1 })])
+  const st = pg()
+  const [p, l] = [st.pool, st.listener]
+  if (!p) return
+  st.pool = st.poolDb = st.listener = undefined
+  poolsOpen -= 1
+  if (poolsOpen === 0) useTables(undefined)
+  await Promise.all([p.end({ timeout: 5 }), l?.end({ timeout: 1 })])
 }
 
 const backend: Backend = {
@@ -632,6 +664,6 @@ const backend: Backend = {
   queuedTransaction,
   lockRow,
   lockName,
-  dataVersion: () => changesSeen,
+  dataVersion: () => pg().changesSeen,
   close,
 }
