@@ -289,7 +289,7 @@ export function loadConfig(env: Env = process.env) {
 
 export type Config = ReturnType<typeof loadConfig>
 
-/** The configuration in force in this service (core/app-context.ts). */
+/** The configuration in force in this App (core/app.ts). */
 const newConfig = (): { config?: Config } => ({})
 declare module './core/app' {
   interface AppState {

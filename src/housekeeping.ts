@@ -9,7 +9,7 @@ import { optimizeDatabase } from './db/client'
 import { modules } from './modules'
 
 const EVERY_MS = 10 * 60_000
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newHousekeeping = () => ({
   timer: undefined as Timer | undefined,
 })

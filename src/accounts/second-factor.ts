@@ -43,7 +43,7 @@ export type SecondFactorHook = {
   removeAll(userId: string): Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newSecondFactor = () => ({
   installed: undefined as SecondFactorHook | undefined,
 })

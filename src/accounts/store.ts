@@ -39,7 +39,7 @@ const userRows = rowCache<string, UserRow>('users', 2048)
 // second factors it was made with (mfa_enabled, authenticator_types), which the caller compares: those live in mfa's
 // tables, whose own cache forgets them when a factor changes.
 const userTexts = rowCache<string, { text: string; factors: string }>('user-texts', 2048)
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newAccounts = () => ({
   usersWritten: 0,
 })

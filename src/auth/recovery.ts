@@ -31,7 +31,7 @@ const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 /** Checks of reset tokens per IP (an IPv6 client by its /64): a page load each; guessing a token is hopeless anyway. */
 const RESET_CHECK_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newRecovery = () => ({
   // Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
   // and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.

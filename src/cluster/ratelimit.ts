@@ -42,7 +42,7 @@ end
 return {0, 0}
 `)
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newClusterLimits = () => ({
   attempts: 0,
 })

@@ -44,7 +44,7 @@ export function setTokenResolvers(next: typeof resolvers): void {
 // forgetThrough); for writes by another process (the CLI) the guard is asked before every lookup (db/cache.ts
 // checkForeignCommits, which calls forgetCallers when another process committed). An answer looked up while a
 // forgetCallers() happened is not kept: it may have been read before the write.
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newCaller = () => ({
   cache: new Lru<string, Resolved<Caller>>(4096),
   guard: undefined as (() => void) | undefined,

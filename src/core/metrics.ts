@@ -12,7 +12,7 @@ type Sample = [labels: Record<string, string>, value: number]
 type Reading = number | Sample[]
 type Collected = { name: string; help: string; type: 'gauge' | 'counter'; read: () => Reading | Promise<Reading> }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newMetrics = () => ({
   on: false,
   requests: new Map<string, { method: string; route: string; status: number; count: number }>(),

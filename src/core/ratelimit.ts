@@ -20,7 +20,7 @@ export type SharedLimits = {
   reserve(...slots: Slot[]): Promise<Reservation>
   clear(bucket: string, subject: string): Promise<void>
 }
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newLimits = () => ({
   shared: undefined as SharedLimits | undefined,
   hits: new Map<string, number[]>(),

@@ -5,7 +5,7 @@ import { appState } from './app'
 
 type TurnPort = (work: string, everyMs: number) => Promise<boolean>
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newTurns = () => ({ port: undefined as TurnPort | undefined })
 declare module './app' {
   interface AppState {

@@ -11,7 +11,7 @@ export class DatabaseLockedError extends Error {}
 
 type Holder = { pid: number; host: string; since: string }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newDatabaseLock = () => ({
   held: undefined as { path: string; handle: Database } | undefined,
 })

@@ -12,7 +12,7 @@ export type Email = { to: string; subject: string; text: string }
 export type Sms = { to: string; body: string }
 
 type Transport<M> = (message: M) => Promise<void>
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newTransports = () => ({
   transports: {} as { email?: Transport<Email>; sms?: Transport<Sms> },
   /** Deliveries under way (callers often do not wait for a mail: a reset answers before its mail is written). */

@@ -26,7 +26,7 @@ import { replaceDefinitions } from './store'
 // platform; a new set (a load, here or by the CLI) starts empty caches. Bounded small (an entry is ~2 KB with 40
 // experiments); READY computes its arrays without keeping them (once per session).
 const assignedText = new Lru<string, string>(1024)
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newExperiments = () => ({
   guildText: new Map<string, string>(),
   textsFrom: undefined as ExperimentSet | undefined,

@@ -182,7 +182,7 @@ const noop: EventBus = {
   changeAuthSession() {},
 }
 
-/** What the service's domains plugged into its Gateway (app.ts mounts them per service, core/app-context.ts). */
+/** What the service's domains plugged into its Gateway (app.ts mounts them per App, core/app.ts). */
 const newBus = () => ({
   bus: noop as EventBus,
   identifyHooks: [] as IdentifyHook[],

@@ -31,7 +31,7 @@ export type NodeRouting = {
   unclaim(key: string, field: string): Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newGatewayNodes = () => ({
   routing: undefined as NodeRouting | undefined,
   handlers: new Map<string, NodeMessageHandler>(),

@@ -9,7 +9,7 @@ import { appState } from '../core/app'
 export type PresencePort = { readonly node: string; change(key: string, delta: 1 | -1): void }
 
 const ONE_SERVER = ''
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newPresence = () => ({
   port: undefined as PresencePort | undefined,
   /** key → sessions on every node. */

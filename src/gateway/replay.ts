@@ -12,7 +12,7 @@ export type Buffered = { seq: number; topics: string[]; payload: string }
 /** What an entry costs besides its payload's characters: the object, its topic list, the array slot. */
 const ENTRY_OVERHEAD = 96
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newGatewayReplay = () => ({
   seq: 0,
   limitBytes: 64 * 1024 * 1024,

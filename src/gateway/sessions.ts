@@ -32,7 +32,7 @@ export type GatewaySession = {
   readySeq: number
 }
 
-/** This service's sessions (core/app-context.ts). */
+/** This App's sessions (core/app.ts). */
 const newGatewaySessions = () => ({
   byId: new Map<string, GatewaySession>(),
   /** userId → the user's sessions: an array (a user holds a few; a Set would cost ~300 bytes each). */

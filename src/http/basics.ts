@@ -31,7 +31,7 @@ export const UNMATCHED = '<unmatched>'
 // prefix and a counter: unique without a random draw per request.
 const ID_PATTERN = /^[\w.:@+=-]{1,128}$/
 const idPrefix = crypto.randomUUID().slice(0, 8)
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newHttpBasics = () => ({
   notFoundPage: undefined as NotFoundPage | undefined,
   idCounter: 0,

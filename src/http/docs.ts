@@ -189,7 +189,7 @@ function tidy(schema: unknown): void {
   )
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newDocs = () => ({
   cached: undefined as { routes: number; document: unknown } | undefined,
 })

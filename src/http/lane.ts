@@ -106,7 +106,7 @@ function queryOf(url: string): Record<string, string> {
   return at === -1 ? {} : parseQueryFromURL(url, at + 1)
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newLane = () => ({
   answered: 0,
 })

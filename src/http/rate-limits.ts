@@ -26,7 +26,7 @@ export type RouteLimit = { method: string; path: string; limit: number; windowMs
 
 /** Every API route without a limit of its own. */
 export const DEFAULT_ROUTE_LIMIT = { limit: 50, windowMs: 1000 }
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newRouteLimits = () => ({
   /**
    * Routes with their own limit (path as mounted, without the /api/v* prefix): declared on the endpoint (`limit`,

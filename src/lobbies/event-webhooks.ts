@@ -71,7 +71,7 @@ export const STOP_AFTER_MS = 60 * 60_000
 
 type Destination = { url: string; origin: string; override: boolean }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newEventWebhooks = () => ({
   delivered: 0,
   failedAttempts: 0,

@@ -30,7 +30,7 @@ export type GuildPort = {
   channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>): void | Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newGuildPort = () => ({
   port: undefined as GuildPort | undefined,
 })

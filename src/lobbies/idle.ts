@@ -11,7 +11,7 @@ import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000
 const BATCH = 500
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newLobbyIdle = () => ({
   timer: undefined as ReturnType<typeof setInterval> | undefined,
 })

@@ -6,7 +6,7 @@ import { log } from '../core/log'
 export type LeaveReason = 'removed' | 'deleted'
 type Listener = (lobbyId: string, userId: string, reason: LeaveReason) => void | Promise<void>
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newLeaveHooks = () => ({
   listeners: [] as Listener[],
 })

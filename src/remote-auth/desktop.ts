@@ -57,7 +57,7 @@ type Desktop = {
   handling: Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newDesktops = () => ({
   desktops: new Map<Socket, Desktop>(),
   byFingerprint: new Map<string, Desktop>(),

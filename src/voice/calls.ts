@@ -42,7 +42,7 @@ class Room {
   constructor(readonly lobbyId: string) {}
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newVoiceCalls = () => ({
   rooms: new Map<string, Room>(),
   /** sessionId → lobbyId → participant. */

@@ -9,7 +9,7 @@ import { addCandidate, applyAnswer, endSessionCalls, setVoiceStates } from './ca
 import { handleVoiceMessage, routeSessionEnd, routeSignal, routeStates, type VoiceMessage } from './placement'
 import { parseAnswer, parseCandidate, parseStates, VoiceOp } from './protocol'
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newVoiceGateway = () => ({
   /**
    * The Gateway runs each frame's handler as it arrives, concurrently; a session's voice frames run one after the

@@ -37,7 +37,7 @@ function sessionView(sessionId: string, caller: Caller): GatewayConnection {
   return { caller, sessionId, send: (type, data) => events.publish(ownTopic(sessionId), type, data) }
 }
 
-/** What this module holds per service (core/app-context.ts). */
+/** What this module holds per App (core/app.ts). */
 const newVoicePlacement = () => ({
   /** Places this node took for its calls: renewed while the call lasts, given up after. */
   held: new Set<string>(),

@@ -325,7 +325,7 @@ async function runOn<T>(
   if (sent.length > 0 || before !== undefined) await new Promise<void>((resolve) => setImmediate(resolve))
   const committed = client.unsafe('COMMIT')
   committed.catch(() => {})
-  const behind = startBehind(scope, (fn) => behindOn(conn, fn))
+  const behind = startBehind(scope, (fn) => behindOn(conn, fn), transaction)
   try {
     await begun
     await Promise.all([...sent, before])
