@@ -49,7 +49,7 @@ function api() {
 
 /**
  * The HTTP app of the current App (core/app.ts): server.ts createApp builds it inside the App it runs in, and
- * listens so that each request and socket event enters it (server.ts listenIn).
+ * startServer listens so that each request and socket event enters it (server.ts listenIn).
  */
 export function buildApp() {
   mount()
