@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { createSession } from '../../src/accounts/sessions'
 import { createVerifiedUser } from '../../src/accounts/users'
 import { type App, newApp } from '../../src/core/app'
+import { dataVersion } from '../../src/db/client'
 import { gatewayStats } from '../../src/gateway/server'
 import { createApplication } from '../../src/oauth2/applications'
 import { type Running, startServer } from '../../src/server'
@@ -22,6 +23,11 @@ type Service = {
   context: App
   running: Running
   rows: (query: string) => Promise<unknown[]>
+  /**
+   * Another process commits to the service's database (SQLite: a write on a connection of its own; PostgreSQL: the
+   * CLI's NOTIFY).
+   */
+  foreignCommit: () => Promise<void>
   bot: string
   token: string
 }
@@ -42,7 +48,15 @@ async function database(name: string) {
         db.close()
       }
     }
-    return { config: { databasePath: path, databaseUrl: undefined }, rows }
+    const foreignCommit = async () => {
+      const db = new Database(path)
+      try {
+        db.exec('CREATE TABLE two_apps_touch (x INTEGER); DROP TABLE two_apps_touch')
+      } finally {
+        db.close()
+      }
+    }
+    return { config: { databasePath: path, databaseUrl: undefined }, rows, foreignCommit }
   }
   const { testDatabase } = await import('../db/postgres')
   const made = await testDatabase()
@@ -55,7 +69,16 @@ async function database(name: string) {
       await sql.end()
     }
   }
-  return { config: { databaseUrl: made.url }, rows }
+  const foreignCommit = async () => {
+    const { CHANGES_CHANNEL } = await import('../../src/db/pg/client')
+    const sql = postgres(made.options({ max: 1 }))
+    try {
+      await sql.notify(CHANGES_CHANNEL, '')
+    } finally {
+      await sql.end()
+    }
+  }
+  return { config: { databaseUrl: made.url }, rows, foreignCommit }
 }
 
 async function start(name: string, context: App): Promise<Service> {
@@ -70,7 +93,7 @@ async function start(name: string, context: App): Promise<Service> {
     const session = await createSession(user.id, { platform: 'test' })
     return { app: await createApplication(`${name} app`, ['http://localhost/callback']), token: session.token }
   })
-  return { name, context, running, rows: db.rows, bot: `Bot ${app.bot_token}`, token }
+  return { name, context, running, rows: db.rows, foreignCommit: db.foreignCommit, bot: `Bot ${app.bot_token}`, token }
 }
 
 async function call(s: Service, method: string, path: string, token?: string, body?: unknown) {
@@ -156,6 +179,16 @@ describe('two services in one process on two databases', () => {
     expect((await login(first)).status).toBe(429)
     // The other service has no such account and has counted nothing: a plain refusal, not a 429.
     expect((await login(second)).status).toBe(400)
+  })
+
+  test("another process's commit is seen by the service on that database only", async () => {
+    const versions = () => [first.context.enter(() => dataVersion()), second.context.enter(() => dataVersion())]
+    const [a, b] = versions()
+    await first.foreignCommit()
+    for (let i = 0; i < 100 && versions()[0] === a; i++) await Bun.sleep(10)
+    expect(versions()[0]).not.toBe(a)
+    await Bun.sleep(50) // a NOTIFY that reached the wrong listener would have arrived by now
+    expect(versions()[1]).toBe(b)
   })
 
   test('stopping one service leaves the other serving', async () => {
