@@ -182,7 +182,10 @@ export function createApp(overrides: Partial<Config> = {}, service = rootApp()):
   })
 }
 
-/** Build the service (createApp) in `service` and listen; everything it holds lives there, its requests, sockets and timers run in it. */
+/**
+ * Build the service (createApp) in `service` and listen: everything it holds lives there, and its requests, sockets
+ * and timers run in it.
+ */
 export async function startServer(overrides: Partial<Config> = {}, service = rootApp()): Promise<Running> {
   const running = await service.enter(async () => start(overrides, await createApp(overrides, service)))
   return {

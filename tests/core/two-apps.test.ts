@@ -1,7 +1,7 @@
 // Two services in one process, each its own App (core/app.ts) on its own database — two SQLite files, or two
 // databases of the test's PostgreSQL server, each with its own pool, listener and group-commit queue: they share
-// nothing — accounts, tokens, lobbies, Gateway sessions and events, security limits, caches — and stopping one leaves
-// the other serving (on PostgreSQL: its pool open, its transactions and NOTIFYs its own).
+// nothing — accounts, tokens, lobbies, Gateway sessions and events, security limits, caches — and stopping one
+// leaves the other serving (on PostgreSQL: its pool open, its transactions and NOTIFYs its own).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { mkdtempSync } from 'node:fs'
