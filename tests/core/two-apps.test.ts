@@ -129,13 +129,29 @@ async function botSocket(s: Service) {
 // Both in contexts of their own: the root context holds the server of the other test files (one bun process runs
 // them all), which goes on serving beside these two.
 describe('two services in one process on two databases', () => {
+  // On PostgreSQL the first start may start the test's server (initdb) and makes two databases: past bun's 5 s on a
+  // loaded machine when the file runs alone (the suite runs with 20 s).
   beforeAll(async () => {
     first = await start('first', newApp('first'))
     second = await start('second', newApp('second'))
-  })
+  }, 30_000)
   afterAll(async () => {
     await second?.running.stop()
     await first?.running.stop()
+  })
+
+  test('each App holds its own database connections', () => {
+    // What db/ declared in AppState, read off the typed App: two files, or two pools and two listeners.
+    const [a, b] = [first.context.state, second.context.state]
+    if (onPostgres) {
+      expect(a.postgres?.pool).toBeDefined()
+      expect(a.postgres?.pool).not.toBe(b.postgres?.pool)
+      expect(a.postgres?.listener).toBeDefined()
+      expect(a.postgres?.listener).not.toBe(b.postgres?.listener)
+    } else {
+      expect(a.database?.writer).toBeDefined()
+      expect(a.database?.file).not.toBe(b.database?.file)
+    }
   })
 
   test('an account, its token and its rows belong to one service', async () => {
