@@ -48,8 +48,8 @@ function api() {
 }
 
 /**
- * The service of the current context (core/app-context.ts): server.ts builds it inside the context it runs in, and
- * listens so that each request and socket event enters it (server.ts listenIn).
+ * The HTTP app of the current App (core/app.ts): server.ts createApp builds it inside the App it runs in, and
+ * startServer listens so that each request and socket event enters it (server.ts listenIn).
  */
 export function buildApp() {
   mount()

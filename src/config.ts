@@ -1,7 +1,7 @@
 // Configuration from the environment, typed and checked once at start.
 // A bad value throws ConfigError naming the variable; main.ts prints it as one line and exits.
 import { isIP } from 'node:net'
-import { perApp } from './core/app-context'
+import { appState } from './core/app'
 import { LOG_FORMATS, LOG_LEVELS, setLogOptions } from './core/log'
 
 export class ConfigError extends Error {}
@@ -289,8 +289,14 @@ export function loadConfig(env: Env = process.env) {
 
 export type Config = ReturnType<typeof loadConfig>
 
-/** The configuration in force in this service (core/app-context.ts). */
-const inForce = perApp((): { config?: Config } => ({}))
+/** The configuration in force in this App (core/app.ts). */
+const newConfig = (): { config?: Config } => ({})
+declare module './core/app' {
+  interface AppState {
+    config: ReturnType<typeof newConfig>
+  }
+}
+const inForce = appState('config', newConfig)
 
 /** The configuration in force; loaded from the environment on first use. */
 export function config(): Config {

@@ -1,7 +1,7 @@
 // Periodic clean-up: every domain's sweep (rows that only expire: one-time tokens, MFA tickets, idle sessions,
 // fingerprints), the rate-limit counters and the query planner's statistics, every 10 minutes. With several nodes
 // the database's part runs on one node at a time (core/turns.ts); each node sweeps its own counters.
-import { perApp } from './core/app-context'
+import { appState } from './core/app'
 import { log } from './core/log'
 import { myTurn } from './core/turns'
 import { sweep as sweepRateLimits } from './core/ratelimit'
@@ -9,10 +9,16 @@ import { optimizeDatabase } from './db/client'
 import { modules } from './modules'
 
 const EVERY_MS = 10 * 60_000
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newHousekeeping = () => ({
   timer: undefined as Timer | undefined,
-}))
+})
+declare module './core/app' {
+  interface AppState {
+    housekeeping: ReturnType<typeof newHousekeeping>
+  }
+}
+const held = appState('housekeeping', newHousekeeping)
 
 export async function runHousekeeping(): Promise<void> {
   // This process's own counters, on every node.

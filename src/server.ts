@@ -1,13 +1,15 @@
-// Start and stop the whole service: configuration, database (locked to this process), HTTP + Gateway listener,
-// the optional metrics listener. A start that cannot happen throws StartupError with one line for the operator.
+// Start and stop the whole service: `createApp` builds its App (core/app.ts) — configuration, database (locked to
+// this process) or PostgreSQL pool, the bus across nodes, transports, metrics, the HTTP app — and `startServer`
+// listens (HTTP + Gateway, the optional metrics listener) and starts the modules. A start that cannot happen throws
+// StartupError with one line for the operator.
 import { lookup } from 'node:dns/promises'
 import { mkdirSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { dirname } from 'node:path'
 import { websocket as elysiaSockets } from 'elysia/ws'
-import { buildApp, type App } from './app'
+import { buildApp, type App as HttpApp } from './app'
 import { type Config, config, loadConfig, publicUrlGiven, setConfig } from './config'
-import { type AppContext, currentApp, rootApp } from './core/app-context'
+import { type App, rootApp } from './core/app'
 import { log } from './core/log'
 import { closeDatabase, DatabaseOpenError, openDatabase } from './db/client'
 import { postgresSide } from './db/postgres-side'
@@ -23,7 +25,8 @@ import type { ClusterNode } from './cluster/node'
 /** How long a stop waits for the requests under way. */
 const STOP_GRACE_MS = 10_000
 
-export type Running = { app: App; port: number; url: string; stop: () => Promise<void> }
+/** A service listening: its HTTP app (Elysia's), its App (core/app.ts), where it listens, and how to stop it. */
+export type Running = { app: HttpApp; service: App; port: number; url: string; stop: () => Promise<void> }
 
 /** A start-up failure the operator can act on; its message is the one line printed. */
 export class StartupError extends Error {}
@@ -104,17 +107,12 @@ async function startClusterSide(redisUrl: string): Promise<ClusterNode> {
 const redisHost = (url: string) => url.replace(/\/\/[^@/]*@/, '//')
 
 /**
- * Start the service in `context` (core/app-context.ts): the root one — the process's service — unless a second service
- * in the same process is given one of its own (`newAppContext`); everything it holds lives there, and its requests,
- * sockets and timers run in it. Its configuration is the context's (the environment's, for a new one) with `overrides`.
+ * Listen. The root service through Elysia's own listen; a service in an App of its own (core/app.ts) on a Bun server
+ * whose every entry — Elysia's fetch, the routes Bun answers itself (lane, /gateway), each socket event — enters its
+ * App first (Bun starts each with none). reusePort off (Elysia turns it on): a second server on the same port must
+ * fail, not share it.
  */
-/**
- * Listen. The root service through Elysia's own listen; a service in a context of its own (core/app-context.ts) on a
- * Bun server whose every entry — Elysia's fetch, the routes Bun answers itself (lane, /gateway), each socket event —
- * enters its context first (Bun starts each with none). reusePort off (Elysia turns it on): a second server on the
- * same port must fail, not share it.
- */
-function listenIn(context: AppContext, app: App, at: { port: number; hostname: string }): void {
+function listenIn(context: App, app: HttpApp, at: { port: number; hostname: string }): void {
   if (context.root) return void app.listen({ ...at, reusePort: false })
   const enter =
     <A extends unknown[], R>(fn: (...args: A) => R) =>
@@ -142,42 +140,70 @@ function listenIn(context: AppContext, app: App, at: { port: number; hostname: s
   } as Parameters<typeof Bun.serve>[0])
 }
 
-export async function startServer(overrides: Partial<Config> = {}, context = rootApp()): Promise<Running> {
-  const running = await context.enter(() => start(overrides))
+/** A service built by createApp, not listening yet. */
+export type Created = {
+  service: App
+  config: Config
+  http: HttpApp
+  cluster: ClusterNode | undefined
+  /** Undo what was built (a start that failed after it): the bus, the database. */
+  release(): Promise<void>
+}
+
+/**
+ * Build a service in `service` (core/app.ts): the root App — the process's service — unless a second service in the
+ * same process is given one of its own (`newApp`). Its configuration is the App's (the environment's, for a new one)
+ * with `overrides`; then its database (SQLite, locked to this process, or its own PostgreSQL pool and listener), its
+ * bus across nodes (cluster mode), its transports and metrics, and its HTTP app, all held by the App (AppState).
+ */
+export function createApp(overrides: Partial<Config> = {}, service = rootApp()): Promise<Created> {
+  return service.enter(async () => {
+    // Cluster mode (REDIS_URL) is for several nodes on one PostgreSQL database (config.ts refuses it with SQLite).
+    const asked = { ...config(), ...overrides }
+    if (asked.redisUrl && !asked.databaseUrl)
+      throw new StartupError('REDIS_URL is for several nodes on PostgreSQL: set DATABASE_URL=postgres://… too')
+    const cfg = setConfig(asked)
+    await openConfiguredDatabase(cfg)
+    let cluster: ClusterNode | undefined
+    const release = async () => {
+      await cluster?.stop()
+      await closeDatabase()
+      unlockDatabase()
+    }
+    try {
+      if (cfg.redisUrl) cluster = await startClusterSide(cfg.redisUrl)
+      installTransports(cfg)
+      installMetrics()
+      return { service, config: cfg, http: buildApp(), cluster, release }
+    } catch (error) {
+      await release()
+      throw error
+    }
+  })
+}
+
+/**
+ * Build the service (createApp) in `service` and listen: everything it holds lives there, and its requests, sockets
+ * and timers run in it.
+ */
+export async function startServer(overrides: Partial<Config> = {}, service = rootApp()): Promise<Running> {
+  const running = await service.enter(async () => start(overrides, await createApp(overrides, service)))
   return {
     ...running,
     stop: () =>
-      context.enter(async () => {
+      service.enter(async () => {
         await running.stop()
-        context.close()
+        service.close()
       }),
   }
 }
 
-async function start(overrides: Partial<Config>): Promise<Running> {
-  // Cluster mode (REDIS_URL) is for several nodes on one PostgreSQL database (config.ts refuses it with SQLite).
-  const asked = { ...config(), ...overrides }
-  if (asked.redisUrl && !asked.databaseUrl)
-    throw new StartupError('REDIS_URL is for several nodes on PostgreSQL: set DATABASE_URL=postgres://… too')
-  const cfg = setConfig(asked)
-  await openConfiguredDatabase(cfg)
-  let cluster: ClusterNode | undefined
-  if (cfg.redisUrl) {
-    try {
-      cluster = await startClusterSide(cfg.redisUrl)
-    } catch (error) {
-      await closeDatabase()
-      throw error
-    }
-  }
-  let app: App
+async function start(overrides: Partial<Config>, created: Created): Promise<Running> {
+  const { service, config: cfg, http: app, cluster } = created
   let metricsServer: ReturnType<typeof startMetricsListener>
   try {
-    installTransports(cfg)
-    installMetrics()
-    app = buildApp()
     try {
-      listenIn(currentApp(), app, { port: cfg.port, hostname: cfg.host })
+      listenIn(service, app, { port: cfg.port, hostname: cfg.host })
     } catch (error) {
       throw await listenFailure(error, 'HOST', cfg.host, cfg.port)
     }
@@ -188,9 +214,7 @@ async function start(overrides: Partial<Config>): Promise<Running> {
       throw await listenFailure(error, 'METRICS_HOST', cfg.metricsHost, cfg.metricsPort)
     }
   } catch (error) {
-    await cluster?.stop()
-    await closeDatabase()
-    unlockDatabase()
+    await created.release()
     throw error
   }
   const port = app.server!.port!
@@ -223,6 +247,7 @@ async function start(overrides: Partial<Config>): Promise<Running> {
   let stopped = false
   return {
     app,
+    service,
     port,
     url: `http://127.0.0.1:${port}`,
     async stop() {

@@ -2,7 +2,7 @@
 // the "MFA required" body, finishing a reset with a code, elevation, removing every factor. mfa/ installs the
 // implementation when it is mounted (as lobbies reach guilds through their port), so auth/ and mfa/ never import
 // each other and both stand on accounts/.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { UserCaller } from '../core/caller'
 
 /**
@@ -43,10 +43,16 @@ export type SecondFactorHook = {
   removeAll(userId: string): Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newSecondFactor = () => ({
   installed: undefined as SecondFactorHook | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    secondFactor: ReturnType<typeof newSecondFactor>
+  }
+}
+const held = appState('secondFactor', newSecondFactor)
 
 export function installSecondFactor(next: SecondFactorHook): void {
   held().installed = next

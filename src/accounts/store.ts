@@ -1,7 +1,7 @@
 // Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
 // fingerprints. Async, as every store (docs/DESIGN.md, "Stores are async"): a write runs in the caller's write transaction when
 // it has one open, else alone behind the write mutex (`write`). Hot statements are prepared once per connection.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
@@ -39,10 +39,16 @@ const userRows = rowCache<string, UserRow>('users', 2048)
 // second factors it was made with (mfa_enabled, authenticator_types), which the caller compares: those live in mfa's
 // tables, whose own cache forgets them when a factor changes.
 const userTexts = rowCache<string, { text: string; factors: string }>('user-texts', 2048)
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newAccounts = () => ({
   usersWritten: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    accounts: ReturnType<typeof newAccounts>
+  }
+}
+const held = appState('accounts', newAccounts)
 
 /** The private user's JSON text for these factors (any string naming them): cached with the row, else `build()`'s. */
 export function cachedUserText(id: string, factors: string, build: () => string): string {

@@ -1,6 +1,6 @@
 // Password recovery (forgot/reset) and account recovery (e-mail change with a revert link; revert).
 import { uniqueViolation } from '../db/errors'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { UserCaller } from '../core/caller'
 import { sha256Hex } from '../core/crypto'
 import { perIp, reserve } from '../core/ratelimit'
@@ -31,12 +31,18 @@ const FORGOT_PER_LOGIN = { limit: 5, windowMs: 3600_000 }
 /** Checks of reset tokens per IP (an IPv6 client by its /64): a page load each; guessing a token is hopeless anyway. */
 const RESET_CHECK_PER_IP = { limit: 30, windowMs: 10 * 60_000 }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newRecovery = () => ({
   // Tokens whose new password is being hashed: the hash comes before the token is spent (so both commit together),
   // and parallel requests with one token must not each pay for an argon2 hash; all but the first are refused.
   hashing: new Set<string>(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    recovery: ReturnType<typeof newRecovery>
+  }
+}
+const held = appState('recovery', newRecovery)
 async function oneAtATime<T>(token: string, fn: () => Promise<T>): Promise<T> {
   const st = held()
   const key = sha256Hex(token)

@@ -4,7 +4,7 @@
 // attempt in all of them or in none, so parallel attempts on any nodes cannot all pass one check. Times are the
 // node's clock.now() (tests move it), as the in-memory limits read them. In cluster mode cluster/node.ts puts these in
 // place of core/ratelimit.ts's in-memory counts.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { clock } from '../core/clock'
 import { ApiError, Errors } from '../core/errors'
 import { log } from '../core/log'
@@ -42,10 +42,16 @@ end
 return {0, 0}
 `)
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newClusterLimits = () => ({
   attempts: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    clusterLimits: ReturnType<typeof newClusterLimits>
+  }
+}
+const held = appState('clusterLimits', newClusterLimits)
 /** A member no other attempt of any node has: this process's random prefix and a counter. */
 const prefix = crypto.randomUUID()
 

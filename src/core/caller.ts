@@ -1,7 +1,7 @@
 // Who is calling: a user session, an application's bot, or an OAuth2 grant. IDs only; domains load what they need.
 // The domains that own the tokens register how a token resolves (app.ts wires them), so http/ and gateway/
 // resolve tokens without importing any domain.
-import { perApp } from './app-context'
+import { appState } from './app'
 import { clock } from './clock'
 import { Lru } from './lru'
 
@@ -44,14 +44,20 @@ export function setTokenResolvers(next: typeof resolvers): void {
 // forgetThrough); for writes by another process (the CLI) the guard is asked before every lookup (db/cache.ts
 // checkForeignCommits, which calls forgetCallers when another process committed). An answer looked up while a
 // forgetCallers() happened is not kept: it may have been read before the write.
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newCaller = () => ({
   cache: new Lru<string, Resolved<Caller>>(4096),
   guard: undefined as (() => void) | undefined,
   forgotten: 0,
   /** Several nodes: each node is told when one forgets (cluster/node.ts: an entry of the Gateway's log). */
   shared: undefined as (() => void) | undefined,
-}))
+})
+declare module './app' {
+  interface AppState {
+    caller: ReturnType<typeof newCaller>
+  }
+}
+const held = appState('caller', newCaller)
 
 export function shareForgetCallers(tell: (() => void) | undefined): void {
   held().shared = tell

@@ -1,7 +1,7 @@
 // Prometheus metrics kept in plain Maps and rendered as text (exposition format 0.0.4) when scraped.
 // Labels carry only what the server defines: methods, route templates, statuses, limit names; never user data.
 // Nothing is recorded until enableMetrics(true) (METRICS or METRICS_PORT), so a server without metrics pays nothing.
-import { perApp } from './app-context'
+import { appState } from './app'
 
 /** Request latency buckets, in seconds. */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const
@@ -12,15 +12,21 @@ type Sample = [labels: Record<string, string>, value: number]
 type Reading = number | Sample[]
 type Collected = { name: string; help: string; type: 'gauge' | 'counter'; read: () => Reading | Promise<Reading> }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newMetrics = () => ({
   on: false,
   requests: new Map<string, { method: string; route: string; status: number; count: number }>(),
   latency: new Map<string, Histogram>(),
   refusals: new Map<string, number>(),
   eventsPublished: 0,
   collected: [] as Collected[],
-}))
+})
+declare module './app' {
+  interface AppState {
+    metrics: ReturnType<typeof newMetrics>
+  }
+}
+const held = appState('metrics', newMetrics)
 
 export function enableMetrics(value: boolean): void {
   held().on = value

@@ -5,7 +5,7 @@
 // An attempt is counted in the same step as its check (reserve; in memory one synchronous step, in Redis one script),
 // before the caller's next await: parallel requests cannot all pass a check that is counted only after the expensive
 // work. Where only failures should count, the caller releases its reservation on success.
-import { perApp } from './app-context'
+import { appState } from './app'
 import { clock } from './clock'
 import { ApiError, Errors } from './errors'
 import { ipKey } from './ip-key'
@@ -20,11 +20,17 @@ export type SharedLimits = {
   reserve(...slots: Slot[]): Promise<Reservation>
   clear(bucket: string, subject: string): Promise<void>
 }
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newLimits = () => ({
   shared: undefined as SharedLimits | undefined,
   hits: new Map<string, number[]>(),
-}))
+})
+declare module './app' {
+  interface AppState {
+    limits: ReturnType<typeof newLimits>
+  }
+}
+const held = appState('limits', newLimits)
 
 /** Count every attempt in `limits` from now on (cluster mode), or in memory again (undefined). */
 export function useSharedLimits(limits: SharedLimits | undefined): void {

@@ -12,9 +12,9 @@
 // So a cache never holds an uncommitted row, nor, once a write is answered, the row it replaced. Commits by another
 // process (the CLI) are seen through SQLite's data_version, looked at once per millisecond, which empties every cache.
 // Cached values are shared between requests: callers treat them as read-only.
-// Each service (core/app-context.ts) has caches of its own: a RowCache is declared once per module, its entries are
-// the current service's.
-import { perApp } from '../core/app-context'
+// Each service (core/app.ts) has caches of its own: a RowCache is declared once per module, its entries are the
+// current App's (AppState.caches).
+import { type App, appState, currentApp } from '../core/app'
 import { Lru } from '../core/lru'
 import { dataVersion, databaseEpoch, inWriteTransaction, readsAreCurrent, writeScope, type WriteScope } from './client'
 
@@ -22,7 +22,7 @@ import { dataVersion, databaseEpoch, inWriteTransaction, readsAreCurrent, writeS
 const caches: RowCache<unknown, unknown>[] = []
 
 /** What the service's caches know of its database. */
-const seen = perApp(() => ({
+const newCaches = () => ({
   /** The database opening the cached rows come from: another one opened (tests, restore) starts every cache empty. */
   epoch: -1,
   version: undefined as number | undefined,
@@ -32,7 +32,17 @@ const seen = perApp(() => ({
   alsoForget: undefined as (() => void) | undefined,
   /** Several nodes: a write scope's forgetting is told to every node (cluster/node.ts), by cache name and keys. */
   shared: undefined as ((cache: string, keys: string[] | null) => void) | undefined,
-}))
+  /** What each RowCache holds in this App. */
+  rows: new Map<RowCache<unknown, unknown>, Held<unknown, unknown>>(),
+  /** What each PageCache has kept in this App. */
+  pages: new Map<PageCache, { chars: number }>(),
+})
+declare module '../core/app' {
+  interface AppState {
+    caches: ReturnType<typeof newCaches>
+  }
+}
+const seen = appState('caches', newCaches)
 
 /** How many times checkForeignCommits found another process's commit (the Gateway then re-checks credentials). */
 export function foreignCommitsSeen(): number {
@@ -116,15 +126,27 @@ type Held<K, V> = {
 }
 
 export class RowCache<K, V> {
-  private readonly held: () => Held<K, V>
+  /** The App this cache last served, and what it holds there: with one App, held() is a comparison. */
+  private lastApp: App | undefined
+  private lastHeld: Held<K, V> | undefined
 
   constructor(
     /** Its name in other nodes' invalidations. */
     readonly name: string,
-    max: number,
+    private readonly max: number,
     private readonly budget?: Budget<V>,
-  ) {
-    this.held = perApp(() => ({ lru: new Lru<K, V>(max), weight: 0, version: 0, loading: new Map() }))
+  ) {}
+
+  /** What this cache holds in the current App (its entry in AppState.caches.rows), made on first use. */
+  private held(): Held<K, V> {
+    const app = currentApp()
+    if (app === this.lastApp) return this.lastHeld!
+    const rows = seen().rows as unknown as Map<RowCache<K, V>, Held<K, V>>
+    let held = rows.get(this)
+    if (!held) rows.set(this, (held = { lru: new Lru<K, V>(this.max), weight: 0, version: 0, loading: new Map() }))
+    this.lastApp = app
+    this.lastHeld = held
+    return held
   }
 
   /** Moves whenever a key is forgotten or the cache emptied (a writer's step, a write scope's end). */
@@ -301,7 +323,12 @@ export function rowCache<K extends string, V>(name: string, max: number, budget?
 export class PageCache {
   private readonly owners: RowCache<string, Map<string, { text: string; version: number }>>
   /** Characters kept since the cache was last emptied (an upper bound), per service. */
-  private readonly kept = perApp(() => ({ chars: 0 }))
+  private kept(): { chars: number } {
+    const pages = seen().pages
+    let kept = pages.get(this)
+    if (!kept) pages.set(this, (kept = { chars: 0 }))
+    return kept
+  }
 
   constructor(
     name: string,

@@ -3,7 +3,7 @@
 // SQLite file beside the database (`<DATABASE_PATH>.lock`) for its whole life: SQLite takes it with fcntl, so the
 // kernel drops it when the process ends however it ends (a SIGKILL leaves no stale lock), and the database itself
 // stays open to the CLI's short writes. A second server finds the lock taken and names the pid written in the file.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { Database } from 'bun:sqlite'
 import { hostname } from 'node:os'
 
@@ -11,10 +11,16 @@ export class DatabaseLockedError extends Error {}
 
 type Holder = { pid: number; host: string; since: string }
 
-/** What this module holds per service (core/app-context.ts). */
-const lockState = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newDatabaseLock = () => ({
   held: undefined as { path: string; handle: Database } | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    databaseLock: ReturnType<typeof newDatabaseLock>
+  }
+}
+const lockState = appState('databaseLock', newDatabaseLock)
 
 export function lockPathOf(databasePath: string): string {
   return `${databasePath}.lock`

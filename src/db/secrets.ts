@@ -1,7 +1,7 @@
 // Server-held keys: 32 random bytes per name, generated on first use and kept in the database.
 import { eq } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { databaseEpoch, dialectTables, write } from './client'
 import * as sqliteTables from './tables'
 
@@ -9,7 +9,13 @@ import * as sqliteTables from './tables'
 const t = dialectTables(sqliteTables, () => import('./tables.pg'))
 
 /** This service's keys, of the database opening `epoch`. */
-const kept = perApp(() => ({ epoch: -1, keys: new Map<string, Buffer>() }))
+const newSecrets = () => ({ epoch: -1, keys: new Map<string, Buffer>() })
+declare module '../core/app' {
+  interface AppState {
+    secrets: ReturnType<typeof newSecrets>
+  }
+}
+const kept = appState('secrets', newSecrets)
 
 export async function getSecret(name: string): Promise<Buffer> {
   const held = kept()

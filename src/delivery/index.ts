@@ -1,6 +1,6 @@
 // Sends e-mail and SMS. Without SMTP_URL / SMS_WEBHOOK_URL, messages land in the outbox table and a log line.
 // The accounts domain adds the SMTP and webhook transports; callers only use sendEmail/sendSms.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { clock } from '../core/clock'
 import { type CommitHolder, holdForCommit } from '../db/client'
 import { log } from '../core/log'
@@ -12,12 +12,18 @@ export type Email = { to: string; subject: string; text: string }
 export type Sms = { to: string; body: string }
 
 type Transport<M> = (message: M) => Promise<void>
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newTransports = () => ({
   transports: {} as { email?: Transport<Email>; sms?: Transport<Sms> },
   /** Deliveries under way (callers often do not wait for a mail: a reset answers before its mail is written). */
   underWay: new Set<Promise<void>>(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    transports: ReturnType<typeof newTransports>
+  }
+}
+const held = appState('transports', newTransports)
 
 export function setTransports(next: { email?: Transport<Email>; sms?: Transport<Sms> }): void {
   const st = held()

@@ -1,7 +1,7 @@
 // The compiled definitions, cached in memory: assignments never touch the database per experiment. A load in this
 // process replaces the cache at once; a load by another process (the CLI against a running server's database) is
 // noticed by reading the version row at most once a second.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { databaseEpoch } from '../db/client'
 import { compileAll, guildArray, type Compiled, type GuildExperimentArray } from './bucketing'
 import type { Platform } from './definitions'
@@ -18,7 +18,13 @@ export type ExperimentSet = {
 }
 
 /** This service's set, read from the database opening `epoch` (another one opened: read again). */
-const held = perApp(() => ({ set: undefined as ExperimentSet | undefined, checkedAt: 0, epoch: -1 }))
+const newExperimentRegistry = () => ({ set: undefined as ExperimentSet | undefined, checkedAt: 0, epoch: -1 })
+declare module '../core/app' {
+  interface AppState {
+    experimentRegistry: ReturnType<typeof newExperimentRegistry>
+  }
+}
+const held = appState('experimentRegistry', newExperimentRegistry)
 
 export function buildSet(version: number, all: Compiled[]): ExperimentSet {
   return {

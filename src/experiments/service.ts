@@ -1,6 +1,6 @@
 // What GET /experiments, READY and the CLI ask of experiments: assignments for a user or fingerprint, the guild
 // experiment arrays, loading and showing definitions, and evaluating one experiment for one server or user.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { createFingerprint, honouredFingerprint } from '../accounts/fingerprints'
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
@@ -26,11 +26,17 @@ import { replaceDefinitions } from './store'
 // platform; a new set (a load, here or by the CLI) starts empty caches. Bounded small (an entry is ~2 KB with 40
 // experiments); READY computes its arrays without keeping them (once per session).
 const assignedText = new Lru<string, string>(1024)
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newExperiments = () => ({
   guildText: new Map<string, string>(),
   textsFrom: undefined as ExperimentSet | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    experiments: ReturnType<typeof newExperiments>
+  }
+}
+const held = appState('experiments', newExperiments)
 
 /** The current set, the text caches emptied when it is a new one. */
 async function textsOfCurrentSet(): Promise<ExperimentSet> {

@@ -1,6 +1,6 @@
 // The contract between the domains and the Gateway. Domains publish events and change subscriptions here;
 // the Gateway server (gateway/server.ts) installs the implementation at start. Nothing here imports a domain.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { Caller, UserCaller } from '../core/caller'
 
 /** What a live gateway connection looks like to a domain (op handlers, identify hooks). */
@@ -182,8 +182,8 @@ const noop: EventBus = {
   changeAuthSession() {},
 }
 
-/** What the service's domains plugged into its Gateway (app.ts mounts them per service, core/app-context.ts). */
-export const wiring = perApp(() => ({
+/** What the service's domains plugged into its Gateway (app.ts mounts them per App, core/app.ts). */
+const newBus = () => ({
   bus: noop as EventBus,
   identifyHooks: [] as IdentifyHook[],
   opHandlers: new Map<number, OpHandler>(),
@@ -194,7 +194,13 @@ export const wiring = perApp(() => ({
    * closes (4004) connections whose credential ended where no event told it (another process, expiry).
    */
   credentialChecks: {} as { user?: CredentialCheck; bearer?: CredentialCheck },
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    bus: ReturnType<typeof newBus>
+  }
+}
+export const wiring = appState('bus', newBus)
 
 export function installBus(next: EventBus): void {
   wiring().bus = next

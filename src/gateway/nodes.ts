@@ -2,7 +2,7 @@
 // connections and UDP sockets, a remote-auth desktop's socket. With several nodes a domain places such a thing on one
 // node (a key every node can read says which), and a request that lands on another node is sent there as a message
 // (cluster/routing.ts: a stream per node, read only by that node). One server installs nothing: every place is here.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { log } from '../core/log'
 
 export type NodeRouting = {
@@ -31,12 +31,18 @@ export type NodeRouting = {
   unclaim(key: string, field: string): Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const nodesHeld = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newGatewayNodes = () => ({
   routing: undefined as NodeRouting | undefined,
   handlers: new Map<string, NodeMessageHandler>(),
   orphans: new Map<string, OrphanHandler>(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    gatewayNodes: ReturnType<typeof newGatewayNodes>
+  }
+}
+const nodesHeld = appState('gatewayNodes', newGatewayNodes)
 
 /** Several nodes: the cluster side installs its routing at start (undefined at stop). */
 export function useNodeRouting(next: NodeRouting | undefined): void {

@@ -3,20 +3,26 @@
 // and tells the others through the log (cluster/presence.ts); a starting node loads the others' counts, and the
 // counts of a node that died are dropped. Domains ask `online(key)` synchronously (lobbies/activity.ts).
 
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 
 /** Several nodes: where this node's own changes go besides its own counts (the log). */
 export type PresencePort = { readonly node: string; change(key: string, delta: 1 | -1): void }
 
 const ONE_SERVER = ''
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newPresence = () => ({
   port: undefined as PresencePort | undefined,
   /** key → sessions on every node. */
   total: new Map<string, number>(),
   /** node → key → sessions on that node. */
   byNode: new Map<string, Map<string, number>>(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    presence: ReturnType<typeof newPresence>
+  }
+}
+const held = appState('presence', newPresence)
 
 function add(map: Map<string, number>, key: string, by: number): void {
   const n = (map.get(key) ?? 0) + by

@@ -5,15 +5,15 @@
 // (~1 MB), so a count bound alone could keep gigabytes. Past the bound the oldest entries go first; a Resume from
 // before the oldest one kept gets op 9 (not resumable), as Discord answers a session it no longer has.
 
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 
 export type Buffered = { seq: number; topics: string[]; payload: string }
 
 /** What an entry costs besides its payload's characters: the object, its topic list, the array slot. */
 const ENTRY_OVERHEAD = 96
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newGatewayReplay = () => ({
   seq: 0,
   limitBytes: 64 * 1024 * 1024,
   ring: [] as Buffered[],
@@ -21,7 +21,13 @@ const held = perApp(() => ({
   bytes: 0,
   /** The sequence of the newest entry dropped to keep the bound (0: none yet). */
   droppedThrough: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    gatewayReplay: ReturnType<typeof newGatewayReplay>
+  }
+}
+const held = appState('gatewayReplay', newGatewayReplay)
 
 const cost = (entry: Buffered) => entry.payload.length + ENTRY_OVERHEAD + entry.topics.length * 16
 

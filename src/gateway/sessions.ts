@@ -1,7 +1,7 @@
 // Gateway sessions: live or resumable, with the topics they follow. Indexed by user and by auth session
 // so domains can change subscriptions and end sessions without knowing about sockets.
 import type { ServerWebSocket } from 'bun'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { Caller } from '../core/caller'
 import { Lru } from '../core/lru'
 import { isPrivateTopic } from './bus'
@@ -32,8 +32,8 @@ export type GatewaySession = {
   readySeq: number
 }
 
-/** This service's sessions (core/app-context.ts). */
-const held = perApp(() => ({
+/** This App's sessions (core/app.ts). */
+const newGatewaySessions = () => ({
   byId: new Map<string, GatewaySession>(),
   /** userId → the user's sessions: an array (a user holds a few; a Set would cost ~300 bytes each). */
   byUser: new Map<string, GatewaySession[]>(),
@@ -44,7 +44,13 @@ const held = perApp(() => ({
    * most hold one.
    */
   deliveredByTopic: new Map<string, GatewaySession[]>(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    gatewaySessions: ReturnType<typeof newGatewaySessions>
+  }
+}
+const held = appState('gatewaySessions', newGatewaySessions)
 
 /** Every session of this service, by id. */
 export const allSessions = (): Map<string, GatewaySession> => held().byId

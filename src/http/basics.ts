@@ -6,7 +6,7 @@
 // the one sent: Elysia's `set.status` stays 200 when a handler or the error hook returns its own Response, so the
 // hook reads the Response itself.
 import { loggableError } from '../db/errors'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { Elysia, StatusMap } from 'elysia'
 import { config } from '../config'
 import { ApiError, Errors } from '../core/errors'
@@ -31,11 +31,17 @@ export const UNMATCHED = '<unmatched>'
 // prefix and a counter: unique without a random draw per request.
 const ID_PATTERN = /^[\w.:@+=-]{1,128}$/
 const idPrefix = crypto.randomUUID().slice(0, 8)
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newHttpBasics = () => ({
   notFoundPage: undefined as NotFoundPage | undefined,
   idCounter: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    httpBasics: ReturnType<typeof newHttpBasics>
+  }
+}
+const held = appState('httpBasics', newHttpBasics)
 
 function requestId(header: string | null): string {
   return header !== null && ID_PATTERN.test(header) ? header : `${idPrefix}-${(++held().idCounter).toString(36)}`

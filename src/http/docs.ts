@@ -6,7 +6,7 @@
 // with doc(). A Swagger UI page at /api/docs (script and styles embedded: it works offline) with a working Authorize
 // button. The Gateway's reference (/api/docs/gateway) is gateway/docs.ts. tests/core/docs*.test.ts send every example
 // to its route and check real answers against the documented schemas.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import { OptionalKind, Type, type IntegerOptions, type TObject } from '@sinclair/typebox'
 import { Elysia, t, type AnyElysia, type DocumentDecoration, type TSchema } from 'elysia'
@@ -189,10 +189,16 @@ function tidy(schema: unknown): void {
   )
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const docsHeld = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newDocs = () => ({
   cached: undefined as { routes: number; document: unknown } | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    docs: ReturnType<typeof newDocs>
+  }
+}
+const docsHeld = appState('docs', newDocs)
 
 /** The OpenAPI document of `app` (cached until routes are added). */
 export function openApiDocument(root: AnyElysia): unknown {

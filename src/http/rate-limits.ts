@@ -12,7 +12,7 @@
 // Hot path: one cached lookup of the route's bucket, the caller from the token cache (core/caller.ts; the identity
 // check that follows reuses the answer), one string key, one Map lookup and five header values per request. No URL
 // parsing.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { config } from '../config'
@@ -26,8 +26,8 @@ export type RouteLimit = { method: string; path: string; limit: number; windowMs
 
 /** Every API route without a limit of its own. */
 export const DEFAULT_ROUTE_LIMIT = { limit: 50, windowMs: 1000 }
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newRouteLimits = () => ({
   /**
    * Routes with their own limit (path as mounted, without the /api/v* prefix): declared on the endpoint (`limit`,
    * http/endpoint.ts) and handed here by app.ts.
@@ -38,7 +38,13 @@ const held = perApp(() => ({
   /** bucket + major parameter + caller → the current window. */
   windows: new Map<string, Window>(),
   lastSweep: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    routeLimits: ReturnType<typeof newRouteLimits>
+  }
+}
+const held = appState('routeLimits', newRouteLimits)
 
 /** The routes with their own limit (app.ts, from the endpoints' declarations); buckets are made again. */
 export function setRouteLimits(limits: RouteLimit[]): void {

@@ -17,7 +17,7 @@
 // and a lobby whose events have nowhere left to go (override cleared, application URL off) drops them.
 import { randomUUID } from 'node:crypto'
 import { config } from '../config'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { collect } from '../core/metrics'
@@ -71,8 +71,8 @@ export const STOP_AFTER_MS = 60 * 60_000
 
 type Destination = { url: string; origin: string; override: boolean }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newEventWebhooks = () => ({
   delivered: 0,
   failedAttempts: 0,
   stopped: 0,
@@ -88,7 +88,13 @@ const held = perApp(() => ({
   sending: new Map<number, Promise<void>>(),
   perApp: new Map<string, number>(),
   endpoints: new Endpoints(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    eventWebhooks: ReturnType<typeof newEventWebhooks>
+  }
+}
+const held = appState('eventWebhooks', newEventWebhooks)
 
 /**
  * Queue an event for the lobby application's webhooks inside the transaction `tx`, when the lobby has an override

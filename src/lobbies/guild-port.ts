@@ -1,6 +1,6 @@
 // What lobbies need from the guilds domain (channel linking, invites, mirrored messages). Kept to one small seam
 // so guilds never imports lobbies and lobbies touch no guild table.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 
 export type LinkableChannel = { id: string; type: number; guildId: string | null; nsfw?: boolean }
 
@@ -30,10 +30,16 @@ export type GuildPort = {
   channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>): void | Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newGuildPort = () => ({
   port: undefined as GuildPort | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    guildPort: ReturnType<typeof newGuildPort>
+  }
+}
+const held = appState('guildPort', newGuildPort)
 
 export function setGuildPort(next: GuildPort | undefined): void {
   held().port = next

@@ -1,6 +1,6 @@
 // Idle close: a lobby whose idle deadline (a column, so it survives restarts) has passed is deleted with
 // LOBBY_DELETE. One periodic sweeper for all lobbies, reading clock.now(), so tests move time and call sweep.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { config } from '../config'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
@@ -11,10 +11,16 @@ import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
 const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000
 const BATCH = 500
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newLobbyIdle = () => ({
   timer: undefined as ReturnType<typeof setInterval> | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    lobbyIdle: ReturnType<typeof newLobbyIdle>
+  }
+}
+const held = appState('lobbyIdle', newLobbyIdle)
 
 /** Close every lobby idle past its deadline; returns how many closed. */
 export async function sweepIdleLobbies(now = clock.now()): Promise<number> {

@@ -1,15 +1,21 @@
 // Who wants to know, after the commit, that a member left a lobby (removed, or the lobby deleted): the voice domain
 // drops them from the lobby's call at once. Registered at start-up (app.ts), so lobbies import no other domain.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { log } from '../core/log'
 
 export type LeaveReason = 'removed' | 'deleted'
 type Listener = (lobbyId: string, userId: string, reason: LeaveReason) => void | Promise<void>
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newLeaveHooks = () => ({
   listeners: [] as Listener[],
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    leaveHooks: ReturnType<typeof newLeaveHooks>
+  }
+}
+const held = appState('leaveHooks', newLeaveHooks)
 
 export function onMemberLeave(listener: Listener): void {
   const st = held()

@@ -1,7 +1,7 @@
 // What OAuth2's bot scope needs from the guild model: the guilds a user may add a bot to, adding it, the guild the
 // token answer names. oauth2/ and guilds/ stand on one floor and never import each other: installs/module.ts fills
 // this port with guilds/public.ts's guildsForInstalls.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 
 /** A guild the user may add a bot to, with the user's permissions there (the consent page's choice). */
 export type InstallGuild = { id: string; name: string; icon: null; owner: boolean; permissions: string }
@@ -24,7 +24,13 @@ export type InstallPort = {
   guild(guildId: string): Promise<unknown>
 }
 
-const held = perApp(() => ({ port: undefined as InstallPort | undefined }))
+const newInstallPort = () => ({ port: undefined as InstallPort | undefined })
+declare module '../core/app' {
+  interface AppState {
+    installPort: ReturnType<typeof newInstallPort>
+  }
+}
+const held = appState('installPort', newInstallPort)
 
 export function setInstallPort(next: InstallPort | undefined): void {
   held().port = next

@@ -6,7 +6,7 @@
 // mobile request needs (key, client info, deadline, claim) is a database row (store.ts) from the proof on. With
 // several nodes the mobile request may land on another node than the desktop's socket: the node holding the socket
 // holds the place `remote-auth:<fingerprint>` (gateway/nodes.ts), and the frames for it are sent there.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { randomBytes } from 'node:crypto'
 import type { ServerWebSocket } from 'bun'
 import type { ClientInfo } from '../accounts/client-info'
@@ -57,13 +57,19 @@ type Desktop = {
   handling: Promise<void>
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newDesktops = () => ({
   desktops: new Map<Socket, Desktop>(),
   byFingerprint: new Map<string, Desktop>(),
   socketsByIp: new Map<IpKey, number>(),
   sweeper: undefined as Timer | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    desktops: ReturnType<typeof newDesktops>
+  }
+}
+const held = appState('desktops', newDesktops)
 
 function send(d: Desktop, frame: Record<string, unknown>): void {
   d.ws.send(JSON.stringify(frame))

@@ -2,7 +2,7 @@
 // self_deaf come from op 17; the SDP answer and ICE candidates from our ops 100 and 101. Packets of a member's
 // microphone are forwarded, unchanged but for the header, to every other connected member's slot for them.
 // Nothing is decoded, mixed or stored.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { RtpPacket } from 'werift'
 import { config } from '../config'
 import { clock } from '../core/clock'
@@ -42,8 +42,8 @@ class Room {
   constructor(readonly lobbyId: string) {}
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newVoiceCalls = () => ({
   rooms: new Map<string, Room>(),
   /** sessionId → lobbyId → participant. */
   bySession: new Map<string, Map<string, Participant>>(),
@@ -51,7 +51,13 @@ const held = perApp(() => ({
   callsOfUser: new Map<string, number>(),
   sweeper: undefined as Timer | undefined,
   sweeping: false,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    voiceCalls: ReturnType<typeof newVoiceCalls>
+  }
+}
+const held = appState('voiceCalls', newVoiceCalls)
 
 function countCall(userId: string, by: 1 | -1): void {
   const st = held()

@@ -1,7 +1,7 @@
 // What the voice domain tells the Gateway: op 17 (lobby voice states), our ops 100 (SDP answer) and 101 (ICE
 // candidate), and the end of a session (voice/module.ts hands them over). With several nodes each goes to the node of
 // the call (placement.ts), and that node's messages about its calls come back here.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { log } from '../core/log'
 import type { CloseHook, GatewayConnection, OpHandler } from '../gateway/bus'
 import { nodeRouting, type NodeMessageHandler } from '../gateway/nodes'
@@ -9,14 +9,20 @@ import { addCandidate, applyAnswer, endSessionCalls, setVoiceStates } from './ca
 import { handleVoiceMessage, routeSessionEnd, routeSignal, routeStates, type VoiceMessage } from './placement'
 import { parseAnswer, parseCandidate, parseStates, VoiceOp } from './protocol'
 
-/** What this module holds per service (core/app-context.ts). */
-const held = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newVoiceGateway = () => ({
   /**
    * The Gateway runs each frame's handler as it arrives, concurrently; a session's voice frames run one after the
    * other here, so an answer is applied before the candidates sent after it and op 17s do not interleave.
    */
   queues: new Map<string, Promise<void>>(),
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    voiceGateway: ReturnType<typeof newVoiceGateway>
+  }
+}
+const held = appState('voiceGateway', newVoiceGateway)
 
 function inOrder(sessionId: string, work: () => Promise<void>): Promise<void> {
   const st = held()

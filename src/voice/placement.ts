@@ -6,7 +6,7 @@
 // candidates carry that node's address: VOICE_PUBLIC_IP per node). The lobbies a session is in a call in are kept
 // where every node reads them (`voice:calls:<session>`), so an op 17 or the session's end on any node reaches them.
 // On one server none of this runs: calls.ts does it all.
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { Caller } from '../core/caller'
 import { events, type GatewayConnection } from '../gateway/bus'
 import { nodeRouting, type NodeRouting } from '../gateway/nodes'
@@ -37,8 +37,8 @@ function sessionView(sessionId: string, caller: Caller): GatewayConnection {
   return { caller, sessionId, send: (type, data) => events.publish(ownTopic(sessionId), type, data) }
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const placed = perApp(() => ({
+/** What this module holds per App (core/app.ts). */
+const newVoicePlacement = () => ({
   /** Places this node took for its calls: renewed while the call lasts, given up after. */
   held: new Set<string>(),
   /** Joins under way on this node, by lobby: their calls count as live for keepRooms. */
@@ -46,7 +46,13 @@ const placed = perApp(() => ({
   keeper: undefined as Timer | undefined,
   /** Stopping: its places are given up, and no call is placed here again. */
   stopping: false,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    voicePlacement: ReturnType<typeof newVoicePlacement>
+  }
+}
+const placed = appState('voicePlacement', newVoicePlacement)
 
 /** Run a message on the call's node: here at once, or sent there. */
 async function toNode(r: NodeRouting, node: string, message: VoiceMessage): Promise<void> {

@@ -1,6 +1,7 @@
-// Two services in one process, each in its own App context (core/app-context.ts) on its own database: they share
-// nothing — accounts, tokens, lobbies, Gateway sessions and events, security limits, caches — and stopping one leaves
-// the other serving.
+// Two services in one process, each its own App (core/app.ts) on its own database — two SQLite files, or two
+// databases of the test's PostgreSQL server, each with its own pool, listener and group-commit queue: they share
+// nothing — accounts, tokens, lobbies, Gateway sessions and events, security limits, caches — and stopping one
+// leaves the other serving (on PostgreSQL: its pool open, its transactions and NOTIFYs its own).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { mkdtempSync } from 'node:fs'
@@ -8,21 +9,81 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSession } from '../../src/accounts/sessions'
 import { createVerifiedUser } from '../../src/accounts/users'
-import { type AppContext, newAppContext } from '../../src/core/app-context'
+import { type App, newApp } from '../../src/core/app'
+import { dataVersion } from '../../src/db/client'
 import { gatewayStats } from '../../src/gateway/server'
 import { createApplication } from '../../src/oauth2/applications'
 import { type Running, startServer } from '../../src/server'
 import { onPostgres } from '../helpers'
+import postgres from 'postgres'
 
-type Service = { name: string; context: AppContext; running: Running; dir: string; bot: string; token: string }
+/** `rows(sql)`: what the service's own database holds, read around the service (a file, or a PostgreSQL database). */
+type Service = {
+  name: string
+  context: App
+  running: Running
+  rows: (query: string) => Promise<unknown[]>
+  /**
+   * Another process commits to the service's database (SQLite: a write on a connection of its own; PostgreSQL: the
+   * CLI's NOTIFY).
+   */
+  foreignCommit: () => Promise<void>
+  bot: string
+  token: string
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'two-apps-'))
 let first: Service
 let second: Service
 
-async function start(name: string, context: AppContext): Promise<Service> {
-  const path = join(dir, `${name}.sqlite`)
-  const running = await startServer({ port: 0, host: '127.0.0.1', databasePath: path, databaseUrl: undefined }, context)
+/** A database of its own: a file, or on PostgreSQL a database of the test's server (tests/db/postgres.ts). */
+async function database(name: string) {
+  if (!onPostgres) {
+    const path = join(dir, `${name}.sqlite`)
+    const rows = async (query: string) => {
+      const db = new Database(path, { readonly: true })
+      try {
+        return db.query(query).all()
+      } finally {
+        db.close()
+      }
+    }
+    const foreignCommit = async () => {
+      const db = new Database(path)
+      try {
+        db.exec('CREATE TABLE two_apps_touch (x INTEGER); DROP TABLE two_apps_touch')
+      } finally {
+        db.close()
+      }
+    }
+    return { config: { databasePath: path, databaseUrl: undefined }, rows, foreignCommit }
+  }
+  const { testDatabase } = await import('../db/postgres')
+  const made = await testDatabase()
+  await made.sql.end()
+  const rows = async (query: string) => {
+    const sql = postgres(made.options({ max: 1 }))
+    try {
+      return [...(await sql.unsafe(query))]
+    } finally {
+      await sql.end()
+    }
+  }
+  const foreignCommit = async () => {
+    const { CHANGES_CHANNEL } = await import('../../src/db/pg/client')
+    const sql = postgres(made.options({ max: 1 }))
+    try {
+      await sql.notify(CHANGES_CHANNEL, '')
+    } finally {
+      await sql.end()
+    }
+  }
+  return { config: { databaseUrl: made.url }, rows, foreignCommit }
+}
+
+async function start(name: string, context: App): Promise<Service> {
+  const db = await database(name)
+  const running = await startServer({ port: 0, host: '127.0.0.1', ...db.config }, context)
   const { app, token } = await context.enter(async () => {
     const user = await createVerifiedUser({
       email: `${name}@example.test`,
@@ -32,7 +93,7 @@ async function start(name: string, context: AppContext): Promise<Service> {
     const session = await createSession(user.id, { platform: 'test' })
     return { app: await createApplication(`${name} app`, ['http://localhost/callback']), token: session.token }
   })
-  return { name, context, running, dir: path, bot: `Bot ${app.bot_token}`, token }
+  return { name, context, running, rows: db.rows, foreignCommit: db.foreignCommit, bot: `Bot ${app.bot_token}`, token }
 }
 
 async function call(s: Service, method: string, path: string, token?: string, body?: unknown) {
@@ -67,14 +128,30 @@ async function botSocket(s: Service) {
 
 // Both in contexts of their own: the root context holds the server of the other test files (one bun process runs
 // them all), which goes on serving beside these two.
-describe.skipIf(onPostgres)('two services in one process on two databases', () => {
+describe('two services in one process on two databases', () => {
+  // On PostgreSQL the first start may start the test's server (initdb) and makes two databases: past bun's 5 s on a
+  // loaded machine when the file runs alone (the suite runs with 20 s).
   beforeAll(async () => {
-    first = await start('first', newAppContext('first'))
-    second = await start('second', newAppContext('second'))
-  })
+    first = await start('first', newApp('first'))
+    second = await start('second', newApp('second'))
+  }, 30_000)
   afterAll(async () => {
     await second?.running.stop()
     await first?.running.stop()
+  })
+
+  test('each App holds its own database connections', () => {
+    // What db/ declared in AppState, read off the typed App: two files, or two pools and two listeners.
+    const [a, b] = [first.context.state, second.context.state]
+    if (onPostgres) {
+      expect(a.postgres?.pool).toBeDefined()
+      expect(a.postgres?.pool).not.toBe(b.postgres?.pool)
+      expect(a.postgres?.listener).toBeDefined()
+      expect(a.postgres?.listener).not.toBe(b.postgres?.listener)
+    } else {
+      expect(a.database?.writer).toBeDefined()
+      expect(a.database?.file).not.toBe(b.database?.file)
+    }
   })
 
   test('an account, its token and its rows belong to one service', async () => {
@@ -83,16 +160,9 @@ describe.skipIf(onPostgres)('two services in one process on two databases', () =
     // Each token is unknown to the other service (its token cache included: asked right after a hit there).
     expect((await call(second, 'GET', '/users/@me', first.token)).status).toBe(401)
     expect((await call(first, 'GET', '/users/@me', second.token)).status).toBe(401)
-    const rows = (path: string) => {
-      const db = new Database(path, { readonly: true })
-      try {
-        return db.query("SELECT username FROM users WHERE username IN ('first', 'second')").all()
-      } finally {
-        db.close()
-      }
-    }
-    expect(rows(first.dir)).toEqual([{ username: 'first' }])
-    expect(rows(second.dir)).toEqual([{ username: 'second' }])
+    const users = "SELECT username FROM users WHERE username IN ('first', 'second')"
+    expect(await first.rows(users)).toEqual([{ username: 'first' }])
+    expect(await second.rows(users)).toEqual([{ username: 'second' }])
   })
 
   test('lobbies and their Gateway events stay in their service', async () => {
@@ -127,11 +197,25 @@ describe.skipIf(onPostgres)('two services in one process on two databases', () =
     expect((await login(second)).status).toBe(400)
   })
 
+  test("another process's commit is seen by the service on that database only", async () => {
+    const versions = () => [first.context.enter(() => dataVersion()), second.context.enter(() => dataVersion())]
+    const [a, b] = versions()
+    await first.foreignCommit()
+    for (let i = 0; i < 100 && versions()[0] === a; i++) await Bun.sleep(10)
+    expect(versions()[0]).not.toBe(a)
+    await Bun.sleep(50) // a NOTIFY that reached the wrong listener would have arrived by now
+    expect(versions()[1]).toBe(b)
+  })
+
   test('stopping one service leaves the other serving', async () => {
     await second.running.stop()
     expect(second.context.isClosed).toBe(true)
     expect((await call(first, 'GET', '/users/@me', first.token)).status).toBe(200)
+    // A write (a group-commit batch on PostgreSQL, on the first service's own pool) and reads after it.
     const lobby = (await call(first, 'POST', '/lobbies', first.bot, {})).body
     expect((await call(first, 'GET', `/lobbies/${lobby.id}`, first.bot)).status).toBe(200)
+    expect(await first.rows(`SELECT id FROM lobbies WHERE id = '${lobby.id}'`)).toEqual([{ id: lobby.id }])
+    // The stopped one's database is closed (its file unlocked, its pool ended), and was never written by the other.
+    expect(await second.rows(`SELECT id FROM lobbies WHERE id = '${lobby.id}'`)).toEqual([])
   })
 })

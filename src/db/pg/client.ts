@@ -14,51 +14,27 @@
 //   as they are;
 // - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
 //   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
+// The pool, its listener, the group-commit queue and the transactions under way are the App's (AppState.postgres,
+// state.ts): two services of one process on two databases share none of them, and each closes its own.
+// Its parts: state.ts (what an App holds, the connection of a context), transactions.ts, group-commit.ts.
 import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
-import {
-  PgDatabase,
-  PgDeleteBase,
-  type PgDialect,
-  PgInsertBase,
-  PgSelectBase,
-  PgTable,
-  PgUpdateBase,
-} from 'drizzle-orm/pg-core'
-import { PostgresJsPreparedQuery, PostgresJsSession } from 'drizzle-orm/postgres-js/session'
-import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
-import postgres, { type ReservedSql, type Sql } from 'postgres'
+import { PgDeleteBase, PgInsertBase, PgSelectBase, PgTable, PgUpdateBase } from 'drizzle-orm/pg-core'
+import { PostgresJsPreparedQuery } from 'drizzle-orm/postgres-js/session'
+import { drizzle } from 'drizzle-orm/postgres-js'
+import postgres, { type Sql } from 'postgres'
 import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
-import {
-  afterCommit,
-  type Backend,
-  type BehindResults,
-  batchEnds,
-  readyToCommit,
-  type DB,
-  DatabaseOpenError,
-  dropHeldSince,
-  endWrite,
-  heldMark,
-  mirrorModules,
-  newWriteScope,
-  type QueuedOptions,
-  scopes,
-  startBehind,
-  useBackend,
-  useTables,
-  type WriteScope,
-  writeScope,
-} from '../client'
+import { type Backend, type DB, DatabaseOpenError, mirrorModules, useBackend, useTables } from '../client'
 import { SchemaTooNewError } from '../migrate'
 import { applyPgMigrations } from './migrate'
+import { queuedTransaction } from './group-commit'
+import { current, open, type Pg, pg } from './state'
+import { settled, transaction, write } from './transactions'
 
 /** Where the CLI tells running servers that it committed (their caches start over). */
 export const CHANGES_CHANNEL = 'lobby_server_changes'
 /** Connections of the pool. */
 const POOL_SIZE = 16
-/** How many times a transaction that lost a serialization race or a deadlock runs again. */
-const RETRIES = 5
 
 /** A postgres://… or postgresql://… URL: the stores run on PostgreSQL. */
 export const isPostgresUrl = (url: string | undefined): url is string => !!url && /^postgres(ql)?:\/\//i.test(url)
@@ -108,32 +84,7 @@ for (const builder of [PgSelectBase, PgInsertBase, PgUpdateBase, PgDeleteBase]) 
   })
 }
 
-// ---- The pool, the scopes' connections
-
-type Pg = PostgresJsDatabase
-let pool: Sql | undefined
-let poolDb: Pg | undefined
-let listener: Sql | undefined
-let changesSeen = 0
-
-function open(): { sql: Sql; db: Pg } {
-  if (!pool || !poolDb) throw new Error('database is not open')
-  return { sql: pool, db: poolDb }
-}
-
-/** The connection of this context: its transaction's, else the pool. */
-function current(): { db: Pg; client: Sql } {
-  const server = writeScope()?.server
-  if (server) return server as unknown as { db: Pg; client: Sql }
-  const { sql: client, db } = open()
-  return { db, client }
-}
-
-/** A Drizzle database on one transaction's connection: the pool's dialect, a session on that client. */
-function on(client: Sql): Pg {
-  const dialect = (open().db as unknown as { dialect: PgDialect }).dialect
-  return new PgDatabase(dialect, new PostgresJsSession(client, dialect, undefined, {}), undefined) as Pg
-}
+// ---- Prepared statements (the connection of a context: state.ts)
 
 /** A prepared query of postgres-js: the statement text and its parameters, run on whichever client it is given. */
 type PgPrepared = Executable & { client: Sql; prepare: boolean; queryString: string }
@@ -161,387 +112,10 @@ function prepared<T>(build: (db: DB) => T): () => T {
   }
 }
 
-// ---- Transactions
-
-const RETRYABLE = new Set(['40001', '40P01'])
-
-/** Run a whole transaction again when PostgreSQL chose it as the loser of a race (bounded, with jitter). */
-async function retrying<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run()
-    } catch (error) {
-      const code = (error as { code?: string })?.code
-      if (attempt > RETRIES || !code || !RETRYABLE.has(code)) throw error
-      await Bun.sleep(Math.random() * 5 * attempt)
-    }
-  }
-}
-
-/**
- * Transactions under way in this process (group-commit batches too), each settled once it rolled back, or committed
- * and ran its after-commit work.
- */
-const underWay = new Set<Promise<void>>()
-
-/** Once every transaction under way now has ended, its after-commit work (events, session calls) done. */
-function settled(): Promise<void> {
-  return underWay.size ? Promise.all([...underWay]).then(() => undefined) : Promise.resolve()
-}
-
-/**
- * A transaction (runTransaction), counted in `underWay` until it has ended. With `detach`, it resolves at its COMMIT
- * and hands its after-commit work (if any) to `detach` instead of waiting for it (a group-commit batch: the next one
- * need not wait for this one's relay); it stays counted until that work is done.
- */
-async function inTransaction<T>(
-  scope: WriteScope,
-  fn: (tx: DB) => T | Promise<T>,
-  reserved?: Reserved,
-  detach?: (after: Promise<void>) => void,
-): Promise<T> {
-  const { promise, resolve } = Promise.withResolvers<void>()
-  underWay.add(promise)
-  let after: Promise<void> | undefined
-  try {
-    return await runTransaction(scope, fn, reserved, detach && ((work) => (after = work)))
-  } finally {
-    const ended = () => {
-      underWay.delete(promise)
-      resolve()
-    }
-    if (after === undefined) ended()
-    else {
-      after.then(ended, ended)
-      detach?.(after)
-    }
-  }
-}
-
-/** A connection a transaction reserved; given back once the transaction run behind its COMMIT (behindOn) ended. */
-type Reserved = { client: ReservedSql; behind?: Promise<unknown> }
-
-function release(conn: Reserved): void {
-  if (conn.behind === undefined) return conn.client.release()
-  const back = () => conn.client.release()
-  conn.behind.then(back, back)
-}
-
-/**
- * fn in one transaction on a connection of its own (`reserved`: that one, and no run again), in `scope`; the scope ends
- * after COMMIT or ROLLBACK. Serialization failures and deadlocks run it again on a new connection.
- */
-async function runTransaction<T>(
-  scope: WriteScope,
-  fn: (tx: DB) => T | Promise<T>,
-  reserved?: Reserved,
-  detach?: (after: Promise<void>) => void,
-): Promise<T> {
-  let value: T
-  let behind: BehindResults | undefined
-  const attempt = async (conn: Reserved) => {
-    const done = await runOn(conn, scope, fn)
-    behind = done.behind
-    return done.value
-  }
-  try {
-    value = reserved
-      ? await attempt(reserved)
-      : await retrying(async () => {
-          const conn: Reserved = { client: await open().sql.reserve() }
-          try {
-            return await attempt(conn)
-          } finally {
-            release(conn)
-          }
-        })
-  } finally {
-    endWrite(scope)
-  }
-  const after = afterCommit(scope, behind)
-  if (after !== undefined) {
-    if (detach) detach(after)
-    else await after
-  }
-  return value
-}
-
-/**
- * One try of a transaction on `conn`. BEGIN is not awaited: it goes out with the transaction's first statements
- * (postgres-js sends a connection's queries in order without waiting for the answers), one round trip less. Nor is
- * what follows fn: the statements it sent without awaiting (scope.sent), its holders' (readyToCommit: the Gateway's
- * outbox rows), the COMMIT, and right behind it the first holder's own transaction (startBehind: the outbox's relay)
- * go out together: one round trip where each took one.
- */
-async function runOn<T>(
-  conn: Reserved,
-  scope: WriteScope,
-  fn: (tx: DB) => T | Promise<T>,
-): Promise<{ value: T; behind: BehindResults | undefined }> {
-  const { client } = conn
-  const begun = client.unsafe('BEGIN')
-  begun.catch(() => {}) // a failed BEGIN fails the statements after it
-  const tx = { db: on(client) as unknown as DB, client, transaction: true }
-  scope.server = tx
-  scope.depth = 0
-  scope.held = [] // a run again holds only what it gives again
-  const sent: Promise<unknown>[] = []
-  scope.sent = sent
-  let value: T
-  let before: Promise<void> | undefined
-  try {
-    value = await scopes.run(scope, () => fn(tx.db))
-    before = readyToCommit(scope)
-  } catch (error) {
-    await client.unsafe('ROLLBACK').catch(() => {})
-    throw error
-  }
-  before?.catch(() => {})
-  // postgres-js hands a statement to its connection a few microtasks after the call (Drizzle's async layers, then a
-  // thenable's job), and a COMMIT must not overtake one: it waits for this turn's microtasks to have run.
-  if (sent.length > 0 || before !== undefined) await new Promise<void>((resolve) => setImmediate(resolve))
-  const committed = client.unsafe('COMMIT')
-  committed.catch(() => {})
-  const behind = startBehind(scope, (fn) => behindOn(conn, fn))
-  try {
-    await begun
-    await Promise.all([...sent, before])
-  } catch (error) {
-    // The transaction is aborted: PostgreSQL answers the COMMIT with ROLLBACK.
-    await committed.catch(() => {})
-    throw error
-  }
-  // A statement that failed (and was caught) aborted the transaction: PostgreSQL answers COMMIT with ROLLBACK.
-  if ((await committed).command !== 'COMMIT') throw abortedTransaction()
-  return { value, behind }
-}
-
-/**
- * A holder's transaction right behind a COMMIT, on the committing connection (its statements sent before the COMMIT
- * is answered); one per connection, any other runs as a transaction of its own. Not run again: a holder's behind is
- * work that a later relay or sweep does as well.
- */
-function behindOn<R>(conn: Reserved, fn: (tx: DB) => Promise<R>): Promise<R> {
-  if (conn.behind !== undefined) return transaction(fn)
-  const done = inTransaction(newWriteScope(false), fn, conn)
-  conn.behind = done
-  return done
-}
-
-/**
- * What a savepoint sends unawaited (sendWithCommit) from now on: answered before it ends (one that failed fails it,
- * with its own error), dropped when it rolls back (their answers no longer matter).
- */
-function sentSince(scope: WriteScope): { answered(): Promise<unknown>; drop(): void } {
-  const sent = scope.sent ?? []
-  const mark = sent.length
-  return {
-    answered: () => Promise.all(sent.splice(mark)),
-    drop: () => {
-      sent.length = Math.min(sent.length, mark)
-    },
-  }
-}
-
-const abortedTransaction = () =>
-  Object.assign(new Error('the transaction was rolled back: a statement in it failed'), { code: '25P02' })
-
-async function savepoint<T>(scope: WriteScope, fn: (tx: DB) => T | Promise<T>): Promise<T> {
-  if (scope.pipelined) {
-    // Its ROLLBACK TO would undo what the batch's other writes sent meanwhile: the batch runs again, one at a time
-    // (even if this write catches the error).
-    scope.unpipeline = true
-    throw new Error('a savepoint in a write of a pipelined batch: the batch runs again one write at a time')
-  }
-  const { client, db } = scope.server as { client: Sql; db: DB }
-  const name = `sp${++scope.depth}`
-  const mark = heldMark(scope)
-  const sent = sentSince(scope)
-  await client.unsafe(`SAVEPOINT ${name}`)
-  try {
-    const value = await fn(db)
-    await sent.answered()
-    await client.unsafe(`RELEASE ${name}`)
-    return value
-  } catch (error) {
-    sent.drop()
-    await client.unsafe(`ROLLBACK TO ${name}`)
-    await client.unsafe(`RELEASE ${name}`)
-    dropHeldSince(scope, mark)
-    throw error
-  } finally {
-    scope.depth -= 1
-  }
-}
-
-async function transaction<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
-  // Inside a transaction: a savepoint of it. Inside a write outside any (its statements on the pool): one of its own.
-  const outer = writeScope()
-  if (outer?.server?.transaction) return savepoint(outer, fn)
-  return inTransaction(newWriteScope(false), fn)
-}
-
-/**
- * A write outside a transaction: its statements run on the pool, each committing on its own (as on SQLite), in a
- * write scope of its own (the caches' rules). Inside a transaction it runs in it.
- */
-async function write<T>(fn: (tx: DB) => T | Promise<T>): Promise<T> {
-  if (writeScope()) return fn(current().db as unknown as DB)
-  const scope = newWriteScope(false)
-  const { sql: client, db } = open()
-  scope.server = { db: db as unknown as DB, client, transaction: false }
-  try {
-    return await scopes.run(scope, () => fn(db as unknown as DB))
-  } finally {
-    endWrite(scope)
-  }
-}
-
-// ---- Group commit
-
-type Queued = {
-  fn: (tx: DB) => unknown
-  independent: boolean
-  resolve: (value: unknown) => void
-  reject: (error: unknown) => void
-}
-let queue: Queued[] = []
-
-/** A batch is being committed: what is queued meanwhile waits for it and goes in the next one. */
-let committing = false
-
-/**
- * Group commit: the writes queued while no batch runs (one event-loop turn), or while one runs, share the next
- * transaction; one batch at a time per process, so a busy server makes batches of many writes (one BEGIN and COMMIT,
- * and one write of each lobby's idle deadline, for all of them) rather than many small transactions queueing on the
- * same rows' locks.
- */
-async function queuedTransaction<T>(fn: (tx: DB) => T | Promise<T>, options?: QueuedOptions): Promise<T> {
-  if (writeScope()) return fn(current().db as unknown as DB)
-  return new Promise<T>((resolve, reject) => {
-    if (queue.length === 0 && !committing) setImmediate(() => scopes.exit(commitAll))
-    queue.push({ fn, independent: options?.independent === true, resolve: resolve as (value: unknown) => void, reject })
-  })
-}
-
-async function commitAll(): Promise<void> {
-  committing = true
-  try {
-    while (queue.length) await commitQueue()
-  } finally {
-    committing = false
-  }
-}
-
-async function commitQueue(): Promise<void> {
-  const batch = queue
-  queue = []
-  try {
-    // As on SQLite: first without a savepoint per write; when one throws, the batch runs again with them.
-    if (!(await runBatch(batch, false)) && batch.length > 1) await runBatch(batch, true)
-  } catch (error) {
-    for (const q of batch) q.reject(error)
-  }
-}
-
-type Held = NonNullable<WriteScope['held']>
-
-/**
- * A write of a pipelined batch: the batch's scope (its connection, the caches' bookkeeping), but what it holds for the
- * COMMIT kept apart: the writes run side by side and reach their dispatches in the order their answers come back, so
- * the batch takes each one's afterwards, in the writes' order (as one after another would have held them). So are the
- * statements it sent unawaited (sendWithCommit): a savepoint in it waits for its own only.
- */
-function apart(scope: WriteScope): { scope: WriteScope; held: Held; sent: Promise<unknown>[] } {
-  const held: Held = []
-  const sent: Promise<unknown>[] = []
-  const own = new Proxy(scope, {
-    get: (target, key) => (key === 'held' ? held : key === 'sent' ? sent : Reflect.get(target, key)),
-  })
-  return { scope: own, held, sent }
-}
-
-async function runBatch(batch: Queued[], savepoints: boolean): Promise<boolean> {
-  const scope = newWriteScope(true)
-  let results: { ok: boolean; value: unknown }[] = []
-  // Independent writes side by side: their statements go out without waiting for each other's answers.
-  const together = !savepoints && batch.length > 1 && batch.every((q) => q.independent)
-  scope.pipelined = together
-  // The batch's after-commit work (its events' relay): its writes are answered once it is done, while the next batch
-  // goes on at once (each write's answer waits for its own relay only, not the queue for a relay before it).
-  let after: Promise<void> | undefined
-  try {
-    await inTransaction(
-      scope,
-      async (tx) => {
-        results = []
-        scope.batch = true
-        const { client } = scope.server as { client: Sql }
-        if (together) {
-          const writes = batch.map(() => apart(scope))
-          const settled = await Promise.allSettled(
-            batch.map((q, i) => scopes.run(writes[i].scope, async () => q.fn(tx))),
-          )
-          const failed = settled.find((s) => s.status === 'rejected')
-          if (failed) throw failed.reason // rolled back; the batch runs again one write at a time
-          if (scope.unpipeline) throw new Error('a write asked for a savepoint') // the same
-          for (const s of settled) results.push({ ok: true, value: (s as PromiseFulfilledResult<unknown>).value })
-          // What each write holds for the COMMIT (its dispatches), in the writes' order; what each sent, for its answer.
-          for (const w of writes) {
-            scope.held?.push(...w.held)
-            scope.sent?.push(...w.sent)
-          }
-        }
-        for (const q of together ? [] : batch) {
-          if (!savepoints) {
-            results.push({ ok: true, value: await q.fn(tx) })
-            continue
-          }
-          const mark = heldMark(scope)
-          const sent = sentSince(scope)
-          await client.unsafe('SAVEPOINT queued')
-          try {
-            const value = await q.fn(tx)
-            await sent.answered()
-            results.push({ ok: true, value })
-            await client.unsafe('RELEASE queued')
-          } catch (error) {
-            sent.drop()
-            await client.unsafe('ROLLBACK TO queued')
-            await client.unsafe('RELEASE queued')
-            dropHeldSince(scope, mark)
-            results.push({ ok: false, value: error })
-          }
-        }
-        scope.batch = false
-        // The batch's deferred writes go out with its COMMIT (runOn), in the same round trip.
-        for (const end of batchEnds()) {
-          const flushed = Promise.resolve(end.flush())
-          flushed.catch(() => {})
-          scope.sent?.push(flushed)
-        }
-      },
-      undefined,
-      (work) => {
-        after = work
-      },
-    )
-  } catch (error) {
-    scope.batch = false
-    for (const end of batchEnds()) end.discard()
-    // A write threw, or a statement one sent unawaited failed at the COMMIT: again, with a savepoint each.
-    if (!savepoints && batch.length > 1) return false
-    for (const q of batch) q.reject(error)
-    return true
-  }
-  const answer = () =>
-    batch.forEach((q, i) => (results[i].ok ? q.resolve(results[i].value) : q.reject(results[i].value)))
-  if (after) after.then(answer, answer)
-  else answer()
-  return true
-}
-
 // ---- Open and close
+
+/** How many Apps of this process have a pool open: the stores' tables go back to SQLite's when none has. */
+let poolsOpen = 0
 
 async function lockRow(tx: DB, table: Table, column: Column, value: string): Promise<void> {
   await (tx as unknown as Pg)
@@ -598,13 +172,16 @@ export async function openPostgres(url: string, { listen = true } = {}): Promise
       throw new DatabaseOpenError(`cannot use database ${shown(url)}: ${error.message}`)
     throw new DatabaseOpenError(`cannot open database ${shown(url)}: ${reason(error)}`)
   }
-  if (pool) await close()
-  pool = client
-  poolDb = drizzle({ client, casing: 'snake_case' })
+  const st = pg()
+  if (st.pool) await close()
+  st.pool = client
+  st.poolDb = drizzle({ client, casing: 'snake_case' })
+  poolsOpen += 1
   if (listen) {
-    listener = postgres(url, { max: 1, onnotice: () => {} })
+    const listener = postgres(url, { max: 1, onnotice: () => {} })
+    st.listener = listener
     await listener.listen(CHANGES_CHANNEL, () => {
-      changesSeen += 1
+      st.changesSeen += 1
     })
   }
   useTables(await mirrorTables())
@@ -616,11 +193,15 @@ export async function announceChanges(): Promise<void> {
   await open().sql.notify(CHANGES_CHANNEL, '')
 }
 
+/** Close this App's pool and listener; the other Apps' go on. */
 async function close(): Promise<void> {
-  const [p, l] = [pool, listener]
-  pool = poolDb = listener = undefined
-  useTables(undefined)
-  await Promise.all([p?.end({ timeout: 5 }), l?.end({ timeout: 1 })])
+  const st = pg()
+  const [p, l] = [st.pool, st.listener]
+  if (!p) return
+  st.pool = st.poolDb = st.listener = undefined
+  poolsOpen -= 1
+  if (poolsOpen === 0) useTables(undefined)
+  await Promise.all([p.end({ timeout: 5 }), l?.end({ timeout: 1 })])
 }
 
 const backend: Backend = {
@@ -632,6 +213,6 @@ const backend: Backend = {
   queuedTransaction,
   lockRow,
   lockName,
-  dataVersion: () => changesSeen,
+  dataVersion: () => pg().changesSeen,
   close,
 }
