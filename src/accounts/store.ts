@@ -6,12 +6,13 @@ import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, type DB, dialectTables, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
+import { db, type DB, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+const t = dialectTables(sqliteTables)
 
 export type UserInsert = typeof t.users.$inferInsert
 export type OneTimeRow = typeof t.oneTimeTokens.$inferSelect

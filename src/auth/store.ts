@@ -2,11 +2,12 @@
 // are queried through accounts/store.ts.)
 import { and, eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
-import { dialectTables, write } from '../db/client'
+import { write } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+const t = dialectTables(sqliteTables)
 
 export type PushDevice = { provider: string; token: string; voipProvider: string | null; voipToken: string | null }
 

@@ -17,19 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import {
-  Column,
-  getTableName,
-  is,
-  noopDecoder,
-  Param,
-  Placeholder,
-  sql,
-  SQL,
-  type SQLWrapper,
-  Subquery,
-  Table,
-} from 'drizzle-orm'
+import { Column, is, noopDecoder, Param, Placeholder, sql, SQL, type SQLWrapper, Subquery, Table } from 'drizzle-orm'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { perApp } from '../core/app-context'
 import { log } from '../core/log'
@@ -73,36 +61,6 @@ export function settledCommits(): Promise<void> | undefined {
 export function useBackend(next: Backend | undefined): void {
   own().backend = next
   if (next) own().epoch += 1
-}
-
-/**
- * A store's tables: SQLite's (`./tables`), each replaced by its PostgreSQL mirror (the table of the same name in the
- * domain's `tables.pg.ts`, which `mirror` loads: same JS names, same row shapes) when the server opens PostgreSQL.
- * Stores reach every table through it (`t.lobbies`), so one body serves both. The mirror is reached through
- * `import()`, run only on PostgreSQL: the binary holds it in a chunk of its own, never evaluated on SQLite.
- */
-export function dialectTables<T extends object>(sqlite: T, mirror: () => Promise<object>): T {
-  const tables = { ...sqlite }
-  stores.push({ tables, sqlite, mirror })
-  return tables
-}
-const stores: { tables: object; sqlite: object; mirror: () => Promise<object> }[] = []
-
-/** Every store's PostgreSQL mirror module (db/pg/client.ts picks their tables out). */
-export function mirrorModules(): Promise<object[]> {
-  return Promise.all(stores.map((s) => s.mirror()))
-}
-
-/**
- * Point every store's tables at these (db/pg/client.ts gives the PostgreSQL mirror's, by table name, before the
- * first query), or back at SQLite's (undefined).
- */
-export function useTables(byName: Map<string, unknown> | undefined): void {
-  for (const { tables, sqlite } of stores)
-    for (const [key, table] of Object.entries(sqlite)) {
-      if (!is(table, Table)) continue
-      ;(tables as Record<string, unknown>)[key] = byName ? (byName.get(getTableName(table)) ?? table) : table
-    }
 }
 
 /**

@@ -2,11 +2,12 @@
 import { eq } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
 import { perApp } from '../core/app-context'
-import { databaseEpoch, dialectTables, write } from './client'
+import { databaseEpoch, write } from './client'
+import { dialectTables } from './dialect-tables'
 import * as sqliteTables from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+const t = dialectTables(sqliteTables)
 
 /** This service's keys, of the database opening `epoch`. */
 const kept = perApp(() => ({ epoch: -1, keys: new Map<string, Buffer>() }))

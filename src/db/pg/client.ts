@@ -9,12 +9,12 @@
 // - group commit: the writes queued in one event-loop turn share one transaction (savepoints when one throws);
 // - a write outside a transaction is one statement on the pool (it commits on its own); `reading()` just runs fn
 //   (each statement sees what is committed);
-// - every store's tables are swapped for the mirror of the same name (its domain's `tables.pg.ts`), and Drizzle's
-//   PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store bodies stay
-//   as they are;
+// - every store's tables are swapped for their PostgreSQL twins (db/pg/twins.ts, built from the same declarations),
+//   and Drizzle's PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store
+//   bodies stay as they are;
 // - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
 //   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
-import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
+import { type Column, eq, sql, type Table } from 'drizzle-orm'
 import {
   PgDatabase,
   PgDeleteBase,
@@ -40,18 +40,18 @@ import {
   dropHeldSince,
   endWrite,
   heldMark,
-  mirrorModules,
   newWriteScope,
   type QueuedOptions,
   scopes,
   startBehind,
   useBackend,
-  useTables,
   type WriteScope,
   writeScope,
 } from '../client'
+import { useTables } from '../dialect-tables'
 import { SchemaTooNewError } from '../migrate'
 import { applyPgMigrations } from './migrate'
+import { twinOf } from './twins'
 
 /** Where the CLI tells running servers that it committed (their caches start over). */
 export const CHANGES_CHANNEL = 'lobby_server_changes'
@@ -555,14 +555,6 @@ async function lockName(tx: DB, name: string): Promise<void> {
   await (tx as unknown as Pg).execute(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`)
 }
 
-/** The tables of every store's mirror (its `tables.pg.ts`), by table name: what each store's tables are swapped for. */
-export async function mirrorTables(): Promise<Map<string, PgTable>> {
-  const byName = new Map<string, PgTable>()
-  for (const mod of await mirrorModules())
-    for (const value of Object.values(mod)) if (is(value, PgTable)) byName.set(getTableName(value), value)
-  return byName
-}
-
 function reason(error: unknown): string {
   const e = error as { code?: string; message?: string }
   const message = String(e?.message ?? error).split('\n')[0]
@@ -607,7 +599,7 @@ export async function openPostgres(url: string, { listen = true } = {}): Promise
       changesSeen += 1
     })
   }
-  useTables(await mirrorTables())
+  useTables(twinOf)
   useBackend(backend)
 }
 
