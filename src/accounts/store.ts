@@ -11,7 +11,7 @@ import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
 const t = dialectTables(sqliteTables)
 
 export type UserInsert = typeof t.users.$inferInsert
@@ -104,7 +104,7 @@ export async function findUserByPhone(phone: string): Promise<UserRow | undefine
 }
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
-export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
+export async function insertUser(row: UserInsert): Promise<UserRow> {
   return await write((w) => {
     if (row.id) forgetUser(row.id)
     else held().usersWritten++
@@ -170,7 +170,7 @@ export async function countUsers(): Promise<number> {
 }
 
 /** The ids among `ids` that are users. (A prepared statement runs inside the caller's open transaction too.) */
-export async function existingUserIds(_tx: DB, ids: string[]): Promise<Set<string>> {
+export async function existingUserIds(ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
   return new Set((await userIdsByIds().all({ ids: JSON.stringify(ids) })).map((r) => r.id))
 }

@@ -6,7 +6,7 @@ import { databaseEpoch, write } from './client'
 import { dialectTables } from './dialect-tables'
 import * as sqliteTables from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
 const t = dialectTables(sqliteTables)
 
 /** This service's keys, of the database opening `epoch`. */

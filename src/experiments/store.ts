@@ -6,7 +6,7 @@ import { dialectTables } from '../db/dialect-tables'
 import type { Definition } from './definitions'
 import * as sqliteTables from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
 const t = dialectTables(sqliteTables)
 
 const STATE_ID = 1
