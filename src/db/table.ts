@@ -4,7 +4,7 @@
 //   modifiers are Drizzle's own (`.notNull()`, `.default()`, `.primaryKey()`, `.unique()`, `.references()`,
 //   `.$type<T>()`) and the row types (`$inferSelect`, `$inferInsert`) are SQLite's, as the stores use them;
 // - `table()` returns the SQLite table (what drizzle.config.ts and the stores read) and keeps its declaration, from
-//   which db/pg/tables.ts builds the PostgreSQL twin when asked (drizzle.pg.config.ts, a server on PostgreSQL): same
+//   which db/pg/twins.ts builds the PostgreSQL twin when asked (drizzle.pg.config.ts, a server on PostgreSQL): same
 //   columns in the same order, same constraints, indexes and foreign keys, each kind's PostgreSQL column.
 // Nothing here imports the PostgreSQL side: a SQLite server never loads it (tests/db/pg-apart.test.ts).
 import { type BuildColumns, type Column, type SQL, sql } from 'drizzle-orm'
@@ -38,7 +38,7 @@ function tagged<B extends object>(builder: B, kind: Kind): B {
   return builder
 }
 
-/** The kind a column builder was declared with (db/pg/tables.ts); undefined: not declared through this file. */
+/** The kind a column builder was declared with (db/pg/twins.ts); undefined: not declared through this file. */
 export function kindOf(builder: object): Kind | undefined {
   return kinds.get(builder)
 }
@@ -88,7 +88,7 @@ export class IndexDeclaration {
 /** A primary key over several columns. */
 export type PrimaryKeyDeclaration = { columns: Column[]; name?: string }
 
-/** An index or a table constraint, built into the dialect's own by `table()` and db/pg/tables.ts. */
+/** An index or a table constraint, built into the dialect's own by `table()` and db/pg/twins.ts. */
 export type Extra = IndexDeclaration | PrimaryKeyDeclaration
 
 const indexOn = (name: string, unique: boolean) => ({
@@ -116,7 +116,7 @@ export type Declaration = {
 
 const declarations = new Map<object, Declaration>()
 
-/** The declaration of a table made by `table()` (db/pg/tables.ts builds its twin from it). */
+/** The declaration of a table made by `table()` (db/pg/twins.ts builds its twin from it). */
 export function declarationOf(table: object): Declaration | undefined {
   return declarations.get(table)
 }
@@ -135,7 +135,7 @@ function sqliteExtra(extra: Extra): SQLiteTableExtraConfigValue {
 
 /**
  * A table: its SQL name, its columns in order (the kinds above; a new column goes last, as ALTER TABLE adds it),
- * and its indexes and table constraints. Returns the SQLite table; db/pg/tables.ts gives its PostgreSQL twin.
+ * and its indexes and table constraints. Returns the SQLite table; db/pg/twins.ts gives its PostgreSQL twin.
  */
 export function table<TName extends string, TColumns extends Record<string, SQLiteColumnBuilderBase>>(
   name: TName,
