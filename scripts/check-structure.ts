@@ -3,10 +3,10 @@
 //   circle can form between folders; an unknown folder fails until it is given a floor here and in docs/DESIGN.md;
 // - errors: `new ApiError(` only in core/errors.ts and the domains' errors.ts;
 // - queries: `db()` and query builders only in store.ts files (and db/ itself); another domain's tables only in
-//   tables.ts (foreign keys), and in tables.pg.ts, their PostgreSQL mirror;
+//   tables.ts (foreign keys);
 // - ip-keys: a limit counts a client address only through core/ip-key.ts (IPv6 by /64): every rate-limit slot of an
 //   address is made by perIp(...), a Map or Set keyed by addresses is keyed by IpKey, and no other file makes a /64;
-// - postgresql: the PostgreSQL side (tables.pg.ts files, db/pg/, the packages `postgres` and `drizzle-orm/pg-core`,
+// - postgresql: the PostgreSQL side (db/pg/, with the tables' PostgreSQL twins, and the packages `postgres` and `drizzle-orm/pg-core`,
 //   `drizzle-orm/postgres-js`) is imported statically only by the PostgreSQL side and the cluster side, so none of it
 //   is loaded by the SQLite server or the binary (tests/db/pg-apart.test.ts checks the bundle too); an `import()` may
 //   reach it;
@@ -61,12 +61,12 @@ function importsOf(text: string): Import[] {
   return out
 }
 
-const TABLES = /(^|\/)tables(\.pg)?(\.ts)?$/
+const TABLES = /(^|\/)tables(\.ts)?$/
 const PG_PACKAGE = /^(postgres|drizzle-orm\/(pg-core|postgres-js))(\/|$)/
 
-/** A file of the PostgreSQL side: a tables.pg.ts or anything under db/pg/ (paths relative to src/). */
+/** A file of the PostgreSQL side: anything under db/pg/ (paths relative to src/). */
 export function isPgFile(rel: string): boolean {
-  return /(^|\/)tables\.pg(\.ts)?$/.test(rel) || /^db\/pg(\/|$)/.test(rel)
+  return /^db\/pg(\/|$)/.test(rel)
 }
 
 const REDIS_PACKAGE = /^ioredis(\/|$)/
@@ -133,7 +133,7 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
         detail: `${unit} has no floor: add it to FLOORS in scripts/check-structure.ts and to docs/DESIGN.md`,
       })
 
-    const tablesFile = base === 'tables.ts' || base === 'tables.pg.ts'
+    const tablesFile = base === 'tables.ts'
     findings.push(...apartFindings(rel, text))
     for (const { specifier, typeOnly } of importsOf(text)) {
       const to = target(file, specifier)

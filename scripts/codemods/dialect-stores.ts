@@ -9,8 +9,8 @@
 // Re-runnable: after merging a branch whose stores were written in the SQLite-only style, run it again (or on the
 // conflicted store files); on an up-to-date tree it changes nothing. What it does, per store file:
 // 1. Tables: the values it imports from its `./tables` (sqliteTable objects) are reached through
-//    `const t = dialectTables(sqliteTables)` instead (db/client.ts): `lobbies` becomes `t.lobbies`, the SQLite table
-//    until the server opens PostgreSQL, its mirror of the same name (tables.pg.ts) after. Type imports stay.
+//    `const t = dialectTables(sqliteTables)` instead (db/dialect-tables.ts): `lobbies` becomes `t.lobbies`, the SQLite
+//    table until the server opens PostgreSQL, its twin (db/pg/twins.ts) after. Type imports stay.
 // 2. Results: a query's terminal call (`.get()`, `.all()`, `.run()` of a Drizzle SQLite builder or prepared statement)
 //    and a row cache's `.read(...)` are awaited unless their value is returned as it is (a returned promise is
 //    adopted): on PostgreSQL they are promises, on SQLite plain values (an `await` of a plain value costs a
@@ -19,7 +19,7 @@
 // method): fix those, then `bun run typecheck` and `bun run lint`. Raw SQL that differs between the two databases is
 // not its business: db/client.ts has the helpers (idsTable, asInteger, lockForUpdate).
 import { readFileSync, writeFileSync } from 'node:fs'
-import { relative } from 'node:path'
+import { dirname, relative } from 'node:path'
 import { type CallExpression, Node, Project, type SourceFile, SyntaxKind } from 'ts-morph'
 
 const ROOT = new URL('../..', import.meta.url).pathname
@@ -74,23 +74,12 @@ function tableEdits(file: SourceFile): Edit[] {
   edits.push({
     pos: lastImport.getEnd(),
     end: lastImport.getEnd(),
-    text: `\n\n// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).\nconst t = dialectTables(sqliteTables)`,
+    text: `\n\n// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).\nconst t = dialectTables(sqliteTables)`,
   })
-  const client = file
-    .getImportDeclarations()
-    .find((d) => /(^|\/)(db\/)?client$/.test(d.getModuleSpecifierValue()) && !d.isTypeOnly())
-  if (!client) byHand.push(`${where(decl)}: import dialectTables from db/client.ts`)
-  else if (!client.getNamedImports().some((n) => n.getName() === 'dialectTables')) {
-    const named = client.getNamedImports()
-    const after = named.find(
-      (n) =>
-        n
-          .getName()
-          .replace(/^type /, '')
-          .localeCompare('dialectTables') > 0,
-    )
-    if (after) edits.push({ pos: after.getStart(), end: after.getStart(), text: 'dialectTables, ' })
-    else edits.push({ pos: named.at(-1)!.getEnd(), end: named.at(-1)!.getEnd(), text: ', dialectTables' })
+  if (!file.getImportDeclarations().some((d) => /(^|\/)dialect-tables$/.test(d.getModuleSpecifierValue()))) {
+    const dir = relative(dirname(file.getFilePath()), `${ROOT}src/db`) || '.'
+    const from = `${dir.startsWith('.') ? dir : `./${dir}`}/dialect-tables`
+    edits.push({ pos: decl.getStart(), end: decl.getStart(), text: `import { dialectTables } from '${from}'\n` })
   }
   for (const id of file.getDescendantsOfKind(SyntaxKind.Identifier)) {
     if (!names.has(id.getText())) continue

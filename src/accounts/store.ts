@@ -6,12 +6,13 @@ import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, type DB, dialectTables, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
+import { db, type DB, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 export type UserInsert = typeof t.users.$inferInsert
 export type OneTimeRow = typeof t.oneTimeTokens.$inferSelect
@@ -109,7 +110,7 @@ export async function findUserByPhone(phone: string): Promise<UserRow | undefine
 }
 
 /** Throws the database's unique-constraint error when the username, e-mail or phone is taken. */
-export async function insertUser(row: UserInsert, _tx?: DB): Promise<UserRow> {
+export async function insertUser(row: UserInsert): Promise<UserRow> {
   return await write((w) => {
     if (row.id) forgetUser(row.id)
     else held().usersWritten++
@@ -175,7 +176,7 @@ export async function countUsers(): Promise<number> {
 }
 
 /** The ids among `ids` that are users. (A prepared statement runs inside the caller's open transaction too.) */
-export async function existingUserIds(_tx: DB, ids: string[]): Promise<Set<string>> {
+export async function existingUserIds(ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set()
   return new Set((await userIdsByIds().all({ ids: JSON.stringify(ids) })).map((r) => r.id))
 }

@@ -2,13 +2,14 @@
 // are queried through accounts/store.ts.)
 import { and, eq } from 'drizzle-orm'
 import { clock } from '../core/clock'
-import { dialectTables, write } from '../db/client'
+import { write } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
-export type PushDevice = { provider: string; token: string; voipProvider: string | null; voipToken: string | null }
+export type PushDevice = Pick<typeof t.pushDevices.$inferSelect, 'provider' | 'token' | 'voipProvider' | 'voipToken'>
 
 /** Register a push token for a session; registering it again updates its VoIP fields. */
 export async function upsertPushDevice(sessionId: string, device: PushDevice): Promise<void> {

@@ -1,18 +1,18 @@
-import { sqliteTable, text, integer, primaryKey } from 'drizzle-orm/sqlite-core'
+import { primaryKey, snowflake, table, text, timestamp } from '../db/table'
 import { authSessions } from '../accounts/tables'
 
 /** Push tokens registered by a session (unregistered on logout). */
-export const pushDevices = sqliteTable(
+export const pushDevices = table(
   'push_devices',
   {
-    sessionId: text()
+    sessionId: snowflake()
       .notNull()
       .references(() => authSessions.id, { onDelete: 'cascade' }),
     provider: text().notNull(),
     token: text().notNull(),
     voipProvider: text(),
     voipToken: text(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.provider, t.token] })],
 )

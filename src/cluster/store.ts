@@ -3,8 +3,11 @@
 // write's transaction waits for them.
 import type { Sql } from 'postgres'
 import { transaction, writeScope } from '../db/client'
+import type { gatewayOutbox } from './tables'
 
-export type OutboxRow = { id: number; eventId: string; entry: string; createdAt: number }
+type Columns = typeof gatewayOutbox.$inferSelect
+
+export type OutboxRow = Pick<Columns, 'id' | 'eventId' | 'entry' | 'createdAt'>
 
 /** Whether this context is inside a transaction on PostgreSQL (the outbox's rows can be written in it). */
 export const inPostgresTransaction = (): boolean => writeScope()?.server?.transaction === true
@@ -20,7 +23,7 @@ function transactionClient(): Sql {
 const RELAY_LOCKS = 0x6f757462 // 'outb'
 
 /** A row to write: one per partition of the entry (`parts`, sorted; the first is where an entry with one goes). */
-export type OutboxInsert = { eventId: string; entry: string; parts: number[] }
+export type OutboxInsert = Pick<Columns, 'eventId' | 'entry'> & { parts: number[] }
 
 /**
  * Inside a write's transaction, just before its COMMIT: take the transaction-long locks of `keys` (the entries' keys,
@@ -41,7 +44,7 @@ export async function insertOutbox(keys: string[], rows: OutboxInsert[], now: nu
 }
 
 /** An entry taken by a relay: its rows' first id (the order it is appended in), its partitions. */
-export type OutboxEvent = { id: number; eventId: string; entry: string; createdAt: number; parts: number[] }
+export type OutboxEvent = OutboxRow & { parts: number[] }
 
 /**
  * The rows of `parts` hold an entry of other partitions as well: its relay must hold those too (a relay of these
@@ -53,7 +56,7 @@ export class WiderRelay extends Error {
   }
 }
 
-type RawRow = { id: number; eventId: string; entry: string; createdAt: number; part: number; parts: string }
+type RawRow = OutboxRow & Pick<Columns, 'part' | 'parts'>
 
 /**
  * One relay step of the partitions `parts` in a transaction of its own: their locks (a relay of any of them elsewhere

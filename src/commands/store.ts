@@ -1,12 +1,13 @@
 // Every query of application commands, async as every store (docs/DESIGN.md, "Stores are async"): readers take the
 // open transaction as an optional last `tx`, writers (always inside a transaction) take it first.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm'
-import { asInteger, type DB, db, dialectTables } from '../db/client'
+import { asInteger, type DB, db } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { CommandRow } from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 /** Whose commands: an application's global ones (guildId null) or those of one guild. */
 export type Scope = { applicationId: string; guildId: string | null }

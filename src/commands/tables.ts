@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
+import { bool, index, int, json, snowflake, table, text } from '../db/table'
 import { guilds } from '../guilds/tables'
 import { applications } from '../oauth2/tables'
 
@@ -21,25 +21,25 @@ export type CommandOption = {
 }
 
 /** An application's commands: global (guild_id null) or for one guild. Names are unique per scope and type. */
-export const commands = sqliteTable(
+export const commands = table(
   'application_commands',
   {
-    id: text().primaryKey(),
-    applicationId: text()
+    id: snowflake().primaryKey(),
+    applicationId: snowflake()
       .notNull()
       .references(() => applications.id, { onDelete: 'cascade' }),
-    guildId: text().references(() => guilds.id, { onDelete: 'cascade' }),
+    guildId: snowflake().references(() => guilds.id, { onDelete: 'cascade' }),
     /** 1 chat input (slash), 2 user, 3 message */
-    type: integer().notNull(),
+    type: int().notNull(),
     name: text().notNull(),
     description: text().notNull(),
-    options: text({ mode: 'json' }).$type<CommandOption[]>().notNull().default([]),
+    options: json<CommandOption[]>().notNull().default([]),
     /** Permission bits as a decimal string; null: everyone. */
     defaultMemberPermissions: text(),
-    dmPermission: integer({ mode: 'boolean' }).notNull().default(true),
-    nsfw: integer({ mode: 'boolean' }).notNull().default(false),
-    nameLocalizations: text({ mode: 'json' }).$type<Record<string, string>>(),
-    descriptionLocalizations: text({ mode: 'json' }).$type<Record<string, string>>(),
+    dmPermission: bool().notNull().default(true),
+    nsfw: bool().notNull().default(false),
+    nameLocalizations: json<Record<string, string>>(),
+    descriptionLocalizations: json<Record<string, string>>(),
     /** A snowflake, new at every change. */
     version: text().notNull(),
   },

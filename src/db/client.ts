@@ -17,7 +17,6 @@
 // scope.ts (the async context, reads), transactions.ts (writes, transactions, group commit), commit-holders.ts (what
 // a transaction holds for its COMMIT), direct.ts (the direct prepared-statement path), dialect.ts (SQLite or
 // PostgreSQL in a query). Stores import them all from here.
-import { getTableName, is, Table } from 'drizzle-orm'
 import { direct } from './direct'
 import { current } from './scope'
 import { type Backend, type DB, own } from './state'
@@ -53,36 +52,6 @@ export function settledCommits(): Promise<void> | undefined {
 export function useBackend(next: Backend | undefined): void {
   own().backend = next
   if (next) own().epoch += 1
-}
-
-/**
- * A store's tables: SQLite's (`./tables`), each replaced by its PostgreSQL mirror (the table of the same name in the
- * domain's `tables.pg.ts`, which `mirror` loads: same JS names, same row shapes) when the server opens PostgreSQL.
- * Stores reach every table through it (`t.lobbies`), so one body serves both. The mirror is reached through
- * `import()`, run only on PostgreSQL: the binary holds it in a chunk of its own, never evaluated on SQLite.
- */
-export function dialectTables<T extends object>(sqlite: T, mirror: () => Promise<object>): T {
-  const tables = { ...sqlite }
-  stores.push({ tables, sqlite, mirror })
-  return tables
-}
-const stores: { tables: object; sqlite: object; mirror: () => Promise<object> }[] = []
-
-/** Every store's PostgreSQL mirror module (db/pg/client.ts picks their tables out). */
-export function mirrorModules(): Promise<object[]> {
-  return Promise.all(stores.map((s) => s.mirror()))
-}
-
-/**
- * Point every store's tables at these (db/pg/client.ts gives the PostgreSQL mirror's, by table name, before the
- * first query), or back at SQLite's (undefined).
- */
-export function useTables(byName: Map<string, unknown> | undefined): void {
-  for (const { tables, sqlite } of stores)
-    for (const [key, table] of Object.entries(sqlite)) {
-      if (!is(table, Table)) continue
-      ;(tables as Record<string, unknown>)[key] = byName ? (byName.get(getTableName(table)) ?? table) : table
-    }
 }
 
 /**

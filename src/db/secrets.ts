@@ -2,11 +2,12 @@
 import { eq } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
 import { appState } from '../core/app'
-import { databaseEpoch, dialectTables, write } from './client'
+import { databaseEpoch, write } from './client'
+import { dialectTables } from './dialect-tables'
 import * as sqliteTables from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 /** This service's keys, of the database opening `epoch`. */
 const newSecrets = () => ({ epoch: -1, keys: new Map<string, Buffer>() })

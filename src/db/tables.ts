@@ -1,7 +1,7 @@
-import { sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { table, text } from './table'
 
 /** Keys the server generates once and keeps (HMAC for fingerprints, JWT signing for MFA elevation). */
-export const serverSecrets = sqliteTable('server_secrets', {
+export const serverSecrets = table('server_secrets', {
   name: text().primaryKey(),
   value: text().notNull(),
 })

@@ -1,11 +1,12 @@
 // Every query of the delivery domain: the outbox. Async, as every store (docs/DESIGN.md, "Stores are async").
 import { and, desc, eq, lt } from 'drizzle-orm'
-import { db, dialectTables, write } from '../db/client'
+import { db, write } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { OutboxRow } from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 export async function insertOutbox(row: typeof t.outbox.$inferInsert): Promise<void> {
   return await write(async (w) => {

@@ -1,11 +1,11 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
+import { index, table, text, textEnum, timestamp } from '../db/table'
 
 /** Every e-mail and SMS the server sent (or would have sent, when no transport is configured). */
-export const outbox = sqliteTable(
+export const outbox = table(
   'outbox',
   {
     id: text().primaryKey(),
-    channel: text({ enum: ['email', 'sms'] }).notNull(),
+    channel: textEnum(['email', 'sms']).notNull(),
     to: text().notNull(),
     subject: text(),
     body: text().notNull(),
@@ -14,7 +14,7 @@ export const outbox = sqliteTable(
      * yet handed to its transport)
      */
     status: text().notNull(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
   },
   (t) => [index('outbox_to_idx').on(t.to)],
 )

@@ -1,12 +1,13 @@
 // Every query of the experiments domain: the definitions (replaced whole) and the version row that tells a server
 // another process loaded new ones.
 import { asc, eq, sql } from 'drizzle-orm'
-import { db, dialectTables, prepared, reading, transaction } from '../db/client'
+import { db, prepared, reading, transaction } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import type { Definition } from './definitions'
 import * as sqliteTables from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 const STATE_ID = 1
 const INSERT_CHUNK = 500

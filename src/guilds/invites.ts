@@ -5,6 +5,7 @@ import { clock } from '../core/clock'
 import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { transaction } from '../db/client'
+import type { CamelKeys } from '../http/camel'
 import { events, topics } from '../gateway/bus'
 import { cachedUser } from '../accounts/store'
 import { channelAccess, guildAccess, permissionsOf } from './access'
@@ -23,6 +24,7 @@ import {
   liveInvites,
   reusableInvite,
 } from './store'
+import type { InviteSchema } from './schemas'
 import { serializeInvite } from './serialize'
 import type { InviteRow } from './tables'
 
@@ -38,13 +40,8 @@ function inviteCode(): string {
   return code
 }
 
-export type InviteInput = {
-  maxAge?: number
-  maxUses?: number
-  unique?: boolean
-  temporary?: boolean
-  targetUserId?: string | null
-}
+/** POST /channels/{id}/invites's body (schemas.ts), its keys in camelCase. */
+export type InviteInput = CamelKeys<NonNullable<typeof InviteSchema.static>>
 
 /** Create (or, unless `unique`, reuse) an invite to a channel the inviter may invite to. */
 export async function createInvite(userId: string, channelId: string, input: InviteInput) {

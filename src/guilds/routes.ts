@@ -1,5 +1,6 @@
 // REST for the guild model: guilds, roles, members, channels, messages, invites.
 import { t, type TSchema } from 'elysia'
+import { camelKeys } from '../http/camel'
 import { NO_CONTENT } from '../http/docs'
 import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
@@ -470,14 +471,7 @@ export const guildEndpoints = [
       body: InviteSchema,
       answers: { 200: Invite },
     },
-    ({ caller, params, body }) =>
-      createInvite(caller.userId, params.channelId, {
-        maxAge: body?.max_age,
-        maxUses: body?.max_uses,
-        unique: body?.unique,
-        temporary: body?.temporary,
-        targetUserId: body?.target_user_id,
-      }),
+    ({ caller, params, body }) => createInvite(caller.userId, params.channelId, camelKeys(body ?? {})),
   ),
   endpoint(
     // Anyone may look an invite up.

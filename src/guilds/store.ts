@@ -25,7 +25,6 @@ import {
   asInteger,
   type DB,
   db,
-  dialectTables,
   idsTable,
   idValue,
   jsonPlaceholder,
@@ -35,6 +34,7 @@ import {
   toJson,
   write,
 } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import {
   NO_MENTIONS,
@@ -48,7 +48,7 @@ import {
 } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+const t = dialectTables(sqliteTables)
 
 const ph = sql.placeholder
 

@@ -1,66 +1,66 @@
 import { sql } from 'drizzle-orm'
-import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { bool, index, int, json, primaryKey, snowflake, table, text, timestamp, uniqueIndex } from '../db/table'
 import { users } from '../accounts/tables'
 
-export const guilds = sqliteTable('guilds', {
-  id: text().primaryKey(),
+export const guilds = table('guilds', {
+  id: snowflake().primaryKey(),
   name: text().notNull(),
-  ownerId: text()
+  ownerId: snowflake()
     .notNull()
     .references(() => users.id),
   /** Operator-set (server guild set): Discord feature strings. */
-  features: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
+  features: json<string[]>().notNull().default([]),
   vanityUrlCode: text().unique(),
-  hubType: integer(),
-  createdAt: integer().notNull(),
+  hubType: int(),
+  createdAt: timestamp().notNull(),
 })
 
-export const roles = sqliteTable(
+export const roles = table(
   'guild_roles',
   {
-    id: text().primaryKey(),
-    guildId: text()
+    id: snowflake().primaryKey(),
+    guildId: snowflake()
       .notNull()
       .references(() => guilds.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     /** Permission bits as a decimal string (64-bit). */
     permissions: text().notNull(),
-    position: integer().notNull(),
-    color: integer().notNull().default(0),
-    hoist: integer({ mode: 'boolean' }).notNull().default(false),
-    mentionable: integer({ mode: 'boolean' }).notNull().default(false),
+    position: int().notNull(),
+    color: int().notNull().default(0),
+    hoist: bool().notNull().default(false),
+    mentionable: bool().notNull().default(false),
     /**
      * The bot this role was made for when the bot was added (OAuth2's bot scope): Discord's `tags.bot_id`, and the
      * role is `managed` (nobody deletes, gives or takes it; it goes when the bot leaves). Null: an ordinary role.
      */
-    botId: text(),
+    botId: snowflake(),
   },
   (t) => [index('guild_roles_guild_idx').on(t.guildId)],
 )
 
-export const members = sqliteTable(
+export const members = table(
   'guild_members',
   {
-    guildId: text()
+    guildId: snowflake()
       .notNull()
       .references(() => guilds.id, { onDelete: 'cascade' }),
-    userId: text()
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     nick: text(),
-    joinedAt: integer().notNull(),
+    joinedAt: timestamp().notNull(),
     /** ms; until then the member only reads (a timeout); null or past: not timed out */
-    communicationDisabledUntil: integer(),
+    communicationDisabledUntil: timestamp(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] }), index('guild_members_user_idx').on(t.userId)],
 )
 
-export const memberRoles = sqliteTable(
+export const memberRoles = table(
   'guild_member_roles',
   {
-    guildId: text().notNull(),
-    userId: text().notNull(),
-    roleId: text()
+    guildId: snowflake().notNull(),
+    userId: snowflake().notNull(),
+    roleId: snowflake()
       .notNull()
       .references(() => roles.id, { onDelete: 'cascade' }),
   },
@@ -68,37 +68,37 @@ export const memberRoles = sqliteTable(
 )
 
 /** Users banned from a guild (BAN_MEMBERS): they cannot join it again until the ban is lifted. */
-export const bans = sqliteTable(
+export const bans = table(
   'guild_bans',
   {
-    guildId: text()
+    guildId: snowflake()
       .notNull()
       .references(() => guilds.id, { onDelete: 'cascade' }),
-    userId: text()
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     /** The X-Audit-Log-Reason the ban was made with. */
     reason: text(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
   },
   (t) => [primaryKey({ columns: [t.guildId, t.userId] })],
 )
 
-export const channels = sqliteTable(
+export const channels = table(
   'channels',
   {
-    id: text().primaryKey(),
-    guildId: text()
+    id: snowflake().primaryKey(),
+    guildId: snowflake()
       .notNull()
       .references(() => guilds.id, { onDelete: 'cascade' }),
     /** 0 text, 2 voice */
-    type: integer().notNull(),
+    type: int().notNull(),
     name: text().notNull(),
     topic: text(),
-    position: integer().notNull().default(0),
-    nsfw: integer({ mode: 'boolean' }).notNull().default(false),
-    lastMessageId: text(),
-    createdAt: integer().notNull(),
+    position: int().notNull().default(0),
+    nsfw: bool().notNull().default(false),
+    lastMessageId: snowflake(),
+    createdAt: timestamp().notNull(),
   },
   (t) => [index('channels_guild_idx').on(t.guildId)],
 )
@@ -107,50 +107,50 @@ export const channels = sqliteTable(
 export type Mentions = { users: string[]; roles: string[]; everyone: boolean }
 export const NO_MENTIONS: Mentions = { users: [], roles: [], everyone: false }
 
-export const messages = sqliteTable(
+export const messages = table(
   'channel_messages',
   {
-    id: text().primaryKey(),
-    channelId: text()
+    id: snowflake().primaryKey(),
+    channelId: snowflake()
       .notNull()
       .references(() => channels.id, { onDelete: 'cascade' }),
-    authorId: text()
+    authorId: snowflake()
       .notNull()
       .references(() => users.id),
     content: text().notNull(),
     nonce: text(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
     /** ms; null: never edited */
-    editedAt: integer(),
+    editedAt: timestamp(),
     /** Rich embeds as the author sent them (embeds.ts normalizes them). */
-    embeds: text({ mode: 'json' }).$type<Embed[]>().notNull().default([]),
+    embeds: json<Embed[]>().notNull().default([]),
     /** ms; null: not pinned */
-    pinnedAt: integer(),
+    pinnedAt: timestamp(),
     /** The message this one replies to (in the same channel; Discord's message_reference); null: not a reply. */
-    referenceId: text(),
+    referenceId: snowflake(),
     /** Who and what it mentions, resolved when it was sent or its content edited (mentions.ts). */
-    mentions: text({ mode: 'json' }).$type<Mentions>().notNull().default(NO_MENTIONS),
+    mentions: json<Mentions>().notNull().default(NO_MENTIONS),
   },
   // Pages are read newest first by the id's number (channelMessages): this index answers them without a sort, and
   // without reading the channel's older messages. Pins are read and counted (50 per channel) from their own index.
-  (t) => [
-    index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS INTEGER)`),
+  (t, d) => [
+    index('channel_messages_channel_order_idx').on(t.channelId, sql`CAST(${t.id} AS ${d.int64})`),
     index('channel_messages_pins_idx').on(t.channelId, t.pinnedAt).where(sql`${t.pinnedAt} IS NOT NULL`),
   ],
 )
 
 /** One row per user and emoji on a message (unicode emoji only: the model has no custom emoji). */
-export const reactions = sqliteTable(
+export const reactions = table(
   'channel_message_reactions',
   {
-    messageId: text()
+    messageId: snowflake()
       .notNull()
       .references(() => messages.id, { onDelete: 'cascade' }),
     emoji: text().notNull(),
-    userId: text()
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.messageId, t.emoji, t.userId] }),
@@ -158,27 +158,27 @@ export const reactions = sqliteTable(
   ],
 )
 
-export const invites = sqliteTable(
+export const invites = table(
   'invites',
   {
     code: text().primaryKey(),
-    guildId: text()
+    guildId: snowflake()
       .notNull()
       .references(() => guilds.id, { onDelete: 'cascade' }),
-    channelId: text()
+    channelId: snowflake()
       .notNull()
       .references(() => channels.id, { onDelete: 'cascade' }),
-    inviterId: text().references(() => users.id, { onDelete: 'set null' }),
-    targetUserId: text(),
+    inviterId: snowflake().references(() => users.id, { onDelete: 'set null' }),
+    targetUserId: snowflake(),
     /** seconds; 0 = never expires */
-    maxAge: integer().notNull(),
+    maxAge: int().notNull(),
     /** 0 = unlimited */
-    maxUses: integer().notNull(),
-    uses: integer().notNull().default(0),
-    temporary: integer({ mode: 'boolean' }).notNull().default(false),
-    createdAt: integer().notNull(),
+    maxUses: int().notNull(),
+    uses: int().notNull().default(0),
+    temporary: bool().notNull().default(false),
+    createdAt: timestamp().notNull(),
     /** ms; null = never */
-    expiresAt: integer(),
+    expiresAt: timestamp(),
   },
   (t) => [index('invites_channel_idx').on(t.channelId), uniqueIndex('invites_code_idx').on(t.code)],
 )

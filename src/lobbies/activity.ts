@@ -30,7 +30,7 @@ export function isOnline(userId: string, applicationId: string): boolean {
 }
 
 /** A lobby is active while a member is in its call or online on the Gateway (its member list is cached). */
-export async function lobbyActive(_tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<boolean> {
+export async function lobbyActive(lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<boolean> {
   return activeWith(await cachedLobbyMembers(lobby.id), lobby.applicationId)
 }
 
@@ -52,7 +52,7 @@ export async function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicati
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
 export async function armIdleDeadline(tx: DB, lobbyId: string): Promise<void> {
   const lobby = await cachedLobby(lobbyId, tx)
-  if (!lobby || lobby.idleDeadline !== null || (await lobbyActive(tx, lobby))) return
+  if (!lobby || lobby.idleDeadline !== null || (await lobbyActive(lobby))) return
   await armIdleDeadlineRow(tx, lobbyId, clock.now())
 }
 

@@ -4,13 +4,14 @@ import { clock } from '../core/clock'
 import { sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { queuedTransaction, transaction, type DB } from '../db/client'
+import type { CamelKeys } from '../http/camel'
 import type { AppCaller } from './access'
 import { touchLobby } from './activity'
 import { Effects } from './effects'
 import { kickEventDeliveries } from './event-webhooks'
 import { lobbyFull, userLobbyLimit } from './errors'
 import { IDLE_TIMEOUT_DEFAULT, MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY, SECRET_LIFETIME_MS } from './limits'
-import { changeMembers, memberEffects, type MemberInput } from './member-changes'
+import { changeMembers, memberEffects } from './member-changes'
 import {
   lockLobby,
   lockLobbySecret,
@@ -27,27 +28,16 @@ import {
   updateMember,
 } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
+import type { CreateLobbySchema, PatchLobbySchema, PutLobbySchema } from './schemas'
 import { lobbySnapshot, lobbyView, restView } from './snapshots'
 
 export { lobbyView, restView }
 
-export type CreateInput = {
-  metadata?: Metadata | null
-  members?: MemberInput[]
-  idleTimeoutSeconds?: number | null
-  flags?: number | null
-  /** Checked and PINGed already (routes.ts, verifyOverrideUrl). */
-  overrideEventWebhooksUrl?: string | null
-}
+/** POST /lobbies's body (schemas.ts), its keys in camelCase; the override URL was checked and PINGed already. */
+export type CreateInput = CamelKeys<typeof CreateLobbySchema.static>
 
-type NewLobby = {
-  metadata?: Metadata | null
-  idleTimeoutSeconds?: number | null
-  flags?: number | null
-  secretHash?: string
-  createdVia: 'post' | 'put'
-  overrideEventWebhooksUrl?: string | null
-}
+/** What a new lobby is made of: the create body's fields, how it was made, and its secret (PUT). */
+type NewLobby = Omit<CreateInput, 'members'> & Pick<LobbyRow, 'createdVia'> & { secretHash?: string }
 
 async function newLobby(tx: DB, applicationId: string, input: NewLobby): Promise<LobbyRow> {
   const now = clock.now()
@@ -91,13 +81,8 @@ export async function createLobby(caller: AppCaller, input: CreateInput) {
   return await restView(lobby, members, true)
 }
 
-export type PutInput = {
-  secret: string
-  lobbyMetadata?: Metadata | null
-  memberMetadata?: Metadata | null
-  idleTimeoutSeconds?: number | null
-  flags?: number | null
-}
+/** PUT /lobbies's body (schemas.ts), its keys in camelCase. */
+export type PutInput = CamelKeys<typeof PutLobbySchema.static>
 
 /**
  * PUT /lobbies: join the lobby holding this secret, or create it. An OAuth2 caller joins as its user; a Bot
@@ -193,14 +178,8 @@ function withMember(members: LobbyMemberRow[], added: LobbyMemberRow): LobbyMemb
   return [...members, added].sort(memberOrder)
 }
 
-export type PatchInput = {
-  metadata?: Metadata | null
-  members?: MemberInput[]
-  idleTimeoutSeconds?: number | null
-  flags?: number | null
-  /** Checked and PINGed already (routes.ts, verifyOverrideUrl); null clears it. */
-  overrideEventWebhooksUrl?: string | null
-}
+/** PATCH /lobbies/{id}'s body (schemas.ts), its keys in camelCase; the override URL was checked and PINGed already. */
+export type PatchInput = CamelKeys<typeof PatchLobbySchema.static>
 
 /** PATCH /lobbies/{id}: `members`, when given, replaces the member list (members not listed are removed). */
 export async function patchLobby(lobby: LobbyRow, input: PatchInput) {

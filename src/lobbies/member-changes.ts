@@ -19,9 +19,11 @@ import {
   lockLobby,
   updateMember,
 } from './store'
+import type { MemberSchema } from './schemas'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 
-export type MemberInput = { id: string; metadata?: Metadata | null; flags?: number | null }
+/** A member as a route body gives it (schemas.ts). */
+export type MemberInput = typeof MemberSchema.static
 
 export type MemberChanges = { added: LobbyMemberRow[]; updated: LobbyMemberRow[]; removed: LobbyMemberRow[] }
 
@@ -47,7 +49,7 @@ export async function changeMembers(
   const field = options.field ?? 'members'
   const wanted = new Map<string, MemberInput>()
   for (const m of upserts) wanted.set(m.id, m)
-  const known = await existingUserIds(tx, [...wanted.keys()])
+  const known = await existingUserIds([...wanted.keys()])
   for (const id of wanted.keys()) if (!known.has(id)) throw Errors.unknownUser()
 
   // The lobby's member count and each added user's lobby count are checked, then written: held until COMMIT (the

@@ -3,6 +3,7 @@ import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
 import { queuedTransaction, reading, transaction } from '../db/client'
+import type { CamelKeys } from '../http/camel'
 import { cachedUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { events } from '../gateway/bus'
@@ -12,6 +13,7 @@ import { MESSAGE_FLAGS_ALLOWED } from './limits'
 import { kickEventDeliveries, queueLobbyEvent } from './event-webhooks'
 import { guildPort } from './guild-port'
 import { mirrorToLinkedChannel } from './linked-channel'
+import type { MessageSchema } from './schemas'
 import { lobbyMessage } from './serialize'
 import {
   cachedMessagePage,
@@ -24,15 +26,11 @@ import {
 } from './store'
 import type { LobbyRow, Metadata } from './tables'
 
-export type MessageInput = {
-  content: string
-  metadata?: Metadata | null
-  flags?: number | null
-  nonce?: string | number
-  /** With a nonce: a retry within NONCE_WINDOW_MS answers the first message instead of posting again. */
-  enforceNonce?: boolean
-  tts?: boolean
-}
+/**
+ * The message body (schemas.ts), its keys in camelCase. With a nonce, `enforceNonce`: a retry within NONCE_WINDOW_MS
+ * answers the first message instead of posting again.
+ */
+export type MessageInput = CamelKeys<typeof MessageSchema.static>
 
 const INDEPENDENT = { independent: true }
 

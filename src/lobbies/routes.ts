@@ -3,6 +3,7 @@
 import { Errors } from '../core/errors'
 import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
+import { camelKeys } from '../http/camel'
 import { NO_CONTENT } from '../http/docs'
 import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
@@ -41,17 +42,6 @@ const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbi
 /** GET /lobbies/{id} also takes user sessions (members only: the web client's lobby page). */
 const READ_LOBBY = { kinds: ['user', 'bot', 'bearer'] as ('user' | 'bot' | 'bearer')[], scope: 'lobbies.write' }
 
-/** POST and PATCH /lobbies: the checked body's fields as lifecycle.ts takes them. */
-function lobbyInput(body: typeof CreateLobbySchema.static) {
-  return {
-    metadata: body.metadata,
-    members: body.members,
-    idleTimeoutSeconds: body.idle_timeout_seconds,
-    flags: body.flags,
-    overrideEventWebhooksUrl: body.override_event_webhooks_url,
-  }
-}
-
 const tag = 'lobbies'
 
 /** The lobby endpoints; the hot ones are answered by Bun's router directly (http/lane.ts). */
@@ -68,7 +58,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, body }) => {
       const app = appCaller(caller)
-      const input = lobbyInput(body)
+      const input = camelKeys(body)
       // The override is PINGed before anything is written (a refusal leaves no lobby behind).
       if (input.overrideEventWebhooksUrl) await verifyOverrideUrl(app.applicationId, input.overrideEventWebhooksUrl)
       return json(await createLobby(app, input), 201)
@@ -84,14 +74,7 @@ export const lobbyEndpoints = [
       body: PutLobbySchema,
       answers: { 200: LobbyAnswer },
     },
-    ({ caller, body }) =>
-      createOrJoinLobby(appCaller(caller), {
-        secret: body.secret,
-        lobbyMetadata: body.lobby_metadata,
-        memberMetadata: body.member_metadata,
-        idleTimeoutSeconds: body.idle_timeout_seconds,
-        flags: body.flags,
-      }),
+    ({ caller, body }) => createOrJoinLobby(appCaller(caller), camelKeys(body)),
   ),
   endpoint(
     {
@@ -126,7 +109,7 @@ export const lobbyEndpoints = [
     },
     async ({ caller, params, body }) => {
       const lobby = await lobbyOf(caller, params.lobbyId)
-      const input = lobbyInput(body)
+      const input = camelKeys(body)
       const url = input.overrideEventWebhooksUrl
       if (!url) return patchLobby(lobby, input)
       // PINGed before the write; the lobby is read again after the wait (it may have changed or gone meanwhile).

@@ -59,7 +59,7 @@ const OverrideUrl = t.Optional(
   ),
 )
 
-const MemberSchema = t.Object({
+export const MemberSchema = t.Object({
   id: SnowflakeField({ description: 'a user id' }),
   metadata: Metadata,
   flags: MemberFlags,

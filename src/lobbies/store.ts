@@ -33,7 +33,6 @@ import {
   inPipelinedBatch,
   type DB,
   db,
-  dialectTables,
   inQueuedBatch,
   jsonPlaceholder,
   lockForUpdate,
@@ -43,11 +42,12 @@ import {
   transaction,
   write,
 } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { LobbyEventDeliveryRow, LobbyMemberRow, LobbyMessageRow, LobbyRow, Metadata } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+const t = dialectTables(sqliteTables)
 
 const ph = sql.placeholder
 

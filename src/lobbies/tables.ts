@@ -1,37 +1,48 @@
 import { sql } from 'drizzle-orm'
-import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import {
+  bool,
+  index,
+  int,
+  json,
+  long,
+  primaryKey,
+  snowflake,
+  table,
+  text,
+  textEnum,
+  timestamp,
+  uniqueIndex,
+} from '../db/table'
 import { applications } from '../oauth2/tables'
 import { users } from '../accounts/tables'
 
 export type Metadata = Record<string, string>
 
-export const lobbies = sqliteTable(
+export const lobbies = table(
   'lobbies',
   {
-    id: text().primaryKey(),
-    applicationId: text()
+    id: snowflake().primaryKey(),
+    applicationId: snowflake()
       .notNull()
       .references(() => applications.id, { onDelete: 'cascade' }),
-    metadata: text({ mode: 'json' }).$type<Metadata>(),
-    flags: integer().notNull().default(0),
-    idleTimeoutSeconds: integer().notNull(),
+    metadata: json<Metadata>(),
+    flags: long().notNull().default(0),
+    idleTimeoutSeconds: int().notNull(),
     /** sha256 hex of the join secret (PUT /lobbies); unique per application while set. */
     secretHash: text(),
-    secretExpiresAt: integer(),
+    secretExpiresAt: timestamp(),
     /** Guild text channel linked to the lobby (one lobby per channel). */
-    linkedChannelId: text().unique(),
+    linkedChannelId: snowflake().unique(),
     linkedBy: text(),
-    linkedAt: integer(),
+    linkedAt: timestamp(),
     /**
      * When the lobby closes for idleness; null while it is active (a member has an identified Gateway session or is in
      * its call). Messages and member changes push it back. The sweeper reads it.
      */
-    idleDeadline: integer(),
+    idleDeadline: timestamp(),
     /** How it was created: `post` (application-managed: members cannot join by secret or leave) or `put` (by secret). */
-    createdVia: text({ enum: ['post', 'put'] })
-      .notNull()
-      .default('put'),
-    createdAt: integer().notNull(),
+    createdVia: textEnum(['post', 'put']).notNull().default('put'),
+    createdAt: timestamp().notNull(),
     /**
      * Where this lobby's event webhooks go instead of the application's URL (POST/PATCH
      * `override_event_webhooks_url`, PINGed before it is taken); null: the application's URL, if any.
@@ -44,24 +55,24 @@ export const lobbies = sqliteTable(
   ],
 )
 
-export const lobbyMembers = sqliteTable(
+export const lobbyMembers = table(
   'lobby_members',
   {
-    lobbyId: text()
+    lobbyId: snowflake()
       .notNull()
       .references(() => lobbies.id, { onDelete: 'cascade' }),
-    userId: text()
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     /** Copy of the lobby's application, for the per-user-per-application lobby count. */
-    applicationId: text().notNull(),
-    metadata: text({ mode: 'json' }).$type<Metadata>(),
-    flags: integer().notNull().default(0),
+    applicationId: snowflake().notNull(),
+    metadata: json<Metadata>(),
+    flags: long().notNull().default(0),
     /** Gateway session whose lobby voice state (op 17) has the member connected; null when not connected. */
     voiceSessionId: text(),
-    selfMute: integer({ mode: 'boolean' }).notNull().default(false),
-    selfDeaf: integer({ mode: 'boolean' }).notNull().default(false),
-    joinedAt: integer().notNull(),
+    selfMute: bool().notNull().default(false),
+    selfDeaf: bool().notNull().default(false),
+    joinedAt: timestamp().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.lobbyId, t.userId] }),
@@ -70,40 +81,40 @@ export const lobbyMembers = sqliteTable(
   ],
 )
 
-export const lobbyMessages = sqliteTable(
+export const lobbyMessages = table(
   'lobby_messages',
   {
-    id: text().primaryKey(),
-    lobbyId: text()
+    id: snowflake().primaryKey(),
+    lobbyId: snowflake()
       .notNull()
       .references(() => lobbies.id, { onDelete: 'cascade' }),
-    applicationId: text().notNull(),
-    authorId: text()
+    applicationId: snowflake().notNull(),
+    authorId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     content: text().notNull(),
-    metadata: text({ mode: 'json' }).$type<Metadata>(),
-    flags: integer().notNull().default(0),
-    tts: integer({ mode: 'boolean' }).notNull().default(false),
+    metadata: json<Metadata>(),
+    flags: long().notNull().default(0),
+    tts: bool().notNull().default(false),
     /** The client's nonce as sent (string or integer), echoed in the create answer. */
-    nonce: text({ mode: 'json' }).$type<string | number>(),
+    nonce: json<string | number>(),
     /** Sent with enforce_nonce: the author's next message with the same nonce in the lobby within 5 minutes is this one. */
-    enforceNonce: integer({ mode: 'boolean' }).notNull().default(false),
-    createdAt: integer().notNull(),
+    enforceNonce: bool().notNull().default(false),
+    createdAt: timestamp().notNull(),
     /** What the application's moderation wrote back (PUT .../moderation-metadata); null until it does. */
-    moderationMetadata: text({ mode: 'json' }).$type<Metadata>(),
+    moderationMetadata: json<Metadata>(),
     /** When the message last changed after it was sent (its moderation metadata); null if never. */
-    editedAt: integer(),
+    editedAt: timestamp(),
     /** The message's copy in the lobby's linked channel, once it was posted there (MESSAGE_UPDATE names it). */
-    channelMessageId: text(),
+    channelMessageId: snowflake(),
   },
-  (t) => [
+  (t, d) => [
     // Pages are read newest first by the id's number (listMessages): this index answers them without a sort.
-    index('lobby_messages_lobby_order_idx').on(t.lobbyId, sql`CAST(${t.id} AS INTEGER)`),
+    index('lobby_messages_lobby_order_idx').on(t.lobbyId, sql`CAST(${t.id} AS ${d.int64})`),
     // At most one message per author, lobby and enforced nonce: concurrent retries cannot both insert.
     uniqueIndex('lobby_messages_enforced_nonce_unique')
       .on(t.lobbyId, t.authorId, t.nonce)
-      .where(sql`${t.enforceNonce} = 1`),
+      .where(sql`${t.enforceNonce} = ${d.true}`),
   ],
 )
 
@@ -117,26 +128,26 @@ export type LobbyMessageRow = typeof lobbyMessages.$inferSelect
  * Sent in `id` order per lobby, one at a time; a lobby's deletion takes its undelivered events with it. A node
  * claims a row before it sends it (claimedBy, claimedUntil), so that one node sends it.
  */
-export const lobbyEventDeliveries = sqliteTable(
+export const lobbyEventDeliveries = table(
   'lobby_event_deliveries',
   {
-    id: integer().primaryKey({ autoIncrement: true }),
-    lobbyId: text()
+    id: long().primaryKey({ autoIncrement: true }),
+    lobbyId: snowflake()
       .notNull()
       .references(() => lobbies.id, { onDelete: 'cascade' }),
-    applicationId: text().notNull(),
+    applicationId: snowflake().notNull(),
     /** The envelope as it is signed and sent: {version: 1, application_id, type: 1, event: {type, timestamp, data}}. */
     body: text().notNull(),
-    attempts: integer().notNull().default(0),
-    nextAttemptAt: integer().notNull(),
+    attempts: int().notNull().default(0),
+    nextAttemptAt: timestamp().notNull(),
     /** Why the last attempt failed (a status or a network error), for operators. */
     lastError: text(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
     /** Since when every attempt failed (null until one did; reset when the lobby's URL changes): the stop rule. */
-    failingSince: integer(),
+    failingSince: long(),
     /** The node sending it now, and until when its claim holds (a node that died is taken over after that). */
     claimedBy: text(),
-    claimedUntil: integer(),
+    claimedUntil: timestamp(),
   },
   (t) => [index('lobby_event_deliveries_lobby_idx').on(t.lobbyId, t.id)],
 )

@@ -5,11 +5,12 @@
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm'
 import { clock } from '../core/clock'
 import { rowCache } from '../db/cache'
-import { db, dialectTables, prepared, transaction, write } from '../db/client'
+import { db, prepared, transaction, write } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 export type TicketRow = typeof t.mfaTickets.$inferSelect
 export type CredentialRow = typeof t.webauthnCredentials.$inferSelect

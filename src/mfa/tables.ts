@@ -1,53 +1,53 @@
-import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { bool, index, int, json, long, snowflake, table, text, timestamp, uniqueIndex } from '../db/table'
 import { users } from '../accounts/tables'
 
 /** A user's TOTP secret (base32) and the last time step accepted, so no step is ever accepted twice. */
-export const totpSecrets = sqliteTable('totp_secrets', {
-  userId: text()
+export const totpSecrets = table('totp_secrets', {
+  userId: snowflake()
     .primaryKey()
     .references(() => users.id, { onDelete: 'cascade' }),
   secret: text().notNull(),
-  lastStep: integer().notNull(),
-  createdAt: integer().notNull(),
+  lastStep: long().notNull(),
+  createdAt: timestamp().notNull(),
 })
 
 /** Backup codes, argon2id-hashed (8 characters carry too little entropy for a fast hash). */
-export const backupCodes = sqliteTable(
+export const backupCodes = table(
   'backup_codes',
   {
-    id: integer().primaryKey({ autoIncrement: true }),
-    userId: text()
+    id: long().primaryKey({ autoIncrement: true }),
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     codeHash: text().notNull(),
-    consumed: integer({ mode: 'boolean' }).notNull().default(false),
+    consumed: bool().notNull().default(false),
   },
   (t) => [index('backup_codes_user_idx').on(t.userId)],
 )
 
 /** SMS as a second factor (the number is the user's verified phone). */
-export const smsFactors = sqliteTable('sms_factors', {
-  userId: text()
+export const smsFactors = table('sms_factors', {
+  userId: snowflake()
     .primaryKey()
     .references(() => users.id, { onDelete: 'cascade' }),
-  createdAt: integer().notNull(),
+  createdAt: timestamp().notNull(),
 })
 
-export const webauthnCredentials = sqliteTable(
+export const webauthnCredentials = table(
   'webauthn_credentials',
   {
-    id: text().primaryKey(),
-    userId: text()
+    id: snowflake().primaryKey(),
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     /** base64url credential id from the authenticator */
     credentialId: text().notNull(),
     /** base64url COSE public key */
     publicKey: text().notNull(),
-    counter: integer().notNull(),
-    transports: text({ mode: 'json' }).$type<string[]>().notNull().default([]),
+    counter: long().notNull(),
+    transports: json<string[]>().notNull().default([]),
     name: text().notNull(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
   },
   (t) => [uniqueIndex('webauthn_credential_id_idx').on(t.credentialId), index('webauthn_user_idx').on(t.userId)],
 )
@@ -56,18 +56,18 @@ export const webauthnCredentials = sqliteTable(
  * MFA tickets: random, stored hashed, bound to a user (and for elevation to the session), short-lived, dead after
  * 5 wrong codes. `purpose`: login | elevate | reset | webauthn_register | conditional.
  */
-export const mfaTickets = sqliteTable(
+export const mfaTickets = table(
   'mfa_tickets',
   {
     ticketHash: text().primaryKey(),
     purpose: text().notNull(),
-    userId: text().references(() => users.id, { onDelete: 'cascade' }),
+    userId: snowflake().references(() => users.id, { onDelete: 'cascade' }),
     sessionId: text(),
     /** The WebAuthn challenge this server issued with the ticket (base64url). */
     challenge: text(),
-    data: text({ mode: 'json' }).$type<Record<string, string>>().notNull().default({}),
-    attempts: integer().notNull().default(0),
-    expiresAt: integer().notNull(),
+    data: json<Record<string, string>>().notNull().default({}),
+    attempts: int().notNull().default(0),
+    expiresAt: timestamp().notNull(),
   },
   (t) => [index('mfa_tickets_user_idx').on(t.userId)],
 )

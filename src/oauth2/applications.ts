@@ -28,10 +28,13 @@ export async function createApplication(
   const keys = ed25519KeyPair()
   const now = clock.now()
   await transaction(async (tx) => {
-    await insertUser(
-      { id: botUserId, username: botUsername(name, botUserId), globalName: name, bot: true, createdAt: now },
-      tx,
-    )
+    await insertUser({
+      id: botUserId,
+      username: botUsername(name, botUserId),
+      globalName: name,
+      bot: true,
+      createdAt: now,
+    })
     await insertApplication(tx, {
       id,
       name,

@@ -4,12 +4,13 @@ import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'dri
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, dialectTables, prepared, write, type DB } from '../db/client'
+import { db, prepared, write, type DB } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { ApplicationRow, OAuth2CodeRow, OAuth2TokenRow } from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 // ---- applications
 

@@ -1,12 +1,13 @@
 // Every query of the remote-auth domain. Single use is one guarded UPDATE or DELETE ... RETURNING, so parallel
 // requests find exactly one winner.
 import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm'
-import { db, dialectTables, prepared, transaction, write, type DB } from '../db/client'
+import { db, prepared, transaction, write, type DB } from '../db/client'
+import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { RemoteAuthDesktopRow, RemoteAuthTicketRow } from './tables'
 
-// This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
-const t = dialectTables(sqliteTables, () => import('./tables.pg'))
+// This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
+const t = dialectTables(sqliteTables)
 
 export async function insertDesktop(row: typeof t.remoteAuthDesktops.$inferInsert): Promise<void> {
   return await write(async (w) => {

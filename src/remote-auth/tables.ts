@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core'
+import { index, snowflake, table, text, timestamp } from '../db/table'
 import { users } from '../accounts/tables'
 
 /**
@@ -6,7 +6,7 @@ import { users } from '../accounts/tables'
  * lives. A mobile user claims it (user id + sha256 of the handshake token); the row goes when the socket closes, so
  * the handshake token dies with it. Sockets do not outlive the process: rows left at start are deleted.
  */
-export const remoteAuthDesktops = sqliteTable(
+export const remoteAuthDesktops = table(
   'remote_auth_desktops',
   {
     /** unpadded base64url SHA-256 of the SPKI */
@@ -17,24 +17,24 @@ export const remoteAuthDesktops = sqliteTable(
     clientOs: text(),
     clientPlatform: text(),
     clientLocation: text(),
-    createdAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
     /** the socket's deadline (hello + timeout_ms) */
-    expiresAt: integer().notNull(),
-    userId: text().references(() => users.id, { onDelete: 'cascade' }),
+    expiresAt: timestamp().notNull(),
+    userId: snowflake().references(() => users.id, { onDelete: 'cascade' }),
     /** sha256 hex of the handshake token */
     handshakeHash: text().unique(),
-    claimedAt: integer(),
+    claimedAt: timestamp(),
   },
   (t) => [index('remote_auth_desktops_expires_idx').on(t.expiresAt)],
 )
 
 /** A finished remote login waiting for the desktop's POST /users/@me/remote-auth/login; single use, 2 minutes. */
-export const remoteAuthTickets = sqliteTable(
+export const remoteAuthTickets = table(
   'remote_auth_tickets',
   {
     /** sha256 hex of the ticket */
     ticketHash: text().primaryKey(),
-    userId: text()
+    userId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     publicKey: text().notNull(),
@@ -42,8 +42,8 @@ export const remoteAuthTickets = sqliteTable(
     clientOs: text(),
     clientPlatform: text(),
     clientLocation: text(),
-    createdAt: integer().notNull(),
-    expiresAt: integer().notNull(),
+    createdAt: timestamp().notNull(),
+    expiresAt: timestamp().notNull(),
   },
   (t) => [index('remote_auth_tickets_expires_idx').on(t.expiresAt)],
 )

@@ -4,7 +4,6 @@
 import { describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
 import * as clusterTables from '../../src/cluster/tables'
-import { gatewayOutbox as pgOutbox } from '../../src/cluster/tables.pg'
 import {
   type CommitHolder,
   type DB,
@@ -16,11 +15,16 @@ import {
   write,
 } from '../../src/db/client'
 import { uniqueViolation } from '../../src/db/errors'
+import { pgTwin } from '../../src/db/pg/twins'
 import { onPostgres, server } from '../helpers'
 import { rawSql } from './raw'
 
 // A table to write in: the Gateway's outbox (empty when no cluster runs), in the dialect the test server runs on.
-const t = { gatewayOutbox: (onPostgres ? pgOutbox : clusterTables.gatewayOutbox) as typeof clusterTables.gatewayOutbox }
+const t = {
+  gatewayOutbox: (onPostgres
+    ? pgTwin(clusterTables.gatewayOutbox)
+    : clusterTables.gatewayOutbox) as typeof clusterTables.gatewayOutbox,
+}
 const insertRow = (eventId: string) =>
   db().insert(t.gatewayOutbox).values({ eventId, entry: '{}', createdAt: 0 }).run() as unknown as Promise<unknown>
 const rowsNamed = async (...ids: string[]) =>

@@ -1,5 +1,5 @@
 // Nothing of PostgreSQL is loaded by the SQLite server, from the source or from the binary: no module of the driver
-// (`postgres`), of `drizzle-orm/postgres-js`, of our PostgreSQL side (tables.pg.ts, src/db/pg/), and no more of
+// (`postgres`), of `drizzle-orm/postgres-js`, of our PostgreSQL side (src/db/pg/, the tables' twins with it), and no more of
 // `drizzle-orm/pg-core` than drizzle-orm itself loads for SQLite (its sql.ts and relations.ts import pg-core files,
 // with what those import). Nor anything of the cluster side: ioredis (with the packages only it uses) and src/cluster/.
 // The binary holds both sides, reached through import() when DATABASE_URL and REDIS_URL ask for them: they are in
@@ -12,15 +12,14 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { ROOT } from './schema-shape'
 
-const PG =
-  /(node_modules\/postgres\/|node_modules\/drizzle-orm\/postgres-js\/|src\/(.*\/)?tables\.pg\.ts|src\/db\/pg\/)/
+const PG = /(node_modules\/postgres\/|node_modules\/drizzle-orm\/postgres-js\/|src\/db\/pg\/)/
 const PG_CORE = /node_modules\/drizzle-orm\/pg-core\/\S+/
 // ioredis and the packages only it uses. Not `debug`, which it uses too: whether the install hoists one copy that
 // other packages share (strtok3's) depends on the install, and the bundle puts it where its users are.
 const CLUSTER =
   /(node_modules\/(ioredis|@ioredis\/commands|cluster-key-slot|denque|redis-errors|standard-as-callback)\/|src\/cluster\/)/
-/** What the server's import()s of the two sides load: db/pg/client.ts, a store's mirror, cluster/node.ts. */
-const SIDE_ENTRY = /^src\/(db\/pg\/client\.ts|cluster\/node\.ts|(.*\/)?tables\.pg\.ts)$/
+/** What the server's import()s of the two sides load: db/pg/client.ts, cluster/node.ts. */
+const SIDE_ENTRY = /^src\/(db\/pg\/client\.ts|cluster\/node\.ts)$/
 
 const dir = mkdtempSync(join(tmpdir(), 'lobby-pg-apart-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -51,8 +50,8 @@ const DYNAMIC = /\bimport\(\s*"\.\/([^"]+\.js)"\s*\)/g
  * The bundle of src/main.ts split as the binary's build splits it (scripts/build-flags.ts: ESM, --splitting), not
  * minified, so that each chunk names its modules in comment lines (`// node_modules/x/y.js`, `// src/a/b.ts`).
  * `sqlite`: the modules of every chunk a SQLite server may load, at start or later (from the entry, every static
- * import, and every import() but the two sides' own: db/postgres-side.ts's, the stores' mirrors', server.ts's cluster
- * side's). `sides`: the modules of the others.
+ * import, and every import() but the two sides' own: db/postgres-side.ts's and server.ts's cluster side's).
+ * `sides`: the modules of the others.
  */
 async function splitBundle(): Promise<{ sqlite: string[]; sides: string[] }> {
   const out = join(dir, 'bundle')
@@ -110,7 +109,7 @@ test('the binary holds the PostgreSQL and cluster sides in chunks of their own; 
   // Both sides are in the binary.
   for (const side of [
     'src/db/pg/client.ts',
-    'src/lobbies/tables.pg.ts',
+    'src/db/pg/twins.ts',
     'node_modules/postgres/src/index.js',
     'node_modules/drizzle-orm/postgres-js/driver.js',
     'src/cluster/node.ts',

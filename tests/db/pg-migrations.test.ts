@@ -1,9 +1,9 @@
 // drizzle-pg/ on a real PostgreSQL server (tests/db/postgres.ts): two appliers at once on a fresh database, one
 // applies while the other waits on the advisory lock and then finds nothing to do; the live catalog
-// (information_schema, pg_constraint, pg_index) then holds exactly the tables of src/**/tables.pg.ts: columns with
-// their types, collation, nullability, defaults and identity, primary keys, unique constraints, foreign keys with
-// their actions, indexes with their columns, expressions, uniqueness and WHERE. A database newer than the
-// migrations is refused.
+// (information_schema, pg_constraint, pg_index) then holds exactly the PostgreSQL twins of src/**/tables.ts
+// (db/pg/twins.ts): columns with their types, collation, nullability, defaults and identity, primary keys, unique
+// constraints, foreign keys with their actions, indexes with their columns, expressions, uniqueness and WHERE. A
+// database newer than the migrations is refused.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { getTableConfig, type PgTable } from 'drizzle-orm/pg-core'
 import postgres, { type Sql } from 'postgres'
@@ -85,7 +85,7 @@ describe('applying the migrations', () => {
   })
 })
 
-describe('the live catalog matches src/**/tables.pg.ts', async () => {
+describe('the live catalog matches the PostgreSQL twins of src/**/tables.ts', async () => {
   const tables = (await pgModules()).flatMap((m) => [...m.tables.values()]) as PgTable[]
   const expected = new Map(
     tables.map((t) => [getTableConfig(t).name, { shape: shapeOf(t), config: getTableConfig(t) }]),

@@ -1,13 +1,21 @@
-// Rows through drizzle-orm/postgres-js and the mirror's column kinds read back as the SQLite tables give them:
+// Rows through drizzle-orm/postgres-js and the twins' column kinds (db/pg/twins.ts) read back as the SQLite tables give them:
 // JSON text parsed (and stored as the same characters), ms timestamps past 2^31 as JS numbers, booleans, identity
 // ids; text ordered byte by byte as SQLite's BINARY collation does; the partial unique index on enforced nonces.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { asc, eq, sql } from 'drizzle-orm'
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
-import { users } from '../../src/accounts/tables.pg'
-import { lobbies, lobbyEventDeliveries, lobbyMessages } from '../../src/lobbies/tables.pg'
-import { applications } from '../../src/oauth2/tables.pg'
+import * as accounts from '../../src/accounts/tables'
+import { pgTwin } from '../../src/db/pg/twins'
+import * as lobbyTables from '../../src/lobbies/tables'
+import * as oauth2 from '../../src/oauth2/tables'
 import { type TestDatabase, testDatabase } from './postgres'
+
+// The PostgreSQL twins of the declarations (db/pg/twins.ts), as a server on PostgreSQL uses them.
+const users = pgTwin(accounts.users)
+const applications = pgTwin(oauth2.applications)
+const lobbies = pgTwin(lobbyTables.lobbies)
+const lobbyEventDeliveries = pgTwin(lobbyTables.lobbyEventDeliveries)
+const lobbyMessages = pgTwin(lobbyTables.lobbyMessages)
 
 let database: TestDatabase
 let db: PostgresJsDatabase

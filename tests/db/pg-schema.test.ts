@@ -1,69 +1,50 @@
-// The PostgreSQL tables (src/**/tables.pg.ts) mirror the SQLite ones (src/**/tables.ts): same tables under the same
-// export names, and table by table the same columns (name, kind, nullability, default, primary key, unique), primary
-// keys, unique constraints, indexes (columns, expressions, partial WHERE) and foreign keys, as Drizzle's
-// getTableConfig gives them for each dialect. Adding a column, an index or a table to one side only fails here.
-// The row types are checked too (by `bun run typecheck`): the same TypeScript rows on both, so one store can serve both.
+// One declaration per table (src/**/tables.ts, through db/table.ts) gives both databases' tables, and both sets of
+// migrations were generated from it:
+// - every exported table is declared with `table()` and the kinds of db/table.ts, so it has a PostgreSQL twin;
+// - each twin (db/pg/twins.ts) matches its SQLite table: the same columns in the same order (name, kind, nullability,
+//   default, primary key, unique), primary keys, unique constraints, indexes (columns, expressions, partial WHERE)
+//   and foreign keys, as Drizzle's getTableConfig gives them for each dialect, with each kind's PostgreSQL column;
+// - the declarations are what the migrations of drizzle/ and drizzle-pg/ left: drizzle-kit's own diff of each last
+//   snapshot against the declarations is empty, so `bun run db:generate` would write no migration. A field declared
+//   without its migration fails here.
+// The row types of the twins are SQLite's (db/pg/twins.ts PgTwin), checked by `bun run typecheck`.
 import { describe, expect, test } from 'bun:test'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Table } from 'drizzle-orm'
 import { getTableConfig as pgConfig, type PgTable } from 'drizzle-orm/pg-core'
 import { integer, sqliteTable } from 'drizzle-orm/sqlite-core'
-import type * as accounts from '../../src/accounts/tables'
-import type * as accountsPg from '../../src/accounts/tables.pg'
-import type * as auth from '../../src/auth/tables'
-import type * as authPg from '../../src/auth/tables.pg'
-import type * as db from '../../src/db/tables'
-import type * as dbPg from '../../src/db/tables.pg'
-import type * as delivery from '../../src/delivery/tables'
-import type * as deliveryPg from '../../src/delivery/tables.pg'
-import type * as experiments from '../../src/experiments/tables'
-import type * as experimentsPg from '../../src/experiments/tables.pg'
-import type * as guilds from '../../src/guilds/tables'
-import type * as guildsPg from '../../src/guilds/tables.pg'
-import type * as lobbies from '../../src/lobbies/tables'
-import type * as lobbiesPg from '../../src/lobbies/tables.pg'
-import type * as mfa from '../../src/mfa/tables'
-import type * as mfaPg from '../../src/mfa/tables.pg'
-import type * as oauth2 from '../../src/oauth2/tables'
-import type * as oauth2Pg from '../../src/oauth2/tables.pg'
-import type * as remoteAuth from '../../src/remote-auth/tables'
-import type * as remoteAuthPg from '../../src/remote-auth/tables.pg'
-import { mirrorTables } from '../../src/db/pg/client'
-import { modules } from '../../src/modules'
-import { pgModules, shapeOf, sqliteModules } from './schema-shape'
+import {
+  generateDrizzleJson,
+  generateMigration,
+  generateSQLiteDrizzleJson,
+  generateSQLiteMigration,
+} from 'drizzle-kit/api'
+import * as accounts from '../../src/accounts/tables'
+import { pgTwin } from '../../src/db/pg/twins'
+import { declarationOf, long, table, text } from '../../src/db/table'
+import { pgModules, ROOT, shapeOf, sqliteModules } from './schema-shape'
 
 const sqlite = await sqliteModules()
 const pg = await pgModules()
 
 const pairs = sqlite.flatMap(({ file, tables }) => {
-  const mirror = pg.find((m) => m.file === file.replace(/tables\.ts$/, 'tables.pg.ts'))
+  const twins = pg.find((m) => m.file === file)!.tables
   return [...tables].map(([exportName, table]) => ({
     label: `${file} ${exportName}`,
     sqlite: table,
-    pg: mirror?.tables.get(exportName),
+    pg: twins.get(exportName)!,
   }))
 })
 
-test('every tables.ts has a tables.pg.ts exporting the same tables under the same names, and no more', () => {
-  const list = (modules: typeof sqlite) =>
-    modules.map(({ file, tables }) => `${file.replace(/\.pg\.ts$/, '.ts')}: ${[...tables.keys()].sort().join(' ')}`)
-  expect(list(pg)).toEqual(list(sqlite))
-  expect(pairs.length).toBeGreaterThanOrEqual(34)
+test('every table of src/**/tables.ts is declared with db/table.ts table()', () => {
+  expect(pairs.length).toBeGreaterThanOrEqual(38)
+  expect(pairs.filter((p) => !declarationOf(p.sqlite)).map((p) => p.label)).toEqual([])
 })
 
-test('the stores load every tables.pg.ts as their mirror (dialectTables), so every table is swapped on PostgreSQL', async () => {
-  expect(modules.length).toBeGreaterThan(0) // every domain's store is loaded
-  const loaded = [...(await mirrorTables()).keys()].sort()
-  // The cluster side (PostgreSQL only) reaches its outbox by SQL of its own, not through a store's tables.
-  const declared = pg
-    .filter(({ file }) => !file.startsWith('src/cluster/'))
-    .flatMap(({ tables }) => [...tables.values()].map((t) => pgConfig(t as PgTable).name))
-    .sort()
-  expect(loaded).toEqual(declared)
-})
-
-describe('each table matches its mirror', () => {
+describe('each twin matches its SQLite table', () => {
   test.each(pairs.map((p) => [p.label, p] as const))('%s', (_label, pair) => {
-    expect(pair.pg).toBeDefined()
-    expect(shapeOf(pair.pg!)).toEqual(shapeOf(pair.sqlite))
+    expect(shapeOf(pair.pg)).toEqual(shapeOf(pair.sqlite))
   })
 })
 
@@ -71,44 +52,67 @@ test('PostgreSQL column kinds: byte-ordered text, ms timestamps as bigint', () =
   for (const { pg: table } of pairs) {
     for (const column of pgConfig(table as PgTable).columns) {
       const where = `${pgConfig(table as PgTable).name}.${column.name}`
-      if (column.dataType === 'string' || column.dataType === 'custom')
-        expect(`${where} ${column.getSQLType()}`).toMatch(/ (text COLLATE "C"|boolean|integer|bigint)$/)
-      if (/(At|Deadline)$/.test(column.name)) expect(`${where} ${column.getSQLType()}`).toBe(`${where} bigint`)
+      expect(`${where} ${column.getSQLType()}`).toMatch(/ (text COLLATE "C"|boolean|integer|bigint)$/)
+      if (/(At|Deadline|Until)$/.test(column.name)) expect(`${where} ${column.getSQLType()}`).toBe(`${where} bigint`)
     }
   }
 })
 
-test('the comparison notices a column, a default or an index on one side only', () => {
+/** The last snapshot drizzle-kit wrote in a migrations folder (what the next `db:generate` compares with). */
+async function lastSnapshot(folder: string): Promise<{ id: string }> {
+  const meta = join(ROOT, folder, 'meta')
+  const last = readdirSync(meta)
+    .filter((f) => f.endsWith('_snapshot.json'))
+    .sort()
+    .at(-1)!
+  return Bun.file(join(meta, last)).json()
+}
+
+type Snapshot = Parameters<typeof generateMigration>[0]
+type SQLiteSnapshot = Parameters<typeof generateSQLiteMigration>[0]
+
+/** The statements `db:generate` would write for these tables, on each dialect. */
+async function pending(sqliteTables: Table[], pgTables: Table[]): Promise<{ sqlite: string[]; pg: string[] }> {
+  const byIndex = (tables: Table[]) => Object.fromEntries(tables.map((t, i) => [`t${i}`, t]))
+  const sqlitePrev = (await lastSnapshot('drizzle')) as SQLiteSnapshot
+  const pgPrev = (await lastSnapshot('drizzle-pg')) as Snapshot
+  const sqliteNow = await generateSQLiteDrizzleJson(byIndex(sqliteTables), sqlitePrev.id, 'snake_case')
+  const pgNow = generateDrizzleJson(byIndex(pgTables), pgPrev.id, undefined, 'snake_case')
+  return {
+    sqlite: await generateSQLiteMigration(sqlitePrev, sqliteNow),
+    pg: await generateMigration(pgPrev, pgNow),
+  }
+}
+
+const declared = () => ({ sqlite: pairs.map((p) => p.sqlite), pg: pairs.map((p) => p.pg) })
+
+test('the migrations of both databases hold the declarations: db:generate has nothing to write', async () => {
+  const { sqlite, pg } = declared()
+  expect(await pending(sqlite, pg)).toEqual({ sqlite: [], pg: [] })
+})
+
+test('a field declared without its migration is noticed on both databases, and by the shape comparison', async () => {
+  // users with one more field, declared as a new field is (the same columns, one more last).
+  const { sqlite, pg } = declared()
+  const users = table('users', { ...declarationOf(accounts.users)!.columns, nickname: text(), seenAt: long() })
+  const found = await pending(
+    sqlite.map((t) => (t === accounts.users ? users : t)),
+    pg.map((t) => (t === (pgTwin(accounts.users) as unknown as Table) ? (pgTwin(users) as unknown as Table) : t)),
+  )
+  expect(found.sqlite).toEqual([
+    'ALTER TABLE `users` ADD `nickname` text;',
+    'ALTER TABLE `users` ADD `seen_at` integer;',
+  ])
+  expect(found.pg).toEqual([
+    'ALTER TABLE "users" ADD COLUMN "nickname" text COLLATE "C";',
+    'ALTER TABLE "users" ADD COLUMN "seen_at" bigint;',
+  ])
+
   const [pair] = pairs.filter((p) => p.label.endsWith('serverSecrets'))
-  const expected = shapeOf(pair.pg!)
-  const extraColumn = sqliteTable('server_secrets', { name: integer().primaryKey(), value: integer().notNull() })
-  expect(shapeOf(extraColumn)).not.toEqual(expected)
+  const expected = shapeOf(pair.pg)
+  const otherKinds = sqliteTable('server_secrets', { name: integer().primaryKey(), value: integer().notNull() })
+  expect(shapeOf(otherKinds)).not.toEqual(expected)
   const withExtra = { ...shapeOf(pair.sqlite) }
   withExtra.columns = [...withExtra.columns, { ...withExtra.columns[1], name: 'rotated_at' }]
   expect(withExtra).not.toEqual(expected)
 })
-
-// --- The same rows in TypeScript (checked by tsc; nothing runs) ---
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
-type Rows<M> = {
-  [K in keyof M as M[K] extends { $inferSelect: unknown } ? K : never]: M[K] extends {
-    $inferSelect: infer S
-    $inferInsert: infer I
-  }
-    ? { select: S; insert: I }
-    : never
-}
-type Mirrors<S, P> = Same<Rows<S>, Rows<P>>
-const rowTypes: [
-  Mirrors<typeof accounts, typeof accountsPg>,
-  Mirrors<typeof auth, typeof authPg>,
-  Mirrors<typeof db, typeof dbPg>,
-  Mirrors<typeof delivery, typeof deliveryPg>,
-  Mirrors<typeof experiments, typeof experimentsPg>,
-  Mirrors<typeof guilds, typeof guildsPg>,
-  Mirrors<typeof lobbies, typeof lobbiesPg>,
-  Mirrors<typeof mfa, typeof mfaPg>,
-  Mirrors<typeof oauth2, typeof oauth2Pg>,
-  Mirrors<typeof remoteAuth, typeof remoteAuthPg>,
-] = [true, true, true, true, true, true, true, true, true, true]
-test('row types are checked by the type checker', () => expect(rowTypes.every(Boolean)).toBe(true))

@@ -1,11 +1,12 @@
-// The two table sets (src/**/tables.ts for SQLite, src/**/tables.pg.ts for PostgreSQL) described in one neutral
-// shape, so tests can compare them table by table, and the PostgreSQL set with a live catalog.
+// The two table sets (src/**/tables.ts for SQLite, their PostgreSQL twins from db/pg/twins.ts) described in one
+// neutral shape, so tests can compare them table by table, and the PostgreSQL set with a live catalog.
 import { Glob } from 'bun'
 import { join, relative } from 'node:path'
 import { Column, is, SQL, StringChunk, Table } from 'drizzle-orm'
 import { toSnakeCase } from 'drizzle-orm/casing'
 import { IndexedColumn, getTableConfig as pgConfig, PgTable } from 'drizzle-orm/pg-core'
 import { getTableConfig as sqliteConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { pgTwin } from '../../src/db/pg/twins'
 
 export const ROOT = join(import.meta.dir, '..', '..')
 
@@ -167,19 +168,23 @@ export function shapeOf(table: Table): TableShape {
 
 export type TableModule = { file: string; tables: Map<string, Table> }
 
-/** Every module matching the pattern under src/, with its exported tables by export name. */
-export async function tableModules(pattern: string, kind: 'sqlite' | 'pg'): Promise<TableModule[]> {
-  const files = [...new Glob(pattern).scanSync({ cwd: join(ROOT, 'src') })].sort()
+/** Every tables.ts under src/, with its exported tables by export name. */
+export async function sqliteModules(): Promise<TableModule[]> {
+  const files = [...new Glob('**/tables.ts').scanSync({ cwd: join(ROOT, 'src') })].sort()
   return Promise.all(
     files.map(async (file) => {
       const exports = (await import(join(ROOT, 'src', file))) as Record<string, unknown>
       const tables = new Map<string, Table>()
-      for (const [name, value] of Object.entries(exports))
-        if (kind === 'sqlite' ? is(value, SQLiteTable) : is(value, PgTable)) tables.set(name, value as Table)
+      for (const [name, value] of Object.entries(exports)) if (is(value, SQLiteTable)) tables.set(name, value as Table)
       return { file: relative(ROOT, join(ROOT, 'src', file)), tables }
     }),
   )
 }
 
-export const sqliteModules = () => tableModules('**/tables.ts', 'sqlite')
-export const pgModules = () => tableModules('**/tables.pg.ts', 'pg')
+/** The same modules, each table replaced by its PostgreSQL twin (db/pg/twins.ts). */
+export async function pgModules(): Promise<TableModule[]> {
+  return (await sqliteModules()).map(({ file, tables }) => ({
+    file,
+    tables: new Map([...tables].map(([name, table]) => [name, pgTwin(table as SQLiteTable) as unknown as Table])),
+  }))
+}

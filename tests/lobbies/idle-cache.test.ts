@@ -16,10 +16,13 @@ import {
   restartIdleDeadline,
   updateLobbyMetadata,
 } from '../../src/lobbies/store'
-import { lobbies } from '../../src/lobbies/tables.pg'
+import { pgTwin } from '../../src/db/pg/twins'
+import * as lobbyTables from '../../src/lobbies/tables'
 import { onPostgres, resetWorld } from '../helpers'
 import { rawRow } from '../db/raw'
 import { createLobby, setup } from './helpers'
+
+const lobbies = pgTwin(lobbyTables.lobbies)
 
 afterEach(() => {
   shareInvalidations(undefined)

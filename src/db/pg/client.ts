@@ -9,27 +9,29 @@
 // - group commit: the writes queued in one event-loop turn share one transaction (savepoints when one throws);
 // - a write outside a transaction is one statement on the pool (it commits on its own); `reading()` just runs fn
 //   (each statement sees what is committed);
-// - every store's tables are swapped for the mirror of the same name (its domain's `tables.pg.ts`), and Drizzle's
-//   PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store bodies stay
-//   as they are;
+// - every store's tables are swapped for their PostgreSQL twins (db/pg/twins.ts, built from the same declarations),
+//   and Drizzle's PostgreSQL builders answer SQLite's terminal calls (`get`, `all`, `run`) with promises, so the store
+//   bodies stay as they are;
 // - another process's commits (the CLI): it sends NOTIFY on CHANGES_CHANNEL after its writes; the server LISTENs
 //   and counts them, as SQLite's data_version counts them (db/cache.ts empties its caches when it moves).
 // The pool, its listener, the group-commit queue and the transactions under way are the App's (AppState.postgres,
 // state.ts): two services of one process on two databases share none of them, and each closes its own.
 // Its parts: state.ts (what an App holds, the connection of a context), transactions.ts, group-commit.ts.
-import { type Column, eq, getTableName, is, sql, type Table } from 'drizzle-orm'
+import { type Column, eq, sql, type Table } from 'drizzle-orm'
 import { PgDeleteBase, PgInsertBase, PgSelectBase, PgTable, PgUpdateBase } from 'drizzle-orm/pg-core'
 import { PostgresJsPreparedQuery } from 'drizzle-orm/postgres-js/session'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import postgres, { type Sql } from 'postgres'
 import { Errors } from '../../core/errors'
 import { log } from '../../core/log'
-import { type Backend, type DB, DatabaseOpenError, mirrorModules, useBackend, useTables } from '../client'
+import { type Backend, type DB, DatabaseOpenError, useBackend } from '../client'
+import { useTables } from '../dialect-tables'
 import { SchemaTooNewError } from '../migrate'
 import { applyPgMigrations } from './migrate'
 import { queuedTransaction } from './group-commit'
 import { current, open, type Pg, pg } from './state'
 import { settled, transaction, write } from './transactions'
+import { twinOf } from './twins'
 
 /** Where the CLI tells running servers that it committed (their caches start over). */
 export const CHANGES_CHANNEL = 'lobby_server_changes'
@@ -129,14 +131,6 @@ async function lockName(tx: DB, name: string): Promise<void> {
   await (tx as unknown as Pg).execute(sql`SELECT pg_advisory_xact_lock(hashtext(${name}))`)
 }
 
-/** The tables of every store's mirror (its `tables.pg.ts`), by table name: what each store's tables are swapped for. */
-export async function mirrorTables(): Promise<Map<string, PgTable>> {
-  const byName = new Map<string, PgTable>()
-  for (const mod of await mirrorModules())
-    for (const value of Object.values(mod)) if (is(value, PgTable)) byName.set(getTableName(value), value)
-  return byName
-}
-
 function reason(error: unknown): string {
   const e = error as { code?: string; message?: string }
   const message = String(e?.message ?? error).split('\n')[0]
@@ -184,7 +178,7 @@ export async function openPostgres(url: string, { listen = true } = {}): Promise
       st.changesSeen += 1
     })
   }
-  useTables(await mirrorTables())
+  useTables(twinOf)
   useBackend(backend)
 }
 
