@@ -1,0 +1,12 @@
+// lobby-client: the game client SDK of the lobby server. Voice is its own entry (`lobby-client/voice`).
+export { Client, type ClientOptions } from './client'
+export { ApiError, ConnectionError, type ErrorTree, type FieldError, type MfaMethod, type MfaRequired } from './errors'
+export { Rest, type MfaHandler, type RequestOptions, type RestOptions } from './rest'
+export { localStorageTokenStore, memoryTokenStore, type StoredToken, type TokenKind, type TokenStore } from './tokens'
+export { Gateway, type GatewayEvents, type GatewayOptions } from './gateway'
+export { Lobbies } from './lobbies'
+export { Auth } from './auth'
+export { OAuth2 } from './oauth2'
+export { RemoteAuth } from './remote-auth'
+export type { Method, RouteBody, RouteOf, RouteQuery, RouteResponse } from './routes'
+export type * from './api.gen'
