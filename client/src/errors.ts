@@ -54,6 +54,8 @@ export class ConnectionError extends Error {
   constructor(
     message: string,
     override readonly cause?: unknown,
+    /** The Gateway's close code, when a socket closed for good (4004: the token was refused). */
+    readonly closeCode?: number,
   ) {
     super(message)
   }
