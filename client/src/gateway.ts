@@ -357,7 +357,12 @@ export class Gateway extends Emitter<GatewayEvents> {
         d: {
           token,
           intents: this.options.intents ?? 0,
-          properties: { os: 'lobby-client', browser: 'lobby-client', device: 'lobby-client', ...this.options.properties },
+          properties: {
+            os: 'lobby-client',
+            browser: 'lobby-client',
+            device: 'lobby-client',
+            ...this.options.properties,
+          },
         },
       })
   }

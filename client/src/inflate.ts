@@ -49,10 +49,12 @@ export class Inflater {
       const c = this.text.charCodeAt(i)
       if (this.inString) {
         if (this.escaped) this.escaped = false
-        else if (c === 92) this.escaped = true // backslash
+        else if (c === 92)
+          this.escaped = true // backslash
         else if (c === 34) this.inString = false // quote
       } else if (c === 34) this.inString = true
-      else if (c === 123 || c === 91) this.depth++ // { [
+      else if (c === 123 || c === 91)
+        this.depth++ // { [
       else if ((c === 125 || c === 93) && --this.depth === 0) {
         // } ] closing the top-level value: one message
         const message = this.text.slice(start, i + 1)

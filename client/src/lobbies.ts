@@ -4,7 +4,7 @@
 import type { LobbyMessage } from './api.gen'
 import type { Client } from './client'
 import { Emitter } from './emitter'
-import { ConnectionError } from './errors'
+import { ApiError, ConnectionError } from './errors'
 import type { GatewayLobby, LobbyMember, LobbyMemberEvent, LobbyVoiceState, Metadata } from './events'
 
 export type CreateOrJoin = {
@@ -175,8 +175,7 @@ export class Lobby extends Emitter<LobbyEvents> {
         this.apply(data as GatewayLobby)
         return this.emit('update', this)
       case 'LOBBY_DELETE':
-        this.end()
-        return this.emit('delete', (data as { reason: string }).reason)
+        return this.gone((data as { reason: string }).reason)
       case 'LOBBY_MESSAGE_CREATE':
         return this.emit('message', data as LobbyMessage)
       case 'LOBBY_MESSAGE_UPDATE':
@@ -207,6 +206,13 @@ export class Lobby extends Emitter<LobbyEvents> {
     }
   }
 
+  /** Deleted, or this member removed: the last event. */
+  gone(reason: string): void {
+    if (!this.active) return
+    this.end()
+    this.emit('delete', reason)
+  }
+
   /** No longer live: its events stop. */
   end(): void {
     if (!this.active) return
@@ -221,8 +227,18 @@ export class Lobbies {
   /** Installed by `lobby-client/voice`. */
   voiceFactory?: VoiceFactory
 
+  private sessions = 0
+
   constructor(private readonly client: Client) {
     client.gateway.on('dispatch', (type, data) => this.route(type, data))
+    // A new Gateway session (the old one could not be resumed): what changed meanwhile was not replayed; read again.
+    client.gateway.on('ready', () => {
+      if (this.sessions++ === 0) return
+      for (const lobby of this.live.values())
+        lobby.refresh().catch((error) => {
+          if (error instanceof ApiError && error.status === 404) lobby.gone('deleted')
+        })
+    })
   }
 
   /** Join the lobby of this secret, or create it (PUT /lobbies; an OAuth2 Bearer token with lobbies.write). */
@@ -273,7 +289,8 @@ export class Lobbies {
 
   private route(type: string, data: any): void {
     if (!type.startsWith('LOBBY_') || !data) return
-    const id: string | undefined = type === 'LOBBY_CREATE' || type === 'LOBBY_UPDATE' || type === 'LOBBY_DELETE' ? data.id : data.lobby_id
+    const id: string | undefined =
+      type === 'LOBBY_CREATE' || type === 'LOBBY_UPDATE' || type === 'LOBBY_DELETE' ? data.id : data.lobby_id
     const lobby = id ? this.live.get(id) : undefined
     lobby?.handle(type, data)
   }

@@ -48,7 +48,11 @@ describe('lobbies between two SDK clients', () => {
   let secret = ''
   test('create and join by secret; each side sees the other as a member, metadata included', async () => {
     secret = `match-${Date.now()}`
-    const lobbyA = await a.lobbies.createOrJoin({ secret, lobbyMetadata: { mode: 'ffa' }, memberMetadata: { team: 'red' } })
+    const lobbyA = await a.lobbies.createOrJoin({
+      secret,
+      lobbyMetadata: { mode: 'ffa' },
+      memberMetadata: { team: 'red' },
+    })
     expect(lobbyA.metadata).toEqual({ mode: 'ffa' })
     expect([...lobbyA.members.keys()]).toEqual([alice.id])
     const added = collect<LobbyMember>(1, (push) => lobbyA.on('memberAdd', push))

@@ -6,7 +6,7 @@ import { afterAll } from 'bun:test'
 import { Client } from '../../client/src/index'
 import { cli, type Env, freshEnv, type Served, serve } from '../ops/process-helpers'
 
-export type Player = { id: string; token: string; email: string; password: string; bearer: string }
+export type Player = { id: string; token: string; email: string; password: string; bearer: string; refresh: string }
 export type App = { id: string; bot: string; clientSecret: string }
 export const REDIRECT = 'http://localhost/callback'
 
@@ -46,26 +46,29 @@ export async function startServer(extra: Env = {}): Promise<TestServer> {
     },
     async player(app) {
       const user = await made.newUser()
-      return { ...user, bearer: await bearerFor(made.url, user.token, app) }
+      const tokens = await grant(made.url, user.token, app)
+      return { ...user, bearer: tokens.access_token, refresh: tokens.refresh_token }
     },
   }
   return made
 }
 
-/** The user approves the app (POST /oauth2/authorize), and the code is exchanged for an access token. */
-export async function bearerFor(
+/** The user approves the app (POST /oauth2/authorize), and the code is exchanged for tokens. */
+export async function grant(
   baseUrl: string,
   userToken: string,
   app: App,
   scope = 'identify gateway.connect lobbies.write',
-): Promise<string> {
+): Promise<{ access_token: string; refresh_token: string }> {
   const client = new Client({ baseUrl, token: userToken })
   const query = { client_id: app.id, response_type: 'code', redirect_uri: REDIRECT, scope, state: 'sdk' }
   const approved = await client.rest.post('/oauth2/authorize', { query, body: { authorize: true } })
-  const code = new URL((approved as { location: string }).location).searchParams.get('code')!
-  const tokens = await client.rest.post('/oauth2/token', {
-    auth: `Basic ${btoa(`${app.id}:${app.clientSecret}`)}`,
+  const code = new URL(approved.location).searchParams.get('code')!
+  return client.rest.post('/oauth2/token', {
+    auth: basic(app),
     form: { grant_type: 'authorization_code', code, redirect_uri: REDIRECT },
   })
-  return (tokens as { access_token: string }).access_token
 }
+
+/** The application's client credentials as HTTP Basic. */
+export const basic = (app: App) => `Basic ${btoa(`${app.id}:${app.clientSecret}`)}`
