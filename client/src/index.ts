@@ -18,7 +18,6 @@ export {
   type HistoryOptions,
   type LobbyEvents,
   type SendOptions,
-  type VoiceFactory,
 } from './lobbies'
 export type {
   Dispatches,
@@ -30,6 +29,7 @@ export type {
   Ready,
   VoiceOffer,
 } from './events'
+export { LobbyVoice, type JoinOptions, type VoiceEvents, type VoiceState } from './voice-handle'
 export { Auth } from './auth'
 export { OAuth2 } from './oauth2'
 export { RemoteAuth } from './remote-auth'

@@ -3,7 +3,7 @@
 // end inside one message, or hold the end of one and the start of the next).
 
 export class Inflater {
-  private readonly writer: WritableStreamDefaultWriter<BufferSource>
+  private readonly writer: { write(chunk: Uint8Array<ArrayBuffer>): Promise<void>; abort(): Promise<void> }
   private readonly decoder = new TextDecoder()
   private text = ''
   /** Where the scan of `text` stopped, and its state there. */

@@ -5,6 +5,7 @@ import type { LobbyMessage } from './api.gen'
 import type { Client } from './client'
 import { Emitter } from './emitter'
 import { ApiError, ConnectionError } from './errors'
+import { LobbyVoice } from './voice-handle'
 import type { GatewayLobby, LobbyMember, LobbyMemberEvent, LobbyVoiceState, Metadata } from './events'
 
 export type CreateOrJoin = {
@@ -50,10 +51,8 @@ export type LobbyEvents = {
   voiceState: (state: LobbyVoiceState) => void
 }
 
-/** The voice side of a lobby (`lobby-client/voice` fills it in; the core only holds the hook). */
-export type VoiceFactory = (lobby: Lobby, client: Client) => unknown
-
 const SEND_ATTEMPTS = 3
+const ECHO_WAIT_MS = 1000
 let nonceCounter = 0
 
 /** A nonce (at most 25 characters, as the server takes): time, a counter and randomness. */
@@ -74,7 +73,10 @@ export class Lobby extends Emitter<LobbyEvents> {
   readonly voiceStates = new Map<string, LobbyVoiceState>()
   /** False once left, deleted, or removed. */
   active = true
-  private voiceHandle?: unknown
+  private voiceHandle?: LobbyVoice
+  /** Ids of the latest messages the Gateway delivered, and the sends waiting for theirs. */
+  private readonly seen = new Set<string>()
+  private readonly echoes = new Map<string, () => void>()
 
   constructor(
     private readonly lobbies: Lobbies,
@@ -89,17 +91,32 @@ export class Lobby extends Emitter<LobbyEvents> {
     this.apply(data)
   }
 
-  /** The voice call of this lobby: `import 'lobby-client/voice'` (or `lobby-client/voice`'s `voiceOf`) installs it. */
-  get voice(): any {
-    if (this.voiceHandle) return this.voiceHandle
-    const factory = this.lobbies.voiceFactory
-    if (!factory) throw new Error("Voice is a separate entry: import 'lobby-client/voice' once before lobby.voice.")
-    this.voiceHandle = factory(this, this.client)
+  /** The lobby's voice call (in a browser: WebRTC; its code loads on join()). */
+  get voice(): LobbyVoice {
+    this.voiceHandle ??= new LobbyVoice(this, this.client)
     return this.voiceHandle
   }
 
-  /** Send a message; a retry after a lost answer posts it once (the enforced nonce). */
+  /**
+   * Send a message; a retry after a lost answer posts it once (the enforced nonce). While the Gateway is up it
+   * resolves once this client's own `message` event for it has been emitted (1 s at most), so a chat's events and
+   * answers come in one order, and closing right after a send loses nothing.
+   */
   async send(content: string, options: SendOptions = {}): Promise<LobbyMessage> {
+    const message = await this.post(content, options)
+    if (this.client.gateway.connected && this.active && !this.seen.has(message.id))
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ECHO_WAIT_MS)
+        function done() {
+          clearTimeout(timer)
+          resolve()
+        }
+        this.echoes.set(message.id, done)
+      }).finally(() => this.echoes.delete(message.id))
+    return message
+  }
+
+  private async post(content: string, options: SendOptions): Promise<LobbyMessage> {
     const nonce = options.nonce ?? makeNonce()
     const body = {
       content,
@@ -176,8 +193,14 @@ export class Lobby extends Emitter<LobbyEvents> {
         return this.emit('update', this)
       case 'LOBBY_DELETE':
         return this.gone((data as { reason: string }).reason)
-      case 'LOBBY_MESSAGE_CREATE':
-        return this.emit('message', data as LobbyMessage)
+      case 'LOBBY_MESSAGE_CREATE': {
+        const message = data as LobbyMessage
+        this.seen.add(message.id)
+        // A short memory: enough for the sends in flight.
+        if (this.seen.size > 200) this.seen.delete(this.seen.values().next().value!)
+        this.emit('message', message)
+        return this.echoes.get(message.id)?.()
+      }
       case 'LOBBY_MESSAGE_UPDATE':
         return this.emit('messageUpdate', data as LobbyMessage)
       case 'LOBBY_VOICE_STATE_UPDATE': {
@@ -224,8 +247,6 @@ export class Lobby extends Emitter<LobbyEvents> {
 export class Lobbies {
   /** The live lobbies by id (those this client created, joined or got). */
   readonly live = new Map<string, Lobby>()
-  /** Installed by `lobby-client/voice`. */
-  voiceFactory?: VoiceFactory
 
   private sessions = 0
 

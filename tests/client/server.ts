@@ -12,7 +12,7 @@ export const REDIRECT = 'http://localhost/callback'
 
 export type TestServer = Served & {
   env: Env
-  newUser(): Promise<Omit<Player, 'bearer'>>
+  newUser(): Promise<Omit<Player, 'bearer' | 'refresh'>>
   newApp(): Promise<App>
   player(app: App): Promise<Player>
 }
@@ -64,10 +64,11 @@ export async function grant(
   const query = { client_id: app.id, response_type: 'code', redirect_uri: REDIRECT, scope, state: 'sdk' }
   const approved = await client.rest.post('/oauth2/authorize', { query, body: { authorize: true } })
   const code = new URL(approved.location).searchParams.get('code')!
-  return client.rest.post('/oauth2/token', {
+  const tokens = await client.rest.post('/oauth2/token', {
     auth: basic(app),
     form: { grant_type: 'authorization_code', code, redirect_uri: REDIRECT },
   })
+  return { access_token: tokens.access_token, refresh_token: tokens.refresh_token! }
 }
 
 /** The application's client credentials as HTTP Basic. */

@@ -1,13 +1,13 @@
 // Compiled, never run: what the generated types promise a game developer (tests/client/gen.test.ts runs tsc over it;
 // `bun run typecheck` covers it too). Each @ts-expect-error line must be an error, or the compile fails.
-import type { Client, Lobby, LobbyMessage, RouteOf } from '../../client/src/index'
+import type { api, Client, LobbyMessage, RouteOf } from '../../client/src/index'
 
 export async function sample(client: Client, id: string): Promise<void> {
   const me = await client.rest.get('/users/@me')
   const name: string = me.username
   // @ts-expect-error: not a field of GET /users/@me's answer
   me.not_a_field
-  const lobby: Lobby = await client.rest.get(`/lobbies/${id}`)
+  const lobby: api.Lobby2 = await client.rest.get(`/lobbies/${id}`)
   const joined = await client.rest.put('/lobbies', { body: { secret: 'match-42', member_metadata: { team: 'red' } } })
   const messages: LobbyMessage[] = await client.rest.get(`/lobbies/${id}/messages`, { query: { limit: 5 } })
   const sent = await client.rest.post(`/lobbies/${lobby.id}/messages`, {
