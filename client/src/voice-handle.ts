@@ -42,6 +42,7 @@ export class LobbyVoice extends Emitter<VoiceEvents> {
   readonly volumes = new Map<string, number>()
   private session?: {
     readonly active: boolean
+    readonly peer: unknown
     join(options: JoinOptions): Promise<void>
     leave(): void
     update(): void
@@ -52,6 +53,11 @@ export class LobbyVoice extends Emitter<VoiceEvents> {
     readonly client: Client,
   ) {
     super()
+  }
+
+  /** The call's RTCPeerConnection while connected (its statistics: getStats()). */
+  get peerConnection(): unknown {
+    return this.session?.peer
   }
 
   /** Open the microphone and join the call (op 17 on the Gateway, then WebRTC to the server). */

@@ -65,6 +65,11 @@ export class VoiceSession {
     return this.joined
   }
 
+  /** The RTCPeerConnection of the call, while there is one. */
+  get peer(): unknown {
+    return this.pc
+  }
+
   /** Open the microphone, then ask to join with op 17. Throws when the microphone is refused or the Gateway is down. */
   async join(options: JoinOptions): Promise<void> {
     if (this.joined) return
