@@ -1,15 +1,15 @@
 // A small typed event emitter (no dependency): a listener that throws does not stop the others, nor the SDK.
+// Listener lists are replaced, never changed in place, so an emit walks its list without copying it (the Gateway
+// emits for every frame).
 
 type Listener = (...args: any[]) => void
 
 export class Emitter<Events extends { [K in keyof Events]: (...args: any[]) => void }> {
-  private listeners = new Map<keyof Events, Set<Listener>>()
+  private listeners = new Map<keyof Events, Listener[]>()
 
   /** Listen; returns a function that stops listening. */
   on<K extends keyof Events>(event: K, listener: Events[K]): () => void {
-    let set = this.listeners.get(event)
-    if (!set) this.listeners.set(event, (set = new Set()))
-    set.add(listener)
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener])
     return () => this.off(event, listener)
   }
 
@@ -22,13 +22,17 @@ export class Emitter<Events extends { [K in keyof Events]: (...args: any[]) => v
   }
 
   off<K extends keyof Events>(event: K, listener: Events[K]): void {
-    this.listeners.get(event)?.delete(listener)
+    const list = this.listeners.get(event)
+    if (!list) return
+    const rest = list.filter((l) => l !== listener)
+    if (rest.length) this.listeners.set(event, rest)
+    else this.listeners.delete(event)
   }
 
   protected emit<K extends keyof Events>(event: K, ...args: Parameters<Events[K]>): void {
-    const set = this.listeners.get(event)
-    if (!set) return
-    for (const listener of [...set]) {
+    const list = this.listeners.get(event)
+    if (!list) return
+    for (const listener of list) {
       try {
         listener(...args)
       } catch (error) {
