@@ -67,7 +67,7 @@ async function gamePage(token: string): Promise<Page> {
   const problems: string[] = []
   page.on('pageerror', (e) => problems.push(String(e)))
   await page.goto(`${site.url}game.html`)
-  await page.waitForFunction(() => document.title === 'ready')
+  await page.waitForFunction(() => (globalThis as any).document.title === 'ready')
   await page.evaluate(
     async ([bearer, baseUrl]) => {
       const w = globalThis as any
@@ -129,7 +129,7 @@ describe.skipIf(!present)('the built SDK in Chromium', () => {
       // Audio packets from the other member arrive on the call's connection.
       await page.waitForFunction(
         async () => {
-          const pc = (globalThis as any).lobby.voice.peerConnection as RTCPeerConnection | undefined
+          const pc = (globalThis as any).lobby.voice.peerConnection
           let packets = 0
           ;(await pc?.getStats())?.forEach((r: any) => {
             if (r.type === 'inbound-rtp' && r.kind === 'audio') packets += r.packetsReceived

@@ -25,6 +25,15 @@ export async function sample(client: Client, id: string): Promise<void> {
   // 204: nothing comes back
   const left: undefined = await client.rest.delete(`/lobbies/${id}/members/@me`)
   console.log(name, joined.id, messages.length, content, left)
+  // Gateway dispatches are typed by name; others come as unknown.
+  client.gateway.on('LOBBY_MESSAGE_CREATE', (m) => console.log(m.author.id, m.content))
+  // @ts-expect-error: not a field of a lobby message
+  client.gateway.on('LOBBY_MESSAGE_CREATE', (m) => m.not_a_field)
+  client.gateway.on('closed', ({ code, reason }) => console.log(code.toFixed(), reason.trim()))
+  const live = await client.lobbies.createOrJoin({ secret: 's', memberMetadata: { team: 'red' } })
+  live.on('message', (m) => console.log(m.content))
+  // @ts-expect-error: metadata values are strings
+  await live.send('x', { metadata: { n: 1 } })
 }
 
 // The literal segment wins over the parameter; a template-literal id takes the parameter.
