@@ -99,7 +99,8 @@ describe('resume', () => {
 
 describe('a token that stops working', () => {
   test('refused at connect: connect() rejects with 4004, closed once, no reconnect', async () => {
-    const c = client('not-a-real-token')
+    // A loop would show within the wait below (backoff 50 ms).
+    const c = client('not-a-real-token', { gateway: { backoff: 50 } })
     const events: string[] = []
     c.gateway.on('closed', (info) => events.push(`closed ${info.code}`))
     c.gateway.on('reconnecting', () => events.push('reconnecting'))
@@ -107,20 +108,20 @@ describe('a token that stops working', () => {
     expect(error.name).toBe('ConnectionError')
     expect(error.closeCode).toBe(4004)
     expect(error.message).toContain('authentication failed')
-    await Bun.sleep(1500)
+    await Bun.sleep(800)
     expect(events).toEqual(['closed 4004'])
   })
 
   test('revoked mid-session: closed with 4004, no loop', async () => {
     const bearer = (await server.player(app)).bearer
-    const c = client(bearer)
+    const c = client(bearer, { gateway: { backoff: 50 } })
     const events: string[] = []
     c.gateway.on('closed', (info) => events.push(`closed ${info.code}`))
     c.gateway.on('reconnecting', () => events.push('reconnecting'))
     await c.gateway.connect()
     await c.rest.post('/oauth2/token/revoke', { auth: basic(app), form: { token: bearer } })
     await until(() => events.length > 0)
-    await Bun.sleep(1500)
+    await Bun.sleep(800)
     expect(events).toEqual(['closed 4004'])
     expect(c.gateway.connected).toBe(false)
   })
