@@ -173,7 +173,8 @@ export class Lobby extends Emitter<LobbyEvents> {
     if (data.application_id) this.applicationId = data.application_id
     if (data.metadata !== undefined) this.metadata = data.metadata
     if (data.flags !== undefined) this.flags = data.flags
-    if ('linked_channel' in data) this.linkedChannel = data.linked_channel
+    // A whole lobby: no linked_channel means none (unlinked).
+    if (data.members) this.linkedChannel = data.linked_channel ?? undefined
     if (data.members) {
       this.members.clear()
       for (const member of data.members) this.members.set(member.id, member)

@@ -108,3 +108,23 @@ describe('lobbies between two SDK clients', () => {
     expect([...lobbyA.members.keys()]).toEqual([alice.id])
   })
 })
+
+describe('linked channel', () => {
+  test('a member the application lets link (flag 1) links a guild channel of theirs and invites to it', async () => {
+    const carol = await server.player(app)
+    const c = new Client({ baseUrl: server.url, token: `Bearer ${carol.bearer}` })
+    const asUser = new Client({ baseUrl: server.url, token: carol.token })
+    const asBot = new Client({ baseUrl: server.url, token: `Bot ${app.bot}` })
+    const lobby = await c.lobbies.createOrJoin({ secret: `linked-${Date.now()}` })
+    await asBot.rest.put(`/lobbies/${lobby.id}/members/${carol.id}`, { body: { flags: 1 } })
+    const guild = await asUser.rest.post('/guilds', { body: { name: 'SDK guild' } })
+    const channels = await asUser.rest.get(`/guilds/${guild.id}/channels`)
+    const text = channels.find((ch) => ch.type === 0)!
+    await lobby.linkChannel(text.id)
+    expect((lobby.linkedChannel as { id: string }).id).toBe(text.id)
+    const invite = await lobby.createInvite()
+    expect(invite.code).toBeString()
+    await lobby.linkChannel(null)
+    expect(lobby.linkedChannel).toBeUndefined()
+  })
+})
