@@ -36,10 +36,11 @@ export class Emitter<Events extends { [K in keyof Events]: (...args: any[]) => v
       try {
         listener(...args)
       } catch (error) {
-        // A bug in an app's listener is the app's: reported, never thrown into the SDK's socket handling.
-        queueMicrotask(() => {
-          throw error
-        })
+        // A bug in an app's listener is the app's: reported (as the browser reports an uncaught error), never thrown
+        // into the SDK's socket handling, and never a crash of a Node game.
+        const report = (globalThis as { reportError?: (e: unknown) => void }).reportError
+        if (typeof report === 'function') report(error)
+        else console.error(error)
       }
     }
   }
