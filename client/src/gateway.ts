@@ -19,6 +19,11 @@ export type GatewayOptions = {
   properties?: { os?: string; browser?: string; device?: string }
   /** The Gateway's URL; default `${baseUrl}/gateway` as ws(s). */
   url?: string
+  /**
+   * Resume at READY's `resume_gateway_url` (default true: behind a balancer, any node). false: resume where it
+   * identified (a page whose Content-Security-Policy allows only its own origin).
+   */
+  followResumeUrl?: boolean
   /** The first reconnect waits up to this (ms, jittered), doubling per failed attempt up to `maxBackoff`. Default 1000. */
   backoff?: number
   /** The longest wait between reconnects (ms). Default 30 000. */
@@ -201,7 +206,7 @@ export class Gateway extends Emitter<GatewayEvents> {
 
   private url(resume: boolean): string {
     const base =
-      (resume && this.resumeUrl) ||
+      (resume && this.options.followResumeUrl !== false && this.resumeUrl) ||
       this.options.url ||
       `${this.client.baseUrl.replace(/^http/, 'ws').replace(/\/+$/, '')}/gateway`
     const url = new URL(base)
@@ -221,11 +226,19 @@ export class Gateway extends Emitter<GatewayEvents> {
       this.fatal(0, 'no WebSocket in this runtime (Node 20: run with --experimental-websocket, or pass one)')
       return
     }
-    let socket: WebSocket
+    let url: string
     try {
-      socket = new WS(this.url(this.sessionIdValue !== undefined))
+      url = this.url(this.sessionIdValue !== undefined)
     } catch (error) {
       this.fatal(0, `the Gateway URL is not valid: ${String((error as Error)?.message ?? error)}`)
+      return
+    }
+    let socket: WebSocket
+    try {
+      socket = new WS(url)
+    } catch (error) {
+      // Refused before any network (a browser's policy, a socket limit): a failed attempt like any other.
+      this.reconnect(0, `could not open a socket: ${String((error as Error)?.message ?? error)}`)
       return
     }
     socket.binaryType = 'arraybuffer'

@@ -211,7 +211,9 @@ export class Lobby extends Emitter<LobbyEvents> {
         return this.emit('voiceState', state)
       }
     }
+    if (!type.startsWith('LOBBY_MEMBER_')) return // the call's own (offers, closes): lobby.voice's
     const { member } = data as LobbyMemberEvent
+    if (!member?.id) return
     const before = this.members.get(member.id)
     switch (type) {
       case 'LOBBY_MEMBER_ADD':

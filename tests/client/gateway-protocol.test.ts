@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { constants, createDeflate, type Deflate } from 'node:zlib'
 import type { ServerWebSocket } from 'bun'
-import { Client } from '../../client/src/index'
+import { Client, Lobby } from '../../client/src/index'
 
 type Conn = {
   ws: ServerWebSocket<{ id: number; compress: boolean; zlib?: Deflate }>
@@ -17,8 +17,13 @@ type Conn = {
 let conns: Conn[] = []
 let onFrame: (conn: Conn, frame: any) => void = () => undefined
 let heartbeatInterval = 10_000
+/** The path of each upgrade request. */
+let paths: string[] = []
+let resumeUrl = ''
 beforeEach(() => {
   conns = []
+  paths = []
+  resumeUrl = ''
   heartbeatInterval = 10_000
 })
 
@@ -45,7 +50,7 @@ const ready = (sessionId: string, s = 1) => ({
   op: 0,
   t: 'READY',
   s,
-  d: { v: 10, user: { id: '1' }, session_id: sessionId, session_type: 'oauth', resume_gateway_url: url },
+  d: { v: 10, user: { id: '1' }, session_id: sessionId, session_type: 'oauth', resume_gateway_url: resumeUrl || url },
 })
 const message = (s: number, content: string) => ({
   op: 0,
@@ -58,6 +63,7 @@ const fake = Bun.serve<{ id: number; compress: boolean; zlib?: Deflate }>({
   port: 0,
   hostname: '127.0.0.1',
   fetch(req, server) {
+    paths.push(new URL(req.url).pathname)
     const compress = new URL(req.url).searchParams.get('compress') === 'zlib-stream'
     if (server.upgrade(req, { data: { id: 0, compress } })) return undefined
     return new Response('no', { status: 400 })
@@ -229,4 +235,34 @@ test('the send window: frames past the limit wait and go in order', async () => 
   expect(sent()).toEqual([0, 1, 2])
   // Without a session, nothing is queued.
   expect(client().gateway.send(3, {})).toBe(false)
+})
+
+test("resumes go to READY's resume_gateway_url, or where it identified with followResumeUrl: false", async () => {
+  resumeUrl = `ws://127.0.0.1:${fake.port}/resume-here`
+  standard()
+  for (const followResumeUrl of [true, false]) {
+    const c = client({ compress: false, followResumeUrl })
+    const resumed = new Promise<void>((resolve) => c.gateway.once('resumed', resolve))
+    await c.gateway.connect()
+    conns.at(-1)!.ws.close(4000)
+    await resumed
+  }
+  expect(paths).toEqual(['/gateway', '/resume-here', '/gateway', '/gateway'])
+})
+
+test('a live lobby takes the Gateway events of its call and of other kinds without failing', async () => {
+  const c = client({ compress: false })
+  const lobby = new Lobby(c.lobbies, c, { id: 'L', application_id: 'A', metadata: null, members: [], flags: 0 })
+  const problems: unknown[] = []
+  const report = (globalThis as { reportError?: unknown }).reportError
+  ;(globalThis as { reportError?: unknown }).reportError = (e: unknown) => problems.push(e)
+  try {
+    for (const type of ['LOBBY_VOICE_SERVER_OFFER', 'LOBBY_VOICE_SERVER_CLOSE', 'LOBBY_SOMETHING_NEW'])
+      lobby.handle(type, { lobby_id: 'L', sdp: '', reason: 'left' })
+    lobby.handle('LOBBY_MEMBER_ADD', { lobby_id: 'L', member: { id: 'm', metadata: null, flags: 0 } })
+  } finally {
+    ;(globalThis as { reportError?: unknown }).reportError = report
+  }
+  expect(problems).toEqual([])
+  expect([...lobby.members.keys()]).toEqual(['m'])
 })
