@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from 'bun:test'
 import { constants, createDeflate, type Deflate } from 'node:zlib'
 import type { ServerWebSocket } from 'bun'
-import { Client, Lobby } from '../../client/src/index'
+import { Client, type GatewayOptions, Lobby } from '../../client/src/index'
 
 type Conn = {
   ws: ServerWebSocket<{ id: number; compress: boolean; zlib?: Deflate }>
@@ -93,7 +93,7 @@ const clients: Client[] = []
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()))
 })
-function client(gateway: ConstructorParameters<typeof Client>[0]['gateway'] = {}) {
+function client(gateway: GatewayOptions = {}) {
   const c = new Client({
     baseUrl: `http://127.0.0.1:${fake.port}`,
     token: 'Bearer t',
