@@ -145,8 +145,10 @@ export class Gateway extends Emitter<GatewayEvents> {
     })
     const ms = this.options.connectTimeout ?? 30_000
     const timer = setTimeout(() => {
-      this.fail(new ConnectionError(`The Gateway sent no READY within ${ms} ms.`))
+      const reason = `no READY within ${ms} ms`
+      this.fail(new ConnectionError(`The Gateway sent ${reason}.`))
       this.shutdown(1000)
+      this.emit('closed', { code: 0, reason })
     }, ms)
     this.pending = { promise, resolve, reject, timer }
     if (this.stopped) {

@@ -266,3 +266,16 @@ test('a live lobby takes the Gateway events of its call and of other kinds witho
   expect(problems).toEqual([])
   expect([...lobby.members.keys()]).toEqual(['m'])
 })
+
+test('connect() gives up after connectTimeout without READY, and says so once', async () => {
+  onFrame = () => undefined // Hello, then silence
+  const c = client({ compress: false, connectTimeout: 300 })
+  const closed: string[] = []
+  c.gateway.on('closed', (info) => closed.push(info.reason))
+  const error = await c.gateway.connect().catch((e) => e)
+  expect(error.name).toBe('ConnectionError')
+  expect(error.message).toContain('no READY within 300 ms')
+  await Bun.sleep(100)
+  expect(closed).toEqual(['no READY within 300 ms'])
+  expect(c.gateway.connected).toBe(false)
+})
