@@ -22,7 +22,7 @@ type ReadyEvent = {
 }
 type FanoutEvent = { rounds: number; p50: number; p99: number; payload: string; post: Captured }
 
-class Clients {
+export class Clients {
   private lines: AsyncIterator<string>
   constructor(private proc: Subprocess<'pipe', 'pipe', 'inherit'>) {
     this.lines = readLines(proc.stdout)
@@ -64,12 +64,21 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
   }
 }
 
-/** A client process holding one identified socket per user of `from` (its own token each). */
-async function startClients(ctx: RunContext, wsUrl: string, from: User[], concurrency: number): Promise<Clients> {
+/**
+ * A client process holding one identified socket per user of `from` (its own token each): raw WebSockets
+ * (bench/clients/ws.ts), or another client with the same commands (`script`: bench/clients/sdk.ts, the SDK's).
+ */
+export async function startClients(
+  ctx: RunContext,
+  wsUrl: string,
+  from: User[],
+  concurrency: number,
+  script = 'bench/clients/ws.ts',
+): Promise<Clients> {
   const file = join(ctx.dir, `tokens-${from[0].id}-${from.length}.json`)
   await Bun.write(file, JSON.stringify(from.map((u) => u.token)))
   const proc = Bun.spawn(
-    pinned(LOAD_CPU, [BUN, join(ROOT, 'bench/clients/ws.ts'), wsUrl, file, String(from.length), String(concurrency)]),
+    pinned(LOAD_CPU, [BUN, join(ROOT, script), wsUrl, file, String(from.length), String(concurrency)]),
     {
       cwd: ROOT,
       stdin: 'pipe',

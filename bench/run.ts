@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runGateway } from './gateway'
+import { runGatewaySdk } from './gateway-sdk'
 import { httpScenarios, runHttpScenario } from './http'
 import { BUN, LOAD_CPU, SERVER_CPU, loadAverage, machine, pinned, requireTools } from './lib/machine'
 import { render, renderLine, type Row, type RunContext } from './lib/report'
@@ -20,7 +21,7 @@ import { runLogin } from './login'
 import { runProfile } from './profile'
 import { runStartup } from './startup'
 
-const OTHER = ['login', 'gateway', 'gateway-5000', 'startup'] as const
+const OTHER = ['login', 'gateway', 'gateway-5000', 'gateway-sdk', 'startup'] as const
 const ALIASES: Record<string, string> = { identify: 'gateway', fanout: 'gateway', 'gateway-1000': 'gateway' }
 const ALL = [...httpScenarios.map((s) => s.name), ...OTHER]
 
@@ -32,6 +33,9 @@ if (args.includes('--list')) {
     `${'gateway'.padEnd(22)} Identify → READY, RSS per socket and lobby fan-out, 1000 sockets (aliases: identify, fanout)`,
   )
   console.log(`${'gateway-5000'.padEnd(22)} RSS per socket at 5000 identified sockets`)
+  console.log(
+    `${'gateway-sdk'.padEnd(22)} lobby fan-out p99: BENCH_SDK_SOCKETS (1000) SDK clients in one process vs raw sockets`,
+  )
   console.log(`${'startup'.padEnd(22)} exec → first /healthz, compiled binary and bun src/main.ts`)
   process.exit(0)
 }
@@ -63,7 +67,14 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const dir = mkdtempSync(join(tmpdir(), 'lobby-bench-'))
 // The Gateway scenarios hold 2N sockets, each its own user (bench/gateway.ts).
-const userCount = selected.has('gateway-5000') ? 10000 : selected.has('gateway') ? 2000 : 8
+const sdkSockets = Number(process.env.BENCH_SDK_SOCKETS ?? 1000)
+const userCount = selected.has('gateway-5000')
+  ? 10000
+  : selected.has('gateway')
+    ? 2000
+    : selected.has('gateway-sdk')
+      ? Math.max(8, sdkSockets)
+      : 8
 const m = machine()
 const started = performance.now()
 
@@ -125,6 +136,8 @@ try {
   }
   if (selected.has('gateway')) await attempt('gateway', 'Gateway, 1000 sockets', () => runGateway(ctx, 1000))
   if (selected.has('gateway-5000')) await attempt('gateway-5000', 'Gateway, 5000 sockets', () => runGateway(ctx, 5000))
+  if (selected.has('gateway-sdk'))
+    await attempt('gateway-sdk', 'Gateway through the SDK', () => runGatewaySdk(ctx, sdkSockets))
   if (selected.has('startup')) await attempt('startup', 'Start-up', () => runStartup(ctx))
   const profiles: string[] = []
   for (const name of profiled) profiles.push(await runProfile(ctx, name))

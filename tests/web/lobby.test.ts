@@ -36,8 +36,9 @@ const RECORD_PEER_CONNECTIONS = () => {
   }
   const OriginalSocket = w.WebSocket
   w.WebSocket = class extends OriginalSocket {
-    constructor(...args: any[]) {
-      super(...args)
+    // window.__offline: new sockets fail (a path that is no WebSocket), as with the network down.
+    constructor(url: string, ...args: any[]) {
+      super(w.__offline ? `ws://${w.location.host}/offline` : url, ...args)
       w.__sockets += 1
     }
     // window.__loseAnswer: the next answer (op 100) is lost, as on a socket that dies with it unread.
@@ -284,10 +285,17 @@ describe('lobby page', () => {
       try {
         await openLobby(page, me.token, lobby.id)
         await join(page)
+        // The page's reconnects go nowhere for a while (it would resume at once, op 7 asking for it).
+        await page.evaluate(() => {
+          ;(globalThis as any).__offline = true
+        })
         requestReconnect(me.id)
         // Once the socket is closed, the session waits for a resume; past the resume window it is gone.
         while (sessionsOfUser(me.id).some((s) => s.ws)) await Bun.sleep(20)
         clock.advance(config().gatewayResumeWindowMs + 1000)
+        await page.evaluate(() => {
+          ;(globalThis as any).__offline = false
+        })
         await expectText(
           page.locator('#call-state'),
           'The connection to the server dropped. Join again when it is back.',

@@ -1,10 +1,9 @@
 // /lobbies/<lobby id>: a lobby for a logged-in member — members (with who is in the call), the chat as it happens,
 // and the call itself (Join voice, Mute, Leave, who is speaking). The lobby and its members (named) are read first
 // (GET /lobbies/{id}, which a user session may read for its own lobbies: a stranger or an unknown lobby gets 404 and
-// the page says so); then the person's own Gateway connection keeps them current and brings the messages.
-import { api, ApiFailure, session } from './lib/api'
-import { GatewayConnection } from './lib/gateway'
-import { LobbyCall, type CallState } from './lib/lobby-call'
+// the page says so); then the person's own Gateway connection keeps them current and brings the messages. All of it
+// through the game client SDK (client/), as a game's page would: REST, the Gateway, the live lobby and its call.
+import { ApiError, Client, localStorageTokenStore, type Lobby, type VoiceState } from '../../../client/src/index'
 import { avatarFor } from './lib/remote-auth'
 import { $, Cancelled, el, goLogin, pathParameter, show } from './lib/ui'
 
@@ -17,6 +16,9 @@ type LobbyRead = {
 }
 
 const lobbyId = pathParameter('/lobbies/')
+// The page's session token, where every page keeps it (localStorage "token"); sent bare, as a user token.
+// The Gateway at this page's own origin, resumes too: the pages' CSP allows no other (connect-src 'self').
+const client = new Client({ tokenStore: localStorageTokenStore(), gateway: { followResumeUrl: false } })
 const members = new Map<string, Member>()
 const names = new Map<string, string>()
 const MESSAGES_SHOWN = 200
@@ -27,7 +29,8 @@ const leaveButton = $<HTMLButtonElement>('#leave')
 const callState = $('#call-state')
 const notice = $('#lobby-notice')
 let me: User
-let call: LobbyCall
+/** The live lobby, once read (its voice is the call). */
+let live: Lobby | undefined
 /** Set when the lobby is out of reach (not a member, removed, deleted): no more joining. */
 let closedFor: string | undefined
 
@@ -106,7 +109,7 @@ function addMessage(message: { id: string; content: string; author?: User; times
   list.lastElementChild!.scrollIntoView({ block: 'nearest' })
 }
 
-function setCallState(state: CallState, message?: string) {
+function setCallState(state: VoiceState, message?: string) {
   callState.dataset.state = state
   const inCall = state === 'joining' || state === 'connected'
   callState.textContent =
@@ -118,7 +121,7 @@ function setCallState(state: CallState, message?: string) {
   const mine = member(me.id)
   if (state === 'connected' || !inCall) {
     mine.connected = state === 'connected'
-    mine.muted = mine.connected && call.muted
+    mine.muted = mine.connected && !!live?.voice.muted
     if (!mine.connected) mine.speaking = false
     renderMembers()
   }
@@ -140,9 +143,9 @@ const NOT_A_MEMBER = 'This lobby does not exist, or you are not one of its membe
 async function loadLobby(): Promise<boolean> {
   let lobby: LobbyRead
   try {
-    lobby = await api<LobbyRead>('GET', `/lobbies/${lobbyId}`)
+    lobby = (await client.rest.get(`/lobbies/${lobbyId}`)) as LobbyRead
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 404) {
+    if (error instanceof ApiError && error.status === 404) {
       if (!closedFor) lockOut(NOT_A_MEMBER)
       return false
     }
@@ -154,7 +157,7 @@ async function loadLobby(): Promise<boolean> {
     if (m.user) names.set(m.id, displayName(m.user))
     const row = member(m.id)
     // This person's own call state is the call's to tell (setCallState).
-    if (m.id !== me.id || !call) row.connected = m.connected === true
+    if (m.id !== me.id || !live) row.connected = m.connected === true
   }
   for (const state of lobby.voice_states ?? [])
     if (state.user_id !== me.id) member(state.user_id).muted = state.connected && state.self_mute
@@ -176,11 +179,10 @@ function onDispatch(type: string, d: any) {
     ((type === 'LOBBY_CREATE' || type === 'LOBBY_UPDATE' || type === 'LOBBY_DELETE') && d?.id === lobbyId)
   if (!ours) return
   switch (type) {
-    case 'LOBBY_VOICE_SERVER_OFFER':
-      return call.onOffer(d)
+    // The call itself (offers, its end) is the SDK's (lobby.voice).
     case 'LOBBY_VOICE_SERVER_CLOSE':
       if (d.reason === 'not_member' || d.reason === 'removed' || d.reason === 'lobby_deleted') lockOut(d.message)
-      return call.onClose(d)
+      return
     case 'LOBBY_MESSAGE_CREATE':
       return addMessage(d)
     case 'LOBBY_CREATE':
@@ -218,17 +220,17 @@ function onDispatch(type: string, d: any) {
 }
 
 async function start() {
-  if (!session.token()) goLogin()
+  if (!client.token) goLogin()
   $('#lobby-id').textContent = lobbyId
   if (!/^\d{1,20}$/.test(lobbyId)) {
     $('#connection').textContent = ''
     return lockOut('This is not a lobby address.')
   }
   try {
-    me = await api<User>('GET', '/users/@me')
+    me = await client.rest.get('/users/@me')
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 401) {
-      session.clear()
+    if (error instanceof ApiError && error.status === 401) {
+      client.setToken(null)
       goLogin()
     }
     throw error
@@ -246,50 +248,45 @@ async function start() {
     show($('#members-section'), false)
     return
   }
-  const gateway = new GatewayConnection(session.token()!, {
-    onReady: () => {
-      connection.textContent = 'Connected.'
-      $('#lobby').removeAttribute('aria-busy')
-      // A new session: a call of the old one ended with it. Whatever changed meanwhile (or before) is read again.
-      call.dropped()
-      learnNames()
-    },
-    // The same session (the call with it): what it missed was replayed.
-    onResumed: () => {
-      connection.textContent = 'Connected.'
-      call.resumed()
-    },
-    onDispatch,
-    onDown: (willRetry) => {
-      connection.textContent = willRetry ? 'Connection lost; reconnecting…' : 'Your session ended. Log in again.'
-      if (!willRetry) call.dropped()
-    },
+  const gateway = client.gateway
+  gateway.on('ready', () => {
+    connection.textContent = 'Connected.'
+    $('#lobby').removeAttribute('aria-busy')
+    // A new session: a call of the old one ended with it (the SDK ends it). What changed meanwhile is read again.
+    learnNames()
   })
-  call = new LobbyCall(
-    gateway,
-    lobbyId,
-    me.id,
-    {
-      state: setCallState,
-      inCall: (users) => {
-        for (const id of users) member(id).connected = true
-        renderMembers()
-      },
-      speaking: (id, speaking) => {
-        member(id).speaking = speaking
-        renderMembers()
-      },
-    },
-    $('#call-audio'),
-  )
-  gateway.start()
+  // The same session (the call with it): what it missed was replayed.
+  gateway.on('resumed', () => {
+    connection.textContent = 'Connected.'
+  })
+  gateway.on('dispatch', onDispatch)
+  gateway.on('reconnecting', () => {
+    connection.textContent = 'Connection lost; reconnecting…'
+  })
+  gateway.on('closed', () => {
+    connection.textContent = 'Your session ended. Log in again.'
+  })
+  live = await client.lobbies.get(lobbyId)
+  const voice = live.voice
+  voice.on('state', setCallState)
+  voice.on('participants', (users) => {
+    for (const id of users) member(id).connected = true
+    renderMembers()
+  })
+  voice.on('speaking', (id, speaking) => {
+    member(id).speaking = speaking
+    renderMembers()
+  })
+  // Retried by the SDK until it connects or the token is refused (then `closed` says so).
+  gateway.connect().catch(() => undefined)
 
   joinButton.addEventListener('click', async () => {
     notice.textContent = closedFor ?? ''
     if (closedFor) return
     joinButton.disabled = true
     try {
-      await call.join()
+      if (!gateway.connected) throw new Error('Not connected to the server. Wait a moment and try again.')
+      await voice.join({ audioRoot: $('#call-audio') })
     } catch (error) {
       notice.textContent = error instanceof Error ? error.message : String(error)
       setCallState('idle')
@@ -298,15 +295,15 @@ async function start() {
     }
   })
   muteButton.addEventListener('click', () => {
-    call.setMuted(!call.muted)
-    muteButton.setAttribute('aria-pressed', String(call.muted))
-    muteButton.textContent = call.muted ? 'Unmute' : 'Mute'
+    voice.setMuted(!voice.muted)
+    muteButton.setAttribute('aria-pressed', String(voice.muted))
+    muteButton.textContent = voice.muted ? 'Unmute' : 'Mute'
     const mine = member(me.id)
-    mine.muted = call.muted && mine.connected
+    mine.muted = voice.muted && mine.connected
     renderMembers()
   })
-  leaveButton.addEventListener('click', () => call.leave())
-  addEventListener('pagehide', () => call.leave())
+  leaveButton.addEventListener('click', () => voice.leave())
+  addEventListener('pagehide', () => voice.leave())
 }
 
 start().catch((error) => {
