@@ -6,7 +6,32 @@ export { localStorageTokenStore, memoryTokenStore, type StoredToken, type TokenK
 export { Gateway, type GatewayEvents, type GatewayOptions } from './gateway'
 export { Lobbies } from './lobbies'
 export { Auth } from './auth'
-export { OAuth2 } from './oauth2'
-export { RemoteAuth } from './remote-auth'
+export {
+  OAuth2,
+  type AuthorizeOptions,
+  type AuthorizeRequest,
+  type OAuth2Tokens,
+  type TokenExpiringCallback,
+} from './oauth2'
+export {
+  RemoteAuth,
+  DesktopLogin,
+  RemoteAuthRequest,
+  type DesktopLoginEvents,
+  type DesktopLoginOptions,
+  type RemoteUser,
+} from './remote-auth'
+export { MfaStep, type MfaMethodType } from './mfa'
+export type {
+  AuthSession,
+  ElevationHandler,
+  LocationMetadata,
+  LoginOptions,
+  LoginStep,
+  MfaAnswer,
+  RegisterOptions,
+  Session,
+} from './auth'
+export { browserAuthenticator, type Authenticator } from './webauthn'
 export type { Method, RouteBody, RouteOf, RouteQuery, RouteResponse } from './routes'
 export type * from './api.gen'
