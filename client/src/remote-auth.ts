@@ -20,6 +20,8 @@ export type DesktopLoginEvents = {
   done: (session: Session) => void
   /** Denied on the phone. */
   cancelled: () => void
+  /** The code lived its time: a new one follows at once (`qr` again), unless `renew: false` ended the login. */
+  expired: () => void
   /** Given up: the server could not be reached (after the retries), or the ticket was refused. */
   error: (error: ApiError | ConnectionError) => void
 }
@@ -211,8 +213,9 @@ export class DesktopLogin extends Emitter<DesktopLoginEvents> {
       this.#socket = undefined
       // A code that lived its time is replaced at once; a socket that never showed one waits, longer each time.
       if (shown) {
-        if (this.options.renew === false) return this.#end(null)
-        this.#retry = setTimeout(() => void this.#connect(), 0)
+        if (this.options.renew === false) this.#end(null)
+        else this.#retry = setTimeout(() => void this.#connect(), 0)
+        this.emit('expired')
         return
       }
       if (this.#failures >= (this.options.retries ?? 5))

@@ -11,6 +11,8 @@ import { REDIRECT, startServer } from './server'
 
 const server = await startServer()
 const app = await server.newApp()
+/** A server whose remote-auth sockets (so its codes) live one second. */
+const short = await startServer({ REMOTE_AUTH_TIMEOUT_MS: '1000' })
 const client = (options: ConstructorParameters<typeof Client>[0] = {}) =>
   new Client({ baseUrl: server.url, ...options })
 
@@ -23,6 +25,7 @@ function record(login: ReturnType<Client['remoteAuth']['desktop']>) {
   )
   login.on('done', () => events.push('done'))
   login.on('cancelled', () => events.push('cancelled'))
+  login.on('expired', () => events.push('expired'))
   login.on('error', (e) => events.push(`error ${e.message}`))
   return { events, qr, pending }
 }
@@ -71,6 +74,24 @@ describe('QR login', () => {
     expect(used).toMatchObject({ status: 400, code: 50035 })
     expect(Object.keys(used.fieldErrors())).toEqual(['fingerprint'])
     expect(await mobile.remoteAuth.scan('not a code').catch((e) => e)).toMatchObject({ code: 50035 })
+  })
+
+  test('a code that lived its time is replaced by a new one; with renew: false the login ends', async () => {
+    const desktop = new Client({ baseUrl: short.url })
+    const login = desktop.remoteAuth.desktop()
+    const urls: string[] = []
+    const second = new Promise<void>((resolve) => login.on('qr', (url) => urls.push(url) === 2 && resolve()))
+    const seen = record(login)
+    await second
+    expect(seen.events).toEqual(['qr', 'expired', 'qr'])
+    expect(urls[1]).not.toBe(urls[0])
+    login.stop()
+
+    const once = desktop.remoteAuth.desktop({ renew: false })
+    const ended = record(once)
+    await ended.qr
+    expect(await once.wait()).toBeNull()
+    expect(ended.events).toEqual(['qr', 'expired'])
   })
 
   test('stop() closes the socket: wait() resolves null and no code comes after', async () => {

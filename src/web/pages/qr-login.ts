@@ -95,7 +95,8 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
     if (stopped) return
     const mine = run
     waiting()
-    const current = client.remoteAuth.desktop({ retries: Number.POSITIVE_INFINITY })
+    // A code that lived its time is replaced here rather than by the SDK: a tab nobody looks at waits until shown.
+    const current = client.remoteAuth.desktop({ retries: Number.POSITIVE_INFINITY, renew: false })
     login = current
     current.on('qr', (url, fingerprint) => void showCode(url, fingerprint, mine))
     current.on('pendingUser', (user) => mine === run && showUser(user))
@@ -103,6 +104,16 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
     current.on('cancelled', () => {
       if (mine === run)
         ended('The login was denied on the other device. Nothing was shared with this browser.', 'Login cancelled')
+    })
+    current.on('expired', () => {
+      if (mine !== run) return
+      waiting()
+      const again = () => {
+        if (mine !== run) return
+        if (!document.hidden) return connect()
+        document.addEventListener('visibilitychange', again, { once: true })
+      }
+      again()
     })
     current.on('error', (error) => {
       if (mine !== run) return
