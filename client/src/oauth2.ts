@@ -99,16 +99,19 @@ export class OAuth2 {
 
   /**
    * Exchange the code (with the request's verifier) for tokens: the access token becomes the client's Bearer token,
-   * and the expiry callback is set for it.
+   * and the expiry callback is set for it. Given the redirect URL, its state must be the request's (parseRedirect);
+   * given a bare code, the app compared the state itself.
    */
   async exchangeCode(
-    request: Pick<AuthorizeRequest, 'codeVerifier' | 'redirectUri' | 'clientId'>,
+    request: Pick<AuthorizeRequest, 'codeVerifier' | 'redirectUri' | 'clientId'> & { state?: string },
     codeOrRedirectUrl: string,
-    state?: string,
   ): Promise<OAuth2Tokens> {
-    const code = /^https?:/.test(codeOrRedirectUrl)
-      ? this.parseRedirect(codeOrRedirectUrl, { state: state ?? new URL(codeOrRedirectUrl).searchParams.get('state')! })
-      : codeOrRedirectUrl
+    let code = codeOrRedirectUrl
+    if (/^[a-z][a-z0-9+.-]*:/i.test(codeOrRedirectUrl)) {
+      if (request.state === undefined)
+        throw new TypeError('exchangeCode(request, redirectUrl): the request has no state')
+      code = this.parseRedirect(codeOrRedirectUrl, { state: request.state })
+    }
     this.clientId = request.clientId
     return this.#token({
       grant_type: 'authorization_code',

@@ -127,6 +127,8 @@ describe('OAuth2 for a public client (PKCE)', () => {
     expect(request.codeVerifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/)
     const redirect = await approve(user.token, request.url)
     expect(() => game.oauth2.parseRedirect(redirect, { state: 'another' })).toThrow(ApiError)
+    const crossed = await game.oauth2.exchangeCode({ ...request, state: 'another' }, redirect).catch((e) => e)
+    expect(crossed).toMatchObject({ status: 400, message: 'The redirect state is not the request’s.' })
 
     const tokens = await game.oauth2.exchangeCode(request, redirect)
     expect(tokens).toMatchObject({
