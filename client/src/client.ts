@@ -1,6 +1,5 @@
 // The Client: one server, one token, and the modules that use them (rest, auth, gateway, lobbies, oauth2, remoteAuth).
-import { Auth } from './auth'
-import type { MfaHandler } from './rest'
+import { Auth, type ElevationHandler } from './auth'
 import { Rest, type RestOptions } from './rest'
 import { Gateway, type GatewayOptions } from './gateway'
 import { Lobbies } from './lobbies'
@@ -15,8 +14,8 @@ export type ClientOptions = Omit<RestOptions, 'baseUrl'> & {
   token?: string
   /** Where the token is kept: memory by default; `localStorageTokenStore()` for pages. */
   tokenStore?: TokenStore
-  /** Answers a 60003 (elevation) with the JWT of a proved factor; the accounts module has a default flow. */
-  onMfaRequired?: MfaHandler
+  /** Answers a 60003 (elevation): a method and its code (proved by the SDK), or the JWT of a proved factor. */
+  onMfaRequired?: ElevationHandler
   gateway?: GatewayOptions
 }
 
@@ -40,11 +39,10 @@ export class Client {
     const baseUrl = options.baseUrl ?? (globalThis as { location?: { origin?: string } }).location?.origin
     if (!baseUrl) throw new TypeError('new Client({ baseUrl }): the server URL is required outside a page')
     this.rest = new Rest({ ...options, baseUrl })
-    this.rest.onMfaRequired = options.onMfaRequired
     this.tokenStore = options.tokenStore ?? memoryTokenStore()
     if (options.token !== undefined) this.tokenStore.set(parseToken(options.token))
     this.rest.authorization = () => authorization(this.tokenStore.get())
-    this.auth = new Auth(this)
+    this.auth = new Auth(this, options.onMfaRequired)
     this.gateway = new Gateway(this, options.gateway)
     this.lobbies = new Lobbies(this)
     this.oauth2 = new OAuth2(this)

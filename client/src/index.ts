@@ -31,8 +31,33 @@ export type {
 } from './events'
 export { LobbyVoice, type JoinOptions, type VoiceEvents, type VoiceState } from './voice-handle'
 export { Auth } from './auth'
-export { OAuth2 } from './oauth2'
-export { RemoteAuth } from './remote-auth'
+export {
+  OAuth2,
+  type AuthorizeOptions,
+  type AuthorizeRequest,
+  type OAuth2Tokens,
+  type TokenExpiringCallback,
+} from './oauth2'
+export {
+  RemoteAuth,
+  DesktopLogin,
+  RemoteAuthRequest,
+  type DesktopLoginEvents,
+  type DesktopLoginOptions,
+  type RemoteUser,
+} from './remote-auth'
+export { MfaStep, type MfaMethodType } from './mfa'
+export type {
+  AuthSession,
+  ElevationHandler,
+  LocationMetadata,
+  LoginOptions,
+  LoginStep,
+  MfaAnswer,
+  RegisterOptions,
+  Session,
+} from './auth'
+export { browserAuthenticator, type Authenticator } from './webauthn'
 export type { Method, RouteBody, RouteOf, RouteQuery, RouteResponse } from './routes'
 /** Every route's types, as generated from the server's declarations (api.Lobby, api.User, api.Api, …). */
 export type * as api from './api.gen'

@@ -1,11 +1,11 @@
 // /authorize-ip#token=…: allow logins from the new location the e-mail names.
-import { api } from './lib/api'
+import { client } from './lib/client'
 import { runLinkPage } from './lib/link-page'
 
 void runLinkPage(
   'authorize-ip',
   async (token) => {
-    await api('POST', '/auth/authorize-ip', { token }, { anonymous: true })
+    await client.rest.post('/auth/authorize-ip', { body: { token }, auth: false })
     return {
       title: 'Location authorized',
       message: 'You can now log in from this location.',

@@ -4,7 +4,7 @@
 // authorization) the person also picks a server where they may add the bot (the API lists those: Manage Server) and
 // which of the asked permissions it gets: only those they hold there are offered (the owner and administrators hold
 // all), as Discord's.
-import { api, ApiFailure, flattenErrors, session } from './lib/api'
+import { ApiError, client } from './lib/client'
 import { $, el, goLogin, show, submitting } from './lib/ui'
 
 type Guild = { id: string; name: string; owner: boolean; permissions: string }
@@ -101,7 +101,9 @@ let installChoice: (() => { guild_id: string | undefined; permissions: string })
 
 async function decide(authorize: boolean) {
   const body = authorize && installChoice ? { authorize, ...installChoice() } : { authorize }
-  const { location: target } = await api<{ location: string }>('POST', `/oauth2/authorize${query}`, body)
+  const { location: target } = await client.rest.request<{ location: string }>('POST', `/oauth2/authorize${query}`, {
+    body,
+  })
   location.assign(target)
 }
 
@@ -172,18 +174,18 @@ function showInstall(guilds: Guild[]) {
 }
 
 async function start() {
-  if (!session.token()) goLogin()
+  if (!client.token) goLogin()
   let request: Request
   try {
-    request = await api<Request>('GET', `/oauth2/authorize${query}`)
+    request = await client.rest.request<Request>('GET', `/oauth2/authorize${query}`)
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 401) {
-      session.clear()
+    if (error instanceof ApiError && error.status === 401) {
+      client.setToken(null)
       goLogin()
     }
     const messages =
-      error instanceof ApiFailure
-        ? [...flattenErrors(error.errors)].map(([field, m]) => `${field}: ${m.join(' ')}`)
+      error instanceof ApiError
+        ? Object.entries(error.fieldErrors()).map(([field, m]) => `${field}: ${m.join(' ')}`)
         : []
     return problem(messages.length ? messages.join(' ') : error instanceof Error ? error.message : String(error))
   }
@@ -196,8 +198,7 @@ async function start() {
     `/login?redirect_to=${encodeURIComponent(location.pathname + location.search)}`
   $('#not-you').addEventListener('click', async (event) => {
     event.preventDefault()
-    await api('POST', '/auth/logout').catch(() => undefined)
-    session.clear()
+    await client.auth.logout().catch(() => undefined)
     goLogin()
   })
   $('#scopes').replaceChildren(...request.scopes.map((scope) => el('li', {}, SCOPE_WORDS[scope] ?? scope)))

@@ -1,12 +1,11 @@
 // /login: e-mail or phone + password, then the second factor the account has; the new-location notice; passkeys
 // (autofill through conditional mediation, or the button); forgot password by e-mail or text message.
-import { browserSupportsWebAuthnAutofill, startAuthentication } from '@simplewebauthn/browser'
-import { api, ApiFailure, fieldCodes, session } from './lib/api'
-import { factorForm, type MfaChallenge, methodsOfLogin } from './lib/mfa'
+import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser'
+import { ApiError, client, fieldCodes, type LoginStep, type MfaStep } from './lib/client'
+import { fieldError } from './lib/errors'
+import { factorForm } from './lib/factor-form'
 import { startQrLogin } from './qr-login'
 import { $, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
-
-type LoginReply = MfaChallenge & { user_id: string; token?: string; required_actions?: string[] }
 
 const loginForm = $<HTMLFormElement>('#login-form')
 const undeleteForm = $<HTMLFormElement>('#undelete-form')
@@ -22,12 +21,10 @@ function step(visible: HTMLElement) {
 for (const back of document.querySelectorAll<HTMLButtonElement>('[data-back]'))
   back.addEventListener('click', () => step(loginForm))
 
-/** Logged in: keep the token and go where the person was going. */
-function finish(reply: { token?: string; required_actions?: string[] }) {
-  if (!reply.token) throw new Error('The server did not return a session.')
-  session.set(reply.token)
+/** Logged in (the SDK keeps the token): go where the person was going. */
+function finish(session: { requiredActions?: string[] }) {
   location.assign(
-    reply.required_actions?.includes('update_password')
+    session.requiredActions?.includes('update_password')
       ? '/settings/security?required=update_password'
       : redirectTarget(),
   )
@@ -35,17 +32,16 @@ function finish(reply: { token?: string; required_actions?: string[] }) {
 
 async function logIn(undelete: boolean) {
   notice.textContent = ''
-  const body = {
-    login: value(loginForm, 'login'),
-    password: value(loginForm, 'password', false),
-    ...(undelete ? { undelete: true } : {}),
-  }
   try {
-    const reply = await api<LoginReply>('POST', '/auth/login', body, { anonymous: true })
-    if (reply.mfa && reply.ticket) return startMfa(reply.ticket, reply)
-    finish(reply)
+    const step: LoginStep = await client.auth.login({
+      login: value(loginForm, 'login'),
+      password: value(loginForm, 'password', false),
+      undelete,
+    })
+    if (step.mfa) return startMfa(step.mfa)
+    finish(step)
   } catch (error) {
-    if (!(error instanceof ApiFailure)) throw error
+    if (!(error instanceof ApiError)) throw error
     if (fieldCodes(error, 'login').includes('ACCOUNT_LOGIN_VERIFICATION_EMAIL')) {
       step(loginForm)
       notice.textContent =
@@ -61,14 +57,8 @@ async function logIn(undelete: boolean) {
   }
 }
 
-function startMfa(ticket: string, reply: LoginReply) {
-  const form = factorForm({
-    methods: methodsOfLogin(reply),
-    submit: async (type, code) => finish(await api('POST', `/auth/mfa/${type}`, { ticket, code }, { anonymous: true })),
-    sendCode: async (type) =>
-      (await api<{ phone?: string }>('POST', `/auth/mfa/${type}/send`, { ticket }, { anonymous: true })).phone,
-    onCancel: () => step(loginForm),
-  })
+function startMfa(mfa: MfaStep<{ requiredActions?: string[] }>) {
+  const form = factorForm({ step: mfa, done: finish, onCancel: () => step(loginForm) })
   mfaStep.replaceChildren(form)
   step(mfaStep)
 }
@@ -86,24 +76,15 @@ $('#forgot').addEventListener('click', () =>
   submitting(loginForm, async () => {
     notice.textContent = ''
     const login = value(loginForm, 'login')
-    if (!login)
-      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
-        errors: {
-          login: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Enter your e-mail or phone number first.' }] },
-        },
-      })
-    try {
-      await api('POST', '/auth/forgot', { login }, { anonymous: true })
-      notice.textContent = 'If an account uses this address, we sent it a link to reset the password.'
-    } catch (error) {
-      if (!(error instanceof ApiFailure)) throw error
-      if (error.code === 70007) {
-        $('#phone-reset-number').textContent = login
-        return step(phoneResetForm)
-      }
-      if (error.code === 70009) return void (notice.textContent = error.message)
-      throw error
+    if (!login) throw fieldError('login', 'BASE_TYPE_REQUIRED', 'Enter your e-mail or phone number first.')
+    const { via } = await client.auth.forgot(login)
+    if (via === 'sms') {
+      $('#phone-reset-number').textContent = login
+      return step(phoneResetForm)
     }
+    notice.textContent = login.startsWith('+')
+      ? 'This phone number cannot be used to reset your password; a reset link was sent by e-mail'
+      : 'If an account uses this address, we sent it a link to reset the password.'
   }),
 )
 
@@ -112,74 +93,53 @@ phoneResetForm.addEventListener('submit', (event) => {
   void submitting(
     phoneResetForm,
     async () => {
-      const phone = value(loginForm, 'login')
-      const { token } = await api<{ token: string }>(
-        'POST',
-        '/phone-verifications/verify',
-        { phone, code: value(phoneResetForm, 'code') },
-        { anonymous: true },
-      )
+      const token = await client.auth.verifyPhone(value(loginForm, 'login'), value(phoneResetForm, 'code'))
       location.assign(`/reset#token=${encodeURIComponent(token)}`)
     },
     { 50037: 'code' },
   )
 })
 
-// Passkeys: the button runs a modal ceremony; autofill (conditional mediation) waits in the background.
-async function passkeyLogin(autofill: boolean) {
-  const { ticket, challenge } = await api<{ ticket: string; challenge: string }>(
-    'POST',
-    '/auth/conditional/start',
-    undefined,
-    { anonymous: true },
-  )
-  const { publicKey } = JSON.parse(challenge)
-  const credential = await startAuthentication({ optionsJSON: publicKey, useBrowserAutofill: autofill })
-  finish(
-    await api(
-      'POST',
-      '/auth/conditional/finish',
-      { ticket, credential: JSON.stringify(credential) },
-      { anonymous: true },
-    ),
-  )
-}
+// Passkeys: the button runs a modal ceremony; autofill (conditional mediation) waits in the background, and is ended
+// when the button starts its own (a browser runs one WebAuthn request at a time).
+let autofill: AbortController | undefined
 
 $('#passkey').addEventListener('click', () =>
   submitting(loginForm, async () => {
     // An address WebAuthn refuses (an IP): explain rather than show the browser's own error.
     const unavailable = passkeysUnavailable()
     if (unavailable) throw new Error(unavailable)
-    return passkeyLogin(false)
+    autofill?.abort()
+    finish(await client.auth.loginWithPasskey())
   }),
 )
 
 async function startAutofill() {
   if (passkeysUnavailable() || !(await browserSupportsWebAuthnAutofill())) return
+  autofill = new AbortController()
   try {
-    await passkeyLogin(true)
+    finish(await client.auth.loginWithPasskey({ conditional: true, signal: autofill.signal }))
   } catch (error) {
     // Aborted when the button starts its own ceremony, or dismissed: autofill stays quiet unless the server refused.
-    if (error instanceof ApiFailure && error.status !== 429) showErrors(loginForm, error)
+    if (error instanceof ApiError && error.status !== 429) showErrors(loginForm, error)
   }
 }
 
 async function start() {
-  if (session.token()) {
+  if (client.token) {
     try {
-      const me = await api<{ username: string; global_name?: string | null }>('GET', '/users/@me')
+      const me = await client.rest.get('/users/@me')
       if (new URLSearchParams(location.search).has('redirect_to')) return location.replace(redirectTarget())
       $('#signed-in-name').textContent = me.global_name ? `${me.global_name} (${me.username})` : me.username
       show($('#login-card'), false)
       show($('#signed-in'))
       $('#log-out').addEventListener('click', async () => {
-        await api('POST', '/auth/logout').catch(() => undefined)
-        session.clear()
+        await client.auth.logout().catch(() => undefined)
         location.reload()
       })
       return
     } catch (error) {
-      if (error instanceof ApiFailure && error.status === 401) session.clear()
+      if (error instanceof ApiError && error.status === 401) client.setToken(null)
     }
   }
   void startAutofill()
@@ -189,7 +149,7 @@ async function start() {
     return
   }
   // Beside the form: a QR code a logged-in phone can approve (the desktop side of remote login).
-  startQrLogin($('#qr-login'), (token) => finish({ token }))
+  startQrLogin($('#qr-login'), () => finish({}))
 }
 
 void start()

@@ -1,21 +1,12 @@
-// The desktop side of remote (QR) login, in the login page (README "Remote (QR) login"): a fresh RSA-OAEP key
-// (2048 bits, SHA-256) per code, the /remote-auth?v=2 socket, the QR of `{WEB_URL}/ra/<fingerprint>`, heartbeats;
-// after a phone claims the code "Log in as <name>?", after it approves the ticket exchanged for a token that only
-// this key can decrypt. A socket that times out or drops is replaced by a new one with a new key (a new code).
+// The desktop side of remote (QR) login, in the login page (README "Remote (QR) login"), on the SDK's
+// client.remoteAuth.desktop(): its key in WebCrypto, the /remote-auth?v=2 socket, the code; here the QR of its URL,
+// "Log in as <name>?" once a phone claimed it, the outcome. A code that lived its time is replaced by a new one.
 import { toString as qrSvg } from 'qrcode/lib/browser.js'
-import { api, ApiFailure } from './lib/api'
-import { avatarFor, parseUserPayload, shortFingerprint, type RemoteUser } from './lib/remote-auth'
+import { client } from './lib/client'
+import { avatarFor, shortFingerprint, type RemoteUser } from './lib/remote-auth'
 import { el, show } from './lib/ui'
 
-type Frame = { op?: unknown; [field: string]: unknown }
-
-const OAEP = { name: 'RSA-OAEP', hash: 'SHA-256' } as const
-/** Reconnect delays when a socket ends before it showed a code (a closed server, a full per-IP allowance). */
-const RETRY_MS = [1000, 2000, 5000, 10_000, 30_000]
-
-const base64 = (bytes: ArrayBuffer | Uint8Array) => btoa(String.fromCharCode(...new Uint8Array(bytes)))
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0))
-const base64url = (bytes: ArrayBuffer) => base64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+type DesktopLogin = ReturnType<typeof client.remoteAuth.desktop>
 
 /**
  * Run the QR panel in `panel` until `stop()`: `onToken` gets the session token once a phone approved. Everything the
@@ -29,12 +20,9 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
   panel.removeAttribute('aria-label')
   show(panel)
 
-  let socket: WebSocket | undefined
-  let heartbeat: ReturnType<typeof setInterval> | undefined
-  let retryTimer: ReturnType<typeof setTimeout> | undefined
-  let failures = 0
+  let login: DesktopLogin | undefined
   let stopped = false
-  /** Each socket's run: frames of an old socket are ignored. */
+  /** Each login's run: what an old one emits is ignored. */
   let run = 0
 
   const view = (...children: (Node | string)[]) => body.replaceChildren(...children)
@@ -48,8 +36,7 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
     )
   }
 
-  async function showCode(fingerprint: string, mine: number) {
-    const url = `${location.origin}/ra/${fingerprint}`
+  async function showCode(url: string, fingerprint: string, mine: number) {
     const svgText = await qrSvg(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })
     if (mine !== run) return
     const svg = document.importNode(new DOMParser().parseFromString(svgText, 'image/svg+xml').documentElement, true)
@@ -99,122 +86,47 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
 
   function teardown() {
     run += 1
-    clearInterval(heartbeat)
-    clearTimeout(retryTimer)
-    const old = socket
-    socket = undefined
-    if (old && old.readyState <= WebSocket.OPEN) old.close(1000)
+    login?.stop()
+    login = undefined
   }
 
-  async function connect() {
+  function connect() {
     teardown()
     if (stopped) return
     const mine = run
     waiting()
-    let keys: CryptoKeyPair
-    try {
-      keys = await crypto.subtle.generateKey(
-        { ...OAEP, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
-        false,
-        ['encrypt', 'decrypt'],
-      )
-    } catch {
-      return ended(
-        'This browser cannot make the key a QR login needs. Log in with your password instead.',
-        'QR login unavailable',
-      )
-    }
-    if (mine !== run) return
-    const spki = await crypto.subtle.exportKey('spki', keys.publicKey)
-    const decrypt = async (text: string) =>
-      new Uint8Array(await crypto.subtle.decrypt(OAEP, keys.privateKey, fromBase64(text)))
-    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/remote-auth?v=2`)
-    socket = ws
-    /** What the socket reached: a code shown, a finished login (pending_login or cancel: its close is expected). */
-    let shown = false
-    let settled = false
-    const send = (frame: Record<string, unknown>) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(frame))
-
-    ws.addEventListener('message', async (event) => {
-      if (mine !== run) return
-      let frame: Frame
-      try {
-        frame = JSON.parse(String(event.data))
-      } catch {
-        return
-      }
-      try {
-        switch (frame.op) {
-          case 'hello': {
-            const interval = Number(frame.heartbeat_interval) || 41_250
-            heartbeat = setInterval(() => send({ op: 'heartbeat' }), interval)
-            send({ op: 'init', encoded_public_key: base64(spki) })
-            break
-          }
-          case 'nonce_proof':
-            send({
-              op: 'nonce_proof',
-              nonce: base64url((await decrypt(String(frame.encrypted_nonce))).buffer as ArrayBuffer),
-            })
-            break
-          case 'pending_remote_init':
-            shown = true
-            failures = 0
-            await showCode(String(frame.fingerprint), mine)
-            break
-          case 'pending_ticket': {
-            const user = parseUserPayload(new TextDecoder().decode(await decrypt(String(frame.encrypted_user_payload))))
-            if (user && mine === run && !settled) showUser(user)
-            break
-          }
-          case 'pending_login': {
-            settled = true
-            view(el('p', { id: 'qr-state' }, 'Approved. Logging you in…'))
-            const { encrypted_token } = await api<{ encrypted_token: string }>(
-              'POST',
-              '/users/@me/remote-auth/login',
-              { ticket: frame.ticket },
-              { anonymous: true },
-            )
-            const token = new TextDecoder().decode(await decrypt(encrypted_token))
-            if (mine === run) onToken(token)
-            break
-          }
-          case 'cancel':
-            settled = true
-            ended('The login was denied on the other device. Nothing was shared with this browser.', 'Login cancelled')
-            break
-        }
-      } catch (error) {
-        settled = true
-        teardown()
-        const message =
-          error instanceof ApiFailure
-            ? `${error.message}. Scan a new code to try again.`
-            : 'Something went wrong with this code. Show a new one to try again.'
-        ended(message, 'QR login failed')
-      }
+    // A code that lived its time is replaced here rather than by the SDK: a tab nobody looks at waits until shown.
+    const current = client.remoteAuth.desktop({ retries: Number.POSITIVE_INFINITY, renew: false })
+    login = current
+    current.on('qr', (url, fingerprint) => void showCode(url, fingerprint, mine))
+    current.on('pendingUser', (user) => mine === run && showUser(user))
+    current.on('done', ({ token }) => mine === run && onToken(token))
+    current.on('cancelled', () => {
+      if (mine === run)
+        ended('The login was denied on the other device. Nothing was shared with this browser.', 'Login cancelled')
     })
-
-    ws.addEventListener('close', () => {
-      if (mine !== run || settled || stopped) return
-      clearInterval(heartbeat)
-      socket = undefined
-      // A code that lived its time (or a dropped socket) is replaced at once; a socket that never got as far as a
-      // code waits before trying again, longer each time.
-      // A tab nobody looks at waits until it is shown again.
-      const delay = shown ? 0 : RETRY_MS[Math.min(failures++, RETRY_MS.length - 1)]
+    current.on('expired', () => {
+      if (mine !== run) return
       waiting()
       const again = () => {
         if (mine !== run) return
-        if (!document.hidden) return void connect()
+        if (!document.hidden) return connect()
         document.addEventListener('visibilitychange', again, { once: true })
       }
-      retryTimer = setTimeout(again, delay)
+      again()
+    })
+    current.on('error', (error) => {
+      if (mine !== run) return
+      ended(
+        error.name === 'ApiError'
+          ? `${error.message}. Scan a new code to try again.`
+          : 'Something went wrong with this code. Show a new one to try again.',
+        'QR login failed',
+      )
     })
   }
 
-  void connect()
+  connect()
   return {
     stop() {
       stopped = true

@@ -1,8 +1,8 @@
 // /ra/<fingerprint>: the "phone" side of remote (QR) login for a logged-in person. Opening it claims the desktop's
 // code (POST /users/@me/remote-auth: the desktop then shows who is about to log in), then Approve finishes it (with
 // the elevation dialog when the account has MFA: 401 60003) or Deny cancels it. Logged out: to /login and back.
-import { api, ApiFailure, session } from './lib/api'
-import { installElevationDialog } from './lib/mfa'
+import { ApiError, client, RemoteAuthRequest } from './lib/client'
+import { installElevationDialog } from './lib/factor-form'
 import { shortFingerprint } from './lib/remote-auth'
 import { $, Cancelled, goLogin, pathParameter, show, submitting } from './lib/ui'
 
@@ -27,20 +27,18 @@ const EXPIRED = 'This code expired or was already used. Show a new QR code on th
 
 /** A refused handshake or fingerprint (unknown, used, expired: the server does not say which) ends the page. */
 function refused(error: unknown): boolean {
-  if (!(error instanceof ApiFailure) || error.code !== 50035) return false
+  if (!(error instanceof ApiError) || error.code !== 50035) return false
   result('This code cannot be used', EXPIRED)
   return true
 }
 
-async function claim(): Promise<string | null> {
+async function claim(): Promise<RemoteAuthRequest | null> {
   const kept = sessionStorage.getItem(key)
-  if (kept) return kept
+  if (kept) return new RemoteAuthRequest(client, fingerprint, kept)
   try {
-    const { handshake_token } = await api<{ handshake_token: string }>('POST', '/users/@me/remote-auth', {
-      fingerprint,
-    })
-    sessionStorage.setItem(key, handshake_token)
-    return handshake_token
+    const request = await client.remoteAuth.scan(fingerprint)
+    sessionStorage.setItem(key, request.handshakeToken)
+    return request
   } catch (error) {
     if (refused(error)) return null
     throw error
@@ -48,15 +46,15 @@ async function claim(): Promise<string | null> {
 }
 
 async function start() {
-  if (!session.token()) goLogin()
+  if (!client.token) goLogin()
   if (!FINGERPRINT.test(fingerprint))
     return result('This is not a login code', 'The link is incomplete. Scan the QR code on the other device again.')
   let me: { username: string; global_name?: string | null }
   try {
-    me = await api('GET', '/users/@me')
+    me = await client.rest.get('/users/@me')
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 401) {
-      session.clear()
+    if (error instanceof ApiError && error.status === 401) {
+      client.setToken(null)
       goLogin()
     }
     throw error
@@ -74,7 +72,7 @@ async function start() {
     event.preventDefault()
     void submitting(form, async () => {
       try {
-        await api('POST', '/users/@me/remote-auth/finish', { handshake_token: handshake })
+        await handshake.approve()
       } catch (error) {
         if (refused(error)) return
         throw error
@@ -88,7 +86,7 @@ async function start() {
   $('#ra-deny').addEventListener('click', () =>
     submitting(form, async () => {
       try {
-        await api('POST', '/users/@me/remote-auth/cancel', { handshake_token: handshake })
+        await handshake.deny()
       } catch (error) {
         if (refused(error)) return
         throw error

@@ -1,6 +1,7 @@
 // /register: e-mail, display name, username (suggested from the display name, checked while typing), password with
 // the server's strength meter, date of birth, and the consent checkbox where location metadata asks for it.
-import { api, ApiFailure, session } from './lib/api'
+import { client } from './lib/client'
+import { fieldError } from './lib/errors'
 import { strengthMeter } from './lib/password'
 import { $, debounce, redirectTarget, show, submitting, value } from './lib/ui'
 
@@ -17,14 +18,11 @@ strengthMeter($<HTMLInputElement>('#password'))
 
 async function locationRules() {
   try {
-    const meta = await api<{
-      consent_required: boolean
-      promotional_email_opt_in: { required: boolean; pre_checked: boolean }
-    }>('GET', '/auth/location-metadata', undefined, { anonymous: true })
-    consentRequired = meta.consent_required
+    const rules = await client.auth.locationMetadata()
+    consentRequired = rules.consentRequired
     show($('#consent-field'), consentRequired)
     consent.required = consentRequired
-    promo.checked = meta.promotional_email_opt_in.pre_checked
+    promo.checked = rules.promotionalEmailOptIn.preChecked
   } catch {
     // Without the rules the server still checks consent and names the field if it is missing.
   }
@@ -32,14 +30,12 @@ async function locationRules() {
 
 const suggest = debounce(async () => {
   if (usernameTyped) return
-  const query = globalName.value.trim() ? `?global_name=${encodeURIComponent(globalName.value.trim())}` : ''
+  const name = globalName.value.trim()
   try {
-    const { username: suggestion } = await api<{ username: string }>(
-      'GET',
-      `/unique-username/username-suggestions-unauthed${query}`,
-      undefined,
-      { anonymous: true },
-    )
+    const { username: suggestion } = await client.rest.get('/unique-username/username-suggestions-unauthed', {
+      query: name ? { global_name: name } : {},
+      auth: false,
+    })
     if (!usernameTyped) {
       username.value = suggestion
       hint.textContent = `Suggested: ${suggestion}. You can change it.`
@@ -51,12 +47,10 @@ const checkUsername = debounce(async () => {
   const name = username.value.trim()
   if (!name) return void (hint.textContent = 'Lowercase letters, numbers, _ and periods.')
   try {
-    const { taken } = await api<{ taken: boolean | null }>(
-      'POST',
-      '/unique-username/username-attempt-unauthed',
-      { username: name },
-      { anonymous: true },
-    )
+    const { taken } = await client.rest.post('/unique-username/username-attempt-unauthed', {
+      body: { username: name },
+      auth: false,
+    })
     if (username.value.trim() !== name) return
     hint.textContent =
       taken === null
@@ -78,23 +72,20 @@ form.addEventListener('submit', (event) => {
   void submitting(form, async () => {
     // The server needs it; say so beside the field rather than after a round trip.
     if (!value(form, 'date_of_birth'))
-      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
-        errors: { date_of_birth: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message: 'Enter your date of birth.' }] } },
-      })
-    const body = {
+      throw fieldError('date_of_birth', 'BASE_TYPE_REQUIRED', 'Enter your date of birth.')
+    const account = {
       email: value(form, 'email'),
       username: value(form, 'username') || undefined,
-      global_name: value(form, 'global_name') || null,
+      globalName: value(form, 'global_name') || undefined,
       password: value(form, 'password', false),
-      date_of_birth: value(form, 'date_of_birth') || undefined,
+      dateOfBirth: value(form, 'date_of_birth') || undefined,
       consent: consent.checked,
-      promotional_email_opt_in: promo.checked,
+      promotionalEmailOptIn: promo.checked,
     }
-    const { token } = await api<{ token: string }>('POST', '/auth/register', body, { anonymous: true })
-    session.set(token)
+    await client.auth.register(account)
     if (new URLSearchParams(location.search).has('redirect_to')) return location.assign(redirectTarget())
-    $('#registered-name').textContent = body.global_name ?? body.username ?? ''
-    $('#registered-email').textContent = body.email
+    $('#registered-name').textContent = account.globalName ?? account.username ?? ''
+    $('#registered-email').textContent = account.email
     show(form, false)
     show($('#registered'))
   })

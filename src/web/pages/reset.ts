@@ -1,21 +1,19 @@
 // /reset#token=…: a new password, then the second factor when the account has one (the same request repeated with
 // the ticket and the code).
-import { api, ApiFailure, session } from './lib/api'
-import { factorForm, type MfaChallenge, methodsOfLogin } from './lib/mfa'
+import { ApiError, client } from './lib/client'
+import { fieldError } from './lib/errors'
+import { factorForm } from './lib/factor-form'
 import { strengthMeter } from './lib/password'
 import { $, forgetLinkToken, show, submitting, takeLinkToken, value } from './lib/ui'
-
-type ResetReply = MfaChallenge & { token?: string }
 
 const form = $<HTMLFormElement>('#reset-form')
 const mfaStep = $('#mfa-step')
 const token = takeLinkToken('reset')
 strengthMeter($<HTMLInputElement>('#password'))
 
-function done(reply: ResetReply) {
-  if (!reply.token) throw new Error('The server did not return a session.')
+/** The new password is set and this browser logged in (the SDK keeps the token). */
+function done() {
   forgetLinkToken('reset')
-  session.set(reply.token)
   show(form, false)
   show(mfaStep, false)
   show($('#done'))
@@ -29,7 +27,7 @@ if (!token) {
   // spends nothing; when it cannot answer (offline, too many checks) the form is shown and the reset itself decides.
   show(form, false)
   show($('#checking'))
-  api('POST', '/auth/reset/check', { token }, { anonymous: true }).then(
+  client.rest.post('/auth/reset/check', { body: { token }, auth: false }).then(
     () => {
       show($('#checking'), false)
       show(form)
@@ -37,7 +35,7 @@ if (!token) {
     },
     (error) => {
       show($('#checking'), false)
-      if (error instanceof ApiFailure && error.status === 400) {
+      if (error instanceof ApiError && error.status === 400) {
         forgetLinkToken('reset')
         show($('#link-used'))
       } else show(form)
@@ -50,22 +48,15 @@ form.addEventListener('submit', (event) => {
   void submitting(form, async () => {
     const password = value(form, 'password', false)
     if (password !== value(form, 'confirm', false)) {
-      throw new ApiFailure(400, 50035, 'Invalid Form Body', {
-        errors: { confirm: { _errors: [{ code: 'PASSWORD_MISMATCH', message: 'The passwords do not match.' }] } },
-      })
+      throw fieldError('confirm', 'PASSWORD_MISMATCH', 'The passwords do not match.')
     }
-    const body = { token: token!, password, source: '/reset' }
-    const reply = await api<ResetReply>('POST', '/auth/reset', body)
-    if (!reply.mfa || !reply.ticket) return done(reply)
-    const ticket = reply.ticket
+    const step = await client.auth.reset({ token: token!, password })
+    if (!step.mfa) return done()
     mfaStep.replaceChildren(
       factorForm({
-        methods: methodsOfLogin(reply),
+        step: step.mfa,
         title: 'Two-factor authentication',
-        submit: async (method, code) =>
-          done(await api<ResetReply>('POST', '/auth/reset', { ...body, ticket, method, code })),
-        sendCode: async (type) =>
-          (await api<{ phone?: string }>('POST', `/auth/mfa/${type}/send`, { ticket }, { anonymous: true })).phone,
+        done,
         onCancel: () => (show(mfaStep, false), show(form)),
       }),
     )

@@ -1,11 +1,11 @@
 // /settings/security: password, e-mail, a section per second factor (each built by its factor's page.ts, in the
 // registry's order; the backup codes' display is the page's, shared by them), sessions. Sensitive requests answer
-// 60003; the elevation dialog proves a factor and api() repeats them.
+// 60003; the elevation dialog proves a factor and the SDK repeats them.
 import type { BackupCode, SettingsPage, SettingsUser } from '../../mfa/factor-page'
 import { FACTOR_PAGES } from '../../mfa/factors/pages'
-import { api, ApiFailure, session } from './lib/api'
-import { currentSessionHash } from './lib/gateway'
-import { installElevationDialog, methodTypes } from './lib/mfa'
+import { ApiError, client } from './lib/client'
+import { fieldError } from './lib/errors'
+import { installElevationDialog, methodTypes } from './lib/factor-form'
 import { strengthMeter } from './lib/password'
 import { $, Cancelled, download, el, field, goLogin, passkeysUnavailable, show, submitting, value } from './lib/ui'
 
@@ -28,11 +28,11 @@ function say(message: string) {
 
 /** A new token replaces this session's (after a password or MFA change); keep it. */
 function keepToken(reply: { token?: string } | undefined) {
-  if (reply?.token) session.set(reply.token)
+  if (reply?.token) client.setToken(reply.token)
 }
 
 async function loadMe() {
-  me = await api<Me>('GET', '/users/@me')
+  me = (await client.rest.get('/users/@me')) as Me
   $('#me-name').textContent = me.global_name ? `${me.global_name} (${me.username})` : me.username
   $('#me-email').textContent = me.email ?? 'no e-mail'
   $('#me-verified').textContent = me.email ? (me.verified ? 'verified' : 'not verified') : ''
@@ -47,9 +47,11 @@ passwordForm.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(passwordForm, async () => {
     keepToken(
-      await api('PATCH', '/users/@me', {
-        password: value(passwordForm, 'password', false),
-        new_password: value(passwordForm, 'new_password', false),
+      await client.rest.patch('/users/@me', {
+        body: {
+          password: value(passwordForm, 'password', false),
+          new_password: value(passwordForm, 'new_password', false),
+        },
       }),
     )
     passwordForm.reset()
@@ -63,9 +65,8 @@ emailForm.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(emailForm, async () => {
     const previous = me.email
-    await api('PATCH', '/users/@me', {
-      email: value(emailForm, 'email'),
-      password: value(emailForm, 'password', false),
+    await client.rest.patch('/users/@me', {
+      body: { email: value(emailForm, 'email'), password: value(emailForm, 'password', false) },
     })
     emailForm.reset()
     await loadMe()
@@ -74,7 +75,7 @@ emailForm.addEventListener('submit', (event) => {
 })
 $('#resend-verification').addEventListener('click', () =>
   submitting(emailForm, async () => {
-    await api('POST', '/auth/verify/resend')
+    await client.rest.post('/auth/verify/resend')
     say(`We sent a new verification link to ${me.email}.`)
   }),
 )
@@ -112,12 +113,9 @@ const backupCodes = {
 }
 
 const settingsPage: SettingsPage = {
-  api,
-  codeOf: (error) => (error instanceof ApiFailure ? error.code : undefined),
-  fieldError: (name, message) =>
-    new ApiFailure(400, 50035, 'Invalid Form Body', {
-      errors: { [name]: { _errors: [{ code: 'BASE_TYPE_REQUIRED', message }] } },
-    }),
+  api: (method, path, body) => client.rest.request(method, path, { body }),
+  codeOf: (error) => (error instanceof ApiError ? error.code : undefined),
+  fieldError: (name, message) => fieldError(name, 'BASE_TYPE_REQUIRED', message),
   el,
   section: (name, title, ...children) =>
     el(
@@ -187,8 +185,8 @@ function lastUsed(iso: string): string {
 
 async function loadSessions() {
   const [{ user_sessions }, hash] = await Promise.all([
-    api<{ user_sessions: AuthSession[] }>('GET', '/auth/sessions'),
-    currentSessionHash(),
+    client.rest.get('/auth/sessions'),
+    client.auth.currentSessionHash(),
   ])
   currentHash = hash
   const others = user_sessions.filter((s) => s.id_hash !== currentHash)
@@ -222,7 +220,7 @@ async function loadSessions() {
 async function logOutSessions(hashes: string[]) {
   $('#sessions-error').textContent = ''
   try {
-    await api('POST', '/auth/sessions/logout', { session_id_hashes: hashes })
+    await client.auth.logoutSessions(hashes)
     say(hashes.length === 1 ? 'Session logged out.' : `${hashes.length} sessions logged out.`)
     await loadSessions()
   } catch (error) {
@@ -232,7 +230,7 @@ async function logOutSessions(hashes: string[]) {
 }
 
 $('#sessions-others').addEventListener('click', async () => {
-  const { user_sessions } = await api<{ user_sessions: AuthSession[] }>('GET', '/auth/sessions')
+  const { user_sessions } = await client.rest.get('/auth/sessions')
   const others = user_sessions.map((s) => s.id_hash).filter((h) => h !== currentHash)
   if (others.length) await logOutSessions(others.slice(0, 64))
 })
@@ -240,8 +238,7 @@ $('#sessions-others').addEventListener('click', async () => {
 // ---- the page
 
 $('#log-out').addEventListener('click', async () => {
-  await api('POST', '/auth/logout').catch(() => undefined)
-  session.clear()
+  await client.auth.logout().catch(() => undefined)
   location.assign('/login')
 })
 
@@ -250,12 +247,12 @@ function renderAll() {
 }
 
 async function start() {
-  if (!session.token()) goLogin()
+  if (!client.token) goLogin()
   try {
     await loadMe()
   } catch (error) {
-    if (error instanceof ApiFailure && error.status === 401) {
-      session.clear()
+    if (error instanceof ApiError && error.status === 401) {
+      client.setToken(null)
       goLogin()
     }
     throw error

@@ -1,13 +1,14 @@
 // /verify#token=…: confirm the e-mail address. The server logs this browser in; its token is kept unless a session
 // is already here.
-import { api, session } from './lib/api'
+import { client } from './lib/client'
 import { runLinkPage } from './lib/link-page'
 
 void runLinkPage(
   'verify',
   async (token) => {
-    const reply = await api<{ token: string; user_id: string }>('POST', '/auth/verify', { token }, { anonymous: true })
-    if (!session.token()) session.set(reply.token)
+    // Logged in already: that session stays this browser's (a new one is kept only where there was none).
+    const reply = await client.rest.post('/auth/verify', { body: { token }, auth: false })
+    if (!client.token) client.setToken(reply.token)
     return {
       title: 'E-mail verified',
       message: 'Thank you: your e-mail address is confirmed.',

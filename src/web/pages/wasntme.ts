@@ -1,5 +1,5 @@
 // /wasntme/<token>: explain what reverting does, then undo the e-mail change with a new password.
-import { api, session } from './lib/api'
+import { client } from './lib/client'
 import { strengthMeter } from './lib/password'
 import { $, forgetLinkToken, show, submitting, takeLinkToken, value } from './lib/ui'
 
@@ -15,14 +15,12 @@ if (!token) {
 form.addEventListener('submit', (event) => {
   event.preventDefault()
   void submitting(form, async () => {
-    const reply = await api<{ email: string }>(
-      'POST',
-      '/auth/revert',
-      { token: token!, password: value(form, 'password', false) },
-      { anonymous: true },
-    )
+    const reply = await client.rest.post('/auth/revert', {
+      body: { token: token!, password: value(form, 'password', false) },
+      auth: false,
+    })
     forgetLinkToken('wasntme')
-    session.clear() // every session of the account has ended
+    client.setToken(null) // every session of the account has ended
     $('#restored-email').textContent = reply.email
     show(form, false)
     show($('#done'))

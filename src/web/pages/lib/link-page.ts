@@ -1,6 +1,6 @@
 // Pages opened from a mailed link that act at once: take the token from the fragment, call the API, say what happened.
-import { ApiFailure, flattenErrors } from './api'
-import { $, forgetLinkToken, show, takeLinkToken } from './ui'
+import { ApiError } from './client'
+import { $, fieldMessages, forgetLinkToken, show, takeLinkToken } from './ui'
 
 export type LinkOutcome = { title: string; message: string; next?: { href: string; label: string } }
 
@@ -31,13 +31,13 @@ export async function runLinkPage(
     if (outcome.next) next(outcome.next.href, outcome.next.label)
   } catch (failure) {
     title.textContent = failedTitle
-    const messages = failure instanceof ApiFailure ? [...flattenErrors(failure.errors).values()].flat() : []
+    const messages = fieldMessages(failure)
     error.textContent = messages.length
       ? `${messages.join(' ')} The link may have expired or been used already.`
       : failure instanceof Error
         ? failure.message
         : String(failure)
-    if (failure instanceof ApiFailure && failure.status === 400) forgetLinkToken(page)
+    if (failure instanceof ApiError && failure.status === 400) forgetLinkToken(page)
     next('/login', 'Go to login')
   }
 }

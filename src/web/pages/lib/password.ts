@@ -1,5 +1,5 @@
 // Password strength beside a new-password field, from POST /auth/password/validate (the server's own policy).
-import { api } from './api'
+import { client } from './client'
 import { debounce, el } from './ui'
 
 const WORDS = ['Very weak', 'Weak', 'Fair', 'Good', 'Strong']
@@ -27,12 +27,7 @@ export function strengthMeter(input: HTMLInputElement): void {
     if (password.length > PASSWORD_MAX)
       return void ((meter.value = 0), (words.textContent = `At most ${PASSWORD_MAX} characters.`))
     try {
-      const r = await api<{ valid: boolean; password_strength: number }>(
-        'POST',
-        '/auth/password/validate',
-        { password },
-        { anonymous: true },
-      )
+      const r = await client.rest.post('/auth/password/validate', { body: { password }, auth: false })
       if (mine !== latest) return
       meter.value = r.password_strength
       words.textContent = `${WORDS[r.password_strength] ?? ''}${r.valid ? '' : ' — choose a stronger password.'}`

@@ -1,16 +1,8 @@
-// What both sides of remote (QR) login show: the user a phone claimed a code for, a stand-in avatar, and the short
-// form of a fingerprint a person compares between the two screens.
+// What both sides of remote (QR) login show (the SDK's client.remoteAuth does the protocol): a stand-in avatar, and
+// the short form of a fingerprint a person compares between the two screens.
 import { el } from './ui'
 
 export type RemoteUser = { id: string; discriminator: string; avatar: string | null; username: string }
-
-/** `id:discriminator:avatar:username` (avatar "0" when none) as the server encrypts it in pending_ticket. */
-export function parseUserPayload(text: string): RemoteUser | null {
-  const [id, discriminator, avatar, ...rest] = text.split(':')
-  const username = rest.join(':')
-  if (!id || !/^\d+$/.test(id) || discriminator === undefined || !username) return null
-  return { id, discriminator, avatar: avatar && avatar !== '0' ? avatar : null, username }
-}
 
 /**
  * A stand-in avatar: the initial on one of Discord's default-avatar colours chosen as Discord chooses the default

@@ -1,6 +1,46 @@
 // Small DOM helpers shared by the pages: building elements without innerHTML, errors beside the field they name,
 // busy buttons, tokens taken out of links, and where to go after logging in.
-import { ApiFailure, flattenErrors } from './api'
+// A failed call: the SDK's ApiError or ConnectionError (and the lobby page's own client's failure, the same shape).
+type Failure = { status: number; code: number; message: string; errors?: ErrorTree; retryAfter?: number }
+type ErrorTree = { _errors?: { message: string }[]; [key: string]: unknown }
+
+function failureOf(error: unknown): Failure {
+  const e = error as Partial<Failure> & { name?: string }
+  if (e && typeof e.status === 'number' && typeof e.code === 'number') {
+    if (e.status === 429 && typeof e.retryAfter === 'number') {
+      const seconds = Math.max(1, Math.ceil(Number(e.retryAfter ?? 1)))
+      return {
+        status: 429,
+        code: e.code,
+        message: `Too many attempts. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+      }
+    }
+    return e as Failure
+  }
+  if (e?.name === 'ConnectionError')
+    return { status: 0, code: -1, message: 'Could not reach the server. Check your connection and try again.' }
+  return { status: 0, code: -1, message: error instanceof Error ? error.message : String(error) }
+}
+
+/** A 50035 tree as "path" → messages ("members.0.id" for nested fields). */
+function flattenErrors(tree: ErrorTree | undefined, prefix = ''): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  for (const [key, value] of Object.entries(tree ?? {})) {
+    if (key === '_errors') {
+      const list = (value as { message: string }[]).map((e) => e.message)
+      if (list.length) out.set(prefix, [...(out.get(prefix) ?? []), ...list])
+    } else if (value && typeof value === 'object') {
+      for (const [path, messages] of flattenErrors(value as ErrorTree, prefix ? `${prefix}.${key}` : key))
+        out.set(path, messages)
+    }
+  }
+  return out
+}
+
+/** Every message of a failure's field errors (a link page shows them all). */
+export function fieldMessages(error: unknown): string[] {
+  return [...flattenErrors(failureOf(error).errors).values()].flat()
+}
 
 export function $<T extends HTMLElement = HTMLElement>(selector: string, root: ParentNode = document): T {
   const found = root.querySelector<T>(selector)
@@ -76,8 +116,7 @@ export function clearErrors(form: HTMLElement): void {
  */
 export function showErrors(form: HTMLElement, error: unknown, codeFields: Record<number, string> = {}): void {
   clearErrors(form)
-  const failure =
-    error instanceof ApiFailure ? error : new ApiFailure(0, -1, error instanceof Error ? error.message : String(error))
+  const failure = failureOf(error)
   const leftover: string[] = []
   let first: HTMLElement | null = null
   const place = (path: string, messages: string[]) => {

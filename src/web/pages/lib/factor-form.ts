@@ -1,9 +1,8 @@
-// The second-factor step shared by login, password reset and elevation: choose one of the methods the server's answer
-// offers, prove it, errors beside the code. How each method is asked for (label, kind of input, a code to send) is
-// the server's too: web/ puts every method's description in the page (a meta tag, from mfa's registry), so no factor is
-// named here.
-import { startAuthentication } from '@simplewebauthn/browser'
-import { api, onElevationRequired, type MfaMethod, type MfaRequired } from './api'
+// The second-factor step shared by login, password reset and elevation, drawn for the SDK's MfaStep: choose one of the
+// methods the server's answer offers, prove it (a security key through navigator.credentials, by the SDK), errors
+// beside the code. How each method is asked for (label, kind of input, a code to send) is the server's too: web/ puts
+// every method's description in the page (a meta tag, from mfa's registry), so no factor is named here.
+import { client, type MfaMethod, type MfaStep } from './client'
 import { Cancelled, el, show, submitting } from './ui'
 
 /** How the page asks for a method (the server's mfa/factor.ts PagePrompt). */
@@ -41,42 +40,18 @@ export function methodTypes(): string[] {
 /** Wrong-code answers belong beside the code field. */
 export const CODE_ERRORS = { 50037: 'code', 60005: 'code', 60006: 'code', 60008: 'code', 60010: 'code' }
 
-/**
- * An answer that may ask for a second factor (login, password reset): the ticket, and one field per factor of the
- * account, in the server's order (strongest first): true when usable, or its challenge (a string).
- */
-export type MfaChallenge = { ticket?: string; mfa?: boolean; [factor: string]: unknown }
-
-/** The fields of an MFA login answer that are not a factor's. */
-const ENVELOPE = new Set(['user_id', 'mfa', 'ticket', 'login_instance_id'])
-
-/** The methods of an MFA login answer (its factors' fields) in the shape elevation uses. */
-export function methodsOfLogin(body: MfaChallenge): MfaMethod[] {
-  return Object.entries(body).flatMap(([type, value]): MfaMethod[] => {
-    if (ENVELOPE.has(type)) return []
-    if (typeof value === 'string') return [{ type, challenge: value }]
-    return value === true ? [{ type }] : []
-  })
-}
-
-/** The stringified credential for a WebAuthn challenge ({publicKey} JSON from the server). */
-export async function signChallenge(challenge: string): Promise<string> {
-  const { publicKey } = JSON.parse(challenge)
-  return JSON.stringify(await startAuthentication({ optionsJSON: publicKey }))
-}
-
-export type FactorOptions = {
-  methods: MfaMethod[]
+export type FactorOptions<T> = {
+  /** The SDK's step: the methods the server offered, its SMS send, its verify. */
+  step: MfaStep<T>
   title?: string
-  /** Prove the factor; throw (ApiFailure) to show the error beside the code. */
-  submit: (type: string, data: string) => Promise<void>
-  /** Send a code for a method that sends one (POST /auth/mfa/<type>/send); returns where it went. */
-  sendCode?: (type: string) => Promise<string | undefined>
+  /** The step was proved: what its verify answered. */
+  done: (result: T) => void
   onCancel?: () => void
 }
 
-export function factorForm(options: FactorOptions): HTMLFormElement {
-  const { methods } = options
+export function factorForm<T>(options: FactorOptions<T>): HTMLFormElement {
+  const { step } = options
+  const { methods } = step
   let current = methods[0]
   const input = el('input', {
     id: 'mfa-code',
@@ -130,7 +105,7 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
     const { input: kind, prompt, send, submit } = promptOf(method.type)
     const isKey = kind === 'assertion'
     show(codeField, !isKey)
-    show(sendRow, !!send && !!options.sendCode)
+    show(sendRow, !!send && method.type === 'sms')
     input.required = !isKey
     input.value = ''
     input.type = kind === 'password' ? 'password' : 'text'
@@ -146,7 +121,7 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
     submitting(
       form,
       async () => {
-        const to = await options.sendCode!(current.type)
+        const to = await step.sendSms()
         sentNote.textContent = to ? `Code sent to ${to}.` : 'Code sent.'
         input.focus()
       },
@@ -159,15 +134,13 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
       form,
       async () => {
         const kind = promptOf(current.type).input
-        const data =
-          kind === 'assertion'
-            ? await signChallenge(current.challenge!)
-            : input.value.trim().replace(/\s+/g, kind === 'password' ? ' ' : '')
-        if (kind !== 'password' && kind !== 'assertion' && !data) {
+        if (kind === 'assertion') return options.done(await step.verify(current.type))
+        const data = input.value.trim().replace(/\s+/g, kind === 'password' ? ' ' : '')
+        if (kind !== 'password' && !data) {
           input.focus()
           throw new Error('Enter the code.')
         }
-        await options.submit(current.type, kind === 'password' ? input.value : data)
+        options.done(await step.verify(current.type, kind === 'password' ? input.value : data))
       },
       CODE_ERRORS,
     )
@@ -176,52 +149,29 @@ export function factorForm(options: FactorOptions): HTMLFormElement {
 }
 
 /**
- * Answer 60003 (MFA required for a sensitive request) with a modal dialog: prove a factor through POST /mfa/finish
- * and hand the 5-minute JWT back to api(), which repeats the request with it.
+ * Answer 60003 (MFA required for a sensitive request) with a modal dialog: the SDK asks it once with the step, the
+ * dialog proves a factor (POST /mfa/finish, by the step) and hands the JWT back; the SDK repeats the request with it.
+ * Cancelling rejects with Cancelled, which the pages' forms ignore.
  */
 export function installElevationDialog(): void {
-  onElevationRequired(
-    (mfa: MfaRequired) =>
-      new Promise<string>((resolve, reject) => {
-        const dialog = el('dialog', { 'aria-labelledby': 'elevate-title' })
-        const close = (result?: string) => {
-          dialog.close()
-          dialog.remove()
-          if (result) resolve(result)
-          else reject(new Cancelled('elevation cancelled'))
-        }
-        const form = factorForm({
-          methods: mfa.methods,
-          title: 'Confirm it’s you',
-          submit: async (type, data) => {
-            const { token } = await api<{ token: string }>(
-              'POST',
-              '/mfa/finish',
-              { ticket: mfa.ticket, mfa_type: type, data },
-              { elevate: false },
-            )
-            close(token)
-          },
-          sendCode: async (type) =>
-            (
-              await api<{ phone?: string }>(
-                'POST',
-                `/auth/mfa/${type}/send`,
-                { ticket: mfa.ticket },
-                { anonymous: true },
-              )
-            ).phone,
-          onCancel: () => close(),
-        })
-        form.querySelector('h2')!.id = 'elevate-title'
-        dialog.append(form)
-        dialog.addEventListener('cancel', (event) => {
-          event.preventDefault()
-          close()
-        })
-        document.body.append(dialog)
-        dialog.showModal()
-        form.querySelector<HTMLInputElement>('input:not([hidden]):not([type=radio])')?.focus()
-      }),
-  )
+  client.auth.onMfaRequired = (mfa) =>
+    new Promise<string>((resolve, reject) => {
+      const dialog = el('dialog', { 'aria-labelledby': 'elevate-title' })
+      const close = (result?: string) => {
+        dialog.close()
+        dialog.remove()
+        if (result) resolve(result)
+        else reject(new Cancelled('elevation cancelled'))
+      }
+      const form = factorForm({ step: mfa, title: 'Confirm it’s you', done: close, onCancel: () => close() })
+      form.querySelector('h2')!.id = 'elevate-title'
+      dialog.append(form)
+      dialog.addEventListener('cancel', (event) => {
+        event.preventDefault()
+        close()
+      })
+      document.body.append(dialog)
+      dialog.showModal()
+      form.querySelector<HTMLInputElement>('input:not([hidden]):not([type=radio])')?.focus()
+    })
 }
