@@ -79,7 +79,7 @@ async function site() {
 
 /**
  * How the pages ask for each MFA method (its label, the kind of input, whether a code is sent), from the registry of
- * second factors (mfa/factor.ts PagePrompt): read by pages/lib/mfa.ts from a meta tag (the CSP allows no inline script).
+ * second factors (mfa/factor.ts PagePrompt): read by pages/lib/factor-form.ts from a meta tag (the CSP allows no inline script).
  */
 const MFA_METHODS = `<meta name="mfa-methods" content="${escapeHtml(
   JSON.stringify(registry.methods.map((m) => ({ type: m.type, ...m.page }))),
