@@ -24,8 +24,8 @@ import { collect } from '../core/metrics'
 import type { DB } from '../db/client'
 import { sendApplicationEvent, verifyEventWebhooksUrl, checkWebhookUrl } from '../oauth2/event-webhooks'
 import { cachedEventWebhookUrl, disableFailingEventWebhooks } from '../oauth2/store'
+import { cachedLobby } from './store'
 import {
-  cachedLobby,
   claimEventDeliveries,
   clearFailingOverride,
   countEventDeliveries,
@@ -36,7 +36,7 @@ import {
   failEventDelivery,
   parkEventDeliveries,
   releaseEventDeliveryClaims,
-} from './store'
+} from './event-deliveries-store'
 import type { LobbyEventDeliveryRow, LobbyRow } from './tables'
 import { Endpoints } from './webhook-breakers'
 
