@@ -78,7 +78,10 @@ const pageAfter = messagePage(and(inLobby, afterCursor), asc(messageOrder))
 
 export type MessageInsert = Pick<typeof t.lobbyMessages.$inferInsert, ColumnOf<typeof messageColumns>>
 
-/** The row as written: every column is given (those not inserted are null), so no RETURNING (it cost a third of the insert). */
+/**
+ * The row as written: every column is given (those the insert leaves out are null), so no RETURNING (it cost a third
+ * of the insert).
+ */
 export async function insertMessage(row: MessageInsert): Promise<LobbyMessageRow> {
   messagePages.forget(row.lobbyId)
   const written = {

@@ -92,7 +92,7 @@ export async function postMessage(
     // its nonce) is made only when the application has a URL.
     const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', () => lobbyMessage(inserted, author))
     // Given inside the transaction, sent once it commits: with several nodes it is an outbox row of this very
-    // transaction (gateway/server.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event. The
+    // transaction (gateway/dispatch.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event. The
     // answer is the same object (made once: it was three times a message, ~0.4 µs each).
     const event = lobbyMessage(inserted, author, { nonce: inserted.nonce ?? undefined })
     events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...event, mentions: [] })
