@@ -30,13 +30,14 @@ import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
 const t = dialectTables(sqliteTables, () => import('./tables.pg'))
-
-const ph = sql.placeholder
 // The other store files of the domain reach the tables through this one `t`.
 export { t }
 
+const ph = sql.placeholder
+
 // A lobby's row and its member list, as the hot reads (GET, messages, joins) ask for them; every write that
-// touches a lobby's row or members forgets that lobby (db/cache.ts has the rules).
+// touches a lobby's row or members forgets that lobby (db/cache.ts has the rules). What is exported of the caches is
+// for the domain's other store files.
 // The REST lobby's JSON text (GET /lobbies/{id} of an unlinked lobby) is made of both, and forgotten with either.
 const lobbyRows = rowCache<string, LobbyRow>('lobbies', 4096)
 // Bounded by what they hold too: lobbies of up to 1000 members with 1 KB of metadata each.
