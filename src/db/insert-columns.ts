@@ -25,25 +25,35 @@ export function insertColumns<const K extends string>(
   columns: readonly K[],
   options: { json?: readonly NoInfer<K>[]; fallbacks?: Partial<Record<NoInfer<K>, unknown>> } = {},
 ): InsertColumns<K> {
-  const json = new Set<string>(options.json)
-  const fallbacks: Partial<Record<string, unknown>> = options.fallbacks ?? {}
-  const written = (row: Partial<Record<K, unknown>>) => {
-    const out = {} as Record<K, unknown>
-    for (const c of columns) out[c] = row[c] ?? fallbacks[c] ?? null
-    return out
-  }
+  const fallback = columns.map((c) => (options.fallbacks as Partial<Record<string, unknown>> | undefined)?.[c] ?? null)
+  const json = columns.map((c) => options.json?.includes(c) === true)
+  const given = (i: number) => `(row[${JSON.stringify(columns[i])}] ?? fallback[${i}])`
+  const written = literal(columns, given)
+  const params = literal(columns, (i) => (json[i] ? `toJson${given(i)}` : given(i)))
   return {
     columns,
     values: () =>
-      Object.fromEntries(columns.map((c) => [c, json.has(c) ? jsonPlaceholder(c) : sql.placeholder(c)])) as Record<
+      Object.fromEntries(columns.map((c, i) => [c, json[i] ? jsonPlaceholder(c) : sql.placeholder(c)])) as Record<
         K,
         SQL | Placeholder
       >,
-    written,
-    params: (row) => {
-      const out = written(row)
-      for (const c of json) out[c as K] = toJson(out[c as K])
-      return out
-    },
+    written: (row) => written(row, fallback, toJson),
+    params: (row) => params(row, fallback, toJson),
   }
+}
+
+type Literal<K extends string> = (
+  row: Partial<Record<K, unknown>>,
+  fallback: unknown[],
+  json: typeof toJson,
+) => Record<K, unknown>
+
+/**
+ * A function that returns one object literal of the columns, each `value(i)` (an expression of `row`, `fallback` and
+ * `toJson`), compiled once: an object made key by key in a loop cost about a microsecond more per insert, on the
+ * hottest writes. The names are the store's own column names, quoted.
+ */
+function literal<K extends string>(columns: readonly K[], value: (i: number) => string): Literal<K> {
+  const fields = columns.map((c, i) => `${JSON.stringify(c)}: ${value(i)}`)
+  return new Function('row', 'fallback', 'toJson', `return { ${fields.join(', ')} }`) as Literal<K>
 }
