@@ -2,8 +2,8 @@
 // - floors: a folder (or root file) imports only from lower floors, never from its own floor or above, so no import
 //   circle can form between folders; an unknown folder fails until it is given a floor here and in docs/DESIGN.md;
 // - errors: `new ApiError(` only in core/errors.ts and the domains' errors.ts;
-// - queries: `db()` and query builders only in store.ts files (and db/ itself); another domain's tables only in
-//   tables.ts (foreign keys);
+// - queries: `db()` and query builders only in store files, `store.ts` and a domain's `<part>-store.ts` (and db/
+//   itself); another domain's tables only in tables.ts (foreign keys);
 // - ip-keys: a limit counts a client address only through core/ip-key.ts (IPv6 by /64): every rate-limit slot of an
 //   address is made by perIp(...), a Map or Set keyed by addresses is keyed by IpKey, and no other file makes a /64;
 // - postgresql: the PostgreSQL side (db/pg/, with the tables' PostgreSQL twins, and the packages `postgres` and `drizzle-orm/pg-core`,
@@ -162,17 +162,21 @@ export function check(): { findings: Finding[]; edges: Map<string, Set<string>> 
       }
     }
 
-    const isStore = base === 'store.ts' || unit === 'db'
+    const isStore = base === 'store.ts' || base.endsWith('-store.ts') || unit === 'db'
     if (!isStore) {
       if (/\bdb\(\)/.test(text))
-        findings.push({ rule: 'queries', file: rel, detail: 'calls db(): queries belong in the domain store.ts' })
+        findings.push({ rule: 'queries', file: rel, detail: 'calls db(): queries belong in the domain store files' })
       if (/\btx\s*\.\s*(select|insert|update|delete)\s*\(/.test(text))
-        findings.push({ rule: 'queries', file: rel, detail: 'builds a query: queries belong in the domain store.ts' })
+        findings.push({
+          rule: 'queries',
+          file: rel,
+          detail: 'builds a query: queries belong in the domain store files',
+        })
       if (!tablesFile && importsOf(text).some((i) => i.specifier === 'drizzle-orm')) {
         findings.push({
           rule: 'queries',
           file: rel,
-          detail: 'imports drizzle-orm: queries belong in the domain store.ts',
+          detail: 'imports drizzle-orm: queries belong in the domain store files',
         })
       }
     }

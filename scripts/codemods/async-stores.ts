@@ -15,11 +15,12 @@
 // as a promise): on a re-run, a promise put into an untyped answer is caught by none of these but by the API tests
 // (tests/core/docs-answers.test.ts checks every answer against its documented schema).
 //
-// How: the seeds are the exported functions of every `src/**/store.ts` (but KEEP_SYNC), `db/secrets.ts`'s getSecret
-// and the db/client.ts functions that return promises. From each seed it finds every reference (TypeScript's
-// find-references); a call that is not already awaited (or handed to `void`, `.then`, `Promise.all`) gets `await`;
-// the function around it becomes `async` (its declared return type `T` becomes `Promise<T>`) and is itself followed,
-// to a fixed point. A function in an object literal typed by an interface also changes that interface's member.
+// How: the seeds are the exported functions of every store file (`src/**/store.ts` and `src/**/*-store.ts`, but
+// KEEP_SYNC), `db/secrets.ts`'s getSecret and the db/client.ts functions that return promises. From each seed it finds
+// every reference (TypeScript's find-references); a call that is not already awaited (or handed to `void`, `.then`,
+// `Promise.all`) gets `await`; the function around it becomes `async` (its declared return type `T` becomes
+// `Promise<T>`) and is itself followed, to a fixed point. A function in an object literal typed by an interface also
+// changes that interface's member.
 // The analysis reads the tree unchanged; every edit is then applied at once as text, and the whole runs again until
 // it finds nothing more to do.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -458,7 +459,7 @@ function round(): { edits: Map<string, Edit[]>; manual: string[] } {
   }
   for (const file of project.getSourceFiles()) {
     const path = rel(file)
-    if (/^src\/(.+\/)?store\.ts$/.test(path))
+    if (/^src\/(.+\/)?([\w-]+-)?store\.ts$/.test(path))
       for (const fn of file.getFunctions()) if (fn.isExported() && !KEEP_SYNC.has(fn.getName() ?? '')) seed(fn)
     if (path === 'src/db/secrets.ts') seed(file.getFunctionOrThrow('getSecret'))
     if (path === 'src/db/client.ts')

@@ -1,6 +1,6 @@
 // The Gateway of a node in a cluster: the bus's dispatches and session calls go to the log (log.ts) instead of this
 // process's sockets, and every entry of the log, whichever node appended it, comes back to every node in sequence
-// order and is applied to that node's own sessions (gateway/server.ts applyLogged). So a lobby message posted through
+// order and is applied to that node's own sessions (gateway/dispatch.ts applyLogged). So a lobby message posted through
 // one node reaches the members' sockets on all of them with one `s`, and a logout on one node closes the sockets of
 // that session wherever they are; a session is kept in Redis for a Resume on any node (sessions.ts); who is online
 // (gateway/presence.ts) is each node's count, told to the others. What the bus is given inside a transaction goes
@@ -10,7 +10,7 @@ import { forgetCallersHere, shareForgetCallers } from '../core/caller'
 import { invalidateHere, shareInvalidations } from '../db/cache'
 import { log } from '../core/log'
 import { applyPresence, dropPresenceOf, presenceNodes, usePresence } from '../gateway/presence'
-import { applyLogged, useGatewayLog } from '../gateway/server'
+import { applyLogged, useGatewayLog } from '../gateway/dispatch'
 import { advanceSeq, currentSeq } from '../gateway/replay'
 import { type Consumer, type Draft, GatewayLog, isGatewayEntry, type LogOptions, startConsumer } from './log'
 import { startOutbox } from './outbox'

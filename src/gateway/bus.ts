@@ -1,5 +1,5 @@
 // The contract between the domains and the Gateway. Domains publish events and change subscriptions here;
-// the Gateway server (gateway/server.ts) installs the implementation at start. Nothing here imports a domain.
+// the Gateway server (gateway/dispatch.ts) installs the implementation at start. Nothing here imports a domain.
 import { appState } from '../core/app'
 import type { Caller, UserCaller } from '../core/caller'
 
@@ -102,7 +102,7 @@ export interface EventBus {
 
 /**
  * The bus's calls that change sessions rather than dispatch, as data: with several nodes each one is an entry of the
- * cluster's log that every node applies to its own sessions, in log order (gateway/server.ts applyLogged).
+ * cluster's log that every node applies to its own sessions, in log order (gateway/dispatch.ts applyLogged).
  */
 export type SessionCall =
   | { kind: 'subscribe-user'; userId: string; topic: string; audience: Audience }

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { doc, Int } from '../http/docs'
 import { identity } from '../http/identity'
-import { gatewayUrl } from './server'
+import { gatewayUrl } from './connection'
 
 const GatewayAnswer = t.Object({ url: t.String() }, { description: 'The Gateway URL' })
 const GatewayBotAnswer = t.Object(

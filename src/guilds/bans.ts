@@ -13,17 +13,9 @@ import { unknownBan } from './errors'
 import { announceLeave } from './lifecycle'
 import { MAX_BAN_REASON } from './limits'
 import type { BanInput } from './schemas'
-import {
-  authorMessagesSince,
-  cachedGuildMember,
-  deleteBan,
-  deleteMember,
-  deleteMessageRows,
-  findBan,
-  guildBans,
-  guildChannels,
-  insertBan,
-} from './store'
+import { cachedGuildMember, deleteMember, guildChannels } from './store'
+import { authorMessagesSince, deleteMessageRows } from './messages-store'
+import { deleteBan, findBan, guildBans, insertBan } from './bans-store'
 import type { BanRow } from './tables'
 
 /** X-Audit-Log-Reason as sent (URL-encoded by the libraries), decoded and cut to Discord's 512 characters. */

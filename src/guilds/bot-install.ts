@@ -81,7 +81,7 @@ export async function installBot(input: BotInstall): Promise<void> {
       return
     }
     // Already there: its role now holds what was granted (made now if it had none and something is granted).
-    const managed = (await cachedGuildRoles(guild.id, tx)).find((r) => r.botId === input.botUserId)
+    const managed = (await cachedGuildRoles(guild.id)).find((r) => r.botId === input.botUserId)
     const permissions = input.permissions.toString()
     if (managed && managed.permissions !== permissions) {
       const role = serializeRole(await updateRoleRow(tx, managed.id, { permissions }))

@@ -30,7 +30,7 @@ export async function createChannel(userId: string, guildId: string, input: Crea
       type: input.type ?? ChannelType.GUILD_TEXT,
       name: input.name,
       topic: input.topic ?? null,
-      position: input.position ?? (await guildChannels(guildId, tx)).length,
+      position: input.position ?? (await guildChannels(guildId)).length,
       nsfw: input.nsfw ?? false,
       createdAt: clock.now(),
     })

@@ -13,17 +13,8 @@ import { isBanned } from './bans'
 import { bannedFromGuild } from './errors'
 import { addMember } from './lifecycle'
 import { has } from './permissions'
-import {
-  claimInviteUse,
-  deleteInviteRow,
-  cachedChannel,
-  cachedGuild,
-  getInvite,
-  cachedGuildMember,
-  insertInvite,
-  liveInvites,
-  reusableInvite,
-} from './store'
+import { cachedChannel, cachedGuild, cachedGuildMember } from './store'
+import { claimInviteUse, deleteInviteRow, getInvite, insertInvite, liveInvites, reusableInvite } from './invites-store'
 import type { InviteSchema } from './schemas'
 import { serializeInvite } from './serialize'
 import type { InviteRow } from './tables'

@@ -140,7 +140,7 @@ async function removeMember(guild: GuildRow, userId: string): Promise<void> {
  * of it. A bot's managed role goes with it, as Discord's.
  */
 export async function announceLeave(tx: DB, guild: GuildRow, userId: string, channelIds: string[]): Promise<void> {
-  const managed = (await cachedGuildRoles(guild.id, tx)).find((r) => r.botId === userId)
+  const managed = (await cachedGuildRoles(guild.id)).find((r) => r.botId === userId)
   if (managed) {
     await deleteRoleRow(tx, managed.id)
     events.publish(topics.guild(guild.id), 'GUILD_ROLE_DELETE', { guild_id: guild.id, role_id: managed.id })

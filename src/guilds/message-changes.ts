@@ -15,7 +15,8 @@ import { checkAllowedMentions, resolveMentions } from './mentions'
 import { has } from './permissions'
 import type { MessageEditInput } from './schemas'
 import { messageForEvent, serializeMember, serializeMessage } from './serialize'
-import { deleteMessageRows, messageInChannel, messagesInChannel, reactionCounts, updateMessageRow } from './store'
+import { deleteMessageRows, messageInChannel, messagesInChannel, updateMessageRow } from './messages-store'
+import { reactionCounts } from './reactions-store'
 import type { Mentions, MessageRow } from './tables'
 
 /** The message of this channel, or 404 10008. */

@@ -14,18 +14,18 @@ import { checkAllowedMentions, resolveMentions } from './mentions'
 import { has } from './permissions'
 import type { MessageInput } from './schemas'
 import { messageForEvent, serializeMessage, serializeMessages } from './serialize'
+import { cachedChannel } from './store'
 import {
   lockMessageNonce,
   cachedMessagePage,
   channelMessages,
   findMessage,
-  cachedChannel,
   insertMessage,
   messageInChannel,
-  reactionCounts,
   recentMessageWithNonce,
   setLastMessageId,
-} from './store'
+} from './messages-store'
+import { reactionCounts } from './reactions-store'
 import { type ChannelRow, type Embed, type Mentions, type MessageRow, NO_MENTIONS } from './tables'
 
 /** How long enforce_nonce remembers a nonce (Discord: "the past few minutes"). */
@@ -91,16 +91,10 @@ export async function writeMessage(
     created = undefined
     if (enforceNonce && nonce !== undefined) {
       await lockMessageNonce(tx, channel.id, authorId, String(nonce)) // looked for, then written: one at a time
-      const earlier = await recentMessageWithNonce(
-        tx,
-        channel.id,
-        authorId,
-        String(nonce),
-        clock.now() - NONCE_WINDOW_MS,
-      )
+      const earlier = await recentMessageWithNonce(channel.id, authorId, String(nonce), clock.now() - NONCE_WINDOW_MS)
       if (earlier) return earlier
     }
-    const inserted = await insertMessage(tx, {
+    const inserted = await insertMessage({
       id,
       channelId: channel.id,
       authorId,
@@ -111,7 +105,7 @@ export async function writeMessage(
       referenceId: extra.referenceId ?? null,
       mentions: extra.mentions ?? NO_MENTIONS,
     })
-    await setLastMessageId(tx, channel.id, id)
+    await setLastMessageId(channel.id, id)
     // Given in the transaction (an outbox row with several nodes). The event, not the REST answer, carries the
     // members of its author and of those it mentions, as Discord's does.
     created = await serializeMessage(inserted, channel.guildId)

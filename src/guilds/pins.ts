@@ -11,15 +11,9 @@ import { messageEvent } from './message-changes'
 import { MAX_PINS } from './limits'
 import { has } from './permissions'
 import { serializeMessages } from './serialize'
-import {
-  lastPinAt,
-  lockChannel,
-  messageInChannel,
-  pinCount,
-  pinnedMessages,
-  reactionCounts,
-  updateMessageRow,
-} from './store'
+import { lockChannel } from './store'
+import { lastPinAt, messageInChannel, pinCount, pinnedMessages, updateMessageRow } from './messages-store'
+import { reactionCounts } from './reactions-store'
 
 /** The channel's pins, the latest first; none for a member who cannot read the channel's history, as Discord. */
 export async function listPins(userId: string, channelId: string) {

@@ -16,15 +16,8 @@ import { MAX_REACTION_EMOJI } from './limits'
 import { messageOf } from './message-changes'
 import { has } from './permissions'
 import { serializeMember } from './serialize'
-import {
-  lockMessage,
-  deleteReaction,
-  deleteReactions,
-  insertReaction,
-  messageEmoji,
-  messageInChannel,
-  reactionUserIds,
-} from './store'
+import { lockMessage, messageInChannel } from './messages-store'
+import { deleteReaction, deleteReactions, insertReaction, messageEmoji, reactionUserIds } from './reactions-store'
 
 // A fully-qualified emoji (keycaps, flags, sequences), or a pictograph with or without its emoji presentation.
 const UNICODE_EMOJI = /^(?:\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?)$/v

@@ -83,7 +83,7 @@ export async function createRole(userId: string, guildId: string, input: RoleInp
 
 /** In a transaction: a new role at position 1 (the others move up one), GUILD_ROLE_CREATE and the moves given. */
 export async function insertRoleAtBottom(tx: DB, role: Omit<typeof roles.$inferInsert, 'position'>): Promise<RoleRow> {
-  const above = ladder(role.guildId, await cachedGuildRoles(role.guildId, tx))
+  const above = ladder(role.guildId, await cachedGuildRoles(role.guildId))
   const row = await insertRole(tx, { ...role, position: 1 })
   events.publish(topics.guild(role.guildId), 'GUILD_ROLE_CREATE', { guild_id: role.guildId, role: serializeRole(row) })
   announceMoves(role.guildId, await renumber(tx, [row, ...above]))

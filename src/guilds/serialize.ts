@@ -10,10 +10,9 @@ import {
   cachedGuildMember,
   cachedMemberRoleIds,
   memberRoleIdsOfUsers,
-  messageInChannel,
-  messagesInChannel,
-  type ReactionCount,
 } from './store'
+import { messageInChannel, messagesInChannel } from './messages-store'
+import { type ReactionCount } from './reactions-store'
 import type { ChannelRow, GuildRow, InviteRow, MemberRow, MessageRow, RoleRow } from './tables'
 
 export function serializeRole(r: RoleRow) {

@@ -4,7 +4,8 @@ import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { inWriteTransaction } from '../db/client'
-import { cachedLobby, cachedLobbyWithMembers, cachedMember, getMember } from './store'
+import { cachedLobby } from './store'
+import { cachedLobbyWithMembers, cachedMember, getMember } from './members-store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 export type AppCaller = BotCaller | BearerCaller

@@ -8,17 +8,10 @@
 // Sessions do not survive a restart, and one server's start arms every deadline.
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
-import { transaction, type DB } from '../db/client'
+import { transaction } from '../db/client'
 import { anyoneOnline, countPresence, online } from '../gateway/presence'
-import {
-  armIdleDeadlineRow,
-  clearIdleDeadline,
-  clearIdleDeadlinesOf,
-  cachedLobby,
-  cachedLobbyMembers,
-  lobbyIdsOfUser,
-  restartIdleDeadline,
-} from './store'
+import { armIdleDeadlineRow, clearIdleDeadline, cachedLobby, restartIdleDeadline } from './store'
+import { clearIdleDeadlinesOf, cachedLobbyMembers, lobbyIdsOfUser } from './members-store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /** The Gateway's presence keys: a user's identified user sessions, and its OAuth2 sessions of one application. */
@@ -44,16 +37,16 @@ function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
  * Activity now: the countdown starts over (idle_timeout_seconds as the row holds it in this transaction), or stays off
  * while the lobby is active. One UPDATE, without reading the lobby again.
  */
-export async function touchLobby(tx: DB, lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<void> {
-  if (activeWith(await cachedLobbyMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(tx, lobby.id)
-  else await restartIdleDeadline(tx, lobby.id, clock.now())
+export async function touchLobby(lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<void> {
+  if (activeWith(await cachedLobbyMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(lobby.id)
+  else await restartIdleDeadline(lobby.id, clock.now())
 }
 
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */
-export async function armIdleDeadline(tx: DB, lobbyId: string): Promise<void> {
-  const lobby = await cachedLobby(lobbyId, tx)
+export async function armIdleDeadline(lobbyId: string): Promise<void> {
+  const lobby = await cachedLobby(lobbyId)
   if (!lobby || lobby.idleDeadline !== null || (await lobbyActive(lobby))) return
-  await armIdleDeadlineRow(tx, lobbyId, clock.now())
+  await armIdleDeadlineRow(lobbyId, clock.now())
 }
 
 /** The lobbies a session counts for: all of a user's for a user session, its application's for an OAuth2 one. */
@@ -83,7 +76,7 @@ export async function sessionEnded(caller: Caller, counted = true): Promise<void
   if (isOnline(s.userId, s.applicationId ?? '')) return
   const ids = await lobbyIdsOfUser(s.userId, s.applicationId)
   if (ids.length)
-    await transaction(async (tx) => {
-      for (const id of ids) await armIdleDeadline(tx, id)
+    await transaction(async () => {
+      for (const id of ids) await armIdleDeadline(id)
     })
 }

@@ -6,9 +6,9 @@
 // deleted lobby's undelivered events go with it (foreign key). oauth2/event-webhooks.ts signs and sends.
 //
 // One application's slow or dead URL must not delay another's events (issue 40): a pass reads the due lobby heads
-// each application's in turn (store.ts dueEventDeliveries), starts a call for each that the caps (per node, per
-// application, per endpoint) and the endpoint's breaker (webhook-breakers.ts) allow, and does not wait for them: each
-// call that ends runs another pass. A node claims a row before it sends it, so on several nodes one node sends each
+// each application's in turn (event-deliveries-store.ts dueEventDeliveries), starts a call for each that the caps (per
+// node, per application, per endpoint) and the endpoint's breaker (webhook-breakers.ts) allow, and does not wait for
+// them: each call that ends runs another pass. A node claims a row before it sends it, so on several nodes one node sends each
 // event; a claim outlives its call by CLAIM_MARGIN_MS, then another node takes the row over (its node died).
 //
 // Where an event goes is decided when it is sent, not when it is queued: the lobby's `override_event_webhooks_url`
@@ -24,8 +24,8 @@ import { collect } from '../core/metrics'
 import type { DB } from '../db/client'
 import { sendApplicationEvent, verifyEventWebhooksUrl, checkWebhookUrl } from '../oauth2/event-webhooks'
 import { cachedEventWebhookUrl, disableFailingEventWebhooks } from '../oauth2/store'
+import { cachedLobby } from './store'
 import {
-  cachedLobby,
   claimEventDeliveries,
   clearFailingOverride,
   countEventDeliveries,
@@ -36,7 +36,7 @@ import {
   failEventDelivery,
   parkEventDeliveries,
   releaseEventDeliveryClaims,
-} from './store'
+} from './event-deliveries-store'
 import type { LobbyEventDeliveryRow, LobbyRow } from './tables'
 import { Endpoints } from './webhook-breakers'
 

@@ -3,7 +3,7 @@
 import type { Caller } from '../core/caller'
 import { audiences, type GatewayConnection, sees, topics } from '../gateway/bus'
 import { sessionEnded, sessionStarted } from './activity'
-import { lobbyIdsOfUser } from './store'
+import { lobbyIdsOfUser } from './members-store'
 
 export async function lobbyIdentify(caller: Caller) {
   if (caller.kind === 'bot') return {}

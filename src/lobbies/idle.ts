@@ -6,7 +6,8 @@ import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { myTurn } from '../core/turns'
 import { deleteLobby } from './lifecycle'
-import { deleteIfIdle, dueIdleLobbies, resetVoiceAtStart } from './store'
+import { deleteIfIdle, dueIdleLobbies } from './store'
+import { resetVoiceAtStart } from './members-store'
 
 const SWEEP_EVERY_MS = Number(process.env.LOBBY_IDLE_SWEEP_MS) || 1000
 const BATCH = 500
@@ -27,7 +28,7 @@ export async function sweepIdleLobbies(now = clock.now()): Promise<number> {
   let closed = 0
   for (;;) {
     const due = await dueIdleLobbies(now, BATCH)
-    for (const id of due) if (await deleteLobby(id, async (tx) => await deleteIfIdle(tx, id, now))) closed += 1
+    for (const id of due) if (await deleteLobby(id, async () => await deleteIfIdle(id, now))) closed += 1
     if (due.length < BATCH) return closed
   }
 }

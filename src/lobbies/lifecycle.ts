@@ -3,7 +3,7 @@ import { lockUser } from '../accounts/store'
 import { clock } from '../core/clock'
 import { sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
-import { queuedTransaction, transaction, type DB } from '../db/client'
+import { queuedTransaction, transaction } from '../db/client'
 import type { CamelKeys } from '../http/camel'
 import type { AppCaller } from './access'
 import { touchLobby } from './activity'
@@ -15,18 +15,14 @@ import { changeMembers, memberEffects } from './member-changes'
 import {
   lockLobby,
   lockLobbySecret,
-  countUserLobbies,
   deleteLobbyRow,
   getLobbyBySecret,
   insertLobby,
-  insertMember,
-  cachedLobbyMembers,
-  memberOrder,
-  retargetEventDeliveries,
   updateLobby,
   updateLobbyMetadata,
-  updateMember,
 } from './store'
+import { countUserLobbies, insertMember, cachedLobbyMembers, memberOrder, updateMember } from './members-store'
+import { retargetEventDeliveries } from './event-deliveries-store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 import type { CreateLobbySchema, PatchLobbySchema, PutLobbySchema } from './schemas'
 import { lobbySnapshot, lobbyView, restView } from './snapshots'
@@ -39,10 +35,10 @@ export type CreateInput = CamelKeys<typeof CreateLobbySchema.static>
 /** What a new lobby is made of: the create body's fields, how it was made, and its secret (PUT). */
 type NewLobby = Omit<CreateInput, 'members'> & Pick<LobbyRow, 'createdVia'> & { secretHash?: string }
 
-async function newLobby(tx: DB, applicationId: string, input: NewLobby): Promise<LobbyRow> {
+async function newLobby(applicationId: string, input: NewLobby): Promise<LobbyRow> {
   const now = clock.now()
   const idle = input.idleTimeoutSeconds ?? IDLE_TIMEOUT_DEFAULT
-  return await insertLobby(tx, {
+  return await insertLobby({
     id: snowflake(),
     applicationId,
     metadata: input.metadata ?? null,
@@ -59,9 +55,9 @@ async function newLobby(tx: DB, applicationId: string, input: NewLobby): Promise
 }
 
 /** Subscribe the first members and announce the lobby to them and to the application's bots; returns the members. */
-async function announceCreate(tx: DB, lobby: LobbyRow, effects: Effects): Promise<LobbyMemberRow[]> {
-  await touchLobby(tx, lobby)
-  const members = await cachedLobbyMembers(lobby.id, tx)
+async function announceCreate(lobby: LobbyRow, effects: Effects): Promise<LobbyMemberRow[]> {
+  await touchLobby(lobby)
+  const members = await cachedLobbyMembers(lobby.id)
   for (const m of members) effects.subscribe(m.userId, lobby)
   effects.toLobby(lobby, 'LOBBY_CREATE', lobbySnapshot(lobby.id))
   return members
@@ -72,9 +68,9 @@ export async function createLobby(caller: AppCaller, input: CreateInput) {
   // The answer shows the lobby as this transaction left it (no read after the commit).
   const { lobby, members } = await transaction(async (tx) => {
     const effects = new Effects()
-    const created = await newLobby(tx, caller.applicationId, { ...input, createdVia: 'post' })
+    const created = await newLobby(caller.applicationId, { ...input, createdVia: 'post' })
     await changeMembers(tx, created, input.members ?? [], [])
-    const members = await announceCreate(tx, created, effects)
+    const members = await announceCreate(created, effects)
     await effects.flush()
     return { lobby: created, members }
   })
@@ -100,43 +96,43 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
     const now = clock.now()
     // Limits are counted, then written (PostgreSQL: the secret, the lobby, the user held in that order until COMMIT).
     await lockLobbySecret(tx, caller.applicationId, secretHash)
-    let found = await getLobbyBySecret(tx, caller.applicationId, secretHash)
+    let found = await getLobbyBySecret(caller.applicationId, secretHash)
     if (found) await lockLobby(tx, found.id)
     if (userId) await lockUser(tx, userId)
-    let members = found ? await cachedLobbyMembers(found.id, tx) : []
+    let members = found ? await cachedLobbyMembers(found.id) : []
     const member = found && userId ? members.find((m) => m.userId === userId) : undefined
     if (found && !member && (found.secretExpiresAt ?? 0) <= now) {
       await updateLobby(tx, found.id, { secretHash: null, secretExpiresAt: null })
       found = undefined
     }
     if (!found) {
-      if (userId && (await countUserLobbies(tx, userId, caller.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
+      if (userId && (await countUserLobbies(userId, caller.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
         throw userLobbyLimit('secret')
-      const created = await newLobby(tx, caller.applicationId, {
+      const created = await newLobby(caller.applicationId, {
         ...input,
         metadata: input.lobbyMetadata,
         secretHash,
         createdVia: 'put',
       })
       if (userId)
-        await insertMember(tx, {
+        await insertMember({
           lobbyId: created.id,
           userId,
           applicationId: created.applicationId,
           metadata: input.memberMetadata ?? null,
           joinedAt: now,
         })
-      const members = await announceCreate(tx, created, effects)
+      const members = await announceCreate(created, effects)
       await effects.flush()
       return { lobby: created, members }
     }
-    if (userId) members = await joinBySecret(tx, found, userId, member, members, input.memberMetadata, effects)
+    if (userId) members = await joinBySecret(found, userId, member, members, input.memberMetadata, effects)
     if (input.lobbyMetadata !== undefined) {
-      found = await updateLobbyMetadata(tx, found.id, input.lobbyMetadata)
+      found = await updateLobbyMetadata(found.id, input.lobbyMetadata)
       effects.toLobby(found, 'LOBBY_UPDATE', lobbySnapshot(found.id))
     }
     // A member joining or asking again, or new lobby metadata, is activity.
-    if (userId || input.lobbyMetadata !== undefined) await touchLobby(tx, found)
+    if (userId || input.lobbyMetadata !== undefined) await touchLobby(found)
     await effects.flush()
     return { lobby: found, members }
   })
@@ -145,7 +141,6 @@ export async function createOrJoinLobby(caller: AppCaller, input: PutInput) {
 
 /** The user joins (or, already a member, may change its metadata); returns the member list after it. */
 async function joinBySecret(
-  tx: DB,
   lobby: LobbyRow,
   userId: string,
   member: LobbyMemberRow | undefined,
@@ -155,14 +150,14 @@ async function joinBySecret(
 ): Promise<LobbyMemberRow[]> {
   if (member) {
     if (metadata === undefined) return members
-    const updated = await updateMember(tx, lobby.id, userId, { metadata })
+    const updated = await updateMember(lobby.id, userId, { metadata })
     memberEffects(lobby, { added: [], updated: [updated], removed: [] }, effects)
     return members.map((m) => (m.userId === userId ? updated : m))
   }
   if (members.length >= MAX_MEMBERS_PER_LOBBY) throw lobbyFull('secret')
-  if ((await countUserLobbies(tx, userId, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
+  if ((await countUserLobbies(userId, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP)
     throw userLobbyLimit('secret')
-  const added = await insertMember(tx, {
+  const added = await insertMember({
     lobbyId: lobby.id,
     userId,
     applicationId: lobby.applicationId,
@@ -200,11 +195,11 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
     const current = Object.keys(patch).length ? await updateLobby(tx, lobby.id, patch) : lobby
     if (input.members) {
       const listed = new Set(input.members.map((m) => m.id))
-      const removes = (await cachedLobbyMembers(lobby.id, tx)).map((m) => m.userId).filter((id) => !listed.has(id))
+      const removes = (await cachedLobbyMembers(lobby.id)).map((m) => m.userId).filter((id) => !listed.has(id))
       memberEffects(current, await changeMembers(tx, current, input.members, removes), effects)
     }
     // A change of the lobby is activity: a running countdown starts over (with the new timeout, if one was given).
-    await touchLobby(tx, lobby)
+    await touchLobby(lobby)
     effects.toLobby(current, 'LOBBY_UPDATE', lobbySnapshot(current.id))
     await effects.flush()
     return { current, retarget }
@@ -216,12 +211,12 @@ export async function patchLobby(lobby: LobbyRow, input: PatchInput) {
 /** Delete a lobby and tell its members and bots; members leave its topic. Returns whether it existed. */
 export async function deleteLobby(
   lobbyId: string,
-  remove: (tx: DB) => Promise<LobbyRow | undefined> = async (tx) => await deleteLobbyRow(tx, lobbyId),
+  remove: () => Promise<LobbyRow | undefined> = async () => await deleteLobbyRow(lobbyId),
 ): Promise<boolean> {
-  const gone = await transaction(async (tx) => {
+  const gone = await transaction(async () => {
     const effects = new Effects()
-    const members = await cachedLobbyMembers(lobbyId, tx)
-    const row = await remove(tx)
+    const members = await cachedLobbyMembers(lobbyId)
+    const row = await remove()
     if (!row) return undefined
     effects.toLobby(row, 'LOBBY_DELETE', { id: row.id, reason: 'deleted' })
     for (const m of members) {

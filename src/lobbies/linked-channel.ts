@@ -3,7 +3,7 @@ import { hasGrant } from '../oauth2/store'
 import { cachedUser } from '../accounts/store'
 import { guildPort } from './guild-port'
 import { LobbyFlags } from './limits'
-import { setChannelCopy } from './store'
+import { setChannelCopy } from './messages-store'
 import type { LobbyRow } from './tables'
 
 export async function linkedChannelObject(lobby: LobbyRow): Promise<unknown> {

@@ -10,15 +10,15 @@ import { MAX_LOBBIES_PER_USER_PER_APP, MAX_MEMBERS_PER_LOBBY } from './limits'
 import { eventMember } from './serialize'
 import { lobbySnapshot } from './snapshots'
 import { touchLobby } from './activity'
+import { lockLobby } from './store'
 import {
   cachedLobbyMembers,
   countMembers,
   countUserLobbies,
   deleteMember,
   insertMember,
-  lockLobby,
   updateMember,
-} from './store'
+} from './members-store'
 import type { MemberSchema } from './schemas'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
 
@@ -55,13 +55,13 @@ export async function changeMembers(
   // The lobby's member count and each added user's lobby count are checked, then written: held until COMMIT (the
   // lobby first, then the users in id order; PostgreSQL, db/client.ts lockForUpdate).
   await lockLobby(tx, lobby.id)
-  const current = new Map((await cachedLobbyMembers(lobby.id, tx)).map((m) => [m.userId, m]))
+  const current = new Map((await cachedLobbyMembers(lobby.id)).map((m) => [m.userId, m]))
   for (const id of [...wanted.keys()].filter((id) => !current.has(id)).sort()) await lockUser(tx, id)
   const changes: MemberChanges = { added: [], updated: [], removed: [] }
 
   for (const id of new Set(removes)) {
     if (wanted.has(id)) continue
-    const gone = current.has(id) ? await deleteMember(tx, lobby.id, id) : undefined
+    const gone = current.has(id) ? await deleteMember(lobby.id, id) : undefined
     if (gone) changes.removed.push(gone)
   }
 
@@ -72,15 +72,15 @@ export async function changeMembers(
     const existing = current.get(input.id)
     if (existing) {
       if (!options.reportUnchanged && sameMetadata(existing.metadata, metadata) && existing.flags === flags) continue
-      changes.updated.push(await updateMember(tx, lobby.id, input.id, { metadata, flags }))
+      changes.updated.push(await updateMember(lobby.id, input.id, { metadata, flags }))
       continue
     }
-    if ((await countUserLobbies(tx, input.id, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP) {
+    if ((await countUserLobbies(input.id, lobby.applicationId)) >= MAX_LOBBIES_PER_USER_PER_APP) {
       if (options.dropOverUserLimit) continue
       throw userLobbyLimit(field)
     }
     changes.added.push(
-      await insertMember(tx, {
+      await insertMember({
         lobbyId: lobby.id,
         userId: input.id,
         applicationId: lobby.applicationId,
@@ -91,9 +91,9 @@ export async function changeMembers(
     )
   }
 
-  if (changes.added.length > 0 && (await countMembers(tx, lobby.id)) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
+  if (changes.added.length > 0 && (await countMembers(lobby.id)) > MAX_MEMBERS_PER_LOBBY) throw lobbyFull(field)
   // A member change is activity: the idle countdown starts over (or stays off while someone keeps the lobby active).
-  if (changes.added.length + changes.updated.length + changes.removed.length > 0) await touchLobby(tx, lobby)
+  if (changes.added.length + changes.updated.length + changes.removed.length > 0) await touchLobby(lobby)
   return changes
 }
 

@@ -23,7 +23,7 @@ import {
   lockEnforcedNonce,
   releaseEnforcedNonce,
   setModerationMetadata,
-} from './store'
+} from './messages-store'
 import type { LobbyRow, Metadata } from './tables'
 
 /**
@@ -65,13 +65,13 @@ export async function postMessage(
     const now = clock.now()
     if (enforce) {
       await lockEnforcedNonce(tx, lobby.id, authorId, input.nonce!) // looked for, then written: one at a time
-      const earlier = await findEnforcedNonce(tx, lobby.id, authorId, input.nonce!)
+      const earlier = await findEnforcedNonce(lobby.id, authorId, input.nonce!)
       if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS)
         return { row: earlier, lobby, created: false, queued: false, event: undefined }
       // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
-      if (earlier) await releaseEnforcedNonce(tx, earlier.id)
+      if (earlier) await releaseEnforcedNonce(earlier.id)
     }
-    const inserted = await insertMessage(tx, {
+    const inserted = await insertMessage({
       id,
       lobbyId: lobby.id,
       applicationId: lobby.applicationId,
@@ -85,12 +85,12 @@ export async function postMessage(
       createdAt: now,
     })
     // A message is activity: the lobby's idle countdown starts over.
-    await touchLobby(tx, lobby)
+    await touchLobby(lobby)
     // The application's event webhooks get it too (durable outbox, same transaction); its body (the message without
     // its nonce) is made only when the application has a URL.
     const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', () => lobbyMessage(inserted, author))
     // Given inside the transaction, sent once it commits: with several nodes it is an outbox row of this very
-    // transaction (gateway/server.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event. The
+    // transaction (gateway/dispatch.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event. The
     // answer is the same object (made once: it was three times a message, ~0.4 µs each).
     const event = lobbyMessage(inserted, author, { nonce: inserted.nonce ?? undefined })
     events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...event, mentions: [] })

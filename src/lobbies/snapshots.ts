@@ -5,7 +5,8 @@ import { linkedChannelObject } from './linked-channel'
 import { findUsers } from '../accounts/store'
 import { publicUser } from '../accounts/serialize'
 import { gatewayLobby, restLobby } from './serialize'
-import { cachedLobbyText, cachedLobby, cachedLobbyMembers } from './store'
+import { cachedLobbyText, cachedLobby } from './store'
+import { cachedLobbyMembers } from './members-store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
 
 /**

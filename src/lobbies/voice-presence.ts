@@ -7,7 +7,8 @@ import { audiences, sees } from '../gateway/bus'
 import { Effects } from './effects'
 import { armIdleDeadline } from './activity'
 import { eventMember, lobbyVoiceState } from './serialize'
-import { cachedLobby, getMember, cachedLobbyMembers, setVoice, updateLobby } from './store'
+import { cachedLobby, updateLobby } from './store'
+import { getMember, cachedLobbyMembers, setVoice } from './members-store'
 
 export { onMemberLeave, type LeaveReason } from './leave-hooks'
 
@@ -49,8 +50,8 @@ export async function markConnected(
 ): Promise<boolean> {
   return await transaction(async (tx) => {
     const effects = new Effects()
-    const lobby = await cachedLobby(lobbyId, tx)
-    const before = lobby && (await getMember(lobbyId, userId, tx))
+    const lobby = await cachedLobby(lobbyId)
+    const before = lobby && (await getMember(lobbyId, userId))
     if (!lobby || !before) return false
     const after = (await setVoice(tx, lobbyId, userId, { voiceSessionId: sessionId, ...flags }))!
     if (lobby.idleDeadline !== null) await updateLobby(tx, lobbyId, { idleDeadline: null })
@@ -71,8 +72,8 @@ export async function markVoiceFlags(
 ): Promise<void> {
   await transaction(async (tx) => {
     const effects = new Effects()
-    const lobby = await cachedLobby(lobbyId, tx)
-    const before = lobby && (await getMember(lobbyId, userId, tx))
+    const lobby = await cachedLobby(lobbyId)
+    const before = lobby && (await getMember(lobbyId, userId))
     if (!lobby || !before || before.voiceSessionId !== sessionId) return
     if (before.selfMute === flags.selfMute && before.selfDeaf === flags.selfDeaf) return
     effects.toLobby(
@@ -97,9 +98,9 @@ export async function disconnectCall(lobbyId: string): Promise<void> {
 export async function markDisconnected(lobbyId: string, userId: string, sessionId: string): Promise<void> {
   await transaction(async (tx) => {
     const effects = new Effects()
-    const lobby = await cachedLobby(lobbyId, tx)
+    const lobby = await cachedLobby(lobbyId)
     if (!lobby) return
-    const before = await getMember(lobbyId, userId, tx)
+    const before = await getMember(lobbyId, userId)
     if (before && before.voiceSessionId !== sessionId) return
     if (before) {
       const after = (await setVoice(tx, lobbyId, userId, { voiceSessionId: null, selfMute: false, selfDeaf: false }))!
@@ -108,7 +109,7 @@ export async function markDisconnected(lobbyId: string, userId: string, sessionI
         lobby_id: lobby.id,
         application_id: lobby.applicationId,
       })
-      await armIdleDeadline(tx, lobbyId)
+      await armIdleDeadline(lobbyId)
     }
     effects.toLobby(
       lobby,

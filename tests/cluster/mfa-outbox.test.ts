@@ -90,7 +90,7 @@ describe.skipIf(!present)('MFA account events through the outbox', () => {
     await callAndDie(dying, 'POST', '/users/@me/mfa/totp/enable', user.token, { secret, code, password: user.password })
     // The old session is gone from the database at once; its socket's node learns of the new one only when a live
     // node's sweeper relays the rows (~5-7 s): its credential check (every 5 s) must not close the socket before.
-    // Before the credential checks waited for the log (gateway/server.ts closeEndedCredentials), it was closed 4004.
+    // Before the credential checks waited for the log (gateway/limits.ts closeEndedCredentials), it was closed 4004.
     const change = await socket.waitFor('AUTH_SESSION_CHANGE', 15_000).catch((error) => {
       throw new Error(`${error} (closed: ${closed})`)
     })

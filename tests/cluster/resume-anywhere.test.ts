@@ -1,4 +1,4 @@
-// A Resume on any node (gateway/server.ts resumeTaken, cluster/sessions.ts) on a real redis-server: a session whose
+// A Resume on any node (gateway/identify.ts resumeTaken, cluster/sessions.ts) on a real redis-server: a session whose
 // socket was on another node (its record saved there, its node maybe gone) resumes here with exactly what the log
 // delivered after the client's seq — through the topic changes and credential changes the log carries — and follows
 // its topics here from then on; the node that held it lets go of it; one taker at a time; a session ended in between,

@@ -94,7 +94,7 @@ describe('lobby messages through the queue', () => {
       const botUser = (await api('GET', '/users/@me', { token: bot })).body.id as string
       const caller = { kind: 'bot' as const, userId: botUser, applicationId: app.id }
       const pending = postMessage(() => lobbyOf(caller, lobby.id), caller.userId, { content: 'late' })
-      await write(async (w) => await deleteLobbyRow(w, lobby.id)) // in the same turn, before the queue commits
+      await write(async () => await deleteLobbyRow(lobby.id)) // in the same turn, before the queue commits
       const error = await pending.then(
         () => undefined,
         (e) => e,
@@ -143,7 +143,7 @@ describe('lobby messages through the queue', () => {
       await Bun.sleep(5)
       const kept = postMessage(() => lobbyOf(caller, lobbies[1].id), caller.userId, { content: 'kept' })
       const doomed = postMessage(() => lobbyOf(caller, lobbies[0].id), caller.userId, { content: 'late' })
-      await write(async (w) => await deleteLobbyRow(w, lobbies[0].id))
+      await write(async () => await deleteLobbyRow(lobbies[0].id))
       const [ok, refused] = await Promise.allSettled([kept, doomed])
       expect(ok.status).toBe('fulfilled')
       expect(refused.status).toBe('rejected')

@@ -74,8 +74,8 @@ describe('lobby rows and members', () => {
     const lobby = await createLobby(bot, { metadata: { kept: 'yes' } })
     await readTimes(3, () => lobbyGet(bot, lobby.id))
     await expect(
-      transaction(async (tx) => {
-        await updateLobbyMetadata(tx, lobby.id, { kept: 'no' })
+      transaction(async () => {
+        await updateLobbyMetadata(lobby.id, { kept: 'no' })
         expect((await cachedLobby(lobby.id))?.metadata).toEqual({ kept: 'no' }) // read after the write, before the rollback
         throw new Error('roll back')
       }),

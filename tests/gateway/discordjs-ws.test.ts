@@ -3,7 +3,7 @@ import { afterEach, expect, test } from 'bun:test'
 import { REST } from '@discordjs/rest'
 import { WebSocketManager, WebSocketShardEvents } from '@discordjs/ws'
 import { events, topics } from '../../src/gateway/bus'
-import { requestReconnect } from '../../src/gateway/server'
+import { requestReconnect } from '../../src/gateway/dispatch'
 import { makeApp, resetWorld, server } from '../helpers'
 
 let manager: WebSocketManager | undefined

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
 import { eventDeliveriesIdle } from '../../src/lobbies/event-webhooks'
-import { dropLobbyEventDeliveries } from '../../src/lobbies/store'
+import { dropLobbyEventDeliveries } from '../../src/lobbies/event-deliveries-store'
 import { findApplication } from '../../src/oauth2/store'
 import { api } from '../helpers'
 import { createLobby, setup } from './helpers'

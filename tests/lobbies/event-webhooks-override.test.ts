@@ -6,7 +6,8 @@
 // Receivers are real servers that verify every signature with crypto.subtle (webhook-receiver.ts).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
-import { countEventDeliveries, countLobbies } from '../../src/lobbies/store'
+import { countLobbies } from '../../src/lobbies/store'
+import { countEventDeliveries } from '../../src/lobbies/event-deliveries-store'
 import { gatewayView } from '../../src/lobbies/snapshots'
 import { findApplication } from '../../src/oauth2/store'
 import { schemaErrors } from '../core/docs-schema-check'

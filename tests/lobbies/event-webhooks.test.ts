@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { config, setConfig } from '../../src/config'
 import { clock } from '../../src/core/clock'
 import { eventDeliveriesIdle, kickEventDeliveries } from '../../src/lobbies/event-webhooks'
-import { countEventDeliveries } from '../../src/lobbies/store'
+import { countEventDeliveries } from '../../src/lobbies/event-deliveries-store'
 import { setEventWebhooksUrl } from '../../src/oauth2/event-webhooks'
 import { findApplication } from '../../src/oauth2/store'
 import { api, makeApp, resetWorld } from '../helpers'

@@ -4,7 +4,7 @@
 import type { Caller } from '../../src/core/caller'
 import { sees, installBus, type GatewayConnection, wiring } from '../../src/gateway/bus'
 import { Serialized } from '../../src/gateway/protocol'
-import { bus as realBus } from '../../src/gateway/server'
+import { bus as realBus } from '../../src/gateway/dispatch'
 
 /** What a socket would parse: a payload serialized once for many sessions is read back. */
 const parsed = (data: unknown) => (data instanceof Serialized ? JSON.parse(data.json) : structuredClone(data))

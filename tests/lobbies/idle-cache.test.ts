@@ -8,14 +8,8 @@ import { clock } from '../../src/core/clock'
 import { shareInvalidations } from '../../src/db/cache'
 import { type DB, lockForUpdate, transaction } from '../../src/db/client'
 import { armIdleDeadline } from '../../src/lobbies/activity'
-import {
-  cachedLobby,
-  clearIdleDeadline,
-  clearIdleDeadlinesOf,
-  countMembers,
-  restartIdleDeadline,
-  updateLobbyMetadata,
-} from '../../src/lobbies/store'
+import { cachedLobby, clearIdleDeadline, restartIdleDeadline, updateLobbyMetadata } from '../../src/lobbies/store'
+import { clearIdleDeadlinesOf, countMembers } from '../../src/lobbies/members-store'
 import { pgTwin } from '../../src/db/pg/twins'
 import * as lobbyTables from '../../src/lobbies/tables'
 import { onPostgres, resetWorld } from '../helpers'
@@ -68,7 +62,7 @@ async function heldOpen(step: (tx: DB) => Promise<unknown>): Promise<{ commit():
 async function unsetLobby() {
   const { bot, players } = await setup(1)
   const lobby = await createLobby(bot, { members: [{ id: players[0].id }] })
-  await transaction((tx) => clearIdleDeadline(tx, lobby.id))
+  await transaction(() => clearIdleDeadline(lobby.id))
   expect(await cachedDeadline(lobby.id)).toBeNull()
   return { bot, lobby }
 }
@@ -77,19 +71,19 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
   test('a clear that waited for a restart’s COMMIT: the last member leaving starts the countdown', async () => {
     const { lobby } = await unsetLobby()
     // A message while nobody is online: the countdown starts (not committed yet).
-    const restart = await heldOpen((tx) => restartIdleDeadline(tx, lobby.id, clock.now()))
+    const restart = await heldOpen(() => restartIdleDeadline(lobby.id, clock.now()))
     expect(await cachedDeadline(lobby.id)).toBeNull() // a request reads the committed row (unset) and keeps it
     // A message with a member online: the cached row says unset; its UPDATE runs after the restart's COMMIT.
     const clear = await heldOpen(async (tx) => {
       await queueBehindLock(tx, lobby.id)
-      await clearIdleDeadline(tx, lobby.id)
+      await clearIdleDeadline(lobby.id)
     })
     await restart.commit()
     expect(await cachedDeadline(lobby.id)).toBeNumber() // a request reads the restart's committed row
     await clear.commit()
     expect(await deadline(lobby.id)).toBeNull()
     // The member goes offline: the countdown must start (a cached "set" would skip it, and the lobby never closes).
-    await transaction((tx) => armIdleDeadline(tx, lobby.id))
+    await transaction(() => armIdleDeadline(lobby.id))
     expect(await deadline(lobby.id)).toBeNumber()
   })
 
@@ -99,15 +93,15 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
     const lobby = await createLobby(bot, { members: [{ id: a.id }] })
     expect(await cachedDeadline(lobby.id)).toBeNumber() // cached, set
     // A member online sends a message: the countdown stops (not committed yet).
-    const clear = await heldOpen(async (tx) => {
-      await clearIdleDeadline(tx, lobby.id)
-      await countMembers(tx, lobby.id) // answered after the UPDATE: it holds the row's lock now
+    const clear = await heldOpen(async () => {
+      await clearIdleDeadline(lobby.id)
+      await countMembers(lobby.id) // answered after the UPDATE: it holds the row's lock now
     })
     expect(await cachedDeadline(lobby.id)).toBeNumber() // a request reads the committed row (set) and keeps it
     // A message when nobody seemed online: the cached row says set; its UPDATE waits for the clear's lock.
     const started = Promise.withResolvers<void>()
-    const restarting = heldOpen(async (tx) => {
-      const restarted = restartIdleDeadline(tx, lobby.id, clock.now())
+    const restarting = heldOpen(async () => {
+      const restarted = restartIdleDeadline(lobby.id, clock.now())
       started.resolve()
       await restarted
     })
@@ -128,15 +122,15 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
     // What several nodes would be told to forget (cluster/gateway.ts), by cache.
     const told: [string, string[] | null][] = []
     shareInvalidations((cache, keys) => void told.push([cache, keys]))
-    const restart = await heldOpen((tx) => restartIdleDeadline(tx, lobby.id, clock.now()))
+    const restart = await heldOpen(() => restartIdleDeadline(lobby.id, clock.now()))
     expect(await cachedDeadline(lobby.id)).toBeNull()
     // Its work done at once (what it forgot so far, another lobby, is told with its COMMIT); the clear's UPDATE runs
     // after the restart's COMMIT, and changes the row then.
     const done = Promise.withResolvers<void>()
     const clear = transaction(async (tx) => {
-      await updateLobbyMetadata(tx, other.id, { round: '2' })
+      await updateLobbyMetadata(other.id, { round: '2' })
       await queueBehindLock(tx, lobby.id)
-      await clearIdleDeadline(tx, lobby.id)
+      await clearIdleDeadline(lobby.id)
       done.resolve()
     })
     await done.promise
