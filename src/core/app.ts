@@ -23,7 +23,7 @@
 //
 // What stays per process, on purpose: immutable data loaded once (the country tables, library modules, compiled
 // schemas, the built web pages), the log's output (one stderr), the snowflake generator (ids stay unique in the
-// process), and the database dialect (db/client.ts dialectTables: every App of a process is on SQLite, or on
+// process), and the database dialect (db/dialect-tables.ts: every App of a process is on SQLite, or on
 // PostgreSQL).
 import { AsyncLocalStorage } from 'node:async_hooks'
 
@@ -36,8 +36,6 @@ export interface AppState {}
 export class App {
   /** What each module holds for this App (appState), made on first use. */
   readonly state: Partial<AppState> = {}
-  /** @deprecated perApp()'s unnamed slots (core/app-context.ts), until its last callers declare theirs in AppState. */
-  readonly slots: unknown[] = []
   private closed = false
 
   constructor(

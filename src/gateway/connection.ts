@@ -1,7 +1,7 @@
 // A Gateway socket's own state (what Bun keeps with it), the service's open sockets, and what every part of the
 // Gateway does to a socket: send it a frame, close it.
 import { config } from '../config'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { clock } from '../core/clock'
 import type { IpKey } from '../core/ip-key'
 import type { GatewaySession, Socket } from './sessions'
@@ -43,8 +43,14 @@ export class Connection {
 
 export const connectionOf = (ws: Socket) => ws.data as Connection
 
-/** The service's open Gateway sockets (core/app-context.ts): server.ts adds and removes them, the sweep visits them. */
-export const openSockets = perApp(() => new Set<Socket>())
+/** The service's open Gateway sockets (core/app.ts): server.ts adds and removes them, the sweep visits them. */
+const newGatewaySockets = () => new Set<Socket>()
+declare module '../core/app' {
+  interface AppState {
+    gatewaySockets: ReturnType<typeof newGatewaySockets>
+  }
+}
+export const openSockets = appState('gatewaySockets', newGatewaySockets)
 
 export function gatewayUrl(): string {
   return `${config().baseUrl.replace(/^http/, 'ws')}/gateway`

@@ -6,7 +6,7 @@
 // need bytes of their own, one zlib context each: each dispatch is deflated for each of them), and the private topics
 // of one user (a native topic each cost ~1 KB per socket, measured); plain sockets pay nothing for the first.
 import type { Server } from 'bun'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { Caller } from '../core/caller'
 import { log } from '../core/log'
 import { countEventPublished } from '../core/metrics'
@@ -41,15 +41,21 @@ import {
   unfollow,
 } from './sessions'
 
-/** What this module holds per service (core/app-context.ts). */
-const gw = perApp(() => ({
+/** What this module holds per service (core/app.ts). */
+const newGatewayDispatch = () => ({
   server: null as Server<unknown> | null,
   /**
    * Several nodes (cluster/gateway.ts): what the bus is given goes to the cluster's log, which sequences it and hands it
    * back to every node in order (applyLogged); undefined: one server, which sequences and delivers at once.
    */
   logPort: undefined as GatewayLogPort | undefined,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    gatewayDispatch: ReturnType<typeof newGatewayDispatch>
+  }
+}
+const gw = appState('gatewayDispatch', newGatewayDispatch)
 
 /** The Bun server to publish through; set once the app listens (server.ts attachGateway). */
 export function publishThrough(bunServer: Server<unknown>): void {

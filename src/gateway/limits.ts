@@ -1,7 +1,7 @@
 // The Gateway's limits on its sockets: unidentified sockets per client address, frames per window, and the sweep that
 // closes or ends what ran out of time (a heartbeat late, no Identify, a resume window past, a credential ended).
 import { config } from '../config'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
 import type { IpKey } from '../core/ip-key'
@@ -14,13 +14,19 @@ import { endSession, gatewayLog } from './dispatch'
 import { Close, FRAME_WINDOW_MS, framesPerWindow, IDENTIFY_TIMEOUT_MS, MAX_PENDING_PER_IP } from './protocol'
 import { allSessions } from './sessions'
 
-/** What this module holds per service (core/app-context.ts). */
-const gw = perApp(() => ({
+/** What this module holds per service (core/app.ts). */
+const newGatewayLimits = () => ({
   // Unidentified sockets per client IP: a flood of idle sockets is refused at the door.
   pendingByIp: new Map<IpKey, number>(),
   sweeps: 0,
   commitsChecked: 0,
-}))
+})
+declare module '../core/app' {
+  interface AppState {
+    gatewayLimits: ReturnType<typeof newGatewayLimits>
+  }
+}
+const gw = appState('gatewayLimits', newGatewayLimits)
 
 /** A socket just opened counts against its address; false when the address has too many unidentified ones. */
 export function admitPending(conn: Connection): boolean {

@@ -4,7 +4,7 @@
 import type { Server } from 'bun'
 import { config } from '../config'
 import { clock } from '../core/clock'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { Errors } from '../core/errors'
 import { ipKey } from '../core/ip-key'
 import { log } from '../core/log'
@@ -38,8 +38,14 @@ class SocketData extends Connection {
   }
 }
 
-/** What this module holds per service (core/app-context.ts). */
-const gw = perApp(() => ({ sweeper: undefined as Timer | undefined }))
+/** What this module holds per service (core/app.ts). */
+const newGatewaySweeper = () => ({ sweeper: undefined as Timer | undefined })
+declare module '../core/app' {
+  interface AppState {
+    gatewaySweeper: ReturnType<typeof newGatewaySweeper>
+  }
+}
+const gw = appState('gatewaySweeper', newGatewaySweeper)
 
 /** The Bun server to publish through, set once the app listens; the sweep starts. */
 export function attachGateway(bunServer: Server<unknown>): void {

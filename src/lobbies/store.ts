@@ -7,7 +7,7 @@
 // The queries of the hot paths are prepared once per connection (`prepared()`, db/client.ts); they run on the
 // connection of the caller's scope (inside a transaction, the write connection).
 import { and, count, eq, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
-import { perApp } from '../core/app-context'
+import { appState } from '../core/app'
 import { PageCache, rowCache } from '../db/cache'
 import {
   andThen,
@@ -269,7 +269,13 @@ export async function clearIdleDeadline(id: string): Promise<void> {
 // the first message of a lobby writes it at once, from its own time, beside its insert: the same round trip, where
 // the end would take one more. (A write that records its activity and is then undone alone by its savepoint leaves
 // its entry: the countdown restarts all the same, which only keeps that lobby a little longer.) `written`: sent.
-const pendingRestarts = perApp(() => new Map<string, { now: number; written: boolean }>())
+const newPendingRestarts = () => new Map<string, { now: number; written: boolean }>()
+declare module '../core/app' {
+  interface AppState {
+    lobbyPendingRestarts: ReturnType<typeof newPendingRestarts>
+  }
+}
+const pendingRestarts = appState('lobbyPendingRestarts', newPendingRestarts)
 
 /** The batch's deadline writes, registered once per service (the lobbies module's install). */
 export function deferIdleRestartsToBatchEnd(): void {
