@@ -2,12 +2,14 @@
 import { uniqueViolation } from '../db/errors'
 import { perApp } from '../core/app-context'
 import type { UserCaller } from '../core/caller'
+import { Errors } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
 import { perIp, reserve } from '../core/ratelimit'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { cachedUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
+import { isProvisional } from '../accounts/provisional'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { passwordRefused, phoneNumberInvalid } from '../accounts/errors'
@@ -258,4 +260,20 @@ export async function saveProfile(userId: string, globalName: string | null | un
     events.publish(topics.account(userId), 'USER_UPDATE', view)
     return view
   })
+}
+
+/**
+ * PATCH /users/@me with a provisional account's Bearer token: its display name, nothing else (no password, no e-mail
+ * to change); a full account's token of that scope changes nothing (403 50001).
+ */
+export async function saveProvisionalName(
+  userId: string,
+  body: { global_name?: string | null; email?: string; password?: string; new_password?: string },
+) {
+  const user = await cachedUser(userId)
+  if (!user || !isProvisional(user)) throw Errors.missingAccess()
+  if (body.email !== undefined || body.password !== undefined || body.new_password !== undefined)
+    throw Errors.missingAccess()
+  const { email: _email, phone: _phone, verified: _verified, ...view } = await saveProfile(userId, body.global_name)
+  return view
 }
