@@ -41,7 +41,10 @@ async function issue(input: {
   publicClient: boolean
   /** The spent row of a refresh, so spending and issuing commit together. */
   spend?: string
+  /** The access token's life, when not the default (a refresh keeps its family's: a provisional account's hour). */
+  accessSeconds?: number
 }): Promise<TokenResponse> {
+  const accessSeconds = input.accessSeconds ?? ACCESS_TOKEN_SECONDS
   const accessToken = randomToken(32)
   const refreshToken = input.refresh ? randomToken(32) : undefined
   const now = clock.now()
@@ -55,7 +58,7 @@ async function issue(input: {
       accessTokenHash: sha256Hex(accessToken),
       refreshTokenHash: refreshToken ? sha256Hex(refreshToken) : null,
       familyId: input.familyId,
-      expiresAt: now + ACCESS_TOKEN_SECONDS * 1000,
+      expiresAt: now + accessSeconds * 1000,
       refreshExpiresAt: refreshToken ? now + REFRESH_TOKEN_SECONDS * 1000 : null,
       publicClient: input.publicClient,
       createdAt: now,
@@ -64,13 +67,19 @@ async function issue(input: {
   return {
     access_token: accessToken,
     token_type: 'Bearer',
-    expires_in: ACCESS_TOKEN_SECONDS,
+    expires_in: accessSeconds,
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     scope: input.scopes,
   }
 }
 
 class RefreshRace extends Error {}
+
+/** How long the row's access token was issued for, in seconds (at most the default). */
+function familyLifetime(row: { expiresAt: number; createdAt: number }): number {
+  const seconds = Math.round((row.expiresAt - row.createdAt) / 1000)
+  return seconds > 0 && seconds < ACCESS_TOKEN_SECONDS ? seconds : ACCESS_TOKEN_SECONDS
+}
 
 const invalidGrant = (what: string) => new OAuthError('invalid_grant', `Invalid "${what}" in request.`)
 
@@ -158,6 +167,8 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
       refresh: true,
       publicClient: row.publicClient,
       spend: row.id,
+      // The family's tokens keep the life its first was given (provisional accounts': an hour, issue 44).
+      accessSeconds: familyLifetime(row),
     })
   } catch (error) {
     if (!(error instanceof RefreshRace)) throw error

@@ -14,7 +14,7 @@ export async function botToken(
   botToken: string,
   externalUserId: string,
   preferredGlobalName?: string,
-): Promise<Reply<TokenAnswer>> {
+): Promise<Reply<TokenAnswer & { code?: number; errors?: any }>> {
   return await api('POST', '/partner-sdk/token/bot', {
     token: `Bot ${botToken}`,
     body: {
