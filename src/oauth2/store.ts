@@ -192,6 +192,48 @@ export async function insertToken(tx: DB, row: typeof t.oauth2Tokens.$inferInser
   await tx.insert(t.oauth2Tokens).values(row).run()
 }
 
+// A provisional account's token (src/provisional/, every game backend's call): prepared once, not built each time.
+const bearerTokenInsert = prepared((d) => {
+  const ph = sql.placeholder
+  return d
+    .insert(t.oauth2Tokens)
+    .values({
+      id: ph('id'),
+      applicationId: ph('applicationId'),
+      userId: ph('userId'),
+      scopes: ph('scopes'),
+      accessTokenHash: ph('accessTokenHash'),
+      refreshTokenHash: ph('refreshTokenHash'),
+      familyId: ph('familyId'),
+      expiresAt: ph('expiresAt'),
+      refreshExpiresAt: ph('refreshExpiresAt'),
+      publicClient: false,
+      createdAt: ph('createdAt'),
+    })
+    .prepare()
+})
+
+/** Insert a token issued to no OAuth2 client flow (public_client false), inside the caller's write transaction. */
+export async function insertIssuedToken(
+  _tx: DB,
+  row: Omit<typeof t.oauth2Tokens.$inferSelect, 'publicClient' | 'refreshUsedAt'>,
+): Promise<void> {
+  await bearerTokenInsert().run(row)
+}
+
+const signingKeyById = prepared((d) =>
+  d
+    .select({ signingKey: t.applications.signingKey })
+    .from(t.applications)
+    .where(eq(t.applications.id, sql.placeholder('id')))
+    .prepare(),
+)
+
+/** The application's Ed25519 private key (null: made before applications had keys; undefined: no application). */
+export async function findApplicationSigningKey(id: string): Promise<string | null | undefined> {
+  return (await signingKeyById().get({ id }))?.signingKey
+}
+
 export async function findTokenByRefreshHash(hash: string): Promise<OAuth2TokenRow | undefined> {
   return db().select().from(t.oauth2Tokens).where(eq(t.oauth2Tokens.refreshTokenHash, hash)).get()
 }

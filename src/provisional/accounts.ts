@@ -2,19 +2,21 @@
 // identity, whatever the concurrency), found on the next; an OAuth2 Bearer token of scope sdk.social_layer for it,
 // an hour long, 256 random bits stored as SHA-256 (oauth2_tokens, so the Bearer machinery resolves and revokes it),
 // and an id_token naming the account, signed with the application's Ed25519 key (EdDSA: its verify_key checks it).
-import { createPrivateKey, sign } from 'node:crypto'
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto'
 import { config } from '../config'
+import { perApp } from '../core/app-context'
 import { clock } from '../core/clock'
+import { Errors } from '../core/errors'
+import { Lru } from '../core/lru'
 import { randomToken, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
-import { transaction } from '../db/client'
+import { queuedTransaction, transaction } from '../db/client'
 import { uniqueViolation } from '../db/errors'
 import { isProvisional, PROVISIONAL_FLAG } from '../accounts/provisional'
 import { cachedUser, insertUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
 import { ensureApplicationKeys } from '../oauth2/applications'
-import { insertToken } from '../oauth2/store'
-import type { ApplicationRow } from '../oauth2/tables'
+import { findApplication, findApplicationSigningKey, insertIssuedToken } from '../oauth2/store'
 import { ProvisionalErrors } from './errors'
 import { findIdentity, type IdentityKey, insertIdentity, lockIdentity } from './store'
 
@@ -38,13 +40,13 @@ export type ProvisionalTokenAnswer = {
  * deleted.
  */
 export async function tokenForIdentity(
-  app: ApplicationRow,
+  applicationId: string,
   key: IdentityKey,
   displayName: string | undefined,
   { refresh = false } = {},
 ): Promise<ProvisionalTokenAnswer> {
   const found = await findIdentity(key)
-  if (found) return await tokenForAccount(app, await usable(found.userId), refresh)
+  if (found) return await tokenForAccount(applicationId, await usable(found.userId), refresh)
   const userId = await transaction(async (tx) => {
     await lockIdentity(tx, key)
     // Another request may have made it since the read above (it held the lock until its COMMIT).
@@ -65,7 +67,7 @@ export async function tokenForIdentity(
     await insertIdentity(tx, { id: snowflake(), ...key, userId: id, createdAt: now })
     return id
   })
-  return await tokenForAccount(app, await usable(userId), refresh)
+  return await tokenForAccount(applicationId, await usable(userId), refresh)
 }
 
 /** The identity's account, if a token may be issued for it. */
@@ -79,31 +81,36 @@ async function usable(userId: string): Promise<UserRow> {
 
 /** A new token for a provisional account (DISCORD_BOT_ISSUED_ACCESS_TOKEN: the account its token names). */
 export async function tokenForAccount(
-  app: ApplicationRow,
+  applicationId: string,
   user: UserRow,
   refresh: boolean,
 ): Promise<ProvisionalTokenAnswer> {
   const accessToken = randomToken(32)
   const refreshToken = refresh ? randomToken(32) : undefined
   const now = clock.now()
-  await transaction(async (tx) => {
-    await insertToken(tx, {
-      id: snowflake(),
-      applicationId: app.id,
-      userId: user.id,
-      scopes: SCOPE,
-      accessTokenHash: sha256Hex(accessToken),
-      refreshTokenHash: refreshToken ? sha256Hex(refreshToken) : null,
-      familyId: snowflake(),
-      expiresAt: now + TOKEN_SECONDS * 1000,
-      refreshExpiresAt: refreshToken ? now + REFRESH_SECONDS * 1000 : null,
-      publicClient: false,
-      createdAt: now,
-    })
-  })
+  // Group commit (one COMMIT for the tokens asked in one turn): a game's backend asks for many players at once, and a
+  // COMMIT each held the writer ~4 ms (bench: 181 tokens/s). Independent on PostgreSQL: no row of another's.
+  // Group commit (one COMMIT for the tokens asked in one turn): a game's backend asks for many players at once, and a
+  // COMMIT each held the writer (bench: 181 tokens/s). Independent on PostgreSQL: it touches no row of another's.
+  await queuedTransaction(
+    (tx) =>
+      insertIssuedToken(tx, {
+        id: snowflake(),
+        applicationId,
+        userId: user.id,
+        scopes: SCOPE,
+        accessTokenHash: sha256Hex(accessToken),
+        refreshTokenHash: refreshToken ? sha256Hex(refreshToken) : null,
+        familyId: snowflake(),
+        expiresAt: now + TOKEN_SECONDS * 1000,
+        refreshExpiresAt: refreshToken ? now + REFRESH_SECONDS * 1000 : null,
+        createdAt: now,
+      }),
+    { independent: true },
+  )
   return {
     access_token: accessToken,
-    id_token: await idToken(app, user.id, now),
+    id_token: await idToken(applicationId, user.id, now),
     token_type: 'Bearer',
     expires_in: TOKEN_SECONDS,
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
@@ -116,10 +123,28 @@ export { usable as usableProvisionalAccount }
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 /** An OpenID Connect ID token for the account: EdDSA with the application's key (its verify_key checks it). */
-async function idToken(app: ApplicationRow, userId: string, now: number): Promise<string> {
-  const keyed = await ensureApplicationKeys(app)
+async function idToken(applicationId: string, userId: string, now: number): Promise<string> {
   const iat = Math.floor(now / 1000)
-  const head = `${b64({ alg: 'EdDSA', typ: 'JWT' })}.${b64({ iss: config().baseUrl, sub: userId, aud: app.id, iat, exp: iat + TOKEN_SECONDS })}`
-  const key = createPrivateKey({ key: Buffer.from(keyed.signingKey, 'base64'), format: 'der', type: 'pkcs8' })
-  return `${head}.${sign(null, Buffer.from(head), key).toString('base64url')}`
+  const claims = { iss: config().baseUrl, sub: userId, aud: applicationId, iat, exp: iat + TOKEN_SECONDS }
+  const head = `${b64({ alg: 'EdDSA', typ: 'JWT' })}.${b64(claims)}`
+  return `${head}.${sign(null, Buffer.from(head), await signingKey(applicationId)).toString('base64url')}`
+}
+
+// Parsing the key is most of a signature's cost, and reading it a query: each application's is kept parsed. An
+// application's key pair never changes once made (setApplicationKeysOnce).
+const held = perApp(() => ({ keys: new Lru<string, KeyObject>(1024) }))
+
+async function signingKey(applicationId: string): Promise<KeyObject> {
+  const keys = held().keys
+  const hit = keys.get(applicationId)
+  if (hit) return hit
+  let der = await findApplicationSigningKey(applicationId)
+  if (der === null) {
+    const app = await findApplication(applicationId)
+    if (app) der = (await ensureApplicationKeys(app)).signingKey
+  }
+  if (!der) throw Errors.unauthorized()
+  const key = createPrivateKey({ key: Buffer.from(der, 'base64'), format: 'der', type: 'pkcs8' })
+  keys.set(applicationId, key)
+  return key
 }

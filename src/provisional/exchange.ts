@@ -30,7 +30,7 @@ export async function exchange(body: typeof ExchangeSchema.static): Promise<Prov
     case 'OIDC': {
       const identity = await verifyIdToken(await listProviders(app.id), body.external_auth_token)
       return await tokenForIdentity(
-        app,
+        app.id,
         { applicationId: app.id, kind: 'oidc', issuer: identity.issuer, subject: identity.subject },
         identity.preferredUsername,
         { refresh: confidential },
@@ -45,7 +45,7 @@ export async function exchange(body: typeof ExchangeSchema.static): Promise<Prov
         !grantedScopes(grant.scopes).includes(SCOPE)
       )
         throw ProvisionalErrors.badAccessToken()
-      return await tokenForAccount(app, await usableProvisionalAccount(grant.userId), false)
+      return await tokenForAccount(app.id, await usableProvisionalAccount(grant.userId), false)
     }
     case 'STEAM_SESSION_TICKET':
       throw ProvisionalErrors.notConfigured("Steam session tickets (they need Steam's Web API)")

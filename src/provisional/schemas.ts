@@ -18,38 +18,53 @@ export const EXTERNAL_AUTH_TYPES = [
   'UNITY_SERVICES_ID_TOKEN',
 ] as const
 
-export const BotTokenSchema = t.Object({
-  external_user_id: t.String({
-    minLength: 1,
-    maxLength: MAX_EXTERNAL_USER_ID_CHARS,
-    description: "The game's unique id for the player; one provisional account per application and id",
-    examples: ['player-8842'],
-  }),
-  preferred_global_name: t.Optional(
-    t.String({
+export const BotTokenSchema = t.Object(
+  {
+    external_user_id: t.String({
       minLength: 1,
-      maxLength: MAX_DISPLAY_NAME_CHARS,
-      description: "The new account's display name (global_name); ignored once the account exists",
-      examples: ['Grace'],
+      maxLength: MAX_EXTERNAL_USER_ID_CHARS,
+      description: "The game's unique id for the player; one provisional account per application and id",
+      examples: ['player-8842'],
     }),
-  ),
-})
+    preferred_global_name: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: MAX_DISPLAY_NAME_CHARS,
+        description: "The new account's display name (global_name); ignored once the account exists",
+        examples: ['Grace'],
+      }),
+    ),
+  },
+  { examples: [{ external_user_id: 'player-8842', preferred_global_name: 'Grace' }] },
+)
 
-export const ExchangeSchema = t.Object({
-  client_id: t.String({ pattern: '^[0-9]{1,20}$', description: "The application's id" }),
-  client_secret: t.Optional(
-    t.String({ maxLength: 256, description: 'Confidential clients (a game backend); a public client sends none' }),
-  ),
-  external_auth_type: t.Union(
-    EXTERNAL_AUTH_TYPES.map((type) => t.Literal(type)),
-    { description: "OIDC and DISCORD_BOT_ISSUED_ACCESS_TOKEN are served; the vendors' types answer 530000" },
-  ),
-  external_auth_token: t.String({
-    minLength: 1,
-    maxLength: MAX_EXTERNAL_TOKEN_CHARS,
-    description: 'The OIDC ID token, or an access token of POST /partner-sdk/token/bot',
-  }),
-})
+export const ExchangeSchema = t.Object(
+  {
+    client_id: t.String({ pattern: '^[0-9]{1,20}$', description: "The application's id" }),
+    client_secret: t.Optional(
+      t.String({ maxLength: 256, description: 'Confidential clients (a game backend); a public client sends none' }),
+    ),
+    external_auth_type: t.Union(
+      EXTERNAL_AUTH_TYPES.map((type) => t.Literal(type)),
+      { description: "OIDC and DISCORD_BOT_ISSUED_ACCESS_TOKEN are served; the vendors' types answer 530000" },
+    ),
+    external_auth_token: t.String({
+      minLength: 1,
+      maxLength: MAX_EXTERNAL_TOKEN_CHARS,
+      description: 'The OIDC ID token, or an access token of POST /partner-sdk/token/bot',
+    }),
+  },
+  {
+    examples: [
+      {
+        client_id: '1234567890123456789',
+        client_secret: 'the-application-client-secret',
+        external_auth_type: 'OIDC',
+        external_auth_token: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJwbGF5ZXItODg0MiJ9.c2lnbmF0dXJl',
+      },
+    ],
+  },
+)
 
 export const ProvisionalTokenAnswer = t.Object(
   {
