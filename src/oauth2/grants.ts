@@ -6,7 +6,9 @@ import { randomToken, safeEqual, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import type { AuthenticatedClient, FormBody } from './client-auth'
+import { ApiError } from '../core/errors'
 import { OAuthError } from './errors'
+import { mergePort } from './merge-port'
 import { INSTALL_SCOPES, parseScopes } from './scopes'
 import { installPort } from './install-port'
 import { isUserActive } from '../accounts/store'
@@ -85,6 +87,7 @@ const invalidGrant = (what: string) => new OAuthError('invalid_grant', `Invalid 
 
 export async function exchangeCode(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!form.code) throw new OAuthError('invalid_request', 'Missing "code" in request.')
+  const merge = await preparedMerge(client, form)
   const hash = sha256Hex(form.code)
   // The code is spent and its tokens written in one transaction: a crash cannot spend it without a token. A code
   // that fails a check stays spent (the transaction commits the spending, and the error is thrown after).
@@ -98,6 +101,17 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
     }
     const problem = await codeProblem(client, code, form)
     if (problem) return problem
+    if (merge) {
+      // Its own savepoint: a refused merge undoes its writes alone, the code stays spent, and no token is issued.
+      const refused = await transaction((tx) => merge.run(tx, code.userId)).then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof ApiError) return error
+          throw error
+        },
+      )
+      if (refused) return refused
+    }
     const tokens = await issue({
       applicationId: code.applicationId,
       userId: code.userId,
@@ -108,9 +122,24 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
     })
     return { tokens, guildId: code.guildId }
   })
-  if (outcome instanceof OAuthError) throw outcome
+  if (outcome instanceof ApiError) throw outcome
   const guild = outcome.guildId ? await installPort().guild(outcome.guildId) : undefined
   return guild ? { ...outcome.tokens, guild } : outcome.tokens
+}
+
+/**
+ * The provisional account to merge into the code's user (Discord's merge: `external_auth_type` and
+ * `external_auth_token` with the code), its credential checked before the code is spent; undefined without them.
+ */
+async function preparedMerge(client: AuthenticatedClient, form: FormBody) {
+  const type = form.external_auth_type
+  const token = form.external_auth_token
+  if (type === undefined && token === undefined) return undefined
+  if (!type || !token)
+    throw new OAuthError('invalid_request', 'Give both "external_auth_type" and "external_auth_token" to merge.')
+  const port = mergePort()
+  if (!port) throw new OAuthError('invalid_request', 'Merging provisional accounts is not served here.')
+  return await port.prepare(client.app.id, type, token)
 }
 
 /** Why a just-spent code buys nothing for this client and form, or undefined when it is good. */

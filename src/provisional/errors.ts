@@ -21,6 +21,11 @@ export const ProvisionalErrors = {
   noJwks: e(530009, "The issuer's JWKS could not be fetched"),
   notProvisional: e(530010, 'The external identity belongs to a full account: use the OAuth2 flow'),
   badJwt: e(530020, 'Invalid OIDC JWT token'),
+  /** Merging: the identity names no provisional account (merged already, or a full account's). */
+  badMergeSource: e(530014, 'Invalid merge source: the account is not provisional'),
+  badMergeDestination: e(530016, 'Invalid merge destination: the account is provisional'),
+  mergeSourceBanned: e(530017, 'The provisional account is locked or deleted'),
+  tooManyIdentities: e(530023, 'The account already has an external identity for this application'),
   /** The provisional account was locked or deleted by an operator: no token is issued for it. */
   unavailable: () => new ApiError(403, 50001, 'Missing Access'),
   /** DISCORD_BOT_ISSUED_ACCESS_TOKEN that is not a live token of this application's provisional account. */

@@ -49,6 +49,18 @@ export async function identitiesOfUser(userId: string): Promise<ExternalIdentity
   return db().select().from(t.externalIdentities).where(eq(t.externalIdentities.userId, userId)).all()
 }
 
+/** Every identity of `from` names `to` now (a merge); how many. */
+export async function repointIdentities(tx: DB, from: string, to: string): Promise<number> {
+  return (
+    await tx
+      .update(t.externalIdentities)
+      .set({ userId: to })
+      .where(eq(t.externalIdentities.userId, from))
+      .returning({ id: t.externalIdentities.id })
+      .all()
+  ).length
+}
+
 // ---- identity providers
 
 export async function insertProvider(row: ExternalAuthProviderRow): Promise<void> {
