@@ -17,6 +17,7 @@ CREATE TABLE "external_identities" (
 	"created_at" bigint NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "applications" ADD COLUMN "locked_at" bigint;--> statement-breakpoint
 ALTER TABLE "external_auth_providers" ADD CONSTRAINT "external_auth_providers_application_id_applications_id_fk" FOREIGN KEY ("application_id") REFERENCES "public"."applications"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_application_id_applications_id_fk" FOREIGN KEY ("application_id") REFERENCES "public"."applications"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "external_identities" ADD CONSTRAINT "external_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -22,4 +22,5 @@ CREATE TABLE `external_identities` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `external_identities_key` ON `external_identities` (`application_id`,`kind`,`issuer`,`subject`);--> statement-breakpoint
-CREATE INDEX `external_identities_user_idx` ON `external_identities` (`user_id`);
+CREATE INDEX `external_identities_user_idx` ON `external_identities` (`user_id`);--> statement-breakpoint
+ALTER TABLE `applications` ADD `locked_at` integer;

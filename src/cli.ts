@@ -14,6 +14,7 @@ import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from '.
 import { embeddedMigrations } from './db/migrate'
 import { createApplication, ensureApplicationKeys } from './oauth2/applications'
 import { setEventWebhooksUrl } from './oauth2/event-webhooks'
+import { setApplicationLock } from './oauth2/revocation'
 import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
 import { findUserByEmail, listUsers } from './accounts/store'
@@ -69,6 +70,7 @@ const commands: Record<string, Command> = {
           redirect_uris: a.redirectUris,
           verify_key: (await ensureApplicationKeys(a)).verifyKey,
           event_webhooks_url: a.eventWebhooksUrl,
+          locked: a.lockedAt != null,
         })
       return listed
     },
@@ -95,6 +97,27 @@ const commands: Record<string, Command> = {
       }
       const app = (await listApplications()).find((a) => a.id === values.id)!
       return { id: app.id, event_webhooks_url: app.eventWebhooksUrl, event_webhooks_status: app.eventWebhooksStatus }
+    },
+  },
+  'app lock': {
+    usage: 'app lock --id ID',
+    summary:
+      "lock an application: its Bot token and OAuth2 tokens (its provisional accounts' too) stop working, its sockets close; prints {id, locked}",
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      if (!(await setApplicationLock(values.id, true))) throw new Error(`no application with id ${values.id}`)
+      return { id: values.id, locked: true }
+    },
+  },
+  'app unlock': {
+    usage: 'app unlock --id ID',
+    summary: 'unlock an application: its tokens that have not expired work again; prints {id, locked}',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      if (!(await setApplicationLock(values.id, false))) throw new Error(`no application with id ${values.id}`)
+      return { id: values.id, locked: false }
     },
   },
   'app auth-provider add': {

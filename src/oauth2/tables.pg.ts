@@ -20,6 +20,7 @@ export const applications = pgTable('applications', {
   signingKey: text(),
   eventWebhooksUrl: text(),
   eventWebhooksStatus: integer().notNull().default(1),
+  lockedAt: long(),
 })
 
 export const oauth2Tokens = pgTable(

@@ -22,7 +22,8 @@ import { listProviders } from './store'
 
 export async function exchange(body: typeof ExchangeSchema.static): Promise<ProvisionalTokenAnswer> {
   const app = await findApplication(body.client_id)
-  if (!app) throw Errors.unknownApplication()
+  // A locked application (`app lock`) is answered as none.
+  if (!app || app.lockedAt != null) throw Errors.unknownApplication()
   const secret = body.client_secret
   const confidential = secret !== undefined && secret !== ''
   if (confidential && !safeEqual(sha256Hex(secret), app.clientSecretHash)) throw ProvisionalErrors.badSecret()

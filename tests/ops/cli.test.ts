@@ -13,6 +13,8 @@ const COMMANDS = [
   'app create',
   'app list',
   'app set',
+  'app lock',
+  'app unlock',
   'app auth-provider add',
   'app auth-provider list',
   'app auth-provider remove',
