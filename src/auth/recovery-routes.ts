@@ -166,7 +166,7 @@ export const recoveryEndpoints = [
       answers: { 200: PatchMeAnswer },
     },
     async ({ caller, body, request }) => {
-      if (caller.kind === 'bearer') return await saveProvisionalName(caller.userId, body)
+      if (caller.kind === 'bearer') return await saveProvisionalName(caller, body)
       if (caller.kind !== 'user') throw Errors.unauthorized()
       const me = caller
       const user = await cachedUser(me.userId)

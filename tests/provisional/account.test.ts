@@ -72,13 +72,15 @@ describe('a provisional player and a full account in one lobby', () => {
 })
 
 describe('its profile and what it cannot reach', () => {
-  test('PATCH /users/@me: the display name with its token; nothing else', async () => {
+  test('PATCH /users/@me: the display name with its token (USER_UPDATE on its socket); nothing else', async () => {
     const app = await makeApp()
     const guest = await player(app, 'renamer')
+    const g = await socket(guest.bearer)
     const renamed = await api('PATCH', '/users/@me', { token: guest.bearer, body: { global_name: 'New Name' } })
     expect(renamed.status).toBe(200)
     expect(renamed.body).toMatchObject({ id: guest.id, global_name: 'New Name' })
     expect(renamed.body.email).toBeUndefined()
+    expect((await g.client.waitFor('USER_UPDATE')).d).toMatchObject({ id: guest.id, global_name: 'New Name' })
     expect((await api('GET', '/users/@me', { token: guest.bearer })).body.global_name).toBe('New Name')
     // The limit is Discord's: 32.
     const long = await api('PATCH', '/users/@me', { token: guest.bearer, body: { global_name: 'n'.repeat(33) } })
