@@ -5,6 +5,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { config, setConfig } from '../../src/config'
 import { clock } from '../../src/core/clock'
+import { lockUser } from '../../src/auth/lock'
+import { transaction } from '../../src/db/client'
+import { prepareMerge } from '../../src/provisional/merge'
 import { addProvider } from '../../src/provisional/providers'
 import { GatewayClient } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server } from '../helpers'
@@ -183,5 +186,26 @@ describe('POST /oauth2/token with external_auth_type and external_auth_token', (
       [400, 530014],
       [401, 50014],
     ]).toContainEqual(statuses[1])
+  })
+
+  test('530017 a locked provisional account; 530016 a provisional destination', async () => {
+    const app = await makeApp()
+    await addProvider({ applicationId: app.id, type: 'oidc', issuer: issuer.issuer, audience: 'game' })
+    const idToken = (sub: string) => issuer.token('game', { sub }, { now: clock.now() })
+    const exchange = async (sub: string) =>
+      await api('POST', '/partner-sdk/token', {
+        body: { client_id: app.id, external_auth_type: 'OIDC', external_auth_token: await idToken(sub) },
+      })
+    const made = await exchange('locked-one')
+    const lockedId = (await api('GET', '/users/@me', { token: `Bearer ${made.body.access_token}` })).body.id
+    await lockUser(lockedId)
+    const refused = await mergeInto(await makeUser(), app, 'OIDC', await idToken('locked-one'))
+    expect([refused.status, refused.body.code]).toEqual([400, 530017])
+    // A provisional account cannot authorise a code (it has no session): the merge step refuses it all the same.
+    const other = await exchange('destination')
+    const provisionalId = (await api('GET', '/users/@me', { token: `Bearer ${other.body.access_token}` })).body.id
+    await exchange('source')
+    const prepared = await prepareMerge(app.id, 'OIDC', await idToken('source'))
+    await expect(transaction((tx) => prepared.run(tx, provisionalId))).rejects.toMatchObject({ code: 530016 })
   })
 })
