@@ -58,7 +58,7 @@ const commands: Record<string, Command> = {
   },
   'app list': {
     usage: 'app list',
-    summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url)',
+    summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url, locked)',
     async run() {
       const apps = await listApplications()
       const listed = []
