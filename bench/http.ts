@@ -75,6 +75,18 @@ export const httpScenarios: HttpScenario[] = [
     }),
   },
   {
+    // Issue 44: a game backend asking a token for a player it already has (the capture made the account). No password
+    // hashing on this path: a lookup, one INSERT of the token's hash, an Ed25519 signature (the id_token).
+    name: 'provisional-token',
+    title: 'POST /partner-sdk/token/bot (Bot, existing account)',
+    request: (w) => ({
+      method: 'POST',
+      path: '/api/v9/partner-sdk/token/bot',
+      headers: { authorization: w.bot, 'content-type': 'application/json' },
+      body: json({ external_user_id: 'bench-player-1', preferred_global_name: 'Bench' }),
+    }),
+  },
+  {
     name: 'users-me',
     title: 'GET /users/@me (user token)',
     target: 0.5,

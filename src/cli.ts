@@ -14,15 +14,18 @@ import { DatabaseLockedError, lockDatabase, lockPathOf, unlockDatabase } from '.
 import { embeddedMigrations } from './db/migrate'
 import { createApplication, ensureApplicationKeys } from './oauth2/applications'
 import { setEventWebhooksUrl } from './oauth2/event-webhooks'
+import { setApplicationLock } from './oauth2/revocation'
 import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
 import { findUserByEmail, listUsers } from './accounts/store'
+import { isProvisional } from './accounts/provisional'
 import { createSession } from './accounts/sessions'
 import { passwordProblem } from './accounts/password-policy'
 import { isUsernameTaken, suggestUsername, usernameProblem } from './usernames/rules'
 import { setGuildAttributes } from './guilds/public'
 import { readOutbox } from './delivery'
-import { lockUser } from './auth/lock'
+import { deleteUser, lockUser } from './auth/lock'
+import { addProvider, ProviderRefused, providersOf, removeProvider } from './provisional/providers'
 import { DefinitionError } from './experiments/definitions'
 import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
 import { VERSION, versionLine } from './version'
@@ -55,7 +58,7 @@ const commands: Record<string, Command> = {
   },
   'app list': {
     usage: 'app list',
-    summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url)',
+    summary: 'the applications, as JSON (id, name, bot_user_id, redirect_uris, verify_key, event_webhooks_url, locked)',
     async run() {
       const apps = await listApplications()
       const listed = []
@@ -67,6 +70,7 @@ const commands: Record<string, Command> = {
           redirect_uris: a.redirectUris,
           verify_key: (await ensureApplicationKeys(a)).verifyKey,
           event_webhooks_url: a.eventWebhooksUrl,
+          locked: a.lockedAt != null,
         })
       return listed
     },
@@ -93,6 +97,73 @@ const commands: Record<string, Command> = {
       }
       const app = (await listApplications()).find((a) => a.id === values.id)!
       return { id: app.id, event_webhooks_url: app.eventWebhooksUrl, event_webhooks_status: app.eventWebhooksStatus }
+    },
+  },
+  'app lock': {
+    usage: 'app lock --id ID',
+    summary:
+      "lock an application: its Bot token and OAuth2 tokens (its provisional accounts' too) stop working, its sockets close; prints {id, locked}",
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      if (!(await setApplicationLock(values.id, true))) throw new Error(`no application with id ${values.id}`)
+      return { id: values.id, locked: true }
+    },
+  },
+  'app unlock': {
+    usage: 'app unlock --id ID',
+    summary: 'unlock an application: its tokens that have not expired work again; prints {id, locked}',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      if (!(await setApplicationLock(values.id, false))) throw new Error(`no application with id ${values.id}`)
+      return { id: values.id, locked: false }
+    },
+  },
+  'app auth-provider add': {
+    usage: 'app auth-provider add --id APP --type oidc --issuer URL --audience CLIENT_ID',
+    summary:
+      'an identity provider the application trusts for POST /partner-sdk/token (provisional accounts): an OIDC issuer and the audience its ID tokens carry; prints it',
+    async run(argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: {
+          id: { type: 'string' },
+          type: { type: 'string' },
+          issuer: { type: 'string' },
+          audience: { type: 'string' },
+        },
+      })
+      if (!values.id) throw new UsageError('--id is required')
+      if (!values.type) throw new UsageError('--type is required (oidc)')
+      if (!values.issuer) throw new UsageError('--issuer is required')
+      if (!values.audience) throw new UsageError('--audience is required')
+      return await operatorStep(() =>
+        addProvider({
+          applicationId: values.id!,
+          type: values.type!,
+          issuer: values.issuer!,
+          audience: values.audience!,
+        }),
+      )
+    },
+  },
+  'app auth-provider list': {
+    usage: 'app auth-provider list [--id APP]',
+    summary: 'the identity providers (of one application), as JSON: id, application_id, type, issuer, audience',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      return await providersOf(values.id)
+    },
+  },
+  'app auth-provider remove': {
+    usage: 'app auth-provider remove --provider ID',
+    summary:
+      'stop trusting an identity provider (its accounts stay; new exchanges of its tokens answer 530000 or 530002)',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { provider: { type: 'string' } } })
+      if (!values.provider) throw new UsageError('--provider is required')
+      return await operatorStep(() => removeProvider(values.provider!))
     },
   },
   'user create': {
@@ -136,16 +207,20 @@ const commands: Record<string, Command> = {
     },
   },
   'user list': {
-    usage: 'user list [--limit N] [--after ID]',
-    summary: 'people (not bots) in ID order, as JSON: id, username, email, verified, state, locked, created_at',
+    usage: 'user list [--limit N] [--after ID] [--provisional]',
+    summary:
+      'people (not bots) in ID order, as JSON: id, username, email, verified, state, locked, created_at, provisional (--provisional: only the provisional accounts)',
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { limit: { type: 'string' }, after: { type: 'string' } } })
+      const { values } = parseArgs({
+        args: argv,
+        options: { limit: { type: 'string' }, after: { type: 'string' }, provisional: { type: 'boolean' } },
+      })
       const limit = values.limit === undefined ? 1000 : Number(values.limit)
       if (!Number.isInteger(limit) || limit < 1 || limit > 100_000)
         throw new UsageError('--limit must be an integer from 1 to 100000')
       if (values.after !== undefined && !/^\d{1,20}$/.test(values.after))
         throw new UsageError(`--after: not an ID: ${values.after}`)
-      const rows = await listUsers({ limit, after: values.after })
+      const rows = await listUsers({ limit, after: values.after, provisional: values.provisional })
       return rows.map((u) => ({
         id: u.id,
         username: u.username,
@@ -154,6 +229,7 @@ const commands: Record<string, Command> = {
         state: u.state,
         locked: u.compromised,
         created_at: new Date(u.createdAt).toISOString(),
+        provisional: isProvisional(u),
       }))
     },
   },
@@ -164,6 +240,16 @@ const commands: Record<string, Command> = {
       const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
       if (!values.id) throw new UsageError('--id is required')
       return lockUser(values.id)
+    },
+  },
+  'user delete': {
+    usage: 'user delete --id ID',
+    summary:
+      'delete an account (a provisional one too): its sessions, OAuth2 tokens and sockets end at once; prints {id, deleted, sessions_ended, tokens_ended}',
+    async run(argv) {
+      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+      if (!values.id) throw new UsageError('--id is required')
+      return await deleteUser(values.id)
     },
   },
   outbox: {
@@ -329,6 +415,16 @@ function helpText(): string {
     'Settings come from the environment (DATABASE_PATH, PORT, HOST, ...): see the README.',
     'Exit status: 0 done, 1 refused or failed, 2 bad usage.',
   ].join('\n')
+}
+
+/** A domain's refusal of an operator's input: one line, exit 1. */
+async function operatorStep<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step()
+  } catch (error) {
+    if (error instanceof ProviderRefused) throw new Error(error.message)
+    throw error
+  }
 }
 
 function findCommand(args: string[]): [name: string, command: Command] | undefined {

@@ -212,6 +212,13 @@ export function loadConfig(env: Env = process.env) {
     eventWebhooksAllowPrivate: bool(env, 'EVENT_WEBHOOKS_ALLOW_PRIVATE', false),
     /** How long an application's event webhook may take to answer (Discord: 3 s) before the call counts as failed. */
     eventWebhookTimeoutMs: int(env, 'EVENT_WEBHOOK_TIMEOUT_MS', 3000, 100, 60_000),
+    /**
+     * OIDC issuers of provisional accounts (provisional/oidc.ts) may be loopback, private or link-local addresses (off:
+     * the same SSRF guard as event webhooks).
+     */
+    externalAuthAllowPrivate: bool(env, 'EXTERNAL_AUTH_ALLOW_PRIVATE', false),
+    /** How long an OIDC issuer's discovery document or JWKS may take to arrive before 530008 / 530009. */
+    externalAuthTimeoutMs: int(env, 'EXTERNAL_AUTH_TIMEOUT_MS', 3000, 100, 60_000),
     /** How long a client may take to send a request body before it is answered 408. */
     bodyTimeoutMs: int(env, 'BODY_TIMEOUT_MS', 30_000, 100, 600_000),
     gatewayHeartbeatMs: int(env, 'GATEWAY_HEARTBEAT_MS', 41250, 100, 600000),

@@ -10,6 +10,7 @@ import { installsModule } from './installs/module'
 import { lobbiesModule } from './lobbies/module'
 import { mfaModule } from './mfa/module'
 import { oauth2Module } from './oauth2/module'
+import { provisionalModule } from './provisional/module'
 import { remoteAuthModule } from './remote-auth/module'
 import { usernamesModule } from './usernames/module'
 import { voiceModule } from './voice/module'
@@ -28,5 +29,6 @@ export const modules: readonly DomainModule[] = [
   installsModule,
   voiceModule,
   remoteAuthModule,
+  provisionalModule,
   webModule,
 ]

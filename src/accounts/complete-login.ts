@@ -1,9 +1,11 @@
 // What every successful authentication ends with (password login, MFA, passwordless, handoff, registration):
 // a new session for the client, the IP remembered as known, the client's fingerprint ended, and the login success body.
+import { Errors } from '../core/errors'
 import { ipKey } from '../core/ip-key'
 import { transaction } from '../db/client'
 import type { ClientInfo } from './client-info'
 import { retireFingerprint } from './fingerprints'
+import { isProvisional } from './provisional'
 import { createSession } from './sessions'
 import { loginSettings } from './settings'
 import { cachedUser, insertKnownIp, isKnownIp } from './store'
@@ -28,7 +30,10 @@ export async function completeLogin(user: UserRow, context: LoginContext, requir
   const token = await transaction(async () => {
     // Read again inside the transaction: a lock that came after the flow began (an MFA ticket, a handoff or QR
     // token, a passkey ceremony) still stops it here, whatever the flow checked before.
-    if ((await cachedUser(user.id))?.compromised) throw accountCompromised()
+    const current = await cachedUser(user.id)
+    if (current?.compromised) throw accountCompromised()
+    // A provisional account (issue 44) has no credential to log in with; no flow may give it a user session.
+    if (current && isProvisional(current)) throw Errors.invalidAccountType()
     const { token } = await createSession(user.id, {
       ip: context.client.ip,
       os: context.client.os,

@@ -10,6 +10,7 @@ import { db, type DB, idsTable, idValue, lockForUpdate, prepared, write } from '
 import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
+import { PROVISIONAL_FLAG } from './provisional'
 
 // This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
 const t = dialectTables(sqliteTables)
@@ -156,8 +157,10 @@ export async function updateUser(id: string, patch: Partial<Omit<UserInsert, 'id
 }
 
 /** People (not bots) in ID order (snowflakes: by length, then text), `limit` after the ID `after` (`user list`). */
-export async function listUsers(page: { limit: number; after?: string }): Promise<UserRow[]> {
-  const people = eq(t.users.bot, false)
+export async function listUsers(page: { limit: number; after?: string; provisional?: boolean }): Promise<UserRow[]> {
+  const people = page.provisional
+    ? and(eq(t.users.bot, false), sql`(${t.users.flags} & ${PROVISIONAL_FLAG}) <> 0`)
+    : eq(t.users.bot, false)
   const after = page.after
     ? sql`(length(${t.users.id}), ${t.users.id}) > (${page.after.length}, ${page.after})`
     : undefined

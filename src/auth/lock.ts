@@ -18,3 +18,19 @@ export async function lockUser(userId: string) {
     return { id: userId, locked: true, sessions_ended: ended.length }
   })
 }
+
+/**
+ * Operators delete an account (`user delete`, a provisional account too): it is marked deleted (a person may still
+ * undo it by logging in with `undelete`, as after their own deletion), and at once nothing of it authenticates: its
+ * sessions, its OAuth2 tokens (a provisional account's included) and every socket, on every node (the bus).
+ */
+export async function deleteUser(userId: string) {
+  return await transaction(async () => {
+    const updated = await updateUser(userId, { state: 'deleted' })
+    if (!updated) throw new Error(`no user with id ${userId}`)
+    const ended = await deleteUserSessions(userId)
+    const tokens = await revokeAuthorization(userId)
+    events.closeUser(userId, 4004, 'Authentication failed')
+    return { id: userId, deleted: true, sessions_ended: ended.length, tokens_ended: tokens }
+  })
+}

@@ -20,6 +20,7 @@ import {
   resetPassword,
   revertAccount,
   saveProfile,
+  saveProvisionalName,
 } from './recovery'
 import {
   ForgotSchema,
@@ -156,13 +157,18 @@ export const recoveryEndpoints = [
     {
       method: 'PATCH',
       path: '/users/@me',
-      auth: 'user',
+      // A provisional account's Bearer token (sdk.social_layer) may change its display name only (Discord's
+      // UpdateProvisionalAccountDisplayName); every other change is a user session's.
+      auth: { kinds: ['user', 'bearer'], scope: 'sdk.social_layer' },
       tag: 'users',
-      summary: 'Change the e-mail (elevated), password or display name',
+      summary: "Change the e-mail (elevated), password or display name (a provisional account's token: the name)",
       body: PatchMeSchema,
       answers: { 200: PatchMeAnswer },
     },
-    async ({ caller: me, body, request }) => {
+    async ({ caller, body, request }) => {
+      if (caller.kind === 'bearer') return await saveProvisionalName(caller, body)
+      if (caller.kind !== 'user') throw Errors.unauthorized()
+      const me = caller
       const user = await cachedUser(me.userId)
       if (!user) throw Errors.unauthorized()
       let token: string | undefined

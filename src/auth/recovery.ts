@@ -2,12 +2,14 @@
 import { uniqueViolation } from '../db/errors'
 import { appState } from '../core/app'
 import type { UserCaller } from '../core/caller'
+import { Errors } from '../core/errors'
 import { sha256Hex } from '../core/crypto'
 import { perIp, reserve } from '../core/ratelimit'
 import { transaction } from '../db/client'
-import { events, topics } from '../gateway/bus'
+import { audiences, events, topics } from '../gateway/bus'
 import { cachedUser, findUserByEmail, findUserByPhone, updateUser } from '../accounts/store'
 import type { UserRow } from '../accounts/tables'
+import { isProvisional } from '../accounts/provisional'
 import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { passwordRefused, phoneNumberInvalid } from '../accounts/errors'
@@ -264,4 +266,27 @@ export async function saveProfile(userId: string, globalName: string | null | un
     events.publish(topics.account(userId), 'USER_UPDATE', view)
     return view
   })
+}
+
+/**
+ * PATCH /users/@me with a provisional account's Bearer token: its display name, nothing else (no password, no e-mail
+ * to change); a full account's token of that scope changes nothing (403 50001). Its own sessions of the application
+ * get USER_UPDATE (an OAuth2 session follows no account topic, so it is told as the lobby audience is).
+ */
+export async function saveProvisionalName(
+  caller: { userId: string; applicationId: string },
+  body: { global_name?: string | null; email?: string; password?: string; new_password?: string },
+) {
+  const user = await cachedUser(caller.userId)
+  if (!user || !isProvisional(user)) throw Errors.missingAccess()
+  if (body.email !== undefined || body.password !== undefined || body.new_password !== undefined)
+    throw Errors.missingAccess()
+  const {
+    email: _email,
+    phone: _phone,
+    verified: _verified,
+    ...view
+  } = await saveProfile(caller.userId, body.global_name)
+  events.publishToUser(caller.userId, audiences.lobby(caller.applicationId), 'USER_UPDATE', view)
+  return view
 }

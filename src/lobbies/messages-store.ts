@@ -167,3 +167,19 @@ export async function lockEnforcedNonce(
 ): Promise<void> {
   await lockName(tx, `lobby-nonce:${lobbyId}:${authorId}:${JSON.stringify(nonce)}`)
 }
+
+/**
+ * The application's lobby messages of `from` become `to`'s (a provisional account merged into a full one); how many.
+ * Pages of messages cached as text are made again because the caller changes a user row in the same transaction
+ * (usersVersion: cachedMessagePage).
+ */
+export async function moveLobbyMessages(tx: DB, applicationId: string, from: string, to: string): Promise<number> {
+  return (
+    await tx
+      .update(t.lobbyMessages)
+      .set({ authorId: to })
+      .where(and(eq(t.lobbyMessages.applicationId, applicationId), eq(t.lobbyMessages.authorId, from)))
+      .returning({ id: t.lobbyMessages.id })
+      .all()
+  ).length
+}

@@ -55,7 +55,9 @@ export async function authenticateClient(request: Request, form: FormBody): Prom
   const secret = basic?.secret ?? form.client_secret
   if (basic && form.client_id !== undefined && form.client_id !== basic.id) throw fail('client_id does not match')
   if (!clientId || !isSnowflake(clientId)) throw fail('Invalid client_id')
-  const app = await findApplication(clientId)
+  const found = await findApplication(clientId)
+  // A locked application (`app lock`) is no client.
+  const app = found?.lockedAt == null ? found : undefined
   // Compare against a dummy when the application is unknown so timing says nothing either way.
   const expected = app?.clientSecretHash ?? sha256Hex('no-such-client')
   if (secret === undefined || secret === '') {

@@ -6,7 +6,9 @@ import { randomToken, safeEqual, sha256Hex } from '../core/crypto'
 import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import type { AuthenticatedClient, FormBody } from './client-auth'
+import { ApiError } from '../core/errors'
 import { OAuthError } from './errors'
+import { mergePort } from './merge-port'
 import { INSTALL_SCOPES, parseScopes } from './scopes'
 import { installPort } from './install-port'
 import { isUserActive } from '../accounts/store'
@@ -41,7 +43,10 @@ async function issue(input: {
   publicClient: boolean
   /** The spent row of a refresh, so spending and issuing commit together. */
   spend?: string
+  /** The access token's life, when not the default (a refresh keeps its family's: a provisional account's hour). */
+  accessSeconds?: number
 }): Promise<TokenResponse> {
+  const accessSeconds = input.accessSeconds ?? ACCESS_TOKEN_SECONDS
   const accessToken = randomToken(32)
   const refreshToken = input.refresh ? randomToken(32) : undefined
   const now = clock.now()
@@ -55,7 +60,7 @@ async function issue(input: {
       accessTokenHash: sha256Hex(accessToken),
       refreshTokenHash: refreshToken ? sha256Hex(refreshToken) : null,
       familyId: input.familyId,
-      expiresAt: now + ACCESS_TOKEN_SECONDS * 1000,
+      expiresAt: now + accessSeconds * 1000,
       refreshExpiresAt: refreshToken ? now + REFRESH_TOKEN_SECONDS * 1000 : null,
       publicClient: input.publicClient,
       createdAt: now,
@@ -64,7 +69,7 @@ async function issue(input: {
   return {
     access_token: accessToken,
     token_type: 'Bearer',
-    expires_in: ACCESS_TOKEN_SECONDS,
+    expires_in: accessSeconds,
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
     scope: input.scopes,
   }
@@ -72,10 +77,17 @@ async function issue(input: {
 
 class RefreshRace extends Error {}
 
+/** How long the row's access token was issued for, in seconds (at most the default). */
+function familyLifetime(row: { expiresAt: number; createdAt: number }): number {
+  const seconds = Math.round((row.expiresAt - row.createdAt) / 1000)
+  return seconds > 0 && seconds < ACCESS_TOKEN_SECONDS ? seconds : ACCESS_TOKEN_SECONDS
+}
+
 const invalidGrant = (what: string) => new OAuthError('invalid_grant', `Invalid "${what}" in request.`)
 
 export async function exchangeCode(client: AuthenticatedClient, form: FormBody): Promise<TokenResponse> {
   if (!form.code) throw new OAuthError('invalid_request', 'Missing "code" in request.')
+  const merge = await preparedMerge(client, form)
   const hash = sha256Hex(form.code)
   // The code is spent and its tokens written in one transaction: a crash cannot spend it without a token. A code
   // that fails a check stays spent (the transaction commits the spending, and the error is thrown after).
@@ -89,6 +101,17 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
     }
     const problem = await codeProblem(client, code, form)
     if (problem) return problem
+    if (merge) {
+      // Its own savepoint: a refused merge undoes its writes alone, the code stays spent, and no token is issued.
+      const refused = await transaction((tx) => merge.run(tx, code.userId)).then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof ApiError) return error
+          throw error
+        },
+      )
+      if (refused) return refused
+    }
     const tokens = await issue({
       applicationId: code.applicationId,
       userId: code.userId,
@@ -99,9 +122,24 @@ export async function exchangeCode(client: AuthenticatedClient, form: FormBody):
     })
     return { tokens, guildId: code.guildId }
   })
-  if (outcome instanceof OAuthError) throw outcome
+  if (outcome instanceof ApiError) throw outcome
   const guild = outcome.guildId ? await installPort().guild(outcome.guildId) : undefined
   return guild ? { ...outcome.tokens, guild } : outcome.tokens
+}
+
+/**
+ * The provisional account to merge into the code's user (Discord's merge: `external_auth_type` and
+ * `external_auth_token` with the code), its credential checked before the code is spent; undefined without them.
+ */
+async function preparedMerge(client: AuthenticatedClient, form: FormBody) {
+  const type = form.external_auth_type
+  const token = form.external_auth_token
+  if (type === undefined && token === undefined) return undefined
+  if (!type || !token)
+    throw new OAuthError('invalid_request', 'Give both "external_auth_type" and "external_auth_token" to merge.')
+  const port = mergePort()
+  if (!port) throw new OAuthError('invalid_request', 'Merging provisional accounts is not served here.')
+  return await port.prepare(client.app.id, type, token)
 }
 
 /** Why a just-spent code buys nothing for this client and form, or undefined when it is good. */
@@ -158,6 +196,8 @@ export async function refresh(client: AuthenticatedClient, form: FormBody): Prom
       refresh: true,
       publicClient: row.publicClient,
       spend: row.id,
+      // The family's tokens keep the life its first was given (provisional accounts': an hour, issue 44).
+      accessSeconds: familyLifetime(row),
     })
   } catch (error) {
     if (!(error instanceof RefreshRace)) throw error

@@ -4,7 +4,7 @@
 import { isUserActive } from '../accounts/store'
 import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
-import { deleteFamily, deleteUserTokens, liveFamilies } from './store'
+import { deleteFamily, deleteUserTokens, liveFamilies, setApplicationLocked } from './store'
 
 const CLOSE = 4004
 
@@ -34,4 +34,21 @@ export async function liveGrantFamilies(familyIds: string[]): Promise<Set<string
     if (ok) alive.add(familyId)
   }
   return alive
+}
+
+/**
+ * An operator locks an application (`app lock`): from its commit its Bot token and every OAuth2 token of it (its
+ * provisional accounts' too) authenticate nothing, its token endpoints refuse it, and its bot's and its users' Gateway
+ * sessions close (4004) on every node. Its rows stay: `app unlock` makes them work again. False: no such application.
+ */
+export async function setApplicationLock(applicationId: string, locked: boolean): Promise<boolean> {
+  return await transaction(async () => {
+    const held = await setApplicationLocked(applicationId, locked)
+    if (!held) return false
+    if (locked) {
+      events.closeUser(held.botUserId, CLOSE, 'Authentication failed')
+      for (const userId of held.userIds) events.closeGrants(userId, { applicationId }, CLOSE)
+    }
+    return true
+  })
 }

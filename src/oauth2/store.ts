@@ -123,13 +123,44 @@ export async function setEventWebhooks(applicationId: string, url: string | null
 }
 
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
+// A locked application's bot token resolves to nothing (`app lock`).
 const applicationByBotTokenHash = prepared((d) =>
   d
     .select({ id: t.applications.id, botUserId: t.applications.botUserId })
     .from(t.applications)
-    .where(eq(t.applications.botTokenHash, sql.placeholder('hash')))
+    .where(and(eq(t.applications.botTokenHash, sql.placeholder('hash')), isNull(t.applications.lockedAt)))
     .prepare(),
 )
+
+/** Its application is not locked (a token of a locked application authenticates nothing). */
+const appUnlocked = () =>
+  sql`NOT EXISTS (SELECT 1 FROM ${t.applications} WHERE ${t.applications.id} = ${t.oauth2Tokens.applicationId} AND ${t.applications.lockedAt} IS NOT NULL)`
+
+/**
+ * Lock (`app lock`) or unlock an application; undefined when there is none. Locking answers who must be disconnected:
+ * its bot user and the users holding its OAuth2 tokens.
+ */
+export async function setApplicationLocked(
+  id: string,
+  locked: boolean,
+): Promise<{ botUserId: string; userIds: string[] } | undefined> {
+  return await write(async (w) => {
+    forgetThrough(forgetCallers) // its tokens stop (or start again) resolving
+    const row = await w
+      .update(t.applications)
+      .set({ lockedAt: locked ? clock.now() : null })
+      .where(eq(t.applications.id, id))
+      .returning({ botUserId: t.applications.botUserId })
+      .get()
+    if (!row) return undefined
+    const users = await w
+      .selectDistinct({ userId: t.oauth2Tokens.userId })
+      .from(t.oauth2Tokens)
+      .where(eq(t.oauth2Tokens.applicationId, id))
+      .all()
+    return { botUserId: row.botUserId, userIds: users.map((u) => u.userId) }
+  })
+}
 
 export async function findApplicationByBotTokenHash(
   hash: string,
@@ -150,7 +181,7 @@ const tokenByAccessTokenHash = prepared((d) =>
       familyId: t.oauth2Tokens.familyId,
     })
     .from(t.oauth2Tokens)
-    .where(eq(t.oauth2Tokens.accessTokenHash, sql.placeholder('hash')))
+    .where(and(eq(t.oauth2Tokens.accessTokenHash, sql.placeholder('hash')), appUnlocked()))
     .prepare(),
 )
 
@@ -191,6 +222,48 @@ export async function findCode(codeHash: string): Promise<OAuth2CodeRow | undefi
 
 export async function insertToken(tx: DB, row: typeof t.oauth2Tokens.$inferInsert): Promise<void> {
   await tx.insert(t.oauth2Tokens).values(row).run()
+}
+
+// A provisional account's token (src/provisional/, every game backend's call): prepared once, not built each time.
+const bearerTokenInsert = prepared((d) => {
+  const ph = sql.placeholder
+  return d
+    .insert(t.oauth2Tokens)
+    .values({
+      id: ph('id'),
+      applicationId: ph('applicationId'),
+      userId: ph('userId'),
+      scopes: ph('scopes'),
+      accessTokenHash: ph('accessTokenHash'),
+      refreshTokenHash: ph('refreshTokenHash'),
+      familyId: ph('familyId'),
+      expiresAt: ph('expiresAt'),
+      refreshExpiresAt: ph('refreshExpiresAt'),
+      publicClient: false,
+      createdAt: ph('createdAt'),
+    })
+    .prepare()
+})
+
+/** Insert a token issued to no OAuth2 client flow (public_client false), inside the caller's write transaction. */
+export async function insertIssuedToken(
+  _tx: DB,
+  row: Omit<typeof t.oauth2Tokens.$inferSelect, 'publicClient' | 'refreshUsedAt'>,
+): Promise<void> {
+  await bearerTokenInsert().run(row)
+}
+
+const signingKeyById = prepared((d) =>
+  d
+    .select({ signingKey: t.applications.signingKey })
+    .from(t.applications)
+    .where(eq(t.applications.id, sql.placeholder('id')))
+    .prepare(),
+)
+
+/** The application's Ed25519 private key (null: made before applications had keys; undefined: no application). */
+export async function findApplicationSigningKey(id: string): Promise<string | null | undefined> {
+  return (await signingKeyById().get({ id }))?.signingKey
 }
 
 export async function findTokenByRefreshHash(hash: string): Promise<OAuth2TokenRow | undefined> {
@@ -280,7 +353,7 @@ export async function liveFamilies(familyIds: string[]): Promise<Map<string, str
     const rows = await db()
       .selectDistinct({ familyId: t.oauth2Tokens.familyId, userId: t.oauth2Tokens.userId })
       .from(t.oauth2Tokens)
-      .where(and(inArray(t.oauth2Tokens.familyId, familyIds.slice(i, i + 500)), liveToken(now)))
+      .where(and(inArray(t.oauth2Tokens.familyId, familyIds.slice(i, i + 500)), liveToken(now), appUnlocked()))
       .all()
     for (const r of rows) live.set(r.familyId, r.userId)
   }

@@ -26,6 +26,8 @@ export const applications = table('applications', {
   eventWebhooksUrl: text(),
   /** Discord's event_webhooks_status: 1 disabled, 2 enabled, 3 disabled by the server (lobbies/event-webhooks.ts). */
   eventWebhooksStatus: int().notNull().default(1),
+  /** Locked by an operator (`app lock`): its Bot token, its OAuth2 tokens and its token endpoints stop working. */
+  lockedAt: timestamp(),
 })
 
 /**

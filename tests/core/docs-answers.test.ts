@@ -298,6 +298,9 @@ const CASES: Record<string, Case | Case[]> = {
     },
   ],
   'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
+  'POST /api/v9/partner-sdk/token/bot': { call: async () => ({ token: bot(await makeApp()) }) },
+  // The example's application does not exist here: Discord's unknown application.
+  'POST /api/v9/partner-sdk/token': { call: async () => ({}), expect: [404, 10002] },
   'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'GET /api/v9/oauth2/@me': { call: async () => ({ token: await bearerFor(await reader(), await makeApp()) }) },
   'GET /api/v9/oauth2/tokens': {

@@ -13,9 +13,15 @@ const COMMANDS = [
   'app create',
   'app list',
   'app set',
+  'app lock',
+  'app unlock',
+  'app auth-provider add',
+  'app auth-provider list',
+  'app auth-provider remove',
   'user create',
   'user list',
   'user lock',
+  'user delete',
   'outbox',
   'guild set',
   'experiments load',
@@ -233,6 +239,7 @@ describe('user create and user list', () => {
         redirect_uris: [],
         verify_key: expect.stringMatching(/^[0-9a-f]{64}$/),
         event_webhooks_url: null,
+        locked: false,
       },
     ])
     const all = JSON.parse((await cli(env, ['user', 'list'])).stdout)
@@ -245,6 +252,7 @@ describe('user create and user list', () => {
       state: 'active',
       locked: false,
       created_at: expect.stringMatching(/^\d{4}-/),
+      provisional: false,
     })
     const page = JSON.parse((await cli(env, ['user', 'list', '--limit', '1', '--after', ids[0]])).stdout)
     expect(page.map((u: { id: string }) => u.id)).toEqual([ids[1]])

@@ -127,7 +127,11 @@ const OUTSIDE_GUILD = { bot: '403/50001', otherBot: '403/50001' }
 type Row = [Rule, Partial<Record<Caller, Expect>>?, unknown?]
 const ROUTES: Record<string, Row> = {
   'GET /users/@me': ['any'],
-  'PATCH /users/@me': ['user', {}, { global_name: 'x' }],
+  // A Bearer token may change the display name of a provisional account only, and needs sdk.social_layer for it.
+  'PATCH /users/@me': ['user', { bearer: '403/50001', narrow: '403/50001' }, { global_name: 'x' }],
+  'POST /partner-sdk/token/bot': ['bot', {}, { external_user_id: 'matrix-player' }],
+  // The client authenticates in the body (client_id, client_secret): an Authorization header changes nothing.
+  'POST /partner-sdk/token': ['public', {}, { client_id: '1', external_auth_type: 'OIDC', external_auth_token: 'x' }],
   'POST /auth/login': ['public'],
   'POST /auth/register': ['public'],
   'POST /auth/verify': ['public'],
