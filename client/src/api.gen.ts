@@ -687,7 +687,7 @@ export interface Api {
       query: {}
       response: CallingUser
     }
-    /** Change the e-mail (elevated), password or display name */
+    /** Change the e-mail (elevated), password or display name (a provisional account's token: the name) */
     patch: {
       body: {
         /** with password; elevated when MFA is on */
@@ -2894,6 +2894,53 @@ export interface Api {
       }
     }
   }
+  "/partner-sdk/token/bot": {
+    /** A provisional account's token for the game's player id (made on the first call) */
+    post: {
+      body: {
+        /** The game's unique id for the player; one provisional account per application and id */
+        external_user_id: string
+        /** The new account's display name (global_name); ignored once the account exists */
+        preferred_global_name?: string
+      }
+      query: {}
+      response: {
+        access_token: string
+        /** EdDSA JWT: iss this server, sub the account, aud the application (its verify_key) */
+        id_token: string
+        token_type: "Bearer"
+        expires_in: number
+        /** OIDC with a client secret only */
+        refresh_token?: string
+        scope: "sdk.social_layer"
+      }
+    }
+  }
+  "/partner-sdk/token": {
+    /** A provisional account's token for an external credential (OIDC ID token, a bot-issued token) */
+    post: {
+      body: {
+        /** The application's id */
+        client_id: string
+        /** Confidential clients (a game backend); a public client sends none */
+        client_secret?: string
+        external_auth_type: "OIDC" | "DISCORD_BOT_ISSUED_ACCESS_TOKEN" | "STEAM_SESSION_TICKET" | "EPIC_ONLINE_SERVICES_ACCESS_TOKEN" | "EPIC_ONLINE_SERVICES_ID_TOKEN" | "UNITY_SERVICES_ID_TOKEN"
+        /** The OIDC ID token, or an access token of POST /partner-sdk/token/bot */
+        external_auth_token: string
+      }
+      query: {}
+      response: {
+        access_token: string
+        /** EdDSA JWT: iss this server, sub the account, aud the application (its verify_key) */
+        id_token: string
+        token_type: "Bearer"
+        expires_in: number
+        /** OIDC with a client secret only */
+        refresh_token?: string
+        scope: "sdk.social_layer"
+      }
+    }
+  }
 }
 
 /** The templates, most specific first (a literal segment before a parameter), for matching a concrete path. */
@@ -2974,6 +3021,8 @@ export type RouteOrder = [
   "/oauth2/token/revoke",
   "/oauth2/tokens",
   "/oauth2/tokens/{tokenId}",
+  "/partner-sdk/token",
+  "/partner-sdk/token/bot",
   "/phone-verifications/verify",
   "/unique-username/username-attempt-unauthed",
   "/unique-username/username-suggestions-unauthed",
