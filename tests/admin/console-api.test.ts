@@ -97,7 +97,10 @@ describe('who may enter', () => {
     const op = await operator()
     const target = await makeUser()
     const { url } = await server()
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<
+      string,
+      string
+    >[]) {
       const r = await api('POST', `/admin/users/${target.id}/logout`, { ...as(op, headers), body: {} })
       expect([r.status, r.body.code, r.body.message]).toEqual([403, 50001, 'Cross-site requests are refused'])
     }
