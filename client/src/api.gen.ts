@@ -3100,7 +3100,8 @@ export interface Api {
         target_id: string | null
         reason: string | null
         address: string | null
-        details: Record<string, unknown>
+        /** what the action did, e.g. sessions_ended */
+        details: Record<string, string | number | boolean | null | string[]>
       })[]
     }
   }

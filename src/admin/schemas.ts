@@ -97,6 +97,8 @@ export const AuditAnswer = t.Array(
     target_id: Nullable(t.String()),
     reason: Nullable(t.String()),
     address: Nullable(t.String()),
-    details: t.Record(t.String(), t.Unknown()),
+    details: t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.String())]), {
+      description: 'what the action did, e.g. sessions_ended',
+    }),
   }),
 )
