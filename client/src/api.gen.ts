@@ -3071,6 +3071,42 @@ export interface Api {
       }
     }
   }
+  "/admin/applications": {
+    /** The applications (no secret) */
+    get: {
+      body: undefined
+      query: {}
+      response: ({
+        id: string
+        name: string
+        bot_user_id: string
+        redirect_uris: string[]
+        event_webhooks_url: string | null
+        /** 1 disabled, 2 enabled, 3 disabled by the server after failures */
+        event_webhooks_status: number
+        /** ISO 8601 time */
+        created_at: string
+      })[]
+    }
+    /** Create an application and its bot user (the bot token and client secret are shown once) */
+    post: {
+      body: {
+        name: string
+        /** OAuth2 redirect URIs */
+        redirect_uris?: string[]
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        name: string
+        /** shown once */
+        bot_token: string
+        /** shown once */
+        client_secret: string
+      }
+    }
+  }
   "/admin/audit-log": {
     /** The audit log, newest first, filtered by action, target or operator */
     get: {
@@ -3110,6 +3146,7 @@ export interface Api {
 /** The templates, most specific first (a literal segment before a parameter), for matching a concrete path. */
 export type RouteOrder = [
   "/admin/@me",
+  "/admin/applications",
   "/admin/audit-log",
   "/admin/users",
   "/admin/users/{userId}",

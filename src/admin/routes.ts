@@ -11,8 +11,12 @@ import { mfaEnabled } from '../mfa/factors'
 import { requireConsole, requireOperator } from './access'
 import type { Actor } from './audit'
 import { listAudit } from './audit'
+import { applicationList, createApp } from './applications'
 import {
+  ApplicationsAnswer,
   AuditAnswer,
+  CreateApplicationSchema,
+  CreatedApplicationAnswer,
   AuditQuery,
   DeletedAnswer,
   LockAnswer,
@@ -149,6 +153,34 @@ export const adminEndpoints = [
     ReasonSchema,
     DeletedAnswer,
     (a, id, b) => deleteAccount(a, id, b.reason),
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/admin/applications',
+      auth,
+      tag,
+      summary: 'The applications (no secret)',
+      answers: { 200: ApplicationsAnswer },
+      limit: READ,
+    },
+    async (r) => {
+      await operator(r)
+      return await applicationList()
+    },
+  ),
+  endpoint(
+    {
+      method: 'POST',
+      path: '/admin/applications',
+      auth,
+      tag,
+      summary: 'Create an application and its bot user (the bot token and client secret are shown once)',
+      body: CreateApplicationSchema,
+      answers: { 200: CreatedApplicationAnswer },
+      limit: ACT,
+    },
+    async (r) => createApp(await operator(r), r.body.name, r.body.redirect_uris ?? [], r.body.reason),
   ),
   endpoint(
     {

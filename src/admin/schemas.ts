@@ -102,3 +102,33 @@ export const AuditAnswer = t.Array(
     }),
   }),
 )
+
+export const CreateApplicationSchema = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    redirect_uris: t.Optional(
+      t.Array(t.String({ format: 'uri', maxLength: 2048 }), { maxItems: 10, description: 'OAuth2 redirect URIs' }),
+    ),
+    reason: t.Optional(t.String({ maxLength: MAX_REASON })),
+  },
+  { examples: [{ name: 'Space Game', redirect_uris: ['https://game.example/callback'] }] },
+)
+
+export const ApplicationsAnswer = t.Array(
+  t.Object({
+    id: t.String(),
+    name: t.String(),
+    bot_user_id: t.String(),
+    redirect_uris: t.Array(t.String()),
+    event_webhooks_url: Nullable(t.String()),
+    event_webhooks_status: Int({ description: '1 disabled, 2 enabled, 3 disabled by the server after failures' }),
+    created_at: Iso,
+  }),
+)
+
+export const CreatedApplicationAnswer = t.Object({
+  id: t.String(),
+  name: t.String(),
+  bot_token: t.String({ description: 'shown once' }),
+  client_secret: t.String({ description: 'shown once' }),
+})

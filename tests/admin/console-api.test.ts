@@ -216,3 +216,28 @@ describe('audit log', () => {
       expect((await api(method, '/admin/audit-log', { ...as(op), body: {} })).status).toBe(404)
   })
 })
+
+describe('applications', () => {
+  test('listed without secrets; created with the bot token and secret shown once; audited; a bad URI is 50035', async () => {
+    const op = await operator()
+    const bad = await api('POST', '/admin/applications', {
+      ...as(op),
+      body: { name: 'Bad', redirect_uris: ['not a uri'] },
+    })
+    expect([bad.status, bad.body.code]).toEqual([400, 50035])
+    const created = await api('POST', '/admin/applications', {
+      ...as(op),
+      body: { name: 'Console <b>App</b>', redirect_uris: ['https://game.example/cb'] },
+    })
+    expect(created.status).toBe(200)
+    expect(Object.keys(created.body).sort()).toEqual(['bot_token', 'client_secret', 'id', 'name'])
+    const bot = await api('GET', '/applications/@me', { token: `Bot ${created.body.bot_token}` })
+    expect(bot.status).toBe(200)
+    const list = await api('GET', '/admin/applications', as(op))
+    const row = list.body.find((a: { id: string }) => a.id === created.body.id)
+    expect(row).toMatchObject({ name: 'Console <b>App</b>', redirect_uris: ['https://game.example/cb'] })
+    expect(JSON.stringify(list.body)).not.toContain(created.body.client_secret)
+    const audit = await api('GET', `/admin/audit-log?target_id=${created.body.id}`, as(op))
+    expect(audit.body[0]).toMatchObject({ action: 'application.create', actor: { id: op.id } })
+  })
+})

@@ -1041,6 +1041,13 @@ const CASES: Record<string, Case | Case[]> = {
   'POST /api/v9/admin/users/{userId}/mfa/remove': { call: async () => await operatorCall(true) },
   'POST /api/v9/admin/users/{userId}/verification/resend': { call: async () => await operatorCall(true) },
   'POST /api/v9/admin/users/{userId}/delete': { call: async () => await operatorCall(true) },
+  'GET /api/v9/admin/applications': {
+    call: async () => {
+      await makeApp()
+      return await operatorCall()
+    },
+  },
+  'POST /api/v9/admin/applications': { call: async () => await operatorCall() },
   'GET /api/v9/admin/audit-log': {
     call: async () => {
       const call = await operatorCall(true)

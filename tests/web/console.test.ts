@@ -1,6 +1,6 @@
 // The operator console in Chromium, from source (issue 47): an operator granted by the CLI logs in with TOTP at
 // /console, finds a user whose display name is HTML with bidi characters (shown as text), locks them with a reason
-// while their Gateway socket is open (it closes), and sees the audit row; on a 390 px wide screen, the search driven
+// while their Gateway socket is open (it closes), sees the audit row and creates an application; on a 390 px wide screen, the search driven
 // from the keyboard. A visitor who is not an operator is told so.
 import { describe, expect } from 'bun:test'
 import { updateUser } from '../../src/accounts/store'
@@ -18,7 +18,7 @@ const HOSTILE = '<img src=x id=pwned>\u202Egnp.exe<script>window.pwned=1</script
 
 /** The page has no horizontal scroll at its width (390 px). */
 async function fitsWidth(page: import('playwright-core').Page) {
-  const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth])
+  const [scroll, width] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as number[]
   expect(scroll).toBeLessThanOrEqual(width)
 }
 
@@ -71,7 +71,7 @@ describe('operator console', () => {
       expect(await page.locator('#user-title bdi').allTextContents()).toEqual([HOSTILE, target.username])
       // Rendered as text: no element came from the name, no script ran.
       expect(await page.locator('#pwned').count()).toBe(0)
-      expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined()
+      expect(await page.evaluate('window.pwned')).toBeUndefined()
       await fitsWidth(page)
 
       await page.getByLabel(/^Reason/).fill('spam wave <b>bold</b>')
@@ -85,6 +85,17 @@ describe('operator console', () => {
       const row = page.locator('#audit-rows li').first()
       await expectText(row.locator('strong'), 'user.lock')
       expect(await row.textContent()).toContain('Reason: spam wave <b>bold</b>')
+      await fitsWidth(page)
+      await page.getByRole('link', { name: 'Applications' }).click()
+      await page.getByLabel('Name', { exact: true }).fill('Console <i>game</i>')
+      await page.getByLabel(/^Redirect URIs/).fill('https://game.example/cb')
+      await page.getByRole('button', { name: 'Create' }).click()
+      await page.locator('#app-created').waitFor()
+      const botToken = (await page.locator('#app-secrets code').first().textContent()) ?? ''
+      expect((await api('GET', '/applications/@me', { token: `Bot ${botToken}` })).body.name).toBe(
+        'Console <i>game</i>',
+      )
+      await expectText(page.locator('#app-rows li strong').last(), 'Console <i>game</i>')
       await fitsWidth(page)
       // The session token never travelled in a URL.
       const token = await page.evaluate(() => JSON.parse(localStorage.getItem('token') ?? 'null') as string)

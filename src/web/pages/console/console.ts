@@ -46,7 +46,7 @@ type AuditRow = {
   address: string | null
 }
 
-const CARDS = ['login-step', 'refused', 'users', 'user', 'audit'] as const
+const CARDS = ['login-step', 'refused', 'users', 'user', 'applications', 'audit'] as const
 function only(id: (typeof CARDS)[number]) {
   for (const card of CARDS) show($(`#${card}`), card === id)
 }
@@ -133,6 +133,7 @@ async function enter() {
 function route() {
   const [, section, id] = location.hash.split('/')
   if (section === 'audit') return void openAudit()
+  if (section === 'applications') return void openApps()
   if (section === 'users' && id) return void openUser(decodeURIComponent(id))
   only('users')
 }
@@ -288,6 +289,63 @@ async function openUser(id: string, fresh = true) {
   if (current?.user.id !== id) $('#user-title').textContent = 'Loading…'
   await loading(actionForm, async () => renderUser(await admin<UserPage>('GET', `/users/${encodeURIComponent(id)}`)))
 }
+
+// ---- applications
+
+type App = {
+  id: string
+  name: string
+  bot_user_id: string
+  redirect_uris: string[]
+  event_webhooks_url: string | null
+  event_webhooks_status: number
+}
+const appForm = $<HTMLFormElement>('#app-form')
+
+async function loadApps() {
+  const apps = await admin<App[]>('GET', '/applications')
+  $('#app-rows').replaceChildren(
+    ...(apps.length
+      ? apps.map((a) =>
+          el(
+            'li',
+            {},
+            el(
+              'span',
+              { class: 'what' },
+              el('strong', {}, text(a.name)),
+              el('small', {}, a.id, ' · bot ', a.bot_user_id),
+              a.redirect_uris.length ? el('small', {}, text(a.redirect_uris.join(' '))) : '',
+              a.event_webhooks_url ? el('small', {}, 'Event webhooks: ', text(a.event_webhooks_url)) : '',
+            ),
+          ),
+        )
+      : [el('li', { class: 'muted' }, 'No applications yet.')]),
+  )
+}
+
+async function openApps() {
+  only('applications')
+  await loading(appForm, loadApps)
+}
+
+appForm.addEventListener('submit', (event) => {
+  event.preventDefault()
+  void submitting(appForm, async () => {
+    const redirects = $<HTMLTextAreaElement>('#app-redirects').value.split(/\s+/).filter(Boolean)
+    const created = await admin<{ id: string; bot_token: string; client_secret: string }>('POST', '/applications', {
+      body: { name: value(appForm, 'name'), redirect_uris: redirects },
+    })
+    $('#app-secrets').replaceChildren(
+      ...fact('Id', created.id),
+      ...fact('Bot token', el('code', { class: 'secret' }, created.bot_token)),
+      ...fact('Client secret', el('code', { class: 'secret' }, created.client_secret)),
+    )
+    show($('#app-created'), true)
+    appForm.reset()
+    await loadApps()
+  })
+})
 
 // ---- audit log
 
