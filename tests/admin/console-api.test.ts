@@ -6,6 +6,8 @@ import { api, databaseEnv, makeApp, makeUser, resetWorld, server } from '../help
 import { GatewayClient } from '../gateway-client'
 import { totpCode, userWithTotp } from '../mfa/helpers'
 import { cli as run } from '../ops/process-helpers'
+import { CLI } from '../../src/admin/audit'
+import { grantOperator } from '../../src/admin/operators'
 import { clock } from '../../src/core/clock'
 
 beforeEach(resetWorld)
@@ -15,12 +17,13 @@ async function cli(...args: string[]) {
   return run({ ...process.env, ...databaseEnv(), LOG_LEVEL: 'silent' }, args)
 }
 
-/** An operator with TOTP, granted by the CLI, and a JWT of a fresh elevation. */
+/**
+ * An operator with TOTP and a JWT of a fresh elevation: granted as `operator grant` grants (its function, in this
+ * process: a child process costs seconds on a loaded machine; the tests of the command itself spawn it).
+ */
 async function operator() {
   const user = await userWithTotp()
-  const r = await cli('operator', 'grant', '--user', user.username)
-  expect(r.code).toBe(0)
-  expect(JSON.parse(r.stdout)).toMatchObject({ id: user.id, operator: true, changed: true })
+  expect(await grantOperator(CLI, user.username)).toMatchObject({ id: user.id, operator: true, changed: true })
   return { ...user, jwt: await elevate(user) }
 }
 
@@ -82,8 +85,12 @@ describe('who may enter', () => {
     expect((await api('GET', `/admin/users?query=${op.username}`, as(op))).body.code).toBe(60003)
   })
 
-  test('revoked by the CLI, the operator is out at once; an unknown user is refused by the CLI', async () => {
-    const op = await operator()
+  test('granted and revoked by the CLI, the operator is in, then out at once; an unknown user is refused', async () => {
+    const user = await userWithTotp()
+    const granted = await cli('operator', 'grant', '--user', user.username)
+    expect(granted.code).toBe(0)
+    expect(JSON.parse(granted.stdout)).toMatchObject({ id: user.id, operator: true, changed: true })
+    const op = { ...user, jwt: await elevate(user) }
     expect((await api('GET', '/admin/audit-log', as(op))).status).toBe(200)
     const r = await cli('operator', 'revoke', '--user', op.id)
     expect(r.code).toBe(0)
@@ -109,6 +116,24 @@ describe('who may enter', () => {
       body: {},
     })
     expect(same.status).toBe(200)
+  })
+})
+
+describe('limits', () => {
+  // The route limits' mechanism (fixed windows, 429 bodies) is tested in tests/core; here, that the console's routes
+  // carry their own: 5 actions and 20 reads a second per operator (the CPU's load decides how many requests one
+  // window sees, so the count is read from the headers, not raced).
+  test('5 actions a second per operator, 20 reads; counted per operator, not shared with another', async () => {
+    const op = await operator()
+    const target = await makeUser()
+    const action = await api('POST', `/admin/users/${target.id}/logout`, { ...as(op), body: {} })
+    expect(action.headers.get('x-ratelimit-limit')).toBe('5')
+    expect(Number(action.headers.get('x-ratelimit-remaining'))).toBeLessThan(5)
+    const read = await api('GET', '/admin/audit-log?limit=1', as(op))
+    expect(read.headers.get('x-ratelimit-limit')).toBe('20')
+    const other = await operator()
+    const theirs = await api('POST', `/admin/users/${target.id}/logout`, { ...as(other), body: {} })
+    expect(theirs.headers.get('x-ratelimit-remaining')).toBe('4')
   })
 })
 
