@@ -26,6 +26,9 @@ import { setGuildAttributes } from './guilds/public'
 import { readOutbox } from './delivery'
 import { deleteUser, lockUser } from './auth/lock'
 import { addProvider, ProviderRefused, providersOf, removeProvider } from './provisional/providers'
+import { audit, CLI, exportAudit } from './admin/audit'
+import { grantOperator, NoSuchUser, operatorList, revokeOperator } from './admin/operators'
+import { transaction } from './db/client'
 import { DefinitionError } from './experiments/definitions'
 import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
 import { VERSION, versionLine } from './version'
@@ -41,6 +44,20 @@ type Command = {
   run: (argv: string[]) => Promise<unknown>
 }
 
+async function operatorCommand(
+  argv: string[],
+  change: typeof grantOperator,
+): Promise<Awaited<ReturnType<typeof grantOperator>>> {
+  const { values } = parseArgs({ args: argv, options: { user: { type: 'string' } } })
+  if (!values.user) throw new UsageError('--user is required (an id, an e-mail or a username)')
+  try {
+    return await change(CLI, values.user)
+  } catch (error) {
+    if (error instanceof NoSuchUser) throw new Error(`--user: ${error.message}`)
+    throw error
+  }
+}
+
 const commands: Record<string, Command> = {
   'app create': {
     usage: 'app create --name NAME [--redirect-uri URI ...]',
@@ -53,7 +70,9 @@ const commands: Record<string, Command> = {
       if (!values.name) throw new UsageError('--name is required')
       for (const uri of values['redirect-uri'] ?? [])
         if (!URL.canParse(uri)) throw new UsageError(`--redirect-uri is not a URL: ${uri}`)
-      return createApplication(values.name, values['redirect-uri'] ?? [])
+      const created = await createApplication(values.name, values['redirect-uri'] ?? [])
+      await audit(CLI, { action: 'application.create', targetType: 'application', targetId: created.id })
+      return created
     },
   },
   'app list': {
@@ -95,6 +114,12 @@ const commands: Record<string, Command> = {
           `--event-webhook-url refused: ${field?.event_webhooks_url?._errors?.[0]?.message ?? String(error)}`,
         )
       }
+      await audit(CLI, {
+        action: 'application.webhook_url',
+        targetType: 'application',
+        targetId: values.id,
+        details: { event_webhooks_url: url === '' ? null : url },
+      })
       const app = (await listApplications()).find((a) => a.id === values.id)!
       return { id: app.id, event_webhooks_url: app.eventWebhooksUrl, event_webhooks_status: app.eventWebhooksStatus }
     },
@@ -239,7 +264,50 @@ const commands: Record<string, Command> = {
     async run(argv) {
       const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
       if (!values.id) throw new UsageError('--id is required')
-      return lockUser(values.id)
+      const id = values.id
+      // The console's lock takes the same path (admin/users.ts); both are audit rows.
+      return await transaction(async () => {
+        const result = await lockUser(id)
+        await audit(CLI, {
+          action: 'user.lock',
+          targetType: 'user',
+          targetId: id,
+          details: { sessions_ended: result.sessions_ended },
+        })
+        return result
+      })
+    },
+  },
+  'operator grant': {
+    usage: 'operator grant --user ID|EMAIL|USERNAME',
+    summary: 'give an account the operator role (the console at /console; it also needs MFA on); an audit row',
+    async run(argv) {
+      return await operatorCommand(argv, grantOperator)
+    },
+  },
+  'operator revoke': {
+    usage: 'operator revoke --user ID|EMAIL|USERNAME',
+    summary: 'take the operator role away; an audit row',
+    async run(argv) {
+      return await operatorCommand(argv, revokeOperator)
+    },
+  },
+  'operator list': {
+    usage: 'operator list',
+    summary: 'the operators, as JSON: id, username, granted_at',
+    async run() {
+      return await operatorList()
+    },
+  },
+  'audit export': {
+    usage: 'audit export [--action ACTION] [--target ID] [--actor ID]',
+    summary: 'the audit log of operator actions (console and CLI), oldest first, one JSON object a line',
+    async run(argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { action: { type: 'string' }, target: { type: 'string' }, actor: { type: 'string' } },
+      })
+      return await exportAudit({ action: values.action, targetId: values.target, actorId: values.actor })
     },
   },
   'user delete': {
@@ -314,7 +382,9 @@ const commands: Record<string, Command> = {
         throw new Error(`${positionals[0]}: not valid JSON (${(error as Error).message})`)
       }
       try {
-        return await loadDefinitions(parsed)
+        const loaded = await loadDefinitions(parsed)
+        await audit(CLI, { action: 'experiments.load', targetType: 'experiments', details: { file: positionals[0] } })
+        return loaded
       } catch (error) {
         if (error instanceof DefinitionError)
           throw new Error(`${positionals[0]} refused, the loaded definitions stay:\n${error.message}`)

@@ -1,6 +1,7 @@
 // Every domain, bottom floor first (docs/DESIGN.md): app.ts mounts them in this order (routes, READY contributions),
 // server.ts starts them in this order and stops them in the reverse one.
 import { accountsModule } from './accounts/module'
+import { adminModule } from './admin/module'
 import { authModule } from './auth/module'
 import { commandsModule } from './commands/module'
 import type { DomainModule } from './domain'
@@ -30,5 +31,6 @@ export const modules: readonly DomainModule[] = [
   voiceModule,
   remoteAuthModule,
   provisionalModule,
+  adminModule,
   webModule,
 ]

@@ -2941,10 +2941,268 @@ export interface Api {
       }
     }
   }
+  "/admin/@me": {
+    /** The console’s first question: is this session an operator’s (403 if not), with MFA on */
+    get: {
+      body: undefined
+      query: {}
+      response: {
+        id: string
+        username: string
+        /** false: the console asks for a second factor to be enabled first */
+        mfa_enabled: boolean
+      }
+    }
+  }
+  "/admin/users": {
+    /** Search users by id, or the start of a username, an e-mail or a phone number */
+    get: {
+      body: undefined
+      query: {
+        /** an id, or the start of a username, an e-mail or a phone number */
+        query?: string | number
+        /** integer 1-100, default 25 */
+        limit?: string | number
+      }
+      response: ({
+        id: string
+        username: string
+        global_name: string | null
+        email: string | null
+        email_verified: boolean
+        phone: string | null
+        bot: boolean
+        state: string
+        locked: boolean
+        /** ISO 8601 time */
+        created_at: string
+      })[]
+    }
+  }
+  "/admin/users/{userId}": {
+    /** A user’s page: profile, factors, sessions, lobbies, guilds, OAuth2 grants */
+    get: {
+      body: undefined
+      query: {}
+      response: {
+        user: {
+          id: string
+          username: string
+          global_name: string | null
+          email: string | null
+          email_verified: boolean
+          phone: string | null
+          bot: boolean
+          state: string
+          locked: boolean
+          /** ISO 8601 time */
+          created_at: string
+        }
+        operator: boolean
+        mfa: {
+          enabled: boolean
+          /** enrolled factor types */
+          factors: string[]
+        }
+        sessions: ({
+          id_hash: string
+          /** ISO 8601 time */
+          created_at: string
+          /** ISO 8601 time */
+          approx_last_used_time: string
+          client_info: {
+            os: string | null
+            platform: string | null
+            location: string | null
+          }
+        })[]
+        lobbies: {
+          id: string
+          application_id: string
+        }[]
+        guilds: {
+          id: string
+          name: string
+        }[]
+        oauth2_grants: ({
+          application_id: string
+          application_name: string | null
+          scopes: string[]
+        })[]
+      }
+    }
+  }
+  "/admin/users/{userId}/lock": {
+    /** Lock an account: every session and socket ends, on every node (reason required) */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        locked: boolean
+        sessions_ended?: number
+      }
+    }
+  }
+  "/admin/users/{userId}/unlock": {
+    /** Unlock an account */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        locked: boolean
+        sessions_ended?: number
+      }
+    }
+  }
+  "/admin/users/{userId}/logout": {
+    /** Log out some of a user’s sessions, or all */
+    post: {
+      body: {
+        /** the sessions to end; absent: all */
+        session_id_hashes?: string[]
+        reason?: string
+      }
+      query: {}
+      response: {
+        sessions_ended: number
+      }
+    }
+  }
+  "/admin/users/{userId}/mfa/remove": {
+    /** Remove every second factor (after an out-of-band check; reason required) */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        mfa_enabled: boolean
+      }
+    }
+  }
+  "/admin/users/{userId}/verification/resend": {
+    /** Send the e-mail verification again */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        sent: boolean
+      }
+    }
+  }
+  "/admin/users/{userId}/delete": {
+    /** Delete an account (scheduled, as the owner’s deletion; reason required) */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        state: string
+      }
+    }
+  }
+  "/admin/applications": {
+    /** The applications (no secret) */
+    get: {
+      body: undefined
+      query: {}
+      response: ({
+        id: string
+        name: string
+        bot_user_id: string
+        redirect_uris: string[]
+        event_webhooks_url: string | null
+        /** 1 disabled, 2 enabled, 3 disabled by the server after failures */
+        event_webhooks_status: number
+        /** ISO 8601 time */
+        created_at: string
+      })[]
+    }
+    /** Create an application and its bot user (the bot token and client secret are shown once) */
+    post: {
+      body: {
+        name: string
+        /** OAuth2 redirect URIs */
+        redirect_uris?: string[]
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        name: string
+        /** shown once */
+        bot_token: string
+        /** shown once */
+        client_secret: string
+      }
+    }
+  }
+  "/admin/audit-log": {
+    /** The audit log, newest first, filtered by action, target or operator */
+    get: {
+      body: undefined
+      query: {
+        /** only this action, e.g. user.lock */
+        action?: string | number
+        /** only rows about this id */
+        target_id?: string | number
+        /** only rows by this operator */
+        actor_id?: string | number
+        /** rows older than this audit row id */
+        before?: string | number
+        /** integer 1-200, default 50 */
+        limit?: string | number
+      }
+      response: ({
+        id: string
+        /** ISO 8601 time */
+        created_at: string
+        actor: {
+          id: string | null
+          name: string
+        }
+        action: string
+        target_type: string | null
+        target_id: string | null
+        reason: string | null
+        address: string | null
+        /** what the action did, e.g. sessions_ended */
+        details: Record<string, string | number | boolean | null | string[]>
+      })[]
+    }
+  }
 }
 
 /** The templates, most specific first (a literal segment before a parameter), for matching a concrete path. */
 export type RouteOrder = [
+  "/admin/@me",
+  "/admin/applications",
+  "/admin/audit-log",
+  "/admin/users",
+  "/admin/users/{userId}",
+  "/admin/users/{userId}/delete",
+  "/admin/users/{userId}/lock",
+  "/admin/users/{userId}/logout",
+  "/admin/users/{userId}/mfa/remove",
+  "/admin/users/{userId}/unlock",
+  "/admin/users/{userId}/verification/resend",
   "/applications/@me",
   "/applications/{applicationId}/commands",
   "/applications/{applicationId}/commands/{commandId}",

@@ -593,3 +593,34 @@ export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void>
 export async function lockUser(tx: DB, id: string): Promise<void> {
   await lockForUpdate(tx, t.users, t.users.id, id)
 }
+
+/**
+ * The operator console's search (admin/users.ts): an id, or the start of a username, an e-mail or a phone number.
+ * Each is a range on a unique index (`>= q AND < q + U+FFFF`: byte order on both databases), so 100,000 users
+ * answer as fast as 100.
+ */
+export async function searchUsers(query: string, limit: number): Promise<UserRow[]> {
+  const q = query.trim()
+  if (!q) return []
+  const found = new Map<string, UserRow>()
+  const keep = (rows: UserRow[]) => {
+    for (const row of rows) if (found.size < limit) found.set(row.id, row)
+  }
+  const startingWith = async (
+    column: typeof t.users.username | typeof t.users.email | typeof t.users.phone,
+    prefix: string,
+  ) =>
+    await db()
+      .select()
+      .from(t.users)
+      .where(and(sql`${column} >= ${prefix}`, sql`${column} < ${`${prefix}\uffff`}`))
+      .orderBy(asc(column))
+      .limit(limit)
+      .all()
+  if (/^\d{1,20}$/.test(q)) keep(await db().select().from(t.users).where(eq(t.users.id, q)).limit(1).all())
+  const lower = q.toLowerCase()
+  keep(await startingWith(t.users.username, lower))
+  keep(await startingWith(t.users.email, lower))
+  if (/^\+?[\d\s().-]+$/.test(q)) keep(await startingWith(t.users.phone, `+${q.replace(/\D/g, '')}`))
+  return [...found.values()]
+}

@@ -61,6 +61,9 @@ export const PAGE_ROUTES: [path: string, page: PageName][] = [
   ['/settings/security', 'security'],
   ['/ra/*', 'ra'],
   ['/lobbies/*', 'lobby'],
+  // The operator console (admin/ is its API): its own login step, then the operator's sections.
+  ['/console', 'console'],
+  ['/console/*', 'console'],
 ]
 
 function respond(file: WebFile, headers: Record<string, string>): Response {

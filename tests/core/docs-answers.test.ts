@@ -16,6 +16,8 @@ import { api, makeApp, makeUser, resetWorld, server, type Reply } from '../helpe
 import { authorizeQuery, bearerFor } from '../oauth2/helpers'
 import { mfaTicket, SoftAuthenticator, totpCode, userWithKey, userWithTotp } from '../mfa/helpers'
 import { schemaErrors, untypedParts } from './docs-schema-check'
+import { CLI } from '../../src/admin/audit'
+import { grantOperator } from '../../src/admin/operators'
 
 type Media = { schema?: any; example?: unknown }
 type Operation = {
@@ -86,6 +88,19 @@ async function guildWorld() {
   const member = await makeUser()
   await api('POST', `/invites/${invite.code}`, { token: member.token })
   return { owner, guild, channelId, member, code: invite.code as string }
+}
+
+/** An operator (granted as the CLI grants it) with TOTP, elevated; with `target`, a user to act on. */
+async function operatorCall(target = false): Promise<Call> {
+  const op = await userWithTotp()
+  await grantOperator(CLI, op.id)
+  const first = await api('GET', '/admin/audit-log', { token: op.token })
+  const finish = await api('POST', '/mfa/finish', {
+    token: op.token,
+    body: { ticket: first.body.mfa.ticket, mfa_type: 'totp', data: totpCode(op.secret) },
+  })
+  const headers = { 'x-service-mfa-authorization': finish.body.token as string }
+  return { token: op.token, headers, ...(target ? { params: { userId: (await makeUser()).id } } : {}) }
 }
 
 /** A message the user sent; its id. */
@@ -1016,6 +1031,34 @@ const CASES: Record<string, Case | Case[]> = {
       },
     },
   ],
+
+  'GET /api/v9/admin/@me': [
+    { call: async () => await operatorCall() },
+    { what: 'not an operator', call: async () => ({ token: await session() }), expect: [403, 50001] },
+  ],
+  'GET /api/v9/admin/users': { call: async () => ({ ...(await operatorCall()), query: 'query=u&limit=5' }) },
+  'GET /api/v9/admin/users/{userId}': { call: async () => await operatorCall(true) },
+  'POST /api/v9/admin/users/{userId}/lock': { call: async () => await operatorCall(true) },
+  'POST /api/v9/admin/users/{userId}/unlock': { call: async () => await operatorCall(true) },
+  'POST /api/v9/admin/users/{userId}/logout': { call: async () => await operatorCall(true) },
+  'POST /api/v9/admin/users/{userId}/mfa/remove': { call: async () => await operatorCall(true) },
+  'POST /api/v9/admin/users/{userId}/verification/resend': { call: async () => await operatorCall(true) },
+  'POST /api/v9/admin/users/{userId}/delete': { call: async () => await operatorCall(true) },
+  'GET /api/v9/admin/applications': {
+    call: async () => {
+      await makeApp()
+      return await operatorCall()
+    },
+  },
+  'POST /api/v9/admin/applications': { call: async () => await operatorCall() },
+  'GET /api/v9/admin/audit-log': {
+    call: async () => {
+      const call = await operatorCall(true)
+      // A row to show: a lock with its reason and details.
+      await api('POST', `/admin/users/${call.params!.userId}/lock`, { ...call, body: { reason: 'docs' } })
+      return { ...call, params: undefined, query: 'limit=10' }
+    },
+  },
 
   'POST /api/v9/users/@me/remote-auth': {
     call: async () => ({ token: await session() }),

@@ -60,6 +60,7 @@ async function startFromReadme(): Promise<Target> {
     api: unsupported,
     user: unsupported,
     app: unsupported,
+    grantOperator: unsupported,
     outbox: unsupported,
     output: () => output,
     async close() {

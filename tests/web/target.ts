@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { config, setConfig } from '../../src/config'
 import { captureLog } from '../../src/core/log'
 import { readOutbox } from '../../src/delivery'
-import { api as sourceApi, makeApp, makeUser, server, type Reply } from '../helpers'
+import { api as sourceApi, databaseEnv, makeApp, makeUser, server, type Reply } from '../helpers'
+import { cli } from '../ops/process-helpers'
 
 export type TargetUser = { id: string; token: string; email: string; password: string; username: string }
 export type TargetApp = { id: string; bot_token: string; client_secret: string }
@@ -27,6 +28,8 @@ export type Target = {
   user(): Promise<TargetUser>
   /** An application with its bot, as `app create` makes one. */
   app(redirectUris: string[]): Promise<TargetApp>
+  /** `operator grant --user LOGIN` through the CLI (the console's first operator is made so). */
+  grantOperator(login: string): Promise<void>
   /** Bodies of the e-mails and texts sent to an address, newest first. */
   outbox(to: string): Promise<string[]>
   /** What the server logged so far (the binary's stdout and stderr; the shared server's log lines). */
@@ -53,6 +56,11 @@ export async function sourceTarget(): Promise<Target> {
     app: async (uris) => {
       const app = await makeApp(uris)
       return { id: app.id, bot_token: app.bot_token, client_secret: app.client_secret }
+    },
+    grantOperator: async (login) => {
+      const env = { ...process.env, ...databaseEnv(), LOG_LEVEL: 'silent' }
+      const made = await cli(env, ['operator', 'grant', '--user', login])
+      if (made.code !== 0) throw new Error(`operator grant: exit ${made.code}\n${made.stderr}`)
     },
     outbox: async (to) => (await readOutbox(to)).map((m) => m.body),
     output: () => output,
@@ -169,6 +177,9 @@ export async function binaryTarget(env: Record<string, string> = {}): Promise<Ta
     },
     async app(uris) {
       return cli(['app', 'create', '--name', unique('app'), ...uris.flatMap((u) => ['--redirect-uri', u])])
+    },
+    async grantOperator(login) {
+      await cli(['operator', 'grant', '--user', login])
     },
     async outbox(to) {
       return ((await cli(['outbox', '--to', to, '--json'])) as { body: string }[]).map((r) => r.body)

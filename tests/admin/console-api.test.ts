@@ -1,0 +1,268 @@
+// The operator console's API (issue 47): the role granted by the CLI, 403 for everyone else, MFA and elevation,
+// cross-site writes refused, search, a user's page, a lock that closes a live socket, the audit rows (console and
+// CLI) and their export.
+import { beforeEach, describe, expect, test } from 'bun:test'
+import { api, databaseEnv, makeApp, makeUser, resetWorld, server } from '../helpers'
+import { GatewayClient } from '../gateway-client'
+import { totpCode, userWithTotp } from '../mfa/helpers'
+import { cli as run } from '../ops/process-helpers'
+import { CLI } from '../../src/admin/audit'
+import { grantOperator } from '../../src/admin/operators'
+import { clock } from '../../src/core/clock'
+
+beforeEach(resetWorld)
+
+async function cli(...args: string[]) {
+  await server()
+  return run({ ...process.env, ...databaseEnv(), LOG_LEVEL: 'silent' }, args)
+}
+
+/**
+ * An operator with TOTP and a JWT of a fresh elevation: granted as `operator grant` grants (its function, in this
+ * process: a child process costs seconds on a loaded machine; the tests of the command itself spawn it).
+ */
+async function operator() {
+  const user = await userWithTotp()
+  expect(await grantOperator(CLI, user.username)).toMatchObject({ id: user.id, operator: true, changed: true })
+  return { ...user, jwt: await elevate(user) }
+}
+
+async function elevate(user: { token: string; secret: string }): Promise<string> {
+  const first = await api('GET', '/admin/users?query=x', { token: user.token })
+  expect(first.status).toBe(401)
+  expect(first.body.code).toBe(60003)
+  clock.advance(30_000)
+  const finish = await api('POST', '/mfa/finish', {
+    token: user.token,
+    body: { ticket: first.body.mfa.ticket, mfa_type: 'totp', data: totpCode(user.secret) },
+  })
+  expect(finish.status).toBe(200)
+  return finish.body.token as string
+}
+
+const as = (op: { token: string; jwt: string }, extra: Record<string, string> = {}) => ({
+  token: op.token,
+  headers: { 'x-service-mfa-authorization': op.jwt, ...extra },
+})
+
+describe('who may enter', () => {
+  test('a user who is not an operator gets 403 on every console route, elevated or not; so does a bot', async () => {
+    const user = await makeUser()
+    const target = await makeUser()
+    for (const [method, path] of [
+      ['GET', '/admin/@me'],
+      ['GET', '/admin/users?query=a'],
+      ['GET', `/admin/users/${target.id}`],
+      ['POST', `/admin/users/${target.id}/lock`],
+      ['POST', `/admin/users/${target.id}/logout`],
+      ['GET', '/admin/audit-log'],
+    ] as const) {
+      const r = await api(method, path, { token: user.token, body: method === 'POST' ? { reason: 'x' } : undefined })
+      expect([path, r.status, r.body.code]).toEqual([path, 403, 50001])
+    }
+    expect((await api('GET', '/admin/@me')).status).toBe(401)
+    const app = await makeApp()
+    expect((await api('GET', '/admin/@me', { token: `Bot ${app.bot_token}` })).status).toBe(403)
+  })
+
+  test('an operator without MFA is told to enable it; with MFA each action needs an elevation', async () => {
+    const plain = await makeUser()
+    expect((await cli('operator', 'grant', '--user', plain.email)).code).toBe(0)
+    const me = await api('GET', '/admin/@me', { token: plain.token })
+    expect(me.status).toBe(200)
+    expect(me.body).toEqual({ id: plain.id, username: plain.username, mfa_enabled: false })
+    const refused = await api('GET', '/admin/users?query=a', { token: plain.token })
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toContain('two-factor')
+
+    const op = await operator()
+    expect((await api('GET', '/admin/@me', { token: op.token })).body.mfa_enabled).toBe(true)
+    const ok = await api('GET', `/admin/users?query=${op.username}`, as(op))
+    expect(ok.status).toBe(200)
+    expect(ok.body.map((u: { id: string }) => u.id)).toContain(op.id)
+    // The elevation lives five minutes.
+    clock.advance(301_000)
+    expect((await api('GET', `/admin/users?query=${op.username}`, as(op))).body.code).toBe(60003)
+  })
+
+  test('granted and revoked by the CLI, the operator is in, then out at once; an unknown user is refused', async () => {
+    const user = await userWithTotp()
+    const granted = await cli('operator', 'grant', '--user', user.username)
+    expect(granted.code).toBe(0)
+    expect(JSON.parse(granted.stdout)).toMatchObject({ id: user.id, operator: true, changed: true })
+    const op = { ...user, jwt: await elevate(user) }
+    expect((await api('GET', '/admin/audit-log', as(op))).status).toBe(200)
+    const r = await cli('operator', 'revoke', '--user', op.id)
+    expect(r.code).toBe(0)
+    expect((await api('GET', '/admin/audit-log', as(op))).status).toBe(403)
+    const unknown = await cli('operator', 'grant', '--user', 'nobody-at-all-here')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain('no user named')
+  })
+
+  test('a state-changing request from another site is refused; the same origin passes', async () => {
+    const op = await operator()
+    const target = await makeUser()
+    const { url } = await server()
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }] as Record<
+      string,
+      string
+    >[]) {
+      const r = await api('POST', `/admin/users/${target.id}/logout`, { ...as(op, headers), body: {} })
+      expect([r.status, r.body.code, r.body.message]).toEqual([403, 50001, 'Cross-site requests are refused'])
+    }
+    const same = await api('POST', `/admin/users/${target.id}/logout`, {
+      ...as(op, { origin: new URL(url).origin, 'sec-fetch-site': 'same-origin' }),
+      body: {},
+    })
+    expect(same.status).toBe(200)
+  })
+})
+
+describe('limits', () => {
+  // The route limits' mechanism (fixed windows, 429 bodies) is tested in tests/core; here, that the console's routes
+  // carry their own: 5 actions and 20 reads a second per operator (the CPU's load decides how many requests one
+  // window sees, so the count is read from the headers, not raced).
+  test('5 actions a second per operator, 20 reads; counted per operator, not shared with another', async () => {
+    const op = await operator()
+    const target = await makeUser()
+    const action = await api('POST', `/admin/users/${target.id}/logout`, { ...as(op), body: {} })
+    expect(action.headers.get('x-ratelimit-limit')).toBe('5')
+    expect(Number(action.headers.get('x-ratelimit-remaining'))).toBeLessThan(5)
+    const read = await api('GET', '/admin/audit-log?limit=1', as(op))
+    expect(read.headers.get('x-ratelimit-limit')).toBe('20')
+    const other = await operator()
+    const theirs = await api('POST', `/admin/users/${target.id}/logout`, { ...as(other), body: {} })
+    expect(theirs.headers.get('x-ratelimit-remaining')).toBe('4')
+  })
+})
+
+describe('users', () => {
+  test('search by id, username prefix (any case) and e-mail; the page shows sessions, factors, no secret', async () => {
+    const op = await operator()
+    const target = await makeUser()
+    const byId = await api('GET', `/admin/users?query=${target.id}`, as(op))
+    expect(byId.body[0]).toMatchObject({ id: target.id, username: target.username, email: target.email, locked: false })
+    const byPrefix = await api('GET', `/admin/users?query=${target.username.slice(0, -2).toUpperCase()}`, as(op))
+    expect(byPrefix.body.map((u: { id: string }) => u.id)).toContain(target.id)
+    const byEmail = await api('GET', `/admin/users?query=${encodeURIComponent(target.email)}`, as(op))
+    expect(byEmail.body.map((u: { id: string }) => u.id)).toEqual([target.id])
+    const bad = await api('GET', '/admin/users?query=a&limit=101', as(op))
+    expect([bad.status, bad.body.code]).toEqual([400, 50035])
+
+    const page = await api('GET', `/admin/users/${op.id}`, as(op))
+    expect(page.status).toBe(200)
+    expect(page.body.operator).toBe(true)
+    expect(page.body.mfa).toEqual({ enabled: true, factors: ['totp', 'backup'] })
+    expect(page.body.sessions.length).toBeGreaterThan(0)
+    const text = JSON.stringify(page.body)
+    expect(text).not.toContain(op.secret)
+    expect(text).not.toContain('password')
+    expect((await api('GET', '/admin/users/123', as(op))).body.code).toBe(10013)
+  })
+
+  test('lock closes the user’s live socket and their tokens; audited with the reason; unlock lets them log in', async () => {
+    const op = await operator()
+    const target = await makeUser()
+    const { client } = await GatewayClient.identified(target.token)
+    const noReason = await api('POST', `/admin/users/${target.id}/lock`, { ...as(op), body: {} })
+    expect([noReason.status, noReason.body.errors.reason._errors[0].code]).toEqual([400, 'BASE_TYPE_REQUIRED'])
+    const self = await api('POST', `/admin/users/${op.id}/lock`, { ...as(op), body: { reason: 'x' } })
+    expect(self.status).toBe(400)
+
+    const r = await api('POST', `/admin/users/${target.id}/lock`, { ...as(op), body: { reason: 'spam <b>wave</b>' } })
+    expect(r.status).toBe(200)
+    expect(r.body).toEqual({ id: target.id, locked: true, sessions_ended: 1 })
+    expect((await client.waitForClose()).code).toBe(4004)
+    expect((await api('GET', '/users/@me', { token: target.token })).status).toBe(401)
+
+    const log = await api('GET', `/admin/audit-log?target_id=${target.id}`, as(op))
+    expect(log.body[0]).toMatchObject({
+      actor: { id: op.id, name: op.username },
+      action: 'user.lock',
+      target_type: 'user',
+      target_id: target.id,
+      reason: 'spam <b>wave</b>',
+      details: { sessions_ended: 1 },
+    })
+    expect(log.body[0].address).toBeString()
+
+    const unlocked = await api('POST', `/admin/users/${target.id}/unlock`, { ...as(op), body: { reason: 'appeal' } })
+    expect(unlocked.body).toEqual({ id: target.id, locked: false })
+    const login = await api('POST', '/auth/login', { body: { login: target.email, password: target.password } })
+    expect(login.status).toBe(200)
+  })
+
+  test('log out one session or all; remove MFA needs a reason; delete ends the account', async () => {
+    const op = await operator()
+    const target = await userWithTotp()
+    const page = await api('GET', `/admin/users/${target.id}`, as(op))
+    const hash = page.body.sessions[0].id_hash
+    const one = await api('POST', `/admin/users/${target.id}/logout`, {
+      ...as(op),
+      body: { session_id_hashes: [hash] },
+    })
+    expect(one.body).toEqual({ sessions_ended: 1 })
+    const mfa = await api('POST', `/admin/users/${target.id}/mfa/remove`, {
+      ...as(op),
+      body: { reason: 'called back' },
+    })
+    expect(mfa.body).toEqual({ id: target.id, mfa_enabled: false })
+    expect((await api('GET', `/admin/users/${target.id}`, as(op))).body.mfa).toEqual({ enabled: false, factors: [] })
+    const gone = await api('POST', `/admin/users/${target.id}/delete`, { ...as(op), body: { reason: 'GDPR request' } })
+    expect(gone.body).toEqual({ id: target.id, state: 'deleted' })
+    const actions = (await api('GET', `/admin/audit-log?target_id=${target.id}`, as(op))).body.map(
+      (row: { action: string }) => row.action,
+    )
+    expect(actions).toEqual(['user.delete', 'user.mfa_remove', 'user.logout'])
+  })
+})
+
+describe('audit log', () => {
+  test('CLI actions are rows too (actor cli); filtered by action; exported as JSON lines; no route changes a row', async () => {
+    const op = await operator()
+    const target = await makeUser()
+    expect((await cli('user', 'lock', '--id', target.id)).code).toBe(0)
+    const rows = (await api('GET', `/admin/audit-log?action=user.lock&target_id=${target.id}`, as(op))).body
+    expect(rows).toHaveLength(1)
+    expect(rows[0]).toMatchObject({ actor: { id: null, name: 'cli' }, action: 'user.lock', address: null })
+    const grants = (await api('GET', `/admin/audit-log?action=operator.grant&target_id=${op.id}`, as(op))).body
+    expect(grants[0].actor.name).toBe('cli')
+
+    const exported = await cli('audit', 'export', '--target', target.id)
+    expect(exported.code).toBe(0)
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.action)).toEqual(['user.lock'])
+
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'])
+      expect((await api(method, '/admin/audit-log', { ...as(op), body: {} })).status).toBe(404)
+  })
+})
+
+describe('applications', () => {
+  test('listed without secrets; created with the bot token and secret shown once; audited; a bad URI is 50035', async () => {
+    const op = await operator()
+    const bad = await api('POST', '/admin/applications', {
+      ...as(op),
+      body: { name: 'Bad', redirect_uris: ['not a uri'] },
+    })
+    expect([bad.status, bad.body.code]).toEqual([400, 50035])
+    const created = await api('POST', '/admin/applications', {
+      ...as(op),
+      body: { name: 'Console <b>App</b>', redirect_uris: ['https://game.example/cb'] },
+    })
+    expect(created.status).toBe(200)
+    expect(Object.keys(created.body).sort()).toEqual(['bot_token', 'client_secret', 'id', 'name'])
+    const bot = await api('GET', '/applications/@me', { token: `Bot ${created.body.bot_token}` })
+    expect(bot.status).toBe(200)
+    const list = await api('GET', '/admin/applications', as(op))
+    const row = list.body.find((a: { id: string }) => a.id === created.body.id)
+    expect(row).toMatchObject({ name: 'Console <b>App</b>', redirect_uris: ['https://game.example/cb'] })
+    expect(JSON.stringify(list.body)).not.toContain(created.body.client_secret)
+    const audit = await api('GET', `/admin/audit-log?target_id=${created.body.id}`, as(op))
+    expect(audit.body[0]).toMatchObject({ action: 'application.create', actor: { id: op.id } })
+  })
+})
