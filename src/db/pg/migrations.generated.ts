@@ -8,6 +8,7 @@ import m5 from '../../../drizzle-pg/0005_schema.sql' with { type: 'text' }
 import m6 from '../../../drizzle-pg/0006_schema.sql' with { type: 'text' }
 import m7 from '../../../drizzle-pg/0007_schema.sql' with { type: 'text' }
 import m8 from '../../../drizzle-pg/0008_schema.sql' with { type: 'text' }
+import m9 from '../../../drizzle-pg/0009_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -21,4 +22,5 @@ export const sqlByTag: Record<string, string> = {
   '0006_schema': m6,
   '0007_schema': m7,
   '0008_schema': m8,
+  '0009_schema': m9,
 }

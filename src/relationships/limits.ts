@@ -1,0 +1,10 @@
+// The limits of relationships.
+
+/** Discord's cap on friends (30002 past it), checked on both sides when a request is sent and when it is accepted. */
+export const MAX_FRIENDS = 1000
+/** Pending outgoing friend requests one user may have at once (this server's cap: Discord documents none). */
+export const MAX_OUTGOING_REQUESTS = 1000
+/** A friend's nickname (Discord's 1-32 characters). */
+export const MAX_NICKNAME_CHARS = 32
+
+export const RelationshipType = { FRIEND: 1, BLOCKED: 2, INCOMING_REQUEST: 3, OUTGOING_REQUEST: 4 } as const
