@@ -11,15 +11,7 @@ import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { type DB, transaction } from '../db/client'
 import { audiences, events } from '../gateway/bus'
-import {
-  alreadyFriends,
-  maxFriends,
-  maxOutgoing,
-  noSuchTag,
-  notFriends,
-  requestsDisabled,
-  selfRequest,
-} from './errors'
+import { alreadyFriends, maxFriends, maxOutgoing, noSuchTag, notFriends, requestsDisabled, selfRequest } from './errors'
 import { MAX_FRIENDS, MAX_OUTGOING_REQUESTS, RelationshipType as T } from './limits'
 import {
   countRelationships,
@@ -47,7 +39,12 @@ export function relationshipObject(row: RelationshipRow, other: UserRow) {
 }
 
 /** The shape of RELATIONSHIP_UPDATE and RELATIONSHIP_REMOVE (no user object, as Discord). */
-const partial = (row: RelationshipRow) => ({ id: row.otherId, type: row.type, nickname: row.nickname, since: iso(row.since) })
+const partial = (row: RelationshipRow) => ({
+  id: row.otherId,
+  type: row.type,
+  nickname: row.nickname,
+  since: iso(row.since),
+})
 
 /** A user's relationships, with their users (one query for them); oldest first. */
 export async function listRelationships(userId: string) {

@@ -6,7 +6,14 @@ import { Errors } from '../core/errors'
 import { NO_CONTENT } from '../http/docs'
 import { endpoint } from '../http/endpoint'
 import { noContent } from '../http/respond'
-import { block, listRelationships, renameFriend, removeRelationship, requestByUsername, requestOrAccept } from './relationships'
+import {
+  block,
+  listRelationships,
+  renameFriend,
+  removeRelationship,
+  requestByUsername,
+  requestOrAccept,
+} from './relationships'
 import { PatchRelationshipSchema, PutRelationshipSchema, RelationshipList, RequestByNameSchema } from './schemas'
 
 const tag = 'relationships'

@@ -21,7 +21,9 @@ export const RequestByNameSchema = t.Object(
 export const PutRelationshipSchema = t.Optional(
   t.Object(
     {
-      type: t.Optional(t.Union([t.Literal(-1), t.Literal(1), t.Literal(2)], { description: '-1 or 1: friend; 2: block' })),
+      type: t.Optional(
+        t.Union([t.Literal(-1), t.Literal(1), t.Literal(2)], { description: '-1 or 1: friend; 2: block' }),
+      ),
       from_friend_suggestion: t.Optional(t.Boolean()),
       friend_token: t.Optional(t.Nullable(t.String({ maxLength: 256 }))),
     },
