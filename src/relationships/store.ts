@@ -7,7 +7,7 @@ import * as sqliteTables from './tables'
 import type { RelationshipRow } from './tables'
 
 // This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
-const t = dialectTables(sqliteTables)
+export const t = dialectTables(sqliteTables)
 const ph = sql.placeholder
 
 const rowsOf = prepared((d) =>

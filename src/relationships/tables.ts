@@ -1,6 +1,6 @@
 // Relationships (issue 45): friends, blocks and pending friend requests, one row per side (Discord's relationship
 // object is always one user's view of another).
-import { index, int, primaryKey, snowflake, table, text, timestamp } from '../db/table'
+import { index, int, json, primaryKey, snowflake, table, text, timestamp } from '../db/table'
 import { users } from '../accounts/tables'
 
 /**
@@ -31,3 +31,32 @@ export const relationships = table(
 )
 
 export type RelationshipRow = typeof relationships.$inferSelect
+
+/** An activity as a client sets it with Gateway op 3 (its `secrets` are kept for the user alone). */
+export type Activity = {
+  name: string
+  type: number
+  state?: string | null
+  details?: string | null
+  application_id?: string
+  timestamps?: { start?: number; end?: number }
+  party?: { id?: string; size?: [number, number] }
+  assets?: { large_image?: string; large_text?: string; small_image?: string; small_text?: string }
+  secrets?: { join?: string; spectate?: string; match?: string }
+}
+
+/**
+ * A user's presence while at least one of its Gateway sessions is live (any node): the status and activities its last
+ * op 3 set. The row goes when the last session ends; a row whose user is not online (a restart) counts for nothing.
+ */
+export const presences = table('presences', {
+  userId: snowflake()
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** online | idle | dnd | invisible */
+  status: text().notNull(),
+  activities: json<Activity[]>().notNull().default([]),
+  updatedAt: timestamp().notNull(),
+})
+
+export type PresenceRow = typeof presences.$inferSelect
