@@ -128,10 +128,11 @@ export async function presenceSessionStart(connection: GatewayConnection): Promi
 export async function presenceSessionEnd(connection: GatewayConnection): Promise<void> {
   held().updates.delete(connection.sessionId)
   const caller = connection.caller
-  if (!counts(caller) || connection.moved) return
-  // A dead node's session (orphan) was counted on that node, whose counts are dropped already.
+  if (!counts(caller)) return
+  // A dead node's session (orphan) was counted on that node, whose counts are dropped already. A session resumed on
+  // another node (moved) is counted there now (its session start): uncounted here, and the user is not offline.
   if (!connection.orphan) countPresence(key(caller.userId), -1)
-  if (isUserOnline(caller.userId)) return
+  if (connection.moved || isUserOnline(caller.userId)) return
   const before = await presenceOf(caller.userId)
   await deletePresence(caller.userId)
   if (before && before.status !== 'invisible') await tellFriends(caller.userId, undefined)
