@@ -34,5 +34,20 @@ describe.skipIf(!present)('relationships on two nodes', () => {
     aOnA.close()
     const off = await bOnB.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.status === 'offline', 5000)
     expect(off.d.user.id).toBe(a.id)
+
+    // A session resumed on the other node is still the user's one session: no offline when the old node lets go,
+    // offline when it ends there.
+    const { client: first, ready } = await cluster.socketOn(nodeA, a.token)
+    await bOnB.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.status === 'online', 5000, {
+      since: bOnB.frames.indexOf(off) + 1,
+    })
+    first.close(4200) // resumable
+    const moved = await cluster.connect(nodeB)
+    moved.send(6, { token: a.token, session_id: ready.session_id, seq: first.lastSeq })
+    expect((await moved.waitFor((f) => f.t === 'RESUMED' || f.op === 9, 5000)).t).toBe('RESUMED')
+    const mark = bOnB.frames.length
+    await bOnB.expectNo('PRESENCE_UPDATE', 1000)
+    moved.close()
+    await bOnB.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.status === 'offline', 5000, { since: mark })
   }, 60_000)
 })
