@@ -66,13 +66,13 @@ async function activeUser(id: string): Promise<UserRow | undefined> {
 /** Who may see relationship events (gateway/bus.ts sees): user sessions, and OAuth2 ones with relationships.read. */
 const audience = audiences.relationships
 
-function added(row: RelationshipRow, other: UserRow): void {
+export function added(row: RelationshipRow, other: UserRow): void {
   events.publishToUser(row.userId, audience, 'RELATIONSHIP_ADD', {
     ...relationshipObject(row, other),
     should_notify: row.type === T.INCOMING_REQUEST,
   })
 }
-function removed(row: RelationshipRow): void {
+export function removed(row: RelationshipRow): void {
   events.publishToUser(row.userId, audience, 'RELATIONSHIP_REMOVE', partial(row))
 }
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { type GatewayClient, tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { rawSql } from '../db/raw'
-import { bearerFor } from '../oauth2/helpers'
+import { authorizeCode, bearerFor, REDIRECT, tokenRequest } from '../oauth2/helpers'
 import { player } from '../provisional/helpers'
 
 const sockets = tracked()
@@ -314,4 +314,55 @@ describe('limits and races', () => {
     expect(await types(c.token)).toEqual({ [e.id]: 1 })
     expect(await types(e.token)).toEqual({ [c.id]: 1 })
   }, 30_000)
+})
+
+describe('a provisional account merged into a full account', () => {
+  test('the full account takes its friends, requests and blocks; what it had already stays', async () => {
+    const app = await makeApp()
+    const guest = await player(app, 'merging-guest')
+    const [full, friend, asker, blocked, both] = [
+      await makeUser(),
+      await makeUser(),
+      await makeUser(),
+      await makeUser(),
+      await makeUser(),
+    ]
+    const put = (token: string, id: string, body: unknown = {}) => rel(token, 'PUT', id, body)
+    await put(guest.bearer, friend.id)
+    await put(friend.token, guest.id)
+    await rel(guest.bearer, 'PATCH', friend.id, { nickname: 'Old pal' })
+    await put(asker.token, guest.id) // an incoming request of the guest
+    await put(guest.bearer, blocked.id, { type: 2 })
+    await put(guest.bearer, both.id) // the guest's request to a user the full account already blocks
+    await put(full.token, both.id, { type: 2 })
+    await put(guest.bearer, full.id) // the two accounts' own request goes
+    const sf = await sockets.identified(friend.token)
+
+    const code = await authorizeCode(full, app, { scope: 'identify' })
+    const merged = await tokenRequest(
+      '/oauth2/token',
+      {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        external_auth_type: 'DISCORD_BOT_ISSUED_ACCESS_TOKEN',
+        external_auth_token: guest.token.access_token,
+      },
+      [app.id, app.client_secret],
+    )
+    expect(merged.status).toBe(200)
+    expect(await types(full.token)).toEqual({ [friend.id]: 1, [asker.id]: 3, [blocked.id]: 2, [both.id]: 2 })
+    expect((await list(full.token)).find((r: { id: string }) => r.id === friend.id).nickname).toBe('Old pal')
+    expect(await types(friend.token)).toEqual({ [full.id]: 1 })
+    expect(await types(asker.token)).toEqual({ [full.id]: 4 })
+    expect(await list(both.token)).toEqual([])
+    expect((await next(sf, 'RELATIONSHIP_REMOVE', guest.id)).d.type).toBe(1)
+    expect((await next(sf, 'RELATIONSHIP_ADD', full.id)).d).toMatchObject({ type: 1, user: { id: full.id } })
+    const rows = await rawSql(
+      'SELECT COUNT(*) AS n FROM relationships WHERE user_id = ? OR other_id = ?',
+      guest.id,
+      guest.id,
+    )
+    expect(Number(rows[0].n)).toBe(0)
+  }, 15_000)
 })
