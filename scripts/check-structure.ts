@@ -23,7 +23,7 @@ export const FLOORS: string[][] = [
   ['gateway'],
   ['domain.ts', 'cluster'],
   ['accounts'],
-  ['usernames', 'oauth2', 'guilds'],
+  ['usernames', 'oauth2', 'guilds', 'relationships'],
   ['auth', 'mfa', 'lobbies', 'experiments', 'commands', 'installs'],
   ['voice', 'remote-auth', 'web', 'provisional', 'admin'],
   ['modules.ts', 'cli.ts'],

@@ -12,6 +12,7 @@ import { lobbiesModule } from './lobbies/module'
 import { mfaModule } from './mfa/module'
 import { oauth2Module } from './oauth2/module'
 import { provisionalModule } from './provisional/module'
+import { relationshipsModule } from './relationships/module'
 import { remoteAuthModule } from './remote-auth/module'
 import { usernamesModule } from './usernames/module'
 import { voiceModule } from './voice/module'
@@ -22,6 +23,7 @@ export const modules: readonly DomainModule[] = [
   usernamesModule,
   oauth2Module,
   guildsModule,
+  relationshipsModule,
   authModule,
   mfaModule,
   lobbiesModule,

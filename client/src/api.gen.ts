@@ -407,6 +407,19 @@ export type Invite = {
   new_member?: boolean
 }
 
+/** Relationship */
+export type Relationship = {
+  id: string
+  /** 1 FRIEND, 2 BLOCKED, 3 INCOMING_REQUEST, 4 OUTGOING_REQUEST */
+  type: number
+  user: User
+  nickname: string | null
+  is_spam_request: boolean
+  user_ignored: boolean
+  /** ISO 8601 */
+  since: string
+}
+
 /** Logged in */
 export type LoggedIn = {
   user_id: string
@@ -1597,6 +1610,49 @@ export interface Api {
   }
   "/channels/{channelId}/messages/{messageId}/reactions": {
     /** Remove every reaction (MANAGE_MESSAGES) */
+    delete: {
+      body: undefined
+      query: {}
+      response: undefined
+    }
+  }
+  "/users/@me/relationships": {
+    /** The current user's friends, blocks and pending friend requests */
+    get: {
+      body: undefined
+      query: {}
+      response: Relationship[]
+    }
+    /** Send a friend request by username (RELATIONSHIP_ADD to both users) */
+    post: {
+      body: {
+        username: string
+        discriminator?: string | null
+      }
+      query: {}
+      response: undefined
+    }
+  }
+  "/users/@me/relationships/{userId}": {
+    /** Send or accept a friend request (no type), or block (type 2) */
+    put: {
+      body: {
+        type?: -1 | 1 | 2
+        from_friend_suggestion?: boolean
+        friend_token?: string | null | null
+      }
+      query: {}
+      response: undefined
+    }
+    /** Set a friend's nickname (RELATIONSHIP_UPDATE) */
+    patch: {
+      body: {
+        nickname?: string | null
+      }
+      query: {}
+      response: undefined
+    }
+    /** Remove a friend, cancel or decline a request, or unblock (RELATIONSHIP_REMOVE) */
     delete: {
       body: undefined
       query: {}
@@ -3298,6 +3354,8 @@ export type RouteOrder = [
   "/users/@me/mfa/webauthn/credentials",
   "/users/@me/mfa/webauthn/credentials/{id}",
   "/users/@me/phone",
+  "/users/@me/relationships",
+  "/users/@me/relationships/{userId}",
   "/users/@me/remote-auth",
   "/users/@me/remote-auth/cancel",
   "/users/@me/remote-auth/finish",

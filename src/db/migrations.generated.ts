@@ -18,6 +18,7 @@ import m15 from '../../drizzle/0015_schema.sql' with { type: 'text' }
 import m16 from '../../drizzle/0016_schema.sql' with { type: 'text' }
 import m17 from '../../drizzle/0017_schema.sql' with { type: 'text' }
 import m18 from '../../drizzle/0018_schema.sql' with { type: 'text' }
+import m19 from '../../drizzle/0019_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -41,4 +42,5 @@ export const sqlByTag: Record<string, string> = {
   '0016_schema': m16,
   '0017_schema': m17,
   '0018_schema': m18,
+  '0019_schema': m19,
 }

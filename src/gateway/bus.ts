@@ -40,12 +40,15 @@ export type Audience =
   | { kind: 'guild-activity' }
   /** One application's lobby: users, and that application's OAuth2 sessions with `lobbies.write`. */
   | { kind: 'lobby'; applicationId: string }
+  /** Friends, blocks and requests (RELATIONSHIP_*): users, and OAuth2 sessions with `relationships.read`. */
+  | { kind: 'relationships' }
 
 export const audiences = {
   account: { kind: 'account' } as Audience,
   guilds: { kind: 'guilds' } as Audience,
   guildActivity: { kind: 'guild-activity' } as Audience,
   lobby: (applicationId: string): Audience => ({ kind: 'lobby', applicationId }),
+  relationships: { kind: 'relationships' } as Audience,
 }
 
 /** Whether a session identified as `caller` may see what is meant for `audience` (its user's). */
@@ -57,6 +60,8 @@ export function sees(caller: Caller, audience: Audience): boolean {
       return caller.scopes.includes('guilds')
     case 'lobby':
       return caller.applicationId === audience.applicationId && caller.scopes.includes('lobbies.write')
+    case 'relationships':
+      return caller.scopes.includes('relationships.read')
     default:
       return false
   }

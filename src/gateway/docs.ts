@@ -97,6 +97,12 @@ const OPS: Row[] = [
   ],
   [Op.HeartbeatAck, 'Heartbeat ACK', 'server → client', 'the answer to each Heartbeat'],
   [
+    Op.PresenceUpdate,
+    'Presence Update',
+    'client → server',
+    "`{status, activities, since?, afk?}`: `status` online, idle, dnd or invisible; `activities` (up to 5) with `name`, `type`, `state`, `details`, `timestamps`, `party {id, size}`, `assets`, `secrets` (kept for the user alone): PRESENCE_UPDATE to the user's friends; 5 per 20 s per session, more are dropped; a bot's is ignored",
+  ],
+  [
     17,
     'Lobby Voice States',
     'client → server',
@@ -128,6 +134,7 @@ const LOBBY =
   'the lobby: `{id, application_id, metadata, members: [{id, metadata, flags, connected}], flags, linked_channel?, voice_states}` (`linked_channel` as the channel object; `voice_states` of the members in the call, as LOBBY_VOICE_STATE_UPDATE)'
 const LOBBY_MEMBER_EVENT = '`{member: {id, metadata, flags, connected}, lobby_id, application_id}`'
 const TO_LOBBY = "the lobby's members and the application's bot sessions"
+const TO_RELATIONSHIPS = 'the user sessions and OAuth2 sessions with `relationships.read`'
 const CHANNEL =
   'the channel (as `GET /channels/{id}`): `{id, type, guild_id, name, position, permission_overwrites, parent_id, nsfw, flags}` with `topic, last_message_id, rate_limit_per_user` (text) or `bitrate, user_limit, rtc_region` (voice)'
 
@@ -258,6 +265,22 @@ const EVENTS: Row[] = [
     'LOBBY_VOICE_STATE_UPDATE',
     TO_LOBBY,
     '`{lobby_id, channel_id: null, user_id, session_id, deaf, mute, self_deaf, self_mute, self_video, suppress, request_to_speak_timestamp, connected}`: a call started (`connected: true`), changed flags, or ended (`connected: false`, `session_id` the session that was in it)',
+  ],
+  [
+    'RELATIONSHIP_ADD',
+    TO_RELATIONSHIPS,
+    `a relationship (as \`GET /users/@me/relationships\` lists it: \`{id, type, user: ${USER.slice(1, -1)}, nickname, since, is_spam_request, user_ignored}\`) new or of a new type, with \`should_notify\` (true for an incoming request): type 1 friend, 2 blocked, 3 incoming request, 4 outgoing request`,
+  ],
+  ['RELATIONSHIP_UPDATE', TO_RELATIONSHIPS, "`{id, type, nickname, since}`: a friend's nickname changed"],
+  [
+    'RELATIONSHIP_REMOVE',
+    TO_RELATIONSHIPS,
+    '`{id, type, nickname, since}`: the relationship as it was, now gone (removed, declined, cancelled, unblocked, or ended by a block)',
+  ],
+  [
+    'PRESENCE_UPDATE',
+    `${TO_RELATIONSHIPS} of the user's friends`,
+    "`{user: {id}, status, activities, client_status}`: a friend's status (online, idle, dnd; offline when invisible or when its last session ended) and activities, without their `secrets`",
   ],
   [
     'LOBBY_VOICE_SERVER_OFFER',

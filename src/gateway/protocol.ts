@@ -15,15 +15,14 @@ export const Op = {
 } as const
 
 /**
- * Client opcodes Discord defines that we accept without acting on them (closing would break real clients): presence,
- * voice state and ping, call connect, guild subscriptions, streams, forum unreads, remote command,
+ * Client opcodes Discord defines that we accept without acting on them (closing would break real clients): voice state and ping, call connect, guild subscriptions, streams, forum unreads, remote command,
  * deleted entity IDs, soundboard, speed tests, last messages, member search, channel statuses and info, channel
  * resync and member count, time spent, lobby voice server ping. Discord's list: 1-6, 8, 13, 14, 17-22, 28-43
  * (12, 15, 16 and 23-27 are retired; 0, 7, 9, 10, 11 are server-sent). Anything else closes 4001, except the ops a
- * domain registered (8 for guild members; 17 and our own 100, 101 for lobby voice).
+ * domain registered (3 for presence; 8 for guild members; 17 and our own 100, 101 for lobby voice).
  */
 export const ACCEPTED_NOOP_OPS = new Set([
-  3, 4, 5, 13, 14, 18, 19, 20, 21, 22, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 41, 42, 43,
+  4, 5, 13, 14, 18, 19, 20, 21, 22, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 41, 42, 43,
 ])
 /** QoS heartbeat (op 40) counts as a heartbeat. */
 export const QOS_HEARTBEAT = 40

@@ -58,6 +58,7 @@ const TAGS: [name: string, description: string][] = [
   ['usernames', 'Username rules, availability and suggestions'],
   ['oauth2', 'Applications, authorization codes with PKCE, tokens'],
   ['lobbies', 'Lobbies: members, metadata, secrets, messages, channel links'],
+  ['relationships', 'Friends, friend requests and blocks'],
   ['partner-sdk', "Provisional accounts' tokens: a game backend's Bot token, an OIDC ID token"],
   ['guilds', 'Servers (the minimal model lobbies link to)'],
   ['roles', 'Server roles and permissions'],

@@ -7,7 +7,10 @@ const KNOWN_SCOPES = [
   'connections',
   'gateway.connect',
   'lobbies.write',
-  // Discord's Social SDK scope; it carries identify, lobbies.write and gateway.connect (see grantedScopes).
+  'relationships.read',
+  'relationships.write',
+  // Discord's Social SDK scope; it carries identify, lobbies.write, gateway.connect and the relationships scopes (see
+  // grantedScopes).
   'sdk.social_layer',
   // Adding the application's bot to a guild (the consent's; authorize.ts): never asked of the token endpoint.
   'bot',
@@ -30,7 +33,7 @@ export function parseScopes(value: string | undefined | null): string[] | undefi
 export function grantedScopes(stored: string): string[] {
   const scopes = stored.split(' ').filter(Boolean)
   if (scopes.includes('sdk.social_layer')) {
-    for (const implied of ['identify', 'lobbies.write', 'gateway.connect'])
+    for (const implied of ['identify', 'lobbies.write', 'gateway.connect', 'relationships.read', 'relationships.write'])
       if (!scopes.includes(implied)) scopes.push(implied)
   }
   return scopes

@@ -1,9 +1,9 @@
 // Merging a provisional account into a full account (issue 44, part 4; Discord's "Merging Provisional Accounts"):
 // POST /oauth2/token with an authorization code and the player's external credential. The credential is checked before
 // the code is spent (oauth2/merge-port.ts); then, in the code's transaction, under the identity's lock: the full
-// account takes the provisional one's lobby memberships and lobby messages (lobbies/merge.ts), the identity (and any
-// other of the account) names the full account, and the provisional account ends: deleted, its tokens gone, its
-// sockets closed (4004) on every node. Later token requests for the identity answer 530010; a second merge 530014.
+// account takes the provisional one's lobby memberships and lobby messages (lobbies/merge.ts) and its friends, requests
+// and blocks (relationships/merge.ts), the identity (and any other of the account) names the full account, and the
+// provisional account ends: deleted, its tokens gone, its sockets closed (4004) on every node. Later token requests for the identity answer 530010; a second merge 530014.
 import { isProvisional } from '../accounts/provisional'
 import { cachedUser, updateUser } from '../accounts/store'
 import { clock } from '../core/clock'
@@ -12,6 +12,7 @@ import { snowflake } from '../core/snowflake'
 import type { DB } from '../db/client'
 import { events } from '../gateway/bus'
 import { mergeLobbyMember } from '../lobbies/merge'
+import { mergeRelationships } from '../relationships/merge'
 import type { PreparedMerge } from '../oauth2/merge-port'
 import { revokeAuthorization } from '../oauth2/revocation'
 import { findTokenByAccessHash } from '../oauth2/store'
@@ -71,6 +72,7 @@ async function merge(tx: DB, key: IdentityKey, userId: string): Promise<void> {
   if (source.state !== 'active' || source.compromised) throw ProvisionalErrors.mergeSourceBanned()
   if (others.length > 0) throw ProvisionalErrors.tooManyIdentities()
   await mergeLobbyMember(tx, key.applicationId, source.id, userId)
+  await mergeRelationships(tx, source.id, userId)
   await repointIdentities(tx, source.id, userId)
   await updateUser(source.id, { state: 'deleted' })
   await revokeAuthorization(source.id)

@@ -257,6 +257,14 @@ async function exampleAccount(email: string) {
   if (!(await findUserByEmail(email))) await createVerifiedUser({ email, password: PASSWORD })
 }
 
+/** Two new users who are friends. */
+async function friends() {
+  const [a, b] = [await makeUser(), await makeUser()]
+  await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: {} })
+  await api('PUT', `/users/@me/relationships/${a.id}`, { token: b.token, body: {} })
+  return { a, b }
+}
+
 const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/gateway': { call: async () => ({}) },
   'GET /api/v9/gateway/bot': { call: async () => ({ token: bot(await makeApp()) }) },
@@ -283,6 +291,30 @@ const CASES: Record<string, Case | Case[]> = {
   'PATCH /api/v9/users/@me': { call: async () => ({ token: await session() }) },
   'GET /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
   'PATCH /api/v9/users/@me/settings': { call: async () => ({ token: await session() }) },
+  'GET /api/v9/users/@me/relationships': [
+    { what: 'user', call: async () => ({ token: (await friends()).a.token }) },
+    {
+      what: 'bearer',
+      call: async () => ({ token: await bearerFor((await friends()).a, await makeApp(), 'relationships.read') }),
+    },
+  ],
+  // The example's username belongs to nobody here: Discord's 80004.
+  'POST /api/v9/users/@me/relationships': { call: async () => ({ token: await session() }), expect: [400, 80004] },
+  'PUT /api/v9/users/@me/relationships/{userId}': {
+    call: async () => ({ token: (await makeUser()).token, params: { userId: (await makeUser()).id } }),
+  },
+  'PATCH /api/v9/users/@me/relationships/{userId}': {
+    call: async () => {
+      const { a, b } = await friends()
+      return { token: a.token, params: { userId: b.id } }
+    },
+  },
+  'DELETE /api/v9/users/@me/relationships/{userId}': {
+    call: async () => {
+      const { a, b } = await friends()
+      return { token: a.token, params: { userId: b.id } }
+    },
+  },
   'GET /api/v9/unique-username/username-suggestions-unauthed': {
     call: async () => ({ query: 'global_name=Ada%20Lovelace' }),
   },

@@ -9,6 +9,7 @@ import m6 from '../../../drizzle-pg/0006_schema.sql' with { type: 'text' }
 import m7 from '../../../drizzle-pg/0007_schema.sql' with { type: 'text' }
 import m8 from '../../../drizzle-pg/0008_schema.sql' with { type: 'text' }
 import m9 from '../../../drizzle-pg/0009_schema.sql' with { type: 'text' }
+import m10 from '../../../drizzle-pg/0010_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -23,4 +24,5 @@ export const sqlByTag: Record<string, string> = {
   '0007_schema': m7,
   '0008_schema': m8,
   '0009_schema': m9,
+  '0010_schema': m10,
 }

@@ -1,0 +1,15 @@
+// The relationships domain as the app mounts it (domain.ts): friends, blocks and friend requests, their READY fields;
+// presence (Gateway op 3, online and offline as sessions start and end).
+import type { DomainModule } from '../domain'
+import { relationshipIdentify } from './gateway'
+import { presenceSessionEnd, presenceSessionStart, presenceUpdate } from './presence'
+import { relationshipEndpoints } from './routes'
+
+export const relationshipsModule = {
+  name: 'relationships',
+  endpoints: relationshipEndpoints,
+  identify: relationshipIdentify,
+  opcodes: { 3: presenceUpdate },
+  sessionStart: presenceSessionStart,
+  sessionEnd: presenceSessionEnd,
+} satisfies DomainModule

@@ -1,0 +1,62 @@
+// Relationships (issue 45): friends, blocks and pending friend requests, one row per side (Discord's relationship
+// object is always one user's view of another).
+import { index, int, json, primaryKey, snowflake, table, text, timestamp } from '../db/table'
+import { users } from '../accounts/tables'
+
+/**
+ * What `userId` has with `otherId`: 1 FRIEND, 2 BLOCKED, 3 INCOMING_REQUEST, 4 OUTGOING_REQUEST (Discord's types).
+ * A friendship is two rows of type 1; a request is a 4 on the sender's side and a 3 on the receiver's; a block is the
+ * blocker's row alone (the other side keeps nothing, or its own block).
+ */
+export const relationships = table(
+  'relationships',
+  {
+    userId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    otherId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    type: int().notNull(),
+    /** The user's own name for a friend (1-32 characters), or null. */
+    nickname: text(),
+    /** When this relationship began (ms): the request, the friendship, the block. */
+    since: timestamp().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.otherId] }),
+    index('relationships_user_type_idx').on(t.userId, t.type),
+    index('relationships_other_idx').on(t.otherId),
+  ],
+)
+
+export type RelationshipRow = typeof relationships.$inferSelect
+
+/** An activity as a client sets it with Gateway op 3 (its `secrets` are kept for the user alone). */
+export type Activity = {
+  name: string
+  type: number
+  state?: string | null
+  details?: string | null
+  application_id?: string
+  timestamps?: { start?: number; end?: number }
+  party?: { id?: string; size?: [number, number] }
+  assets?: { large_image?: string; large_text?: string; small_image?: string; small_text?: string }
+  secrets?: { join?: string; spectate?: string; match?: string }
+}
+
+/**
+ * A user's presence while at least one of its Gateway sessions is live (any node): the status and activities its last
+ * op 3 set. The row goes when the last session ends; a row whose user is not online (a restart) counts for nothing.
+ */
+export const presences = table('presences', {
+  userId: snowflake()
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  /** online | idle | dnd | invisible */
+  status: text().notNull(),
+  activities: json<Activity[]>().notNull().default([]),
+  updatedAt: timestamp().notNull(),
+})
+
+export type PresenceRow = typeof presences.$inferSelect

@@ -1,0 +1,123 @@
+// Presence (issue 45, part 3) on real sockets: op 3 sets status and rich presence, PRESENCE_UPDATE reaches friends
+// only (never an activity's secrets), invisible looks offline, a blocked user sees nothing, READY's `presences` lists
+// the friends online, the last session's end is offline, and op 3 is held to 5 per 20 s per session.
+import { afterEach, expect, test } from 'bun:test'
+import { clock } from '../../src/core/clock'
+import { type GatewayClient, tracked } from '../gateway-client'
+import { api, makeUser, resetWorld } from '../helpers'
+
+const sockets = tracked()
+afterEach(() => {
+  sockets.closeAll()
+  resetWorld()
+})
+
+type User = Awaited<ReturnType<typeof makeUser>>
+async function befriend(a: User, b: User) {
+  await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: {} })
+  await api('PUT', `/users/@me/relationships/${a.id}`, { token: b.token, body: {} })
+}
+const presenceOf = (s: GatewayClient, id: string, status?: string, since = 0) =>
+  s.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === id && (!status || f.d.status === status), 3000, {
+    since,
+  })
+
+const GAME = {
+  name: 'Lobby Game',
+  type: 0,
+  state: 'In a match',
+  details: 'Ranked, map 3',
+  timestamps: { start: 1_700_000_000_000 },
+  party: { id: 'party-1', size: [2, 4] },
+  assets: { large_image: 'map3', large_text: 'Map 3' },
+  secrets: { join: 'the-lobby-secret' },
+}
+
+test('friends see status and rich presence, strangers nothing, secrets never; READY lists friends online', async () => {
+  const [a, b, c] = [await makeUser(), await makeUser(), await makeUser()]
+  await befriend(a, b)
+  const sb = await sockets.identified(b.token)
+  const sc = await sockets.identified(c.token)
+  const sa = await sockets.identified(a.token)
+  expect((await presenceOf(sb, a.id, 'online')).d).toEqual({
+    user: { id: a.id },
+    status: 'online',
+    activities: [],
+    client_status: { desktop: 'online' },
+  })
+
+  sa.send(3, { since: null, afk: false, status: 'dnd', activities: [GAME] })
+  const seen = (await presenceOf(sb, a.id, 'dnd')).d
+  const { secrets: _s, ...shown } = GAME
+  expect(seen.activities).toEqual([shown])
+  expect(JSON.stringify(sb.frames)).not.toContain('the-lobby-secret')
+  await sc.expectNo('PRESENCE_UPDATE', 150)
+
+  // A new session of B: READY's presences has A as A shows itself.
+  const fresh = await sockets.connect()
+  const ready = await fresh.identify(b.token)
+  expect(ready.presences).toEqual([
+    { user: { id: a.id }, status: 'dnd', activities: [shown], client_status: { desktop: 'dnd' } },
+  ])
+  expect(JSON.stringify(ready)).not.toContain('the-lobby-secret')
+  const cReady = await (await sockets.connect()).identify(c.token)
+  expect(cReady.presences).toEqual([])
+})
+
+test('invisible is offline to friends; the last session ending is offline; a blocked user sees nothing', async () => {
+  const [a, b] = [await makeUser(), await makeUser()]
+  await befriend(a, b)
+  const sb = await sockets.identified(b.token)
+  const a1 = await sockets.identified(a.token)
+  const a2 = await sockets.identified(a.token)
+  await presenceOf(sb, a.id, 'online')
+
+  let mark = sb.frames.length
+  a1.send(3, { status: 'invisible', activities: [GAME], since: null, afk: false })
+  expect((await presenceOf(sb, a.id, undefined, mark)).d).toEqual({
+    user: { id: a.id },
+    status: 'offline',
+    activities: [],
+    client_status: {},
+  })
+  expect((await (await sockets.connect()).identify(b.token)).presences).toEqual([])
+  mark = sb.frames.length
+  a1.send(3, { status: 'idle', activities: [], since: null, afk: true })
+  await presenceOf(sb, a.id, 'idle', mark)
+
+  // One of A's two sessions ends: still online. The last one: offline.
+  mark = sb.frames.length
+  a1.close()
+  await sb.expectNo('PRESENCE_UPDATE', 300)
+  a2.close()
+  expect((await presenceOf(sb, a.id, 'offline', mark)).d.activities).toEqual([])
+  expect((await (await sockets.connect()).identify(b.token)).presences).toEqual([])
+
+  // A blocks B: B hears nothing of A any more, and A's READY has no presence of B.
+  const a3 = await sockets.identified(a.token)
+  await presenceOf(sb, a.id, 'online', mark)
+  await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: { type: 2 } })
+  mark = sb.frames.length
+  a3.send(3, { status: 'dnd', activities: [GAME], since: null, afk: false })
+  await sb.expectNo('PRESENCE_UPDATE', 300)
+  expect((await (await sockets.connect()).identify(a.token)).presences).toEqual([])
+})
+
+test('op 3 is held to 5 per 20 s per session: the 6th is dropped, the socket stays', async () => {
+  const [a, b] = [await makeUser(), await makeUser()]
+  await befriend(a, b)
+  const sb = await sockets.identified(b.token)
+  const sa = await sockets.identified(a.token)
+  await presenceOf(sb, a.id, 'online')
+  const statuses = ['idle', 'dnd', 'idle', 'dnd', 'idle', 'dnd']
+  for (const status of statuses) sa.send(3, { status, activities: [], since: null, afk: false })
+  const updates = () => sb.dispatches('PRESENCE_UPDATE').filter((f) => f.d.user.id === a.id && f.d.status !== 'online')
+  await sb.waitFor(() => updates().length >= 5)
+  await Bun.sleep(300)
+  expect(updates().map((f) => f.d.status)).toEqual(statuses.slice(0, 5))
+  expect(sa.closed).toBeNull()
+  // 20 s later the session may update again.
+  clock.advance(20_001)
+  sa.send(3, { status: 'dnd', activities: [], since: null, afk: false })
+  await presenceOf(sb, a.id, 'dnd', sb.frames.length)
+})
