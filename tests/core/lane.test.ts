@@ -87,6 +87,7 @@ const CASES = [
   'GET /auth/sessions',
   'GET /experiments',
   'GET /channels/:channelId/messages',
+  'POST /partner-sdk/token/bot',
 ]
 
 describe('every lane route', () => {
@@ -284,6 +285,39 @@ describe('the lane answers as Elysia does', () => {
     } finally {
       setConfig({ ...config(), routeRateLimits: false })
     }
+  })
+
+  test('POST /partner-sdk/token/bot: a new player and a known one, bodies at and past the limits, other callers refused', async () => {
+    const { bot, players } = await setup(1)
+    const path = '/api/v9/partner-sdk/token/bot'
+    const post = (body: string, headers: Record<string, string>) =>
+      bothPost(path, body, { 'content-type': 'application/json', ...headers })
+    // Each call issues new tokens: the two answers differ there and nowhere else.
+    const issued = async (body: unknown) => {
+      const r = await post(JSON.stringify(body), { authorization: bot })
+      for (const side of [r.lane, r.elysia]) {
+        expect(side.body.access_token).toBeString()
+        side.body.access_token = 'a token'
+        side.body.id_token = 'an id token'
+      }
+      return r
+    }
+    same(await issued({ external_user_id: 'player-1', preferred_global_name: 'Ann' }), 200)
+    same(await issued({ external_user_id: 'player-1' }), 200)
+    same(await issued({ external_user_id: 'x'.repeat(128), preferred_global_name: 'n'.repeat(32) }), 200)
+    for (const body of [
+      { external_user_id: '' },
+      { external_user_id: 'x'.repeat(129) },
+      { external_user_id: 'player-2', preferred_global_name: 'n'.repeat(33) },
+      { external_user_id: 42 },
+      {},
+    ])
+      same(await post(JSON.stringify(body), { authorization: bot }), 400)
+    same(await post('{"external_user_id":', { authorization: bot }), 400)
+    const user = await post(JSON.stringify({ external_user_id: 'player-3' }), { authorization: players[0].token })
+    expect(user.lane.status).toBeGreaterThanOrEqual(401)
+    same(user, user.lane.status)
+    same(await post(JSON.stringify({ external_user_id: 'player-3' }), {}), 401)
   })
 
   test('CORS headers for the web origin, and a 429 past the route limit, with the same headers', async () => {
