@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { snowflake } from '../../src/core/snowflake'
-import type { Caller } from '../../src/core/caller'
-import { cachedUser } from '../../src/accounts/store'
-import { queuedTransaction } from '../../src/db/client'
-import { lobbyOf } from '../../src/lobbies/access'
-import { touchLobby } from '../../src/lobbies/activity'
-import { queueLobbyEvent } from '../../src/lobbies/event-webhooks'
-import { cachedLobbyMembers } from '../../src/lobbies/members-store'
-import { insertMessage } from '../../src/lobbies/messages-store'
-import { cachedLobby } from '../../src/lobbies/store'
-import { cachedEventWebhookUrl } from '../../src/oauth2/store'
-import { api, makeApp, onPostgres, resetWorld } from '../helpers'
+import { api, makeApp, resetWorld } from '../helpers'
 import { rawBatch } from '../db/raw'
 import { createLobby, metadata, setup } from './helpers'
 
@@ -106,50 +96,5 @@ describe('GET /lobbies/{id}/messages', () => {
     }
     expect((await api('GET', `/lobbies/${lobby.id}/messages`, { token: bot })).status).toBe(200)
     expect((await api('GET', `/lobbies/${lobby.id}/messages`, { token: players[0].token })).body.code).toBe(20002)
-  })
-})
-
-// Issue 42: a lobby message took ~20 awaits (~0.35 µs each in a batch), most of them on values SQLite has at once.
-// On SQLite with its rows cached, every step of the message's write answers a plain value: nothing to await inside
-// the batch (lobbies/messages.ts takes each without an await when it is not a promise).
-describe.skipIf(onPostgres)('a lobby message on SQLite, its rows cached', () => {
-  test('the lobby, its access, the author, the members, the webhook URL, the insert and the deadline answer at once', async () => {
-    const { app, bot } = await setup(0)
-    const lobby = await createLobby(bot)
-    const first = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'warm' } })
-    expect(first.status).toBe(201)
-    const botUserId: string = first.body.author.id
-    const caller: Caller = { kind: 'bot', userId: botUserId, applicationId: app.id }
-    const isPromise = (value: unknown) => value instanceof Promise
-    expect(isPromise(cachedLobby(lobby.id))).toBe(false)
-    expect(isPromise(lobbyOf(caller, lobby.id, { firstLookCached: true }))).toBe(false)
-    expect(isPromise(cachedUser(botUserId))).toBe(false)
-    expect(isPromise(cachedLobbyMembers(lobby.id))).toBe(false)
-    expect(isPromise(cachedEventWebhookUrl(app.id))).toBe(false)
-    const row = (await cachedLobby(lobby.id))!
-    const answers = await queuedTransaction(async (tx) => [
-      isPromise(lobbyOf(caller, lobby.id)),
-      isPromise(
-        insertMessage({
-          id: snowflake(),
-          lobbyId: lobby.id,
-          applicationId: app.id,
-          authorId: botUserId,
-          content: 'direct',
-          metadata: null,
-          flags: 0,
-          tts: false,
-          nonce: null,
-          enforceNonce: false,
-          createdAt: clock.now(),
-        }),
-      ),
-      isPromise(touchLobby(row)),
-      isPromise(queueLobbyEvent(tx, row, 'LOBBY_MESSAGE_CREATE', () => ({}))),
-    ])
-    expect(answers).toEqual([false, false, false, false])
-    // What it wrote is there: the page shows both messages.
-    const page = await api('GET', `/lobbies/${lobby.id}/messages`, { token: bot })
-    expect(page.body.map((m: { content: string }) => m.content)).toEqual(['direct', 'warm'])
   })
 })
