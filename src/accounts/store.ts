@@ -6,7 +6,7 @@ import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, type DB, idsTable, idValue, lockForUpdate, type MaybeAsync, prepared, write } from '../db/client'
+import { db, type DB, idsTable, idValue, lockForUpdate, prepared, write } from '../db/client'
 import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { AuthSessionRow, UserRow } from './tables'
@@ -71,8 +71,7 @@ function forgetUser(id: string): void {
  */
 export const usersVersion = () => held().usersWritten + userRows.version
 
-/** A plain value on a hit or on SQLite (db/dialect.ts MaybeAsync: the lobby message's write takes it without an await). */
-export function cachedUser(id: string): MaybeAsync<UserRow | undefined> {
+export async function cachedUser(id: string): Promise<UserRow | undefined> {
   return userRows.read(id, () => userById().get({ id }))
 }
 

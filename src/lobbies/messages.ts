@@ -53,8 +53,7 @@ export async function postMessage(
 ): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean; json: string }> {
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
-  const cached = cachedUser(authorId)
-  const author = cached instanceof Promise ? await cached : cached
+  const author = await cachedUser(authorId)
   if (!author) throw Errors.unauthorized()
   // Its id is taken as it is queued: ids follow the batch's order, which is the order its dispatches go out in, even
   // where the writes run side by side (PostgreSQL) and their statements answer in another order.
