@@ -3,7 +3,6 @@
 import { log } from '../core/log'
 import { type WriteScope, scopes, writeScope } from './scope'
 import type { DB } from './state'
-import type { MaybeAsync } from './dialect'
 
 /**
  * What a transaction holds for its COMMIT, by whoever gave it (the Gateway's dispatches): `before` runs inside the
@@ -35,11 +34,12 @@ export function holdForCommit<T, B>(holder: CommitHolder<T, B>, item: T): boolea
  * not awaited: it goes out with what follows, and the COMMIT (or its savepoint's end) waits for its answer and throws
  * its error. Elsewhere it is awaited (on SQLite it has already run).
  */
-export function sendWithCommit(statement: unknown): MaybeAsync<void> {
-  // On SQLite it has run: nothing to wait for (no microtask either).
-  if (!(statement instanceof Promise)) return
+export async function sendWithCommit(statement: unknown): Promise<void> {
   const sent = writeScope()?.sent
-  if (sent === undefined) return statement.then(() => undefined)
+  if (sent === undefined || !(statement instanceof Promise)) {
+    await statement
+    return
+  }
   statement.catch(() => {})
   sent.push(statement)
 }

@@ -28,13 +28,6 @@ export const idsTable = (name = 'ids') =>
 export const idValue = sql`ids.value`
 
 /**
- * A hot path's store answer: a plain value where SQLite (or a cache hit) has it at once, else a promise. `await` it as
- * any store answer; the lobby-message write takes the value without awaiting it when it is one (`x instanceof Promise
- * ? await x : x`): each await is a microtask (~0.35 µs in a group-commit batch), and a message took ~20 of them.
- */
-export type MaybeAsync<T> = T | Promise<T>
-
-/**
  * `f` of a query's result: at once on SQLite (where the result is a plain value), once it arrives on PostgreSQL (a
  * promise). For a cache's load that must stay one synchronous step on SQLite.
  */

@@ -3,7 +3,7 @@
 import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
-import { inWriteTransaction, type MaybeAsync } from '../db/client'
+import { inWriteTransaction } from '../db/client'
 import { cachedLobby } from './store'
 import { cachedLobbyWithMembers, cachedMember, getMember } from './members-store'
 import type { LobbyMemberRow, LobbyRow } from './tables'
@@ -21,33 +21,19 @@ export function appCaller(caller: Caller): AppCaller {
  * a removal committed through another node reaches this node's cache only once its invalidation is relayed (Redis
  * away: not until it is back), and a removed member must not act through here meanwhile.
  */
-export function lobbyOf(
+export async function lobbyOf(
   caller: Caller,
   lobbyId: string,
   { bearerMustBeMember = true, firstLookCached = false } = {},
-): MaybeAsync<LobbyRow> {
+): Promise<LobbyRow> {
   const c = appCaller(caller)
-  const lobby = isSnowflake(lobbyId) ? cachedLobby(lobbyId) : undefined
-  // A plain value on SQLite (the lobby message's write asks twice: db/dialect.ts MaybeAsync); a promise otherwise.
-  return lobby instanceof Promise
-    ? lobby.then((row) => allowed(c, row, bearerMustBeMember, firstLookCached))
-    : allowed(c, lobby, bearerMustBeMember, firstLookCached)
-}
-
-function allowed(
-  c: AppCaller,
-  lobby: LobbyRow | undefined,
-  bearerMustBeMember: boolean,
-  firstLookCached: boolean,
-): MaybeAsync<LobbyRow> {
+  const lobby = isSnowflake(lobbyId) ? await cachedLobby(lobbyId) : undefined
   if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
   if (c.kind !== 'bearer' || !bearerMustBeMember) return lobby
   const member =
     firstLookCached && !inWriteTransaction() ? cachedMember(lobby.id, c.userId) : getMember(lobby.id, c.userId)
-  return member.then((found) => {
-    if (!found) throw Errors.unknownLobby()
-    return lobby
-  })
+  if (!(await member)) throw Errors.unknownLobby()
+  return lobby
 }
 
 /** lobbyOf, with the member list read once and with the lobby (an OAuth2 caller must be in it). */

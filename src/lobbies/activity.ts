@@ -8,7 +8,7 @@
 // Sessions do not survive a restart, and one server's start arms every deadline.
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
-import { type MaybeAsync, transaction } from '../db/client'
+import { transaction } from '../db/client'
 import { anyoneOnline, countPresence, online } from '../gateway/presence'
 import { armIdleDeadlineRow, clearIdleDeadline, cachedLobby, restartIdleDeadline } from './store'
 import { clearIdleDeadlinesOf, cachedLobbyMembers, lobbyIdsOfUser } from './members-store'
@@ -37,16 +37,9 @@ function activeWith(members: LobbyMemberRow[], applicationId: string): boolean {
  * Activity now: the countdown starts over (idle_timeout_seconds as the row holds it in this transaction), or stays off
  * while the lobby is active. One UPDATE, without reading the lobby again.
  */
-export function touchLobby(lobby: Pick<LobbyRow, 'id' | 'applicationId'>): MaybeAsync<void> {
-  // Without an await where the members are at hand (SQLite, cached): the lobby message's write (db/dialect.ts).
-  const members = cachedLobbyMembers(lobby.id)
-  if (members instanceof Promise) return members.then((list) => touchWith(list, lobby))
-  return touchWith(members, lobby)
-}
-
-function touchWith(members: LobbyMemberRow[], lobby: Pick<LobbyRow, 'id' | 'applicationId'>): MaybeAsync<void> {
-  if (activeWith(members, lobby.applicationId)) return clearIdleDeadline(lobby.id)
-  return restartIdleDeadline(lobby.id, clock.now())
+export async function touchLobby(lobby: Pick<LobbyRow, 'id' | 'applicationId'>): Promise<void> {
+  if (activeWith(await cachedLobbyMembers(lobby.id), lobby.applicationId)) await clearIdleDeadline(lobby.id)
+  else await restartIdleDeadline(lobby.id, clock.now())
 }
 
 /** Someone stopped keeping the lobby active: the countdown starts unless it already runs or the lobby is still active. */

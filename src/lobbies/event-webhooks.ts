@@ -21,7 +21,7 @@ import { appState } from '../core/app'
 import { clock } from '../core/clock'
 import { log } from '../core/log'
 import { collect } from '../core/metrics'
-import type { DB, MaybeAsync } from '../db/client'
+import type { DB } from '../db/client'
 import { sendApplicationEvent, verifyEventWebhooksUrl, checkWebhookUrl } from '../oauth2/event-webhooks'
 import { cachedEventWebhookUrl, disableFailingEventWebhooks } from '../oauth2/store'
 import { cachedLobby } from './store'
@@ -101,26 +101,13 @@ const held = appState('eventWebhooks', newEventWebhooks)
  * URL or the application has its webhooks enabled (a cached lookup). `data` makes the event's data, called only then.
  * Call `kickEventDeliveries()` after the commit.
  */
-export function queueLobbyEvent(
+export async function queueLobbyEvent(
   tx: DB,
   lobby: Pick<LobbyRow, 'id' | 'applicationId' | 'overrideEventWebhooksUrl'>,
   type: string,
   data: () => unknown,
-): MaybeAsync<boolean> {
-  if (lobby.overrideEventWebhooksUrl) return enqueue(tx, lobby, type, data)
-  // Most applications have no URL: answered without an await when the cache has it (db/dialect.ts MaybeAsync).
-  const url = cachedEventWebhookUrl(lobby.applicationId)
-  if (url instanceof Promise) return url.then((found) => (found ? enqueue(tx, lobby, type, data) : false))
-  const found: string | null = url
-  return found ? enqueue(tx, lobby, type, data) : false
-}
-
-async function enqueue(
-  tx: DB,
-  lobby: Pick<LobbyRow, 'id' | 'applicationId'>,
-  type: string,
-  data: () => unknown,
-): Promise<boolean> {
+) {
+  if (!lobby.overrideEventWebhooksUrl && !(await cachedEventWebhookUrl(lobby.applicationId))) return false
   const now = clock.now()
   const body = JSON.stringify({
     version: 1,

@@ -1,7 +1,7 @@
 // The lobbies domain's queries of its members and their voice state (store.ts holds the domain's lobby rows and what
 // its store files share: the tables `t`, the caches).
 import { and, count, eq, isNotNull, type SQL, sql } from 'drizzle-orm'
-import { andThen, type DB, jsonPlaceholder, type MaybeAsync, prepared, toJson, transaction } from '../db/client'
+import { andThen, type DB, jsonPlaceholder, prepared, toJson, transaction } from '../db/client'
 import { type ColumnOf, insertColumns } from '../db/insert-columns'
 import { cachedLobby, clearIdleDeadline, forgetAllLobbies, forgetMembers, memberLists, readLobby, t } from './store'
 import type { LobbyMemberRow, LobbyRow, Metadata } from './tables'
@@ -73,7 +73,7 @@ const lobbyIdsWhere = (d: DB, where: SQL | undefined) =>
 const lobbyIdsOf = prepared((d) => lobbyIdsWhere(d, ofUser).prepare())
 const lobbyIdsOfApp = prepared((d) => lobbyIdsWhere(d, ofUserInApp).prepare())
 /** A lobby's members, oldest first (joined_at, then user id). */
-export function cachedLobbyMembers(lobbyId: string): MaybeAsync<LobbyMemberRow[]> {
+export async function cachedLobbyMembers(lobbyId: string): Promise<LobbyMemberRow[]> {
   return memberLists.read(lobbyId, () => andThen(membersOf().all({ lobbyId }), (rows) => rows.sort(memberOrder)))!
 }
 

@@ -8,7 +8,6 @@ import {
   db,
   jsonPlaceholder,
   lockName,
-  type MaybeAsync,
   prepared,
   sendWithCommit,
   toJson,
@@ -83,7 +82,7 @@ export type MessageInsert = Pick<typeof t.lobbyMessages.$inferInsert, ColumnOf<t
  * The row as written: every column is given (those the insert leaves out are null), so no RETURNING (it cost a third
  * of the insert).
  */
-export function insertMessage(row: MessageInsert): MaybeAsync<LobbyMessageRow> {
+export async function insertMessage(row: MessageInsert): Promise<LobbyMessageRow> {
   messagePages.forget(row.lobbyId)
   const written = {
     ...messageColumns.written(row),
@@ -91,9 +90,9 @@ export function insertMessage(row: MessageInsert): MaybeAsync<LobbyMessageRow> {
     editedAt: null,
     channelMessageId: null,
   } as LobbyMessageRow
-  // Nothing of its answer is needed: on PostgreSQL it goes out with the transaction's COMMIT; on SQLite it has run.
-  const sent = sendWithCommit(messageInsert().run(messageColumns.params(written)))
-  return sent instanceof Promise ? sent.then(() => written) : written
+  // Nothing of its answer is needed: on PostgreSQL it goes out with the transaction's COMMIT.
+  await sendWithCommit(messageInsert().run(messageColumns.params(written)))
+  return written
 }
 
 /** The author's message in the lobby that holds this enforced nonce, if any. */

@@ -2,12 +2,11 @@
 import { clock } from '../core/clock'
 import { Errors } from '../core/errors'
 import { snowflake } from '../core/snowflake'
-import { type MaybeAsync, queuedTransaction, reading, transaction } from '../db/client'
+import { queuedTransaction, reading, transaction } from '../db/client'
 import type { CamelKeys } from '../http/camel'
 import { cachedUser, findUsers } from '../accounts/store'
 import { touchLobby } from './activity'
 import { events } from '../gateway/bus'
-import { Serialized } from '../gateway/protocol'
 import { lobbyAudience } from './effects'
 import { emptyMessage } from './errors'
 import { MESSAGE_FLAGS_ALLOWED } from './limits'
@@ -47,10 +46,10 @@ const NONCE_WINDOW_MS = 5 * 60_000
  * writes queued before it.
  */
 export async function postMessage(
-  access: () => MaybeAsync<LobbyRow>,
+  access: () => Promise<LobbyRow>,
   authorId: string,
   input: MessageInput,
-): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean; json: string }> {
+): Promise<{ message: ReturnType<typeof lobbyMessage>; created: boolean }> {
   if (input.content.trim() === '') throw emptyMessage()
   const enforce = input.enforceNonce === true && input.nonce !== undefined
   const author = await cachedUser(authorId)
@@ -61,20 +60,18 @@ export async function postMessage(
   // Committed together with the other messages of this event-loop turn (group commit); answered after the COMMIT.
   // Independent of them: it reads the lobby and its own nonce, and two retries of one nonce in one batch collide on
   // the enforced nonces' unique index (the batch then runs again one write at a time).
-  // The body awaits only what is a promise (db/dialect.ts MaybeAsync): on SQLite with the rows cached, nothing.
-  const { row, lobby, created, queued, event, json } = await queuedTransaction(async (tx) => {
-    const found = access()
-    const lobby = found instanceof Promise ? await found : found
+  const { row, lobby, created, queued, event } = await queuedTransaction(async (tx) => {
+    const lobby = await access()
     const now = clock.now()
     if (enforce) {
       await lockEnforcedNonce(tx, lobby.id, authorId, input.nonce!) // looked for, then written: one at a time
       const earlier = await findEnforcedNonce(lobby.id, authorId, input.nonce!)
       if (earlier && earlier.createdAt > now - NONCE_WINDOW_MS)
-        return { row: earlier, lobby, created: false, queued: false, event: undefined, json: undefined }
+        return { row: earlier, lobby, created: false, queued: false, event: undefined }
       // Past the window the nonce is free again: the old message keeps it, but no longer holds it.
       if (earlier) await releaseEnforcedNonce(earlier.id)
     }
-    const insert = insertMessage({
+    const inserted = await insertMessage({
       id,
       lobbyId: lobby.id,
       applicationId: lobby.applicationId,
@@ -87,29 +84,24 @@ export async function postMessage(
       enforceNonce: enforce,
       createdAt: now,
     })
-    const inserted = insert instanceof Promise ? await insert : insert
     // A message is activity: the lobby's idle countdown starts over.
-    const touched = touchLobby(lobby)
-    if (touched instanceof Promise) await touched
+    await touchLobby(lobby)
     // The application's event webhooks get it too (durable outbox, same transaction); its body (the message without
     // its nonce) is made only when the application has a URL.
-    const queuing = queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', () => lobbyMessage(inserted, author))
-    const queued: boolean = queuing instanceof Promise ? await queuing : queuing
+    const queued = await queueLobbyEvent(tx, lobby, 'LOBBY_MESSAGE_CREATE', () => lobbyMessage(inserted, author))
     // Given inside the transaction, sent once it commits: with several nodes it is an outbox row of this very
     // transaction (gateway/dispatch.ts, cluster/outbox.ts), so a node that dies right after COMMIT loses no event. The
-    // answer is the same object (made once: it was three times a message, ~0.4 µs each), and its JSON text is made
-    // once too: the dispatch's data is that text with `mentions` added last (as `{ ...event, mentions: [] }` orders it).
+    // answer is the same object (made once: it was three times a message, ~0.4 µs each).
     const event = lobbyMessage(inserted, author, { nonce: inserted.nonce ?? undefined })
-    const json = JSON.stringify(event)
-    events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', new Serialized(`${json.slice(0, -1)},"mentions":[]}`))
-    return { row: inserted, lobby, created: true, queued, event, json }
+    events.publish(lobbyAudience(lobby), 'LOBBY_MESSAGE_CREATE', { ...event, mentions: [] })
+    return { row: inserted, lobby, created: true, queued, event }
   }, INDEPENDENT)
   const message = event ?? lobbyMessage(row, author, { nonce: row.nonce ?? undefined })
-  if (!created) return { message, created, json: JSON.stringify(message) }
+  if (!created) return { message, created }
   if (queued) kickEventDeliveries()
   // The linked channel gets a copy; a failure there does not undo the lobby message (Discord's rule).
   if (lobby.linkedChannelId) await mirrorToLinkedChannel(lobby, row.id, author.id, input.content).catch(() => undefined)
-  return { message, created, json: json ?? JSON.stringify(message) }
+  return { message, created }
 }
 
 /** Newest first; `before`/`after` page through the whole history. As JSON text, kept until the lobby gets a message. */
@@ -142,7 +134,7 @@ export async function readMessages(
  * message's copy in a linked channel, MESSAGE_UPDATE. `access` gives the lobby or throws; asked again inside.
  */
 export async function moderateMessage(
-  access: () => MaybeAsync<LobbyRow>,
+  access: () => Promise<LobbyRow>,
   messageId: string,
   metadata: Metadata,
 ): Promise<void> {

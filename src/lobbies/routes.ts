@@ -233,9 +233,8 @@ export const lobbyEndpoints = [
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
       const access = () => lobbyOf(caller, params.lobbyId, { firstLookCached: true })
-      const first = access()
-      if (first instanceof Promise) await first
-      const { json, created } = await postMessage(access, caller.userId, {
+      await access()
+      const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,
         metadata: body.metadata,
         flags: body.flags,
@@ -244,7 +243,7 @@ export const lobbyEndpoints = [
         tts: body.tts,
       })
       // A retry answered by enforce_nonce is the original message, 200.
-      return new JsonText(json, created ? 201 : 200)
+      return new JsonText(JSON.stringify(message), created ? 201 : 200)
     },
   ),
   endpoint(

@@ -20,7 +20,6 @@ import {
   jsonPlaceholder,
   lockForUpdate,
   lockName,
-  type MaybeAsync,
   prepared,
   toJson,
 } from '../db/client'
@@ -190,8 +189,7 @@ export function readLobby(id: string): LobbyRow | undefined | Promise<LobbyRow |
   return lobbyRows.read(id, () => lobbyById().get({ id }))
 }
 
-/** The lobby's row (a plain value on SQLite: db/dialect.ts MaybeAsync). */
-export function cachedLobby(id: string): MaybeAsync<LobbyRow | undefined> {
+export async function cachedLobby(id: string): Promise<LobbyRow | undefined> {
   return readLobby(id)
 }
 
@@ -250,14 +248,15 @@ type Ran = { changes: number }
  * PostgreSQL; if it changed the row all the same (a countdown another transaction committed since the row was
  * cached), the lobby is forgotten then, before the COMMIT, as for any write.
  */
-export function clearIdleDeadline(id: string): MaybeAsync<void> {
+export async function clearIdleDeadline(id: string): Promise<void> {
   pendingRestarts().delete(id)
   if (lobbyRows.peek(id)?.idleDeadline !== null) {
     forgetLobby(id)
-    return sendWithCommit(idleDeadlineClear().run({ id }))
+    await sendWithCommit(idleDeadlineClear().run({ id }))
+    return
   }
   const ran = idleDeadlineClear().run({ id }) as unknown as Ran // a promise of it on PostgreSQL (andThen)
-  return sendWithCommit(
+  await sendWithCommit(
     andThen(ran, ({ changes }) => {
       if (changes > 0) forgetLobby(id)
     }),
@@ -291,8 +290,8 @@ export function deferIdleRestartsToBatchEnd(): void {
   })
 }
 
-/** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. (Nothing to await in a SQLite batch.) */
-export function restartIdleDeadline(id: string, now: number): MaybeAsync<void> {
+/** Start the lobby's idle countdown over: idle_timeout_seconds from `now`. */
+export async function restartIdleDeadline(id: string, now: number): Promise<void> {
   if (inQueuedBatch()) {
     const pending = pendingRestarts().get(id)
     if (pending) {
@@ -301,14 +300,11 @@ export function restartIdleDeadline(id: string, now: number): MaybeAsync<void> {
     }
     const written = inPipelinedBatch()
     pendingRestarts().set(id, { now, written })
-    if (written) return ranOut(restartDeadline(id, now))
+    if (written) await restartDeadline(id, now)
     return
   }
-  return ranOut(restartDeadline(id, now))
+  await restartDeadline(id, now)
 }
-
-/** A statement's run() answered as nothing: at once on SQLite, once it ran on PostgreSQL. */
-const ranOut = (ran: unknown): MaybeAsync<void> => (ran instanceof Promise ? ran.then(() => undefined) : undefined)
 
 /** Start the countdown from `now` unless it already runs. */
 export async function armIdleDeadlineRow(id: string, now: number): Promise<void> {

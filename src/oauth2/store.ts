@@ -4,7 +4,7 @@ import { and, eq, gt, inArray, isNull, lt, or, type Placeholder, sql } from 'dri
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
-import { db, type MaybeAsync, prepared, write, type DB } from '../db/client'
+import { db, prepared, write, type DB } from '../db/client'
 import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
 import type { ApplicationRow, OAuth2CodeRow, OAuth2TokenRow } from './tables'
@@ -71,19 +71,20 @@ export async function countAuthorizedUsers(applicationId: string): Promise<numbe
 const webhookTargets = rowCache<string, { url: string | null }>('event-webhook-urls', 4096)
 
 /** The application's event webhooks URL when they are enabled, else null. */
-export function cachedEventWebhookUrl(applicationId: string): MaybeAsync<string | null> {
-  // A hit is a plain value: the lobby message's write checks it without an await (db/dialect.ts MaybeAsync).
-  const target = webhookTargets.read(applicationId, async () => {
-    const row = await db()
-      .select({ url: t.applications.eventWebhooksUrl, status: t.applications.eventWebhooksStatus })
-      .from(t.applications)
-      .where(eq(t.applications.id, applicationId))
-      .get()
-    return row ? { url: row.status === 2 ? row.url : null } : undefined
-  })
-  return target instanceof Promise ? target.then(urlOf) : urlOf(target)
+export async function cachedEventWebhookUrl(applicationId: string): Promise<string | null> {
+  return (
+    (
+      await webhookTargets.read(applicationId, async () => {
+        const row = await db()
+          .select({ url: t.applications.eventWebhooksUrl, status: t.applications.eventWebhooksStatus })
+          .from(t.applications)
+          .where(eq(t.applications.id, applicationId))
+          .get()
+        return row ? { url: row.status === 2 ? row.url : null } : undefined
+      })
+    )?.url ?? null
+  )
 }
-const urlOf = (target: { url: string | null } | undefined) => target?.url ?? null
 
 /**
  * The application's URL failed for too long (lobbies/event-webhooks.ts, the stop rule): its event webhooks become

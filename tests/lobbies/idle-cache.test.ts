@@ -71,7 +71,7 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
   test('a clear that waited for a restart’s COMMIT: the last member leaving starts the countdown', async () => {
     const { lobby } = await unsetLobby()
     // A message while nobody is online: the countdown starts (not committed yet).
-    const restart = await heldOpen(async () => restartIdleDeadline(lobby.id, clock.now()))
+    const restart = await heldOpen(() => restartIdleDeadline(lobby.id, clock.now()))
     expect(await cachedDeadline(lobby.id)).toBeNull() // a request reads the committed row (unset) and keeps it
     // A message with a member online: the cached row says unset; its UPDATE runs after the restart's COMMIT.
     const clear = await heldOpen(async (tx) => {
@@ -122,7 +122,7 @@ describe.skipIf(!onPostgres)('the cached lobby row follows its idle deadline', (
     // What several nodes would be told to forget (cluster/gateway.ts), by cache.
     const told: [string, string[] | null][] = []
     shareInvalidations((cache, keys) => void told.push([cache, keys]))
-    const restart = await heldOpen(async () => restartIdleDeadline(lobby.id, clock.now()))
+    const restart = await heldOpen(() => restartIdleDeadline(lobby.id, clock.now()))
     expect(await cachedDeadline(lobby.id)).toBeNull()
     // Its work done at once (what it forgot so far, another lobby, is told with its COMMIT); the clear's UPDATE runs
     // after the restart's COMMIT, and changes the row then.
