@@ -50,6 +50,9 @@ function request(
     if (body !== undefined) {
       init.body = JSON.stringify(body)
       ;(init.headers as Record<string, string>)['content-type'] = 'application/json'
+      // As a client sends it: with its length, the lane reads the body in one native read (http/body.ts), not as a
+      // stream of chunks (a Request made here has no Content-Length of its own).
+      ;(init.headers as Record<string, string>)['content-length'] = String(Buffer.byteLength(init.body))
     }
     const r = Object.assign(new Request(`http://127.0.0.1${path}`, init), { params })
     return handler(r, server)

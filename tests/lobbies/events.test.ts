@@ -76,10 +76,15 @@ describe('lobby events reach the members and the application bots, nobody else',
     for (const s of [sockets.a, sockets.b, sockets.bot])
       expect(s.events('LOBBY_UPDATE').map((l: any) => l.metadata)).toEqual([{ m: '2' }])
 
-    await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'hi', nonce: 'n1' } })
+    const sent = await api('POST', `/lobbies/${lobby.id}/messages`, {
+      token: bot,
+      body: { content: 'hi', nonce: 'n1' },
+    })
     for (const s of [sockets.a, sockets.b, sockets.bot]) {
       const [message] = s.events('LOBBY_MESSAGE_CREATE')
       expect(message).toMatchObject({ content: 'hi', lobby_id: lobby.id, type: 0, application_id: app.id, nonce: 'n1' })
+      // The dispatch is the answer with `mentions`, nothing more or less.
+      expect(message).toEqual({ ...sent.body, mentions: [] })
     }
 
     await api('DELETE', `/lobbies/${lobby.id}/members/${b.id}`, { token: bot })
