@@ -16,6 +16,7 @@ import m13 from '../../drizzle/0013_schema.sql' with { type: 'text' }
 import m14 from '../../drizzle/0014_schema.sql' with { type: 'text' }
 import m15 from '../../drizzle/0015_schema.sql' with { type: 'text' }
 import m16 from '../../drizzle/0016_schema.sql' with { type: 'text' }
+import m17 from '../../drizzle/0017_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -37,4 +38,5 @@ export const sqlByTag: Record<string, string> = {
   '0014_schema': m14,
   '0015_schema': m15,
   '0016_schema': m16,
+  '0017_schema': m17,
 }

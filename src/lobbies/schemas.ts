@@ -244,6 +244,7 @@ export const LobbyReadAnswer = t.Object(
   },
   { description: 'Lobby' },
 )
+export const LobbyReadList = t.Array(LobbyReadAnswer, { description: "The user's lobbies, newest first" })
 export const LobbyMemberAnswer = LobbyMember
 export const LobbyMembersAnswer = t.Array(LobbyMember, { description: 'The upserted members' })
 export const LobbyMessageAnswer = t.Object(

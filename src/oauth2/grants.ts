@@ -32,7 +32,7 @@ function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url')
 }
 
-async function issue(input: {
+export async function issue(input: {
   applicationId: string
   userId: string
   scopes: string
@@ -41,6 +41,8 @@ async function issue(input: {
   publicClient: boolean
   /** The spent row of a refresh, so spending and issuing commit together. */
   spend?: string
+  /** The first-party application's token: the user session it belongs to (first-party.ts). */
+  sessionId?: string
 }): Promise<TokenResponse> {
   const accessToken = randomToken(32)
   const refreshToken = input.refresh ? randomToken(32) : undefined
@@ -59,6 +61,7 @@ async function issue(input: {
       refreshExpiresAt: refreshToken ? now + REFRESH_TOKEN_SECONDS * 1000 : null,
       publicClient: input.publicClient,
       createdAt: now,
+      sessionId: input.sessionId ?? null,
     })
   })
   return {

@@ -1,5 +1,5 @@
 import { bool, index, int, json, long, snowflake, table, text, timestamp } from '../db/table'
-import { users } from '../accounts/tables'
+import { authSessions, users } from '../accounts/tables'
 
 export const applications = table('applications', {
   id: snowflake().primaryKey(),
@@ -26,6 +26,11 @@ export const applications = table('applications', {
   eventWebhooksUrl: text(),
   /** Discord's event_webhooks_status: 1 disabled, 2 enabled, 3 disabled by the server (lobbies/event-webhooks.ts). */
   eventWebhooksStatus: int().notNull().default(1),
+  /**
+   * The server's own web client (first-party.ts): one such application, made on first use. Its tokens are issued
+   * from a user session (consent implied) and end with it.
+   */
+  firstParty: bool().notNull().default(false),
 })
 
 /**
@@ -54,10 +59,13 @@ export const oauth2Tokens = table(
     /** Issued to a public client (PKCE, no secret): its refresh needs only client_id. */
     publicClient: bool().notNull().default(false),
     createdAt: timestamp().notNull(),
+    /** The first-party application's tokens: the user session it was issued to; logging that out deletes it. */
+    sessionId: snowflake().references(() => authSessions.id, { onDelete: 'cascade' }),
   },
   (t) => [
     index('oauth2_tokens_family_idx').on(t.familyId),
     index('oauth2_tokens_user_app_idx').on(t.userId, t.applicationId),
+    index('oauth2_tokens_session_idx').on(t.sessionId),
   ],
 )
 

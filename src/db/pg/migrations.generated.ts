@@ -7,6 +7,7 @@ import m4 from '../../../drizzle-pg/0004_schema.sql' with { type: 'text' }
 import m5 from '../../../drizzle-pg/0005_schema.sql' with { type: 'text' }
 import m6 from '../../../drizzle-pg/0006_schema.sql' with { type: 'text' }
 import m7 from '../../../drizzle-pg/0007_schema.sql' with { type: 'text' }
+import m8 from '../../../drizzle-pg/0008_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -19,4 +20,5 @@ export const sqlByTag: Record<string, string> = {
   '0005_schema': m5,
   '0006_schema': m6,
   '0007_schema': m7,
+  '0008_schema': m8,
 }
