@@ -3,7 +3,7 @@
 // token, oauth2/first-party.ts) acts as a member in any application's lobby, but only on the routes that say
 // `asMember` (read the lobby, its messages, post, leave): never as the lobby's application. Anything else sees 404
 // Unknown Lobby.
-import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
+import type { BearerCaller, BotCaller, Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { inWriteTransaction } from '../db/client'
