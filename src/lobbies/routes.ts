@@ -13,7 +13,7 @@ import { appCaller, isFirstParty, lobbyOf, lobbyWithMembers } from './access'
 import { verifyOverrideUrl } from './event-webhooks'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
 import { MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT, USER_LOBBIES_LISTED } from './limits'
-import { userLobbies } from './user-lobbies'
+import { userLobbies, webClientView } from './user-lobbies'
 import type { BearerCaller } from '../core/caller'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
@@ -37,7 +37,7 @@ import {
   PutLobbySchema,
   PutMemberSchema,
 } from './schemas'
-import { memberView, restText } from './snapshots'
+import { restText } from './snapshots'
 import { cachedLobby } from './store'
 
 const APP = 'bot' as const
@@ -93,7 +93,7 @@ export const lobbyEndpoints = [
     async ({ caller, params }) => {
       if (isFirstParty(caller)) {
         const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId, { asMember: true })
-        return memberView(lobby, members)
+        return webClientView(lobby, members)
       }
       const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId)
       const text = restText(lobby, members, caller.kind === 'bot')

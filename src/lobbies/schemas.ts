@@ -240,7 +240,15 @@ export const LobbyReadAnswer = t.Object(
   {
     ...lobbyFields,
     members: t.Array(LobbyMemberForMember),
-    voice_states: t.Optional(t.Array(LobbyVoiceState, { description: 'the members in the call (user sessions only)' })),
+    voice_states: t.Optional(
+      t.Array(LobbyVoiceState, { description: "the members in the call (the web client's first-party token only)" }),
+    ),
+    application: t.Optional(
+      t.Object(
+        { id: Snowflake, name: t.String() },
+        { description: "the lobby's application (the web client's first-party token only)" },
+      ),
+    ),
   },
   { description: 'Lobby' },
 )

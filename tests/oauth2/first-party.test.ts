@@ -98,7 +98,7 @@ describe('lobbies through the first-party token', () => {
     const all = await api('GET', '/users/@me/lobbies', { token: web })
     expect(all.body).toHaveLength(100)
     expect(all.body[0].id).toBe(newest.id)
-    expect(all.body[1]).toMatchObject({ id: made[99], metadata: { name: 'L99' } })
+    expect(all.body[1]).toMatchObject({ id: made[99], metadata: { name: 'L99' }, application: { id: first.app.id } })
     expect(all.body[99].id).toBe(made[1])
     expect(all.body[0].members).toEqual([
       expect.objectContaining({ id: alice.id, user: expect.objectContaining({ id: alice.id }) }),
