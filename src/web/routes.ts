@@ -61,6 +61,7 @@ export const PAGE_ROUTES: [path: string, page: PageName][] = [
   ['/settings/security', 'security'],
   ['/ra/*', 'ra'],
   ['/lobbies/*', 'lobby'],
+  ['/app', 'home'],
 ]
 
 function respond(file: WebFile, headers: Record<string, string>): Response {
@@ -184,7 +185,7 @@ function authorizedPage(query: Record<string, string | undefined>): Promise<Resp
 }
 
 export const webRoutes = new Elysia({ name: 'web' })
-  .get('/', () => new Response(null, { status: 302, headers: { location: '/login' } }), hidden)
+  .get('/', () => new Response(null, { status: 302, headers: { location: '/app' } }), hidden)
   .get('/oauth2/authorized', ({ query }) => authorizedPage(query), hidden)
   .get('/favicon.svg', favicon, hidden)
   .get('/favicon.ico', favicon, hidden)

@@ -11,6 +11,7 @@
 import { basename, dirname } from 'node:path'
 import authorize from './pages/authorize.html'
 import authorizeIp from './pages/authorize-ip.html'
+import home from './pages/home.html'
 import lobby from './pages/lobby.html'
 import login from './pages/login.html'
 import ra from './pages/ra.html'
@@ -34,6 +35,7 @@ const bundles = {
   security,
   ra,
   lobby,
+  home,
 } as unknown as Record<string, HtmlBundle>
 export type PageName = keyof typeof bundles
 

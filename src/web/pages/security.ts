@@ -1,6 +1,7 @@
 // /settings/security: password, e-mail, a section per second factor (each built by its factor's page.ts, in the
 // registry's order; the backup codes' display is the page's, shared by them), sessions. Sensitive requests answer
 // 60003; the elevation dialog proves a factor and the SDK repeats them.
+import { siteNav } from './lib/nav'
 import type { BackupCode, SettingsPage, SettingsUser } from '../../mfa/factor-page'
 import { FACTOR_PAGES } from '../../mfa/factors/pages'
 import { ApiError, client } from './lib/client'
@@ -237,17 +238,13 @@ $('#sessions-others').addEventListener('click', async () => {
 
 // ---- the page
 
-$('#log-out').addEventListener('click', async () => {
-  await client.auth.logout().catch(() => undefined)
-  location.assign('/login')
-})
-
 function renderAll() {
   for (const section of factorSections) section.render()
 }
 
 async function start() {
   if (!client.token) goLogin()
+  siteNav('settings')
   try {
     await loadMe()
   } catch (error) {

@@ -203,7 +203,7 @@ export function forgetLinkToken(page: string): void {
 }
 
 /** A same-site path from `?redirect_to=` (never another origin), or the fallback. */
-export function redirectTarget(fallback = '/settings/security'): string {
+export function redirectTarget(fallback = '/app'): string {
   const target = new URLSearchParams(location.search).get('redirect_to')
   if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith('/\\')) return fallback
   try {
