@@ -90,7 +90,7 @@ export function webFlows(web: Web): void {
       await expectText(page.locator('#password-error'), 'Login or password is invalid.')
       await page.getByLabel('Password', { exact: true }).fill(user.password)
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
       expect((await me(await storedToken(page))).id).toBe(user.id)
       expectNoSecretIn(urls, user.password, 'not the password at all')
@@ -150,7 +150,7 @@ export function webFlows(web: Web): void {
         // The next period's code is within the server's window.
         await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
         await page.getByRole('button', { name: 'Verify' }).click()
-        await page.waitForURL('**/settings/security')
+        await page.waitForURL('**/app')
         expect((await me(await storedToken(page))).id).toBe(user.id)
       },
     )
@@ -238,7 +238,8 @@ export function webFlows(web: Web): void {
         expect(firefox.status).toBe(200)
         await page.goto('/login')
         await logIn(page, user.email, user.password)
-        await page.waitForURL('**/settings/security')
+        await page.waitForURL('**/app')
+        await page.goto('/settings/security')
 
         // What the API answers with real data: no address; the country as the location, "Unknown" for loopback.
         const { body } = await t().api('GET', '/auth/sessions', { token: (await storedToken(page))! })
@@ -288,7 +289,7 @@ export function webFlows(web: Web): void {
       const finished = page.waitForResponse('**/api/v9/auth/conditional/finish')
       await page.getByRole('button', { name: 'Log out' }).first().click()
       expect((await finished).status()).toBe(200)
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       const token = await storedToken(page)
       expect(token).not.toBe(user.token)
       expect((await me(token)).id).toBe(user.id)
@@ -339,7 +340,7 @@ export function webFlows(web: Web): void {
       await mobile.goto(url)
       await mobile.getByRole('button', { name: 'Approve' }).click()
       await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
-      await desktop.waitForURL('**/settings/security')
+      await desktop.waitForURL('**/app')
       expect((await me(await storedToken(desktop))).id).toBe(user.id)
     })
 

@@ -57,8 +57,8 @@ describe('register, verify, log in', () => {
 
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
-      await page.waitForURL('**/settings/security')
-      await expectText(page.locator('#me-name'), `Web Person (${name})`)
+      await page.waitForURL('**/app')
+      await expectText(page.locator('#me-name'), 'Web Person')
       const token = await storedToken(page)
       expect(token).not.toBe(registeredToken)
       expect((await api('GET', '/users/@me', { token: token! })).body.email).toBe(email)
@@ -141,7 +141,7 @@ describe('authenticator app', () => {
       await expectText(page.locator('#mfa-code-error'), 'Invalid two-factor code')
       await page.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))
       await page.getByRole('button', { name: 'Verify' }).click()
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
 
       // A sensitive action asks for the factor in a dialog, then goes through.

@@ -55,7 +55,7 @@ describe('passkeys', () => {
       await page.getByRole('button', { name: 'Log out' }).first().click()
       // The virtual authenticator answers the conditional request at once, as a person picking the passkey would.
       expect((await finished).status()).toBe(200)
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
       const token = await storedToken(page)
       expect(token).not.toBe(user.token)
@@ -84,7 +84,7 @@ describe('passkeys', () => {
       await page.waitForResponse('**/auth/conditional/start')
       expect(await storedToken(page)).toBeNull()
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
       const token = (await storedToken(page))!
       expect((await api('GET', '/users/@me', { token })).body.id).toBe(user.id)
