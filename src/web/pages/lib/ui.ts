@@ -260,3 +260,10 @@ export function passkeysUnavailable(): string | null {
   if (!window.isSecureContext) return 'Passkeys and security keys need a secure (https) connection to this site.'
   return null
 }
+
+/** Move focus to the first heading in `root` (or root itself): neutral, so no Enter lands on a button by default. */
+export function focusHeading(root: HTMLElement): void {
+  const target = root.querySelector<HTMLElement>('h1, h2') ?? root.closest<HTMLElement>('.card') ?? root
+  if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
+  target.focus()
+}
