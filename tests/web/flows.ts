@@ -148,7 +148,7 @@ export function webFlows(web: Web): void {
         expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
 
         await page.getByRole('button', { name: 'Log out' }).first().click()
-        await page.waitForURL('**/login')
+        await page.waitForURL('**/login?logged_out=1')
         await logIn(page, user.email, user.password)
         // The enrolment spent this period's code: typed again, the page says it was used.
         await page.getByLabel('Six-digit code from your authenticator app').fill(enrolmentCode)

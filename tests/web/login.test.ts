@@ -131,7 +131,7 @@ describe('authenticator app', () => {
       expect((await api('GET', '/users/@me', { token: token! })).body.mfa_enabled).toBe(true)
 
       await page.getByRole('button', { name: 'Log out' }).first().click()
-      await page.waitForURL('**/login')
+      await page.waitForURL('**/login?logged_out=1')
       clock.advance(30_000) // the enrolment code's step is spent
       await page.getByLabel('E-mail or phone number').fill(user.email)
       await page.getByLabel('Password', { exact: true }).fill(user.password)
@@ -143,6 +143,7 @@ describe('authenticator app', () => {
       await page.getByRole('button', { name: 'Verify' }).click()
       await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
+      await page.goto('/settings/security')
 
       // A sensitive action asks for the factor in a dialog, then goes through.
       clock.advance(30_000)

@@ -80,7 +80,7 @@ describe('passkeys', () => {
           : route.continue(),
       )
       await page.getByRole('button', { name: 'Log out' }).first().click()
-      await page.waitForURL('**/login')
+      await page.waitForURL('**/login?logged_out=1')
       await page.waitForResponse('**/auth/conditional/start')
       expect(await storedToken(page)).toBeNull()
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
@@ -89,6 +89,7 @@ describe('passkeys', () => {
       const token = (await storedToken(page))!
       expect((await api('GET', '/users/@me', { token })).body.id).toBe(user.id)
 
+      await page.goto('/settings/security')
       const row = page.locator('li[data-key="Laptop"]')
       await row.getByRole('textbox').fill('Work laptop')
       await row.getByRole('button', { name: 'Rename' }).click()
