@@ -3,8 +3,9 @@
 // page's session (POST /oauth2/first-party/token: consent implied, the session's logout ends it) and kept beside the
 // session token in localStorage ("app_token", the kind beside it), with a tag of the session it came from, so another
 // login in this browser never reuses it.
-import { ApiError, Client, localStorageTokenStore } from '../../../../client/src/index'
+import { Client, localStorageTokenStore } from '../../../../client/src/index'
 import { client } from './client'
+import { goLogin } from './ui'
 
 const KEY = 'app_token'
 const OWNER = 'app_token_session'
@@ -22,7 +23,7 @@ function sessionTag(token: string): string {
  */
 export async function appClient({ fresh = false } = {}): Promise<Client> {
   const session = client.token
-  if (!session) throw new ApiError(401, 0, '401: Unauthorized')
+  if (!session) goLogin()
   const store = localStorageTokenStore(KEY)
   const tag = sessionTag(session)
   if (fresh || localStorage.getItem(OWNER) !== tag || !store.get()) {
