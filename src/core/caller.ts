@@ -21,8 +21,6 @@ export type BearerCaller = {
    * its user is a member of, whichever application's, as the user's own client does (lobbies/access.ts).
    */
   firstParty?: true
-  /** The first-party token's user session: its Gateway sessions close when that session is logged out. */
-  authSessionId?: string
 }
 export type Caller = UserCaller | BotCaller | BearerCaller
 export type CallerKind = Caller['kind']

@@ -83,7 +83,8 @@ export function sessionsOfUser(userId: string): readonly GatewaySession[] {
 
 export function sessionsOfAuthSession(authSessionId: string): GatewaySession[] {
   const out: GatewaySession[] = []
-  for (const s of held().byId.values()) if (authSessionOf(s.caller) === authSessionId) out.push(s)
+  for (const s of held().byId.values())
+    if (s.caller.kind === 'user' && s.caller.sessionId === authSessionId) out.push(s)
   return out
 }
 
@@ -176,9 +177,4 @@ export function detach(session: GatewaySession): void {
  */
 export function ownTopic(sessionId: string): string {
   return sessionId
-}
-
-/** The auth session a Gateway session ends with: a user session's, or the web client's first-party token's. */
-function authSessionOf(caller: GatewaySession['caller']): string | undefined {
-  return caller.kind === 'user' ? caller.sessionId : caller.kind === 'bearer' ? caller.authSessionId : undefined
 }

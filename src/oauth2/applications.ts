@@ -95,7 +95,7 @@ export async function resolveBearerToken(token: string): Promise<Resolved<Bearer
       grantId: grant.id,
       familyId: grant.familyId,
       // Only the first-party application's tokens are issued to a user session (first-party.ts).
-      ...(grant.sessionId ? { firstParty: true as const, authSessionId: grant.sessionId } : {}),
+      ...(grant.sessionId ? { firstParty: true as const } : {}),
     },
     // Reused until it expires, at most a minute; a revoked or refreshed token is forgotten at once (store).
     until: Math.min(grant.expiresAt, now + BOT_REUSE_MS),

@@ -1,7 +1,8 @@
 // The server's own web client as an application (issue 46): one first-party application, made on first use and
 // stored (applications.first_party). Its Bearer token is issued to a logged-in user session without a consent screen
 // (the person is using the server's own client), bound to that session (oauth2_tokens.session_id: logging the session
-// out deletes it, and closes its Gateway sessions), and it reaches every lobby its user is a member of — the lobby
+// out deletes it; its Gateway sessions close at the Gateway's next credential check, within 5 s — never moved onto a
+// rotated user session as a user session's are), and it reaches every lobby its user is a member of — the lobby
 // routes take it like a game's token (spec §4.1 refuses user sessions there).
 import type { UserCaller } from '../core/caller'
 import { snowflake } from '../core/snowflake'

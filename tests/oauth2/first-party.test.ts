@@ -3,6 +3,7 @@
 // of any application's lobby (spec §4.1 refuses user sessions), its Gateway session hears those lobbies; and
 // GET /users/@me/lobbies, the home page's "my lobbies".
 import { afterEach, describe, expect, test } from 'bun:test'
+import { closeEndedCredentials } from '../../src/gateway/server'
 import { GatewayClient } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
 import { createLobby, setup } from '../lobbies/helpers'
@@ -49,6 +50,8 @@ describe('POST /oauth2/first-party/token', () => {
     open.push(socket)
     expect((await api('POST', '/auth/logout', { token: alice.token, body: {} })).status).toBe(204)
     expect((await api('GET', '/oauth2/@me', { token: web })).status).toBe(401)
+    // The Gateway's credential check (every 5 s) closes it; run now rather than waited for.
+    await closeEndedCredentials()
     expect((await socket.waitForClose()).code).toBe(4004)
   })
 
