@@ -457,6 +457,14 @@ export function webFlows(web: Web): void {
         await page.getByRole('link', { name: 'Friday squad' }).waitFor()
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
 
+        // Settings list the web app among the authorized apps (UX-T4 finding 25), as such, with nothing to remove.
+        await page.setViewportSize({ width: 1280, height: 800 })
+        await page.goto('/settings/security')
+        const webApp = page.locator('#apps li[data-first-party="true"]')
+        await expectText(webApp.locator('.name'), 'This web app')
+        expect(await webApp.getByRole('button').count()).toBe(0)
+        await expectNoSeriousViolations(page)
+
         // Log out from the navigation: the login page says so, and the first-party token ended with the session.
         const appToken = await page.evaluate(() => localStorage.getItem('app_token'))
         await page.getByRole('button', { name: 'Log out' }).click()

@@ -184,6 +184,50 @@ function lastUsed(iso: string): string {
   return `Last used ${ago} (${at.toLocaleString()})`
 }
 
+type AuthorizedApp = { id: string; scopes: string[]; application: { name: string }; first_party?: boolean }
+
+/** GET /oauth2/tokens: the apps with access (UX-T4 finding 25); this web app itself marked, the others removable. */
+async function loadApps() {
+  const apps = (await client.rest.get('/oauth2/tokens')) as AuthorizedApp[]
+  $('#apps').replaceChildren(
+    ...apps.map((a) =>
+      el(
+        'li',
+        { 'data-app': a.application.name, ...(a.first_party ? { 'data-first-party': 'true' } : {}) },
+        el(
+          'span',
+          { class: 'what' },
+          el('span', { class: 'name' }, a.first_party ? 'This web app' : a.application.name),
+          el(
+            'small',
+            {},
+            a.first_party ? 'Your lobbies and chat on this site; it logs out with your session.' : a.scopes.join(', '),
+          ),
+        ),
+        a.first_party
+          ? null
+          : el(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: async () => {
+                  try {
+                    await client.rest.delete(`/oauth2/tokens/${a.id}`)
+                    await loadApps()
+                  } catch (error) {
+                    $('#apps-error').textContent = error instanceof Error ? error.message : String(error)
+                  }
+                },
+              },
+              'Remove',
+            ),
+      ),
+    ),
+  )
+  show($('#no-apps'), apps.length === 0)
+}
+
 async function loadSessions() {
   const [{ user_sessions }, hash] = await Promise.all([
     client.rest.get('/auth/sessions'),
@@ -261,6 +305,9 @@ async function start() {
   renderAll()
   show($('#settings'))
   await loadSessions()
+  await loadApps().catch((error) => {
+    $('#apps-error').textContent = error instanceof Error ? error.message : String(error)
+  })
 }
 
 void start().catch((error) => {
