@@ -547,8 +547,13 @@ export type Lobby2 = {
   linked_channel?: Channel
   /** where the lobby's event webhooks go instead of the application's URL; shown to the application's Bot only, and only when set */
   override_event_webhooks_url?: string
-  /** the members in the call (user sessions only) */
+  /** the members in the call (the web client's first-party token only) */
   voice_states?: LobbyVoiceState[]
+  /** the lobby's application (the web client's first-party token only) */
+  application?: {
+    id: string
+    name: string
+  }
 }
 
 /** Lobby message */
@@ -874,6 +879,23 @@ export interface Api {
       response: Record<string, unknown>
     }
   }
+  "/oauth2/first-party/token": {
+    /** The server's web client's Bearer token for this user session (consent implied; it ends with the session's logout) */
+    post: {
+      body: undefined
+      query: {}
+      response: {
+        access_token: string
+        token_type: "Bearer"
+        expires_in: number
+        scope: string
+        application: {
+          id: string
+          name: string
+        }
+      }
+    }
+  }
   "/oauth2/tokens": {
     /** The applications the user authorized (one entry each) */
     get: {
@@ -883,6 +905,8 @@ export interface Api {
         id: string
         scopes: string[]
         application: Application
+        /** The server's own web client (its tokens end with a logout) */
+        first_party?: boolean
       }[]
     }
   }
@@ -2221,7 +2245,7 @@ export interface Api {
     }
   }
   "/lobbies/{lobbyId}": {
-    /** A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; user session (the web client): any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031 */
+    /** A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; the web client's first-party token: any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031 */
     get: {
       body: undefined
       query: {}
@@ -2256,6 +2280,14 @@ export interface Api {
       body: undefined
       query: {}
       response: undefined
+    }
+  }
+  "/users/@me/lobbies": {
+    /** The user's lobbies, newest first, at most 100: its application's (the web client's first-party token: every application's), members named as GET /lobbies/{id} shows them to it */
+    get: {
+      body: undefined
+      query: {}
+      response: Lobby2[]
     }
   }
   "/lobbies/{lobbyId}/members/@me": {
@@ -3331,6 +3363,7 @@ export type RouteOrder = [
   "/oauth2/@me",
   "/oauth2/applications/@me",
   "/oauth2/authorize",
+  "/oauth2/first-party/token",
   "/oauth2/token",
   "/oauth2/token/revoke",
   "/oauth2/tokens",
@@ -3346,6 +3379,7 @@ export type RouteOrder = [
   "/users/@me/disable",
   "/users/@me/guilds",
   "/users/@me/guilds/{guildId}",
+  "/users/@me/lobbies",
   "/users/@me/mfa/codes-verification",
   "/users/@me/mfa/sms/disable",
   "/users/@me/mfa/sms/enable",

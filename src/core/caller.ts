@@ -16,6 +16,11 @@ export type BearerCaller = {
   grantId: string
   /** The token family (a code's exchange and its refreshes): what a revocation ends. */
   familyId: string
+  /**
+   * The server's own web client (oauth2/first-party.ts), issued from a user session: it reads and posts in every lobby
+   * its user is a member of, whichever application's, as the user's own client does (lobbies/access.ts).
+   */
+  firstParty?: true
 }
 export type Caller = UserCaller | BotCaller | BearerCaller
 export type CallerKind = Caller['kind']

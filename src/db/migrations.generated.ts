@@ -19,6 +19,7 @@ import m16 from '../../drizzle/0016_schema.sql' with { type: 'text' }
 import m17 from '../../drizzle/0017_schema.sql' with { type: 'text' }
 import m18 from '../../drizzle/0018_schema.sql' with { type: 'text' }
 import m19 from '../../drizzle/0019_schema.sql' with { type: 'text' }
+import m20 from '../../drizzle/0020_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -43,4 +44,5 @@ export const sqlByTag: Record<string, string> = {
   '0017_schema': m17,
   '0018_schema': m18,
   '0019_schema': m19,
+  '0020_schema': m20,
 }

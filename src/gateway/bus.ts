@@ -59,7 +59,11 @@ export function sees(caller: Caller, audience: Audience): boolean {
     case 'guilds':
       return caller.scopes.includes('guilds')
     case 'lobby':
-      return caller.applicationId === audience.applicationId && caller.scopes.includes('lobbies.write')
+      // The web client's first-party token hears every lobby of its user, as the user's session does.
+      return (
+        (caller.firstParty === true || caller.applicationId === audience.applicationId) &&
+        caller.scopes.includes('lobbies.write')
+      )
     case 'relationships':
       return caller.scopes.includes('relationships.read')
     default:

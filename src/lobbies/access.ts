@@ -1,6 +1,9 @@
 // Who may act on a lobby: its own application (Bot or OAuth2 token of that application); OAuth2 callers
-// additionally as members where they act through their membership. Anything else sees 404 Unknown Lobby.
-import type { BearerCaller, BotCaller, Caller, UserCaller } from '../core/caller'
+// additionally as members where they act through their membership. The server's web client (a first-party OAuth2
+// token, oauth2/first-party.ts) acts as a member in any application's lobby, but only on the routes that say
+// `asMember` (read the lobby, its messages, post, leave): never as the lobby's application. Anything else sees 404
+// Unknown Lobby.
+import type { BearerCaller, BotCaller, Caller } from '../core/caller'
 import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { inWriteTransaction } from '../db/client'
@@ -24,12 +27,13 @@ export function appCaller(caller: Caller): AppCaller {
 export async function lobbyOf(
   caller: Caller,
   lobbyId: string,
-  { bearerMustBeMember = true, firstLookCached = false } = {},
+  { bearerMustBeMember = true, firstLookCached = false, asMember = false } = {},
 ): Promise<LobbyRow> {
   const c = appCaller(caller)
   const lobby = isSnowflake(lobbyId) ? await cachedLobby(lobbyId) : undefined
-  if (!lobby || lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
-  if (c.kind !== 'bearer' || !bearerMustBeMember) return lobby
+  const crossing = asMember && isFirstParty(c)
+  if (!lobby || (lobby.applicationId !== c.applicationId && !crossing)) throw Errors.unknownLobby()
+  if (c.kind !== 'bearer' || (!bearerMustBeMember && !crossing)) return lobby
   const member =
     firstLookCached && !inWriteTransaction() ? cachedMember(lobby.id, c.userId) : getMember(lobby.id, c.userId)
   if (!(await member)) throw Errors.unknownLobby()
@@ -40,24 +44,17 @@ export async function lobbyOf(
 export async function lobbyWithMembers(
   caller: Caller,
   lobbyId: string,
+  { asMember = false } = {},
 ): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] }> {
   const c = appCaller(caller)
   const found = isSnowflake(lobbyId) ? await cachedLobbyWithMembers(lobbyId) : undefined
-  if (!found || found.lobby.applicationId !== c.applicationId) throw Errors.unknownLobby()
+  const crossing = asMember && isFirstParty(c)
+  if (!found || (found.lobby.applicationId !== c.applicationId && !crossing)) throw Errors.unknownLobby()
   if (c.kind === 'bearer' && !found.members.some((m) => m.userId === c.userId)) throw Errors.unknownLobby()
   return found
 }
 
-/**
- * A user session's read of a lobby (the web client's lobby page): only a member reads it, whichever application's it
- * is; an unknown lobby and one the user is not in are the same 404 Unknown Lobby. The lobby and its members are read
- * together.
- */
-export async function lobbyOfMember(
-  caller: UserCaller,
-  lobbyId: string,
-): Promise<{ lobby: LobbyRow; members: LobbyMemberRow[] }> {
-  const found = isSnowflake(lobbyId) ? await cachedLobbyWithMembers(lobbyId) : undefined
-  if (!found || !found.members.some((m) => m.userId === caller.userId)) throw Errors.unknownLobby()
-  return found
+/** The server's own web client's token (oauth2/first-party.ts). */
+export function isFirstParty(caller: Caller): boolean {
+  return caller.kind === 'bearer' && caller.firstParty === true
 }

@@ -52,7 +52,7 @@ export async function armIdleDeadline(lobbyId: string): Promise<void> {
 /** The lobbies a session counts for: all of a user's for a user session, its application's for an OAuth2 one. */
 function scope(caller: Caller): { userId: string; applicationId?: string } | undefined {
   if (caller.kind === 'bot') return undefined
-  return caller.kind === 'bearer'
+  return caller.kind === 'bearer' && !caller.firstParty
     ? { userId: caller.userId, applicationId: caller.applicationId }
     : { userId: caller.userId }
 }

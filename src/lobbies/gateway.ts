@@ -10,7 +10,7 @@ export async function lobbyIdentify(caller: Caller) {
   // A user session hears about all of the user's lobbies; an OAuth2 session with `lobbies.write` about its own
   // application's (gateway/bus.ts sees), without it about none.
   if (caller.kind === 'bearer' && !sees(caller, audiences.lobby(caller.applicationId))) return {}
-  const ids = await lobbyIdsOfUser(caller.userId, caller.kind === 'bearer' ? caller.applicationId : undefined)
+  const ids = await lobbyIdsOfUser(caller.userId, ownApplication(caller))
   return { topics: ids.map(topics.lobby) }
 }
 
@@ -18,3 +18,8 @@ export const lobbySessionStart = async (connection: GatewayConnection) => await 
 // A dead node's session (orphan) was counted on that node, whose counts are dropped already.
 export const lobbySessionEnd = async (connection: GatewayConnection) =>
   await sessionEnded(connection.caller, !connection.orphan)
+
+/** The application an OAuth2 session's lobbies are limited to (the web client's first-party token: none, all of them). */
+function ownApplication(caller: Caller): string | undefined {
+  return caller.kind === 'bearer' && !caller.firstParty ? caller.applicationId : undefined
+}

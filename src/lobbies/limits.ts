@@ -14,6 +14,8 @@ export const MAX_CONTENT_CHARS = 4000
 export const MAX_WEBHOOK_URL_CHARS = 2048
 export const MESSAGES_DEFAULT_LIMIT = 50
 export const MESSAGES_MAX_LIMIT = 200
+/** GET /users/@me/lobbies: the newest this many (a user is in at most 100 of one application's). */
+export const USER_LOBBIES_LISTED = 100
 /** PUT .../moderation-metadata (WIRE.md §1): at most 5 keys, keys up to 1024 characters, values up to 2000. */
 export const MODERATION_METADATA_KEYS = 5
 export const MODERATION_METADATA_KEY_CHARS = 1024

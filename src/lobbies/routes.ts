@@ -1,5 +1,6 @@
 // Lobby endpoints (spec §4.1, WIRE.md §1). Application-only rows take a Bot token; OAuth2 rows take a Bearer token
-// with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule.
+// with lobbies.write or the creating application's Bot token. User tokens get 403 20002 from the auth rule (spec §4.1:
+// the web client reads and chats with its first-party OAuth2 token, oauth2/first-party.ts, as a member: `asMember`).
 import { Errors } from '../core/errors'
 import { reading } from '../db/client'
 import { isSnowflake } from '../core/snowflake'
@@ -8,10 +9,12 @@ import { NO_CONTENT } from '../http/docs'
 import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { json, JsonText, noContent } from '../http/respond'
-import { appCaller, lobbyOf, lobbyOfMember, lobbyWithMembers } from './access'
+import { appCaller, isFirstParty, lobbyOf, lobbyWithMembers } from './access'
 import { verifyOverrideUrl } from './event-webhooks'
 import { createLobby, createOrJoinLobby, deleteLobby, patchLobby } from './lifecycle'
-import { MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT } from './limits'
+import { MESSAGES_DEFAULT_LIMIT, MESSAGES_MAX_LIMIT, USER_LOBBIES_LISTED } from './limits'
+import { userLobbies, webClientView } from './user-lobbies'
+import type { BearerCaller } from '../core/caller'
 import { bulkMembers, putMember, removeMember } from './members'
 import { inviteToLinkedChannel, setLinkedChannel } from './channel-linking'
 import { moderateMessage, postMessage, readMessages } from './messages'
@@ -26,6 +29,7 @@ import {
   LobbyMessageAnswer,
   LobbyMessagesAnswer,
   LobbyReadAnswer,
+  LobbyReadList,
   MessageSchema,
   MessagesQuery,
   ModerationMetadataSchema,
@@ -33,14 +37,13 @@ import {
   PutLobbySchema,
   PutMemberSchema,
 } from './schemas'
-import { memberView, restText } from './snapshots'
+import { restText } from './snapshots'
 import { cachedLobby } from './store'
 
 const APP = 'bot' as const
 const OAUTH2 = { kinds: ['bot', 'bearer'] as ('bot' | 'bearer')[], scope: 'lobbies.write' }
 
-/** GET /lobbies/{id} also takes user sessions (members only: the web client's lobby page). */
-const READ_LOBBY = { kinds: ['user', 'bot', 'bearer'] as ('user' | 'bot' | 'bearer')[], scope: 'lobbies.write' }
+const BEARER = { kinds: ['bearer'] as 'bearer'[], scope: 'lobbies.write' }
 
 const tag = 'lobbies'
 
@@ -80,22 +83,33 @@ export const lobbyEndpoints = [
     {
       method: 'GET',
       path: '/lobbies/:lobbyId',
-      auth: READ_LOBBY,
+      auth: OAUTH2,
       tag,
       summary:
-        "A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; user session (the web client): any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031",
+        "A lobby. Bot: its application's lobbies; OAuth2: its application's lobbies the user is in; the web client's first-party token: any lobby the user is in, as the Gateway shows it (members with `connected` and their public `user`, `voice_states`). Anything else: 404 10031",
       answers: { 200: LobbyReadAnswer },
       hot: true,
     },
     async ({ caller, params }) => {
-      if (caller.kind === 'user') {
-        const { lobby, members } = await lobbyOfMember(caller, params.lobbyId)
-        return memberView(lobby, members)
+      if (isFirstParty(caller)) {
+        const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId, { asMember: true })
+        return webClientView(lobby, members)
       }
       const { lobby, members } = await lobbyWithMembers(caller, params.lobbyId)
       const text = restText(lobby, members, caller.kind === 'bot')
       return typeof text === 'string' ? new JsonText(text) : text.then((t) => new JsonText(t))
     },
+  ),
+  endpoint(
+    {
+      method: 'GET',
+      path: '/users/@me/lobbies',
+      auth: BEARER,
+      tag,
+      summary: `The user's lobbies, newest first, at most ${USER_LOBBIES_LISTED}: its application's (the web client's first-party token: every application's), members named as GET /lobbies/{id} shows them to it`,
+      answers: { 200: LobbyReadList },
+    },
+    async ({ caller }) => await userLobbies(caller as BearerCaller, USER_LOBBIES_LISTED),
   ),
   endpoint(
     {
@@ -145,7 +159,7 @@ export const lobbyEndpoints = [
       answers: { 204: NO_CONTENT },
     },
     async ({ caller, params }) => {
-      const lobby = await lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false })
+      const lobby = await lobbyOf(caller, params.lobbyId, { bearerMustBeMember: false, asMember: true })
       // Spec §4.1: clients cannot leave a lobby created with POST /lobbies (the application manages its members).
       if (caller.kind === 'bearer' && lobby.createdVia === 'post') throw Errors.missingAccess()
       await removeMember(lobby, caller.userId)
@@ -213,7 +227,7 @@ export const lobbyEndpoints = [
     async ({ caller, params, query }) =>
       // The lobby, the page and its authors in one snapshot (one read transaction).
       await reading(async () => {
-        const lobby = await lobbyOf(caller, params.lobbyId)
+        const lobby = await lobbyOf(caller, params.lobbyId, { asMember: true })
         return new JsonText(await readMessages(lobby, paging(query(), MESSAGES_MAX_LIMIT, MESSAGES_DEFAULT_LIMIT)))
       }),
   ),
@@ -232,7 +246,7 @@ export const lobbyEndpoints = [
     },
     // The body was checked; then the lobby, then the message (group commit).
     async ({ caller, params, body }) => {
-      const access = () => lobbyOf(caller, params.lobbyId, { firstLookCached: true })
+      const access = () => lobbyOf(caller, params.lobbyId, { firstLookCached: true, asMember: true })
       await access()
       const { message, created } = await postMessage(access, caller.userId, {
         content: body.content,

@@ -240,10 +240,19 @@ export const LobbyReadAnswer = t.Object(
   {
     ...lobbyFields,
     members: t.Array(LobbyMemberForMember),
-    voice_states: t.Optional(t.Array(LobbyVoiceState, { description: 'the members in the call (user sessions only)' })),
+    voice_states: t.Optional(
+      t.Array(LobbyVoiceState, { description: "the members in the call (the web client's first-party token only)" }),
+    ),
+    application: t.Optional(
+      t.Object(
+        { id: Snowflake, name: t.String() },
+        { description: "the lobby's application (the web client's first-party token only)" },
+      ),
+    ),
   },
   { description: 'Lobby' },
 )
+export const LobbyReadList = t.Array(LobbyReadAnswer, { description: "The user's lobbies, newest first" })
 export const LobbyMemberAnswer = LobbyMember
 export const LobbyMembersAnswer = t.Array(LobbyMember, { description: 'The upserted members' })
 export const LobbyMessageAnswer = t.Object(

@@ -20,6 +20,7 @@ export async function createApplication(
   name: string,
   redirectUris: string[] = [],
   ownerId: string | null = null,
+  firstParty = false,
 ): Promise<CreatedApplication> {
   const id = snowflake()
   const botUserId = snowflake()
@@ -46,6 +47,7 @@ export async function createApplication(
       createdAt: now,
       verifyKey: keys.publicKeyHex,
       signingKey: keys.privateKey,
+      firstParty,
     })
   })
   return { id, name, bot_token: botToken, client_secret: clientSecret }
@@ -92,6 +94,8 @@ export async function resolveBearerToken(token: string): Promise<Resolved<Bearer
       scopes: grantedScopes(grant.scopes),
       grantId: grant.id,
       familyId: grant.familyId,
+      // Only the first-party application's tokens are issued to a user session (first-party.ts).
+      ...(grant.sessionId ? { firstParty: true as const } : {}),
     },
     // Reused until it expires, at most a minute; a revoked or refreshed token is forgotten at once (store).
     until: Math.min(grant.expiresAt, now + BOT_REUSE_MS),

@@ -34,7 +34,7 @@ function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url')
 }
 
-async function issue(input: {
+export async function issue(input: {
   applicationId: string
   userId: string
   scopes: string
@@ -45,6 +45,8 @@ async function issue(input: {
   spend?: string
   /** The access token's life, when not the default (a refresh keeps its family's: a provisional account's hour). */
   accessSeconds?: number
+  /** The first-party application's token: the user session it belongs to (first-party.ts). */
+  sessionId?: string
 }): Promise<TokenResponse> {
   const accessSeconds = input.accessSeconds ?? ACCESS_TOKEN_SECONDS
   const accessToken = randomToken(32)
@@ -64,6 +66,7 @@ async function issue(input: {
       refreshExpiresAt: refreshToken ? now + REFRESH_TOKEN_SECONDS * 1000 : null,
       publicClient: input.publicClient,
       createdAt: now,
+      sessionId: input.sessionId ?? null,
     })
   })
   return {

@@ -19,6 +19,7 @@ import {
   AuthorizeQuery,
   ConsentSchema,
   CurrentApplicationAnswer,
+  FirstPartyTokenAnswer,
   LocationAnswer,
   AuthorizedApps,
   MeAnswer,
@@ -39,6 +40,7 @@ import {
   liveGrantsOfUser,
 } from './store'
 import { ensureApplicationKeys } from './applications'
+import { issueFirstPartyToken } from './first-party'
 import { sha256Hex } from '../core/crypto'
 
 /** The token endpoints take form bodies and answer RFC 6749's errors; the client authenticates with HTTP Basic or in the form. */
@@ -177,6 +179,19 @@ export const oauth2Endpoints = [
   ),
   endpoint(
     {
+      method: 'POST',
+      path: '/oauth2/first-party/token',
+      auth: 'user',
+      tag,
+      summary:
+        "The server's web client's Bearer token for this user session (consent implied; it ends with the session's logout)",
+      answers: { 200: FirstPartyTokenAnswer },
+      limit: { limit: 10, windowMs: 60_000 },
+    },
+    async ({ caller }) => json(await issueFirstPartyToken(caller), 200, NO_STORE),
+  ),
+  endpoint(
+    {
       method: 'GET',
       path: '/oauth2/tokens',
       auth: 'user',
@@ -188,7 +203,13 @@ export const oauth2Endpoints = [
       const authorized = []
       for (const grant of await liveGrantsOfUser(caller.userId)) {
         const app = await findApplication(grant.applicationId)
-        if (app) authorized.push({ id: grant.id, scopes: grant.scopes.split(' '), application: publicApplication(app) })
+        if (app)
+          authorized.push({
+            id: grant.id,
+            scopes: grant.scopes.split(' '),
+            application: publicApplication(app),
+            ...(app.firstParty ? { first_party: true } : {}),
+          })
       }
       return authorized
     },

@@ -140,13 +140,29 @@ export const TokenAnswer = t.Object(
   { description: 'Tokens' },
 )
 
+export const FirstPartyTokenAnswer = t.Object(
+  {
+    access_token: t.String(),
+    token_type: t.Literal('Bearer'),
+    expires_in: Int(),
+    scope: t.String(),
+    application: t.Object({ id: t.String(), name: t.String() }),
+  },
+  { description: "The web client's Bearer token, bound to this session (it ends with the session's logout)" },
+)
+
 export const RevokedAnswer = t.Object(
   {},
   { additionalProperties: false, description: 'Revoked (also for unknown tokens)' },
 )
 
 export const AuthorizedApps = t.Array(
-  t.Object({ id: t.String(), scopes: t.Array(t.String()), application: PublicApplication }),
+  t.Object({
+    id: t.String(),
+    scopes: t.Array(t.String()),
+    application: PublicApplication,
+    first_party: t.Optional(t.Boolean({ description: "The server's own web client (its tokens end with a logout)" })),
+  }),
   { description: 'Authorized applications' },
 )
 

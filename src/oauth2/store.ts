@@ -22,6 +22,30 @@ export async function listApplications(): Promise<ApplicationRow[]> {
   return db().select().from(t.applications).all()
 }
 
+/** The server's own web client's application (first-party.ts), once made. */
+export async function findFirstPartyApplication(): Promise<ApplicationRow | undefined> {
+  return db().select().from(t.applications).where(eq(t.applications.firstParty, true)).limit(1).get()
+}
+
+/**
+ * A user session's first-party tokens but its newest `keep`: deleted, so that a session that asks again (a new tab, a
+ * cleared storage) holds a few at most.
+ */
+export async function trimSessionTokens(sessionId: string, keep: number): Promise<void> {
+  await write(async (w) => {
+    const rows = await w
+      .select({ id: t.oauth2Tokens.id })
+      .from(t.oauth2Tokens)
+      .where(eq(t.oauth2Tokens.sessionId, sessionId))
+      .orderBy(sql`${t.oauth2Tokens.createdAt} DESC`)
+      .all()
+    const old = rows.slice(keep).map((r) => r.id)
+    if (old.length === 0) return
+    forgetThrough(forgetCallers)
+    await w.delete(t.oauth2Tokens).where(inArray(t.oauth2Tokens.id, old)).run()
+  })
+}
+
 export async function findApplication(id: string): Promise<ApplicationRow | undefined> {
   return db().select().from(t.applications).where(eq(t.applications.id, id)).get()
 }
@@ -179,6 +203,7 @@ const tokenByAccessTokenHash = prepared((d) =>
       scopes: t.oauth2Tokens.scopes,
       expiresAt: t.oauth2Tokens.expiresAt,
       familyId: t.oauth2Tokens.familyId,
+      sessionId: t.oauth2Tokens.sessionId,
     })
     .from(t.oauth2Tokens)
     .where(and(eq(t.oauth2Tokens.accessTokenHash, sql.placeholder('hash')), appUnlocked()))
@@ -188,7 +213,10 @@ const tokenByAccessTokenHash = prepared((d) =>
 /** What a Bearer request needs of its grant (every Bearer request asks). */
 export async function findTokenByAccessHash(
   hash: string,
-): Promise<Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt' | 'familyId'> | undefined> {
+): Promise<
+  | Pick<OAuth2TokenRow, 'id' | 'userId' | 'applicationId' | 'scopes' | 'expiresAt' | 'familyId' | 'sessionId'>
+  | undefined
+> {
   return tokenByAccessTokenHash().get({ hash })
 }
 

@@ -1,5 +1,5 @@
 import { bool, index, int, json, long, snowflake, table, text, timestamp } from '../db/table'
-import { users } from '../accounts/tables'
+import { authSessions, users } from '../accounts/tables'
 
 export const applications = table('applications', {
   id: snowflake().primaryKey(),
@@ -28,6 +28,11 @@ export const applications = table('applications', {
   eventWebhooksStatus: int().notNull().default(1),
   /** Locked by an operator (`app lock`): its Bot token, its OAuth2 tokens and its token endpoints stop working. */
   lockedAt: timestamp(),
+  /**
+   * The server's own web client (first-party.ts): one such application, made on first use. Its tokens are issued
+   * from a user session (consent implied) and end with it.
+   */
+  firstParty: bool().notNull().default(false),
 })
 
 /**
@@ -56,10 +61,13 @@ export const oauth2Tokens = table(
     /** Issued to a public client (PKCE, no secret): its refresh needs only client_id. */
     publicClient: bool().notNull().default(false),
     createdAt: timestamp().notNull(),
+    /** The first-party application's tokens: the user session it was issued to; logging that out deletes it. */
+    sessionId: snowflake().references(() => authSessions.id, { onDelete: 'cascade' }),
   },
   (t) => [
     index('oauth2_tokens_family_idx').on(t.familyId),
     index('oauth2_tokens_user_app_idx').on(t.userId, t.applicationId),
+    index('oauth2_tokens_session_idx').on(t.sessionId),
   ],
 )
 

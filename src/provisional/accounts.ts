@@ -92,8 +92,6 @@ export async function tokenForAccount(
   const refreshToken = refresh ? randomToken(32) : undefined
   const now = clock.now()
   // Group commit (one COMMIT for the tokens asked in one turn): a game's backend asks for many players at once, and a
-  // COMMIT each held the writer ~4 ms (bench: 181 tokens/s). Independent on PostgreSQL: no row of another's.
-  // Group commit (one COMMIT for the tokens asked in one turn): a game's backend asks for many players at once, and a
   // COMMIT each held the writer (bench: 181 tokens/s). Independent on PostgreSQL: it touches no row of another's.
   await queuedTransaction(
     (tx) =>
@@ -107,6 +105,7 @@ export async function tokenForAccount(
         familyId: snowflake(),
         expiresAt: now + TOKEN_SECONDS * 1000,
         refreshExpiresAt: refreshToken ? now + REFRESH_SECONDS * 1000 : null,
+        sessionId: null,
         createdAt: now,
       }),
     { independent: true },

@@ -61,6 +61,7 @@ export const PAGE_ROUTES: [path: string, page: PageName][] = [
   ['/settings/security', 'security'],
   ['/ra/*', 'ra'],
   ['/lobbies/*', 'lobby'],
+  ['/app', 'home'],
   // The operator console (admin/ is its API): its own login step, then the operator's sections.
   ['/console', 'console'],
   ['/console/*', 'console'],
@@ -187,7 +188,7 @@ function authorizedPage(query: Record<string, string | undefined>): Promise<Resp
 }
 
 export const webRoutes = new Elysia({ name: 'web' })
-  .get('/', () => new Response(null, { status: 302, headers: { location: '/login' } }), hidden)
+  .get('/', () => new Response(null, { status: 302, headers: { location: '/app' } }), hidden)
   .get('/oauth2/authorized', ({ query }) => authorizedPage(query), hidden)
   .get('/favicon.svg', favicon, hidden)
   .get('/favicon.ico', favicon, hidden)

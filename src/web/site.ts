@@ -12,6 +12,7 @@ import { basename, dirname } from 'node:path'
 import authorize from './pages/authorize.html'
 import authorizeIp from './pages/authorize-ip.html'
 import consolePage from './pages/console/console.html'
+import home from './pages/home.html'
 import lobby from './pages/lobby.html'
 import login from './pages/login.html'
 import ra from './pages/ra.html'
@@ -36,6 +37,7 @@ const bundles = {
   ra,
   lobby,
   console: consolePage,
+  home,
 } as unknown as Record<string, HtmlBundle>
 export type PageName = keyof typeof bundles
 

@@ -170,8 +170,10 @@ describe('GET, PATCH, DELETE /lobbies/{id}', () => {
     const foreign = await api('GET', `/lobbies/${lobby.id}`, { token: `Bot ${other.bot_token}` })
     expect(foreign.status).toBe(404)
     expect(foreign.body.code).toBe(10031)
-    // A user session reads it as a member (the web client: below).
-    expect((await api('GET', `/lobbies/${lobby.id}`, { token: players[0].token })).status).toBe(200)
+    // Spec §4.1: a user session is refused, member or not (the web client reads with its first-party token: below).
+    const session = await api('GET', `/lobbies/${lobby.id}`, { token: players[0].token })
+    expect(session.status).toBe(403)
+    expect(session.body.code).toBe(20002)
     expect((await api('GET', '/lobbies/123', { token: bot })).body.code).toBe(10031)
     expect((await api('GET', '/lobbies/nope', { token: bot })).body.code).toBe(10031)
   })
@@ -249,11 +251,20 @@ describe('GET, PATCH, DELETE /lobbies/{id}', () => {
   })
 })
 
-describe('GET /lobbies/{id} with a user session (the web client)', () => {
+/** The web client's first-party Bearer token of a user session (POST /oauth2/first-party/token). */
+async function firstParty(session: string): Promise<string> {
+  const r = await api('POST', '/oauth2/first-party/token', { token: session })
+  expect(r.status).toBe(200)
+  return `Bearer ${r.body.access_token}`
+}
+
+describe("GET /lobbies/{id} with the web client's first-party token", () => {
   test('a member reads the lobby as the Gateway shows it, every member named; anyone else gets 404 10031', async () => {
     const { bot, players } = await setup(3)
-    const [a, b, outsider] = players
-    const renamed = await api('PATCH', '/users/@me', { token: b.token, body: { global_name: 'Bee' } })
+    const renamed = await api('PATCH', '/users/@me', { token: players[1].token, body: { global_name: 'Bee' } })
+    const [a, b, outsider] = (await Promise.all(
+      players.map(async (p) => ({ ...p, token: await firstParty(p.token) })),
+    )) as typeof players
     expect(renamed.status).toBe(200)
     const lobby = await createLobby(bot, { members: [{ id: a.id }, { id: b.id, metadata: { team: 'red' } }] })
 
@@ -301,20 +312,36 @@ describe('GET /lobbies/{id} with a user session (the web client)', () => {
     expect((await api('GET', `/lobbies/${lobby.id}`, { token: b.token })).status).toBe(404)
   })
 
-  test("another application's lobby: a user session reads only the ones it is in; OAuth2 keeps to its own application", async () => {
+  test("another application's lobby: the web client reads only the ones it is in; a game's OAuth2 keeps to its own application", async () => {
     const first = await setup(1)
     const second = await setup(0)
     const [player] = first.players
+    const web = await firstParty(player.token)
     const mine = await createLobby(second.bot, { members: [{ id: player.id }] })
     const notMine = await createLobby(second.bot, {})
-    expect((await api('GET', `/lobbies/${mine.id}`, { token: player.token })).status).toBe(200)
-    expect((await api('GET', `/lobbies/${notMine.id}`, { token: player.token })).status).toBe(404)
+    expect((await api('GET', `/lobbies/${mine.id}`, { token: web })).status).toBe(200)
+    expect((await api('GET', `/lobbies/${notMine.id}`, { token: web })).status).toBe(404)
+    expect((await api('GET', `/lobbies/${mine.id}`, { token: player.token })).status).toBe(403)
     // The player's OAuth2 token of the first application does not reach the second application's lobby.
     expect((await api('GET', `/lobbies/${mine.id}`, { token: player.bearer })).status).toBe(404)
     expect((await api('GET', `/lobbies/${mine.id}`, { token: first.bot })).status).toBe(404)
-    // Every other lobby route still refuses user sessions.
+    // Every lobby route refuses user sessions.
     const patch = await api('PATCH', `/lobbies/${mine.id}`, { token: player.token, body: { metadata: {} } })
     expect(patch.status).toBe(403)
     expect((await api('GET', `/lobbies/${mine.id}/messages`, { token: player.token })).status).toBe(403)
+    // The web client acts as a member, never as the lobby's application: no member changes, no moderation.
+    const add = await api('PUT', `/lobbies/${mine.id}/members/${first.players[0].id}`, { token: web, body: {} })
+    expect(add.status).toBe(401)
+    const invite = await api('POST', `/lobbies/${mine.id}/members/@me/invites`, { token: web })
+    expect(invite.body.code).toBe(10031)
+    // It chats in the lobby and reads its history; a lobby it is not in stays unknown.
+    const sent = await api('POST', `/lobbies/${mine.id}/messages`, { token: web, body: { content: 'hi from the web' } })
+    expect(sent.status).toBe(201)
+    expect(sent.body).toMatchObject({ lobby_id: mine.id, content: 'hi from the web', author: { id: player.id } })
+    const history = await api('GET', `/lobbies/${mine.id}/messages`, { token: web })
+    expect(history.body.map((m: { content: string }) => m.content)).toEqual(['hi from the web'])
+    expect((await api('GET', `/lobbies/${notMine.id}/messages`, { token: web })).body.code).toBe(10031)
+    const stranger = await api('POST', `/lobbies/${notMine.id}/messages`, { token: web, body: { content: 'x' } })
+    expect(stranger.body.code).toBe(10031)
   })
 })

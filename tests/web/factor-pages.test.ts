@@ -67,7 +67,13 @@ describe('settings', () => {
       const sections = await page
         .locator('#settings section')
         .evaluateAll((all) => all.map((s) => s.getAttribute('data-factor') ?? s.id))
-      expect(sections).toEqual(['password-section', 'email-section', ...FACTORS.map((f) => f.type), 'sessions-section'])
+      expect(sections).toEqual([
+        'password-section',
+        'email-section',
+        ...FACTORS.map((f) => f.type),
+        'sessions-section',
+        'apps-section',
+      ])
       // Without MFA the backup codes' section is hidden; the strong factors offer their enrolment.
       expect(await page.locator('section[data-factor="backup"]').isVisible()).toBe(false)
       await page.getByRole('button', { name: 'Enable authenticator app' }).waitFor()

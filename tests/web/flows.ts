@@ -3,11 +3,13 @@
 // register, TOTP, passkey, reset, QR login, OAuth2 consent, the lobby page. Every request URL the browser makes is
 // recorded and none may carry the password typed; from the binary, neither may its log.
 import { describe, expect } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { Secret, TOTP } from 'otpauth'
 import type { Page, Request } from 'playwright-core'
 import { browserTest, expectCount, expectText, otherContext, signIn, storedToken, type Web } from './browser'
 
 const REDIRECT = 'http://localhost/callback'
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 const NEW_PASSWORD = 'a brand new passphrase 42'
 
 /** The code an authenticator shows `steps` periods from now (the server accepts one step either side). */
@@ -44,6 +46,14 @@ async function virtualAuthenticator(page: Page) {
       automaticPresenceSimulation: true,
     },
   })
+}
+
+/** axe-core (run in the page, past its CSP) finds no serious or critical accessibility violation. */
+async function expectNoSeriousViolations(page: Page): Promise<void> {
+  const violations = (await page.evaluate(
+    `${AXE_SOURCE}\n;axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`,
+  )) as { id: string; impact: string; nodes: string[] }[]
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([])
 }
 
 async function logIn(page: Page, login: string, password: string) {
@@ -90,7 +100,7 @@ export function webFlows(web: Web): void {
       await expectText(page.locator('#password-error'), 'Login or password is invalid.')
       await page.getByLabel('Password', { exact: true }).fill(user.password)
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
       expect((await me(await storedToken(page))).id).toBe(user.id)
       expectNoSecretIn(urls, user.password, 'not the password at all')
@@ -138,7 +148,7 @@ export function webFlows(web: Web): void {
         expect((await me(await storedToken(page))).mfa_enabled).toBe(true)
 
         await page.getByRole('button', { name: 'Log out' }).first().click()
-        await page.waitForURL('**/login')
+        await page.waitForURL('**/login?logged_out=1')
         await logIn(page, user.email, user.password)
         // The enrolment spent this period's code: typed again, the page says it was used.
         await page.getByLabel('Six-digit code from your authenticator app').fill(enrolmentCode)
@@ -150,7 +160,7 @@ export function webFlows(web: Web): void {
         // The next period's code is within the server's window.
         await page.getByLabel('Six-digit code from your authenticator app').fill(totpAt(secret, 1))
         await page.getByRole('button', { name: 'Verify' }).click()
-        await page.waitForURL('**/settings/security')
+        await page.waitForURL('**/app')
         expect((await me(await storedToken(page))).id).toBe(user.id)
       },
     )
@@ -238,7 +248,8 @@ export function webFlows(web: Web): void {
         expect(firefox.status).toBe(200)
         await page.goto('/login')
         await logIn(page, user.email, user.password)
-        await page.waitForURL('**/settings/security')
+        await page.waitForURL('**/app')
+        await page.goto('/settings/security')
 
         // What the API answers with real data: no address; the country as the location, "Unknown" for loopback.
         const { body } = await t().api('GET', '/auth/sessions', { token: (await storedToken(page))! })
@@ -288,7 +299,7 @@ export function webFlows(web: Web): void {
       const finished = page.waitForResponse('**/api/v9/auth/conditional/finish')
       await page.getByRole('button', { name: 'Log out' }).first().click()
       expect((await finished).status()).toBe(200)
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       const token = await storedToken(page)
       expect(token).not.toBe(user.token)
       expect((await me(token)).id).toBe(user.id)
@@ -339,7 +350,7 @@ export function webFlows(web: Web): void {
       await mobile.goto(url)
       await mobile.getByRole('button', { name: 'Approve' }).click()
       await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
-      await desktop.waitForURL('**/settings/security')
+      await desktop.waitForURL('**/app')
       expect((await me(await storedToken(desktop))).id).toBe(user.id)
     })
 
@@ -365,9 +376,25 @@ export function webFlows(web: Web): void {
 
     browserTest(
       web,
-      'lobby page: a member sees every member by name from the start, the messages, and newcomers named',
+      'a player registers, lands home, opens the lobby a game made: history, names, chat from the box, keyboard, 390 px, axe',
       async (page) => {
-        const user = await t().user()
+        // Registered in the browser: the page lands home, where a new player is told what to do.
+        const name = `pl${Date.now().toString(36)}`
+        await page.goto('/register')
+        await page.getByLabel('E-mail', { exact: true }).fill(`${name}@example.test`)
+        await page.getByLabel('Username', { exact: true }).fill(name)
+        await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD)
+        await page.getByLabel('Date of birth').fill('1990-04-01')
+        await page.locator('#consent').check()
+        await page.getByRole('button', { name: 'Create account' }).click()
+        await page.getByRole('link', { name: 'Continue' }).click()
+        await page.waitForURL('**/app')
+        await page.locator('#no-lobbies').waitFor()
+        await expectText(page.locator('#me-name'), name)
+        await expectNoSeriousViolations(page)
+        const user = await me(await storedToken(page))
+
+        // A game's bot makes a lobby with the player and a friend; the friend (the game, its OAuth2 token) chats first.
         const friend = await t().user()
         const named = await t().api('PATCH', '/users/@me', {
           token: friend.token,
@@ -378,31 +405,75 @@ export function webFlows(web: Web): void {
         const bot = `Bot ${app.bot_token}`
         const lobby = await t().api('POST', '/lobbies', {
           token: bot,
-          body: { members: [{ id: user.id }, { id: friend.id }] },
+          body: { members: [{ id: user.id }, { id: friend.id }], metadata: { name: 'Friday squad' } },
         })
         expect(lobby.status).toBe(201)
-        await signIn(page, user.token)
-        await page.goto(`/lobbies/${lobby.body.id}`)
-        await expectText(page.locator('#connection'), 'Connected.')
-        // Both members, by name, before either has done anything.
-        await expectText(page.locator(`#members li[data-user="${friend.id}"] .name`), 'Friend Person')
-        await expectText(page.locator(`#members li[data-user="${user.id}"] .name`), user.username)
-        expect(await page.locator('#members li').count()).toBe(2)
-        expect(await page.locator('#members').textContent()).not.toContain(`User ${friend.id}`)
-
-        const sent = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
+        const early = await t().api('POST', `/lobbies/${lobby.body.id}/messages`, {
           token: bot,
-          body: { content: 'hello from the game' },
+          body: { content: 'hello from the game, **before** you came' },
         })
-        expect(sent.status).toBe(201)
-        await expectText(page.locator('#messages .content'), 'hello from the game')
+        expect(early.status).toBe(201)
 
-        // Someone added while the page is open appears by name.
+        // Home lists it by its name; the player follows the link.
+        await page.reload()
+        await page.getByRole('link', { name: 'Friday squad' }).click()
+        await page.waitForURL(`**/lobbies/${lobby.body.id}`)
+        await expectText(page.locator('#connection'), 'Connected.')
+        await expectText(page.locator('#lobby-title'), 'Friday squad')
+        // The history a late joiner missed, rendered (bold as bold); every member by name, the player marked "You".
+        await expectText(page.locator(`#messages li[data-message="${early.body.id}"] .content strong`), 'before')
+        await expectText(page.locator(`#members li[data-user="${friend.id}"] .name`), 'Friend Person')
+        await expectText(page.locator(`#members li[data-user="${user.id}"] .badge.you`), 'You')
+        expect(await page.locator('#members').textContent()).not.toContain(friend.id)
+
+        // Keyboard only: Tab reaches the box, Enter sends, Shift+Enter makes a new line.
+        await page.locator('#message-input').focus()
+        await page.keyboard.type('line one')
+        await page.keyboard.press('Shift+Enter')
+        await page.keyboard.type('line two')
+        await expectText(page.locator('#message-count'), '17 / 4000')
+        await page.keyboard.press('Enter')
+        const mine = page.locator('#messages li', { hasText: 'line one' })
+        await mine.waitFor()
+        expect(await mine.locator('.content').textContent()).toBe('line one\nline two')
+        // Posted once, as the player, through the lobby's messages (the game reads it there).
+        const history = await t().api('GET', `/lobbies/${lobby.body.id}/messages`, { token: bot })
+        expect(history.body.filter((m: { content: string }) => m.content.startsWith('line one'))).toEqual([
+          expect.objectContaining({ author: expect.objectContaining({ id: user.id }) }),
+        ])
+        // A message from the game while the page is open arrives live; a newcomer appears by name.
+        await t().api('POST', `/lobbies/${lobby.body.id}/messages`, { token: bot, body: { content: 'gg' } })
+        await expectText(page.locator('#messages li').last().locator('.content'), 'gg')
         const late = await t().user()
-        const added = await t().api('PUT', `/lobbies/${lobby.body.id}/members/${late.id}`, { token: bot, body: {} })
-        expect(added.status).toBe(200)
+        await t().api('PUT', `/lobbies/${lobby.body.id}/members/${late.id}`, { token: bot, body: {} })
         await expectText(page.locator(`#members li[data-user="${late.id}"] .name`), late.username)
+        await expectNoSeriousViolations(page)
+
+        // A phone: nothing wider than the screen, the box still there.
+        await page.setViewportSize({ width: 390, height: 844 })
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
+        expect(await page.locator('#message-input').isVisible()).toBe(true)
+        await page.goto('/app')
+        await page.getByRole('link', { name: 'Friday squad' }).waitFor()
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
+
+        // Settings list the web app among the authorized apps (UX-T4 finding 25), as such, with nothing to remove.
+        await page.setViewportSize({ width: 1280, height: 800 })
+        await page.goto('/settings/security')
+        const webApp = page.locator('#apps li[data-first-party="true"]')
+        await expectText(webApp.locator('.name'), 'This web app')
+        expect(await webApp.getByRole('button').count()).toBe(0)
+        await expectNoSeriousViolations(page)
+
+        // Log out from the navigation: the login page says so, and the first-party token ended with the session.
+        const appToken = await page.evaluate(() => localStorage.getItem('app_token'))
+        await page.getByRole('button', { name: 'Log out' }).click()
+        await page.waitForURL('**/login?logged_out=1')
+        await expectText(page.locator('#login-notice'), 'You have logged out.')
+        const ended = await t().api('GET', '/users/@me', { token: `Bearer ${JSON.parse(appToken!)}` })
+        expect(ended.status).toBe(401)
       },
+      60_000,
     )
 
     browserTest(web, 'lobby page: a stranger, and an unknown lobby, are told so and never connect', async (page) => {
@@ -418,7 +489,10 @@ export function webFlows(web: Web): void {
       page.on('websocket', (ws) => sockets.push(ws.url()))
       for (const id of [lobby.body.id, '123']) {
         await page.goto(`/lobbies/${id}`)
-        await expectText(page.locator('#lobby-notice'), 'This lobby does not exist, or you are not one of its members.')
+        await expectText(
+          page.locator('#lobby-notice'),
+          'This lobby does not exist (it may have closed after being idle), or you are not one of its members.',
+        )
         expect(await page.locator('#connection').textContent()).toBe('')
         expect(await page.getByRole('button', { name: 'Join voice' }).isVisible()).toBe(false)
         expect(await page.locator('#members li').count()).toBe(0)

@@ -81,7 +81,7 @@ describe('new login location', () => {
           await mail.close()
         }
         await page.getByRole('button', { name: 'Log in', exact: true }).click()
-        await page.waitForURL('**/settings/security')
+        await page.waitForURL('**/app')
       })
     },
   )

@@ -210,6 +210,17 @@ describe('lobby page', () => {
         )
         expect(sent.body.author.id).toBe(b.id)
 
+        // From the page's own box (the first-party token): Enter sends, markdown and links rendered, never HTML.
+        await a.page.locator('#message-input').fill('**gg** <b>x</b> https://example.com/a')
+        await a.page.locator('#message-input').press('Enter')
+        for (const m of [a, b, c]) {
+          const item = m.page.locator('#messages li', { hasText: 'gg' }).last()
+          await expectText(item.locator('.content strong'), 'gg')
+          expect(await item.locator('.content a').getAttribute('href')).toBe('https://example.com/a')
+          expect(await item.locator('.content b').count()).toBe(0)
+        }
+        expect(await a.page.locator('#message-input').inputValue()).toBe('')
+
         // Mute: the others stop receiving the muted member, who still hears them; the lists say so.
         const cOnA = await midOf(a.page, c.id)
         const cOnB = await midOf(b.page, c.id)
@@ -315,8 +326,14 @@ describe('lobby page', () => {
     await page.addInitScript(RECORD_PEER_CONNECTIONS)
     await signIn(page, outsider.token)
     await page.goto(`/lobbies/${lobby.id}`)
-    await expectText(page.locator('#lobby-notice'), 'This lobby does not exist, or you are not one of its members.')
+    await expectText(
+      page.locator('#lobby-notice'),
+      'This lobby does not exist (it may have closed after being idle), or you are not one of its members.',
+    )
     expect(await page.getByRole('button', { name: 'Join voice' }).isVisible()).toBe(false)
+    // Not a dead end (UX-T4 finding 22): a way home, and the navigation.
+    expect(await page.getByRole('link', { name: 'Go to your lobbies' }).getAttribute('href')).toBe('/app')
+    expect(await page.getByRole('navigation').getByRole('link', { name: 'Home' }).isVisible()).toBe(true)
     // No media was ever set up for it (the server's refusal of a stranger's op 17: tests/voice/calls.test.ts).
     expect(await page.evaluate(() => (globalThis as any).__pcs.length)).toBe(0)
   })

@@ -57,8 +57,8 @@ describe('register, verify, log in', () => {
 
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
-      await page.waitForURL('**/settings/security')
-      await expectText(page.locator('#me-name'), `Web Person (${name})`)
+      await page.waitForURL('**/app')
+      await expectText(page.locator('#me-name'), 'Web Person')
       const token = await storedToken(page)
       expect(token).not.toBe(registeredToken)
       expect((await api('GET', '/users/@me', { token: token! })).body.email).toBe(email)
@@ -131,7 +131,7 @@ describe('authenticator app', () => {
       expect((await api('GET', '/users/@me', { token: token! })).body.mfa_enabled).toBe(true)
 
       await page.getByRole('button', { name: 'Log out' }).first().click()
-      await page.waitForURL('**/login')
+      await page.waitForURL('**/login?logged_out=1')
       clock.advance(30_000) // the enrolment code's step is spent
       await page.getByLabel('E-mail or phone number').fill(user.email)
       await page.getByLabel('Password', { exact: true }).fill(user.password)
@@ -141,8 +141,9 @@ describe('authenticator app', () => {
       await expectText(page.locator('#mfa-code-error'), 'Invalid two-factor code')
       await page.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))
       await page.getByRole('button', { name: 'Verify' }).click()
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
+      await page.goto('/settings/security')
 
       // A sensitive action asks for the factor in a dialog, then goes through.
       clock.advance(30_000)

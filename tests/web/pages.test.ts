@@ -20,6 +20,7 @@ const PAGES = [
   '/settings/security',
   '/ra/abc',
   '/lobbies/123',
+  '/app',
 ]
 
 async function get(path: string, init?: RequestInit) {
@@ -84,7 +85,7 @@ describe('pages', () => {
     }
   })
 
-  test('unknown paths, in the API and out of it, keep the JSON 404; / goes to the login page', async () => {
+  test('unknown paths, in the API and out of it, keep the JSON 404; / goes to the home page', async () => {
     for (const path of [
       '/api/v9/nope',
       '/api/nope',
@@ -102,7 +103,7 @@ describe('pages', () => {
     }
     const root = await get('/')
     expect(root.status).toBe(302)
-    expect(root.headers.get('location')).toBe('/login')
+    expect(root.headers.get('location')).toBe('/app')
   })
 
   test('GET /oauth2/authorize is the consent page while /api/v9/oauth2/authorize keeps answering JSON', async () => {

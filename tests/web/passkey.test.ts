@@ -55,7 +55,7 @@ describe('passkeys', () => {
       await page.getByRole('button', { name: 'Log out' }).first().click()
       // The virtual authenticator answers the conditional request at once, as a person picking the passkey would.
       expect((await finished).status()).toBe(200)
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
       const token = await storedToken(page)
       expect(token).not.toBe(user.token)
@@ -80,15 +80,16 @@ describe('passkeys', () => {
           : route.continue(),
       )
       await page.getByRole('button', { name: 'Log out' }).first().click()
-      await page.waitForURL('**/login')
+      await page.waitForURL('**/login?logged_out=1')
       await page.waitForResponse('**/auth/conditional/start')
       expect(await storedToken(page)).toBeNull()
       await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
-      await page.waitForURL('**/settings/security')
+      await page.waitForURL('**/app')
       await expectText(page.locator('#me-name'), user.username)
       const token = (await storedToken(page))!
       expect((await api('GET', '/users/@me', { token })).body.id).toBe(user.id)
 
+      await page.goto('/settings/security')
       const row = page.locator('li[data-key="Laptop"]')
       await row.getByRole('textbox').fill('Work laptop')
       await row.getByRole('button', { name: 'Rename' }).click()

@@ -47,7 +47,7 @@ describe('QR login', () => {
 
       await mobile.getByRole('button', { name: 'Approve' }).click()
       await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
-      await desktop.waitForURL('**/settings/security')
+      await desktop.waitForURL('**/app')
       await expectText(desktop.locator('#me-name'), user.username)
       const token = await storedToken(desktop)
       expect(token).not.toBe(user.token)
@@ -112,7 +112,7 @@ describe('QR login', () => {
     await dialog.getByLabel('Six-digit code from your authenticator app').fill(totpCode(user.secret))
     await dialog.getByRole('button', { name: 'Verify' }).click()
     await mobile.getByRole('heading', { name: 'Approved' }).waitFor()
-    await desktop.waitForURL('**/settings/security')
+    await desktop.waitForURL('**/app')
     const token = await storedToken(desktop)
     expect((await api('GET', '/users/@me', { token: token! })).body.id).toBe(user.id)
   })

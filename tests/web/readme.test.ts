@@ -110,7 +110,7 @@ browserTest(
     await page.getByLabel('E-mail or phone number').fill(email)
     await page.getByLabel('Password', { exact: true }).fill(passphrase)
     await page.getByRole('button', { name: 'Log in', exact: true }).click()
-    await page.waitForURL('**/settings/security')
+    await page.waitForURL('**/app')
 
     const lobby = await run(commands[2]!, { BOT_TOKEN: app.bot_token, USER_ID: user.id })
     expect(lobby.id).toMatch(/^\d+$/)

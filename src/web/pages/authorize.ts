@@ -5,7 +5,7 @@
 // which of the asked permissions it gets: only those they hold there are offered (the owner and administrators hold
 // all), as Discord's.
 import { ApiError, client } from './lib/client'
-import { $, el, goLogin, show, submitting } from './lib/ui'
+import { $, el, goLogin, show, submitting, focusHeading } from './lib/ui'
 
 type Guild = { id: string; name: string; owner: boolean; permissions: string }
 
@@ -209,7 +209,8 @@ async function start() {
   show($('#already'), request.authorized)
   show($('#loading'), false)
   show(form)
-  $('#authorize').focus()
+  // Focus on the request, not on Authorize: an Enter typed for the previous page must not grant access (UX-T4 23).
+  focusHeading(form)
   form.addEventListener('submit', (event) => {
     event.preventDefault()
     void submitting(form, () => decide(true))

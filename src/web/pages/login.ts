@@ -1,5 +1,6 @@
 // /login: e-mail or phone + password, then the second factor the account has; the new-location notice; passkeys
 // (autofill through conditional mediation, or the button); forgot password by e-mail or text message.
+import { logOut } from './lib/nav'
 import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser'
 import { ApiError, client, fieldCodes, type LoginStep, type MfaStep } from './lib/client'
 import { fieldError } from './lib/errors'
@@ -133,15 +134,14 @@ async function start() {
       $('#signed-in-name').textContent = me.global_name ? `${me.global_name} (${me.username})` : me.username
       show($('#login-card'), false)
       show($('#signed-in'))
-      $('#log-out').addEventListener('click', async () => {
-        await client.auth.logout().catch(() => undefined)
-        location.reload()
-      })
+      $('#log-out').addEventListener('click', logOut)
       return
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) client.setToken(null)
     }
   }
+  // After "Log out" (lib/nav.ts): say so (UX-T4 finding 13).
+  if (new URLSearchParams(location.search).has('logged_out')) $('#login-notice').textContent = 'You have logged out.'
   void startAutofill()
   // A phone sent here by a scanned code (redirect_to /ra/…) logs in to approve it: no second code to scan.
   if (new URLSearchParams(location.search).get('redirect_to')?.startsWith('/ra/')) {

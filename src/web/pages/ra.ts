@@ -4,7 +4,7 @@
 import { ApiError, client, RemoteAuthRequest } from './lib/client'
 import { installElevationDialog } from './lib/factor-form'
 import { shortFingerprint } from './lib/remote-auth'
-import { $, Cancelled, goLogin, pathParameter, show, submitting } from './lib/ui'
+import { $, Cancelled, goLogin, pathParameter, show, submitting, focusHeading } from './lib/ui'
 
 const FINGERPRINT = /^[A-Za-z0-9_-]{43}$/
 const form = $<HTMLFormElement>('#ra-form')
@@ -66,7 +66,8 @@ async function start() {
   if (!handshake) return
   show(form)
   $('#ra-card').removeAttribute('aria-busy')
-  $('#ra-approve').focus()
+  // Focus on the question, not on Approve: one stray Enter must not hand over the account (UX-T4 finding 31).
+  focusHeading(form)
 
   form.addEventListener('submit', (event) => {
     event.preventDefault()

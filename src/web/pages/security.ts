@@ -1,6 +1,7 @@
 // /settings/security: password, e-mail, a section per second factor (each built by its factor's page.ts, in the
 // registry's order; the backup codes' display is the page's, shared by them), sessions. Sensitive requests answer
 // 60003; the elevation dialog proves a factor and the SDK repeats them.
+import { siteNav } from './lib/nav'
 import type { BackupCode, SettingsPage, SettingsUser } from '../../mfa/factor-page'
 import { FACTOR_PAGES } from '../../mfa/factors/pages'
 import { ApiError, client } from './lib/client'
@@ -183,6 +184,50 @@ function lastUsed(iso: string): string {
   return `Last used ${ago} (${at.toLocaleString()})`
 }
 
+type AuthorizedApp = { id: string; scopes: string[]; application: { name: string }; first_party?: boolean }
+
+/** GET /oauth2/tokens: the apps with access (UX-T4 finding 25); this web app itself marked, the others removable. */
+async function loadApps() {
+  const apps = (await client.rest.get('/oauth2/tokens')) as AuthorizedApp[]
+  $('#apps').replaceChildren(
+    ...apps.map((a) =>
+      el(
+        'li',
+        { 'data-app': a.application.name, ...(a.first_party ? { 'data-first-party': 'true' } : {}) },
+        el(
+          'span',
+          { class: 'what' },
+          el('span', { class: 'name' }, a.first_party ? 'This web app' : a.application.name),
+          el(
+            'small',
+            {},
+            a.first_party ? 'Your lobbies and chat on this site; it logs out with your session.' : a.scopes.join(', '),
+          ),
+        ),
+        a.first_party
+          ? null
+          : el(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: async () => {
+                  try {
+                    await client.rest.delete(`/oauth2/tokens/${a.id}`)
+                    await loadApps()
+                  } catch (error) {
+                    $('#apps-error').textContent = error instanceof Error ? error.message : String(error)
+                  }
+                },
+              },
+              'Remove',
+            ),
+      ),
+    ),
+  )
+  show($('#no-apps'), apps.length === 0)
+}
+
 async function loadSessions() {
   const [{ user_sessions }, hash] = await Promise.all([
     client.rest.get('/auth/sessions'),
@@ -237,17 +282,13 @@ $('#sessions-others').addEventListener('click', async () => {
 
 // ---- the page
 
-$('#log-out').addEventListener('click', async () => {
-  await client.auth.logout().catch(() => undefined)
-  location.assign('/login')
-})
-
 function renderAll() {
   for (const section of factorSections) section.render()
 }
 
 async function start() {
   if (!client.token) goLogin()
+  siteNav('settings')
   try {
     await loadMe()
   } catch (error) {
@@ -264,6 +305,9 @@ async function start() {
   renderAll()
   show($('#settings'))
   await loadSessions()
+  await loadApps().catch((error) => {
+    $('#apps-error').textContent = error instanceof Error ? error.message : String(error)
+  })
 }
 
 void start().catch((error) => {

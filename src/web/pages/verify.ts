@@ -12,7 +12,7 @@ void runLinkPage(
     return {
       title: 'E-mail verified',
       message: 'Thank you: your e-mail address is confirmed.',
-      next: { href: '/settings/security', label: 'Continue' },
+      next: { href: '/app', label: 'Continue' },
     }
   },
   'This link did not work',

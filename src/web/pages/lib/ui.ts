@@ -203,7 +203,7 @@ export function forgetLinkToken(page: string): void {
 }
 
 /** A same-site path from `?redirect_to=` (never another origin), or the fallback. */
-export function redirectTarget(fallback = '/settings/security'): string {
+export function redirectTarget(fallback = '/app'): string {
   const target = new URLSearchParams(location.search).get('redirect_to')
   if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith('/\\')) return fallback
   try {
@@ -259,4 +259,11 @@ export function passkeysUnavailable(): string | null {
     return `Passkeys and security keys need this site opened by its name (a domain, or localhost), not an IP address (${host}). Ask whoever runs it to give BASE_URL a name.`
   if (!window.isSecureContext) return 'Passkeys and security keys need a secure (https) connection to this site.'
   return null
+}
+
+/** Move focus to the first heading in `root` (or root itself): neutral, so no Enter lands on a button by default. */
+export function focusHeading(root: HTMLElement): void {
+  const target = root.querySelector<HTMLElement>('h1, h2') ?? root.closest<HTMLElement>('.card') ?? root
+  if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1')
+  target.focus()
 }

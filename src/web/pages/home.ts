@@ -1,0 +1,83 @@
+// /app: where a person lands after logging in — their lobbies (named from the lobby's metadata `name`, else the
+// application's name and the other members), places for the social layer's friends and invites (issue 45), and the
+// way to the settings. Lobbies are read with the web client's first-party token (lib/app-client.ts):
+// GET /users/@me/lobbies, as a game would read its own.
+import { ApiError, type Client } from '../../../client/src/index'
+import { appClient } from './lib/app-client'
+import { client as session } from './lib/client'
+import { siteNav } from './lib/nav'
+import { $, Cancelled, el, goLogin, show } from './lib/ui'
+
+type User = { id: string; username: string; global_name?: string | null }
+type LobbyRead = {
+  id: string
+  metadata: Record<string, string> | null
+  application?: { id: string; name: string }
+  members: { id: string; connected?: boolean; user?: User }[]
+  voice_states?: { user_id: string; connected: boolean }[]
+}
+
+const displayName = (user: User) => user.global_name || user.username
+
+/** A lobby's name as the lobby page titles it. */
+export function lobbyTitle(lobby: LobbyRead, meId: string): string {
+  const named = lobby.metadata?.name?.trim()
+  if (named) return named
+  const others = lobby.members.filter((m) => m.id !== meId).map((m) => (m.user ? displayName(m.user) : 'someone'))
+  const who = others.length ? `with ${others.slice(0, 3).join(', ')}${others.length > 3 ? '…' : ''}` : 'just you'
+  return `${lobby.application?.name || 'Lobby'} · ${who}`
+}
+
+function lobbyRow(lobby: LobbyRead, meId: string): HTMLLIElement {
+  const online = lobby.members.filter((m) => m.connected).length
+  const inCall = (lobby.voice_states ?? []).filter((v) => v.connected).length
+  const facts = [
+    `${lobby.members.length} member${lobby.members.length === 1 ? '' : 's'}`,
+    `${online} online`,
+    ...(inCall ? [`${inCall} in the call`] : []),
+  ]
+  return el(
+    'li',
+    { 'data-lobby': lobby.id },
+    el('a', { href: `/lobbies/${lobby.id}` }, lobbyTitle(lobby, meId)),
+    el('div', { class: 'hint' }, facts.join(' · ')),
+  )
+}
+
+async function connect(): Promise<{ app: Client; me: User }> {
+  for (const fresh of [false, true]) {
+    try {
+      const app = await appClient({ fresh })
+      return { app, me: (await app.rest.get('/users/@me')) as User }
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error
+      if (
+        fresh ||
+        !(await session.rest.get('/users/@me').then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        session.setToken(null)
+        goLogin()
+      }
+    }
+  }
+  throw new Error('unreachable')
+}
+
+async function start() {
+  if (!session.token) goLogin()
+  siteNav('home')
+  const { app, me } = await connect()
+  $('#me-name').textContent = displayName(me)
+  const lobbies = (await app.rest.get('/users/@me/lobbies')) as LobbyRead[]
+  $('#lobbies').replaceChildren(...lobbies.map((l) => lobbyRow(l, me.id)))
+  show($('#no-lobbies'), lobbies.length === 0)
+  $('#home').removeAttribute('aria-busy')
+}
+
+start().catch((error) => {
+  if (error instanceof Cancelled) return
+  $('#home-notice').textContent = error instanceof Error ? error.message : String(error)
+})
