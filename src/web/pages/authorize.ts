@@ -81,7 +81,9 @@ const SCOPE_WORDS: Record<string, string> = {
   connections: 'Access your third-party connections',
   'gateway.connect': 'Connect to the Gateway as you',
   'lobbies.write': 'Create, join and manage lobbies for you, and send messages in them',
-  'sdk.social_layer': 'Use social features in the game for you: your profile, lobbies and their messages',
+  'sdk.social_layer': 'Use social features in the game for you: your profile, friends, lobbies and their messages',
+  'relationships.read': 'Know who your friends are, and see their requests',
+  'relationships.write': 'Send, accept and remove friend requests and blocks for you',
   bot: 'Add a bot to a server you manage',
   'applications.commands': 'Create commands in that server',
 }
