@@ -9,7 +9,7 @@ import { appClient } from './lib/app-client'
 import { client as session } from './lib/client'
 import { renderMarkdown } from './lib/markdown'
 import { siteNav } from './lib/nav'
-import { avatarFor } from './lib/remote-auth'
+import { avatarFor } from './lib/people'
 import { $, Cancelled, el, goLogin, pathParameter, show } from './lib/ui'
 
 type User = { id: string; username: string; global_name?: string | null }

@@ -3,7 +3,7 @@
 // "Log in as <name>?" once a phone claimed it, the outcome. A code that lived its time is replaced by a new one.
 import { toString as qrSvg } from 'qrcode/lib/browser.js'
 import { client } from './lib/client'
-import { avatarFor, shortFingerprint, type RemoteUser } from './lib/remote-auth'
+import { avatarFor, shortFingerprint, type RemoteUser } from './lib/people'
 import { el, show } from './lib/ui'
 
 type DesktopLogin = ReturnType<typeof client.remoteAuth.desktop>

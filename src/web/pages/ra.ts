@@ -3,7 +3,7 @@
 // the elevation dialog when the account has MFA: 401 60003) or Deny cancels it. Logged out: to /login and back.
 import { ApiError, client, RemoteAuthRequest } from './lib/client'
 import { installElevationDialog } from './lib/factor-form'
-import { shortFingerprint } from './lib/remote-auth'
+import { shortFingerprint } from './lib/people'
 import { $, Cancelled, goLogin, pathParameter, show, submitting, focusHeading } from './lib/ui'
 
 const FINGERPRINT = /^[A-Za-z0-9_-]{43}$/

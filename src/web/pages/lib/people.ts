@@ -1,5 +1,5 @@
-// What both sides of remote (QR) login show (the SDK's client.remoteAuth does the protocol): a stand-in avatar, and
-// the short form of a fingerprint a person compares between the two screens.
+// How a person is shown (every call is the SDK's): a stand-in avatar (the lobby page, both sides of QR login),
+// and the short form of a fingerprint a person compares between the two screens.
 import { el } from './ui'
 
 export type RemoteUser = { id: string; discriminator: string; avatar: string | null; username: string }
