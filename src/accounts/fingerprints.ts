@@ -14,7 +14,7 @@ import {
   fingerprintUser,
   insertFingerprint,
   retireFingerprintRow,
-} from './store'
+} from './fingerprints-store'
 
 const FINGERPRINT_LIMIT = { limit: 3, windowMs: 120_000 }
 const FINGERPRINT_TTL_MS = 30 * 24 * 3600_000

@@ -1,8 +1,9 @@
-// Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers,
-// fingerprints. Async, as every store (docs/DESIGN.md, "Stores are async"): a write runs in the caller's write transaction when
-// it has one open, else alone behind the write mutex (`write`). Hot statements are prepared once per connection.
+// Every query of the accounts domain: users, sessions, one-time tokens, known IPs, phone codes and numbers
+// (fingerprints: fingerprints-store.ts). Async, as every store (docs/DESIGN.md, "Stores are async"): a write runs in
+// the caller's write transaction when it has one open, else alone behind the write mutex (`write`). Hot statements are
+// prepared once per connection.
 import { appState } from '../core/app'
-import { and, asc, count, eq, getTableColumns, gt, inArray, isNull, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gt, inArray, lt, sql } from 'drizzle-orm'
 import { forgetCallers } from '../core/caller'
 import { clock } from '../core/clock'
 import { forgetThrough, rowCache } from '../db/cache'
@@ -14,6 +15,8 @@ import { PROVISIONAL_FLAG } from './provisional'
 
 // This store's tables: SQLite's, or their PostgreSQL twins once the server runs on it (db/dialect-tables.ts).
 const t = dialectTables(sqliteTables)
+// The other store files of the domain reach the tables through this one `t`.
+export { t }
 
 export type UserInsert = typeof t.users.$inferInsert
 export type OneTimeRow = typeof t.oneTimeTokens.$inferSelect
@@ -530,59 +533,6 @@ export async function blockPhonesOfUser(userId: string): Promise<void> {
       .all()
     for (const { phone } of phones)
       await w.insert(t.blockedPhones).values({ phone, createdAt: clock.now() }).onConflictDoNothing().run()
-  })
-}
-
-// ---- fingerprints
-
-export async function insertFingerprint(id: string, ip: string): Promise<void> {
-  return await write(async (w) => {
-    await w.insert(t.fingerprints).values({ id, valid: true, ip, createdAt: clock.now() }).run()
-  })
-}
-
-/** A fingerprint row created after `since`. */
-export async function findFingerprint(
-  id: string,
-  since: number,
-): Promise<typeof t.fingerprints.$inferSelect | undefined> {
-  return db()
-    .select()
-    .from(t.fingerprints)
-    .where(and(eq(t.fingerprints.id, id), gt(t.fingerprints.createdAt, since)))
-    .get()
-}
-
-/** Who used a fingerprint (null: nobody yet); undefined when there is no such row. */
-export async function fingerprintUser(id: string): Promise<{ usedBy: string | null } | undefined> {
-  return db().select({ usedBy: t.fingerprints.usedBy }).from(t.fingerprints).where(eq(t.fingerprints.id, id)).get()
-}
-
-/** Mark a valid, unused fingerprint used by `userId`: true for exactly one caller. */
-export async function claimFingerprintRow(id: string, userId: string): Promise<boolean> {
-  return await write(async (w) => {
-    return !!(await w
-      .update(t.fingerprints)
-      .set({ usedBy: userId })
-      .where(and(eq(t.fingerprints.id, id), eq(t.fingerprints.valid, true), isNull(t.fingerprints.usedBy)))
-      .returning()
-      .get())
-  })
-}
-
-export async function retireFingerprintRow(id: string, userId: string): Promise<void> {
-  return await write(async (w) => {
-    await w
-      .update(t.fingerprints)
-      .set({ usedBy: userId })
-      .where(and(eq(t.fingerprints.id, id), isNull(t.fingerprints.usedBy)))
-      .run()
-  })
-}
-
-export async function deleteFingerprintsCreatedBy(cutoff: number): Promise<void> {
-  return await write(async (w) => {
-    await w.delete(t.fingerprints).where(lte(t.fingerprints.createdAt, cutoff)).run()
   })
 }
 
