@@ -60,6 +60,7 @@ const TAGS: [name: string, description: string][] = [
   ['lobbies', 'Lobbies: members, metadata, secrets, messages, channel links'],
   ['relationships', 'Friends, friend requests and blocks'],
   ['partner-sdk', "Provisional accounts' tokens: a game backend's Bot token, an OIDC ID token"],
+  ['admin', "The operator console's API: operators granted by the CLI, each action behind a recent MFA elevation"],
   ['guilds', 'Servers (the minimal model lobbies link to)'],
   ['roles', 'Server roles and permissions'],
   ['channels', 'Server channels'],

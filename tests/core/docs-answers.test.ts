@@ -346,6 +346,10 @@ const CASES: Record<string, Case | Case[]> = {
   ],
   'POST /api/v9/oauth2/token': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },
   'POST /api/v9/partner-sdk/token/bot': { call: async () => ({ token: bot(await makeApp()) }) },
+  // The web client's first-party token, exchanged from a user session.
+  'POST /api/v9/oauth2/first-party/token': { call: async () => ({ token: await session() }) },
+  // A game's Bearer token lists the lobbies of its application its user is in (here one, joined by secret).
+  'GET /api/v9/users/@me/lobbies': { call: async () => ({ token: (await lobbyWorld()).bearer }) },
   // The example's application does not exist here: Discord's unknown application.
   'POST /api/v9/partner-sdk/token': { call: async () => ({}), expect: [404, 10002] },
   'POST /api/v9/oauth2/token/revoke': { call: async () => ({ headers: { authorization: basic(await makeApp()) } }) },

@@ -129,8 +129,9 @@ describe('the lane answers as Elysia does', () => {
     same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: other.bot }), 404)
     same(await both(`/api/v9/lobbies/${lobby.id}`), 401)
     same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: 'Bot nonsense' }), 401)
-    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[0].token }), 200)
-    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[1].token }), 404)
+    // User sessions are refused on lobby routes (spec §4.1), a member's as a stranger's.
+    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[0].token }), 403)
+    same(await both(`/api/v9/lobbies/${lobby.id}`, { authorization: players[1].token }), 403)
   })
 
   test('GET /lobbies/{id}/messages: pages, cursors, refusals of bad queries, a non-member bearer', async () => {

@@ -122,6 +122,7 @@ const CHANNEL = { other: '404/10003', bot: '404/10003', otherBot: '404/10003' }
 const LOBBY = { otherBot: '404/10031' }
 const APP = { otherBot: '403/50001' }
 const OUTSIDE_GUILD = { bot: '403/50001', otherBot: '403/50001' }
+const ADMIN = { user: '403/50001', other: '403/50001' }
 
 /** The rule, the answers that differ from it, and the body (a GET's: its query string). */
 type Row = [Rule, Partial<Record<Caller, Expect>>?, unknown?]
@@ -254,8 +255,8 @@ const ROUTES: Record<string, Row> = {
   'GET /oauth2/applications/@me': ['bot', { user: '403/20002', other: '403/20002' }],
   'POST /lobbies': ['bot', {}, { metadata: { a: 'b' } }],
   'PUT /lobbies': ['oauth', {}, { secret: 'matrix' }],
-  // User sessions read the lobbies they are members of (the web client's lobby page); another user: unknown.
-  'GET /lobbies/{lobbyId}': ['oauth', { ...LOBBY, user: 'pass', other: '404/10031' }],
+  // User sessions are refused as on every lobby route (spec §4.1): the web client reads through its first-party token.
+  'GET /lobbies/{lobbyId}': ['oauth', LOBBY],
   'PATCH /lobbies/{lobbyId}': ['bot', LOBBY, { metadata: { a: 'c' } }],
   'DELETE /lobbies/{lobbyId}': ['bot', LOBBY],
   // The fixture lobby is made with POST /lobbies: its members cannot leave it themselves (spec §4.1).
@@ -291,6 +292,29 @@ const ROUTES: Record<string, Row> = {
   'POST /users/@me/remote-auth/cancel': ['user'],
   'POST /users/@me/remote-auth/login': ['public'],
   'GET /experiments': ['public', { revoked: '401' }],
+  // Relationships: users, and Bearer tokens with relationships.read / relationships.write (sdk.social_layer); bots never.
+  'GET /users/@me/relationships': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  'POST /users/@me/relationships': ['user', { bearer: '403/50001', narrow: '403/50001' }, { username: 'nobody-here' }],
+  'PUT /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  'PATCH /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }, { nickname: 'n' }],
+  'DELETE /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  // The web client's first-party token is exchanged from a user session only.
+  'POST /oauth2/first-party/token': ['user'],
+  // A Bearer token that may act in lobbies (lobbies.write, or the web client's first-party token).
+  'GET /users/@me/lobbies': ['bearer', { narrow: '403/50001' }],
+  // The console's API: operators only (nobody here is one: users get 403 50001; bots, as on every user route, 20001).
+  'GET /admin/@me': ['user', ADMIN],
+  'GET /admin/users': ['user', ADMIN, 'query=a'],
+  'GET /admin/users/{userId}': ['user', ADMIN],
+  'POST /admin/users/{userId}/lock': ['user', ADMIN, { reason: 'r' }],
+  'POST /admin/users/{userId}/unlock': ['user', ADMIN],
+  'POST /admin/users/{userId}/logout': ['user', ADMIN],
+  'POST /admin/users/{userId}/mfa/remove': ['user', ADMIN, { reason: 'r' }],
+  'POST /admin/users/{userId}/verification/resend': ['user', ADMIN],
+  'POST /admin/users/{userId}/delete': ['user', ADMIN, { reason: 'r' }],
+  'GET /admin/applications': ['user', ADMIN],
+  'POST /admin/applications': ['user', ADMIN, { name: 'n' }],
+  'GET /admin/audit-log': ['user', ADMIN],
 }
 
 function matches(expect: Expect, status: number, code: unknown): boolean {

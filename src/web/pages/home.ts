@@ -2,8 +2,7 @@
 // application's name and the other members), places for the social layer's friends and invites (issue 45), and the
 // way to the settings. Lobbies are read with the web client's first-party token (lib/app-client.ts):
 // GET /users/@me/lobbies, as a game would read its own.
-import { ApiError, type Client } from '../../../client/src/index'
-import { appClient } from './lib/app-client'
+import { connectApp } from './lib/app-client'
 import { client as session } from './lib/client'
 import { siteNav } from './lib/nav'
 import { $, Cancelled, el, goLogin, show } from './lib/ui'
@@ -44,32 +43,10 @@ function lobbyRow(lobby: LobbyRead, meId: string): HTMLLIElement {
   )
 }
 
-async function connect(): Promise<{ app: Client; me: User }> {
-  for (const fresh of [false, true]) {
-    try {
-      const app = await appClient({ fresh })
-      return { app, me: (await app.rest.get('/users/@me')) as User }
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) throw error
-      if (
-        fresh ||
-        !(await session.rest.get('/users/@me').then(
-          () => true,
-          () => false,
-        ))
-      ) {
-        session.setToken(null)
-        goLogin()
-      }
-    }
-  }
-  throw new Error('unreachable')
-}
-
 async function start() {
   if (!session.token) goLogin()
   siteNav('home')
-  const { app, me } = await connect()
+  const { app, me } = await connectApp<User>()
   $('#me-name').textContent = displayName(me)
   const lobbies = (await app.rest.get('/users/@me/lobbies')) as LobbyRead[]
   $('#lobbies').replaceChildren(...lobbies.map((l) => lobbyRow(l, me.id)))

@@ -5,7 +5,7 @@
 // lobby gets 404 and the page says so, with a way home), its history, posts (the SDK's enforced nonce: a retried
 // send posts once), and its Gateway session brings the live lobby and the call. All through the SDK (client/).
 import { ApiError, type Client, type Lobby, type VoiceState } from '../../../client/src/index'
-import { appClient } from './lib/app-client'
+import { connectApp } from './lib/app-client'
 import { client as session } from './lib/client'
 import { renderMarkdown } from './lib/markdown'
 import { siteNav } from './lib/nav'
@@ -366,30 +366,6 @@ list.addEventListener('scroll', () => {
 
 // ---- the page
 
-/** The first-party client, and who is using it; a session that ended sends the person to log in. */
-async function connectApp(): Promise<void> {
-  for (const fresh of [false, true]) {
-    try {
-      app = await appClient({ fresh })
-      me = (await app.rest.get('/users/@me')) as User
-      return
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 401)) throw error
-      // The kept token ended (its session logged out elsewhere): exchange again; the session itself ended: log in.
-      if (
-        fresh ||
-        !(await session.rest.get('/users/@me').then(
-          () => true,
-          () => false,
-        ))
-      ) {
-        session.setToken(null)
-        goLogin()
-      }
-    }
-  }
-}
-
 async function start() {
   if (!session.token) goLogin()
   siteNav('lobby')
@@ -400,7 +376,7 @@ async function start() {
     show($('#members-section'), false)
     return lockOut('This is not a lobby address.')
   }
-  await connectApp()
+  ;({ app, me } = await connectApp<User>())
 
   const connection = $('#connection')
   // Members only: a stranger (or an unknown lobby) is told so and never connects.

@@ -3,7 +3,7 @@
 // page's session (POST /oauth2/first-party/token: consent implied, the session's logout ends it) and kept beside the
 // session token in localStorage ("app_token", the kind beside it), with a tag of the session it came from, so another
 // login in this browser never reuses it.
-import { Client, localStorageTokenStore } from '../../../../client/src/index'
+import { ApiError, Client, localStorageTokenStore } from '../../../../client/src/index'
 import { client } from './client'
 import { goLogin } from './ui'
 
@@ -32,6 +32,31 @@ export async function appClient({ fresh = false } = {}): Promise<Client> {
     localStorage.setItem(OWNER, tag)
   }
   return new Client({ tokenStore: store, gateway: { followResumeUrl: false } })
+}
+
+/**
+ * The first-party client and its user (`GET /users/@me`). A kept token that ended (its session logged out elsewhere)
+ * is exchanged again; a session that ended goes to the login page.
+ */
+export async function connectApp<User>(): Promise<{ app: Client; me: User }> {
+  for (const fresh of [false, true]) {
+    try {
+      const app = await appClient({ fresh })
+      return { app, me: (await app.rest.get('/users/@me')) as User }
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error
+      const sessionLives = () =>
+        client.rest.get('/users/@me').then(
+          () => true,
+          () => false,
+        )
+      if (fresh || !(await sessionLives())) {
+        client.setToken(null)
+        goLogin()
+      }
+    }
+  }
+  throw new Error('unreachable')
 }
 
 /** Forget the first-party token (logout; the server ended it with the session already). */
