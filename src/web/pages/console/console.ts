@@ -3,48 +3,17 @@
 // call is elevated: a 60003 opens the factor dialog (lib/factor-form.ts) and the SDK repeats the call. Every string
 // that came from a user is put in as text (el() never parses HTML), inside <bdi> so bidi characters stay in their
 // box. Sections by the URL's hash (#/users, #/users/<id>, #/audit); the session token never goes in a URL.
+import type { RouteResponse } from '../../../../client/src/index'
 import { ApiError, client, type MfaStep } from '../lib/client'
 import { factorForm, installElevationDialog } from '../lib/factor-form'
 import { $, Cancelled, el, show, submitting, value } from '../lib/ui'
 
 installElevationDialog()
 
-type UserSummary = {
-  id: string
-  username: string
-  global_name: string | null
-  email: string | null
-  email_verified: boolean
-  phone: string | null
-  bot: boolean
-  state: string
-  locked: boolean
-  created_at: string
-}
-type UserPage = {
-  user: UserSummary
-  operator: boolean
-  mfa: { enabled: boolean; factors: string[] }
-  sessions: {
-    id_hash: string
-    created_at: string
-    approx_last_used_time: string
-    client_info: { os: string | null; platform: string | null; location: string | null }
-  }[]
-  lobbies: { id: string; application_id: string }[]
-  guilds: { id: string; name: string }[]
-  oauth2_grants: { application_id: string; application_name: string | null; scopes: string[] }[]
-}
-type AuditRow = {
-  id: string
-  created_at: string
-  actor: { id: string | null; name: string }
-  action: string
-  target_type: string | null
-  target_id: string | null
-  reason: string | null
-  address: string | null
-}
+// The answers' shapes are the routes' own (client/src/api.gen.ts, generated from the server's declarations).
+type UserSummary = RouteResponse<'get', '/admin/users'>[number]
+type UserPage = RouteResponse<'get', '/admin/users/{userId}'>
+type AuditRow = RouteResponse<'get', '/admin/audit-log'>[number]
 
 const CARDS = ['login-step', 'refused', 'users', 'user', 'applications', 'audit'] as const
 function only(id: (typeof CARDS)[number]) {
@@ -292,14 +261,7 @@ async function openUser(id: string, fresh = true) {
 
 // ---- applications
 
-type App = {
-  id: string
-  name: string
-  bot_user_id: string
-  redirect_uris: string[]
-  event_webhooks_url: string | null
-  event_webhooks_status: number
-}
+type App = RouteResponse<'get', '/admin/applications'>[number]
 const appForm = $<HTMLFormElement>('#app-form')
 
 async function loadApps() {
