@@ -360,16 +360,17 @@ test('every route has a row, and every caller kind gets the answer its row says'
     }
     return { guild, channel, role, invite, lobby, tokens }
   }
+  // Reads share one set of things. A write gets a set that no write has changed: a refused write (any 4xx) changes
+  // nothing, so its set serves the next call; one that went through may have deleted things or logged a session out,
+  // so the next write gets a fresh set.
   let shared: Awaited<ReturnType<typeof fixtures>> | undefined
+  let unchanged: Awaited<ReturnType<typeof fixtures>> | undefined
   const wrong: string[] = []
   for (const route of routes) {
     const [method, path] = route.split(' ')
     const [rule, overrides = {}, body] = ROUTES[route]
     for (const caller of CALLERS) {
-      // Fresh things for every call that may change them (an earlier call may have deleted them or logged a
-      // session out); reads share one set.
-      const f = method === 'GET' && shared ? shared : await fixtures()
-      if (method === 'GET') shared = f
+      const f = method === 'GET' ? (shared ??= await fixtures()) : (unchanged ??= await fixtures())
       const { guild, channel, role, invite, lobby, tokens } = f
       const filled = path
         .replace('{guildId}', guild.id)
