@@ -183,6 +183,12 @@ export function loadConfig(env: Env = process.env) {
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     /** Several nodes share Redis (cluster mode: with DATABASE_URL on PostgreSQL, never with SQLite). */
     redisUrl: clusterRedisUrl(env),
+    /**
+     * A node's id lease (cluster mode): how long a node that died silently still counts as alive — its presence, calls
+     * and desktops wait this long before another node ends them. Renewed every quarter of it; a node that cannot
+     * renew in time (Redis away, a stalled process) leaves the cluster rather than mint a snowflake id twice.
+     */
+    nodeLeaseMs: int(env, 'NODE_LEASE_MS', 20_000, 3000, 300_000),
     /** synchronous=FULL survives power loss; NORMAL (default) survives process crashes. */
     databaseSyncFull: bool(env, 'DATABASE_SYNC_FULL', false),
     baseUrl,

@@ -6,6 +6,7 @@
 // (routing.ts: voice calls and remote-auth desktops live on one node each), and whose turn it is to run the periodic
 // clean-ups (turns.ts: one node at a time), and the leftovers of a node that died (cleanup.ts).
 import { randomUUID } from 'node:crypto'
+import { config } from '../config'
 import { log } from '../core/log'
 import { useSharedLimits } from '../core/ratelimit'
 import { useNodeId } from '../core/snowflake'
@@ -44,6 +45,8 @@ export async function startClusterNode(
   }
   const owner = randomUUID()
   const nodeId = await leaseNodeId(redis, owner, {
+    ttlMs: config().nodeLeaseMs,
+    renewMs: Math.floor(config().nodeLeaseMs / 4),
     onLost: () => {
       useNodeId(undefined)
       onNodeIdLost()

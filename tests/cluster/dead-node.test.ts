@@ -1,7 +1,7 @@
 // suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The dead-node clean-up (src/cluster/cleanup.ts) with three real nodes: C holds a member's Gateway session in a lobby
 // call placed on C, and a remote-auth desktop. C is SIGKILLed: nothing of it says goodbye. Once its node-id lease is
-// gone another node ends what C left: at once its call and desktop (their media and socket died with C) — the lobby's
+// gone (NODE_LEASE_MS, 8 s here) another node ends what C left: at once its call and desktop (their media and socket died with C) — the lobby's
 // member on A hears the member leave the call (LOBBY_MEMBER_DISCONNECT, LOBBY_VOICE_STATE_UPDATE), the member's voice
 // row is cleared, the desktop's row deleted — and, once the resume window (15 s here) has passed with no Resume, its
 // sessions: C's lists in Redis are gone.
@@ -12,7 +12,7 @@ import { GatewayClient } from '../gateway-client'
 import { VoicePeer } from '../voice/peer'
 import { call, newApp, newUser, present, useNodes } from './harness'
 
-const world = await useNodes(3, { GATEWAY_RESUME_WINDOW_MS: '15000' })
+const world = await useNodes(3, { GATEWAY_RESUME_WINDOW_MS: '15000', NODE_LEASE_MS: '8000' })
 const open: { close(): unknown }[] = []
 afterAll(async () => {
   for (const c of open) await c.close()
@@ -58,7 +58,7 @@ describe.skipIf(!present)('a node killed with a session in a call and a desktop'
 
       c.proc.kill('SIGKILL')
       await c.proc.exited
-      // Its lease (20 s) and a round of the clean-up (5 s).
+      // Its lease (NODE_LEASE_MS: 8 s here) and a round of the clean-up (5 s).
       const left = await watching.waitFor(
         (f) => f.t === 'LOBBY_MEMBER_DISCONNECT' && f.d.member.id === caller.id,
         45_000,
