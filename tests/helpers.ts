@@ -10,7 +10,9 @@ import { resetRateLimits } from '../src/core/ratelimit'
 import { resetRouteLimits } from '../src/http/rate-limits'
 import { createApplication } from '../src/oauth2/applications'
 import { startServer, type Running } from '../src/server'
-import { createVerifiedUser } from '../src/accounts/users'
+import { hashPassword } from '../src/accounts/passwords'
+import { insertUser } from '../src/accounts/store'
+import { snowflake } from '../src/core/snowflake'
 import { config } from '../src/config'
 
 const key = Symbol.for('lobby-server.test-server')
@@ -102,14 +104,28 @@ function unique(prefix: string): string {
 }
 
 /** A verified user with a session token. */
+// argon2id costs tens of milliseconds of CPU a hash, and most tests' users share one password: its hash is made once
+// per process (a salt shared by test users is harmless; login still verifies it as it verifies any hash).
+const DEFAULT_PASSWORD = 'correct horse battery staple'
+let defaultHash: Promise<string> | undefined
+const hashOf = (password: string) =>
+  password === DEFAULT_PASSWORD ? (defaultHash ??= hashPassword(password)) : hashPassword(password)
+
 export async function makeUser(
   options: { password?: string } = {},
 ): Promise<{ id: string; token: string; email: string; password: string; username: string }> {
   await server()
   const name = unique('u')
-  const password = options.password ?? 'correct horse battery staple'
+  const password = options.password ?? DEFAULT_PASSWORD
   const email = `${name}@example.test`
-  const user = await createVerifiedUser({ email, password, username: name })
+  const user = await insertUser({
+    id: snowflake(),
+    username: name,
+    email,
+    emailVerified: true,
+    passwordHash: await hashOf(password),
+    createdAt: clock.now(),
+  })
   const { token } = await createSession(user.id, { platform: 'test' })
   return { id: user.id, token, email, password, username: user.username }
 }
