@@ -199,6 +199,8 @@ export function loadConfig(env: Env = process.env) {
     smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'no-reply@localhost',
     smsWebhookUrl: url(env, 'SMS_WEBHOOK_URL', undefined, ['http:', 'https:']),
+    /** How long the SMS webhook, and each step of an SMTP conversation, may take before the message counts as failed. */
+    deliveryTimeoutMs: int(env, 'DELIVERY_TIMEOUT_MS', 10_000, 100, 120_000),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS),
     /** text: `<time> <LEVEL> <message> key=value ...`; json: one object per line. */

@@ -6,7 +6,17 @@ import { setTransports, type Email, type Sms } from '.'
 const loadNodemailer = () => require('nodemailer') as typeof import('nodemailer')
 
 export function installTransports(config: Config): void {
-  const smtp = config.smtpUrl ? loadNodemailer().createTransport(config.smtpUrl) : undefined
+  // A mail server or webhook that stops answering must not hold a delivery (and the shutdown that waits for it) for
+  // nodemailer's default minutes, or forever: each step gives up after DELIVERY_TIMEOUT_MS and the row says failed.
+  const timeout = config.deliveryTimeoutMs
+  const smtp = config.smtpUrl
+    ? loadNodemailer().createTransport({
+        url: config.smtpUrl,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+      })
+    : undefined
   const smsUrl = config.smsWebhookUrl
   setTransports({
     email: smtp
@@ -20,6 +30,7 @@ export function installTransports(config: Config): void {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ to: m.to, body: m.body }),
+            signal: AbortSignal.timeout(timeout),
           })
           if (!r.ok) throw new Error(`SMS webhook answered ${r.status}`)
         }

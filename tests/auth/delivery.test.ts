@@ -18,6 +18,7 @@ let smtp: SMTPServer
 let smtpPort = 0
 let sink: ReturnType<typeof Bun.serve>
 let sinkStatus = 200
+let sinkHangs = false
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -39,6 +40,7 @@ beforeAll(async () => {
     hostname: '127.0.0.1',
     async fetch(request) {
       texts.push((await request.json()) as { to: string; body: string })
+      if (sinkHangs) return new Promise<Response>(() => {})
       return new Response(null, { status: sinkStatus })
     },
   })
@@ -128,6 +130,21 @@ describe('delivery', () => {
         sinkStatus = 200
       }
     })
+  })
+
+  test('a webhook that never answers is given up after DELIVERY_TIMEOUT_MS: failed, and nothing waits on it', async () => {
+    await withConfig({ deliveryTimeoutMs: 300 }, () =>
+      withTransports(async () => {
+        sinkHangs = true
+        try {
+          const phone = `+1555${Math.floor(1e6 + Math.random() * 8e6)}`
+          expect((await api('POST', '/auth/register/phone', { body: { phone } })).status).toBe(204)
+          expect((await readOutbox(phone))[0].status).toBe('failed')
+        } finally {
+          sinkHangs = false
+        }
+      }),
+    )
   })
 
   test('without transports, messages are stored in the outbox', async () => {
