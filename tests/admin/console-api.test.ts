@@ -1,7 +1,7 @@
 // The operator console's API (issue 47): the role granted by the CLI, 403 for everyone else, MFA and elevation,
 // cross-site writes refused, search, a user's page, a lock that closes a live socket, the audit rows (console and
 // CLI) and their export.
-import { beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { api, databaseEnv, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { GatewayClient } from '../gateway-client'
 import { totpCode, userWithTotp } from '../mfa/helpers'
@@ -9,8 +9,19 @@ import { cli as run } from '../ops/process-helpers'
 import { CLI } from '../../src/admin/audit'
 import { grantOperator } from '../../src/admin/operators'
 import { clock } from '../../src/core/clock'
+import { config, setConfig } from '../../src/config'
+import { enqueueEventDelivery } from '../../src/lobbies/event-deliveries-store'
+import { transaction } from '../../src/db/client'
+import { createLobby } from '../lobbies/helpers'
+import { tokenRequest } from '../oauth2/helpers'
+import { newReceiver, stopReceivers } from '../lobbies/webhook-receiver'
 
 beforeEach(resetWorld)
+const configAtStart = config()
+afterAll(() => {
+  stopReceivers()
+  setConfig(configAtStart)
+})
 
 async function cli(...args: string[]) {
   await server()
@@ -264,5 +275,101 @@ describe('applications', () => {
     expect(JSON.stringify(list.body)).not.toContain(created.body.client_secret)
     const audit = await api('GET', `/admin/audit-log?target_id=${created.body.id}`, as(op))
     expect(audit.body[0]).toMatchObject({ action: 'application.create', actor: { id: op.id } })
+  })
+})
+
+describe('applications: rotation, event webhooks, deliveries', () => {
+  test('a new bot token: confirmed by the name, shown once; the old one refused at once and its socket closed', async () => {
+    const op = await operator()
+    const app = await makeApp()
+    const old = `Bot ${app.bot_token}`
+    expect((await api('GET', '/applications/@me', { token: old })).status).toBe(200)
+    const { client: botSocket } = await GatewayClient.identified(old)
+    const path = `/admin/applications/${app.id}/bot/reset`
+    const wrong = await api('POST', path, { ...as(op), body: { confirm: 'not it' } })
+    expect([wrong.status, wrong.body.errors.confirm._errors[0].code]).toEqual([400, 'ADMIN_NOT_CONFIRMED'])
+    expect((await api('GET', '/applications/@me', { token: old })).status).toBe(200)
+
+    const r = await api('POST', path, { ...as(op), body: { confirm: app.name, reason: 'leaked' } })
+    expect(r.status).toBe(200)
+    expect(Object.keys(r.body).sort()).toEqual(['bot_token', 'id'])
+    // Refused at once: the answer cached for the old token (the request above) is forgotten.
+    expect((await api('GET', '/applications/@me', { token: old })).status).toBe(401)
+    expect((await botSocket.waitForClose()).code).toBe(4004)
+    expect((await api('GET', '/applications/@me', { token: `Bot ${r.body.bot_token}` })).body.id).toBe(app.id)
+    expect(JSON.stringify((await api('GET', '/admin/applications', as(op))).body)).not.toContain(r.body.bot_token)
+
+    const secret = await api('POST', `/admin/applications/${app.id}/client-secret/reset`, {
+      ...as(op),
+      body: { confirm: app.name },
+    })
+    expect(Object.keys(secret.body).sort()).toEqual(['client_secret', 'id'])
+    const form = (s: string) =>
+      tokenRequest('/oauth2/token', { grant_type: 'client_credentials', scope: 'identify' }, [app.id, s])
+    expect((await form(app.client_secret)).status).toBe(401)
+    expect((await form(secret.body.client_secret)).status).toBe(200)
+    const actions = (await api('GET', `/admin/audit-log?target_id=${app.id}`, as(op))).body.map(
+      (row: { action: string; reason: string | null }) => [row.action, row.reason],
+    )
+    expect(actions).toEqual([
+      ['application.client_secret_reset', null],
+      ['application.bot_token_reset', 'leaked'],
+    ])
+    expect(
+      (await api('POST', '/admin/applications/1/bot/reset', { ...as(op), body: { confirm: 'x' } })).body.code,
+    ).toBe(10002)
+  })
+
+  test('the event webhooks URL is PINGed before it is taken; a test PING answers what it got; the delivery log', async () => {
+    setConfig({ ...config(), eventWebhooksAllowPrivate: true, eventWebhookTimeoutMs: 2000 })
+    const op = await operator()
+    const app = await makeApp()
+    const hook = newReceiver()
+    hook.trust((await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })).body.verify_key)
+    const path = `/admin/applications/${app.id}/event-webhooks`
+    hook.answer(() => 500)
+    const refused = await api('POST', path, { ...as(op), body: { url: hook.url } })
+    expect([refused.status, refused.body.errors.event_webhooks_url._errors[0].message]).toEqual([
+      400,
+      'The URL did not acknowledge the PING (HTTP 500).',
+    ])
+    hook.answer(() => 204)
+    const set = await api('POST', path, { ...as(op), body: { url: hook.url, reason: 'game backend' } })
+    expect(set.body).toMatchObject({ id: app.id, event_webhooks_url: hook.url, event_webhooks_status: 2 })
+    const ping = await api('POST', `${path}/ping`, as(op))
+    expect(ping.body).toMatchObject({ ok: true, url: hook.url, error: null })
+    expect(ping.body.latency_ms).toBeNumber()
+    hook.answer(() => 503)
+    expect((await api('POST', `${path}/ping`, as(op))).body).toMatchObject({ ok: false, error: 'HTTP 503' })
+    expect(hook.calls.every((c) => c.verified && c.body.type === 0)).toBe(true)
+
+    // The log: what is still to deliver, oldest first, with its attempts (a queued row, written as the outbox does).
+    const lobby = await createLobby(`Bot ${app.bot_token}`)
+    await transaction(async (tx) => {
+      await enqueueEventDelivery(tx, {
+        lobbyId: lobby.id,
+        applicationId: app.id,
+        body: JSON.stringify({ version: 1, application_id: app.id, type: 1, event: { type: 'LOBBY_DELETE' } }),
+        now: clock.now() + 3_600_000,
+      })
+    })
+    const log = await api('GET', `/admin/applications/${app.id}/event-deliveries`, as(op))
+    expect(log.status).toBe(200)
+    expect(log.body.at(-1)).toMatchObject({
+      lobby_id: lobby.id,
+      event_type: 'LOBBY_DELETE',
+      status: 'queued',
+      attempts: 0,
+    })
+    const off = await api('POST', path, { ...as(op), body: { url: null } })
+    expect(off.body).toMatchObject({ event_webhooks_url: null, event_webhooks_status: 1 })
+    const rows = (await api('GET', `/admin/audit-log?target_id=${app.id}`, as(op))).body
+    expect(rows.map((r: { action: string }) => r.action)).toEqual([
+      'application.webhook_url',
+      'application.webhook_ping',
+      'application.webhook_ping',
+      'application.webhook_url',
+    ])
+    expect(rows[1].details).toMatchObject({ ok: false, error: 'HTTP 503' })
   })
 })
