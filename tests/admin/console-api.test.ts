@@ -464,7 +464,9 @@ describe('live lobbies', () => {
     const list = await api('GET', `/admin/applications/${app.id}/lobbies?limit=1`, as(op))
     expect(list.body).toMatchObject({ total: 2, lobbies: [{ id: lobby.id, member_count: 2, in_call: 0 }] })
     const older = await api('GET', `/admin/applications/${app.id}/lobbies?limit=1&before=${lobby.id}`, as(op))
-    expect(older.body.lobbies.map((l: { id: string }) => [l.id, l.member_count])).toEqual([[first.id, 1]])
+    expect(older.body.lobbies.map((l: { id: string; member_count: number }) => [l.id, l.member_count])).toEqual([
+      [first.id, 1],
+    ])
     expect((await api('GET', '/admin/applications/1/lobbies', as(op))).body.code).toBe(10002)
 
     const { client: socketA } = await GatewayClient.identified(a.token)
