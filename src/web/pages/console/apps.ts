@@ -214,9 +214,7 @@ function renderLobby(page: LobbyPage) {
             el(
               'span',
               { class: 'what' },
-              el('strong', {}, ...person(m.author)),
-              ': ',
-              text(m.content),
+              el('span', {}, el('strong', {}, ...person(m.author)), ': ', text(m.content)),
               el('small', {}, when(m.created_at)),
               m.metadata ? el('small', {}, 'Metadata: ', ...pairs(m.metadata)) : '',
               m.moderation_metadata ? el('small', {}, 'Moderation: ', ...pairs(m.moderation_metadata)) : '',
