@@ -3470,9 +3470,36 @@ export interface Api {
       body: undefined
       query: {}
       response: {
+        /** the loaded version (0 before any load): PUT it back to refuse a stale edit */
         version: number
-        /** the definitions file (the same JSON as `experiments load`), checked whole */
-        definitions: unknown[]
+        definitions: ({
+          name: string
+          /** user or guild */
+          kind: string
+          revision: number
+          hash_key?: string
+          aa_mode?: boolean
+          trigger_debugging?: boolean
+          platform?: string
+          holdout?: {
+            name: string
+            bucket: number
+          }
+          populations: ({
+            ranges: {
+              bucket: number
+              rollout: {
+                s: number
+                e: number
+              }[]
+            }[]
+            filters?: Record<string, Record<string, string | number | boolean | null | (string | number)[]>>
+          })[]
+          overrides?: {
+            b: number
+            k: string[]
+          }[]
+        })[]
       }
     }
     /** Replace the definitions (checked whole as the CLI checks them; every node uses them within a second) */

@@ -187,7 +187,31 @@ const Definitions = t.Array(t.Unknown(), {
   description: 'the definitions file (the same JSON as `experiments load`), checked whole',
 })
 
-export const ExperimentsAnswer = t.Object({ version: Int(), definitions: Definitions })
+const FilterValue = t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.Union([t.String(), t.Number()]))])
+
+/** One definition as loaded (experiments/definitions.ts Definition). */
+const DefinitionShape = t.Object({
+  name: t.String(),
+  kind: t.String({ description: 'user or guild' }),
+  revision: Int(),
+  hash_key: t.Optional(t.String()),
+  aa_mode: t.Optional(t.Boolean()),
+  trigger_debugging: t.Optional(t.Boolean()),
+  platform: t.Optional(t.String()),
+  holdout: t.Optional(t.Object({ name: t.String(), bucket: Int() })),
+  populations: t.Array(
+    t.Object({
+      ranges: t.Array(t.Object({ bucket: Int(), rollout: t.Array(t.Object({ s: Int(), e: Int() })) })),
+      filters: t.Optional(t.Record(t.String(), t.Record(t.String(), FilterValue))),
+    }),
+  ),
+  overrides: t.Optional(t.Array(t.Object({ b: Int(), k: t.Array(t.String()) }))),
+})
+
+export const ExperimentsAnswer = t.Object({
+  version: Int({ description: 'the loaded version (0 before any load): PUT it back to refuse a stale edit' }),
+  definitions: t.Array(DefinitionShape),
+})
 
 export const SaveExperimentsSchema = t.Object(
   {
