@@ -9,8 +9,8 @@ import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
 import { eventDeliveriesOfApplication } from '../lobbies/console-store'
 import { createApplication } from '../oauth2/applications'
-import { pingEventWebhooks, setEventWebhooksUrl } from '../oauth2/event-webhooks'
-import { findApplication, listApplications, setApplicationSecretHashes } from '../oauth2/store'
+import { EventWebhookStatus, pingEventWebhooks, verifyEventWebhooksUrl } from '../oauth2/event-webhooks'
+import { findApplication, listApplications, setApplicationSecretHashes, setEventWebhooks } from '../oauth2/store'
 import type { ApplicationRow } from '../oauth2/tables'
 import { type Actor, audit } from './audit'
 import { notConfirmed } from './errors'
@@ -76,13 +76,17 @@ export async function rotateSecret(
 /** Set the event webhooks URL (PINGed first: refused unless it answers 2xx) or, with null, turn them off. */
 export async function setWebhookUrl(actor: Actor, id: string, url: string | null, reason: string | undefined) {
   await applicationOrThrow(id)
-  await setEventWebhooksUrl(id, url)
-  await audit(actor, {
-    action: 'application.webhook_url',
-    targetType: 'application',
-    targetId: id,
-    reason,
-    details: { event_webhooks_url: url },
+  // The PING before the transaction (a network call never holds the write lock); the change and its row in one.
+  const checked = url === null ? null : await verifyEventWebhooksUrl(id, url)
+  await transaction(async () => {
+    await setEventWebhooks(id, checked, checked === null ? EventWebhookStatus.DISABLED : EventWebhookStatus.ENABLED)
+    await audit(actor, {
+      action: 'application.webhook_url',
+      targetType: 'application',
+      targetId: id,
+      reason,
+      details: { event_webhooks_url: checked },
+    })
   })
   return applicationView(await applicationOrThrow(id))
 }

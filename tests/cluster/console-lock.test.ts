@@ -63,7 +63,10 @@ describe.skipIf(!present)('the console on several nodes', () => {
         headers: { authorization: token, ...elevated },
         body: JSON.stringify(body),
       })
-    const app = await (await admin('/applications', { name: 'Cluster game' })).json()
+    const app = (await (await admin('/applications', { name: 'Cluster game' })).json()) as {
+      id: string
+      bot_token: string
+    }
     const old = `Bot ${app.bot_token}`
     expect((await call(b, 'GET', '/applications/@me', old)).status).toBe(200)
     const botSocket = (await cluster.socketOn(b, old)).client
@@ -71,7 +74,7 @@ describe.skipIf(!present)('the console on several nodes', () => {
     expect(rotated.status).toBe(200)
     expect((await call(b, 'GET', '/applications/@me', old)).status).toBe(401)
     expect((await botSocket.waitForClose(3000)).code).toBe(4004)
-    const fresh = `Bot ${(await rotated.json()).bot_token}`
+    const fresh = `Bot ${((await rotated.json()) as { bot_token: string }).bot_token}`
     expect((await call(b, 'GET', '/applications/@me', fresh)).status).toBe(200)
   }, 60_000)
 })
