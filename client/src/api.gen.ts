@@ -3276,13 +3276,344 @@ export interface Api {
       })[]
     }
   }
+  "/admin/applications/{appId}/bot/reset": {
+    /** A new bot token, shown once; the old one is refused at once on every node, the bot’s sockets close */
+    post: {
+      body: {
+        /** the application’s name, typed by the operator */
+        confirm: string
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        /** shown once */
+        bot_token: string
+      }
+    }
+  }
+  "/admin/applications/{appId}/client-secret/reset": {
+    /** A new client secret, shown once; the old one is refused at once */
+    post: {
+      body: {
+        /** the application’s name, typed by the operator */
+        confirm: string
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        /** shown once */
+        client_secret: string
+      }
+    }
+  }
+  "/admin/applications/{appId}/event-webhooks": {
+    /** Set the event webhooks URL (PINGed first, taken only on a 2xx) or turn them off (null) */
+    post: {
+      body: {
+        /** PINGed (signed) first: taken only when it answers 2xx; null: off */
+        url: string | null
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        name: string
+        bot_user_id: string
+        redirect_uris: string[]
+        event_webhooks_url: string | null
+        /** 1 disabled, 2 enabled, 3 disabled by the server after failures */
+        event_webhooks_status: number
+        /** ISO 8601 time */
+        created_at: string
+      }
+    }
+  }
+  "/admin/applications/{appId}/event-webhooks/ping": {
+    /** PING the event webhooks URL as set now, and answer what it said and how long it took */
+    post: {
+      body: undefined
+      query: {}
+      response: {
+        /** the URL answered 2xx in time */
+        ok: boolean
+        url: string | null
+        latency_ms: number
+        /** what it answered instead (a status, a network error) */
+        error: string | null
+      }
+    }
+  }
+  "/admin/applications/{appId}/event-deliveries": {
+    /** The delivery log: events still to deliver, with their attempts and last error */
+    get: {
+      body: undefined
+      query: {}
+      response: ({
+        id: string
+        lobby_id: string
+        event_type: string | null
+        /** queued (not tried yet) or retrying */
+        status: string
+        attempts: number
+        last_error: string | null
+        /** ISO 8601 time */
+        created_at: string
+        /** ISO 8601 time */
+        next_attempt_at: string
+        /** ISO 8601 time */
+        failing_since: string | null
+      })[]
+    }
+  }
+  "/admin/applications/{appId}/lobbies": {
+    /** An application’s lobbies, newest first, with member counts and who is in the call */
+    get: {
+      body: undefined
+      query: {
+        /** lobbies older than this lobby id */
+        before?: string | number
+        /** integer 1-100, default 50 */
+        limit?: string | number
+      }
+      response: {
+        total: number
+        lobbies: {
+          id: string
+          /** ISO 8601 time */
+          created_at: string
+          member_count: number
+          /** members in its call */
+          in_call: number
+          /** a member is online or in the call (it does not close for idleness) */
+          active: boolean
+        }[]
+      }
+    }
+  }
+  "/admin/lobbies/{lobbyId}": {
+    /** A lobby: metadata, members (online, in the call), its last messages with their moderation metadata */
+    get: {
+      body: undefined
+      query: {}
+      response: {
+        lobby: {
+          id: string
+          application_id: string
+          metadata: Record<string, string> | null
+          flags: number
+          /** ISO 8601 time */
+          created_at: string
+          /** ISO 8601 time */
+          idle_deadline: string | null
+          linked_channel_id: string | null
+        }
+        members: ({
+          id: string
+          username: string
+          global_name: string | null
+          metadata: Record<string, string> | null
+          flags: number
+          online: boolean
+          in_call: boolean
+        })[]
+        /** the last 50, newest first */
+        messages: ({
+          id: string
+          author: {
+            id: string
+            username: string
+            global_name: string | null
+          }
+          content: string
+          metadata: Record<string, string> | null
+          moderation_metadata: Record<string, string> | null
+          /** ISO 8601 time */
+          created_at: string
+        })[]
+      }
+    }
+  }
+  "/admin/lobbies/{lobbyId}/close": {
+    /** Close a lobby as its application’s bot would: its members get LOBBY_DELETE */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        id: string
+        closed: boolean
+      }
+    }
+  }
+  "/admin/lobbies/{lobbyId}/members/{userId}/remove": {
+    /** Remove a member as the application’s bot would: LOBBY_MEMBER_REMOVE to the lobby */
+    post: {
+      body: {
+        /** why (kept in the audit log) */
+        reason?: string
+      }
+      query: {}
+      response: {
+        lobby_id: string
+        user_id: string
+        removed: boolean
+      }
+    }
+  }
+  "/admin/experiments": {
+    /** The experiment definitions as loaded (the file `experiments load` takes), with their version */
+    get: {
+      body: undefined
+      query: {}
+      response: {
+        /** the loaded version (0 before any load): PUT it back to refuse a stale edit */
+        version: number
+        definitions: ({
+          name: string
+          /** user or guild */
+          kind: string
+          revision: number
+          hash_key?: string
+          aa_mode?: boolean
+          trigger_debugging?: boolean
+          platform?: string
+          holdout?: {
+            name: string
+            bucket: number
+          }
+          populations: ({
+            ranges: {
+              bucket: number
+              rollout: {
+                s: number
+                e: number
+              }[]
+            }[]
+            filters?: Record<string, Record<string, string | number | boolean | null | (string | number)[]>>
+          })[]
+          overrides?: {
+            b: number
+            k: string[]
+          }[]
+        })[]
+      }
+    }
+    /** Replace the definitions (checked whole as the CLI checks them; every node uses them within a second) */
+    put: {
+      body: {
+        /** the definitions file (the same JSON as `experiments load`), checked whole */
+        definitions: unknown[]
+        /** the version edited: refused when another load came since */
+        version?: number
+        reason?: string
+      }
+      query: {}
+      response: {
+        loaded: number
+        version: number
+        warnings: string[]
+      }
+    }
+  }
+  "/admin/experiments/{name}/preview": {
+    /** The bucket one user id, fingerprint or guild gets, and why (population, position, override, holdout) */
+    get: {
+      body: undefined
+      query: {
+        /** a user id or a fingerprint (user experiments) */
+        user?: string | number
+        /** a guild id (guild experiments) */
+        guild?: string | number
+      }
+      response: {
+        experiment: string
+        kind: string
+        resource_id: string
+        /** as the client sees it (-1: none, or an A/A experiment) */
+        bucket: number
+        /** the population that placed it (-1: none) */
+        population: number
+        /** its rollout position, 0-9999 */
+        position: number
+        override: boolean
+        holdout?: {
+          name: string
+          revision: number
+          bucket: number
+        }
+      }
+    }
+  }
+  "/admin/experiments/{name}/histogram": {
+    /** The buckets a sample of random ids falls in: the rollout as it will be */
+    get: {
+      body: undefined
+      query: {
+        /** how many random ids, 1-20000, default 2000 */
+        sample?: string | number
+      }
+      response: {
+        experiment: string
+        kind: string
+        sample: number
+        buckets: {
+          bucket: number
+          count: number
+        }[]
+      }
+    }
+  }
+  "/admin/dashboard": {
+    /** The server’s numbers: users, sockets, lobbies, lobby messages a minute over the last hour, the node */
+    get: {
+      body: undefined
+      query: {}
+      response: {
+        users: number
+        /** this node’s open Gateway sockets */
+        gateway_connections: number
+        /** this node’s Gateway sessions */
+        gateway_sessions: number
+        lobbies: number
+        messages_last_minute: number
+        /** lobby messages of each of the last 60 minutes, oldest first */
+        messages_per_minute: number[]
+        event_deliveries_queued: number
+        node: {
+          /** in cluster mode, the node that answered */
+          name: string | null
+          clustered: boolean
+          database: string
+          version: string
+          uptime_seconds: number
+        }
+      }
+    }
+  }
 }
 
 /** The templates, most specific first (a literal segment before a parameter), for matching a concrete path. */
 export type RouteOrder = [
   "/admin/@me",
   "/admin/applications",
+  "/admin/applications/{appId}/bot/reset",
+  "/admin/applications/{appId}/client-secret/reset",
+  "/admin/applications/{appId}/event-deliveries",
+  "/admin/applications/{appId}/event-webhooks",
+  "/admin/applications/{appId}/event-webhooks/ping",
+  "/admin/applications/{appId}/lobbies",
   "/admin/audit-log",
+  "/admin/dashboard",
+  "/admin/experiments",
+  "/admin/experiments/{name}/histogram",
+  "/admin/experiments/{name}/preview",
+  "/admin/lobbies/{lobbyId}",
+  "/admin/lobbies/{lobbyId}/close",
+  "/admin/lobbies/{lobbyId}/members/{userId}/remove",
   "/admin/users",
   "/admin/users/{userId}",
   "/admin/users/{userId}/delete",

@@ -1,5 +1,5 @@
 // The console's errors, in Discord's body: who may not enter, and what an operator must do first.
-import { ApiError, formError } from '../core/errors'
+import { ApiError, addFieldError, errorTree, formError } from '../core/errors'
 
 /** Not an operator: every console route answers this, whatever it is. */
 export const notOperator = () => new ApiError(403, 50001, 'Missing Access')
@@ -17,3 +17,22 @@ export const notOnSelf = () =>
 
 export const reasonRequired = () =>
   formError({ reason: ['BASE_TYPE_REQUIRED', 'A reason is required for this action.'] })
+
+/** A rotation or a close confirmed by typing the name shown: what was typed is not it. */
+export const notConfirmed = () =>
+  formError({ confirm: ['ADMIN_NOT_CONFIRMED', 'Type the name exactly as shown to confirm.'] })
+
+/** The definitions file refused: every problem, each with its path, under `definitions`. */
+export const definitionsRefused = (problems: string[]) => {
+  const tree = errorTree()
+  for (const message of problems.slice(0, 100))
+    addFieldError(tree, 'definitions', { code: 'EXPERIMENTS_INVALID', message })
+  return new ApiError(400, 50035, 'Invalid Form Body', tree)
+}
+
+/** Another load happened since the operator opened the definitions. */
+export const staleDefinitions = () =>
+  formError({ version: ['ADMIN_STALE', 'The definitions changed since you opened them. Reload, then edit again.'] })
+
+/** An experiment or a target the preview cannot evaluate (unknown, or the wrong kind of id). */
+export const experimentTargetRefused = (message: string) => formError({ target: ['ADMIN_UNKNOWN', message] })

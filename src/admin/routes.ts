@@ -3,14 +3,11 @@
 // 403 for an operator without MFA, 60003 without a recent elevation, cross-site writes refused. Actions are
 // limited to 5 a second per operator, reads to 20.
 import { cachedUser } from '../accounts/store'
-import type { UserCaller } from '../core/caller'
-import { clientIp } from '../http/client-ip'
 import { endpoint } from '../http/endpoint'
 import { paging } from '../http/form'
 import { mfaEnabled } from '../mfa/factors'
-import { requireConsole, requireOperator } from './access'
-import type { Actor } from './audit'
-import { listAudit } from './audit'
+import { requireOperator } from './access'
+import { type Actor, listAudit } from './audit'
 import { applicationList, createApp } from './applications'
 import {
   ApplicationsAnswer,
@@ -31,6 +28,7 @@ import {
   UserPageAnswer,
   UserSearchAnswer,
 } from './schemas'
+import { ACT, auth, operator, READ, type Req, tag } from './route-kit'
 import {
   deleteAccount,
   findUsers,
@@ -41,19 +39,6 @@ import {
   unlockAccount,
   userPage,
 } from './users'
-
-const tag = 'admin'
-const auth = 'user' as const
-const READ = { limit: 20, windowMs: 1000 }
-const ACT = { limit: 5, windowMs: 1000 }
-
-type Req = { caller: UserCaller; request: Request; server: Parameters<typeof clientIp>[1] }
-
-/** The operator behind a console request, once it passed every check. */
-async function operator({ caller, request, server }: Req): Promise<Actor> {
-  await requireConsole(caller, request)
-  return { kind: 'operator', userId: caller.userId, address: clientIp(request, server) }
-}
 
 /** A POST on one user: the checks, then the action with the operator and the body. */
 const userAction = <Body>(

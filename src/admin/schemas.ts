@@ -132,3 +132,210 @@ export const CreatedApplicationAnswer = t.Object({
   bot_token: t.String({ description: 'shown once' }),
   client_secret: t.String({ description: 'shown once' }),
 })
+
+// ---- applications: rotation, event webhooks, deliveries
+
+export const RotateSchema = t.Object(
+  {
+    confirm: t.String({ maxLength: 100, description: 'the application’s name, typed by the operator' }),
+    reason: t.Optional(t.String({ maxLength: MAX_REASON })),
+  },
+  { examples: [{ confirm: 'Space Game', reason: 'token leaked in a public repository' }] },
+)
+
+export const BotTokenAnswer = t.Object({ id: t.String(), bot_token: t.String({ description: 'shown once' }) })
+export const ClientSecretAnswer = t.Object({ id: t.String(), client_secret: t.String({ description: 'shown once' }) })
+
+export const WebhookUrlSchema = t.Object(
+  {
+    url: Nullable(
+      t.String({ maxLength: 2048, description: 'PINGed (signed) first: taken only when it answers 2xx; null: off' }),
+    ),
+    reason: t.Optional(t.String({ maxLength: MAX_REASON })),
+  },
+  { examples: [{ url: 'https://game.example/discord-events' }] },
+)
+
+export const ApplicationAnswer = ApplicationsAnswer.items
+
+export const PingAnswer = t.Object({
+  ok: t.Boolean({ description: 'the URL answered 2xx in time' }),
+  url: Nullable(t.String()),
+  latency_ms: Int(),
+  error: Nullable(t.String({ description: 'what it answered instead (a status, a network error)' })),
+})
+
+export const DeliveriesAnswer = t.Array(
+  t.Object({
+    id: t.String(),
+    lobby_id: t.String(),
+    event_type: Nullable(t.String()),
+    status: t.String({ description: 'queued (not tried yet) or retrying' }),
+    attempts: Int(),
+    last_error: Nullable(t.String()),
+    created_at: Iso,
+    next_attempt_at: Iso,
+    failing_since: Nullable(Iso),
+  }),
+  { description: 'the events still to deliver, oldest first (a delivered event leaves the queue)' },
+)
+
+// ---- experiments
+
+const Definitions = t.Array(t.Unknown(), {
+  maxItems: 1000,
+  description: 'the definitions file (the same JSON as `experiments load`), checked whole',
+})
+
+const FilterValue = t.Union([t.String(), t.Number(), t.Boolean(), t.Null(), t.Array(t.Union([t.String(), t.Number()]))])
+
+/** One definition as loaded (experiments/definitions.ts Definition). */
+const DefinitionShape = t.Object({
+  name: t.String(),
+  kind: t.String({ description: 'user or guild' }),
+  revision: Int(),
+  hash_key: t.Optional(t.String()),
+  aa_mode: t.Optional(t.Boolean()),
+  trigger_debugging: t.Optional(t.Boolean()),
+  platform: t.Optional(t.String()),
+  holdout: t.Optional(t.Object({ name: t.String(), bucket: Int() })),
+  populations: t.Array(
+    t.Object({
+      ranges: t.Array(t.Object({ bucket: Int(), rollout: t.Array(t.Object({ s: Int(), e: Int() })) })),
+      filters: t.Optional(t.Record(t.String(), t.Record(t.String(), FilterValue))),
+    }),
+  ),
+  overrides: t.Optional(t.Array(t.Object({ b: Int(), k: t.Array(t.String()) }))),
+})
+
+export const ExperimentsAnswer = t.Object({
+  version: Int({ description: 'the loaded version (0 before any load): PUT it back to refuse a stale edit' }),
+  definitions: t.Array(DefinitionShape),
+})
+
+export const SaveExperimentsSchema = t.Object(
+  {
+    definitions: Definitions,
+    version: t.Optional(Int({ description: 'the version edited: refused when another load came since' })),
+    reason: t.Optional(t.String({ maxLength: MAX_REASON })),
+  },
+  {
+    examples: [
+      {
+        definitions: [
+          {
+            name: '2025-04_login_copy',
+            kind: 'user',
+            revision: 1,
+            populations: [{ ranges: [{ bucket: 1, rollout: [{ s: 0, e: 4999 }] }] }],
+          },
+        ],
+        version: 1,
+      },
+    ],
+  },
+)
+
+export const SavedExperimentsAnswer = t.Object({
+  loaded: Int(),
+  version: Int(),
+  warnings: t.Array(t.String()),
+})
+
+export const PreviewQuery = t.Object({
+  user: queryString('a user id or a fingerprint (user experiments)'),
+  guild: queryString('a guild id (guild experiments)'),
+})
+
+export const PreviewAnswer = t.Object({
+  experiment: t.String(),
+  kind: t.String(),
+  resource_id: t.String(),
+  bucket: Int({ description: 'as the client sees it (-1: none, or an A/A experiment)' }),
+  population: Int({ description: 'the population that placed it (-1: none)' }),
+  position: Int({ description: 'its rollout position, 0-9999' }),
+  override: t.Boolean(),
+  holdout: t.Optional(t.Object({ name: t.String(), revision: Int(), bucket: Int() })),
+})
+
+export const HistogramQuery = t.Object({ sample: queryString('how many random ids, 1-20000, default 2000') })
+
+export const HistogramAnswer = t.Object({
+  experiment: t.String(),
+  kind: t.String(),
+  sample: Int(),
+  buckets: t.Array(t.Object({ bucket: Int(), count: Int() })),
+})
+
+// ---- live lobbies
+
+export const LobbiesQuery = t.Object({
+  before: queryString('lobbies older than this lobby id'),
+  limit: queryString('integer 1-100, default 50'),
+})
+
+export const LobbiesAnswer = t.Object({
+  total: Int(),
+  lobbies: t.Array(
+    t.Object({
+      id: t.String(),
+      created_at: Iso,
+      member_count: Int(),
+      in_call: Int({ description: 'members in its call' }),
+      active: t.Boolean({ description: 'a member is online or in the call (it does not close for idleness)' }),
+    }),
+  ),
+})
+
+const Person = {
+  id: t.String(),
+  username: t.String(),
+  global_name: Nullable(t.String()),
+}
+const Meta = Nullable(t.Record(t.String(), t.String()))
+
+export const LobbyPageAnswer = t.Object({
+  lobby: t.Object({
+    id: t.String(),
+    application_id: t.String(),
+    metadata: Meta,
+    flags: Int(),
+    created_at: Iso,
+    idle_deadline: Nullable(Iso),
+    linked_channel_id: Nullable(t.String()),
+  }),
+  members: t.Array(t.Object({ ...Person, metadata: Meta, flags: Int(), online: t.Boolean(), in_call: t.Boolean() })),
+  messages: t.Array(
+    t.Object({
+      id: t.String(),
+      author: t.Object(Person),
+      content: t.String(),
+      metadata: Meta,
+      moderation_metadata: Meta,
+      created_at: Iso,
+    }),
+    { description: 'the last 50, newest first' },
+  ),
+})
+
+export const MemberRemovedAnswer = t.Object({ lobby_id: t.String(), user_id: t.String(), removed: t.Boolean() })
+export const LobbyClosedAnswer = t.Object({ id: t.String(), closed: t.Boolean() })
+
+// ---- dashboard
+
+export const DashboardAnswer = t.Object({
+  users: Int(),
+  gateway_connections: Int({ description: 'this node’s open Gateway sockets' }),
+  gateway_sessions: Int({ description: 'this node’s Gateway sessions' }),
+  lobbies: Int(),
+  messages_last_minute: Int(),
+  messages_per_minute: t.Array(Int(), { description: 'lobby messages of each of the last 60 minutes, oldest first' }),
+  event_deliveries_queued: Int(),
+  node: t.Object({
+    name: Nullable(t.String({ description: 'in cluster mode, the node that answered' })),
+    clustered: t.Boolean(),
+    database: t.String(),
+    version: t.String(),
+    uptime_seconds: Int(),
+  }),
+})

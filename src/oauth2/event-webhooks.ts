@@ -161,6 +161,22 @@ export async function verifyEventWebhooksUrl(
 }
 
 /**
+ * PING the application's event webhooks URL as it is set now (the console's test button): what it answered and how
+ * long it took. Nothing changes (a failing URL stays set; the outbox's stop rule decides about it).
+ */
+export async function pingEventWebhooks(
+  applicationId: string,
+  resolve = systemResolver,
+): Promise<SendResult & { url: string | null; latency_ms: number }> {
+  const app = await findApplication(applicationId)
+  if (!app?.eventWebhooksUrl) return { ok: false, error: 'no event webhooks URL is set', url: null, latency_ms: 0 }
+  const ping = JSON.stringify({ version: 1, application_id: app.id, type: 0 })
+  const started = performance.now()
+  const answer = await post(app.eventWebhooksUrl, (await ensureApplicationKeys(app)).signingKey, ping, resolve)
+  return { ...answer, url: app.eventWebhooksUrl, latency_ms: Math.round(performance.now() - started) }
+}
+
+/**
  * Set (or, with null, turn off) the application's event webhooks URL. A URL is PINGed first, signed with the
  * application's key, and taken only when it answers 2xx; otherwise nothing changes and the reason is thrown.
  */

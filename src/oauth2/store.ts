@@ -146,6 +146,27 @@ export async function setEventWebhooks(applicationId: string, url: string | null
   })
 }
 
+/**
+ * Replace an application's bot token or client secret (the console's rotation; both stored hashed). The old bot
+ * token stops resolving at once, on every node: the token cache is forgotten here and through the cluster's log.
+ * False when there is no such application.
+ */
+export async function setApplicationSecretHashes(
+  id: string,
+  hashes: { botTokenHash?: string; clientSecretHash?: string },
+): Promise<boolean> {
+  return await write(async (w) => {
+    forgetThrough(forgetCallers)
+    const row = await w
+      .update(t.applications)
+      .set(hashes)
+      .where(eq(t.applications.id, id))
+      .returning({ id: t.applications.id })
+      .get()
+    return row !== undefined
+  })
+}
+
 // Token resolution (every Bot request) reads only the columns it needs (no redirect_uris JSON to parse).
 // A locked application's bot token resolves to nothing (`app lock`).
 const applicationByBotTokenHash = prepared((d) =>

@@ -1,7 +1,7 @@
 // The operator console's API (issue 47): the role granted by the CLI, 403 for everyone else, MFA and elevation,
 // cross-site writes refused, search, a user's page, a lock that closes a live socket, the audit rows (console and
 // CLI) and their export.
-import { beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { api, databaseEnv, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { GatewayClient } from '../gateway-client'
 import { totpCode, userWithTotp } from '../mfa/helpers'
@@ -9,8 +9,19 @@ import { cli as run } from '../ops/process-helpers'
 import { CLI } from '../../src/admin/audit'
 import { grantOperator } from '../../src/admin/operators'
 import { clock } from '../../src/core/clock'
+import { config, setConfig } from '../../src/config'
+import { enqueueEventDelivery } from '../../src/lobbies/event-deliveries-store'
+import { transaction } from '../../src/db/client'
+import { createLobby } from '../lobbies/helpers'
+import { tokenRequest } from '../oauth2/helpers'
+import { newReceiver, stopReceivers } from '../lobbies/webhook-receiver'
 
 beforeEach(resetWorld)
+const configAtStart = config()
+afterAll(() => {
+  stopReceivers()
+  setConfig(configAtStart)
+})
 
 async function cli(...args: string[]) {
   await server()
@@ -264,5 +275,255 @@ describe('applications', () => {
     expect(JSON.stringify(list.body)).not.toContain(created.body.client_secret)
     const audit = await api('GET', `/admin/audit-log?target_id=${created.body.id}`, as(op))
     expect(audit.body[0]).toMatchObject({ action: 'application.create', actor: { id: op.id } })
+  })
+})
+
+describe('applications: rotation, event webhooks, deliveries', () => {
+  test('a new bot token: confirmed by the name, shown once; the old one refused at once and its socket closed', async () => {
+    const op = await operator()
+    const app = await makeApp()
+    const old = `Bot ${app.bot_token}`
+    expect((await api('GET', '/applications/@me', { token: old })).status).toBe(200)
+    const { client: botSocket } = await GatewayClient.identified(old)
+    const path = `/admin/applications/${app.id}/bot/reset`
+    const wrong = await api('POST', path, { ...as(op), body: { confirm: 'not it' } })
+    expect([wrong.status, wrong.body.errors.confirm._errors[0].code]).toEqual([400, 'ADMIN_NOT_CONFIRMED'])
+    expect((await api('GET', '/applications/@me', { token: old })).status).toBe(200)
+
+    const r = await api('POST', path, { ...as(op), body: { confirm: app.name, reason: 'leaked' } })
+    expect(r.status).toBe(200)
+    expect(Object.keys(r.body).sort()).toEqual(['bot_token', 'id'])
+    // Refused at once: the answer cached for the old token (the request above) is forgotten.
+    expect((await api('GET', '/applications/@me', { token: old })).status).toBe(401)
+    expect((await botSocket.waitForClose()).code).toBe(4004)
+    expect((await api('GET', '/applications/@me', { token: `Bot ${r.body.bot_token}` })).body.id).toBe(app.id)
+    expect(JSON.stringify((await api('GET', '/admin/applications', as(op))).body)).not.toContain(r.body.bot_token)
+
+    const secret = await api('POST', `/admin/applications/${app.id}/client-secret/reset`, {
+      ...as(op),
+      body: { confirm: app.name },
+    })
+    expect(Object.keys(secret.body).sort()).toEqual(['client_secret', 'id'])
+    const form = (s: string) =>
+      tokenRequest('/oauth2/token', { grant_type: 'client_credentials', scope: 'identify' }, [app.id, s])
+    expect((await form(app.client_secret)).status).toBe(401)
+    expect((await form(secret.body.client_secret)).status).toBe(200)
+    const actions = (await api('GET', `/admin/audit-log?target_id=${app.id}`, as(op))).body.map(
+      (row: { action: string; reason: string | null }) => [row.action, row.reason],
+    )
+    expect(actions).toEqual([
+      ['application.client_secret_reset', null],
+      ['application.bot_token_reset', 'leaked'],
+    ])
+    expect(
+      (await api('POST', '/admin/applications/1/bot/reset', { ...as(op), body: { confirm: 'x' } })).body.code,
+    ).toBe(10002)
+  })
+
+  test('the event webhooks URL is PINGed before it is taken; a test PING answers what it got; the delivery log', async () => {
+    setConfig({ ...config(), eventWebhooksAllowPrivate: true, eventWebhookTimeoutMs: 2000 })
+    const op = await operator()
+    const app = await makeApp()
+    const hook = newReceiver()
+    hook.trust((await api('GET', '/applications/@me', { token: `Bot ${app.bot_token}` })).body.verify_key)
+    const path = `/admin/applications/${app.id}/event-webhooks`
+    hook.answer(() => 500)
+    const refused = await api('POST', path, { ...as(op), body: { url: hook.url } })
+    expect([refused.status, refused.body.errors.event_webhooks_url._errors[0].message]).toEqual([
+      400,
+      'The URL did not acknowledge the PING (HTTP 500).',
+    ])
+    hook.answer(() => 204)
+    const set = await api('POST', path, { ...as(op), body: { url: hook.url, reason: 'game backend' } })
+    expect(set.body).toMatchObject({ id: app.id, event_webhooks_url: hook.url, event_webhooks_status: 2 })
+    const ping = await api('POST', `${path}/ping`, as(op))
+    expect(ping.body).toMatchObject({ ok: true, url: hook.url, error: null })
+    expect(ping.body.latency_ms).toBeNumber()
+    hook.answer(() => 503)
+    expect((await api('POST', `${path}/ping`, as(op))).body).toMatchObject({ ok: false, error: 'HTTP 503' })
+    expect(hook.calls.every((c) => c.verified && c.body.type === 0)).toBe(true)
+
+    // The log: what is still to deliver, oldest first, with its attempts (a queued row, written as the outbox does).
+    const lobby = await createLobby(`Bot ${app.bot_token}`)
+    await transaction(async (tx) => {
+      await enqueueEventDelivery(tx, {
+        lobbyId: lobby.id,
+        applicationId: app.id,
+        body: JSON.stringify({ version: 1, application_id: app.id, type: 1, event: { type: 'LOBBY_DELETE' } }),
+        now: clock.now() + 3_600_000,
+      })
+    })
+    const log = await api('GET', `/admin/applications/${app.id}/event-deliveries`, as(op))
+    expect(log.status).toBe(200)
+    expect(log.body.at(-1)).toMatchObject({
+      lobby_id: lobby.id,
+      event_type: 'LOBBY_DELETE',
+      status: 'queued',
+      attempts: 0,
+    })
+    const off = await api('POST', path, { ...as(op), body: { url: null } })
+    expect(off.body).toMatchObject({ event_webhooks_url: null, event_webhooks_status: 1 })
+    const rows = (await api('GET', `/admin/audit-log?target_id=${app.id}`, as(op))).body
+    expect(rows.map((r: { action: string }) => r.action)).toEqual([
+      'application.webhook_url',
+      'application.webhook_ping',
+      'application.webhook_ping',
+      'application.webhook_url',
+    ])
+    expect(rows[1].details).toMatchObject({ ok: false, error: 'HTTP 503' })
+  })
+})
+
+describe('experiments', () => {
+  const example = async () => await Bun.file(`${import.meta.dir}/../../docs/experiments.example.json`).json()
+
+  test('shown and replaced whole; a bad file is refused with each problem’s path and changes nothing; a stale edit is refused', async () => {
+    const op = await operator()
+    const file = await example()
+    const loaded = await api('PUT', '/admin/experiments', { ...as(op), body: { definitions: file, reason: 'spring' } })
+    expect(loaded.status).toBe(200)
+    expect(loaded.body).toMatchObject({ loaded: file.length })
+    const shown = await api('GET', '/admin/experiments', as(op))
+    expect(shown.body).toEqual({ version: loaded.body.version, definitions: file })
+
+    const bad = structuredClone(file)
+    bad[1].populations[0].ranges[0].rollout[0].e = 10_000
+    bad[2].kind = 'team'
+    const refused = await api('PUT', '/admin/experiments', {
+      ...as(op),
+      body: { definitions: bad, version: loaded.body.version },
+    })
+    expect([refused.status, refused.body.code]).toEqual([400, 50035])
+    expect(refused.body.errors.definitions._errors.map((e: { message: string }) => e.message)).toEqual([
+      '[1].populations[0].ranges[0].rollout[0].e: must be ≤ 9999',
+      expect.stringMatching(/^\[2\]\.kind: /),
+    ])
+    expect((await api('GET', '/admin/experiments', as(op))).body.version).toBe(loaded.body.version)
+
+    // An edit of an older version: another load came since.
+    file[1].revision = 4
+    const again = await api('PUT', '/admin/experiments', { ...as(op), body: { definitions: file } })
+    expect(again.status).toBe(200)
+    const stale = await api('PUT', '/admin/experiments', {
+      ...as(op),
+      body: { definitions: file, version: loaded.body.version },
+    })
+    expect(stale.body.errors.version._errors[0].code).toBe('ADMIN_STALE')
+    // At once in this process (GET /experiments answers from the new set).
+    expect((await api('GET', '/admin/experiments', as(op))).body.definitions[1].revision).toBe(4)
+    const rows = (await api('GET', '/admin/audit-log?action=experiments.load', as(op))).body
+    expect(rows.slice(0, 2).map((r: { details: { version: number } }) => r.details.version)).toEqual([
+      again.body.version,
+      loaded.body.version,
+    ])
+    expect(rows[1].reason).toBe('spring')
+  })
+
+  test('a preview says which bucket an id gets and why; the histogram follows the rollout; unknown names are 400', async () => {
+    const op = await operator()
+    await api('PUT', '/admin/experiments', { ...as(op), body: { definitions: await example() } })
+    // The example's override: this id is in bucket 1 of 2025-03_new_settings_page, whatever its position.
+    const name = '2025-03_new_settings_page'
+    const preview = await api('GET', `/admin/experiments/${name}/preview?user=1084179945133187083`, as(op))
+    expect(preview.body).toMatchObject({ experiment: name, kind: 'user', bucket: 1, override: true })
+    const plain = await api('GET', `/admin/experiments/${name}/preview?user=${op.id}`, as(op))
+    expect(plain.body).toMatchObject({ override: false, population: 0 })
+    expect(plain.body.position).toBeWithin(0, 10_000)
+    const wrongKind = await api('GET', '/admin/experiments/2025-02_community_boosting/preview?user=1', as(op))
+    expect([wrongKind.status, wrongKind.body.errors.target._errors[0].code]).toEqual([400, 'ADMIN_UNKNOWN'])
+    expect((await api('GET', '/admin/experiments/nope/preview?user=1', as(op))).status).toBe(400)
+
+    // 2025-01_global_holdout: positions 0-499 are bucket 0 (5%), the rest bucket 1.
+    const histogram = await api('GET', '/admin/experiments/2025-01_global_holdout/histogram?sample=4000', as(op))
+    expect(histogram.body.sample).toBe(4000)
+    const counts = Object.fromEntries(
+      histogram.body.buckets.map((b: { bucket: number; count: number }) => [b.bucket, b.count]),
+    )
+    expect(counts[0] + counts[1]).toBe(4000)
+    expect(counts[0]).toBeWithin(100, 320)
+    expect((await api('GET', '/admin/experiments/x/histogram?sample=20001', as(op))).status).toBe(400)
+  })
+})
+
+describe('live lobbies', () => {
+  test('listed by application with member counts, paged; a lobby’s page; remove a member and close it, with the events', async () => {
+    const op = await operator()
+    const app = await makeApp()
+    const bot = `Bot ${app.bot_token}`
+    const [a, b] = [await makeUser(), await makeUser()]
+    const first = await createLobby(bot, { members: [{ id: a.id }] })
+    const lobby = await createLobby(bot, {
+      metadata: { mode: '<b>ranked</b>' },
+      members: [{ id: a.id }, { id: b.id, metadata: { team: 'red' } }],
+    })
+    const sent = await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'gg <i>wp</i>' } })
+    await api('PUT', `/lobbies/${lobby.id}/messages/${sent.body.id}/moderation-metadata`, {
+      token: bot,
+      body: { flagged: 'no' },
+    })
+    const list = await api('GET', `/admin/applications/${app.id}/lobbies?limit=1`, as(op))
+    expect(list.body).toMatchObject({ total: 2, lobbies: [{ id: lobby.id, member_count: 2, in_call: 0 }] })
+    const older = await api('GET', `/admin/applications/${app.id}/lobbies?limit=1&before=${lobby.id}`, as(op))
+    expect(older.body.lobbies.map((l: { id: string; member_count: number }) => [l.id, l.member_count])).toEqual([
+      [first.id, 1],
+    ])
+    expect((await api('GET', '/admin/applications/1/lobbies', as(op))).body.code).toBe(10002)
+
+    const { client: socketA } = await GatewayClient.identified(a.token)
+    const { client: socketB } = await GatewayClient.identified(b.token)
+    const page = await api('GET', `/admin/lobbies/${lobby.id}`, as(op))
+    expect(page.body.lobby).toMatchObject({ id: lobby.id, application_id: app.id, metadata: { mode: '<b>ranked</b>' } })
+    expect(page.body.members.map((m: { id: string; online: boolean }) => [m.id, m.online])).toEqual([
+      [a.id, true],
+      [b.id, true],
+    ])
+    expect(page.body.members[1]).toMatchObject({ username: b.username, metadata: { team: 'red' }, in_call: false })
+    expect(page.body.messages[0]).toMatchObject({
+      content: 'gg <i>wp</i>',
+      moderation_metadata: { flagged: 'no' },
+      author: { id: expect.any(String) },
+    })
+
+    const removed = await api('POST', `/admin/lobbies/${lobby.id}/members/${b.id}/remove`, {
+      ...as(op),
+      body: { reason: 'griefing' },
+    })
+    expect(removed.body).toEqual({ lobby_id: lobby.id, user_id: b.id, removed: true })
+    expect((await socketA.waitFor('LOBBY_MEMBER_REMOVE')).d.member.id).toBe(b.id)
+    expect((await socketB.waitFor('LOBBY_DELETE')).d).toEqual({ id: lobby.id, reason: 'removed' })
+    const again = await api('POST', `/admin/lobbies/${lobby.id}/members/${b.id}/remove`, { ...as(op), body: {} })
+    expect([again.status, again.body.code]).toEqual([404, 10007])
+
+    const closed = await api('POST', `/admin/lobbies/${lobby.id}/close`, { ...as(op), body: { reason: 'report 7' } })
+    expect(closed.body).toEqual({ id: lobby.id, closed: true })
+    expect((await socketA.waitFor('LOBBY_DELETE')).d).toEqual({ id: lobby.id, reason: 'deleted' })
+    expect((await api('GET', `/lobbies/${lobby.id}`, { token: bot })).status).toBe(404)
+    expect((await api('GET', `/admin/lobbies/${lobby.id}`, as(op))).body.code).toBe(10031)
+    const rows = (await api('GET', `/admin/audit-log?target_id=${lobby.id}`, as(op))).body
+    expect(rows.map((r: { action: string; reason: string }) => [r.action, r.reason])).toEqual([
+      ['lobby.close', 'report 7'],
+      ['lobby.member_remove', 'griefing'],
+    ])
+    socketA.close()
+    socketB.close()
+  })
+
+  test('the dashboard counts users, sockets, lobbies and the last hour’s lobby messages a minute', async () => {
+    const op = await operator()
+    const app = await makeApp()
+    const bot = `Bot ${app.bot_token}`
+    const lobby = await createLobby(bot)
+    for (const content of ['one', 'two', 'three'])
+      await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content } })
+    const r = await api('GET', '/admin/dashboard', as(op))
+    expect(r.status).toBe(200)
+    expect(r.body.users).toBeGreaterThanOrEqual(2)
+    expect(r.body.lobbies).toBeGreaterThanOrEqual(1)
+    expect(r.body.messages_per_minute).toHaveLength(60)
+    expect(r.body.messages_per_minute.at(-1)).toBeGreaterThanOrEqual(3)
+    expect(r.body.node).toMatchObject({
+      clustered: false,
+      database: process.env.TEST_DATABASE === 'postgres' ? 'postgresql' : 'sqlite',
+    })
   })
 })

@@ -1,6 +1,7 @@
 // suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // The operator console across nodes (issue 47): an operator granted by the CLI locks a user through node A while
-// the user's Gateway socket is open on node B: the socket closes (4004) at once, and node B refuses the token.
+// the user's Gateway socket is open on node B: the socket closes (4004) at once, and node B refuses the token; a bot
+// token rotated through node A is refused by node B at once.
 import { describe, expect, test } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
 import { cli } from '../ops/process-helpers'
@@ -52,5 +53,28 @@ describe.skipIf(!present)('the console on several nodes', () => {
     expect((await socket.waitForClose(3000)).code).toBe(4004)
     expect(Date.now() - started).toBeLessThan(3000)
     expect((await call(b, 'GET', '/users/@me', target.token)).status).toBe(401)
+
+    // A bot token rotated through node A: node B, which had the old one's answer cached, refuses it at once (the token
+    // cache's forgetting goes through the cluster's log), and the bot's socket on B closes.
+    const elevated = { 'x-service-mfa-authorization': finish.body.token, 'content-type': 'application/json' }
+    const admin = (path: string, body: unknown) =>
+      fetch(`${a.url}/api/v10/admin${path}`, {
+        method: 'POST',
+        headers: { authorization: token, ...elevated },
+        body: JSON.stringify(body),
+      })
+    const app = (await (await admin('/applications', { name: 'Cluster game' })).json()) as {
+      id: string
+      bot_token: string
+    }
+    const old = `Bot ${app.bot_token}`
+    expect((await call(b, 'GET', '/applications/@me', old)).status).toBe(200)
+    const botSocket = (await cluster.socketOn(b, old)).client
+    const rotated = await admin(`/applications/${app.id}/bot/reset`, { confirm: 'Cluster game' })
+    expect(rotated.status).toBe(200)
+    expect((await call(b, 'GET', '/applications/@me', old)).status).toBe(401)
+    expect((await botSocket.waitForClose(3000)).code).toBe(4004)
+    const fresh = `Bot ${((await rotated.json()) as { bot_token: string }).bot_token}`
+    expect((await call(b, 'GET', '/applications/@me', fresh)).status).toBe(200)
   }, 60_000)
 })

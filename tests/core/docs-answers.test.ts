@@ -1096,6 +1096,126 @@ const CASES: Record<string, Case | Case[]> = {
     },
   },
 
+  'POST /api/v9/admin/applications/{appId}/bot/reset': {
+    call: async () => {
+      const app = await makeApp()
+      return { ...(await operatorCall()), params: { appId: app.id }, body: { confirm: app.name, reason: 'leaked' } }
+    },
+  },
+  'POST /api/v9/admin/applications/{appId}/client-secret/reset': [
+    {
+      call: async () => {
+        const app = await makeApp()
+        return { ...(await operatorCall()), params: { appId: app.id }, body: { confirm: app.name } }
+      },
+    },
+    {
+      what: 'the name mistyped',
+      call: async () => ({
+        ...(await operatorCall()),
+        params: { appId: (await makeApp()).id },
+        body: { confirm: 'x' },
+      }),
+      expect: [400, 'ADMIN_NOT_CONFIRMED'],
+    },
+  ],
+  'POST /api/v9/admin/applications/{appId}/event-webhooks': [
+    {
+      what: 'turned off',
+      call: async () => ({ ...(await operatorCall()), params: { appId: (await makeApp()).id }, body: { url: null } }),
+    },
+    {
+      what: 'a URL that does not answer the PING',
+      call: async () => ({
+        ...(await operatorCall()),
+        params: { appId: (await makeApp()).id },
+        body: { url: 'http://127.0.0.1:9/none' },
+      }),
+      expect: [400, 'BASE_TYPE_INVALID'],
+    },
+  ],
+  'POST /api/v9/admin/applications/{appId}/event-webhooks/ping': {
+    what: 'no URL set',
+    call: async () => ({ ...(await operatorCall()), params: { appId: (await makeApp()).id } }),
+  },
+  'GET /api/v9/admin/applications/{appId}/event-deliveries': {
+    call: async () => ({ ...(await operatorCall()), params: { appId: (await makeApp()).id } }),
+  },
+  'GET /api/v9/admin/applications/{appId}/lobbies': {
+    call: async () => {
+      const app = await makeApp()
+      await api('POST', '/lobbies', { token: bot(app), body: { members: [{ id: (await reader()).id }] } })
+      return { ...(await operatorCall()), params: { appId: app.id }, query: 'limit=10' }
+    },
+  },
+  'GET /api/v9/admin/lobbies/{lobbyId}': {
+    call: async () => {
+      const app = await makeApp()
+      const lobby = await api('POST', '/lobbies', {
+        token: bot(app),
+        body: { metadata: { a: 'b' }, members: [{ id: (await reader()).id, metadata: { team: 'red' } }] },
+      })
+      await api('POST', `/lobbies/${lobby.body.id}/messages`, { token: bot(app), body: { content: 'm' } })
+      return { ...(await operatorCall()), params: { lobbyId: lobby.body.id } }
+    },
+  },
+  'POST /api/v9/admin/lobbies/{lobbyId}/close': {
+    call: async () => {
+      const lobby = await api('POST', '/lobbies', { token: bot(await makeApp()), body: {} })
+      return { ...(await operatorCall()), params: { lobbyId: lobby.body.id } }
+    },
+  },
+  'POST /api/v9/admin/lobbies/{lobbyId}/members/{userId}/remove': {
+    call: async () => {
+      const member = await makeUser()
+      const lobby = await api('POST', '/lobbies', {
+        token: bot(await makeApp()),
+        body: { members: [{ id: member.id }] },
+      })
+      return { ...(await operatorCall()), params: { lobbyId: lobby.body.id, userId: member.id } }
+    },
+  },
+  'GET /api/v9/admin/experiments': {
+    call: async () => {
+      await server()
+      await loadDefinitions(await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json())
+      return await operatorCall()
+    },
+  },
+  'PUT /api/v9/admin/experiments': [
+    {
+      what: "the README's example definitions",
+      call: async () => ({
+        ...(await operatorCall()),
+        body: { definitions: await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json() },
+      }),
+    },
+    {
+      what: 'a bad file',
+      call: async () => ({ ...(await operatorCall()), body: { definitions: [{ name: 'x' }] } }),
+      expect: [400, 'EXPERIMENTS_INVALID'],
+    },
+  ],
+  'GET /api/v9/admin/experiments/{name}/preview': {
+    call: async () => {
+      await server()
+      await loadDefinitions(await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json())
+      return {
+        ...(await operatorCall()),
+        params: { name: '2025-03_new_settings_page' },
+        query: 'user=1084179945133187083',
+      }
+    },
+  },
+  'GET /api/v9/admin/experiments/{name}/histogram': {
+    call: async () => {
+      await server()
+      await loadDefinitions(await Bun.file(join(import.meta.dir, '../../docs/experiments.example.json')).json())
+      return { ...(await operatorCall()), params: { name: '2025-01_global_holdout' }, query: 'sample=100' }
+    },
+  },
+  'GET /api/v9/admin/dashboard': { call: async () => await operatorCall() },
+
   'POST /api/v9/users/@me/remote-auth': {
     call: async () => ({ token: await session() }),
     expect: [400, 'REMOTE_AUTH_INVALID_FINGERPRINT'],

@@ -315,6 +315,20 @@ const ROUTES: Record<string, Row> = {
   'GET /admin/applications': ['user', ADMIN],
   'POST /admin/applications': ['user', ADMIN, { name: 'n' }],
   'GET /admin/audit-log': ['user', ADMIN],
+  'POST /admin/applications/{appId}/bot/reset': ['user', ADMIN, { confirm: 'n' }],
+  'POST /admin/applications/{appId}/client-secret/reset': ['user', ADMIN, { confirm: 'n' }],
+  'POST /admin/applications/{appId}/event-webhooks': ['user', ADMIN, { url: null }],
+  'POST /admin/applications/{appId}/event-webhooks/ping': ['user', ADMIN],
+  'GET /admin/applications/{appId}/event-deliveries': ['user', ADMIN],
+  'GET /admin/applications/{appId}/lobbies': ['user', ADMIN],
+  'GET /admin/lobbies/{lobbyId}': ['user', ADMIN],
+  'POST /admin/lobbies/{lobbyId}/close': ['user', ADMIN],
+  'POST /admin/lobbies/{lobbyId}/members/{userId}/remove': ['user', ADMIN],
+  'GET /admin/experiments': ['user', ADMIN],
+  'PUT /admin/experiments': ['user', ADMIN, { definitions: [] }],
+  'GET /admin/experiments/{name}/preview': ['user', ADMIN, 'user=1'],
+  'GET /admin/experiments/{name}/histogram': ['user', ADMIN],
+  'GET /admin/dashboard': ['user', ADMIN],
 }
 
 function matches(expect: Expect, status: number, code: unknown): boolean {
@@ -381,6 +395,8 @@ test('every route has a row, and every caller kind gets the answer its row says'
         .replace('{messageId}', '1')
         .replace('{emoji}', encodeURIComponent('👍'))
         .replace('{applicationId}', game.id)
+        .replace('{appId}', game.id)
+        .replace('{name}', 'x')
         .replace('{commandId}', '1')
         .replace('{code}', invite.code)
         .replace('{type}', 'totp')

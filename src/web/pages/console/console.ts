@@ -2,11 +2,17 @@
 // second factor); 403 from /admin/@me: not an operator; an operator without MFA is sent to enable it. Every other
 // call is elevated: a 60003 opens the factor dialog (lib/factor-form.ts) and the SDK repeats the call. Every string
 // that came from a user is put in as text (el() never parses HTML), inside <bdi> so bidi characters stay in their
-// box. Sections by the URL's hash (#/users, #/users/<id>, #/audit); the session token never goes in a URL.
+// box. Sections by the URL's hash (#/dashboard, #/users, #/users/<id>, #/applications/<id>, #/lobbies/<id>,
+// #/experiments, #/audit; the other sections are apps.ts, experiments.ts, dashboard.ts); the session token never goes
+// in a URL.
 import type { RouteResponse } from '../../../../client/src/index'
 import { ApiError, client, type MfaStep } from '../lib/client'
 import { factorForm, installElevationDialog } from '../lib/factor-form'
 import { $, Cancelled, el, show, submitting, value } from '../lib/ui'
+import { openApp, openLobby } from './apps'
+import { admin, fact, only, text, when } from './common'
+import { openDashboard } from './dashboard'
+import { openExperiments } from './experiments'
 
 installElevationDialog()
 
@@ -14,19 +20,6 @@ installElevationDialog()
 type UserSummary = RouteResponse<'get', '/admin/users'>[number]
 type UserPage = RouteResponse<'get', '/admin/users/{userId}'>
 type AuditRow = RouteResponse<'get', '/admin/audit-log'>[number]
-
-const CARDS = ['login-step', 'refused', 'users', 'user', 'applications', 'audit'] as const
-function only(id: (typeof CARDS)[number]) {
-  for (const card of CARDS) show($(`#${card}`), card === id)
-}
-
-/** A user-supplied string, as text, isolated from the text around it. */
-const text = (s: string | null | undefined) => el('bdi', {}, s ?? '')
-const when = (iso: string) => el('time', { datetime: iso }, new Date(iso).toLocaleString())
-
-async function admin<T>(method: 'GET' | 'POST', path: string, options: { body?: unknown; query?: object } = {}) {
-  return (await client.rest.request(method, `/admin${path}`, options as never)) as T
-}
 
 // ---- entering
 
@@ -102,8 +95,13 @@ async function enter() {
 function route() {
   const [, section, id] = location.hash.split('/')
   if (section === 'audit') return void openAudit()
+  if (section === 'applications' && id) return void openApp(decodeURIComponent(id))
   if (section === 'applications') return void openApps()
+  if (section === 'lobbies' && id) return void openLobby(decodeURIComponent(id))
+  if (section === 'experiments') return void openExperiments()
   if (section === 'users' && id) return void openUser(decodeURIComponent(id))
+  if (section === 'dashboard') return void openDashboard()
+  // The landing section asks nothing of the server (a request there would ask for the second factor at once).
   only('users')
 }
 window.addEventListener('hashchange', () => {
@@ -145,10 +143,6 @@ searchForm.addEventListener('submit', (event) => {
 
 const actionForm = $<HTMLFormElement>('#action-form')
 let current: UserPage | undefined
-
-function fact(term: string, ...value: (Node | string)[]) {
-  return [el('dt', {}, term), el('dd', {}, ...value)]
-}
 
 function renderUser(page: UserPage) {
   current = page
@@ -275,7 +269,7 @@ async function loadApps() {
             el(
               'span',
               { class: 'what' },
-              el('strong', {}, text(a.name)),
+              el('strong', {}, el('a', { href: `#/applications/${encodeURIComponent(a.id)}` }, text(a.name))),
               el('small', {}, a.id, ' · bot ', a.bot_user_id),
               a.redirect_uris.length ? el('small', {}, text(a.redirect_uris.join(' '))) : '',
               a.event_webhooks_url ? el('small', {}, 'Event webhooks: ', text(a.event_webhooks_url)) : '',
