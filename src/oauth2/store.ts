@@ -388,6 +388,20 @@ export async function liveFamilies(familyIds: string[]): Promise<Map<string, str
   return live
 }
 
+/** Which of these applications exist and are not locked: their bots still authenticate. */
+export async function liveApplications(ids: string[]): Promise<Set<string>> {
+  const live = new Set<string>()
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db()
+      .select({ id: t.applications.id })
+      .from(t.applications)
+      .where(and(inArray(t.applications.id, ids.slice(i, i + 500)), isNull(t.applications.lockedAt)))
+      .all()
+    for (const r of rows) live.add(r.id)
+  }
+  return live
+}
+
 /**
  * A token that still buys something: its access token has not expired, or its refresh token is unspent and valid
  * (`now` a time, or the placeholder of a prepared statement).
