@@ -19,7 +19,7 @@ async function tokenOn(node: { url: string }, client: [string, string], form: Re
     },
     body: new URLSearchParams(form).toString(),
   })
-  return { status: r.status, body: await r.json() }
+  return { status: r.status, body: (await r.json()) as any }
 }
 
 const cluster = await useNodes(2)
