@@ -15,7 +15,7 @@ import { addProvider } from '../../src/provisional/providers'
 import { GatewayClient } from '../gateway-client'
 import { makeGuild } from '../guilds/helpers'
 import { api, databaseEnv, makeApp, makeUser, resetWorld } from '../helpers'
-import { bearerFor } from '../oauth2/helpers'
+import { authorizeCode, bearerFor, REDIRECT, tokenRequest } from '../oauth2/helpers'
 import { cli as run } from '../ops/process-helpers'
 import { player } from './helpers'
 
@@ -165,6 +165,22 @@ test('app delete: everything of the application goes in one step, its sockets cl
     ),
   )
 
+  // A player of it merged into the full account: the identity names a full account, which the deletion must spare.
+  const merged = await player(app, 'doomed-merged')
+  const code = await authorizeCode(mine.person, app, { scope: 'identify' })
+  const merge = await tokenRequest(
+    '/oauth2/token',
+    {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      external_auth_type: 'DISCORD_BOT_ISSUED_ACCESS_TOKEN',
+      external_auth_token: merged.token.access_token,
+    },
+    [app.id, app.client_secret],
+  )
+  expect(merge.status).toBe(200)
+
   const deleted = await cli('app', 'delete', '--id', app.id)
   expect(deleted.code).toBe(0)
   expect(json(deleted)).toEqual({ id: app.id, deleted: true, lobbies: 1, provisional_accounts: 1, guilds_left: 1 })
@@ -177,7 +193,7 @@ test('app delete: everything of the application goes in one step, its sockets cl
   expect(guest?.state).toBe('deleted')
   for (const token of [mine.bot, mine.guest.bearer, mine.personBearer])
     expect((await api('GET', '/users/@me', { token })).status).toBe(401)
-  // The full account keeps its own session; the other application all of its rows, tokens and sockets.
+  // The full account (merged into, too) keeps its own session; the other application all of its rows, tokens and sockets.
   expect((await api('GET', '/users/@me', { token: mine.person.token })).status).toBe(200)
   expect(await rowsOf(other.id, theirs.botUserId)).toEqual(before)
   expect((await api('GET', `/lobbies/${theirs.lobbyId}/messages`, { token: theirs.guest.bearer })).body).toHaveLength(2)
