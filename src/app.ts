@@ -31,6 +31,7 @@ function mount(): void {
     if (m.tokens) setTokenResolvers(m.tokens)
     if (m.liveSessions) setCredentialCheck('user', m.liveSessions)
     if (m.liveGrants) setCredentialCheck('bearer', m.liveGrants)
+    if (m.liveBots) setCredentialCheck('bot', m.liveBots)
     if (m.identify) onIdentify(m.identify)
     for (const [op, handler] of Object.entries(m.opcodes ?? {})) onOpcode(Number(op), handler)
     if (m.sessionStart) onSessionStart(m.sessionStart)

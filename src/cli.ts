@@ -9,7 +9,6 @@ import { closeDatabase, openDatabase } from './db/client'
 import { postgresSide } from './db/postgres-side'
 import { createApplication, ensureApplicationKeys } from './oauth2/applications'
 import { setEventWebhooksUrl } from './oauth2/event-webhooks'
-import { setApplicationLock } from './oauth2/revocation'
 import { listApplications } from './oauth2/store'
 import { createVerifiedUser } from './accounts/users'
 import { findUserByEmail, listUsers } from './accounts/store'
@@ -21,8 +20,10 @@ import { setGuildAttributes } from './guilds/public'
 import { readOutbox } from './delivery'
 import { deleteUser, lockUser } from './auth/lock'
 import { addProvider, ProviderRefused, providersOf, removeProvider } from './provisional/providers'
+import { deleteApplicationAndData } from './provisional/app-delete'
 import { audit, CLI, exportAudit } from './admin/audit'
 import { grantOperator, NoSuchUser, operatorList, revokeOperator } from './admin/operators'
+import { lockApplication } from './admin/applications'
 import { transaction } from './db/client'
 import { DefinitionError } from './experiments/definitions'
 import { evaluateOne, listDefinitions, loadDefinitions, showDefinition, UnknownResource } from './experiments/service'
@@ -39,6 +40,13 @@ type Command = {
   /** 'none': the command opens (or avoids) the database itself, e.g. a backup must not migrate what it copies. */
   database?: 'none'
   run: (argv: string[]) => Promise<unknown>
+}
+
+/** The `--id` every command about one application or user takes. */
+function requiredId(argv: string[]): string {
+  const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
+  if (!values.id) throw new UsageError('--id is required')
+  return values.id
 }
 
 async function operatorCommand(
@@ -124,22 +132,31 @@ const commands: Record<string, Command> = {
   'app lock': {
     usage: 'app lock --id ID',
     summary:
-      "lock an application: its Bot token and OAuth2 tokens (its provisional accounts' too) stop working, its sockets close; prints {id, locked}",
+      "lock an application: its Bot token and OAuth2 tokens (its provisional accounts' too) stop working, its bot's and players' sockets close on every node within a second; an audit row; prints {id, locked}",
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
-      if (!values.id) throw new UsageError('--id is required')
-      if (!(await setApplicationLock(values.id, true))) throw new Error(`no application with id ${values.id}`)
-      return { id: values.id, locked: true }
+      return await lockApplication(CLI, requiredId(argv), true)
     },
   },
   'app unlock': {
     usage: 'app unlock --id ID',
-    summary: 'unlock an application: its tokens that have not expired work again; prints {id, locked}',
+    summary: 'unlock an application: its tokens that have not expired work again; an audit row; prints {id, locked}',
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
-      if (!values.id) throw new UsageError('--id is required')
-      if (!(await setApplicationLock(values.id, false))) throw new Error(`no application with id ${values.id}`)
-      return { id: values.id, locked: false }
+      return await lockApplication(CLI, requiredId(argv), false)
+    },
+  },
+  'app delete': {
+    usage: 'app delete --id ID',
+    summary:
+      'delete an application and everything it owns, in one transaction: its lobbies (members, messages, pending event webhooks), its provisional accounts, its bot (out of its guilds), tokens, commands and identity providers; its sockets close; full accounts keep what is theirs (`app lock` is the reversible step); an audit row; prints {id, deleted, lobbies, provisional_accounts, guilds_left}',
+    async run(argv) {
+      const id = requiredId(argv)
+      return await transaction(async () => {
+        const deleted = await deleteApplicationAndData(id)
+        if (!deleted) throw new Error(`no application with id ${id}`)
+        const { id: _id, deleted: _deleted, ...details } = deleted
+        await audit(CLI, { action: 'application.delete', targetType: 'application', targetId: id, details })
+        return deleted
+      })
     },
   },
   'app auth-provider add': {
@@ -259,9 +276,7 @@ const commands: Record<string, Command> = {
     usage: 'user lock --id ID',
     summary: 'flag an account as compromised: its sessions end, its next login needs a password reset',
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
-      if (!values.id) throw new UsageError('--id is required')
-      const id = values.id
+      const id = requiredId(argv)
       // The console's lock takes the same path (admin/users.ts); both are audit rows.
       return await transaction(async () => {
         const result = await lockUser(id)
@@ -312,9 +327,7 @@ const commands: Record<string, Command> = {
     summary:
       'delete an account (a provisional one too): its sessions, OAuth2 tokens and sockets end at once; prints {id, deleted, sessions_ended, tokens_ended}',
     async run(argv) {
-      const { values } = parseArgs({ args: argv, options: { id: { type: 'string' } } })
-      if (!values.id) throw new UsageError('--id is required')
-      return await deleteUser(values.id)
+      return await deleteUser(requiredId(argv))
     },
   },
   outbox: {

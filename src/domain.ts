@@ -22,6 +22,8 @@ export type DomainModule = {
   liveSessions?: CredentialCheck
   /** Which of these OAuth2 token families still authenticate: the Gateway closes the connections of the others. */
   liveGrants?: CredentialCheck
+  /** Which of these applications' bots still authenticate (not locked, not deleted): the Gateway closes the others. */
+  liveBots?: CredentialCheck
   /** What a new Gateway session gets from this domain: READY fields and the topics it follows. */
   identify?: IdentifyHook
   /** The client opcodes this domain handles. */

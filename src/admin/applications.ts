@@ -2,7 +2,7 @@
 // bot token and the client secret (shown once; the old one refused at once on every node: the token cache's
 // forgetting is shared, oauth2/store.ts; the bot's sockets close), the event webhooks URL (PINGed before it is taken,
 // as `app set`), a test PING with its answer, and the delivery log (the outbox rows still to deliver). Every change
-// is audited in its own transaction.
+// is audited in its own transaction. A lock and an unlock (`app lock`), audited.
 import { Errors } from '../core/errors'
 import { ownedToken, randomToken, sha256Hex } from '../core/crypto'
 import { transaction } from '../db/client'
@@ -10,6 +10,7 @@ import { events } from '../gateway/bus'
 import { eventDeliveriesOfApplication } from '../lobbies/console-store'
 import { createApplication } from '../oauth2/applications'
 import { EventWebhookStatus, pingEventWebhooks, verifyEventWebhooksUrl } from '../oauth2/event-webhooks'
+import { setApplicationLock } from '../oauth2/revocation'
 import { findApplication, listApplications, setApplicationSecretHashes, setEventWebhooks } from '../oauth2/store'
 import type { ApplicationRow } from '../oauth2/tables'
 import { type Actor, audit } from './audit'
@@ -123,5 +124,18 @@ export async function deliveryLog(id: string, limit: number) {
       next_attempt_at: new Date(d.nextAttemptAt).toISOString(),
       failing_since: d.failingSince === null ? null : new Date(d.failingSince).toISOString(),
     }
+  })
+}
+
+/** Lock or unlock an application (oauth2/revocation.ts) with its audit row, in one transaction. */
+export async function lockApplication(actor: Actor, id: string, locked: boolean) {
+  return await transaction(async () => {
+    if (!(await setApplicationLock(id, locked))) throw new Error(`no application with id ${id}`)
+    await audit(actor, {
+      action: locked ? 'application.lock' : 'application.unlock',
+      targetType: 'application',
+      targetId: id,
+    })
+    return { id, locked }
   })
 }

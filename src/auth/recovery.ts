@@ -14,6 +14,7 @@ import type { ClientInfo } from '../accounts/client-info'
 import { completeLogin } from '../accounts/complete-login'
 import { passwordRefused, phoneNumberInvalid } from '../accounts/errors'
 import { secondFactor } from '../accounts/second-factor'
+import { profileChanged } from '../accounts/profile-hooks'
 import { findUserByLogin } from './login'
 import { emailInvalid, emailTaken, phoneResetByEmail, phoneVerificationRequired, tokenInvalid } from './errors'
 import { mailEmailChanged, mailNewEmailVerification, mailPasswordReset } from './mail'
@@ -264,6 +265,8 @@ export async function saveProfile(userId: string, globalName: string | null | un
     if (globalName !== undefined) await updateUser(userId, { globalName: globalName?.trim() || null })
     const view = privateUser((await cachedUser(userId))!, await secondFactor().enabled(userId))
     events.publish(topics.account(userId), 'USER_UPDATE', view)
+    // USER_UPDATE is the user's own; friends and lobby-mates get PRESENCE_UPDATE with the new user (as Discord).
+    if (globalName !== undefined) await profileChanged(userId)
     return view
   })
 }

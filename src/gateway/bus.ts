@@ -202,7 +202,7 @@ const newBus = () => ({
    * The accounts domain says which auth sessions still live, the oauth2 domain which token families; the Gateway
    * closes (4004) connections whose credential ended where no event told it (another process, expiry).
    */
-  credentialChecks: {} as { user?: CredentialCheck; bearer?: CredentialCheck },
+  credentialChecks: {} as { user?: CredentialCheck; bearer?: CredentialCheck; bot?: CredentialCheck },
 })
 declare module '../core/app' {
   interface AppState {
@@ -278,9 +278,12 @@ export function onSessionEnd(hook: CloseHook): void {
   if (!w.sessionEndHooks.includes(hook)) w.sessionEndHooks.push(hook)
 }
 
-/** Which of these credentials still authenticate: auth session ids (user sessions) or token families (OAuth2). */
+/**
+ * Which of these credentials still authenticate: auth session ids (user sessions), token families (OAuth2) or
+ * application ids (bots).
+ */
 export type CredentialCheck = (ids: string[]) => Set<string> | Promise<Set<string>>
 
-export function setCredentialCheck(kind: 'user' | 'bearer', check: CredentialCheck): void {
+export function setCredentialCheck(kind: 'user' | 'bearer' | 'bot', check: CredentialCheck): void {
   wiring().credentialChecks[kind] = check
 }

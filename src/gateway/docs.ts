@@ -279,8 +279,8 @@ const EVENTS: Row[] = [
   ],
   [
     'PRESENCE_UPDATE',
-    `${TO_RELATIONSHIPS} of the user's friends`,
-    "`{user: {id}, status, activities, client_status}`: a friend's status (online, idle, dnd; offline when invisible or when its last session ended) and activities, without their `secrets`",
+    `${TO_RELATIONSHIPS} of the user's friends; after a change of the user's display name, its lobbies' sessions too`,
+    "`{user: {id}, status, activities, client_status}`: a friend's status (online, idle, dnd; offline when invisible or when its last session ended) and activities, without their `secrets`; after `PATCH /users/@me` changed the user's `global_name`, `user` is the whole public user (USER_UPDATE is the user's own, as Discord's)",
   ],
   [
     'LOBBY_VOICE_SERVER_OFFER',

@@ -97,20 +97,20 @@ export function sweepExpired(): void {
   }
 }
 
-/** The id a session's credential is checked by: its auth session (user) or its token family (OAuth2). */
-function credentialOf(caller: Caller): string | undefined {
-  return caller.kind === 'user' ? caller.sessionId : caller.kind === 'bearer' ? caller.familyId : undefined
+/** The id a session's credential is checked by: its auth session, its token family (OAuth2), its application (bot). */
+function credentialOf(caller: Caller): string {
+  return caller.kind === 'user' ? caller.sessionId : caller.kind === 'bearer' ? caller.familyId : caller.applicationId
 }
 
-/** Close (4004) the connections whose auth session or token family no longer authenticates. */
+/** Close (4004) the connections whose auth session, token family or application no longer authenticates. */
 export async function closeEndedCredentials(): Promise<void> {
-  for (const kind of ['user', 'bearer'] as const) {
+  for (const kind of ['user', 'bearer', 'bot'] as const) {
     const check = wiring().credentialChecks[kind]
     if (!check) continue
     const held = [...allSessions().values()].filter((s) => s.caller.kind === kind)
     if (!held.length) continue
     try {
-      const ids = held.map((s) => credentialOf(s.caller)!)
+      const ids = held.map((s) => credentialOf(s.caller))
       const alive = await check([...new Set(ids)])
       if (ids.every((id) => alive.has(id))) continue
       // A transaction of this process that ended a credential and moved its sockets (AUTH_SESSION_CHANGE) may be

@@ -168,6 +168,13 @@ export async function leaveGuild(userId: string, guildId: string): Promise<void>
   await removeMember(guild, userId)
 }
 
+/** A deleted application's bot leaves every guild it is in, its managed role with it (as Discord's); how many. */
+export async function removeFromEveryGuild(userId: string): Promise<number> {
+  const guilds = await guildsOfUser(userId)
+  for (const guild of guilds) if (guild.ownerId !== userId) await removeMember(guild, userId)
+  return guilds.length
+}
+
 export async function kickMember(actorId: string, guildId: string, targetId: string): Promise<void> {
   const { guild } = await guildAccess(guildId, actorId, Permission.KICK_MEMBERS)
   if (!(await cachedGuildMember(guildId, targetId))) throw Errors.unknownMember()

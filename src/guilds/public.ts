@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { guildsToInstallIn, installBot, installedGuild } from './bot-install'
 
 export { joinGuildByInvite } from './invites'
-export { setGuildAttributes } from './lifecycle'
+export { removeFromEveryGuild, setGuildAttributes } from './lifecycle'
 
 export const guildsForLobbies = {
   async getChannel(id: string) {

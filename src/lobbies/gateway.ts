@@ -1,7 +1,8 @@
 // What lobbies tell the Gateway: the lobby topics a new session joins, and which sessions keep lobbies active (the
 // idle rule, activity.ts). (Op 17, the lobby call, is the voice domain's: src/voice/gateway.ts.)
 import type { Caller } from '../core/caller'
-import { audiences, type GatewayConnection, sees, topics } from '../gateway/bus'
+import { audiences, events, type GatewayConnection, sees, topics } from '../gateway/bus'
+import { profilePresence } from '../relationships/profile'
 import { sessionEnded, sessionStarted } from './activity'
 import { lobbyIdsOfUser } from './members-store'
 
@@ -22,4 +23,15 @@ export const lobbySessionEnd = async (connection: GatewayConnection) =>
 /** The application an OAuth2 session's lobbies are limited to (the web client's first-party token: none, all of them). */
 function ownApplication(caller: Caller): string | undefined {
   return caller.kind === 'bearer' && !caller.firstParty ? caller.applicationId : undefined
+}
+
+/**
+ * A member's changed profile (its display name) reaches its lobby-mates: PRESENCE_UPDATE with the new user on each of
+ * its lobbies' topics (relationships/profile.ts: USER_UPDATE is the user's own, as Discord's).
+ */
+export async function tellLobbyMatesProfile(userId: string): Promise<void> {
+  const ids = await lobbyIdsOfUser(userId)
+  if (!ids.length) return
+  const data = await profilePresence(userId)
+  for (const id of ids) events.publish(topics.lobby(id), 'PRESENCE_UPDATE', data)
 }

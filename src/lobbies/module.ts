@@ -1,9 +1,10 @@
 // The lobbies domain as the app mounts it (domain.ts): its routes, the lobby topics of a new Gateway session, the
 // guild port (guilds' channels, invites and messages, reached without guilds importing lobbies), the idle sweeper and
 // the event webhooks' delivery worker.
+import { onProfileChange } from '../accounts/profile-hooks'
 import type { DomainModule } from '../domain'
 import { guildsForLobbies } from '../guilds/public'
-import { lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
+import { lobbyIdentify, lobbySessionEnd, lobbySessionStart, tellLobbyMatesProfile } from './gateway'
 import { setGuildPort } from './guild-port'
 import { startEventDeliveries, stopEventDeliveries } from './event-webhooks'
 import { startLobbySweeper, stopLobbySweeper } from './idle'
@@ -19,6 +20,7 @@ export const lobbiesModule = {
   install: () => {
     setGuildPort(guildsForLobbies)
     deferIdleRestartsToBatchEnd()
+    onProfileChange(tellLobbyMatesProfile)
   },
   start: async () => {
     await startLobbySweeper()

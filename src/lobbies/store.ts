@@ -323,6 +323,16 @@ export async function dueIdleLobbies(now: number, limit: number): Promise<string
   ).map((r) => r.id)
 }
 
+/** An application's lobbies (`app delete` deletes them one by one, with their events). */
+export async function applicationLobbyIds(applicationId: string): Promise<string[]> {
+  const rows = await db()
+    .select({ id: t.lobbies.id })
+    .from(t.lobbies)
+    .where(eq(t.lobbies.applicationId, applicationId))
+    .all()
+  return rows.map((r) => r.id)
+}
+
 /** Every lobby (the /metrics gauge). */
 export async function countLobbies(): Promise<number> {
   return (await db().select({ n: count() }).from(t.lobbies).get())?.n ?? 0

@@ -2,6 +2,7 @@
 import type { DomainModule } from '../domain'
 import { resolveBearerToken, resolveBotToken } from './applications'
 import { liveGrantFamilies } from './revocation'
+import { liveApplications } from './store'
 import { oauth2Endpoints } from './routes'
 
 export const oauth2Module = {
@@ -9,4 +10,5 @@ export const oauth2Module = {
   endpoints: oauth2Endpoints,
   tokens: { bot: resolveBotToken, bearer: resolveBearerToken },
   liveGrants: liveGrantFamilies,
+  liveBots: liveApplications,
 } satisfies DomainModule

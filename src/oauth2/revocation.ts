@@ -4,7 +4,7 @@
 import { isUserActive } from '../accounts/store'
 import { transaction } from '../db/client'
 import { events } from '../gateway/bus'
-import { deleteFamily, deleteUserTokens, liveFamilies, setApplicationLocked } from './store'
+import { deleteApplicationRow, deleteFamily, deleteUserTokens, liveFamilies, setApplicationLocked } from './store'
 
 const CLOSE = 4004
 
@@ -50,5 +50,20 @@ export async function setApplicationLock(applicationId: string, locked: boolean)
       for (const userId of held.userIds) events.closeGrants(userId, { applicationId }, CLOSE)
     }
     return true
+  })
+}
+
+/**
+ * The application's own rows go (provisional/app-delete.ts deletes what else it owns first, in the same transaction):
+ * from its commit its bot's and its token holders' Gateway sessions close (4004), as for a lock. Answers its bot user;
+ * undefined when there is none.
+ */
+export async function deleteApplication(applicationId: string): Promise<string | undefined> {
+  return await transaction(async () => {
+    const held = await deleteApplicationRow(applicationId)
+    if (!held) return undefined
+    events.closeUser(held.botUserId, CLOSE, 'Authentication failed')
+    for (const userId of held.userIds) events.closeGrants(userId, { applicationId }, CLOSE)
+    return held.botUserId
   })
 }

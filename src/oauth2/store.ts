@@ -207,6 +207,28 @@ export async function setApplicationLocked(
   })
 }
 
+/**
+ * Delete an application (`app delete`): the row, and with it (ON DELETE CASCADE) its tokens, codes and every row of the
+ * domains that hang on it (lobbies, commands, external identities, identity providers). Answers its bot user and the
+ * users that held its tokens (their sockets close); undefined when there is none.
+ */
+export async function deleteApplicationRow(id: string): Promise<{ botUserId: string; userIds: string[] } | undefined> {
+  return await write(async (w) => {
+    forgetThrough(forgetCallers) // its bot token and its OAuth2 tokens stop resolving
+    const users = await w
+      .selectDistinct({ userId: t.oauth2Tokens.userId })
+      .from(t.oauth2Tokens)
+      .where(eq(t.oauth2Tokens.applicationId, id))
+      .all()
+    const row = await w
+      .delete(t.applications)
+      .where(eq(t.applications.id, id))
+      .returning({ botUserId: t.applications.botUserId })
+      .get()
+    return row && { botUserId: row.botUserId, userIds: users.map((u) => u.userId) }
+  })
+}
+
 export async function findApplicationByBotTokenHash(
   hash: string,
 ): Promise<Pick<ApplicationRow, 'id' | 'botUserId'> | undefined> {
@@ -405,6 +427,20 @@ export async function liveFamilies(familyIds: string[]): Promise<Map<string, str
       .where(and(inArray(t.oauth2Tokens.familyId, familyIds.slice(i, i + 500)), liveToken(now), appUnlocked()))
       .all()
     for (const r of rows) live.set(r.familyId, r.userId)
+  }
+  return live
+}
+
+/** Which of these applications exist and are not locked: their bots still authenticate. */
+export async function liveApplications(ids: string[]): Promise<Set<string>> {
+  const live = new Set<string>()
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db()
+      .select({ id: t.applications.id })
+      .from(t.applications)
+      .where(and(inArray(t.applications.id, ids.slice(i, i + 500)), isNull(t.applications.lockedAt)))
+      .all()
+    for (const r of rows) live.add(r.id)
   }
   return live
 }

@@ -33,6 +33,16 @@ export async function findIdentity(key: IdentityKey): Promise<Pick<ExternalIdent
   return identityByKey().get(key)
 }
 
+/** The accounts an application's external identities name (its provisional accounts, and full ones merged into). */
+export async function identityAccountsOf(applicationId: string): Promise<string[]> {
+  const rows = await db()
+    .selectDistinct({ userId: t.externalIdentities.userId })
+    .from(t.externalIdentities)
+    .where(eq(t.externalIdentities.applicationId, applicationId))
+    .all()
+  return rows.map((r) => r.userId)
+}
+
 /**
  * Hold an identity's name until the transaction ends, so that concurrent first requests for it make one account: the
  * second reads the first's row after its COMMIT (PostgreSQL: an advisory lock; SQLite has one writer anyway).

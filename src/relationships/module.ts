@@ -1,8 +1,10 @@
 // The relationships domain as the app mounts it (domain.ts): friends, blocks and friend requests, their READY fields;
 // presence (Gateway op 3, online and offline as sessions start and end).
+import { onProfileChange } from '../accounts/profile-hooks'
 import type { DomainModule } from '../domain'
 import { relationshipIdentify } from './gateway'
 import { presenceSessionEnd, presenceSessionStart, presenceUpdate } from './presence'
+import { tellFriendsProfile } from './profile'
 import { relationshipEndpoints } from './routes'
 
 export const relationshipsModule = {
@@ -12,4 +14,6 @@ export const relationshipsModule = {
   opcodes: { 3: presenceUpdate },
   sessionStart: presenceSessionStart,
   sessionEnd: presenceSessionEnd,
+  // A changed display name reaches the friends (PRESENCE_UPDATE with the user).
+  install: () => onProfileChange(tellFriendsProfile),
 } satisfies DomainModule

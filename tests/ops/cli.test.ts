@@ -15,6 +15,7 @@ const COMMANDS = [
   'app set',
   'app lock',
   'app unlock',
+  'app delete',
   'app auth-provider add',
   'app auth-provider list',
   'app auth-provider remove',

@@ -98,6 +98,46 @@ describe('its profile and what it cannot reach', () => {
     expect(refused.body.code).toBe(50001)
   })
 
+  test('a rename reaches its lobby-mates and its friends: PRESENCE_UPDATE with the new user; strangers hear nothing', async () => {
+    const app = await makeApp()
+    const guest = await player(app, 'renamed-mate', 'Old Name')
+    const [mate, friend, stranger] = [await makeUser(), await makeUser(), await makeUser()]
+    const mateBearer = await bearerFor(mate, app, 'identify lobbies.write gateway.connect')
+    const made = await api('PUT', '/lobbies', { token: guest.bearer, body: { secret: 'rename-secret' } })
+    await api('PUT', '/lobbies', { token: mateBearer, body: { secret: 'rename-secret' } })
+    expect((await api('PUT', `/users/@me/relationships/${friend.id}`, { token: guest.bearer, body: {} })).status).toBe(
+      204,
+    )
+    expect((await api('PUT', `/users/@me/relationships/${guest.id}`, { token: friend.token, body: {} })).status).toBe(
+      204,
+    )
+    const [m, f, s] = [await socket(mateBearer), await socket(friend.token), await socket(stranger.token)]
+    await socket(guest.bearer) // online: its presence shows as friends see it
+
+    expect((await api('PATCH', '/users/@me', { token: guest.bearer, body: { global_name: 'New Name' } })).status).toBe(
+      200,
+    )
+    const renamed = (fr: { t: string | null; d: any }) =>
+      fr.t === 'PRESENCE_UPDATE' && fr.d.user.id === guest.id && fr.d.user.global_name === 'New Name'
+    for (const seen of [m, f]) {
+      const { d } = await seen.client.waitFor(renamed)
+      expect(d.user).toEqual({
+        id: guest.id,
+        username: `player_${guest.id}`,
+        global_name: 'New Name',
+        discriminator: '0',
+        avatar: null,
+        bot: false,
+        public_flags: 1 << 23,
+      })
+      expect(d.status).toBe('online')
+    }
+    // USER_UPDATE stays the user's own.
+    for (const seen of [m, f, s]) expect(seen.client.frames.some((fr) => fr.t === 'USER_UPDATE')).toBe(false)
+    await s.client.expectNo('PRESENCE_UPDATE', 150)
+    expect(made.status).toBe(200)
+  })
+
   test('no login, password, MFA or settings: the routes refuse it, and no flow can give it a session', async () => {
     const app = await makeApp()
     const guest = await player(app, 'no-login')
