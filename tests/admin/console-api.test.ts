@@ -1,7 +1,7 @@
 // The operator console's API (issue 47): the role granted by the CLI, 403 for everyone else, MFA and elevation,
 // cross-site writes refused, search, a user's page, a lock that closes a live socket, the audit rows (console and
 // CLI) and their export.
-import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { api, databaseEnv, makeApp, makeUser, resetWorld, server } from '../helpers'
 import { GatewayClient } from '../gateway-client'
 import { totpCode, userWithTotp } from '../mfa/helpers'
@@ -17,10 +17,17 @@ import { tokenRequest } from '../oauth2/helpers'
 import { newReceiver, stopReceivers } from '../lobbies/webhook-receiver'
 
 beforeEach(resetWorld)
-const configAtStart = config()
+// What one test changes (the webhook guard and time-out), put back: only those keys, so the test server's database path
+// and the rest stay as the server set them for the files that run after this one in the same process.
+let before: { eventWebhooksAllowPrivate: boolean; eventWebhookTimeoutMs: number }
+beforeAll(async () => {
+  await server()
+  const { eventWebhooksAllowPrivate, eventWebhookTimeoutMs } = config()
+  before = { eventWebhooksAllowPrivate, eventWebhookTimeoutMs }
+})
 afterAll(() => {
   stopReceivers()
-  setConfig(configAtStart)
+  setConfig({ ...config(), ...before })
 })
 
 async function cli(...args: string[]) {
