@@ -90,7 +90,8 @@ export function applyMigrations(sqlite: Database, migrations = embeddedMigration
     }
     if (done.length) {
       const broken = sqlite.query('PRAGMA foreign_key_check').all()
-      if (broken.length) throw new Error(`the migrations left rows with no parent: ${JSON.stringify(broken.slice(0, 5))}`)
+      if (broken.length)
+        throw new Error(`the migrations left rows with no parent: ${JSON.stringify(broken.slice(0, 5))}`)
       const upsert = sqlite.query(
         `INSERT INTO "${META_TABLE}" (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       )

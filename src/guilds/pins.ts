@@ -5,7 +5,7 @@ import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { channelAccess } from './access'
+import { channelAccess, messageAccess } from './access'
 import { maxPins } from './errors'
 import { messageEvent } from './message-changes'
 import { MAX_PINS } from './limits'
@@ -26,7 +26,7 @@ export async function listPins(userId: string, channelId: string) {
  */
 export async function pinsPage(userId: string, channelId: string, page: { before?: number; limit: number }) {
   return await reading(async () => {
-    const { channel, permissions } = await channelAccess(channelId, userId)
+    const { channel, permissions } = await messageAccess(channelId, userId)
     if (!has(permissions, Permission.READ_MESSAGE_HISTORY)) return { items: [], has_more: false }
     const older = (await pinnedMessages(channel.id)).filter(
       (m) => page.before === undefined || m.pinnedAt! < page.before,
