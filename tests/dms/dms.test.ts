@@ -153,6 +153,16 @@ describe('messages in a DM', () => {
     expect(edited.status).toBe(200)
     for (const s of [sa, sb])
       expect((await s.waitFor('MESSAGE_UPDATE')).d).toMatchObject({ id: reply.body.id, content: 'hello!' })
+    // Either recipient pins (no MANAGE_MESSAGES in a DM, as Discord's): both hear it.
+    expect((await api('PUT', `/channels/${dm.id}/pins/${first.body.id}`, { token: b.token })).status).toBe(204)
+    for (const s of [sa, sb])
+      expect((await s.waitFor('CHANNEL_PINS_UPDATE')).d).toEqual({
+        channel_id: dm.id,
+        last_pin_timestamp: expect.any(String),
+      })
+    expect(
+      (await api('GET', `/channels/${dm.id}/pins`, { token: a.token })).body.map((m: { id: string }) => m.id),
+    ).toEqual([first.body.id])
     const react = await api('PUT', `/channels/${dm.id}/messages/${first.body.id}/reactions/%F0%9F%91%8D/@me`, {
       token: b.token,
     })
