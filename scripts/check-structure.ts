@@ -25,7 +25,7 @@ export const FLOORS: string[][] = [
   ['accounts'],
   ['usernames', 'oauth2', 'guilds', 'relationships'],
   ['auth', 'mfa', 'lobbies', 'experiments', 'commands', 'installs'],
-  ['voice', 'remote-auth', 'web', 'provisional', 'admin'],
+  ['voice', 'remote-auth', 'web', 'provisional', 'admin', 'dms'],
   ['modules.ts', 'cli.ts'],
   ['housekeeping.ts', 'metrics.ts', 'app.ts'],
   ['server.ts'],

@@ -4,6 +4,7 @@ import { accountsModule } from './accounts/module'
 import { adminModule } from './admin/module'
 import { authModule } from './auth/module'
 import { commandsModule } from './commands/module'
+import { dmsModule } from './dms/module'
 import type { DomainModule } from './domain'
 import { experimentsModule } from './experiments/module'
 import { guildsModule } from './guilds/module'
@@ -33,6 +34,7 @@ export const modules: readonly DomainModule[] = [
   voiceModule,
   remoteAuthModule,
   provisionalModule,
+  dmsModule,
   adminModule,
   webModule,
 ]

@@ -254,7 +254,8 @@ export type Message = {
   type: number
   content: string
   channel_id: string
-  guild_id: string
+  /** absent in a DM */
+  guild_id?: string
   /** User */
   author: User | null
   /** always empty here */
@@ -307,7 +308,7 @@ export type Message = {
     type: 0
     message_id: string
     channel_id: string
-    guild_id: string
+    guild_id?: string
   }
   /** the message replied to (null once deleted) */
   referenced_message?: {
@@ -316,7 +317,8 @@ export type Message = {
     type: number
     content: string
     channel_id: string
-    guild_id: string
+    /** absent in a DM */
+    guild_id?: string
     /** User */
     author: User | null
     /** always empty here */
@@ -369,7 +371,7 @@ export type Message = {
       type: 0
       message_id: string
       channel_id: string
-      guild_id: string
+      guild_id?: string
     }
   } | null
 }
@@ -1290,11 +1292,18 @@ export interface Api {
     }
   }
   "/channels/{channelId}": {
-    /** Get a channel */
+    /** Get a channel (a guild's, or a DM the caller is a recipient of) */
     get: {
       body: undefined
       query: {}
-      response: Channel
+      response: Channel | {
+        id: string
+        type: 1
+        last_message_id: string | null
+        flags: number
+        /** the other user of the DM */
+        recipients: User[]
+      }
     }
     /** Edit a channel (MANAGE_CHANNELS) */
     patch: {
@@ -3029,6 +3038,37 @@ export interface Api {
       }
     }
   }
+  "/users/@me/channels": {
+    /** The caller's DM channels */
+    get: {
+      body: undefined
+      query: {}
+      response: ({
+        id: string
+        type: 1
+        last_message_id: string | null
+        flags: number
+        /** the other user of the DM */
+        recipients: User[]
+      })[]
+    }
+    /** Open a DM with a user (friends, or a shared guild or lobby; a bot: a shared guild): the same channel each time */
+    post: {
+      body: {
+        /** the user to message */
+        recipient_id: string
+      }
+      query: {}
+      response: {
+        id: string
+        type: 1
+        last_message_id: string | null
+        flags: number
+        /** the other user of the DM */
+        recipients: User[]
+      }
+    }
+  }
   "/admin/@me": {
     /** The console’s first question: is this session an operator’s (403 if not), with MFA on */
     get: {
@@ -3705,6 +3745,7 @@ export type RouteOrder = [
   "/unique-username/username-attempt-unauthed",
   "/unique-username/username-suggestions-unauthed",
   "/users/@me",
+  "/users/@me/channels",
   "/users/@me/delete",
   "/users/@me/devices",
   "/users/@me/disable",

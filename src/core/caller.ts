@@ -6,7 +6,13 @@ import { clock } from './clock'
 import { Lru } from './lru'
 
 export type UserCaller = { kind: 'user'; userId: string; sessionId: string; sessionIdHash: string }
-export type BotCaller = { kind: 'bot'; userId: string; applicationId: string }
+export type BotCaller = {
+  kind: 'bot'
+  userId: string
+  applicationId: string
+  /** The intents its Gateway session identified with (only on a session's caller; the Gateway ignores most). */
+  intents?: number
+}
 export type BearerCaller = {
   kind: 'bearer'
   userId: string

@@ -42,5 +42,6 @@ export const ALL_PERMISSIONS = (1n << 51n) - 1n
 /** The channel types this server creates. */
 export const ChannelType = {
   GUILD_TEXT: 0,
+  DM: 1,
   GUILD_VOICE: 2,
 } as const

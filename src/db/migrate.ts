@@ -53,13 +53,17 @@ type Applied = { hash: string; created_at: number }
  * Apply the pending migrations; returns the tags applied (in order). Throws SchemaTooNewError when the database
  * holds a migration newer than the newest embedded one.
  */
-export function applyMigrations(sqlite: Database): string[] {
-  const migrations = embeddedMigrations()
+export function applyMigrations(sqlite: Database, migrations = embeddedMigrations()): string[] {
   const newest = migrations.at(-1)
   sqlite.exec(
     'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
   )
   sqlite.exec(`CREATE TABLE IF NOT EXISTS "${META_TABLE}" (key TEXT PRIMARY KEY, value TEXT NOT NULL)`)
+  // drizzle-kit changes a column of SQLite by rebuilding its table (CREATE __new_x, copy, DROP x, RENAME): its
+  // `PRAGMA foreign_keys=OFF` is a no-op inside our transaction, and with keys on, DROP TABLE deletes the table's rows
+  // first, which cascades to every child row (a channel's messages). So keys are off for the whole run, as SQLite's
+  // own procedure for schema changes says, and checked before the COMMIT instead.
+  sqlite.exec('PRAGMA foreign_keys = OFF')
   sqlite.exec('BEGIN IMMEDIATE')
   try {
     const applied = sqlite
@@ -85,6 +89,9 @@ export function applyMigrations(sqlite: Database): string[] {
       done.push(migration.tag)
     }
     if (done.length) {
+      const broken = sqlite.query('PRAGMA foreign_key_check').all()
+      if (broken.length)
+        throw new Error(`the migrations left rows with no parent: ${JSON.stringify(broken.slice(0, 5))}`)
       const upsert = sqlite.query(
         `INSERT INTO "${META_TABLE}" (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       )
@@ -96,5 +103,7 @@ export function applyMigrations(sqlite: Database): string[] {
   } catch (error) {
     sqlite.exec('ROLLBACK')
     throw error
+  } finally {
+    sqlite.exec('PRAGMA foreign_keys = ON')
   }
 }

@@ -42,6 +42,8 @@ export type Audience =
   | { kind: 'lobby'; applicationId: string }
   /** Friends, blocks and requests (RELATIONSHIP_*): users, and OAuth2 sessions with `relationships.read`. */
   | { kind: 'relationships' }
+  /** DM channels and their messages: users, and bots that asked for DIRECT_MESSAGES (1 << 12) or sent no intents. */
+  | { kind: 'direct-messages' }
 
 export const audiences = {
   account: { kind: 'account' } as Audience,
@@ -49,12 +51,20 @@ export const audiences = {
   guildActivity: { kind: 'guild-activity' } as Audience,
   lobby: (applicationId: string): Audience => ({ kind: 'lobby', applicationId }),
   relationships: { kind: 'relationships' } as Audience,
+  directMessages: { kind: 'direct-messages' } as Audience,
 }
+
+/** Discord's DIRECT_MESSAGES intent: a bot's session gets DM events only with it. */
+export const DIRECT_MESSAGES_INTENT = 1 << 12
 
 /** Whether a session identified as `caller` may see what is meant for `audience` (its user's). */
 export function sees(caller: Caller, audience: Audience): boolean {
   if (caller.kind === 'user') return true
-  if (caller.kind === 'bot') return audience.kind === 'guilds' || audience.kind === 'guild-activity'
+  if (caller.kind === 'bot') {
+    if (audience.kind === 'direct-messages')
+      return caller.intents === undefined || (caller.intents & DIRECT_MESSAGES_INTENT) !== 0
+    return audience.kind === 'guilds' || audience.kind === 'guild-activity'
+  }
   switch (audience.kind) {
     case 'guilds':
       return caller.scopes.includes('guilds')

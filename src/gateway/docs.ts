@@ -41,7 +41,7 @@ const NEVER_SENT: Row[] = [
   [
     4013,
     'Invalid Intents',
-    'not sent: `intents` are accepted and ignored (every session gets the events of its topics)',
+    'not sent: `intents` are accepted; a bot session gets DM events only with DIRECT_MESSAGES (1 << 12), and every other event of its topics whatever it asked',
   ],
   [4014, 'Disallowed Intents', 'not sent'],
 ]

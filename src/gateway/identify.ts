@@ -26,8 +26,13 @@ function mayConnect(caller: Caller): boolean {
 
 export async function identify(ws: Socket, conn: Connection, d: any): Promise<void> {
   if (typeof d?.token !== 'string') return close(ws, Close.AuthenticationFailed, 'Authentication failed')
-  const caller = await resolveAuthorization(d.token, { bare: true })
-  if (!caller || !mayConnect(caller)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
+  const resolved = await resolveAuthorization(d.token, { bare: true })
+  if (!resolved || !mayConnect(resolved)) return close(ws, Close.AuthenticationFailed, 'Authentication failed')
+  // A bot's intents decide whether its session gets DM events (bus.ts sees); a copy: the resolved caller is cached.
+  const caller =
+    resolved.kind === 'bot' && Number.isSafeInteger(d.intents)
+      ? { ...resolved, intents: d.intents as number }
+      : resolved
   const shard = identifyShard(d.shard)
   if (shard === false) return close(ws, Close.InvalidShard, 'Invalid shard')
   if (conn.session || conn.closing) return

@@ -5,7 +5,8 @@ import { Permission } from '../core/discord'
 import { Errors } from '../core/errors'
 import { computePermissions, has } from './permissions'
 import { cachedChannel, cachedGuild, cachedGuildMember, cachedGuildRoles, cachedMemberRoleIds } from './store'
-import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
+import { dmAccess, type MessageAccess } from './dm-channels'
+import type { GuildChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 export async function permissionsOf(guild: GuildRow, userId: string): Promise<bigint> {
   return await memberPermissions(guild, (await cachedGuildMember(guild.id, userId)) ?? { userId })
@@ -61,16 +62,26 @@ export async function guildAccess(guildId: string, userId: string, needed: bigin
   return { guild, member, permissions }
 }
 
-export type ChannelAccess = GuildAccess & { channel: ChannelRow }
+export type ChannelAccess = GuildAccess & { channel: GuildChannelRow }
 
-/** A channel the user can see (VIEW_CHANNEL), plus any further permission needed. */
+/** A guild's channel the user can see (VIEW_CHANNEL), plus any further permission needed; a DM is 404 here. */
 export async function channelAccess(channelId: string, userId: string, needed: bigint = 0n): Promise<ChannelAccess> {
   const channel = await cachedChannel(channelId)
-  const guild = channel && (await cachedGuild(channel.guildId))
+  const guild = channel?.guildId ? await cachedGuild(channel.guildId) : undefined
   const member = guild && (await cachedGuildMember(guild.id, userId))
   if (!channel || !guild || !member) throw Errors.unknownChannel()
   const permissions = await memberPermissions(guild, member)
   if (!has(permissions, Permission.VIEW_CHANNEL)) throw Errors.missingPermissions()
   if (!has(permissions, needed)) throw Errors.missingPermissions()
-  return { guild, member, channel, permissions }
+  return { guild, member, channel: channel as GuildChannelRow, permissions }
+}
+
+/**
+ * A channel whose messages the user may touch: a guild's (as channelAccess) or a DM it is a recipient of
+ * (dm-channels.ts); the message routes take both.
+ */
+export async function messageAccess(channelId: string, userId: string, needed: bigint = 0n): Promise<MessageAccess> {
+  const channel = await cachedChannel(channelId)
+  if (channel && channel.guildId === null) return await dmAccess(channel, userId, needed)
+  return await channelAccess(channelId, userId, needed)
 }

@@ -6,10 +6,12 @@ import { snowflake } from '../core/snowflake'
 import { transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import { channelAccess, guildAccess, permissionsOf } from './access'
+import { dmAccess, dmChannelObject } from './dm-channels'
 import { dropChannelTopic, syncAllMembers } from './gateway'
 import { has } from './permissions'
 import {
   deleteChannelRow,
+  cachedChannel,
   cachedGuild,
   cachedGuildMember,
   guildChannels,
@@ -48,6 +50,11 @@ export async function listChannels(userId: string, guildId: string) {
 }
 
 export async function getChannel(userId: string, channelId: string) {
+  const channel = await cachedChannel(channelId)
+  if (channel?.guildId === null) {
+    const { recipients } = await dmAccess(channel, userId, 0n)
+    return await dmChannelObject(channel, recipients!, userId)
+  }
   return serializeChannelRow((await channelAccess(channelId, userId)).channel)
 }
 
@@ -98,7 +105,7 @@ export async function deleteChannel(userId: string, channelId: string) {
 
 /** Effective permissions of a user on a channel; 0 when the user is not in its guild. */
 export async function channelPermissionsOf(userId: string, channel: ChannelRow): Promise<bigint> {
-  const guild = await cachedGuild(channel.guildId)
+  const guild = channel.guildId === null ? undefined : await cachedGuild(channel.guildId)
   if (!guild || !(await cachedGuildMember(guild.id, userId))) return 0n
   return await permissionsOf(guild, userId)
 }

@@ -43,3 +43,6 @@ export const bannedFromGuild = () => new ApiError(403, 40007, 'The user is banne
 
 /** A bot's managed role deleted, given or taken by hand (Discord's 50028). */
 export const managedRole = () => new ApiError(400, 50028, 'Invalid Role')
+
+/** A DM the rules refuse: a block either way, no friendship or shared guild or lobby, an unknown user, a bot's bot. */
+export const cannotMessageUser = () => new ApiError(403, 50007, 'Cannot send messages to this user')

@@ -30,7 +30,7 @@ export function checkAllowedMentions(allowed: AllowedMentionsInput | undefined):
 }
 
 export async function resolveMentions(
-  guildId: string,
+  guildId: string | null,
   permissions: bigint,
   content: string,
   allowed: AllowedMentionsInput | undefined,
@@ -44,9 +44,10 @@ export async function resolveMentions(
   if (repliedAuthorId && (allowed === undefined || allowed.replied_user === true) && !userIds.includes(repliedAuthorId))
     userIds.push(repliedAuthorId)
   const users = userIds.length ? await findUsers(userIds) : new Map()
-  const everyone = has(permissions, Permission.MENTION_EVERYONE)
-  const roleIds = ids(content, ROLE)
-  const roles = roleIds.length ? new Map((await cachedGuildRoles(guildId)).map((r) => [r.id, r])) : new Map()
+  // A DM (no guild) has neither roles nor @everyone.
+  const everyone = guildId !== null && has(permissions, Permission.MENTION_EVERYONE)
+  const roleIds = guildId === null ? [] : ids(content, ROLE)
+  const roles = roleIds.length && guildId ? new Map((await cachedGuildRoles(guildId)).map((r) => [r.id, r])) : new Map()
   return {
     users: userIds.filter((id) => users.has(id)),
     roles: roleIds.filter((id) => {

@@ -7,7 +7,8 @@ import { Errors } from '../core/errors'
 import { cachedUser } from '../accounts/store'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
-import { channelAccess } from './access'
+import { messageAccess } from './access'
+import { announce, checkDmSend } from './dm-channels'
 import { checkEmbeds } from './embeds'
 import { cannotEditOthers, emptyMessage, notTextChannel, tooOldToBulkDelete } from './errors'
 import { BULK_DELETE_MAX_AGE_MS } from './limits'
@@ -27,25 +28,26 @@ export async function messageOf(channelId: string, messageId: string): Promise<M
 }
 
 /** A message as the reader sees it (its reactions' `me`). */
-export async function messageFor(row: MessageRow, guildId: string, readerId: string) {
+export async function messageFor(row: MessageRow, guildId: string | null, readerId: string) {
   return await serializeMessage(row, guildId, (await reactionCounts([row.id], readerId)).get(row.id))
 }
 
 /** A message as the channel's viewers get it in an event: with its author's member, as MESSAGE_CREATE. */
-export async function messageEvent(row: MessageRow, guildId: string) {
+export async function messageEvent(row: MessageRow, guildId: string | null) {
   return await messageForEvent(await serializeMessage(row, guildId), guildId)
 }
 
 export async function getMessage(userId: string, channelId: string, messageId: string) {
   return await reading(async () => {
-    const { channel } = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    const { channel } = await messageAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     return await messageFor(await messageOf(channel.id, messageId), channel.guildId, userId)
   })
 }
 
 /** The author changes content or embeds (null clears one); the message may not end up empty. */
 export async function editMessage(userId: string, channelId: string, messageId: string, input: MessageEditInput) {
-  const { channel, permissions } = await channelAccess(channelId, userId)
+  const access = await messageAccess(channelId, userId)
+  const { channel, permissions } = access
   const found = await messageOf(channel.id, messageId)
   if (found.authorId !== userId) throw cannotEditOthers()
   const embeds = checkEmbeds(input.embeds) ?? found.embeds
@@ -58,7 +60,7 @@ export async function editMessage(userId: string, channelId: string, messageId: 
       : await editedMentions(found, channel.guildId, permissions, content, input.allowed_mentions)
   const row = await transaction(async (tx) => {
     const row = await updateMessageRow(tx, channel.id, found.id, { content, embeds, mentions, editedAt: clock.now() })
-    if (row) events.publish(topics.channel(channel.id), 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
+    if (row) announce(access, 'MESSAGE_UPDATE', await messageEvent(row, channel.guildId))
     return row
   })
   if (!row) throw Errors.unknownMessage()
@@ -68,7 +70,7 @@ export async function editMessage(userId: string, channelId: string, messageId: 
 /** New content is resolved again (under the edit's allowed_mentions); a reply keeps mentioning whom it replied to. */
 async function editedMentions(
   found: MessageRow,
-  guildId: string,
+  guildId: string | null,
   permissions: bigint,
   content: string,
   allowed: MessageEditInput['allowed_mentions'],
@@ -80,16 +82,17 @@ async function editedMentions(
 }
 
 export async function deleteMessage(userId: string, channelId: string, messageId: string): Promise<void> {
-  const { channel, permissions } = await channelAccess(channelId, userId)
+  const access = await messageAccess(channelId, userId)
+  const { channel, permissions } = access
   const found = await messageOf(channel.id, messageId)
   if (found.authorId !== userId && !has(permissions, Permission.MANAGE_MESSAGES)) throw Errors.missingPermissions()
   const deleted = await transaction(async (tx) => {
     const deleted = await deleteMessageRows(tx, channel.id, [found.id])
     if (deleted.length)
-      events.publish(topics.channel(channel.id), 'MESSAGE_DELETE', {
+      announce(access, 'MESSAGE_DELETE', {
         id: found.id,
         channel_id: channel.id,
-        guild_id: channel.guildId,
+        ...(channel.guildId === null ? {} : { guild_id: channel.guildId }),
       })
     return deleted
   })
@@ -101,7 +104,7 @@ export async function deleteMessage(userId: string, channelId: string, messageId
  * and are passed over, as Discord's are; one message older than two weeks refuses them all (50034).
  */
 export async function bulkDeleteMessages(userId: string, channelId: string, ids: string[]): Promise<void> {
-  const { channel } = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+  const { channel } = await messageAccess(channelId, userId, Permission.MANAGE_MESSAGES)
   await transaction(async (tx) => {
     const found = await messagesInChannel(channel.id, [...new Set(ids)], tx)
     if (found.some((m) => m.createdAt < clock.now() - BULK_DELETE_MAX_AGE_MS)) throw tooOldToBulkDelete()
@@ -121,13 +124,15 @@ export async function bulkDeleteMessages(userId: string, channelId: string, ids:
 
 /** TYPING_START to the channel's viewers (SEND_MESSAGES), with the typist's member; clients show it for 10 s. */
 export async function startTyping(userId: string, channelId: string): Promise<void> {
-  const { channel, member } = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
-  if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
-  events.publish(topics.channel(channel.id), 'TYPING_START', {
+  const access = await messageAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const { channel, member, recipients } = access
+  if (recipients) await checkDmSend(recipients, userId)
+  else if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
+  announce(access, 'TYPING_START', {
     channel_id: channel.id,
-    guild_id: channel.guildId,
+    ...(channel.guildId === null ? {} : { guild_id: channel.guildId }),
     user_id: userId,
     timestamp: Math.floor(clock.now() / 1000),
-    member: await serializeMember(member, await cachedUser(userId)),
+    ...(member ? { member: await serializeMember(member, await cachedUser(userId)) } : {}),
   })
 }

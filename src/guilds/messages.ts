@@ -6,7 +6,8 @@ import { snowflake } from '../core/snowflake'
 import { reading, transaction } from '../db/client'
 import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
-import { type ChannelAccess, channelAccess } from './access'
+import { messageAccess } from './access'
+import { announce, announceDmChannel, checkDmSend, type MessageAccess, type Recipients } from './dm-channels'
 import { checkEmbeds } from './embeds'
 import { Errors } from '../core/errors'
 import { emptyMessage, notTextChannel, unknownReplyTarget } from './errors'
@@ -32,8 +33,9 @@ import { type ChannelRow, type Embed, type Mentions, type MessageRow, NO_MENTION
 const NONCE_WINDOW_MS = 5 * 60_000
 
 export async function postMessage(userId: string, channelId: string, input: MessageInput) {
-  const access = await channelAccess(channelId, userId, Permission.SEND_MESSAGES)
+  const access = await messageAccess(channelId, userId, Permission.SEND_MESSAGES)
   const { channel } = access
+  if (access.recipients) await checkDmSend(access.recipients, userId)
   const embeds = checkEmbeds(input.embeds) ?? []
   const content = input.content ?? ''
   if (!content && !embeds.length) throw emptyMessage()
@@ -49,6 +51,7 @@ export async function postMessage(userId: string, channelId: string, input: Mess
   return writeMessage(channel, userId, content, input.nonce, input.enforce_nonce === true, embeds, {
     referenceId: replied?.id,
     mentions,
+    recipients: access.recipients,
   })
 }
 
@@ -57,7 +60,7 @@ export async function postMessage(userId: string, channelId: string, input: Mess
  * MESSAGE_REFERENCE_UNKNOWN_MESSAGE, or, with `fail_if_not_exists: false`, a message that replies to nothing.
  */
 async function replyTarget(
-  { channel, permissions }: ChannelAccess,
+  { channel, permissions }: MessageAccess,
   reference: MessageInput['message_reference'],
 ): Promise<MessageRow | undefined> {
   if (!reference) return undefined
@@ -82,9 +85,10 @@ export async function writeMessage(
   nonce?: string | number,
   enforceNonce = false,
   embeds: Embed[] = [],
-  extra: { referenceId?: string; mentions?: Mentions } = {},
+  extra: { referenceId?: string; mentions?: Mentions; recipients?: Recipients } = {},
 ) {
-  if (channel.type !== ChannelType.GUILD_TEXT) throw notTextChannel()
+  const { recipients } = extra
+  if (channel.type !== (recipients ? ChannelType.DM : ChannelType.GUILD_TEXT)) throw notTextChannel()
   const id = snowflake()
   let created: Awaited<ReturnType<typeof serializeMessage>> | undefined
   const row = await transaction(async (tx) => {
@@ -109,7 +113,11 @@ export async function writeMessage(
     // Given in the transaction (an outbox row with several nodes). The event, not the REST answer, carries the
     // members of its author and of those it mentions, as Discord's does.
     created = await serializeMessage(inserted, channel.guildId)
-    events.publish(topics.channel(channel.id), 'MESSAGE_CREATE', await messageForEvent(created, channel.guildId))
+    // A DM's first message: its recipient learns of the channel first (Discord's CHANNEL_CREATE), then the message.
+    if (recipients && channel.lastMessageId === null)
+      for (const other of recipients.filter((r) => r !== authorId))
+        await announceDmChannel({ ...channel, lastMessageId: id }, recipients, other)
+    announce({ channel, recipients }, 'MESSAGE_CREATE', await messageForEvent(created, channel.guildId))
     return inserted
   })
   return created ?? (await serializeMessage(row, channel.guildId))
@@ -121,7 +129,7 @@ export async function writeMessage(
  */
 export async function readMessages(userId: string, channelId: string, query: Paging): Promise<string> {
   return await reading(async () => {
-    const { channel } = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    const { channel } = await messageAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     const key = `${query.limit} ${query.before ?? ''} ${query.after ?? ''} ${query.around ?? ''}`
     // A page with reactions differs by reader (their `me`), so it is kept per reader; one without, once for all.
     const shared = await cachedMessagePage(channel.id, key, async () => await pageText(channel, query, null))

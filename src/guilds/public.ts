@@ -7,24 +7,42 @@ import { channelPermissionsOf } from './channels'
 import { announceModeration, writeMessage } from './messages'
 import { serializeChannelRow, serializeInvite } from './serialize'
 import { cachedChannel, cachedGuild, cachedGuildMember, memberCount } from './store'
+import type { GuildChannelRow } from './tables'
 import { insertInvite } from './invites-store'
 import { randomBytes } from 'node:crypto'
 import { guildsToInstallIn, installBot, installedGuild } from './bot-install'
 
 export { joinGuildByInvite } from './invites'
+export {
+  announceDmChannel,
+  dmChannelsOf,
+  dmChannelObject,
+  type DmRules,
+  installDmRules,
+  openDmChannel,
+  type Recipients,
+} from './dm-channels'
+export { cannotMessageUser } from './errors'
+export { shareAGuild } from './store'
 export { removeFromEveryGuild, setGuildAttributes } from './lifecycle'
+
+/** A guild's channel (lobbies link those only: a DM is no channel to them). */
+async function guildChannel(id: string): Promise<GuildChannelRow | undefined> {
+  const c = await cachedChannel(id)
+  return c && c.guildId !== null ? (c as GuildChannelRow) : undefined
+}
 
 export const guildsForLobbies = {
   async getChannel(id: string) {
-    const c = await cachedChannel(id)
+    const c = await guildChannel(id)
     return c ? { id: c.id, type: c.type, guildId: c.guildId, nsfw: c.nsfw } : undefined
   },
   async serializeChannel(id: string) {
-    const c = await cachedChannel(id)
+    const c = await guildChannel(id)
     return c ? serializeChannelRow(c) : undefined
   },
   async channelPermissions(userId: string, channelId: string) {
-    const c = await cachedChannel(channelId)
+    const c = await guildChannel(channelId)
     return c ? await channelPermissionsOf(userId, c) : 0n
   },
   /** Single-use invite only `targetUserId` can accept; the lobby domain checked the inviter's right to link. */
@@ -34,7 +52,7 @@ export const guildsForLobbies = {
     targetUserId: string
     maxAgeSeconds: number
   }) {
-    const channel = (await cachedChannel(input.channelId))!
+    const channel = (await guildChannel(input.channelId))!
     const guild = (await cachedGuild(channel.guildId))!
     const now = clock.now()
     const row = await transaction(
@@ -54,7 +72,7 @@ export const guildsForLobbies = {
     return { code: row.code, invite: await serializeInvite(row, guild, channel) }
   },
   async createChannelMessage(input: { channelId: string; authorId: string; content: string }) {
-    const channel = await cachedChannel(input.channelId)
+    const channel = await guildChannel(input.channelId)
     return channel ? await writeMessage(channel, input.authorId, input.content) : undefined
   },
   async channelMessageModerated(messageId: string, moderationMetadata: Record<string, string>) {

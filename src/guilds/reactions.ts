@@ -8,9 +8,9 @@ import { Errors } from '../core/errors'
 import { publicUser } from '../accounts/serialize'
 import { cachedUser, findUsers } from '../accounts/store'
 import { reading, transaction } from '../db/client'
-import { events, topics } from '../gateway/bus'
 import type { Paging } from '../http/form'
-import { channelAccess, type ChannelAccess } from './access'
+import { messageAccess } from './access'
+import { announce, type MessageAccess } from './dm-channels'
 import { maxReactions, unknownEmoji } from './errors'
 import { MAX_REACTION_EMOJI } from './limits'
 import { messageOf } from './message-changes'
@@ -29,10 +29,10 @@ export function emojiOf(value: string): string {
 }
 
 const emojiObject = (emoji: string) => ({ id: null, name: emoji })
-const target = (access: ChannelAccess, messageId: string) => ({
+const target = (access: MessageAccess, messageId: string) => ({
   channel_id: access.channel.id,
   message_id: messageId,
-  guild_id: access.channel.guildId,
+  ...(access.channel.guildId === null ? {} : { guild_id: access.channel.guildId }),
 })
 
 export async function addReaction(
@@ -41,7 +41,7 @@ export async function addReaction(
   messageId: string,
   rawEmoji: string,
 ): Promise<void> {
-  const access = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+  const access = await messageAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
   const emoji = emojiOf(rawEmoji)
   await transaction(async (tx) => {
     await lockMessage(tx, messageId) // its count of emoji is checked, then written
@@ -57,10 +57,10 @@ export async function addReaction(
       createdAt: clock.now(),
     })
     if (!fresh) return
-    events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_ADD', {
+    announce(access, 'MESSAGE_REACTION_ADD', {
       user_id: userId,
       ...target(access, row.id),
-      member: await serializeMember(access.member, await cachedUser(userId)),
+      ...(access.member ? { member: await serializeMember(access.member, await cachedUser(userId)) } : {}),
       emoji: emojiObject(emoji),
       message_author_id: row.authorId,
       burst: false,
@@ -78,12 +78,12 @@ export async function removeReaction(
   rawEmoji: string,
   userId: string,
 ): Promise<void> {
-  const access = await channelAccess(channelId, callerId, userId === callerId ? 0n : Permission.MANAGE_MESSAGES)
+  const access = await messageAccess(channelId, callerId, userId === callerId ? 0n : Permission.MANAGE_MESSAGES)
   const emoji = emojiOf(rawEmoji)
   const message = await messageOf(access.channel.id, messageId)
   await transaction(async (tx) => {
     if (!(await deleteReaction(tx, access.channel.id, message.id, emoji, userId))) return
-    events.publish(topics.channel(access.channel.id), 'MESSAGE_REACTION_REMOVE', {
+    announce(access, 'MESSAGE_REACTION_REMOVE', {
       user_id: userId,
       ...target(access, message.id),
       emoji: emojiObject(emoji),
@@ -100,15 +100,14 @@ export async function clearReactions(
   messageId: string,
   rawEmoji?: string,
 ): Promise<void> {
-  const access = await channelAccess(channelId, userId, Permission.MANAGE_MESSAGES)
+  const access = await messageAccess(channelId, userId, Permission.MANAGE_MESSAGES)
   const emoji = rawEmoji === undefined ? undefined : emojiOf(rawEmoji)
   const message = await messageOf(access.channel.id, messageId)
-  const topic = topics.channel(access.channel.id)
   await transaction(async (tx) => {
     if (!(await deleteReactions(tx, access.channel.id, message.id, emoji))) return
-    if (emoji === undefined) events.publish(topic, 'MESSAGE_REACTION_REMOVE_ALL', target(access, message.id))
+    if (emoji === undefined) announce(access, 'MESSAGE_REACTION_REMOVE_ALL', target(access, message.id))
     else
-      events.publish(topic, 'MESSAGE_REACTION_REMOVE_EMOJI', {
+      announce(access, 'MESSAGE_REACTION_REMOVE_EMOJI', {
         ...target(access, message.id),
         emoji: emojiObject(emoji),
       })
@@ -124,7 +123,7 @@ export async function reactionUsers(
   page: Paging,
 ) {
   return await reading(async () => {
-    const access = await channelAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
+    const access = await messageAccess(channelId, userId, Permission.READ_MESSAGE_HISTORY)
     const emoji = emojiOf(rawEmoji)
     const message = await messageOf(access.channel.id, messageId)
     const ids = await reactionUserIds(message.id, emoji, page.after ?? '0', page.limit)

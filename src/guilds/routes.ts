@@ -16,6 +16,7 @@ import { postMessage, readMessages } from './messages'
 import { createRole, deleteRole, listRoles, moveRoles, setMemberRole, updateRole } from './roles'
 import {
   Channel,
+  DmChannel,
   CreateChannelSchema,
   CreateGuildSchema,
   Guild,
@@ -385,8 +386,8 @@ export const guildEndpoints = [
       path: '/channels/:channelId',
       auth,
       tag: 'channels',
-      summary: 'Get a channel',
-      answers: { 200: Channel },
+      summary: "Get a channel (a guild's, or a DM the caller is a recipient of)",
+      answers: { 200: t.Union([Channel, DmChannel]) },
     },
     ({ caller, params }) => getChannel(caller.userId, params.channelId),
   ),

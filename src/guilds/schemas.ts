@@ -347,6 +347,17 @@ export const Role = t.Object(
 
 const Overwrite = t.Object({ id: Snowflake, type: Int(), allow: t.String(), deny: t.String() })
 
+export const DmChannel = t.Object(
+  {
+    id: Snowflake,
+    type: t.Literal(1),
+    last_message_id: t.Nullable(Snowflake),
+    flags: Int(),
+    recipients: t.Array(PublicUser, { description: 'the other user of the DM' }),
+  },
+  { description: 'A DM channel (type 1)' },
+)
+
 export const Channel = t.Object(
   {
     id: Snowflake,
@@ -473,7 +484,7 @@ const MessageFields = {
   type: Int({ description: '0, or 19 for a reply' }),
   content: t.String(),
   channel_id: Snowflake,
-  guild_id: Snowflake,
+  guild_id: t.Optional(SnowflakeField({ description: 'absent in a DM' })),
   author: t.Nullable(PublicUser),
   attachments: t.Array(t.Object({}), { description: always('empty') }),
   embeds: t.Array(Embed),
@@ -492,7 +503,7 @@ const MessageFields = {
   nonce: t.Optional(t.Union([t.String(), Int()])),
   message_reference: t.Optional(
     t.Object(
-      { type: t.Literal(0), message_id: Snowflake, channel_id: Snowflake, guild_id: Snowflake },
+      { type: t.Literal(0), message_id: Snowflake, channel_id: Snowflake, guild_id: t.Optional(Snowflake) },
       { description: 'a reply: the message replied to' },
     ),
   ),

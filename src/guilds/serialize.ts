@@ -177,7 +177,8 @@ export async function serializeMembers(guildId: string, rows: MemberRow[]) {
  * `member`, while they are in the guild, as Discord's (discord.py makes `message.author` a Member from it, discord.js
  * fills `message.mentions.members`).
  */
-export async function messageForEvent(body: Awaited<ReturnType<typeof serializeMessage>>, guildId: string) {
+export async function messageForEvent(body: Awaited<ReturnType<typeof serializeMessage>>, guildId: string | null) {
+  if (guildId === null) return body // a DM: no members
   const mentions = []
   for (const user of body.mentions) {
     const member = await cachedGuildMember(guildId, user.id)
@@ -202,7 +203,7 @@ async function usersOf(rows: MessageRow[]): Promise<Map<string, UserRow>> {
  */
 export async function serializeMessages(
   rows: MessageRow[],
-  guildId: string,
+  guildId: string | null,
   reactions: Map<string, ReactionCount[]> = new Map(),
 ) {
   const referenceIds = rows.flatMap((m) => (m.referenceId === null ? [] : [m.referenceId]))
@@ -215,7 +216,7 @@ export async function serializeMessages(
 }
 
 /** A message, its users (and the message it replies to) read; `reactions` as its reader sees them. */
-export async function serializeMessage(m: MessageRow, guildId: string, reactions?: ReactionCount[]) {
+export async function serializeMessage(m: MessageRow, guildId: string | null, reactions?: ReactionCount[]) {
   const referenced = m.referenceId === null ? undefined : await messageInChannel(m.channelId, m.referenceId)
   const users = await usersOf(referenced ? [m, referenced] : [m])
   const replied = referenced && messageObject(referenced, guildId, users)
@@ -241,16 +242,18 @@ export function reactionObject(r: ReactionCount) {
  */
 export function messageObject(
   m: MessageRow,
-  guildId: string,
+  guildId: string | null,
   users: Map<string, UserRow>,
   reactions?: ReactionCount[],
   referenced?: Record<string, unknown> | null,
 ) {
+  // A DM's messages (no guild) have no guild_id, as Discord's.
+  const guild = guildId === null ? {} : { guild_id: guildId }
   const reply =
     m.referenceId === null
       ? {}
       : {
-          message_reference: { type: 0, message_id: m.referenceId, channel_id: m.channelId, guild_id: guildId },
+          message_reference: { type: 0, message_id: m.referenceId, channel_id: m.channelId, ...guild },
           ...(referenced !== undefined ? { referenced_message: referenced } : {}),
         }
   return {
@@ -258,7 +261,7 @@ export function messageObject(
     type: m.referenceId === null ? 0 : 19,
     content: m.content,
     channel_id: m.channelId,
-    guild_id: guildId,
+    ...guild,
     author: users.has(m.authorId) ? publicUser(users.get(m.authorId)!) : null,
     attachments: [],
     embeds: m.embeds,

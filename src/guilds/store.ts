@@ -5,12 +5,12 @@
 // transaction as an optional last `tx`, writers take it first. The statements of the hot paths (channel access, a
 // page of messages, posting one, READY) are prepared once per connection and run on the connection of the caller's
 // scope (inside a transaction, the write connection).
-import { and, asc, count, eq, getTableColumns, gt, sql } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, gt, inArray, sql } from 'drizzle-orm'
 import { PageCache, rowCache } from '../db/cache'
 import { andThen, asInteger, type DB, db, idsTable, idValue, lockForUpdate, prepared } from '../db/client'
 import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
-import type { ChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
+import type { ChannelRow, GuildChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 // This store's tables: SQLite's, or the PostgreSQL mirror once the server runs on it (db/client.ts).
 const t = dialectTables(sqliteTables)
@@ -201,7 +201,8 @@ export async function memberRoleIdsOfUsers(guildId: string, userIds: string[]): 
 
 /** The channels of several guilds (each guild's in guildChannels' order), in one query. */
 export async function channelsOfEach(guildIds: string[]): Promise<Map<string, ChannelRow[]>> {
-  return guildIds.length ? byGuild(await channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) : new Map()
+  if (!guildIds.length) return new Map()
+  return byGuild((await channelsOfGuilds().all({ ids: JSON.stringify(guildIds) })) as GuildChannelRow[])
 }
 
 /** The member counts of several guilds, in one query. */
@@ -255,6 +256,31 @@ export async function guildsOfUser(userId: string): Promise<GuildRow[]> {
 
 export async function guildChannels(guildId: string): Promise<ChannelRow[]> {
   return channelsOf().all({ guildId })
+}
+
+const sharedGuild = prepared((d) =>
+  d
+    .select({ guildId: t.members.guildId })
+    .from(t.members)
+    .where(
+      and(
+        eq(t.members.userId, ph('a')),
+        inArray(
+          t.members.guildId,
+          d
+            .select({ id: t.members.guildId })
+            .from(t.members)
+            .where(eq(t.members.userId, ph('b'))),
+        ),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+)
+
+/** Whether two users are members of one guild (a DM between them is allowed; a bot's DM needs it). */
+export async function shareAGuild(a: string, b: string): Promise<boolean> {
+  return (await sharedGuild().get({ a, b })) !== undefined
 }
 
 // ---- writers

@@ -88,10 +88,9 @@ export const channels = table(
   'channels',
   {
     id: snowflake().primaryKey(),
-    guildId: snowflake()
-      .notNull()
-      .references(() => guilds.id, { onDelete: 'cascade' }),
-    /** 0 text, 2 voice */
+    /** Null: a DM channel (type 1), whose two recipients are its dm_channels row. */
+    guildId: snowflake().references(() => guilds.id, { onDelete: 'cascade' }),
+    /** 0 text, 1 DM, 2 voice */
     type: int().notNull(),
     name: text().notNull(),
     topic: text(),
@@ -101,6 +100,30 @@ export const channels = table(
     createdAt: timestamp().notNull(),
   },
   (t) => [index('channels_guild_idx').on(t.guildId)],
+)
+
+/**
+ * A DM channel's two recipients, the lower id first: the unique pair makes one DM channel per two users (a parallel
+ * create finds the row the first one wrote). Its own table rather than columns of channels: guild channels stay as
+ * they are, and the pair's index is only over DMs.
+ */
+export const dmChannels = table(
+  'dm_channels',
+  {
+    channelId: snowflake()
+      .primaryKey()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    lowUserId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    highUserId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [
+    uniqueIndex('dm_channels_pair_idx').on(t.lowUserId, t.highUserId),
+    index('dm_channels_high_idx').on(t.highUserId),
+  ],
 )
 
 /** A message's mentions: user ids, role ids, and whether it mentions everyone (@everyone or @here). */
@@ -202,6 +225,9 @@ export type GuildRow = typeof guilds.$inferSelect
 export type RoleRow = typeof roles.$inferSelect
 export type MemberRow = typeof members.$inferSelect
 export type ChannelRow = typeof channels.$inferSelect
+/** A guild's channel (every channel but a DM). */
+export type GuildChannelRow = ChannelRow & { guildId: string }
+export type DmChannelRow = typeof dmChannels.$inferSelect
 export type MessageRow = typeof messages.$inferSelect
 export type InviteRow = typeof invites.$inferSelect
 export type BanRow = typeof bans.$inferSelect

@@ -1,7 +1,8 @@
 // suite: one pass (its nodes run on PostgreSQL whichever pass runs it: scripts/test-both.ts)
 // Relationships and presence on two nodes (issue 45): a friend request sent and accepted through node A reaches the
 // users' sockets on node B, once and in order; a presence set on node A reaches the friend on node B, and the user's
-// last session ending on node A (while its other one on node B ended before) is offline there.
+// last session ending on node A (while its other one on node B ended before) is offline there. A DM opened and
+// written through node A reaches the recipient's socket on node B: CHANNEL_CREATE, then each message once, in order.
 import { describe, expect, test } from 'bun:test'
 import { call, present, useNodes } from './harness'
 
@@ -50,4 +51,23 @@ describe.skipIf(!present)('relationships on two nodes', () => {
     moved.close()
     await bOnB.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.status === 'offline', 5000, { since: mark })
   }, 60_000)
+
+  test('a DM written through node A reaches the recipient on node B once and in order', async () => {
+    const [nodeA, nodeB] = cluster.nodes
+    const [a, b] = [await cluster.newUser(), await cluster.newUser()]
+    expect((await call(nodeA, 'PUT', `/users/@me/relationships/${b.id}`, a.token, {})).status).toBe(204)
+    expect((await call(nodeB, 'PUT', `/users/@me/relationships/${a.id}`, b.token, {})).status).toBe(204)
+    const { client: bOnB } = await cluster.socketOn(nodeB, b.token)
+    const dm = await call(nodeA, 'POST', '/users/@me/channels', a.token, { recipient_id: b.id })
+    expect(dm.status).toBe(200)
+    const sent: string[] = []
+    for (const content of ['one', 'two', 'three'])
+      sent.push((await call(nodeA, 'POST', `/channels/${dm.body.id}/messages`, a.token, { content })).body.id)
+    await bOnB.waitFor((f) => f.t === 'MESSAGE_CREATE' && f.d.id === sent[2], 5000)
+    const seen = bOnB.frames.filter((f) => f.t === 'CHANNEL_CREATE' || f.t === 'MESSAGE_CREATE')
+    expect(seen.map((f) => [f.t, f.d.id])).toEqual([
+      ['CHANNEL_CREATE', dm.body.id],
+      ...sent.map((id) => ['MESSAGE_CREATE', id]),
+    ])
+  }, 30_000)
 })

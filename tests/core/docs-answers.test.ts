@@ -315,6 +315,12 @@ const CASES: Record<string, Case | Case[]> = {
       return { token: a.token, params: { userId: b.id } }
     },
   },
+  // The example's recipient is nobody here: Discord's 50007 (the same answer as for a user one may not DM).
+  'POST /api/v9/users/@me/channels': { call: async () => ({ token: await session() }), expect: [403, 50007] },
+  'GET /api/v9/users/@me/channels': [
+    { what: 'user', call: async () => ({ token: await session() }) },
+    { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
+  ],
   'GET /api/v9/unique-username/username-suggestions-unauthed': {
     call: async () => ({ query: 'global_name=Ada%20Lovelace' }),
   },

@@ -100,6 +100,7 @@ beforeAll(async () => {
       GatewayIntentBits.GuildMessageReactions,
       GatewayIntentBits.GuildMessageTyping,
       GatewayIntentBits.MessageContent,
+      GatewayIntentBits.DirectMessages,
     ],
     partials: [Partials.Message, Partials.Reaction],
     presence: { activities: [{ name: 'the suite', type: ActivityType.Watching }] },
@@ -439,6 +440,39 @@ test('slash commands: application.commands.set globally and for the guild, as GE
   expect(local.map((c) => [c.name, c.guildId])).toEqual([['queue', guild.id]])
   const fetched = await client.guilds.cache.get(guild.id)!.commands.fetch()
   expect([...fetched.keys()]).toEqual([...local.keys()])
+})
+
+test('DMs: user.send() opens the DM and sends; the user sees it, answers, and the bot gets messageCreate', async () => {
+  const { member, bot } = world
+  const socket = await sockets.identified(member.token)
+  const user = await client.users.fetch(member.id)
+  const sent = await user.send('hello in private')
+  expect([sent.channel.type, sent.inGuild(), sent.author.id, user.dmChannel?.id]).toEqual([
+    ChannelType.DM,
+    false,
+    bot.id,
+    sent.channelId,
+  ])
+  // The user learns of the channel with its first message, then gets the message.
+  const created = await socket.waitFor('CHANNEL_CREATE')
+  expect(created.d).toMatchObject({ id: sent.channelId, type: 1, recipients: [{ id: bot.id }] })
+  const arrived = await socket.waitFor((f) => f.t === 'MESSAGE_CREATE' && f.d.id === sent.id)
+  expect(arrived.d).toMatchObject({ channel_id: sent.channelId, content: 'hello in private', author: { id: bot.id } })
+
+  const seen = next<[Message]>(Events.MessageCreate, (m) => m.author.id === member.id && !m.inGuild())
+  const answer = await api('POST', `/channels/${sent.channelId}/messages`, {
+    token: member.token,
+    body: { content: 'hi bot' },
+  })
+  const [message] = await seen
+  expect([message.id, message.content, message.channel.type, message.channelId]).toEqual([
+    answer.body.id,
+    'hi bot',
+    ChannelType.DM,
+    sent.channelId,
+  ])
+  // Sending again reuses the DM: one channel.
+  expect((await user.send('again')).channelId).toBe(sent.channelId)
 })
 
 test('a lobby through client.rest: POST /lobbies, a message, GET /lobbies/{id}', async () => {

@@ -298,6 +298,9 @@ const ROUTES: Record<string, Row> = {
   'PUT /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }],
   'PATCH /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }, { nickname: 'n' }],
   'DELETE /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  // DMs: users and bots (the rules decide whom: 403 50007 for a user nobody shares anything with).
+  'POST /users/@me/channels': ['members', {}, { recipient_id: '1' }],
+  'GET /users/@me/channels': ['members'],
   // The web client's first-party token is exchanged from a user session only.
   'POST /oauth2/first-party/token': ['user'],
   // A Bearer token that may act in lobbies (lobbies.write, or the web client's first-party token).
