@@ -133,6 +133,9 @@ const USER = '`{id, username, global_name, discriminator, avatar, bot, public_fl
 const LOBBY =
   'the lobby: `{id, application_id, metadata, members: [{id, metadata, flags, connected}], flags, linked_channel?, voice_states}` (`linked_channel` as the channel object; `voice_states` of the members in the call, as LOBBY_VOICE_STATE_UPDATE)'
 const LOBBY_MEMBER_EVENT = '`{member: {id, metadata, flags, connected}, lobby_id, application_id}`'
+/** A channel's events: its viewers, or a DM's two recipients (guilds/dm-channels.ts announce). */
+const VIEWERS =
+  "members who can view the channel; in a DM, its two recipients (a bot's sessions only with the DIRECT_MESSAGES intent), the event without `guild_id`"
 const TO_LOBBY = "the lobby's members and the application's bot sessions"
 const TO_RELATIONSHIPS = 'the user sessions and OAuth2 sessions with `relationships.read`'
 const CHANNEL =
@@ -188,7 +191,7 @@ const EVENTS: Row[] = [
   ['GUILD_ROLE_CREATE', "the guild's members", '`{guild_id, role}` (the role as `GET /guilds/{id}/roles`)'],
   ['GUILD_ROLE_UPDATE', "the guild's members", '`{guild_id, role}`'],
   ['GUILD_ROLE_DELETE', "the guild's members", '`{guild_id, role_id}`'],
-  ['CHANNEL_CREATE', 'members who can view the channel', CHANNEL],
+  ['CHANNEL_CREATE', VIEWERS, CHANNEL],
   [
     'CHANNEL_UPDATE',
     `members who can view the channel; ${TO_LOBBY} of a lobby it is linked to or unlinked from`,
@@ -197,48 +200,40 @@ const EVENTS: Row[] = [
   ['CHANNEL_DELETE', 'members who could view the channel', 'the channel as it was'],
   [
     'MESSAGE_CREATE',
-    'members who can view the channel',
+    VIEWERS,
     `the message (as \`GET /channels/{id}/messages\`): \`{id, type, content, channel_id, guild_id, author: ${USER.slice(1, -1)}, attachments, embeds, mentions, mention_roles, mention_everyone, pinned, tts, timestamp, edited_timestamp, flags, components, nonce?, message_reference?, referenced_message?, member?}\`: a reply is type 19, with the message it replies to (null once deleted); \`member\` is the author's (as \`GET /guilds/{id}/members\` lists it, without \`user\`) while the author is in the guild`,
   ],
   [
     'MESSAGE_UPDATE',
-    'members who can view the channel',
+    VIEWERS,
     "the message as `MESSAGE_CREATE` gives it (with the author's `member`, without `reactions`), after an edit (`edited_timestamp`) or a pin or unpin (`pinned`); a lobby message's copy in the lobby's linked channel, with the `moderation_metadata` the application set on the lobby message",
   ],
-  ['MESSAGE_DELETE', 'members who can view the channel', '`{id, channel_id, guild_id}`'],
-  ['MESSAGE_DELETE_BULK', 'members who can view the channel', '`{ids, channel_id, guild_id}`: the messages deleted'],
+  ['MESSAGE_DELETE', VIEWERS, '`{id, channel_id, guild_id}`'],
+  ['MESSAGE_DELETE_BULK', VIEWERS, '`{ids, channel_id, guild_id}`: the messages deleted'],
   [
     'TYPING_START',
-    'members who can view the channel',
+    VIEWERS,
     '`{channel_id, guild_id, user_id, timestamp, member}`: `timestamp` in seconds, `member` with its `user`',
   ],
-  [
-    'CHANNEL_PINS_UPDATE',
-    'members who can view the channel',
-    '`{guild_id, channel_id, last_pin_timestamp}`: the latest pin still there, or null',
-  ],
+  ['CHANNEL_PINS_UPDATE', VIEWERS, '`{guild_id, channel_id, last_pin_timestamp}`: the latest pin still there, or null'],
   [
     'MESSAGE_REACTION_ADD',
-    'members who can view the channel',
+    VIEWERS,
     '`{user_id, channel_id, message_id, guild_id, member, emoji: {id: null, name}, message_author_id, burst: false, burst_colors: [], type: 0}`',
   ],
   [
     'MESSAGE_REACTION_REMOVE',
-    'members who can view the channel',
+    VIEWERS,
     '`{user_id, channel_id, message_id, guild_id, emoji: {id: null, name}, burst: false, type: 0}`',
   ],
-  ['MESSAGE_REACTION_REMOVE_ALL', 'members who can view the channel', '`{channel_id, message_id, guild_id}`'],
-  [
-    'MESSAGE_REACTION_REMOVE_EMOJI',
-    'members who can view the channel',
-    '`{channel_id, message_id, guild_id, emoji: {id: null, name}}`',
-  ],
+  ['MESSAGE_REACTION_REMOVE_ALL', VIEWERS, '`{channel_id, message_id, guild_id}`'],
+  ['MESSAGE_REACTION_REMOVE_EMOJI', VIEWERS, '`{channel_id, message_id, guild_id, emoji: {id: null, name}}`'],
   [
     'INVITE_CREATE',
     `members who can view the channel; ${TO_LOBBY} for an invite to the lobby's linked channel`,
     'guild invites: `{channel_id, guild_id, code, created_at, inviter, max_age, max_uses, temporary, uses, target_type?, target_user?}`; lobby invites: the whole invite as `POST /channels/{id}/invites` answers it, `target_user` the member it is for',
   ],
-  ['INVITE_DELETE', 'members who can view the channel', '`{channel_id, guild_id, code}`'],
+  ['INVITE_DELETE', VIEWERS, '`{channel_id, guild_id, code}`'],
   ['LOBBY_CREATE', `${TO_LOBBY} when it is created; a member added later (only to that member)`, LOBBY],
   ['LOBBY_UPDATE', TO_LOBBY, LOBBY],
   [

@@ -85,7 +85,7 @@ describe('Gateway page', () => {
     const published = new Set<string>(Object.values(VoiceDispatch))
     for (const { text } of sources()) {
       for (const m of text.matchAll(
-        /\b(?:publish|publishToUser|toLobby|toUser|sendDirect|send)\([^;]*?'([A-Z][A-Z_]{3,})'/g,
+        /\b(?:publish|publishToUser|toLobby|toUser|sendDirect|send|announce)\([^;]*?'([A-Z][A-Z_]{3,})'/g,
       ))
         published.add(m[1])
     }
