@@ -39,8 +39,9 @@ export function installMetrics(): void {
     'gauge',
     () => gatewayStats().replayEntries,
   )
+  // On PostgreSQL 0 (the operator asks PostgreSQL), not the size of whatever file DATABASE_PATH names.
   collect('lobby_database_size_bytes', 'Size of the SQLite database file and its write-ahead log.', 'gauge', () =>
-    databaseSize(config().databasePath),
+    config().databaseUrl ? 0 : databaseSize(config().databasePath),
   )
   collect('lobby_lobbies', 'Lobbies.', 'gauge', countLobbies)
   collect('lobby_users', 'User accounts (bots not counted).', 'gauge', countUsers)
