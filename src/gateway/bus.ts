@@ -15,6 +15,8 @@ export type GatewayConnection = {
    * another node: its socket is gone and its node's presence counts were dropped already.
    */
   orphan?: boolean
+  /** (Session start hooks, after an Identify) the Identify's `presence` field as the client sent it, if any. */
+  presence?: unknown
 }
 
 export type IdentifyContribution = {

@@ -3,7 +3,8 @@
 import type { Caller } from '../core/caller'
 import { audiences, type GatewayConnection, sees, topics } from '../gateway/bus'
 import { sessionEnded, sessionStarted } from './activity'
-import { lobbyIdsOfUser } from './members-store'
+import { cachedLobbyMembers, lobbyIdsOfUser } from './members-store'
+import { cachedLobby } from './store'
 
 export async function lobbyIdentify(caller: Caller) {
   if (caller.kind === 'bot') return {}
@@ -22,4 +23,19 @@ export const lobbySessionEnd = async (connection: GatewayConnection) =>
 /** The application an OAuth2 session's lobbies are limited to (the web client's first-party token: none, all of them). */
 function ownApplication(caller: Caller): string | undefined {
   return caller.kind === 'bearer' && !caller.firstParty ? caller.applicationId : undefined
+}
+
+/** Presence's port (relationships/lobby-port.ts): a user's lobbies (of one application, if given) with their members. */
+export async function lobbiesWithMembers(userId: string, applicationId?: string) {
+  const out: { id: string; applicationId: string; memberIds: string[] }[] = []
+  for (const id of await lobbyIdsOfUser(userId, applicationId)) {
+    const lobby = await cachedLobby(id)
+    if (lobby)
+      out.push({
+        id,
+        applicationId: lobby.applicationId,
+        memberIds: (await cachedLobbyMembers(id)).map((m) => m.userId),
+      })
+  }
+  return out
 }
