@@ -20,6 +20,7 @@ import m17 from '../../drizzle/0017_schema.sql' with { type: 'text' }
 import m18 from '../../drizzle/0018_schema.sql' with { type: 'text' }
 import m19 from '../../drizzle/0019_schema.sql' with { type: 'text' }
 import m20 from '../../drizzle/0020_schema.sql' with { type: 'text' }
+import m21 from '../../drizzle/0021_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -45,4 +46,5 @@ export const sqlByTag: Record<string, string> = {
   '0018_schema': m18,
   '0019_schema': m19,
   '0020_schema': m20,
+  '0021_schema': m21,
 }

@@ -11,6 +11,7 @@ import m8 from '../../../drizzle-pg/0008_schema.sql' with { type: 'text' }
 import m9 from '../../../drizzle-pg/0009_schema.sql' with { type: 'text' }
 import m10 from '../../../drizzle-pg/0010_schema.sql' with { type: 'text' }
 import m11 from '../../../drizzle-pg/0011_schema.sql' with { type: 'text' }
+import m12 from '../../../drizzle-pg/0012_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -27,4 +28,5 @@ export const sqlByTag: Record<string, string> = {
   '0009_schema': m9,
   '0010_schema': m10,
   '0011_schema': m11,
+  '0012_schema': m12,
 }
