@@ -1,9 +1,10 @@
 // The lobbies domain as the app mounts it (domain.ts): its routes, the lobby topics of a new Gateway session, the
 // guild port (guilds' channels, invites and messages, reached without guilds importing lobbies), the idle sweeper and
-// the event webhooks' delivery worker; the lobby port of presence (lobby-mates see each other's presence).
+// the event webhooks' delivery worker; relationships' game port (lobby-mates see each other's presence; a game's social layer asks about applications).
 import type { DomainModule } from '../domain'
 import { guildsForLobbies } from '../guilds/public'
-import { setLobbyPort } from '../relationships/lobby-port'
+import { findApplication, hasGrant } from '../oauth2/store'
+import { setGamePort } from '../relationships/game-port'
 import { lobbiesWithMembers, lobbyIdentify, lobbySessionEnd, lobbySessionStart } from './gateway'
 import { setGuildPort } from './guild-port'
 import { startEventDeliveries, stopEventDeliveries } from './event-webhooks'
@@ -19,7 +20,11 @@ export const lobbiesModule = {
   sessionEnd: lobbySessionEnd,
   install: () => {
     setGuildPort(guildsForLobbies)
-    setLobbyPort({ lobbiesOf: lobbiesWithMembers })
+    setGamePort({
+      lobbiesOf: lobbiesWithMembers,
+      authorized: hasGrant,
+      applicationName: async (id) => (await findApplication(id))?.name,
+    })
     deferIdleRestartsToBatchEnd()
   },
   start: async () => {

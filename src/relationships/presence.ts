@@ -13,7 +13,7 @@ import { audiences, events, type GatewayConnection, sees, topics } from '../gate
 import { countPresence, online } from '../gateway/presence'
 import { MAX_ACTIVITIES, PRESENCE_UPDATES_PER_WINDOW, PRESENCE_WINDOW_MS, RelationshipType } from './limits'
 import { deletePresence, presenceOf, presencesOf, putPresence } from './presence-store'
-import { lobbiesOf } from './lobby-port'
+import { lobbiesOf } from './game-port'
 import { blockedWith, relationshipsOf } from './store'
 import type { Activity, PresenceRow } from './tables'
 
