@@ -44,6 +44,9 @@ export type Audience =
   | { kind: 'lobby'; applicationId: string }
   /** Friends, blocks and requests (RELATIONSHIP_*): users, and OAuth2 sessions with `relationships.read`. */
   | { kind: 'relationships' }
+  /** One application's game friends and invites (GAME_RELATIONSHIP_*, GAME_INVITE_*): users, and that application's
+   *  OAuth2 sessions with `relationships.read`. */
+  | { kind: 'game'; applicationId: string }
 
 export const audiences = {
   account: { kind: 'account' } as Audience,
@@ -51,6 +54,7 @@ export const audiences = {
   guildActivity: { kind: 'guild-activity' } as Audience,
   lobby: (applicationId: string): Audience => ({ kind: 'lobby', applicationId }),
   relationships: { kind: 'relationships' } as Audience,
+  game: (applicationId: string): Audience => ({ kind: 'game', applicationId }),
 }
 
 /** Whether a session identified as `caller` may see what is meant for `audience` (its user's). */
@@ -68,6 +72,8 @@ export function sees(caller: Caller, audience: Audience): boolean {
       )
     case 'relationships':
       return caller.scopes.includes('relationships.read')
+    case 'game':
+      return caller.applicationId === audience.applicationId && caller.scopes.includes('relationships.read')
     default:
       return false
   }

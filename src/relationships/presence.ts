@@ -106,11 +106,18 @@ async function tellWatchers(userId: string, row: PresenceRow | undefined): Promi
 
 type Presence = { status: string; activities: Activity[] }
 
-/** Op 3's (or Identify's `presence`) status and activities, as kept: an unknown status is online. */
-function presenceOfPayload(data: { status?: unknown; activities?: unknown }): Presence {
+/**
+ * Op 3's (or Identify's `presence`) status and activities, as kept: an unknown status is online. A game's OAuth2
+ * session sets activities of its own application (as the Social SDK does): their application_id is the token's.
+ */
+function presenceOfPayload(caller: Caller, data: { status?: unknown; activities?: unknown }): Presence {
   const status = typeof data.status === 'string' && STATUSES.has(data.status) ? data.status : 'online'
+  const own = caller.kind === 'bearer' && !caller.firstParty ? caller.applicationId : undefined
   const activities = Array.isArray(data.activities)
-    ? data.activities.slice(0, MAX_ACTIVITIES).flatMap((a) => activityOf(a) ?? [])
+    ? data.activities
+        .slice(0, MAX_ACTIVITIES)
+        .flatMap((a) => activityOf(a) ?? [])
+        .map((a) => (own ? { ...a, application_id: own } : a))
     : []
   return { status, activities }
 }
@@ -132,7 +139,7 @@ export async function presenceUpdate(connection: GatewayConnection, data: unknow
   if (recent.length >= PRESENCE_UPDATES_PER_WINDOW) return
   recent.push(now)
   held().updates.set(connection.sessionId, recent)
-  await setPresence(caller.userId, presenceOfPayload(data), await presenceOf(caller.userId))
+  await setPresence(caller.userId, presenceOfPayload(caller, data), await presenceOf(caller.userId))
 }
 
 /**
@@ -148,7 +155,7 @@ export async function presenceSessionStart(connection: GatewayConnection): Promi
   // A row left from before a restart (its user not online) counts for nothing.
   const before = wasOnline ? await presenceOf(caller.userId) : undefined
   if (before && !given) return
-  await setPresence(caller.userId, given ? presenceOfPayload(given) : { status: 'online', activities: [] }, before)
+  await setPresence(caller.userId, given ? presenceOfPayload(caller, given) : { status: 'online', activities: [] }, before)
 }
 
 /** A session ended for good: when it was the user's last (on every node), its watchers see it offline. */

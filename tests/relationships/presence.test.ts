@@ -142,7 +142,8 @@ test("Identify's presence; lobby-mates see each other once per lobby, a block ei
   const { secrets: _s, ...shown } = GAME
   // The first status is Identify's (no "online" before it), once per lobby: B shares two with A.
   const seen = await presenceOf(sb, a.id, 'dnd')
-  expect(seen.d.activities).toEqual([shown])
+  // A game's session sets activities of its own application.
+  expect(seen.d.activities).toEqual([{ ...shown, application_id: ready.application.id }])
   await sb.waitFor(() => sb.dispatches('PRESENCE_UPDATE').filter((f) => f.d.user.id === a.id).length === 2)
   expect(
     sb
