@@ -62,9 +62,7 @@ export async function putGameRelationship(tx: DB, row: GameRelationshipRow): Pro
 export async function deleteGameRelationship(tx: DB, row: GameRelationshipRow): Promise<void> {
   await tx
     .delete(gr())
-    .where(
-      and(eq(gr().userId, row.userId), eq(gr().otherId, row.otherId), eq(gr().applicationId, row.applicationId)),
-    )
+    .where(and(eq(gr().userId, row.userId), eq(gr().otherId, row.otherId), eq(gr().applicationId, row.applicationId)))
     .run()
 }
 
@@ -105,11 +103,6 @@ export async function gameInvitesOfPair(a: string, b: string): Promise<GameInvit
   return await db()
     .select()
     .from(gi())
-    .where(
-      or(
-        and(eq(gi().senderId, a), eq(gi().recipientId, b)),
-        and(eq(gi().senderId, b), eq(gi().recipientId, a)),
-      ),
-    )
+    .where(or(and(eq(gi().senderId, a), eq(gi().recipientId, b)), and(eq(gi().senderId, b), eq(gi().recipientId, a))))
     .all()
 }

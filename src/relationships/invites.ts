@@ -40,7 +40,9 @@ export function inviteObject(row: GameInviteRow, viewerId: string, appName: stri
   if (row.activity) {
     const { secrets, ...rest } = row.activity
     activity =
-      viewerId === row.recipientId && row.type === InviteType.JOIN ? { ...rest, secrets: { join: secrets?.join } } : rest
+      viewerId === row.recipientId && row.type === InviteType.JOIN
+        ? { ...rest, secrets: { join: secrets?.join } }
+        : rest
   }
   return {
     invite_id: row.id,
@@ -64,7 +66,8 @@ async function tellBoth(row: GameInviteRow, type: 'GAME_INVITE_CREATE' | 'GAME_I
     return
   }
   const name = (await applicationName(row.applicationId)) ?? ''
-  for (const id of [row.senderId, row.recipientId]) events.publishToUser(id, audience, type, inviteObject(row, id, name))
+  for (const id of [row.senderId, row.recipientId])
+    events.publishToUser(id, audience, type, inviteObject(row, id, name))
 }
 
 /** The user's activity of the application that others may join: a party and a join secret. */
@@ -112,8 +115,7 @@ export async function sendGameInvite(
       if (old.applicationId !== applicationId) continue
       // The same invite again replaces the old one; a JOIN answers the recipient's request to join.
       const replaced = old.senderId === me.id && old.type === type
-      const answered =
-        type === InviteType.JOIN && old.senderId === recipient.id && old.type === InviteType.JOIN_REQUEST
+      const answered = type === InviteType.JOIN && old.senderId === recipient.id && old.type === InviteType.JOIN_REQUEST
       if (replaced || answered) await dropInvite(tx, old)
     }
     await insertGameInvite(tx, row)

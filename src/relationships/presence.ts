@@ -155,7 +155,11 @@ export async function presenceSessionStart(connection: GatewayConnection): Promi
   // A row left from before a restart (its user not online) counts for nothing.
   const before = wasOnline ? await presenceOf(caller.userId) : undefined
   if (before && !given) return
-  await setPresence(caller.userId, given ? presenceOfPayload(caller, given) : { status: 'online', activities: [] }, before)
+  await setPresence(
+    caller.userId,
+    given ? presenceOfPayload(caller, given) : { status: 'online', activities: [] },
+    before,
+  )
 }
 
 /** A session ended for good: when it was the user's last (on every node), its watchers see it offline. */

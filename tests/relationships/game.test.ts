@@ -102,7 +102,7 @@ describe('game relationships', () => {
     expect((await game(a.token, 'PUT', b.id, {})).status).toBe(401)
     const readOnly = await bearerFor(a, app, 'identify relationships.read')
     expect((await game(readOnly, 'PUT', guest.id, {})).body.code).toBe(50001)
-  })
+  }, 15_000) // the file's first requests warm the server up (PostgreSQL)
 
   test('no cap on game friends; pending game requests capped at 1000 per game, at the edge', async () => {
     const app = await makeApp()
@@ -112,7 +112,10 @@ describe('game relationships', () => {
     const insert = async (head: string, rows: unknown[][]) => {
       for (let i = 0; i < rows.length; i += 500) {
         const chunk = rows.slice(i, i + 500)
-        await rawSql(`${head} VALUES ${chunk.map((r) => `(${r.map(() => '?').join(', ')})`).join(', ')}`, ...chunk.flat())
+        await rawSql(
+          `${head} VALUES ${chunk.map((r) => `(${r.map(() => '?').join(', ')})`).join(', ')}`,
+          ...chunk.flat(),
+        )
       }
     }
     await insert(
@@ -122,14 +125,126 @@ describe('game relationships', () => {
     const now = Date.now()
     const head = 'INSERT INTO game_relationships (user_id, other_id, application_id, type, since)'
     // A has 1000 game friends: a 1001st is still made.
-    await insert(head, ids.map((o) => [a.id, o, app.id, 1, now]))
+    await insert(
+      head,
+      ids.map((o) => [a.id, o, app.id, 1, now]),
+    )
     expect((await game(b.bearer, 'PUT', a.id, {})).status).toBe(204)
     expect((await game(a.bearer, 'PUT', b.id, {})).status).toBe(204)
     expect((await gameTypes(a.bearer))[b.id]).toBe(1)
     // C has 999 pending: the 1000th goes, the 1001st is refused.
-    await insert(head, ids.slice(1).map((o) => [c.id, o, app.id, 4, now]))
+    await insert(
+      head,
+      ids.slice(1).map((o) => [c.id, o, app.id, 4, now]),
+    )
     expect((await game(c.bearer, 'PUT', a.id, {})).status).toBe(204)
     const over = await game(c.bearer, 'PUT', b.id, {})
     expect([over.status, over.body.code]).toEqual([400, 30002])
   }, 20_000)
+})
+
+describe('game invites', () => {
+  test('invite to the lobby one plays, the secret to the recipient alone; ask to join; expiry; blocks', async () => {
+    const app = await makeApp()
+    const [a, b, d] = [await gamer(app), await gamer(app), await gamer(app)]
+    await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: {} })
+    await api('PUT', `/users/@me/relationships/${a.id}`, { token: b.token, body: {} })
+    await game(a.bearer, 'PUT', d.id, {})
+    await game(d.bearer, 'PUT', a.id, {})
+    const sa = await sockets.identified(a.bearer)
+    const sb = await sockets.identified(b.bearer)
+    const sd = await sockets.identified(d.bearer)
+    const invite = (token: string, body: Record<string, unknown>) => api('POST', '/game-invite/@me', { token, body })
+
+    // Nothing joinable yet: refused.
+    const early = await invite(a.bearer, { recipient_id: b.id })
+    expect([early.status, early.body.code]).toEqual([400, 50035])
+    const lobby = (await api('PUT', '/lobbies', { token: a.bearer, body: { secret: 'lobby-secret-1' } })).body
+    const activity = { name: 'Game', type: 0, state: 'In lobby', party: { id: 'p1', size: [1, 4] } }
+    sa.send(3, {
+      status: 'online',
+      since: null,
+      afk: false,
+      activities: [{ ...activity, secrets: { join: 'lobby-secret-1' } }],
+    })
+    await sb.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === a.id && f.d.activities.length === 1)
+
+    const markA = sa.frames.length
+    const sent = await invite(a.bearer, { recipient_id: b.id, content: 'come play' })
+    expect(sent.status).toBe(200)
+    const got = (await sb.waitFor((f) => f.t === 'GAME_INVITE_CREATE')).d
+    expect(got).toEqual({
+      invite_id: sent.body.invite_id,
+      type: 1,
+      application_id: app.id,
+      application_name: expect.any(String),
+      inviter_id: a.id,
+      recipient_id: b.id,
+      created_at: expect.stringMatching(/\+00:00$/),
+      ttl: 900,
+      content: 'come play',
+      activity: { ...activity, application_id: app.id, secrets: { join: 'lobby-secret-1' } },
+    })
+    const own = (await sa.waitFor((f) => f.t === 'GAME_INVITE_CREATE', 3000, { since: markA })).d
+    expect(own.activity.secrets).toBeUndefined()
+    expect(JSON.stringify(sa.frames.slice(markA))).not.toContain('lobby-secret-1')
+    expect((await api('GET', '/game-invite/@me', { token: a.bearer })).body[0].activity.secrets).toBeUndefined()
+    expect((await api('GET', '/game-invite/@me', { token: b.bearer })).body[0].activity.secrets.join).toBe(
+      'lobby-secret-1',
+    )
+    // Accepting is joining the lobby with the secret.
+    const joined = await api('PUT', '/lobbies', { token: b.bearer, body: { secret: got.activity.secrets.join } })
+    expect(joined.body.id).toBe(lobby.id)
+
+    // Only friends (Discord-wide or in the game); someone who never authorized the game is nobody.
+    const c = await gamer(app)
+    expect((await invite(a.bearer, { recipient_id: c.id })).body.code).toBe(50007)
+    expect((await invite(a.bearer, { recipient_id: (await makeUser()).id })).body.code).toBe(10013)
+    expect((await invite(a.bearer, { recipient_id: a.id })).body.code).toBe(50007)
+
+    // Ask to join: D (a game friend) asks A; A answers with an invite, which ends the request.
+    const asked = await invite(d.bearer, { recipient_id: a.id, type: 5 })
+    expect(asked.status).toBe(200)
+    const request = (await sa.waitFor((f) => f.t === 'GAME_INVITE_CREATE' && f.d.type === 5)).d
+    expect(request).toMatchObject({ inviter_id: d.id, recipient_id: a.id, activity: null })
+    expect((await invite(a.bearer, { recipient_id: d.id, type: 5 })).body.code).toBe(50035) // D plays nothing joinable
+    expect((await invite(a.bearer, { recipient_id: d.id })).status).toBe(200)
+    const ended = await sd.waitFor((f) => f.t === 'GAME_INVITE_DELETE' && f.d.invite_id === request.invite_id)
+    expect(ended.d).toEqual({ invite_id: request.invite_id, application_id: app.id })
+    expect((await sd.waitFor((f) => f.t === 'GAME_INVITE_CREATE' && f.d.type === 1)).d.activity.secrets.join).toBe(
+      'lobby-secret-1',
+    )
+
+    // ttl at its edges; an invite expires: listed by nobody, not deletable.
+    for (const [ttl, status] of [
+      [299, 400],
+      [300, 200],
+      [86_400, 200],
+      [86_401, 400],
+    ])
+      expect((await invite(a.bearer, { recipient_id: b.id, ttl })).status).toBe(status)
+    const short = await invite(a.bearer, { recipient_id: b.id, ttl: 300 })
+    expect((await api('GET', '/game-invite/@me', { token: b.bearer })).body.map((i: any) => i.invite_id)).toEqual([
+      short.body.invite_id, // one per sender, recipient and type: each new one replaced the last
+    ])
+    clock.advance(300_001)
+    expect((await api('GET', '/game-invite/@me', { token: b.bearer })).body).toEqual([])
+    expect((await api('DELETE', `/game-invite/@me/${short.body.invite_id}`, { token: a.bearer })).body.code).toBe(10006)
+
+    // Declined by the recipient; a third party cannot.
+    const again = await invite(a.bearer, { recipient_id: b.id })
+    expect((await api('DELETE', `/game-invite/@me/${again.body.invite_id}`, { token: d.bearer })).status).toBe(404)
+    expect((await api('DELETE', `/game-invite/@me/${again.body.invite_id}`, { token: b.bearer })).status).toBe(204)
+    await sa.waitFor((f) => f.t === 'GAME_INVITE_DELETE' && f.d.invite_id === again.body.invite_id)
+
+    // A block ends the pair's invites and refuses new ones, both ways.
+    const pending = await invite(d.bearer, { recipient_id: a.id, type: 5 })
+    const markD = sd.frames.length
+    await api('PUT', `/users/@me/relationships/${d.id}`, { token: a.token, body: { type: 2 } })
+    await sd.waitFor((f) => f.t === 'GAME_INVITE_DELETE' && f.d.invite_id === pending.body.invite_id, 3000, {
+      since: markD,
+    })
+    expect((await invite(a.bearer, { recipient_id: d.id })).body.code).toBe(50007)
+    expect((await invite(d.bearer, { recipient_id: a.id, type: 5 })).body.code).toBe(50007)
+  })
 })
