@@ -1,11 +1,11 @@
 // Presence and rich presence (issue 45, part 3): Gateway op 3 (or Identify's `presence`) sets a user's status (online,
 // idle, dnd, invisible) and activities; PRESENCE_UPDATE goes to the user's friends (a block ends a friendship, so a
-// blocked user sees nothing) and to the members of the user's lobbies (once per lobby on its topic; one by one, leaving
-// out those with a block either way, only in a lobby that has such a member); invisible looks offline to them; READY's
-// `presences` lists the friends and lobby-mates online. A user is online while any of its user or OAuth2 sessions is
-// identified on any node (gateway/presence.ts counts them under `p:<user>`, shared by the nodes through the log); when
-// the last one ends, they see it go offline. An activity's `secrets` are never sent to anyone else. Op 3 is limited as
-// Discord does: 5 per 20 s per session; past it the update is dropped.
+// blocked user sees nothing), its game friends (through that game's sessions), and the members of its lobbies (once
+// per lobby on its topic; one by one, leaving out those with a block either way, only in a lobby that has such a
+// member); invisible looks offline to them; READY's `presences` lists those online. A user is online while any of its
+// user or OAuth2 sessions is identified on any node (gateway/presence.ts counts them under `p:<user>`, shared by the
+// nodes through the log); when the last one ends, they see it go offline. An activity's `secrets` are never sent to
+// anyone else. Op 3 is limited as Discord does: 5 per 20 s per session; past it the update is dropped.
 import { appState } from '../core/app'
 import type { Caller } from '../core/caller'
 import { clock } from '../core/clock'
@@ -14,6 +14,7 @@ import { countPresence, online } from '../gateway/presence'
 import { MAX_ACTIVITIES, PRESENCE_UPDATES_PER_WINDOW, PRESENCE_WINDOW_MS, RelationshipType } from './limits'
 import { deletePresence, presenceOf, presencesOf, putPresence } from './presence-store'
 import { lobbiesOf } from './game-port'
+import { gameRelationshipsOf } from './game-store'
 import { blockedWith, relationshipsOf } from './store'
 import type { Activity, PresenceRow } from './tables'
 
@@ -83,6 +84,11 @@ export function presenceFor(userId: string, row: Pick<PresenceRow, 'status' | 'a
   }
 }
 
+/** The user's game friends, in every game (each sees the presence through that game's sessions). */
+async function gameFriendsOf(userId: string) {
+  return (await gameRelationshipsOf(userId)).filter((r) => r.type === RelationshipType.FRIEND)
+}
+
 async function friendsOf(userId: string): Promise<string[]> {
   return (await relationshipsOf(userId)).filter((r) => r.type === RelationshipType.FRIEND).map((r) => r.otherId)
 }
@@ -92,6 +98,8 @@ async function tellWatchers(userId: string, row: PresenceRow | undefined): Promi
   const data = presenceFor(userId, row)
   for (const friend of await friendsOf(userId))
     events.publishToUser(friend, audiences.relationships, 'PRESENCE_UPDATE', data)
+  for (const g of await gameFriendsOf(userId))
+    events.publishToUser(g.otherId, audiences.game(g.applicationId), 'PRESENCE_UPDATE', data)
   const lobbies = await lobbiesOf(userId)
   if (lobbies.length === 0) return
   const blocked = await blockedWith(userId)
@@ -182,6 +190,8 @@ export async function presenceSessionEnd(connection: GatewayConnection): Promise
  */
 export async function presencesFor(caller: Exclude<Caller, { kind: 'bot' }>) {
   const ids = new Set(sees(caller, audiences.relationships) ? await friendsOf(caller.userId) : [])
+  for (const g of await gameFriendsOf(caller.userId))
+    if (sees(caller, audiences.game(g.applicationId))) ids.add(g.otherId)
   const ownApp = caller.kind === 'bearer' && !caller.firstParty ? caller.applicationId : undefined
   const lobbySeen = caller.kind === 'user' || sees(caller, audiences.lobby(caller.applicationId))
   const lobbies = lobbySeen ? await lobbiesOf(caller.userId, ownApp) : []

@@ -104,6 +104,30 @@ export const GameInviteSchema = t.Object(
 
 export const GameInviteCreated = t.Object({ invite_id: t.String() }, { description: 'The invite made' })
 
+const OptString = t.Optional(t.Nullable(t.String()))
+/** An activity as an invite shows it (Discord's rich presence fields). */
+const InviteActivity = t.Object(
+  {
+    name: t.String(),
+    type: Int(),
+    state: OptString,
+    details: OptString,
+    application_id: t.Optional(t.String()),
+    timestamps: t.Optional(t.Object({ start: t.Optional(Int()), end: t.Optional(Int()) })),
+    party: t.Optional(t.Object({ id: t.Optional(t.String()), size: t.Optional(t.Array(Int())) })),
+    assets: t.Optional(
+      t.Object({
+        large_image: t.Optional(t.String()),
+        large_text: t.Optional(t.String()),
+        small_image: t.Optional(t.String()),
+        small_text: t.Optional(t.String()),
+      }),
+    ),
+    secrets: t.Optional(t.Object({ join: t.Optional(t.String()) }, { description: "The recipient's copy only" })),
+  },
+  { description: "JOIN: the inviter's activity (secrets.join only in the recipient's copy); JOIN_REQUEST: null" },
+)
+
 export const GameInvite = t.Object(
   {
     invite_id: t.String(),
@@ -115,11 +139,7 @@ export const GameInvite = t.Object(
     created_at: t.String({ description: 'ISO 8601' }),
     ttl: Int({ description: 'Seconds from created_at until it expires' }),
     content: t.String(),
-    activity: t.Nullable(
-      t.Record(t.String(), t.Unknown(), {
-        description: "JOIN: the inviter's activity (secrets.join only in the recipient's copy); JOIN_REQUEST: null",
-      }),
-    ),
+    activity: t.Nullable(InviteActivity),
   },
   { description: 'Game invite' },
 )

@@ -298,6 +298,18 @@ const ROUTES: Record<string, Row> = {
   'PUT /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }],
   'PATCH /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }, { nickname: 'n' }],
   'DELETE /users/@me/relationships/{userId}': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  // Game relationships and invites: the writes name a game, so OAuth2 tokens only (relationships.write); reads as above.
+  'GET /users/@me/game-relationships': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  'POST /users/@me/game-relationships': [
+    'bearer',
+    { bearer: '403/50001', narrow: '403/50001' },
+    { username: 'nobody-here' },
+  ],
+  'PUT /users/@me/game-relationships/{userId}': ['bearer', { bearer: '403/50001', narrow: '403/50001' }],
+  'DELETE /users/@me/game-relationships/{userId}': ['bearer', { bearer: '403/50001', narrow: '403/50001' }],
+  'GET /game-invite/@me': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  'POST /game-invite/@me': ['bearer', { bearer: '403/50001', narrow: '403/50001' }, { recipient_id: '1' }],
+  'DELETE /game-invite/@me/{inviteId}': ['bearer', { bearer: '403/50001', narrow: '403/50001' }],
   // The web client's first-party token is exchanged from a user session only.
   'POST /oauth2/first-party/token': ['user'],
   // A Bearer token that may act in lobbies (lobbies.write, or the web client's first-party token).

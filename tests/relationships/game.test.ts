@@ -67,6 +67,13 @@ describe('game relationships', () => {
     await bOther.expectNo('GAME_RELATIONSHIP_ADD', 50)
     const ready = await (await sockets.connect()).identify(a.bearer)
     expect(ready.game_relationships).toEqual([expect.objectContaining({ id: b.id, type: 1, application_id: app.id })])
+    // Game friends see each other's presence through that game's sessions, not another game's.
+    sa.send(3, { status: 'dnd', activities: [], since: null, afk: false })
+    await sb.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === a.id && f.d.status === 'dnd')
+    expect((await (await sockets.connect()).identify(b.bearer)).presences).toEqual([
+      expect.objectContaining({ user: { id: a.id }, status: 'dnd' }),
+    ])
+    await bOther.expectNo('PRESENCE_UPDATE', 50)
 
     // By username: someone who never authorized the game is nobody (80004); a provisional player of it is someone.
     const stranger = await makeUser()
