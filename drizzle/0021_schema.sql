@@ -8,7 +8,6 @@ CREATE TABLE `game_invites` (
 	`content` text DEFAULT '' NOT NULL,
 	`created_at` integer NOT NULL,
 	`expires_at` integer NOT NULL,
-	FOREIGN KEY (`application_id`) REFERENCES `applications`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`sender_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`recipient_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
@@ -23,8 +22,7 @@ CREATE TABLE `game_relationships` (
 	`since` integer NOT NULL,
 	PRIMARY KEY(`user_id`, `application_id`, `other_id`),
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
-	FOREIGN KEY (`other_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
-	FOREIGN KEY (`application_id`) REFERENCES `applications`(`id`) ON UPDATE no action ON DELETE cascade
+	FOREIGN KEY (`other_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
 CREATE INDEX `game_relationships_other_idx` ON `game_relationships` (`other_id`);

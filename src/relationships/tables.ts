@@ -2,7 +2,6 @@
 // object is always one user's view of another).
 import { index, int, json, primaryKey, snowflake, table, text, timestamp } from '../db/table'
 import { users } from '../accounts/tables'
-import { applications } from '../oauth2/tables'
 
 /**
  * What `userId` has with `otherId`: 1 FRIEND, 2 BLOCKED, 3 INCOMING_REQUEST, 4 OUTGOING_REQUEST (Discord's types).
@@ -75,9 +74,8 @@ export const gameRelationships = table(
     otherId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    applicationId: snowflake()
-      .notNull()
-      .references(() => applications.id, { onDelete: 'cascade' }),
+    /** The game's application (no foreign key: oauth2/ shares this domain's floor). */
+    applicationId: snowflake().notNull(),
     type: int().notNull(),
     since: timestamp().notNull(),
   },
@@ -98,9 +96,8 @@ export const gameInvites = table(
   'game_invites',
   {
     id: snowflake().primaryKey(),
-    applicationId: snowflake()
-      .notNull()
-      .references(() => applications.id, { onDelete: 'cascade' }),
+    /** The game's application (no foreign key: oauth2/ shares this domain's floor). */
+    applicationId: snowflake().notNull(),
     senderId: snowflake()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
