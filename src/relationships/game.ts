@@ -55,7 +55,7 @@ export async function listGameRelationships(userId: string, applicationId?: stri
   })
 }
 
-function gameAdded(row: GameRelationshipRow, other: UserRow): void {
+export function gameAdded(row: GameRelationshipRow, other: UserRow): void {
   events.publishToUser(row.userId, audiences.game(row.applicationId), 'GAME_RELATIONSHIP_ADD', {
     ...gameRelationshipObject(row, other),
     should_notify: row.type === T.INCOMING_REQUEST,

@@ -150,3 +150,8 @@ export async function deleteInvite(me: UserRow, inviteId: string, applicationId?
 export async function endGameInvitesOfPair(tx: DB, a: string, b: string): Promise<void> {
   for (const row of await gameInvitesOfPair(a, b)) await dropInvite(tx, row)
 }
+
+/** A provisional account merged away (inside the merge's transaction): its invites end. */
+export async function endGameInvitesOf(tx: DB, userId: string): Promise<void> {
+  for (const row of await liveGameInvitesOf(userId, 0)) await dropInvite(tx, row)
+}
