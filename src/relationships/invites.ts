@@ -60,14 +60,14 @@ export function inviteObject(row: GameInviteRow, viewerId: string, appName: stri
 
 async function tellBoth(row: GameInviteRow, type: 'GAME_INVITE_CREATE' | 'GAME_INVITE_DELETE'): Promise<void> {
   const audience = audiences.game(row.applicationId)
+  const both = [row.senderId, row.recipientId]
   if (type === 'GAME_INVITE_DELETE') {
     const data = { invite_id: row.id, application_id: row.applicationId }
-    for (const id of [row.senderId, row.recipientId]) events.publishToUser(id, audience, type, data)
+    for (const id of both) events.publishToUser(id, audience, 'GAME_INVITE_DELETE', data)
     return
   }
   const name = (await applicationName(row.applicationId)) ?? ''
-  for (const id of [row.senderId, row.recipientId])
-    events.publishToUser(id, audience, type, inviteObject(row, id, name))
+  for (const id of both) events.publishToUser(id, audience, 'GAME_INVITE_CREATE', inviteObject(row, id, name))
 }
 
 /** The user's activity of the application that others may join: a party and a join secret. */
