@@ -65,7 +65,7 @@ test('friends see status and rich presence, strangers nothing, secrets never; RE
   expect(JSON.stringify(ready)).not.toContain('the-lobby-secret')
   const cReady = await (await sockets.connect()).identify(c.token)
   expect(cReady.presences).toEqual([])
-})
+}, 15_000) // the file's first requests warm the server up (PostgreSQL: ~4.5 s on a busy machine)
 
 test('invisible is offline to friends; the last session ending is offline; a blocked user sees nothing', async () => {
   const [a, b] = [await makeUser(), await makeUser()]
