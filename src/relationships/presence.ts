@@ -202,3 +202,23 @@ export async function presencesFor(caller: Exclude<Caller, { kind: 'bot' }>) {
   const online = [...ids].filter(isUserOnline)
   return (await presencesOf(online)).filter((p) => p.status !== 'invisible').map((p) => presenceFor(p.userId, p))
 }
+
+/**
+ * A member joined a lobby (lobbies/effects.ts, once committed): the lobby's members see its presence (once, on the
+ * lobby's topic; member by member where a block either way is in the lobby) and it sees theirs, as each shows itself.
+ */
+export async function presenceOnJoin(lobbyId: string, applicationId: string, userId: string): Promise<void> {
+  const lobby = (await lobbiesOf(userId, applicationId)).find((l) => l.id === lobbyId)
+  if (!lobby) return
+  const blocked = await blockedWith(userId)
+  const mates = lobby.memberIds.filter((m) => m !== userId && !blocked.has(m))
+  const audience = audiences.lobby(applicationId)
+  const own = isUserOnline(userId) ? await presenceOf(userId) : undefined
+  if (own && own.status !== 'invisible') {
+    const data = presenceFor(userId, own)
+    if (!lobby.memberIds.some((m) => blocked.has(m))) events.publish(topics.lobby(lobbyId), 'PRESENCE_UPDATE', data)
+    else for (const m of [userId, ...mates]) events.publishToUser(m, audience, 'PRESENCE_UPDATE', data)
+  }
+  for (const p of await presencesOf(mates.filter(isUserOnline)))
+    if (p.status !== 'invisible') events.publishToUser(userId, audience, 'PRESENCE_UPDATE', presenceFor(p.userId, p))
+}

@@ -177,4 +177,16 @@ test("Identify's presence; lobby-mates see each other once per lobby, a block ei
   sa.send(3, { status: 'invisible', activities: [], since: null, afk: false })
   expect((await presenceOf(sb, a.id, undefined, markB)).d.status).toBe('offline')
   await stranger.expectNo('PRESENCE_UPDATE', 100)
-})
+
+  // Joining a lobby: the newcomer and its members online see each other at once; across a block, neither.
+  const third = await createLobby(bot, { members: [{ id: c.id }] })
+  ;[markB, markC, markA] = [sb.frames.length, sc.frames.length, sa.frames.length]
+  expect((await api('PUT', `/lobbies/${third.id}/members/${b.id}`, { token: bot, body: {} })).status).toBe(200)
+  expect((await presenceOf(sc, b.id, undefined, markC)).d.status).toBe('online')
+  expect((await presenceOf(sb, c.id, undefined, markB)).d.status).toBe('dnd')
+  await api('PUT', `/lobbies/${third.id}/members/${a.id}`, { token: bot, body: {} })
+  await sa.waitFor((f) => f.t === 'LOBBY_CREATE' && f.d.id === third.id, 3000, { since: markA })
+  await presenceOf(sa, b.id, undefined, markA) // A (invisible) still sees B; C and A see nothing of each other
+  expect(about(sa, markA, c.id)).toEqual([])
+  expect(about(sc, markC, a.id)).toEqual([])
+}, 10_000)
