@@ -1,7 +1,7 @@
 // The queries of game relationships and game invites (store.ts holds the relationships' rows and the tables `t`). The
 // writers run inside the caller's transaction (game.ts, invites.ts), after it locked both users.
 import { and, count, eq, gt, lte, or } from 'drizzle-orm'
-import { type DB, db } from '../db/client'
+import { type DB, db, write } from '../db/client'
 import { t } from './store'
 import type { GameInviteRow, GameRelationshipRow } from './tables'
 
@@ -105,4 +105,9 @@ export async function gameInvitesOfPair(a: string, b: string): Promise<GameInvit
     .from(gi())
     .where(or(and(eq(gi().senderId, a), eq(gi().recipientId, b)), and(eq(gi().senderId, b), eq(gi().recipientId, a))))
     .all()
+}
+
+/** The housekeeping sweep: invites past their ttl (nobody sees them any more). */
+export async function deleteExpiredInvites(now: number): Promise<void> {
+  await write((w) => w.delete(gi()).where(lte(gi().expiresAt, now)).run())
 }

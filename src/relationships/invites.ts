@@ -20,6 +20,7 @@ import { cannotInvite, notJoinable } from './errors'
 import { gameFriends } from './game'
 import { applicationName, authorized } from './game-port'
 import {
+  deleteExpiredInvites,
   deleteExpiredInvitesOf,
   deleteGameInvite,
   gameInvite,
@@ -154,4 +155,9 @@ export async function endGameInvitesOfPair(tx: DB, a: string, b: string): Promis
 /** A provisional account merged away (inside the merge's transaction): its invites end. */
 export async function endGameInvitesOf(tx: DB, userId: string): Promise<void> {
   for (const row of await liveGameInvitesOf(userId, 0)) await dropInvite(tx, row)
+}
+
+/** The module's sweep (every 10 minutes): expired invites go. */
+export async function sweepGameInvites(): Promise<void> {
+  await deleteExpiredInvites(clock.now())
 }

@@ -4,6 +4,7 @@ import type { DomainModule } from '../domain'
 import { relationshipIdentify } from './gateway'
 import { presenceSessionEnd, presenceSessionStart, presenceUpdate } from './presence'
 import { gameEndpoints } from './game-routes'
+import { sweepGameInvites } from './invites'
 import { relationshipEndpoints } from './routes'
 
 export const relationshipsModule = {
@@ -13,4 +14,5 @@ export const relationshipsModule = {
   opcodes: { 3: presenceUpdate },
   sessionStart: presenceSessionStart,
   sessionEnd: presenceSessionEnd,
+  sweep: sweepGameInvites,
 } satisfies DomainModule

@@ -5,6 +5,7 @@
 // join secret to the recipient alone (PUT /lobbies with it joins), ask to join the other way, expiry, blocks.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
+import { sweepGameInvites } from '../../src/relationships/invites'
 import { rawSql } from '../db/raw'
 import { type GatewayClient, tracked } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld } from '../helpers'
@@ -237,6 +238,9 @@ describe('game invites', () => {
     clock.advance(300_001)
     expect((await api('GET', '/game-invite/@me', { token: b.bearer })).body).toEqual([])
     expect((await api('DELETE', `/game-invite/@me/${short.body.invite_id}`, { token: a.bearer })).body.code).toBe(10006)
+    // The housekeeping sweep deletes it.
+    await sweepGameInvites()
+    expect(await rawSql('SELECT id FROM game_invites WHERE id = ?', short.body.invite_id)).toEqual([])
 
     // Declined by the recipient; a third party cannot.
     const again = await invite(a.bearer, { recipient_id: b.id })
