@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runGateway } from './gateway'
 import { runGatewaySdk } from './gateway-sdk'
+import { runPresence } from './presence'
 import { httpScenarios, runHttpScenario } from './http'
 import { BUN, LOAD_CPU, SERVER_CPU, loadAverage, machine, pinned, requireTools } from './lib/machine'
 import { render, renderLine, type Row, type RunContext } from './lib/report'
@@ -21,7 +22,7 @@ import { runLogin } from './login'
 import { runProfile } from './profile'
 import { runStartup } from './startup'
 
-const OTHER = ['login', 'gateway', 'gateway-5000', 'gateway-sdk', 'startup'] as const
+const OTHER = ['login', 'gateway', 'gateway-5000', 'gateway-sdk', 'presence', 'startup'] as const
 const ALIASES: Record<string, string> = { identify: 'gateway', fanout: 'gateway', 'gateway-1000': 'gateway' }
 const ALL = [...httpScenarios.map((s) => s.name), ...OTHER]
 
@@ -35,6 +36,9 @@ if (args.includes('--list')) {
   console.log(`${'gateway-5000'.padEnd(22)} RSS per socket at 5000 identified sockets`)
   console.log(
     `${'gateway-sdk'.padEnd(22)} lobby fan-out p99: BENCH_SDK_SOCKETS (1000) SDK clients in one process vs raw sockets`,
+  )
+  console.log(
+    `${'presence'.padEnd(22)} PRESENCE_UPDATE fan-out: one user's op 3 to 1000 friends online vs a bare publish`,
   )
   console.log(`${'startup'.padEnd(22)} exec → first /healthz, compiled binary and bun src/main.ts`)
   process.exit(0)
@@ -72,8 +76,8 @@ const userCount = selected.has('gateway-5000')
   ? 10000
   : selected.has('gateway')
     ? 2000
-    : selected.has('gateway-sdk')
-      ? Math.max(8, sdkSockets)
+    : selected.has('gateway-sdk') || selected.has('presence')
+      ? Math.max(1001, sdkSockets)
       : 8
 const m = machine()
 const started = performance.now()
@@ -138,6 +142,8 @@ try {
   if (selected.has('gateway-5000')) await attempt('gateway-5000', 'Gateway, 5000 sockets', () => runGateway(ctx, 5000))
   if (selected.has('gateway-sdk'))
     await attempt('gateway-sdk', 'Gateway through the SDK', () => runGatewaySdk(ctx, sdkSockets))
+  if (selected.has('presence'))
+    await attempt('presence', 'Presence fan-out', () => runPresence(ctx, Math.min(1000, ctx.world.users.length - 1)))
   if (selected.has('startup')) await attempt('startup', 'Start-up', () => runStartup(ctx))
   const profiles: string[] = []
   for (const name of profiled) profiles.push(await runProfile(ctx, name))

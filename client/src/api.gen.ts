@@ -422,6 +422,66 @@ export type Relationship = {
   since: string
 }
 
+/** Game relationship */
+export type GameRelationship = {
+  id: string
+  application_id: string
+  /** 1 FRIEND, 3 INCOMING_REQUEST, 4 OUTGOING_REQUEST */
+  type: number
+  user: User
+  /** ISO 8601 */
+  since: string
+  dm_access_type: number
+  user_id: string
+}
+
+/** Game invite */
+export type GameInvite = {
+  invite_id: string
+  /** 1 JOIN, 5 JOIN_REQUEST */
+  type: number
+  application_id: string
+  application_name: string
+  inviter_id: string
+  recipient_id: string
+  /** ISO 8601 */
+  created_at: string
+  /** Seconds from created_at until it expires */
+  ttl: number
+  content: string
+  /** JOIN: the inviter's activity (secrets.join only in the recipient's copy); JOIN_REQUEST: null */
+  activity: {
+    name: string
+    type: number
+    state?: string | null
+    details?: string | null
+    application_id?: string
+    timestamps?: {
+      start?: number
+      end?: number
+    }
+    party?: {
+      id?: string
+      size?: number[]
+    }
+    assets?: {
+      large_image?: string
+      large_text?: string
+      small_image?: string
+      small_text?: string
+    }
+    /** The recipient's copy only */
+    secrets?: {
+      join?: string
+    }
+  } | null
+}
+
+/** The invite made */
+export type InviteMade = {
+  invite_id: string
+}
+
 /** Logged in */
 export type LoggedIn = {
   user_id: string
@@ -1686,6 +1746,65 @@ export interface Api {
       response: undefined
     }
     /** Remove a friend, cancel or decline a request, or unblock (RELATIONSHIP_REMOVE) */
+    delete: {
+      body: undefined
+      query: {}
+      response: undefined
+    }
+  }
+  "/users/@me/game-relationships": {
+    /** The current user's game friends and game friend requests */
+    get: {
+      body: undefined
+      query: {}
+      response: GameRelationship[]
+    }
+    /** Send a game friend request by username in the token's game (GAME_RELATIONSHIP_ADD to both users) */
+    post: {
+      body: {
+        username: string
+      }
+      query: {}
+      response: undefined
+    }
+  }
+  "/users/@me/game-relationships/{userId}": {
+    /** Send or accept a game friend request in the token's game */
+    put: {
+      body: {
+        type?: -1 | 1
+      }
+      query: {}
+      response: undefined
+    }
+    /** Remove a game friend, cancel or decline a game friend request (GAME_RELATIONSHIP_REMOVE) */
+    delete: {
+      body: undefined
+      query: {}
+      response: undefined
+    }
+  }
+  "/game-invite/@me": {
+    /** The live game invites and join requests the current user sent or received */
+    get: {
+      body: undefined
+      query: {}
+      response: GameInvite[]
+    }
+    /** Invite a friend to one's activity of the game, or ask to join theirs (GAME_INVITE_CREATE to both) */
+    post: {
+      body: {
+        recipient_id: string
+        type?: 1 | 5
+        content?: string
+        ttl?: string | number | null
+      }
+      query: {}
+      response: InviteMade
+    }
+  }
+  "/game-invite/@me/{inviteId}": {
+    /** Take back a game invite, or decline one received (GAME_INVITE_DELETE to both) */
     delete: {
       body: undefined
       query: {}
@@ -3704,6 +3823,8 @@ export type RouteOrder = [
   "/channels/{channelId}/pins/{messageId}",
   "/channels/{channelId}/typing",
   "/experiments",
+  "/game-invite/@me",
+  "/game-invite/@me/{inviteId}",
   "/gateway",
   "/gateway/bot",
   "/guilds",
@@ -3749,6 +3870,8 @@ export type RouteOrder = [
   "/users/@me/delete",
   "/users/@me/devices",
   "/users/@me/disable",
+  "/users/@me/game-relationships",
+  "/users/@me/game-relationships/{userId}",
   "/users/@me/guilds",
   "/users/@me/guilds/{guildId}",
   "/users/@me/lobbies",

@@ -3,6 +3,7 @@ import { Auth, type ElevationHandler } from './auth'
 import { Rest, type RestOptions } from './rest'
 import { Gateway, type GatewayOptions } from './gateway'
 import { Lobbies } from './lobbies'
+import { Relationships } from './relationships'
 import { OAuth2 } from './oauth2'
 import { RemoteAuth } from './remote-auth'
 import { authorization, memoryTokenStore, type StoredToken, type TokenKind, type TokenStore } from './tokens'
@@ -31,6 +32,8 @@ export class Client {
   readonly auth: Auth
   readonly gateway: Gateway
   readonly lobbies: Lobbies
+  /** Friends (Discord-wide and the game's), the unified friends list, presences, game invites. */
+  readonly relationships: Relationships
   readonly oauth2: OAuth2
   readonly remoteAuth: RemoteAuth
   private readonly tokenListeners = new Set<(token: StoredToken | null) => void>()
@@ -45,6 +48,7 @@ export class Client {
     this.auth = new Auth(this, options.onMfaRequired)
     this.gateway = new Gateway(this, options.gateway)
     this.lobbies = new Lobbies(this)
+    this.relationships = new Relationships(this)
     this.oauth2 = new OAuth2(this)
     this.remoteAuth = new RemoteAuth(this)
   }

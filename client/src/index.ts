@@ -19,6 +19,14 @@ export {
   type LobbyEvents,
   type SendOptions,
 } from './lobbies'
+export {
+  Relationships,
+  type GameInvite,
+  type GameRelationship,
+  type Presence,
+  type Relationship,
+  type UnifiedFriend,
+} from './relationships'
 export type {
   Dispatches,
   GatewayLobby,

@@ -21,6 +21,7 @@ import m18 from '../../drizzle/0018_schema.sql' with { type: 'text' }
 import m19 from '../../drizzle/0019_schema.sql' with { type: 'text' }
 import m20 from '../../drizzle/0020_schema.sql' with { type: 'text' }
 import m21 from '../../drizzle/0021_schema.sql' with { type: 'text' }
+import m22 from '../../drizzle/0022_schema.sql' with { type: 'text' }
 import journalJson from '../../drizzle/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -47,4 +48,5 @@ export const sqlByTag: Record<string, string> = {
   '0019_schema': m19,
   '0020_schema': m20,
   '0021_schema': m21,
+  '0022_schema': m22,
 }

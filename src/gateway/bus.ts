@@ -15,6 +15,8 @@ export type GatewayConnection = {
    * another node: its socket is gone and its node's presence counts were dropped already.
    */
   orphan?: boolean
+  /** (Session start hooks, after an Identify) the Identify's `presence` field as the client sent it, if any. */
+  presence?: unknown
 }
 
 export type IdentifyContribution = {
@@ -44,6 +46,9 @@ export type Audience =
   | { kind: 'relationships' }
   /** DM channels and their messages: users, and bots that asked for DIRECT_MESSAGES (1 << 12) or sent no intents. */
   | { kind: 'direct-messages' }
+  /** One application's game friends and invites (GAME_RELATIONSHIP_*, GAME_INVITE_*): users, and that application's
+   *  OAuth2 sessions with `relationships.read`. */
+  | { kind: 'game'; applicationId: string }
 
 export const audiences = {
   account: { kind: 'account' } as Audience,
@@ -52,6 +57,7 @@ export const audiences = {
   lobby: (applicationId: string): Audience => ({ kind: 'lobby', applicationId }),
   relationships: { kind: 'relationships' } as Audience,
   directMessages: { kind: 'direct-messages' } as Audience,
+  game: (applicationId: string): Audience => ({ kind: 'game', applicationId }),
 }
 
 /** Discord's DIRECT_MESSAGES intent: a bot's session gets DM events only with it. */
@@ -76,6 +82,8 @@ export function sees(caller: Caller, audience: Audience): boolean {
       )
     case 'relationships':
       return caller.scopes.includes('relationships.read')
+    case 'game':
+      return caller.applicationId === audience.applicationId && caller.scopes.includes('relationships.read')
     default:
       return false
   }

@@ -68,7 +68,7 @@ const OPS: Row[] = [
     Op.Identify,
     'Identify',
     'client → server',
-    '`{token, properties, intents?, compress?, shard?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY',
+    '`{token, properties, intents?, compress?, shard?, presence?}`: a user token, a bot token (bare or `Bot <token>`) or an OAuth2 access token (bare or `Bearer <token>`, with `identify` and `gateway.connect`); answered with READY; `presence` (as op 3 gives it) is the first status others see',
   ],
   [
     Op.Resume,
@@ -100,7 +100,7 @@ const OPS: Row[] = [
     Op.PresenceUpdate,
     'Presence Update',
     'client → server',
-    "`{status, activities, since?, afk?}`: `status` online, idle, dnd or invisible; `activities` (up to 5) with `name`, `type`, `state`, `details`, `timestamps`, `party {id, size}`, `assets`, `secrets` (kept for the user alone): PRESENCE_UPDATE to the user's friends; 5 per 20 s per session, more are dropped; a bot's is ignored",
+    "`{status, activities, since?, afk?}`: `status` online, idle, dnd or invisible; `activities` (up to 5) with `name`, `type`, `state`, `details`, `timestamps`, `party {id, size}`, `assets`, `secrets` (kept for the user alone; a game's OAuth2 session sets its own `application_id`): PRESENCE_UPDATE to the user's friends, game friends and lobby-mates; 5 per 20 s per session, more are dropped; a bot's is ignored",
   ],
   [
     17,
@@ -138,6 +138,7 @@ const VIEWERS =
   "members who can view the channel; in a DM, its two recipients (a bot's sessions only with the DIRECT_MESSAGES intent), the event without `guild_id`"
 const TO_LOBBY = "the lobby's members and the application's bot sessions"
 const TO_RELATIONSHIPS = 'the user sessions and OAuth2 sessions with `relationships.read`'
+const TO_GAME = "the user sessions and the game's OAuth2 sessions with `relationships.read`"
 const CHANNEL =
   'the channel (as `GET /channels/{id}`): `{id, type, guild_id, name, position, permission_overwrites, parent_id, nsfw, flags}` with `topic, last_message_id, rate_limit_per_user` (text) or `bitrate, user_limit, rtc_region` (voice)'
 
@@ -274,8 +275,28 @@ const EVENTS: Row[] = [
   ],
   [
     'PRESENCE_UPDATE',
-    `${TO_RELATIONSHIPS} of the user's friends; after a change of the user's display name, its lobbies' sessions too`,
-    "`{user: {id}, status, activities, client_status}`: a friend's status (online, idle, dnd; offline when invisible or when its last session ended) and activities, without their `secrets`; after `PATCH /users/@me` changed the user's `global_name`, `user` is the whole public user (USER_UPDATE is the user's own, as Discord's)",
+    `${TO_RELATIONSHIPS} of the user's friends; ${TO_GAME} of its game friends; the members of its lobbies (not those with a block either way); after a change of the user's display name, its friends and lobby-mates too`,
+    "`{user: {id}, status, activities, client_status}`: a friend's, game friend's or lobby-mate's status (online, idle, dnd; offline when invisible or when its last session ended) and activities, without their `secrets`; after `PATCH /users/@me` changed the user's `global_name`, `user` is the whole public user (USER_UPDATE is the user's own, as Discord's)",
+  ],
+  [
+    'GAME_RELATIONSHIP_ADD',
+    TO_GAME,
+    `a game relationship (as \`GET /users/@me/game-relationships\` lists it: \`{id, application_id, type, user: ${USER.slice(1, -1)}, since, dm_access_type, user_id}\`) new or of a new type, with \`should_notify\`: type 1 friend, 3 incoming request, 4 outgoing request`,
+  ],
+  [
+    'GAME_RELATIONSHIP_REMOVE',
+    TO_GAME,
+    '`{id, application_id, type, since, user_id}`: the game relationship as it was, now gone (removed, declined, cancelled, or ended by a block)',
+  ],
+  [
+    'GAME_INVITE_CREATE',
+    `${TO_GAME} of the inviter and the recipient`,
+    "`{invite_id, type, application_id, application_name, inviter_id, recipient_id, created_at, ttl, content, activity}`: type 1 an invite to the inviter's activity (its `secrets.join` in the recipient's copy only), 5 a request to join the recipient's (`activity: null`)",
+  ],
+  [
+    'GAME_INVITE_DELETE',
+    `${TO_GAME} of the inviter and the recipient`,
+    '`{invite_id, application_id}`: taken back, declined, replaced, answered (a join request) or ended by a block',
   ],
   [
     'LOBBY_VOICE_SERVER_OFFER',

@@ -82,7 +82,7 @@ export async function identify(ws: Socket, conn: Connection, d: any): Promise<vo
   // With several nodes these go straight to the socket too (not through the log, whose entries could come first).
   for (const [type, data] of after) sendDirect(session, type, data, !gatewayLog())
   const view = connectionView(session)
-  runHooks(wiring().sessionStartHooks, view, 'session start')
+  runHooks(wiring().sessionStartHooks, d.presence ? { ...view, presence: d.presence } : view, 'session start')
 }
 
 export async function resume(ws: Socket, conn: Connection, d: any): Promise<void> {

@@ -4,6 +4,7 @@
 import { type CommitHolder, holdForCommit } from '../db/client'
 import { audiences, events, topics } from '../gateway/bus'
 import { Serialized } from '../gateway/protocol'
+import { presenceOnJoin } from '../relationships/presence'
 import { notifyMemberLeave, type LeaveReason } from './leave-hooks'
 import type { LobbyRow } from './tables'
 
@@ -27,6 +28,7 @@ type Effect =
   | { kind: 'subscribe'; userId: string; topic: string; applicationId: string }
   | { kind: 'unsubscribe'; userId: string; topic: string }
   | { kind: 'left'; lobbyId: string; userId: string; reason: LeaveReason }
+  | { kind: 'joined'; lobbyId: string; applicationId: string; userId: string }
 
 export class Effects {
   private list: Effect[] = []
@@ -58,6 +60,11 @@ export class Effects {
     this.list.push({ kind: 'left', lobbyId, userId, reason })
   }
 
+  /** A member joined: once committed, it and the lobby's members online see each other's presence. */
+  joined(lobby: Pick<LobbyRow, 'id' | 'applicationId'>, userId: string): void {
+    this.list.push({ kind: 'joined', lobbyId: lobby.id, applicationId: lobby.applicationId, userId })
+  }
+
   /**
    * Give the effects to the bus, in order; called as the last step of the transaction that gathered them (outside one
    * they go at once). A lazy payload is computed and serialized once, just before its first publish, so it shows what
@@ -78,6 +85,8 @@ export class Effects {
       else if (e.kind === 'subscribe') events.subscribeUser(e.userId, e.topic, audiences.lobby(e.applicationId))
       else if (e.kind === 'left') {
         if (!holdForCommit(afterLeave, e)) await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
+      } else if (e.kind === 'joined') {
+        if (!holdForCommit(afterJoin, e)) await presenceOnJoin(e.lobbyId, e.applicationId, e.userId)
       } else events.unsubscribeUser(e.userId, e.topic)
     }
   }
@@ -87,6 +96,13 @@ export class Effects {
 const afterLeave: CommitHolder<Extract<Effect, { kind: 'left' }>> = {
   async after(items) {
     for (const e of items) await notifyMemberLeave(e.lobbyId, e.userId, e.reason)
+  },
+}
+
+/** The presences of a committed transaction's joiners (relationships/presence.ts reads the committed members). */
+const afterJoin: CommitHolder<Extract<Effect, { kind: 'joined' }>> = {
+  async after(items) {
+    for (const e of items) await presenceOnJoin(e.lobbyId, e.applicationId, e.userId)
   },
 }
 

@@ -4,7 +4,8 @@ import type { Caller } from '../core/caller'
 import { audiences, events, type GatewayConnection, sees, topics } from '../gateway/bus'
 import { profilePresence } from '../relationships/profile'
 import { sessionEnded, sessionStarted } from './activity'
-import { lobbyIdsOfUser } from './members-store'
+import { cachedLobbyMembers, lobbyIdsOfUser } from './members-store'
+import { cachedLobby } from './store'
 
 export async function lobbyIdentify(caller: Caller) {
   if (caller.kind === 'bot') return {}
@@ -34,4 +35,19 @@ export async function tellLobbyMatesProfile(userId: string): Promise<void> {
   if (!ids.length) return
   const data = await profilePresence(userId)
   for (const id of ids) events.publish(topics.lobby(id), 'PRESENCE_UPDATE', data)
+}
+
+/** Presence's port (relationships/lobby-port.ts): a user's lobbies (of one application, if given) with their members. */
+export async function lobbiesWithMembers(userId: string, applicationId?: string) {
+  const out: { id: string; applicationId: string; memberIds: string[] }[] = []
+  for (const id of await lobbyIdsOfUser(userId, applicationId)) {
+    const lobby = await cachedLobby(id)
+    if (lobby)
+      out.push({
+        id,
+        applicationId: lobby.applicationId,
+        memberIds: (await cachedLobbyMembers(id)).map((m) => m.userId),
+      })
+  }
+  return out
 }

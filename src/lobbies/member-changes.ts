@@ -113,5 +113,6 @@ export function memberEffects(lobby: LobbyRow, changes: MemberChanges, effects: 
     effects.subscribe(m.userId, lobby)
     effects.toLobby(lobby, 'LOBBY_MEMBER_ADD', { member: eventMember(m), ...base })
     effects.toUser(m.userId, lobby, 'LOBBY_CREATE', snapshot)
+    effects.joined(lobby, m.userId)
   }
 }

@@ -1,5 +1,5 @@
 // The errors of relationships that core/errors.ts does not already name, with Discord's statuses, codes and messages.
-import { ApiError } from '../core/errors'
+import { ApiError, formError } from '../core/errors'
 import { MAX_FRIENDS, MAX_OUTGOING_REQUESTS } from './limits'
 
 /** A request the other side does not take: requests refused by a block (either way) or to a bot, as Discord answers. */
@@ -13,3 +13,10 @@ export const notFriends = () => new ApiError(400, 80006, 'You need to be friends
 export const maxFriends = () => new ApiError(400, 30002, `Maximum number of friends reached (${MAX_FRIENDS})`)
 export const maxOutgoing = () =>
   new ApiError(400, 30002, `Maximum number of pending friend requests reached (${MAX_OUTGOING_REQUESTS})`)
+/** A game invite (or join request) to someone who is not a friend, Discord-wide or in the game, or with a block. */
+export const cannotInvite = () => new ApiError(400, 50007, 'Cannot send messages to this user')
+/** A JOIN invite needs the inviter's (a JOIN_REQUEST the asked user's) activity of the game with a join secret. */
+export const notJoinable = () =>
+  formError({
+    recipient_id: ['ACTIVITY_NOT_JOINABLE', 'No activity of this application with a party and a join secret.'],
+  })

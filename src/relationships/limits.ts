@@ -14,3 +14,10 @@ export const PRESENCE_UPDATES_PER_WINDOW = 5
 export const PRESENCE_WINDOW_MS = 20_000
 /** Activities kept from one op 3. */
 export const MAX_ACTIVITIES = 5
+
+/** Game invites: how long one lives, in seconds (game-invite.mdx: 300-86400, default 900). */
+export const GAME_INVITE_TTL = { min: 300, max: 86_400, default: 900 }
+/** The Social SDK's ActivityActionTypes: an invite to join, and a request to join. */
+export const InviteType = { JOIN: 1, JOIN_REQUEST: 5 } as const
+/** A game invite's message (the SDK's SendActivityInvite content). */
+export const MAX_INVITE_CONTENT = 1024

@@ -11,6 +11,8 @@ import { Errors } from '../core/errors'
 import { isSnowflake } from '../core/snowflake'
 import { type DB, transaction } from '../db/client'
 import { audiences, events } from '../gateway/bus'
+import { endGameRelationshipsOfPair } from './game'
+import { endGameInvitesOfPair } from './invites'
 import { alreadyFriends, maxFriends, maxOutgoing, noSuchTag, notFriends, requestsDisabled, selfRequest } from './errors'
 import { MAX_FRIENDS, MAX_OUTGOING_REQUESTS, RelationshipType as T } from './limits'
 import {
@@ -132,7 +134,11 @@ export async function requestByUsername(me: UserRow, username: string, discrimin
   await requestOrAccept(me, target.id, true)
 }
 
-/** PUT { type: 2 }: block. Ends a friendship and a request either way; the other side's own block stays. */
+/**
+ * PUT { type: 2 }: block. Ends a friendship and a request either way, and the pair's game relationships and game
+ * invites in every game;
+ * the other side's own block stays.
+ */
 export async function block(me: UserRow, targetId: string): Promise<void> {
   if (targetId === me.id) throw selfRequest()
   const target = await activeUser(targetId)
@@ -145,6 +151,8 @@ export async function block(me: UserRow, targetId: string): Promise<void> {
       removed(theirs)
     }
     if (mine) removed(mine)
+    await endGameRelationshipsOfPair(tx, me.id, target.id)
+    await endGameInvitesOfPair(tx, me.id, target.id)
     const row = { userId: me.id, otherId: target.id, type: T.BLOCKED, nickname: null, since: clock.now() }
     await putRelationship(tx, row)
     added(row, target)

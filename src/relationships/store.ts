@@ -1,6 +1,6 @@
 // Every query of relationships. Async, as every store (docs/DESIGN.md, "Stores are async"). The writers run inside the
 // caller's transaction (relationships.ts), after it locked both users.
-import { and, count, eq, sql } from 'drizzle-orm'
+import { and, count, eq, or, sql } from 'drizzle-orm'
 import { type DB, prepared } from '../db/client'
 import { dialectTables } from '../db/dialect-tables'
 import * as sqliteTables from './tables'
@@ -80,4 +80,23 @@ export async function deleteRelationship(tx: DB, userId: string, otherId: string
 export async function blockedEitherWay(a: string, b: string): Promise<boolean> {
   const [ab, ba] = [await relationshipBetween(a, b), await relationshipBetween(b, a)]
   return ab?.type === 2 || ba?.type === 2
+}
+
+const blocksWith = prepared((d) =>
+  d
+    .select({ userId: t.relationships.userId, otherId: t.relationships.otherId })
+    .from(t.relationships)
+    .where(
+      and(
+        eq(t.relationships.type, 2),
+        or(eq(t.relationships.userId, ph('userId')), eq(t.relationships.otherId, ph('userId'))),
+      ),
+    )
+    .prepare(),
+)
+
+/** The users `userId` blocked or is blocked by (presence to lobby-mates leaves them out). */
+export async function blockedWith(userId: string): Promise<Set<string>> {
+  const rows = await blocksWith().all({ userId })
+  return new Set(rows.map((r) => (r.userId === userId ? r.otherId : r.userId)))
 }

@@ -60,3 +60,58 @@ export const presences = table('presences', {
 })
 
 export type PresenceRow = typeof presences.$inferSelect
+
+/**
+ * Game relationships (issue 45, part 2): friends that exist only inside one application's game, one row per side, as
+ * `relationships` (1 FRIEND, 3 INCOMING_REQUEST, 4 OUTGOING_REQUEST; no block: blocks are the Discord-wide list's).
+ */
+export const gameRelationships = table(
+  'game_relationships',
+  {
+    userId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    otherId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The game's application (no foreign key: oauth2/ shares this domain's floor). */
+    applicationId: snowflake().notNull(),
+    type: int().notNull(),
+    since: timestamp().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.applicationId, t.otherId] }),
+    index('game_relationships_other_idx').on(t.otherId),
+  ],
+)
+
+export type GameRelationshipRow = typeof gameRelationships.$inferSelect
+
+/**
+ * Game invites (issue 45, part 4): a player invites a friend to what it plays (type 1, JOIN: the sender's activity of
+ * the application, with its join secret, which only the recipient is shown), or asks to join a friend's (type 5,
+ * JOIN_REQUEST). Kept until deleted or `expiresAt`, after which nobody sees it.
+ */
+export const gameInvites = table(
+  'game_invites',
+  {
+    id: snowflake().primaryKey(),
+    /** The game's application (no foreign key: oauth2/ shares this domain's floor). */
+    applicationId: snowflake().notNull(),
+    senderId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    recipientId: snowflake()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    type: int().notNull(),
+    /** JOIN: the sender's activity when it invited (secrets included); JOIN_REQUEST: none. */
+    activity: json<Activity | null>(),
+    content: text().notNull().default(''),
+    createdAt: timestamp().notNull(),
+    expiresAt: timestamp().notNull(),
+  },
+  (t) => [index('game_invites_recipient_idx').on(t.recipientId), index('game_invites_sender_idx').on(t.senderId)],
+)
+
+export type GameInviteRow = typeof gameInvites.$inferSelect

@@ -3,10 +3,13 @@
 // users' sockets on node B, once and in order; a presence set on node A reaches the friend on node B, and the user's
 // last session ending on node A (while its other one on node B ended before) is offline there. A DM opened and
 // written through node A reaches the recipient's socket on node B: CHANNEL_CREATE, then each message once, in order.
+// Last, a node SIGKILLed with the user's only session: offline to its friend on the other node once the node's lease
+// is gone (NODE_LEASE_MS, short here) and the short resume window has passed with no Resume.
 import { describe, expect, test } from 'bun:test'
 import { call, present, useNodes } from './harness'
 
-const cluster = await useNodes(2)
+// Its nodes' resume window is short: the killed node's session ends 3 s after the clean-up finds it.
+const cluster = await useNodes(2, { GATEWAY_RESUME_WINDOW_MS: '3000', NODE_LEASE_MS: '6000' })
 
 describe.skipIf(!present)('relationships on two nodes', () => {
   test('a request accepted on node A is seen on node B; presence and offline across nodes', async () => {
@@ -70,4 +73,21 @@ describe.skipIf(!present)('relationships on two nodes', () => {
       ...sent.map((id) => ['MESSAGE_CREATE', id]),
     ])
   }, 30_000)
+  test('a node SIGKILLed with the last session: offline on the other node after its lease', async () => {
+    const [nodeA, nodeB] = cluster.nodes
+    const [a, b] = [await cluster.newUser(), await cluster.newUser()]
+    expect((await call(nodeA, 'PUT', `/users/@me/relationships/${b.id}`, a.token, {})).status).toBe(204)
+    expect((await call(nodeA, 'PUT', `/users/@me/relationships/${a.id}`, b.token, {})).status).toBe(204)
+    const { client: bOnA } = await cluster.socketOn(nodeA, b.token)
+    await cluster.socketOn(nodeB, a.token)
+    await bOnA.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === a.id && f.d.status === 'online', 5000)
+    const mark = bOnA.frames.length
+    nodeB.proc.kill('SIGKILL')
+    await nodeB.proc.exited
+    // Its lease (NODE_LEASE_MS: 6 s here), a round of the clean-up (5 s), the resume window (3 s).
+    const off = await bOnA.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === a.id, 45_000, { since: mark })
+    expect(off.d).toEqual({ user: { id: a.id }, status: 'offline', activities: [], client_status: {} })
+    const ready = (await cluster.socketOn(nodeA, b.token)).ready
+    expect(ready.presences).toEqual([])
+  }, 60_000)
 })

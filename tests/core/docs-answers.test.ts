@@ -12,6 +12,7 @@ import { loadDefinitions } from '../../src/experiments/service'
 import { addMember } from '../../src/guilds/lifecycle'
 import { cachedGuild } from '../../src/guilds/store'
 import { EXAMPLE_USER_ID } from '../../src/lobbies/schemas'
+import { GatewayClient } from '../gateway-client'
 import { api, makeApp, makeUser, resetWorld, server, type Reply } from '../helpers'
 import { authorizeQuery, bearerFor } from '../oauth2/helpers'
 import { mfaTicket, SoftAuthenticator, totpCode, userWithKey, userWithTotp } from '../mfa/helpers'
@@ -265,6 +266,35 @@ async function friends() {
   return { a, b }
 }
 
+/** Two users of one game, game friends (or not yet: `befriend` false), with that game's OAuth2 tokens. */
+async function gameFriends(befriend = true) {
+  const app = await makeApp()
+  const scope = 'identify relationships.read relationships.write gateway.connect'
+  const [ua, ub] = [await makeUser(), await makeUser()]
+  const [a, b] = [
+    { ...ua, bearer: await bearerFor(ua, app, scope) },
+    { ...ub, bearer: await bearerFor(ub, app, scope) },
+  ]
+  if (befriend) {
+    await api('PUT', `/users/@me/game-relationships/${b.id}`, { token: a.bearer, body: {} })
+    await api('PUT', `/users/@me/game-relationships/${a.id}`, { token: b.bearer, body: {} })
+  }
+  return { app, a, b }
+}
+
+/** A game invite from A to B (game friends), A's activity joinable. */
+async function gameInvite() {
+  const { a, b } = await gameFriends()
+  const { client: toB } = await GatewayClient.identified(b.bearer)
+  const { client } = await GatewayClient.identified(a.bearer)
+  const activities = [{ name: 'G', type: 0, party: { id: 'p' }, secrets: { join: 's' } }]
+  client.send(3, { status: 'online', since: null, afk: false, activities })
+  await toB.waitFor((f) => f.t === 'PRESENCE_UPDATE' && f.d.activities.length === 1)
+  const invite = await api('POST', '/game-invite/@me', { token: a.bearer, body: { recipient_id: b.id } })
+  for (const c of [client, toB]) c.close()
+  return { a, b, inviteId: invite.body.invite_id as string }
+}
+
 const CASES: Record<string, Case | Case[]> = {
   'GET /api/v9/gateway': { call: async () => ({}) },
   'GET /api/v9/gateway/bot': { call: async () => ({ token: bot(await makeApp()) }) },
@@ -321,6 +351,39 @@ const CASES: Record<string, Case | Case[]> = {
     { what: 'user', call: async () => ({ token: await session() }) },
     { what: 'bot', call: async () => ({ token: bot(await makeApp()) }) },
   ],
+  'GET /api/v9/users/@me/game-relationships': [
+    { what: 'user', call: async () => ({ token: (await gameFriends()).a.token }) },
+    { what: 'bearer', call: async () => ({ token: (await gameFriends()).a.bearer }) },
+  ],
+  // The example's username belongs to nobody here: Discord's 80004.
+  'POST /api/v9/users/@me/game-relationships': {
+    call: async () => ({ token: (await gameFriends()).a.bearer }),
+    expect: [400, 80004],
+  },
+  'PUT /api/v9/users/@me/game-relationships/{userId}': {
+    call: async () => {
+      const { a, b } = await gameFriends(false)
+      return { token: a.bearer, params: { userId: b.id } }
+    },
+  },
+  'DELETE /api/v9/users/@me/game-relationships/{userId}': {
+    call: async () => {
+      const { a, b } = await gameFriends()
+      return { token: a.bearer, params: { userId: b.id } }
+    },
+  },
+  'GET /api/v9/game-invite/@me': { call: async () => ({ token: (await gameInvite()).b.bearer }) },
+  // The example's recipient is nobody here: 10013.
+  'POST /api/v9/game-invite/@me': {
+    call: async () => ({ token: (await gameFriends()).a.bearer }),
+    expect: [404, 10013],
+  },
+  'DELETE /api/v9/game-invite/@me/{inviteId}': {
+    call: async () => {
+      const { b, inviteId } = await gameInvite()
+      return { token: b.bearer, params: { inviteId } }
+    },
+  },
   'GET /api/v9/unique-username/username-suggestions-unauthed': {
     call: async () => ({ query: 'global_name=Ada%20Lovelace' }),
   },

@@ -301,6 +301,18 @@ const ROUTES: Record<string, Row> = {
   // DMs: users and bots (the rules decide whom: 403 50007 for a user nobody shares anything with).
   'POST /users/@me/channels': ['members', {}, { recipient_id: '1' }],
   'GET /users/@me/channels': ['members'],
+  // Game relationships and invites: the writes name a game, so OAuth2 tokens only (relationships.write); reads as above.
+  'GET /users/@me/game-relationships': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  'POST /users/@me/game-relationships': [
+    'bearer',
+    { bearer: '403/50001', narrow: '403/50001' },
+    { username: 'nobody-here' },
+  ],
+  'PUT /users/@me/game-relationships/{userId}': ['bearer', { bearer: '403/50001', narrow: '403/50001' }],
+  'DELETE /users/@me/game-relationships/{userId}': ['bearer', { bearer: '403/50001', narrow: '403/50001' }],
+  'GET /game-invite/@me': ['user', { bearer: '403/50001', narrow: '403/50001' }],
+  'POST /game-invite/@me': ['bearer', { bearer: '403/50001', narrow: '403/50001' }, { recipient_id: '1' }],
+  'DELETE /game-invite/@me/{inviteId}': ['bearer', { bearer: '403/50001', narrow: '403/50001' }],
   // The web client's first-party token is exchanged from a user session only.
   'POST /oauth2/first-party/token': ['user'],
   // A Bearer token that may act in lobbies (lobbies.write, or the web client's first-party token).

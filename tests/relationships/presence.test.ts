@@ -1,10 +1,13 @@
 // Presence (issue 45, part 3) on real sockets: op 3 sets status and rich presence, PRESENCE_UPDATE reaches friends
 // only (never an activity's secrets), invisible looks offline, a blocked user sees nothing, READY's `presences` lists
-// the friends online, the last session's end is offline, and op 3 is held to 5 per 20 s per session.
+// the friends online, the last session's end is offline, and op 3 is held to 5 per 20 s per session. Identify's
+// `presence` sets the first status; a lobby's members see each other's presence (once per lobby), a block either way
+// hides it, and READY's `presences` lists the lobby-mates online.
 import { afterEach, expect, test } from 'bun:test'
 import { clock } from '../../src/core/clock'
 import { type GatewayClient, tracked } from '../gateway-client'
 import { api, makeUser, resetWorld } from '../helpers'
+import { createLobby, setup } from '../lobbies/helpers'
 
 const sockets = tracked()
 afterEach(() => {
@@ -62,7 +65,7 @@ test('friends see status and rich presence, strangers nothing, secrets never; RE
   expect(JSON.stringify(ready)).not.toContain('the-lobby-secret')
   const cReady = await (await sockets.connect()).identify(c.token)
   expect(cReady.presences).toEqual([])
-})
+}, 15_000) // the file's first requests warm the server up (PostgreSQL: ~4.5 s on a busy machine)
 
 test('invisible is offline to friends; the last session ending is offline; a blocked user sees nothing', async () => {
   const [a, b] = [await makeUser(), await makeUser()]
@@ -121,3 +124,69 @@ test('op 3 is held to 5 per 20 s per session: the 6th is dropped, the socket sta
   sa.send(3, { status: 'dnd', activities: [], since: null, afk: false })
   await presenceOf(sb, a.id, 'dnd', sb.frames.length)
 })
+
+test("Identify's presence; lobby-mates see each other once per lobby, a block either way hides them, READY lists them", async () => {
+  // OAuth2 sessions of the lobbies' application, without relationships.read: they see lobby-mates, not friends.
+  const { bot, players } = await setup(3, 'identify lobbies.write gateway.connect')
+  const [a, b, c] = players
+  const members = players.map((p) => ({ id: p.id }))
+  await createLobby(bot, { members })
+  await createLobby(bot, { members: [{ id: a.id }, { id: b.id }] })
+  const sb = await sockets.identified(b.bearer)
+  const sc = await sockets.identified(c.bearer)
+  const sa = await sockets.connect()
+  const ready = await sa.identify(a.bearer, {
+    presence: { status: 'dnd', since: null, afk: false, activities: [GAME] },
+  })
+  expect(ready.presences.map((p: { user: { id: string } }) => p.user.id).sort()).toEqual([b.id, c.id].sort())
+  const { secrets: _s, ...shown } = GAME
+  // The first status is Identify's (no "online" before it), once per lobby: B shares two with A.
+  const seen = await presenceOf(sb, a.id, 'dnd')
+  // A game's session sets activities of its own application.
+  expect(seen.d.activities).toEqual([{ ...shown, application_id: ready.application.id }])
+  await sb.waitFor(() => sb.dispatches('PRESENCE_UPDATE').filter((f) => f.d.user.id === a.id).length === 2)
+  expect(
+    sb
+      .dispatches('PRESENCE_UPDATE')
+      .filter((f) => f.d.user.id === a.id)
+      .map((f) => f.d.status),
+  ).toEqual(['dnd', 'dnd'])
+  await presenceOf(sc, a.id, 'dnd')
+  expect(JSON.stringify([sb.frames, sc.frames])).not.toContain('the-lobby-secret')
+
+  // C blocks A: neither hears of the other; B still hears both.
+  expect((await api('PUT', `/users/@me/relationships/${a.id}`, { token: c.token, body: { type: 2 } })).status).toBe(204)
+  let [markB, markC, markA] = [sb.frames.length, sc.frames.length, sa.frames.length]
+  sa.send(3, { status: 'idle', activities: [], since: null, afk: true })
+  sc.send(3, { status: 'dnd', activities: [], since: null, afk: false })
+  await presenceOf(sb, a.id, 'idle', markB)
+  await presenceOf(sb, c.id, 'dnd', markB)
+  await Bun.sleep(100)
+  const about = (s: GatewayClient, since: number, id: string) =>
+    s.frames.slice(since).filter((f) => f.t === 'PRESENCE_UPDATE' && f.d.user.id === id)
+  expect(about(sc, markC, a.id)).toEqual([])
+  expect(about(sa, markA, c.id)).toEqual([])
+  const cReady = await (await sockets.connect()).identify(c.bearer)
+  expect(cReady.presences.map((p: { user: { id: string } }) => p.user.id)).toEqual([b.id])
+  const bReady = await (await sockets.connect()).identify(b.bearer)
+  expect(bReady.presences.find((p: { user: { id: string } }) => p.user.id === a.id).status).toBe('idle')
+
+  // Invisible is offline to lobby-mates; a user outside the lobbies hears nothing.
+  const stranger = await sockets.identified((await makeUser()).token)
+  markB = sb.frames.length
+  sa.send(3, { status: 'invisible', activities: [], since: null, afk: false })
+  expect((await presenceOf(sb, a.id, undefined, markB)).d.status).toBe('offline')
+  await stranger.expectNo('PRESENCE_UPDATE', 100)
+
+  // Joining a lobby: the newcomer and its members online see each other at once; across a block, neither.
+  const third = await createLobby(bot, { members: [{ id: c.id }] })
+  ;[markB, markC, markA] = [sb.frames.length, sc.frames.length, sa.frames.length]
+  expect((await api('PUT', `/lobbies/${third.id}/members/${b.id}`, { token: bot, body: {} })).status).toBe(200)
+  expect((await presenceOf(sc, b.id, undefined, markC)).d.status).toBe('online')
+  expect((await presenceOf(sb, c.id, undefined, markB)).d.status).toBe('dnd')
+  await api('PUT', `/lobbies/${third.id}/members/${a.id}`, { token: bot, body: {} })
+  await sa.waitFor((f) => f.t === 'LOBBY_CREATE' && f.d.id === third.id, 3000, { since: markA })
+  await presenceOf(sa, b.id, undefined, markA) // A (invisible) still sees B; C and A see nothing of each other
+  expect(about(sa, markA, c.id)).toEqual([])
+  expect(about(sc, markC, a.id)).toEqual([])
+}, 10_000)

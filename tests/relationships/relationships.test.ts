@@ -336,6 +336,10 @@ describe('a provisional account merged into a full account', () => {
     await put(guest.bearer, both.id) // the guest's request to a user the full account already blocks
     await put(full.token, both.id, { type: 2 })
     await put(guest.bearer, full.id) // the two accounts' own request goes
+    // A game friend of the guest (issue 45 part 2) moves to the full account too.
+    const gamer = await bearerFor(friend, app, 'identify relationships.read relationships.write')
+    await api('PUT', `/users/@me/game-relationships/${friend.id}`, { token: guest.bearer, body: {} })
+    await api('PUT', `/users/@me/game-relationships/${guest.id}`, { token: gamer, body: {} })
     const sf = await sockets.identified(friend.token)
 
     const code = await authorizeCode(full, app, { scope: 'identify' })
@@ -358,11 +362,23 @@ describe('a provisional account merged into a full account', () => {
     expect(await list(both.token)).toEqual([])
     expect((await next(sf, 'RELATIONSHIP_REMOVE', guest.id)).d.type).toBe(1)
     expect((await next(sf, 'RELATIONSHIP_ADD', full.id)).d).toMatchObject({ type: 1, user: { id: full.id } })
+    expect((await next(sf, 'GAME_RELATIONSHIP_REMOVE', guest.id)).d.application_id).toBe(app.id)
+    expect((await next(sf, 'GAME_RELATIONSHIP_ADD', full.id)).d).toMatchObject({ type: 1, application_id: app.id })
+    const gameOf = async (token: string) =>
+      (await api('GET', '/users/@me/game-relationships', { token })).body.map((r: any) => [r.id, r.type])
+    expect(await gameOf(full.token)).toEqual([[friend.id, 1]])
+    expect(await gameOf(gamer)).toEqual([[full.id, 1]])
     const rows = await rawSql(
       'SELECT COUNT(*) AS n FROM relationships WHERE user_id = ? OR other_id = ?',
       guest.id,
       guest.id,
     )
     expect(Number(rows[0].n)).toBe(0)
+    const gameRows = await rawSql(
+      'SELECT COUNT(*) AS n FROM game_relationships WHERE user_id = ? OR other_id = ?',
+      guest.id,
+      guest.id,
+    )
+    expect(Number(gameRows[0].n)).toBe(0)
   }, 15_000)
 })

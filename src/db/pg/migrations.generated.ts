@@ -12,6 +12,7 @@ import m9 from '../../../drizzle-pg/0009_schema.sql' with { type: 'text' }
 import m10 from '../../../drizzle-pg/0010_schema.sql' with { type: 'text' }
 import m11 from '../../../drizzle-pg/0011_schema.sql' with { type: 'text' }
 import m12 from '../../../drizzle-pg/0012_schema.sql' with { type: 'text' }
+import m13 from '../../../drizzle-pg/0013_schema.sql' with { type: 'text' }
 import journalJson from '../../../drizzle-pg/meta/_journal.json'
 
 export const journal = journalJson as { entries: { idx: number; when: number; tag: string; breakpoints: boolean }[] }
@@ -29,4 +30,5 @@ export const sqlByTag: Record<string, string> = {
   '0010_schema': m10,
   '0011_schema': m11,
   '0012_schema': m12,
+  '0013_schema': m13,
 }
