@@ -2,7 +2,7 @@
 // deletes an application on Discord — its lobbies with their members, messages and undelivered event webhooks (each
 // with LOBBY_DELETE), its provisional accounts (deleted as `user delete` does: nobody else can ever sign in to them),
 // its bot (out of every guild, its managed roles with it; the user marked deleted), its tokens, codes, commands,
-// external identities and identity providers. Full accounts merged from its players keep what they own; they only
+// external identities and identity providers, its game relationships and invites. Full accounts merged from its players keep what they own; they only
 // lose its grants. Nothing of another application is touched. Refusing while lobbies live would leave an operator who
 // must stop an abusive game no way to do it; `app lock` is the reversible step.
 import { isProvisional } from '../accounts/provisional'
@@ -14,6 +14,7 @@ import { deleteLobby } from '../lobbies/lifecycle'
 import { applicationLobbyIds } from '../lobbies/store'
 import { deleteApplication } from '../oauth2/revocation'
 import { findApplication } from '../oauth2/store'
+import { deleteGameDataOfApplication } from '../relationships/game-store'
 import { identityAccountsOf } from './store'
 
 export type DeletedApplication = {
@@ -40,6 +41,7 @@ export async function deleteApplicationAndData(applicationId: string): Promise<D
     }
     const guildsLeft = await removeFromEveryGuild(app.botUserId)
     await deleteUser(app.botUserId)
+    await deleteGameDataOfApplication(applicationId)
     await deleteApplication(applicationId)
     return {
       id: applicationId,

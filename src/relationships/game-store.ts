@@ -111,3 +111,11 @@ export async function gameInvitesOfPair(a: string, b: string): Promise<GameInvit
 export async function deleteExpiredInvites(now: number): Promise<void> {
   await write((w) => w.delete(gi()).where(lte(gi().expiresAt, now)).run())
 }
+
+/** An application deleted (provisional/app-delete.ts): its game relationships and invites go with it. */
+export async function deleteGameDataOfApplication(applicationId: string): Promise<void> {
+  await write(async (w) => {
+    await w.delete(gr()).where(eq(gr().applicationId, applicationId)).run()
+    await w.delete(gi()).where(eq(gi().applicationId, applicationId)).run()
+  })
+}

@@ -11,6 +11,7 @@ import * as guildTables from '../../src/guilds/tables'
 import * as lobbyTables from '../../src/lobbies/tables'
 import * as oauth2Tables from '../../src/oauth2/tables'
 import * as provisionalTables from '../../src/provisional/tables'
+import * as relationshipTables from '../../src/relationships/tables'
 import { addProvider } from '../../src/provisional/providers'
 import { GatewayClient } from '../gateway-client'
 import { makeGuild } from '../guilds/helpers'
@@ -27,6 +28,7 @@ const t = dialectTables({
   ...lobbyTables,
   ...oauth2Tables,
   ...provisionalTables,
+  ...relationshipTables,
 })
 
 afterEach(() => resetWorld())
@@ -112,6 +114,9 @@ async function stake(app: App, tag: string) {
     expect((await api('POST', `/lobbies/${lobby.body.id}/messages`, { token, body: { content: tag } })).status).toBe(
       201,
     )
+  // The player asks the full account to be its friend in this game (the request's two rows).
+  const asked = await api('PUT', `/users/@me/game-relationships/${person.id}`, { token: guest.bearer, body: {} })
+  expect(asked.status).toBe(204)
   const bot = `Bot ${app.bot_token}`
   const command = await api('POST', `/applications/${app.id}/commands`, {
     token: bot,
@@ -143,6 +148,7 @@ async function rowsOf(appId: string, botUserId: string) {
     commands: await n(t.commands, eq(t.commands.applicationId, appId)),
     identities: await n(t.externalIdentities, eq(t.externalIdentities.applicationId, appId)),
     providers: await n(t.externalAuthProviders, eq(t.externalAuthProviders.applicationId, appId)),
+    gameRelationships: await n(t.gameRelationships, eq(t.gameRelationships.applicationId, appId)),
     guildMembers: await n(t.members, eq(t.members.userId, botUserId)),
     managedRoles: await n(t.roles, eq(t.roles.botId, botUserId)),
     activeBot: await n(t.users, and(eq(t.users.id, botUserId), eq(t.users.state, 'active'))!),
@@ -157,7 +163,7 @@ test('app delete: everything of the application goes in one step, its sockets cl
   expect(await rowsOf(app.id, mine.botUserId)).toEqual(before)
   expect(before).toEqual({
     ...{ applications: 1, lobbies: 1, members: 2, messages: 2, tokens: 2, commands: 1 },
-    ...{ identities: 1, providers: 1, guildMembers: 1, managedRoles: 1, activeBot: 1 },
+    ...{ identities: 1, providers: 1, gameRelationships: 2, guildMembers: 1, managedRoles: 1, activeBot: 1 },
   })
   const sockets = await Promise.all(
     [mine.bot, mine.guest.bearer, mine.personBearer, theirs.bot, theirs.guest.bearer, mine.person.token].map(
@@ -187,7 +193,7 @@ test('app delete: everything of the application goes in one step, its sockets cl
   for (const s of sockets.slice(0, 3)) expect((await s.waitForClose(4000)).code).toBe(4004)
   expect(await rowsOf(app.id, mine.botUserId)).toEqual({
     ...{ applications: 0, lobbies: 0, members: 0, messages: 0, tokens: 0, commands: 0 },
-    ...{ identities: 0, providers: 0, guildMembers: 0, managedRoles: 0, activeBot: 0 },
+    ...{ identities: 0, providers: 0, gameRelationships: 0, guildMembers: 0, managedRoles: 0, activeBot: 0 },
   })
   const guest = await db().select().from(t.users).where(eq(t.users.id, mine.guest.id)).get()
   expect(guest?.state).toBe('deleted')
