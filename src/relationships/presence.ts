@@ -90,6 +90,22 @@ async function tellFriends(userId: string, row: PresenceRow | undefined): Promis
     events.publishToUser(friend, audiences.relationships, 'PRESENCE_UPDATE', data)
 }
 
+/**
+ * Two users just became friends: each online one's presence goes to the other (as Discord sends a new friend's
+ * PRESENCE_UPDATE), so a friends list shows it without waiting for the next change or a new READY.
+ */
+export async function tellNewFriends(a: string, b: string): Promise<void> {
+  for (const [from, to] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    if (!isUserOnline(from)) continue
+    const row = await presenceOf(from)
+    if (row && row.status !== 'invisible')
+      events.publishToUser(to, audiences.relationships, 'PRESENCE_UPDATE', presenceFor(from, row))
+  }
+}
+
 /** Op 3 from a session: a new status and activities (bots: accepted and ignored, as before). */
 export async function presenceUpdate(connection: GatewayConnection, data: unknown): Promise<void> {
   const caller = connection.caller
