@@ -32,6 +32,16 @@ export type {
 export { LobbyVoice, type JoinOptions, type VoiceEvents, type VoiceState } from './voice-handle'
 export { Auth } from './auth'
 export {
+  Friends,
+  RelationshipType,
+  type Activity,
+  type FriendsEvents,
+  type Presence,
+  type PresenceStatus,
+  type Relationship,
+  type RelationshipChange,
+} from './friends'
+export {
   OAuth2,
   type AuthorizeOptions,
   type AuthorizeRequest,

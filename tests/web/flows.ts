@@ -476,6 +476,57 @@ export function webFlows(web: Web): void {
       60_000,
     )
 
+    browserTest(
+      web,
+      'friends on the home page: add by username, accepted live in the other browser, presence, block, 390 px, axe',
+      async (page, context) => {
+        const alice = await t().user()
+        const bob = await t().user()
+        await signIn(page, alice.token)
+        await page.goto('/app')
+        await page.locator('#no-friends').waitFor()
+        const add = page.getByLabel('Add a friend by their username')
+        // A name nobody has: said plainly at the field, not as a code.
+        await add.fill('nobody-has-this-name')
+        await page.getByRole('button', { name: 'Send friend request' }).click()
+        await expectText(page.locator('#friend-username-error'), /^No one has that username\./)
+        expect(await add.getAttribute('aria-invalid')).toBe('true')
+        await add.fill(bob.username)
+        await add.press('Enter')
+        await expectText(page.locator('#friend-status'), `Friend request sent to ${bob.username}.`)
+        await expectText(page.locator(`#requests li[data-user="${bob.id}"]`), /Friend request sent/)
+
+        // Bob's browser shows the request; his Accept reaches Alice's page without a reload, Bob online.
+        const other = await (await otherContext(context)).newPage()
+        await signIn(other, bob.token)
+        await other.goto('/app')
+        await other.getByRole('button', { name: `Accept ${alice.username}'s friend request` }).click()
+        await expectText(other.locator(`#friends li[data-user="${alice.id}"] .presence`), 'Online')
+        const bobRow = page.locator(`#friends li[data-user="${bob.id}"]`)
+        await expectText(bobRow.locator('.presence'), 'Online')
+        expect(await bobRow.locator('.status-dot').getAttribute('data-status')).toBe('online')
+        expect(await page.locator('#requests li').count()).toBe(0)
+        await expectText(page.locator('#friends-count'), '1 online of 1')
+        await page.setViewportSize({ width: 390, height: 844 })
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
+        await expectNoSeriousViolations(page)
+        await page.setViewportSize({ width: 1280, height: 800 })
+
+        // Bob closes his page: offline for Alice. Then she blocks him: gone from his list, in her blocked list.
+        await other.close()
+        await expectText(bobRow.locator('.presence'), 'Offline', 10_000)
+        await page.getByRole('button', { name: `Block ${bob.username}` }).click()
+        await page.locator(`#blocked li[data-user="${bob.id}"]`).waitFor()
+        await expectCount(page.locator('#friends li'), 0)
+        const bobSees = await t().api('GET', '/users/@me/relationships', { token: bob.token })
+        expect(bobSees.body).toEqual([])
+        await page.getByRole('button', { name: `Unblock ${bob.username}` }).click()
+        await expectCount(page.locator('#blocked li'), 0)
+        await page.locator('#no-friends').waitFor()
+      },
+      45_000,
+    )
+
     browserTest(web, 'lobby page: a stranger, and an unknown lobby, are told so and never connect', async (page) => {
       const member = await t().user()
       const stranger = await t().user()
