@@ -49,6 +49,10 @@ describe('register, verify, log in', () => {
 
       await page.evaluate(() => localStorage.clear())
       await page.goto('/login')
+      // Empty: both fields named at once by the page (UX-T4 finding 6), nothing sent.
+      await page.getByRole('button', { name: 'Log in', exact: true }).click()
+      await expectText(page.locator('#login-error'), 'Enter your e-mail or phone number.')
+      await expectText(page.locator('#password-error'), 'Enter your password.')
       await page.getByLabel('E-mail or phone number').fill(email)
       await page.getByLabel('Password', { exact: true }).fill('not the password at all')
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
@@ -69,14 +73,28 @@ describe('register, verify, log in', () => {
 describe('register form', () => {
   browserTest(
     web,
-    'the date of birth is asked for, and a field’s error goes as soon as it is changed',
+    'every missing field is named at once; the date of birth is asked for; a taken name said once; errors go on change',
     async (page) => {
       await page.goto('/register')
+      let registers = 0
+      page.on('request', (r) => void (r.url().endsWith('/auth/register') && registers++))
+      // An empty form: every field the page can check is named in one go, focus on the first (UX-T4 finding 1).
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#email-error'), 'Enter your e-mail address.')
+      await expectText(page.locator('#password-error'), 'Enter a password.')
+      await expectText(page.locator('#date_of_birth-error'), 'Enter your date of birth.')
+      expect(await page.evaluate('document.activeElement?.id')).toBe('email')
+      await page.getByLabel('E-mail', { exact: true }).fill('bad-email')
+      await page.getByLabel('Password', { exact: true }).fill('abc')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#email-error'), 'Enter an e-mail address like name@example.com.')
+      await expectText(page.locator('#password-error'), 'Use 8 to 72 characters.')
+      expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+      expect(registers).toBe(0)
+
       await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
       await page.getByLabel('Username', { exact: true }).fill(uniqueName('dob'))
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-      let registers = 0
-      page.on('request', (r) => void (r.url().endsWith('/auth/register') && registers++))
       await page.getByRole('button', { name: 'Create account' }).click()
       await expectText(page.locator('#date_of_birth-error'), 'Enter your date of birth.')
       expect(registers).toBe(0)
@@ -93,6 +111,15 @@ describe('register form', () => {
       await expectText(page.locator('#email-error'), /./)
       await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
       await expectText(page.locator('#email-error'), '')
+      // A taken username: the live hint says so; after the server's answer only its red message stays (finding 3).
+      const taken = await makeUser()
+      const name = page.getByLabel('Username', { exact: true })
+      await name.fill(taken.username)
+      await expectText(page.locator('#username-hint'), 'This username is taken.')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#username-error'), /^Username is unavailable/)
+      expect(await page.locator('#username-hint').textContent()).toBe('')
+      await name.fill(uniqueName('dob'))
       await page.getByRole('button', { name: 'Create account' }).click()
       await page.getByRole('heading', { name: /Welcome,/ }).waitFor()
     },
@@ -133,10 +160,13 @@ describe('authenticator app', () => {
       await page.getByRole('button', { name: 'Log out' }).first().click()
       await page.waitForURL('**/login?logged_out=1')
       clock.advance(30_000) // the enrolment code's step is spent
+      await page.locator('#qr-code[data-qr-url]').waitFor()
       await page.getByLabel('E-mail or phone number').fill(user.email)
       await page.getByLabel('Password', { exact: true }).fill(user.password)
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
       await page.getByLabel('Six-digit code from your authenticator app').fill('123456')
+      // No second way to log in beside the second-factor step (UX-T4 finding 11).
+      expect(await page.locator('#qr-login').isHidden()).toBe(true)
       await page.getByRole('button', { name: 'Verify' }).click()
       await expectText(page.locator('#mfa-code-error'), 'Invalid two-factor code')
       await page.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))

@@ -3,7 +3,7 @@
 import { logOut } from './lib/nav'
 import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser'
 import { ApiError, client, fieldCodes, type LoginStep, type MfaStep } from './lib/client'
-import { fieldError } from './lib/errors'
+import { fieldError, formErrors } from './lib/errors'
 import { factorForm } from './lib/factor-form'
 import { startQrLogin } from './qr-login'
 import { $, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
@@ -17,6 +17,8 @@ const steps = [loginForm, undeleteForm, phoneResetForm, mfaStep]
 
 function step(visible: HTMLElement) {
   for (const s of steps) show(s, s === visible)
+  // The QR panel is another way to log in: not offered beside a second-factor step (UX-T4 finding 11).
+  document.body.dataset.step = visible === loginForm ? 'login' : 'other'
   visible.querySelector<HTMLElement>('input:not([type=radio]), button[type=submit]')?.focus()
 }
 for (const back of document.querySelectorAll<HTMLButtonElement>('[data-back]'))
@@ -66,7 +68,15 @@ function startMfa(mfa: MfaStep<{ requiredActions?: string[] }>) {
 
 loginForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  void submitting(loginForm, () => logIn(false))
+  void submitting(loginForm, async () => {
+    // Empty fields are named here, both at once, before any round trip (UX-T4 finding 6).
+    const missing = formErrors({
+      login: value(loginForm, 'login') ? undefined : 'Enter your e-mail or phone number.',
+      password: value(loginForm, 'password', false) ? undefined : 'Enter your password.',
+    })
+    if (missing) throw missing
+    await logIn(false)
+  })
 })
 undeleteForm.addEventListener('submit', (event) => {
   event.preventDefault()

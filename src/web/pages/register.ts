@@ -1,8 +1,8 @@
 // /register: e-mail, display name, username (suggested from the display name, checked while typing), password with
 // the server's strength meter, date of birth, and the consent checkbox where location metadata asks for it.
 import { client } from './lib/client'
-import { fieldError } from './lib/errors'
-import { strengthMeter } from './lib/password'
+import { formErrors } from './lib/errors'
+import { PASSWORD_MAX, PASSWORD_MIN, strengthMeter } from './lib/password'
 import { $, debounce, redirectTarget, show, submitting, value } from './lib/ui'
 
 const form = $<HTMLFormElement>('#register-form')
@@ -67,12 +67,45 @@ username.addEventListener('input', () => {
   checkUsername()
 })
 
-form.addEventListener('submit', (event) => {
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+/**
+ * The form's own checks (the server checks again, and adds what only it knows: a taken username, a used e-mail, an
+ * age). A missing consent is named with the others here, but alone it is left to the server, whose answer names it
+ * together with anything only the server finds.
+ */
+function mistakes() {
+  const email = value(form, 'email')
+  const password = value(form, 'password', false)
+  const found = {
+    email: !email
+      ? 'Enter your e-mail address.'
+      : EMAIL.test(email)
+        ? undefined
+        : (['EMAIL_TYPE_INVALID_EMAIL', 'Enter an e-mail address like name@example.com.'] as [string, string]),
+    password: !password
+      ? 'Enter a password.'
+      : password.length < PASSWORD_MIN || password.length > PASSWORD_MAX
+        ? (['BASE_TYPE_BAD_LENGTH', `Use ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`] as [string, string])
+        : undefined,
+    date_of_birth: value(form, 'date_of_birth') ? undefined : 'Enter your date of birth.',
+  }
+  if (!Object.values(found).some(Boolean)) return null
+  return formErrors({
+    ...found,
+    consent:
+      consentRequired && !consent.checked
+        ? ['CONSENT_REQUIRED', 'You must agree to the Terms of Service and Privacy Policy.']
+        : undefined,
+  })
+}
+
+form.addEventListener('submit', async (event) => {
   event.preventDefault()
-  void submitting(form, async () => {
-    // The server needs it; say so beside the field rather than after a round trip.
-    if (!value(form, 'date_of_birth'))
-      throw fieldError('date_of_birth', 'BASE_TYPE_REQUIRED', 'Enter your date of birth.')
+  const done = await submitting(form, async () => {
+    // Everything the page can tell without the server, every field at once (UX-T4 finding 1).
+    const checked = mistakes()
+    if (checked) throw checked
     const account = {
       email: value(form, 'email'),
       username: value(form, 'username') || undefined,
@@ -89,6 +122,8 @@ form.addEventListener('submit', (event) => {
     show(form, false)
     show($('#registered'))
   })
+  // A taken username is said once, in red beside the field (UX-T4 finding 3), not also in the grey hint.
+  if (!done && username.getAttribute('aria-invalid') === 'true') hint.textContent = ''
 })
 
 void locationRules()
