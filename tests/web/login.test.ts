@@ -139,8 +139,11 @@ describe('authenticator app', () => {
     'TOTP is enabled from the QR page, then a login asks for the code and elevation accepts it',
     async (page) => {
       const user = await makeUser()
+      const other = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
+      expect(other.status).toBe(200)
       await signIn(page, user.token)
       await page.goto('/settings/security')
+      await expectCount(page.locator('#sessions li'), 2)
       await page.getByRole('button', { name: 'Enable authenticator app' }).click()
       await page.locator('#totp-qr svg').waitFor()
       const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
@@ -153,6 +156,10 @@ describe('authenticator app', () => {
       await page.getByRole('button', { name: 'Turn on' }).click()
       await expectText(page.locator('#totp-state'), 'On: logins ask for a code from your app.')
       expect(await page.locator('#backup-list li').count()).toBe(10)
+      // The codes shown only this once are where the focus is (UX-T4 finding 10); the other session, logged out by
+      // the change, is gone from the list without a reload (finding 9).
+      await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'backup-note')
+      await expectCount(page.locator('#sessions li'), 1)
       const token = await storedToken(page)
       expect(token).not.toBe(user.token) // enabling MFA rotates the session
       expect((await api('GET', '/users/@me', { token: token! })).body.mfa_enabled).toBe(true)
