@@ -2,6 +2,7 @@
 // TOTP enabled from the settings page and used at the next login.
 import { describe, expect } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
+import { lockUser } from '../../src/auth/lock'
 import { clock } from '../../src/core/clock'
 import { api, makeUser } from '../helpers'
 import { lastSmsCode, PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
@@ -70,6 +71,28 @@ describe('register, verify, log in', () => {
   )
 })
 
+describe('locked account', () => {
+  browserTest(
+    web,
+    'login says calmly that a new password is needed, and sends the reset link in one click',
+    async (page) => {
+      const user = await makeUser()
+      await lockUser(user.id)
+      await page.goto('/login')
+      await page.getByLabel('E-mail or phone number').fill(user.email)
+      await page.getByLabel('Password', { exact: true }).fill(user.password)
+      await page.getByRole('button', { name: 'Log in', exact: true }).click()
+      await expectText(page.locator('#login-notice'), /^For your safety, this account needs a new password/)
+      await page.getByRole('button', { name: 'Send me a reset link' }).click()
+      await expectText(
+        page.locator('#login-notice'),
+        'If an account uses this address, we sent it a link to reset the password.',
+      )
+      await mailedLink(user.email, 'reset')
+    },
+  )
+})
+
 describe('register form', () => {
   browserTest(
     web,
@@ -122,6 +145,10 @@ describe('register form', () => {
       await name.fill(uniqueName('dob'))
       await page.getByRole('button', { name: 'Create account' }).click()
       await page.getByRole('heading', { name: /Welcome,/ }).waitFor()
+      // Back on /register, logged in: said so, no form that would replace the session (UX-T4 finding 34).
+      await page.goto('/register')
+      await page.getByRole('heading', { name: 'You are logged in' }).waitFor()
+      expect(await page.getByRole('button', { name: 'Create account' }).isVisible()).toBe(false)
     },
   )
 })

@@ -6,7 +6,7 @@ import { ApiError, client, fieldCodes, type LoginStep, type MfaStep } from './li
 import { fieldError, formErrors } from './lib/errors'
 import { factorForm } from './lib/factor-form'
 import { startQrLogin } from './qr-login'
-import { $, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
+import { $, el, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
 
 const loginForm = $<HTMLFormElement>('#login-form')
 const undeleteForm = $<HTMLFormElement>('#undelete-form')
@@ -49,6 +49,21 @@ async function logIn(undelete: boolean) {
       step(loginForm)
       notice.textContent =
         'New login location detected. We sent you an e-mail: open its link to authorize this location, then log in again.'
+      return
+    }
+    // Locked by the operator: said calmly, with the way out one click away (UX-T4 finding 35).
+    if (fieldCodes(error, 'login').includes('ACCOUNT_COMPROMISED_RESET_PASSWORD')) {
+      const send = el('button', { type: 'button', id: 'locked-reset' }, 'Send me a reset link')
+      send.addEventListener('click', () => $('#forgot').click())
+      notice.replaceChildren(
+        el(
+          'span',
+          {},
+          'For your safety, this account needs a new password before it can log in again (whoever runs this server ' +
+            'locked it, for example after a leak). We can e-mail you a link to choose one. ',
+        ),
+        send,
+      )
       return
     }
     if (error.code === 20013 || error.code === 20011) {

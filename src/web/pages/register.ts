@@ -1,7 +1,8 @@
 // /register: e-mail, display name, username (suggested from the display name, checked while typing), password with
 // the server's strength meter, date of birth, and the consent checkbox where location metadata asks for it.
-import { client } from './lib/client'
+import { ApiError, client } from './lib/client'
 import { formErrors } from './lib/errors'
+import { logOut } from './lib/nav'
 import { PASSWORD_MAX, PASSWORD_MIN, strengthMeter } from './lib/password'
 import { $, debounce, redirectTarget, show, submitting, value } from './lib/ui'
 
@@ -126,5 +127,24 @@ form.addEventListener('submit', async (event) => {
   if (!done && username.getAttribute('aria-invalid') === 'true') hint.textContent = ''
 })
 
-void locationRules()
-void suggest()
+/** Logged in already: say so (UX-T4 finding 34) rather than a form that would silently replace the session. */
+async function signedIn(): Promise<boolean> {
+  if (!client.token) return false
+  try {
+    const me = await client.rest.get('/users/@me')
+    $('#signed-in-name').textContent = me.global_name ? `${me.global_name} (${me.username})` : me.username
+    show($('#register-card'), false)
+    show($('#signed-in'))
+    $('#log-out').addEventListener('click', logOut)
+    return true
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) client.setToken(null)
+    return false
+  }
+}
+
+void signedIn().then((yes) => {
+  if (yes) return
+  void locationRules()
+  void suggest()
+})
