@@ -114,6 +114,8 @@ describe('register form', () => {
       await expectText(page.locator('#password-error'), 'Use 8 to 72 characters.')
       expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true')
       expect(registers).toBe(0)
+      // No TERMS_URL / PRIVACY_URL set here: the consent says the texts are not online (UX-T4 finding 4).
+      await expectText(page.locator('#consent-hint'), /^This server has not published its Terms of Service/)
 
       await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
       await page.getByLabel('Username', { exact: true }).fill(uniqueName('dob'))

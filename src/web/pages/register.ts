@@ -4,7 +4,7 @@ import { ApiError, client } from './lib/client'
 import { formErrors } from './lib/errors'
 import { logOut } from './lib/nav'
 import { PASSWORD_MAX, PASSWORD_MIN, strengthMeter } from './lib/password'
-import { $, debounce, redirectTarget, show, submitting, value } from './lib/ui'
+import { $, debounce, el, redirectTarget, show, submitting, value } from './lib/ui'
 
 const form = $<HTMLFormElement>('#register-form')
 const username = $<HTMLInputElement>('#username')
@@ -17,11 +17,28 @@ let usernameTyped = false
 
 strengthMeter($<HTMLInputElement>('#password'))
 
+/**
+ * The operator links the Terms and the Privacy Policy (TERMS_URL, PRIVACY_URL); without them the label names texts a
+ * person cannot open: say so under it (UX-T4 finding 4) rather than ask for agreement to nothing readable.
+ */
+function unpublishedTerms() {
+  const linked = $('#consent-field label').querySelectorAll('a').length
+  if (linked >= 2 || $('#consent-field').querySelector('#consent-hint')) return
+  $('#consent-field').append(
+    el(
+      'p',
+      { class: 'hint', id: 'consent-hint' },
+      'This server has not published its Terms of Service or Privacy Policy online. Ask whoever runs it before you agree.',
+    ),
+  )
+}
+
 async function locationRules() {
   try {
     const rules = await client.auth.locationMetadata()
     consentRequired = rules.consentRequired
     show($('#consent-field'), consentRequired)
+    unpublishedTerms()
     consent.required = consentRequired
     promo.checked = rules.promotionalEmailOptIn.preChecked
   } catch {
