@@ -464,6 +464,17 @@ export function webFlows(web: Web): void {
         await expectText(page.locator(`#members li[data-user="${late.id}"] .name`), late.username)
         await expectNoSeriousViolations(page)
 
+        // Voice from the compiled binary (its media server embedded): the player joins the lobby's call from the page
+        // (a fake microphone), is shown in it, and leaves. From source, tests/web/lobby.test.ts covers the call in depth.
+        if (t().kind === 'binary') {
+          await page.getByRole('button', { name: 'Join voice' }).click()
+          await page.locator('#call-state[data-state="connected"]').waitFor({ timeout: 15_000 })
+          await page.locator(`#members li[data-user="${user.id}"][data-connected="true"]`).waitFor()
+          await page.getByRole('button', { name: 'Leave' }).click()
+          await expectText(page.locator('#call-state'), 'You left the call.')
+          await page.locator(`#members li[data-user="${user.id}"][data-connected="false"]`).waitFor()
+        }
+
         // A phone: nothing wider than the screen, the box still there.
         await page.setViewportSize({ width: 390, height: 844 })
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)

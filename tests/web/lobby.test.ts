@@ -11,14 +11,10 @@ import { sessionsOfUser } from '../../src/gateway/sessions'
 import { stopAllCalls } from '../../src/voice/calls'
 import { api, makeUser } from '../helpers'
 import { createLobby, type Player, setup } from '../lobbies/helpers'
-import { browserTest, expectText, otherContext, signIn, useBrowser } from './browser'
+import { browserTest, expectText, FAKE_MEDIA, otherContext, signIn, useBrowser } from './browser'
 import { expectKeyboardWalk } from './keyboard'
 
-const web = await useBrowser([
-  '--use-fake-ui-for-media-stream',
-  '--use-fake-device-for-media-stream',
-  '--allow-loopback-in-peer-connection',
-])
+const web = await useBrowser(FAKE_MEDIA)
 
 /**
  * Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics; the Gateway
