@@ -6,6 +6,7 @@ import { describe, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { Secret, TOTP } from 'otpauth'
 import type { Page, Request } from 'playwright-core'
+import { GatewayClient } from '../gateway-client'
 import { browserTest, expectCount, expectText, otherContext, signIn, storedToken, type Web } from './browser'
 
 const REDIRECT = 'http://localhost/callback'
@@ -533,6 +534,17 @@ export function webFlows(web: Web): void {
         expect(await bobRow.locator('.status-dot').getAttribute('data-status')).toBe('online')
         expect(await page.locator('#requests li').count()).toBe(0)
         await expectText(page.locator('#friends-count'), '1 online of 1')
+        // Bob's game sets a status and what he plays (op 3 on another Gateway session of his): shown in words.
+        const game = await GatewayClient.identified(bob.token, {}, t().port)
+        game.client.send(3, {
+          status: 'dnd',
+          activities: [{ name: 'Chess', type: 0, state: 'In a match' }],
+          since: null,
+          afk: false,
+        })
+        await expectText(bobRow.locator('.presence'), 'Do not disturb · Playing Chess · In a match')
+        expect(await bobRow.locator('.status-dot').getAttribute('data-status')).toBe('dnd')
+        game.client.close()
         await page.setViewportSize({ width: 390, height: 844 })
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
         await expectNoSeriousViolations(page)
