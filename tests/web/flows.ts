@@ -510,8 +510,14 @@ export function webFlows(web: Web): void {
         const alice = await t().user()
         const bob = await t().user()
         await signIn(page, alice.token)
+        // A first-party token kept from before the pages asked for the relationship scopes is exchanged again.
         await page.goto('/app')
         await page.locator('#no-friends').waitFor()
+        const kept = await page.evaluate(() => localStorage.getItem('app_token'))
+        await page.evaluate(() => localStorage.setItem('app_token_scope', 'identify lobbies.write gateway.connect'))
+        await page.reload()
+        await page.locator('#no-friends').waitFor()
+        expect(await page.evaluate(() => localStorage.getItem('app_token'))).not.toBe(kept)
         const add = page.getByLabel('Add a friend by their username')
         // A name nobody has: said plainly at the field, not as a code.
         await add.fill('nobody-has-this-name')
