@@ -213,7 +213,9 @@ async function loadApps() {
           el(
             'small',
             {},
-            a.first_party ? 'Your lobbies, chat and friends on this site; it logs out with your session.' : a.scopes.join(', '),
+            a.first_party
+              ? 'Your lobbies, chat and friends on this site; it logs out with your session.'
+              : a.scopes.join(', '),
           ),
         ),
         a.first_party
