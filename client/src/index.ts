@@ -21,10 +21,15 @@ export {
 } from './lobbies'
 export {
   Relationships,
+  RelationshipType,
+  type Activity,
   type GameInvite,
   type GameRelationship,
   type Presence,
+  type PresenceStatus,
   type Relationship,
+  type RelationshipChange,
+  type RelationshipEvents,
   type UnifiedFriend,
 } from './relationships'
 export type {

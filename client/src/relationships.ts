@@ -6,12 +6,36 @@ import type { Client } from './client'
 
 export type { GameInvite, GameRelationship, Relationship }
 
+/** Discord's relationship types. */
+export const RelationshipType = { FRIEND: 1, BLOCKED: 2, INCOMING_REQUEST: 3, OUTGOING_REQUEST: 4 } as const
+
+export type PresenceStatus = 'online' | 'idle' | 'dnd' | 'offline'
+
+export type Activity = {
+  name: string
+  type: number
+  state?: string | null
+  details?: string | null
+  [key: string]: unknown
+}
+
 /** A presence as the Gateway gives it (PRESENCE_UPDATE, READY's `presences`). */
 export type Presence = {
   user: { id: string }
-  status: 'online' | 'idle' | 'dnd' | 'offline'
-  activities: Record<string, unknown>[]
-  client_status: Record<string, string>
+  status: PresenceStatus
+  activities: Activity[]
+  client_status?: Record<string, string>
+}
+
+/** RELATIONSHIP_UPDATE / RELATIONSHIP_REMOVE: the relationship without its user. */
+export type RelationshipChange = { id: string; type: number; nickname: string | null; since?: string }
+
+/** The Gateway's relationship dispatches, for `client.gateway.on(name, listener)`. */
+export type RelationshipEvents = {
+  RELATIONSHIP_ADD: (data: Relationship & { should_notify?: boolean }) => void
+  RELATIONSHIP_UPDATE: (data: RelationshipChange) => void
+  RELATIONSHIP_REMOVE: (data: RelationshipChange) => void
+  PRESENCE_UPDATE: (data: Presence) => void
 }
 
 /** One friend of the unified list: a Discord friend, a game friend of this application, or both. */
@@ -28,7 +52,7 @@ export type UnifiedFriend = {
   presence: Presence
 }
 
-const FRIEND = 1
+const FRIEND = RelationshipType.FRIEND
 const ORDER: Record<string, number> = { online: 0, idle: 1, dnd: 2, offline: 3 }
 
 export class Relationships {
@@ -55,8 +79,18 @@ export class Relationships {
     await this.client.rest.put(`/users/@me/relationships/${userId}`, { body: {} })
   }
 
+  /** A friend request by username (80004 when no such user; 80000 when they take none). */
+  async request(username: string): Promise<void> {
+    await this.client.rest.post('/users/@me/relationships', { body: { username } })
+  }
+
   async block(userId: string): Promise<void> {
-    await this.client.rest.put(`/users/@me/relationships/${userId}`, { body: { type: 2 } })
+    await this.client.rest.put(`/users/@me/relationships/${userId}`, { body: { type: RelationshipType.BLOCKED } })
+  }
+
+  /** A friend's nickname (null clears it). */
+  async setNickname(userId: string, nickname: string | null): Promise<void> {
+    await this.client.rest.patch(`/users/@me/relationships/${userId}`, { body: { nickname } })
   }
 
   /** Remove a friend, cancel or decline a request, or unblock. */

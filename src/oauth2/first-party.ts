@@ -12,8 +12,11 @@ import { issue, type TokenResponse } from './grants'
 import { findFirstPartyApplication, trimSessionTokens } from './store'
 import type { ApplicationRow } from './tables'
 
-/** What the web client is allowed: who the user is, and lobbies (chat, history, the call). */
-export const FIRST_PARTY_SCOPES = 'identify lobbies.write gateway.connect'
+/**
+ * What the web client is allowed: who the user is, lobbies (chat, history, the call), and friends (the home page's
+ * list, requests and blocks, live through its Gateway session's RELATIONSHIP_* and PRESENCE_UPDATE).
+ */
+export const FIRST_PARTY_SCOPES = 'identify lobbies.write gateway.connect relationships.read relationships.write'
 
 /** A session keeps this many first-party tokens at most (a tab each; the oldest goes). */
 const TOKENS_PER_SESSION = 5

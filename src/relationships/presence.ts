@@ -138,6 +138,22 @@ async function setPresence(userId: string, next: Presence, before: PresenceRow |
   await tellWatchers(userId, row)
 }
 
+/**
+ * Two users just became friends: each online one's presence goes to the other (as Discord sends a new friend's
+ * PRESENCE_UPDATE), so a friends list shows it without waiting for the next change or a new READY.
+ */
+export async function tellNewFriends(a: string, b: string): Promise<void> {
+  for (const [from, to] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    if (!isUserOnline(from)) continue
+    const row = await presenceOf(from)
+    if (row && row.status !== 'invisible')
+      events.publishToUser(to, audiences.relationships, 'PRESENCE_UPDATE', presenceFor(from, row))
+  }
+}
+
 /** Op 3 from a session: a new status and activities (bots: accepted and ignored, as before). */
 export async function presenceUpdate(connection: GatewayConnection, data: unknown): Promise<void> {
   const caller = connection.caller

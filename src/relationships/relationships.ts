@@ -15,6 +15,7 @@ import { endGameRelationshipsOfPair } from './game'
 import { endGameInvitesOfPair } from './invites'
 import { alreadyFriends, maxFriends, maxOutgoing, noSuchTag, notFriends, requestsDisabled, selfRequest } from './errors'
 import { MAX_FRIENDS, MAX_OUTGOING_REQUESTS, RelationshipType as T } from './limits'
+import { tellNewFriends } from './presence'
 import {
   countRelationships,
   deleteRelationship,
@@ -93,6 +94,7 @@ export async function requestOrAccept(me: UserRow, targetId: string, byUsername 
   const target = await activeUser(targetId)
   if (!target) throw byUsername ? noSuchTag() : Errors.unknownUser()
   if (target.bot) throw requestsDisabled()
+  let accepted = false
   await transaction(async (tx) => {
     const { mine, theirs } = await lockedPair(tx, me.id, target.id)
     if (theirs?.type === T.BLOCKED) throw requestsDisabled()
@@ -112,6 +114,7 @@ export async function requestOrAccept(me: UserRow, targetId: string, byUsername 
       await putRelationship(tx, b)
       added(a, target)
       added(b, me)
+      accepted = true
       return
     }
     // A new request (sending one to a user one has blocked lifts the block, as Discord's client does).
@@ -125,6 +128,7 @@ export async function requestOrAccept(me: UserRow, targetId: string, byUsername 
     added(a, target)
     added(b, me)
   })
+  if (accepted) await tellNewFriends(me.id, target.id)
 }
 
 /** POST { username }: a request to the user with that name; an unknown (or inactive) one is Discord's 80004. */

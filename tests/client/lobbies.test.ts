@@ -1,9 +1,18 @@
 // suite: one pass
 // Two SDK clients in one lobby against a real server: the Gateway up (one with zlib-stream, one without), create and
 // join by secret, members and metadata kept current from the Gateway, chat both ways as `message` events, history,
-// a send retried with its nonce posted once, leave seen by the other.
+// a send retried with its nonce posted once, leave seen by the other; and friends between the same two users.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { Client, type LobbyMember, type LobbyMessage } from '../../client/src/index'
+import {
+  Client,
+  type RelationshipEvents,
+  type LobbyMember,
+  type LobbyMessage,
+  type Presence,
+  type Relationship,
+  type RelationshipChange,
+  RelationshipType,
+} from '../../client/src/index'
 import { startServer } from './server'
 
 const server = await startServer()
@@ -126,5 +135,42 @@ describe('linked channel', () => {
     expect(invite.code).toBeString()
     await lobby.linkChannel(null)
     expect(lobby.linkedChannel).toBeUndefined()
+  })
+})
+
+describe('friends (client/src/relationships.ts)', () => {
+  test('a request by username, accepted live over the Gateway; the new friend online; block ends it', async () => {
+    // User sessions (an OAuth2 token needs relationships.read/write for the same calls).
+    const ua = new Client({ baseUrl: server.url, token: alice.token })
+    const ub = new Client({ baseUrl: server.url, token: bob.token })
+    try {
+      const [fa, fb] = [ua.relationships, ub.relationships]
+      await Promise.all([ua.gateway.connect(), ub.gateway.connect()])
+      const bobName = (await ub.rest.get('/users/@me')).username
+      const asked = collect<Relationship>(1, (push) =>
+        ub.gateway.on('RELATIONSHIP_ADD', push as RelationshipEvents['RELATIONSHIP_ADD']),
+      )
+      await fa.request(bobName)
+      expect((await asked)[0]).toMatchObject({ id: alice.id, type: RelationshipType.INCOMING_REQUEST })
+      await expect(fa.request('no-such-user-here')).rejects.toMatchObject({ status: 400, code: 80004 })
+
+      const online = collect<Presence>(1, (push) =>
+        ua.gateway.on('PRESENCE_UPDATE', push as RelationshipEvents['PRESENCE_UPDATE']),
+      )
+      await fb.addFriend(alice.id)
+      expect((await online)[0]).toMatchObject({ user: { id: bob.id }, status: 'online' })
+      expect((await fa.list()).map((r) => [r.id, r.type])).toEqual([[bob.id, RelationshipType.FRIEND]])
+
+      const gone = collect<RelationshipChange>(1, (push) =>
+        ua.gateway.on('RELATIONSHIP_REMOVE', push as RelationshipEvents['RELATIONSHIP_REMOVE']),
+      )
+      await fb.block(alice.id)
+      expect((await gone)[0]).toMatchObject({ id: bob.id, type: RelationshipType.FRIEND })
+      expect((await fb.list()).map((r) => [r.id, r.type])).toEqual([[alice.id, RelationshipType.BLOCKED]])
+      await fb.remove(alice.id)
+      expect(await fb.list()).toEqual([])
+    } finally {
+      await Promise.all([ua.close(), ub.close()])
+    }
   })
 })

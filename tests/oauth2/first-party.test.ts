@@ -26,7 +26,10 @@ describe('POST /oauth2/first-party/token', () => {
     const alice = await makeUser()
     const bob = await makeUser()
     const first = await issue(alice.token)
-    expect(first).toMatchObject({ token_type: 'Bearer', scope: 'identify lobbies.write gateway.connect' })
+    expect(first).toMatchObject({
+      token_type: 'Bearer',
+      scope: 'identify lobbies.write gateway.connect relationships.read relationships.write',
+    })
     const again = await issue(bob.token)
     expect(again.application.id).toBe(first.application.id)
     expect(again.access_token).not.toBe(first.access_token)

@@ -67,6 +67,30 @@ test('friends see status and rich presence, strangers nothing, secrets never; RE
   expect(cReady.presences).toEqual([])
 }, 15_000) // the file's first requests warm the server up (PostgreSQL: ~4.5 s on a busy machine)
 
+test("a request accepted: each new friend online gets the other's presence at once; an offline one sends none", async () => {
+  const [a, b, c] = [await makeUser(), await makeUser(), await makeUser()]
+  const sa = await sockets.identified(a.token)
+  const sb = await sockets.identified(b.token)
+  const updates = (s: GatewayClient) => s.dispatches('PRESENCE_UPDATE').length
+  await api('PUT', `/users/@me/relationships/${b.id}`, { token: a.token, body: {} })
+  await api('PUT', `/users/@me/relationships/${a.id}`, { token: b.token, body: {} })
+  expect((await presenceOf(sa, b.id, 'online')).d).toEqual({
+    user: { id: b.id },
+    status: 'online',
+    activities: [],
+    client_status: { desktop: 'online' },
+  })
+  await presenceOf(sb, a.id, 'online')
+  // C has no session: B learns nothing of C on accepting (C is offline, as READY would say); a request alone tells
+  // nothing either.
+  const before = updates(sb)
+  await api('PUT', `/users/@me/relationships/${b.id}`, { token: c.token, body: {} })
+  await api('PUT', `/users/@me/relationships/${c.id}`, { token: b.token, body: {} })
+  await sb.expectNo('PRESENCE_UPDATE', 150)
+  expect(updates(sb)).toBe(before)
+  expect(updates(sa)).toBe(1)
+})
+
 test('invisible is offline to friends; the last session ending is offline; a blocked user sees nothing', async () => {
   const [a, b] = [await makeUser(), await makeUser()]
   await befriend(a, b)

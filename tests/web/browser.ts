@@ -25,6 +25,13 @@ const ARGS = [
   '--disable-sync',
 ]
 
+/** A fake microphone, granted without asking, and calls over loopback: the lobby page's voice in a test. */
+export const FAKE_MEDIA = [
+  '--use-fake-ui-for-media-stream',
+  '--use-fake-device-for-media-stream',
+  '--allow-loopback-in-peer-connection',
+]
+
 export type Web = { browser: Browser; base: string; shots: string; target: Target }
 
 /** Where failing browser tests leave their screenshots. */

@@ -6,6 +6,7 @@ import { describe, expect } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { Secret, TOTP } from 'otpauth'
 import type { Page, Request } from 'playwright-core'
+import { GatewayClient } from '../gateway-client'
 import { browserTest, expectCount, expectText, otherContext, signIn, storedToken, type Web } from './browser'
 
 const REDIRECT = 'http://localhost/callback'
@@ -121,12 +122,27 @@ export function webFlows(web: Web): void {
       await page.getByRole('heading', { name: new RegExp(`Welcome, ${name}`) }).waitFor()
       const token = await storedToken(page)
       expect((await me(token)).verified).toBe(false)
+      // A link that does not work, not verified yet: said plainly, with a new link one click away (UX-T4 17).
+      await page.goto('/verify#token=not-a-real-token')
+      await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+      await page.getByRole('button', { name: 'Send me a new link' }).click()
+      await expectText(
+        page.locator('#send-new-link + [role=status]'),
+        `We sent a new link to ${email}. Open the newest e-mail.`,
+      )
+      // The new mail goes out after the answer: wait for it (the first link is replaced by it).
+      for (let i = 0; i < 50 && (await t().outbox(email)).length < 2; i++) await Bun.sleep(100)
       const [mail] = await t().outbox(email)
       const link = /https?:\/\/\S+\/verify#\S+/.exec(mail ?? '')?.[0]
       expect(link).toBeDefined()
+      await page.goto('/app') // another page first: from /verify#… the link would only change the fragment
       await page.goto(link!)
       await page.getByRole('heading', { name: 'E-mail verified' }).waitFor()
       expect((await me(token)).verified).toBe(true)
+      // Opened again: the address is already verified, and the page says that rather than "did not work".
+      await page.goto('/login')
+      await page.goto(link!)
+      await page.getByRole('heading', { name: 'Your e-mail is already verified' }).waitFor()
       expectNoSecretIn(urls, NEW_PASSWORD)
     })
 
@@ -449,6 +465,17 @@ export function webFlows(web: Web): void {
         await expectText(page.locator(`#members li[data-user="${late.id}"] .name`), late.username)
         await expectNoSeriousViolations(page)
 
+        // Voice from the compiled binary (its media server embedded): the player joins the lobby's call from the page
+        // (a fake microphone), is shown in it, and leaves. From source, tests/web/lobby.test.ts covers the call in depth.
+        if (t().kind === 'binary') {
+          await page.getByRole('button', { name: 'Join voice' }).click()
+          await page.locator('#call-state[data-state="connected"]').waitFor({ timeout: 15_000 })
+          await page.locator(`#members li[data-user="${user.id}"][data-connected="true"]`).waitFor()
+          await page.getByRole('button', { name: 'Leave' }).click()
+          await expectText(page.locator('#call-state'), 'You left the call.')
+          await page.locator(`#members li[data-user="${user.id}"][data-connected="false"]`).waitFor()
+        }
+
         // A phone: nothing wider than the screen, the box still there.
         await page.setViewportSize({ width: 390, height: 844 })
         expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
@@ -474,6 +501,74 @@ export function webFlows(web: Web): void {
         expect(ended.status).toBe(401)
       },
       60_000,
+    )
+
+    browserTest(
+      web,
+      'friends on the home page: add by username, accepted live in the other browser, presence, block, 390 px, axe',
+      async (page, context) => {
+        const alice = await t().user()
+        const bob = await t().user()
+        await signIn(page, alice.token)
+        // A first-party token kept from before the pages asked for the relationship scopes is exchanged again.
+        await page.goto('/app')
+        await page.locator('#no-friends').waitFor()
+        const kept = await page.evaluate(() => localStorage.getItem('app_token'))
+        await page.evaluate(() => localStorage.setItem('app_token_scope', 'identify lobbies.write gateway.connect'))
+        await page.reload()
+        await page.locator('#no-friends').waitFor()
+        expect(await page.evaluate(() => localStorage.getItem('app_token'))).not.toBe(kept)
+        const add = page.getByLabel('Add a friend by their username')
+        // A name nobody has: said plainly at the field, not as a code.
+        await add.fill('nobody-has-this-name')
+        await page.getByRole('button', { name: 'Send friend request' }).click()
+        await expectText(page.locator('#friend-username-error'), /^No one has that username\./)
+        expect(await add.getAttribute('aria-invalid')).toBe('true')
+        await add.fill(bob.username)
+        await add.press('Enter')
+        await expectText(page.locator('#friend-status'), `Friend request sent to ${bob.username}.`)
+        await expectText(page.locator(`#requests li[data-user="${bob.id}"]`), /Friend request sent/)
+
+        // Bob's browser shows the request; his Accept reaches Alice's page without a reload, Bob online.
+        const other = await (await otherContext(context)).newPage()
+        await signIn(other, bob.token)
+        await other.goto('/app')
+        await other.getByRole('button', { name: `Accept ${alice.username}'s friend request` }).click()
+        await expectText(other.locator(`#friends li[data-user="${alice.id}"] .presence`), 'Online')
+        const bobRow = page.locator(`#friends li[data-user="${bob.id}"]`)
+        await expectText(bobRow.locator('.presence'), 'Online')
+        expect(await bobRow.locator('.status-dot').getAttribute('data-status')).toBe('online')
+        expect(await page.locator('#requests li').count()).toBe(0)
+        await expectText(page.locator('#friends-count'), '1 online of 1')
+        // Bob's game sets a status and what he plays (op 3 on another Gateway session of his): shown in words.
+        const game = await GatewayClient.identified(bob.token, {}, t().port)
+        game.client.send(3, {
+          status: 'dnd',
+          activities: [{ name: 'Chess', type: 0, state: 'In a match' }],
+          since: null,
+          afk: false,
+        })
+        await expectText(bobRow.locator('.presence'), 'Do not disturb · Playing Chess · In a match')
+        expect(await bobRow.locator('.status-dot').getAttribute('data-status')).toBe('dnd')
+        game.client.close()
+        await page.setViewportSize({ width: 390, height: 844 })
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
+        await expectNoSeriousViolations(page)
+        await page.setViewportSize({ width: 1280, height: 800 })
+
+        // Bob closes his page: offline for Alice. Then she blocks him: gone from his list, in her blocked list.
+        await other.close()
+        await expectText(bobRow.locator('.presence'), 'Offline', 10_000)
+        await page.getByRole('button', { name: `Block ${bob.username}` }).click()
+        await page.locator(`#blocked li[data-user="${bob.id}"]`).waitFor()
+        await expectCount(page.locator('#friends li'), 0)
+        const bobSees = await t().api('GET', '/users/@me/relationships', { token: bob.token })
+        expect(bobSees.body).toEqual([])
+        await page.getByRole('button', { name: `Unblock ${bob.username}` }).click()
+        await expectCount(page.locator('#blocked li'), 0)
+        await page.locator('#no-friends').waitFor()
+      },
+      45_000,
     )
 
     browserTest(web, 'lobby page: a stranger, and an unknown lobby, are told so and never connect', async (page) => {

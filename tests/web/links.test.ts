@@ -188,7 +188,15 @@ describe('OAuth2 consent', () => {
 
       query.set('redirect_uri', 'https://evil.example/steal')
       await page.goto(`/oauth2/authorize?${query}`)
-      await expectText(page.locator('#problem-text'), 'redirect_uri: Invalid OAuth2 redirect_uri')
+      // In plain words (UX-T4 finding 24); the API's line kept for the developer.
+      await expectText(
+        page.locator('#problem-text'),
+        /^The app wants to send you back to an address it did not register/,
+      )
+      await expectText(page.locator('#problem-detail'), 'redirect_uri: Invalid OAuth2 redirect_uri')
+      query.set('client_id', '123456789012345678')
+      await page.goto(`/oauth2/authorize?${query}`)
+      await expectText(page.locator('#problem-text'), /^This server has no such app/)
       expect(new URL(page.url()).pathname).toBe('/oauth2/authorize')
     },
   )

@@ -10,14 +10,11 @@ import { requestReconnect } from '../../src/gateway/dispatch'
 import { sessionsOfUser } from '../../src/gateway/sessions'
 import { stopAllCalls } from '../../src/voice/calls'
 import { api, makeUser } from '../helpers'
-import { createLobby, setup } from '../lobbies/helpers'
-import { browserTest, expectText, otherContext, signIn, useBrowser } from './browser'
+import { createLobby, type Player, setup } from '../lobbies/helpers'
+import { browserTest, expectText, FAKE_MEDIA, otherContext, signIn, useBrowser } from './browser'
+import { expectKeyboardWalk } from './keyboard'
 
-const web = await useBrowser([
-  '--use-fake-ui-for-media-stream',
-  '--use-fake-device-for-media-stream',
-  '--allow-loopback-in-peer-connection',
-])
+const web = await useBrowser(FAKE_MEDIA)
 
 /**
  * Every RTCPeerConnection the page makes is kept in window.__pcs for the test to read its statistics; the Gateway
@@ -337,4 +334,61 @@ describe('lobby page', () => {
     // No media was ever set up for it (the server's refusal of a stranger's op 17: tests/voice/calls.test.ts).
     expect(await page.evaluate(() => (globalThis as any).__pcs.length)).toBe(0)
   })
+})
+
+describe('keyboard', () => {
+  browserTest(
+    web,
+    'Tab walks login, home and lobby in reading order, reaching every action, each with a visible focus ring',
+    async (page) => {
+      const NAV = ['Lobby server', 'Home', 'Settings', 'Log out']
+      await page.goto('/login')
+      await page.getByLabel('E-mail or phone number').waitFor()
+      // The e-mail field has the focus on arrival (UX-T4 finding 29): typing goes where it is meant to.
+      expect(await page.evaluate('document.activeElement.id')).toBe('login')
+      await expectKeyboardWalk(page, [
+        'Lobby server',
+        'E-mail or phone number',
+        'Password',
+        'Forgot your password?',
+        'Log in',
+        'Sign in with a passkey',
+        'Register',
+      ])
+
+      const { bot, players } = await setup(3)
+      const [me, friend, asker] = players as [Player, Player, Player]
+      const named = async (p: Player) => (await api('GET', '/users/@me', { token: p.token })).body.username as string
+      await api('PUT', `/users/@me/relationships/${me.id}`, { token: friend.token, body: {} })
+      await api('PUT', `/users/@me/relationships/${friend.id}`, { token: me.token, body: {} })
+      await api('PUT', `/users/@me/relationships/${me.id}`, { token: asker.token, body: {} })
+      const lobby = await createLobby(bot, { members: [{ id: me.id }, { id: friend.id }], metadata: { name: 'Squad' } })
+      await api('POST', `/lobbies/${lobby.id}/messages`, { token: bot, body: { content: 'hello' } })
+      await signIn(page, me.token)
+      await page.goto('/app')
+      await page.locator(`#friends li[data-user="${friend.id}"]`).waitFor()
+      const [friendName, askerName] = [await named(friend), await named(asker)]
+      // Home: the navigation, the lobbies, then friends (add, requests, the list), then the account.
+      await expectKeyboardWalk(page, [
+        ...NAV,
+        'Squad',
+        'Add a friend by their username',
+        'Send friend request',
+        `Accept ${askerName}'s friend request`,
+        `Decline ${askerName}'s friend request`,
+        `Remove ${friendName} from your friends`,
+        `Block ${friendName}`,
+        'Security settings',
+      ])
+      // Accepting from the keyboard: Enter on the focused button.
+      await page.getByRole('button', { name: `Accept ${askerName}'s friend request` }).focus()
+      await page.keyboard.press('Enter')
+      await page.locator(`#friends li[data-user="${asker.id}"]`).waitFor()
+
+      // The lobby: the navigation, the call, the chat (its scrollable list, the box, Send).
+      await page.goto(`/lobbies/${lobby.id}`)
+      await expectText(page.locator('#connection'), 'Connected.')
+      await expectKeyboardWalk(page, [...NAV, 'Join voice', 'Messages', 'Message', 'Send'])
+    },
+  )
 })

@@ -2,6 +2,7 @@
 // TOTP enabled from the settings page and used at the next login.
 import { describe, expect } from 'bun:test'
 import { Secret, TOTP } from 'otpauth'
+import { lockUser } from '../../src/auth/lock'
 import { clock } from '../../src/core/clock'
 import { api, makeUser } from '../helpers'
 import { lastSmsCode, PASSWORD, uniqueEmail, uniqueName } from '../auth/helpers'
@@ -49,6 +50,10 @@ describe('register, verify, log in', () => {
 
       await page.evaluate(() => localStorage.clear())
       await page.goto('/login')
+      // Empty: both fields named at once by the page (UX-T4 finding 6), nothing sent.
+      await page.getByRole('button', { name: 'Log in', exact: true }).click()
+      await expectText(page.locator('#login-error'), 'Enter your e-mail or phone number.')
+      await expectText(page.locator('#password-error'), 'Enter your password.')
       await page.getByLabel('E-mail or phone number').fill(email)
       await page.getByLabel('Password', { exact: true }).fill('not the password at all')
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
@@ -66,17 +71,55 @@ describe('register, verify, log in', () => {
   )
 })
 
+describe('locked account', () => {
+  browserTest(
+    web,
+    'login says calmly that a new password is needed, and sends the reset link in one click',
+    async (page) => {
+      const user = await makeUser()
+      await lockUser(user.id)
+      await page.goto('/login')
+      await page.getByLabel('E-mail or phone number').fill(user.email)
+      await page.getByLabel('Password', { exact: true }).fill(user.password)
+      await page.getByRole('button', { name: 'Log in', exact: true }).click()
+      await expectText(page.locator('#login-notice'), /^For your safety, this account needs a new password/)
+      await page.getByRole('button', { name: 'Send me a reset link' }).click()
+      await expectText(
+        page.locator('#login-notice'),
+        'If an account uses this address, we sent it a link to reset the password.',
+      )
+      await mailedLink(user.email, 'reset')
+    },
+  )
+})
+
 describe('register form', () => {
   browserTest(
     web,
-    'the date of birth is asked for, and a field’s error goes as soon as it is changed',
+    'every missing field is named at once; the date of birth is asked for; a taken name said once; errors go on change',
     async (page) => {
       await page.goto('/register')
+      let registers = 0
+      page.on('request', (r) => void (r.url().endsWith('/auth/register') && registers++))
+      // An empty form: every field the page can check is named in one go, focus on the first (UX-T4 finding 1).
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#email-error'), 'Enter your e-mail address.')
+      await expectText(page.locator('#password-error'), 'Enter a password.')
+      await expectText(page.locator('#date_of_birth-error'), 'Enter your date of birth.')
+      expect(await page.evaluate('document.activeElement?.id')).toBe('email')
+      await page.getByLabel('E-mail', { exact: true }).fill('bad-email')
+      await page.getByLabel('Password', { exact: true }).fill('abc')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#email-error'), 'Enter an e-mail address like name@example.com.')
+      await expectText(page.locator('#password-error'), 'Use 8 to 72 characters.')
+      expect(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).toBe('true')
+      expect(registers).toBe(0)
+      // No TERMS_URL / PRIVACY_URL set here: the consent says the texts are not online (UX-T4 finding 4).
+      await expectText(page.locator('#consent-hint'), /^This server has not published its Terms of Service/)
+
       await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
       await page.getByLabel('Username', { exact: true }).fill(uniqueName('dob'))
       await page.getByLabel('Password', { exact: true }).fill(PASSWORD)
-      let registers = 0
-      page.on('request', (r) => void (r.url().endsWith('/auth/register') && registers++))
       await page.getByRole('button', { name: 'Create account' }).click()
       await expectText(page.locator('#date_of_birth-error'), 'Enter your date of birth.')
       expect(registers).toBe(0)
@@ -93,8 +136,21 @@ describe('register form', () => {
       await expectText(page.locator('#email-error'), /./)
       await page.getByLabel('E-mail', { exact: true }).fill(uniqueEmail('dob'))
       await expectText(page.locator('#email-error'), '')
+      // A taken username: the live hint says so; after the server's answer only its red message stays (finding 3).
+      const taken = await makeUser()
+      const name = page.getByLabel('Username', { exact: true })
+      await name.fill(taken.username)
+      await expectText(page.locator('#username-hint'), 'This username is taken.')
+      await page.getByRole('button', { name: 'Create account' }).click()
+      await expectText(page.locator('#username-error'), /^Username is unavailable/)
+      expect(await page.locator('#username-hint').textContent()).toBe('')
+      await name.fill(uniqueName('dob'))
       await page.getByRole('button', { name: 'Create account' }).click()
       await page.getByRole('heading', { name: /Welcome,/ }).waitFor()
+      // Back on /register, logged in: said so, no form that would replace the session (UX-T4 finding 34).
+      await page.goto('/register')
+      await page.getByRole('heading', { name: 'You are logged in' }).waitFor()
+      expect(await page.getByRole('button', { name: 'Create account' }).isVisible()).toBe(false)
     },
   )
 })
@@ -112,8 +168,11 @@ describe('authenticator app', () => {
     'TOTP is enabled from the QR page, then a login asks for the code and elevation accepts it',
     async (page) => {
       const user = await makeUser()
+      const other = await api('POST', '/auth/login', { body: { login: user.email, password: user.password } })
+      expect(other.status).toBe(200)
       await signIn(page, user.token)
       await page.goto('/settings/security')
+      await expectCount(page.locator('#sessions li'), 2)
       await page.getByRole('button', { name: 'Enable authenticator app' }).click()
       await page.locator('#totp-qr svg').waitFor()
       const secret = (await page.locator('#totp-secret').textContent())!.replace(/\s+/g, '')
@@ -126,6 +185,10 @@ describe('authenticator app', () => {
       await page.getByRole('button', { name: 'Turn on' }).click()
       await expectText(page.locator('#totp-state'), 'On: logins ask for a code from your app.')
       expect(await page.locator('#backup-list li').count()).toBe(10)
+      // The codes shown only this once are where the focus is (UX-T4 finding 10); the other session, logged out by
+      // the change, is gone from the list without a reload (finding 9).
+      await page.waitForFunction(() => (globalThis as any).document.activeElement?.id === 'backup-note')
+      await expectCount(page.locator('#sessions li'), 1)
       const token = await storedToken(page)
       expect(token).not.toBe(user.token) // enabling MFA rotates the session
       expect((await api('GET', '/users/@me', { token: token! })).body.mfa_enabled).toBe(true)
@@ -133,10 +196,13 @@ describe('authenticator app', () => {
       await page.getByRole('button', { name: 'Log out' }).first().click()
       await page.waitForURL('**/login?logged_out=1')
       clock.advance(30_000) // the enrolment code's step is spent
+      await page.locator('#qr-code[data-qr-url]').waitFor()
       await page.getByLabel('E-mail or phone number').fill(user.email)
       await page.getByLabel('Password', { exact: true }).fill(user.password)
       await page.getByRole('button', { name: 'Log in', exact: true }).click()
       await page.getByLabel('Six-digit code from your authenticator app').fill('123456')
+      // No second way to log in beside the second-factor step (UX-T4 finding 11).
+      expect(await page.locator('#qr-login').isHidden()).toBe(true)
       await page.getByRole('button', { name: 'Verify' }).click()
       await expectText(page.locator('#mfa-code-error'), 'Invalid two-factor code')
       await page.getByLabel('Six-digit code from your authenticator app').fill(codeFor(secret))

@@ -94,6 +94,21 @@ describe('passkeys', () => {
       await row.getByRole('textbox').fill('Work laptop')
       await row.getByRole('button', { name: 'Rename' }).click()
       await expectText(page.locator('#notice'), 'Renamed to Work laptop.')
+      // A second key of the same name is refused at the field (UX-T4 finding 15); the same authenticator again is
+      // said in the page's words, not the browser library's (finding 16).
+      const add = page.getByRole('button', { name: 'Add a security key or passkey' })
+      await page.getByLabel('Name of the new key').fill('work LAPTOP')
+      await add.click()
+      await expectText(
+        page.locator('#key-name-error'),
+        'You already have a key named work LAPTOP. Give this one another name.',
+      )
+      await page.getByLabel('Name of the new key').fill('Phone')
+      await add.click()
+      await expectText(
+        page.locator('#key-form .form-error'),
+        'This device is already one of your security keys or passkeys.',
+      )
       await row.getByRole('button', { name: 'Remove' }).click()
       const dialog = page.getByRole('dialog', { name: 'Confirm it’s you' })
       await dialog.getByRole('button', { name: 'Use security key or passkey' }).click()

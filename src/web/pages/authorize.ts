@@ -91,10 +91,22 @@ const SCOPE_WORDS: Record<string, string> = {
 const form = $<HTMLFormElement>('#consent-form')
 const query = location.search
 
-function problem(message: string) {
+/** What each refused part of the request means to the person (the API's own words go under "details"). */
+const PLAIN: Record<string, string> = {
+  redirect_uri:
+    'The app wants to send you back to an address it did not register with this server, so it is not safe to continue.',
+  client_id: 'This server has no such app: the link may be mistyped, or the app was deleted.',
+  scope: 'The app asked for permissions this server does not know.',
+  response_type: 'The app made its request in a way this server does not accept.',
+}
+
+/** The request cannot go on: in plain words (UX-T4 finding 24), the API's for the developer beside them. */
+function problem(message: string, plain?: string) {
   show($('#loading'), false)
   show(form, false)
-  $('#problem-text').textContent = message
+  $('#problem-text').textContent = plain ?? message
+  $('#problem-detail').textContent = message
+  show($('#problem-details'), plain !== undefined && plain !== message)
   show($('#problem'))
 }
 
@@ -185,11 +197,12 @@ async function start() {
       client.setToken(null)
       goLogin()
     }
-    const messages =
-      error instanceof ApiError
-        ? Object.entries(error.fieldErrors()).map(([field, m]) => `${field}: ${m.join(' ')}`)
-        : []
-    return problem(messages.length ? messages.join(' ') : error instanceof Error ? error.message : String(error))
+    const fields = error instanceof ApiError ? Object.entries(error.fieldErrors()) : []
+    const messages = fields.map(([field, m]) => `${field}: ${m.join(' ')}`)
+    const plain = fields.map(([field]) => PLAIN[field]).filter(Boolean)
+    if (error instanceof ApiError && error.code === 10002) plain.push(PLAIN.client_id!)
+    const raw = messages.length ? messages.join(' ') : error instanceof Error ? error.message : String(error)
+    return problem(raw, plain.length ? plain.join(' ') : undefined)
   }
   $('#app-name').textContent = request.application.name
   $('#app-name-2').textContent = request.application.name

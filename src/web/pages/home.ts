@@ -1,9 +1,11 @@
 // /app: where a person lands after logging in — their lobbies (named from the lobby's metadata `name`, else the
-// application's name and the other members), places for the social layer's friends and invites (issue 45), and the
-// way to the settings. Lobbies are read with the web client's first-party token (lib/app-client.ts):
-// GET /users/@me/lobbies, as a game would read its own.
+// application's name and the other members), their friends with presence and friend requests (lib/friends.ts), a
+// place for game invites (issue 45), and the way to the settings. Everything is read with the web client's
+// first-party token (lib/app-client.ts): GET /users/@me/lobbies as a game would read its own, and the relationships,
+// live through its Gateway session.
 import { connectApp } from './lib/app-client'
 import { client as session } from './lib/client'
+import { FriendsView } from './lib/friends'
 import { siteNav } from './lib/nav'
 import { $, Cancelled, el, goLogin, show } from './lib/ui'
 
@@ -51,6 +53,7 @@ async function start() {
   const lobbies = (await app.rest.get('/users/@me/lobbies')) as LobbyRead[]
   $('#lobbies').replaceChildren(...lobbies.map((l) => lobbyRow(l, me.id)))
   show($('#no-lobbies'), lobbies.length === 0)
+  await new FriendsView(app).start()
   $('#home').removeAttribute('aria-busy')
 }
 

@@ -3,10 +3,10 @@
 import { logOut } from './lib/nav'
 import { browserSupportsWebAuthnAutofill } from '@simplewebauthn/browser'
 import { ApiError, client, fieldCodes, type LoginStep, type MfaStep } from './lib/client'
-import { fieldError } from './lib/errors'
+import { fieldError, formErrors } from './lib/errors'
 import { factorForm } from './lib/factor-form'
 import { startQrLogin } from './qr-login'
-import { $, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
+import { $, el, passkeysUnavailable, redirectTarget, show, showErrors, submitting, value } from './lib/ui'
 
 const loginForm = $<HTMLFormElement>('#login-form')
 const undeleteForm = $<HTMLFormElement>('#undelete-form')
@@ -17,6 +17,8 @@ const steps = [loginForm, undeleteForm, phoneResetForm, mfaStep]
 
 function step(visible: HTMLElement) {
   for (const s of steps) show(s, s === visible)
+  // The QR panel is another way to log in: not offered beside a second-factor step (UX-T4 finding 11).
+  document.body.dataset.step = visible === loginForm ? 'login' : 'other'
   visible.querySelector<HTMLElement>('input:not([type=radio]), button[type=submit]')?.focus()
 }
 for (const back of document.querySelectorAll<HTMLButtonElement>('[data-back]'))
@@ -49,6 +51,21 @@ async function logIn(undelete: boolean) {
         'New login location detected. We sent you an e-mail: open its link to authorize this location, then log in again.'
       return
     }
+    // Locked by the operator: said calmly, with the way out one click away (UX-T4 finding 35).
+    if (fieldCodes(error, 'login').includes('ACCOUNT_COMPROMISED_RESET_PASSWORD')) {
+      const send = el('button', { type: 'button', id: 'locked-reset' }, 'Send me a reset link')
+      send.addEventListener('click', () => $('#forgot').click())
+      notice.replaceChildren(
+        el(
+          'span',
+          {},
+          'For your safety, this account needs a new password before it can log in again (whoever runs this server ' +
+            'locked it, for example after a leak). We can e-mail you a link to choose one. ',
+        ),
+        send,
+      )
+      return
+    }
     if (error.code === 20013 || error.code === 20011) {
       $('#undelete-title').textContent = error.code === 20013 ? 'Account disabled' : 'Account scheduled for deletion'
       $('#undelete-text').textContent = `${error.message}. You can restore it and log in.`
@@ -66,7 +83,15 @@ function startMfa(mfa: MfaStep<{ requiredActions?: string[] }>) {
 
 loginForm.addEventListener('submit', (event) => {
   event.preventDefault()
-  void submitting(loginForm, () => logIn(false))
+  void submitting(loginForm, async () => {
+    // Empty fields are named here, both at once, before any round trip (UX-T4 finding 6).
+    const missing = formErrors({
+      login: value(loginForm, 'login') ? undefined : 'Enter your e-mail or phone number.',
+      password: value(loginForm, 'password', false) ? undefined : 'Enter your password.',
+    })
+    if (missing) throw missing
+    await logIn(false)
+  })
 })
 undeleteForm.addEventListener('submit', (event) => {
   event.preventDefault()

@@ -57,8 +57,9 @@ export function startQrLogin(panel: HTMLElement, onToken: (token: string) => voi
       el(
         'p',
         { class: 'hint' },
-        'Code ',
+        'The approving device shows this code too: check that it is the same, ',
         el('span', { class: 'secret', id: 'qr-fingerprint' }, shortFingerprint(fingerprint)),
+        '.',
       ),
     )
   }

@@ -27,9 +27,14 @@ function say(message: string) {
   notice.scrollIntoView({ block: 'nearest' })
 }
 
-/** A new token replaces this session's (after a password or MFA change); keep it. */
+/**
+ * A new token replaces this session's (after a password or MFA change); keep it. The change logged the other sessions
+ * out: the list says so at once (UX-T4 finding 9), not after a reload.
+ */
 function keepToken(reply: { token?: string } | undefined) {
-  if (reply?.token) client.setToken(reply.token)
+  if (!reply?.token) return
+  client.setToken(reply.token)
+  void loadSessions().catch(() => undefined)
 }
 
 async function loadMe() {
@@ -84,7 +89,7 @@ $('#resend-verification').addEventListener('click', () =>
 // ---- second factors: each factor's section (its page.ts), in the registry's order
 
 let shownCodes: readonly BackupCode[] = []
-const codesNote = el('p', { class: 'notice', id: 'backup-note' })
+const codesNote = el('p', { class: 'notice', id: 'backup-note', tabindex: -1 })
 const codesList = el('ol', { class: 'codes', id: 'backup-list' })
 const codesDownload = el('button', { type: 'button', id: 'backup-download' }, 'Download')
 codesDownload.addEventListener('click', () =>
@@ -110,6 +115,13 @@ const backupCodes = {
     codesList.replaceChildren(...codes.map((c) => el('li', { class: c.consumed ? 'used' : '' }, c.code)))
     show(codesDownload, fresh)
     show(backupCodes.element)
+    // New codes are shown only this once, maybe far down the page: take the person to them (UX-T4 finding 10),
+    // after whatever the section says at the top.
+    if (fresh)
+      setTimeout(() => {
+        codesNote.focus()
+        codesNote.scrollIntoView({ block: 'center' })
+      })
   },
 }
 
@@ -201,7 +213,9 @@ async function loadApps() {
           el(
             'small',
             {},
-            a.first_party ? 'Your lobbies and chat on this site; it logs out with your session.' : a.scopes.join(', '),
+            a.first_party
+              ? 'Your lobbies, chat and friends on this site; it logs out with your session.'
+              : a.scopes.join(', '),
           ),
         ),
         a.first_party

@@ -58,6 +58,9 @@ export const webauthnPage: FactorPage = {
       rename.addEventListener('submit', (event) => {
         event.preventDefault()
         void submitting(rename, async () => {
+          const wanted = name.value.trim().toLowerCase()
+          if (keys.some((k) => k !== key && k.name.toLowerCase() === wanted))
+            throw page.fieldError('name', `You already have a key named ${name.value.trim()}.`)
           const renamed = await page.api<Key>('PATCH', `${CREDENTIALS}/${key.id}`, { name: name.value.trim() })
           key.name = renamed.name
           page.say(`Renamed to ${renamed.name}.`)
@@ -88,8 +91,18 @@ export const webauthnPage: FactorPage = {
       void submitting(form, async () => {
         const name = value(form, 'name')
         if (!name) throw page.fieldError('name', 'Give the key a name.')
+        // Two keys of one name cannot be told apart in the list (UX-T4 finding 15).
+        if (keys.some((k) => k.name.toLowerCase() === name.toLowerCase()))
+          throw page.fieldError('name', `You already have a key named ${name}. Give this one another name.`)
         const { ticket, challenge } = await page.api<{ ticket: string; challenge: string }>('POST', CREDENTIALS)
-        const credential = await startRegistration({ optionsJSON: JSON.parse(challenge).publicKey })
+        const credential = await startRegistration({ optionsJSON: JSON.parse(challenge).publicKey }).catch(
+          (error: { code?: string; name?: string }) => {
+            // The browser's words for an authenticator that holds one of this account's keys (finding 16).
+            if (error?.code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED' || error?.name === 'InvalidStateError')
+              throw new Error('This device is already one of your security keys or passkeys.')
+            throw error
+          },
+        )
         const created = await page.api<Key & { backup_codes?: BackupCode[] }>('POST', CREDENTIALS, {
           ticket,
           name,

@@ -2,13 +2,21 @@
 // lobbies act through the server's first-party OAuth2 application, like a game. Its Bearer token is exchanged from the
 // page's session (POST /oauth2/first-party/token: consent implied, the session's logout ends it) and kept beside the
 // session token in localStorage ("app_token", the kind beside it), with a tag of the session it came from, so another
-// login in this browser never reuses it.
+// login in this browser never reuses it, and the scopes it was issued with, so one from before the pages needed more
+// (friends: relationships.read/write) is exchanged again rather than refused.
 import { ApiError, Client, localStorageTokenStore } from '../../../../client/src/index'
 import { client } from './client'
 import { goLogin } from './ui'
 
 const KEY = 'app_token'
 const OWNER = 'app_token_session'
+/** The scopes the kept token was issued with: one kept from before the pages needed more is exchanged again. */
+const SCOPES = 'app_token_scope'
+const NEEDED = ['identify', 'lobbies.write', 'gateway.connect', 'relationships.read', 'relationships.write']
+const hasNeeded = () => {
+  const kept = (localStorage.getItem(SCOPES) ?? '').split(' ')
+  return NEEDED.every((scope) => kept.includes(scope))
+}
 
 /** Which session a kept token came from: a short hash of the session token (not a secret; only compared). */
 function sessionTag(token: string): string {
@@ -26,10 +34,11 @@ export async function appClient({ fresh = false } = {}): Promise<Client> {
   if (!session) goLogin()
   const store = localStorageTokenStore(KEY)
   const tag = sessionTag(session)
-  if (fresh || localStorage.getItem(OWNER) !== tag || !store.get()) {
-    const issued = (await client.rest.post('/oauth2/first-party/token')) as { access_token: string }
+  if (fresh || localStorage.getItem(OWNER) !== tag || !store.get() || !hasNeeded()) {
+    const issued = (await client.rest.post('/oauth2/first-party/token')) as { access_token: string; scope: string }
     store.set({ token: issued.access_token, kind: 'Bearer' })
     localStorage.setItem(OWNER, tag)
+    localStorage.setItem(SCOPES, issued.scope)
   }
   return new Client({ tokenStore: store, gateway: { followResumeUrl: false } })
 }
@@ -63,4 +72,5 @@ export async function connectApp<User>(): Promise<{ app: Client; me: User }> {
 export function forgetAppToken(): void {
   localStorageTokenStore(KEY).set(null)
   localStorage.removeItem(OWNER)
+  localStorage.removeItem(SCOPES)
 }

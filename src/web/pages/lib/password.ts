@@ -9,11 +9,12 @@ export const PASSWORD_MAX = 72
 /** Put a strength meter under `input` that follows what is typed. */
 export function strengthMeter(input: HTMLInputElement): void {
   const meter = el('meter', {
+    // Strength 0–4 shown as 1–5, so "Very weak" is a red sliver rather than an empty grey bar (UX-T4 finding 5).
     min: 0,
-    max: 4,
+    max: 5,
     low: 2,
-    high: 3,
-    optimum: 4,
+    high: 4,
+    optimum: 5,
     value: 0,
     'aria-label': 'Password strength',
   })
@@ -29,7 +30,7 @@ export function strengthMeter(input: HTMLInputElement): void {
     try {
       const r = await client.rest.post('/auth/password/validate', { body: { password }, auth: false })
       if (mine !== latest) return
-      meter.value = r.password_strength
+      meter.value = r.password_strength + 1
       words.textContent = `${WORDS[r.password_strength] ?? ''}${r.valid ? '' : ' — choose a stronger password.'}`
     } catch {
       // The meter is a hint; the form's own answer names any problem.
