@@ -67,6 +67,12 @@ export type TestCluster = {
 let users = 0
 
 /** A user made by the CLI (`user create`), with a token. */
+/** The dispatch type of a log entry's fields (`f`: its frame), or undefined for an entry with no frame. */
+export function frameType(fields: string[]): string | undefined {
+  const at = fields.indexOf('f')
+  return at < 0 ? undefined : (JSON.parse(fields[at + 1]) as { t?: string }).t
+}
+
 export async function newUser(env: Env): Promise<{ id: string; token: string; email: string; password: string }> {
   const email = `node-user-${++users}-${Date.now()}@example.test`
   const password = 'a cluster of nodes passphrase'
