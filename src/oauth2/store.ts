@@ -37,7 +37,8 @@ export async function trimSessionTokens(sessionId: string, keep: number): Promis
       .select({ id: t.oauth2Tokens.id })
       .from(t.oauth2Tokens)
       .where(eq(t.oauth2Tokens.sessionId, sessionId))
-      .orderBy(sql`${t.oauth2Tokens.createdAt} DESC`)
+      // Tokens of one millisecond tie on created_at: their snowflake ids (rising on a node) say which came last.
+      .orderBy(sql`${t.oauth2Tokens.createdAt} DESC`, sql`${t.oauth2Tokens.id} DESC`)
       .all()
     const old = rows.slice(keep).map((r) => r.id)
     if (old.length === 0) return

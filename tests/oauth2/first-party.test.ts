@@ -71,6 +71,24 @@ describe('POST /oauth2/first-party/token', () => {
   })
 })
 
+describe('first-party tokens issued within one millisecond', () => {
+  test('the newest five stay, in the order they were issued', async () => {
+    const alice = await makeUser()
+    const realNow = Date.now
+    const frozen = realNow()
+    // Every token of this test gets the same created_at: only their order of issue tells the newest.
+    Date.now = () => frozen
+    const tokens: string[] = []
+    try {
+      for (let i = 0; i < 7; i++) tokens.push(`Bearer ${(await issue(alice.token)).access_token}`)
+    } finally {
+      Date.now = realNow
+    }
+    const alive = await Promise.all(tokens.map(async (t) => (await api('GET', '/oauth2/@me', { token: t })).status))
+    expect(alive).toEqual([401, 401, 200, 200, 200, 200, 200])
+  })
+})
+
 describe('lobbies through the first-party token', () => {
   test("its Gateway session hears every application's lobby its user is in, and joins their calls", async () => {
     const { bot, players } = await setup(1)
