@@ -6,7 +6,7 @@ import { Errors } from '../core/errors'
 import { computePermissions, has } from './permissions'
 import { cachedChannel, cachedGuild, cachedGuildMember, cachedGuildRoles, cachedMemberRoleIds } from './store'
 import { dmAccess, type MessageAccess } from './dm-channels'
-import type { GuildChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
+import type { ChannelRow, GuildChannelRow, GuildRow, MemberRow, RoleRow } from './tables'
 
 export async function permissionsOf(guild: GuildRow, userId: string): Promise<bigint> {
   return await memberPermissions(guild, (await cachedGuildMember(guild.id, userId)) ?? { userId })
@@ -66,7 +66,14 @@ export type ChannelAccess = GuildAccess & { channel: GuildChannelRow }
 
 /** A guild's channel the user can see (VIEW_CHANNEL), plus any further permission needed; a DM is 404 here. */
 export async function channelAccess(channelId: string, userId: string, needed: bigint = 0n): Promise<ChannelAccess> {
-  const channel = await cachedChannel(channelId)
+  return await guildChannelAccess(await cachedChannel(channelId), userId, needed)
+}
+
+async function guildChannelAccess(
+  channel: ChannelRow | undefined,
+  userId: string,
+  needed: bigint,
+): Promise<ChannelAccess> {
   const guild = channel?.guildId ? await cachedGuild(channel.guildId) : undefined
   const member = guild && (await cachedGuildMember(guild.id, userId))
   if (!channel || !guild || !member) throw Errors.unknownChannel()
@@ -83,5 +90,5 @@ export async function channelAccess(channelId: string, userId: string, needed: b
 export async function messageAccess(channelId: string, userId: string, needed: bigint = 0n): Promise<MessageAccess> {
   const channel = await cachedChannel(channelId)
   if (channel && channel.guildId === null) return await dmAccess(channel, userId, needed)
-  return await channelAccess(channelId, userId, needed)
+  return await guildChannelAccess(channel, userId, needed)
 }
